@@ -1,0 +1,60 @@
+// Package envelope reads JSON-RPC 2.0 messages as they travelled on the
+// wire and knows what the MCP protocol versions and the error-envelope
+// contract require of them. Nothing here does I/O: transports produce
+// Exchanges, checks judge them.
+package envelope
+
+import "net/http"
+
+// Transport names, as they appear in transcripts and fixtures.
+const (
+	HTTP  = "http"
+	Stdio = "stdio"
+)
+
+// An Exchange is one request the checker sent (or a client sent, for lint)
+// and everything that came back for it.
+type Exchange struct {
+	Transport string // HTTP or Stdio
+	// Version is the protocol version in force for this exchange: the one
+	// negotiated, or declared by a transcript. Empty means "infer it from
+	// the request" (see Expect).
+	Version  string
+	Request  Request
+	Response *Response // nil: nothing arrived (timeout, or lint's "response": null)
+	// Failure says why the exchange could not be completed (timeout, the
+	// server died, the reply was too large). Empty when it completed. A
+	// failed exchange may still carry a partial Response.
+	Failure string
+}
+
+// A Request is what was sent: raw body bytes and, for HTTP, the method and
+// headers. Bodies are kept byte for byte; nothing is re-encoded.
+type Request struct {
+	Method string      // HTTP method; empty means POST. Unused on stdio.
+	Header http.Header // keys canonical (http.CanonicalHeaderKey)
+	Body   []byte
+}
+
+// A Response is what came back.
+type Response struct {
+	Status int         // HTTP status; 0 on stdio
+	Header http.Header // keys canonical
+	Body   []byte      // raw body as received (bounded by the transport)
+	// Messages are the JSON-RPC messages the reply carried, in order:
+	// the events' data of an SSE stream, or the lines a stdio server wrote
+	// while this exchange was open. Nil means "take them from Body" (a
+	// JSON body, or an SSE body not yet split, as in lint).
+	Messages [][]byte
+	// Truncated is set when the transport stopped reading at its byte or
+	// event bound; the body is then incomplete.
+	Truncated bool
+}
+
+// HTTPMethod is the request's HTTP method, POST when unset.
+func (r Request) HTTPMethod() string {
+	if r.Method == "" {
+		return http.MethodPost
+	}
+	return r.Method
+}
