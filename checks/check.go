@@ -1,0 +1,154 @@
+// Package checks holds every conformance check as a value and the judge
+// that applies them to an exchange. Checks do no I/O: they read the
+// exchange, the expectation derived from the request, and the contract,
+// and report findings.
+package checks
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Severity is the spec keyword behind a check.
+type Severity string
+
+const (
+	MUST   Severity = "error"   // a breach fails
+	SHOULD Severity = "warning" // a breach warns
+)
+
+// Area groups checks by the part of a reply they judge; the JSON report
+// carries it so CI dashboards can slice results.
+type Area string
+
+const (
+	AreaEnvelope  Area = "envelope"
+	AreaCode      Area = "code"
+	AreaMessage   Area = "message"
+	AreaData      Area = "data"
+	AreaEcho      Area = "echo"
+	AreaDistilled Area = "distilled"
+	AreaHTTP      Area = "http"
+	AreaSchema    Area = "schema"
+	AreaProtocol  Area = "protocol"
+)
+
+// Areas lists every area, in report order.
+func Areas() []Area {
+	return []Area{AreaEnvelope, AreaCode, AreaMessage, AreaData, AreaEcho, AreaDistilled, AreaHTTP, AreaSchema, AreaProtocol}
+}
+
+// A Check is one conformance rule: identity, documentation, and the
+// function that applies it to one exchange.
+type Check struct {
+	ID       string // stable, never reused: "ERR3002"
+	Title    string // sentence case, no period, at most 60 characters
+	Doc      string // why the rule exists and exactly what is judged
+	SpecRef  string // digest rule IDs and upstream sections, or "contract"
+	Severity Severity
+	Area     Area
+	// Run judges p and reports with p.Failf / p.Warnf. It returns a
+	// *SkipError when the exchange is out of its scope, and any other
+	// error only when the check itself broke.
+	Run func(p *Pass) error
+}
+
+// SkipError says why a check does not apply to an exchange.
+type SkipError struct{ Reason string }
+
+func (e *SkipError) Error() string { return "not applicable: " + e.Reason }
+
+// Skip returns the error a check's Run returns when it does not apply.
+func Skip(format string, args ...any) error {
+	return &SkipError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Status is the verdict of one check on one exchange.
+type Status string
+
+const (
+	StatusPass  Status = "pass"
+	StatusFail  Status = "fail"
+	StatusWarn  Status = "warn"
+	StatusSkip  Status = "skip"
+	StatusError Status = "error" // could not be judged; never a pass
+)
+
+// A Finding is one breach found by a check.
+type Finding struct {
+	Status  Status // StatusFail or StatusWarn
+	Path    string // where in the reply: "error.data.stack", "http.status"
+	Message string // one line, lowercase, concrete values quoted
+}
+
+// A Verdict is the outcome of one check on one exchange.
+type Verdict struct {
+	Fixture  string
+	Check    *Check
+	Status   Status
+	Findings []Finding // for fail and warn
+	Reason   string    // for skip and error
+}
+
+// A Pass is the application of one check to one exchange.
+type Pass struct {
+	Check    *Check
+	Exchange *envelope.Exchange
+	Expect   *envelope.Expectation
+	Contract *envelope.Contract
+	Reply    *Reply
+	Schemas  SchemaValidator // nil: schema checks skip
+	findings []Finding
+}
+
+// Failf reports a breach at the check's severity.
+func (p *Pass) Failf(path, format string, args ...any) {
+	st := StatusFail
+	if p.Check.Severity == SHOULD {
+		st = StatusWarn
+	}
+	p.findings = append(p.findings, Finding{st, path, fmt.Sprintf(format, args...)})
+}
+
+// Warnf reports a breach that only warns: a SHOULD, or an ambiguity of
+// the spec where failing would be a false alarm.
+func (p *Pass) Warnf(path, format string, args ...any) {
+	p.findings = append(p.findings, Finding{StatusWarn, path, fmt.Sprintf(format, args...)})
+}
+
+// Deviate reports a breach that fails unless the spec is ambiguous about
+// the situation, in which case it warns and names the ambiguity.
+func (p *Pass) Deviate(path, format string, args ...any) {
+	if amb := p.Expect.Ambiguity; amb != "" {
+		p.Warnf(path, format+" (%s)", append(args, amb)...)
+		return
+	}
+	p.Failf(path, format, args...)
+}
+
+// errCheckBroken marks a check that panicked: an error verdict, never a pass.
+var errCheckBroken = errors.New("check failed to run")
+
+// Quote renders server or request text for a finding: at most n runes,
+// control characters and invalid bytes escaped, so that neither a payload
+// nor terminal escapes pass through the checker.
+func Quote(s string, n int) string {
+	cut := false
+	if utf8.RuneCountInString(s) > n {
+		r := []rune(s)
+		s, cut = string(r[:n]), true
+	}
+	q := strconv.QuoteToGraphic(s)
+	if cut {
+		q = strings.TrimSuffix(q, `"`) + `…"`
+	}
+	return q
+}
+
+// quoteN is the bound for quoting in findings: short enough for one line.
+const quoteN = 40

@@ -1,0 +1,288 @@
+package checks_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"golang.org/x/tools/txtar"
+)
+
+// A case file is a txtar archive:
+//
+//	-- meta --      key: value lines (all optional)
+//	                transport: http|stdio (default http)
+//	                version: 2026-07-28 (default: inferred from the request)
+//	                contract: strict|spec (default strict)
+//	                method: GET (HTTP method of the request; default POST)
+//	                status: 400 (HTTP status of the reply; default 200)
+//	                no-reply: true (nothing came back)
+//	                request-header: Name: value (repeatable)
+//	                reply-header: Name: value (repeatable; default Content-Type: application/json on HTTP)
+//	-- request --   the raw request body (trailing newline dropped)
+//	-- reply --     the raw reply body; on stdio, one message per line
+//	-- want --      one finding per line: CHECKID fail|warn PATH
+//
+// Unexpected findings and missing ones both fail the test, as in
+// analysistest: a case with an empty want asserts the reply conforms.
+type testCase struct {
+	name      string
+	ex        envelope.Exchange
+	contract  *envelope.Contract
+	want      []string
+	wantTexts map[string]string
+}
+
+var caseFile = flag.String("case", "", "run only the case files matching this glob")
+
+func loadCases(t *testing.T) []testCase {
+	t.Helper()
+	glob := "*.txtar"
+	if *caseFile != "" {
+		glob = *caseFile
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", glob))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no case files in testdata (%v)", err)
+	}
+	var out []testCase
+	for _, f := range files {
+		ar, err := txtar.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, parseCase(t, f, ar))
+	}
+	return out
+}
+
+func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
+	t.Helper()
+	tc := testCase{name: filepath.Base(file), contract: envelope.Strict()}
+	tc.ex = envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Header: http.Header{}}}
+	resp := &envelope.Response{Status: 200, Header: http.Header{}}
+	var replyBody []byte
+	seen := map[string]bool{}
+	for _, f := range ar.Files {
+		if seen[f.Name] {
+			t.Fatalf("%s: section %q twice", file, f.Name)
+		}
+		seen[f.Name] = true
+		data := bytes.TrimSuffix(f.Data, []byte("\n"))
+		switch f.Name {
+		case "meta":
+			for i, line := range strings.Split(string(data), "\n") {
+				if strings.TrimSpace(line) == "" {
+					continue
+				}
+				k, v, ok := strings.Cut(line, ":")
+				if !ok {
+					t.Fatalf("%s: meta line %d: want key: value", file, i+1)
+				}
+				v = strings.TrimSpace(v)
+				switch k {
+				case "transport":
+					tc.ex.Transport = v
+				case "version":
+					tc.ex.Version = v
+				case "contract":
+					c, err := envelope.LoadContract(v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tc.contract = c
+				case "method":
+					tc.ex.Request.Method = v
+				case "status":
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						t.Fatalf("%s: status: %v", file, err)
+					}
+					resp.Status = n
+				case "no-reply":
+					resp = nil
+				case "request-header", "reply-header":
+					hk, hv, _ := strings.Cut(v, ":")
+					h := tc.ex.Request.Header
+					if k == "reply-header" {
+						h = resp.Header
+					}
+					h.Add(strings.TrimSpace(hk), unescape(strings.TrimSpace(hv)))
+				default:
+					t.Fatalf("%s: unknown meta key %q", file, k)
+				}
+			}
+		case "request":
+			tc.ex.Request.Body = unescapeBytes(data)
+		case "reply":
+			// SSE events end in a blank line: keep the body's end as written.
+			replyBody = unescapeBytes(f.Data)
+		case "want":
+			for _, line := range strings.Split(string(data), "\n") {
+				if line = strings.TrimSpace(line); line != "" {
+					tc.want = append(tc.want, line)
+				}
+			}
+		default:
+			t.Fatalf("%s: unknown section %q", file, f.Name)
+		}
+	}
+	if !seen["request"] || !seen["want"] {
+		t.Fatalf("%s: needs request and want sections", file)
+	}
+	if resp != nil {
+		if tc.ex.Transport == envelope.Stdio {
+			resp.Status, resp.Header = 0, nil
+			resp.Messages = [][]byte{}
+			for _, l := range bytes.Split(replyBody, []byte("\n")) {
+				if len(l) > 0 {
+					resp.Messages = append(resp.Messages, l)
+				}
+			}
+		} else {
+			if resp.Header.Get("Content-Type") == "" && len(replyBody) > 0 {
+				resp.Header.Set("Content-Type", "application/json")
+			}
+			if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+				replyBody = bytes.TrimSuffix(replyBody, []byte("\n"))
+			}
+			resp.Body = replyBody
+		}
+		tc.ex.Response = resp
+	}
+	return tc
+}
+
+// unescape expands \xNN so cases can hold invalid UTF-8 and control bytes.
+var hexEsc = regexp.MustCompile(`\\x([0-9a-fA-F]{2})`)
+
+func unescape(s string) string { return string(unescapeBytes([]byte(s))) }
+
+func unescapeBytes(b []byte) []byte {
+	return hexEsc.ReplaceAllFunc(b, func(m []byte) []byte {
+		n, _ := strconv.ParseUint(string(m[2:]), 16, 8)
+		return []byte{byte(n)}
+	})
+}
+
+func findings(vs []checks.Verdict) []string {
+	var got []string
+	for _, v := range vs {
+		for _, f := range v.Findings {
+			got = append(got, fmt.Sprintf("%s %s %s", v.Check.ID, f.Status, f.Path))
+		}
+		if v.Status == checks.StatusError {
+			got = append(got, fmt.Sprintf("%s error %s", v.Check.ID, v.Reason))
+		}
+	}
+	slices.Sort(got)
+	return slices.Compact(got)
+}
+
+func TestCases(t *testing.T) {
+	for _, tc := range loadCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			ex := tc.ex
+			vs := checks.Judge(checks.Input{Fixture: tc.name, Exchange: &ex, Contract: tc.contract}, checks.All())
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if diff := cmp.Diff(want, findings(vs)); diff != "" {
+				t.Errorf("findings mismatch (-want +got):\n%s", diff)
+				for _, v := range vs {
+					for _, f := range v.Findings {
+						t.Logf("%s %s %s: %s", v.Check.ID, f.Status, f.Path, f.Message)
+					}
+				}
+			}
+			for _, v := range vs {
+				for _, f := range v.Findings {
+					if !utf8.ValidString(f.Message) || strings.ContainsAny(f.Message, "\r\n\x1b") {
+						t.Errorf("%s: finding message is not one clean line: %q", v.Check.ID, f.Message)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEveryCheckFailsAndPasses: a check that no case makes fail could be
+// unable to fail; one that no case passes could be unable to pass.
+func TestEveryCheckFailsAndPasses(t *testing.T) {
+	failed, passed := map[string]bool{}, map[string]bool{}
+	for _, tc := range loadCases(t) {
+		ex := tc.ex
+		for _, v := range checks.Judge(checks.Input{Exchange: &ex, Contract: tc.contract}, checks.All()) {
+			switch v.Status {
+			case checks.StatusFail, checks.StatusWarn:
+				failed[v.Check.ID] = true
+			case checks.StatusPass:
+				passed[v.Check.ID] = true
+			}
+		}
+	}
+	if *caseFile != "" {
+		t.Skip("-case selects a subset")
+	}
+	for _, c := range checks.All() {
+		if c.ID == checks.SchemaValid.ID {
+			continue // needs a validator; covered in schema_test.go
+		}
+		if !failed[c.ID] {
+			t.Errorf("%s: no case makes it fail or warn", c.ID)
+		}
+		if !passed[c.ID] {
+			t.Errorf("%s: no case makes it pass", c.ID)
+		}
+	}
+}
+
+var idPattern = regexp.MustCompile(`^[A-Z]{3,4}[0-9]{4}$`)
+
+func TestRegistry(t *testing.T) {
+	all := checks.All()
+	areas := checks.Areas()
+	for i, c := range all {
+		switch {
+		case !idPattern.MatchString(c.ID):
+			t.Errorf("%s: ID does not match %s", c.ID, idPattern)
+		case i > 0 && all[i-1].ID >= c.ID:
+			t.Errorf("%s: registry not sorted by ID or ID repeated (after %s)", c.ID, all[i-1].ID)
+		case c.Title == "" || len(c.Title) > 60 || strings.HasSuffix(c.Title, "."):
+			t.Errorf("%s: title %q: want 1..60 characters, no trailing period", c.ID, c.Title)
+		case strings.TrimSpace(c.Doc) == "" || c.SpecRef == "":
+			t.Errorf("%s: Doc and SpecRef are required", c.ID)
+		case c.Run == nil:
+			t.Errorf("%s: Run is nil", c.ID)
+		case c.Severity != checks.MUST && c.Severity != checks.SHOULD:
+			t.Errorf("%s: severity %q", c.ID, c.Severity)
+		case !slices.Contains(areas, c.Area):
+			t.Errorf("%s: area %q not in %v", c.ID, c.Area, areas)
+		}
+		if checks.Lookup(strings.ToLower(c.ID)) != c {
+			t.Errorf("%s: Lookup is not case-insensitive", c.ID)
+		}
+	}
+	if checks.Lookup("NOPE0000") != nil {
+		t.Error("Lookup of an unknown ID returned a check")
+	}
+}
+
+// TestVocabularyDocumented keeps ERR3002's Doc and the vocabulary in step.
+func TestVocabularyDocumented(t *testing.T) {
+	for _, k := range envelope.DataVocabulary() {
+		if !strings.Contains(checks.DataKeys.Doc, k) {
+			t.Errorf("ERR3002 Doc does not list data key %q", k)
+		}
+	}
+}

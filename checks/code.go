@@ -1,0 +1,164 @@
+package checks
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// needCode guards checks that read an integer error code.
+func needCode(p *Pass) (gjson.Result, int, error) {
+	e, err := needError(p)
+	if err != nil {
+		return e, 0, err
+	}
+	c := e.Get("code")
+	if c.Type != gjson.Number || !envelope.IsInteger(c.Raw) || c.Num < -1<<31 || c.Num > 1<<31-1 {
+		return e, 0, Skip("error.code is not an integer (see RPC1005)")
+	}
+	return e, int(c.Int()), nil
+}
+
+var CodeInTable = &Check{
+	ID:       "ERR1001",
+	Title:    "The error code is in the version's code table",
+	SpecRef:  "T-ERR-1..T-ERR-11; digest §3.3; contract clause 1",
+	Severity: MUST,
+	Area:     AreaCode,
+	Doc: `The code comes from the error-code table of the negotiated version:
+the JSON-RPC codes -32700 and -32600..-32603, plus the codes that version
+defines (2025-06-18: -32002; 2025-11-25: -32002, -32042; 2026-07-28: -32020,
+-32021, -32022), plus the codes a contract file declares.
+
+Codes a version forbids fail: in 2026-07-28 -32002, -32042 and any code in
+-32023..-32099 (T-ERR-8, T-ERR-10); in every version the JSON-RPC reserved
+range -32100..-32768 outside the table. The legacy range -32000..-32019 is
+implementation-defined and warns (T-ERR-9). Under the strict contract any
+other code (0, 1, -1, …) fails: declare it in a contract file if it is
+yours. Under --contract spec such application codes pass.`,
+	Run: func(p *Pass) error {
+		_, code, err := needCode(p)
+		if err != nil {
+			return err
+		}
+		cls, _ := envelope.ClassifyCode(p.Expect.Version, code, p.Contract.Codes)
+		switch cls {
+		case envelope.CodeForbidden:
+			p.Failf("error.code", "code %d is forbidden in %s", code, p.Expect.Version)
+		case envelope.CodeLegacy:
+			p.Warnf("error.code", "code %d is in the implementation-defined range -32000..-32099, which receivers give no shared meaning", code)
+		case envelope.CodeUnlisted:
+			if p.Contract.IsStrict() {
+				p.Failf("error.code", "code %d is not in the %s code table or the contract", code, p.Expect.Version)
+			}
+		}
+		return nil
+	},
+}
+
+// validationMessage recognises a reply that itself says the request's
+// parameters were invalid: -32603 then hides a client mistake behind
+// "internal error", and the client cannot know to fix its call.
+var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?|input)|missing required|required (property|argument|parameter|field)|unknown tool|must be (a|an|of|at)\b|expected \S+.*(got|received)|validation (error|failed)|-32602`)
+
+var CodeFits = &Check{
+	ID:       "ERR1002",
+	Title:    "The error code fits the condition",
+	SpecRef:  "T-ERR-1..T-ERR-5, T-ERR-8, T-ERR-12..T-ERR-14; contract clause 1",
+	Severity: MUST,
+	Area:     AreaCode,
+	Doc: `The code must name the condition the request provoked: bytes that are
+not JSON are -32700; valid JSON that is not a request is -32600; an unknown
+method is -32601; in 2026-07-28 a header mismatch is -32020, an unsupported
+protocol version -32022 and a missing _meta field -32602. Where the spec
+admits two codes (params that are not an object: -32600 or -32602; several
+faults at once, AMB-4) any of them passes; where the spec leaves the
+reaction open (a batch, AMB-7) a different code warns.
+
+For an ordinary method call the request alone does not fix the code, but
+some codes are wrong whatever the server knows: -32700 for a request that
+is valid JSON; -32603 (internal error) when the reply itself says the
+params were invalid (that is -32602, a client mistake the client can fix);
+-32022 when the version asked for is served; -32020 when every header
+matches the body. A fixture that knows more (the tool does not exist)
+names the code it expects.`,
+	Run: func(p *Pass) error {
+		e, code, err := needCode(p)
+		if err != nil {
+			return err
+		}
+		x := p.Expect
+		if len(x.Codes) > 0 {
+			if !slices.Contains(x.Codes, code) {
+				p.Deviate("error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
+			}
+			return nil
+		}
+		if x.Condition != envelope.CondCall {
+			return nil
+		}
+		switch {
+		case code == envelope.CodeParseError:
+			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
+		case code == envelope.CodeInvalidRequest:
+			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
+		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(e.Get("message").Str)):
+			p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
+		case x.Version == envelope.V20260728 && code == envelope.CodeUnsupportedVer:
+			p.Failf("error.code", "code -32022 (unsupported version) though the request asks for %s", envelope.V20260728)
+		case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.HTTP && !hasParamHeaders(p.Exchange):
+			p.Failf("error.code", "code -32020 (header mismatch) though every standard header matches the body")
+		}
+		return nil
+	},
+}
+
+func hasParamHeaders(ex *envelope.Exchange) bool {
+	for k := range ex.Request.Header {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			return true
+		}
+	}
+	return false
+}
+
+func codeList(codes []int) string {
+	var b strings.Builder
+	for i, c := range codes {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		b.WriteString(itoa(c))
+	}
+	return b.String()
+}
+
+var Refused = &Check{
+	ID:       "PRO1001",
+	Title:    "A request the protocol rejects gets an error",
+	SpecRef:  "T-ERR-1..T-ERR-3, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `Garbage, invalid requests, unknown methods, and in 2026-07-28 header
+mismatches, unsupported versions and missing _meta fields must be refused
+with an error response, not served with a result. Where the spec lets a
+server serve the request anyway (a missing MCP-Protocol-Version header
+read as 2025-03-26 by a server that deliberately serves such clients) a
+result only warns.`,
+	Run: func(p *Pass) error {
+		if !p.Expect.ErrorRequired {
+			return Skip("the request may be served")
+		}
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		if m.Get("result").Exists() && !m.Get("error").Exists() {
+			p.Deviate("result", "%s (%s) was served with a result, want an error", p.Expect.Condition, p.Expect.Detail)
+		}
+		return nil
+	},
+}

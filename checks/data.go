@@ -1,0 +1,249 @@
+package checks
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// needData guards checks that read error.data as an object.
+func needData(p *Pass) (gjson.Result, gjson.Result, error) {
+	e, err := needError(p)
+	if err != nil {
+		return e, gjson.Result{}, err
+	}
+	d := e.Get("data")
+	if !d.Exists() {
+		return e, d, Skip("the error has no data")
+	}
+	if !d.IsObject() {
+		return e, d, Skip("error.data is not an object (see ERR3001)")
+	}
+	return e, d, nil
+}
+
+var DataObject = &Check{
+	ID:       "ERR3001",
+	Title:    "Error data is absent or an object",
+	SpecRef:  "contract clause 3",
+	Severity: MUST,
+	Area:     AreaData,
+	Doc: `error.data is either absent or a JSON object of structured detail. A
+string, number or array under data is free-form text or an unnamed list
+that no client can read reliably. Strict contract only: the spec lets data
+be any JSON value.`,
+	Run: func(p *Pass) error {
+		if !p.Contract.IsStrict() {
+			return Skip("not part of the spec contract")
+		}
+		e, err := needError(p)
+		if err != nil {
+			return err
+		}
+		if d := e.Get("data"); d.Exists() && !d.IsObject() {
+			p.Failf("error.data", "data is %s, want absent or an object", envelope.Kind(d))
+		}
+		return nil
+	},
+}
+
+var DataKeys = &Check{
+	ID:       "ERR3002",
+	Title:    "Error data keys come from the closed vocabulary",
+	SpecRef:  "contract clauses 3 and 4",
+	Severity: MUST,
+	Area:     AreaData,
+	Doc: `Every key of error.data comes from the contract's closed vocabulary:
+errors, header, expected, received, supported, requested (a contract file
+may add keys). Keys the MCP schema defines for a spec-defined error are
+always allowed (requiredCapabilities of -32021, elicitations of -32042): a
+contract cannot forbid what the protocol requires. Any other key (stack,
+detail, reason, request) tends to leak internals and lets clients depend on
+undocumented shapes. Strict contract only.`,
+	Run: func(p *Pass) error {
+		if !p.Contract.IsStrict() {
+			return Skip("not part of the spec contract")
+		}
+		e, d, err := needData(p)
+		if err != nil {
+			return err
+		}
+		code := int(e.Get("code").Int())
+		d.ForEach(func(k, _ gjson.Result) bool {
+			if !p.Contract.AllowsDataKey(p.Expect.Version, code, k.Str) {
+				p.Failf(envelope.JoinPath("error.data", k.Str), "key %s is not in the data vocabulary (%s)", Quote(k.Str, quoteN), strings.Join(p.Contract.DataKeys, ", "))
+			}
+			return true
+		})
+		return nil
+	},
+}
+
+var DataNoProse = &Check{
+	ID:       "ERR3003",
+	Title:    "Error data values are not prose",
+	SpecRef:  "contract clause 3",
+	Severity: MUST,
+	Area:     AreaData,
+	Doc: `No value under error.data is a prose sentence: the cause belongs in the
+one-line message, and data holds structured values (pointers, header
+names, versions). A string counts as prose when it contains a line break,
+or has a space and ends in sentence punctuation, or runs to six words or
+more. The problem strings of a distilled errors entry are exempt (they are
+short phrases by design, and ERR5001 judges them). Strict contract only.`,
+	Run: func(p *Pass) error {
+		if !p.Contract.IsStrict() {
+			return Skip("not part of the spec contract")
+		}
+		_, d, err := needData(p)
+		if err != nil {
+			return err
+		}
+		walkStrings(d, "error.data", func(path, s string) {
+			if isProblemPath(path, p.Contract.ProblemsKey) {
+				return
+			}
+			if isProse(s) {
+				p.Failf(path, "value is prose: %s", Quote(s, quoteN))
+			}
+		})
+		return nil
+	},
+}
+
+// isProblemPath: error.data.errors.N.<problems>.M
+func isProblemPath(path, key string) bool {
+	parts := strings.Split(path, ".")
+	n := len(parts)
+	return n >= 6 && parts[2] == "errors" && parts[n-2] == key
+}
+
+func isProse(s string) bool {
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "\r\n") {
+		return true
+	}
+	if !strings.Contains(s, " ") {
+		return false
+	}
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return true
+	}
+	return len(strings.Fields(s)) >= 6
+}
+
+// walkStrings calls fn for every string under v with its display path.
+func walkStrings(v gjson.Result, path string, fn func(path, s string)) {
+	switch {
+	case v.Type == gjson.String:
+		fn(path, v.Str)
+	case v.IsObject():
+		v.ForEach(func(k, val gjson.Result) bool {
+			walkStrings(val, envelope.JoinPath(path, k.Str), fn)
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			walkStrings(val, path+"."+strconv.Itoa(i), fn)
+			i++
+			return true
+		})
+	}
+}
+
+var DataShapes = &Check{
+	ID:       "ERR3004",
+	Title:    "Spec-defined errors carry their defined data",
+	SpecRef:  "T-ERR-7, T-ERR-13, T-ERR-14, T-LIFE-9",
+	Severity: MUST,
+	Area:     AreaData,
+	Doc: `Errors whose data the spec defines carry it:
+-32022 (2026-07-28) has data.supported, a non-empty array of version
+strings, and data.requested, the version string the request asked for
+(under the strict contract a requested value longer than the quote bound
+may be truncated, never replaced); -32021 (2026-07-28) has
+data.requiredCapabilities, an object; -32042 (2025-11-25) has
+data.elicitations, a non-empty array of objects with mode "url",
+elicitationId, url and message.`,
+	Run: func(p *Pass) error {
+		e, code, err := needCode(p)
+		if err != nil {
+			return err
+		}
+		d := e.Get("data")
+		v := p.Expect.Version
+		switch {
+		case code == envelope.CodeUnsupportedVer && v == envelope.V20260728:
+			if !d.IsObject() {
+				p.Failf("error.data", "-32022 needs data {supported, requested}; data is %s", envelope.Kind(d))
+				return nil
+			}
+			sup := d.Get("supported")
+			switch {
+			case !sup.IsArray() || len(sup.Array()) == 0:
+				p.Failf("error.data.supported", "supported is %s, want a non-empty array of version strings", envelope.Kind(sup))
+			default:
+				for i, s := range sup.Array() {
+					if s.Type != gjson.String {
+						p.Failf("error.data.supported."+strconv.Itoa(i), "supported entry is %s, want a string", envelope.Kind(s))
+					}
+				}
+			}
+			req := d.Get("requested")
+			sent := sentVersion(p)
+			switch {
+			case req.Type != gjson.String:
+				p.Failf("error.data.requested", "requested is %s, want the version string sent", envelope.Kind(req))
+			case sent != "" && req.Str != sent && !truncationOf(req.Str, sent, p.Contract.QuoteBound):
+				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent, quoteN))
+			}
+		case code == envelope.CodeMissingClientCap && v == envelope.V20260728:
+			if rc := d.Get("requiredCapabilities"); !rc.IsObject() {
+				p.Failf("error.data.requiredCapabilities", "-32021 needs data.requiredCapabilities, an object; it is %s", envelope.Kind(rc))
+			}
+		case code == envelope.CodeURLElicitation && v == envelope.V20251125:
+			el := d.Get("elicitations")
+			if !el.IsArray() || len(el.Array()) == 0 {
+				p.Failf("error.data.elicitations", "-32042 needs data.elicitations, a non-empty array; it is %s", envelope.Kind(el))
+				return nil
+			}
+			for i, x := range el.Array() {
+				path := "error.data.elicitations." + strconv.Itoa(i)
+				if x.Get("mode").Str != "url" {
+					p.Failf(path+".mode", `mode is %s, want "url"`, describe(x.Get("mode")))
+				}
+				for _, k := range []string{"elicitationId", "url", "message"} {
+					if x.Get(k).Type != gjson.String {
+						p.Failf(path+"."+k, "%s is %s, want a string", k, envelope.Kind(x.Get(k)))
+					}
+				}
+			}
+		default:
+			return Skip("code %d has no spec-defined data in %s", code, v)
+		}
+		return nil
+	},
+}
+
+// sentVersion is the version the request asked for: _meta in 2026-07-28,
+// else the header.
+func sentVersion(p *Pass) string {
+	if v := p.Expect.Request.Get("params._meta." + envelope.JoinPath("", envelope.MetaProtocolVersion)); v.Type == gjson.String {
+		return v.Str
+	}
+	return p.Exchange.Request.Header.Get("Mcp-Protocol-Version")
+}
+
+// truncationOf: got is sent cut to at most bound characters (an ellipsis
+// or "..." may mark the cut), as the strict contract's quote bound asks.
+func truncationOf(got, sent string, bound int) bool {
+	if utf8.RuneCountInString(sent) <= bound {
+		return false
+	}
+	core := strings.TrimSuffix(strings.TrimSuffix(got, "…"), "...")
+	return core != "" && utf8.RuneCountInString(got) <= bound+3 && strings.HasPrefix(sent, core)
+}

@@ -1,0 +1,191 @@
+package checks
+
+import (
+	"mime"
+	"slices"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// needHTTP guards checks that judge the HTTP layer.
+func needHTTP(p *Pass) (*envelope.Response, error) {
+	if p.Exchange.Transport != envelope.HTTP {
+		return nil, Skip("not an HTTP exchange")
+	}
+	if p.Exchange.Response == nil {
+		return nil, Skip("no HTTP response arrived")
+	}
+	return p.Exchange.Response, nil
+}
+
+func mediaType(resp *envelope.Response) string {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt
+}
+
+var ErrorStatusBody = &Check{
+	ID:       "HTTP1001",
+	Title:    "An HTTP error status carries a JSON-RPC error body",
+	SpecRef:  "T-COMPAT-1, T-COMPAT-5, T-HTTP-9; contract",
+	Severity: MUST,
+	Area:     AreaHTTP,
+	Doc: `Every 4xx or 5xx answer to a POSTed message carries a JSON-RPC error
+as an application/json body (or an SSE stream holding one). The body is what
+tells a dual-era client "modern server, fix and retry" from "legacy
+server" (T-COMPAT-1), and tells a 2026-07-28 404 for an unknown method from
+a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
+nothing. Under --contract spec only the statuses the spec ties to a
+JSON-RPC body (400 and 404 in 2026-07-28) fail; others warn. Answers to GET
+or DELETE are not JSON-RPC exchanges and are not judged here.`,
+	Run: func(p *Pass) error {
+		resp, err := needHTTP(p)
+		if err != nil {
+			return err
+		}
+		if p.Exchange.Request.HTTPMethod() != "POST" {
+			return Skip("not a POST")
+		}
+		if resp.Status < 400 {
+			return Skip("status %d is not an error", resp.Status)
+		}
+		report := p.Failf
+		if !p.Contract.IsStrict() && !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)) {
+			report = p.Warnf
+		}
+		mt := mediaType(resp)
+		if mt != "application/json" && mt != "text/event-stream" {
+			report("http.header.Content-Type", "status %d has Content-Type %s, want application/json with a JSON-RPC error", resp.Status, Quote(resp.Header.Get("Content-Type"), quoteN))
+			return nil
+		}
+		r := p.Reply.Response
+		if r == nil || !r.IsObject() || !r.Get("error").IsObject() {
+			report("http.body", "status %d has no JSON-RPC error in its body", resp.Status)
+		}
+		return nil
+	},
+}
+
+var StatusFits = &Check{
+	ID:       "HTTP1002",
+	Title:    "The HTTP status fits the condition",
+	SpecRef:  "T-HTTP-4, T-HTTP-8..T-HTTP-11, T-HTTP-13, AMB-6; contract",
+	Severity: MUST,
+	Area:     AreaHTTP,
+	Doc: `Rejections are 400: parse errors, invalid requests, and in 2026-07-28
+header mismatches, unsupported versions and missing _meta fields (MUST in
+2026-07-28: T-HTTP-8, T-HTTP-10; the strict contract's rule elsewhere,
+where the spec is silent, AMB-6). In 2026-07-28 an unknown method is 404
+with a JSON-RPC body (T-HTTP-9). A notification is 202 (T-HTTP-4), or a 4xx
+when the server cannot accept it. A result is 200.
+
+For other method errors on a valid request the spec leaves the status open
+(T-HTTP-11): 200 passes and a 4xx warns under the strict contract (which
+prefers 200). A 5xx for a client's mistake fails: the client did wrong,
+not the server; -32603 with a 5xx only warns.`,
+	Run: func(p *Pass) error {
+		resp, err := needHTTP(p)
+		if err != nil {
+			return err
+		}
+		st, x := resp.Status, p.Expect
+		path := "http.status"
+		if x.Condition == envelope.CondHTTPMethod {
+			if len(x.Status) > 0 && !slices.Contains(x.Status, st) {
+				p.Warnf(path, "%s answered %d, want %d (%s)", x.Detail, st, x.Status[0], x.Ambiguity)
+			}
+			return nil
+		}
+		if x.NoReply {
+			switch {
+			case st == 202:
+			case st >= 400 && st < 500:
+			default:
+				p.Failf(path, "status %d for a %s, want 202 (or a 4xx if it cannot be accepted)", st, x.Condition)
+			}
+			return nil
+		}
+		r := p.Reply.Response
+		isErr := r != nil && r.IsObject() && r.Get("error").Exists()
+		isResult := r != nil && r.IsObject() && r.Get("result").Exists() && !isErr
+		code := 0
+		if isErr {
+			code = int(r.Get("error.code").Int())
+		}
+		switch {
+		case isResult:
+			if st != 200 {
+				p.Failf(path, "status %d for a result, want 200", st)
+			}
+		case len(x.Status) > 0 && x.ErrorRequired:
+			want := x.Status[0]
+			switch {
+			case slices.Contains(x.Status, st):
+			case st >= 500:
+				p.Failf(path, "status %d for %s (%s): a client's mistake, want %d", st, x.Condition, x.Detail, want)
+			case x.Version == envelope.V20260728 && x.Condition != envelope.CondParseError && x.Condition != envelope.CondInvalidRequest && x.Condition != envelope.CondBatch:
+				p.Deviate(path, "status %d for %s, want %d", st, x.Condition, want)
+			case !p.Contract.IsStrict():
+				// The spec fixes no status here (AMB-6): only 5xx is wrong.
+			case st >= 400 && st < 500:
+				p.Warnf(path, "status %d for %s, the contract wants %d", st, x.Condition, want)
+			default:
+				p.Failf(path, "status %d for %s, the contract wants %d (a rejection is a 4xx)", st, x.Condition, want)
+			}
+		case isErr && x.Version == envelope.V20260728 && slices.Contains([]int{envelope.CodeHeaderMismatch, envelope.CodeMissingClientCap, envelope.CodeUnsupportedVer}, code):
+			if st != 400 {
+				p.Failf(path, "status %d for error %d, want 400 (T-HTTP-8, T-HTTP-10)", st, code)
+			}
+		case isErr && x.Version == envelope.V20260728 && code == envelope.CodeMethodNotFound:
+			if st != 404 {
+				p.Failf(path, "status %d for error -32601, want 404 (T-HTTP-9)", st)
+			}
+		case isErr:
+			switch {
+			case st == 200:
+			case st >= 500 && code == envelope.CodeInternalError:
+				p.Warnf(path, "status %d with -32603: the spec leaves the status open (T-HTTP-11)", st)
+			case st >= 500:
+				p.Failf(path, "status %d for error %d, a client's mistake: want 200 or a 4xx", st, code)
+			case st >= 400 && p.Contract.IsStrict():
+				p.Warnf(path, "status %d for error %d on a valid request: the spec leaves it open (T-HTTP-11), the contract prefers 200", st, code)
+			case st < 400 && st != 200:
+				p.Failf(path, "status %d for an error response, want 200 or a 4xx", st)
+			}
+		}
+		return nil
+	},
+}
+
+var ReplyContentType = &Check{
+	ID:       "HTTP1003",
+	Title:    "A reply is application/json or text/event-stream",
+	SpecRef:  "T-HTTP-5",
+	Severity: MUST,
+	Area:     AreaHTTP,
+	Doc: `A POSTed request is answered either with Content-Type
+application/json holding one JSON object, or with text/event-stream (an SSE
+stream). Any other type (text/plain, text/html, none) is a breach, also on
+2xx answers.`,
+	Run: func(p *Pass) error {
+		resp, err := needHTTP(p)
+		if err != nil {
+			return err
+		}
+		if p.Exchange.Request.HTTPMethod() != "POST" || p.Expect.NoReply {
+			return Skip("not a POSTed request")
+		}
+		if resp.Status >= 400 {
+			return Skip("error statuses are judged by HTTP1001")
+		}
+		if len(resp.Body) == 0 && resp.Messages == nil {
+			p.Failf("http.body", "status %d with an empty body, want a JSON-RPC response", resp.Status)
+			return nil
+		}
+		switch mt := mediaType(resp); mt {
+		case "application/json", "text/event-stream":
+		default:
+			p.Failf("http.header.Content-Type", "Content-Type is %s, want application/json or text/event-stream", Quote(resp.Header.Get("Content-Type"), quoteN))
+		}
+		return nil
+	},
+}

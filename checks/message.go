@@ -1,0 +1,139 @@
+package checks
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// needMessage guards checks that read error.message as a string.
+func needMessage(p *Pass) (gjson.Result, string, error) {
+	e, err := needError(p)
+	if err != nil {
+		return e, "", err
+	}
+	m := e.Get("message")
+	if m.Type != gjson.String {
+		return e, "", Skip("error.message is not a string (see RPC1005)")
+	}
+	return e, m.Str, nil
+}
+
+var MessageOneLine = &Check{
+	ID:       "ERR2001",
+	Title:    "The error message is one non-empty line",
+	SpecRef:  "T-RPC-8 (SHOULD be one short sentence); contract clause 2",
+	Severity: MUST,
+	Area:     AreaMessage,
+	Doc: `error.message is the one-line cause: not empty, no CR or LF, no other
+control character (a terminal escape in a message reaches the user's
+screen and the calling model's context). Clients render message; a stack
+trace or pretty-printed JSON in it is unreadable there.
+
+Under --contract spec this only warns: the spec says a message SHOULD be
+one short sentence.`,
+	Run: func(p *Pass) error {
+		_, msg, err := needMessage(p)
+		if err != nil {
+			return err
+		}
+		report := p.Failf
+		if !p.Contract.IsStrict() {
+			report = p.Warnf
+		}
+		switch {
+		case strings.TrimSpace(msg) == "":
+			report("error.message", "message is empty")
+		case strings.ContainsAny(msg, "\r\n"):
+			report("error.message", "message spans %d lines: %s", strings.Count(strings.ReplaceAll(msg, "\r\n", "\n"), "\n")+1, Quote(msg, quoteN))
+		case strings.ContainsFunc(msg, unicode.IsControl):
+			report("error.message", "message contains control characters: %s", Quote(msg, quoteN))
+		case !utf8.ValidString(msg):
+			report("error.message", "message is not valid UTF-8")
+		}
+		return nil
+	},
+}
+
+var MessageConcise = &Check{
+	ID:       "ERR2002",
+	Title:    "The error message is concise",
+	SpecRef:  "T-RPC-8 (one short sentence); contract clause 2",
+	Severity: MUST,
+	Area:     AreaMessage,
+	Doc: `error.message stays within the contract's length bound (messageMax,
+160 characters by default): a cause a person reads at a glance and a
+calling model acts on. Detail belongs in structured data keys, not in a
+paragraph. Under --contract spec an overlong message only warns.`,
+	Run: func(p *Pass) error {
+		_, msg, err := needMessage(p)
+		if err != nil {
+			return err
+		}
+		if n := utf8.RuneCountInString(msg); n > p.Contract.MessageMax {
+			report := p.Failf
+			if !p.Contract.IsStrict() {
+				report = p.Warnf
+			}
+			report("error.message", "message is %d characters, over the bound of %d: %s", n, p.Contract.MessageMax, Quote(msg, quoteN))
+		}
+		return nil
+	},
+}
+
+var MessageNotGeneric = &Check{
+	ID:       "ERR2003",
+	Title:    "The message states the cause, not only the generic name",
+	SpecRef:  "contract clause 2",
+	Severity: MUST,
+	Area:     AreaMessage,
+	Doc: `The JSON-RPC generic string ("Invalid params", "Internal error", …) is
+fine when there is nothing more to say. But a reply whose message is only
+the generic string while data carries the cause hides the cause where
+clients do not look: they render message, and a calling model that sees
+only "Invalid params" cannot fix its call. Put the one-line cause in
+message. Strict contract only.`,
+	Run: func(p *Pass) error {
+		if !p.Contract.IsStrict() {
+			return Skip("not part of the spec contract")
+		}
+		e, msg, err := needMessage(p)
+		if err != nil {
+			return err
+		}
+		// Only the five JSON-RPC names are generic: an MCP-defined name such
+		// as "Unsupported protocol version" is itself the cause, and its
+		// spec-defined data is structured detail, not a hidden cause.
+		code := int(e.Get("code").Int())
+		if code != envelope.CodeParseError && (code < envelope.CodeInternalError || code > envelope.CodeInvalidRequest) {
+			return nil
+		}
+		_, row := envelope.ClassifyCode(p.Expect.Version, code, nil)
+		data := e.Get("data")
+		if row == nil || !data.Exists() || isEmptyValue(data) {
+			return nil
+		}
+		norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".!")) }
+		if norm(msg) == norm(row.Name) {
+			p.Failf("error.message", "message is only the generic %s while error.data carries the cause", Quote(msg, quoteN))
+		}
+		return nil
+	},
+}
+
+func isEmptyValue(v gjson.Result) bool {
+	switch {
+	case v.Type == gjson.Null:
+		return true
+	case v.Type == gjson.String:
+		return v.Str == ""
+	case v.IsObject(), v.IsArray():
+		empty := true
+		v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })
+		return empty
+	}
+	return false
+}

@@ -1,0 +1,124 @@
+package checks
+
+import (
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+var ResultType = &Check{
+	ID:       "PRO1002",
+	Title:    "A 2026-07-28 result has a valid resultType",
+	SpecRef:  "T-LIFE-10, T-MRTR-1",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `In 2026-07-28 every result carries resultType: "complete", or
+"input_required" (values an advertised extension defines are out of this
+check's reach and fail). input_required may answer only tools/call,
+prompts/get and resources/read (T-MRTR-1).`,
+	Run: func(p *Pass) error {
+		if p.Expect.Version != envelope.V20260728 {
+			return Skip("resultType exists only in 2026-07-28")
+		}
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		r := m.Get("result")
+		if !r.IsObject() {
+			return Skip("the reply is not a result object")
+		}
+		rt := r.Get("resultType")
+		switch {
+		case !rt.Exists():
+			p.Failf("result.resultType", "resultType is missing")
+		case rt.Type != gjson.String || (rt.Str != "complete" && rt.Str != "input_required"):
+			p.Failf("result.resultType", `resultType is %s, want "complete" or "input_required"`, describe(rt))
+		case rt.Str == "input_required" && nameField(p.Expect.Method) == "":
+			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may", Quote(p.Expect.Method, quoteN))
+		}
+		return nil
+	},
+}
+
+func nameField(method string) string {
+	switch method {
+	case "tools/call", "prompts/get", "resources/read":
+		return method
+	}
+	return ""
+}
+
+var ServerMessages = &Check{
+	ID:       "PRO1003",
+	Title:    "Messages around the response are well-formed",
+	SpecRef:  "T-RPC-11, T-LIFE-15, T-STDIO-5, T-HTTP-17",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `Messages the server sends besides the response (on an SSE stream or
+stdout) are notifications, which carry no id (T-RPC-11), or, in 2025-xx
+only, requests to the client. In 2026-07-28 the server sends no JSON-RPC
+requests at all: needs travel inside input_required results (T-LIFE-15,
+T-STDIO-5, T-HTTP-17).`,
+	Run: func(p *Pass) error {
+		n := 0
+		for i, m := range p.Reply.Messages {
+			if !m.IsObject() || !m.Get("method").Exists() {
+				continue
+			}
+			n++
+			id := m.Get("id")
+			method := m.Get("method").Str
+			switch {
+			case id.Exists() && p.Expect.Version == envelope.V20260728:
+				p.Failf(msgPath(p, i), "the server sent a request (%s) in 2026-07-28", Quote(method, quoteN))
+			case id.Exists() && len(method) > 14 && method[:14] == "notifications/":
+				p.Failf(msgPath(p, i)+".id", "notification %s carries an id", Quote(method, quoteN))
+			}
+		}
+		if n == 0 {
+			return Skip("no notification or server request arrived")
+		}
+		return nil
+	},
+}
+
+var SchemaValid = &Check{
+	ID:       "SCH1001",
+	Title:    "The reply matches the protocol schema",
+	SpecRef:  "T-RPC-*, T-LIFE-1, T-LIFE-8, T-TOOL-2, T-TOOL-9, T-CACHE-1, T-CACHE-2",
+	Severity: MUST,
+	Area:     AreaSchema,
+	Doc: `The reply validates against the checker's schema of the negotiated
+version: the response envelope, the error object with the data shapes the
+spec defines, and the result type of the method called (server/discover,
+initialize, tools/list, tools/call, …). Each failure is reported once per
+instance location, distilled. With --schema FILE the reply is validated
+against a schema the user supplies instead.`,
+	Run: func(p *Pass) error {
+		if p.Schemas == nil {
+			return Skip("no schema validator configured")
+		}
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		entries, err := p.Schemas.ValidateReply(p.Expect.Version, p.Expect.Method, m.Raw)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			for _, pr := range e.Problems {
+				p.Failf(pointerPath(e.Location), "%s", pr)
+			}
+		}
+		return nil
+	},
+}
+
+// pointerPath shows a JSON Pointer the way other findings show paths.
+func pointerPath(ptr string) string {
+	if ptr == "" {
+		return "reply"
+	}
+	return ptr
+}

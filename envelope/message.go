@@ -1,0 +1,165 @@
+package envelope
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// A Message is one JSON-RPC message exactly as it travelled: raw bytes,
+// read with gjson so that keys are matched case-sensitively and an absent
+// member stays distinct from null. Decoding into Go structs would match
+// keys case-insensitively and drop unknown ones, hiding the very faults a
+// conformance checker exists to find.
+type Message struct {
+	Raw []byte
+	// Valid: Raw is one syntactically valid JSON value.
+	Valid bool
+	// UTF8: Raw is valid UTF-8 (JSON text must be, RFC 8259 §8.1).
+	UTF8 bool
+	// Duplicates lists the paths of members whose key appears twice in the
+	// same object. JSON parsers disagree on which one wins, so a reply with
+	// duplicates means different things to different clients.
+	Duplicates []string
+	root       gjson.Result
+}
+
+// Parse reads raw bytes without changing them. It never fails: what is
+// wrong with the bytes is recorded for the checks to judge.
+func Parse(raw []byte) Message {
+	m := Message{Raw: raw, UTF8: utf8.Valid(raw)}
+	m.Valid = gjson.ValidBytes(raw)
+	if m.Valid {
+		m.root = gjson.ParseBytes(raw)
+		m.Duplicates = duplicates(m.root, "", nil)
+	}
+	return m
+}
+
+// Root is the whole message as a gjson value (a zero Result when invalid).
+func (m Message) Root() gjson.Result { return m.root }
+
+// Get reads a member by gjson path; "error.code" reads {"error":{"code":…}}.
+func (m Message) Get(path string) gjson.Result {
+	if !m.Valid {
+		return gjson.Result{}
+	}
+	return m.root.Get(path)
+}
+
+// IsObject reports whether the message is a JSON object.
+func (m Message) IsObject() bool { return m.Valid && m.root.IsObject() }
+
+// IsArray reports whether the message is a JSON array (a batch).
+func (m Message) IsArray() bool { return m.Valid && m.root.IsArray() }
+
+// duplicates walks objects and arrays and returns the paths of repeated keys.
+func duplicates(v gjson.Result, path string, out []string) []string {
+	switch {
+	case v.IsObject():
+		var seen map[string]bool
+		v.ForEach(func(k, val gjson.Result) bool {
+			key := k.String()
+			if seen == nil {
+				seen = make(map[string]bool, 8)
+			}
+			p := JoinPath(path, key)
+			if seen[key] {
+				out = append(out, p)
+			}
+			seen[key] = true
+			if val.IsObject() || val.IsArray() {
+				out = duplicates(val, p, out)
+			}
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			if val.IsObject() || val.IsArray() {
+				out = duplicates(val, JoinPath(path, strconv.Itoa(i)), out)
+			}
+			i++
+			return true
+		})
+	}
+	return out
+}
+
+// JoinPath appends a key to a dotted display path ("error.data" + "x").
+// Keys with dots or wildcards are escaped as gjson would need them, so a
+// reported path can be fed back to Get.
+func JoinPath(path, key string) string {
+	if strings.ContainsAny(key, ".*?|#@\\") {
+		var b strings.Builder
+		for _, r := range key {
+			if strings.ContainsRune(".*?|#@\\", r) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+		key = b.String()
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// Kind names a JSON value's type as a person would: "string", "integer",
+// "number", "object", "array", "boolean", "null" or "absent".
+func Kind(v gjson.Result) string {
+	switch {
+	case !v.Exists():
+		return "absent"
+	case v.Type == gjson.String:
+		return "string"
+	case v.Type == gjson.Number:
+		if IsInteger(v.Raw) {
+			return "integer"
+		}
+		return "number"
+	case v.Type == gjson.True, v.Type == gjson.False:
+		return "boolean"
+	case v.Type == gjson.Null:
+		return "null"
+	case v.IsArray():
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+// IsInteger reports whether a JSON number literal denotes an integer
+// value. MCP's RequestId is "string | integer": 1.5 is not an id; 1e2 is an
+// integer in value but written as a float, which JSON Schema 2020-12
+// accepts as integer, so we do too.
+func IsInteger(raw string) bool {
+	r, ok := new(big.Rat).SetString(raw)
+	return ok && r.IsInt()
+}
+
+// SameID reports whether a reply id equals a request id in JSON type and
+// value (T-RPC-5): the string "7" is not the number 7, and 1.5 stays 1.5.
+// Numbers compare exactly (no float rounding: a large integer answered
+// through a float64 differs); strings compare after unescaping.
+func SameID(req, reply gjson.Result) bool {
+	if req.Type != reply.Type {
+		return false
+	}
+	switch req.Type {
+	case gjson.String:
+		return req.Str == reply.Str
+	case gjson.Number:
+		a, ok1 := new(big.Rat).SetString(req.Raw)
+		b, ok2 := new(big.Rat).SetString(reply.Raw)
+		return ok1 && ok2 && a.Cmp(b) == 0
+	case gjson.Null:
+		return true
+	default:
+		return req.Raw == reply.Raw
+	}
+}
