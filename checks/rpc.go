@@ -2,6 +2,9 @@ package checks
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -168,12 +171,12 @@ readable, leaving it out fails too: the client cannot match the reply.`,
 			case !got.Exists():
 				p.Failf("id", "the response has no id; want %s", p.Expect.ID.Raw)
 			case !envelope.SameID(p.Expect.ID, got):
-				p.Failf("id", "id is %s %s, want %s %s", envelope.Kind(got), Quote(got.Raw, quoteN), envelope.Kind(p.Expect.ID), Quote(p.Expect.ID.Raw, quoteN))
+				p.Failf("id", "id is %s %s, want %s %s", envelope.Kind(got), clip(got.Raw), envelope.Kind(p.Expect.ID), clip(p.Expect.ID.Raw))
 			}
 			return nil
 		}
 		if got.Exists() && got.Type != gjson.Null {
-			p.Failf("id", "id is %s but the request's id could not be read; want it absent or null", Quote(got.Raw, quoteN))
+			p.Failf("id", "id is %s but the request's id could not be read; want it absent or null", clip(got.Raw))
 		}
 		return nil
 	},
@@ -262,7 +265,7 @@ cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
 				continue
 			}
 			if id := m.Get("id"); id.Exists() && id.Type != gjson.Null {
-				p.Failf(msgPath(p, i), "the notification was answered with a response (id %s)", Quote(id.Raw, quoteN))
+				p.Failf(msgPath(p, i), "the notification was answered with a response (id %s)", clip(id.Raw))
 			} else if m.Get("result").Exists() || p.Exchange.Transport == envelope.Stdio {
 				p.Failf(msgPath(p, i), "the notification was answered with a response")
 			}
@@ -295,12 +298,26 @@ var ResultObject = &Check{
 	},
 }
 
+// clip shows raw JSON as it was sent, cut to the quoting bound; JSON
+// text has no raw control characters, but a cut may still need marking.
+func clip(raw string) string {
+	if r := []rune(raw); len(r) > quoteN {
+		raw = string(r[:quoteN]) + "…"
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, raw)
+}
+
 // describe names a value's type and, for scalars, its text.
 func describe(v gjson.Result) string {
 	switch k := envelope.Kind(v); k {
 	case "absent", "null", "object", "array":
 		return k
 	default:
-		return k + " " + Quote(v.Raw, quoteN)
+		return k + " " + clip(v.Raw)
 	}
 }

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/transcript"
+)
+
+type lintOptions struct {
+	reportOptions
+	Files []string
+}
+
+func newLintCmd(s *streams) *cobra.Command {
+	o := &lintOptions{}
+	cmd := &cobra.Command{
+		Use:   "lint [flags] FILE...",
+		Short: "Judge recorded traffic: a transcript, one exchange per JSON line (- reads stdin)",
+		Long: `lint reads transcripts (JSON Lines, one exchange per line; the format is
+described in the README) and judges every reply with the same checks a live
+run uses. A malformed line is reported with its file and line number and the
+rest is still judged; the report is always written.
+
+` + exitHelp,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.Files = args
+			return lintRun(s, o)
+		},
+	}
+	addReportFlags(cmd, &o.reportOptions)
+	return cmd
+}
+
+func lintRun(s *streams, o *lintOptions) error {
+	ss, err := o.open(s, report.Meta{Target: "lint " + strings.Join(o.Files, " "), Protocol: "per exchange (declared or inferred from the request)"})
+	if err != nil {
+		return err
+	}
+	all := checks.All()
+	var inputErrs int
+	for _, name := range o.Files {
+		r, closeIn, err := openInput(s, name)
+		if err != nil {
+			inputErrs++
+			ss.note(err.Error())
+			fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+			continue
+		}
+		prefix := ""
+		if len(o.Files) > 1 {
+			prefix = name + ":"
+		}
+		tr := transcript.NewReader(name, r)
+		for {
+			rec, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			var le *transcript.LineError
+			if errors.As(err, &le) {
+				inputErrs++
+				ss.note(le.Error())
+				fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", le)
+				continue
+			}
+			if err != nil {
+				inputErrs++
+				ss.note(fmt.Sprintf("%s: %v", name, err))
+				break
+			}
+			vs := checks.Judge(checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Contract: ss.contract}, all)
+			if err := ss.exchange(prefix+rec.Fixture, vs); err != nil {
+				closeIn()
+				return err
+			}
+		}
+		closeIn()
+	}
+	err = ss.finish()
+	if inputErrs > 0 && (err == nil || errors.Is(err, errFindings)) {
+		// The report is written; the input still needs fixing.
+		return usagef("%d input problem(s); the rest was judged", inputErrs)
+	}
+	return err
+}
+
+func openInput(s *streams, name string) (io.Reader, func(), error) {
+	if name == "-" {
+		return s.In, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening transcript: %w", err)
+	}
+	return f, func() { f.Close() }, nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is the checker's version; releases set it with -ldflags.
+var version = "0.1.0-dev"
+
+type exitCode int
+
+const (
+	exitOK       exitCode = 0 // nothing fails the gate
+	exitFindings exitCode = 1 // conformance failures (or errors) fail the gate
+	exitUsage    exitCode = 2 // bad usage, flag, contract, fixture or input
+	exitTarget   exitCode = 3 // the target could not be driven
+)
+
+// errFindings: the run completed and its report says what failed.
+var errFindings = errors.New("conformance findings")
+
+// usageError marks a mistake in what the user asked for.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// targetError marks a target that could not be driven (not started,
+// unreachable, died before anything could be judged).
+type targetError struct{ err error }
+
+func (e *targetError) Error() string { return e.err.Error() }
+func (e *targetError) Unwrap() error { return e.err }
+
+const exitHelp = `Exit codes:
+  0  nothing fails the gate
+  1  conformance failures: a check failed or could not judge (with --fail-on warn, warnings too)
+  2  usage or configuration error: bad flag, contract, fixture or transcript line
+  3  the target could not be driven: not started, unreachable, died`
+
+// Main runs the CLI and maps every outcome to an exit code, in one place.
+func Main(args []string, s *streams) exitCode {
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.Execute()
+	var ue *usageError
+	var te *targetError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFindings):
+		return exitFindings
+	case errors.As(err, &te):
+		fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+		return exitTarget
+	case errors.As(err, &ue):
+		fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+		return exitUsage
+	default:
+		// cobra's own flag and argument errors are usage errors too.
+		fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+		return exitUsage
+	}
+}
+
+func newRootCmd(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "wymcp-check",
+		Short: "Conformance checker for MCP servers",
+		Long: `wymcp-check fires well-formed, malformed and hostile messages at an MCP
+server and judges every reply against JSON-RPC 2.0, the MCP protocol of the
+version the server speaks, and the error-envelope contract.
+
+` + exitHelp,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetOut(s.Out)
+	root.SetErr(s.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.AddCommand(newVersionCmd(s), newListCmd(s), newExplainCmd(s), newLintCmd(s))
+	return root
+}
+
+// enumFlag is a string flag whose value must be one of a closed set; the
+// set shows in the help text.
+type enumFlag struct {
+	val     *string
+	choices []string
+}
+
+func (e *enumFlag) String() string { return *e.val }
+func (e *enumFlag) Type() string   { return "string" }
+func (e *enumFlag) Set(v string) error {
+	if !slices.Contains(e.choices, v) {
+		return fmt.Errorf("%q is not one of %s", v, strings.Join(e.choices, ", "))
+	}
+	*e.val = v
+	return nil
+}
+
+func addEnum(cmd *cobra.Command, p *string, name, def, usage string, choices ...string) {
+	*p = def
+	cmd.Flags().Var(&enumFlag{p, choices}, name, fmt.Sprintf("%s {%s}", usage, strings.Join(choices, "|")))
+}
+
+func newVersionCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the checker's version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprintf(s.Out, "wymcp-check %s\n", version)
+			return err
+		},
+	}
+}

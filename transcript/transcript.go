@@ -1,0 +1,285 @@
+// Package transcript reads and writes recorded traffic: JSON Lines, one
+// exchange per line, the input of `wymcp-check lint`. The format is a
+// public interface (see README "Transcript format"); fields are only
+// ever added.
+//
+//	{"transport":"http"|"stdio", "protocolVersion":"2026-07-28" (optional),
+//	 "fixture":"name" (optional),
+//	 "request":{"method":"POST" (optional), "headers":{…}, "body":"<raw text>" | "bodyBase64":"…"},
+//	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…"} | null}
+//
+// "response": null means no reply arrived. On stdio the response body is
+// what the server wrote while the exchange was open, one message a line.
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// MaxLine bounds one transcript line; a longer one is reported and
+// skipped, so one giant record cannot exhaust memory.
+const MaxLine = 64 << 20
+
+// A Record is one exchange read from a transcript.
+type Record struct {
+	Line     int
+	Fixture  string // "line:N" unless the record names one
+	Exchange envelope.Exchange
+}
+
+// A LineError is a line that could not be read; the reader goes on.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// A Reader streams records from a transcript.
+type Reader struct {
+	name string
+	br   *bufio.Reader
+	line int
+	buf  []byte
+}
+
+// NewReader reads the transcript r; name is used in errors.
+func NewReader(name string, r io.Reader) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Next returns the next record. A malformed line yields a *LineError and
+// the reader stays usable; the end yields io.EOF. Blank lines are skipped.
+func (r *Reader) Next() (Record, error) {
+	for {
+		line, err := r.readLine()
+		if err != nil {
+			return Record{}, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		rec, perr := parse(line)
+		if perr != nil {
+			return Record{}, &LineError{r.name, r.line, perr}
+		}
+		rec.Line = r.line
+		if rec.Fixture == "" {
+			rec.Fixture = fmt.Sprintf("line:%d", r.line)
+		}
+		return rec, nil
+	}
+}
+
+var errTooLong = fmt.Errorf("line exceeds %d bytes", MaxLine)
+
+// readLine returns the next line without its newline. A line longer than
+// MaxLine is drained and reported as an error for that line.
+func (r *Reader) readLine() ([]byte, error) {
+	r.buf = r.buf[:0]
+	r.line++
+	tooLong := false
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if !tooLong {
+			if len(r.buf)+len(chunk) > MaxLine {
+				tooLong, r.buf = true, r.buf[:0]
+			} else {
+				r.buf = append(r.buf, chunk...)
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && (len(r.buf) > 0 || tooLong):
+			// a last line without newline
+		case err != nil:
+			return nil, err
+		}
+		if tooLong {
+			return nil, &LineError{r.name, r.line, errTooLong}
+		}
+		return bytes.TrimRight(r.buf, "\r\n"), nil
+	}
+}
+
+func parse(line []byte) (Record, error) {
+	var rec Record
+	if !gjson.ValidBytes(line) {
+		return rec, errors.New("not valid JSON")
+	}
+	root := gjson.ParseBytes(line)
+	if !root.IsObject() {
+		return rec, errors.New("not a JSON object")
+	}
+	ex := &rec.Exchange
+	switch t := root.Get("transport"); {
+	case !t.Exists():
+		return rec, errors.New(`"transport" is required ("http" or "stdio")`)
+	case t.Str == envelope.HTTP || t.Str == envelope.Stdio:
+		ex.Transport = t.Str
+	default:
+		return rec, fmt.Errorf(`"transport" is %s, want "http" or "stdio"`, t.Raw)
+	}
+	if v := root.Get("protocolVersion"); v.Exists() {
+		if !envelope.KnownVersion(v.Str) {
+			return rec, fmt.Errorf(`"protocolVersion" is %s, want one of %v`, v.Raw, envelope.Versions())
+		}
+		ex.Version = v.Str
+	}
+	rec.Fixture = root.Get("fixture").Str
+	req := root.Get("request")
+	if !req.IsObject() {
+		return rec, errors.New(`"request" is required and must be an object`)
+	}
+	var err error
+	ex.Request.Method = req.Get("method").Str
+	if ex.Request.Header, err = headers(req.Get("headers"), "request"); err != nil {
+		return rec, err
+	}
+	if ex.Request.Body, err = body(req, "request"); err != nil {
+		return rec, err
+	}
+	resp := root.Get("response")
+	switch {
+	case !resp.Exists():
+		return rec, errors.New(`"response" is required (null when no reply arrived)`)
+	case resp.Type == gjson.Null:
+		return rec, nil
+	case !resp.IsObject():
+		return rec, errors.New(`"response" must be an object or null`)
+	}
+	r := &envelope.Response{}
+	if s := resp.Get("status"); s.Exists() {
+		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
+			return rec, fmt.Errorf(`"response.status" is %s, want an HTTP status`, s.Raw)
+		}
+		r.Status = int(s.Int())
+	} else if ex.Transport == envelope.HTTP {
+		return rec, errors.New(`"response.status" is required for http`)
+	}
+	if r.Header, err = headers(resp.Get("headers"), "response"); err != nil {
+		return rec, err
+	}
+	if r.Body, err = body(resp, "response"); err != nil {
+		return rec, err
+	}
+	if ex.Transport == envelope.Stdio {
+		r.Messages = [][]byte{}
+		for _, l := range bytes.Split(r.Body, []byte("\n")) {
+			if l = bytes.TrimSuffix(l, []byte("\r")); len(l) > 0 {
+				r.Messages = append(r.Messages, l)
+			}
+		}
+	}
+	ex.Response = r
+	return rec, nil
+}
+
+func headers(v gjson.Result, where string) (http.Header, error) {
+	h := http.Header{}
+	if !v.Exists() {
+		return h, nil
+	}
+	if !v.IsObject() {
+		return nil, fmt.Errorf(`"%s.headers" must be an object`, where)
+	}
+	var err error
+	v.ForEach(func(k, val gjson.Result) bool {
+		switch {
+		case val.Type == gjson.String:
+			h.Add(k.Str, val.Str)
+		case val.IsArray():
+			for _, x := range val.Array() {
+				if x.Type != gjson.String {
+					err = fmt.Errorf(`"%s.headers.%s" values must be strings`, where, k.Str)
+					return false
+				}
+				h.Add(k.Str, x.Str)
+			}
+		default:
+			err = fmt.Errorf(`"%s.headers.%s" must be a string or an array of strings`, where, k.Str)
+			return false
+		}
+		return true
+	})
+	return h, err
+}
+
+func body(v gjson.Result, where string) ([]byte, error) {
+	b, b64 := v.Get("body"), v.Get("bodyBase64")
+	switch {
+	case b.Exists() && b64.Exists():
+		return nil, fmt.Errorf(`"%s" has both body and bodyBase64`, where)
+	case b64.Exists():
+		raw, err := base64.StdEncoding.DecodeString(b64.Str)
+		if err != nil {
+			return nil, fmt.Errorf(`"%s.bodyBase64": %w`, where, err)
+		}
+		return raw, nil
+	case b.Exists():
+		if b.Type != gjson.String {
+			return nil, fmt.Errorf(`"%s.body" must be a string (the raw text); use bodyBase64 for bytes`, where)
+		}
+		return []byte(b.Str), nil
+	}
+	return nil, nil
+}
+
+// Write appends one exchange to w as a transcript line. Bodies that are
+// not valid UTF-8 go as bodyBase64, so the bytes survive exactly.
+func Write(w io.Writer, fixture string, ex *envelope.Exchange) error {
+	type msg struct {
+		Method     string              `json:"method,omitempty"`
+		Status     int                 `json:"status,omitempty"`
+		Headers    map[string][]string `json:"headers,omitempty"`
+		Body       *string             `json:"body,omitempty"`
+		BodyBase64 *string             `json:"bodyBase64,omitempty"`
+	}
+	put := func(m *msg, b []byte) {
+		s := string(b)
+		if utf8.Valid(b) {
+			m.Body = &s
+		} else {
+			e := base64.StdEncoding.EncodeToString(b)
+			m.BodyBase64 = &e
+		}
+	}
+	rec := struct {
+		Transport string `json:"transport"`
+		Version   string `json:"protocolVersion,omitempty"`
+		Fixture   string `json:"fixture,omitempty"`
+		Request   msg    `json:"request"`
+		Response  *msg   `json:"response"`
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture}
+	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
+	put(&rec.Request, ex.Request.Body)
+	if r := ex.Response; r != nil {
+		m := &msg{Status: r.Status, Headers: r.Header}
+		b := r.Body
+		if ex.Transport == envelope.Stdio && r.Messages != nil {
+			b = bytes.Join(r.Messages, []byte("\n"))
+		}
+		put(m, b)
+		rec.Response = m
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
