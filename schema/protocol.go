@@ -1,0 +1,112 @@
+package schema
+
+import (
+	"fmt"
+	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Names every protocol file defines; the reply table x-wymcp-replies maps
+// methods to further $defs.
+const (
+	defResultResponse = "resultReply"
+	defErrorResponse  = "errorReply"
+	repliesKey        = "x-wymcp-replies"
+)
+
+// protocolDoc is one embedded protocol file, parsed.
+type protocolDoc struct {
+	version string
+	url     string
+	doc     map[string]any
+	replies map[string]string
+	defs    map[string]any
+}
+
+func loadProtocol(version string) (*protocolDoc, error) {
+	name := "protocol/" + version + ".json"
+	raw, err := protocolFiles.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", name, err)
+	}
+	v, err := decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", name, err)
+	}
+	doc, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("schema: %s: not a json object", name)
+	}
+	defs, _ := doc["$defs"].(map[string]any)
+	table, _ := doc[repliesKey].(map[string]any)
+	replies := map[string]string{}
+	for m, d := range table {
+		def, ok := d.(string)
+		if !ok || defs[def] == nil {
+			return nil, fmt.Errorf("schema: %s: %s: method %q names no $defs entry", name, repliesKey, m)
+		}
+		replies[m] = def
+	}
+	return &protocolDoc{
+		version: version,
+		url:     "mem://wymcp/protocol/" + version + ".json",
+		doc:     doc,
+		replies: replies,
+		defs:    defs,
+	}, nil
+}
+
+// compiler returns a compiler holding the document, ready for
+// compileDef.
+func (p *protocolDoc) compiler() (*jsonschema.Compiler, error) {
+	c := newCompiler(jsonschema.Draft2020)
+	if err := c.AddResource(p.url, p.doc); err != nil {
+		return nil, fmt.Errorf("schema: protocol %s: %w", p.version, err)
+	}
+	return c, nil
+}
+
+func (p *protocolDoc) compileDef(c *jsonschema.Compiler, def string) (*jsonschema.Schema, error) {
+	sch, err := c.Compile(p.url + "#/$defs/" + def)
+	if err != nil {
+		return nil, fmt.Errorf("schema: protocol %s: compile %s: %w", p.version, def, err)
+	}
+	return sch, nil
+}
+
+// claims lists the $defs that claim an official type: by this package's
+// convention their names start with an upper-case letter.
+func (p *protocolDoc) claims() map[string]bool {
+	out := map[string]bool{}
+	for name := range p.defs {
+		if r := []rune(name); len(r) > 0 && unicode.IsUpper(r[0]) {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+func compileSet(version string) (*Set, error) {
+	p, err := loadProtocol(version)
+	if err != nil {
+		return nil, err
+	}
+	c, err := p.compiler()
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{version: version, replies: map[string]*jsonschema.Schema{}, covers: p.claims()}
+	if s.result, err = p.compileDef(c, defResultResponse); err != nil {
+		return nil, err
+	}
+	if s.error, err = p.compileDef(c, defErrorResponse); err != nil {
+		return nil, err
+	}
+	for m, def := range p.replies {
+		if s.replies[m], err = p.compileDef(c, def); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}

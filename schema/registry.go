@@ -1,0 +1,109 @@
+package schema
+
+import (
+	"embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+//go:embed protocol/*.json
+var protocolFiles embed.FS
+
+// Versions lists the protocol versions this package has schemas for,
+// newest first.
+func Versions() []string {
+	return []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+}
+
+// A Registry compiles the schemas of each protocol version on first use
+// and keeps them for the life of the Registry. It is safe for concurrent
+// use. Create one per process (or per test) with NewRegistry.
+type Registry struct {
+	sets map[string]*lazySet // fixed at NewRegistry; only the lazySets change
+}
+
+type lazySet struct {
+	once sync.Once
+	set  *Set
+	err  error
+}
+
+// NewRegistry returns a Registry that has compiled nothing yet.
+func NewRegistry() *Registry {
+	r := &Registry{sets: map[string]*lazySet{}}
+	for _, v := range Versions() {
+		r.sets[v] = &lazySet{}
+	}
+	return r
+}
+
+// Version returns the compiled schemas of protocol version v, compiling
+// them on the first call for v. An unknown version is an error.
+func (r *Registry) Version(v string) (*Set, error) {
+	ls, ok := r.sets[v]
+	if !ok {
+		return nil, fmt.Errorf("schema: unknown protocol version %q (known: %s)", v, strings.Join(Versions(), ", "))
+	}
+	ls.once.Do(func() { ls.set, ls.err = compileSet(v) })
+	return ls.set, ls.err
+}
+
+// A Set is the compiled reply schemas of one protocol version. It is
+// immutable and safe for concurrent use.
+type Set struct {
+	version string
+	replies map[string]*jsonschema.Schema // method → its result response
+	result  *jsonschema.Schema            // result response of a method not in replies
+	error   *jsonschema.Schema            // error response, any method
+	covers  map[string]bool
+}
+
+// Version is the protocol version the Set validates.
+func (s *Set) Version() string { return s.version }
+
+// Methods lists, sorted, the methods whose results the Set knows.
+func (s *Set) Methods() []string {
+	out := make([]string, 0, len(s.replies))
+	for m := range s.replies {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Covers reports whether the Set's schema claims to cover the official
+// $defs type defName of its version: it defines a type of that name that
+// the differential tests compare with the official one.
+func (s *Set) Covers(defName string) bool { return s.covers[defName] }
+
+// ValidateReply validates raw, a whole JSON-RPC reply to a request of
+// method. A reply with an error member is validated as an error response
+// (for any method); otherwise as a result response whose result is the
+// method's result type. For a method the Set does not know only the
+// envelope and the generic result are checked. It returns nil when the
+// reply is valid.
+func (s *Set) ValidateReply(method string, raw []byte) []envelope.DistilledEntry {
+	v, err := decode(raw)
+	if err != nil {
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{problemNotJSON}}}
+	}
+	return Distill(s.pick(method, v).Validate(v))
+}
+
+func (s *Set) pick(method string, v any) *jsonschema.Schema {
+	if obj, ok := v.(map[string]any); ok {
+		if _, isError := obj["error"]; isError {
+			return s.error
+		}
+	}
+	if sch, ok := s.replies[method]; ok {
+		return sch
+	}
+	return s.result
+}

@@ -1,0 +1,199 @@
+package schema
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+type entries = []envelope.DistilledEntry
+
+func TestValidateReply(t *testing.T) {
+	cases := []struct {
+		name, version, method, reply string
+		want                         entries
+	}{
+		{"discover ok", "2026-07-28", "server/discover",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":60000,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`,
+			nil},
+		{"discover without cache hints", "2026-07-28", "server/discover",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{}}}`,
+			entries{{Location: "/result", Problems: []string{"missing property 'cacheScope'", "missing property 'ttlMs'"}}}},
+		{"bad cache hints", "2026-07-28", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[],"ttlMs":1.5,"cacheScope":"shared"}}`,
+			entries{
+				{Location: "/result/cacheScope", Problems: []string{"must be one of 'public', 'private'"}},
+				{Location: "/result/ttlMs", Problems: []string{"got number, want integer"}},
+			}},
+		{"input_required on a list", "2026-07-28", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","tools":[],"ttlMs":0,"cacheScope":"public"}}`,
+			entries{{Location: "/result/resultType", Problems: []string{"must be 'complete'"}}}},
+		{"input_required tool call", "2026-07-28", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":"abc"}}`,
+			nil},
+		{"input_required without anything", "2026-07-28", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required"}}`,
+			entries{{Location: "/result", Problems: []string{"missing property 'inputRequests' or 'requestState'"}}}},
+		{"structured content may be an array in 2026", "2026-07-28", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"structuredContent":[1,2]}}`,
+			nil},
+		{"structured content is an object in 2025", "2025-11-25", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":[1,2]}}`,
+			entries{{Location: "/result/structuredContent", Problems: []string{"got array, want object"}}}},
+		{"content blocks", "2026-07-28", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text"},{"type":"video"},{"type":"image","data":1,"mimeType":"image/png"},7],"isError":"yes"}}`,
+			entries{
+				{Location: "/result/content/0", Problems: []string{"missing property 'text'"}},
+				{Location: "/result/content/1/type", Problems: []string{"must be one of 'text', 'image', 'audio', 'resource_link', 'resource'"}},
+				{Location: "/result/content/2/data", Problems: []string{"got number, want string"}},
+				{Location: "/result/content/3", Problems: []string{"got number, want object"}},
+				{Location: "/result/isError", Problems: []string{"got string, want boolean"}},
+			}},
+		{"result and error", "2026-07-28", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32603,"message":"boom"}}`,
+			entries{{Location: "/result", Problems: []string{"not allowed"}}}},
+		{"neither result nor error", "2025-06-18", "tools/list",
+			`{"jsonrpc":"2.0","id":1}`,
+			entries{{Location: "", Problems: []string{"missing property 'result'"}}}},
+		{"error with null id", "2025-06-18", "tools/list",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+			nil},
+		{"error without id", "2026-07-28", "",
+			`{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`,
+			nil},
+		{"error object shape", "2026-07-28", "tools/list",
+			`{"jsonrpc":"2.0","id":{},"error":{"code":"-32601","message":["x"]}}`,
+			entries{
+				{Location: "/error/code", Problems: []string{"got string, want integer"}},
+				{Location: "/error/message", Problems: []string{"got array, want string"}},
+				{Location: "/id", Problems: []string{"got object, want null or integer or string"}},
+			}},
+		{"-32021 without data", "2026-07-28", "tools/call",
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32021,"message":"elicitation capability required"}}`,
+			entries{{Location: "/error", Problems: []string{"missing property 'data'"}}}},
+		{"-32021 ok", "2026-07-28", "tools/call",
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32021,"message":"elicitation capability required","data":{"requiredCapabilities":{"elicitation":{}}}}}`,
+			nil},
+		{"-32022 data", "2026-07-28", "server/discover",
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":[],"requested":7}}}`,
+			entries{
+				{Location: "/error/data/requested", Problems: []string{"got number, want string"}},
+				{Location: "/error/data/supported", Problems: []string{"got 0 items, want at least 1"}},
+			}},
+		{"-32042 data", "2025-11-25", "tools/call",
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32042,"message":"authorization required","data":{"elicitations":[{"mode":"url","url":"https://example.com","message":"log in"}]}}}`,
+			entries{{Location: "/error/data/elicitations/0", Problems: []string{"missing property 'elicitationId'"}}}},
+		{"-32042 means nothing in 2025-06-18", "2025-06-18", "tools/call",
+			`{"jsonrpc":"2.0","id":3,"error":{"code":-32042,"message":"whatever"}}`,
+			nil},
+		{"initialize", "2025-11-25", "initialize",
+			`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s"}}}`,
+			entries{{Location: "/result/serverInfo", Problems: []string{"missing property 'version'"}}}},
+		{"ping", "2025-06-18", "ping",
+			`{"jsonrpc":"2.0","id":"p","result":{"pong":true}}`,
+			entries{{Location: "/result", Problems: []string{"unexpected property 'pong'"}}}},
+		{"2025 output schema root", "2025-06-18", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":"array"}}]}}`,
+			entries{{Location: "/result/tools/0/outputSchema/type", Problems: []string{"must be 'object'"}}}},
+		{"completion bound", "2025-06-18", "completion/complete",
+			`{"jsonrpc":"2.0","id":1,"result":{"completion":{"values":[` + repeatJSON(`"v"`, 101) + `]}}}`,
+			entries{{Location: "/result/completion/values", Problems: []string{"got 101 items, want at most 100"}}}},
+		{"resource contents", "2026-07-28", "resources/read",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","contents":[{"uri":"a"},{"uri":"b","text":"t","blob":"Yg=="}]}}`,
+			entries{
+				{Location: "/result/contents/0", Problems: []string{"missing property 'text' or 'blob'"}},
+				{Location: "/result/contents/1/text", Problems: []string{"not allowed"}},
+			}},
+		{"unknown method: envelope and generic result", "2026-07-28", "vendor/thing",
+			`{"jsonrpc":"2.0","id":1,"result":{"anything":true}}`,
+			entries{{Location: "/result", Problems: []string{"missing property 'resultType'"}}}},
+		{"unknown method in 2025: any object", "2025-11-25", "vendor/thing",
+			`{"jsonrpc":"2.0","id":1,"result":{"anything":true}}`,
+			nil},
+		{"not json", "2026-07-28", "tools/list", `{"jsonrpc":"2.0",`,
+			entries{{Location: "", Problems: []string{"not valid json"}}}},
+		{"not an object", "2026-07-28", "tools/list", `[{"jsonrpc":"2.0"}]`,
+			entries{{Location: "", Problems: []string{"got array, want object"}}}},
+		{"wrong jsonrpc", "2026-07-28", "tools/list",
+			`{"jsonrpc":"1.0","id":1,"result":{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"public"}}`,
+			entries{{Location: "/jsonrpc", Problems: []string{"must be '2.0'"}}}},
+	}
+	r := NewRegistry()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := r.Version(c.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := s.ValidateReply(c.method, []byte(c.reply))
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("%s %s (-want +got):\n%s", c.version, c.method, diff)
+			}
+		})
+	}
+}
+
+func TestRegistryUnknownVersion(t *testing.T) {
+	_, err := NewRegistry().Version("2024-11-05")
+	if err == nil || !strings.Contains(err.Error(), `unknown protocol version "2024-11-05"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRegistryCompilesOnceConcurrently(t *testing.T) {
+	r := NewRegistry()
+	var wg sync.WaitGroup
+	sets := make([]*Set, 16)
+	for i := range sets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := r.Version("2026-07-28")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			sets[i] = s
+			if got := s.ValidateReply("tools/list", []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)); len(got) == 0 {
+				t.Error("an invalid reply passed")
+			}
+		}()
+	}
+	wg.Wait()
+	for _, s := range sets[1:] {
+		if s != sets[0] {
+			t.Fatal("Version compiled more than once")
+		}
+	}
+}
+
+func TestSetMethodsAndCovers(t *testing.T) {
+	r := NewRegistry()
+	want := map[string][]string{
+		"2026-07-28": {"completion/complete", "prompts/get", "prompts/list", "resources/list", "resources/read", "resources/templates/list", "server/discover", "subscriptions/listen", "tools/call", "tools/list"},
+		"2025-11-25": {"completion/complete", "initialize", "ping", "prompts/get", "prompts/list", "resources/list", "resources/read", "resources/templates/list", "tools/call", "tools/list"},
+		"2025-06-18": {"completion/complete", "initialize", "ping", "prompts/get", "prompts/list", "resources/list", "resources/read", "resources/templates/list", "tools/call", "tools/list"},
+	}
+	for v, methods := range want {
+		s, err := r.Version(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(methods, s.Methods()); diff != "" {
+			t.Errorf("%s methods (-want +got):\n%s", v, diff)
+		}
+		if s.Version() != v {
+			t.Errorf("Version() = %q, want %q", s.Version(), v)
+		}
+	}
+	s, _ := r.Version("2026-07-28")
+	for name, want := range map[string]bool{"CallToolResult": true, "InputRequiredResult": true, "resultEnvelope": false, "CallToolRequest": false} {
+		if got := s.Covers(name); got != want {
+			t.Errorf("Covers(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
