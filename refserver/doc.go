@@ -1,0 +1,72 @@
+// Package refserver is a reference MCP server that keeps the strict
+// error-envelope contract, with named faults to inject. It powers
+// `wymcp-check check --demo` and the checker's own tests.
+//
+// It imports nothing from this module: a bug shared by the judge and the
+// judged would hide itself. Requests are read from their raw bytes with
+// gjson (case-sensitive, absent ≠ null); ids are echoed byte for byte.
+//
+// # Versions
+//
+// 2026-07-28 is served statelessly: every request carries params._meta with
+// io.modelcontextprotocol/protocolVersion and clientCapabilities, and over
+// HTTP the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name.
+// 2025-11-25 and 2025-06-18 are served after an initialize handshake (an
+// HTTP session, or the rest of a stdio stream). server/discover and the -32022
+// error list only 2026-07-28 as supported: it is the one version a
+// request's _meta may name.
+//
+// The one tool, "add", sums two integers a and b within ±(2^53−1).
+// Arguments that break its inputSchema give an isError result in
+// 2025-11-25 and 2026-07-28, and -32602 with data.errors in 2025-06-18
+// (T-TOOL-8).
+//
+// # Replies
+//
+// Every error message is one lowercase line; data is absent or uses only
+// errors, header, expected, received, supported, requested; a request value
+// appears only as the single value the error is about, escaped and cut to
+// 64 bytes. data.errors is distilled: one entry per JSON Pointer location,
+// sorted, problems sorted and de-duplicated.
+//
+//	condition                                   code    HTTP  id
+//	body over 1 MiB                             -32600  413   absent
+//	not UTF-8 / not JSON                        -32700  400   absent
+//	batch (JSON array), not an object           -32600  400   absent
+//	id null, fractional, object, array, bool    -32600  400   absent
+//	jsonrpc not "2.0", method missing/not str   -32600  400   echoed if readable
+//	params not an object                        -32602  400   echoed
+//	2026: _meta missing or mistyped             -32602  400   echoed
+//	2026: MCP-Protocol-Version missing/differs  -32020  400   echoed
+//	2026: _meta version not served              -32022  400   echoed
+//	2026: Mcp-Method, Mcp-Name missing/differs  -32020  400   echoed
+//	2026: unknown or removed method             -32601  404   echoed
+//	2026: a POSTed JSON-RPC response            -32600  400   echoed
+//	2025: unknown method                        -32601  200   echoed
+//	2025: unknown or ended session              -32600  404   echoed
+//	2025: MCP-Protocol-Version ≠ session's      -32600  400   echoed
+//	unknown tool, invalid cursor                -32602  200   echoed
+//	malformed tools/call, bad initialize params -32602  200   echoed
+//	2025-06-18: arguments break inputSchema     -32602  200   echoed
+//	Origin neither loopback nor this host       -32600  403   absent
+//	GET, or DELETE without a session            -32600  405   absent (Allow: POST)
+//	notification                                —       202   (empty body)
+//	DELETE of a live session                    —       204   (empty body)
+//
+// Precedence in 2026-07-28 (AMB-4 leaves it open): body size, JSON,
+// message shape, params, _meta, MCP-Protocol-Version, version served,
+// Mcp-Method, Mcp-Name, method. So header 2026-07-28 with no _meta version
+// is -32602; header and _meta both 1900-01-01 is -32022; header 1900-01-01
+// with _meta 2026-07-28 is -32020.
+//
+// A request asking for progress (params._meta.progressToken) of a tool run
+// gets one notifications/progress before its reply: on stdio always, over
+// HTTP in 2026-07-28 when Accept lists text/event-stream (the reply is then
+// an SSE stream). 2025-xx HTTP replies are always JSON.
+//
+// # Faults
+//
+// Faults lists the injectable defects. Each breaks one rule in one
+// situation and leaves every other reply unchanged, which the tests check
+// by running every case file against every fault.
+package refserver

@@ -1,0 +1,551 @@
+package refserver
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// A reply is the outcome of one message, before a transport writes it.
+type reply struct {
+	body      []byte // the JSON-RPC reply; nil: nothing to send (HTTP 202)
+	status    int    // HTTP status of body
+	progress  []byte // notifications/progress to send before body, when asked for
+	sessionID string // HTTP: a new 2025-xx session, for the Mcp-Session-Id header
+	hang      bool   // hang fault: never answer
+	crash     bool   // crash fault: drop the transport
+}
+
+func (s *Server) fail(m *message, e *rpcError) reply {
+	return reply{body: s.errorBody(m, e), status: e.status}
+}
+
+func (s *Server) ok(m *message, result any) reply {
+	return reply{body: s.resultBody(m, result), status: http.StatusOK}
+}
+
+// finish shapes a result for its era: 2026-07-28 results carry resultType
+// (T-LIFE-10) and _meta serverInfo (T-LIFE-11); 2025-xx results are as built.
+func (s *Server) finish(version string, r map[string]any) map[string]any {
+	if version == version2026 {
+		r["resultType"] = "complete"
+		r["_meta"] = map[string]any{keyServerInfo: s.serverInfo()}
+	}
+	return r
+}
+
+// notified handles a notification: never answered (T-RPC-10), unless the
+// notification-reply fault makes the server answer it like a request.
+func (s *Server) notified(version string) reply {
+	if s.fault != faultNotificationReply {
+		return reply{}
+	}
+	r := wireResponse{JSONRPC: "2.0", ID: []byte("null"), Result: s.finish(version, map[string]any{})}
+	return reply{body: encode(r), status: http.StatusOK}
+}
+
+// paramsObject rejects params that are present but not an object
+// (T-RPC-13). We answer -32602 rather than -32600: the message is a request,
+// its params are what is wrong. HTTP 400, as for any malformed request.
+func (s *Server) paramsObject(m *message) *rpcError {
+	if m.params.Exists() && !m.params.IsObject() {
+		return s.invalidParams("invalid params", []problem{{"/params", "must be an object"}}, http.StatusBadRequest)
+	}
+	return nil
+}
+
+// serveModern serves a 2026-07-28 message. h holds the HTTP request
+// headers; nil on stdio, which has no headers to check.
+//
+// Precedence when several things are wrong (the spec sets none, AMB-4):
+// params not an object, then missing or mistyped _meta fields (-32602),
+// then MCP-Protocol-Version missing or differing from _meta (-32020), then
+// a version not served (-32022), then Mcp-Method (-32020), then Mcp-Name
+// (-32020, compared only when the body value it mirrors is a string, so a
+// malformed tools/call gets its -32602), then the method itself.
+func (s *Server) serveModern(m *message, h http.Header) reply {
+	if m.response {
+		return s.fail(m, invalidRequest("responses are not accepted in 2026-07-28"))
+	}
+	if m.notification {
+		return s.notified(version2026)
+	}
+	if e := s.paramsObject(m); e != nil {
+		return s.fail(m, e)
+	}
+	if ps := metaProblems(m.params); len(ps) > 0 {
+		return s.fail(m, s.invalidParams("invalid params", ps, http.StatusBadRequest))
+	}
+	requested := member(member(m.params, "_meta"), keyProtocolVersion).Str
+	if h != nil {
+		if e := s.checkHeader(h, "MCP-Protocol-Version", requested, false); e != nil {
+			return s.fail(m, e)
+		}
+	}
+	if requested != version2026 {
+		return s.fail(m, s.unsupportedVersion(requested))
+	}
+	if h != nil {
+		if e := s.checkHeader(h, "Mcp-Method", m.method, false); e != nil {
+			return s.fail(m, e)
+		}
+		if e := s.checkName(h, m); e != nil {
+			return s.fail(m, e)
+		}
+	}
+	return s.dispatch(m, version2026)
+}
+
+// metaProblems lists what is missing or mistyped in params._meta
+// (T-LIFE-7): both protocol fields are required on every request.
+func metaProblems(params gjson.Result) []problem {
+	if !params.Exists() {
+		return []problem{{"", `missing property "params"`}}
+	}
+	meta := member(params, "_meta")
+	switch {
+	case !meta.Exists():
+		return []problem{{"/params", `missing property "_meta"`}}
+	case !meta.IsObject():
+		return []problem{{"/params/_meta", "must be an object"}}
+	}
+	var ps []problem
+	switch v := member(meta, keyProtocolVersion); {
+	case !v.Exists():
+		ps = append(ps, problem{"/params/_meta", `missing property "` + keyProtocolVersion + `"`})
+	case v.Type != gjson.String:
+		ps = append(ps, problem{"/params/_meta/" + pointerToken(keyProtocolVersion), "must be a string"})
+	}
+	switch c := member(meta, keyClientCaps); {
+	case !c.Exists():
+		ps = append(ps, problem{"/params/_meta", `missing property "` + keyClientCaps + `"`})
+	case !c.IsObject():
+		ps = append(ps, problem{"/params/_meta/" + pointerToken(keyClientCaps), "must be an object"})
+	}
+	return ps
+}
+
+// pointerToken escapes a member name for a JSON Pointer (RFC 6901).
+func pointerToken(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}
+
+func (s *Server) unsupportedVersion(requested string) *rpcError {
+	q := s.quote(requested)
+	data := map[string]any{"supported": []string{version2026}, "requested": q}
+	if s.fault == faultWrongVersionData {
+		data["requested"] = version2026
+	}
+	return &rpcError{
+		code:    codeUnsupported,
+		message: `unsupported protocol version "` + q + `"`,
+		data:    data,
+		status:  http.StatusBadRequest,
+	}
+}
+
+// checkHeader checks that the standard header name is present, holds only
+// printable ASCII, and equals want (T-HTTP-8, T-HDR-1, T-HDR-2). With
+// sentinel set, a =?base64?…?= value is decoded first (T-HDR-3).
+func (s *Server) checkHeader(h http.Header, name, want string, sentinel bool) *rpcError {
+	vals, present := h[textproto.CanonicalMIMEHeaderKey(name)]
+	if !present || len(vals) == 0 {
+		return s.headerError("missing header "+name, name, want, nil)
+	}
+	got := vals[0]
+	if !printableASCII(got) {
+		return s.headerError("header "+name+" has characters outside printable ascii", name, want, &got)
+	}
+	value := got
+	if sentinel && strings.HasPrefix(got, "=?base64?") && strings.HasSuffix(got, "?=") && len(got) >= len("=?base64??=") {
+		decoded, err := base64.StdEncoding.DecodeString(got[len("=?base64?") : len(got)-len("?=")])
+		if err != nil {
+			return s.headerError("header "+name+" has an undecodable base64 value", name, want, &got)
+		}
+		value = string(decoded)
+	}
+	if value != want {
+		return s.headerError("header "+name+" does not match the body", name, want, &got)
+	}
+	return nil
+}
+
+// checkName checks Mcp-Name for the methods that require it (T-HDR-1).
+func (s *Server) checkName(h http.Header, m *message) *rpcError {
+	var field string
+	switch m.method {
+	case "tools/call", "prompts/get":
+		field = "name"
+	case "resources/read":
+		field = "uri"
+	default:
+		return nil
+	}
+	v := member(m.params, field)
+	if v.Type != gjson.String {
+		return nil // malformed body: the method answers -32602
+	}
+	e := s.checkHeader(h, "Mcp-Name", v.Str, true)
+	if e != nil && s.fault == faultUncheckedName && e.message == "header Mcp-Name does not match the body" {
+		return nil
+	}
+	return e
+}
+
+func printableASCII(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// headerError is the -32020 HeaderMismatch. data names the header, the
+// value the body calls for and the value received, each within the quote
+// bound; received is absent when the header was.
+func (s *Server) headerError(msg, name, want string, got *string) *rpcError {
+	data := map[string]any{"header": name, "expected": s.quote(want)}
+	if got != nil {
+		data["received"] = s.quote(*got)
+	}
+	status := http.StatusBadRequest
+	if s.fault == faultWrongStatus {
+		status = http.StatusOK
+	}
+	return &rpcError{code: codeHeaderMismatch, message: msg, data: data, status: status}
+}
+
+// initialize is the 2025-xx handshake (T-LIFE-1, T-LIFE-2). It returns the
+// negotiated version, or "" when no session starts.
+func (s *Server) initialize(m *message) (reply, string) {
+	if m.notification {
+		return s.notified(version2025Nov), ""
+	}
+	if e := s.paramsObject(m); e != nil {
+		return s.fail(m, e), ""
+	}
+	var ps []problem
+	switch v := member(m.params, "protocolVersion"); {
+	case !m.params.Exists():
+		ps = append(ps, problem{"", `missing property "params"`})
+	case !v.Exists():
+		ps = append(ps, problem{"/params", `missing property "protocolVersion"`})
+	case v.Type != gjson.String:
+		ps = append(ps, problem{"/params/protocolVersion", "must be a string"})
+	}
+	if len(ps) > 0 {
+		return s.fail(m, s.invalidParams("invalid params", ps, http.StatusOK)), ""
+	}
+	// A version we do not speak still gets a result, naming our newest
+	// 2025 version (T-LIFE-2); 2026-07-28 needs no handshake.
+	version := member(m.params, "protocolVersion").Str
+	if version != version2025Jun && version != version2025Nov {
+		version = version2025Nov
+	}
+	return s.ok(m, map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{"tools": map[string]any{}},
+		"serverInfo":      s.serverInfo(),
+	}), version
+}
+
+// serveLegacy serves a message inside a 2025-xx session.
+func (s *Server) serveLegacy(m *message, version string) reply {
+	if m.response {
+		return reply{} // accepted and ignored: we never send requests
+	}
+	if m.notification {
+		return s.notified(version)
+	}
+	if e := s.paramsObject(m); e != nil {
+		return s.fail(m, e)
+	}
+	return s.dispatch(m, version)
+}
+
+// removedIn2026 are the methods 2026-07-28 dropped (T-LIFE-16); they are
+// unknown methods there, with a message that says why.
+func removedIn2026(method string) bool {
+	switch method {
+	case "ping", "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+		"tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
+		return true
+	}
+	return false
+}
+
+// dispatch runs a validated request of the given version.
+func (s *Server) dispatch(m *message, version string) reply {
+	switch {
+	case m.method == "server/discover" && version == version2026:
+		return s.ok(m, s.finish(version, map[string]any{
+			"supportedVersions": []string{version2026},
+			"capabilities":      map[string]any{"tools": map[string]any{}},
+			"ttlMs":             300000,
+			"cacheScope":        "public",
+		}))
+	case m.method == "ping" && version != version2026:
+		return s.ok(m, map[string]any{})
+	case m.method == "tools/list":
+		return s.listTools(m, version)
+	case m.method == "tools/call":
+		return s.callTool(m, version)
+	}
+	return s.fail(m, s.unknownMethod(m.method, version))
+}
+
+func (s *Server) unknownMethod(method, version string) *rpcError {
+	e := &rpcError{code: codeMethodNotFound, message: `unknown method "` + s.quote(method) + `"`, status: http.StatusOK}
+	if version == version2026 {
+		e.status = http.StatusNotFound // T-HTTP-9
+		if removedIn2026(method) {
+			e.message = `method "` + method + `" was removed in 2026-07-28`
+		}
+	}
+	switch s.fault {
+	case faultWrongCode:
+		e.code = codeInternal
+	case faultMultilineMessage:
+		e.message += "\nsee the server documentation for the methods it serves"
+	case faultUnknownDataKey:
+		e.data = map[string]any{"stack": "refserver.dispatch:1"}
+	case faultMissingID:
+		e.noID = true
+	}
+	return e
+}
+
+// The add tool's argument bounds: every integer a and b in this range
+// sums exactly in int64, and in a float64 (2^53 - 1).
+const maxSafeInt = 1<<53 - 1
+
+// addTool is the one tool the server offers.
+func addTool() map[string]any {
+	integer := map[string]any{"type": "integer", "minimum": -maxSafeInt, "maximum": maxSafeInt}
+	return map[string]any{
+		"name":        "add",
+		"title":       "Add two integers",
+		"description": "Returns the sum of two integers.",
+		"inputSchema": map[string]any{
+			"type":                 "object",
+			"properties":           map[string]any{"a": integer, "b": integer},
+			"required":             []string{"a", "b"},
+			"additionalProperties": false,
+		},
+		"outputSchema": map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"sum": map[string]any{"type": "integer"}},
+			"required":   []string{"sum"},
+		},
+		"annotations": map[string]any{"readOnlyHint": true},
+	}
+}
+
+func (s *Server) listTools(m *message, version string) reply {
+	// There is one page, so no cursor was ever issued (T-PAGE-1).
+	if member(m.params, "cursor").Exists() {
+		return s.fail(m, &rpcError{code: codeInvalidParams, message: "invalid cursor", status: http.StatusOK})
+	}
+	r := map[string]any{"tools": []any{addTool()}}
+	if version == version2026 {
+		r["ttlMs"] = 300000
+		r["cacheScope"] = "public"
+	}
+	return s.ok(m, s.finish(version, r))
+}
+
+func (s *Server) callTool(m *message, version string) reply {
+	var ps []problem
+	name := member(m.params, "name")
+	switch {
+	case !m.params.Exists():
+		ps = append(ps, problem{"", `missing property "params"`})
+	case !name.Exists():
+		ps = append(ps, problem{"/params", `missing property "name"`})
+	case name.Type != gjson.String:
+		ps = append(ps, problem{"/params/name", "must be a string"})
+	}
+	args := member(m.params, "arguments")
+	if args.Exists() && !args.IsObject() {
+		ps = append(ps, problem{"/params/arguments", "must be an object"})
+	}
+	if len(ps) > 0 { // malformed tools/call (T-TOOL-7)
+		return s.fail(m, s.invalidParams("invalid tools/call params", ps, http.StatusOK))
+	}
+	if name.Str != "add" {
+		return s.fail(m, s.unknownTool(name.Str))
+	}
+	a, b, ps := addArguments(args)
+	if len(ps) > 0 {
+		// 2025-06-18 lists invalid arguments as a protocol error; later
+		// versions want a tool execution error the model can read (T-TOOL-8).
+		if version == version2025Jun {
+			return s.fail(m, s.invalidParams("invalid arguments", ps, http.StatusOK))
+		}
+		return s.ok(m, s.toolResult(version, map[string]any{
+			"content": []any{textContent(describe("invalid arguments", distill(ps)))},
+			"isError": true,
+		}))
+	}
+	switch s.fault {
+	case faultHang:
+		return reply{hang: true}
+	case faultCrash:
+		return reply{crash: true}
+	}
+	sum := strconv.FormatInt(a+b, 10)
+	rep := s.ok(m, s.toolResult(version, map[string]any{
+		"content":           []any{textContent(`{"sum":` + sum + `}`)},
+		"structuredContent": map[string]any{"sum": a + b},
+	}))
+	rep.progress = s.progress(m)
+	return rep
+}
+
+func (s *Server) toolResult(version string, r map[string]any) map[string]any {
+	r = s.finish(version, r)
+	if s.fault == faultNoResultType {
+		delete(r, "resultType")
+	}
+	return r
+}
+
+func textContent(text string) map[string]any {
+	return map[string]any{"type": "text", "text": text}
+}
+
+func (s *Server) unknownTool(name string) *rpcError {
+	e := &rpcError{code: codeInvalidParams, message: `unknown tool "` + s.quote(name) + `"`, status: http.StatusOK}
+	switch s.fault {
+	case faultCodeZero:
+		e.code = 0
+	case faultProseData:
+		e.data = map[string]any{"detail": "The tool you asked for does not exist."}
+	case faultGenericMessage:
+		e.message = "Invalid params"
+		e.data = map[string]any{"errors": []errorEntry{{Location: "/params/name", Problems: []string{"unknown tool"}}}}
+	}
+	return e
+}
+
+// progress is the notifications/progress for a request that asked for it
+// with a string or integer progressToken, or nil.
+func (s *Server) progress(m *message) []byte {
+	token := member(member(m.params, "_meta"), "progressToken")
+	if !token.Exists() || !readableID(token) {
+		return nil
+	}
+	return encode(map[string]any{
+		"jsonrpc": "2.0",
+		"method":  "notifications/progress",
+		"params":  map[string]any{"progressToken": rawJSON(token.Raw), "progress": 1, "total": 1},
+	})
+}
+
+// addArguments validates the add tool's arguments against its inputSchema;
+// absent arguments are validated as {}. Problems never quote the request:
+// an unexpected property is reported at its parent, not by name.
+func addArguments(args gjson.Result) (a, b int64, ps []problem) {
+	const loc = "/params/arguments"
+	extra := false
+	args.ForEach(func(k, _ gjson.Result) bool {
+		extra = extra || (k.Str != "a" && k.Str != "b")
+		return true
+	})
+	if extra {
+		ps = append(ps, problem{loc, `has properties other than "a" and "b"`})
+	}
+	var vals [2]int64
+	for i, name := range []string{"a", "b"} {
+		v := member(args, name)
+		if !v.Exists() {
+			ps = append(ps, problem{loc, `missing property "` + name + `"`})
+			continue
+		}
+		n, p := safeInteger(v)
+		if p != "" {
+			ps = append(ps, problem{loc + "/" + name, p})
+		}
+		vals[i] = n
+	}
+	return vals[0], vals[1], ps
+}
+
+// safeInteger reads v as a JSON Schema integer within ±maxSafeInt, exactly:
+// 1.0 and 1e2 are integers, 1.5 and 1e-1 are not, and no digit string
+// is ever converted through a float.
+func safeInteger(v gjson.Result) (int64, string) {
+	if v.Type != gjson.Number {
+		return 0, "must be an integer"
+	}
+	raw := v.Raw
+	neg := strings.HasPrefix(raw, "-")
+	raw = strings.TrimPrefix(raw, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(raw), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	scale := -len(frac)
+	if exp != "" {
+		e, err := strconv.Atoi(exp)
+		if err != nil { // more than int of exponent digits
+			if digits == "" {
+				return 0, ""
+			}
+			if strings.HasPrefix(exp, "-") {
+				return 0, "must be an integer"
+			}
+			return 0, bound(neg)
+		}
+		scale += e
+	}
+	if digits == "" {
+		return 0, "" // zero, however written
+	}
+	for strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		scale++
+	}
+	if scale < 0 {
+		return 0, "must be an integer"
+	}
+	if len(digits)+scale > 16 { // beyond 2^53 whatever the digits
+		return 0, bound(neg)
+	}
+	n, _ := strconv.ParseInt(digits+strings.Repeat("0", scale), 10, 64)
+	if n > maxSafeInt {
+		return 0, bound(neg)
+	}
+	if neg {
+		n = -n
+	}
+	return n, ""
+}
+
+func bound(neg bool) string {
+	if neg {
+		return "must be >= " + strconv.Itoa(-maxSafeInt)
+	}
+	return "must be <= " + strconv.Itoa(maxSafeInt)
+}
+
+// describe renders distilled problems as one line: what, then each
+// location and problem.
+func describe(what string, entries []errorEntry) string {
+	var parts []string
+	for _, e := range entries {
+		for _, p := range e.Problems {
+			parts = append(parts, strings.TrimSpace(e.Location+" "+p))
+		}
+	}
+	return what + ": " + strings.Join(parts, "; ")
+}
+
+// rawJSON is a JSON value kept as its bytes.
+type rawJSON string
+
+func (r rawJSON) MarshalJSON() ([]byte, error) { return []byte(r), nil }
