@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/textproto"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -82,7 +81,7 @@ func (s *Server) serveModern(m *message, h http.Header) reply {
 	}
 	requested := member(member(m.params, "_meta"), keyProtocolVersion).Str
 	if h != nil {
-		if e := s.checkHeader(h, "MCP-Protocol-Version", requested, false); e != nil {
+		if e := s.checkHeader(h, "MCP-Protocol-Version", requested); e != nil {
 			return s.fail(m, e)
 		}
 	}
@@ -90,7 +89,7 @@ func (s *Server) serveModern(m *message, h http.Header) reply {
 		return s.fail(m, s.unsupportedVersion(requested))
 	}
 	if h != nil {
-		if e := s.checkHeader(h, "Mcp-Method", m.method, false); e != nil {
+		if e := s.checkHeader(h, "Mcp-Method", m.method); e != nil {
 			return s.fail(m, e)
 		}
 		if e := s.checkName(h, m); e != nil {
@@ -149,29 +148,37 @@ func (s *Server) unsupportedVersion(requested string) *rpcError {
 }
 
 // checkHeader checks that the standard header name is present, holds only
-// printable ASCII, and equals want (T-HTTP-8, T-HDR-1, T-HDR-2). With
-// sentinel set, a =?base64?…?= value is decoded first (T-HDR-3).
-func (s *Server) checkHeader(h http.Header, name, want string, sentinel bool) *rpcError {
-	vals, present := h[textproto.CanonicalMIMEHeaderKey(name)]
-	if !present || len(vals) == 0 {
-		return s.headerError("missing header "+name, name, want, nil)
+// printable ASCII, and equals want (T-HTTP-8, T-HDR-1, T-HDR-2).
+func (s *Server) checkHeader(h http.Header, name, want string) *rpcError {
+	value, raw, e := s.headerValue(h, name, want, false)
+	if e == nil && value != want {
+		e = s.headerError("header "+name+" does not match the body", name, want, &raw)
 	}
-	got := vals[0]
-	if !printableASCII(got) {
-		return s.headerError("header "+name+" has characters outside printable ascii", name, want, &got)
+	return e
+}
+
+// headerValue reads a standard header: its value (with sentinel set, a
+// =?base64?…?= value decoded, T-HDR-3) and the raw text, or the -32020 for
+// a header that is missing, has invalid characters or does not decode.
+// want is what the body calls for, for the error's data.
+func (s *Server) headerValue(h http.Header, name, want string, sentinel bool) (value, raw string, e *rpcError) {
+	vals := h[textproto.CanonicalMIMEHeaderKey(name)]
+	if len(vals) == 0 {
+		return "", "", s.headerError("missing header "+name, name, want, nil)
 	}
-	value := got
-	if sentinel && strings.HasPrefix(got, "=?base64?") && strings.HasSuffix(got, "?=") && len(got) >= len("=?base64??=") {
-		decoded, err := base64.StdEncoding.DecodeString(got[len("=?base64?") : len(got)-len("?=")])
-		if err != nil {
-			return s.headerError("header "+name+" has an undecodable base64 value", name, want, &got)
-		}
-		value = string(decoded)
+	raw = vals[0]
+	if !printableASCII(raw) {
+		return "", raw, s.headerError("header "+name+" has characters outside printable ascii", name, want, &raw)
 	}
-	if value != want {
-		return s.headerError("header "+name+" does not match the body", name, want, &got)
+	const open, end = "=?base64?", "?="
+	if !sentinel || !strings.HasPrefix(raw, open) || !strings.HasSuffix(raw, end) || len(raw) < len(open+end) {
+		return raw, raw, nil
 	}
-	return nil
+	decoded, err := base64.StdEncoding.DecodeString(raw[len(open) : len(raw)-len(end)])
+	if err != nil {
+		return "", raw, s.headerError("header "+name+" has an undecodable base64 value", name, want, &raw)
+	}
+	return string(decoded), raw, nil
 }
 
 // checkName checks Mcp-Name for the methods that require it (T-HDR-1).
@@ -185,13 +192,13 @@ func (s *Server) checkName(h http.Header, m *message) *rpcError {
 	default:
 		return nil
 	}
-	v := member(m.params, field)
-	if v.Type != gjson.String {
+	want := member(m.params, field)
+	if want.Type != gjson.String {
 		return nil // malformed body: the method answers -32602
 	}
-	e := s.checkHeader(h, "Mcp-Name", v.Str, true)
-	if e != nil && s.fault == faultUncheckedName && e.message == "header Mcp-Name does not match the body" {
-		return nil
+	value, raw, e := s.headerValue(h, "Mcp-Name", want.Str, true)
+	if e == nil && value != want.Str && s.fault != faultUncheckedName {
+		e = s.headerError("header Mcp-Name does not match the body", "Mcp-Name", want.Str, &raw)
 	}
 	return e
 }
@@ -319,233 +326,3 @@ func (s *Server) unknownMethod(method, version string) *rpcError {
 	}
 	return e
 }
-
-// The add tool's argument bounds: every integer a and b in this range
-// sums exactly in int64, and in a float64 (2^53 - 1).
-const maxSafeInt = 1<<53 - 1
-
-// addTool is the one tool the server offers.
-func addTool() map[string]any {
-	integer := map[string]any{"type": "integer", "minimum": -maxSafeInt, "maximum": maxSafeInt}
-	return map[string]any{
-		"name":        "add",
-		"title":       "Add two integers",
-		"description": "Returns the sum of two integers.",
-		"inputSchema": map[string]any{
-			"type":                 "object",
-			"properties":           map[string]any{"a": integer, "b": integer},
-			"required":             []string{"a", "b"},
-			"additionalProperties": false,
-		},
-		"outputSchema": map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"sum": map[string]any{"type": "integer"}},
-			"required":   []string{"sum"},
-		},
-		"annotations": map[string]any{"readOnlyHint": true},
-	}
-}
-
-func (s *Server) listTools(m *message, version string) reply {
-	// There is one page, so no cursor was ever issued (T-PAGE-1).
-	if member(m.params, "cursor").Exists() {
-		return s.fail(m, &rpcError{code: codeInvalidParams, message: "invalid cursor", status: http.StatusOK})
-	}
-	r := map[string]any{"tools": []any{addTool()}}
-	if version == version2026 {
-		r["ttlMs"] = 300000
-		r["cacheScope"] = "public"
-	}
-	return s.ok(m, s.finish(version, r))
-}
-
-func (s *Server) callTool(m *message, version string) reply {
-	var ps []problem
-	name := member(m.params, "name")
-	switch {
-	case !m.params.Exists():
-		ps = append(ps, problem{"", `missing property "params"`})
-	case !name.Exists():
-		ps = append(ps, problem{"/params", `missing property "name"`})
-	case name.Type != gjson.String:
-		ps = append(ps, problem{"/params/name", "must be a string"})
-	}
-	args := member(m.params, "arguments")
-	if args.Exists() && !args.IsObject() {
-		ps = append(ps, problem{"/params/arguments", "must be an object"})
-	}
-	if len(ps) > 0 { // malformed tools/call (T-TOOL-7)
-		return s.fail(m, s.invalidParams("invalid tools/call params", ps, http.StatusOK))
-	}
-	if name.Str != "add" {
-		return s.fail(m, s.unknownTool(name.Str))
-	}
-	a, b, ps := addArguments(args)
-	if len(ps) > 0 {
-		// 2025-06-18 lists invalid arguments as a protocol error; later
-		// versions want a tool execution error the model can read (T-TOOL-8).
-		if version == version2025Jun {
-			return s.fail(m, s.invalidParams("invalid arguments", ps, http.StatusOK))
-		}
-		return s.ok(m, s.toolResult(version, map[string]any{
-			"content": []any{textContent(describe("invalid arguments", distill(ps)))},
-			"isError": true,
-		}))
-	}
-	switch s.fault {
-	case faultHang:
-		return reply{hang: true}
-	case faultCrash:
-		return reply{crash: true}
-	}
-	sum := strconv.FormatInt(a+b, 10)
-	rep := s.ok(m, s.toolResult(version, map[string]any{
-		"content":           []any{textContent(`{"sum":` + sum + `}`)},
-		"structuredContent": map[string]any{"sum": a + b},
-	}))
-	rep.progress = s.progress(m)
-	return rep
-}
-
-func (s *Server) toolResult(version string, r map[string]any) map[string]any {
-	r = s.finish(version, r)
-	if s.fault == faultNoResultType {
-		delete(r, "resultType")
-	}
-	return r
-}
-
-func textContent(text string) map[string]any {
-	return map[string]any{"type": "text", "text": text}
-}
-
-func (s *Server) unknownTool(name string) *rpcError {
-	e := &rpcError{code: codeInvalidParams, message: `unknown tool "` + s.quote(name) + `"`, status: http.StatusOK}
-	switch s.fault {
-	case faultCodeZero:
-		e.code = 0
-	case faultProseData:
-		e.data = map[string]any{"detail": "The tool you asked for does not exist."}
-	case faultGenericMessage:
-		e.message = "Invalid params"
-		e.data = map[string]any{"errors": []errorEntry{{Location: "/params/name", Problems: []string{"unknown tool"}}}}
-	}
-	return e
-}
-
-// progress is the notifications/progress for a request that asked for it
-// with a string or integer progressToken, or nil.
-func (s *Server) progress(m *message) []byte {
-	token := member(member(m.params, "_meta"), "progressToken")
-	if !token.Exists() || !readableID(token) {
-		return nil
-	}
-	return encode(map[string]any{
-		"jsonrpc": "2.0",
-		"method":  "notifications/progress",
-		"params":  map[string]any{"progressToken": rawJSON(token.Raw), "progress": 1, "total": 1},
-	})
-}
-
-// addArguments validates the add tool's arguments against its inputSchema;
-// absent arguments are validated as {}. Problems never quote the request:
-// an unexpected property is reported at its parent, not by name.
-func addArguments(args gjson.Result) (a, b int64, ps []problem) {
-	const loc = "/params/arguments"
-	extra := false
-	args.ForEach(func(k, _ gjson.Result) bool {
-		extra = extra || (k.Str != "a" && k.Str != "b")
-		return true
-	})
-	if extra {
-		ps = append(ps, problem{loc, `has properties other than "a" and "b"`})
-	}
-	var vals [2]int64
-	for i, name := range []string{"a", "b"} {
-		v := member(args, name)
-		if !v.Exists() {
-			ps = append(ps, problem{loc, `missing property "` + name + `"`})
-			continue
-		}
-		n, p := safeInteger(v)
-		if p != "" {
-			ps = append(ps, problem{loc + "/" + name, p})
-		}
-		vals[i] = n
-	}
-	return vals[0], vals[1], ps
-}
-
-// safeInteger reads v as a JSON Schema integer within ±maxSafeInt, exactly:
-// 1.0 and 1e2 are integers, 1.5 and 1e-1 are not, and no digit string
-// is ever converted through a float.
-func safeInteger(v gjson.Result) (int64, string) {
-	if v.Type != gjson.Number {
-		return 0, "must be an integer"
-	}
-	raw := v.Raw
-	neg := strings.HasPrefix(raw, "-")
-	raw = strings.TrimPrefix(raw, "-")
-	mant, exp, _ := strings.Cut(strings.ToLower(raw), "e")
-	whole, frac, _ := strings.Cut(mant, ".")
-	digits := strings.TrimLeft(whole+frac, "0")
-	scale := -len(frac)
-	if exp != "" {
-		e, err := strconv.Atoi(exp)
-		if err != nil { // more than int of exponent digits
-			if digits == "" {
-				return 0, ""
-			}
-			if strings.HasPrefix(exp, "-") {
-				return 0, "must be an integer"
-			}
-			return 0, bound(neg)
-		}
-		scale += e
-	}
-	if digits == "" {
-		return 0, "" // zero, however written
-	}
-	for strings.HasSuffix(digits, "0") {
-		digits = digits[:len(digits)-1]
-		scale++
-	}
-	if scale < 0 {
-		return 0, "must be an integer"
-	}
-	if len(digits)+scale > 16 { // beyond 2^53 whatever the digits
-		return 0, bound(neg)
-	}
-	n, _ := strconv.ParseInt(digits+strings.Repeat("0", scale), 10, 64)
-	if n > maxSafeInt {
-		return 0, bound(neg)
-	}
-	if neg {
-		n = -n
-	}
-	return n, ""
-}
-
-func bound(neg bool) string {
-	if neg {
-		return "must be >= " + strconv.Itoa(-maxSafeInt)
-	}
-	return "must be <= " + strconv.Itoa(maxSafeInt)
-}
-
-// describe renders distilled problems as one line: what, then each
-// location and problem.
-func describe(what string, entries []errorEntry) string {
-	var parts []string
-	for _, e := range entries {
-		for _, p := range e.Problems {
-			parts = append(parts, strings.TrimSpace(e.Location+" "+p))
-		}
-	}
-	return what + ": " + strings.Join(parts, "; ")
-}
-
-// rawJSON is a JSON value kept as its bytes.
-type rawJSON string
-
-func (r rawJSON) MarshalJSON() ([]byte, error) { return []byte(r), nil }

@@ -1,0 +1,235 @@
+package refserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// The add tool's argument bounds: every integer a and b in this range
+// sums exactly in int64, and in a float64 (2^53 - 1).
+const maxSafeInt = 1<<53 - 1
+
+// addTool is the one tool the server offers.
+func addTool() map[string]any {
+	integer := map[string]any{"type": "integer", "minimum": -maxSafeInt, "maximum": maxSafeInt}
+	return map[string]any{
+		"name":        "add",
+		"title":       "Add two integers",
+		"description": "Returns the sum of two integers.",
+		"inputSchema": map[string]any{
+			"type":                 "object",
+			"properties":           map[string]any{"a": integer, "b": integer},
+			"required":             []string{"a", "b"},
+			"additionalProperties": false,
+		},
+		"outputSchema": map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"sum": map[string]any{"type": "integer"}},
+			"required":   []string{"sum"},
+		},
+		"annotations": map[string]any{"readOnlyHint": true},
+	}
+}
+
+func (s *Server) listTools(m *message, version string) reply {
+	// There is one page, so no cursor was ever issued (T-PAGE-1).
+	if member(m.params, "cursor").Exists() {
+		return s.fail(m, &rpcError{code: codeInvalidParams, message: "invalid cursor", status: http.StatusOK})
+	}
+	r := map[string]any{"tools": []any{addTool()}}
+	if version == version2026 {
+		r["ttlMs"] = 300000
+		r["cacheScope"] = "public"
+	}
+	return s.ok(m, s.finish(version, r))
+}
+
+func (s *Server) callTool(m *message, version string) reply {
+	var ps []problem
+	name := member(m.params, "name")
+	switch {
+	case !m.params.Exists():
+		ps = append(ps, problem{"", `missing property "params"`})
+	case !name.Exists():
+		ps = append(ps, problem{"/params", `missing property "name"`})
+	case name.Type != gjson.String:
+		ps = append(ps, problem{"/params/name", "must be a string"})
+	}
+	args := member(m.params, "arguments")
+	if args.Exists() && !args.IsObject() {
+		ps = append(ps, problem{"/params/arguments", "must be an object"})
+	}
+	if len(ps) > 0 { // malformed tools/call (T-TOOL-7)
+		return s.fail(m, s.invalidParams("invalid tools/call params", ps, http.StatusOK))
+	}
+	if name.Str != "add" {
+		return s.fail(m, s.unknownTool(name.Str))
+	}
+	a, b, ps := addArguments(args)
+	if len(ps) > 0 {
+		// 2025-06-18 lists invalid arguments as a protocol error; later
+		// versions want a tool execution error the model can read (T-TOOL-8).
+		if version == version2025Jun {
+			return s.fail(m, s.invalidParams("invalid arguments", ps, http.StatusOK))
+		}
+		return s.ok(m, s.toolResult(version, map[string]any{
+			"content": []any{textContent(describe("invalid arguments", distill(ps)))},
+			"isError": true,
+		}))
+	}
+	switch s.fault {
+	case faultHang:
+		return reply{hang: true}
+	case faultCrash:
+		return reply{crash: true}
+	}
+	sum := strconv.FormatInt(a+b, 10)
+	rep := s.ok(m, s.toolResult(version, map[string]any{
+		"content":           []any{textContent(`{"sum":` + sum + `}`)},
+		"structuredContent": map[string]any{"sum": a + b},
+	}))
+	rep.progress = s.progress(m)
+	return rep
+}
+
+func (s *Server) toolResult(version string, r map[string]any) map[string]any {
+	r = s.finish(version, r)
+	if s.fault == faultNoResultType {
+		delete(r, "resultType")
+	}
+	return r
+}
+
+func textContent(text string) map[string]any {
+	return map[string]any{"type": "text", "text": text}
+}
+
+func (s *Server) unknownTool(name string) *rpcError {
+	e := &rpcError{code: codeInvalidParams, message: `unknown tool "` + s.quote(name) + `"`, status: http.StatusOK}
+	switch s.fault {
+	case faultCodeZero:
+		e.code = 0
+	case faultProseData:
+		e.data = map[string]any{"detail": "The tool you asked for does not exist."}
+	case faultGenericMessage:
+		e.message = "Invalid params"
+		e.data = map[string]any{"errors": []errorEntry{{Location: "/params/name", Problems: []string{"unknown tool"}}}}
+	}
+	return e
+}
+
+// progress is the notifications/progress for a request that asked for it
+// with a string or integer progressToken, or nil.
+func (s *Server) progress(m *message) []byte {
+	token := member(member(m.params, "_meta"), "progressToken")
+	if !token.Exists() || !readableID(token) {
+		return nil
+	}
+	return encode(map[string]any{
+		"jsonrpc": "2.0",
+		"method":  "notifications/progress",
+		"params":  map[string]any{"progressToken": json.RawMessage(token.Raw), "progress": 1, "total": 1},
+	})
+}
+
+// addArguments validates the add tool's arguments against its inputSchema;
+// absent arguments are validated as {}. Problems never quote the request:
+// an unexpected property is reported at its parent, not by name.
+func addArguments(args gjson.Result) (a, b int64, ps []problem) {
+	const loc = "/params/arguments"
+	extra := false
+	args.ForEach(func(k, _ gjson.Result) bool {
+		extra = extra || (k.Str != "a" && k.Str != "b")
+		return true
+	})
+	if extra {
+		ps = append(ps, problem{loc, `has properties other than "a" and "b"`})
+	}
+	var vals [2]int64
+	for i, name := range []string{"a", "b"} {
+		v := member(args, name)
+		if !v.Exists() {
+			ps = append(ps, problem{loc, `missing property "` + name + `"`})
+			continue
+		}
+		n, p := safeInteger(v)
+		if p != "" {
+			ps = append(ps, problem{loc + "/" + name, p})
+		}
+		vals[i] = n
+	}
+	return vals[0], vals[1], ps
+}
+
+// safeInteger reads v as a JSON Schema integer within ±maxSafeInt, exactly:
+// 1.0 and 1e2 are integers, 1.5 and 1e-1 are not, and no digit string
+// is ever converted through a float.
+func safeInteger(v gjson.Result) (int64, string) {
+	if v.Type != gjson.Number {
+		return 0, "must be an integer"
+	}
+	raw := v.Raw
+	neg := strings.HasPrefix(raw, "-")
+	raw = strings.TrimPrefix(raw, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(raw), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	scale := -len(frac)
+	if exp != "" {
+		e, err := strconv.Atoi(exp)
+		if err != nil { // more than int of exponent digits
+			if digits == "" {
+				return 0, ""
+			}
+			if strings.HasPrefix(exp, "-") {
+				return 0, "must be an integer"
+			}
+			return 0, bound(neg)
+		}
+		scale += e
+	}
+	if digits == "" {
+		return 0, "" // zero, however written
+	}
+	for strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		scale++
+	}
+	if scale < 0 {
+		return 0, "must be an integer"
+	}
+	if len(digits)+scale > 16 { // beyond 2^53 whatever the digits
+		return 0, bound(neg)
+	}
+	n, _ := strconv.ParseInt(digits+strings.Repeat("0", scale), 10, 64)
+	if n > maxSafeInt {
+		return 0, bound(neg)
+	}
+	if neg {
+		n = -n
+	}
+	return n, ""
+}
+
+func bound(neg bool) string {
+	if neg {
+		return "must be >= " + strconv.Itoa(-maxSafeInt)
+	}
+	return "must be <= " + strconv.Itoa(maxSafeInt)
+}
+
+// describe renders distilled problems as one line: what, then each
+// location and problem.
+func describe(what string, entries []errorEntry) string {
+	var parts []string
+	for _, e := range entries {
+		for _, p := range e.Problems {
+			parts = append(parts, strings.TrimSpace(e.Location+" "+p))
+		}
+	}
+	return what + ": " + strings.Join(parts, "; ")
+}
