@@ -9,8 +9,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The add tool's argument bounds: every integer a and b in this range
-// sums exactly in int64, and in a float64 (2^53 - 1).
+// The add tool's argument bound, 2^53 - 1: each argument is exact in a
+// float64 (what most JSON readers use), and any sum is exact in int64.
 const maxSafeInt = 1<<53 - 1
 
 // addTool is the one tool the server offers.
@@ -181,7 +181,7 @@ func safeInteger(v gjson.Result) (int64, string) {
 	scale := -len(frac)
 	if exp != "" {
 		e, err := strconv.Atoi(exp)
-		if err != nil { // more than int of exponent digits
+		if err != nil { // an exponent beyond int: only its sign matters
 			if digits == "" {
 				return 0, ""
 			}
