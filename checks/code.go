@@ -15,7 +15,7 @@ func needCode(p *Pass) (gjson.Result, int, error) {
 	if err != nil {
 		return e, 0, err
 	}
-	c := e.Get("code")
+	c := p.Reply.Response.Get("error.code")
 	if c.Type != gjson.Number || !envelope.IsInteger(c.Raw) || c.Num < -1<<31 || c.Num > 1<<31-1 {
 		return e, 0, Skip("error.code is not an integer (see RPC1005)")
 	}

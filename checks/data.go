@@ -15,9 +15,9 @@ func needData(p *Pass) (gjson.Result, gjson.Result, error) {
 	if err != nil {
 		return e, gjson.Result{}, err
 	}
-	d := e.Get("data")
+	d := p.Reply.Response.Get("error.data")
 	if !d.Exists() {
-		return e, d, Skip("the error has no data")
+		return e, d, skipNoData
 	}
 	if !d.IsObject() {
 		return e, d, Skip("error.data is not an object (see ERR3001)")
@@ -37,7 +37,7 @@ that no client can read reliably. Strict contract only: the spec lets data
 be any JSON value.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return Skip("not part of the spec contract")
+			return skipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
@@ -65,7 +65,7 @@ detail, reason, request) tends to leak internals and lets clients depend on
 undocumented shapes. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return Skip("not part of the spec contract")
+			return skipSpecOnly
 		}
 		e, d, err := needData(p)
 		if err != nil {
@@ -96,7 +96,7 @@ more. The problem strings of a distilled errors entry are exempt (they are
 short phrases by design, and ERR5001 judges them). Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return Skip("not part of the spec contract")
+			return skipSpecOnly
 		}
 		_, d, err := needData(p)
 		if err != nil {
@@ -223,7 +223,7 @@ elicitationId, url and message.`,
 				}
 			}
 		default:
-			return Skip("code %d has no spec-defined data in %s", code, v)
+			return skipNoSpecData
 		}
 		return nil
 	},

@@ -11,6 +11,7 @@ import (
 // common case (short messages) free of allocation.
 type echoFinder struct {
 	bound   int
+	p       *Pass
 	sources []string
 	windows map[string]struct{}
 }
@@ -19,6 +20,14 @@ func (f *echoFinder) find(text string) (string, bool) {
 	k := f.bound + 1
 	if len(text) < k {
 		return "", false
+	}
+	if f.sources == nil {
+		f.sources = []string{}
+		for _, s := range f.p.Reply.texts(f.p.Exchange, f.p.Expect) {
+			if len(s) > f.bound {
+				f.sources = append(f.sources, s)
+			}
+		}
 	}
 	if f.windows == nil {
 		f.windows = make(map[string]struct{})
@@ -59,14 +68,10 @@ func indexOf(s, sub string) int {
 	return -1
 }
 
+// newEchoFinder gathers the request's values only once some reply text
+// is long enough to hold a copied run.
 func newEchoFinder(p *Pass) *echoFinder {
-	var long []string
-	for _, s := range p.Reply.requestTexts {
-		if len(s) > p.Contract.QuoteBound {
-			long = append(long, s)
-		}
-	}
-	return &echoFinder{bound: p.Contract.QuoteBound, sources: long}
+	return &echoFinder{bound: p.Contract.QuoteBound, p: p}
 }
 
 var NoEcho = &Check{
@@ -84,16 +89,13 @@ what the client sent into logs and into the calling model's context, and a
 hostile request becomes the server's own words. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return Skip("not part of the spec contract")
+			return skipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
 			return err
 		}
 		f := newEchoFinder(p)
-		if len(f.sources) == 0 {
-			return Skip("the request has no value longer than the quote bound")
-		}
 		check := func(path, s string) {
 			if run, ok := f.find(s); ok {
 				p.Failf(path, "%d characters copied from the request: %s", len(run), Quote(run, quoteN))
@@ -117,7 +119,7 @@ obeys the same no-echo rule as error messages: no run of more than the
 quote bound copied from the request. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return Skip("not part of the spec contract")
+			return skipSpecOnly
 		}
 		m, err := needObject(p)
 		if err != nil {
@@ -128,9 +130,6 @@ quote bound copied from the request. Strict contract only.`,
 			return Skip("the reply is not a tool error result")
 		}
 		f := newEchoFinder(p)
-		if len(f.sources) == 0 {
-			return Skip("the request has no value longer than the quote bound")
-		}
 		for i, c := range r.Get("content").Array() {
 			if t := c.Get("text"); t.Type == gjson.String {
 				if run, ok := f.find(t.Str); ok {

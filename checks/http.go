@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"mime"
 	"slices"
 
 	"github.com/wymcp/wymcp-check/envelope"
@@ -10,17 +9,18 @@ import (
 // needHTTP guards checks that judge the HTTP layer.
 func needHTTP(p *Pass) (*envelope.Response, error) {
 	if p.Exchange.Transport != envelope.HTTP {
-		return nil, Skip("not an HTTP exchange")
+		return nil, skipNoHTTP
 	}
 	if p.Exchange.Response == nil {
-		return nil, Skip("no HTTP response arrived")
+		return nil, skipNoHTTPRsp
 	}
 	return p.Exchange.Response, nil
 }
 
+// mediaType is the Content-Type without parameters, lowercased. It runs
+// on every HTTP reply, so it avoids mime.ParseMediaType's allocations.
 func mediaType(resp *envelope.Response) string {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt
+	return envelope.MediaType(resp.Header.Get("Content-Type"))
 }
 
 var ErrorStatusBody = &Check{
@@ -46,7 +46,7 @@ or DELETE are not JSON-RPC exchanges and are not judged here.`,
 			return Skip("not a POST")
 		}
 		if resp.Status < 400 {
-			return Skip("status %d is not an error", resp.Status)
+			return skipNotErrStatus
 		}
 		report := p.Failf
 		if !p.Contract.IsStrict() && !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)) {

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"mime"
 	"slices"
 
 	"github.com/tidwall/gjson"
@@ -28,7 +27,17 @@ type Reply struct {
 	// SplitErr is set when an SSE body could not be split into events.
 	SplitErr error
 
-	requestTexts []string // request values, for the echo checks
+	requestTexts []string // request values, for the echo checks; lazy
+	textsDone    bool
+}
+
+// texts returns every value of the request a reply could echo, gathered
+// on first use: most exchanges never need them.
+func (r *Reply) texts(ex *envelope.Exchange, exp *envelope.Expectation) []string {
+	if !r.textsDone {
+		r.requestTexts, r.textsDone = requestTexts(ex, exp), true
+	}
+	return r.requestTexts
 }
 
 // Has reports whether a JSON-RPC response arrived.
@@ -87,8 +96,7 @@ func NewReply(resp *envelope.Response, exp *envelope.Expectation) *Reply {
 }
 
 func isSSE(resp *envelope.Response) bool {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt == "text/event-stream"
+	return envelope.MediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
 }
 
 // Input is one exchange to judge.
@@ -114,8 +122,8 @@ func Judge(in Input, list []*Check) []Verdict {
 		in.Contract = envelope.Strict()
 	}
 	reply := NewReply(in.Exchange.Response, exp)
-	reply.requestTexts = requestTexts(in.Exchange, exp)
 	out := make([]Verdict, 0, len(list))
+	p := &Pass{Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Reply: reply, Schemas: in.Schemas}
 	for _, c := range list {
 		v := Verdict{Fixture: in.Fixture, Check: c}
 		if f := in.Exchange.Failure; f != "" {
@@ -125,7 +133,7 @@ func Judge(in Input, list []*Check) []Verdict {
 			out = append(out, v)
 			continue
 		}
-		p := &Pass{Check: c, Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Reply: reply, Schemas: in.Schemas}
+		p.Check, p.findings = c, nil
 		err := run(c, p)
 		v.Findings = p.findings
 		switch se := (*SkipError)(nil); {

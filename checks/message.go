@@ -15,7 +15,7 @@ func needMessage(p *Pass) (gjson.Result, string, error) {
 	if err != nil {
 		return e, "", err
 	}
-	m := e.Get("message")
+	m := p.Reply.Response.Get("error.message")
 	if m.Type != gjson.String {
 		return e, "", Skip("error.message is not a string (see RPC1005)")
 	}
@@ -98,7 +98,7 @@ only "Invalid params" cannot fix its call. Put the one-line cause in
 message. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return Skip("not part of the spec contract")
+			return skipSpecOnly
 		}
 		e, msg, err := needMessage(p)
 		if err != nil {

@@ -10,10 +10,26 @@ import (
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
+// The common skip reasons, allocated once: most exchanges skip most
+// checks, and a lint of a large transcript should not pay for it.
+var (
+	skipNoReply      = &SkipError{"no reply arrived"}
+	skipNotObject    = &SkipError{"the reply is not a JSON object (see RPC1001)"}
+	skipNotError     = &SkipError{"the reply is not an error"}
+	skipErrNotObj    = &SkipError{"error is not an object (see RPC1005)"}
+	skipNoData       = &SkipError{"the error has no data"}
+	skipNotResult    = &SkipError{"the reply is not a result"}
+	skipNoHTTP       = &SkipError{"not an HTTP exchange"}
+	skipNoHTTPRsp    = &SkipError{"no HTTP response arrived"}
+	skipSpecOnly     = &SkipError{"not part of the spec contract"}
+	skipNoSpecData   = &SkipError{"the code has no spec-defined data in this version"}
+	skipNotErrStatus = &SkipError{"the HTTP status is not an error"}
+)
+
 // needResponse is the common guard of checks that judge the response.
 func needResponse(p *Pass) (*envelope.Message, error) {
 	if !p.Reply.Has() {
-		return nil, Skip("no reply arrived")
+		return nil, skipNoReply
 	}
 	return p.Reply.Response, nil
 }
@@ -25,7 +41,7 @@ func needObject(p *Pass) (*envelope.Message, error) {
 		return nil, err
 	}
 	if !m.IsObject() {
-		return nil, Skip("the reply is not a JSON object (see RPC1001)")
+		return nil, skipNotObject
 	}
 	return m, nil
 }
@@ -38,10 +54,10 @@ func needError(p *Pass) (gjson.Result, error) {
 	}
 	e := m.Get("error")
 	if !e.Exists() {
-		return e, Skip("the reply is not an error")
+		return e, skipNotError
 	}
 	if !e.IsObject() {
-		return e, Skip("error is not an object (see RPC1005)")
+		return e, skipErrNotObj
 	}
 	return e, nil
 }
@@ -197,7 +213,7 @@ and whose message is a string. data is optional.`,
 		}
 		e := m.Get("error")
 		if !e.Exists() {
-			return Skip("the reply is not an error")
+			return skipNotError
 		}
 		if !e.IsObject() {
 			p.Failf("error", "error is %s, want an object", envelope.Kind(e))
@@ -289,7 +305,7 @@ var ResultObject = &Check{
 		}
 		r := m.Get("result")
 		if !r.Exists() {
-			return Skip("the reply is not a result")
+			return skipNotResult
 		}
 		if !r.IsObject() {
 			p.Failf("result", "result is %s, want an object", envelope.Kind(r))

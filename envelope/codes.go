@@ -56,10 +56,28 @@ var jsonrpcCodes = []CodeRule{
 	{CodeInternalError, "Internal error", "an unexpected failure inside the server", "JSON-RPC §5.1; digest T-ERR-5", ""},
 }
 
+// The tables are built once; they are read-only (CodeTable hands out
+// copies of nothing, so callers must not modify what it returns).
+var (
+	table20260728 = buildTable(V20260728)
+	table20251125 = buildTable(V20251125)
+	table20250618 = buildTable(V20250618)
+)
+
 // CodeTable returns the error-code table of a protocol version (digest
 // §3.3). An unknown version gets the 2025-11-25 table, the widest of the
-// handshake era.
+// handshake era. The result is shared: do not modify it.
 func CodeTable(version string) []CodeRule {
+	switch version {
+	case V20260728:
+		return table20260728
+	case V20250618:
+		return table20250618
+	}
+	return table20251125
+}
+
+func buildTable(version string) []CodeRule {
 	t := slices.Clone(jsonrpcCodes)
 	switch version {
 	case V20260728:

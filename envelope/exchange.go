@@ -4,7 +4,10 @@
 // Exchanges, checks judge them.
 package envelope
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // Transport names, as they appear in transcripts and fixtures.
 const (
@@ -57,4 +60,17 @@ func (r Request) HTTPMethod() string {
 		return http.MethodPost
 	}
 	return r.Method
+}
+
+// MediaType is a Content-Type value without parameters, lowercased:
+// "Application/JSON; charset=utf-8" is "application/json".
+func MediaType(v string) string {
+	mt, _, _ := strings.Cut(v, ";")
+	mt = strings.TrimSpace(mt)
+	for i := 0; i < len(mt); i++ {
+		if c := mt[i]; 'A' <= c && c <= 'Z' {
+			return strings.ToLower(mt)
+		}
+	}
+	return mt
 }

@@ -356,9 +356,26 @@ func inferVersion(ex *Exchange, req Message) (string, string) {
 // gjsonKey escapes a literal key for a gjson path.
 func gjsonKey(k string) string { return JoinPath("", k) }
 
+var (
+	methods20260728 = buildMethods(V20260728)
+	methods20251125 = buildMethods(V20251125)
+	methods20250618 = buildMethods(V20250618)
+)
+
 // Methods lists the client-to-server methods and notifications a version
-// defines (requests whose absence from a server is -32601).
+// defines (requests whose absence from a server is -32601). The result is
+// shared: do not modify it.
 func Methods(version string) []string {
+	switch version {
+	case V20260728:
+		return methods20260728
+	case V20250618:
+		return methods20250618
+	}
+	return methods20251125
+}
+
+func buildMethods(version string) []string {
 	common := []string{
 		"tools/list", "tools/call", "resources/list", "resources/templates/list",
 		"resources/read", "prompts/list", "prompts/get", "completion/complete",

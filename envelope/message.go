@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,6 +26,16 @@ type Message struct {
 	// duplicates means different things to different clients.
 	Duplicates []string
 	root       gjson.Result
+	// The members every check reads, found in one pass over the object
+	// (the first occurrence, as gjson's Get would): checks read them
+	// dozens of times per reply, and a path lookup rescans the object.
+	top, errm members
+}
+
+type members struct {
+	found                                    bool
+	jsonrpc, id, method, params, result, err gjson.Result
+	code, message, data                      gjson.Result
 }
 
 // Parse reads raw bytes without changing them. It never fails: what is
@@ -34,45 +45,108 @@ func Parse(raw []byte) Message {
 	m.Valid = gjson.ValidBytes(raw)
 	if m.Valid {
 		m.root = gjson.ParseBytes(raw)
-		m.Duplicates = duplicates(m.root, "", nil)
+		m.Duplicates = duplicates(m.root, make([]string, 0, 8), nil)
+		if m.root.IsObject() {
+			m.top = scan(m.root)
+			if m.top.err.IsObject() {
+				m.errm = scan(m.top.err)
+			}
+		}
 	}
 	return m
 }
 
+func scan(obj gjson.Result) members {
+	ms := members{found: true}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		var slot *gjson.Result
+		switch k.Str {
+		case "jsonrpc":
+			slot = &ms.jsonrpc
+		case "id":
+			slot = &ms.id
+		case "method":
+			slot = &ms.method
+		case "params":
+			slot = &ms.params
+		case "result":
+			slot = &ms.result
+		case "error":
+			slot = &ms.err
+		case "code":
+			slot = &ms.code
+		case "message":
+			slot = &ms.message
+		case "data":
+			slot = &ms.data
+		}
+		if slot != nil && !slot.Exists() {
+			*slot = v
+		}
+		return true
+	})
+	return ms
+}
+
 // Root is the whole message as a gjson value (a zero Result when invalid).
-func (m Message) Root() gjson.Result { return m.root }
+func (m *Message) Root() gjson.Result { return m.root }
 
 // Get reads a member by gjson path; "error.code" reads {"error":{"code":…}}.
-func (m Message) Get(path string) gjson.Result {
+func (m *Message) Get(path string) gjson.Result {
 	if !m.Valid {
 		return gjson.Result{}
+	}
+	if m.top.found {
+		switch path {
+		case "jsonrpc":
+			return m.top.jsonrpc
+		case "id":
+			return m.top.id
+		case "method":
+			return m.top.method
+		case "params":
+			return m.top.params
+		case "result":
+			return m.top.result
+		case "error":
+			return m.top.err
+		}
+	}
+	if m.errm.found {
+		switch path {
+		case "error.code":
+			return m.errm.code
+		case "error.message":
+			return m.errm.message
+		case "error.data":
+			return m.errm.data
+		}
 	}
 	return m.root.Get(path)
 }
 
 // IsObject reports whether the message is a JSON object.
-func (m Message) IsObject() bool { return m.Valid && m.root.IsObject() }
+func (m *Message) IsObject() bool { return m.Valid && m.root.IsObject() }
 
 // IsArray reports whether the message is a JSON array (a batch).
-func (m Message) IsArray() bool { return m.Valid && m.root.IsArray() }
+func (m *Message) IsArray() bool { return m.Valid && m.root.IsArray() }
 
-// duplicates walks objects and arrays and returns the paths of repeated keys.
-func duplicates(v gjson.Result, path string, out []string) []string {
+// duplicates walks objects and arrays and returns the paths of repeated
+// keys. Objects are small, so a linear scan of the keys seen beats a map,
+// and a path is joined only when a duplicate is found.
+func duplicates(v gjson.Result, path []string, out []string) []string {
 	switch {
 	case v.IsObject():
-		var seen map[string]bool
+		var seenBuf [16]string
+		seen := seenBuf[:0]
 		v.ForEach(func(k, val gjson.Result) bool {
-			key := k.String()
-			if seen == nil {
-				seen = make(map[string]bool, 8)
+			key := k.Str
+			if slices.Contains(seen, key) {
+				out = append(out, joinAll(append(path, key)))
 			}
-			p := JoinPath(path, key)
-			if seen[key] {
-				out = append(out, p)
-			}
-			seen[key] = true
+			seen = append(seen, key)
 			if val.IsObject() || val.IsArray() {
-				out = duplicates(val, p, out)
+				out = duplicates(val, append(path, key), out)
 			}
 			return true
 		})
@@ -80,13 +154,21 @@ func duplicates(v gjson.Result, path string, out []string) []string {
 		i := 0
 		v.ForEach(func(_, val gjson.Result) bool {
 			if val.IsObject() || val.IsArray() {
-				out = duplicates(val, JoinPath(path, strconv.Itoa(i)), out)
+				out = duplicates(val, append(path, strconv.Itoa(i)), out)
 			}
 			i++
 			return true
 		})
 	}
 	return out
+}
+
+func joinAll(keys []string) string {
+	p := ""
+	for _, k := range keys {
+		p = JoinPath(p, k)
+	}
+	return p
 }
 
 // JoinPath appends a key to a dotted display path ("error.data" + "x").
@@ -138,6 +220,9 @@ func Kind(v gjson.Result) string {
 // integer in value but written as a float, which JSON Schema 2020-12
 // accepts as integer, so we do too.
 func IsInteger(raw string) bool {
+	if plainInteger(raw) {
+		return true
+	}
 	r, ok := new(big.Rat).SetString(raw)
 	return ok && r.IsInt()
 }
@@ -154,6 +239,12 @@ func SameID(req, reply gjson.Result) bool {
 	case gjson.String:
 		return req.Str == reply.Str
 	case gjson.Number:
+		if req.Raw == reply.Raw {
+			return true
+		}
+		if plainInteger(req.Raw) && plainInteger(reply.Raw) {
+			return false // distinct digit strings (JSON has no leading zeros)
+		}
 		a, ok1 := new(big.Rat).SetString(req.Raw)
 		b, ok2 := new(big.Rat).SetString(reply.Raw)
 		return ok1 && ok2 && a.Cmp(b) == 0
@@ -162,4 +253,19 @@ func SameID(req, reply gjson.Result) bool {
 	default:
 		return req.Raw == reply.Raw
 	}
+}
+
+// plainInteger: an optional minus and digits only, the common id form,
+// judged without allocating.
+func plainInteger(raw string) bool {
+	s := strings.TrimPrefix(raw, "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

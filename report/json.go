@@ -15,16 +15,6 @@ import (
 //	 "summary":{"pass","fail","warn","skip","error","notes","durationMs"}}
 //
 // One result per finding for fail and warn, one per verdict otherwise.
-type jsonResult struct {
-	Fixture  string `json:"fixture"`
-	Check    string `json:"check"`
-	Area     string `json:"area"`
-	Severity string `json:"severity"`
-	Status   string `json:"status"`
-	Message  string `json:"message"`
-	Path     string `json:"path,omitempty"`
-}
-
 type jsonSummary struct {
 	Pass       int      `json:"pass"`
 	Fail       int      `json:"fail"`
@@ -38,6 +28,13 @@ type jsonSummary struct {
 type jsonWriter struct {
 	w     io.Writer
 	first bool
+	// Rows repeat: the check's own fields, its pass row and most skip
+	// reasons are the same for every exchange, so their encoding is
+	// cached. A transcript of a million exchanges then costs one string
+	// encoding per exchange (the fixture) plus one per finding.
+	checkPart map[*checks.Check][]byte
+	reasons   map[string][]byte
+	buf       []byte
 }
 
 func (j *jsonWriter) Begin(m Meta) error {
@@ -57,49 +54,78 @@ func (j *jsonWriter) Begin(m Meta) error {
 	// Stream: open the object, leave it open for results.
 	b = append(b[:len(b)-1], `,"results":[`...)
 	j.first = true
+	j.checkPart = map[*checks.Check][]byte{}
+	j.reasons = map[string][]byte{}
 	_, err = j.w.Write(b)
 	return err
 }
 
+// maxCachedReasons bounds the reason cache: reasons that embed values
+// (rare) must not grow it without end.
+const maxCachedReasons = 1024
+
+func (j *jsonWriter) str(s string, cache bool) []byte {
+	if b, ok := j.reasons[s]; ok {
+		return b
+	}
+	b, _ := json.Marshal(s) // a string always marshals
+	if cache && len(j.reasons) < maxCachedReasons {
+		j.reasons[s] = b
+	}
+	return b
+}
+
+func (j *jsonWriter) part(c *checks.Check) []byte {
+	if b, ok := j.checkPart[c]; ok {
+		return b
+	}
+	b, _ := json.Marshal(struct {
+		Check    string `json:"check"`
+		Area     string `json:"area"`
+		Severity string `json:"severity"`
+	}{c.ID, string(c.Area), string(c.Severity)})
+	b = b[1 : len(b)-1] // the members alone
+	j.checkPart[c] = b
+	return b
+}
+
 func (j *jsonWriter) Exchange(fixture string, vs []checks.Verdict) error {
+	fx := j.str(fixture, false)
+	b := j.buf[:0]
+	row := func(c *checks.Check, status string, msg []byte, path string) {
+		if j.first {
+			b, j.first = append(b, '\n'), false
+		} else {
+			b = append(b, ",\n"...)
+		}
+		b = append(b, `{"fixture":`...)
+		b = append(b, fx...)
+		b = append(b, ',')
+		b = append(b, j.part(c)...)
+		b = append(b, `,"status":"`...)
+		b = append(b, status...)
+		b = append(b, `","message":`...)
+		b = append(b, msg...)
+		if path != "" {
+			b = append(b, `,"path":`...)
+			b = append(b, j.str(path, false)...)
+		}
+		b = append(b, '}')
+	}
 	for _, v := range vs {
-		base := jsonResult{Fixture: fixture, Check: v.Check.ID, Area: string(v.Check.Area), Severity: string(v.Check.Severity), Status: string(v.Status)}
 		switch v.Status {
 		case checks.StatusFail, checks.StatusWarn:
 			for _, f := range v.Findings {
-				r := base
-				r.Status, r.Message, r.Path = string(f.Status), f.Message, f.Path
-				if err := j.put(r); err != nil {
-					return err
-				}
+				row(v.Check, string(f.Status), j.str(f.Message, false), f.Path)
 			}
+		case checks.StatusPass:
+			row(v.Check, string(v.Status), j.str(v.Check.Title, true), "")
 		default:
-			r := base
-			r.Message = v.Reason
-			if v.Status == checks.StatusPass {
-				r.Message = v.Check.Title
-			}
-			if err := j.put(r); err != nil {
-				return err
-			}
+			row(v.Check, string(v.Status), j.str(v.Reason, true), "")
 		}
 	}
-	return nil
-}
-
-func (j *jsonWriter) put(r jsonResult) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	sep := ",\n"
-	if j.first {
-		sep, j.first = "\n", false
-	}
-	if _, err := io.WriteString(j.w, sep); err != nil {
-		return err
-	}
-	_, err = j.w.Write(b)
+	j.buf = b
+	_, err := j.w.Write(b)
 	return err
 }
 

@@ -91,7 +91,7 @@ func (j *junitWriter) Exchange(fixture string, vs []checks.Verdict) error {
 		return err
 	}
 	b = append(b, '\n')
-	_, err = j.w.Write(append([]byte("  "), b...))
+	_, err = j.w.Write(b)
 	return err
 }
 

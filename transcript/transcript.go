@@ -116,15 +116,38 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
+// members reads an object's members in one pass (first occurrence wins,
+// as with gjson's Get), for the keys asked for.
+func members(obj gjson.Result, keys ...string) map[string]gjson.Result {
+	out := make(map[string]gjson.Result, len(keys))
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for _, want := range keys {
+			if k.Str == want {
+				if _, dup := out[want]; !dup {
+					out[want] = v
+				}
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+type fields map[string]gjson.Result
+
+func (f fields) Get(k string) gjson.Result { return f[k] }
+
 func parse(line []byte) (Record, error) {
 	var rec Record
 	if !gjson.ValidBytes(line) {
 		return rec, errors.New("not valid JSON")
 	}
-	root := gjson.ParseBytes(line)
-	if !root.IsObject() {
+	obj := gjson.ParseBytes(line)
+	if !obj.IsObject() {
 		return rec, errors.New("not a JSON object")
 	}
+	root := fields(members(obj, "transport", "protocolVersion", "fixture", "request", "response"))
 	ex := &rec.Exchange
 	switch t := root.Get("transport"); {
 	case !t.Exists():
@@ -141,10 +164,11 @@ func parse(line []byte) (Record, error) {
 		ex.Version = v.Str
 	}
 	rec.Fixture = root.Get("fixture").Str
-	req := root.Get("request")
-	if !req.IsObject() {
+	reqv := root.Get("request")
+	if !reqv.IsObject() {
 		return rec, errors.New(`"request" is required and must be an object`)
 	}
+	req := fields(members(reqv, "method", "headers", "body", "bodyBase64"))
 	var err error
 	ex.Request.Method = req.Get("method").Str
 	if ex.Request.Header, err = headers(req.Get("headers"), "request"); err != nil {
@@ -153,15 +177,16 @@ func parse(line []byte) (Record, error) {
 	if ex.Request.Body, err = body(req, "request"); err != nil {
 		return rec, err
 	}
-	resp := root.Get("response")
+	respv := root.Get("response")
 	switch {
-	case !resp.Exists():
+	case !respv.Exists():
 		return rec, errors.New(`"response" is required (null when no reply arrived)`)
-	case resp.Type == gjson.Null:
+	case respv.Type == gjson.Null:
 		return rec, nil
-	case !resp.IsObject():
+	case !respv.IsObject():
 		return rec, errors.New(`"response" must be an object or null`)
 	}
+	resp := fields(members(respv, "status", "headers", "body", "bodyBase64"))
 	r := &envelope.Response{}
 	if s := resp.Get("status"); s.Exists() {
 		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
@@ -219,7 +244,7 @@ func headers(v gjson.Result, where string) (http.Header, error) {
 	return h, err
 }
 
-func body(v gjson.Result, where string) ([]byte, error) {
+func body(v fields, where string) ([]byte, error) {
 	b, b64 := v.Get("body"), v.Get("bodyBase64")
 	switch {
 	case b.Exists() && b64.Exists():

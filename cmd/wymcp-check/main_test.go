@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runMain(t *testing.T, stdin string, args ...string) (exitCode, string, string) {
+	t.Helper()
+	s, out, errOut := testStreams()
+	s.In = strings.NewReader(stdin)
+	code := Main(args, s)
+	return code, out.String(), errOut.String()
+}
+
+func TestMainExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	demo, err := os.ReadFile("../../examples/demo.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, append(append([]byte{}, demo...), "not json\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clean := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}"}}` + "\n"
+	warnOnly := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}"},"response":{"status":400,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"unknown tool\"}}"}}` + "\n"
+	tests := []struct {
+		name    string
+		stdin   string
+		args    []string
+		want    exitCode
+		wantOut string
+		wantErr string
+	}{
+		{"version", "", []string{"version"}, exitOK, "wymcp-check " + version, ""},
+		{"list", "", []string{"list"}, exitOK, "ERR3002", ""},
+		{"explain", "", []string{"explain", "rpc1004"}, exitOK, "Spec:     T-RPC-5", ""},
+		{"explain unknown", "", []string{"explain", "XYZ9999"}, exitUsage, "", `unknown check "XYZ9999"`},
+		{"unknown command", "", []string{"frobnicate"}, exitUsage, "", "unknown command"},
+		{"bad flag value", "", []string{"lint", "--format", "xml", "-"}, exitUsage, "", `"xml" is not one of human, json, junit, github`},
+		{"missing contract", "", []string{"lint", "--contract", filepath.Join(dir, "nope.json"), "-"}, exitUsage, "", "--contract: reading contract"},
+		{"lint clean stdin", clean, []string{"lint", "-"}, exitOK, "PASSED", ""},
+		{"lint findings", "", []string{"lint", "../../examples/demo.jsonl"}, exitFindings, "FAILED", ""},
+		{"lint warn passes the default gate", warnOnly, []string{"lint", "-"}, exitOK, "PASSED", ""},
+		{"lint warn fails with --fail-on warn", warnOnly, []string{"lint", "--fail-on", "warn", "-"}, exitFindings, "FAILED", ""},
+		{"lint bad line still reports", "", []string{"lint", bad}, exitUsage, "FAILED", "bad.jsonl:9: not valid JSON"},
+		{"lint missing file", "", []string{"lint", filepath.Join(dir, "none.jsonl")}, exitUsage, "note: opening transcript", "opening transcript"},
+		{"lint needs a file", "", []string{"lint"}, exitUsage, "", "requires at least 1 arg"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runMain(t, tt.stdin, tt.args...)
+			if code != tt.want {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.want, out, errOut)
+			}
+			if !strings.Contains(out, tt.wantOut) {
+				t.Errorf("stdout lacks %q:\n%s", tt.wantOut, out)
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
+			}
+		})
+	}
+}
+
+func TestLintJSONAndOutputFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, _ := runMain(t, "", "lint", "--format", "json", "-o", out, "../../examples/demo.jsonl")
+	if code != exitFindings || stdout != "" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Version int `json:"version"`
+		Results []struct {
+			Fixture, Check, Area, Severity, Status, Message, Path string
+		} `json:"results"`
+		Summary map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("report is not JSON: %v", err)
+	}
+	if rep.Version != 1 || len(rep.Results) == 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	found := false
+	for _, r := range rep.Results {
+		if r.Fixture == "wrong-id-type" && r.Check == "RPC1004" && r.Status == "fail" && r.Area == "envelope" && r.Path == "id" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the JSON report lacks RPC1004's failure on wrong-id-type")
+	}
+}
+
+func TestColor(t *testing.T) {
+	s, _, _ := testStreams()
+	s.OutTTY = true
+	if !s.colorOn("auto") || s.colorOn("never") {
+		t.Error("auto on a TTY colors; never does not")
+	}
+	s.Getenv = func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	}
+	if s.colorOn("auto") || !s.colorOn("always") {
+		t.Error("NO_COLOR turns auto off; always wins")
+	}
+	s, out, _ := testStreams()
+	Main([]string{"lint", "--color", "always", "../../examples/demo.jsonl"}, s)
+	if !bytes.Contains(out.Bytes(), []byte("\x1b[")) {
+		t.Error("--color always did not color")
+	}
+}
+
+// BenchmarkLint measures lint throughput on typical error replies: a
+// transcript of n exchanges streamed through the judge into the JSON
+// writer. Memory per exchange must stay flat as n grows.
+func BenchmarkLint(b *testing.B) {
+	lines := []string{
+		`{"transport":"http","protocolVersion":"2026-07-28","request":{"headers":{"Content-Type":"application/json","MCP-Protocol-Version":"2026-07-28","Mcp-Method":"tools/call","Mcp-Name":"nope"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\",\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32602,\"message\":\"unknown tool \\\"nope\\\"\"}}"}}`,
+		`{"transport":"http","request":{"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"},"response":{"status":400,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"parse error at offset %d\"}}"}}`,
+		`{"transport":"http","protocolVersion":"2025-06-18","request":{"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":\"x\"}}}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32602,\"message\":\"invalid arguments for tool add\",\"data\":{\"errors\":[{\"location\":\"/params/arguments\",\"problems\":[\"missing required property \\\"b\\\"\"]},{\"location\":\"/params/arguments/a\",\"problems\":[\"must be integer\"]}]}}}"}}`,
+	}
+	var buf bytes.Buffer
+	const n = 3000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&buf, lines[i%len(lines)]+"\n", i, i)
+	}
+	input := buf.Bytes()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, _, _ := testStreams()
+		s.Out, s.In = io.Discard, bytes.NewReader(input)
+		if code := Main([]string{"lint", "--format", "json", "-"}, s); code != exitOK && code != exitFindings {
+			b.Fatalf("exit %d", code)
+		}
+	}
+	b.StopTimer()
+	perEx := b.Elapsed().Seconds() / float64(b.N*n)
+	b.ReportMetric(1/perEx, "exchanges/s")
+	b.ReportMetric(0, "ns/op")
+}

@@ -1,0 +1,56 @@
+package envelope_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+func TestLoadContract(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.json", `{"extends":"strict","codes":[{"code":1001,"name":"Rate limited"}],"dataKeys":["retryAfterMs"],"quoteBound":32,"messageMax":100,"distilled":{"location":"path","problems":"messages"}}`)
+	c, err := envelope.LoadContract(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.AllowsDataKey("2026-07-28", -32602, "retryAfterMs") || !c.AllowsDataKey("2026-07-28", -32602, "errors") {
+		t.Error("contract keys and the built-in vocabulary must both be allowed")
+	}
+	if c.AllowsDataKey("2026-07-28", -32602, "stack") {
+		t.Error("stack allowed")
+	}
+	if !c.AllowsDataKey("2026-07-28", -32021, "requiredCapabilities") {
+		t.Error("a spec-defined key of a spec-defined error must always be allowed")
+	}
+	if c.QuoteBound != 32 || c.MessageMax != 100 || c.LocationKey != "path" || c.ProblemsKey != "messages" || len(c.Codes) != 1 {
+		t.Errorf("contract not applied: %+v", c)
+	}
+	bad := []struct{ body, wantErr string }{
+		{`{"extends":"lenient"}`, `extends "lenient"`},
+		{`{"dataKey":["x"]}`, `unknown field "dataKey"`},
+		{`{"quoteBound":0}`, "quoteBound 0"},
+		{`{"codes":[{"code":-32500,"name":"x"}]}`, "reserves"},
+		{`{"codes":[{"code":5}]}`, "name is required"},
+		{"{\n\"quoteBound\": 3,\n}", "line 3"},
+	}
+	for i, b := range bad {
+		p := write("bad"+string(rune('a'+i))+".json", b.body)
+		_, err := envelope.LoadContract(p)
+		if err == nil || !strings.Contains(err.Error(), b.wantErr) || !strings.Contains(err.Error(), p) {
+			t.Errorf("LoadContract(%s) = %v, want an error naming the file and %q", b.body, err, b.wantErr)
+		}
+	}
+	if _, err := envelope.LoadContract(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("a missing contract file must be an error")
+	}
+}

@@ -1,0 +1,135 @@
+package envelope_test
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+func TestParseKeepsWhatIsWrong(t *testing.T) {
+	tests := []struct {
+		name      string
+		raw       string
+		valid     bool
+		utf8      bool
+		dups      []string
+		idKind    string
+		methodAbs bool
+	}{
+		{"plain", `{"jsonrpc":"2.0","id":1,"method":"m"}`, true, true, nil, "integer", false},
+		{"null id is not absent", `{"jsonrpc":"2.0","id":null}`, true, true, nil, "null", true},
+		{"keys are case-sensitive", `{"jsonrpc":"2.0","ID":1,"Method":"m"}`, true, true, nil, "absent", true},
+		{"duplicate keys", `{"id":1,"id":2,"a":{"b":1,"b":2}}`, true, true, []string{"id", "a.b"}, "integer", true},
+		{"fraction id", `{"id":1.5}`, true, true, nil, "number", true},
+		{"invalid utf-8", "{\"id\":\"\xff\"}", true, false, nil, "string", true},
+		{"garbage", `{"id":`, false, true, nil, "absent", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := envelope.Parse([]byte(tt.raw))
+			m2 := m // the cached members survive a copy
+			if m.Valid != tt.valid || m.UTF8 != tt.utf8 {
+				t.Errorf("Valid, UTF8 = %v, %v; want %v, %v", m.Valid, m.UTF8, tt.valid, tt.utf8)
+			}
+			if diff := cmp.Diff(tt.dups, m.Duplicates); diff != "" {
+				t.Errorf("Duplicates (-want +got):\n%s", diff)
+			}
+			if k := envelope.Kind(m2.Get("id")); k != tt.idKind {
+				t.Errorf("Kind(id) = %s, want %s", k, tt.idKind)
+			}
+			if m.Get("method").Exists() == tt.methodAbs {
+				t.Errorf("method exists = %v", !tt.methodAbs)
+			}
+		})
+	}
+}
+
+func TestSameID(t *testing.T) {
+	tests := []struct {
+		req, reply string
+		same       bool
+	}{
+		{`7`, `7`, true},
+		{`7`, `"7"`, false},
+		{`"7"`, `"\u0037"`, true},
+		{`1.5`, `1`, false},
+		{`12345678901234567890`, `12345678901234567000`, false},
+		{`12345678901234567890`, `12345678901234567890`, true},
+		{`1e2`, `100`, true},
+		{`"a"`, `"b"`, false},
+	}
+	for _, tt := range tests {
+		mreq, mrep := envelope.Parse([]byte(`{"id":`+tt.req+`}`)), envelope.Parse([]byte(`{"id":`+tt.reply+`}`))
+		req, rep := mreq.Get("id"), mrep.Get("id")
+		if got := envelope.SameID(req, rep); got != tt.same {
+			t.Errorf("SameID(%s, %s) = %v, want %v", tt.req, tt.reply, got, tt.same)
+		}
+	}
+}
+
+func TestSSEReader(t *testing.T) {
+	stream := ": keep-alive\r\n" +
+		"id: 1\r\ndata:\r\n\r\n" + // priming event: id, empty data
+		"event: message\ndata: {\"a\":\ndata: 1}\n\n" +
+		"data: {\"b\":2}\r\r" + // lone CR line ends
+		"data: partial"
+	r := envelope.NewSSEReader(strings.NewReader(stream), 1024)
+	var got []envelope.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	want := []envelope.Event{
+		{ID: "1"},
+		{Name: "message", Data: []byte("{\"a\":\n1}")},
+		{Data: []byte(`{"b":2}`)},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+func TestSSEReaderBoundsLines(t *testing.T) {
+	r := envelope.NewSSEReader(strings.NewReader("data: "+strings.Repeat("x", 5000)+"\n\n"), 1024)
+	if _, err := r.Next(); err != envelope.ErrEventTooLarge {
+		t.Fatalf("Next = %v, want ErrEventTooLarge", err)
+	}
+}
+
+func TestClassifyCode(t *testing.T) {
+	extra := []envelope.CodeRule{{Code: 1001, Name: "Rate limited"}, {Code: -32042, Name: "mine"}}
+	tests := []struct {
+		version string
+		code    int
+		want    envelope.CodeClass
+	}{
+		{"2026-07-28", -32601, envelope.CodeDefined},
+		{"2026-07-28", -32022, envelope.CodeDefined},
+		{"2025-11-25", -32022, envelope.CodeLegacy}, // JSON-RPC server-error range before 2026
+		{"2026-07-28", -32002, envelope.CodeForbidden},
+		{"2026-07-28", -32042, envelope.CodeForbidden}, // a contract cannot allow what the version forbids
+		{"2026-07-28", -32050, envelope.CodeForbidden},
+		{"2026-07-28", -32001, envelope.CodeLegacy},
+		{"2025-06-18", -32002, envelope.CodeDefined},
+		{"2025-06-18", -32042, envelope.CodeDefined}, // the contract declares it; 2025-06-18 does not forbid it
+		{"2025-11-25", -32042, envelope.CodeDefined},
+		{"2025-11-25", -32050, envelope.CodeLegacy},
+		{"2025-11-25", -32500, envelope.CodeForbidden},
+		{"2025-11-25", 0, envelope.CodeUnlisted},
+		{"2025-11-25", 1001, envelope.CodeDefined},
+	}
+	for _, tt := range tests {
+		if got, _ := envelope.ClassifyCode(tt.version, tt.code, extra); got != tt.want {
+			t.Errorf("ClassifyCode(%s, %d) = %v, want %v", tt.version, tt.code, got, tt.want)
+		}
+	}
+}

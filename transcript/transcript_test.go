@@ -1,0 +1,108 @@
+package transcript_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/transcript"
+)
+
+// readAll returns a line per record ("line:fixture") or error.
+func readAll(t *testing.T, name string, r io.Reader) ([]transcript.Record, []string) {
+	t.Helper()
+	tr := transcript.NewReader(name, r)
+	var recs []transcript.Record
+	var errs []string
+	for {
+		rec, err := tr.Next()
+		if err == io.EOF {
+			return recs, errs
+		}
+		var le *transcript.LineError
+		if !errors.As(err, &le) && err != nil {
+			t.Fatalf("unexpected error %v", err)
+		}
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		recs = append(recs, rec)
+	}
+}
+
+func TestReaderReportsLinesAndGoesOn(t *testing.T) {
+	f, err := os.Open("testdata/mixed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, errs := readAll(t, "mixed.jsonl", f)
+	wantErrs := []string{
+		"mixed.jsonl:3: not valid JSON",
+		`mixed.jsonl:4: "transport" is "smoke", want "http" or "stdio"`,
+		`mixed.jsonl:6: "response" is required (null when no reply arrived)`,
+		`mixed.jsonl:7: "response.status" is required for http`,
+		`mixed.jsonl:9: "protocolVersion" is "1999-01-01", want one of [2026-07-28 2025-11-25 2025-06-18]`,
+		`mixed.jsonl:10: "request.body" must be a string (the raw text); use bodyBase64 for bytes`,
+	}
+	if diff := cmp.Diff(wantErrs, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Fixture)
+	}
+	if diff := cmp.Diff([]string{"line:1", "line:5", "named", "line:11"}, got); diff != "" {
+		t.Errorf("fixtures (-want +got):\n%s", diff)
+	}
+	h := recs[0].Exchange.Request.Header
+	if h.Get("Mcp-Method") != "tools/list" || len(h.Values("X")) != 2 {
+		t.Errorf("headers not read: %v", h)
+	}
+	stdio := recs[1].Exchange
+	if !bytes.Equal(stdio.Request.Body, []byte{0xff}) {
+		t.Errorf("bodyBase64 = %q", stdio.Request.Body)
+	}
+	if diff := cmp.Diff([][]byte{[]byte("line1"), []byte("line2")}, stdio.Response.Messages); diff != "" {
+		t.Errorf("stdio messages (-want +got):\n%s", diff)
+	}
+	if recs[2].Exchange.Version != "2026-07-28" || recs[2].Exchange.Response != nil {
+		t.Errorf("named record: %+v", recs[2].Exchange)
+	}
+}
+
+func TestReaderSkipsOverlongLine(t *testing.T) {
+	in := `{"transport":"http","request":{"body":"` + strings.Repeat("x", transcript.MaxLine) + `"},"response":null}` + "\n" +
+		`{"transport":"http","request":{"body":"ok"},"response":null}` + "\n"
+	recs, errs := readAll(t, "big", strings.NewReader(in))
+	if len(errs) != 1 || !strings.Contains(errs[0], "big:1: line exceeds") {
+		t.Errorf("errors = %v", errs)
+	}
+	if len(recs) != 1 || recs[0].Line != 2 {
+		t.Errorf("records = %+v", recs)
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	ex := envelope.Exchange{Transport: envelope.HTTP, Version: "2025-11-25",
+		Request:  envelope.Request{Header: http.Header{"Mcp-Method": {"tools/list"}}, Body: []byte("{\"a\":\"\xff\"}")},
+		Response: &envelope.Response{Status: 400, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1}`)}}
+	var buf bytes.Buffer
+	if err := transcript.Write(&buf, "probe", &ex); err != nil {
+		t.Fatal(err)
+	}
+	recs, errs := readAll(t, "rt", &buf)
+	if len(errs) != 0 || len(recs) != 1 {
+		t.Fatalf("errs %v recs %d", errs, len(recs))
+	}
+	if diff := cmp.Diff(ex, recs[0].Exchange); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
