@@ -195,6 +195,9 @@ func problemsOf(k jsonschema.ErrorKind) []string {
 	case *kind.UniqueItems:
 		return []string{fmt.Sprintf("items %d and %d are equal", k.Duplicates[0], k.Duplicates[1])}
 	case *kind.PropertyNames:
+		// jsonschema/v6 v6.0.3 stores this failure's instance location
+		// without copying it, so a nested one can be reported at a
+		// sibling's location; the name itself is right.
 		return []string{"invalid property name " + quote(k.Property)}
 	case *kind.Contains:
 		return []string{problemNoContains}

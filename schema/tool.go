@@ -1,0 +1,217 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Bounds on a schema a server publishes, so that one hostile tools/list
+// cannot make the checker spend unbounded memory or time (T-SCHEMA-6; the
+// spec sets no numbers, these are generous for real tools).
+const (
+	maxSchemaBytes      = 1 << 20
+	maxSchemaDepth      = 64
+	maxSchemaSubschemas = 10000
+)
+
+// toolSchemaURL is where a tool schema without its own $id lives while it
+// is compiled; references relative to it resolve inside the same fake
+// origin and are refused like any other.
+const toolSchemaURL = "mem://wymcp/tool-schema.json"
+
+// A ToolSchema is a compiled inputSchema or outputSchema of a tool. It is
+// immutable and safe for concurrent use.
+type ToolSchema struct {
+	schema  *jsonschema.Schema
+	dialect string
+}
+
+// CompileToolSchema compiles a tool's inputSchema or outputSchema as
+// published by a server speaking version. The dialect is the schema's
+// $schema, or JSON Schema 2020-12 when it has none (T-SCHEMA-1; 2025-06-18
+// names no default, AMB-15, and 2020-12 is what later versions codify).
+// References outside the document are never fetched: they fail with
+// ErrExternalRef (T-SCHEMA-4, T-SCHEMA-5). Schemas larger, deeper or with
+// more subschemas than the package's bounds are refused. Errors are one
+// line and name the cause.
+func CompileToolSchema(raw []byte, version string) (*ToolSchema, error) {
+	if !slices.Contains(Versions(), version) {
+		return nil, fmt.Errorf("tool schema: unknown protocol version %q", version)
+	}
+	doc, err := parseSchemaDoc(raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool schema: %w", err)
+	}
+	c := newCompiler(defaultDraft(version))
+	if err := c.AddResource(toolSchemaURL, doc); err != nil {
+		return nil, fmt.Errorf("tool schema: %w", err)
+	}
+	sch, err := c.Compile(toolSchemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
+	}
+	return &ToolSchema{schema: sch, dialect: dialectOf(doc)}, nil
+}
+
+// Dialect is the $schema the tool schema declares, or the 2020-12 URI
+// when it declares none.
+func (t *ToolSchema) Dialect() string { return t.dialect }
+
+// Validate validates instance, one JSON value (tool arguments, structured
+// content), and returns nil when it is valid.
+func (t *ToolSchema) Validate(instance []byte) []envelope.DistilledEntry {
+	v, err := decode(instance)
+	if err != nil {
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{problemNotJSON}}}
+	}
+	return Distill(t.schema.Validate(v))
+}
+
+// valid reports whether an already decoded value is valid.
+func (t *ToolSchema) valid(v any) []envelope.DistilledEntry {
+	return Distill(t.schema.Validate(v))
+}
+
+const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
+
+func defaultDraft(string) *jsonschema.Draft { return jsonschema.Draft2020 }
+
+func dialectOf(doc any) string {
+	if obj, ok := doc.(map[string]any); ok {
+		if s, ok := obj["$schema"].(string); ok {
+			return s
+		}
+	}
+	return dialect202012
+}
+
+// parseSchemaDoc decodes a schema and enforces the size bounds before the
+// compiler sees it.
+func parseSchemaDoc(raw []byte) (any, error) {
+	if len(raw) > maxSchemaBytes {
+		return nil, fmt.Errorf("schema larger than %d bytes", maxSchemaBytes)
+	}
+	doc, err := decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	count := 0
+	if err := measure(doc, 0, &count); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// measure walks the document counting objects (every subschema is one)
+// and failing past the bounds.
+func measure(v any, depth int, count *int) error {
+	if depth > maxSchemaDepth {
+		return fmt.Errorf("schema nested deeper than %d levels", maxSchemaDepth)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		*count++
+		if *count > maxSchemaSubschemas {
+			return fmt.Errorf("schema has more than %d subschemas", maxSchemaSubschemas)
+		}
+		for _, e := range v {
+			if err := measure(e, depth+1, count); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if err := measure(e, depth+1, count); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// describeCompileError turns the library's compile errors, some of them
+// multi-line, into one line that names the cause. base is the URL the
+// document was compiled at; references are shown relative to it.
+func describeCompileError(err error, base string, doc any) error {
+	var (
+		load     *jsonschema.LoadURLError
+		invalid  *jsonschema.SchemaValidationError
+		noPtr    *jsonschema.JSONPointerNotFoundError
+		noAnchor *jsonschema.AnchorNotFoundError
+		badRegex *jsonschema.InvalidRegexError
+		draft    *jsonschema.UnsupportedDraftError
+		metaURL  *jsonschema.InvalidMetaSchemaURLError
+		metaLoop *jsonschema.MetaSchemaCycleError
+		vocab    *jsonschema.UnsupportedVocabularyError
+		badPtr   *jsonschema.InvalidJsonPointerError
+		badURL   *jsonschema.ParseURLError
+	)
+	switch {
+	case errors.As(err, &load):
+		if errors.Is(load.Err, ErrExternalRef) {
+			if d := dialectOf(doc); strings.TrimSuffix(d, "#") == strings.TrimSuffix(load.URL, "#") {
+				return fmt.Errorf("unsupported $schema dialect %s", quote(d))
+			}
+			return fmt.Errorf("%w: %s", ErrExternalRef, quote(relative(load.URL, base)))
+		}
+		return fmt.Errorf("cannot load %s: %s", quote(relative(load.URL, base)), oneLine(load.Err.Error()))
+	case errors.As(err, &invalid):
+		return fmt.Errorf("not a valid schema: %s", firstProblem(Distill(invalid.Err)))
+	case errors.As(err, &noPtr):
+		return fmt.Errorf("$ref target %s not found", quote(relative(noPtr.URL, base)))
+	case errors.As(err, &noAnchor):
+		return fmt.Errorf("$ref anchor %s not found", quote(relative(noAnchor.Reference, base)))
+	case errors.As(err, &badRegex):
+		return fmt.Errorf("invalid regular expression %s", quote(badRegex.Regex))
+	case errors.As(err, &draft), errors.As(err, &metaURL), errors.As(err, &metaLoop):
+		return fmt.Errorf("unsupported $schema dialect %s", quote(dialectOf(doc)))
+	case errors.As(err, &vocab):
+		return fmt.Errorf("unsupported vocabulary %s", quote(vocab.Vocabulary))
+	case errors.As(err, &badPtr):
+		return fmt.Errorf("invalid json pointer %s", quote(relative(badPtr.URL, base)))
+	case errors.As(err, &badURL):
+		return fmt.Errorf("invalid reference %s", quote(badURL.URL))
+	}
+	return errors.New(oneLine(err.Error()))
+}
+
+// relative shows a URL of the document itself as its fragment, so errors
+// do not leak the package's internal base URL.
+func relative(u, base string) string {
+	if rest, ok := strings.CutPrefix(u, base); ok {
+		if rest == "" {
+			return "#"
+		}
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(u, "mem://wymcp/"); ok {
+		return rest
+	}
+	return u
+}
+
+// firstProblem renders the first distilled entry, counting the rest.
+func firstProblem(es []envelope.DistilledEntry) string {
+	if len(es) == 0 || len(es[0].Problems) == 0 {
+		return "rejected by its metaschema"
+	}
+	loc := es[0].Location
+	if loc == "" {
+		loc = "the root"
+	}
+	s := "at " + loc + ": " + es[0].Problems[0]
+	more := -1
+	for _, e := range es {
+		more += len(e.Problems)
+	}
+	if more > 0 {
+		s += fmt.Sprintf(" (and %d more %s)", more, plural(more, "problem", "problems"))
+	}
+	return s
+}

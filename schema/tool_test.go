@@ -1,0 +1,109 @@
+package schema
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCompileToolSchemaErrors(t *testing.T) {
+	deep := strings.Repeat(`{"items":`, maxSchemaDepth+1) + `{}` + strings.Repeat(`}`, maxSchemaDepth+1)
+	wide := `{"anyOf":[` + repeatJSON(`{}`, maxSchemaSubschemas+1) + `]}`
+	huge := `{"description":"` + strings.Repeat("x", maxSchemaBytes) + `"}`
+	cases := []struct {
+		name, schema, version, want string
+		external                    bool
+	}{
+		{"network $ref", `{"type":"object","properties":{"a":{"$ref":"https://example.com/schemas/a.json"}}}`, "2026-07-28",
+			`tool schema: external $ref not fetched: 'https://example.com/schemas/a.json'`, true},
+		{"http $ref to a metadata address", `{"$ref":"http://169.254.169.254/latest/meta-data"}`, "2025-11-25",
+			`tool schema: external $ref not fetched: 'http://169.254.169.254/latest/meta-data'`, true},
+		{"file $ref", `{"$ref":"file:///etc/passwd"}`, "2025-06-18",
+			`tool schema: external $ref not fetched: 'file:///etc/passwd'`, true},
+		{"relative $ref", `{"$ref":"other.json#/$defs/x"}`, "2026-07-28",
+			`tool schema: external $ref not fetched: 'other.json'`, true},
+		{"$ref under a foreign $id", `{"$id":"https://example.com/root.json","$ref":"leaf.json"}`, "2026-07-28",
+			`tool schema: external $ref not fetched: 'https://example.com/leaf.json'`, true},
+		{"missing local $ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/nope"}}}`, "2026-07-28",
+			`tool schema: $ref target '#/$defs/nope' not found`, false},
+		{"bad type", `{"type":"object","properties":{"a":{"type":12}}}`, "2026-07-28",
+			`tool schema: not a valid schema: at /properties/a/type: must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'`, false},
+		{"bad required", `{"type":"object","required":"a"}`, "2026-07-28",
+			`tool schema: not a valid schema: at /required: got string, want array`, false},
+		{"draft-07 tuple items under 2020-12", `{"type":"object","properties":{"a":{"items":[{"type":"string"}]}}}`, "2026-07-28",
+			`tool schema: not a valid schema: at /properties/a/items: got array, want boolean or object`, false},
+		{"bad regex", `{"type":"string","pattern":"(unclosed"}`, "2026-07-28",
+			`tool schema: not a valid schema: at /pattern: not a valid regex`, false},
+		{"unknown dialect", `{"$schema":"https://example.com/my-dialect","type":"object"}`, "2026-07-28",
+			`tool schema: unsupported $schema dialect 'https://example.com/my-dialect'`, false},
+		{"not json", `{"type":`, "2026-07-28", `tool schema: not valid json`, false},
+		{"too deep", deep, "2026-07-28", `tool schema: schema nested deeper than 64 levels`, false},
+		{"too many subschemas", wide, "2026-07-28", `tool schema: schema has more than 10000 subschemas`, false},
+		{"too large", huge, "2026-07-28", `tool schema: schema larger than 1048576 bytes`, false},
+		{"unknown version", `{}`, "2024-11-05", `tool schema: unknown protocol version "2024-11-05"`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := CompileToolSchema([]byte(c.schema), c.version)
+			if err == nil {
+				t.Fatal("compiled")
+			}
+			if got := err.Error(); got != c.want {
+				t.Errorf("error\n got %s\nwant %s", got, c.want)
+			}
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+			if got := errors.Is(err, ErrExternalRef); got != c.external {
+				t.Errorf("errors.Is(err, ErrExternalRef) = %v, want %v", got, c.external)
+			}
+		})
+	}
+}
+
+func TestToolSchemaValidate(t *testing.T) {
+	cases := []struct {
+		name, schema, instance string
+		want                   entries
+	}{
+		{"default dialect is 2020-12", `{"type":"object","properties":{"p":{"type":"array","prefixItems":[{"type":"string"}],"items":false}}}`,
+			`{"p":["a",1]}`,
+			entries{{Location: "/p/1", Problems: []string{"not allowed"}}}},
+		{"draft-07 honoured", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"p":{"type":"array","items":[{"type":"string"}],"additionalItems":false}}}`,
+			`{"p":["a",1]}`,
+			entries{{Location: "/p", Problems: []string{"1 more item than allowed"}}}},
+		{"local $defs", `{"type":"object","properties":{"n":{"$ref":"#/$defs/n"}},"required":["n"],"$defs":{"n":{"type":"integer","minimum":1}}}`,
+			`{"n":0}`,
+			entries{{Location: "/n", Problems: []string{"must be >= 1"}}}},
+		{"valid", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, `{"a":"x"}`, nil},
+		{"not json", `{"type":"object"}`, `{"a":`, entries{{Location: "", Problems: []string{"not valid json"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts, err := CompileToolSchema([]byte(c.schema), "2026-07-28")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.want, ts.Validate([]byte(c.instance))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestToolSchemaDialect(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type":"object"}`: "https://json-schema.org/draft/2020-12/schema",
+		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`: "http://json-schema.org/draft-07/schema#",
+	} {
+		ts, err := CompileToolSchema([]byte(schema), "2025-11-25")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts.Dialect() != want {
+			t.Errorf("Dialect() = %q, want %q", ts.Dialect(), want)
+		}
+	}
+}
