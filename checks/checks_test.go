@@ -26,6 +26,7 @@ import (
 //	                version: 2026-07-28 (default: inferred from the request)
 //	                contract: strict|spec (default strict)
 //	                method: GET (HTTP method of the request; default POST)
+//	                tool-refusal: true (the request breaks the tool's inputSchema)
 //	                status: 400 (HTTP status of the reply; default 200)
 //	                no-reply: true (nothing came back)
 //	                request-header: Name: value (repeatable)
@@ -37,11 +38,11 @@ import (
 // Unexpected findings and missing ones both fail the test, as in
 // analysistest: a case with an empty want asserts the reply conforms.
 type testCase struct {
-	name      string
-	ex        envelope.Exchange
-	contract  *envelope.Contract
-	want      []string
-	wantTexts map[string]string
+	name        string
+	ex          envelope.Exchange
+	contract    *envelope.Contract
+	want        []string
+	toolRefusal bool // the fixture override a live run would apply
 }
 
 var caseFile = flag.String("case", "", "run only the case files matching this glob")
@@ -104,6 +105,8 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.contract = c
 				case "method":
 					tc.ex.Request.Method = v
+				case "tool-refusal":
+					tc.toolRefusal = v == "true"
 				case "status":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -176,6 +179,12 @@ func unescapeBytes(b []byte) []byte {
 	})
 }
 
+func input(tc testCase, ex *envelope.Exchange) checks.Input {
+	exp := envelope.Expect(ex)
+	exp.ToolRefusal = tc.toolRefusal
+	return checks.Input{Fixture: tc.name, Exchange: ex, Contract: tc.contract, Expect: &exp}
+}
+
 func findings(vs []checks.Verdict) []string {
 	var got []string
 	for _, v := range vs {
@@ -194,7 +203,7 @@ func TestCases(t *testing.T) {
 	for _, tc := range loadCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			ex := tc.ex
-			vs := checks.Judge(checks.Input{Fixture: tc.name, Exchange: &ex, Contract: tc.contract}, checks.All())
+			vs := checks.Judge(input(tc, &ex), checks.All())
 			want := slices.Clone(tc.want)
 			slices.Sort(want)
 			if diff := cmp.Diff(want, findings(vs)); diff != "" {
@@ -222,7 +231,7 @@ func TestEveryCheckFailsAndPasses(t *testing.T) {
 	failed, passed := map[string]bool{}, map[string]bool{}
 	for _, tc := range loadCases(t) {
 		ex := tc.ex
-		for _, v := range checks.Judge(checks.Input{Exchange: &ex, Contract: tc.contract}, checks.All()) {
+		for _, v := range checks.Judge(input(tc, &ex), checks.All()) {
 			switch v.Status {
 			case checks.StatusFail, checks.StatusWarn:
 				failed[v.Check.ID] = true

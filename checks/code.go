@@ -91,6 +91,20 @@ names the code it expects.`,
 			return err
 		}
 		x := p.Expect
+		// Some codes are wrong for a valid request whatever else is known.
+		if x.Condition == envelope.CondCall {
+			switch {
+			case code == envelope.CodeParseError:
+				p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
+				return nil
+			case x.Version == envelope.V20260728 && code == envelope.CodeUnsupportedVer:
+				p.Failf("error.code", "code -32022 (unsupported version) though the request asks for %s", envelope.V20260728)
+				return nil
+			case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.HTTP && !hasParamHeaders(p.Exchange):
+				p.Failf("error.code", "code -32020 (header mismatch) though every standard header matches the body")
+				return nil
+			}
+		}
 		if len(x.Codes) > 0 {
 			if !slices.Contains(x.Codes, code) {
 				p.Deviate("error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
@@ -101,16 +115,10 @@ names the code it expects.`,
 			return nil
 		}
 		switch {
-		case code == envelope.CodeParseError:
-			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
 		case code == envelope.CodeInvalidRequest:
 			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
-		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(e.Get("message").Str)):
+		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(p.Reply.Response.Get("error.message").Str)):
 			p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
-		case x.Version == envelope.V20260728 && code == envelope.CodeUnsupportedVer:
-			p.Failf("error.code", "code -32022 (unsupported version) though the request asks for %s", envelope.V20260728)
-		case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.HTTP && !hasParamHeaders(p.Exchange):
-			p.Failf("error.code", "code -32020 (header mismatch) though every standard header matches the body")
 		}
 		return nil
 	},

@@ -122,3 +122,42 @@ func pointerPath(ptr string) string {
 	}
 	return ptr
 }
+
+var ToolRefusal = &Check{
+	ID:       "PRO1004",
+	Title:    "A tool refuses arguments its inputSchema forbids",
+	SpecRef:  "T-TOOL-8, AMB-2",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `A fixture that calls a real tool with arguments violating the tool's own
+inputSchema (wrong type, missing required property, extra property where
+additionalProperties is false, a value outside an enum) must be refused,
+not run. From 2025-11-25 the tools page asks for a tool execution error: a
+result with isError true (pass); -32602 only warns, because the 2026-07-28
+schema.ts and its example contradict the tools page (AMB-2). In 2025-06-18
+either form passes. A result that is not an error means the tool ran on
+input it declared invalid: a failure.`,
+	Run: func(p *Pass) error {
+		if !p.Expect.ToolRefusal {
+			return Skip("not a schema-violating tool call")
+		}
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		if e := m.Get("error"); e.Exists() {
+			code := m.Get("error.code").Int()
+			switch {
+			case code != envelope.CodeInvalidParams:
+				p.Failf("error.code", "the refusal has code %d, want an isError result or -32602", code)
+			case p.Expect.Version != envelope.V20250618:
+				p.Warnf("error.code", "refused with -32602; since 2025-11-25 the tools page asks for an isError result (AMB-2)")
+			}
+			return nil
+		}
+		if m.Get("result.isError").Type != gjson.True {
+			p.Failf("result", "the tool ran on arguments its inputSchema forbids; want an isError result")
+		}
+		return nil
+	},
+}

@@ -25,6 +25,7 @@ func All() []*Check {
 		Refused,             // PRO1001
 		ResultType,          // PRO1002
 		ServerMessages,      // PRO1003
+		ToolRefusal,         // PRO1004
 		ReplyIsJSON,         // RPC1001
 		JSONRPCVersion,      // RPC1002
 		ResultXorError,      // RPC1003

@@ -47,6 +47,9 @@ type Expectation struct {
 	ErrorRequired bool
 	// NoReply: nothing may answer (a notification).
 	NoReply bool
+	// ToolRefusal: the request calls a tool with arguments its own
+	// inputSchema forbids; the tool must refuse (T-TOOL-8).
+	ToolRefusal bool
 	// Status lists acceptable HTTP statuses, preferred first; empty: open.
 	Status []int
 	// Ambiguity names the spec ambiguity (AMB-…) or UNSPEC rule that makes
