@@ -1,0 +1,165 @@
+package schema
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// maxUserSchemaBytes bounds a --schema file; the official schemas are
+// about 200 KB.
+const maxUserSchemaBytes = 16 << 20
+
+const (
+	userSchemaURL      = "mem://wymcp/user-schema.json"
+	defMessage         = "JSONRPCMessage"
+	defInputRequired   = "InputRequiredResult"
+	resultTypeInputReq = "input_required"
+)
+
+// ResultTypeNames maps each method whose result the checker validates to
+// the name of its result type in the official MCP schemas. It returns a
+// fresh map each call; callers may change it and pass it to
+// LoadUserSchema.
+func ResultTypeNames() map[string]string {
+	return map[string]string{
+		"server/discover":          "DiscoverResult",
+		"initialize":               "InitializeResult",
+		"ping":                     "EmptyResult",
+		"tools/list":               "ListToolsResult",
+		"tools/call":               "CallToolResult",
+		"resources/list":           "ListResourcesResult",
+		"resources/read":           "ReadResourceResult",
+		"resources/templates/list": "ListResourceTemplatesResult",
+		"prompts/list":             "ListPromptsResult",
+		"prompts/get":              "GetPromptResult",
+		"completion/complete":      "CompleteResult",
+		"subscriptions/listen":     "SubscriptionsListenResult",
+	}
+}
+
+// A UserSchema is a protocol schema the user supplied with --schema, for
+// example the official schema.json of a version. It is immutable and safe
+// for concurrent use.
+type UserSchema struct {
+	path          string
+	message       *jsonschema.Schema
+	results       map[string]*jsonschema.Schema
+	inputRequired *jsonschema.Schema
+}
+
+// LoadUserSchema reads and compiles the protocol schema in the file at
+// path. Its $defs (or draft-07 definitions) must hold JSONRPCMessage,
+// which every reply is validated against; resultTypes maps methods to
+// the $defs type their result is validated against (nil means
+// ResultTypeNames), and methods whose type the file lacks are skipped.
+// The dialect is the file's $schema, 2020-12 when it has none. Nothing
+// outside the file is fetched. Errors name the file and the cause.
+func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, error) {
+	if resultTypes == nil {
+		resultTypes = ResultTypeNames()
+	}
+	fail := func(err error) (*UserSchema, error) {
+		return nil, fmt.Errorf("schema file %s: %w", path, err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return fail(err)
+	}
+	if info.Size() > maxUserSchemaBytes {
+		return fail(fmt.Errorf("larger than %d bytes", maxUserSchemaBytes))
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fail(err)
+	}
+	doc, err := decode(raw)
+	if err != nil {
+		return fail(err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return fail(fmt.Errorf("not a json object"))
+	}
+	key, defs := defsOf(obj)
+	if defs == nil {
+		return fail(fmt.Errorf("no %s in $defs or definitions", defMessage))
+	}
+	c := newCompiler(jsonschema.Draft2020)
+	if err := c.AddResource(userSchemaURL, doc); err != nil {
+		return fail(err)
+	}
+	compile := func(name string) (*jsonschema.Schema, error) {
+		sch, err := c.Compile(userSchemaURL + "#/" + key + "/" + name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, describeCompileError(err, userSchemaURL, doc))
+		}
+		return sch, nil
+	}
+	u := &UserSchema{path: path, results: map[string]*jsonschema.Schema{}}
+	if u.message, err = compile(defMessage); err != nil {
+		return fail(err)
+	}
+	for method, name := range resultTypes {
+		if _, ok := defs[name]; !ok {
+			continue
+		}
+		if u.results[method], err = compile(name); err != nil {
+			return fail(err)
+		}
+	}
+	if _, ok := defs[defInputRequired]; ok {
+		if u.inputRequired, err = compile(defInputRequired); err != nil {
+			return fail(err)
+		}
+	}
+	return u, nil
+}
+
+// defsOf finds the definitions that hold JSONRPCMessage: $defs (2019-09
+// and later) or definitions (draft-07 and earlier).
+func defsOf(doc map[string]any) (string, map[string]any) {
+	for _, key := range []string{"$defs", "definitions"} {
+		if defs, ok := doc[key].(map[string]any); ok {
+			if _, ok := defs[defMessage]; ok {
+				return key, defs
+			}
+		}
+	}
+	return "", nil
+}
+
+// Path is the file the schema was loaded from.
+func (u *UserSchema) Path() string { return u.path }
+
+// ValidateReply validates raw, a whole reply to a request of method,
+// against JSONRPCMessage and, when it carries a result and the file
+// defines the method's result type, the result against that type (an
+// input_required result against InputRequiredResult when the file has
+// it). It returns nil when the reply is valid.
+func (u *UserSchema) ValidateReply(method string, raw []byte) []envelope.DistilledEntry {
+	v, err := decode(raw)
+	if err != nil {
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{problemNotJSON}}}
+	}
+	out := Distill(u.message.Validate(v))
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return out
+	}
+	result, ok := obj["result"]
+	if _, isError := obj["error"]; !ok || isError {
+		return out
+	}
+	sch := u.results[method]
+	if r, ok := result.(map[string]any); ok && r["resultType"] == resultTypeInputReq && u.inputRequired != nil {
+		sch = u.inputRequired
+	}
+	if sch == nil {
+		return out
+	}
+	return mergeEntries(out, prefixEntries("/result", Distill(sch.Validate(result))))
+}

@@ -1,0 +1,154 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+func TestLoadUserSchemaErrors(t *testing.T) {
+	dir := filepath.Join("testdata", "user")
+	cases := []struct {
+		file, want string
+	}{
+		{"missing.json", "no such file or directory"},
+		{"truncated.json", ": not valid json"},
+		{"no-entry.json", ": no JSONRPCMessage in $defs or definitions"},
+		{"bad-type.json", ": JSONRPCMessage: not a valid schema: at /$defs/JSONRPCMessage/type: must be one of"},
+		{"external-ref.json", ": JSONRPCMessage: external $ref not fetched: 'https://example.com/mcp/schema.json'"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(dir, c.file)
+		_, err := LoadUserSchema(path, nil)
+		if err == nil {
+			t.Errorf("%s: loaded", c.file)
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "schema file "+path) || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: error %q, want the file name and %q", c.file, msg, c.want)
+		}
+		if strings.ContainsAny(msg, "\r\n") {
+			t.Errorf("%s: error is not one line: %q", c.file, msg)
+		}
+	}
+	_, err := LoadUserSchema(filepath.Join(dir, "external-ref.json"), nil)
+	if !errors.Is(err, ErrExternalRef) {
+		t.Errorf("external $ref: errors.Is(err, ErrExternalRef) is false: %v", err)
+	}
+}
+
+func TestUserSchemaValidateReply(t *testing.T) {
+	u, err := LoadUserSchema(filepath.Join("testdata", "user", "minimal.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		method, reply string
+		want          entries
+	}{
+		{"tools/list", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"}]}}`, nil},
+		{"tools/list", `{"jsonrpc":"2.0","id":1.5,"result":{"tools":[{}]}}`, entries{
+			{Location: "/id", Problems: []string{"got number, want integer or string"}},
+			{Location: "/result/tools/0", Problems: []string{"missing property 'name'"}},
+		}},
+		{"prompts/list", `{"jsonrpc":"2.0","id":1,"result":{"whatever":1}}`, nil},
+		{"tools/list", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"},"result":{}}`, nil},
+		{"tools/list", `nope`, entries{{Location: "", Problems: []string{"not valid json"}}}},
+	}
+	for _, c := range cases {
+		if diff := cmp.Diff(c.want, u.ValidateReply(c.method, []byte(c.reply))); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.method, c.reply, diff)
+		}
+	}
+	if u.Path() != filepath.Join("testdata", "user", "minimal.json") {
+		t.Errorf("Path() = %q", u.Path())
+	}
+}
+
+// TestUserSchemaOfficial loads the official schemas as --schema files:
+// the 2020-12 ones and the draft-07 one (definitions, $schema honoured).
+func TestUserSchemaOfficial(t *testing.T) {
+	dir := officialDir(t)
+	cases := []struct {
+		version, method, reply string
+		want                   entries
+	}{
+		{"2026-07-28", "server/discover",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}}`,
+			nil},
+		{"2026-07-28", "tools/list",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":"t"}]}}`,
+			entries{
+				{Location: "/result", Problems: []string{"missing property 'cacheScope'", "missing property 'ttlMs'"}},
+				{Location: "/result/tools/0", Problems: []string{"missing property 'inputSchema'"}},
+			}},
+		{"2026-07-28", "tools/call",
+			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":7}}`,
+			entries{{Location: "/result/requestState", Problems: []string{"got number, want string"}}}},
+		{"2026-07-28", "tools/list",
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+			entries{{Location: "/id", Problems: []string{"got null, want integer or string"}}}},
+		{"2025-06-18", "initialize",
+			`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`,
+			nil},
+		{"2025-06-18", "initialize",
+			`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":[]},"serverInfo":{"name":"s"}}}`,
+			entries{
+				{Location: "/result/capabilities/tools", Problems: []string{"got array, want object"}},
+				{Location: "/result/serverInfo", Problems: []string{"missing property 'version'"}},
+			}},
+	}
+	loaded := map[string]*UserSchema{}
+	for _, c := range cases {
+		u := loaded[c.version]
+		if u == nil {
+			var err error
+			if u, err = LoadUserSchema(filepath.Join(dir, c.version+".schema.json"), nil); err != nil {
+				t.Fatal(err)
+			}
+			loaded[c.version] = u
+		}
+		got := u.ValidateReply(c.method, []byte(c.reply))
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.version, c.method, diff)
+		}
+		checkShape(t, got)
+	}
+}
+
+// TestDistillSizeOnGarbageMessage measures, as the design note does, one
+// garbage message against the official JSONRPCMessage: the library's
+// detailed tree against the distilled form.
+func TestDistillSizeOnGarbageMessage(t *testing.T) {
+	dir := officialDir(t)
+	u, err := LoadUserSchema(filepath.Join(dir, "2026-07-28.schema.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := `{"jsonrpc":"1.0","id":{"x":1},"method":42,"params":[1,2,{"a":"` + strings.Repeat("z", 200) + `"}]}`
+	v, err := decode([]byte(garbage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	verr := u.message.Validate(v)
+	tree, err := json.Marshal(verr.(*jsonschema.ValidationError).DetailedOutput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := u.ValidateReply("", []byte(garbage))
+	dist, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("garbage message vs official JSONRPCMessage: detailed tree %d bytes, distilled %d bytes: %s", len(tree), len(dist), dist)
+	if len(dist)*3 > len(tree) {
+		t.Errorf("distilled %d bytes is not much smaller than the tree's %d", len(dist), len(tree))
+	}
+	checkShape(t, d)
+}
