@@ -1,0 +1,159 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// HTTP sends each request as one HTTP request to URL, as a Streamable HTTP
+// client does, and reads the reply as JSON or as an SSE stream.
+type HTTP struct {
+	URL string
+	// Header is added to every request (e.g. Authorization from
+	// --header). A header the request itself carries wins, compared
+	// case-insensitively. These headers are not copied into
+	// Exchange.Request: they typically hold credentials, which must not
+	// reach transcripts and reports.
+	Header http.Header
+	// Client sends the requests. Nil means a fresh client per exchange
+	// that follows no redirects, asks for no compression, and sends no
+	// User-Agent unless one is given; a fresh connection per exchange
+	// also keeps one fixture's half-read stream from touching the next.
+	Client *http.Client
+	Limits Limits
+}
+
+// Do sends req and returns the exchange. The request goes out with its
+// method (POST when empty), its headers exactly as given (names in the
+// case given) plus h.Header, and its body byte for byte. Exchange.Request
+// is req itself.
+//
+// The reply's status and headers are always recorded. A text/event-stream
+// reply is read event by event: each event's data joins
+// Response.Messages, the raw bytes read join Response.Body, and reading
+// stops at the first response-shaped message, at the end of the stream
+// (no Failure: the checks judge a stream that closed without an answer),
+// or at a bound (Failure set, Messages kept). Any other reply is read
+// whole into Body, up to Limits.MaxBytes.
+//
+// A transport error (refused, reset, timed out) is reported in Failure,
+// with the partial Response if headers had arrived. Do never fails for
+// the server's misbehaviour; it stops when ctx is done.
+func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
+	lim := h.Limits.withDefaults()
+	ex := envelope.Exchange{Transport: envelope.HTTP, Request: req}
+	cctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	b := bound{parent: ctx, ctx: cctx, lim: lim}
+
+	client := h.Client
+	if client == nil {
+		tr := newTransport(lim)
+		defer tr.CloseIdleConnections()
+		client = &http.Client{Transport: tr, CheckRedirect: noRedirect}
+	}
+	hreq, err := http.NewRequestWithContext(cctx, req.HTTPMethod(), h.URL, bytes.NewReader(req.Body))
+	if err != nil {
+		ex.Failure = fmt.Sprintf("cannot build the request: %v", err)
+		return ex
+	}
+	hreq.Header = mergeHeader(h.Header, req.Header)
+	if v, ok := lookup(hreq.Header, "Host"); ok {
+		hreq.Host = v // net/http takes Host from here, never from Header
+	}
+	if _, ok := lookup(hreq.Header, "User-Agent"); !ok {
+		hreq.Header["User-Agent"] = nil // present but empty: net/http then sends none
+	}
+
+	resp, err := client.Do(hreq)
+	if err != nil {
+		ex.Failure = b.describe(fmt.Sprintf("no reply within %s", lim.Timeout), fmt.Sprintf("request failed: %v", err))
+		return ex
+	}
+	defer resp.Body.Close()
+	r := &envelope.Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
+	ex.Response = r
+	if isEventStream(resp.Header.Get("Content-Type")) {
+		ex.Failure = readSSE(b, resp.Body, r)
+	} else {
+		ex.Failure = readBody(b, resp.Body, r)
+	}
+	return ex
+}
+
+func newTransport(lim Limits) *http.Transport {
+	return &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		// The checks judge the bytes the server sent, not a decoded
+		// copy, and the request must carry no Accept-Encoding it was not
+		// given.
+		DisableCompression:     true,
+		ForceAttemptHTTP2:      true,
+		MaxResponseHeaderBytes: lim.MaxBytes,
+	}
+}
+
+// noRedirect makes a redirect the reply itself: following it would send
+// the fixture somewhere the user did not name.
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// mergeHeader returns base plus over, over winning. Names are kept in the
+// case given, so fixtures can probe how a server treats header-name case.
+func mergeHeader(base, over http.Header) http.Header {
+	out := make(http.Header, len(base)+len(over))
+	for k, vs := range base {
+		if _, ok := lookup(over, k); !ok {
+			out[k] = append([]string(nil), vs...)
+		}
+	}
+	for k, vs := range over {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// lookup finds a header whatever the case of its name.
+func lookup(h http.Header, name string) (string, bool) {
+	for k, vs := range h {
+		if strings.EqualFold(k, name) {
+			if len(vs) == 0 {
+				return "", true
+			}
+			return vs[0], true
+		}
+	}
+	return "", false
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
+// bound knows the clocks of one exchange, to tell a timeout from a
+// cancellation from a broken connection when a read fails.
+type bound struct {
+	parent context.Context // the caller's
+	ctx    context.Context // parent plus Limits.Timeout
+	lim    Limits
+}
+
+// describe picks the Failure for an I/O error: the caller's
+// cancellation, else onTimeout when the exchange's clock ran out (the
+// error is then only its echo), else onError.
+func (b bound) describe(onTimeout, onError string) string {
+	switch {
+	case b.parent.Err() != nil:
+		return fmt.Sprintf("cancelled: %v", context.Cause(b.parent))
+	case errors.Is(b.ctx.Err(), context.DeadlineExceeded):
+		return onTimeout
+	}
+	return onError
+}

@@ -1,0 +1,486 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+const (
+	ping     = `{"jsonrpc":"2.0", "id":1,  "method":"ping"}` // odd spacing: must travel as is
+	pong     = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	progress = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}`
+)
+
+// serve starts an httptest server on 127.0.0.1, closed and checked for
+// leaked connections when the test ends. Handlers see the request body
+// already read: net/http only notices a client that hung up (and cancels
+// r.Context()) once the body has been consumed.
+func serve(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	checkNoLeaks(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func post(body string) envelope.Request {
+	return envelope.Request{
+		Header: http.Header{
+			"Accept":       {"application/json, text/event-stream"},
+			"Content-Type": {"application/json"},
+		},
+		Body: []byte(body),
+	}
+}
+
+// timed runs h.Do and measures it.
+func timed(ctx context.Context, h *HTTP, req envelope.Request) (envelope.Exchange, time.Duration) {
+	start := time.Now()
+	ex := h.Do(ctx, req)
+	return ex, time.Since(start)
+}
+
+// sseWriter writes events and flushes each one at once.
+type sseWriter struct {
+	w http.ResponseWriter
+	f http.Flusher
+}
+
+func startSSE(w http.ResponseWriter) sseWriter {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	return sseWriter{w, w.(http.Flusher)}
+}
+
+func (s sseWriter) send(raw string) error {
+	_, err := io.WriteString(s.w, raw)
+	s.f.Flush()
+	return err
+}
+
+func TestHTTPJSONReply(t *testing.T) {
+	type seen struct {
+		method string
+		header http.Header
+		body   string
+	}
+	got := make(chan seen, 1)
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.Header, string(body)}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, pong)
+	})
+	h := &HTTP{
+		URL: url,
+		Header: http.Header{
+			"Authorization": {"Bearer s3cret"},
+			"Content-Type":  {"text/plain"}, // the request's own wins
+		},
+		Limits: Limits{Timeout: 5 * time.Second},
+	}
+	req := post(ping)
+	ex := h.Do(context.Background(), req)
+
+	want := envelope.Exchange{
+		Transport: envelope.HTTP,
+		Request:   req, // as given: the credentials in h.Header stay out
+		Response: &envelope.Response{
+			Status: http.StatusOK,
+			Header: http.Header{"Content-Type": {"application/json"}, "Content-Length": {fmt.Sprint(len(pong))}},
+			Body:   []byte(pong),
+		},
+	}
+	ex.Response.Header = stripDate(ex.Response.Header)
+	if diff := cmp.Diff(want, ex); diff != "" {
+		t.Errorf("exchange (-want +got):\n%s", diff)
+	}
+
+	s := <-got
+	s.header.Del("Content-Length")
+	wantSeen := seen{
+		method: http.MethodPost,
+		header: http.Header{
+			"Accept":        {"application/json, text/event-stream"},
+			"Authorization": {"Bearer s3cret"},
+			"Content-Type":  {"application/json"},
+		},
+		body: ping,
+	}
+	if diff := cmp.Diff(wantSeen, s, cmp.AllowUnexported(seen{})); diff != "" {
+		t.Errorf("what the server received (-want +got):\n%s", diff)
+	}
+}
+
+// TestHTTPWireRequest reads the request off a raw socket: net/http's
+// server would hide added headers' absence and the case of names.
+func TestHTTPWireRequest(t *testing.T) {
+	checkNoLeaks(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	head := make(chan string, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			head <- err.Error()
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		var lines []string
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+			lines = append(lines, strings.TrimRight(l, "\r\n"))
+		}
+		head <- strings.Join(lines, "\n")
+		io.WriteString(c, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+	}()
+
+	h := &HTTP{URL: "http://" + ln.Addr().String() + "/mcp", Limits: Limits{Timeout: 5 * time.Second}}
+	req := envelope.Request{Method: http.MethodGet, Header: http.Header{"mcp-method": {"Ping"}, "Accept": {"text/event-stream"}}}
+	ex := h.Do(context.Background(), req)
+	if ex.Failure != "" || ex.Response == nil || ex.Response.Status != http.StatusMethodNotAllowed {
+		t.Fatalf("exchange = %+v, want a clean 405", ex)
+	}
+	lines := strings.Split(<-head, "\n")
+	if want := "GET /mcp HTTP/1.1"; lines[0] != want {
+		t.Errorf("request line = %q, want %q", lines[0], want)
+	}
+	got := lines[1:]
+	want := []string{"Host: " + ln.Addr().String(), "Accept: text/event-stream", "mcp-method: Ping"}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("request headers on the wire (-want +got):\n%s", diff)
+	}
+}
+
+func TestHTTPAccepted(t *testing.T) {
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	})
+	h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}
+	ex := h.Do(context.Background(), post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	want := &envelope.Response{Status: http.StatusAccepted, Header: http.Header{"Content-Length": {"0"}}}
+	ex.Response.Header = stripDate(ex.Response.Header)
+	if diff := cmp.Diff(want, ex.Response, cmpopts.EquateEmpty()); diff != "" || ex.Failure != "" {
+		t.Errorf("response (-want +got):\n%s\nfailure %q", diff, ex.Failure)
+	}
+}
+
+// TestHTTPSSE covers the streams that end well or badly: each case's
+// server writes its events, and the exchange must stop where the case
+// says, with the messages read so far.
+func TestHTTPSSE(t *testing.T) {
+	const stream = "id: 0\ndata:\n\n" + // a priming event: counted, not a message
+		": keep-alive\n\n" +
+		"data: " + progress + "\n\n"
+	tests := []struct {
+		name      string
+		events    func(s sseWriter, done <-chan struct{})
+		limits    Limits
+		want      [][]byte
+		failure   string
+		truncated bool
+		min, max  time.Duration
+	}{{
+		name: "notification then response, stream left open",
+		events: func(s sseWriter, done <-chan struct{}) {
+			s.send(stream + "data: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":1,\"result\":{}}\r\n\r\n")
+			<-done // a stream that stays open after the response must not hold the exchange
+		},
+		limits: Limits{Timeout: 5 * time.Second},
+		want:   [][]byte{[]byte(progress), []byte("{\"jsonrpc\":\"2.0\",\n\"id\":1,\"result\":{}}")},
+		max:    2 * time.Second,
+	}, {
+		name: "never a response, never ends",
+		events: func(s sseWriter, done <-chan struct{}) {
+			s.send(stream)
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(20 * time.Millisecond):
+					if s.send(": still here\n\n") != nil {
+						return
+					}
+				}
+			}
+		},
+		limits:  Limits{Timeout: 300 * time.Millisecond},
+		want:    [][]byte{[]byte(progress)},
+		failure: "no response within 300ms: 2 events without a response",
+		min:     300 * time.Millisecond,
+		max:     2 * time.Second,
+	}, {
+		name: "ends without a response",
+		events: func(s sseWriter, done <-chan struct{}) {
+			s.send(stream)
+		},
+		limits: Limits{Timeout: 5 * time.Second},
+		want:   [][]byte{[]byte(progress)},
+		max:    2 * time.Second,
+	}, {
+		name: "a flood of notifications",
+		events: func(s sseWriter, done <-chan struct{}) {
+			for s.send("data: "+progress+"\n\n") == nil {
+			}
+		},
+		limits:    Limits{Timeout: 5 * time.Second, MaxEvents: 3},
+		want:      [][]byte{[]byte(progress), []byte(progress), []byte(progress)},
+		failure:   "no response in the first 3 events",
+		truncated: true,
+		max:       2 * time.Second,
+	}, {
+		name: "one endless data line",
+		events: func(s sseWriter, done <-chan struct{}) {
+			s.send("data: " + progress + "\n\ndata: ")
+			chunk := strings.Repeat("x", 64<<10)
+			for s.send(chunk) == nil {
+			}
+		},
+		limits:    Limits{Timeout: 5 * time.Second, MaxBytes: 256 << 10},
+		want:      [][]byte{[]byte(progress)},
+		failure:   "reply exceeds 262144 bytes",
+		truncated: true,
+		max:       2 * time.Second,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				tt.events(startSSE(w), r.Context().Done())
+			})
+			h := &HTTP{URL: url, Limits: tt.limits}
+			ex, took := timed(context.Background(), h, post(ping))
+			within(t, "exchange", took, tt.min, tt.max)
+			if ex.Failure != tt.failure {
+				t.Errorf("failure = %q, want %q", ex.Failure, tt.failure)
+			}
+			if ex.Response == nil {
+				t.Fatal("no response recorded")
+			}
+			r := ex.Response
+			if diff := cmp.Diff(tt.want, r.Messages); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+			if r.Truncated != tt.truncated {
+				t.Errorf("truncated = %v, want %v", r.Truncated, tt.truncated)
+			}
+			if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "text/event-stream" {
+				t.Errorf("status %d, content type %q", r.Status, r.Header.Get("Content-Type"))
+			}
+			if !bytes.HasPrefix(r.Body, []byte("id: 0\n")) && !bytes.HasPrefix(r.Body, []byte("data: ")) {
+				t.Errorf("body does not hold the raw stream: %.40q", r.Body)
+			}
+			if tt.limits.MaxBytes > 0 && int64(len(r.Body)) > tt.limits.MaxBytes {
+				t.Errorf("body holds %d bytes, over the %d bound", len(r.Body), tt.limits.MaxBytes)
+			}
+		})
+	}
+}
+
+func TestHTTPHugeBody(t *testing.T) {
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		chunk := bytes.Repeat([]byte("7"), 1<<20)
+		for range 100 { // 100 MB, unless the client hangs up first
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second, MaxBytes: 1 << 20}}
+	ex, took := timed(context.Background(), h, post(ping))
+	within(t, "exchange", took, 0, 2*time.Second)
+	if want := "reply exceeds 1048576 bytes"; ex.Failure != want {
+		t.Errorf("failure = %q, want %q", ex.Failure, want)
+	}
+	if r := ex.Response; r == nil || !r.Truncated || len(r.Body) != 1<<20 || r.Messages != nil {
+		t.Errorf("response: want the first 1 MiB, truncated; got %d bytes, truncated %v", len(r.Body), r.Truncated)
+	}
+}
+
+func TestHTTPTerminalEscapesKeptRaw(t *testing.T) {
+	body := "\x1b[2J\x1b]0;owned\x07{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"\x1b[31mred\x1b[0m\r\"}}\x00\xff"
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	})
+	h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}
+	ex := h.Do(context.Background(), post(ping))
+	if ex.Failure != "" || ex.Response == nil {
+		t.Fatalf("failure %q, response %v", ex.Failure, ex.Response)
+	}
+	if diff := cmp.Diff([]byte(body), ex.Response.Body); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+}
+
+// TestHTTPBrokenServers covers servers that never answer, answer in
+// part, or hang up: each ends with an honest Failure within the bound.
+// TestHTTPEscapesInHeader pins what net/http does with a control byte in
+// a reply header: the reply is not HTTP, the exchange fails, and the
+// cause names the header (quoted by Go, so the bytes arrive escaped).
+func TestHTTPEscapesInHeader(t *testing.T) {
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Title", "\x1b]0;owned\x07")
+		io.WriteString(w, pong)
+	})
+	h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}
+	ex := h.Do(context.Background(), post(ping))
+	if ex.Response != nil || !strings.Contains(ex.Failure, `malformed MIME header line: "X-Title: \x1b]0;owned\a"`) {
+		t.Errorf("failure %q, response %v; want a malformed-header failure", ex.Failure, ex.Response)
+	}
+}
+
+func TestHTTPBrokenServers(t *testing.T) {
+	hijack := func(w http.ResponseWriter, raw string) {
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		io.WriteString(c, raw)
+		c.Close()
+	}
+	tests := []struct {
+		name     string
+		handler  http.HandlerFunc
+		failure  string // prefix
+		body     string // partial body kept; "-" means no response at all
+		min, max time.Duration
+	}{{
+		name:    "hangs without answering",
+		handler: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+		failure: "no reply within 200ms",
+		body:    "-",
+		min:     200 * time.Millisecond,
+		max:     2 * time.Second,
+	}, {
+		name: "stalls in the body",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jso`)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		},
+		failure: "reply incomplete after 200ms (5 bytes read)",
+		body:    `{"jso`,
+		min:     200 * time.Millisecond,
+		max:     2 * time.Second,
+	}, {
+		name:    "closes the connection",
+		handler: func(w http.ResponseWriter, r *http.Request) { hijack(w, "") },
+		failure: "request failed: Post ",
+		body:    "-",
+		max:     2 * time.Second,
+	}, {
+		name: "closes the connection mid-body",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"partial")
+		},
+		failure: "reading the reply: unexpected EOF (9 bytes read)",
+		body:    `{"partial`,
+		max:     2 * time.Second,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := serve(t, tt.handler)
+			h := &HTTP{URL: url, Limits: Limits{Timeout: 200 * time.Millisecond}}
+			ex, took := timed(context.Background(), h, post(ping))
+			within(t, "exchange", took, tt.min, tt.max)
+			hasPrefix(t, "failure", ex.Failure, tt.failure)
+			switch {
+			case tt.body == "-" && ex.Response != nil:
+				t.Errorf("response = %+v, want none", ex.Response)
+			case tt.body != "-" && ex.Response == nil:
+				t.Errorf("no response, want the partial body %q", tt.body)
+			case tt.body != "-" && string(ex.Response.Body) != tt.body:
+				t.Errorf("body = %q, want %q", ex.Response.Body, tt.body)
+			}
+		})
+	}
+}
+
+func TestHTTPConnectionRefused(t *testing.T) {
+	checkNoLeaks(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	h := &HTTP{URL: "http://" + addr, Limits: Limits{Timeout: 2 * time.Second}}
+	ex := h.Do(context.Background(), post(ping))
+	if ex.Response != nil || !strings.Contains(ex.Failure, "connection refused") {
+		t.Errorf("failure %q, response %v; want a refusal and no response", ex.Failure, ex.Response)
+	}
+}
+
+func TestHTTPCancel(t *testing.T) {
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}
+	ex, took := timed(ctx, h, post(ping))
+	within(t, "exchange", took, 100*time.Millisecond, 2*time.Second)
+	if want := "cancelled: context canceled"; ex.Failure != want {
+		t.Errorf("failure = %q, want %q", ex.Failure, want)
+	}
+}
+
+func TestHTTPRedirectNotFollowed(t *testing.T) {
+	followed := make(chan struct{}, 1)
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/elsewhere" {
+			followed <- struct{}{}
+			return
+		}
+		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+	})
+	h := &HTTP{URL: url + "/mcp", Limits: Limits{Timeout: 5 * time.Second}}
+	ex := h.Do(context.Background(), post(ping))
+	if ex.Failure != "" || ex.Response == nil || ex.Response.Status != http.StatusTemporaryRedirect ||
+		ex.Response.Header.Get("Location") != "/elsewhere" {
+		t.Errorf("exchange = %+v, want the 307 itself", ex)
+	}
+	select {
+	case <-followed:
+		t.Error("the redirect was followed")
+	default:
+	}
+}
+
+func TestMergeHeader(t *testing.T) {
+	base := http.Header{"Authorization": {"Bearer a"}, "Mcp-Method": {"base"}, "X-Keep": {"k"}}
+	over := http.Header{"mcp-method": {"over"}, "Accept": {"a", "b"}}
+	got := mergeHeader(base, over)
+	want := http.Header{"Authorization": {"Bearer a"}, "mcp-method": {"over"}, "X-Keep": {"k"}, "Accept": {"a", "b"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	got["Accept"][0] = "changed"
+	if over["Accept"][0] != "a" {
+		t.Error("merge shares value slices with its input")
+	}
+}

@@ -1,0 +1,99 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// errTooLarge stops a reply at Limits.MaxBytes.
+var errTooLarge = errors.New("reply exceeds the byte bound")
+
+// readBody reads a non-stream reply into r.Body, up to the byte bound.
+func readBody(b bound, body io.Reader, r *envelope.Response) string {
+	data, err := io.ReadAll(io.LimitReader(body, b.lim.MaxBytes+1))
+	if int64(len(data)) > b.lim.MaxBytes {
+		r.Body, r.Truncated = data[:b.lim.MaxBytes], true
+		return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
+	}
+	r.Body = data
+	if err != nil {
+		return b.describe(
+			fmt.Sprintf("reply incomplete after %s (%d bytes read)", b.lim.Timeout, len(data)),
+			fmt.Sprintf("reading the reply: %v (%d bytes read)", err, len(data)))
+	}
+	return ""
+}
+
+// readSSE reads an event stream until its first response-shaped message,
+// its end, or a bound. r.Body gets the raw bytes consumed, which may run
+// a little past the last event: the reader reads ahead.
+func readSSE(b bound, body io.Reader, r *envelope.Response) string {
+	rec := &recorder{r: body, max: b.lim.MaxBytes}
+	defer func() { r.Body = rec.buf.Bytes() }()
+	sr := envelope.NewSSEReader(rec, int(b.lim.MaxBytes)+1)
+	for events := 0; ; {
+		ev, err := sr.Next()
+		switch {
+		case err == io.EOF:
+			return ""
+		case errors.Is(err, errTooLarge), errors.Is(err, envelope.ErrEventTooLarge):
+			r.Truncated = true
+			return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
+		case err != nil:
+			return b.describe(
+				fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(events, "event")),
+				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(events, "event")))
+		}
+		events++
+		if len(ev.Data) > 0 {
+			r.Messages = append(r.Messages, ev.Data)
+			if isResponse(ev.Data) {
+				return ""
+			}
+		}
+		if events >= b.lim.MaxEvents {
+			r.Truncated = true
+			return fmt.Sprintf("no response in the first %d events", events)
+		}
+	}
+}
+
+func countWithout(n int, unit string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s without a response", unit)
+	}
+	return fmt.Sprintf("%d %ss without a response", n, unit)
+}
+
+// recorder passes reads through and keeps a copy of what it passed, up to
+// max bytes. It lets one byte more through to see that there is more,
+// and then fails with errTooLarge: the copy holds exactly max bytes.
+type recorder struct {
+	r    io.Reader
+	max  int64
+	n    int64
+	over bool
+	buf  bytes.Buffer
+}
+
+func (c *recorder) Read(p []byte) (int, error) {
+	if c.over {
+		return 0, errTooLarge
+	}
+	if room := c.max + 1 - c.n; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.n > c.max {
+		n -= int(c.n - c.max)
+		c.over = true
+		err = errTooLarge
+	}
+	c.buf.Write(p[:n])
+	return n, err
+}

@@ -1,0 +1,57 @@
+package transport
+
+import (
+	"math"
+	"time"
+)
+
+// Default limits, used for every Limits field left zero.
+const (
+	DefaultTimeout   = 10 * time.Second
+	DefaultMaxBytes  = 4 << 20
+	DefaultMaxEvents = 1000
+	DefaultQuiet     = 300 * time.Millisecond
+	DefaultGrace     = 2 * time.Second
+)
+
+// Limits bound every exchange so a hostile server can never hang, flood or
+// crash the checker. A zero (or negative) field takes its default.
+type Limits struct {
+	// Timeout bounds one exchange, from sending the request to the end of
+	// the reply.
+	Timeout time.Duration
+	// MaxBytes bounds the reply bytes read per exchange. Beyond it the
+	// transport stops reading, sets Response.Truncated and reports
+	// "reply exceeds N bytes".
+	MaxBytes int64
+	// MaxEvents bounds the SSE events (HTTP) or lines (stdio) read per
+	// exchange.
+	MaxEvents int
+	// Quiet is how long a stdio exchange for a notification waits for a
+	// reply that should not come.
+	Quiet time.Duration
+	// Grace is how long Stdio.Close waits at each shutdown step: after
+	// closing stdin, after SIGTERM.
+	Grace time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	// One byte of headroom is read to detect overflow; keep that in an int.
+	l.MaxBytes = min(l.MaxBytes, math.MaxInt32-1)
+	if l.MaxEvents <= 0 {
+		l.MaxEvents = DefaultMaxEvents
+	}
+	if l.Quiet <= 0 {
+		l.Quiet = DefaultQuiet
+	}
+	if l.Grace <= 0 {
+		l.Grace = DefaultGrace
+	}
+	return l
+}
