@@ -56,6 +56,9 @@ type Check struct {
 	// *SkipError when the exchange is out of its scope, and any other
 	// error only when the check itself broke.
 	Run func(p *Pass) error
+	// JudgesFailures: the check runs even when the exchange failed (no
+	// complete reply); it judges the failure itself, not the reply.
+	JudgesFailures bool
 }
 
 // SkipError says why a check does not apply to an exchange.

@@ -115,6 +115,10 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					resp.Status = n
 				case "no-reply":
 					resp = nil
+				case "failure":
+					tc.ex.Failure = v
+				case "died":
+					tc.ex.Died = v
 				case "request-header", "reply-header":
 					hk, hv, _ := strings.Cut(v, ":")
 					h := tc.ex.Request.Header

@@ -235,7 +235,7 @@ func sentVersion(p *Pass) string {
 	if v := p.Expect.Request.Get("params._meta." + envelope.JoinPath("", envelope.MetaProtocolVersion)); v.Type == gjson.String {
 		return v.Str
 	}
-	return p.Exchange.Request.Header.Get("Mcp-Protocol-Version")
+	return envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version")
 }
 
 // truncationOf: got is sent cut to at most bound characters (an ellipsis

@@ -126,10 +126,15 @@ func Judge(in Input, list []*Check) []Verdict {
 	p := &Pass{Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Reply: reply, Schemas: in.Schemas}
 	for _, c := range list {
 		v := Verdict{Fixture: in.Fixture, Check: c}
-		if f := in.Exchange.Failure; f != "" {
+		if f := in.Exchange.Failure; f != "" && !c.JudgesFailures {
 			// A partial reply cut off by the checker's own bounds would be
-			// judged as malformed: say "could not judge" instead.
+			// judged as malformed: say "could not judge" instead. When the
+			// server died, that is the finding (PRO1005); the reply checks
+			// have nothing to judge.
 			v.Status, v.Reason = StatusError, f
+			if in.Exchange.Died != "" {
+				v.Status, v.Reason = StatusSkip, "the server died handling this message (see PRO1005)"
+			}
 			out = append(out, v)
 			continue
 		}

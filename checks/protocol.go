@@ -161,3 +161,22 @@ input it declared invalid: a failure.`,
 		return nil
 	},
 }
+
+var Survives = &Check{
+	ID:       "PRO1005",
+	Title:    "The server survives every message",
+	SpecRef:  "T-PAGE-3 (handled gracefully); T-STDIO-1; robustness",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `Whatever a client sends, the server answers or ignores it as the rules
+say; it never dies. A stdio server that exits while handling a message is
+reported against that message, with its exit status and the tail of its
+stderr, and is restarted for the next fixture.`,
+	JudgesFailures: true,
+	Run: func(p *Pass) error {
+		if d := p.Exchange.Died; d != "" {
+			p.Failf("server", "the server died: %s", d)
+		}
+		return nil
+	},
+}

@@ -26,6 +26,7 @@ func All() []*Check {
 		ResultType,          // PRO1002
 		ServerMessages,      // PRO1003
 		ToolRefusal,         // PRO1004
+		Survives,            // PRO1005
 		ReplyIsJSON,         // RPC1001
 		JSONRPCVersion,      // RPC1002
 		ResultXorError,      // RPC1003

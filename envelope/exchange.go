@@ -29,13 +29,19 @@ type Exchange struct {
 	// server died, the reply was too large). Empty when it completed. A
 	// failed exchange may still carry a partial Response.
 	Failure string
+	// Died says the server died during the exchange (a stdio process that
+	// exited: its status and stderr tail). It is a finding against the
+	// message that killed it, not a failure of the checker.
+	Died string
 }
 
 // A Request is what was sent: raw body bytes and, for HTTP, the method and
 // headers. Bodies are kept byte for byte; nothing is re-encoded.
 type Request struct {
 	Method string      // HTTP method; empty means POST. Unused on stdio.
-	Header http.Header // keys canonical (http.CanonicalHeaderKey)
+	// Header holds the headers as sent; read it with HeaderGet, which
+	// matches names case-insensitively (a fixture may send odd case).
+	Header http.Header
 	Body   []byte
 }
 

@@ -151,7 +151,7 @@ func Expect(ex *Exchange) Expectation {
 			return e
 		}
 	} else if http && e.Method != "initialize" {
-		if hv := ex.Request.Header.Get("Mcp-Protocol-Version"); hv != "" && !KnownVersion(hv) {
+		if hv := HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); hv != "" && !KnownVersion(hv) {
 			// T-HTTP-7 fixes the status (400), not the code.
 			e = e.reject(CondUnsupportedVersion, "MCP-Protocol-Version is not a protocol version")
 			e.Quote = hv
@@ -295,12 +295,24 @@ func nameField(method string) string {
 }
 
 // headerValue reads a header whatever the case of its name (T-HTTP-19).
+// Keys are matched case-insensitively, not only in canonical form: a
+// fixture may send a name in odd case on purpose.
 func headerValue(h http.Header, name string) (string, bool) {
-	vs, ok := h[http.CanonicalHeaderKey(name)]
-	if !ok || len(vs) == 0 {
-		return "", false
+	if vs, ok := h[http.CanonicalHeaderKey(name)]; ok && len(vs) > 0 {
+		return vs[0], true
 	}
-	return vs[0], true
+	for k, vs := range h {
+		if strings.EqualFold(k, name) && len(vs) > 0 {
+			return vs[0], true
+		}
+	}
+	return "", false
+}
+
+// HeaderGet reads a header whatever the case of its name; "" if absent.
+func HeaderGet(h http.Header, name string) string {
+	v, _ := headerValue(h, name)
+	return v
 }
 
 // validHeaderValue rejects control characters and raw non-ASCII bytes,
@@ -336,6 +348,24 @@ func DecodeHeaderValue(v string) (string, bool) {
 	return string(b), true
 }
 
+// EncodeHeaderValue applies the Base64 sentinel of T-HDR-3 where a value
+// cannot travel as plain header text: non-ASCII, control characters,
+// leading or trailing space or tab, or a literal that looks like the
+// sentinel itself.
+func EncodeHeaderValue(v string) string {
+	plain := strings.TrimLeft(v, " \t") == v && strings.TrimRight(v, " \t") == v &&
+		!strings.HasPrefix(v, "=?base64?")
+	for i := 0; plain && i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f {
+			plain = false
+		}
+	}
+	if plain {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+}
+
 // inferVersion picks the version a reply is judged against: the one the
 // exchange declares, else what the request says of itself.
 func inferVersion(ex *Exchange, req Message) (string, string) {
@@ -345,7 +375,7 @@ func inferVersion(ex *Exchange, req Message) (string, string) {
 	if req.Get("params._meta." + gjsonKey(MetaProtocolVersion)).Exists() {
 		return V20260728, "_meta" // only the stateless era carries it
 	}
-	if hv := ex.Request.Header.Get("Mcp-Protocol-Version"); KnownVersion(hv) {
+	if hv := HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); KnownVersion(hv) {
 		return hv, "header"
 	}
 	if req.Get("method").Str == "initialize" {
