@@ -20,13 +20,13 @@ var generatorSchemas = map[string]string{
 	"formats": `{"type":"object","properties":{"when":{"type":"string","format":"date-time"},"mail":{"type":"string","format":"email"},"id":{"type":"string","pattern":"^[a-z]+[0-9]$"}},"required":["when","mail","id"]}`,
 	"arrays": `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"minItems":2,"uniqueItems":true},
 		"pick":{"type":"array","items":{"enum":["a","b","c"]},"minItems":3,"uniqueItems":true},"tuple":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}],"minItems":2}},"required":["tags","pick","tuple"]}`,
-	"nested": `{"type":"object","properties":{"where":{"type":"object","properties":{"lat":{"type":"number","minimum":-90,"maximum":90},"lon":{"type":"number"}},"required":["lat","lon"]}},"required":["where"]}`,
-	"refs":   `{"$ref":"#/$defs/args","$defs":{"args":{"type":"object","properties":{"q":{"$ref":"#/$defs/query"}},"required":["q"]},"query":{"type":"string","minLength":3}}}`,
-	"anyOf":  `{"type":"object","properties":{"id":{"anyOf":[{"type":"integer","minimum":10},{"type":"string"}]},"maybe":{"type":["null","string"]}},"required":["id","maybe"]}`,
-	"allOf":  `{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"integer"}},"required":["b"]}]}`,
-	"minProperties": `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"minProperties":2}`,
+	"nested":            `{"type":"object","properties":{"where":{"type":"object","properties":{"lat":{"type":"number","minimum":-90,"maximum":90},"lon":{"type":"number"}},"required":["lat","lon"]}},"required":["where"]}`,
+	"refs":              `{"$ref":"#/$defs/args","$defs":{"args":{"type":"object","properties":{"q":{"$ref":"#/$defs/query"}},"required":["q"]},"query":{"type":"string","minLength":3}}}`,
+	"anyOf":             `{"type":"object","properties":{"id":{"anyOf":[{"type":"integer","minimum":10},{"type":"string"}]},"maybe":{"type":["null","string"]}},"required":["id","maybe"]}`,
+	"allOf":             `{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"integer"}},"required":["b"]}]}`,
+	"minProperties":     `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"minProperties":2}`,
 	"dependentRequired": `{"type":"object","properties":{"card":{"type":"string"},"cvv":{"type":"string","pattern":"^[0-9]+$"}},"required":["card"],"dependentRequired":{"card":["cvv"]}}`,
-	"draft-07": `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}],"minItems":2}},"required":["pair"]}`,
+	"draft-07":          `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}],"minItems":2}},"required":["pair"]}`,
 }
 
 func TestGenerateValid(t *testing.T) {
@@ -50,11 +50,11 @@ func TestGenerateValid(t *testing.T) {
 func TestGenerateValidGivesUp(t *testing.T) {
 	cases := map[string]string{
 		`{"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9]{20}$"}},"required":["code"]}`: `generate arguments: property 'code': cannot satisfy pattern '^[0-9]{20}$'`,
-		`{"type":"object","properties":{"never":false},"required":["never"]}`:                                     `generate arguments: property 'never': a false schema accepts nothing`,
-		`{"type":"object","properties":{"l":{"type":"array","minItems":3,"maxItems":1}},"required":["l"]}`:        `generate arguments: property 'l': minItems 3 exceeds maxItems 1`,
-		`{"type":"object","properties":{"n":{"type":"integer","minimum":10,"maximum":5}},"required":["n"]}`:       `generate arguments: property 'n': cannot find a number within the bounds`,
-		`{"type":"object","properties":{"s":{"type":"string","not":{"const":"x"}}},"required":["s"]}`:            `generate arguments: the schema wants more than this generator knows (at /s: matches a shape that is not allowed)`,
-		`{"type":"object","properties":{"r":{"$ref":"https://example.com/r.json"}},"required":["r"]}`:             `generate arguments: property 'r': cannot follow $ref 'https://example.com/r.json'`,
+		`{"type":"object","properties":{"never":false},"required":["never"]}`:                                   `generate arguments: property 'never': a false schema accepts nothing`,
+		`{"type":"object","properties":{"l":{"type":"array","minItems":3,"maxItems":1}},"required":["l"]}`:      `generate arguments: property 'l': minItems 3 exceeds maxItems 1`,
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":10,"maximum":5}},"required":["n"]}`:     `generate arguments: property 'n': cannot find a number within the bounds`,
+		`{"type":"object","properties":{"s":{"type":"string","not":{"const":"x"}}},"required":["s"]}`:           `generate arguments: the schema wants more than this generator knows (at /s: matches a shape that is not allowed)`,
+		`{"type":"object","properties":{"r":{"$ref":"https://example.com/r.json"}},"required":["r"]}`:           `generate arguments: property 'r': cannot follow $ref 'https://example.com/r.json'`,
 		`{"type":`: `generate arguments: not valid json`,
 	}
 	for schema, want := range cases {
