@@ -8,8 +8,15 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// errNotJSON is the cause when bytes are not exactly one JSON value.
-var errNotJSON = errors.New("not valid json")
+// maxJSONDepth bounds nesting: parsing and validating recurse per level,
+// and a hostile reply can nest a million arrays in a megabyte.
+const maxJSONDepth = 512
+
+// Causes of decode failures; their texts are problems as they stand.
+var (
+	errNotJSON = errors.New("not valid json")
+	errTooDeep = errors.New("json nested deeper than 512 levels")
+)
 
 // decode parses one JSON value the way the validator wants it: objects,
 // arrays, strings, bools, nil, and numbers as json.Number so that large
@@ -18,6 +25,9 @@ var errNotJSON = errors.New("not valid json")
 // typical reply, so it is one pass over bytes gjson has already checked,
 // with strings sliced from one copy of the input.
 func decode(raw []byte) (any, error) {
+	if tooDeep(raw) {
+		return nil, errTooDeep
+	}
 	if !gjson.ValidBytes(raw) {
 		return nil, errNotJSON
 	}
@@ -123,4 +133,31 @@ func (p *parser) str() string {
 		}
 		p.i++
 	}
+}
+
+// tooDeep reports nesting beyond maxJSONDepth, skipping string contents;
+// it runs before anything recursive sees the bytes.
+func tooDeep(raw []byte) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > maxJSONDepth {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,5 +50,28 @@ func BenchmarkDecode(b *testing.B) {
 		if _, err := decode(raw); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestDecodeBoundsNesting(t *testing.T) {
+	deep := []byte(strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1))
+	if _, err := decode(deep); err != errTooDeep {
+		t.Errorf("err = %v, want errTooDeep", err)
+	}
+	ok := []byte(strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth))
+	if _, err := decode(ok); err != nil {
+		t.Errorf("depth %d: %v", maxJSONDepth, err)
+	}
+	// Brackets inside strings do not count.
+	if _, err := decode([]byte(`"` + strings.Repeat("[", 2*maxJSONDepth) + `\""`)); err != nil {
+		t.Errorf("brackets in a string: %v", err)
+	}
+	s, err := NewRegistry().Version("2026-07-28")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.ValidateReply("tools/list", deep)
+	if len(got) != 1 || got[0].Problems[0] != "json nested deeper than 512 levels" {
+		t.Errorf("ValidateReply = %v", got)
 	}
 }

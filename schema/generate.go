@@ -472,7 +472,9 @@ func formatExample(format string) string {
 
 // patternCandidates are tried, after the format example, against a
 // pattern; a pattern none of them satisfies is beyond this generator.
-var patternCandidates = [...]string{"x", "a", "abc", "example", "A", "ABC", "0", "1", "123", "a1", "x_1", "a-b", "2026-01-01", "user@example.com", "https://example.com/"}
+func patternCandidates() []string {
+	return []string{"x", "a", "abc", "example", "A", "ABC", "0", "1", "123", "a1", "x_1", "a-b", "2026-01-01", "user@example.com", "https://example.com/"}
+}
 
 func stringValue(s map[string]any, variant int) (any, error) {
 	format, _ := s["format"].(string)
@@ -483,7 +485,7 @@ func stringValue(s map[string]any, variant int) (any, error) {
 			return nil, fmt.Errorf("cannot satisfy pattern %s", quote(p))
 		}
 		found := false
-		for _, c := range append([]string{v}, patternCandidates[:]...) {
+		for _, c := range append([]string{v}, patternCandidates()...) {
 			if c = variantString(c, variant); re.MatchString(c) {
 				v, found = c, true
 				break

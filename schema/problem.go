@@ -28,7 +28,6 @@ const (
 	problemNoShape      = "does not match any of the allowed shapes"
 	problemManyShapes   = "matches more than one of the allowed shapes"
 	problemNotAllowed   = "not allowed"
-	problemNotJSON      = "not valid json"
 	problemExcluded     = "matches a shape that is not allowed"
 	problemContent      = "content does not match its schema"
 	problemNoContains   = "does not contain a matching item"

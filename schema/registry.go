@@ -91,7 +91,7 @@ func (s *Set) Covers(defName string) bool { return s.covers[defName] }
 func (s *Set) ValidateReply(method string, raw []byte) []envelope.DistilledEntry {
 	v, err := decode(raw)
 	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{problemNotJSON}}}
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}
 	}
 	return Distill(s.pick(method, v).Validate(v))
 }

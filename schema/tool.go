@@ -68,7 +68,7 @@ func (t *ToolSchema) Dialect() string { return t.dialect }
 func (t *ToolSchema) Validate(instance []byte) []envelope.DistilledEntry {
 	v, err := decode(instance)
 	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{problemNotJSON}}}
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}
 	}
 	return Distill(t.schema.Validate(v))
 }

@@ -143,7 +143,7 @@ func (u *UserSchema) Path() string { return u.path }
 func (u *UserSchema) ValidateReply(method string, raw []byte) []envelope.DistilledEntry {
 	v, err := decode(raw)
 	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{problemNotJSON}}}
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}
 	}
 	out := Distill(u.message.Validate(v))
 	obj, ok := v.(map[string]any)
