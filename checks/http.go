@@ -129,7 +129,7 @@ not the server; -32603 with a 5xx only warns.`,
 			case st >= 400 && st < 500:
 				p.Warnf(path, "status %d for %s, the contract wants %d", st, x.Condition, want)
 			default:
-				p.Failf(path, "status %d for %s, the contract wants %d (a rejection is a 4xx)", st, x.Condition, want)
+				p.Deviate(path, "status %d for %s, the contract wants %d (a rejection is a 4xx)", st, x.Condition, want)
 			}
 		case isErr && x.Version == envelope.V20260728 && slices.Contains([]int{envelope.CodeHeaderMismatch, envelope.CodeMissingClientCap, envelope.CodeUnsupportedVer}, code):
 			if st != 400 {
@@ -178,7 +178,7 @@ stream). Any other type (text/plain, text/html, none) is a breach, also on
 			return Skip("error statuses are judged by HTTP1001")
 		}
 		if len(resp.Body) == 0 && resp.Messages == nil {
-			p.Failf("http.body", "status %d with an empty body, want a JSON-RPC response", resp.Status)
+			p.Deviate("http.body", "status %d with an empty body, want a JSON-RPC response", resp.Status)
 			return nil
 		}
 		switch mt := mediaType(resp); mt {

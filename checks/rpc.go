@@ -184,15 +184,27 @@ readable, leaving it out fails too: the client cannot match the reply.`,
 		got := m.Get("id")
 		if p.Expect.IDReadable {
 			switch {
+			case p.Expect.IDOptional && (!got.Exists() || got.Type == gjson.Null):
 			case !got.Exists():
 				p.Failf("id", "the response has no id; want %s", p.Expect.ID.Raw)
 			case !envelope.SameID(p.Expect.ID, got):
-				p.Failf("id", "id is %s %s, want %s %s", envelope.Kind(got), clip(got.Raw), envelope.Kind(p.Expect.ID), clip(p.Expect.ID.Raw))
+				p.Failf("id", "id is %s, want %s", describe(got), describe(p.Expect.ID))
 			}
 			return nil
 		}
 		if got.Exists() && got.Type != gjson.Null {
-			p.Failf("id", "id is %s but the request's id could not be read; want it absent or null", clip(got.Raw))
+			// Say why the request had no usable id: a person fixing the
+			// server needs the reason, not just the rule.
+			why := "the request's id could not be read"
+			switch {
+			case p.Expect.Condition == envelope.CondBatch:
+				why = "the request is a batch, which has no single id"
+			case p.Expect.HasID:
+				why = "the request's id " + clip(p.Expect.Request.Get("id").Raw) + " is not a valid id (a string or an integer)"
+			case p.Expect.Request.IsObject():
+				why = "the request has no id"
+			}
+			p.Deviate("id", "id is %s but %s; want it absent or null", clip(got.Raw), why)
 		}
 		return nil
 	},
@@ -247,7 +259,7 @@ not two responses.`,
 		}
 		switch n := p.Reply.Responses; {
 		case n == 0 && !p.Reply.Has():
-			p.Failf("reply", "no response arrived for the request")
+			p.Deviate("reply", "no response arrived for the request")
 		case n > 1:
 			p.Failf("reply", "%d responses arrived for one request", n)
 		}

@@ -61,6 +61,7 @@ type Expectation struct {
 	Method        string // the request's method, when readable
 	HasID         bool   // the request has an id member
 	IDReadable    bool   // the id is a string or an integer (a valid RequestId)
+	IDOptional    bool   // the reply may also leave the id out (or null it)
 	ID            gjson.Result
 	// Quote is the condition's single value that a reply may quote (within
 	// the contract's bound): the requested version, the received header.
@@ -85,12 +86,25 @@ func Expect(ex *Exchange) Expectation {
 		return e
 	}
 	switch {
+	case len(ex.Request.Body) == 0 && ex.Transport == Stdio:
+		e = e.reject(CondParseError, "the line is empty", CodeParseError)
+		e.Ambiguity = "an empty stdio line carries no message; ignoring it is fair"
+		return e
 	case len(ex.Request.Body) == 0:
 		return e.reject(CondParseError, "the body is empty", CodeParseError)
 	case !req.UTF8:
-		// JSON text must be UTF-8 (T-RPC-2); such bytes are not JSON, but a
-		// server that decoded leniently may fairly call it an invalid request.
+		// JSON text must be UTF-8 (T-RPC-2), but that binds the sender;
+		// RFC 8259 §8.2 leaves a receiver's handling of invalid strings
+		// open, so a server that decodes leniently is not wrong for sure.
 		e = e.reject(CondParseError, "the body is not valid UTF-8", CodeParseError, CodeInvalidRequest)
+		e.Ambiguity = "T-RPC-2 binds the sender; RFC 8259 §8.2 leaves a receiver's handling of invalid UTF-8 open"
+		if req.Valid {
+			// The id is readable to a lenient decoder: echoing it is right,
+			// leaving it out (a strict parse error) is right too.
+			if id := req.Get("id"); id.Type == gjson.String || id.Type == gjson.Number && IsInteger(id.Raw) {
+				e.HasID, e.IDReadable, e.IDOptional, e.ID = true, true, true, id
+			}
+		}
 		return e
 	case !req.Valid:
 		return e.reject(CondParseError, "the body is not valid JSON", CodeParseError)
