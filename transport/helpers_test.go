@@ -13,6 +13,7 @@ import (
 // directly or through net/http and os/exec. None may outlive a test.
 var leakMarks = []string{
 	"transport.(*Stdio)",
+	"transport.StartStdio",
 	"transport.(*HTTP)",
 	"net/http.(*persistConn)",
 	"os/exec.(*Cmd)",

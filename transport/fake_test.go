@@ -1,0 +1,152 @@
+package transport
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// fakeEnv names the fake server the test binary should be instead of
+// running tests: stdio tests fork-exec the test binary itself as their
+// server, so the fakes need no build step and no other language.
+const fakeEnv = "WYMCP_FAKE_SERVER"
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(fakeEnv); name != "" {
+		run := fakeServer(name)
+		if run == nil {
+			fmt.Fprintf(os.Stderr, "no fake server %q\n", name)
+			os.Exit(100)
+		}
+		os.Exit(run()) // a server's exit status is part of its behaviour
+	}
+	m.Run()
+}
+
+// fakeServer returns the named behaviour; each returns its exit status.
+func fakeServer(name string) func() int {
+	switch name {
+	case "echo":
+		return func() int { return echo(bufio.NewScanner(os.Stdin)) }
+	case "banner":
+		return func() int {
+			os.Stdout.WriteString("MyServer v1.0 starting...\r\n")
+			return echo(bufio.NewScanner(os.Stdin))
+		}
+	case "hang": // reads, never answers, leaves at EOF
+		return func() int {
+			in := bufio.NewScanner(os.Stdin)
+			for in.Scan() {
+			}
+			return 0
+		}
+	case "deaf": // never reads stdin at all
+		return sleepForever
+	case "flood":
+		return flood(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"spam"}}` + "\n")
+	case "flood-noline":
+		return flood(strings.Repeat("x", 32<<10))
+	case "crash": // dies on the first message
+		return func() int {
+			bufio.NewScanner(os.Stdin).Scan()
+			os.Stderr.WriteString("starting\nfatal: boom\n")
+			return 2
+		}
+	case "stubborn": // ignores stdin close and SIGTERM alike
+		return func() int {
+			signal.Ignore(syscall.SIGTERM)
+			answerOne()
+			return sleepForever()
+		}
+	case "no-eof": // ignores stdin close, but not SIGTERM
+		return func() int {
+			answerOne()
+			return sleepForever()
+		}
+	case "chatty": // floods stderr, then serves
+		return func() int {
+			for i := range 5000 {
+				fmt.Fprintf(os.Stderr, "log line %d of no interest\n", i)
+			}
+			os.Stderr.WriteString("END\n")
+			return echo(bufio.NewScanner(os.Stdin))
+		}
+	}
+	return nil
+}
+
+// echo answers every request with its method; some methods ask for
+// extra behaviour, so one fake covers the orderly cases.
+func echo(in *bufio.Scanner) int {
+	in.Buffer(make([]byte, 64<<10), 16<<20)
+	for in.Scan() {
+		msg := in.Bytes()
+		id := gjson.GetBytes(msg, "id")
+		method := gjson.GetBytes(msg, "method").String()
+		if !id.Exists() {
+			continue // a notification gets no reply
+		}
+		reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"method":%q}}`, id.Raw, method)
+		switch method {
+		case "tools/call":
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}` + "\n")
+		case "escape":
+			os.Stdout.WriteString("\x1b[2J\x1b]0;owned\x07\x00\xff\n")
+		case "crlf":
+			os.Stdout.WriteString(reply + "\r\n")
+			continue
+		case "log-later":
+			os.Stdout.WriteString(reply + "\n")
+			time.Sleep(50 * time.Millisecond)
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"late"}}` + "\n")
+			continue
+		case "last-words": // the reply without its newline, then leave
+			os.Stdout.WriteString(reply)
+			return 0
+		}
+		os.Stdout.WriteString(reply + "\n")
+	}
+	return 0
+}
+
+// answerOne replies to the first request, so a test knows the server is
+// up (and has set its signal handling) before it goes on.
+func answerOne() {
+	in := bufio.NewScanner(os.Stdin)
+	if in.Scan() {
+		id := gjson.GetBytes(in.Bytes(), "id").Raw
+		fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id)
+	}
+}
+
+// flood writes chunk without end once the first message arrives, and
+// leaves when stdin closes, as a well-behaved (if noisy) server would.
+func flood(chunk string) func() int {
+	return func() int {
+		in := bufio.NewScanner(os.Stdin)
+		in.Scan()
+		go func() {
+			for in.Scan() {
+			}
+			os.Exit(0)
+		}()
+		for {
+			if _, err := os.Stdout.WriteString(chunk); err != nil {
+				return 1
+			}
+		}
+	}
+}
+
+func sleepForever() int {
+	for {
+		time.Sleep(time.Hour)
+	}
+}

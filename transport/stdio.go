@@ -1,0 +1,279 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// stderrTail is how much of a server's stderr is kept: enough for the
+// last stack trace, bounded against a server that logs without end.
+const stderrTail = 64 << 10
+
+// settle is how long a dying server gets for its last words: the exit
+// status and the final stderr bytes trail the close of its stdout.
+const settle = 500 * time.Millisecond
+
+// ErrIgnoredStdinClose is wrapped by Close's error when the server did
+// not exit within the grace after its stdin closed, as MCP asks, and had
+// to be signalled.
+var ErrIgnoredStdinClose = errors.New("server did not exit when its stdin closed")
+
+// Stdio runs a server process and talks newline-delimited JSON over its
+// stdin and stdout, as MCP's stdio transport does. Its stderr is kept (a
+// bounded tail) and never judged as a sign of error.
+//
+// Stdout is read all the time, one line at a time, by a goroutine that
+// hands lines over only while an exchange is open. Lines the server
+// writes between exchanges (unsolicited, or late replies to an exchange
+// that timed out) are therefore never lost and never dropped: they open
+// the next exchange's Messages, ahead of its own reply. A runner that
+// wants clean attribution after a timeout restarts the server.
+type Stdio struct {
+	lim  Limits
+	argv []string
+	cmd  *exec.Cmd
+
+	stdin  *os.File // write end of the server's stdin
+	stdout *os.File // read end of its stdout
+	stderr *os.File // read end of its stderr
+	tail   tailBuffer
+
+	// lines carries stdout lines, unbuffered: a line waits there (and
+	// the server's next ones in the pipe) until an exchange takes it.
+	// Closed at the end of stdout.
+	lines      chan line
+	exited     chan struct{} // closed once the process is reaped
+	waitErr    error         // how it exited; set before exited closes
+	stderrDone chan struct{} // closed at the end of stderr
+	stop       chan struct{} // closed when Close begins
+	wg         sync.WaitGroup
+
+	mu     sync.Mutex // one exchange at a time
+	broken string     // why stdin cannot carry another request
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type line struct {
+	data []byte
+	cut  bool // longer than Limits.MaxBytes, and cut there
+}
+
+// StartStdio starts argv[0] with the rest of argv as arguments, in dir
+// ("" means the checker's), with env (nil means the checker's
+// environment; otherwise exactly env). The limits apply to every
+// exchange. ctx bounds the server's whole life: once ctx is done the
+// server's process group is killed.
+//
+// It returns an error only when the server cannot be started (no such
+// program, not executable). A server that starts and dies at once is a
+// server: its death is reported by the first exchange.
+func StartStdio(ctx context.Context, argv []string, env []string, dir string, lim Limits) (*Stdio, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no server command given")
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating stdin pipe: %w", err)
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("creating stdout pipe: %w", err)
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("creating stderr pipe: %w", err)
+	}
+
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = env, dir
+	// *os.File ends: the child gets the descriptors themselves, and
+	// os/exec starts no copying goroutines of its own that Wait would
+	// tie to a grandchild still holding a pipe.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = procAttr()
+	cmd.Cancel = func() error { return kill(cmd.Process) }
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("starting server %q: %w", argv[0], err)
+	}
+	// The child has its copies; ours would keep its stdin from ever
+	// reaching EOF and our reads from ever ending.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+
+	lim = lim.withDefaults()
+	s := &Stdio{
+		lim:        lim,
+		argv:       argv,
+		cmd:        cmd,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		tail:       tailBuffer{max: stderrTail},
+		lines:      make(chan line),
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		stop:       make(chan struct{}),
+	}
+	s.wg.Add(3)
+	go s.wait()
+	go s.readStdout()
+	go s.readStderr()
+	return s, nil
+}
+
+func (s *Stdio) wait() {
+	defer s.wg.Done()
+	s.waitErr = s.cmd.Wait()
+	close(s.exited)
+}
+
+func (s *Stdio) readStdout() {
+	defer s.wg.Done()
+	defer close(s.lines)
+	lr := newLineReader(s.stdout, int(s.lim.MaxBytes))
+	for {
+		data, cut, err := lr.next()
+		if err != nil {
+			return
+		}
+		select {
+		case s.lines <- line{data, cut}:
+		case <-s.stop:
+			// Shutting down: drain and drop, so that a server blocked on
+			// a full stdout can still see its stdin close and exit.
+			for {
+				if _, _, err := lr.next(); err != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *Stdio) readStderr() {
+	defer s.wg.Done()
+	defer close(s.stderrDone)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := s.stderr.Read(buf)
+		s.tail.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Stderr returns the last 64 KiB the server wrote to stderr. It is safe
+// to call at any time, from any goroutine.
+func (s *Stdio) Stderr() []byte { return s.tail.Bytes() }
+
+// Exited reports whether the server process has exited and, if so, how:
+// nil for exit status 0, else an *exec.ExitError.
+func (s *Stdio) Exited() (bool, error) {
+	select {
+	case <-s.exited:
+		return true, s.waitErr
+	default:
+		return false, nil
+	}
+}
+
+// Close shuts the server down as MCP's stdio transport says: close its
+// stdin, wait up to Limits.Grace for it to exit, then SIGTERM (its
+// process group), wait again, then SIGKILL. It always reaps the process
+// and ends every goroutine of s before returning; an exchange in
+// progress ends with "transport closed". It returns nil when the server
+// exited with status 0 after stdin closed (or had already exited so), an
+// error wrapping ErrIgnoredStdinClose when it had to be signalled, and
+// an error wrapping the exit status otherwise. Close is idempotent: later
+// calls return the first call's result.
+func (s *Stdio) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
+	return s.closeErr
+}
+
+func (s *Stdio) shutdown() error {
+	close(s.stop)
+	s.stdin.Close()
+	err := s.stopProcess()
+	// Whatever still holds the pipes (a grandchild that left the group)
+	// must not hold Close: give stderr a moment for its last words, then
+	// close our ends, which ends the readers.
+	select {
+	case <-s.stderrDone:
+	case <-time.After(min(settle, s.lim.Grace)):
+	}
+	s.stdout.Close()
+	s.stderr.Close()
+	s.wg.Wait()
+	return err
+}
+
+// stopProcess escalates until the process is reaped.
+func (s *Stdio) stopProcess() error {
+	select {
+	case <-s.exited:
+		if s.waitErr != nil {
+			return fmt.Errorf("server had exited: %w", s.waitErr)
+		}
+		return nil
+	default:
+	}
+	if s.waitExit(s.lim.Grace) {
+		if s.waitErr != nil {
+			return fmt.Errorf("server exited after its stdin closed: %w", s.waitErr)
+		}
+		return nil
+	}
+	terminate(s.cmd.Process)
+	if s.waitExit(s.lim.Grace) {
+		return fmt.Errorf("%w within %v; stopped by %s: %w", ErrIgnoredStdinClose, s.lim.Grace, termName, exitError(s.waitErr))
+	}
+	kill(s.cmd.Process)
+	<-s.exited // SIGKILL cannot be refused: the reaping is a matter of moments
+	return fmt.Errorf("%w within %v, nor after %s; killed: %w", ErrIgnoredStdinClose, s.lim.Grace, termName, exitError(s.waitErr))
+}
+
+func (s *Stdio) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// exitError turns a clean exit into an error too, for messages that
+// must say how the process ended even when it ended well.
+func exitError(err error) error {
+	if err == nil {
+		return errors.New("exit status 0")
+	}
+	return err
+}

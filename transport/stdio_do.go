@@ -1,0 +1,227 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Do writes req.Body and a "\n" to the server's stdin, byte for byte,
+// then collects what the server writes to stdout, one Messages entry per
+// line (without its "\n" or a "\r" before it; every other byte kept).
+//
+// With wantReply (a request), the exchange ends at the first
+// response-shaped line, which is the last of Messages. Without (a
+// notification), it waits Limits.Quiet and collects whatever comes: a
+// conforming server writes nothing, and then Response is nil. Lines left
+// over from before the exchange come first (see Stdio).
+//
+// Timeout, MaxEvents (lines) and MaxBytes bound the exchange; reaching
+// one sets Failure and keeps the lines read. A server that has exited,
+// or exits or closes stdout during the exchange, fails it with its exit
+// status and the tail of its stderr. A server that does not read its
+// stdin fails the exchange at Timeout; if it took only part of the
+// request, stdin is out of step and every later exchange fails at once.
+// Do stops when ctx is done. Exchanges are serialised: a concurrent Do
+// waits its turn.
+func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ex := envelope.Exchange{Transport: envelope.Stdio, Request: req}
+	deadline := time.Now().Add(s.lim.Timeout)
+	select {
+	case <-s.stop:
+		ex.Failure = "transport closed"
+		return ex
+	default:
+	}
+	if s.broken != "" {
+		ex.Failure = s.broken
+		return ex
+	}
+	f, werr := s.write(ctx, req.Body, deadline)
+	switch {
+	case werr != nil:
+		// Most likely the server is gone; what it wrote before going
+		// still belongs in the record, and so does how it went.
+		ex.Response, f = s.collect(ctx, deadline, false)
+		if f == "" {
+			f = s.deathNote()
+		}
+		ex.Failure = fmt.Sprintf("writing the request: %v; %s", werr, f)
+	case f != "":
+		ex.Failure = f
+	default:
+		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply)
+	}
+	return ex
+}
+
+// write sends one request line, giving up at deadline or when ctx ends:
+// a server that never reads its stdin fills the pipe and would block the
+// write forever. It returns the Failure for those ends, or the error of
+// a write that failed otherwise.
+func (s *Stdio) write(ctx context.Context, body []byte, deadline time.Time) (failure string, err error) {
+	var n int
+	msg := make([]byte, len(body)+1)
+	copy(msg, body)
+	msg[len(body)] = '\n'
+	// A pipe that does not support deadlines (not on Unix) blocks until
+	// the server reads or exits.
+	_ = s.stdin.SetWriteDeadline(deadline)
+	fired := make(chan struct{})
+	stopAfter := context.AfterFunc(ctx, func() {
+		defer close(fired)
+		s.stdin.SetWriteDeadline(time.Unix(1, 0))
+	})
+	n, err = s.stdin.Write(msg)
+	if !stopAfter() {
+		<-fired // else it could cut short the next exchange's write
+	}
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, os.ErrClosed):
+		return "transport closed", nil
+	case ctx.Err() != nil:
+		s.breakIfPartial(n, len(msg))
+		return fmt.Sprintf("cancelled: %v", context.Cause(ctx)), nil
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		s.breakIfPartial(n, len(msg))
+		return fmt.Sprintf("server did not read its stdin within %v (took %d of %d bytes)", s.lim.Timeout, n, len(msg)), nil
+	}
+	return "", err
+}
+
+// breakIfPartial marks stdin out of step when a request went out in part:
+// whatever the server reads next would be the rest of it.
+func (s *Stdio) breakIfPartial(n, total int) {
+	if n > 0 && n < total {
+		s.broken = fmt.Sprintf("stdin is out of step: an earlier request went out in part (%d of %d bytes)", n, total)
+	}
+}
+
+// collect reads lines until the exchange ends; see Do.
+func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool) (*envelope.Response, string) {
+	var c collector
+	wait := time.Until(deadline)
+	if !wantReply {
+		wait = min(wait, s.lim.Quiet)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	exited := s.exited
+	var settled <-chan time.Time // set once the exit is seen
+	for {
+		select {
+		case ln, ok := <-s.lines:
+			if !ok {
+				return c.response(), s.deathNote()
+			}
+			if f := c.add(ln, s.lim.MaxBytes); f != "" {
+				return c.response(), f
+			}
+			if wantReply && isResponse(ln.data) {
+				return c.response(), ""
+			}
+			if len(c.msgs) >= s.lim.MaxEvents {
+				c.truncated = true
+				if wantReply {
+					return c.response(), fmt.Sprintf("no response in the first %d lines", len(c.msgs))
+				}
+				return c.response(), fmt.Sprintf("%d lines after a notification; stopped reading", len(c.msgs))
+			}
+		case <-exited:
+			// Lines written before the exit may still be in the pipe:
+			// read on for a moment before calling it.
+			exited = nil
+			settled = time.After(settle)
+		case <-settled:
+			return c.response(), s.deathNote()
+		case <-timer.C:
+			switch {
+			case exited == nil:
+				return c.response(), s.deathNote()
+			case !wantReply:
+				return c.response(), ""
+			case len(c.msgs) == 0:
+				return c.response(), fmt.Sprintf("no response within %v", s.lim.Timeout)
+			}
+			return c.response(), fmt.Sprintf("no response within %v: %s", s.lim.Timeout, countWithout(len(c.msgs), "line"))
+		case <-ctx.Done():
+			return c.response(), fmt.Sprintf("cancelled: %v", context.Cause(ctx))
+		case <-s.stop:
+			return c.response(), "transport closed"
+		}
+	}
+}
+
+// A collector gathers one exchange's lines within the byte bound.
+type collector struct {
+	msgs      [][]byte
+	n         int64
+	truncated bool
+}
+
+func (c *collector) add(ln line, max int64) string {
+	room := max - c.n
+	if ln.cut || int64(len(ln.data)) > room {
+		c.msgs = append(c.msgs, ln.data[:min(int64(len(ln.data)), room)])
+		c.truncated = true
+		return fmt.Sprintf("reply exceeds %d bytes", max)
+	}
+	c.msgs = append(c.msgs, ln.data)
+	c.n += int64(len(ln.data))
+	return ""
+}
+
+// response is nil when no line came, as Exchange.Response documents.
+func (c *collector) response() *envelope.Response {
+	if len(c.msgs) == 0 {
+		return nil
+	}
+	return &envelope.Response{Messages: c.msgs, Truncated: c.truncated}
+}
+
+// deathNote says why the server stopped talking: how it exited, or that
+// it closed stdout and lives on, with the tail of its stderr. It waits a
+// moment for the exit and the last stderr bytes, which trail the end of
+// stdout.
+func (s *Stdio) deathNote() string {
+	moment, cancel := context.WithTimeout(context.Background(), settle)
+	defer cancel()
+	var note string
+	select {
+	case <-s.exited:
+		note = fmt.Sprintf("server exited (%v)", exitError(s.waitErr))
+	case <-moment.Done():
+		note = "server closed its stdout but is still running"
+	}
+	select {
+	case <-s.stderrDone:
+	case <-moment.Done():
+	}
+	if tail := lastWords(s.tail.Bytes(), 512); tail != "" {
+		note += "; stderr tail: " + tail
+	}
+	return note
+}
+
+// lastWords is the end of a stderr tail, at most max bytes, cut at a
+// character boundary and trimmed. The bytes are kept as they are: making
+// them safe to print is the reporters' job.
+func lastWords(b []byte, max int) string {
+	if len(b) > max {
+		b = b[len(b)-max:]
+		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+			b = b[1:]
+		}
+	}
+	return strings.TrimSpace(string(b))
+}

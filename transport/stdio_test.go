@@ -1,0 +1,366 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// quick limits keep every stdio test within a few seconds.
+var quick = Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond, Grace: 200 * time.Millisecond}
+
+// startFake runs the test binary as the named fake server; it is closed,
+// and checked for leaked goroutines, when the test ends.
+func startFake(t *testing.T, ctx context.Context, name string, lim Limits) *Stdio {
+	t.Helper()
+	checkNoLeaks(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Under -race, a test binary sleeps a second at exit unless told
+	// not to: Close would then see a server slow to leave.
+	env := append(os.Environ(), fakeEnv+"="+name, "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
+	s, err := StartStdio(ctx, []string{exe}, env, "", lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func stdioReq(body string) envelope.Request { return envelope.Request{Body: []byte(body)} }
+
+func lines(ls ...string) [][]byte {
+	out := make([][]byte, len(ls))
+	for i, l := range ls {
+		out[i] = []byte(l)
+	}
+	return out
+}
+
+func TestStdioExchanges(t *testing.T) {
+	const (
+		notif = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`
+		later = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"late"}}`
+	)
+	type step struct {
+		body      string
+		wantReply bool
+		want      *envelope.Response
+		pause     time.Duration // before the next step
+	}
+	tests := []struct {
+		name  string
+		fake  string
+		steps []step
+	}{{
+		name: "requests and a notification",
+		fake: "echo",
+		steps: []step{
+			{body: ` {"jsonrpc":"2.0","id":1,"method":"ping"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":1,"result":{"method":"ping"}}`)}},
+			{body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wantReply: false, want: nil},
+			{body: `{"jsonrpc":"2.0","id":"a","method":"tools/call"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(notif, `{"jsonrpc":"2.0","id":"a","result":{"method":"tools/call"}}`)}},
+			{body: `{"jsonrpc":"2.0","id":2,"method":"crlf"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":2,"result":{"method":"crlf"}}`)}},
+		},
+	}, {
+		name: "a banner opens the first exchange",
+		fake: "banner",
+		steps: []step{
+			{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines("MyServer v1.0 starting...", `{"jsonrpc":"2.0","id":1,"result":{"method":"ping"}}`)}},
+		},
+	}, {
+		name: "unsolicited lines open the next exchange",
+		fake: "echo",
+		steps: []step{
+			{body: `{"jsonrpc":"2.0","id":1,"method":"log-later"}`, wantReply: true, pause: 300 * time.Millisecond,
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":1,"result":{"method":"log-later"}}`)}},
+			{body: `{"jsonrpc":"2.0","id":2,"method":"ping"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(later, `{"jsonrpc":"2.0","id":2,"result":{"method":"ping"}}`)}},
+		},
+	}, {
+		name: "terminal escapes kept raw",
+		fake: "echo",
+		steps: []step{
+			{body: `{"jsonrpc":"2.0","id":1,"method":"escape"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines("\x1b[2J\x1b]0;owned\x07\x00\xff", `{"jsonrpc":"2.0","id":1,"result":{"method":"escape"}}`)}},
+		},
+	}, {
+		name: "stderr is not stdout",
+		fake: "chatty",
+		steps: []step{
+			{body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":1,"result":{"method":"ping"}}`)}},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, context.Background(), tt.fake, quick)
+			for i, st := range tt.steps {
+				req := stdioReq(st.body)
+				got := s.Do(context.Background(), req, st.wantReply)
+				want := envelope.Exchange{Transport: envelope.Stdio, Request: req, Response: st.want}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("step %d (-want +got):\n%s", i, diff)
+				}
+				time.Sleep(st.pause)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("Close() = %v, want nil", err)
+			}
+			if exited, err := s.Exited(); !exited || err != nil {
+				t.Errorf("Exited() = %v, %v; want true, nil", exited, err)
+			}
+		})
+	}
+}
+
+// TestStdioBounds covers servers that answer nothing, or far too much:
+// each exchange ends within its bound, with an honest Failure.
+func TestStdioBounds(t *testing.T) {
+	tests := []struct {
+		name      string
+		fake      string
+		limits    Limits
+		failure   string
+		lines     int // how many lines were kept
+		lineLen   int // the length of the first, when not 0
+		truncated bool
+		min, max  time.Duration
+	}{{
+		name:    "never answers",
+		fake:    "hang",
+		limits:  Limits{Timeout: 300 * time.Millisecond},
+		failure: "no response within 300ms",
+		min:     300 * time.Millisecond,
+		max:     1500 * time.Millisecond,
+	}, {
+		name:      "floods lines",
+		fake:      "flood",
+		limits:    Limits{MaxEvents: 50},
+		failure:   "no response in the first 50 lines",
+		lines:     50,
+		truncated: true,
+		max:       1500 * time.Millisecond,
+	}, {
+		name:      "one endless line",
+		fake:      "flood-noline",
+		limits:    Limits{MaxBytes: 64 << 10},
+		failure:   "reply exceeds 65536 bytes",
+		lines:     1,
+		lineLen:   64 << 10,
+		truncated: true,
+		max:       1500 * time.Millisecond,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lim := quick
+			if tt.limits.Timeout != 0 {
+				lim.Timeout = tt.limits.Timeout
+			}
+			lim.MaxEvents, lim.MaxBytes = tt.limits.MaxEvents, tt.limits.MaxBytes
+			s := startFake(t, context.Background(), tt.fake, lim)
+			start := time.Now()
+			ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
+			within(t, "exchange", time.Since(start), tt.min, tt.max)
+			if ex.Failure != tt.failure {
+				t.Errorf("failure = %q, want %q", ex.Failure, tt.failure)
+			}
+			var got int
+			if ex.Response != nil {
+				got = len(ex.Response.Messages)
+				if ex.Response.Truncated != tt.truncated {
+					t.Errorf("truncated = %v, want %v", ex.Response.Truncated, tt.truncated)
+				}
+			}
+			if got != tt.lines {
+				t.Fatalf("%d lines kept, want %d", got, tt.lines)
+			}
+			if tt.lineLen != 0 && len(ex.Response.Messages[0]) != tt.lineLen {
+				t.Errorf("first line holds %d bytes, want %d", len(ex.Response.Messages[0]), tt.lineLen)
+			}
+			start = time.Now()
+			if err := s.Close(); err != nil {
+				t.Errorf("Close() = %v, want nil: the server leaves when stdin closes", err)
+			}
+			within(t, "Close", time.Since(start), 0, time.Second)
+		})
+	}
+}
+
+func TestStdioServerExits(t *testing.T) {
+	s := startFake(t, context.Background(), "crash", quick)
+	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
+	if want := "server exited (exit status 2); stderr tail: starting\nfatal: boom"; ex.Failure != want {
+		t.Errorf("failure = %q, want %q", ex.Failure, want)
+	}
+	if ex.Response != nil {
+		t.Errorf("response = %+v, want none", ex.Response)
+	}
+	exited, err := s.Exited()
+	var ee *exec.ExitError
+	if !exited || !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Errorf("Exited() = %v, %v; want true and exit status 2", exited, err)
+	}
+	if got, want := string(s.Stderr()), "starting\nfatal: boom\n"; got != want {
+		t.Errorf("Stderr() = %q, want %q", got, want)
+	}
+
+	// The next exchange cannot even be written, and says why.
+	start := time.Now()
+	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), true)
+	within(t, "exchange with a dead server", time.Since(start), 0, time.Second)
+	hasPrefix(t, "failure", ex.Failure, "writing the request: ")
+	if !strings.HasSuffix(ex.Failure, "server exited (exit status 2); stderr tail: starting\nfatal: boom") {
+		t.Errorf("failure = %q, want it to name the exit and the stderr tail", ex.Failure)
+	}
+
+	if err := s.Close(); !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Errorf("Close() = %v, want the exit status 2", err)
+	}
+}
+
+func TestStdioLastWordsWithoutNewline(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", quick)
+	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"last-words"}`), true)
+	want := &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":1,"result":{"method":"last-words"}}`)}
+	if diff := cmp.Diff(want, ex.Response); diff != "" || ex.Failure != "" {
+		t.Errorf("response (-want +got):\n%s\nfailure %q", diff, ex.Failure)
+	}
+	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), false)
+	if !strings.Contains(ex.Failure, "server exited (exit status 0)") {
+		t.Errorf("failure = %q, want the server's exit", ex.Failure)
+	}
+}
+
+func TestStdioDeafServer(t *testing.T) {
+	s := startFake(t, context.Background(), "deaf", Limits{Timeout: 300 * time.Millisecond, Grace: 200 * time.Millisecond})
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", 1<<20) + `"}}`
+	start := time.Now()
+	ex := s.Do(context.Background(), stdioReq(big), true)
+	within(t, "exchange", time.Since(start), 300*time.Millisecond, 1500*time.Millisecond)
+	hasPrefix(t, "failure", ex.Failure, "server did not read its stdin within 300ms (took ")
+
+	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), true)
+	hasPrefix(t, "failure", ex.Failure, "stdin is out of step: an earlier request went out in part")
+
+	if err := s.Close(); !errors.Is(err, ErrIgnoredStdinClose) {
+		t.Errorf("Close() = %v, want ErrIgnoredStdinClose", err)
+	}
+}
+
+func TestStdioCloseEscalates(t *testing.T) {
+	tests := []struct {
+		fake string
+		err  string
+	}{
+		{"no-eof", "server did not exit when its stdin closed within 200ms; stopped by SIGTERM: signal: terminated"},
+		{"stubborn", "server did not exit when its stdin closed within 200ms, nor after SIGTERM; killed: signal: killed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fake, func(t *testing.T) {
+			s := startFake(t, context.Background(), tt.fake, quick)
+			// The answer says the server is up and its signals are set.
+			if ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true); ex.Failure != "" {
+				t.Fatalf("first exchange failed: %s", ex.Failure)
+			}
+			start := time.Now()
+			err := s.Close()
+			within(t, "Close", time.Since(start), 200*time.Millisecond, 2*time.Second)
+			if !errors.Is(err, ErrIgnoredStdinClose) || err.Error() != tt.err {
+				t.Errorf("Close() = %v, want %q wrapping ErrIgnoredStdinClose", err, tt.err)
+			}
+			if again := s.Close(); again != err {
+				t.Errorf("second Close() = %v, want the first's %v", again, err)
+			}
+			if exited, _ := s.Exited(); !exited {
+				t.Error("Exited() = false after Close")
+			}
+		})
+	}
+}
+
+func TestStdioStderrTail(t *testing.T) {
+	s := startFake(t, context.Background(), "chatty", quick)
+	if ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true); ex.Failure != "" {
+		t.Fatalf("exchange failed: %s", ex.Failure)
+	}
+	s.Close() // all of stderr is in once the server is gone
+	tail := s.Stderr()
+	if len(tail) != stderrTail || !strings.HasSuffix(string(tail), "log line 4999 of no interest\nEND\n") {
+		t.Errorf("Stderr() holds %d bytes ending %q; want %d ending with the last lines", len(tail), tail[max(0, len(tail)-40):], stderrTail)
+	}
+}
+
+func TestStdioCancel(t *testing.T) {
+	s := startFake(t, context.Background(), "hang", Limits{Timeout: 5 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	ex := s.Do(ctx, stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
+	within(t, "exchange", time.Since(start), 100*time.Millisecond, time.Second)
+	if want := "cancelled: context canceled"; ex.Failure != want {
+		t.Errorf("failure = %q, want %q", ex.Failure, want)
+	}
+}
+
+func TestStdioCloseDuringExchange(t *testing.T) {
+	s := startFake(t, context.Background(), "hang", Limits{Timeout: 5 * time.Second})
+	done := make(chan envelope.Exchange)
+	go func() { done <- s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true) }()
+	time.Sleep(100 * time.Millisecond)
+	if err := s.Close(); err != nil {
+		t.Errorf("Close() = %v, want nil", err)
+	}
+	select {
+	case ex := <-done:
+		if ex.Failure != "transport closed" {
+			t.Errorf("failure = %q, want %q", ex.Failure, "transport closed")
+		}
+	case <-time.After(time.Second):
+		t.Fatal("the exchange outlived Close")
+	}
+	if ex := s.Do(context.Background(), stdioReq(`{}`), true); ex.Failure != "transport closed" {
+		t.Errorf("after Close: failure = %q, want %q", ex.Failure, "transport closed")
+	}
+}
+
+func TestStdioContextKillsServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := startFake(t, ctx, "hang", quick)
+	cancel()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if exited, _ := s.Exited(); exited {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server still running 2s after its context ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("Close() = %v, want the kill reported", err)
+	}
+}
+
+func TestStartStdioErrors(t *testing.T) {
+	if _, err := StartStdio(context.Background(), nil, nil, "", Limits{}); err == nil {
+		t.Error("StartStdio with no command: no error")
+	}
+	_, err := StartStdio(context.Background(), []string{"wymcp-no-such-server"}, nil, "", Limits{})
+	if !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("StartStdio(missing) = %v, want exec.ErrNotFound", err)
+	}
+}
