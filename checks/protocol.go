@@ -19,6 +19,9 @@ prompts/get and resources/read (T-MRTR-1).`,
 		if p.Expect.Version != envelope.V20260728 {
 			return Skip("resultType exists only in 2026-07-28")
 		}
+		if p.Expect.Condition == envelope.CondLegacyInitialize {
+			return Skip("a served initialize answers with legacy semantics (T-COMPAT-2)")
+		}
 		m, err := needObject(p)
 		if err != nil {
 			return err

@@ -38,7 +38,7 @@ type Exchange struct {
 // A Request is what was sent: raw body bytes and, for HTTP, the method and
 // headers. Bodies are kept byte for byte; nothing is re-encoded.
 type Request struct {
-	Method string      // HTTP method; empty means POST. Unused on stdio.
+	Method string // HTTP method; empty means POST. Unused on stdio.
 	// Header holds the headers as sent; read it with HeaderGet, which
 	// matches names case-insensitively (a fixture may send odd case).
 	Header http.Header

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -62,7 +63,10 @@ type Expectation struct {
 	HasID         bool   // the request has an id member
 	IDReadable    bool   // the id is a string or an integer (a valid RequestId)
 	IDOptional    bool   // the reply may also leave the id out (or null it)
-	ID            gjson.Result
+	// AnyCode: the spec names no code for the condition; any error code
+	// that is in the table passes.
+	AnyCode bool
+	ID      gjson.Result
 	// Quote is the condition's single value that a reply may quote (within
 	// the contract's bound): the requested version, the received header.
 	Quote   string
@@ -131,7 +135,7 @@ func Expect(ex *Exchange) Expectation {
 	case !method.Exists() && (req.Get("result").Exists() || req.Get("error").Exists()):
 		e.Condition, e.Detail = CondResponsePosted, "the body is a JSON-RPC response"
 		if e.Version == V20260728 {
-			e.Status = []int{400}
+			e.Status, e.ErrorRequired = []int{400}, true
 			e.Ambiguity = "T-HTTP-3: the reaction to a posted response is unspecified"
 		} else {
 			e.Status, e.NoReply = []int{202}, true // T-HTTP-4
@@ -175,11 +179,14 @@ func Expect(ex *Exchange) Expectation {
 
 	if !slices.Contains(Methods(e.Version), e.Method) {
 		if e.Version == V20260728 && e.Method == "initialize" {
-			e.Condition, e.Detail, e.ErrorRequired = CondLegacyInitialize, "initialize was removed in 2026-07-28", true
-			e.Ambiguity = "T-LIFE-14: the error code is implementation-defined"
+			// A modern-only server refuses it with a code of its choosing
+			// (T-LIFE-14); a dual-era server may serve it and switch to
+			// legacy semantics (T-COMPAT-2). Neither is fixed from outside.
+			e.Condition, e.Detail = CondLegacyInitialize, "initialize was removed in 2026-07-28"
+			e.Ambiguity = "T-LIFE-14, T-COMPAT-2: refused with any code, or served by a dual-era server"
 			return e
 		}
-		e.Condition, e.Detail, e.ErrorRequired = CondUnknownMethod, "method "+e.Method+" is not defined in "+e.Version, true
+		e.Condition, e.Detail, e.ErrorRequired = CondUnknownMethod, "method "+shortQuote(e.Method)+" is not defined in "+e.Version, true
 		e.Codes = []int{CodeMethodNotFound}
 		if http && e.Version == V20260728 {
 			e.Status = []int{404} // T-HTTP-9
@@ -241,7 +248,9 @@ func (e *Expectation) modern(ex *Exchange, req Message, http bool) bool {
 			add(CodeHeaderMismatch, "Mcp-Method differs from the body's method")
 			e.Quote = mv
 		}
-		if field := nameField(e.Method); field != "" {
+		// Mcp-Name mirrors a body value; a body without it is malformed
+		// params (-32602), which is not a header fault.
+		if field := nameField(e.Method); field != "" && req.Get("params."+field).Type == gjson.String {
 			want := req.Get("params." + field)
 			nv, ok := headerValue(h, "Mcp-Name")
 			switch {
@@ -360,6 +369,15 @@ func DecodeHeaderValue(v string) (string, bool) {
 		}
 	}
 	return string(b), true
+}
+
+// shortQuote quotes a request value for a Detail line: cut to 40
+// characters, escaped, so a 4 KB canary does not flood a report.
+func shortQuote(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return strconv.QuoteToGraphic(string(r[:40])) + "…"
+	}
+	return strconv.QuoteToGraphic(s)
 }
 
 // EncodeHeaderValue applies the Base64 sentinel of T-HDR-3 where a value

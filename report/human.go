@@ -60,12 +60,11 @@ func (h *human) Exchange(fixture string, vs []checks.Verdict) error {
 	}
 	fmt.Fprintf(&b, "%s %s  %s\n", head, Sanitize(fixture),
 		h.dim.Sprintf("(%d pass, %d fail, %d warn, %d skip, %d error)", counts.Pass, counts.Fail, counts.Warn, counts.Skip, counts.Error))
-	// One transport failure makes every check an error with the same
-	// reason: say it once.
-	if counts.Error == len(vs) && len(vs) > 0 && sameReason(vs) {
-		fmt.Fprintf(&b, "  %s could not judge: %s\n", h.err.Sprint("ERROR"), Sanitize(vs[0].Reason))
-		_, err := io.WriteString(h.w, b.String())
-		return err
+	// One transport failure makes every reply check an error with the
+	// same reason: say it once.
+	grouped := counts.Error > 1 && sameReason(vs)
+	if grouped {
+		fmt.Fprintf(&b, "  %s could not judge (%d checks): %s\n", h.err.Sprint("ERROR"), counts.Error, Sanitize(firstReason(vs)))
 	}
 	for _, v := range vs {
 		switch v.Status {
@@ -78,6 +77,9 @@ func (h *human) Exchange(fixture string, vs []checks.Verdict) error {
 				fmt.Fprintf(&b, "  %s %-8s %s: %s\n", label, v.Check.ID, Sanitize(f.Path), Sanitize(f.Message))
 			}
 		case checks.StatusError:
+			if grouped {
+				continue
+			}
 			fmt.Fprintf(&b, "  %s %-8s could not judge: %s\n", h.err.Sprint("error"), v.Check.ID, Sanitize(v.Reason))
 		case checks.StatusPass:
 			if h.meta.Verbose {
@@ -93,13 +95,24 @@ func (h *human) Exchange(fixture string, vs []checks.Verdict) error {
 	return err
 }
 
+// sameReason: every error verdict gives the same reason.
 func sameReason(vs []checks.Verdict) bool {
+	first := firstReason(vs)
 	for _, v := range vs {
-		if v.Reason != vs[0].Reason {
+		if v.Status == checks.StatusError && v.Reason != first {
 			return false
 		}
 	}
 	return true
+}
+
+func firstReason(vs []checks.Verdict) string {
+	for _, v := range vs {
+		if v.Status == checks.StatusError {
+			return v.Reason
+		}
+	}
+	return ""
 }
 
 func (h *human) End(s Summary) error {

@@ -1,0 +1,193 @@
+// Package runner drives a live run: it negotiates the protocol version
+// with a target, fires each fixture in its own exchange, judges every
+// reply with the checks, and hands the verdicts to a sink. It owns the
+// protocol choreography (handshake, sessions, standard headers); the
+// transport only moves bytes.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
+)
+
+// A Conn sends one request and returns what came back. Implementations
+// bound every exchange in time and bytes and never fail for the server's
+// misbehaviour: that goes into Exchange.Failure.
+type Conn interface {
+	Do(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange
+}
+
+// A Target is the server under test: an HTTP endpoint, or a process the
+// runner talks to over stdio.
+type Target interface {
+	Transport() string
+	Conn() Conn
+	// Died reports whether the server has died, with what it left
+	// (exit status, stderr tail). HTTP targets never die.
+	Died() (bool, string)
+	// Restart brings a dead server back for the next fixture.
+	Restart(ctx context.Context) error
+	Close() error
+}
+
+// Options configure a run.
+type Options struct {
+	// Protocol is "auto" or a version to use without probing.
+	Protocol string
+	Fixtures []*fixtures.Fixture
+	// Opt-in runs the fixtures that are off by default.
+	OptIn    bool
+	Contract *envelope.Contract
+	Schemas  checks.SchemaValidator
+	Checks   []*checks.Check
+	// Deadline bounds the whole run; fixtures not reached by then get
+	// error verdicts, so the report is complete.
+	Deadline time.Duration
+	// Now is the clock.
+	Now func() time.Time
+}
+
+// A Sink receives the run as it happens.
+type Sink interface {
+	Exchange(fixture string, ex *envelope.Exchange, vs []checks.Verdict) error
+	Note(string)
+}
+
+// ErrNotDriven means the target could not be driven at all: it did not
+// start, is unreachable, or no protocol version could be negotiated.
+var ErrNotDriven = errors.New("target could not be driven")
+
+// Result says how the run went, for the report's header.
+type Result struct {
+	Version    string // the protocol version judged
+	Negotiated string // how it was chosen
+}
+
+// Run negotiates, then runs every fixture. It returns an error wrapping
+// ErrNotDriven when nothing could be judged, and a sink's error as is.
+func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
+	if o.Deadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Deadline)
+		defer cancel()
+	}
+	if o.Checks == nil {
+		o.Checks = checks.All()
+	}
+	r := &run{t: t, o: o, sink: sink}
+	res, err := r.negotiate(ctx)
+	if err != nil {
+		return res, err
+	}
+	r.discoverTools(ctx)
+	for _, f := range o.Fixtures {
+		if err := r.fixture(ctx, f); err != nil {
+			return res, err
+		}
+	}
+	r.endSession(ctx)
+	return res, nil
+}
+
+type run struct {
+	t    Target
+	o    Options
+	sink Sink
+	sess session
+}
+
+// session is what the handshake established.
+type session struct {
+	version   string
+	sessionID string // 2025-xx HTTP
+	tools     []tool
+	nextID    int
+}
+
+func (r *run) judge(fixture string, ex *envelope.Exchange, exp *envelope.Expectation) error {
+	vs := checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: r.o.Contract, Schemas: r.o.Schemas}, r.o.Checks)
+	return r.sink.Exchange(fixture, ex, vs)
+}
+
+// skipAll reports a fixture that does not apply: every check skips.
+func (r *run) skipAll(fixture, reason string) error {
+	vs := make([]checks.Verdict, 0, len(r.o.Checks))
+	for _, c := range r.o.Checks {
+		vs = append(vs, checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusSkip, Reason: reason})
+	}
+	return r.sink.Exchange(fixture, nil, vs)
+}
+
+// errorAll reports a fixture that could not be judged.
+func (r *run) errorAll(fixture, reason string) error {
+	vs := make([]checks.Verdict, 0, len(r.o.Checks))
+	for _, c := range r.o.Checks {
+		vs = append(vs, checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusError, Reason: reason})
+	}
+	return r.sink.Exchange(fixture, nil, vs)
+}
+
+// send performs one exchange and notes a death of the server.
+func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
+	ex := r.t.Conn().Do(ctx, req, wantReply)
+	ex.Version = r.sess.version
+	if died, why := r.t.Died(); died {
+		ex.Died = why
+	}
+	return ex
+}
+
+// stdHeaders are the headers a conforming client sends for a request of
+// the negotiated version (digest HDR26 / SESSION25).
+func (r *run) stdHeaders(body []byte) http.Header {
+	h := http.Header{}
+	if r.t.Transport() != envelope.HTTP {
+		return h
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	switch r.sess.version {
+	case envelope.V20260728:
+		h.Set("MCP-Protocol-Version", envelope.V20260728)
+		m := envelope.Parse(body)
+		if method := m.Get("method"); method.Type.String() == "String" {
+			h.Set("Mcp-Method", method.Str)
+			if name, ok := nameValue(&m, method.Str); ok {
+				h.Set("Mcp-Name", envelope.EncodeHeaderValue(name))
+			}
+		}
+	case "":
+	default:
+		h.Set("MCP-Protocol-Version", r.sess.version)
+		if r.sess.sessionID != "" {
+			h.Set("Mcp-Session-Id", r.sess.sessionID)
+		}
+	}
+	return h
+}
+
+func nameValue(m *envelope.Message, method string) (string, bool) {
+	var v = m.Get("params.name")
+	if method == "resources/read" {
+		v = m.Get("params.uri")
+	} else if method != "tools/call" && method != "prompts/get" {
+		return "", false
+	}
+	return v.Str, v.Type.String() == "String"
+}
+
+func (r *run) id() int {
+	r.sess.nextID++
+	return r.sess.nextID
+}
+
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrNotDriven}, args...)...)
+}
