@@ -218,7 +218,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	started := s.Now()
 	res, runErr := runner.Run(ctx, target, runner.Options{
-		Protocol: o.Protocol, Fixtures: fx, OptIn: o.CallTools, Contract: ss.contract,
+		Protocol: o.Protocol, Fixtures: fx, OptIn: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
 		Deadline: o.Deadline, Now: s.Now,
 	}, k)
 	if runErr == nil {

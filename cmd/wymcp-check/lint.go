@@ -76,7 +76,7 @@ func lintRun(s *streams, o *lintOptions) error {
 				ss.note(fmt.Sprintf("%s: %v", name, err))
 				break
 			}
-			vs := checks.Judge(checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Contract: ss.contract}, all)
+			vs := checks.Judge(checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Contract: ss.contract, Schemas: ss.schemas}, all)
 			if err := ss.exchange(prefix+rec.Fixture, vs); err != nil {
 				closeIn()
 				return err

@@ -8,6 +8,7 @@ import (
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 // reportOptions are the flags every judging command shares.
@@ -18,6 +19,7 @@ type reportOptions struct {
 	FailOn   string
 	Color    string
 	Verbose  bool
+	Schema   string
 }
 
 func addReportFlags(cmd *cobra.Command, o *reportOptions) {
@@ -27,12 +29,29 @@ func addReportFlags(cmd *cobra.Command, o *reportOptions) {
 	addEnum(cmd, &o.FailOn, "fail-on", "fail", "what fails the gate (exit 1): fail = any fail or error; warn = warnings too", "fail", "warn")
 	addEnum(cmd, &o.Color, "color", "auto", "color the human report", "auto", "always", "never")
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "human report: list passes and skips too")
+	cmd.Flags().StringVar(&o.Schema, "schema", "builtin", "validate replies against the checker's protocol schemas (builtin), none (off), or a protocol schema `FILE` such as the official schema.json of a version")
+}
+
+// validator resolves --schema.
+func (o *reportOptions) validator() (checks.SchemaValidator, error) {
+	switch o.Schema {
+	case "builtin", "":
+		return checks.ProtocolSchemas(schema.NewRegistry()), nil
+	case "off":
+		return nil, nil
+	}
+	u, err := schema.LoadUserSchema(o.Schema, nil)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--schema: %w", err)}
+	}
+	return checks.UserSchema(u), nil
 }
 
 // session is one judged run: the contract, the report writer and the
 // running summary.
 type session struct {
 	contract *envelope.Contract
+	schemas  checks.SchemaValidator
 	w        report.Writer
 	sum      report.Summary
 	failWarn bool
@@ -43,6 +62,10 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (*session, error) {
 	c, err := envelope.LoadContract(o.Contract)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--contract: %w", err)}
+	}
+	sv, err := o.validator()
+	if err != nil {
+		return nil, err
 	}
 	out, closeOut := s.Out, func() error { return nil }
 	color := s.colorOn(o.Color)
@@ -67,7 +90,7 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (*session, error) {
 		closeOut()
 		return nil, fmt.Errorf("writing report: %w", err)
 	}
-	return &session{contract: c, w: w, failWarn: meta.FailOnWarn, close: closeOut}, nil
+	return &session{contract: c, schemas: sv, w: w, failWarn: meta.FailOnWarn, close: closeOut}, nil
 }
 
 func (ss *session) exchange(fixture string, vs []checks.Verdict) error {
