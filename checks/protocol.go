@@ -101,6 +101,9 @@ against a schema the user supplies instead.`,
 		if p.Schemas == nil {
 			return Skip("no schema validator configured")
 		}
+		if p.Expect.NoReply {
+			return Skip("nothing may answer this message (see RPC1007)")
+		}
 		m, err := needObject(p)
 		if err != nil {
 			return err

@@ -157,16 +157,32 @@ func (r *run) initialize(ctx context.Context, want string, forced bool) error {
 	return errorf("no protocol version could be negotiated (initialize: %s)", last)
 }
 
-// endSession ends a 2025-xx HTTP session with DELETE (T-SESS-4); the
-// server may refuse with 405. Nothing here is judged.
-func (r *run) endSession(ctx context.Context) {
+// endSession ends a 2025-xx HTTP session with DELETE (T-SESS-4; the
+// server may refuse with 405). When the server accepted, a request that
+// reuses the ended session must get 404 (T-SESS-3): that probe is judged.
+func (r *run) endSession(ctx context.Context) error {
 	if r.t.Transport() != envelope.HTTP || r.sess.sessionID == "" {
-		return
+		return nil
 	}
 	h := r.stdHeaders(nil)
 	h.Del("Content-Type")
 	ex := r.t.Conn().Do(ctx, envelope.Request{Method: "DELETE", Header: h}, true)
-	if ex.Failure != "" {
+	switch {
+	case ex.Failure != "":
 		r.sink.Note("ending the session with DELETE: " + ex.Failure)
+		return nil
+	case ex.Response.Status == 405:
+		r.sink.Note("the server does not let clients end sessions (DELETE: 405)")
+		return nil
+	case ex.Response.Status >= 300:
+		r.sink.Note(fmt.Sprintf("ending the session with DELETE: HTTP %d", ex.Response.Status))
+		return nil
 	}
+	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, r.id())
+	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
+	exp := envelope.Expect(&envelope.Exchange{Transport: envelope.HTTP, Version: r.sess.version, Request: req})
+	exp.ErrorRequired, exp.Status, exp.AnyCode = true, []int{404}, true
+	exp.Detail = "a request in a session the client ended"
+	rex := r.send(ctx, req, true)
+	return r.judge("session/reuse-after-delete", &rex, &exp)
 }

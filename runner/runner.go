@@ -92,8 +92,7 @@ func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
 			return res, err
 		}
 	}
-	r.endSession(ctx)
-	return res, nil
+	return res, r.endSession(ctx)
 }
 
 type run struct {

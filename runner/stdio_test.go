@@ -1,0 +1,96 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/refserver"
+	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/schema"
+	"github.com/wymcp/wymcp-check/transport"
+)
+
+// serverEnv makes the test binary a stdio reference server, so stdio runs
+// drive a real child process without building anything.
+const serverEnv = "WYMCP_RUNNER_REFSERVER"
+
+func TestMain(m *testing.M) {
+	if fault, ok := os.LookupEnv(serverEnv); ok {
+		srv, err := refserver.New(refserver.Options{Fault: fault})
+		if err != nil {
+			os.Exit(2)
+		}
+		if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+			os.Stderr.WriteString("refserver: " + err.Error() + "\n")
+			if errors.Is(err, refserver.ErrCrash) {
+				os.Exit(3)
+			}
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func runStdio(t *testing.T, fault, protocol string) *collect {
+	t.Helper()
+	t.Setenv(serverEnv, fault)
+	fx, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	c := &collect{}
+	_, err = runner.Run(context.Background(), target, runner.Options{
+		Protocol: protocol, Fixtures: fx, OptIn: true, Contract: envelope.Strict(),
+		Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute,
+	}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCleanServerStdio(t *testing.T) {
+	for _, p := range []string{"auto", envelope.V20251125} {
+		t.Run(p, func(t *testing.T) {
+			c := runStdio(t, "", p)
+			if ids, detail := c.bad(); len(ids) > 0 {
+				t.Errorf("the clean server drew findings over stdio:\n%s", detail)
+			}
+		})
+	}
+}
+
+// TestCrashStdio: the process dies on the opt-in valid tool call; that
+// fixture fails PRO1005 with the exit status and stderr, the server is
+// restarted, and every later fixture is judged as usual.
+func TestCrashStdio(t *testing.T) {
+	c := runStdio(t, "crash", "auto")
+	got, detail := c.bad()
+	if diff := cmp.Diff([]string{"PRO1005"}, got); diff != "" {
+		t.Fatalf("(-want +got):\n%s\n%s", diff, detail)
+	}
+	for _, v := range c.verdicts {
+		if v.Check.ID == "PRO1005" && v.Status == checks.StatusFail {
+			if v.Fixture != "tools/call-valid" {
+				t.Errorf("PRO1005 failed on %s, want tools/call-valid", v.Fixture)
+			}
+			if msg := v.Findings[0].Message; !strings.Contains(msg, "exit status 3") || !strings.Contains(msg, "crash fault") {
+				t.Errorf("PRO1005 message lacks exit status or stderr: %s", msg)
+			}
+		}
+	}
+}
