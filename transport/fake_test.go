@@ -70,6 +70,15 @@ func fakeServer(name string) func() int {
 			answerOne()
 			return sleepForever()
 		}
+	case "mute": // closes stdout, lives on until stdin closes
+		return func() int {
+			os.Stderr.WriteString("closing stdout\n")
+			os.Stdout.Close()
+			in := bufio.NewScanner(os.Stdin)
+			for in.Scan() {
+			}
+			return 0
+		}
 	case "chatty": // floods stderr, then serves
 		return func() int {
 			for i := range 5000 {

@@ -93,6 +93,7 @@ func TestHTTPJSONReply(t *testing.T) {
 		Header: http.Header{
 			"Authorization": {"Bearer s3cret"},
 			"Content-Type":  {"text/plain"}, // the request's own wins
+			"User-Agent":    {"wymcp-check/test"},
 		},
 		Limits: Limits{Timeout: 5 * time.Second},
 	}
@@ -121,6 +122,7 @@ func TestHTTPJSONReply(t *testing.T) {
 			"Accept":        {"application/json, text/event-stream"},
 			"Authorization": {"Bearer s3cret"},
 			"Content-Type":  {"application/json"},
+			"User-Agent":    {"wymcp-check/test"},
 		},
 		body: ping,
 	}

@@ -7,21 +7,21 @@ import (
 )
 
 // A lineReader splits a stream into lines without ever holding more than
-// max bytes of one: a server that writes a line without end must not
+// limit bytes of one: a server that writes a line without end must not
 // grow the checker's memory with it.
 type lineReader struct {
-	br   *bufio.Reader
-	max  int
-	skip bool  // discarding the rest of a line that was cut
-	err  error // the error to return once a final unterminated line is out
+	br    *bufio.Reader
+	limit int
+	skip  bool  // discarding the rest of a line that was cut
+	err   error // the error to return once a final unterminated line is out
 }
 
-func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+func newLineReader(r io.Reader, limit int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
 }
 
 // next returns the next line, without its "\n" and a "\r" before it. A
-// line longer than max comes back as its first max bytes with cut set,
+// line longer than the limit comes back as its first limit bytes with cut set,
 // as soon as those have arrived; the rest of it is then read and dropped.
 // A final line with no "\n" is returned before the error that ended it.
 func (lr *lineReader) next() (line []byte, cut bool, err error) {
@@ -46,11 +46,11 @@ func (lr *lineReader) next() (line []byte, cut bool, err error) {
 		}
 		// One byte of headroom lets a "\r" ride along until it is known
 		// to end the line.
-		if len(buf)+len(frag) > lr.max+1 {
-			if room := lr.max - len(buf); room > 0 {
+		if len(buf)+len(frag) > lr.limit+1 {
+			if room := lr.limit - len(buf); room > 0 {
 				buf = append(buf, frag[:room]...)
 			}
-			buf = buf[:lr.max]
+			buf = buf[:lr.limit]
 			lr.skip = !ended
 			return buf, true, nil
 		}
@@ -60,16 +60,16 @@ func (lr *lineReader) next() (line []byte, cut bool, err error) {
 			if n := len(buf); n > 0 && buf[n-1] == '\r' {
 				buf = buf[:n-1]
 			}
-			if len(buf) > lr.max {
-				return buf[:lr.max], true, nil
+			if len(buf) > lr.limit {
+				return buf[:lr.limit], true, nil
 			}
 			return buf, false, nil
 		case full:
 			continue
 		case len(buf) > 0:
 			lr.err = err
-			if len(buf) > lr.max {
-				return buf[:lr.max], true, nil
+			if len(buf) > lr.limit {
+				return buf[:lr.limit], true, nil
 			}
 			return buf, false, nil
 		default:

@@ -192,7 +192,8 @@ func (s *Stdio) readStderr() {
 func (s *Stdio) Stderr() []byte { return s.tail.Bytes() }
 
 // Exited reports whether the server process has exited and, if so, how:
-// nil for exit status 0, else an *exec.ExitError.
+// nil for exit status 0, else the error of waiting for it (an
+// *exec.ExitError, whose String says "exit status 2" or "signal: killed").
 func (s *Stdio) Exited() (bool, error) {
 	select {
 	case <-s.exited:

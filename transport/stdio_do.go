@@ -169,12 +169,12 @@ type collector struct {
 	truncated bool
 }
 
-func (c *collector) add(ln line, max int64) string {
-	room := max - c.n
+func (c *collector) add(ln line, limit int64) string {
+	room := limit - c.n
 	if ln.cut || int64(len(ln.data)) > room {
 		c.msgs = append(c.msgs, ln.data[:min(int64(len(ln.data)), room)])
 		c.truncated = true
-		return fmt.Sprintf("reply exceeds %d bytes", max)
+		return fmt.Sprintf("reply exceeds %d bytes", limit)
 	}
 	c.msgs = append(c.msgs, ln.data)
 	c.n += int64(len(ln.data))
@@ -213,12 +213,12 @@ func (s *Stdio) deathNote() string {
 	return note
 }
 
-// lastWords is the end of a stderr tail, at most max bytes, cut at a
+// lastWords is the end of a stderr tail, at most limit bytes, cut at a
 // character boundary and trimmed. The bytes are kept as they are: making
 // them safe to print is the reporters' job.
-func lastWords(b []byte, max int) string {
-	if len(b) > max {
-		b = b[len(b)-max:]
+func lastWords(b []byte, limit int) string {
+	if len(b) > limit {
+		b = b[len(b)-limit:]
 		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
 			b = b[1:]
 		}

@@ -231,6 +231,17 @@ func TestStdioServerExits(t *testing.T) {
 	}
 }
 
+func TestStdioClosedStdout(t *testing.T) {
+	s := startFake(t, context.Background(), "mute", quick)
+	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
+	if want := "server closed its stdout but is still running; stderr tail: closing stdout"; ex.Failure != want {
+		t.Errorf("failure = %q, want %q", ex.Failure, want)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close() = %v, want nil", err)
+	}
+}
+
 func TestStdioLastWordsWithoutNewline(t *testing.T) {
 	s := startFake(t, context.Background(), "echo", quick)
 	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"last-words"}`), true)
