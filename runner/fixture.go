@@ -22,7 +22,8 @@ func (r *run) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	if err := ctx.Err(); err != nil {
 		return r.errorAll(f.ID, "the run's deadline passed before this fixture")
 	}
-	if died, _ := r.t.Died(); died {
+	if died, _ := r.t.Died(); died || r.stale {
+		r.stale = false
 		if err := r.restart(ctx); err != nil {
 			return r.errorAll(f.ID, "the server could not be restarted: "+err.Error())
 		}

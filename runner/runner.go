@@ -78,28 +78,58 @@ func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, o.Deadline)
 		defer cancel()
 	}
+	s, res, err := Open(ctx, t, o, sink)
+	if err != nil {
+		return res, err
+	}
+	for _, f := range o.Fixtures {
+		if err := s.Fire(ctx, f); err != nil {
+			return res, err
+		}
+	}
+	return res, s.End(ctx)
+}
+
+// A Session is a negotiated conversation with a target, for sending
+// fixtures one by one (Run, or send by hand).
+type Session struct{ r *run }
+
+// Open negotiates the protocol version and lists the server's tools.
+func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result, error) {
 	if o.Checks == nil {
 		o.Checks = checks.All()
 	}
 	r := &run{t: t, o: o, sink: sink}
 	res, err := r.negotiate(ctx)
 	if err != nil {
-		return res, err
+		return nil, res, err
 	}
 	r.discoverTools(ctx)
-	for _, f := range o.Fixtures {
-		if err := r.fixture(ctx, f); err != nil {
-			return res, err
-		}
-	}
-	return res, r.endSession(ctx)
+	return &Session{r}, res, nil
 }
+
+// Fire sends one fixture (or its variants) and hands the verdicts to the
+// sink.
+func (s *Session) Fire(ctx context.Context, f *fixtures.Fixture) error { return s.r.fixture(ctx, f) }
+
+// End ends a 2025-xx HTTP session (and judges the reuse of the ended
+// session).
+func (s *Session) End(ctx context.Context) error { return s.r.endSession(ctx) }
+
+// SessionID is the 2025-xx HTTP session id, "" when there is none.
+func (s *Session) SessionID() string { return s.r.sess.sessionID }
+
+// Version is the negotiated protocol version.
+func (s *Session) Version() string { return s.r.sess.version }
 
 type run struct {
 	t    Target
 	o    Options
 	sink Sink
 	sess session
+	// stale: a stdio exchange failed (timed out, flooded), so a late reply
+	// could land in the next fixture's exchange; restart before it.
+	stale bool
 }
 
 // session is what the handshake established.
@@ -139,6 +169,9 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 	ex.Version = r.sess.version
 	if died, why := r.t.Died(); died {
 		ex.Died = why
+	}
+	if ex.Failure != "" && r.t.Transport() == envelope.Stdio {
+		r.stale = true
 	}
 	return ex
 }

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckDemo(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		want     exitCode
+		wantOut  []string
+		wantNone []string
+	}{
+		{"clean", []string{"check", "--demo"}, exitOK, []string{"PASSED", "protocol 2026-07-28"}, []string{"FAIL"}},
+		{"clean 2025-06-18", []string{"check", "--demo", "--protocol", "2025-06-18"}, exitOK, []string{"PASSED", "initialize answered 2025-06-18"}, nil},
+		{"fault", []string{"check", "--demo", "--demo-fault", "wrong-id"}, exitFindings, []string{"FAIL id/string", "RPC1004"}, nil},
+		{"run filter", []string{"check", "--demo", "--run", "headers/*", "-v"}, exitOK, []string{"headers/method-missing"}, []string{"rpc/garbage"}},
+		{"unknown fault", []string{"check", "--demo", "--demo-fault", "nope"}, exitUsage, nil, nil},
+		{"two targets", []string{"check", "--demo", "http://127.0.0.1:1/mcp"}, exitUsage, nil, nil},
+		{"no target", []string{"check"}, exitUsage, nil, nil},
+		{"bad url", []string{"check", "ftp://x"}, exitUsage, nil, nil},
+		{"bad header", []string{"check", "--demo", "-H", "Authorization secret"}, exitUsage, nil, []string{"secret"}},
+		{"run matches nothing", []string{"check", "--demo", "--run", "zzz/*"}, exitUsage, nil, nil},
+		// Nothing listens on port 1 of loopback: the target cannot be driven.
+		{"unreachable", []string{"check", "--timeout", "2s", "http://127.0.0.1:1/mcp"}, exitTarget, []string{"target:   http://127.0.0.1:1/mcp"}, nil},
+		{"command not found", []string{"check", "--", "/nonexistent/wymcp-server"}, exitTarget, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runMain(t, "", tt.args...)
+			if code != tt.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.want, out, errOut)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.wantNone {
+				if strings.Contains(out+errOut, w) {
+					t.Errorf("output has %q", w)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckRecordThenLint: a live run's transcript, linted, gives the
+// same findings: live runs and lint judge through the same function.
+func TestCheckRecordThenLint(t *testing.T) {
+	dir := t.TempDir()
+	rec, live := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json")
+	if code, _, errOut := runMain(t, "", "check", "--demo", "--demo-fault", "echo-request", "--record", rec, "--format", "json", "-o", live); code != exitFindings {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	linted := filepath.Join(dir, "lint.json")
+	if code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings {
+		t.Fatalf("lint: exit %d: %s", code, errOut)
+	}
+	fails := func(p string) map[string]bool {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct{ Results []struct{ Fixture, Check, Status string } }
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, x := range r.Results {
+			if x.Status == "fail" {
+				m[x.Fixture+" "+x.Check] = true
+			}
+		}
+		return m
+	}
+	l, g := fails(live), fails(linted)
+	if len(l) == 0 {
+		t.Fatal("the live run found nothing")
+	}
+	// Fixture overrides (an unknown tool wants -32602) exist only live;
+	// the echo findings come from the request and reply alone.
+	for k := range l {
+		if strings.Contains(k, "ERR4001") && !g[k] {
+			t.Errorf("lint of the recording lost %s", k)
+		}
+	}
+}
+
+func TestSend(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":"7","method":"tools/call","params":{"name":"nope",{{meta}}}}`
+	code, out, errOut := runMain(t, msg, "send", "--demo", "--demo-fault", "prose-data", "-H", "Authorization: Bearer sekrit", "-")
+	if code != exitFindings {
+		t.Fatalf("exit %d: %s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		`"detail": "The tool you asked for does not exist."   ← fail ERR3002`,
+		"< HTTP 200",
+		"> Mcp-Name: nope",
+		"reproduce:\n  printf '",
+		"-H 'Authorization: <redacted>'",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out+errOut, "sekrit") {
+		t.Error("a --header value reached the output")
+	}
+	code, out, _ = runMain(t, msg, "send", "--demo", "-")
+	if code != exitOK || !strings.Contains(out, "0 fail") {
+		t.Errorf("clean send: exit %d\n%s", code, out)
+	}
+	if code, _, _ := runMain(t, "{{canary:1}}", "send", "--demo", "-"); code != exitUsage {
+		t.Errorf("a bad placeholder: exit %d, want %d", code, exitUsage)
+	}
+}

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/transport"
+)
+
+type sendOptions struct {
+	targetOptions
+	Contract string
+	Schema   string
+	URL      string
+	Command  []string
+	Input    string
+}
+
+func newSendCmd(s *streams) *cobra.Command {
+	o := &sendOptions{}
+	cmd := &cobra.Command{
+		Use:   "send [flags] (URL | --demo) [FILE|-]   or   send [flags] [FILE|-] -- COMMAND [ARG...]",
+		Short: "Send one message in a negotiated session and show the reply, annotated",
+		Long: `send negotiates a session with the target as check does, sends one message
+and prints the request, the reply (status, headers, pretty body) with every
+finding written beside the member it is about, and a one-line command that
+reproduces the exchange (curl for HTTP; --header values redacted).
+
+The message is read from FILE or stdin: a raw body (JSON or any bytes), or
+a fixture-style file with "-- headers --" and "-- body --" sections. Bodies
+may use the fixture placeholders ({{meta}}, {{version}}, {{canary:N}},
+{{bytes:ff}}); the version's standard headers are added unless the
+headers section changes or drops them ("-Name").
+
+` + exitHelp,
+		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{meta}}}}' | wymcp-check send --demo -
+  wymcp-check send http://127.0.0.1:3001/mcp probe.txt
+  wymcp-check send msg.json -- node server.js --stdio`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				o.Command = args[dash:]
+				args = args[:dash]
+			}
+			switch {
+			case o.Demo && len(args) <= 1 && len(o.Command) == 0:
+				o.Input = "-"
+				if len(args) == 1 {
+					o.Input = args[0]
+				}
+			case len(o.Command) > 0 && len(args) <= 1:
+				o.Input = "-"
+				if len(args) == 1 {
+					o.Input = args[0]
+				}
+			case !o.Demo && len(o.Command) == 0 && (len(args) == 1 || len(args) == 2):
+				o.URL, o.Input = args[0], "-"
+				if len(args) == 2 {
+					o.Input = args[1]
+				}
+			default:
+				return usagef("want a target (URL, --demo, or -- COMMAND) and at most one message file")
+			}
+			return sendRun(cmd.Context(), s, o)
+		},
+	}
+	addTargetFlags(cmd, &o.targetOptions)
+	cmd.Flags().StringVar(&o.Contract, "contract", "strict", "the error-envelope contract: strict, spec, or a contract `FILE`")
+	cmd.Flags().StringVar(&o.Schema, "schema", "builtin", "protocol schema: builtin, off, or a schema `FILE`")
+	return cmd
+}
+
+// readMessage reads the message to send: a raw body, or a fixture-style
+// file with headers and body sections.
+func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
+	var raw []byte
+	var err error
+	if name == "-" {
+		raw, err = io.ReadAll(io.LimitReader(s.In, 64<<20))
+	} else {
+		raw, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, usagef("reading the message: %v", err)
+	}
+	if bytes.HasPrefix(raw, []byte("-- ")) || bytes.Contains(raw, []byte("\n-- body --\n")) {
+		src := append([]byte("Message sent by hand.\n-- fixture --\nid: send\n"), raw...)
+		f, err := fixtures.Parse(name, src)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		return f, nil
+	}
+	body := bytes.TrimSuffix(raw, []byte("\n"))
+	f := &fixtures.Fixture{ID: "send", Purpose: "message sent by hand", Versions: envelope.Versions(),
+		Transports: []string{envelope.HTTP, envelope.Stdio}, Body: body, File: name}
+	if _, err := fixtures.Expand(body, fixtures.Context{Version: envelope.V20260728}); err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	return f, nil
+}
+
+// sendSink keeps the one exchange send is about and its verdicts.
+type sendSink struct {
+	ex    *envelope.Exchange
+	vs    []checks.Verdict
+	notes []string
+}
+
+func (k *sendSink) Exchange(fixture string, ex *envelope.Exchange, vs []checks.Verdict) error {
+	if fixture == "send" || strings.HasPrefix(fixture, "send/") {
+		k.ex, k.vs = ex, vs
+	}
+	return nil
+}
+func (k *sendSink) Note(n string) { k.notes = append(k.notes, n) }
+
+func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	msg, err := readMessage(s, o.Input)
+	if err != nil {
+		return err
+	}
+	extra, err := parseHeaders(o.Headers)
+	if err != nil {
+		return err
+	}
+	c, err := envelope.LoadContract(o.Contract)
+	if err != nil {
+		return &usageError{fmt.Errorf("--contract: %w", err)}
+	}
+	sv, err := (&reportOptions{Schema: o.Schema}).validator()
+	if err != nil {
+		return err
+	}
+	lim := transport.Limits{Timeout: o.Timeout, MaxBytes: o.MaxBytes}
+	co := &checkOptions{targetOptions: o.targetOptions, URL: o.URL, Command: o.Command}
+	target, describe, cleanup, err := openTarget(ctx, co, extra, lim)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	defer target.Close()
+
+	k := &sendSink{}
+	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv}, k)
+	if err != nil {
+		return &targetError{err}
+	}
+	if err := sess.Fire(ctx, msg); err != nil {
+		return err
+	}
+	if k.ex == nil {
+		return usagef("the message was not sent: %s", skipReason(k.vs))
+	}
+	endpoint := ""
+	if ht, ok := target.(*runner.HTTPTarget); ok {
+		endpoint = ht.T.URL
+	}
+	if err := printExchange(s.Out, describe, endpoint, res, k.ex, k.vs, extra, o.Command); err != nil {
+		return err
+	}
+	var sum report.Summary
+	for _, v := range k.vs {
+		sum.Add(v)
+	}
+	if sum.Gate(false) {
+		return errFindings
+	}
+	return nil
+}
+
+func skipReason(vs []checks.Verdict) string {
+	if len(vs) > 0 {
+		return vs[0].Reason
+	}
+	return "no exchange"
+}
+
+// printExchange shows what went and what came back, annotated.
+func printExchange(w io.Writer, target, endpoint string, res runner.Result, ex *envelope.Exchange, vs []checks.Verdict, extra http.Header, cmd []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s, protocol %s (%s)\n\n", report.Sanitize(target), res.Version, res.Negotiated)
+	if ex.Transport == envelope.HTTP {
+		fmt.Fprintf(&b, "> %s %s\n", ex.Request.HTTPMethod(), report.Sanitize(endpoint))
+		writeHeaders(&b, "> ", ex.Request.Header)
+		for k := range extra {
+			fmt.Fprintf(&b, "> %s: <redacted>\n", k)
+		}
+	}
+	fmt.Fprintf(&b, "> %s\n\n", report.Sanitize(string(clipBytes(ex.Request.Body, 2000))))
+	switch {
+	case ex.Response == nil:
+		fmt.Fprintf(&b, "< no reply: %s\n", report.Sanitize(orText(ex.Failure, "nothing came back")))
+	default:
+		if ex.Transport == envelope.HTTP {
+			fmt.Fprintf(&b, "< HTTP %d\n", ex.Response.Status)
+			writeHeaders(&b, "< ", ex.Response.Header)
+			b.WriteString("<\n")
+		}
+		if ex.Failure != "" {
+			fmt.Fprintf(&b, "< (incomplete: %s)\n", report.Sanitize(ex.Failure))
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	b.Reset()
+	var unplaced []string
+	if r := ex.Response; r != nil {
+		msgs := r.Messages
+		if msgs == nil && len(r.Body) > 0 {
+			msgs = [][]byte{r.Body}
+			if envelope.MediaType(r.Header.Get("Content-Type")) == "text/event-stream" {
+				msgs, _ = envelope.SplitSSE(r.Body, 1<<20)
+			}
+		}
+		for i, m := range msgs {
+			var mvs []checks.Verdict
+			if i == len(msgs)-1 || len(msgs) == 1 {
+				mvs = vs // findings are about the response, which comes last
+			}
+			u, err := report.Annotate(w, clipBytes(m, 1<<20), mvs, "")
+			if err != nil {
+				return err
+			}
+			unplaced = append(unplaced, u...)
+		}
+	}
+	var errs []string
+	for _, v := range vs {
+		if v.Status == checks.StatusError {
+			errs = append(errs, fmt.Sprintf("error %s could not judge: %s", v.Check.ID, v.Reason))
+		}
+	}
+	unplaced = append(unplaced, slices.Compact(errs)...)
+	if len(unplaced) > 0 {
+		b.WriteString("\nfindings outside the body:\n")
+		for _, u := range unplaced {
+			fmt.Fprintf(&b, "  %s\n", report.Sanitize(u))
+		}
+	}
+	var sum report.Summary
+	for _, v := range vs {
+		sum.Add(v)
+	}
+	fmt.Fprintf(&b, "\n%d pass, %d fail, %d warn, %d skip, %d error\n", sum.Pass, sum.Fail, sum.Warn, sum.Skip, sum.Error)
+	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduce(endpoint, res.Version, ex, extra, cmd))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func clipBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return append(b[:n:n], "…"...)
+	}
+	return b
+}
+
+func writeHeaders(b *strings.Builder, prefix string, h http.Header) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			fmt.Fprintf(b, "%s%s: %s\n", prefix, report.Sanitize(k), report.Sanitize(string(clipBytes([]byte(v), 200))))
+		}
+	}
+}
+
+// reproduce is a shell command that sends the same bytes again: curl
+// for HTTP, printf into the command for stdio. Secrets given with
+// --header are redacted; the body keeps every byte (printf escapes).
+func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Header, cmd []string) string {
+	body := "printf '" + printfEscape(ex.Request.Body) + "'"
+	if ex.Transport == envelope.Stdio {
+		// A fresh process needs the 2025 handshake before the message.
+		hs := ""
+		if version != envelope.V20260728 {
+			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, version)) +
+				`\n` + printfEscape([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)) + `\n`
+		}
+		return "printf '" + hs + printfEscape(ex.Request.Body) + `\n' | ` + shellJoin(cmd)
+	}
+	var b strings.Builder
+	b.WriteString(body + " | curl -sS -i -X " + ex.Request.HTTPMethod())
+	keys := make([]string, 0, len(ex.Request.Header))
+	for k := range ex.Request.Header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range ex.Request.Header[k] {
+			b.WriteString(" -H " + shellQuote(k+": "+v))
+		}
+	}
+	for k := range extra {
+		b.WriteString(" -H " + shellQuote(k+": <redacted>"))
+	}
+	b.WriteString(" --data-binary @- " + shellQuote(endpoint))
+	return b.String()
+}
+
+// printfEscape writes bytes for a single-quoted printf format: printable
+// ASCII as is, the rest as \xHH, so any body survives a copy and paste.
+func printfEscape(b []byte) string {
+	var s strings.Builder
+	for _, c := range b {
+		switch {
+		case c == '\'':
+			s.WriteString(`'\''`)
+		case c == '%':
+			s.WriteString("%%")
+		case c == '\\':
+			s.WriteString(`\\`)
+		case c >= 0x20 && c < 0x7f:
+			s.WriteByte(c)
+		default:
+			fmt.Fprintf(&s, `\x%02x`, c)
+		}
+	}
+	return s.String()
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
