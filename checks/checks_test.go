@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/schema"
 	"golang.org/x/tools/txtar"
 )
 
@@ -38,11 +39,12 @@ import (
 // Unexpected findings and missing ones both fail the test, as in
 // analysistest: a case with an empty want asserts the reply conforms.
 type testCase struct {
-	name        string
-	ex          envelope.Exchange
-	contract    *envelope.Contract
-	want        []string
-	toolRefusal bool // the fixture override a live run would apply
+	name         string
+	ex           envelope.Exchange
+	contract     *envelope.Contract
+	want         []string
+	toolRefusal  bool   // the fixture override a live run would apply
+	outputSchema []byte // the called tool's outputSchema, as a live run knows it
 }
 
 var caseFile = flag.String("case", "", "run only the case files matching this glob")
@@ -107,6 +109,8 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.ex.Request.Method = v
 				case "tool-refusal":
 					tc.toolRefusal = v == "true"
+				case "output-schema":
+					tc.outputSchema = []byte(v)
 				case "status":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -183,10 +187,14 @@ func unescapeBytes(b []byte) []byte {
 	})
 }
 
+// schemas is shared by every case: compiled once per version, as in a run.
+var schemas = checks.ProtocolSchemas(schema.NewRegistry())
+
 func input(tc testCase, ex *envelope.Exchange) checks.Input {
 	exp := envelope.Expect(ex)
 	exp.ToolRefusal = tc.toolRefusal
-	return checks.Input{Fixture: tc.name, Exchange: ex, Contract: tc.contract, Expect: &exp}
+	exp.OutputSchema = tc.outputSchema
+	return checks.Input{Fixture: tc.name, Exchange: ex, Contract: tc.contract, Expect: &exp, Schemas: schemas}
 }
 
 func findings(vs []checks.Verdict) []string {
@@ -248,9 +256,6 @@ func TestEveryCheckFailsAndPasses(t *testing.T) {
 		t.Skip("-case selects a subset")
 	}
 	for _, c := range checks.All() {
-		if c.ID == checks.SchemaValid.ID {
-			continue // needs a validator; covered in schema_test.go
-		}
 		if !failed[c.ID] {
 			t.Errorf("%s: no case makes it fail or warn", c.ID)
 		}

@@ -36,6 +36,8 @@ func All() []*Check {
 		NotificationNoReply, // RPC1007
 		ResultObject,        // RPC1008
 		SchemaValid,         // SCH1001
+		ToolSchemas,         // SCH1002
+		StructuredContent,   // SCH1003
 	}
 }
 

@@ -1,6 +1,13 @@
 package checks
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/schema"
 )
@@ -27,4 +34,121 @@ type userSchema struct{ u *schema.UserSchema }
 
 func (s userSchema) ValidateReply(_, method string, raw []byte) ([]envelope.DistilledEntry, error) {
 	return s.u.ValidateReply(method, raw), nil
+}
+
+var ToolSchemas = &Check{
+	ID:       "SCH1002",
+	Title:    "Tool input and output schemas are valid JSON Schema",
+	SpecRef:  "T-SCHEMA-1, T-SCHEMA-2, T-SCHEMA-4, T-SCHEMA-5, AMB-15",
+	Severity: MUST,
+	Area:     AreaSchema,
+	Doc: `Every inputSchema and outputSchema in a tools/list result compiles under
+its declared dialect ($schema), or JSON Schema 2020-12 when none is
+declared (T-SCHEMA-1, T-SCHEMA-2). A schema that does not compile cannot be
+used by any client to validate arguments or results. The checker never
+fetches a $ref: a reference outside the schema document makes the schema
+unusable without a network fetch the spec forbids by default (T-SCHEMA-4,
+T-SCHEMA-5), which warns. In 2025-06-18, which names no dialect (AMB-15), a
+schema that fails to compile as 2020-12 only warns.`,
+	Run: func(p *Pass) error {
+		if p.Expect.Method != "tools/list" {
+			return Skip("not a tools/list reply")
+		}
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		tools := m.Get("result.tools")
+		if !tools.IsArray() {
+			return Skip("the reply lists no tools")
+		}
+		for i, t := range tools.Array() {
+			for _, key := range []string{"inputSchema", "outputSchema"} {
+				s := t.Get(key)
+				if !s.Exists() || !s.IsObject() {
+					continue // absent, or the wrong type (SCH1001 judges shapes)
+				}
+				_, cerr := schema.CompileToolSchema([]byte(s.Raw), p.Expect.Version)
+				if cerr == nil {
+					continue
+				}
+				path := fmt.Sprintf("result.tools.%d.%s", i, key)
+				name := Quote(t.Get("name").Str, quoteN)
+				switch {
+				case errors.Is(cerr, schema.ErrExternalRef):
+					p.Warnf(path, "%s of tool %s refers outside itself, which a client must not fetch by default: %v", key, name, cerr)
+				case p.Expect.Version == envelope.V20250618:
+					p.Warnf(path, "%s of tool %s does not compile as JSON Schema 2020-12 (2025-06-18 names no dialect): %v", key, name, cerr)
+				default:
+					p.Failf(path, "%s of tool %s is not a valid schema: %v", key, name, cerr)
+				}
+			}
+		}
+		return nil
+	},
+}
+
+var StructuredContent = &Check{
+	ID:       "SCH1003",
+	Title:    "A tool's structuredContent matches its outputSchema",
+	SpecRef:  "T-TOOL-10, AMB-13",
+	Severity: MUST,
+	Area:     AreaSchema,
+	Doc: `When a live run calls a tool that declares an outputSchema (with
+--call-tools), the result carries structuredContent that validates against
+that schema (T-TOOL-10, MUST); each violation is reported once per
+location, distilled. The server SHOULD also put the serialised JSON in a
+text block for older clients: its absence warns. Whether an isError result
+must conform is not stated (AMB-13), so such results are not judged.`,
+	Run: func(p *Pass) error {
+		if p.Expect.OutputSchema == nil {
+			return Skip("no tool with an outputSchema was called")
+		}
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		r := m.Get("result")
+		switch {
+		case !r.IsObject():
+			return Skip("the reply is not a result")
+		case r.Get("isError").Type == gjson.True:
+			return Skip("an isError result (AMB-13)")
+		case r.Get("resultType").Str == "input_required":
+			return Skip("an input_required result carries no output")
+		}
+		sc := r.Get("structuredContent")
+		if !sc.Exists() {
+			p.Failf("result.structuredContent", "the tool declares an outputSchema but the result has no structuredContent")
+			return nil
+		}
+		ts, cerr := schema.CompileToolSchema(p.Expect.OutputSchema, p.Expect.Version)
+		if cerr != nil {
+			return Skip("the tool's outputSchema does not compile (see SCH1002)")
+		}
+		for _, e := range ts.Validate([]byte(sc.Raw)) {
+			for _, pr := range e.Problems {
+				p.Failf("result.structuredContent"+strings.ReplaceAll(e.Location, "/", "."), "%s", pr)
+			}
+		}
+		if !hasJSONText(r.Get("content"), sc) {
+			p.Warnf("result.content", "no text block carries the structuredContent as JSON, for clients that do not read it")
+		}
+		return nil
+	},
+}
+
+// hasJSONText: some text block parses to the same JSON value.
+func hasJSONText(content, sc gjson.Result) bool {
+	var want any
+	if json.Unmarshal([]byte(sc.Raw), &want) != nil {
+		return false
+	}
+	for _, c := range content.Array() {
+		var got any
+		if t := c.Get("text"); t.Type == gjson.String && json.Unmarshal([]byte(t.Str), &got) == nil && reflect.DeepEqual(got, want) {
+			return true
+		}
+	}
+	return false
 }

@@ -66,6 +66,9 @@ type Expectation struct {
 	// AnyCode: the spec names no code for the condition; any error code
 	// that is in the table passes.
 	AnyCode bool
+	// OutputSchema is the called tool's outputSchema, when a live run
+	// calls a real tool with valid arguments (T-TOOL-10).
+	OutputSchema []byte
 	ID      gjson.Result
 	// Quote is the condition's single value that a reply may quote (within
 	// the contract's bound): the requested version, the received header.

@@ -16,7 +16,7 @@ func (r *run) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	if ok, why := f.Applies(r.sess.version, r.t.Transport()); !ok {
 		return r.skipAll(f.ID, why)
 	}
-	if f.Off && !r.o.OptIn {
+	if f.Off && r.o.CallTools == "" {
 		return r.skipAll(f.ID, "off by default: it makes the server act (run with --call-tools)")
 	}
 	if err := ctx.Err(); err != nil {
@@ -99,6 +99,7 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	if v.refusal {
 		exp.ToolRefusal = true
 	}
+	exp.OutputSchema = v.output
 	if exp.Detail == "" {
 		exp.Detail = "fixture " + f.ID
 	}

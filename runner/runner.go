@@ -42,8 +42,10 @@ type Options struct {
 	// Protocol is "auto" or a version to use without probing.
 	Protocol string
 	Fixtures []*fixtures.Fixture
-	// Opt-in runs the fixtures that are off by default.
-	OptIn    bool
+	// CallTools runs the fixtures that are off by default because they
+	// make the server act: CallReadOnly calls the tools that declare
+	// readOnlyHint, CallAll every tool. Empty calls none.
+	CallTools string
 	Contract *envelope.Contract
 	Schemas  checks.SchemaValidator
 	Checks   []*checks.Check
@@ -53,6 +55,12 @@ type Options struct {
 	// Now is the clock.
 	Now func() time.Time
 }
+
+// Values of Options.CallTools.
+const (
+	CallReadOnly = "readonly"
+	CallAll      = "all"
+)
 
 // A Sink receives the run as it happens.
 type Sink interface {

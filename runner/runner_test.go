@@ -79,7 +79,7 @@ func runHTTP(t *testing.T, fault, protocol string) *collect {
 	target := &runner.HTTPTarget{T: &transport.HTTP{URL: serve(t, fault), Limits: transport.Limits{Timeout: time.Second}}}
 	c := &collect{}
 	_, err = runner.Run(context.Background(), target, runner.Options{
-		Protocol: protocol, Fixtures: fx, OptIn: true, Contract: envelope.Strict(),
+		Protocol: protocol, Fixtures: fx, CallTools: runner.CallAll, Contract: envelope.Strict(),
 		Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute,
 	}, c)
 	if err != nil {

@@ -54,7 +54,7 @@ func runStdio(t *testing.T, fault, protocol string) *collect {
 	defer target.Close()
 	c := &collect{}
 	_, err = runner.Run(context.Background(), target, runner.Options{
-		Protocol: protocol, Fixtures: fx, OptIn: true, Contract: envelope.Strict(),
+		Protocol: protocol, Fixtures: fx, CallTools: runner.CallAll, Contract: envelope.Strict(),
 		Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute,
 	}, c)
 	if err != nil {
@@ -85,8 +85,8 @@ func TestCrashStdio(t *testing.T) {
 	}
 	for _, v := range c.verdicts {
 		if v.Check.ID == "PRO1005" && v.Status == checks.StatusFail {
-			if v.Fixture != "tools/call-valid" {
-				t.Errorf("PRO1005 failed on %s, want tools/call-valid", v.Fixture)
+			if v.Fixture != "tools/call-valid/add" {
+				t.Errorf("PRO1005 failed on %s, want tools/call-valid/add", v.Fixture)
 			}
 			if msg := v.Findings[0].Message; !strings.Contains(msg, "exit status 3") || !strings.Contains(msg, "crash fault") {
 				t.Errorf("PRO1005 message lacks exit status or stderr: %s", msg)

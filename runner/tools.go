@@ -16,8 +16,10 @@ import (
 
 // A tool is one entry of the server's tools/list.
 type tool struct {
-	name  string
-	input []byte // raw inputSchema
+	name     string
+	input    []byte // raw inputSchema
+	output   []byte // raw outputSchema, nil when none
+	readOnly bool   // annotations.readOnlyHint
 }
 
 // maxViolations bounds the exchanges one "args: violations" fixture
@@ -46,7 +48,11 @@ func (r *run) discoverTools(ctx context.Context) {
 	for _, t := range m.Get("result.tools").Array() {
 		name, in := t.Get("name"), t.Get("inputSchema")
 		if name.Type == gjson.String && in.IsObject() {
-			r.sess.tools = append(r.sess.tools, tool{name: name.Str, input: []byte(in.Raw)})
+			tl := tool{name: name.Str, input: []byte(in.Raw), readOnly: t.Get("annotations.readOnlyHint").Type == gjson.True}
+			if out := t.Get("outputSchema"); out.Exists() {
+				tl.output = []byte(out.Raw)
+			}
+			r.sess.tools = append(r.sess.tools, tl)
 		}
 	}
 	// Deterministic choice whatever order the server lists them in.
@@ -57,7 +63,8 @@ func (r *run) discoverTools(ctx context.Context) {
 type variant struct {
 	suffix  string // appended to the fixture ID when a fixture makes several
 	ctx     fixtures.Context
-	refusal bool // the arguments break the tool's inputSchema
+	refusal bool   // the arguments break the tool's inputSchema
+	output  []byte // the tool's outputSchema, for a call with valid arguments
 }
 
 // variants expands a fixture into its exchanges; the second result says
@@ -74,11 +81,7 @@ func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
 	base.Tool = jsonStringContents(t.name)
 	switch f.Args {
 	case fixtures.ArgsValid:
-		args, err := schema.GenerateValid(t.input)
-		if err != nil {
-			return nil, fmt.Sprintf("no valid arguments for tool %q: %v", t.name, err)
-		}
-		base.Args = args
+		return r.callVariants(base)
 	case fixtures.ArgsViolations:
 		vs := schema.GenerateViolations(t.input)
 		if len(vs) == 0 {
@@ -99,6 +102,33 @@ func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
 		base.Args = args
 	}
 	return []variant{{ctx: base}}, ""
+}
+
+// callVariants makes one call with valid arguments per tool the run may
+// call: those that declare readOnlyHint, or all with CallAll. A tool
+// whose schema no arguments can be generated for is noted and left out.
+func (r *run) callVariants(base fixtures.Context) ([]variant, string) {
+	var out []variant
+	for _, t := range r.sess.tools {
+		if r.o.CallTools != CallAll && !t.readOnly {
+			continue
+		}
+		args, err := schema.GenerateValid(t.input)
+		if err != nil {
+			r.sink.Note(fmt.Sprintf("tool %q not called: %v", t.name, err))
+			continue
+		}
+		c := base
+		c.Tool, c.Args = jsonStringContents(t.name), args
+		out = append(out, variant{suffix: t.name, ctx: c, output: t.output})
+	}
+	if len(out) == 0 {
+		if r.o.CallTools == CallAll {
+			return nil, "no tool could be called with generated arguments"
+		}
+		return nil, "no tool declares readOnlyHint (run with --call-tools=all to call every tool)"
+	}
+	return out, ""
 }
 
 // pickTool prefers a tool whose schema the fixture can use: one with

@@ -52,7 +52,7 @@ type checkOptions struct {
 	Command    []string
 	FixtureDir string
 	Run        string
-	CallTools  bool
+	CallTools  string
 	Record     string
 	Deadline   time.Duration
 }
@@ -103,7 +103,8 @@ complete report, never a hang.
 	addTargetFlags(cmd, &o.targetOptions)
 	cmd.Flags().StringVar(&o.FixtureDir, "fixtures", "", "also run the fixtures of `DIR` (*.txtar; see README)")
 	cmd.Flags().StringVar(&o.Run, "run", "", "run only the fixtures whose ID matches the glob `PATTERN` (e.g. 'headers/*')")
-	cmd.Flags().BoolVar(&o.CallTools, "call-tools", false, "also run the fixtures that make the server act (call a tool with valid arguments)")
+	addEnum(cmd, &o.CallTools, "call-tools", "", "also call tools with valid arguments (it makes the server act): readonly = tools with readOnlyHint, all = every tool", "", runner.CallReadOnly, runner.CallAll)
+	cmd.Flags().Lookup("call-tools").NoOptDefVal = runner.CallReadOnly
 	cmd.Flags().StringVar(&o.Record, "record", "", "write every exchange to `FILE` as a transcript (lint reads it)")
 	cmd.Flags().DurationVar(&o.Deadline, "deadline", 5*time.Minute, "bound on the whole run")
 	return cmd
@@ -218,7 +219,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	started := s.Now()
 	res, runErr := runner.Run(ctx, target, runner.Options{
-		Protocol: o.Protocol, Fixtures: fx, OptIn: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
+		Protocol: o.Protocol, Fixtures: fx, CallTools: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
 		Deadline: o.Deadline, Now: s.Now,
 	}, k)
 	if runErr == nil {
