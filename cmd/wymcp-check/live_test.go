@@ -67,7 +67,9 @@ func TestCheckRecordThenLint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r struct{ Results []struct{ Fixture, Check, Status string } }
+		var r struct {
+			Results []struct{ Fixture, Check, Status string }
+		}
 		if err := json.Unmarshal(raw, &r); err != nil {
 			t.Fatal(err)
 		}

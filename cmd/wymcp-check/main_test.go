@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runMain(t *testing.T, stdin string, args ...string) (exitCode, string, string) {
@@ -127,31 +130,70 @@ func TestColor(t *testing.T) {
 }
 
 // BenchmarkLint measures lint throughput on typical error replies: a
-// transcript of n exchanges streamed through the judge into the JSON
-// writer. Memory per exchange must stay flat as n grows.
+// transcript streamed from a generator through the judge into the JSON
+// writer, with and without schema validation, at two sizes. Bytes
+// allocated per exchange and the peak heap show whether memory stays flat
+// as the transcript grows.
 func BenchmarkLint(b *testing.B) {
 	lines := []string{
 		`{"transport":"http","protocolVersion":"2026-07-28","request":{"headers":{"Content-Type":"application/json","MCP-Protocol-Version":"2026-07-28","Mcp-Method":"tools/call","Mcp-Name":"nope"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\",\"arguments\":{},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32602,\"message\":\"unknown tool \\\"nope\\\"\"}}"}}`,
 		`{"transport":"http","request":{"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"},"response":{"status":400,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"parse error at offset %d\"}}"}}`,
 		`{"transport":"http","protocolVersion":"2025-06-18","request":{"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":\"x\"}}}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32602,\"message\":\"invalid arguments for tool add\",\"data\":{\"errors\":[{\"location\":\"/params/arguments\",\"problems\":[\"missing required property \\\"b\\\"\"]},{\"location\":\"/params/arguments/a\",\"problems\":[\"must be integer\"]}]}}}"}}`,
 	}
-	var buf bytes.Buffer
-	const n = 3000
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&buf, lines[i%len(lines)]+"\n", i, i)
-	}
-	input := buf.Bytes()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		s, _, _ := testStreams()
-		s.Out, s.In = io.Discard, bytes.NewReader(input)
-		if code := Main([]string{"lint", "--format", "json", "-"}, s); code != exitOK && code != exitFindings {
-			b.Fatalf("exit %d", code)
+	for _, schemaFlag := range []string{"off", "builtin"} {
+		for _, n := range []int{1000, 20000} {
+			b.Run(fmt.Sprintf("schema=%s/exchanges=%d", schemaFlag, n), func(b *testing.B) {
+				b.ReportAllocs()
+				var peak uint64
+				for i := 0; i < b.N; i++ {
+					pr, pw := io.Pipe()
+					go func() {
+						bw := bufio.NewWriter(pw)
+						for j := 0; j < n; j++ {
+							fmt.Fprintf(bw, lines[j%len(lines)]+"\n", j, j)
+						}
+						bw.Flush()
+						pw.Close()
+					}()
+					s, _, _ := testStreams()
+					s.Out, s.In = io.Discard, pr
+					stop := sampleHeap(&peak)
+					code := Main([]string{"lint", "--format", "json", "--schema", schemaFlag, "-"}, s)
+					stop()
+					if code != exitOK && code != exitFindings {
+						b.Fatalf("exit %d", code)
+					}
+				}
+				b.StopTimer()
+				perEx := b.Elapsed().Seconds() / float64(b.N*n)
+				b.ReportMetric(1/perEx, "exchanges/s")
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+				b.ReportMetric(0, "ns/op")
+			})
 		}
 	}
-	b.StopTimer()
-	perEx := b.Elapsed().Seconds() / float64(b.N*n)
-	b.ReportMetric(1/perEx, "exchanges/s")
-	b.ReportMetric(0, "ns/op")
+}
+
+// sampleHeap records the largest heap in use until stop is called.
+func sampleHeap(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var ms runtime.MemStats
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > *peak {
+				*peak = ms.HeapInuse
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
