@@ -204,7 +204,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	defer cleanup()
 
-	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "negotiating (" + o.Protocol + ")"})
+	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol + " (the version chosen is noted at the end)"})
 	if err != nil {
 		return err
 	}
