@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -141,10 +142,11 @@ func Judge(in Input, list []*Check) []Verdict {
 		p.Check, p.findings = c, nil
 		err := run(c, p)
 		v.Findings = p.findings
-		switch se := (*SkipError)(nil); {
+		var se *SkipError
+		switch {
 		case err == nil:
 			v.Status = statusOf(p.findings)
-		case asSkip(err, &se):
+		case errors.As(err, &se):
 			v.Status, v.Reason, v.Findings = StatusSkip, se.Reason, nil
 		default:
 			v.Status, v.Reason, v.Findings = StatusError, err.Error(), nil
@@ -152,12 +154,6 @@ func Judge(in Input, list []*Check) []Verdict {
 		out = append(out, v)
 	}
 	return out
-}
-
-func asSkip(err error, se **SkipError) bool {
-	s, ok := err.(*SkipError)
-	*se = s
-	return ok
 }
 
 // run shields the judge from a check that panics on some odd reply: the

@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"strings"
+
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
@@ -74,7 +76,7 @@ T-STDIO-5, T-HTTP-17).`,
 			switch {
 			case id.Exists() && p.Expect.Version == envelope.V20260728:
 				p.Failf(msgPath(p, i), "the server sent a request (%s) in 2026-07-28", Quote(method, quoteN))
-			case id.Exists() && len(method) > 14 && method[:14] == "notifications/":
+			case id.Exists() && strings.HasPrefix(method, "notifications/"):
 				p.Failf(msgPath(p, i)+".id", "notification %s carries an id", Quote(method, quoteN))
 			}
 		}

@@ -56,8 +56,8 @@ var jsonrpcCodes = []CodeRule{
 	{CodeInternalError, "Internal error", "an unexpected failure inside the server", "JSON-RPC §5.1; digest T-ERR-5", ""},
 }
 
-// The tables are built once; they are read-only (CodeTable hands out
-// copies of nothing, so callers must not modify what it returns).
+// The tables are built once and shared; nothing writes to them after
+// initialisation.
 var (
 	table20260728 = buildTable(V20260728)
 	table20251125 = buildTable(V20251125)

@@ -69,7 +69,7 @@ type Expectation struct {
 	// OutputSchema is the called tool's outputSchema, when a live run
 	// calls a real tool with valid arguments (T-TOOL-10).
 	OutputSchema []byte
-	ID      gjson.Result
+	ID           gjson.Result
 	// Quote is the condition's single value that a reply may quote (within
 	// the contract's bound): the requested version, the received header.
 	Quote   string
