@@ -90,8 +90,13 @@ not the server; -32603 with a 5xx only warns.`,
 		st, x := resp.Status, p.Expect
 		path := "http.status"
 		if x.Condition == envelope.CondHTTPMethod {
-			if len(x.Status) > 0 && !slices.Contains(x.Status, st) {
-				p.Warnf(path, "%s answered %d, want %d (%s)", x.Detail, st, x.Status[0], x.Ambiguity)
+			switch {
+			case len(x.Status) > 0 && !slices.Contains(x.Status, st):
+				p.Deviate(path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
+			case st == 200 && p.Exchange.Request.HTTPMethod() == "GET" && mediaType(resp) != "text/event-stream":
+				p.Failf("http.header.Content-Type", "GET answered 200 with Content-Type %s, want text/event-stream (or 405)", Quote(resp.Header.Get("Content-Type"), quoteN))
+			case st == 200 && p.Exchange.Request.HTTPMethod() == "GET" && p.Reply.Responses > 0:
+				p.Failf("http.body", "the GET stream carried %d JSON-RPC response(s); it may carry only requests and notifications (T-HTTP-12)", p.Reply.Responses)
 			}
 			return nil
 		}

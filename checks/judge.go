@@ -56,9 +56,12 @@ func NewReply(resp *envelope.Response, exp *envelope.Expectation) *Reply {
 	}
 	raw := resp.Messages
 	if raw == nil && len(resp.Body) > 0 {
-		if isSSE(resp) {
+		switch {
+		case isSSE(resp):
 			raw, r.SplitErr = envelope.SplitSSE(resp.Body, maxSSELine)
-		} else {
+		case exp.Condition == envelope.CondHTTPMethod:
+			// The body of a GET or DELETE answer is no JSON-RPC message.
+		default:
 			raw = [][]byte{resp.Body}
 		}
 	}
@@ -85,6 +88,10 @@ func NewReply(resp *envelope.Response, exp *envelope.Expectation) *Reply {
 		}
 	}
 	switch {
+	case exp.Condition == envelope.CondHTTPMethod:
+		// A GET or DELETE asks for no JSON-RPC response: none is "the"
+		// reply, and one that came anyway is a finding (HTTP1002).
+		r.Response = nil
 	case r.Response != nil:
 	case first >= 0:
 		r.Response = &r.Messages[first]

@@ -86,9 +86,12 @@ func Expect(ex *Exchange) Expectation {
 	if http && ex.Request.HTTPMethod() != "POST" {
 		e.Condition = CondHTTPMethod
 		e.Detail = ex.Request.HTTPMethod() + " on the endpoint"
-		if e.Version == V20260728 {
+		switch {
+		case e.Version == V20260728:
 			e.Status = []int{405} // T-HTTP-13 (SHOULD)
 			e.Ambiguity = "T-HTTP-13 is a SHOULD"
+		case ex.Request.HTTPMethod() == "GET":
+			e.Status = []int{200, 405} // T-HTTP-12: an SSE stream, or 405
 		}
 		return e
 	}

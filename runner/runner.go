@@ -46,9 +46,9 @@ type Options struct {
 	// make the server act: CallReadOnly calls the tools that declare
 	// readOnlyHint, CallAll every tool. Empty calls none.
 	CallTools string
-	Contract *envelope.Contract
-	Schemas  checks.SchemaValidator
-	Checks   []*checks.Check
+	Contract  *envelope.Contract
+	Schemas   checks.SchemaValidator
+	Checks    []*checks.Check
 	// Deadline bounds the whole run; fixtures not reached by then get
 	// error verdicts, so the report is complete.
 	Deadline time.Duration
