@@ -48,7 +48,8 @@ declared (T-SCHEMA-1, T-SCHEMA-2). A schema that does not compile cannot be
 used by any client to validate arguments or results. The checker never
 fetches a $ref: a reference outside the schema document makes the schema
 unusable without a network fetch the spec forbids by default (T-SCHEMA-4,
-T-SCHEMA-5), which warns. In 2025-06-18, which names no dialect (AMB-15), a
+T-SCHEMA-5), which warns; so does a schema beyond the checker's bounds
+(1 MiB, 64 levels, 10,000 subschemas; T-SCHEMA-6). In 2025-06-18, which names no dialect (AMB-15), a
 schema that fails to compile as 2020-12 only warns.`,
 	Run: func(p *Pass) error {
 		if p.Expect.Method != "tools/list" {
@@ -75,6 +76,8 @@ schema that fails to compile as 2020-12 only warns.`,
 				path := fmt.Sprintf("result.tools.%d.%s", i, key)
 				name := Quote(t.Get("name").Str, quoteN)
 				switch {
+				case errors.Is(cerr, schema.ErrSchemaBounds):
+					p.Warnf(path, "%s of tool %s is too large to judge (T-SCHEMA-6: validators bound such schemas): %v", key, name, cerr)
 				case errors.Is(cerr, schema.ErrExternalRef):
 					p.Warnf(path, "%s of tool %s refers outside itself, which a client must not fetch by default: %v", key, name, cerr)
 				case p.Expect.Version == envelope.V20250618:

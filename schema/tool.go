@@ -20,6 +20,10 @@ const (
 	maxSchemaSubschemas = 10000
 )
 
+// ErrSchemaBounds marks a schema refused for its size, depth or number
+// of subschemas: not invalid, but more than the checker will compile.
+var ErrSchemaBounds = errors.New("schema exceeds the checker's bounds")
+
 // toolSchemaURL is where a tool schema without its own $id lives while it
 // is compiled; references relative to it resolve inside the same fake
 // origin and are refused like any other.
@@ -95,7 +99,7 @@ func dialectOf(doc any) string {
 // compiler sees it.
 func parseSchemaDoc(raw []byte) (any, error) {
 	if len(raw) > maxSchemaBytes {
-		return nil, fmt.Errorf("schema larger than %d bytes", maxSchemaBytes)
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrSchemaBounds, maxSchemaBytes)
 	}
 	doc, err := decode(raw)
 	if err != nil {
@@ -112,13 +116,13 @@ func parseSchemaDoc(raw []byte) (any, error) {
 // and failing past the bounds.
 func measure(v any, depth int, count *int) error {
 	if depth > maxSchemaDepth {
-		return fmt.Errorf("schema nested deeper than %d levels", maxSchemaDepth)
+		return fmt.Errorf("%w: nested deeper than %d levels", ErrSchemaBounds, maxSchemaDepth)
 	}
 	switch v := v.(type) {
 	case map[string]any:
 		*count++
 		if *count > maxSchemaSubschemas {
-			return fmt.Errorf("schema has more than %d subschemas", maxSchemaSubschemas)
+			return fmt.Errorf("%w: more than %d subschemas", ErrSchemaBounds, maxSchemaSubschemas)
 		}
 		for _, e := range v {
 			if err := measure(e, depth+1, count); err != nil {

@@ -39,9 +39,9 @@ func TestCompileToolSchemaErrors(t *testing.T) {
 		{"unknown dialect", `{"$schema":"https://example.com/my-dialect","type":"object"}`, "2026-07-28",
 			`tool schema: unsupported $schema dialect 'https://example.com/my-dialect'`, false},
 		{"not json", `{"type":`, "2026-07-28", `tool schema: not valid json`, false},
-		{"too deep", deep, "2026-07-28", `tool schema: schema nested deeper than 64 levels`, false},
-		{"too many subschemas", wide, "2026-07-28", `tool schema: schema has more than 10000 subschemas`, false},
-		{"too large", huge, "2026-07-28", `tool schema: schema larger than 1048576 bytes`, false},
+		{"too deep", deep, "2026-07-28", `tool schema: schema exceeds the checker's bounds: nested deeper than 64 levels`, false},
+		{"too many subschemas", wide, "2026-07-28", `tool schema: schema exceeds the checker's bounds: more than 10000 subschemas`, false},
+		{"too large", huge, "2026-07-28", `tool schema: schema exceeds the checker's bounds: larger than 1048576 bytes`, false},
 		{"unknown version", `{}`, "2024-11-05", `tool schema: unknown protocol version "2024-11-05"`, false},
 	}
 	for _, c := range cases {
