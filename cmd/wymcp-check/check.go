@@ -125,18 +125,22 @@ func parseHeaders(hs []string) (http.Header, error) {
 	return h, nil
 }
 
-func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, error) {
+// loadFixtures returns the fixtures to run and the problems of the
+// user's fixture files: each bad file is named (file, line, cause) and
+// left out, and the run goes on with the rest.
+func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 	all, err := fixtures.Embedded()
 	if err != nil {
-		return nil, fmt.Errorf("embedded fixtures: %w", err)
+		return nil, nil, fmt.Errorf("embedded fixtures: %w", err)
 	}
+	var problems []string
 	if o.FixtureDir != "" {
 		mine, err := fixtures.LoadDir(o.FixtureDir)
-		if err != nil && len(mine) == 0 {
-			return nil, &usageError{fmt.Errorf("--fixtures: %w", err)}
-		}
 		if err != nil {
-			return nil, &usageError{fmt.Errorf("--fixtures: %w", err)}
+			if _, statErr := os.Stat(o.FixtureDir); statErr != nil {
+				return nil, nil, usagef("--fixtures: %v", statErr)
+			}
+			problems = append(problems, strings.Split(err.Error(), "\n")...)
 		}
 		seen := map[string]bool{}
 		for _, f := range all {
@@ -144,14 +148,15 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, error) {
 		}
 		for _, f := range mine {
 			if seen[f.ID] {
-				return nil, usagef("--fixtures: %s: id %q is also an embedded fixture", f.File, f.ID)
+				problems = append(problems, fmt.Sprintf("%s: id %q is also an embedded fixture; left out", f.File, f.ID))
+				continue
 			}
+			all = append(all, f)
 		}
-		all = append(all, mine...)
 	}
 	if o.Run != "" {
 		if _, err := path.Match(o.Run, ""); err != nil {
-			return nil, usagef("--run %q: %v", o.Run, err)
+			return nil, nil, usagef("--run %q: %v", o.Run, err)
 		}
 		var keep []*fixtures.Fixture
 		for _, f := range all {
@@ -160,11 +165,11 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, error) {
 			}
 		}
 		if len(keep) == 0 {
-			return nil, usagef("--run %q matches no fixture", o.Run)
+			return nil, nil, usagef("--run %q matches no fixture", o.Run)
 		}
 		all = keep
 	}
-	return all, nil
+	return all, problems, nil
 }
 
 // sink feeds the runner's verdicts into the report and the transcript.
@@ -192,9 +197,12 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	fx, err := loadFixtures(o)
+	fx, fixtureProblems, err := loadFixtures(o)
 	if err != nil {
 		return err
+	}
+	for _, p := range fixtureProblems {
+		fmt.Fprintf(s.ErrOut, "wymcp-check: --fixtures: %s\n", p)
 	}
 	lim := transport.Limits{Timeout: o.Timeout, MaxBytes: o.MaxBytes}
 
@@ -207,6 +215,9 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol + " (the version chosen is noted at the end)"})
 	if err != nil {
 		return err
+	}
+	for _, p := range fixtureProblems {
+		ss.note("--fixtures: " + p)
 	}
 	k := &sink{ss: ss}
 	if o.Record != "" {
@@ -235,6 +246,9 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		return &targetError{runErr}
 	case runErr != nil:
 		return runErr
+	case len(fixtureProblems) > 0 && (err == nil || errors.Is(err, errFindings)):
+		// The report is written; the fixture files still need fixing.
+		return usagef("%d fixture problem(s); the other fixtures ran", len(fixtureProblems))
 	}
 	return err
 }

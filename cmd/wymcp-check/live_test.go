@@ -122,3 +122,28 @@ func TestSend(t *testing.T) {
 		t.Errorf("a bad placeholder: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestCheckUserFixtures: a bad fixture file is named with line and cause,
+// the good ones run, the report is written, and the exit says usage (2).
+func TestCheckUserFixtures(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("good.txtar", "Mine.\n-- fixture --\nid: my/list\nrules: T-RPC-1\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{{{meta}}}}\n")
+	write("bad.txtar", "Bad.\n-- fixture --\nid: my/bad\nversions: 1999\n-- body --\n{}\n")
+	code, out, errOut := runMain(t, "", "check", "--demo", "--fixtures", dir, "--run", "my/*", "-v")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitUsage, out, errOut)
+	}
+	for _, want := range []string{"ok my/list", "bad.txtar:4: versions:", "PASSED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "bad.txtar:4") {
+		t.Errorf("stderr lacks the bad file: %s", errOut)
+	}
+}
