@@ -134,6 +134,20 @@ func (p *Pass) Deviate(path, format string, args ...any) {
 	p.Failf(path, format, args...)
 }
 
+// DeviateCode reports a code outside the expected ones: it warns when the
+// code (or the whole reaction) is open in the spec, and fails otherwise.
+func (p *Pass) DeviateCode(path, format string, args ...any) {
+	amb := p.Expect.CodeAmbiguity
+	if amb == "" {
+		amb = p.Expect.Ambiguity
+	}
+	if amb != "" {
+		p.Warnf(path, format+" (%s)", append(args, amb)...)
+		return
+	}
+	p.Failf(path, format, args...)
+}
+
 // errCheckBroken marks a check that panicked: an error verdict, never a pass.
 var errCheckBroken = errors.New("check failed to run")
 

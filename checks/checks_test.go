@@ -28,6 +28,10 @@ import (
 //	                contract: strict|spec (default strict)
 //	                method: GET (HTTP method of the request; default POST)
 //	                tool-refusal: true (the request breaks the tool's inputSchema)
+//	                output-schema: {…} (the called tool's outputSchema)
+//	                secret: Name: value (a --header value of a live run)
+//	                body-optional: true (the rejection may have no body)
+//	                expect-status: 403 (a fixture's status override; a rejection)
 //	                status: 400 (HTTP status of the reply; default 200)
 //	                no-reply: true (nothing came back)
 //	                request-header: Name: value (repeatable)
@@ -45,6 +49,9 @@ type testCase struct {
 	want         []string
 	toolRefusal  bool   // the fixture override a live run would apply
 	outputSchema []byte // the called tool's outputSchema, as a live run knows it
+	secrets      []envelope.Secret
+	bodyOptional bool
+	expectStatus []int
 }
 
 var caseFile = flag.String("case", "", "run only the case files matching this glob")
@@ -111,6 +118,17 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.toolRefusal = v == "true"
 				case "output-schema":
 					tc.outputSchema = []byte(v)
+				case "secret":
+					sk, sv, _ := strings.Cut(v, ":")
+					tc.secrets = append(tc.secrets, envelope.Secret{Name: strings.TrimSpace(sk), Value: strings.TrimSpace(sv)})
+				case "body-optional":
+					tc.bodyOptional = v == "true"
+				case "expect-status":
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						t.Fatalf("%s: expect-status: %v", file, err)
+					}
+					tc.expectStatus = []int{n}
 				case "status":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -194,6 +212,11 @@ func input(tc testCase, ex *envelope.Exchange) checks.Input {
 	exp := envelope.Expect(ex)
 	exp.ToolRefusal = tc.toolRefusal
 	exp.OutputSchema = tc.outputSchema
+	exp.Secrets = tc.secrets
+	exp.BodyOptional = tc.bodyOptional
+	if tc.expectStatus != nil {
+		exp.Status, exp.ErrorRequired = tc.expectStatus, true
+	}
 	return checks.Input{Fixture: tc.name, Exchange: ex, Contract: tc.contract, Expect: &exp, Schemas: schemas}
 }
 

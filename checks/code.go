@@ -16,9 +16,11 @@ func needCode(p *Pass) (gjson.Result, int, error) {
 		return e, 0, err
 	}
 	c := p.Reply.Response.Get("error.code")
-	if c.Type != gjson.Number || !envelope.IsInteger(c.Raw) || c.Num < -1<<31 || c.Num > 1<<31-1 {
+	if c.Type != gjson.Number || !envelope.IsInteger(c.Raw) {
 		return e, 0, Skip("error.code is not an integer (see RPC1005)")
 	}
+	// A code far outside every table (4294934528, a wrapped -32768) is
+	// still judged: it is in no table and fits no condition.
 	return e, int(c.Int()), nil
 }
 
@@ -34,11 +36,13 @@ defines (2025-06-18: -32002; 2025-11-25: -32002, -32042; 2026-07-28: -32020,
 -32021, -32022), plus the codes a contract file declares.
 
 Codes a version forbids fail: in 2026-07-28 -32002, -32042 and any code in
--32023..-32099 (T-ERR-8, T-ERR-10); in every version the JSON-RPC reserved
-range -32100..-32768 outside the table. The legacy range -32000..-32019 is
+-32023..-32099 (T-ERR-8, T-ERR-10). The JSON-RPC reserved range
+-32100..-32768 outside the table fails under the strict contract and warns
+under --contract spec (T-ERR-11). The legacy range -32000..-32019 is
 implementation-defined and warns (T-ERR-9). Under the strict contract any
-other code (0, 1, -1, …) fails: declare it in a contract file if it is
-yours. Under --contract spec such application codes pass.`,
+other code (0, 1, -1, 2025-xx's -32020..-32099, …) fails: declare it in a
+contract file if it is yours. Under --contract spec such application codes
+pass.`,
 	Run: func(p *Pass) error {
 		_, code, err := needCode(p)
 		if err != nil {
@@ -48,9 +52,15 @@ yours. Under --contract spec such application codes pass.`,
 		switch cls {
 		case envelope.CodeForbidden:
 			p.Failf("error.code", "code %d is forbidden in %s", code, p.Expect.Version)
+		case envelope.CodeReserved:
+			if p.Contract.IsStrict() {
+				p.Failf("error.code", "code %d lies in the range JSON-RPC reserves for pre-defined errors", code)
+			} else {
+				p.Warnf("error.code", "code %d lies in the range JSON-RPC reserves for pre-defined errors (T-ERR-11)", code)
+			}
 		case envelope.CodeLegacy:
-			p.Warnf("error.code", "code %d is in the implementation-defined range -32000..-32099, which receivers give no shared meaning", code)
-		case envelope.CodeUnlisted:
+			p.Warnf("error.code", "code %d is in the legacy range -32000..-32019, which receivers give no shared meaning (T-ERR-9)", code)
+		case envelope.CodeServerRange, envelope.CodeUnlisted:
 			if p.Contract.IsStrict() {
 				p.Failf("error.code", "code %d is not in the %s code table or the contract", code, p.Expect.Version)
 			}
@@ -64,6 +74,10 @@ yours. Under --contract spec such application codes pass.`,
 // "internal error", and the client cannot know to fix its call.
 var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?|input)|missing required|required (property|argument|parameter|field)|unknown tool|must be (a|an|of|at)\b|expected \S+.*(got|received)|validation (error|failed)|-32602`)
 
+// unknownMethodMessage recognises a reply that says the method is not
+// there, which settles whether an extension might define it.
+var unknownMethodMessage = regexp.MustCompile(`(?i)method not found|unknown method|no such method|method .*(not found|not supported|unsupported|does not exist|not implemented)|not implemented`)
+
 var CodeFits = &Check{
 	ID:       "ERR1002",
 	Title:    "The error code fits the condition",
@@ -72,7 +86,10 @@ var CodeFits = &Check{
 	Area:     AreaCode,
 	Doc: `The code must name the condition the request provoked: bytes that are
 not JSON are -32700; valid JSON that is not a request is -32600; an unknown
-method is -32601; in 2026-07-28 a header mismatch is -32020, an unsupported
+method is -32601 (from a request alone an unknown method may belong to an
+extension the server advertises, T-LIFE-17: another code then warns, unless
+the reply itself calls the method unknown); in 2026-07-28 a header
+mismatch is -32020, an unsupported
 protocol version -32022 and a missing _meta field -32602. Where the spec
 admits two codes (params that are not an object: -32600 or -32602; several
 faults at once, AMB-4) any of them passes; where the spec leaves the
@@ -100,7 +117,12 @@ names the code it expects.`,
 			case x.Version == envelope.V20260728 && code == envelope.CodeUnsupportedVer:
 				p.Failf("error.code", "code -32022 (unsupported version) though the request asks for %s", envelope.V20260728)
 				return nil
-			case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.HTTP && !hasParamHeaders(p.Exchange):
+			case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.Stdio:
+				p.Failf("error.code", "code -32020 (header mismatch) on stdio, which has no headers (T-ERR-8)")
+				return nil
+			case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && x.Method != "tools/call":
+				// tools/call may need Mcp-Param-* headers the request alone
+				// does not show (T-HDR-4); every other method's are known.
 				p.Failf("error.code", "code -32020 (header mismatch) though every standard header matches the body")
 				return nil
 			}
@@ -109,8 +131,16 @@ names the code it expects.`,
 			return nil
 		}
 		if len(x.Codes) > 0 {
-			if !slices.Contains(x.Codes, code) {
-				p.Deviate("error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
+			switch {
+			case slices.Contains(x.Codes, code):
+			case slices.Contains(x.WarnCodes, code):
+				p.Warnf("error.code", "code %d for %s (%s) is defensible, but the literal reading is %s", code, x.Condition, x.Detail, codeList(x.Codes))
+			case x.Condition == envelope.CondUnknownMethod && unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str):
+				// The server itself says the method is unknown, so no
+				// extension defines it: the code must be -32601.
+				p.Failf("error.code", "code %d for a method the reply itself calls unknown, want -32601", code)
+			default:
+				p.DeviateCode("error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
 			}
 			return nil
 		}
@@ -125,15 +155,6 @@ names the code it expects.`,
 		}
 		return nil
 	},
-}
-
-func hasParamHeaders(ex *envelope.Exchange) bool {
-	for k := range ex.Request.Header {
-		if strings.HasPrefix(k, "Mcp-Param-") {
-			return true
-		}
-	}
-	return false
 }
 
 func codeList(codes []int) string {

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -93,7 +94,9 @@ one-line message, and data holds structured values (pointers, header
 names, versions). A string counts as prose when it contains a line break,
 or has a space and ends in sentence punctuation, or runs to six words or
 more. The problem strings of a distilled errors entry are exempt (they are
-short phrases by design, and ERR5001 judges them). Strict contract only.`,
+short phrases by design, and ERR5001 judges them), and so are requested,
+received and expected, which quote the request whatever its words (ERR4001
+bounds them). Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
@@ -103,7 +106,7 @@ short phrases by design, and ERR5001 judges them). Strict contract only.`,
 			return err
 		}
 		walkStrings(d, "error.data", func(path, s string) {
-			if isProblemPath(path, p.Contract.ProblemsKey) {
+			if isProblemPath(path, p.Contract.ProblemsKey) || isQuoteKey(path) {
 				return
 			}
 			if isProse(s) {
@@ -112,6 +115,16 @@ short phrases by design, and ERR5001 judges them). Strict contract only.`,
 		})
 		return nil
 	},
+}
+
+// isQuoteKey: requested, received and expected hold a value quoted from
+// the request, whatever its words; ERR4001 bounds them, not this check.
+func isQuoteKey(path string) bool {
+	switch path {
+	case "error.data.requested", "error.data.received", "error.data.expected":
+		return true
+	}
+	return false
 }
 
 // isProblemPath: error.data.errors.N.<problems>.M
@@ -194,12 +207,12 @@ elicitationId, url and message.`,
 				}
 			}
 			req := d.Get("requested")
-			sent := sentVersion(p)
+			sent := sentVersions(p)
 			switch {
 			case req.Type != gjson.String:
 				p.Failf("error.data.requested", "requested is %s, want the version string sent", envelope.Kind(req))
-			case sent != "" && req.Str != sent && !truncationOf(req.Str, sent, p.Contract.QuoteBound):
-				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent, quoteN))
+			case len(sent) > 0 && !slices.ContainsFunc(sent, func(v string) bool { return req.Str == v || truncationOf(req.Str, v, p.Contract.QuoteBound) }):
+				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent[0], quoteN))
 			}
 		case code == envelope.CodeMissingClientCap && v == envelope.V20260728:
 			if rc := d.Get("requiredCapabilities"); !rc.IsObject() {
@@ -229,13 +242,17 @@ elicitationId, url and message.`,
 	},
 }
 
-// sentVersion is the version the request asked for: _meta in 2026-07-28,
-// else the header.
-func sentVersion(p *Pass) string {
+// sentVersions are the versions the request asked for: _meta's and the
+// header's. When they differ either may be the one refused (AMB-4).
+func sentVersions(p *Pass) []string {
+	var out []string
 	if v := p.Expect.Request.Get("params._meta." + envelope.JoinPath("", envelope.MetaProtocolVersion)); v.Type == gjson.String {
-		return v.Str
+		out = append(out, v.Str)
 	}
-	return envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version")
+	if h := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version"); h != "" {
+		out = append(out, h)
+	}
+	return out
 }
 
 // truncationOf: got is sent cut to at most bound characters (an ellipsis

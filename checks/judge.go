@@ -28,8 +28,35 @@ type Reply struct {
 	// SplitErr is set when an SSE body could not be split into events.
 	SplitErr error
 
-	requestTexts []string // request values, for the echo checks; lazy
+	requestTexts []string // request texts, for the echo checks; lazy
 	textsDone    bool
+	reqValues    []string // the request's string values (not keys); lazy
+	valuesDone   bool
+}
+
+// values returns the string values of the request body, gathered on
+// first use.
+func (r *Reply) values(exp *envelope.Expectation) []string {
+	if !r.valuesDone {
+		r.valuesDone = true
+		if exp.Request.Valid {
+			r.reqValues = collectValues(exp.Request.Root(), nil)
+		}
+	}
+	return r.reqValues
+}
+
+func collectValues(v gjson.Result, out []string) []string {
+	switch {
+	case v.Type == gjson.String:
+		return append(out, v.Str)
+	case v.IsObject(), v.IsArray():
+		v.ForEach(func(_, val gjson.Result) bool {
+			out = collectValues(val, out)
+			return true
+		})
+	}
+	return out
 }
 
 // texts returns every value of the request a reply could echo, gathered

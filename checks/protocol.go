@@ -15,8 +15,10 @@ var ResultType = &Check{
 	Area:     AreaProtocol,
 	Doc: `In 2026-07-28 every result carries resultType: "complete", or
 "input_required" (values an advertised extension defines are out of this
-check's reach and fail). input_required may answer only tools/call,
-prompts/get and resources/read (T-MRTR-1).`,
+check's reach and warn). input_required may answer only tools/call,
+prompts/get and resources/read (T-MRTR-1). Another string warns: an
+extension the server advertises may define it, which one exchange cannot
+show.`,
 	Run: func(p *Pass) error {
 		if p.Expect.Version != envelope.V20260728 {
 			return Skip("resultType exists only in 2026-07-28")
@@ -36,8 +38,12 @@ prompts/get and resources/read (T-MRTR-1).`,
 		switch {
 		case !rt.Exists():
 			p.Failf("result.resultType", "resultType is missing")
-		case rt.Type != gjson.String || (rt.Str != "complete" && rt.Str != "input_required"):
+		case rt.Type != gjson.String:
 			p.Failf("result.resultType", `resultType is %s, want "complete" or "input_required"`, describe(rt))
+		case rt.Str != "complete" && rt.Str != "input_required":
+			// An extension the server advertises may define more values
+			// (T-LIFE-10); one exchange does not show its capabilities.
+			p.Warnf("result.resultType", `resultType is %s: not "complete" or "input_required"; valid only if an advertised extension defines it`, describe(rt))
 		case rt.Str == "input_required" && nameField(p.Expect.Method) == "":
 			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may", Quote(p.Expect.Method, quoteN))
 		}
@@ -63,7 +69,8 @@ var ServerMessages = &Check{
 stdout) are notifications, which carry no id (T-RPC-11), or, in 2025-xx
 only, requests to the client. In 2026-07-28 the server sends no JSON-RPC
 requests at all: needs travel inside input_required results (T-LIFE-15,
-T-STDIO-5, T-HTTP-17).`,
+T-STDIO-5, T-HTTP-17). A server's request carries a string or integer id,
+never null or a fraction (T-RPC-3).`,
 	Run: func(p *Pass) error {
 		n := 0
 		for i, m := range p.Reply.Messages {
@@ -74,6 +81,8 @@ T-STDIO-5, T-HTTP-17).`,
 			id := m.Get("id")
 			method := m.Get("method").Str
 			switch {
+			case id.Exists() && id.Type != gjson.String && !(id.Type == gjson.Number && envelope.IsInteger(id.Raw)):
+				p.Failf(msgPath(p, i)+".id", "the server's request %s has id %s; a request id is a string or an integer (T-RPC-3)", Quote(method, quoteN), describe(id))
 			case id.Exists() && p.Expect.Version == envelope.V20260728:
 				p.Failf(msgPath(p, i), "the server sent a request (%s) in 2026-07-28", Quote(method, quoteN))
 			case id.Exists() && strings.HasPrefix(method, "notifications/"):
@@ -119,7 +128,13 @@ against a schema the user supplies instead.`,
 				version = v
 			}
 		}
-		entries, err := p.Schemas.ValidateReply(version, p.Expect.Method, m.Raw)
+		method := p.Expect.Method
+		if rt := m.Get("result.resultType"); version == envelope.V20260728 && rt.Type == gjson.String && rt.Str != "complete" && rt.Str != "input_required" {
+			// A resultType an extension defines has that extension's
+			// shape: judge the envelope only (PRO1002 warns about it).
+			method = ""
+		}
+		entries, err := p.Schemas.ValidateReply(version, method, m.Raw)
 		if err != nil {
 			return err
 		}

@@ -42,10 +42,12 @@ type CodeRule struct {
 type CodeClass int
 
 const (
-	CodeDefined   CodeClass = iota // in the table
-	CodeLegacy                     // -32000..-32019: implementation-defined, SHOULD NOT (warn)
-	CodeForbidden                  // MUST NOT for this version
-	CodeUnlisted                   // not in the table; allowed only where the contract allows app codes
+	CodeDefined     CodeClass = iota // in the table
+	CodeLegacy                       // -32000..-32019: implementation-defined, SHOULD NOT (warn)
+	CodeForbidden                    // MUST NOT for this version
+	CodeReserved                     // -32768..-32100 outside the table: reserved by JSON-RPC (T-ERR-11)
+	CodeServerRange                  // 2025-xx -32020..-32099: JSON-RPC's implementation-defined range
+	CodeUnlisted                     // not in the table; allowed only where the contract allows app codes
 )
 
 var jsonrpcCodes = []CodeRule{
@@ -113,17 +115,18 @@ func ClassifyCode(version string, code int, extra []CodeRule) (CodeClass, *CodeR
 	case version == V20260728 && code >= -32099 && code <= -32020:
 		return CodeForbidden, nil // T-ERR-8
 	case code >= -32768 && code <= -32100:
-		return CodeForbidden, nil // reserved by JSON-RPC §5.1 for pre-defined errors
+		return CodeReserved, nil // reserved by JSON-RPC §5.1 for pre-defined errors
 	}
 	for i := range extra {
 		if extra[i].Code == code {
 			return CodeDefined, &extra[i]
 		}
 	}
-	if code >= -32099 && code <= -32000 {
-		// T-ERR-9; in 2025-xx the whole range is JSON-RPC's
-		// implementation-defined "server error" range.
-		return CodeLegacy, nil
+	switch {
+	case code >= -32019 && code <= -32000:
+		return CodeLegacy, nil // T-ERR-9
+	case code >= -32099 && code <= -32020:
+		return CodeServerRange, nil // 2025-xx: JSON-RPC's "server error" range
 	}
 	return CodeUnlisted, nil
 }

@@ -114,7 +114,7 @@ func TestClassifyCode(t *testing.T) {
 	}{
 		{"2026-07-28", -32601, envelope.CodeDefined},
 		{"2026-07-28", -32022, envelope.CodeDefined},
-		{"2025-11-25", -32022, envelope.CodeLegacy}, // JSON-RPC server-error range before 2026
+		{"2025-11-25", -32022, envelope.CodeServerRange}, // JSON-RPC server-error range before 2026
 		{"2026-07-28", -32002, envelope.CodeForbidden},
 		{"2026-07-28", -32042, envelope.CodeForbidden}, // a contract cannot allow what the version forbids
 		{"2026-07-28", -32050, envelope.CodeForbidden},
@@ -122,8 +122,8 @@ func TestClassifyCode(t *testing.T) {
 		{"2025-06-18", -32002, envelope.CodeDefined},
 		{"2025-06-18", -32042, envelope.CodeDefined}, // the contract declares it; 2025-06-18 does not forbid it
 		{"2025-11-25", -32042, envelope.CodeDefined},
-		{"2025-11-25", -32050, envelope.CodeLegacy},
-		{"2025-11-25", -32500, envelope.CodeForbidden},
+		{"2025-11-25", -32050, envelope.CodeServerRange},
+		{"2025-11-25", -32500, envelope.CodeReserved},
 		{"2025-11-25", 0, envelope.CodeUnlisted},
 		{"2025-11-25", 1001, envelope.CodeDefined},
 	}

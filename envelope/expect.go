@@ -53,9 +53,16 @@ type Expectation struct {
 	ToolRefusal bool
 	// Status lists acceptable HTTP statuses, preferred first; empty: open.
 	Status []int
-	// Ambiguity names the spec ambiguity (AMB-…) or UNSPEC rule that makes
-	// a deviation from Codes or Status a warning rather than a failure.
+	// Ambiguity names the spec ambiguity (AMB-…) or UNSPEC rule that
+	// makes any deviation (a result, another status, another code) a
+	// warning rather than a failure: the reaction itself is open.
 	Ambiguity string
+	// CodeAmbiguity makes only a code outside Codes a warning: the request
+	// must still be refused as Status says (a SHOULD-level code).
+	CodeAmbiguity string
+	// WarnCodes are codes that are defensible but not the literal reading:
+	// they warn, where another code outside Codes fails.
+	WarnCodes []int
 
 	Version       string // protocol version the reply is judged against
 	VersionSource string // "declared", "header", "_meta", "initialize" or "default"
@@ -66,6 +73,13 @@ type Expectation struct {
 	// AnyCode: the spec names no code for the condition; any error code
 	// that is in the table passes.
 	AnyCode bool
+	// Secrets are the headers a live run adds from --header (credentials,
+	// typically). They are not part of the recorded request; a reply that
+	// echoes one is a finding that must not quote it.
+	Secrets []Secret
+	// BodyOptional: the rejection may come without a body (T-HTTP-14's
+	// 403), so no response message is not a finding.
+	BodyOptional bool
 	// OutputSchema is the called tool's outputSchema, when a live run
 	// calls a real tool with valid arguments (T-TOOL-10).
 	OutputSchema []byte
@@ -75,6 +89,9 @@ type Expectation struct {
 	Quote   string
 	Request Message
 }
+
+// A Secret is a header value given on the command line.
+type Secret struct{ Name, Value string }
 
 // Expect reads a request and says what a conforming reply must be.
 func Expect(ex *Exchange) Expectation {
@@ -175,8 +192,9 @@ func Expect(ex *Exchange) Expectation {
 			return e
 		}
 	} else if http && e.Method != "initialize" {
-		if hv := HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); hv != "" && !KnownVersion(hv) {
-			// T-HTTP-7 fixes the status (400), not the code.
+		if hv := HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); hv != "" && !KnownVersion(hv) && !slices.Contains(historicVersions, hv) {
+			// T-HTTP-7 fixes the status (400), not the code. An older MCP
+			// version the server may still serve is not judged.
 			e = e.reject(CondUnsupportedVersion, "MCP-Protocol-Version is not a protocol version")
 			e.Quote = hv
 			return e
@@ -194,6 +212,12 @@ func Expect(ex *Exchange) Expectation {
 		}
 		e.Condition, e.Detail, e.ErrorRequired = CondUnknownMethod, "method "+shortQuote(e.Method)+" is not defined in "+e.Version, true
 		e.Codes = []int{CodeMethodNotFound}
+		if !(e.Version == V20260728 && slices.Contains(removed20260728, e.Method)) {
+			// The request alone cannot tell an unknown method from one an
+			// extension the server advertises defines (T-LIFE-17); a
+			// fixture that invented the method clears this.
+			e.Ambiguity = "T-LIFE-17: an extension the server advertises may define the method"
+		}
 		if http && e.Version == V20260728 {
 			e.Status = []int{404} // T-HTTP-9
 		}
@@ -228,6 +252,7 @@ func (e *Expectation) modern(ex *Exchange, req Message, http bool) bool {
 		details = append(details, detail)
 	}
 	cond := Condition("")
+	headerUnserved := false
 	set := func(c Condition) {
 		if cond == "" {
 			cond = c
@@ -245,6 +270,7 @@ func (e *Expectation) modern(ex *Exchange, req Message, http bool) bool {
 			set(CondHeaderMismatch)
 			add(CodeHeaderMismatch, "MCP-Protocol-Version differs from _meta")
 			e.Quote = hv
+			headerUnserved = ver.Str == V20260728
 		}
 		if mv, ok := headerValue(h, "Mcp-Method"); !ok {
 			set(CondHeaderMismatch)
@@ -304,7 +330,15 @@ func (e *Expectation) modern(ex *Exchange, req Message, http bool) bool {
 		e.Status = []int{400} // T-HTTP-8, T-HTTP-10, T-HDR-2
 	}
 	if len(codes) > 1 {
-		e.Ambiguity = "AMB-4: no precedence between -32020, -32022 and -32602"
+		// AMB-4: no precedence between the codes; each is accepted. The
+		// refusal and its 400 stay MUSTs.
+		e.CodeAmbiguity = "AMB-4: no precedence between -32020, -32022 and -32602"
+	}
+	if headerUnserved {
+		// AMB-4: the header names a version the server does not serve
+		// while _meta names one it does: -32020 is the literal reading,
+		// -32022 defensible.
+		e.WarnCodes = append(e.WarnCodes, CodeUnsupportedVer)
 	}
 	if cond == CondHeaderMismatch && details[0] == "MCP-Protocol-Version is missing" && len(codes) == 1 {
 		e.Ambiguity = "T-HTTP-8: a server that deliberately serves pre-2025-06-18 clients may read a missing header as 2025-03-26"
@@ -426,6 +460,15 @@ func inferVersion(ex *Exchange, req Message) (string, string) {
 
 // gjsonKey escapes a literal key for a gjson path.
 func gjsonKey(k string) string { return JoinPath("", k) }
+
+// removed20260728 are the methods 2026-07-28 removed (T-LIFE-16): a
+// modern-only server treats them as unknown, whatever its extensions.
+var removed20260728 = []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+	"notifications/initialized", "notifications/roots/list_changed", "notifications/elicitation/complete"}
+
+// historicVersions are MCP versions before the covered ones; a server may
+// still serve them (T-HTTP-7), so a header naming one is not a fault.
+var historicVersions = []string{"2024-11-05", "2025-03-26"}
 
 var (
 	methods20260728 = buildMethods(V20260728)

@@ -31,6 +31,8 @@ type expectWant struct {
 	IDReadable bool   `json:"idReadable"`
 	NoReply    bool   `json:"noReply"`
 	Ambiguity  bool   `json:"ambiguity"`
+	CodeAmb    bool   `json:"codeAmbiguity"`
+	WarnCodes  []int  `json:"warnCodes"`
 	Quote      string `json:"quote"`
 	Version    string `json:"version,omitempty"`
 }
@@ -59,7 +61,7 @@ func TestExpect(t *testing.T) {
 			ex := &envelope.Exchange{Transport: c.Transport, Version: c.Version, Request: envelope.Request{Method: c.Method, Header: h, Body: body}}
 			e := envelope.Expect(ex)
 			got := expectWant{Condition: string(e.Condition), Codes: e.Codes, Status: e.Status, IDReadable: e.IDReadable,
-				NoReply: e.NoReply, Ambiguity: e.Ambiguity != "", Quote: e.Quote}
+				NoReply: e.NoReply, Ambiguity: e.Ambiguity != "", CodeAmb: e.CodeAmbiguity != "", WarnCodes: e.WarnCodes, Quote: e.Quote}
 			want := c.Want
 			if want.Version != "" {
 				got.Version = e.Version

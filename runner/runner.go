@@ -49,6 +49,9 @@ type Options struct {
 	Contract  *envelope.Contract
 	Schemas   checks.SchemaValidator
 	Checks    []*checks.Check
+	// Secrets are the headers added to every request from --header: a
+	// reply that echoes one is a finding (never quoted).
+	Secrets []envelope.Secret
 	// Deadline bounds the whole run; fixtures not reached by then get
 	// error verdicts, so the report is complete.
 	Deadline time.Duration
@@ -149,6 +152,13 @@ type session struct {
 }
 
 func (r *run) judge(fixture string, ex *envelope.Exchange, exp *envelope.Expectation) error {
+	if len(r.o.Secrets) > 0 {
+		if exp == nil {
+			e := envelope.Expect(ex)
+			exp = &e
+		}
+		exp.Secrets = r.o.Secrets
+	}
 	vs := checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: r.o.Contract, Schemas: r.o.Schemas}, r.o.Checks)
 	return r.sink.Exchange(fixture, ex, vs)
 }

@@ -231,7 +231,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	started := s.Now()
 	res, runErr := runner.Run(ctx, target, runner.Options{
 		Protocol: o.Protocol, Fixtures: fx, CallTools: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
-		Deadline: o.Deadline, Now: s.Now,
+		Deadline: o.Deadline, Now: s.Now, Secrets: secrets(extra),
 	}, k)
 	if runErr == nil {
 		ss.note(fmt.Sprintf("protocol %s (%s)", res.Version, res.Negotiated))
@@ -251,6 +251,17 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		return usagef("%d fixture problem(s); the other fixtures ran", len(fixtureProblems))
 	}
 	return err
+}
+
+// secrets lists the --header values for the echo checks.
+func secrets(h http.Header) []envelope.Secret {
+	var out []envelope.Secret
+	for k, vs := range h {
+		for _, v := range vs {
+			out = append(out, envelope.Secret{Name: k, Value: v})
+		}
+	}
+	return out
 }
 
 // openTarget builds the target: the demo server, a URL, or a command.

@@ -156,7 +156,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	defer target.Close()
 
 	k := &sendSink{}
-	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv}, k)
+	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secrets(extra)}, k)
 	if err != nil {
 		return &targetError{err}
 	}
