@@ -327,3 +327,40 @@ func TestVocabularyDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileReplies: replies built to make a judge slow or crash are
+// judged, with the right findings, in time linear in their size.
+func TestHostileReplies(t *testing.T) {
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":"x"}}}`)
+	judge := func(reply []byte) []string {
+		ex := envelope.Exchange{Transport: envelope.HTTP, Version: "2025-06-18",
+			Request:  envelope.Request{Header: http.Header{}, Body: req},
+			Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: reply}}
+		return findings(checks.Judge(checks.Input{Exchange: &ex, Schemas: schemas}, checks.All()))
+	}
+	// 80,000 distilled entries (about 4 MB): sorted, unique, each with
+	// one problem its parent does not restate.
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments","data":{"errors":[`)
+	for i := 0; i < 80000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"location":"/params/arguments/a%06d","problems":["must be integer"]}`, i)
+	}
+	b.WriteString(`]}}}`)
+	if got := judge([]byte(b.String())); len(got) != 0 {
+		t.Errorf("80,000 distilled entries drew findings: %v", got)
+	}
+	// 200,000 levels of nesting: reported, not recursed into.
+	deep := []byte(strings.Repeat("[", 200000) + strings.Repeat("]", 200000))
+	if got := judge(deep); !slices.Contains(got, "RPC1001 fail reply") {
+		t.Errorf("deep nesting: %v", got)
+	}
+	// A 400 KB echo of a 400 KB argument.
+	long := strings.Repeat("abcdefghij", 40000)
+	req = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":"` + long + `"}}}`)
+	if got := judge([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad a: ` + long + `"}}`)); !slices.Contains(got, "ERR4001 fail error.message") {
+		t.Errorf("long echo: %v", got)
+	}
+}

@@ -66,6 +66,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			continue
 		}
 		ent := envelope.DistilledEntry{Location: loc.Str}
+		seenProb := map[string]bool{}
 		for j, pr := range probs.Array() {
 			pp := envelope.JoinPath(path, pk) + "." + strconv.Itoa(j)
 			switch {
@@ -73,9 +74,10 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp, "problem is %s, want a non-empty string", describe(pr))
 			case strings.ContainsAny(pr.Str, "\r\n"):
 				p.Failf(pp, "problem spans several lines: %s", Quote(pr.Str, quoteN))
-			case slices.Contains(ent.Problems, pr.Str):
+			case seenProb[pr.Str]:
 				p.Failf(pp, "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
+				seenProb[pr.Str] = true
 				ent.Problems = append(ent.Problems, pr.Str)
 			}
 		}
@@ -91,23 +93,41 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 		entries = append(entries, ent)
 	}
 	// An entry whose every problem is stated again at an ancestor or a
-	// descendant location adds nothing but noise.
-	for _, a := range entries {
-		for _, b := range entries {
-			if a.Location == b.Location || len(a.Problems) == 0 || !related(a.Location, b.Location) {
-				continue
+	// descendant adds nothing but noise. Walking each entry's ancestors
+	// through a map keeps this linear in entries times depth: a hostile
+	// reply may hold tens of thousands of entries.
+	byLoc := make(map[string]envelope.DistilledEntry, len(entries))
+	for _, e := range entries {
+		if _, dup := byLoc[e.Location]; !dup {
+			byLoc[e.Location] = e
+		}
+	}
+	reported := map[string]bool{}
+	for _, child := range entries {
+		for anc := parentPointer(child.Location); ; anc = parentPointer(anc) {
+			if parent, ok := byLoc[anc]; ok && anc != child.Location {
+				switch {
+				case allIn(parent.Problems, child.Problems) && !reported[parent.Location]:
+					reported[parent.Location] = true
+					p.Failf("error.data.errors", "entry %s only restates the problems of %s", Quote(parent.Location, quoteN), Quote(child.Location, quoteN))
+				case allIn(child.Problems, parent.Problems) && !reported[child.Location]:
+					reported[child.Location] = true
+					p.Failf("error.data.errors", "entry %s only restates the problems of %s", Quote(child.Location, quoteN), Quote(parent.Location, quoteN))
+				}
 			}
-			if allIn(a.Problems, b.Problems) {
-				p.Failf("error.data.errors", "entry %s only restates the problems of %s", Quote(a.Location, quoteN), Quote(b.Location, quoteN))
+			if anc == "" {
 				break
 			}
 		}
 	}
 }
 
-// related: one pointer is an ancestor of the other.
-func related(a, b string) bool {
-	return strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/") || a == "" || b == ""
+// parentPointer is the JSON Pointer one level up; "" is the root's.
+func parentPointer(ptr string) string {
+	if i := strings.LastIndexByte(ptr, '/'); i > 0 {
+		return ptr[:i]
+	}
+	return ""
 }
 
 func allIn(xs, ys []string) bool {
@@ -116,5 +136,5 @@ func allIn(xs, ys []string) bool {
 			return false
 		}
 	}
-	return true
+	return len(xs) > 0
 }

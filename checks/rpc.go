@@ -93,6 +93,8 @@ would read different replies.`,
 		for i, m := range p.Reply.Messages {
 			path := msgPath(p, i)
 			switch {
+			case m.TooDeep:
+				p.Failf(path, "the message nests deeper than %d levels", envelope.MaxDepth)
 			case !m.UTF8:
 				p.Failf(path, "the message is not valid UTF-8")
 			case !m.Valid:

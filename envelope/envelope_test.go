@@ -133,3 +133,25 @@ func TestClassifyCode(t *testing.T) {
 		}
 	}
 }
+
+func TestHostileNumbersAndNesting(t *testing.T) {
+	if envelope.IsInteger("1e999999") {
+		t.Error("1e999999 judged a plausible integer id")
+	}
+	m := envelope.Parse([]byte(`{"id":1e999999}`))
+	r := envelope.Parse([]byte(`{"id":1e999998}`))
+	if envelope.SameID(m.Get("id"), r.Get("id")) {
+		t.Error("distinct huge numbers judged the same id")
+	}
+	deep := envelope.Parse([]byte(strings.Repeat("[", 200000) + strings.Repeat("]", 200000)))
+	if !deep.TooDeep || deep.Valid {
+		t.Errorf("200000 levels: TooDeep %v, Valid %v", deep.TooDeep, deep.Valid)
+	}
+	ok := envelope.Parse([]byte(strings.Repeat("[", envelope.MaxDepth) + strings.Repeat("]", envelope.MaxDepth)))
+	if ok.TooDeep || !ok.Valid {
+		t.Errorf("%d levels: TooDeep %v, Valid %v", envelope.MaxDepth, ok.TooDeep, ok.Valid)
+	}
+	if envelope.TooDeep([]byte(`"` + strings.Repeat("[", 2*envelope.MaxDepth) + `"`)) {
+		t.Error("brackets inside a string counted as nesting")
+	}
+}

@@ -25,7 +25,11 @@ type Message struct {
 	// same object. JSON parsers disagree on which one wins, so a reply with
 	// duplicates means different things to different clients.
 	Duplicates []string
-	root       gjson.Result
+	// TooDeep: nested deeper than MaxDepth; such bytes are not parsed
+	// further (Valid is false), since every recursive reader would pay
+	// for the depth or run out of stack.
+	TooDeep bool
+	root    gjson.Result
 	// The members every check reads, found in one pass over the object
 	// (the first occurrence, as gjson's Get would): checks read them
 	// dozens of times per reply, and a path lookup rescans the object.
@@ -42,6 +46,9 @@ type members struct {
 // wrong with the bytes is recorded for the checks to judge.
 func Parse(raw []byte) Message {
 	m := Message{Raw: raw, UTF8: utf8.Valid(raw)}
+	if m.TooDeep = TooDeep(raw); m.TooDeep {
+		return m
+	}
 	m.Valid = gjson.ValidBytes(raw)
 	if m.Valid {
 		m.root = gjson.ParseBytes(raw)
@@ -223,6 +230,9 @@ func IsInteger(raw string) bool {
 	if plainInteger(raw) {
 		return true
 	}
+	if hugeExponent(raw) {
+		return false // 1e999999 is no plausible id, and big.Rat would spend seconds on it
+	}
 	r, ok := new(big.Rat).SetString(raw)
 	return ok && r.IsInt()
 }
@@ -242,8 +252,8 @@ func SameID(req, reply gjson.Result) bool {
 		if req.Raw == reply.Raw {
 			return true
 		}
-		if plainInteger(req.Raw) && plainInteger(reply.Raw) {
-			return false // distinct digit strings (JSON has no leading zeros)
+		if plainInteger(req.Raw) && plainInteger(reply.Raw) || hugeExponent(req.Raw) || hugeExponent(reply.Raw) {
+			return false // distinct digit strings (JSON has no leading zeros), or absurd exponents
 		}
 		a, ok1 := new(big.Rat).SetString(req.Raw)
 		b, ok2 := new(big.Rat).SetString(reply.Raw)
@@ -268,4 +278,49 @@ func plainInteger(raw string) bool {
 		}
 	}
 	return true
+}
+
+// MaxDepth bounds the nesting the checker reads: far beyond any real
+// message, and shallow enough that no recursive reader is at risk.
+const MaxDepth = 512
+
+// TooDeep reports whether raw nests objects and arrays deeper than
+// MaxDepth. It is one iterative pass, safe on any input, and must run
+// before any recursive reader (gjson's validator recurses per level).
+func TooDeep(raw []byte) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > MaxDepth {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// hugeExponent reports a number literal whose exponent exceeds 1000 in
+// magnitude: exact arithmetic on it costs time a hostile reply could
+// multiply.
+func hugeExponent(raw string) bool {
+	i := strings.IndexAny(raw, "eE")
+	if i < 0 {
+		return false
+	}
+	exp := strings.TrimLeft(raw[i+1:], "+-")
+	exp = strings.TrimLeft(exp, "0")
+	return len(exp) > 4 || len(exp) == 4 && exp > "1000"
 }

@@ -32,7 +32,7 @@ func Annotate(w io.Writer, raw []byte, vs []checks.Verdict, prefix string) (unpl
 		}
 	}
 	var lines []line
-	if gjson.ValidBytes(raw) {
+	if !envelope.TooDeep(raw) && gjson.ValidBytes(raw) {
 		lines = prettyLines(gjson.ParseBytes(raw), "", "", nil, true)
 	} else {
 		for _, l := range strings.Split(string(raw), "\n") {

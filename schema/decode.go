@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
-// maxJSONDepth bounds nesting: parsing and validating recurse per level,
-// and a hostile reply can nest a million arrays in a megabyte.
-const maxJSONDepth = 512
+// maxJSONDepth bounds nesting: parsing and validating recurse per level.
+const maxJSONDepth = envelope.MaxDepth
 
 // Causes of decode failures; their texts are problems as they stand.
 var (
@@ -25,7 +25,7 @@ var (
 // typical reply, so it is one pass over bytes gjson has already checked,
 // with strings sliced from one copy of the input.
 func decode(raw []byte) (any, error) {
-	if tooDeep(raw) {
+	if envelope.TooDeep(raw) {
 		return nil, errTooDeep
 	}
 	if !gjson.ValidBytes(raw) {
@@ -133,31 +133,4 @@ func (p *parser) str() string {
 		}
 		p.i++
 	}
-}
-
-// tooDeep reports nesting beyond maxJSONDepth, skipping string contents;
-// it runs before anything recursive sees the bytes.
-func tooDeep(raw []byte) bool {
-	depth := 0
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > maxJSONDepth {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
 }

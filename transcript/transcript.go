@@ -140,6 +140,9 @@ func (f fields) Get(k string) gjson.Result { return f[k] }
 
 func parse(line []byte) (Record, error) {
 	var rec Record
+	if envelope.TooDeep(line) {
+		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
+	}
 	if !gjson.ValidBytes(line) {
 		return rec, errors.New("not valid JSON")
 	}

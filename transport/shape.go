@@ -1,6 +1,9 @@
 package transport
 
-import "github.com/tidwall/gjson"
+import (
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
 
 // isResponse reports whether msg ends an exchange: a JSON object with no
 // "method" member (a result or an error, whatever its id says), or a JSON
@@ -9,7 +12,7 @@ import "github.com/tidwall/gjson"
 // JSON scalar: none of those is an answer, and the server may still send
 // one.
 func isResponse(msg []byte) bool {
-	if !gjson.ValidBytes(msg) {
+	if envelope.TooDeep(msg) || !gjson.ValidBytes(msg) {
 		return false
 	}
 	r := gjson.ParseBytes(msg)
