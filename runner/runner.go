@@ -10,7 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -212,6 +215,9 @@ func (r *run) stdHeaders(body []byte) http.Header {
 			if name, ok := nameValue(&m, method.Str); ok {
 				h.Set("Mcp-Name", envelope.EncodeHeaderValue(name))
 			}
+			if method.Str == "tools/call" {
+				r.paramHeaders(h, &m)
+			}
 		}
 	case "":
 	default:
@@ -221,6 +227,35 @@ func (r *run) stdHeaders(body []byte) http.Header {
 		}
 	}
 	return h
+}
+
+// paramHeaders mirrors the arguments a tool marks with x-mcp-header into
+// Mcp-Param-* headers, as a conforming 2026-07-28 client does (T-HDR-4):
+// strings as they are (Base64 sentinel when needed), integers in
+// decimal, booleans as true or false; null or absent sends nothing.
+func (r *run) paramHeaders(h http.Header, m *envelope.Message) {
+	name := m.Get("params.name").Str
+	i := slices.IndexFunc(r.sess.tools, func(t tool) bool { return t.name == name })
+	if i < 0 {
+		return
+	}
+	args := m.Get("params.arguments")
+	gjson.GetBytes(r.sess.tools[i].input, "properties").ForEach(func(prop, schema gjson.Result) bool {
+		hn := schema.Get("x-mcp-header")
+		if hn.Type != gjson.String || hn.Str == "" {
+			return true
+		}
+		v := args.Get(envelope.JoinPath("", prop.Str))
+		switch {
+		case v.Type == gjson.String:
+			h.Set("Mcp-Param-"+hn.Str, envelope.EncodeHeaderValue(v.Str))
+		case v.Type == gjson.Number && envelope.IsInteger(v.Raw):
+			h.Set("Mcp-Param-"+hn.Str, v.Raw)
+		case v.Type == gjson.True, v.Type == gjson.False:
+			h.Set("Mcp-Param-"+hn.Str, v.Raw)
+		}
+		return true
+	})
 }
 
 func nameValue(m *envelope.Message, method string) (string, bool) {
