@@ -215,7 +215,7 @@ func input(tc testCase, ex *envelope.Exchange) checks.Input {
 	exp.Secrets = tc.secrets
 	exp.BodyOptional = tc.bodyOptional
 	if tc.expectStatus != nil {
-		exp.Status, exp.ErrorRequired = tc.expectStatus, true
+		exp.Status, exp.StatusMust, exp.ErrorRequired = tc.expectStatus, true, true
 	}
 	return checks.Input{Fixture: tc.name, Exchange: ex, Contract: tc.contract, Expect: &exp, Schemas: schemas}
 }

@@ -108,12 +108,15 @@ names the code it expects.`,
 			return err
 		}
 		x := p.Expect
+		if code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8 {
+			// Whatever else is open about the request, bytes that parse
+			// are never a parse error.
+			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
+			return nil
+		}
 		// Some codes are wrong for a valid request whatever else is known.
 		if x.Condition == envelope.CondCall {
 			switch {
-			case code == envelope.CodeParseError:
-				p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
-				return nil
 			case x.Version == envelope.V20260728 && code == envelope.CodeUnsupportedVer:
 				p.Failf("error.code", "code -32022 (unsupported version) though the request asks for %s", envelope.V20260728)
 				return nil

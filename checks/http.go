@@ -141,7 +141,7 @@ not the server; -32603 with a 5xx only warns.`,
 			case slices.Contains(x.Status, st):
 			case st >= 500:
 				p.Failf(path, "status %d for %s (%s): a client's mistake, want %d", st, x.Condition, x.Detail, want)
-			case x.Version == envelope.V20260728 && x.Condition != envelope.CondParseError && x.Condition != envelope.CondInvalidRequest && x.Condition != envelope.CondBatch:
+			case x.StatusMust:
 				p.Deviate(path, "status %d for %s, want %d", st, x.Condition, want)
 			case !p.Contract.IsStrict():
 				// The spec fixes no status here (AMB-6): only 5xx is wrong.

@@ -53,6 +53,9 @@ type Expectation struct {
 	ToolRefusal bool
 	// Status lists acceptable HTTP statuses, preferred first; empty: open.
 	Status []int
+	// StatusMust: the spec fixes Status (rather than the contract
+	// preferring it), so another 4xx is a breach, not a warning.
+	StatusMust bool
 	// Ambiguity names the spec ambiguity (AMB-…) or UNSPEC rule that
 	// makes any deviation (a result, another status, another code) a
 	// warning rather than a failure: the reaction itself is open.
@@ -196,7 +199,7 @@ func Expect(ex *Exchange) Expectation {
 			// T-HTTP-7 fixes the status (400), not the code. An older MCP
 			// version the server may still serve is not judged.
 			e = e.reject(CondUnsupportedVersion, "MCP-Protocol-Version is not a protocol version")
-			e.Quote = hv
+			e.Quote, e.StatusMust = hv, true
 			return e
 		}
 	}
@@ -219,7 +222,7 @@ func Expect(ex *Exchange) Expectation {
 			e.Ambiguity = "T-LIFE-17: an extension the server advertises may define the method"
 		}
 		if http && e.Version == V20260728 {
-			e.Status = []int{404} // T-HTTP-9
+			e.Status, e.StatusMust = []int{404}, true // T-HTTP-9
 		}
 		return e
 	}
@@ -327,7 +330,7 @@ func (e *Expectation) modern(ex *Exchange, req Message, http bool) bool {
 	e.Condition, e.ErrorRequired, e.Codes = cond, true, codes
 	e.Detail = strings.Join(slices.DeleteFunc(details, func(s string) bool { return s == "" }), "; ")
 	if http {
-		e.Status = []int{400} // T-HTTP-8, T-HTTP-10, T-HDR-2
+		e.Status, e.StatusMust = []int{400}, true // T-HTTP-8, T-HTTP-10, T-HDR-2
 	}
 	if len(codes) > 1 {
 		// AMB-4: no precedence between the codes; each is accepted. The

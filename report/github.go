@@ -35,6 +35,11 @@ func (g *githubWriter) Exchange(fixture string, vs []checks.Verdict) error {
 }
 
 func (g *githubWriter) End(s Summary) error {
+	if s.Aborted != "" {
+		if _, err := fmt.Fprintf(g.w, "::error title=wymcp-check::%s\n", ghData("not judged: "+s.Aborted)); err != nil {
+			return err
+		}
+	}
 	_, err := fmt.Fprintf(g.w, "::notice title=wymcp-check::%d pass, %d fail, %d warn, %d skip, %d error\n", s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
 	return err
 }

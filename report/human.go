@@ -127,6 +127,10 @@ func (h *human) End(s Summary) error {
 	if s.Gate(h.meta.FailOnWarn) {
 		verdict = h.fail.Sprint("FAILED")
 	}
+	if s.Aborted != "" {
+		fmt.Fprintf(&b, "\n%s: %s\n", h.err.Sprint("NOT JUDGED"), Sanitize(s.Aborted))
+		verdict = h.err.Sprint("ABORTED")
+	}
 	fmt.Fprintf(&b, "\n%s: %d pass, %d fail, %d warn, %d skip, %d error\n", verdict, s.Pass, s.Fail, s.Warn, s.Skip, s.Error)
 	_, err := io.WriteString(h.w, b.String())
 	return err

@@ -12,7 +12,7 @@ import (
 //
 //	{"version":1, "tool":…, "target":…, "protocol":…, "contract":…, "started":…,
 //	 "results":[{"fixture","check","area","severity","status","message","path"}],
-//	 "summary":{"pass","fail","warn","skip","error","notes","durationMs"}}
+//	 "summary":{"pass","fail","warn","skip","error","notes","durationMs","aborted"}}
 //
 // One result per finding for fail and warn, one per verdict otherwise.
 type jsonSummary struct {
@@ -23,6 +23,7 @@ type jsonSummary struct {
 	Error      int      `json:"error"`
 	Notes      []string `json:"notes,omitempty"`
 	DurationMs int64    `json:"durationMs"`
+	Aborted    string   `json:"aborted,omitempty"`
 }
 
 type jsonWriter struct {
@@ -130,7 +131,7 @@ func (j *jsonWriter) Exchange(fixture string, vs []checks.Verdict) error {
 }
 
 func (j *jsonWriter) End(s Summary) error {
-	b, err := json.Marshal(jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Notes, s.Duration.Milliseconds()})
+	b, err := json.Marshal(jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Notes, s.Duration.Milliseconds(), s.Aborted})
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,10 @@ type Summary struct {
 	Pass, Fail, Warn, Skip, Error int
 	Notes                         []string
 	Duration                      time.Duration
+	// Aborted says why the run could not judge the target at all (it did
+	// not start, was unreachable, no version was negotiated): a report
+	// with no verdicts must not read like a clean run.
+	Aborted string
 }
 
 // Add counts one verdict.
@@ -52,7 +56,7 @@ func (s *Summary) Add(v checks.Verdict) {
 // Gate reports whether the run fails the gate: any fail or error, and
 // with failOnWarn any warning too.
 func (s Summary) Gate(failOnWarn bool) bool {
-	return s.Fail > 0 || s.Error > 0 || (failOnWarn && s.Warn > 0)
+	return s.Aborted != "" || s.Fail > 0 || s.Error > 0 || (failOnWarn && s.Warn > 0)
 }
 
 // A Writer receives a run as it happens.

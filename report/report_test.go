@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,6 +131,38 @@ func TestGate(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.s.Gate(tt.failOnWarn); got != tt.want {
 			t.Errorf("Gate(%+v, %v) = %v, want %v", tt.s, tt.failOnWarn, got, tt.want)
+		}
+	}
+}
+
+// TestAborted: a run that judged nothing must not read like a clean one
+// in any format.
+func TestAborted(t *testing.T) {
+	for _, format := range report.Formats() {
+		var out bytes.Buffer
+		w, err := report.New(format, &out, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Begin(report.Meta{Tool: "wymcp-check", Target: "x", Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+			t.Fatal(err)
+		}
+		s := report.Summary{Aborted: "target could not be driven: connection refused"}
+		if err := w.End(s); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Gate(false) {
+			t.Error("an aborted run passes the gate")
+		}
+		got := out.String()
+		if !strings.Contains(got, "connection refused") {
+			t.Errorf("%s: the reason is missing:\n%s", format, got)
+		}
+		if format == "human" && strings.Contains(got, "PASSED") {
+			t.Errorf("human report says PASSED:\n%s", got)
+		}
+		if format == "junit" && !strings.Contains(got, `errors="1"`) {
+			t.Errorf("junit report has no error:\n%s", got)
 		}
 	}
 }

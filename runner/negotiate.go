@@ -181,7 +181,7 @@ func (r *run) endSession(ctx context.Context) error {
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, r.id())
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	exp := envelope.Expect(&envelope.Exchange{Transport: envelope.HTTP, Version: r.sess.version, Request: req})
-	exp.ErrorRequired, exp.Status, exp.AnyCode = true, []int{404}, true
+	exp.ErrorRequired, exp.Status, exp.StatusMust, exp.AnyCode = true, []int{404}, true, true
 	exp.Detail = "a request in a session the client ended"
 	rex := r.send(ctx, req, true)
 	return r.judge("session/reuse-after-delete", &rex, &exp)

@@ -237,6 +237,9 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		ss.note(fmt.Sprintf("protocol %s (%s)", res.Version, res.Negotiated))
 	}
 	ss.sum.Duration = s.Now().Sub(started)
+	if errors.Is(runErr, runner.ErrNotDriven) {
+		ss.sum.Aborted = runErr.Error()
+	}
 	if err := target.Close(); err != nil {
 		ss.note("closing the target: " + err.Error())
 	}
