@@ -193,6 +193,8 @@ readable, leaving it out fails too: the client cannot match the reply.`,
 				// RFC 8259 §6 lets a parser limit the range of numbers,
 				// and JSON-RPC allows null when the id could not be read.
 				p.Warnf("id", "the response has no id for id %s, an integer beyond 2^53 that a parser may not hold (RFC 8259 §6)", clip(p.Expect.ID.Raw))
+			case lost && p.Expect.IDLenient:
+				p.Warnf("id", "the response has no id; want %s (the server may refuse before reading the body: %s)", clip(p.Expect.ID.Raw), p.Expect.Ambiguity)
 			case lost && got.Exists():
 				p.Failf("id", "id is null, want %s", describe(p.Expect.ID))
 			case lost:

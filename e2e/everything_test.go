@@ -109,9 +109,16 @@ var everythingHTTPFindings = []finding{
 	{"rpc/method-number", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
 	{"rpc/params-array", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
 	{"rpc/params-string", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
-	{"http/accept-json-only", "RPC1004", "fail",
-		"the 406 for Accept: application/json carries a JSON-RPC error with id null, though the application/json body's id is 1 (T-RPC-9)"},
-	{"http/accept-missing", "RPC1004", "fail", "the 406 for a missing Accept: id null for id 1 (T-RPC-9)"},
+	// The reaction to a narrower or missing Accept is unspecified
+	// (AMB-17): a server that refuses before reading the body may not
+	// have the id, so a lost id only warns there.
+	{"http/accept-json-only", "RPC1004", "warn",
+		"the 406 for Accept: application/json carries a JSON-RPC error with id null, though the body's id is 1 (T-RPC-9; AMB-17)"},
+	{"http/accept-missing", "RPC1004", "warn", "the 406 for a missing Accept: id null for id 1 (T-RPC-9; AMB-17)"},
+	{"http/content-type-text-plain", "RPC1004", "warn", "the 415 for a body sent as text/plain: id null for id 1 (T-RPC-9; AMB-17)"},
+	{"id/large-integer", "RPC1004", "warn", "id null for 12345678901234567890, which a parser may not hold (RFC 8259 §6)"},
+	{"rpc/params-array", "ERR1002", "fail", "-32700 for params [1,2], valid JSON (T-ERR-1)"},
+	{"rpc/params-string", "ERR1002", "fail", `-32700 for params "x", valid JSON (T-ERR-1)`},
 	{"version/bad-header", "RPC1004", "fail",
 		"the 400 for MCP-Protocol-Version 1900-01-01 (rightly 400, T-HTTP-7) carries id null for id 1 (T-RPC-9)"},
 	{"version/bad-header", "ERR1001", "warn",
@@ -123,10 +130,7 @@ var everythingHTTPFindings = []finding{
 	// T-SESS-3: once a session is ended (the DELETE was accepted), a
 	// request carrying its id MUST get 404; this one gets 400 -32000 "No
 	// valid session ID provided", without the request's id 4 (T-RPC-9).
-	// The checker only warns on the status ("the contract wants 404")
-	// though the spec says MUST — reported to the team; either is
-	// accepted here, a pass is not.
-	{"session/reuse-after-delete", "HTTP1002", "warn|fail", "400 for a request in an ended session (T-SESS-3: 404)"},
+	{"session/reuse-after-delete", "HTTP1002", "fail", "400 for a request in an ended session (T-SESS-3: 404)"},
 	{"session/reuse-after-delete", "RPC1004", "fail", "the 400's error has no id, though the request's id 4 is readable (T-RPC-9)"},
 	// AMB-7: the reaction to a batch is unspecified, hence warnings.
 	{"rpc/batch", "PRO1001", "warn", "a one-element batch is served: one bare response object on the SSE stream (T-RPC-12, AMB-7)"},
@@ -160,21 +164,8 @@ var everythingStdioSilent = []string{
 	"rpc/batch", "rpc/empty-batch",
 }
 
-// Verdicts on server-everything left unasserted on purpose, each
-// reported to the team rather than encoded here:
-//
-//   - http/content-type-text-plain RPC1004 fail (id null for id 1): the
-//     415 refuses a body declared text/plain, which the server never read
-//     as JSON-RPC, and T-HTTP-6 leaves the reaction unspecified; "the id
-//     could be read" is debatable there.
-//   - id/large-integer RPC1004 fail (id null for 12345678901234567890):
-//     RFC 8259 §9 lets a parser limit the range of numbers, and a server
-//     that cannot represent the id has not detected it; JSON-RPC then
-//     wants null. The ERR1002 fail on the same exchange stands.
-//   - rpc/params-array, rpc/params-string ERR1002 warn: -32700 for valid
-//     JSON is the wrong kind of code (T-ERR-1) and fails elsewhere; here
-//     the checker only warns, as if choosing between -32600 and -32602.
-//   - the HTTP1002 warnings on 406 and 415 (contract preference).
+// Left unasserted on purpose: the HTTP1002 warnings on the 406 and 415
+// (the spec fixes no status there, AMB-17; the contract prefers 200).
 
 // TestEverythingHTTP checks server-everything over Streamable HTTP.
 func TestEverythingHTTP(t *testing.T) {

@@ -73,6 +73,7 @@ type Expectation struct {
 	HasID         bool   // the request has an id member
 	IDReadable    bool   // the id is a string or an integer (a valid RequestId)
 	IDOptional    bool   // the reply may also leave the id out (or null it)
+	IDLenient     bool   // leaving the id out only warns (the reaction is open)
 	// AnyCode: the spec names no code for the condition; any error code
 	// that is in the table passes.
 	AnyCode bool
