@@ -147,7 +147,12 @@ type Input struct {
 
 // Judge applies every check in list to one exchange. It returns exactly
 // one verdict per check, in list order.
-func Judge(in Input, list []*Check) []Verdict {
+func Judge(in Input, list []*Check) []Verdict { return JudgeInto(nil, in, list) }
+
+// JudgeInto is Judge appending to dst[:0], for callers that judge a
+// stream of exchanges and are done with each batch of verdicts before
+// the next (lint writes them out at once).
+func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	exp := in.Expect
 	if exp == nil {
 		e := envelope.Expect(in.Exchange)
@@ -157,7 +162,7 @@ func Judge(in Input, list []*Check) []Verdict {
 		in.Contract = envelope.Strict()
 	}
 	reply := NewReply(in.Exchange.Response, exp)
-	out := make([]Verdict, 0, len(list))
+	out := dst[:0]
 	p := &Pass{Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Reply: reply, Schemas: in.Schemas}
 	for _, c := range list {
 		v := Verdict{Fixture: in.Fixture, Check: c}

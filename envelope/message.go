@@ -33,14 +33,18 @@ type Message struct {
 	// The members every check reads, found in one pass over the object
 	// (the first occurrence, as gjson's Get would): checks read them
 	// dozens of times per reply, and a path lookup rescans the object.
-	top, errm members
+	// Indexed like topKeys and errorKeys.
+	top     [6]gjson.Result
+	errm    [3]gjson.Result
+	scanned bool // top and errm are filled in
 }
 
-type members struct {
-	found                                    bool
-	jsonrpc, id, method, params, result, err gjson.Result
-	code, message, data                      gjson.Result
-}
+// topKeys and errorKeys name the cached members of a message and of its
+// error object.
+var (
+	topKeys   = [6]string{"jsonrpc", "id", "method", "params", "result", "error"}
+	errorKeys = [3]string{"code", "message", "data"}
+)
 
 // Parse reads raw bytes without changing them. It never fails: what is
 // wrong with the bytes is recorded for the checks to judge.
@@ -54,45 +58,27 @@ func Parse(raw []byte) Message {
 		m.root = gjson.ParseBytes(raw)
 		m.Duplicates = duplicates(m.root, make([]string, 0, 8), nil)
 		if m.root.IsObject() {
-			m.top = scan(m.root)
-			if m.top.err.IsObject() {
-				m.errm = scan(m.top.err)
+			scan(m.root, topKeys[:], m.top[:])
+			if e := m.top[5]; e.IsObject() {
+				scan(e, errorKeys[:], m.errm[:])
 			}
+			m.scanned = true
 		}
 	}
 	return m
 }
 
-func scan(obj gjson.Result) members {
-	ms := members{found: true}
+// scan fills out[i] with the first member named keys[i].
+func scan(obj gjson.Result, keys []string, out []gjson.Result) {
 	obj.ForEach(func(k, v gjson.Result) bool {
-		var slot *gjson.Result
-		switch k.Str {
-		case "jsonrpc":
-			slot = &ms.jsonrpc
-		case "id":
-			slot = &ms.id
-		case "method":
-			slot = &ms.method
-		case "params":
-			slot = &ms.params
-		case "result":
-			slot = &ms.result
-		case "error":
-			slot = &ms.err
-		case "code":
-			slot = &ms.code
-		case "message":
-			slot = &ms.message
-		case "data":
-			slot = &ms.data
-		}
-		if slot != nil && !slot.Exists() {
-			*slot = v
+		for i, key := range keys {
+			if k.Str == key && !out[i].Exists() {
+				out[i] = v
+				break
+			}
 		}
 		return true
 	})
-	return ms
 }
 
 // Root is the whole message as a gjson value (a zero Result when invalid).
@@ -103,30 +89,18 @@ func (m *Message) Get(path string) gjson.Result {
 	if !m.Valid {
 		return gjson.Result{}
 	}
-	if m.top.found {
-		switch path {
-		case "jsonrpc":
-			return m.top.jsonrpc
-		case "id":
-			return m.top.id
-		case "method":
-			return m.top.method
-		case "params":
-			return m.top.params
-		case "result":
-			return m.top.result
-		case "error":
-			return m.top.err
+	if m.scanned {
+		for i, k := range topKeys {
+			if path == k {
+				return m.top[i]
+			}
 		}
-	}
-	if m.errm.found {
-		switch path {
-		case "error.code":
-			return m.errm.code
-		case "error.message":
-			return m.errm.message
-		case "error.data":
-			return m.errm.data
+		if strings.HasPrefix(path, "error.") && m.top[5].IsObject() {
+			for i, k := range errorKeys {
+				if path[len("error."):] == k {
+					return m.errm[i]
+				}
+			}
 		}
 	}
 	return m.root.Get(path)

@@ -116,27 +116,19 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
-// members reads an object's members in one pass (first occurrence wins,
-// as with gjson's Get), for the keys asked for.
-func members(obj gjson.Result, keys ...string) map[string]gjson.Result {
-	out := make(map[string]gjson.Result, len(keys))
+// members reads the members of an object named keys in one pass (the
+// first occurrence wins, as with gjson's Get), into out by key position.
+func members(obj gjson.Result, keys []string, out []gjson.Result) {
 	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, want := range keys {
-			if k.Str == want {
-				if _, dup := out[want]; !dup {
-					out[want] = v
-				}
+		for i, want := range keys {
+			if k.Str == want && !out[i].Exists() {
+				out[i] = v
 				break
 			}
 		}
 		return true
 	})
-	return out
 }
-
-type fields map[string]gjson.Result
-
-func (f fields) Get(k string) gjson.Result { return f[k] }
 
 func parse(line []byte) (Record, error) {
 	var rec Record
@@ -150,9 +142,10 @@ func parse(line []byte) (Record, error) {
 	if !obj.IsObject() {
 		return rec, errors.New("not a JSON object")
 	}
-	root := fields(members(obj, "transport", "protocolVersion", "fixture", "request", "response"))
+	var root [5]gjson.Result // transport, protocolVersion, fixture, request, response
+	members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response"}, root[:])
 	ex := &rec.Exchange
-	switch t := root.Get("transport"); {
+	switch t := root[0]; {
 	case !t.Exists():
 		return rec, errors.New(`"transport" is required ("http" or "stdio")`)
 	case t.Str == envelope.HTTP || t.Str == envelope.Stdio:
@@ -160,27 +153,28 @@ func parse(line []byte) (Record, error) {
 	default:
 		return rec, fmt.Errorf(`"transport" is %s, want "http" or "stdio"`, t.Raw)
 	}
-	if v := root.Get("protocolVersion"); v.Exists() {
+	if v := root[1]; v.Exists() {
 		if !envelope.KnownVersion(v.Str) {
 			return rec, fmt.Errorf(`"protocolVersion" is %s, want one of %v`, v.Raw, envelope.Versions())
 		}
 		ex.Version = v.Str
 	}
-	rec.Fixture = root.Get("fixture").Str
-	reqv := root.Get("request")
+	rec.Fixture = root[2].Str
+	reqv := root[3]
 	if !reqv.IsObject() {
 		return rec, errors.New(`"request" is required and must be an object`)
 	}
-	req := fields(members(reqv, "method", "headers", "body", "bodyBase64"))
+	var req [4]gjson.Result // method, headers, body, bodyBase64
+	members(reqv, []string{"method", "headers", "body", "bodyBase64"}, req[:])
 	var err error
-	ex.Request.Method = req.Get("method").Str
-	if ex.Request.Header, err = headers(req.Get("headers"), "request"); err != nil {
+	ex.Request.Method = req[0].Str
+	if ex.Request.Header, err = headers(req[1], "request"); err != nil {
 		return rec, err
 	}
-	if ex.Request.Body, err = body(req, "request"); err != nil {
+	if ex.Request.Body, err = body(req[2], req[3], "request"); err != nil {
 		return rec, err
 	}
-	respv := root.Get("response")
+	respv := root[4]
 	switch {
 	case !respv.Exists():
 		return rec, errors.New(`"response" is required (null when no reply arrived)`)
@@ -189,9 +183,10 @@ func parse(line []byte) (Record, error) {
 	case !respv.IsObject():
 		return rec, errors.New(`"response" must be an object or null`)
 	}
-	resp := fields(members(respv, "status", "headers", "body", "bodyBase64"))
+	var resp [4]gjson.Result // status, headers, body, bodyBase64
+	members(respv, []string{"status", "headers", "body", "bodyBase64"}, resp[:])
 	r := &envelope.Response{}
-	if s := resp.Get("status"); s.Exists() {
+	if s := resp[0]; s.Exists() {
 		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
 			return rec, fmt.Errorf(`"response.status" is %s, want an HTTP status`, s.Raw)
 		}
@@ -199,10 +194,10 @@ func parse(line []byte) (Record, error) {
 	} else if ex.Transport == envelope.HTTP {
 		return rec, errors.New(`"response.status" is required for http`)
 	}
-	if r.Header, err = headers(resp.Get("headers"), "response"); err != nil {
+	if r.Header, err = headers(resp[1], "response"); err != nil {
 		return rec, err
 	}
-	if r.Body, err = body(resp, "response"); err != nil {
+	if r.Body, err = body(resp[2], resp[3], "response"); err != nil {
 		return rec, err
 	}
 	if ex.Transport == envelope.Stdio {
@@ -247,8 +242,7 @@ func headers(v gjson.Result, where string) (http.Header, error) {
 	return h, err
 }
 
-func body(v fields, where string) ([]byte, error) {
-	b, b64 := v.Get("body"), v.Get("bodyBase64")
+func body(b, b64 gjson.Result, where string) ([]byte, error) {
 	switch {
 	case b.Exists() && b64.Exists():
 		return nil, fmt.Errorf(`"%s" has both body and bodyBase64`, where)

@@ -46,6 +46,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	}
 	all := checks.All()
 	var inputErrs int
+	var vs []checks.Verdict // reused: each exchange's verdicts are written before the next
 	for _, name := range o.Files {
 		r, closeIn, err := openInput(s, name)
 		if err != nil {
@@ -76,7 +77,7 @@ func lintRun(s *streams, o *lintOptions) error {
 				ss.note(fmt.Sprintf("%s: %v", name, err))
 				break
 			}
-			vs := checks.Judge(checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Contract: ss.contract, Schemas: ss.schemas}, all)
+			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Contract: ss.contract, Schemas: ss.schemas}, all)
 			if err := ss.exchange(prefix+rec.Fixture, vs); err != nil {
 				closeIn()
 				return err
