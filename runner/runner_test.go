@@ -72,11 +72,17 @@ func serve(t *testing.T, fault string) string {
 
 func runHTTP(t *testing.T, fault, protocol string) *collect {
 	t.Helper()
+	target := &runner.HTTPTarget{T: &transport.HTTP{URL: serve(t, fault), Limits: transport.Limits{Timeout: time.Second}}}
+	return runCorpus(t, target, protocol)
+}
+
+// runCorpus runs the whole embedded corpus, tools called, schemas on.
+func runCorpus(t *testing.T, target runner.Target, protocol string) *collect {
+	t.Helper()
 	fx, err := fixtures.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := &runner.HTTPTarget{T: &transport.HTTP{URL: serve(t, fault), Limits: transport.Limits{Timeout: time.Second}}}
 	c := &collect{}
 	_, err = runner.Run(context.Background(), target, runner.Options{
 		Protocol: protocol, Fixtures: fx, CallTools: runner.CallAll, Contract: envelope.Strict(),

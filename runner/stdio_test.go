@@ -11,10 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
-	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
-	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transport"
 )
 
@@ -43,24 +41,12 @@ func TestMain(m *testing.M) {
 func runStdio(t *testing.T, fault, protocol string) *collect {
 	t.Helper()
 	t.Setenv(serverEnv, fault)
-	fx, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
 	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer target.Close()
-	c := &collect{}
-	_, err = runner.Run(context.Background(), target, runner.Options{
-		Protocol: protocol, Fixtures: fx, CallTools: runner.CallAll, Contract: envelope.Strict(),
-		Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute,
-	}, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return runCorpus(t, target, protocol)
 }
 
 func TestCleanServerStdio(t *testing.T) {

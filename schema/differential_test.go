@@ -24,11 +24,8 @@ func TestDifferential2026(t *testing.T) {
 	off := loadOfficial(t, "2026-07-28")
 	our := loadOurs(t, "2026-07-28")
 	claims := our.p.claims()
-	known := knownDisagreements2026()
-	used := make([]int, len(known))
-
-	var covered, checked int
-	var unknown []string
+	l := newLedger(knownDisagreements2026())
+	var covered int
 	for _, ex := range loadExamples(t) {
 		if !claims[ex.typeName] {
 			continue
@@ -45,35 +42,60 @@ func TestDifferential2026(t *testing.T) {
 			}
 			continue
 		}
-		for _, m := range mutations(ex.value) {
-			checked++
-			oursOK := mine.Validate(m.value) == nil
-			theirsOK := theirs.Validate(m.value) == nil
-			if oursOK == theirsOK {
-				continue
-			}
-			verdict := "rejects"
-			if oursOK {
-				verdict = "accepts"
-			}
-			i := matchKnown(known, ex.typeName, m, verdict)
-			if i < 0 {
-				unknown = append(unknown, fmt.Sprintf("%s/%s: %s %s: ours %s, official does not", ex.typeName, ex.file, m.op, m.path, verdict))
-				continue
-			}
-			used[i]++
-		}
+		l.compare(ex.typeName, ex.file, ex.value, mine, theirs)
 	}
-	sort.Strings(unknown)
-	for _, u := range unknown {
+	l.report(t)
+	t.Logf("%d covered examples, %d mutations, %d known disagreements", covered, l.checked, sum(l.used))
+}
+
+// A ledger compares our schema with the official one on the mutations
+// of examples: a disagreement listed as known is counted, any other one
+// is an error, and a known one that nothing matched is stale.
+type ledger struct {
+	known   []knownDisagreement
+	used    []int
+	unknown []string
+	checked int
+}
+
+func newLedger(known []knownDisagreement) *ledger {
+	return &ledger{known: known, used: make([]int, len(known))}
+}
+
+type validator interface{ Validate(any) error }
+
+func (l *ledger) compare(typeName, file string, value any, mine, theirs validator) {
+	for _, m := range mutations(value) {
+		l.checked++
+		oursOK := mine.Validate(m.value) == nil
+		theirsOK := theirs.Validate(m.value) == nil
+		if oursOK == theirsOK {
+			continue
+		}
+		verdict := "rejects"
+		if oursOK {
+			verdict = "accepts"
+		}
+		i := matchKnown(l.known, typeName, m, verdict)
+		if i < 0 {
+			l.unknown = append(l.unknown, fmt.Sprintf("%s/%s: %s %s: ours %s, official does not", typeName, file, m.op, m.path, verdict))
+			continue
+		}
+		l.used[i]++
+	}
+}
+
+func (l *ledger) report(t *testing.T) {
+	t.Helper()
+	sort.Strings(l.unknown)
+	for _, u := range l.unknown {
 		t.Error(u)
 	}
-	for i, k := range known {
-		if used[i] == 0 {
+	for i, k := range l.known {
+		if l.used[i] == 0 {
 			t.Errorf("stale known disagreement %v %s %s (%s): nothing matched it", k.types, k.op, k.path, k.reason)
 		}
 	}
-	t.Logf("%d covered examples, %d mutations, %d known disagreements", covered, checked, sum(used))
 }
 
 func matchKnown(known []knownDisagreement, typeName string, m mutation, verdict string) int {
@@ -162,10 +184,8 @@ func TestDifferential2025(t *testing.T) {
 			our := loadOurs(t, version)
 			claims := our.p.claims()
 			offDefs := officialDefs(t, version)
-			known := knownDisagreements2025(version)
-			used := make([]int, len(known))
-			var covered, checked int
-			var unknown []string
+			l := newLedger(knownDisagreements2025(version))
+			var covered int
 			for _, ex := range examples {
 				if !claims[ex.typeName] || !offDefs[ex.typeName] {
 					continue
@@ -180,38 +200,13 @@ func TestDifferential2025(t *testing.T) {
 					continue
 				}
 				covered++
-				for _, m := range mutations(v) {
-					checked++
-					oursOK := mine.Validate(m.value) == nil
-					theirsOK := theirs.Validate(m.value) == nil
-					if oursOK == theirsOK {
-						continue
-					}
-					verdict := "rejects"
-					if oursOK {
-						verdict = "accepts"
-					}
-					i := matchKnown(known, ex.typeName, m, verdict)
-					if i < 0 {
-						unknown = append(unknown, fmt.Sprintf("%s/%s: %s %s: ours %s, official does not", ex.typeName, ex.file, m.op, m.path, verdict))
-						continue
-					}
-					used[i]++
-				}
+				l.compare(ex.typeName, ex.file, v, mine, theirs)
 			}
-			sort.Strings(unknown)
-			for _, u := range unknown {
-				t.Error(u)
-			}
-			for i, k := range known {
-				if used[i] == 0 {
-					t.Errorf("stale known disagreement %v %s %s (%s): nothing matched it", k.types, k.op, k.path, k.reason)
-				}
-			}
+			l.report(t)
 			if covered == 0 {
 				t.Error("no example carried over")
 			}
-			t.Logf("%d carried-over examples, %d mutations, %d known disagreements", covered, checked, sum(used))
+			t.Logf("%d carried-over examples, %d mutations, %d known disagreements", covered, l.checked, sum(l.used))
 		})
 	}
 }
