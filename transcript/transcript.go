@@ -116,20 +116,6 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
-// members reads the members of an object named keys in one pass (the
-// first occurrence wins, as with gjson's Get), into out by key position.
-func members(obj gjson.Result, keys []string, out []gjson.Result) {
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for i, want := range keys {
-			if k.Str == want && !out[i].Exists() {
-				out[i] = v
-				break
-			}
-		}
-		return true
-	})
-}
-
 func parse(line []byte) (Record, error) {
 	var rec Record
 	if envelope.TooDeep(line) {
@@ -143,7 +129,7 @@ func parse(line []byte) (Record, error) {
 		return rec, errors.New("not a JSON object")
 	}
 	var root [5]gjson.Result // transport, protocolVersion, fixture, request, response
-	members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response"}, root[:])
+	envelope.Members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response"}, root[:])
 	ex := &rec.Exchange
 	switch t := root[0]; {
 	case !t.Exists():
@@ -165,7 +151,7 @@ func parse(line []byte) (Record, error) {
 		return rec, errors.New(`"request" is required and must be an object`)
 	}
 	var req [4]gjson.Result // method, headers, body, bodyBase64
-	members(reqv, []string{"method", "headers", "body", "bodyBase64"}, req[:])
+	envelope.Members(reqv, []string{"method", "headers", "body", "bodyBase64"}, req[:])
 	var err error
 	ex.Request.Method = req[0].Str
 	if ex.Request.Header, err = headers(req[1], "request"); err != nil {
@@ -184,7 +170,7 @@ func parse(line []byte) (Record, error) {
 		return rec, errors.New(`"response" must be an object or null`)
 	}
 	var resp [4]gjson.Result // status, headers, body, bodyBase64
-	members(respv, []string{"status", "headers", "body", "bodyBase64"}, resp[:])
+	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64"}, resp[:])
 	r := &envelope.Response{}
 	if s := resp[0]; s.Exists() {
 		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
