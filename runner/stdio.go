@@ -95,3 +95,20 @@ type stdioConn struct{ p *transport.Stdio }
 func (c stdioConn) Do(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
 	return c.p.Do(ctx, req, wantReply)
 }
+
+// StderrTail is the end of what the current server process wrote to
+// stderr (at most n bytes), for the report: servers log there, and the
+// spec lets them (T-STDIO-3), so it is information, not a verdict.
+func (t *StdioTarget) StderrTail(n int) string {
+	t.mu.Lock()
+	p := t.p
+	t.mu.Unlock()
+	if p == nil {
+		return ""
+	}
+	b := p.Stderr()
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
+}

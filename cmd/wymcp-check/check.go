@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -237,6 +238,11 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		ss.note(fmt.Sprintf("protocol %s (%s)", res.Version, res.Negotiated))
 	}
 	ss.sum.Duration = s.Now().Sub(started)
+	if st, ok := target.(*runner.StdioTarget); ok {
+		if tail := st.StderrTail(stderrNote); tail != "" {
+			ss.note(fmt.Sprintf("server stderr (last %d bytes at most): %s", stderrNote, strconv.QuoteToGraphic(tail)))
+		}
+	}
 	if errors.Is(runErr, runner.ErrNotDriven) {
 		ss.sum.Aborted = runErr.Error()
 	}
@@ -255,6 +261,9 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	return err
 }
+
+// stderrNote bounds the server's stderr quoted in the report.
+const stderrNote = 2048
 
 // secrets lists the --header values for the echo checks.
 func secrets(h http.Header) []envelope.Secret {
