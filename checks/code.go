@@ -3,6 +3,7 @@ package checks
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -166,7 +167,7 @@ func codeList(codes []int) string {
 		if i > 0 {
 			b.WriteString(" or ")
 		}
-		b.WriteString(itoa(c))
+		b.WriteString(strconv.Itoa(c))
 	}
 	return b.String()
 }

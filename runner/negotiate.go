@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -60,31 +60,20 @@ func why(ex *envelope.Exchange) string {
 	case ex.Response == nil:
 		return "no reply"
 	}
-	m := envelope.Parse(firstMessage(ex.Response))
+	m := reply(ex)
 	if e := m.Get("error"); e.Exists() {
 		return fmt.Sprintf("HTTP %d, error %s", ex.Response.Status, m.Get("error.code").Raw)
 	}
 	return fmt.Sprintf("HTTP %d, no DiscoverResult", ex.Response.Status)
 }
 
-func firstMessage(resp *envelope.Response) []byte {
-	for _, m := range resp.Messages {
-		if !gjson.GetBytes(m, "method").Exists() {
-			return m
-		}
+// reply is the response message of an exchange, split out of the body
+// or the SSE stream the way the checks do (a zero Message when none).
+func reply(ex *envelope.Exchange) envelope.Message {
+	if r := checks.NewReply(ex.Response, &envelope.Expectation{}); r.Response != nil {
+		return *r.Response
 	}
-	if resp.Messages == nil {
-		if envelope.MediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
-			msgs, _ := envelope.SplitSSE(resp.Body, 1<<20)
-			for _, m := range msgs {
-				if !gjson.GetBytes(m, "method").Exists() {
-					return m
-				}
-			}
-		}
-		return resp.Body
-	}
-	return nil
+	return envelope.Message{}
 }
 
 // discover sends server/discover as a 2026-07-28 client would; ok when
@@ -95,7 +84,7 @@ func (r *run) discover(ctx context.Context) (envelope.Exchange, bool) {
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
 		r.id(), envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
 	ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
-	m := envelope.Parse(firstMessage(orEmpty(ex.Response)))
+	m := reply(&ex)
 	for _, v := range m.Get("result.supportedVersions").Array() {
 		if v.Str == envelope.V20260728 {
 			return ex, true
@@ -103,13 +92,6 @@ func (r *run) discover(ctx context.Context) (envelope.Exchange, bool) {
 	}
 	r.sess.version = saved
 	return ex, false
-}
-
-func orEmpty(r *envelope.Response) *envelope.Response {
-	if r == nil {
-		return &envelope.Response{}
-	}
-	return r
 }
 
 // initialize runs the 2025-xx handshake: initialize, then
@@ -125,7 +107,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool) error {
 		r.sess.version, r.sess.sessionID = "", ""
 		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
 		ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
-		m := envelope.Parse(firstMessage(orEmpty(ex.Response)))
+		m := reply(&ex)
 		got := m.Get("result.protocolVersion").Str
 		if !slices.Contains([]string{envelope.V20251125, envelope.V20250618}, got) {
 			last = why(&ex)

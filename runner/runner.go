@@ -58,8 +58,6 @@ type Options struct {
 	// Deadline bounds the whole run; fixtures not reached by then get
 	// error verdicts, so the report is complete.
 	Deadline time.Duration
-	// Now is the clock.
-	Now func() time.Time
 }
 
 // Values of Options.CallTools.

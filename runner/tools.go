@@ -44,7 +44,7 @@ func (r *run) discoverTools(ctx context.Context) {
 		r.sink.Note("tools/list for the tool fixtures: " + why(&ex))
 		return
 	}
-	m := envelope.Parse(firstMessage(ex.Response))
+	m := reply(&ex)
 	for _, t := range m.Get("result.tools").Array() {
 		name, in := t.Get("name"), t.Get("inputSchema")
 		if name.Type == gjson.String && in.IsObject() {

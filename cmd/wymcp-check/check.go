@@ -232,7 +232,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	started := s.Now()
 	res, runErr := runner.Run(ctx, target, runner.Options{
 		Protocol: o.Protocol, Fixtures: fx, CallTools: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
-		Deadline: o.Deadline, Now: s.Now, Secrets: secrets(extra),
+		Deadline: o.Deadline, Secrets: secrets(extra),
 	}, k)
 	if runErr == nil {
 		ss.note(fmt.Sprintf("protocol %s (%s)", res.Version, res.Negotiated))

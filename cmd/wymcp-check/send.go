@@ -220,25 +220,20 @@ func printExchange(w io.Writer, target, endpoint string, res runner.Result, ex *
 	}
 	b.Reset()
 	var unplaced []string
-	if r := ex.Response; r != nil {
-		msgs := r.Messages
-		if msgs == nil && len(r.Body) > 0 {
-			msgs = [][]byte{r.Body}
-			if envelope.MediaType(r.Header.Get("Content-Type")) == "text/event-stream" {
-				msgs, _ = envelope.SplitSSE(r.Body, 1<<20)
-			}
+	// Split the reply as the checks did, and annotate the message they
+	// judged as the response.
+	rep := checks.NewReply(ex.Response, &envelope.Expectation{})
+	for i := range rep.Messages {
+		m := &rep.Messages[i]
+		var mvs []checks.Verdict
+		if m == rep.Response {
+			mvs = vs
 		}
-		for i, m := range msgs {
-			var mvs []checks.Verdict
-			if i == len(msgs)-1 || len(msgs) == 1 {
-				mvs = vs // findings are about the response, which comes last
-			}
-			u, err := report.Annotate(w, clipBytes(m, 1<<20), mvs, "")
-			if err != nil {
-				return err
-			}
-			unplaced = append(unplaced, u...)
+		u, err := report.Annotate(w, clipBytes(m.Raw, 1<<20), mvs, "")
+		if err != nil {
+			return err
 		}
+		unplaced = append(unplaced, u...)
 	}
 	var errs []string
 	for _, v := range vs {

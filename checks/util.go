@@ -1,5 +1,0 @@
-package checks
-
-import "strconv"
-
-func itoa(i int) string { return strconv.Itoa(i) }
