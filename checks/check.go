@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // Severity is the spec keyword behind a check.
@@ -102,50 +103,75 @@ type Verdict struct {
 type Pass struct {
 	Check    *Check
 	Exchange *envelope.Exchange
-	Expect   *envelope.Expectation
+	// Expect is what a conforming reply is, built once by expect.Build;
+	// checks read it and never change it.
+	Expect   *expect.Expectation
 	Contract *envelope.Contract
 	Reply    *Reply
 	Schemas  SchemaValidator // nil: schema checks skip
+	// Secrets are the --header values of a live run: a reply that echoes
+	// one is a finding that must not quote it.
+	Secrets  []envelope.Secret
 	findings []Finding
 }
 
-// Failf reports a breach at the check's severity.
+// Deviate reports that the reply departs from an expected property. How
+// sure the finding is comes from w alone: this is the one place a
+// deviation becomes fail or warn.
+func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
+	st, ok := statusFor(w.Level, p.Contract)
+	if !ok {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if st == StatusWarn && w.Rule != "" {
+		msg += " (" + w.Rule + ")"
+	}
+	p.findings = append(p.findings, Finding{st, path, msg})
+}
+
+// statusFor maps the level of a broken expectation to a verdict: a MUST
+// fails, the strict contract fails under it, a SHOULD or an open point
+// warns, and where nothing was expected there is nothing to report.
+func statusFor(l expect.Level, c *envelope.Contract) (Status, bool) {
+	switch l {
+	case expect.Must:
+		return StatusFail, true
+	case expect.Contract:
+		if c.IsStrict() {
+			return StatusFail, true
+		}
+		return "", false
+	case expect.Should, expect.Open:
+		return StatusWarn, true
+	}
+	return "", false
+}
+
+// Failf reports a breach of the check's own rule, at its severity.
 func (p *Pass) Failf(path, format string, args ...any) {
-	st := StatusFail
+	l := expect.Must
 	if p.Check.Severity == SHOULD {
-		st = StatusWarn
+		l = expect.Should
 	}
-	p.findings = append(p.findings, Finding{st, path, fmt.Sprintf(format, args...)})
+	p.Deviate(expect.Want{Level: l}, path, format, args...)
 }
 
-// Warnf reports a breach that only warns: a SHOULD, or an ambiguity of
-// the spec where failing would be a false alarm.
+// Warnf reports a breach that only warns: a SHOULD within the check's
+// rule, named in the message.
 func (p *Pass) Warnf(path, format string, args ...any) {
-	p.findings = append(p.findings, Finding{StatusWarn, path, fmt.Sprintf(format, args...)})
+	p.Deviate(expect.Want{Level: expect.Should}, path, format, args...)
 }
 
-// Deviate reports a breach that fails unless the spec is ambiguous about
-// the situation, in which case it warns and names the ambiguity.
-func (p *Pass) Deviate(path, format string, args ...any) {
-	if amb := p.Expect.Ambiguity; amb != "" {
-		p.Warnf(path, format+" (%s)", append(args, amb)...)
+// Contractf reports a breach of the strict contract: a failure under it,
+// a warning under --contract spec when the spec itself asks the same as a
+// SHOULD (shouldToo), nothing otherwise.
+func (p *Pass) Contractf(shouldToo bool, path, format string, args ...any) {
+	if !p.Contract.IsStrict() && shouldToo {
+		p.Warnf(path, format, args...)
 		return
 	}
-	p.Failf(path, format, args...)
-}
-
-// DeviateCode reports a code outside the expected ones: it warns when the
-// code (or the whole reaction) is open in the spec, and fails otherwise.
-func (p *Pass) DeviateCode(path, format string, args ...any) {
-	amb := p.Expect.CodeAmbiguity
-	if amb == "" {
-		amb = p.Expect.Ambiguity
-	}
-	if amb != "" {
-		p.Warnf(path, format+" (%s)", append(args, amb)...)
-		return
-	}
-	p.Failf(path, format, args...)
+	p.Deviate(expect.Want{Level: expect.Contract}, path, format, args...)
 }
 
 // errCheckBroken marks a check that panicked: an error verdict, never a pass.

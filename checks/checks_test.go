@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/schema"
 	"golang.org/x/tools/txtar"
 )
@@ -27,11 +28,11 @@ import (
 //	                version: 2026-07-28 (default: inferred from the request)
 //	                contract: strict|spec (default strict)
 //	                method: GET (HTTP method of the request; default POST)
-//	                tool-refusal: true (the request breaks the tool's inputSchema)
-//	                output-schema: {…} (the called tool's outputSchema)
+//	                facts: {…} (what the server declared in the run, the
+//	                       transcript form: protocolVersion, supportedVersions,
+//	                       capabilities, tools, toolsListed)
+//	                expect-…: the fixture override vocabulary (see expect.Override)
 //	                secret: Name: value (a --header value of a live run)
-//	                body-optional: true (the rejection may have no body)
-//	                expect-status: 403 (a fixture's status override; a rejection)
 //	                status: 400 (HTTP status of the reply; default 200)
 //	                no-reply: true (nothing came back)
 //	                request-header: Name: value (repeatable)
@@ -43,15 +44,13 @@ import (
 // Unexpected findings and missing ones both fail the test, as in
 // analysistest: a case with an empty want asserts the reply conforms.
 type testCase struct {
-	name         string
-	ex           envelope.Exchange
-	contract     *envelope.Contract
-	want         []string
-	toolRefusal  bool   // the fixture override a live run would apply
-	outputSchema []byte // the called tool's outputSchema, as a live run knows it
-	secrets      []envelope.Secret
-	bodyOptional bool
-	expectStatus []int
+	name     string
+	ex       envelope.Exchange
+	contract *envelope.Contract
+	want     []string
+	facts    *expect.Facts    // what the run learned, as a live run knows it
+	override *expect.Override // the fixture's, as a live run applies it
+	secrets  []envelope.Secret
 }
 
 var caseFile = flag.String("case", "", "run only the case files matching this glob")
@@ -79,7 +78,7 @@ func loadCases(t *testing.T) []testCase {
 
 func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 	t.Helper()
-	tc := testCase{name: filepath.Base(file), contract: envelope.Strict()}
+	tc := testCase{name: filepath.Base(file), contract: envelope.Strict(), override: &expect.Override{}}
 	tc.ex = envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Header: http.Header{}}}
 	resp := &envelope.Response{Status: 200, Header: http.Header{}}
 	var replyBody []byte
@@ -114,21 +113,15 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.contract = c
 				case "method":
 					tc.ex.Request.Method = v
-				case "tool-refusal":
-					tc.toolRefusal = v == "true"
-				case "output-schema":
-					tc.outputSchema = []byte(v)
+				case "facts":
+					f, err := expect.ParseFacts([]byte(v))
+					if err != nil {
+						t.Fatalf("%s: facts: %v", file, err)
+					}
+					tc.facts = f
 				case "secret":
 					sk, sv, _ := strings.Cut(v, ":")
 					tc.secrets = append(tc.secrets, envelope.Secret{Name: strings.TrimSpace(sk), Value: strings.TrimSpace(sv)})
-				case "body-optional":
-					tc.bodyOptional = v == "true"
-				case "expect-status":
-					n, err := strconv.Atoi(v)
-					if err != nil {
-						t.Fatalf("%s: expect-status: %v", file, err)
-					}
-					tc.expectStatus = []int{n}
 				case "status":
 					n, err := strconv.Atoi(v)
 					if err != nil {
@@ -149,7 +142,12 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					}
 					h.Add(strings.TrimSpace(hk), unescape(strings.TrimSpace(hv)))
 				default:
-					t.Fatalf("%s: unknown meta key %q", file, k)
+					if !expect.IsKey(k) {
+						t.Fatalf("%s: unknown meta key %q", file, k)
+					}
+					if err := tc.override.Set(k, v); err != nil {
+						t.Fatalf("%s: %s: %v", file, k, err)
+					}
 				}
 			}
 		case "request":
@@ -208,16 +206,11 @@ func unescapeBytes(b []byte) []byte {
 // schemas is shared by every case: compiled once per version, as in a run.
 var schemas = checks.ProtocolSchemas(schema.NewRegistry())
 
+// input builds what a live run would judge: the expectation from the
+// request, the run's facts and the fixture's override, in one call.
 func input(tc testCase, ex *envelope.Exchange) checks.Input {
-	exp := envelope.Expect(ex)
-	exp.ToolRefusal = tc.toolRefusal
-	exp.OutputSchema = tc.outputSchema
-	exp.Secrets = tc.secrets
-	exp.BodyOptional = tc.bodyOptional
-	if tc.expectStatus != nil {
-		exp.Status, exp.StatusMust, exp.ErrorRequired = tc.expectStatus, true, true
-	}
-	return checks.Input{Fixture: tc.name, Exchange: ex, Contract: tc.contract, Expect: &exp, Schemas: schemas}
+	return checks.Input{Fixture: tc.name, Exchange: ex, Contract: tc.contract,
+		Expect: expect.Build(ex, tc.facts, tc.override), Schemas: schemas, Secrets: tc.secrets}
 }
 
 func findings(vs []checks.Verdict) []string {
@@ -354,7 +347,8 @@ func TestHostileReplies(t *testing.T) {
 	}
 	// 200,000 levels of nesting: reported, not recursed into.
 	deep := []byte(strings.Repeat("[", 200000) + strings.Repeat("]", 200000))
-	if got := judge(deep); !slices.Contains(got, "RPC1001 fail reply") {
+	// The checker's own bound: "could not judge", once, never a fail.
+	if got := judge(deep); len(got) != 1 || !strings.HasPrefix(got[0], "RPC1001 error the reply nests deeper") {
 		t.Errorf("deep nesting: %v", got)
 	}
 	// A 400 KB echo of a 400 KB argument.

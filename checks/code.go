@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // needCode guards checks that read an integer error code.
@@ -109,46 +110,52 @@ names the code it expects.`,
 			return err
 		}
 		x := p.Expect
-		if code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8 {
+		switch {
+		case slices.Contains(x.Codes, code):
+			return nil
+		case x.AnyCode:
+			return nil // the spec names no code for the condition
+		case slices.Contains(x.AlsoCodes, code):
+			p.Warnf("error.code", "code %d for %s (%s) is defensible, but the literal reading is %s (AMB-4)", code, x.Condition, x.Detail, codeList(x.Codes))
+			return nil
+		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8:
 			// Whatever else is open about the request, bytes that parse
 			// are never a parse error.
 			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
 			return nil
 		}
-		// Some codes are wrong for a valid request whatever else is known.
-		if x.Condition == envelope.CondCall {
+		if isCall(x.Condition) && x.Version == envelope.V20260728 {
+			// Some codes are wrong for a valid request whatever else is
+			// known; each is judged from what the server itself declared.
 			switch {
-			case x.Version == envelope.V20260728 && code == envelope.CodeUnsupportedVer:
-				p.Failf("error.code", "code -32022 (unsupported version) though the request asks for %s", envelope.V20260728)
+			case code == envelope.CodeUnsupportedVer:
+				if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) {
+					p.Failf("error.code", "code -32022 (unsupported version) for %s, a version the server says it serves", Quote(v, quoteN))
+				}
+				// Otherwise the server does not serve the version asked
+				// for, and -32022 is right for any version.
 				return nil
-			case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.Stdio:
+			case code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.Stdio:
 				p.Failf("error.code", "code -32020 (header mismatch) on stdio, which has no headers (T-ERR-8)")
 				return nil
-			case x.Version == envelope.V20260728 && code == envelope.CodeHeaderMismatch && x.Method != "tools/call":
+			case code == envelope.CodeHeaderMismatch && x.Method != "tools/call":
 				// tools/call may need Mcp-Param-* headers the request alone
 				// does not show (T-HDR-4); every other method's are known.
 				p.Failf("error.code", "code -32020 (header mismatch) though every standard header matches the body")
 				return nil
 			}
 		}
-		if x.AnyCode {
-			return nil
-		}
-		if len(x.Codes) > 0 {
-			switch {
-			case slices.Contains(x.Codes, code):
-			case slices.Contains(x.WarnCodes, code):
-				p.Warnf("error.code", "code %d for %s (%s) is defensible, but the literal reading is %s", code, x.Condition, x.Detail, codeList(x.Codes))
-			case x.Condition == envelope.CondUnknownMethod && unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str):
+		if len(x.Codes) > 0 && x.Code.Set() {
+			if x.Condition == expect.CondUnknownMethod && unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str) {
 				// The server itself says the method is unknown, so no
 				// extension defines it: the code must be -32601.
 				p.Failf("error.code", "code %d for a method the reply itself calls unknown, want -32601", code)
-			default:
-				p.DeviateCode("error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
+				return nil
 			}
+			p.Deviate(x.Code, "error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
 			return nil
 		}
-		if x.Condition != envelope.CondCall {
+		if x.Condition != expect.CondCall {
 			return nil
 		}
 		switch {
@@ -159,6 +166,31 @@ names the code it expects.`,
 		}
 		return nil
 	},
+}
+
+// isCall: the request is a well-formed call of a defined method, whatever
+// the facts then say of it.
+func isCall(c expect.Condition) bool {
+	switch c {
+	case expect.CondCall, expect.CondUnknownTool, expect.CondMalformedCall, expect.CondInvalidParams, expect.CondUndeclared:
+		return true
+	}
+	return false
+}
+
+// sentVersion is the protocol version the request asked for (_meta's).
+func sentVersion(p *Pass) string {
+	return p.Expect.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str
+}
+
+// listsVersion: v is one of the strings of an array.
+func listsVersion(arr gjson.Result, v string) bool {
+	for _, s := range arr.Array() {
+		if s.Type == gjson.String && s.Str == v {
+			return true
+		}
+	}
+	return false
 }
 
 func codeList(codes []int) string {
@@ -185,7 +217,8 @@ server serve the request anyway (a missing MCP-Protocol-Version header
 read as 2025-03-26 by a server that deliberately serves such clients) a
 result only warns.`,
 	Run: func(p *Pass) error {
-		if !p.Expect.ErrorRequired {
+		x := p.Expect
+		if !x.Error.Set() {
 			return Skip("the request may be served")
 		}
 		m, err := needObject(p)
@@ -193,7 +226,7 @@ result only warns.`,
 			return err
 		}
 		if m.Get("result").Exists() && !m.Get("error").Exists() {
-			p.Deviate("result", "%s (%s) was served with a result, want an error", p.Expect.Condition, p.Expect.Detail)
+			p.Deviate(x.Error, "result", "%s (%s) was served with a result, want an error", x.Condition, x.Detail)
 		}
 		return nil
 	},

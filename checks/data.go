@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,27 +90,33 @@ var DataNoProse = &Check{
 	SpecRef:  "contract clause 3",
 	Severity: MUST,
 	Area:     AreaData,
-	Doc: `No value under error.data is a prose sentence: the cause belongs in the
-one-line message, and data holds structured values (pointers, header
-names, versions). A string counts as prose when it contains a line break,
-or has a space and ends in sentence punctuation, or runs to six words or
-more. The problem strings of a distilled errors entry are exempt (they are
-short phrases by design, and ERR5001 judges them), and so are requested,
-received and expected, which quote the request whatever its words (ERR4001
-bounds them). Strict contract only.`,
+	Doc: `No value under error.data is a prose sentence of the server's: the cause
+belongs in the one-line message, and data holds structured values
+(pointers, header names, versions). A string counts as prose when it
+spans lines (any Unicode line break), or has a space and ends in sentence
+punctuation, or runs to six words or more.
+
+What is exempt is decided by meaning, not by key name: strings the MCP
+schema defines as human text for a spec-defined error (the message of
+each URL elicitation of -32042) are meant for people; a string that is a
+value of the request (or a truncation of one) is a quote, whatever its
+words, and ERR4001 bounds it; the problems of a distilled errors entry
+are judged by ERR5001 as short cause phrases. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
 		}
-		_, d, err := needData(p)
+		e, d, err := needData(p)
 		if err != nil {
 			return err
 		}
+		code := int(e.Get("code").Int())
 		walkStrings(d, "error.data", func(path, s string) {
-			if isProblemPath(path, p.Contract.ProblemsKey) || isQuoteKey(path) {
-				return
-			}
-			if isProse(s) {
+			switch {
+			case isProblemPath(path, p.Contract.ProblemsKey):
+			case humanText(p.Expect.Version, code, path):
+			case quotesRequest(p, s):
+			case isProse(s):
 				p.Failf(path, "value is prose: %s", Quote(s, quoteN))
 			}
 		})
@@ -117,12 +124,38 @@ bounds them). Strict contract only.`,
 	},
 }
 
-// isQuoteKey: requested, received and expected hold a value quoted from
-// the request, whatever its words; ERR4001 bounds them, not this check.
-func isQuoteKey(path string) bool {
-	switch path {
-	case "error.data.requested", "error.data.received", "error.data.expected":
-		return true
+// humanTextFields are the strings the MCP schema defines as text for a
+// person inside the data of a spec-defined error.
+var humanTextFields = []struct {
+	version string
+	code    int
+	path    *regexp.Regexp
+}{
+	// ElicitRequestURLParams.message: "the message to present to the user".
+	{envelope.V20251125, envelope.CodeURLElicitation, regexp.MustCompile(`^error\.data\.elicitations\.[0-9]+\.message$`)},
+}
+
+func humanText(version string, code int, path string) bool {
+	for _, h := range humanTextFields {
+		if h.version == version && h.code == code && h.path.MatchString(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// quotesRequest: s is a value the request carried (a string in its body,
+// a header value, decoded), whole or cut to a prefix: a quote, not the
+// server's prose.
+func quotesRequest(p *Pass, s string) bool {
+	core := strings.TrimSuffix(strings.TrimSuffix(s, "…"), "...")
+	if utf8.RuneCountInString(core) < 4 {
+		return false
+	}
+	for _, v := range p.Reply.texts(p.Exchange, p.Expect) {
+		if v == s || strings.HasPrefix(v, core) || strings.HasPrefix(decodedHeader(v), core) {
+			return true
+		}
 	}
 	return false
 }
@@ -136,7 +169,7 @@ func isProblemPath(path, key string) bool {
 
 func isProse(s string) bool {
 	s = strings.TrimSpace(s)
-	if strings.ContainsAny(s, "\r\n") {
+	if hasLineBreak(s) {
 		return true
 	}
 	if !strings.Contains(s, " ") {
@@ -174,12 +207,15 @@ var DataShapes = &Check{
 	SpecRef:  "T-ERR-7, T-ERR-13, T-ERR-14, T-LIFE-9",
 	Severity: MUST,
 	Area:     AreaData,
-	Doc: `Errors whose data the spec defines carry it:
+	Doc: `Errors whose data the spec defines carry it, and it means what it says,
+against the request and against itself:
 -32022 (2026-07-28) has data.supported, a non-empty array of version
 strings, and data.requested, the version string the request asked for
 (under the strict contract a requested value longer than the quote bound
-may be truncated, never replaced); -32021 (2026-07-28) has
-data.requiredCapabilities, an object; -32042 (2025-11-25) has
+may be truncated, never replaced); supported never holds the version
+requested names as unsupported; -32021 (2026-07-28) has
+data.requiredCapabilities, an object naming only capabilities the request
+did not declare; -32042 (2025-11-25) has
 data.elicitations, a non-empty array of objects with mode "url",
 elicitationId, url and message.`,
 	Run: func(p *Pass) error {
@@ -213,10 +249,24 @@ elicitationId, url and message.`,
 				p.Failf("error.data.requested", "requested is %s, want the version string sent", envelope.Kind(req))
 			case len(sent) > 0 && !slices.ContainsFunc(sent, func(v string) bool { return req.Str == v || truncationOf(req.Str, v, p.Contract.QuoteBound) }):
 				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent[0], quoteN))
+			case listsVersion(sup, req.Str):
+				// The error says the version is not served and, in the same
+				// breath, that it is.
+				p.Failf("error.data.supported", "supported lists %s, the very version requested names as unsupported", Quote(req.Str, quoteN))
 			}
 		case code == envelope.CodeMissingClientCap && v == envelope.V20260728:
-			if rc := d.Get("requiredCapabilities"); !rc.IsObject() {
+			rc := d.Get("requiredCapabilities")
+			if !rc.IsObject() {
 				p.Failf("error.data.requiredCapabilities", "-32021 needs data.requiredCapabilities, an object; it is %s", envelope.Kind(rc))
+				return nil
+			}
+			// It names what the request lacked: a capability the request
+			// declared is not missing.
+			declared := p.Expect.Request.Get(envelope.MetaPath(envelope.MetaClientCapabilities))
+			for _, leaf := range leafPaths(rc, "") {
+				if declared.IsObject() && declared.Get(leaf).Exists() {
+					p.Failf(envelope.JoinPath("error.data.requiredCapabilities", leaf), "requiredCapabilities names %s, which the request declared", Quote(leaf, quoteN))
+				}
 			}
 		case code == envelope.CodeURLElicitation && v == envelope.V20251125:
 			el := d.Get("elicitations")
@@ -240,6 +290,23 @@ elicitationId, url and message.`,
 		}
 		return nil
 	},
+}
+
+// leafPaths lists the gjson paths of an object's leaves: members whose
+// value is not an object, or an empty one ({} names a capability as a
+// whole).
+func leafPaths(v gjson.Result, prefix string) []string {
+	var out []string
+	v.ForEach(func(k, val gjson.Result) bool {
+		path := envelope.JoinPath(prefix, k.Str)
+		if val.IsObject() && !isEmptyValue(val) {
+			out = append(out, leafPaths(val, path)...)
+		} else {
+			out = append(out, path)
+		}
+		return true
+	})
+	return out
 }
 
 // sentVersions are the versions the request asked for: _meta's and the

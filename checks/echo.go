@@ -2,121 +2,334 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
-// An echoFinder finds runs of reply text copied from the request. It
-// indexes the request's byte windows only when some reply text is long
-// enough to hold a run over the bound, which keeps the common case (short
-// messages) free of work, and extends a match byte by byte from where it
-// was found, so a long echo costs time linear in its length.
-type echoFinder struct {
-	bound   int // in characters
-	p       *Pass
-	sources []string
-	index   map[string]srcPos
-}
+// Echo is judged on meaning, not on surface text: a reply text is read
+// decoded (JSON escapes and percent-encoding undone, as a client showing
+// it would), the request's texts too (JSON strings unescaped, Base64
+// header sentinels decoded), and every piece of a request text the reply
+// carries counts toward that text's total, wherever the pieces stand
+// (message, data, several data values). Quote marks around a quoted value
+// are not part of it.
 
-type srcPos struct{ src, off int }
+// minPiece is the shortest copied run counted as a piece of the request:
+// shorter ones (names, versions, "tools/call") recur by chance.
+const minPiece = 16
 
-func newEchoFinder(p *Pass) *echoFinder {
-	return &echoFinder{bound: p.Contract.QuoteBound, p: p}
-}
-
-// find returns the first run of more than bound characters of text that
-// stands in the request.
-func (f *echoFinder) find(text string) (string, bool) {
-	k := f.bound + 1 // a run of more than bound characters has at least k bytes
-	if len(text) < k {
-		return "", false
-	}
-	if f.index == nil {
-		f.index = map[string]srcPos{}
-		for _, s := range f.p.Reply.texts(f.p.Exchange, f.p.Expect) {
-			if len(s) < k {
-				continue
-			}
-			f.sources = append(f.sources, s)
-			n := len(f.sources) - 1
-			for i := 0; i+k <= len(s); i++ {
-				if _, seen := f.index[s[i:i+k]]; !seen {
-					f.index[s[i:i+k]] = srcPos{n, i}
-				}
-			}
-		}
-	}
-	for i := 0; i+k <= len(text); i++ {
-		at, ok := f.index[text[i:i+k]]
-		if !ok {
-			continue
-		}
-		src := f.sources[at.src]
-		j, o := i+k, at.off+k
-		for j < len(text) && o < len(src) && text[j] == src[o] {
-			j, o = j+1, o+1
-		}
-		if run := text[i:j]; utf8.RuneCountInString(run) > f.bound {
-			return run, true
-		}
-	}
-	return "", false
-}
+// window is the length of the index's windows; a run of minPiece bytes
+// always holds a window starting at a multiple of stride in its source.
+const (
+	window = 8
+	stride = minPiece - window + 1
+)
 
 // minEchoValue is the shortest request value counted as echoed whole:
 // shorter ones (names, versions, "add") recur in any reply by chance.
 const minEchoValue = 16
 
-// quoteKeys hold the condition's values by the contract's own vocabulary
-// (a header binding's body and header values, the requested version);
-// each is bounded by the quote bound, and is not counted as a copy.
-var quoteKeys = []string{"error.data.header", "error.data.expected", "error.data.received", "error.data.requested"}
-
-// echoes judges one reply text: a copied run over the bound, a secret,
-// or whole request values beyond the single one the condition is about.
-type echoes struct {
-	p      *Pass
-	f      *echoFinder
-	values map[string]bool // distinct request values seen whole
-	paths  []string
+// A source is one request text a reply could echo.
+type source struct {
+	text string
+	what string // "the request body", "value \"…\"", "header X"
+	body bool   // the raw body: quote marks at a run's edges are JSON syntax
+	// covered are the byte ranges of text found in the reply, merged at
+	// the end.
+	covered [][2]int
+	paths   []string
 }
 
-func newEchoes(p *Pass) *echoes {
-	return &echoes{p: p, f: newEchoFinder(p), values: map[string]bool{}}
+// An echoScan measures, over all the texts of one reply, how much of
+// each request text the reply carries.
+type echoScan struct {
+	p       *Pass
+	sources []*source
+	index   map[string][2]int // window → (source, offset) of its first aligned occurrence
+	values  map[string]bool   // distinct request values seen whole
+	paths   []string
 }
 
-func (e *echoes) text(path, s string) {
-	for _, sec := range e.p.Expect.Secrets {
-		if len(sec.Value) >= 8 && strings.Contains(s, sec.Value) {
-			// Never quote it: the report must not leak it either.
-			e.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
+func newEchoScan(p *Pass) *echoScan {
+	s := &echoScan{p: p, values: map[string]bool{}}
+	ex, exp := p.Exchange, p.Expect
+	if len(ex.Request.Body) >= minPiece {
+		s.sources = append(s.sources, &source{text: string(ex.Request.Body), what: "the request body", body: true})
+	}
+	for _, v := range p.Reply.texts(ex, exp) {
+		if len(v) < minPiece || v == string(ex.Request.Body) {
+			continue
+		}
+		s.sources = append(s.sources, &source{text: v, what: "request value " + Quote(v, 24)})
+		// The server may echo what it decoded: a percent-encoded value, or
+		// a header's Base64 sentinel.
+		for _, d := range []string{percentDecode(v), decodedHeader(v)} {
+			if d != v && len(d) >= minPiece {
+				s.sources = append(s.sources, &source{text: d, what: "request value " + Quote(v, 24)})
+			}
 		}
 	}
-	if run, ok := e.f.find(s); ok {
-		e.p.Failf(path, "%d characters copied from the request: %s", utf8.RuneCountInString(run), Quote(run, quoteN))
+	return s
+}
+
+// build indexes the sources' aligned windows, on first need.
+func (s *echoScan) build() {
+	if s.index != nil {
 		return
 	}
-	for _, q := range quoteKeys {
-		if path == q {
-			return
-		}
-	}
-	for _, v := range e.p.Reply.values(e.p.Expect) {
-		if utf8.RuneCountInString(v) >= minEchoValue && v != e.p.Expect.Quote && strings.Contains(s, v) && !e.values[v] {
-			e.values[v] = true
-			e.paths = append(e.paths, path)
+	s.index = map[string][2]int{}
+	for si, src := range s.sources {
+		for off := 0; off+window <= len(src.text); off += stride {
+			w := src.text[off : off+window]
+			if _, seen := s.index[w]; !seen {
+				s.index[w] = [2]int{si, off}
+			}
 		}
 	}
 }
 
-// done reports whole request values echoed beyond the one allowed.
-func (e *echoes) done(path string) {
-	if n := len(e.values); n > 1 {
-		e.p.Failf(path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(e.paths, ", "))
+// text scans one reply text at path.
+func (s *echoScan) text(path, raw string) {
+	for _, sec := range s.p.Secrets {
+		if len(sec.Value) >= 8 && strings.Contains(raw, sec.Value) {
+			// Never quote it: the report must not leak it either.
+			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
+		}
+	}
+	variants := []string{raw}
+	if d := jsonUnescape(raw); d != raw {
+		variants = append(variants, d)
+	}
+	if d := percentDecode(raw); d != raw {
+		variants = append(variants, d)
+	}
+	for _, t := range variants {
+		s.pieces(path, t)
+	}
+	if isQuoteKey(path) {
+		return // the condition's own value, by the vocabulary's name
+	}
+	for _, v := range s.p.Reply.values(s.p.Expect) {
+		if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] {
+			continue
+		}
+		for _, t := range variants {
+			if strings.Contains(t, v) {
+				s.values[v] = true
+				s.paths = append(s.paths, path)
+				break
+			}
+		}
 	}
 }
+
+// pieces finds the runs of t copied from a source and records what of
+// the source they cover.
+func (s *echoScan) pieces(path, t string) {
+	if len(t) < minPiece || len(s.sources) == 0 {
+		return
+	}
+	s.build()
+	for i := 0; i+window <= len(t); {
+		at, ok := s.index[t[i:i+window]]
+		if !ok {
+			i++
+			continue
+		}
+		src := s.sources[at[0]]
+		// Extend both ways: the window may sit anywhere in the run.
+		b := 0
+		for i-b > 0 && at[1]-b > 0 && t[i-b-1] == src.text[at[1]-b-1] {
+			b++
+		}
+		f := window
+		for i+f < len(t) && at[1]+f < len(src.text) && t[i+f] == src.text[at[1]+f] {
+			f++
+		}
+		lo, hi := at[1]-b, at[1]+f
+		if src.body {
+			// A quoted value carries its quote marks in the body; they are
+			// JSON syntax, not part of what was echoed.
+			for lo < hi && src.text[lo] == '"' {
+				lo++
+			}
+			for hi > lo && src.text[hi-1] == '"' {
+				hi--
+			}
+		}
+		if hi-lo >= minPiece {
+			src.covered = append(src.covered, [2]int{lo, hi})
+			if !slices.Contains(src.paths, path) {
+				src.paths = append(src.paths, path)
+			}
+		}
+		i += f
+	}
+}
+
+// done reports what the reply echoes beyond the one short value allowed:
+// a request text whose pieces add up past the quote bound, or more than
+// one whole request value.
+func (s *echoScan) done(path string) {
+	bound := s.p.Contract.QuoteBound
+	var worst *source
+	worstN := 0
+	for _, src := range s.sources {
+		if n := coveredRunes(src); n > bound && n > worstN {
+			worst, worstN = src, n
+		}
+	}
+	if worst != nil {
+		at := path
+		if len(worst.paths) == 1 {
+			at = worst.paths[0]
+		}
+		first := worst.covered[0]
+		s.p.Failf(at, "%d characters of %s are echoed (at %s), over the quote bound of %d: %s", worstN, worst.what,
+			strings.Join(worst.paths, ", "), bound, Quote(worst.text[first[0]:first[1]], quoteN))
+	}
+	if n := len(s.values); n > 1 {
+		s.p.Failf(path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
+	}
+}
+
+// coveredRunes counts the characters of src the reply carries, each once
+// however often it was copied.
+func coveredRunes(src *source) int {
+	if len(src.covered) == 0 {
+		return 0
+	}
+	iv := slices.Clone(src.covered)
+	slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
+	n, lo, hi := 0, iv[0][0], iv[0][1]
+	for _, r := range iv[1:] {
+		if r[0] <= hi {
+			hi = max(hi, r[1])
+			continue
+		}
+		n += utf8.RuneCountInString(src.text[lo:hi])
+		lo, hi = r[0], r[1]
+	}
+	return n + utf8.RuneCountInString(src.text[lo:hi])
+}
+
+// jsonUnescape undoes JSON string escapes in a text that carries a JSON
+// document as a string (a server putting the request, encoded, into its
+// message). Malformed escapes stay as they are.
+func jsonUnescape(t string) string {
+	if !strings.Contains(t, `\`) {
+		return t
+	}
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c != '\\' || i+1 >= len(t) {
+			b.WriteByte(c)
+			continue
+		}
+		switch e := t[i+1]; e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, n := unicodeEscape(t[i:])
+			if n == 0 {
+				b.WriteByte(c)
+				continue
+			}
+			b.WriteRune(r)
+			i += n - 1
+			continue
+		default:
+			b.WriteByte(c)
+			continue
+		}
+		i++
+	}
+	return b.String()
+}
+
+// unicodeEscape reads \uXXXX (and a following low surrogate) at the start
+// of t; n is the bytes read, 0 when it is no escape.
+func unicodeEscape(t string) (rune, int) {
+	hex4 := func(s string) (rune, bool) {
+		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+			return 0, false
+		}
+		var r rune
+		for _, c := range []byte(s[2:6]) {
+			if !isHex(c) {
+				return 0, false
+			}
+			r = r<<4 | rune(unhex(c))
+		}
+		return r, true
+	}
+	r, ok := hex4(t)
+	if !ok {
+		return 0, 0
+	}
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex4(t[6:]); ok {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, 12
+			}
+		}
+	}
+	return r, 6
+}
+
+// percentDecode undoes %XX escapes; a % not followed by two hex digits
+// stays.
+func percentDecode(t string) string {
+	if !strings.Contains(t, "%") {
+		return t
+	}
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		if t[i] == '%' && i+2 < len(t) && isHex(t[i+1]) && isHex(t[i+2]) {
+			b.WriteByte(unhex(t[i+1])<<4 | unhex(t[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(t[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+// quoteKeys hold the condition's values by the contract's own vocabulary
+// (a header binding's body and header values, the requested version);
+// each is bounded by the quote bound, and is not counted as a whole
+// value besides.
+var quoteKeys = []string{"error.data.header", "error.data.expected", "error.data.received", "error.data.requested"}
+
+func isQuoteKey(path string) bool { return slices.Contains(quoteKeys, path) }
 
 var NoEcho = &Check{
 	ID:       "ERR4001",
@@ -125,14 +338,19 @@ var NoEcho = &Check{
 	Severity: MUST,
 	Area:     AreaEcho,
 	Doc: `Nothing in error.message or under error.data carries the request beyond
-one short quoted value. Three things are judged:
-a run of more than the quote bound (64 characters by default) copied from
-the request (its raw body, any string in it, any header value);
-more than one whole request value (of 16 characters or more) echoed, in
-text or as structure (the request's object put back under data) — the
+one short quoted value. Echo is judged on what a reader sees, not on the
+bytes: reply texts are read with JSON escapes and percent-encoding undone,
+request values decoded too, and the quote marks around a quoted value do
+not count. Three things are judged:
+the pieces of any one request text (its raw body, a string value in it, a
+header value) that the reply carries, added up over message and every
+data value, must stay within the quote bound (64 characters by default;
+pieces shorter than 16 characters are not counted, they recur by chance);
+at most one whole request value (of 16 characters or more) may be quoted,
+in text or as structure (the request's object put back under data) — the
 values under the vocabulary's own quote keys (header, expected, received,
 requested) are the condition's and are not counted;
-and, in live runs, any value given with --header (a credential), which is
+and, in live runs, no value given with --header (a credential), which is
 never quoted in the report.
 A server that echoes the request leaks what the client sent into logs and
 into the calling model's context, and a hostile request becomes the
@@ -145,10 +363,10 @@ server's own words. Strict contract only.`,
 		if err != nil {
 			return err
 		}
-		ec := newEchoes(p)
-		ec.text("error.message", p.Reply.Response.Get("error.message").Str)
-		walkStrings(e.Get("data"), "error.data", ec.text)
-		ec.done("error")
+		s := newEchoScan(p)
+		s.text("error.message", p.Reply.Response.Get("error.message").Str)
+		walkStrings(e.Get("data"), "error.data", s.text)
+		s.done("error")
 		return nil
 	},
 }
@@ -161,8 +379,8 @@ var NoEchoInToolError = &Check{
 	Area:     AreaEcho,
 	Doc: `Since 2025-11-25 a tool refuses bad arguments with a result whose
 isError is true (T-TOOL-8): the tool dialect of a refusal. Its text content
-obeys the same no-echo rule as error messages (see ERR4001). Strict
-contract only.`,
+obeys the same no-echo rule as error messages, judged the same way (see
+ERR4001). Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
@@ -175,13 +393,22 @@ contract only.`,
 		if r.Get("isError").Type != gjson.True {
 			return Skip("the reply is not a tool error result")
 		}
-		ec := newEchoes(p)
+		s := newEchoScan(p)
 		for i, c := range r.Get("content").Array() {
 			if t := c.Get("text"); t.Type == gjson.String {
-				ec.text(fmt.Sprintf("result.content.%d.text", i), t.Str)
+				s.text(fmt.Sprintf("result.content.%d.text", i), t.Str)
 			}
 		}
-		ec.done("result.content")
+		s.done("result.content")
 		return nil
 	},
+}
+
+// decodedHeader is a header value as the server reads it: a Base64
+// sentinel decoded (T-HDR-3).
+func decodedHeader(v string) string {
+	if d, ok := envelope.DecodeHeaderValue(v, true); ok {
+		return d
+	}
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // needHTTP guards checks that judge the HTTP layer.
@@ -89,23 +90,23 @@ not the server; -32603 with a 5xx only warns.`,
 		}
 		st, x := resp.Status, p.Expect
 		path := "http.status"
-		if x.Condition == envelope.CondHTTPMethod {
+		if x.Condition == expect.CondHTTPMethod {
 			switch {
 			case len(x.Status) > 0 && !slices.Contains(x.Status, st):
-				p.Deviate(path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
-			case st == 200 && p.Exchange.Request.HTTPMethod() == "GET" && mediaType(resp) != "text/event-stream":
+				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
+			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream":
 				p.Failf("http.header.Content-Type", "GET answered 200 with Content-Type %s, want text/event-stream (or 405)", Quote(resp.Header.Get("Content-Type"), quoteN))
-			case st == 200 && p.Exchange.Request.HTTPMethod() == "GET" && p.Reply.Responses > 0:
+			case st == 200 && x.HTTPMethod == "GET" && p.Reply.Responses > 0:
 				p.Failf("http.body", "the GET stream carried %d JSON-RPC response(s); it may carry only requests and notifications (T-HTTP-12)", p.Reply.Responses)
 			}
 			return nil
 		}
-		if x.NoReply {
+		if x.NoReply.Set() {
 			switch {
 			case st == 202:
 			case st >= 400 && st < 500:
 			default:
-				p.Failf(path, "status %d for a %s, want 202 (or a 4xx if it cannot be accepted)", st, x.Condition)
+				p.Deviate(x.StatusWant, path, "status %d for a %s, want 202 (or a 4xx if it cannot be accepted)", st, x.Condition)
 			}
 			return nil
 		}
@@ -135,20 +136,24 @@ not the server; -32603 with a 5xx only warns.`,
 			if st != fixed {
 				p.Failf(path, "status %d for error %d, want %d (2026-07-28 fixes it)", st, code, fixed)
 			}
-		case len(x.Status) > 0 && x.ErrorRequired:
+		case len(x.Status) > 0 && x.StatusWant.Set():
 			want := x.Status[0]
 			switch {
 			case slices.Contains(x.Status, st):
 			case st >= 500:
 				p.Failf(path, "status %d for %s (%s): a client's mistake, want %d", st, x.Condition, x.Detail, want)
-			case x.StatusMust:
-				p.Deviate(path, "status %d for %s, want %d", st, x.Condition, want)
-			case !p.Contract.IsStrict():
-				// The spec fixes no status here (AMB-6): only 5xx is wrong.
-			case st >= 400 && st < 500:
-				p.Warnf(path, "status %d for %s, the contract wants %d", st, x.Condition, want)
+			case x.StatusWant.Level == expect.Contract && st >= 400 && st < 500:
+				// The strict contract prefers 400; the spec fixes no status
+				// (AMB-6), and any 4xx still says "rejected".
+				if p.Contract.IsStrict() {
+					p.Warnf(path, "status %d for %s, the contract wants %d", st, x.Condition, want)
+				}
 			default:
-				p.Deviate(path, "status %d for %s, the contract wants %d (a rejection is a 4xx)", st, x.Condition, want)
+				p.Deviate(x.StatusWant, path, "status %d for %s, want %s", st, x.Condition, codeList(x.Status))
+			}
+		case isErr && x.AnyStatus:
+			if st >= 500 && code != envelope.CodeInternalError {
+				p.Failf(path, "status %d for error %d, a client's mistake: want a 4xx", st, code)
 			}
 		case isErr:
 			switch {
@@ -182,14 +187,14 @@ stream). Any other type (text/plain, text/html, none) is a breach, also on
 		if err != nil {
 			return err
 		}
-		if p.Exchange.Request.HTTPMethod() != "POST" || p.Expect.NoReply {
+		if p.Exchange.Request.HTTPMethod() != "POST" || p.Expect.NoReply.Set() {
 			return Skip("not a POSTed request")
 		}
 		if resp.Status >= 400 {
 			return Skip("error statuses are judged by HTTP1001")
 		}
 		if len(resp.Body) == 0 && resp.Messages == nil {
-			p.Deviate("http.body", "status %d with an empty body, want a JSON-RPC response", resp.Status)
+			p.Deviate(p.Expect.Reply, "http.body", "status %d with an empty body, want a JSON-RPC response", resp.Status)
 			return nil
 		}
 		switch mt := mediaType(resp); mt {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // SchemaValidator validates a reply against the protocol schema of a
@@ -16,17 +17,10 @@ type SchemaValidator interface {
 }
 
 // A Reply is what came back for one exchange, split into messages once
-// for all checks.
+// for all checks (by envelope.ReadReply, the one reader of replies), with
+// the request's texts gathered lazily for the echo checks.
 type Reply struct {
-	// Messages are every message that came back, in order.
-	Messages []envelope.Message
-	// Response is the JSON-RPC response to the request: the one whose id
-	// matches, else the first response-shaped message. Nil when none came.
-	Response *envelope.Message
-	// Responses counts response-shaped messages (no "method" member).
-	Responses int
-	// SplitErr is set when an SSE body could not be split into events.
-	SplitErr error
+	*envelope.Reply
 
 	requestTexts []string // request texts, for the echo checks; lazy
 	textsDone    bool
@@ -36,7 +30,7 @@ type Reply struct {
 
 // values returns the string values of the request body, gathered on
 // first use.
-func (r *Reply) values(exp *envelope.Expectation) []string {
+func (r *Reply) values(exp *expect.Expectation) []string {
 	if !r.valuesDone {
 		r.valuesDone = true
 		if exp.Request.Valid {
@@ -61,88 +55,25 @@ func collectValues(v gjson.Result, out []string) []string {
 
 // texts returns every value of the request a reply could echo, gathered
 // on first use: most exchanges never need them.
-func (r *Reply) texts(ex *envelope.Exchange, exp *envelope.Expectation) []string {
+func (r *Reply) texts(ex *envelope.Exchange, exp *expect.Expectation) []string {
 	if !r.textsDone {
 		r.requestTexts, r.textsDone = requestTexts(ex, exp), true
 	}
 	return r.requestTexts
 }
 
-// Has reports whether a JSON-RPC response arrived.
-func (r *Reply) Has() bool { return r.Response != nil }
-
-// maxSSELine bounds one SSE line when a transcript's body is split.
-const maxSSELine = 16 << 20
-
-// NewReply splits a response into messages and finds the reply to the
-// request among them.
-func NewReply(resp *envelope.Response, exp *envelope.Expectation) *Reply {
-	r := &Reply{}
-	if resp == nil {
-		return r
-	}
-	raw := resp.Messages
-	if raw == nil && len(resp.Body) > 0 {
-		switch {
-		case isSSE(resp):
-			raw, r.SplitErr = envelope.SplitSSE(resp.Body, maxSSELine)
-		case exp.Condition == envelope.CondHTTPMethod:
-			// The body of a GET or DELETE answer is no JSON-RPC message.
-		default:
-			raw = [][]byte{resp.Body}
-		}
-	}
-	first, garbage := -1, -1
-	for _, b := range raw {
-		m := envelope.Parse(b)
-		r.Messages = append(r.Messages, m)
-		i := len(r.Messages) - 1
-		if !m.IsObject() {
-			if garbage < 0 {
-				garbage = i
-			}
-			continue
-		}
-		if m.Get("method").Exists() {
-			continue // a notification or a server request
-		}
-		r.Responses++
-		if first < 0 {
-			first = i
-		}
-		if r.Response == nil && exp.IDReadable && envelope.SameID(exp.ID, m.Get("id")) {
-			r.Response = &r.Messages[i]
-		}
-	}
-	switch {
-	case exp.Condition == envelope.CondHTTPMethod:
-		// A GET or DELETE asks for no JSON-RPC response: none is "the"
-		// reply, and one that came anyway is a finding (HTTP1002).
-		r.Response = nil
-	case r.Response != nil:
-	case first >= 0:
-		r.Response = &r.Messages[first]
-	case garbage >= 0:
-		// No response, but something that is not JSON stood where it
-		// should: judge that, so a malformed reply is reported, not missed.
-		r.Response = &r.Messages[garbage]
-	}
-	return r
-}
-
-func isSSE(resp *envelope.Response) bool {
-	return envelope.MediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
-}
-
 // Input is one exchange to judge.
 type Input struct {
 	Fixture  string
 	Exchange *envelope.Exchange
-	// Expect overrides what the request alone implies (a fixture may know
-	// more, e.g. that the tool it calls does not exist). Nil: Expect(ex).
-	Expect   *envelope.Expectation
+	// Expect is what a conforming reply is, built by expect.Build from
+	// the request, the run's facts and the fixture's override. Nil: built
+	// from the request alone.
+	Expect   *expect.Expectation
 	Contract *envelope.Contract
 	Schemas  SchemaValidator
+	// Secrets are the --header values of a live run (never recorded).
+	Secrets []envelope.Secret
 }
 
 // Judge applies every check in list to one exchange. It returns exactly
@@ -152,43 +83,171 @@ func Judge(in Input, list []*Check) []Verdict { return JudgeInto(nil, in, list) 
 // JudgeInto is Judge appending to dst[:0], for callers that judge a
 // stream of exchanges and are done with each batch of verdicts before
 // the next (lint writes them out at once).
+//
+// What the checker could not do (send, read, stay within its own bounds)
+// is one error verdict for the exchange, never one per check: the other
+// checks skip and point to it. A reply whose member names repeat is
+// judged under both readings RFC 8259 allows, and a check fails only if
+// it fails under both; under one, it warns.
 func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	exp := in.Expect
 	if exp == nil {
-		e := envelope.Expect(in.Exchange)
-		exp = &e
+		exp = expect.Build(in.Exchange, nil, nil)
 	}
 	if in.Contract == nil {
 		in.Contract = envelope.Strict()
 	}
-	reply := NewReply(in.Exchange.Response, exp)
+	ex := in.Exchange
+	base := exp.ReadReply(ex.Response)
 	out := dst[:0]
-	p := &Pass{Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Reply: reply, Schemas: in.Schemas}
+	if why, owner := unjudgeable(ex, base, list); why != "" {
+		return notJudged(out, in, exp, base, list, why, owner)
+	}
+	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets}
+	readings := replyReadings(base)
 	for _, c := range list {
 		v := Verdict{Fixture: in.Fixture, Check: c}
-		if f := in.Exchange.Failure; f != "" && !c.JudgesFailures {
-			// A partial reply cut off by the checker's own bounds would be
-			// judged as malformed: say "could not judge" instead. When the
-			// server died, that is the finding (PRO1005); the reply checks
-			// have nothing to judge.
-			v.Status, v.Reason = StatusError, f
-			if in.Exchange.Died != "" {
-				v.Status, v.Reason = StatusSkip, "the server died handling this message (see PRO1005)"
+		for i, rd := range readings {
+			p.Reply = rd
+			rv := runOne(p, c)
+			if i == 0 {
+				v.Status, v.Findings, v.Reason = rv.Status, rv.Findings, rv.Reason
+				continue
 			}
-			out = append(out, v)
-			continue
+			v = mergeReadings(v, rv)
 		}
-		p.Check, p.findings = c, nil
-		err := run(c, p)
-		v.Findings = p.findings
-		var se *SkipError
+		out = append(out, v)
+	}
+	return out
+}
+
+// runOne applies one check to the reply in p.
+func runOne(p *Pass, c *Check) Verdict {
+	p.Check, p.findings = c, nil
+	err := run(c, p)
+	v := Verdict{Check: c, Findings: p.findings}
+	var se *SkipError
+	switch {
+	case err == nil:
+		v.Status = statusOf(p.findings)
+	case errors.As(err, &se):
+		v.Status, v.Reason, v.Findings = StatusSkip, se.Reason, nil
+	default:
+		v.Status, v.Reason, v.Findings = StatusError, err.Error(), nil
+	}
+	return v
+}
+
+// replyReadings are the replies to judge: the reply as read, and, when
+// the response repeats a member name, one reply per reading of it.
+func replyReadings(r *envelope.Reply) []*Reply {
+	if r.Response == nil || len(r.Response.Duplicates) == 0 || !r.Response.IsObject() {
+		return []*Reply{{Reply: r}}
+	}
+	var out []*Reply
+	for _, m := range r.Response.Readings() {
+		cp := *r
+		m := m
+		cp.Response = &m
+		out = append(out, &Reply{Reply: &cp})
+	}
+	return out
+}
+
+// mergeReadings combines the verdicts of one check under two readings of
+// a reply: what fails under one reading only is no sure failure, so it
+// warns, saying why.
+func mergeReadings(a, b Verdict) Verdict {
+	if a.Status == b.Status {
+		return a
+	}
+	if a.Status != StatusFail && b.Status != StatusFail {
+		// Neither reading fails: keep the one with something to say.
+		if rank(b.Status) > rank(a.Status) {
+			return b
+		}
+		return a
+	}
+	failing := a
+	if b.Status == StatusFail {
+		failing = b
+	}
+	v := failing
+	v.Status, v.Findings = StatusWarn, nil
+	for _, f := range failing.Findings {
+		if f.Status == StatusFail {
+			f.Status = StatusWarn
+			f.Message += " (under one reading only: the response repeats a member name, and RFC 8259 §4 lets a receiver keep either)"
+		}
+		v.Findings = append(v.Findings, f)
+	}
+	return v
+}
+
+// rank orders verdicts by how much they say, for mergeReadings.
+func rank(s Status) int {
+	switch s {
+	case StatusWarn:
+		return 3
+	case StatusPass:
+		return 2
+	case StatusSkip:
+		return 1
+	}
+	return 0
+}
+
+// unjudgeable says why an exchange cannot be judged by the reply checks,
+// and which check owns that verdict: the checker's own failure (an error,
+// once), or the server's death (PRO1005's finding).
+func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (string, *Check) {
+	owner := func(id string) *Check {
+		for _, c := range list {
+			if c.ID == id {
+				return c
+			}
+		}
+		if len(list) > 0 {
+			return list[0]
+		}
+		return nil
+	}
+	switch {
+	case ex.Died != "":
+		return "the server died handling this message (see PRO1005)", nil
+	case ex.Failure != "":
+		return ex.Failure, owner(OneReply.ID)
+	case r.SplitErr != nil:
+		return "the SSE stream could not be read within the checker's bounds: " + r.SplitErr.Error(), owner(ReplyIsJSON.ID)
+	}
+	for _, m := range r.Messages {
+		if m.TooDeep {
+			return fmt.Sprintf("the reply nests deeper than %d levels, beyond what the checker reads (RFC 8259 §9 lets a receiver set such a limit)", envelope.MaxDepth), owner(ReplyIsJSON.ID)
+		}
+	}
+	return "", nil
+}
+
+// notJudged gives the verdicts of an exchange the reply checks cannot
+// judge: one error (the checker's own failure) or the checks that judge
+// failures themselves (PRO1005 for a death); every other check skips,
+// pointing to it.
+func notJudged(out []Verdict, in Input, exp *expect.Expectation, r *envelope.Reply, list []*Check, why string, owner *Check) []Verdict {
+	p := &Pass{Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, Reply: &Reply{Reply: r}}
+	skip := "not judged: " + why
+	if owner != nil {
+		skip = "not judged: could not judge this exchange (see " + owner.ID + ")"
+	}
+	for _, c := range list {
+		v := Verdict{Fixture: in.Fixture, Check: c}
 		switch {
-		case err == nil:
-			v.Status = statusOf(p.findings)
-		case errors.As(err, &se):
-			v.Status, v.Reason, v.Findings = StatusSkip, se.Reason, nil
+		case c == owner:
+			v.Status, v.Reason = StatusError, why
+		case c.JudgesFailures:
+			v = runOne(p, c)
+			v.Fixture = in.Fixture
 		default:
-			v.Status, v.Reason, v.Findings = StatusError, err.Error(), nil
+			v.Status, v.Reason = StatusSkip, skip
 		}
 		out = append(out, v)
 	}
@@ -219,7 +278,7 @@ func statusOf(fs []Finding) Status {
 
 // requestTexts gathers every value a reply could echo: the raw body, each
 // string in it, and each header value.
-func requestTexts(ex *envelope.Exchange, exp *envelope.Expectation) []string {
+func requestTexts(ex *envelope.Exchange, exp *expect.Expectation) []string {
 	var out []string
 	if len(ex.Request.Body) > 0 {
 		out = append(out, string(ex.Request.Body))

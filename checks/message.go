@@ -2,7 +2,6 @@ package checks
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -28,8 +27,9 @@ var MessageOneLine = &Check{
 	SpecRef:  "T-RPC-8 (SHOULD be one short sentence); contract clause 2",
 	Severity: MUST,
 	Area:     AreaMessage,
-	Doc: `error.message is the one-line cause: not empty, no CR or LF, no other
-control character (a terminal escape in a message reaches the user's
+	Doc: `error.message is the one-line cause: not empty, no line break (CR, LF,
+NEL, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR all end a line for
+some reader), no other control character (a terminal escape in a message reaches the user's
 screen and the calling model's context). Clients render message; a stack
 trace or pretty-printed JSON in it is unreadable there.
 
@@ -40,19 +40,15 @@ one short sentence.`,
 		if err != nil {
 			return err
 		}
-		report := p.Failf
-		if !p.Contract.IsStrict() {
-			report = p.Warnf
-		}
 		switch {
 		case strings.TrimSpace(msg) == "":
-			report("error.message", "message is empty")
-		case strings.ContainsAny(msg, "\r\n"):
-			report("error.message", "message spans %d lines: %s", strings.Count(strings.ReplaceAll(msg, "\r\n", "\n"), "\n")+1, Quote(msg, quoteN))
-		case strings.ContainsFunc(msg, unicode.IsControl):
-			report("error.message", "message contains control characters: %s", Quote(msg, quoteN))
+			p.Contractf(true, "error.message", "message is empty")
+		case hasLineBreak(msg):
+			p.Contractf(true, "error.message", "message spans %d lines: %s", lineCount(msg), Quote(msg, quoteN))
+		case hasControl(msg):
+			p.Contractf(true, "error.message", "message contains control characters: %s", Quote(msg, quoteN))
 		case !utf8.ValidString(msg):
-			report("error.message", "message is not valid UTF-8")
+			p.Contractf(true, "error.message", "message is not valid UTF-8")
 		}
 		return nil
 	},
@@ -74,11 +70,7 @@ paragraph. Under --contract spec an overlong message only warns.`,
 			return err
 		}
 		if n := utf8.RuneCountInString(msg); n > p.Contract.MessageMax {
-			report := p.Failf
-			if !p.Contract.IsStrict() {
-				report = p.Warnf
-			}
-			report("error.message", "message is %d characters, over the bound of %d: %s", n, p.Contract.MessageMax, Quote(msg, quoteN))
+			p.Contractf(true, "error.message", "message is %d characters, over the bound of %d: %s", n, p.Contract.MessageMax, Quote(msg, quoteN))
 		}
 		return nil
 	},

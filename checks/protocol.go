@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 var ResultType = &Check{
@@ -23,7 +24,7 @@ show.`,
 		if p.Expect.Version != envelope.V20260728 {
 			return Skip("resultType exists only in 2026-07-28")
 		}
-		if p.Expect.Condition == envelope.CondLegacyInitialize {
+		if p.Expect.Condition == expect.CondLegacyInitialize {
 			return Skip("a served initialize answers with legacy semantics (T-COMPAT-2)")
 		}
 		m, err := needObject(p)
@@ -44,49 +45,94 @@ show.`,
 			// An extension the server advertises may define more values
 			// (T-LIFE-10); one exchange does not show its capabilities.
 			p.Warnf("result.resultType", `resultType is %s: not "complete" or "input_required"; valid only if an advertised extension defines it`, describe(rt))
-		case rt.Str == "input_required" && nameField(p.Expect.Method) == "":
+		case rt.Str == "input_required" && envelope.NameField(p.Expect.Method) == "":
 			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may", Quote(p.Expect.Method, quoteN))
 		}
 		return nil
 	},
 }
 
-func nameField(method string) string {
-	switch method {
-	case "tools/call", "prompts/get", "resources/read":
-		return method
-	}
-	return ""
-}
-
 var ServerMessages = &Check{
 	ID:       "PRO1003",
-	Title:    "Messages around the response are well-formed",
-	SpecRef:  "T-RPC-11, T-LIFE-15, T-STDIO-5, T-HTTP-17",
+	Title:    "Messages around the response keep the request's rules",
+	SpecRef:  "T-RPC-3, T-RPC-11, T-LIFE-4, T-LIFE-15, T-STDIO-5, T-HTTP-17, T-PROG-1, T-LOG-1, T-LOG-2",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `Messages the server sends besides the response (on an SSE stream or
 stdout) are notifications, which carry no id (T-RPC-11), or, in 2025-xx
-only, requests to the client. In 2026-07-28 the server sends no JSON-RPC
-requests at all: needs travel inside input_required results (T-LIFE-15,
-T-STDIO-5, T-HTTP-17). A server's request carries a string or integer id,
-never null or a fraction (T-RPC-3).`,
+only, requests to the client with a string or integer id (T-RPC-3). They
+are judged against the rules the request and the server's own
+declarations set, not only for form:
+
+- In 2026-07-28 the server sends no JSON-RPC requests at all (T-LIFE-15,
+  T-STDIO-5); in 2025-xx it asks for sampling, elicitation or roots only
+  when the client declared that capability (T-LIFE-4; the checker
+  declares none).
+- notifications/progress names the progressToken the request gave, its
+  progress rises strictly, and none follows the response (T-PROG-1).
+- notifications/message in 2026-07-28 comes only for a request whose
+  _meta sets logLevel, and at or above that level (T-LOG-2); in 2025-xx
+  only from a server that declared the logging capability (T-LOG-1).
+- List-change notifications come only from a server that declared the
+  matching listChanged (2025-xx, T-LIFE-4); in 2026-07-28 only on a
+  subscriptions/listen stream, tagged with its subscriptionId (T-HTTP-17,
+  T-STDIO-5).
+
+On stdio other requests may be in flight, so a progress or log
+notification that names another request only warns there; on a POST's
+own SSE stream it fails. What the server declared is known in live runs
+and in transcripts that carry the run's facts; without them the
+declaration rules are not judged.`,
 	Run: func(p *Pass) error {
+		x := p.Expect
+		respAt := -1
+		for i := range p.Reply.Messages {
+			if &p.Reply.Messages[i] == p.Reply.Response {
+				respAt = i
+			}
+		}
+		// On a POST's own stream every message concerns the request; on
+		// stdio other requests may be in flight.
+		scoped := expect.Want{Level: expect.Must, Rule: "T-HTTP-17"}
+		if p.Exchange.Transport == envelope.Stdio {
+			scoped = expect.Want{Level: expect.Open, Rule: "on stdio another request may be in flight"}
+		}
+		token := x.Request.Get("params._meta.progressToken")
+		progress := map[string]float64{}
 		n := 0
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !m.Get("method").Exists() {
 				continue
 			}
 			n++
+			path := msgPath(p, i)
 			id := m.Get("id")
 			method := m.Get("method").Str
-			switch {
-			case id.Exists() && id.Type != gjson.String && !(id.Type == gjson.Number && envelope.IsInteger(id.Raw)):
-				p.Failf(msgPath(p, i)+".id", "the server's request %s has id %s; a request id is a string or an integer (T-RPC-3)", Quote(method, quoteN), describe(id))
-			case id.Exists() && p.Expect.Version == envelope.V20260728:
-				p.Failf(msgPath(p, i), "the server sent a request (%s) in 2026-07-28", Quote(method, quoteN))
-			case id.Exists() && strings.HasPrefix(method, "notifications/"):
-				p.Failf(msgPath(p, i)+".id", "notification %s carries an id", Quote(method, quoteN))
+			if id.Exists() {
+				judgeServerRequest(p, path, method, id)
+				continue
+			}
+			switch method {
+			case "notifications/progress":
+				tok := m.Get("params.progressToken")
+				switch {
+				case respAt >= 0 && i > respAt:
+					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
+				case !token.Exists():
+					p.Deviate(scoped, path+".params.progressToken", "progress for token %s, but the request gave no progressToken (T-PROG-1)", clip(tok.Raw))
+				case !envelope.SameID(token, tok):
+					p.Deviate(scoped, path+".params.progressToken", "progress for token %s, but the request gave %s (T-PROG-1)", clip(tok.Raw), clip(token.Raw))
+				}
+				if pr := m.Get("params.progress"); pr.Type == gjson.Number {
+					if last, seen := progress[tok.Raw]; seen && pr.Num <= last {
+						p.Failf(path+".params.progress", "progress %s does not rise above the previous %v (T-PROG-1)", clip(pr.Raw), last)
+					}
+					progress[tok.Raw] = pr.Num
+				}
+			case "notifications/message":
+				judgeLogMessage(p, scoped, path, m)
+			case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+				judgeListChanged(p, path, method, m)
 			}
 		}
 		if n == 0 {
@@ -94,6 +140,66 @@ never null or a fraction (T-RPC-3).`,
 		}
 		return nil
 	},
+}
+
+// judgeServerRequest judges a request the server sent the client.
+func judgeServerRequest(p *Pass, path, method string, id gjson.Result) {
+	x := p.Expect
+	switch {
+	case id.Type != gjson.String && !(id.Type == gjson.Number && envelope.IsInteger(id.Raw)):
+		p.Failf(path+".id", "the server's request %s has id %s; a request id is a string or an integer (T-RPC-3)", Quote(method, quoteN), describe(id))
+	case x.Version == envelope.V20260728:
+		p.Failf(path, "the server sent a request (%s) in 2026-07-28 (T-LIFE-15)", Quote(method, quoteN))
+	case strings.HasPrefix(method, "notifications/"):
+		p.Failf(path+".id", "notification %s carries an id (T-RPC-11)", Quote(method, quoteN))
+	default:
+		need := map[string]string{"sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots"}[method]
+		if need == "" || x.Facts == nil || x.Facts.ClientCapabilities == nil {
+			return
+		}
+		if !gjson.GetBytes(x.Facts.ClientCapabilities, need).Exists() {
+			p.Failf(path, "the server sent %s, but the client declared no %s capability (T-LIFE-4)", Quote(method, quoteN), need)
+		}
+	}
+}
+
+// logRank orders the log levels (T-LOG-1).
+var logRank = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
+
+func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Message) {
+	x := p.Expect
+	if x.Version != envelope.V20260728 {
+		if declared, known := x.Facts.Declares("logging"); known && !declared {
+			p.Failf(path, "a log message from a server that did not declare the logging capability (T-LOG-1)")
+		}
+		return
+	}
+	want := x.Request.Get(envelope.MetaPath(envelope.MetaLogLevel))
+	if !want.Exists() {
+		p.Deviate(scoped, path, "a log message for a request whose _meta sets no logLevel (T-LOG-2)")
+		return
+	}
+	got := m.Get("params.level").Str
+	if gr, ok := logRank[got]; ok {
+		if wr, ok := logRank[want.Str]; ok && gr < wr {
+			p.Deviate(scoped, path+".params.level", "a %s message for a request that asked for %s and above (T-LOG-2)", Quote(got, quoteN), Quote(want.Str, quoteN))
+		}
+	}
+}
+
+func judgeListChanged(p *Pass, path, method string, m envelope.Message) {
+	x := p.Expect
+	kind := strings.TrimSuffix(strings.TrimPrefix(method, "notifications/"), "/list_changed")
+	if x.Version == envelope.V20260728 {
+		if x.Method == "subscriptions/listen" {
+			return // the listen stream's own notifications (T-SUB-*)
+		}
+		p.Failf(path, "%s on the stream of %s; 2026-07-28 sends list changes only on a subscriptions/listen stream (T-HTTP-17, T-STDIO-5)", Quote(method, quoteN), Quote(x.Method, quoteN))
+		return
+	}
+	if declared, known := x.Facts.Declares(kind + ".listChanged"); known && !declared {
+		p.Failf(path, "%s from a server that did not declare %s.listChanged (T-LIFE-4)", Quote(method, quoteN), kind)
+	}
 }
 
 var SchemaValid = &Check{
@@ -112,7 +218,7 @@ against a schema the user supplies instead.`,
 		if p.Schemas == nil {
 			return Skip("no schema validator configured")
 		}
-		if p.Expect.NoReply {
+		if p.Expect.NoReply.Set() {
 			return Skip("nothing may answer this message (see RPC1007)")
 		}
 		m, err := needObject(p)
@@ -120,7 +226,7 @@ against a schema the user supplies instead.`,
 			return err
 		}
 		version := p.Expect.Version
-		if p.Expect.Condition == envelope.CondLegacyInitialize && m.Get("result").Exists() {
+		if p.Expect.Condition == expect.CondLegacyInitialize && m.Get("result").Exists() {
 			// A dual-era server served initialize: the reply is of the
 			// legacy era it switched to (T-COMPAT-2).
 			version = envelope.V20251125
@@ -134,7 +240,7 @@ against a schema the user supplies instead.`,
 			// shape: judge the envelope only (PRO1002 warns about it).
 			method = ""
 		}
-		entries, err := p.Schemas.ValidateReply(version, method, m.Raw)
+		entries, err := p.Schemas.ValidateReply(version, method, faithfulID(p, m))
 		if err != nil {
 			return err
 		}
@@ -145,6 +251,29 @@ against a schema the user supplies instead.`,
 		}
 		return nil
 	},
+}
+
+// faithfulID is the reply's JSON text to validate. When the request's id
+// was one JSON-RPC allows and MCP forbids (1.5, null) and the reply echoes
+// it exactly, the echo is right (RPC1004 and PRO1001 judge it), not a
+// schema failure of the reply: it is validated with a valid id in place.
+func faithfulID(p *Pass, m *envelope.Message) []byte {
+	body := m.JSON()
+	got := m.Get("id")
+	for _, want := range p.Expect.ID.Echo {
+		if want.Type == gjson.String || want.Type == gjson.Number && envelope.IsInteger(want.Raw) || !envelope.SameID(want, got) {
+			continue
+		}
+		at := gjson.GetBytes(body, "id")
+		if at.Index <= 0 || at.Index+len(at.Raw) > len(body) {
+			return body
+		}
+		out := make([]byte, 0, len(body))
+		out = append(out, body[:at.Index]...)
+		out = append(out, '0')
+		return append(out, body[at.Index+len(at.Raw):]...)
+	}
+	return body
 }
 
 // pointerPath shows a JSON Pointer the way other findings show paths.
@@ -170,7 +299,8 @@ schema.ts and its example contradict the tools page (AMB-2). In 2025-06-18
 either form passes. A result that is not an error means the tool ran on
 input it declared invalid: a failure.`,
 	Run: func(p *Pass) error {
-		if !p.Expect.ToolRefusal {
+		t := p.Expect.Tool
+		if t == nil || !t.Refusal.Set() {
 			return Skip("not a schema-violating tool call")
 		}
 		m, err := needObject(p)
@@ -188,10 +318,22 @@ input it declared invalid: a failure.`,
 			return nil
 		}
 		if m.Get("result.isError").Type != gjson.True {
-			p.Failf("result", "the tool ran on arguments its inputSchema forbids; want an isError result")
+			p.Deviate(t.Refusal, "result", "tool %s ran on arguments its inputSchema forbids (%s); want an isError result", Quote(t.Name, quoteN), firstProblem(t.Problems))
 		}
 		return nil
 	},
+}
+
+// firstProblem names the first validation failure of the arguments.
+func firstProblem(es []envelope.DistilledEntry) string {
+	if len(es) == 0 || len(es[0].Problems) == 0 {
+		return "the fixture says so"
+	}
+	loc := es[0].Location
+	if loc == "" {
+		loc = "/"
+	}
+	return loc + ": " + es[0].Problems[0]
 }
 
 var Survives = &Check{

@@ -3,12 +3,14 @@ package checks
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // The common skip reasons, allocated once: most exchanges skip most
@@ -82,21 +84,28 @@ A JSON array is a batch, which no covered version has (T-RPC-12); a stdout
 line that is not JSON is a banner, a log line, or a fragment of
 pretty-printed JSON (T-STDIO-1, T-STDIO-2). A member key repeated in one
 object is also a finding: parsers disagree on which value wins, so clients
-would read different replies.`,
+would read different replies: RFC 8259 §4 says names SHOULD be unique, so
+that warns, and every other check judges the reply under both readings. A
+byte order mark before the JSON text fails (RFC 8259 §8.1: a sender MUST
+NOT add one); the other checks read past it. A message nested deeper than
+the checker reads (512 levels) is not judged at all: RFC 8259 §9 lets a
+receiver set such a limit, so it is the checker's "could not judge".`,
 	Run: func(p *Pass) error {
 		if len(p.Reply.Messages) == 0 {
 			return Skip("no message arrived")
 		}
-		if p.Reply.SplitErr != nil {
-			p.Failf("reply", "the SSE stream could not be read: %v", p.Reply.SplitErr)
-		}
 		for i, m := range p.Reply.Messages {
 			path := msgPath(p, i)
 			switch {
-			case m.TooDeep:
-				p.Failf(path, "the message nests deeper than %d levels", envelope.MaxDepth)
 			case !m.UTF8:
-				p.Failf(path, "the message is not valid UTF-8")
+				p.Failf(path, "the message is not valid UTF-8 (T-RPC-2)")
+			case m.BOM:
+				// A receiver may ignore it (and the other checks read past
+				// it), but no sender may add it.
+				p.Failf(path, "the message starts with a byte order mark, which RFC 8259 §8.1 forbids a sender to add")
+			}
+			switch {
+			case !m.UTF8:
 			case !m.Valid:
 				p.Failf(path, "the message is not valid JSON: %s", Quote(string(m.Raw), quoteN))
 			case m.IsArray():
@@ -105,7 +114,9 @@ would read different replies.`,
 				p.Failf(path, "the message is a JSON %s, not an object", envelope.Kind(m.Root()))
 			}
 			for _, d := range m.Duplicates {
-				p.Failf(d, "key %s appears more than once in its object", Quote(d, quoteN))
+				// RFC 8259 §4: names SHOULD be unique; receivers differ on
+				// which value wins, so the other checks judge both readings.
+				p.Warnf(d, "key %s appears more than once in its object; receivers may read either value (RFC 8259 §4)", Quote(d, quoteN))
 			}
 		}
 		return nil
@@ -184,42 +195,60 @@ readable, leaving it out fails too: the client cannot match the reply.`,
 		if err != nil {
 			return err
 		}
-		got := m.Get("id")
-		if p.Expect.IDReadable {
-			lost := !got.Exists() || got.Type == gjson.Null
-			switch {
-			case lost && p.Expect.IDOptional:
-			case lost && beyondFloat(p.Expect.ID):
-				// RFC 8259 §6 lets a parser limit the range of numbers,
-				// and JSON-RPC allows null when the id could not be read.
-				p.Warnf("id", "the response has no id for id %s, an integer beyond 2^53 that a parser may not hold (RFC 8259 §6)", clip(p.Expect.ID.Raw))
-			case lost && p.Expect.IDLenient:
-				p.Warnf("id", "the response has no id; want %s (the server may refuse before reading the body: %s)", clip(p.Expect.ID.Raw), p.Expect.Ambiguity)
-			case lost && got.Exists():
-				p.Failf("id", "id is null, want %s", describe(p.Expect.ID))
-			case lost:
-				p.Failf("id", "the response has no id; want %s", clip(p.Expect.ID.Raw))
-			case !envelope.SameID(p.Expect.ID, got):
-				p.Failf("id", "id is %s, want %s", describe(got), describe(p.Expect.ID))
-			}
-			return nil
+		x := p.Expect
+		if x.NoReply.Set() {
+			return Skip("nothing may answer a notification (see RPC1007)")
 		}
-		if got.Exists() && got.Type != gjson.Null {
+		got := m.Get("id")
+		lost := !got.Exists() || got.Type == gjson.Null
+		isResult := m.Get("result").Exists() && !m.Get("error").Exists()
+		for _, want := range x.ID.Echo {
+			if envelope.SameID(want, got) {
+				return nil
+			}
+		}
+		switch {
+		case lost && len(x.ID.Echo) > 0 && !isResult:
+			what := "the response has no id"
+			if got.Exists() {
+				what = "id is null"
+			}
+			p.Deviate(x.ID.Lost, "id", "%s; want %s", what, clip(x.ID.Echo[0].Raw))
+		case lost && !isResult:
+			// No id could be read: absent or null is right (AMB-1).
+		case lost:
+			p.Deviate(x.ID.Other, "id", "a result has no id; a result always echoes the request's id")
+		case len(x.ID.Echo) > 0 && x.ID.Rounded.Set() && sameFloat(x.ID.Echo[0], got):
+			p.Deviate(x.ID.Rounded, "id", "id is %s, the request's %s as a float64 holds it", clip(got.Raw), clip(x.ID.Echo[0].Raw))
+		case len(x.ID.Echo) > 0:
+			p.Deviate(x.ID.Other, "id", "id is %s, want %s", describe(got), describe(x.ID.Echo[0]))
+		default:
 			// Say why the request had no usable id: a person fixing the
 			// server needs the reason, not just the rule.
 			why := "the request's id could not be read"
 			switch {
-			case p.Expect.Condition == envelope.CondBatch:
+			case x.Condition == expect.CondBatch:
 				why = "the request is a batch, which has no single id"
-			case p.Expect.HasID:
-				why = "the request's id " + clip(p.Expect.Request.Get("id").Raw) + " is not a valid id (a string or an integer)"
-			case p.Expect.Request.IsObject():
+			case x.Request.Get("id").Exists():
+				why = "the request's id " + clip(x.Request.Get("id").Raw) + " is not a valid id (a string or an integer)"
+			case x.Request.IsObject():
 				why = "the request has no id"
 			}
-			p.Deviate("id", "id is %s but %s; want it absent or null", clip(got.Raw), why)
+			p.Deviate(x.ID.Other, "id", "id is %s but %s; want it absent or null", clip(got.Raw), why)
 		}
 		return nil
 	},
+}
+
+// sameFloat: got is the request's number id as a float64 holds it, the
+// reading RFC 8259 §6 allows a receiver.
+func sameFloat(req, got gjson.Result) bool {
+	if req.Type != gjson.Number || got.Type != gjson.Number {
+		return false
+	}
+	a, err1 := strconv.ParseFloat(req.Raw, 64)
+	b, err2 := strconv.ParseFloat(got.Raw, 64)
+	return err1 == nil && err2 == nil && a == b
 }
 
 var ErrorObject = &Check{
@@ -261,20 +290,50 @@ var OneReply = &Check{
 	Area:     AreaEnvelope,
 	Doc: `Every request that carries an id (or that is malformed, so the server
 must report the error) is answered by exactly one response: not silence,
-not two responses.`,
+not two responses. Silence is a finding: in a live run a request that gets
+nothing within --timeout, from a server that still answers a liveness
+probe, fails here once (a recorded "response": null is the same finding).
+Where the spec leaves the reaction itself open (a batch, AMB-7; an empty
+stdio line) silence only warns; an open error code never softens it. An
+HTTP 4xx answers the request even without a body (HTTP1001 judges the
+body). When the checker could not tell (it could not send, the server
+stopped answering even the probe, the reply broke the checker's bounds)
+this check carries the exchange's one "error" verdict.`,
 	Run: func(p *Pass) error {
-		if p.Expect.NoReply {
+		x := p.Expect
+		switch {
+		case x.NoReply.Set():
 			return Skip("the request is a notification")
-		}
-		if p.Expect.Condition == envelope.CondHTTPMethod {
+		case x.Condition == expect.CondHTTPMethod:
 			return Skip("not a JSON-RPC request")
+		case !x.Reply.Set():
+			return Skip("no response is expected")
 		}
-		switch n := p.Reply.Responses; {
-		case n == 0 && !p.Reply.Has() && p.Expect.BodyOptional && p.Exchange.Response != nil && slices.Contains(p.Expect.Status, p.Exchange.Response.Status):
-			// A rejection the spec lets go without a body (T-HTTP-14);
-			// the strict contract's body rule is HTTP1001's.
+		resp := p.Exchange.Response
+		n := p.Reply.Responses
+		if len(x.ID.Echo) > 0 {
+			// Count the responses to this request: a stray one with
+			// another id is not a second answer to it.
+			n = 0
+			for _, m := range p.Reply.Messages {
+				if m.IsObject() && !m.Get("method").Exists() && slices.ContainsFunc(x.ID.Echo, func(id gjson.Result) bool { return envelope.SameID(id, m.Get("id")) }) {
+					n++
+				}
+			}
+			if n == 0 && p.Reply.Has() {
+				n = 1 // answered, with the wrong id: RPC1004's finding
+			}
+		}
+		switch {
+		case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
+			// An HTTP rejection answers the request, with or without a
+			// body (HTTP1001 judges the body, HTTP1002 the status).
 		case n == 0 && !p.Reply.Has():
-			p.Deviate("reply", "no response arrived for the request")
+			note := ""
+			if p.Exchange.Note != "" {
+				note = ": " + p.Exchange.Note
+			}
+			p.Deviate(x.Reply, "reply", "no response arrived for the request%s", note)
 		case n > 1:
 			p.Failf("reply", "%d responses arrived for one request", n)
 		}
@@ -293,7 +352,8 @@ answers it, not even with an error. On stdio nothing is written in reply;
 on HTTP the answer is 202 Accepted with an empty body (or, when the server
 cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
 	Run: func(p *Pass) error {
-		if !p.Expect.NoReply {
+		w := p.Expect.NoReply
+		if !w.Set() {
 			return Skip("the request expects a response")
 		}
 		resp := p.Exchange.Response
@@ -301,16 +361,16 @@ cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
 			return nil
 		}
 		if p.Exchange.Transport == envelope.HTTP && resp.Status == 202 && len(resp.Body) > 0 {
-			p.Failf("http.body", "202 for a notification has a %d-byte body, want it empty", len(resp.Body))
+			p.Deviate(w, "http.body", "202 for a notification has a %d-byte body, want it empty", len(resp.Body))
 		}
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || m.Get("method").Exists() {
 				continue
 			}
 			if id := m.Get("id"); id.Exists() && id.Type != gjson.Null {
-				p.Failf(msgPath(p, i), "the notification was answered with a response (id %s)", clip(id.Raw))
+				p.Deviate(w, msgPath(p, i), "the notification was answered with a response (id %s)", clip(id.Raw))
 			} else if m.Get("result").Exists() || p.Exchange.Transport == envelope.Stdio {
-				p.Failf(msgPath(p, i), "the notification was answered with a response")
+				p.Deviate(w, msgPath(p, i), "the notification was answered with a response")
 			}
 		}
 		return nil
@@ -353,15 +413,6 @@ func clip(raw string) string {
 		}
 		return r
 	}, raw)
-}
-
-// beyondFloat: an integer id that a float64 cannot hold exactly.
-func beyondFloat(id gjson.Result) bool {
-	if id.Type != gjson.Number {
-		return false
-	}
-	digits := strings.TrimPrefix(id.Raw, "-")
-	return len(digits) > 15 && (id.Num >= 1<<53 || id.Num <= -(1<<53))
 }
 
 // describe names a value's type and, for scalars, its text.

@@ -104,8 +104,9 @@ location, distilled. The server SHOULD also put the serialised JSON in a
 text block for older clients: its absence warns. Whether an isError result
 must conform is not stated (AMB-13), so such results are not judged.`,
 	Run: func(p *Pass) error {
-		if p.Expect.OutputSchema == nil {
-			return Skip("no tool with an outputSchema was called")
+		t := p.Expect.Tool
+		if t == nil || t.OutputSchema == nil {
+			return Skip("no tool with an outputSchema was called with valid arguments")
 		}
 		m, err := needObject(p)
 		if err != nil {
@@ -125,7 +126,7 @@ must conform is not stated (AMB-13), so such results are not judged.`,
 			p.Failf("result.structuredContent", "the tool declares an outputSchema but the result has no structuredContent")
 			return nil
 		}
-		ts, cerr := schema.CompileToolSchema(p.Expect.OutputSchema, p.Expect.Version)
+		ts, cerr := schema.CompileToolSchema(t.OutputSchema, p.Expect.Version)
 		if cerr != nil {
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
 		}

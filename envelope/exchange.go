@@ -33,6 +33,16 @@ type Exchange struct {
 	// exited: its status and stderr tail). It is a finding against the
 	// message that killed it, not a failure of the checker.
 	Died string
+	// Unanswered: the request went out and the exchange ended without a
+	// response: its time bound ran out, or the server closed the
+	// connection. Whether that is the server's silence (a finding) or the
+	// checker's inability to judge depends on whether the server is still
+	// alive, which the runner finds out with a liveness probe.
+	Unanswered bool
+	// Note is what the run knows about the exchange beyond its bytes,
+	// for the report: "no response within 10s; the server answered a
+	// liveness probe".
+	Note string
 }
 
 // A Request is what was sent: raw body bytes and, for HTTP, the method and
@@ -80,3 +90,7 @@ func MediaType(v string) string {
 	}
 	return mt
 }
+
+// A Secret is a header value given on the command line (--header): a
+// credential, typically. It never reaches a transcript or a report.
+type Secret struct{ Name, Value string }

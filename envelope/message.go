@@ -29,7 +29,11 @@ type Message struct {
 	// further (Valid is false), since every recursive reader would pay
 	// for the depth or run out of stack.
 	TooDeep bool
-	root    gjson.Result
+	// BOM: Raw starts with a UTF-8 byte order mark. RFC 8259 §8.1 forbids
+	// a sender to add one and lets a receiver ignore it, so the message
+	// is read without it (Raw keeps every byte).
+	BOM  bool
+	root gjson.Result
 	// The members every check reads, found in one pass over the object
 	// (the first occurrence, as gjson's Get would): checks read them
 	// dozens of times per reply, and a path lookup rescans the object.
@@ -50,12 +54,14 @@ var (
 // wrong with the bytes is recorded for the checks to judge.
 func Parse(raw []byte) Message {
 	m := Message{Raw: raw, UTF8: utf8.Valid(raw)}
-	if m.TooDeep = TooDeep(raw); m.TooDeep {
+	body := trimBOM(raw)
+	m.BOM = len(body) < len(raw)
+	if m.TooDeep = TooDeep(body); m.TooDeep {
 		return m
 	}
-	m.Valid = gjson.ValidBytes(raw)
+	m.Valid = gjson.ValidBytes(body)
 	if m.Valid {
-		m.root = gjson.ParseBytes(raw)
+		m.root = gjson.ParseBytes(body)
 		m.Duplicates = duplicates(m.root, make([]string, 0, 8), nil)
 		if m.root.IsObject() {
 			Members(m.root, topKeys[:], m.top[:])
@@ -66,6 +72,18 @@ func Parse(raw []byte) Message {
 		}
 	}
 	return m
+}
+
+// bom is the UTF-8 encoding of U+FEFF.
+const bom = "\xef\xbb\xbf"
+
+// trimBOM drops a leading byte order mark, as RFC 8259 §8.1 lets a
+// receiver do.
+func trimBOM(b []byte) []byte {
+	if len(b) >= 3 && string(b[:3]) == bom {
+		return b[3:]
+	}
+	return b
 }
 
 // Members reads an object once and fills out[i] with its first member
@@ -81,6 +99,80 @@ func Members(obj gjson.Result, keys []string, out []gjson.Result) {
 		}
 		return true
 	})
+}
+
+// JSON is the message's JSON text: Raw without a leading byte order mark.
+func (m *Message) JSON() []byte { return trimBOM(m.Raw) }
+
+// Readings are the ways a receiver may read the message. RFC 8259 §4
+// leaves a receiver free to keep the first or the last of duplicate
+// member names, so a message with duplicates has two readings, each
+// rewritten without them (the member stays where it first stood). A
+// message without duplicates has one: itself.
+func (m *Message) Readings() []Message {
+	if len(m.Duplicates) == 0 || !m.Valid {
+		return []Message{*m}
+	}
+	out := make([]Message, 0, 2)
+	for _, last := range []bool{false, true} {
+		var b []byte
+		b = dedupe(m.root, last, b)
+		out = append(out, Parse(b))
+	}
+	return out
+}
+
+// dedupe writes v without duplicate member names, keeping the first or
+// the last value of each. Depth is bounded by MaxDepth (Parse refuses
+// deeper input), so the recursion is safe.
+func dedupe(v gjson.Result, last bool, out []byte) []byte {
+	switch {
+	case v.IsObject():
+		type member struct {
+			key string
+			raw string // the key as written, escapes kept
+			val gjson.Result
+		}
+		var ms []member
+		at := map[string]int{} // a hostile object may have 100,000 keys
+		v.ForEach(func(k, val gjson.Result) bool {
+			i, seen := at[k.Str]
+			if !seen {
+				i = -1
+				at[k.Str] = len(ms)
+			}
+			switch {
+			case i < 0:
+				ms = append(ms, member{k.Str, k.Raw, val})
+			case last:
+				ms[i].val = val
+			}
+			return true
+		})
+		out = append(out, '{')
+		for i, m := range ms {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, m.raw...)
+			out = append(out, ':')
+			out = dedupe(m.val, last, out)
+		}
+		return append(out, '}')
+	case v.IsArray():
+		out = append(out, '[')
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = dedupe(val, last, out)
+			i++
+			return true
+		})
+		return append(out, ']')
+	}
+	return append(out, v.Raw...)
 }
 
 // Root is the whole message as a gjson value (a zero Result when invalid).
@@ -228,8 +320,13 @@ func SameID(req, reply gjson.Result) bool {
 		if req.Raw == reply.Raw {
 			return true
 		}
-		if plainInteger(req.Raw) && plainInteger(reply.Raw) || hugeExponent(req.Raw) || hugeExponent(reply.Raw) {
-			return false // distinct digit strings (JSON has no leading zeros), or absurd exponents
+		if plainInteger(req.Raw) && plainInteger(reply.Raw) {
+			// Distinct digit strings (JSON has no leading zeros) differ,
+			// but -0 is 0.
+			return strings.TrimPrefix(req.Raw, "-") == "0" && strings.TrimPrefix(reply.Raw, "-") == "0"
+		}
+		if hugeExponent(req.Raw) || hugeExponent(reply.Raw) {
+			return false // absurd exponents
 		}
 		a, ok1 := new(big.Rat).SetString(req.Raw)
 		b, ok2 := new(big.Rat).SetString(reply.Raw)

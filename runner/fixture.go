@@ -21,12 +21,12 @@ func (r *run) fixture(ctx context.Context, f *fixtures.Fixture) error {
 		return r.skipAll(f.ID, "off by default: it makes the server act (run with --call-tools)")
 	}
 	if err := ctx.Err(); err != nil {
-		return r.errorAll(f.ID, "the run's deadline passed before this fixture")
+		return r.notSent(f.ID, "the run's deadline passed before this fixture")
 	}
 	if died, _ := r.t.Died(); died || r.stale {
 		r.stale = false
 		if err := r.restart(ctx); err != nil {
-			return r.errorAll(f.ID, "the server could not be restarted: "+err.Error())
+			return r.notSent(f.ID, "the server could not be restarted: "+err.Error())
 		}
 	}
 	variants, why := r.variants(f)
@@ -69,7 +69,7 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	}
 	body, err := fixtures.Expand(f.Body, v.ctx)
 	if err != nil {
-		return r.errorAll(id, fmt.Sprintf("%s: %v", f.File, err))
+		return r.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
 	}
 	h := http.Header{}
 	if !f.NoStdHeaders {
@@ -84,7 +84,7 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		}
 		val, err := fixtures.Expand([]byte(e.Value), v.ctx)
 		if err != nil {
-			return r.errorAll(id, fmt.Sprintf("%s: %v", f.File, err))
+			return r.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
 		}
 		delHeader(h, e.Name)
 		// Keep the fixture's own spelling of the name: some probe
@@ -95,22 +95,17 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		h = nil
 	}
 	req := envelope.Request{Method: f.Method, Header: h, Body: body}
-	exp := envelope.Expect(&envelope.Exchange{Transport: r.t.Transport(), Version: r.sess.version, Request: req})
-	f.Expect.Apply(&exp)
-	if v.refusal {
-		exp.ToolRefusal = true
-	}
-	exp.OutputSchema = v.output
-	if exp.Detail == "" {
-		exp.Detail = "fixture " + f.ID
-	}
+	exp := r.expect(req, f.Expect)
 	var ex envelope.Exchange
 	if req.Method == "GET" {
 		ex = r.openStream(ctx, req)
 	} else {
-		ex = r.send(ctx, req, !exp.NoReply)
+		var err error
+		if ex, err = r.sendJudged(ctx, id, req, !exp.NoReply.Set()); err != nil {
+			return err
+		}
 	}
-	return r.judge(id, &ex, &exp)
+	return r.judge(id, &ex, exp, f.Expect)
 }
 
 // delHeader removes a header whatever the case of its name.

@@ -2,57 +2,143 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
-	"github.com/wymcp/wymcp-check/checks"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
+
+// A probe is a negotiation exchange, judged once the facts it reveals
+// are known: its verdict depends on what the server turned out to speak.
+type probe struct {
+	fixture string
+	ex      envelope.Exchange
+	o       *expect.Override
+}
 
 // negotiate settles the protocol version (digest §1 and T-COMPAT-4):
 // with "auto", probe server/discover (2026-07-28), else initialize with
-// 2025-11-25, then 2025-06-18. The handshake exchanges of the version
-// chosen are judged like fixtures; probes of an era the server does not
-// speak are not (they would only produce false alarms) but are noted.
+// 2025-11-25, then 2025-06-18. Every probe is judged and recorded, under
+// the version the server turned out to speak: a legacy server may answer
+// server/discover with any error or not at all (T-COMPAT-4), which is
+// then no finding.
 func (r *run) negotiate(ctx context.Context) (Result, error) {
+	var probes []probe
+	var res Result
+	facts, err := r.settle(ctx, &probes, &res)
+	if facts != nil {
+		r.facts = facts
+		r.sink.Facts(facts)
+	}
+	for i := range probes {
+		pr := &probes[i]
+		if err != nil {
+			// Nothing was negotiated, so nothing is judged; the probes are
+			// still handed on, so a --record shows what the server said.
+			if jerr := r.sink.Exchange(Judged{Fixture: pr.fixture, Exchange: &pr.ex, Override: pr.o}); jerr != nil {
+				return res, jerr
+			}
+			continue
+		}
+		if facts != nil && pr.ex.Version != facts.Version {
+			pr.ex.Version = facts.Version
+		}
+		if jerr := r.judge(pr.fixture, &pr.ex, nil, pr.o); jerr != nil {
+			return res, jerr
+		}
+	}
+	return res, err
+}
+
+// settle runs the probes and returns the facts they established.
+func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect.Facts, error) {
 	switch v := r.o.Protocol; v {
 	case "", "auto":
 	case envelope.V20260728:
 		ex, ok := r.discover(ctx)
+		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex})
+		r.sess.version = v
 		if !ok {
-			r.sess.version = v
-			r.judge("negotiate/discover", &ex, nil)
-			return Result{Version: v, Negotiated: "forced with --protocol (server/discover failed: " + why(&ex) + ")"}, nil
+			*res = Result{Version: v, Negotiated: "forced with --protocol (server/discover failed: " + why(&ex) + ")"}
+			return &expect.Facts{Version: v, Negotiated: res.Negotiated}, nil
 		}
-		return Result{Version: v, Negotiated: "forced with --protocol; server/discover confirms it"}, r.judge("negotiate/discover", &ex, nil)
+		*res = Result{Version: v, Negotiated: "forced with --protocol; server/discover confirms it"}
+		return discoverFacts(&ex, res.Negotiated), nil
 	default:
-		if err := r.initialize(ctx, v, true); err != nil {
-			return Result{}, err
+		f, err := r.initialize(ctx, v, true, probes)
+		if err != nil {
+			return nil, err
 		}
-		return Result{Version: r.sess.version, Negotiated: "forced with --protocol; initialize answered " + r.sess.version}, nil
+		*res = Result{Version: r.sess.version, Negotiated: f.Negotiated}
+		return f, nil
 	}
 
 	ex, ok := r.discover(ctx)
 	if ok {
-		return Result{Version: envelope.V20260728, Negotiated: "auto: server/discover lists 2026-07-28"}, r.judge("negotiate/discover", &ex, nil)
+		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex})
+		*res = Result{Version: envelope.V20260728, Negotiated: "auto: server/discover lists 2026-07-28"}
+		return discoverFacts(&ex, res.Negotiated), nil
 	}
-	if ex.Failure != "" && ex.Response == nil && r.t.Transport() == envelope.HTTP {
+	if ex.Failure != "" && ex.Response == nil && !ex.Unanswered && r.t.Transport() == envelope.HTTP {
 		// Nothing answered at all: there is no server to negotiate with.
-		return Result{}, errorf("server/discover: %s", ex.Failure)
+		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex})
+		return nil, errorf("server/discover: %s", ex.Failure)
+	}
+	// A legacy server: it may answer server/discover with any error, or
+	// ignore it (T-COMPAT-4); that it then negotiates shows it alive.
+	legacy := &expect.Override{}
+	for _, f := range []expect.Field{
+		{Key: "expect-reply", Value: "false"},
+		{Key: "expect-code", Value: "any"},
+		{Key: "expect-error", Value: "open T-COMPAT-4: a legacy server answers server/discover with an error"},
+		{Key: "expect-ambiguity", Value: "T-COMPAT-4: a legacy server may answer server/discover with any error, or not at all"},
+		{Key: "expect-condition", Value: "server/discover sent to a server that negotiated a legacy version"},
+	} {
+		_ = legacy.Set(f.Key, f.Value)
 	}
 	r.sink.Note("server/discover did not confirm 2026-07-28 (" + why(&ex) + "); trying initialize")
 	if died, _ := r.t.Died(); died {
+		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex, o: legacy})
 		if err := r.t.Restart(ctx); err != nil {
-			return Result{}, errorf("restarting after server/discover: %v", err)
+			return nil, errorf("restarting after server/discover: %v", err)
 		}
+	} else {
+		if ex.Unanswered {
+			ex.Note = ex.Failure + " (T-COMPAT-4 lets a legacy server ignore server/discover)"
+			ex.Failure, ex.Unanswered = "", false
+			r.stale = false
+		}
+		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex, o: legacy})
 	}
-	if err := r.initialize(ctx, envelope.V20251125, false); err != nil {
-		return Result{}, err
+	f, err := r.initialize(ctx, envelope.V20251125, false, probes)
+	if err != nil {
+		return nil, err
 	}
-	return Result{Version: r.sess.version, Negotiated: "auto: server/discover failed; initialize answered " + r.sess.version}, nil
+	*res = Result{Version: r.sess.version, Negotiated: f.Negotiated}
+	return f, nil
 }
 
-// why summarises an exchange that did not do what was hoped, for notes.
+// discoverFacts reads what a DiscoverResult declares.
+func discoverFacts(ex *envelope.Exchange, how string) *expect.Facts {
+	m := reply(ex)
+	f := &expect.Facts{Version: envelope.V20260728, Negotiated: how}
+	for _, v := range m.Get("result.supportedVersions").Array() {
+		if v.Type == gjson.String {
+			f.Supported = append(f.Supported, v.Str)
+		}
+	}
+	if c := m.Get("result.capabilities"); c.IsObject() {
+		f.Capabilities = json.RawMessage(c.Raw)
+	}
+	return f
+}
+
+// why says, for a note, what an exchange that did not do what was hoped
+// did instead: the checker's failure, or what the server answered.
 func why(ex *envelope.Exchange) string {
 	switch {
 	case ex.Failure != "":
@@ -60,17 +146,46 @@ func why(ex *envelope.Exchange) string {
 	case ex.Response == nil:
 		return "no reply"
 	}
-	m := reply(ex)
-	if e := m.Get("error"); e.Exists() {
-		return fmt.Sprintf("HTTP %d, error %s", ex.Response.Status, m.Get("error.code").Raw)
+	var parts []string
+	if ex.Transport == envelope.HTTP {
+		parts = append(parts, fmt.Sprintf("HTTP %d", ex.Response.Status))
 	}
-	return fmt.Sprintf("HTTP %d, no DiscoverResult", ex.Response.Status)
+	m := reply(ex)
+	switch {
+	case m.Get("error").Exists():
+		parts = append(parts, fmt.Sprintf("error %s %s", clipRaw(m.Get("error.code").Raw), strconvQuote(m.Get("error.message").Str)))
+	case m.Get("result").Exists():
+		keys := []string{}
+		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, k.Str); return len(keys) < 6 })
+		parts = append(parts, "a result with "+strings.Join(keys, ", "))
+	case len(ex.Response.Body) > 0:
+		parts = append(parts, "a body that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Body)))
+	default:
+		parts = append(parts, "an empty body")
+	}
+	return strings.Join(parts, ", ")
 }
 
-// reply is the response message of an exchange, split out of the body
-// or the SSE stream the way the checks do (a zero Message when none).
+// strconvQuote quotes server text for a note, cut short.
+func strconvQuote(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func clipRaw(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "…"
+	}
+	return s
+}
+
+// reply is the response message of an exchange, read the way the judge
+// reads it (a zero Message when none came).
 func reply(ex *envelope.Exchange) envelope.Message {
-	if r := checks.NewReply(ex.Response, &envelope.Expectation{}); r.Response != nil {
+	id := gjson.GetBytes(ex.Request.Body, "id")
+	if r := envelope.ReadReply(ex.Response, envelope.ReadOptions{IDs: []gjson.Result{id}}); r.Response != nil {
 		return *r.Response
 	}
 	return envelope.Message{}
@@ -97,74 +212,105 @@ func (r *run) discover(ctx context.Context) (envelope.Exchange, bool) {
 // initialize runs the 2025-xx handshake: initialize, then
 // notifications/initialized, keeping the session id. With forced, the
 // version asked for is the one judged even if the server picks another.
-func (r *run) initialize(ctx context.Context, want string, forced bool) error {
+// Every initialize sent is a probe, judged once the facts are known.
+func (r *run) initialize(ctx context.Context, want string, forced bool, probes *[]probe) (*expect.Facts, error) {
 	ask := []string{want}
 	if !forced && want == envelope.V20251125 {
 		ask = append(ask, envelope.V20250618)
 	}
+	var supported []string
 	var last string
-	for _, v := range ask {
+	for i, v := range ask {
 		r.sess.version, r.sess.sessionID = "", ""
 		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
 		ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
+		name := "negotiate/initialize"
+		if i > 0 {
+			name += "-" + v
+		}
 		m := reply(&ex)
 		got := m.Get("result.protocolVersion").Str
+		if envelope.KnownVersion(got) && got != envelope.V20260728 && !slices.Contains(supported, got) {
+			supported = append(supported, got) // an answer names a version the server serves
+		}
 		if !slices.Contains([]string{envelope.V20251125, envelope.V20250618}, got) {
+			ex.Version = v
+			*probes = append(*probes, probe{fixture: name, ex: ex})
 			last = why(&ex)
-			if ex.Failure != "" && ex.Response == nil && r.t.Transport() == envelope.HTTP {
-				return errorf("initialize: %s", ex.Failure)
+			if ex.Failure != "" && ex.Response == nil && !ex.Unanswered && r.t.Transport() == envelope.HTTP {
+				return nil, errorf("initialize: %s", ex.Failure)
 			}
 			if died, _ := r.t.Died(); died {
 				if err := r.t.Restart(ctx); err != nil {
-					return errorf("restarting after initialize: %v", err)
+					return nil, errorf("restarting after initialize: %v", err)
 				}
 			}
 			continue
 		}
 		r.sess.version = got
+		how := "auto: server/discover failed; initialize answered " + got
 		if forced {
 			r.sess.version = want
+			how = "forced with --protocol; initialize answered " + got
 		}
 		ex.Version = r.sess.version
 		if ex.Response != nil {
-			r.sess.sessionID = ex.Response.Header.Get("Mcp-Session-Id")
+			r.sess.sessionID = envelope.HeaderGet(ex.Response.Header, "Mcp-Session-Id")
 		}
-		if err := r.judge("negotiate/initialize", &ex, nil); err != nil {
-			return err
-		}
+		*probes = append(*probes, probe{fixture: name, ex: ex})
 		note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		nex := r.send(ctx, envelope.Request{Header: r.stdHeaders(note), Body: note}, false)
-		return r.judge("negotiate/initialized", &nex, nil)
+		*probes = append(*probes, probe{fixture: "negotiate/initialized", ex: nex})
+		f := &expect.Facts{Version: r.sess.version, Negotiated: how, Supported: supported, ClientCapabilities: json.RawMessage(`{}`)}
+		if c := m.Get("result.capabilities"); c.IsObject() {
+			f.Capabilities = json.RawMessage(c.Raw)
+		}
+		return f, nil
 	}
-	return errorf("no protocol version could be negotiated (initialize: %s)", last)
+	return nil, errorf("no protocol version could be negotiated (initialize: %s)", last)
 }
 
 // endSession ends a 2025-xx HTTP session with DELETE (T-SESS-4; the
-// server may refuse with 405). When the server accepted, a request that
-// reuses the ended session must get 404 (T-SESS-3): that probe is judged.
+// server may refuse with 405), judged like a fixture. When the server
+// accepted, a request that reuses the ended session must get 404
+// (T-SESS-3): that probe is judged too.
 func (r *run) endSession(ctx context.Context) error {
 	if r.t.Transport() != envelope.HTTP || r.sess.sessionID == "" {
 		return nil
 	}
 	h := r.stdHeaders(nil)
 	h.Del("Content-Type")
-	ex := r.t.Conn().Do(ctx, envelope.Request{Method: "DELETE", Header: h}, true)
+	req := envelope.Request{Method: "DELETE", Header: h}
+	ex := r.send(ctx, req, true)
+	if err := r.judge("session/delete", &ex, nil, nil); err != nil {
+		return err
+	}
 	switch {
 	case ex.Failure != "":
-		r.sink.Note("ending the session with DELETE: " + ex.Failure)
 		return nil
 	case ex.Response.Status == 405:
 		r.sink.Note("the server does not let clients end sessions (DELETE: 405)")
 		return nil
 	case ex.Response.Status >= 300:
-		r.sink.Note(fmt.Sprintf("ending the session with DELETE: HTTP %d", ex.Response.Status))
 		return nil
 	}
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, r.id())
-	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
-	exp := envelope.Expect(&envelope.Exchange{Transport: envelope.HTTP, Version: r.sess.version, Request: req})
-	exp.ErrorRequired, exp.Status, exp.StatusMust, exp.AnyCode = true, []int{404}, true, true
-	exp.Detail = "a request in a session the client ended"
-	rex := r.send(ctx, req, true)
-	return r.judge("session/reuse-after-delete", &rex, &exp)
+	req = envelope.Request{Header: r.stdHeaders(body), Body: body}
+	o := &expect.Override{}
+	for _, f := range []expect.Field{
+		{Key: "expect-error", Value: "must"},
+		{Key: "expect-status", Value: "404"},
+		{Key: "expect-code", Value: "any"},
+		// A session is checked before the body is read: the rejection may
+		// carry no id (DESIGN, transport-level rejections).
+		{Key: "expect-id", Value: "optional"},
+		{Key: "expect-condition", Value: "a request in a session the client ended (T-SESS-3)"},
+	} {
+		_ = o.Set(f.Key, f.Value)
+	}
+	rex, err := r.sendJudged(ctx, "session/reuse-after-delete", req, true)
+	if err != nil {
+		return err
+	}
+	return r.judge("session/reuse-after-delete", &rex, nil, o)
 }

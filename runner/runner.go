@@ -10,13 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 )
 
@@ -68,8 +68,28 @@ const (
 
 // A Sink receives the run as it happens.
 type Sink interface {
-	Exchange(fixture string, ex *envelope.Exchange, vs []checks.Verdict) error
+	// Facts says what the server declared, as soon as the run has learned
+	// it (again when it learns more): every exchange after is judged with
+	// them, and a transcript records them so lint judges the same way.
+	Facts(*expect.Facts)
+	Exchange(Judged) error
 	Note(string)
+}
+
+// Judged is one exchange and its verdicts. Exchange is nil for a fixture
+// that was not sent (it does not apply, or the run ran out of time);
+// Verdicts is nil for an exchange of a negotiation that failed, which is
+// recorded but not judged.
+type Judged struct {
+	Fixture  string
+	Exchange *envelope.Exchange
+	// Override is the fixture's, as the judge applied it (recorded with
+	// the exchange).
+	Override *expect.Override
+	// Expect is the expectation the exchange was judged against; nil
+	// when it was not sent.
+	Expect   *expect.Expectation
+	Verdicts []checks.Verdict
 }
 
 // ErrNotDriven means the target could not be driven at all: it did not
@@ -80,6 +100,8 @@ var ErrNotDriven = errors.New("target could not be driven")
 type Result struct {
 	Version    string // the protocol version judged
 	Negotiated string // how it was chosen
+	// Facts are what the server declared (nil when nothing was negotiated).
+	Facts *expect.Facts
 }
 
 // Run negotiates, then runs every fixture. It returns an error wrapping
@@ -116,7 +138,10 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 	if err != nil {
 		return nil, res, err
 	}
-	r.discoverTools(ctx)
+	if err := r.discoverTools(ctx); err != nil {
+		return nil, res, err
+	}
+	res.Facts = r.facts
 	return &Session{r}, res, nil
 }
 
@@ -139,8 +164,12 @@ type run struct {
 	o    Options
 	sink Sink
 	sess session
-	// stale: a stdio exchange failed (timed out, flooded), so a late reply
-	// could land in the next fixture's exchange; restart before it.
+	// facts are what the server declared; nil until negotiated. Built
+	// once per thing learned, then shared read-only by every expectation.
+	facts *expect.Facts
+	// stale: a stdio exchange failed and the server did not answer a
+	// liveness probe, so a late reply could land in the next fixture's
+	// exchange; restart before it.
 	stale bool
 }
 
@@ -148,20 +177,22 @@ type run struct {
 type session struct {
 	version   string
 	sessionID string // 2025-xx HTTP
-	tools     []tool
 	nextID    int
 }
 
-func (r *run) judge(fixture string, ex *envelope.Exchange, exp *envelope.Expectation) error {
-	if len(r.o.Secrets) > 0 {
-		if exp == nil {
-			e := envelope.Expect(ex)
-			exp = &e
-		}
-		exp.Secrets = r.o.Secrets
+// expect builds the one expectation of an exchange about to be sent:
+// from the request, the facts the run learned and the fixture's override.
+func (r *run) expect(req envelope.Request, o *expect.Override) *expect.Expectation {
+	return expect.Build(&envelope.Exchange{Transport: r.t.Transport(), Version: r.sess.version, Request: req}, r.facts, o)
+}
+
+// judge judges one exchange with its expectation and hands it on.
+func (r *run) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectation, o *expect.Override) error {
+	if exp == nil {
+		exp = expect.Build(ex, r.facts, o)
 	}
-	vs := checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: r.o.Contract, Schemas: r.o.Schemas}, r.o.Checks)
-	return r.sink.Exchange(fixture, ex, vs)
+	vs := checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: r.o.Contract, Schemas: r.o.Schemas, Secrets: r.o.Secrets}, r.o.Checks)
+	return r.sink.Exchange(Judged{Fixture: fixture, Exchange: ex, Override: o, Expect: exp, Verdicts: vs})
 }
 
 // skipAll reports a fixture that does not apply: every check skips.
@@ -170,16 +201,22 @@ func (r *run) skipAll(fixture, reason string) error {
 	for _, c := range r.o.Checks {
 		vs = append(vs, checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusSkip, Reason: reason})
 	}
-	return r.sink.Exchange(fixture, nil, vs)
+	return r.sink.Exchange(Judged{Fixture: fixture, Verdicts: vs})
 }
 
-// errorAll reports a fixture that could not be judged.
-func (r *run) errorAll(fixture, reason string) error {
+// notSent reports a fixture the checker could not send: one error, the
+// other checks skip (an error is what the checker could not do, counted
+// once).
+func (r *run) notSent(fixture, reason string) error {
 	vs := make([]checks.Verdict, 0, len(r.o.Checks))
-	for _, c := range r.o.Checks {
-		vs = append(vs, checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusError, Reason: reason})
+	for i, c := range r.o.Checks {
+		v := checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusSkip, Reason: "not judged: " + reason}
+		if i == 0 {
+			v.Status, v.Reason = checks.StatusError, reason
+		}
+		vs = append(vs, v)
 	}
-	return r.sink.Exchange(fixture, nil, vs)
+	return r.sink.Exchange(Judged{Fixture: fixture, Verdicts: vs})
 }
 
 // send performs one exchange and notes a death of the server.
@@ -193,6 +230,45 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 		r.stale = true
 	}
 	return ex
+}
+
+// sendJudged is send for a fixture: when the exchange timed out, a
+// liveness probe tells the server's silence (a finding, RPC1006) from a
+// server that stopped answering at all (the checker could not judge).
+// The probe is an exchange of its own, judged and recorded.
+func (r *run) sendJudged(ctx context.Context, fixture string, req envelope.Request, wantReply bool) (envelope.Exchange, error) {
+	ex := r.send(ctx, req, wantReply)
+	if !ex.Unanswered || ex.Died != "" || !wantReply || ctx.Err() != nil {
+		return ex, nil
+	}
+	probe, alive := r.liveness(ctx)
+	if err := r.judge(fixture+"/liveness", &probe, nil, nil); err != nil {
+		return ex, err
+	}
+	if alive {
+		ex.Note = ex.Failure + "; the server answered a liveness probe, so it is alive and left this request unanswered"
+		ex.Failure, ex.Unanswered = "", false
+		r.stale = false // the server is in step: its probe reply matched
+	} else {
+		ex.Failure += "; the server did not answer a liveness probe either"
+	}
+	return ex, nil
+}
+
+// liveness sends a request every server of the version answers at once:
+// ping in 2025-xx (T-LIFE-5), server/discover in 2026-07-28 (T-LIFE-8).
+func (r *run) liveness(ctx context.Context) (envelope.Exchange, bool) {
+	var body []byte
+	if r.sess.version == envelope.V20260728 {
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
+			r.id(), envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
+	} else {
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, r.id())
+	}
+	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
+	ex := r.send(ctx, req, true)
+	rep := r.expect(req, nil).ReadReply(ex.Response)
+	return ex, ex.Failure == "" && rep.Has() && rep.Response.IsObject()
 }
 
 // stdHeaders are the headers a conforming client sends for a request of
@@ -210,8 +286,10 @@ func (r *run) stdHeaders(body []byte) http.Header {
 		m := envelope.Parse(body)
 		if method := m.Get("method"); method.Type.String() == "String" {
 			h.Set("Mcp-Method", method.Str)
-			if name, ok := nameValue(&m, method.Str); ok {
-				h.Set("Mcp-Name", envelope.EncodeHeaderValue(name))
+			if f := envelope.NameField(method.Str); f != "" {
+				if name := m.Get("params." + f); name.Type == gjson.String {
+					h.Set("Mcp-Name", envelope.EncodeHeaderValue(name.Str))
+				}
 			}
 			if method.Str == "tools/call" {
 				r.paramHeaders(h, &m)
@@ -232,13 +310,12 @@ func (r *run) stdHeaders(body []byte) http.Header {
 // strings as they are (Base64 sentinel when needed), integers in
 // decimal, booleans as true or false; null or absent sends nothing.
 func (r *run) paramHeaders(h http.Header, m *envelope.Message) {
-	name := m.Get("params.name").Str
-	i := slices.IndexFunc(r.sess.tools, func(t tool) bool { return t.name == name })
-	if i < 0 {
+	t := r.facts.Tool(m.Get("params.name").Str)
+	if t == nil {
 		return
 	}
 	args := m.Get("params.arguments")
-	gjson.GetBytes(r.sess.tools[i].input, "properties").ForEach(func(prop, schema gjson.Result) bool {
+	gjson.GetBytes(t.Input, "properties").ForEach(func(prop, schema gjson.Result) bool {
 		hn := schema.Get("x-mcp-header")
 		if hn.Type != gjson.String || hn.Str == "" {
 			return true
@@ -254,16 +331,6 @@ func (r *run) paramHeaders(h http.Header, m *envelope.Message) {
 		}
 		return true
 	})
-}
-
-func nameValue(m *envelope.Message, method string) (string, bool) {
-	var v = m.Get("params.name")
-	if method == "resources/read" {
-		v = m.Get("params.uri")
-	} else if method != "tools/call" && method != "prompts/get" {
-		return "", false
-	}
-	return v.Str, v.Type.String() == "String"
 }
 
 func (r *run) id() int {

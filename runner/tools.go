@@ -10,17 +10,10 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/schema"
 )
-
-// A tool is one entry of the server's tools/list.
-type tool struct {
-	name     string
-	input    []byte // raw inputSchema
-	output   []byte // raw outputSchema, nil when none
-	readOnly bool   // annotations.readOnlyHint
-}
 
 // maxViolations bounds the exchanges one "args: violations" fixture
 // makes, so a tool with a hundred properties does not flood the run.
@@ -29,42 +22,74 @@ const maxViolations = 8
 // canaryLen is the length of a canary argument: far over any quote bound.
 const canaryLen = 4096
 
-// discoverTools lists the server's tools once, for fixtures that call a
-// real tool. The call itself is not judged: the tools/list fixture is.
-func (r *run) discoverTools(ctx context.Context) {
-	var body []byte
-	if r.sess.version == envelope.V20260728 {
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{"_meta":{%q:%q,%q:{}}}}`,
-			r.id(), envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
-	} else {
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, r.id())
+// maxToolPages bounds how many pages of tools/list the run follows.
+const maxToolPages = 20
+
+// discoverTools lists the server's tools, every page, for the facts: a
+// tool the server does not list is one it does not have, and a tool's
+// schema says which arguments it must refuse. Each page is an exchange
+// the verdicts depend on, so each is judged and recorded.
+func (r *run) discoverTools(ctx context.Context) error {
+	if declared, known := r.facts.Declares("tools"); known && !declared {
+		return nil // the server offers no tools (T-TOOL-1)
 	}
-	ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
-	if ex.Failure != "" || ex.Response == nil {
-		r.sink.Note("tools/list for the tool fixtures: " + why(&ex))
-		return
-	}
-	m := reply(&ex)
-	for _, t := range m.Get("result.tools").Array() {
-		name, in := t.Get("name"), t.Get("inputSchema")
-		if name.Type == gjson.String && in.IsObject() {
-			tl := tool{name: name.Str, input: []byte(in.Raw), readOnly: t.Get("annotations.readOnlyHint").Type == gjson.True}
-			if out := t.Get("outputSchema"); out.Exists() {
-				tl.output = []byte(out.Raw)
-			}
-			r.sess.tools = append(r.sess.tools, tl)
+	f := *r.facts
+	f.Tools, f.ToolsListed = nil, false
+	cursor := ""
+	for page := 1; page <= maxToolPages; page++ {
+		params := ""
+		if cursor != "" {
+			c, _ := json.Marshal(cursor)
+			params = `"cursor":` + string(c)
 		}
+		if r.sess.version == envelope.V20260728 {
+			if params != "" {
+				params += ","
+			}
+			params += fmt.Sprintf(`"_meta":{%q:%q,%q:{}}`, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
+		}
+		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{%s}}`, r.id(), params)
+		req := envelope.Request{Header: r.stdHeaders(body), Body: body}
+		name := "setup/tools-list"
+		if page > 1 {
+			name = fmt.Sprintf("setup/tools-list/page-%d", page)
+		}
+		ex, err := r.sendJudged(ctx, name, req, true)
+		if err != nil {
+			return err
+		}
+		if err := r.judge(name, &ex, nil, nil); err != nil {
+			return err
+		}
+		m := reply(&ex)
+		tools := m.Get("result.tools")
+		if ex.Failure != "" || !tools.IsArray() {
+			r.sink.Note("tools/list for the tool fixtures: " + why(&ex))
+			break
+		}
+		for _, t := range tools.Array() {
+			if tl, ok := expect.NewTool([]byte(t.Raw)); ok {
+				f.Tools = append(f.Tools, tl)
+			}
+		}
+		next := m.Get("result.nextCursor")
+		if next.Type != gjson.String {
+			f.ToolsListed = true
+			break
+		}
+		cursor = next.Str
 	}
 	// Deterministic choice whatever order the server lists them in.
-	slices.SortFunc(r.sess.tools, func(a, b tool) int { return strings.Compare(a.name, b.name) })
+	slices.SortStableFunc(f.Tools, func(a, b *expect.Tool) int { return strings.Compare(a.Name, b.Name) })
+	r.facts = &f
+	r.sink.Facts(r.facts)
+	return nil
 }
 
 // A variant is one exchange a fixture makes.
 type variant struct {
-	suffix  string // appended to the fixture ID when a fixture makes several
-	ctx     fixtures.Context
-	refusal bool   // the arguments break the tool's inputSchema
-	output  []byte // the tool's outputSchema, for a call with valid arguments
+	suffix string // appended to the fixture ID when a fixture makes several
+	ctx    fixtures.Context
 }
 
 // variants expands a fixture into its exchanges; the second result says
@@ -74,30 +99,30 @@ func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
 	if !bytes.Contains(f.Body, []byte("{{tool}}")) {
 		return []variant{{ctx: base}}, ""
 	}
-	if len(r.sess.tools) == 0 {
+	if len(r.facts.Tools) == 0 {
 		return nil, "the server lists no tools to call"
 	}
-	t := pickTool(r.sess.tools, f.Args)
-	base.Tool = jsonStringContents(t.name)
+	t := pickTool(r.facts.Tools, f.Args)
+	base.Tool = jsonStringContents(t.Name)
 	switch f.Args {
 	case fixtures.ArgsValid:
 		return r.callVariants(base)
 	case fixtures.ArgsViolations:
-		vs := schema.GenerateViolations(t.input)
+		vs := schema.GenerateViolations(t.Input)
 		if len(vs) == 0 {
-			return nil, fmt.Sprintf("the inputSchema of tool %q forbids nothing a generator can break", t.name)
+			return nil, fmt.Sprintf("the inputSchema of tool %q forbids nothing a generator can break", t.Name)
 		}
 		out := make([]variant, 0, maxViolations)
 		for _, v := range vs[:min(len(vs), maxViolations)] {
 			c := base
 			c.Args = v.Args
-			out = append(out, variant{suffix: v.Name, ctx: c, refusal: true})
+			out = append(out, variant{suffix: v.Name, ctx: c})
 		}
 		return out, ""
 	case fixtures.ArgsCanary:
-		args, ok := canaryArgs(t.input)
+		args, ok := canaryArgs(t.Input)
 		if !ok {
-			return nil, fmt.Sprintf("the inputSchema of tool %q has no property where a long string is invalid", t.name)
+			return nil, fmt.Sprintf("the inputSchema of tool %q has no property where a long string is invalid", t.Name)
 		}
 		base.Args = args
 	}
@@ -109,18 +134,22 @@ func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
 // whose schema no arguments can be generated for is noted and left out.
 func (r *run) callVariants(base fixtures.Context) ([]variant, string) {
 	var out []variant
-	for _, t := range r.sess.tools {
-		if r.o.CallTools != CallAll && !t.readOnly {
+	for _, t := range r.facts.Tools {
+		if r.o.CallTools != CallAll && !t.ReadOnly {
 			continue
 		}
-		args, err := schema.GenerateValid(t.input)
+		if t.Input == nil {
+			r.sink.Note(fmt.Sprintf("tool %q not called: its inputSchema is not an object", t.Name))
+			continue
+		}
+		args, err := schema.GenerateValid(t.Input)
 		if err != nil {
-			r.sink.Note(fmt.Sprintf("tool %q not called: %v", t.name, err))
+			r.sink.Note(fmt.Sprintf("tool %q not called: %v", t.Name, err))
 			continue
 		}
 		c := base
-		c.Tool, c.Args = jsonStringContents(t.name), args
-		out = append(out, variant{suffix: t.name, ctx: c, output: t.output})
+		c.Tool, c.Args = jsonStringContents(t.Name), args
+		out = append(out, variant{suffix: t.Name, ctx: c})
 	}
 	if len(out) == 0 {
 		if r.o.CallTools == CallAll {
@@ -131,14 +160,23 @@ func (r *run) callVariants(base fixtures.Context) ([]variant, string) {
 	return out, ""
 }
 
-// pickTool prefers a tool whose schema the fixture can use: one with
-// properties for argument fixtures, else the first by name.
-func pickTool(ts []tool, args string) tool {
-	if args != "" {
-		for _, t := range ts {
-			if gjson.GetBytes(t.input, "properties").IsObject() {
-				return t
-			}
+// pickTool chooses the tool a fixture probes. Fixtures that call a tool
+// prefer one marked readOnlyHint (DESIGN: a tool not so marked may be
+// destructive); argument fixtures need one with properties to break. The
+// arguments they send are ones the tool's own schema rejects, so even a
+// destructive tool must refuse them.
+func pickTool(ts []*expect.Tool, args string) *expect.Tool {
+	usable := func(t *expect.Tool) bool {
+		return args == "" || gjson.GetBytes(t.Input, "properties").IsObject()
+	}
+	for _, t := range ts {
+		if t.ReadOnly && usable(t) {
+			return t
+		}
+	}
+	for _, t := range ts {
+		if usable(t) {
+			return t
 		}
 	}
 	return ts[0]

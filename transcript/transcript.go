@@ -5,8 +5,16 @@
 //
 //	{"transport":"http"|"stdio", "protocolVersion":"2026-07-28" (optional),
 //	 "fixture":"name" (optional),
+//	 "expect":{"expect-code":"-32602", …} (optional: the fixture's override),
+//	 "failure":"…" (optional: what the checker could not do), "died":"…",
+//	 "note":"…" (optional),
 //	 "request":{"method":"POST" (optional), "headers":{…}, "body":"<raw text>" | "bodyBase64":"…"},
 //	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…"} | null}
+//
+// A line {"facts":{…}} records what the server declared in the run (the
+// negotiated version, the versions it serves, its capabilities, its
+// tools); every exchange after it is judged with those facts, as the live
+// run judged it.
 //
 // "response": null means no reply arrived. On stdio the response body is
 // what the server wrote while the exchange was open, one message a line.
@@ -25,6 +33,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // MaxLine bounds one transcript line; a longer one is reported and
@@ -36,6 +45,11 @@ type Record struct {
 	Line     int
 	Fixture  string // "line:N" unless the record names one
 	Exchange envelope.Exchange
+	// Override is the fixture's override the run applied; nil when none.
+	Override *expect.Override
+	// Facts are the facts in force at this line (the last facts line
+	// before it); nil when the transcript records none.
+	Facts *expect.Facts
 }
 
 // A LineError is a line that could not be read; the reader goes on.
@@ -50,10 +64,11 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // A Reader streams records from a transcript.
 type Reader struct {
-	name string
-	br   *bufio.Reader
-	line int
-	buf  []byte
+	name  string
+	br    *bufio.Reader
+	line  int
+	buf   []byte
+	facts *expect.Facts
 }
 
 // NewReader reads the transcript r; name is used in errors.
@@ -72,11 +87,18 @@ func (r *Reader) Next() (Record, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if f, ok, ferr := factsLine(line); ok {
+			if ferr != nil {
+				return Record{}, &LineError{r.name, r.line, ferr}
+			}
+			r.facts = f
+			continue
+		}
 		rec, perr := parse(line)
 		if perr != nil {
 			return Record{}, &LineError{r.name, r.line, perr}
 		}
-		rec.Line = r.line
+		rec.Line, rec.Facts = r.line, r.facts
 		if rec.Fixture == "" {
 			rec.Fixture = fmt.Sprintf("line:%d", r.line)
 		}
@@ -116,6 +138,18 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
+// factsLine reads a {"facts":{…}} line; ok is false for any other line.
+func factsLine(line []byte) (*expect.Facts, bool, error) {
+	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"facts"`)) {
+		return nil, false, nil
+	}
+	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {
+		return nil, true, errors.New("facts line is not valid JSON")
+	}
+	f, err := expect.ParseFacts([]byte(gjson.GetBytes(line, "facts").Raw))
+	return f, true, err
+}
+
 func parse(line []byte) (Record, error) {
 	var rec Record
 	if envelope.TooDeep(line) {
@@ -128,8 +162,8 @@ func parse(line []byte) (Record, error) {
 	if !obj.IsObject() {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [5]gjson.Result // transport, protocolVersion, fixture, request, response
-	envelope.Members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response"}, root[:])
+	var root [9]gjson.Result // transport, protocolVersion, fixture, request, response, expect, failure, died, note
+	envelope.Members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note"}, root[:])
 	ex := &rec.Exchange
 	switch t := root[0]; {
 	case !t.Exists():
@@ -146,6 +180,14 @@ func parse(line []byte) (Record, error) {
 		ex.Version = v.Str
 	}
 	rec.Fixture = root[2].Str
+	if o := root[5]; o.Exists() {
+		ov, err := expect.ParseOverride([]byte(o.Raw))
+		if err != nil {
+			return rec, err
+		}
+		rec.Override = ov
+	}
+	ex.Failure, ex.Died, ex.Note = root[6].Str, root[7].Str, root[8].Str
 	reqv := root[3]
 	if !reqv.IsObject() {
 		return rec, errors.New(`"request" is required and must be an object`)
@@ -247,9 +289,24 @@ func body(b, b64 gjson.Result, where string) ([]byte, error) {
 	return nil, nil
 }
 
-// Write appends one exchange to w as a transcript line. Bodies that are
-// not valid UTF-8 go as bodyBase64, so the bytes survive exactly.
-func Write(w io.Writer, fixture string, ex *envelope.Exchange) error {
+// WriteFacts appends a facts line: what the server declared, for every
+// exchange written after it.
+func WriteFacts(w io.Writer, f *expect.Facts) error {
+	b, err := json.Marshal(struct {
+		Facts *expect.Facts `json:"facts"`
+	}{f})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// Write appends one exchange to w as a transcript line, with the
+// override its fixture applied (nil: none) and what the run knew of it.
+// Bodies that are not valid UTF-8 go as bodyBase64, so the bytes survive
+// exactly.
+func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override) error {
 	type msg struct {
 		Method     string              `json:"method,omitempty"`
 		Status     int                 `json:"status,omitempty"`
@@ -267,12 +324,19 @@ func Write(w io.Writer, fixture string, ex *envelope.Exchange) error {
 		}
 	}
 	rec := struct {
-		Transport string `json:"transport"`
-		Version   string `json:"protocolVersion,omitempty"`
-		Fixture   string `json:"fixture,omitempty"`
-		Request   msg    `json:"request"`
-		Response  *msg   `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture}
+		Transport string           `json:"transport"`
+		Version   string           `json:"protocolVersion,omitempty"`
+		Fixture   string           `json:"fixture,omitempty"`
+		Expect    *expect.Override `json:"expect,omitempty"`
+		Failure   string           `json:"failure,omitempty"`
+		Died      string           `json:"died,omitempty"`
+		Note      string           `json:"note,omitempty"`
+		Request   msg              `json:"request"`
+		Response  *msg             `json:"response"`
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note}
+	if !o.Empty() {
+		rec.Expect = o
+	}
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {

@@ -95,7 +95,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		Request:  envelope.Request{Header: http.Header{"Mcp-Method": {"tools/list"}}, Body: []byte("{\"a\":\"\xff\"}")},
 		Response: &envelope.Response{Status: 400, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1}`)}}
 	var buf bytes.Buffer
-	if err := transcript.Write(&buf, "probe", &ex); err != nil {
+	if err := transcript.Write(&buf, "probe", &ex, nil); err != nil {
 		t.Fatal(err)
 	}
 	recs, errs := readAll(t, "rt", &buf)

@@ -5,9 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
-	"strings"
+	"syscall"
 
 	"github.com/wymcp/wymcp-check/envelope"
 )
@@ -65,16 +66,20 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		return ex
 	}
 	hreq.Header = mergeHeader(h.Header, req.Header)
-	if v, ok := lookup(hreq.Header, "Host"); ok {
+	if v, ok := envelope.HeaderValue(hreq.Header, "Host"); ok {
 		hreq.Host = v // net/http takes Host from here, never from Header
 	}
-	if _, ok := lookup(hreq.Header, "User-Agent"); !ok {
+	if _, ok := envelope.HeaderValue(hreq.Header, "User-Agent"); !ok {
 		hreq.Header["User-Agent"] = nil // present but empty: net/http then sends none
 	}
 
 	resp, err := client.Do(hreq)
 	if err != nil {
 		ex.Failure = b.describe(fmt.Sprintf("no reply within %s", lim.Timeout), fmt.Sprintf("request failed: %v", err))
+		// A connection the server closed or reset after the request went
+		// out is an answer withheld, like a timeout; a refused one never
+		// carried the request.
+		ex.Unanswered = b.timedOut() || b.parent.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
 		return ex
 	}
 	defer resp.Body.Close()
@@ -85,6 +90,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	} else {
 		ex.Failure = readBody(b, resp.Body, r)
 	}
+	ex.Unanswered = ex.Failure != "" && b.timedOut()
 	return ex
 }
 
@@ -109,7 +115,7 @@ func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastRe
 func mergeHeader(base, over http.Header) http.Header {
 	out := make(http.Header, len(base)+len(over))
 	for k, vs := range base {
-		if _, ok := lookup(over, k); !ok {
+		if _, ok := envelope.HeaderValue(over, k); !ok {
 			out[k] = append([]string(nil), vs...)
 		}
 	}
@@ -117,19 +123,6 @@ func mergeHeader(base, over http.Header) http.Header {
 		out[k] = append([]string(nil), vs...)
 	}
 	return out
-}
-
-// lookup finds a header whatever the case of its name.
-func lookup(h http.Header, name string) (string, bool) {
-	for k, vs := range h {
-		if strings.EqualFold(k, name) {
-			if len(vs) == 0 {
-				return "", true
-			}
-			return vs[0], true
-		}
-	}
-	return "", false
 }
 
 func isEventStream(contentType string) bool {
@@ -143,6 +136,11 @@ type bound struct {
 	parent context.Context // the caller's
 	ctx    context.Context // parent plus Limits.Timeout
 	lim    Limits
+}
+
+// timedOut: the exchange's own clock ran out (not the caller's).
+func (b bound) timedOut() bool {
+	return b.parent.Err() == nil && errors.Is(b.ctx.Err(), context.DeadlineExceeded)
 }
 
 // describe picks the Failure for an I/O error: the caller's

@@ -51,7 +51,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response) string {
 		events++
 		if len(ev.Data) > 0 {
 			r.Messages = append(r.Messages, ev.Data)
-			if isResponse(ev.Data) {
+			if envelope.IsResponse(ev.Data) {
 				return ""
 			}
 		}

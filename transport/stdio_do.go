@@ -59,6 +59,9 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Failure = f
 	default:
 		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply)
+		// The exchange's own clock ran out while the server lives: whether
+		// that is silence is for the caller's liveness probe to tell.
+		ex.Unanswered = ex.Failure != "" && wantReply && ctx.Err() == nil && !time.Now().Before(deadline) && !s.hasExited()
 	}
 	return ex
 }
@@ -127,7 +130,7 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool)
 			if f := c.add(ln, s.lim.MaxBytes); f != "" {
 				return c.response(), f
 			}
-			if wantReply && isResponse(ln.data) {
+			if wantReply && envelope.IsResponse(ln.data) {
 				return c.response(), ""
 			}
 			if len(c.msgs) >= s.lim.MaxEvents {
@@ -224,4 +227,10 @@ func lastWords(b []byte, limit int) string {
 		}
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// hasExited reports whether the server process has exited.
+func (s *Stdio) hasExited() bool {
+	exited, _ := s.Exited()
+	return exited
 }

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/report"
@@ -174,18 +174,33 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 }
 
 // sink feeds the runner's verdicts into the report and the transcript.
+// The transcript gets what the judge knew of each exchange (the run's
+// facts, the fixture's override), so lint of it gives the same verdicts.
 type sink struct {
 	ss     *session
 	record *os.File
+	recErr error
 }
 
-func (k *sink) Exchange(fixture string, ex *envelope.Exchange, vs []checks.Verdict) error {
-	if k.record != nil && ex != nil {
-		if err := transcript.Write(k.record, fixture, ex); err != nil {
+func (k *sink) Facts(f *expect.Facts) {
+	if k.record != nil && k.recErr == nil {
+		k.recErr = transcript.WriteFacts(k.record, f)
+	}
+}
+
+func (k *sink) Exchange(j runner.Judged) error {
+	if k.recErr != nil {
+		return fmt.Errorf("--record: %w", k.recErr)
+	}
+	if k.record != nil && j.Exchange != nil {
+		if err := transcript.Write(k.record, j.Fixture, j.Exchange, j.Override); err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
-	return k.ss.exchange(fixture, vs)
+	if j.Verdicts == nil {
+		return nil // recorded, not judged (a negotiation that failed)
+	}
+	return k.ss.exchange(j.Fixture, j.Verdicts)
 }
 
 func (k *sink) Note(n string) { k.ss.note(n) }

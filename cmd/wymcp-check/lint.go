@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/report"
 	"github.com/wymcp/wymcp-check/transcript"
 )
@@ -77,7 +78,10 @@ func lintRun(s *streams, o *lintOptions) error {
 				ss.note(fmt.Sprintf("%s: %v", name, err))
 				break
 			}
-			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Contract: ss.contract, Schemas: ss.schemas}, all)
+			// The same expectation a live run built: from the request, the
+			// facts the transcript carries and the fixture's override.
+			exp := expect.Build(&rec.Exchange, rec.Facts, rec.Override)
+			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Expect: exp, Contract: ss.contract, Schemas: ss.schemas}, all)
 			if err := ss.exchange(prefix+rec.Fixture, vs); err != nil {
 				closeIn()
 				return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/report"
 	"github.com/wymcp/wymcp-check/runner"
@@ -21,11 +22,13 @@ import (
 
 type sendOptions struct {
 	targetOptions
-	Contract string
-	Schema   string
-	URL      string
-	Command  []string
-	Input    string
+	Contract   string
+	Schema     string
+	URL        string
+	Command    []string
+	Input      string
+	Fixture    string
+	FixtureDir string
 }
 
 func newSendCmd(s *streams) *cobra.Command {
@@ -38,20 +41,37 @@ and prints the request, the reply (status, headers, pretty body) with every
 finding written beside the member it is about, and a one-line command that
 reproduces the exchange (curl for HTTP; --header values redacted).
 
-The message is read from FILE or stdin: a raw body (JSON or any bytes), or
-a fixture-style file with "-- headers --" and "-- body --" sections. Bodies
-may use the fixture placeholders ({{meta}}, {{version}}, {{canary:N}},
-{{bytes:ff}}); the version's standard headers are added unless the
-headers section changes or drops them ("-Name").
+The message is read from FILE or stdin: a raw body (JSON or any bytes), a
+fixture-style file with "-- headers --" and "-- body --" sections, or a
+whole fixture file (with its "-- fixture --" section and expect-* keys).
+--fixture ID sends a fixture of the corpus (or of --fixtures DIR) instead.
+A fixture is judged with its own expectations, exactly as check judges it,
+so send reproduces check's verdict. Bodies may use the fixture placeholders
+({{meta}}, {{version}}, {{tool}}, {{args}}, {{canary:N}}, {{bytes:ff}});
+the version's standard headers are added unless the headers section
+changes or drops them ("-Name").
 
 ` + exitHelp,
 		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{meta}}}}' | wymcp-check send --demo -
+  wymcp-check send --demo --fixture tools/unknown-tool
   wymcp-check send http://127.0.0.1:3001/mcp probe.txt
   wymcp-check send msg.json -- node server.js --stdio`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				o.Command = args[dash:]
 				args = args[:dash]
+			}
+			if o.Fixture != "" {
+				// The message is the fixture: the only argument is the target.
+				switch {
+				case o.Demo && len(args) == 0 && len(o.Command) == 0:
+				case len(o.Command) > 0 && len(args) == 0:
+				case !o.Demo && len(o.Command) == 0 && len(args) == 1:
+					o.URL = args[0]
+				default:
+					return usagef("with --fixture, want only a target (URL, --demo, or -- COMMAND)")
+				}
+				return sendRun(cmd.Context(), s, o)
 			}
 			switch {
 			case o.Demo && len(args) <= 1 && len(o.Command) == 0:
@@ -78,7 +98,27 @@ headers section changes or drops them ("-Name").
 	addTargetFlags(cmd, &o.targetOptions)
 	cmd.Flags().StringVar(&o.Contract, "contract", "strict", "the error-envelope contract: strict, spec, or a contract `FILE`")
 	cmd.Flags().StringVar(&o.Schema, "schema", "builtin", "protocol schema: builtin, off, or a schema `FILE`")
+	cmd.Flags().StringVar(&o.Fixture, "fixture", "", "send the corpus fixture `ID` (see list --fixtures) and judge it as check does")
+	cmd.Flags().StringVar(&o.FixtureDir, "fixtures", "", "with --fixture: also look in the fixtures of `DIR`")
 	return cmd
+}
+
+// findFixture returns the fixture --fixture names, from the corpus or
+// --fixtures DIR.
+func findFixture(o *sendOptions) (*fixtures.Fixture, error) {
+	fx, problems, err := loadFixtures(&checkOptions{FixtureDir: o.FixtureDir})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fx {
+		if f.ID == o.Fixture {
+			return f, nil
+		}
+	}
+	if len(problems) > 0 {
+		return nil, usagef("--fixture %q: no such fixture (and %d fixture file(s) could not be read: %s)", o.Fixture, len(problems), problems[0])
+	}
+	return nil, usagef("--fixture %q: no such fixture (wymcp-check list --fixtures lists them)", o.Fixture)
 }
 
 // readMessage reads the message to send: a raw body, or a fixture-style
@@ -94,6 +134,14 @@ func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
 	if err != nil {
 		return nil, usagef("reading the message: %v", err)
 	}
+	if bytes.HasPrefix(raw, []byte("-- fixture --\n")) || bytes.Contains(raw, []byte("\n-- fixture --\n")) {
+		// A whole fixture file: its own id and expectations.
+		f, err := fixtures.Parse(name, raw)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		return f, nil
+	}
 	if bytes.HasPrefix(raw, []byte("-- ")) || bytes.Contains(raw, []byte("\n-- body --\n")) {
 		src := append([]byte("Message sent by hand.\n-- fixture --\nid: send\n"), raw...)
 		f, err := fixtures.Parse(name, src)
@@ -104,23 +152,26 @@ func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
 	}
 	body := bytes.TrimSuffix(raw, []byte("\n"))
 	f := &fixtures.Fixture{ID: "send", Purpose: "message sent by hand", Versions: envelope.Versions(),
-		Transports: []string{envelope.HTTP, envelope.Stdio}, Body: body, File: name}
+		Transports: []string{envelope.HTTP, envelope.Stdio}, Body: body, File: name, Expect: &expect.Override{}}
 	if _, err := fixtures.Expand(body, fixtures.Context{Version: envelope.V20260728}); err != nil {
 		return nil, usagef("%s: %v", name, err)
 	}
 	return f, nil
 }
 
-// sendSink keeps the one exchange send is about and its verdicts.
+// sendSink keeps the exchanges of the message send is about (a fixture
+// may make several: one per tool argument variant) and their verdicts.
 type sendSink struct {
-	ex    *envelope.Exchange
-	vs    []checks.Verdict
+	id    string // the fixture's id; set once the session is open
+	got   []runner.Judged
 	notes []string
 }
 
-func (k *sendSink) Exchange(fixture string, ex *envelope.Exchange, vs []checks.Verdict) error {
-	if fixture == "send" || strings.HasPrefix(fixture, "send/") {
-		k.ex, k.vs = ex, vs
+func (k *sendSink) Facts(*expect.Facts) {}
+
+func (k *sendSink) Exchange(j runner.Judged) error {
+	if k.id != "" && (j.Fixture == k.id || strings.HasPrefix(j.Fixture, k.id+"/")) {
+		k.got = append(k.got, j)
 	}
 	return nil
 }
@@ -130,7 +181,13 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	msg, err := readMessage(s, o.Input)
+	var msg *fixtures.Fixture
+	var err error
+	if o.Fixture != "" {
+		msg, err = findFixture(o)
+	} else {
+		msg, err = readMessage(s, o.Input)
+	}
 	if err != nil {
 		return err
 	}
@@ -156,26 +213,42 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	defer target.Close()
 
 	k := &sendSink{}
-	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secrets(extra)}, k)
+	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secrets(extra), CallTools: runner.CallAll}, k)
 	if err != nil {
 		return &targetError{err}
 	}
+	k.id = msg.ID
 	if err := sess.Fire(ctx, msg); err != nil {
 		return err
-	}
-	if k.ex == nil {
-		return usagef("the message was not sent: %s", skipReason(k.vs))
 	}
 	endpoint := ""
 	if ht, ok := target.(*runner.HTTPTarget); ok {
 		endpoint = ht.T.URL
 	}
-	if err := printExchange(s.Out, describe, endpoint, res, k.ex, k.vs, extra, o.Command); err != nil {
-		return err
-	}
 	var sum report.Summary
-	for _, v := range k.vs {
-		sum.Add(v)
+	sent := 0
+	for _, j := range k.got {
+		for _, v := range j.Verdicts {
+			sum.Add(v)
+		}
+		if j.Exchange == nil {
+			if !strings.HasSuffix(j.Fixture, "/liveness") {
+				fmt.Fprintf(s.Out, "# %s not sent: %s\n", report.Sanitize(j.Fixture), report.Sanitize(skipReason(j.Verdicts)))
+			}
+			continue
+		}
+		sent++
+		if err := printExchange(s.Out, describe, endpoint, res, j, extra, o.Command); err != nil {
+			return err
+		}
+	}
+	if sent == 0 {
+		return usagef("the message was not sent")
+	}
+	if msg.ID != "send" {
+		// The curl line resends the bytes; the verdict above needs the
+		// fixture's expectations too.
+		fmt.Fprintf(s.Out, "judged as check judges fixture %s; to judge it again: wymcp-check send --fixture %s TARGET\n", msg.ID, msg.ID)
 	}
 	if sum.Gate(false) {
 		return errFindings
@@ -191,9 +264,10 @@ func skipReason(vs []checks.Verdict) string {
 }
 
 // printExchange shows what went and what came back, annotated.
-func printExchange(w io.Writer, target, endpoint string, res runner.Result, ex *envelope.Exchange, vs []checks.Verdict, extra http.Header, cmd []string) error {
+func printExchange(w io.Writer, target, endpoint string, res runner.Result, j runner.Judged, extra http.Header, cmd []string) error {
+	ex, vs := j.Exchange, j.Verdicts
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s, protocol %s (%s)\n\n", report.Sanitize(target), res.Version, res.Negotiated)
+	fmt.Fprintf(&b, "# %s: %s, protocol %s (%s)\n\n", report.Sanitize(j.Fixture), report.Sanitize(target), res.Version, res.Negotiated)
 	if ex.Transport == envelope.HTTP {
 		fmt.Fprintf(&b, "> %s %s\n", ex.Request.HTTPMethod(), report.Sanitize(endpoint))
 		writeHeaders(&b, "> ", ex.Request.Header)
@@ -222,7 +296,7 @@ func printExchange(w io.Writer, target, endpoint string, res runner.Result, ex *
 	var unplaced []string
 	// Split the reply as the checks did, and annotate the message they
 	// judged as the response.
-	rep := checks.NewReply(ex.Response, &envelope.Expectation{})
+	rep := j.Expect.ReadReply(ex.Response)
 	for i := range rep.Messages {
 		m := &rep.Messages[i]
 		var mvs []checks.Verdict
@@ -253,7 +327,7 @@ func printExchange(w io.Writer, target, endpoint string, res runner.Result, ex *
 		sum.Add(v)
 	}
 	fmt.Fprintf(&b, "\n%d pass, %d fail, %d warn, %d skip, %d error\n", sum.Pass, sum.Fail, sum.Warn, sum.Skip, sum.Error)
-	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduce(endpoint, res.Version, ex, extra, cmd))
+	fmt.Fprintf(&b, "\nreproduce:\n  %s\n\n", reproduce(endpoint, res.Version, ex, extra, cmd))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,4 +1,4 @@
-package transport
+package envelope
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ func TestIsResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cases {
-		if got := isResponse([]byte(c.Msg)); got != c.Response {
-			t.Errorf("%s: isResponse(%q) = %v, want %v", c.Why, c.Msg, got, c.Response)
+		if got := IsResponse([]byte(c.Msg)); got != c.Response {
+			t.Errorf("%s: IsResponse(%q) = %v, want %v", c.Why, c.Msg, got, c.Response)
 		}
 	}
 }

@@ -1,0 +1,40 @@
+package checks
+
+import (
+	"strings"
+	"unicode"
+)
+
+// isLineBreak: the characters that end a line for a reader of text. CR
+// and LF are not the only ones: NEL, LINE SEPARATOR and PARAGRAPH
+// SEPARATOR break lines too (Unicode UAX #14, and JavaScript, in which
+// many clients render messages, treats U+2028 and U+2029 as line ends).
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
+}
+
+// lineCount counts the lines of s: CRLF is one break.
+func lineCount(s string) int {
+	n := 1
+	prev := rune(0)
+	for _, r := range s {
+		if isLineBreak(r) && !(r == '\n' && prev == '\r') {
+			n++
+		}
+		prev = r
+	}
+	return n
+}
+
+// hasLineBreak: s spans more than one line.
+func hasLineBreak(s string) bool { return strings.ContainsFunc(s, isLineBreak) }
+
+// hasControl: s holds a control character other than a line break
+// (an escape sequence reaches a terminal and a model's context alike).
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && !isLineBreak(r) })
+}

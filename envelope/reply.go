@@ -1,0 +1,129 @@
+package envelope
+
+import (
+	"github.com/tidwall/gjson"
+)
+
+// A Reply is what came back for one exchange, split into JSON-RPC
+// messages once. The transport, the judge, the runner and send all read
+// replies through ReadReply, so the message send annotates, the one the
+// runner learns from and the one the checks judge are always the same.
+type Reply struct {
+	// Messages are every message that came back, in order.
+	Messages []Message
+	// Response is the JSON-RPC response to the request: the one whose id
+	// is one the request could be read to carry, else the first
+	// response-shaped message, else the first message that is not JSON at
+	// all (so a malformed reply is judged, not missed). Nil when none came.
+	Response *Message
+	// Responses counts response-shaped messages (objects with no
+	// "method" member).
+	Responses int
+	// SplitErr is set when an SSE body could not be split into events.
+	SplitErr error
+}
+
+// Has reports whether a response arrived.
+func (r *Reply) Has() bool { return r.Response != nil }
+
+// MaxSSELine bounds one SSE line when a recorded body is split.
+const MaxSSELine = 16 << 20
+
+// ReadOptions say what ReadReply needs to know of the request.
+type ReadOptions struct {
+	// IDs are the ids the request can be read to carry; the response is
+	// the message that echoes one of them.
+	IDs []gjson.Result
+	// NotRPC: the request was no JSON-RPC message (a GET or DELETE), so a
+	// body is a message only when it is JSON: a plain-text "Method Not
+	// Allowed" is no malformed JSON-RPC reply, but a JSON-RPC error body
+	// is judged whatever the status.
+	NotRPC bool
+}
+
+// ReadReply splits a response into messages and finds the reply to the
+// request among them.
+func ReadReply(resp *Response, o ReadOptions) *Reply {
+	r := &Reply{}
+	if resp == nil {
+		return r
+	}
+	raw := resp.Messages
+	if raw == nil && len(resp.Body) > 0 {
+		switch {
+		case MediaType(resp.Header.Get("Content-Type")) == "text/event-stream":
+			raw, r.SplitErr = SplitSSE(resp.Body, MaxSSELine)
+		case o.NotRPC && !rpcShaped(resp.Body):
+		default:
+			raw = [][]byte{resp.Body}
+		}
+	}
+	first, garbage := -1, -1
+	for _, b := range raw {
+		m := Parse(b)
+		r.Messages = append(r.Messages, m)
+		i := len(r.Messages) - 1
+		if !m.IsObject() {
+			if garbage < 0 {
+				garbage = i
+			}
+			continue
+		}
+		if m.Get("method").Exists() {
+			continue // a notification or a server request
+		}
+		r.Responses++
+		if first < 0 {
+			first = i
+		}
+		if r.Response == nil {
+			id := m.Get("id")
+			for _, want := range o.IDs {
+				if SameID(want, id) {
+					r.Response = &r.Messages[i]
+					break
+				}
+			}
+		}
+	}
+	switch {
+	case r.Response != nil:
+	case first >= 0:
+		r.Response = &r.Messages[first]
+	case garbage >= 0:
+		r.Response = &r.Messages[garbage]
+	}
+	return r
+}
+
+// rpcShaped: a body that means to be a JSON-RPC message, an object with a
+// jsonrpc or error member, as a 405's JSON-RPC error body does.
+func rpcShaped(body []byte) bool {
+	body = trimBOM(body)
+	if TooDeep(body) || !gjson.ValidBytes(body) {
+		return false
+	}
+	v := gjson.ParseBytes(body)
+	return v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").Exists())
+}
+
+// IsResponse reports whether msg ends an exchange: a JSON object with no
+// "method" member (a result or an error, whatever its id says), or a JSON
+// array (a batch reply, which the checks then judge). A request or a
+// notification does not, nor does anything that is not JSON, nor a bare
+// JSON scalar: none of those is an answer, and the server may still send
+// one. Transports stop reading at it.
+func IsResponse(msg []byte) bool {
+	msg = trimBOM(msg)
+	if TooDeep(msg) || !gjson.ValidBytes(msg) {
+		return false
+	}
+	r := gjson.ParseBytes(msg)
+	switch {
+	case r.IsObject():
+		return !r.Get("method").Exists()
+	case r.IsArray():
+		return true
+	}
+	return false
+}

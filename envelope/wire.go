@@ -1,0 +1,171 @@
+package envelope
+
+import (
+	"encoding/base64"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// Meta keys of 2026-07-28 requests (digest T-LIFE-7, T-LOG-2).
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+)
+
+// MetaPath is the gjson path of a request's _meta member key.
+func MetaPath(key string) string { return "params._meta." + JoinPath("", key) }
+
+// NameField is the params member Mcp-Name mirrors for a method (T-HDR-1):
+// "name" for tools/call and prompts/get, "uri" for resources/read, "" for
+// every other method.
+func NameField(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	}
+	return ""
+}
+
+// HeaderValue reads a header whatever the case of its name (T-HTTP-19).
+// Keys are matched case-insensitively, not only in canonical form: a
+// fixture may send a name in odd case on purpose. Every header lookup of
+// the checker goes through it.
+func HeaderValue(h http.Header, name string) (string, bool) {
+	first := func(vs []string) string {
+		if len(vs) == 0 {
+			return ""
+		}
+		return vs[0]
+	}
+	if vs, ok := h[http.CanonicalHeaderKey(name)]; ok {
+		return first(vs), true
+	}
+	for k, vs := range h {
+		if strings.EqualFold(k, name) {
+			return first(vs), true
+		}
+	}
+	return "", false
+}
+
+// HeaderGet reads a header whatever the case of its name; "" if absent.
+func HeaderGet(h http.Header, name string) string {
+	v, _ := HeaderValue(h, name)
+	return v
+}
+
+// ValidHeaderValue rejects control characters and raw non-ASCII bytes,
+// which a 2026-07-28 client must have Base64-encoded (T-HDR-3).
+func ValidHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// DecodeHeaderValue undoes the Base64 sentinel of T-HDR-3. The markers are
+// lowercase and case-sensitive; anything else is the literal value. The
+// second result is false when the sentinel's payload does not decode.
+// AMB-10 names neither alphabet nor padding: the standard alphabet is read
+// with or without padding, and with urlSafe the URL-safe one too.
+func DecodeHeaderValue(v string, urlSafe bool) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v, true
+	}
+	encs := []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding}
+	if urlSafe {
+		encs = append(encs, base64.URLEncoding, base64.RawURLEncoding)
+	}
+	for _, enc := range encs {
+		if b, err := enc.DecodeString(inner); err == nil {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+// EncodeHeaderValue applies the Base64 sentinel of T-HDR-3 where a value
+// cannot travel as plain header text: non-ASCII, control characters,
+// leading or trailing space or tab, or a literal that looks like the
+// sentinel itself.
+func EncodeHeaderValue(v string) string {
+	plain := strings.TrimLeft(v, " \t") == v && strings.TrimRight(v, " \t") == v &&
+		!strings.HasPrefix(v, "=?base64?")
+	for i := 0; plain && i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f {
+			plain = false
+		}
+	}
+	if plain {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+}
+
+// removed20260728 are the methods 2026-07-28 removed (T-LIFE-16): a
+// modern-only server treats them as unknown, whatever its extensions.
+var removed20260728 = []string{"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+	"notifications/initialized", "notifications/roots/list_changed", "notifications/elicitation/complete"}
+
+// historicVersions are MCP versions before the covered ones; a server may
+// still serve them (T-HTTP-7), so a header naming one is not a fault.
+var historicVersions = []string{"2024-11-05", "2025-03-26"}
+
+// Removed2026 reports whether 2026-07-28 removed method (T-LIFE-16): a
+// modern-only server treats it as unknown, whatever its extensions.
+func Removed2026(method string) bool { return slices.Contains(removed20260728, method) }
+
+// HistoricVersion reports whether v names an MCP version older than the
+// ones the checker judges, which a server may still serve (T-HTTP-7).
+func HistoricVersion(v string) bool { return slices.Contains(historicVersions, v) }
+
+var (
+	methods20260728 = buildMethods(V20260728)
+	methods20251125 = buildMethods(V20251125)
+	methods20250618 = buildMethods(V20250618)
+)
+
+// Methods lists the client-to-server methods and notifications a version
+// defines (requests whose absence from a server is -32601). The result is
+// shared: do not modify it.
+func Methods(version string) []string {
+	switch version {
+	case V20260728:
+		return methods20260728
+	case V20250618:
+		return methods20250618
+	}
+	return methods20251125
+}
+
+func buildMethods(version string) []string {
+	common := []string{
+		"tools/list", "tools/call", "resources/list", "resources/templates/list",
+		"resources/read", "prompts/list", "prompts/get", "completion/complete",
+		"notifications/cancelled",
+	}
+	switch version {
+	case V20260728:
+		return append(common, "server/discover", "subscriptions/listen")
+	case V20250618:
+		return append(common, "initialize", "ping", "notifications/initialized",
+			"notifications/progress", "notifications/roots/list_changed",
+			"resources/subscribe", "resources/unsubscribe", "logging/setLevel")
+	default:
+		return append(common, "initialize", "ping", "notifications/initialized",
+			"notifications/progress", "notifications/roots/list_changed",
+			"resources/subscribe", "resources/unsubscribe", "logging/setLevel",
+			"tasks/get", "tasks/result", "tasks/cancel", "tasks/list")
+	}
+}

@@ -1,0 +1,697 @@
+package expect
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Build says what a conforming reply to ex's request is, from the request
+// as it went on the wire, the facts the server declared (nil: unknown)
+// and a fixture's override (nil: none). It is the only place an
+// Expectation is made.
+//
+// Where RFC 8259, RFC 9110 or the spec let a receiver read the request in
+// more than one way (duplicate member names, a byte order mark, an id
+// spelled 1.0, a repeated header, a Base64 alphabet), each reading gets
+// its own expectation and the result keeps only what holds under all of
+// them: a server that picked an allowed reading is never failed for it.
+func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
+	rs := readings(ex)
+	e := build(ex, rs[0], f)
+	for _, r := range rs[1:] {
+		e = merge(e, build(ex, r, f), r.why)
+	}
+	o.apply(e)
+	return e
+}
+
+// A reading is one way a receiver may read the request.
+type reading struct {
+	body   envelope.Message
+	header http.Header
+	// reject: the receiver refuses the body as malformed JSON.
+	reject bool
+	// strictInt: only a digit string is an integer id; 1.0 and 1e2 are not.
+	strictInt bool
+	// urlBase64: a Base64 sentinel may use the URL-safe alphabet (AMB-10).
+	urlBase64 bool
+	why       string
+}
+
+func readings(ex *envelope.Exchange) []reading {
+	base := reading{body: envelope.Parse(ex.Request.Body), header: ex.Request.Header}
+	rs := []reading{base}
+	m := base.body
+	if m.BOM {
+		rs = append(rs, reading{reject: true, header: base.header,
+			why: "RFC 8259 §8.1: a receiver may ignore a byte order mark or refuse the text"})
+	}
+	if len(m.Duplicates) > 0 {
+		two := m.Readings()
+		why := "RFC 8259 §4: with duplicate member names a receiver may keep either value, or refuse the object"
+		rs[0].body = two[0]
+		rs = append(rs, reading{body: two[1], header: base.header, why: why},
+			reading{reject: true, header: base.header, why: why})
+	}
+	if id := rs[0].body.Get("id"); id.Type == gjson.Number && envelope.IsInteger(id.Raw) && !digits(id.Raw) {
+		rs = append(rs, reading{body: rs[0].body, header: base.header, strictInt: true,
+			why: "an integer spelled " + id.Raw + " is an integer in value (JSON Schema), but a receiver may refuse it as an id"})
+	}
+	if ex.Transport == envelope.HTTP {
+		for _, h := range headerReadings(base.header) {
+			rs = append(rs, reading{body: rs[0].body, header: h,
+				why: "RFC 9110 §5.3: a repeated header may be read as its first, its last or its joined values"})
+		}
+		if base64URL(base.header) {
+			rs = append(rs, reading{body: rs[0].body, header: base.header, urlBase64: true,
+				why: "AMB-10: the Base64 alphabet of the sentinel is not named"})
+		}
+	}
+	return rs
+}
+
+// digits: an optional minus and digits only.
+func digits(raw string) bool {
+	s := strings.TrimPrefix(raw, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// headerReadings returns the other readings of the MCP headers a request
+// repeats (under one name, or under names that differ only in case): the
+// base reading takes the first value; these take the last, and all of
+// them joined with ", " (RFC 9110 §5.3).
+func headerReadings(h http.Header) []http.Header {
+	repeated := map[string][]string{}
+	keys := slices.Sorted(maps.Keys(h)) // a name sent in two spellings: a stable order
+	for _, k := range keys {
+		vs := h[k]
+		lk := strings.ToLower(k)
+		if lk == "mcp-protocol-version" || lk == "mcp-method" || lk == "mcp-name" || strings.HasPrefix(lk, "mcp-param-") {
+			repeated[lk] = append(repeated[lk], vs...)
+		}
+	}
+	var last, joined http.Header
+	for lk, vs := range repeated {
+		if len(vs) < 2 {
+			continue
+		}
+		if last == nil {
+			last, joined = h.Clone(), h.Clone()
+		}
+		for _, x := range []http.Header{last, joined} {
+			for k := range x {
+				if strings.EqualFold(k, lk) {
+					delete(x, k)
+				}
+			}
+		}
+		ck := http.CanonicalHeaderKey(lk)
+		last[ck] = []string{vs[len(vs)-1]}
+		joined[ck] = []string{strings.Join(vs, ", ")}
+	}
+	if last == nil {
+		return nil
+	}
+	return []http.Header{last, joined}
+}
+
+// base64URL: some sentinel payload uses a character only the URL-safe
+// alphabet has.
+func base64URL(h http.Header) bool {
+	for k, vs := range h {
+		if !strings.EqualFold(k, "Mcp-Name") && !strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
+			continue
+		}
+		for _, v := range vs {
+			if strings.HasPrefix(v, "=?base64?") && strings.ContainsAny(v, "-_") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
+	req := rd.body
+	e := &Expectation{Request: req, Facts: f}
+	e.Version, e.VersionSource = inferVersion(ex, req, f)
+	http := ex.Transport == envelope.HTTP
+	if http {
+		e.HTTPMethod = ex.Request.HTTPMethod()
+	}
+	e.Reply = must("JSON-RPC §5: every request is answered")
+	e.ID.Other = must("T-RPC-5")
+
+	if http && e.HTTPMethod != "POST" {
+		e.Reply = Want{}
+		e.Condition, e.Detail = CondHTTPMethod, e.HTTPMethod+" on the endpoint"
+		switch {
+		case e.Version == envelope.V20260728:
+			e.Status, e.StatusWant = []int{405}, should("T-HTTP-13")
+		case e.HTTPMethod == "GET":
+			e.Status, e.StatusWant = []int{200, 405}, must("T-HTTP-12")
+		case e.HTTPMethod == "DELETE":
+			e.Status, e.StatusWant = []int{200, 202, 204, 405}, open("T-SESS-4: a server may accept the end of a session or refuse it with 405")
+		}
+		return e
+	}
+	raw := ex.Request.Body
+	switch {
+	case rd.reject:
+		e.reject(CondParseError, "refused as malformed: "+rd.why, envelope.CodeParseError, envelope.CodeInvalidRequest)
+		return e
+	case len(raw) == 0 && ex.Transport == envelope.Stdio:
+		e.reject(CondParseError, "the line is empty", envelope.CodeParseError)
+		amb := "an empty stdio line carries no message; ignoring it is fair"
+		e.Reply, e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb), Want{}
+		return e
+	case len(raw) == 0:
+		e.reject(CondParseError, "the body is empty", envelope.CodeParseError)
+		return e
+	case !req.UTF8:
+		// JSON text must be UTF-8 (T-RPC-2), but that binds the sender;
+		// RFC 8259 §8.2 leaves a receiver's handling of invalid strings
+		// open, so a server that decodes leniently is not wrong for sure.
+		e.reject(CondParseError, "the body is not valid UTF-8", envelope.CodeParseError, envelope.CodeInvalidRequest)
+		amb := "T-RPC-2 binds the sender; RFC 8259 §8.2 leaves a receiver's handling of invalid UTF-8 open"
+		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
+		if req.Valid {
+			// The id is readable to a lenient decoder: echoing it is right,
+			// leaving it out (a strict parse error) is right too.
+			if id := req.Get("id"); id.Type == gjson.String || id.Type == gjson.Number && envelope.IsInteger(id.Raw) {
+				e.ID.Echo = []gjson.Result{id}
+			}
+		}
+		return e
+	case req.TooDeep:
+		// RFC 8259 §9 lets a receiver limit nesting: refusing is as right
+		// as serving.
+		amb := "RFC 8259 §9: a receiver may limit the nesting depth it accepts"
+		e.reject(CondParseError, "the body nests deeper than "+strconv.Itoa(envelope.MaxDepth)+" levels", envelope.CodeParseError, envelope.CodeInvalidRequest, envelope.CodeInvalidParams)
+		e.Error, e.Code, e.StatusWant, e.ID.Lost = open(amb), open(amb), open(amb), Want{}
+		return e
+	case !req.Valid:
+		e.reject(CondParseError, "the body is not valid JSON", envelope.CodeParseError)
+		return e
+	case req.IsArray():
+		amb := "AMB-7: the reaction to a batch is unspecified"
+		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
+		e.Reply, e.Error, e.Code, e.StatusWant, e.ID.Other = open(amb), open(amb), open(amb), open(amb), open(amb)
+		return e
+	case !req.IsObject():
+		e.reject(CondInvalidRequest, "the body is not a JSON object", envelope.CodeInvalidRequest)
+		return e
+	}
+
+	id := req.Get("id")
+	hasID := id.Exists()
+	readable := id.Type == gjson.String || id.Type == gjson.Number && envelope.IsInteger(id.Raw) && (!rd.strictInt || digits(id.Raw))
+	if readable {
+		e.ID.Echo = []gjson.Result{id}
+		e.ID.Lost = must("T-RPC-9: the id could be read")
+		if beyondFloat(id) {
+			// RFC 8259 §6 lets a receiver limit the range and precision of
+			// numbers: an id it rounds or cannot hold is its reading.
+			rule := "RFC 8259 §6: a receiver may limit number precision; an integer beyond 2^53 may not survive"
+			e.ID.Lost, e.ID.Rounded = should(rule), should(rule)
+		}
+	}
+	method := req.Get("method")
+	if method.Type == gjson.String {
+		e.Method = method.Str
+	}
+
+	switch {
+	case !method.Exists() && (req.Get("result").Exists() || req.Get("error").Exists()):
+		e.Condition, e.Detail, e.Reply = CondResponsePosted, "the body is a JSON-RPC response", Want{}
+		switch {
+		case e.Version == envelope.V20260728 && http:
+			amb := "T-HTTP-3: the reaction to a posted response is unspecified"
+			e.Status, e.StatusWant, e.Error = []int{400}, open(amb), open(amb)
+		case e.Version == envelope.V20260728:
+			e.NoReply = open("T-STDIO-4: a 2026-07-28 client writes no responses; the reaction is unspecified")
+		case http:
+			e.Status, e.StatusWant, e.NoReply = []int{202}, must("T-HTTP-4"), must("T-HTTP-4")
+		default:
+			e.NoReply = should("JSON-RPC §5: a response answers nothing")
+		}
+		return e
+	case req.Get("jsonrpc").Type != gjson.String || req.Get("jsonrpc").Str != "2.0":
+		e.reject(CondInvalidRequest, `jsonrpc is not "2.0"`, envelope.CodeInvalidRequest)
+		return e
+	case !method.Exists():
+		e.reject(CondInvalidRequest, "method is missing", envelope.CodeInvalidRequest)
+		return e
+	case method.Type != gjson.String:
+		e.reject(CondInvalidRequest, "method is not a string", envelope.CodeInvalidRequest)
+		return e
+	case hasID && !readable && (id.Type == gjson.Null || id.Type == gjson.Number):
+		// JSON-RPC allows null and fractional ids; MCP forbids them
+		// (T-RPC-3). Refusing is right with any code; serving is lenient
+		// and only warns, as long as the id comes back exactly.
+		e.reject(CondInvalidRequest, "id is "+envelope.Kind(id)+" "+id.Raw+", which MCP forbids (T-RPC-3)")
+		e.Error = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it")
+		e.ID.Echo = []gjson.Result{id}
+		return e
+	case hasID && !readable:
+		e.reject(CondInvalidRequest, "id is "+envelope.Kind(id)+", not a string or integer", envelope.CodeInvalidRequest)
+		return e
+	}
+
+	if !hasID {
+		e.Condition, e.Reply, e.NoReply = CondNotification, Want{}, must("T-RPC-10")
+		if http {
+			e.Status, e.StatusWant = []int{202}, must("T-HTTP-4")
+		}
+		return e
+	}
+	if p := req.Get("params"); p.Exists() && !p.IsObject() {
+		amb := "T-RPC-13: -32600 and -32602 are both defensible"
+		e.reject(CondInvalidRequest, "params is "+envelope.Kind(p)+", not an object", envelope.CodeInvalidRequest, envelope.CodeInvalidParams)
+		// Read as invalid params of a valid request, a 200 is as right as
+		// the 400 of an invalid request.
+		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
+		return e
+	}
+
+	if e.Version == envelope.V20260728 {
+		if e.modern(ex, rd, http) {
+			return e
+		}
+	} else if http && e.Method != "initialize" {
+		if hv := envelope.HeaderGet(rd.header, "Mcp-Protocol-Version"); hv != "" && !envelope.KnownVersion(hv) && !envelope.HistoricVersion(hv) {
+			// T-HTTP-7 fixes the status (400), not the code. An older MCP
+			// version the server may still serve is not judged.
+			e.reject(CondUnsupportedVersion, "MCP-Protocol-Version is not a protocol version")
+			e.Quote, e.StatusWant = hv, must("T-HTTP-7")
+			e.ID.Lost = Want{} // refused on a header, maybe before the body is read
+			return e
+		}
+	}
+
+	if !slices.Contains(envelope.Methods(e.Version), e.Method) {
+		e.unknownMethod(http)
+		return e
+	}
+	e.Condition = CondCall
+	e.call(http)
+	return e
+}
+
+// reject fills in a condition the server must refuse with one of codes.
+func (e *Expectation) reject(c Condition, detail string, codes ...int) {
+	e.Condition, e.Detail = c, detail
+	e.Error = must("JSON-RPC §5.1")
+	e.Codes = codes
+	if len(codes) > 0 {
+		e.Code = must("JSON-RPC §5.1")
+	}
+	// The spec fixes no status for these outside 2026-07-28's own
+	// conditions (AMB-6); the strict contract wants 400.
+	e.Status, e.StatusWant = []int{400}, contract("contract: a rejection is 400")
+}
+
+// unknownMethod: a method the version does not define.
+func (e *Expectation) unknownMethod(http bool) {
+	if e.Version == envelope.V20260728 && e.Method == "initialize" {
+		// A modern-only server refuses it with a code of its choosing
+		// (T-LIFE-14); a dual-era server may serve it and switch to legacy
+		// semantics (T-COMPAT-2). Neither is fixed from outside.
+		// T-LIFE-14, T-COMPAT-2: refused with any code, or served.
+		e.Condition, e.Detail = CondLegacyInitialize, "initialize was removed in 2026-07-28"
+		return
+	}
+	e.Condition, e.Detail = CondUnknownMethod, "method "+shortQuote(e.Method)+" is not defined in "+e.Version
+	e.Error, e.Codes, e.Code = must("T-ERR-3"), []int{envelope.CodeMethodNotFound}, must("T-ERR-3")
+	if http && e.Version == envelope.V20260728 {
+		e.Status, e.StatusWant = []int{404}, must("T-HTTP-9")
+	}
+	switch {
+	case e.Version == envelope.V20260728 && envelope.Removed2026(e.Method):
+		// T-LIFE-16 is descriptive: a server that still serves the old
+		// method is lenient; if it refuses, -32601 (and 404) are fixed.
+		e.Error = should("T-LIFE-16: 2026-07-28 removed " + shortQuote(e.Method))
+	case e.extensionsOpen():
+		// The request alone cannot tell an unknown method from one an
+		// extension the server advertises defines (T-LIFE-17).
+		amb := "T-LIFE-17: an extension the server advertises may define the method"
+		e.Error, e.Code, e.StatusWant = open(amb), open(amb), soften(e.StatusWant, amb)
+	}
+}
+
+// extensionsOpen: the server may have extensions that define methods:
+// its capabilities are unknown, or declare extensions (2026-07-28) or
+// experimental features (2025-xx).
+func (e *Expectation) extensionsOpen() bool {
+	key := "experimental"
+	if e.Version == envelope.V20260728 {
+		key = "extensions"
+	}
+	declared, known := e.Facts.Declares(key)
+	return !known || declared
+}
+
+// capabilityOf is the server capability a method needs (T-ERR-3,
+// T-LIFE-4); "" for methods every server has.
+func capabilityOf(method string) string {
+	switch method {
+	case "tools/list", "tools/call":
+		return "tools"
+	case "prompts/list", "prompts/get":
+		return "prompts"
+	case "resources/list", "resources/templates/list", "resources/read":
+		return "resources"
+	case "resources/subscribe", "resources/unsubscribe":
+		return "resources.subscribe"
+	case "completion/complete":
+		return "completions"
+	case "logging/setLevel":
+		return "logging"
+	}
+	return ""
+}
+
+// logLevels are the levels of T-LOG-1 and T-LOG-3.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// call refines a well-formed method call with what the request and the
+// facts fix: undeclared capabilities, unknown tools, arguments the tool's
+// own schema forbids, bad log levels.
+func (e *Expectation) call(http bool) {
+	req := &e.Request
+	if c := capabilityOf(e.Method); c != "" {
+		if declared, known := e.Facts.Declares(c); known && !declared {
+			e.Condition, e.Detail = CondUndeclared, "the server did not declare the "+c+" capability"
+			e.Codes = []int{envelope.CodeMethodNotFound}
+			if e.Version == envelope.V20260728 {
+				e.Error, e.Code = must("T-ERR-3"), must("T-ERR-3")
+				if http {
+					e.Status, e.StatusWant = []int{404}, must("T-HTTP-9")
+				}
+			} else {
+				e.Error, e.Code = should("T-LIFE-4"), should("T-COMP-2, T-LIFE-4")
+			}
+			return
+		}
+	}
+	switch e.Method {
+	case "tools/call":
+		e.toolCall(req)
+	case "logging/setLevel":
+		if l := req.Get("params.level"); l.Type != gjson.String || !slices.Contains(logLevels, l.Str) {
+			e.invalidParams("level "+shortQuote(l.Raw)+" is not a log level", should("T-LOG-1"))
+		}
+	}
+	if e.Version == envelope.V20260728 {
+		if l := req.Get(envelope.MetaPath(envelope.MetaLogLevel)); l.Exists() && (l.Type != gjson.String || !slices.Contains(logLevels, l.Str)) {
+			e.invalidParams("_meta logLevel "+shortQuote(l.Raw)+" is not a log level", should("T-LOG-3"))
+		}
+	}
+}
+
+func (e *Expectation) invalidParams(detail string, w Want) {
+	e.Condition, e.Detail = CondInvalidParams, detail
+	e.Error, e.Codes, e.Code = w, []int{envelope.CodeInvalidParams}, w
+}
+
+func (e *Expectation) toolCall(req *envelope.Message) {
+	name, args := req.Get("params.name"), req.Get("params.arguments")
+	switch {
+	case name.Type != gjson.String:
+		e.Condition, e.Detail = CondMalformedCall, "params.name is "+envelope.Kind(name)+", not a string"
+	case args.Exists() && !args.IsObject():
+		e.Condition, e.Detail = CondMalformedCall, "params.arguments is "+envelope.Kind(args)+", not an object"
+	}
+	if e.Condition == CondMalformedCall {
+		e.Error, e.Codes, e.Code = should("T-TOOL-7"), []int{envelope.CodeInvalidParams}, open("T-TOOL-7 does not pin the code")
+		return
+	}
+	f := e.Facts
+	t := f.Tool(name.Str)
+	if t == nil {
+		if f != nil && f.ToolsListed {
+			e.Condition, e.Detail = CondUnknownTool, "the server lists no tool "+shortQuote(name.Str)
+			e.Error, e.Codes, e.Code = should("T-TOOL-6"), []int{envelope.CodeInvalidParams}, should("T-TOOL-6")
+		}
+		return
+	}
+	e.Tool = &ToolCall{Name: t.Name}
+	ts, err := t.inputSchema(e.Version)
+	if err != nil {
+		return // SCH1002 judges the schema; the arguments cannot be
+	}
+	in := []byte("{}")
+	if args.Exists() {
+		in = []byte(args.Raw)
+	}
+	if probs := ts.Validate(in); len(probs) > 0 {
+		e.Tool.Refusal, e.Tool.Problems = must("T-TOOL-8; tools page: servers MUST validate tool inputs"), probs
+		return
+	}
+	e.Tool.OutputSchema = t.Output
+}
+
+// modern applies the 2026-07-28 per-request rules: the _meta fields on
+// every transport, the standard headers on HTTP. When several faults
+// coexist the spec sets no precedence (AMB-4), so every applicable code
+// is accepted, the literal reading first. It reports whether the request
+// must be refused.
+func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool {
+	req := &rd.body
+	ver := req.Get(envelope.MetaPath(envelope.MetaProtocolVersion))
+	caps := req.Get(envelope.MetaPath(envelope.MetaClientCapabilities))
+
+	var codes []int
+	var details []string
+	add := func(code int, detail string) {
+		if !slices.Contains(codes, code) {
+			codes = append(codes, code)
+		}
+		if detail != "" {
+			details = append(details, detail)
+		}
+	}
+	cond := Condition("")
+	headerUnserved, onlyHeaderMissing := false, false
+	// preBody: a fault a server can see on the headers alone, so it may
+	// refuse before reading the body, and then has no id to echo (DESIGN:
+	// transport-level rejections).
+	preBody := false
+	set := func(c Condition) {
+		if cond == "" {
+			cond = c
+		}
+	}
+
+	if http {
+		h := rd.header
+		hv, hasHV := envelope.HeaderValue(h, "Mcp-Protocol-Version")
+		hv = trimOWS(hv)
+		switch {
+		case !hasHV:
+			set(CondHeaderMismatch)
+			add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version is missing")
+			onlyHeaderMissing, preBody = true, true
+		case hv != envelope.V20260728 && !envelope.KnownVersion(hv):
+			preBody = true
+			if ver.Type == gjson.String && hv != ver.Str {
+				set(CondHeaderMismatch)
+				add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version differs from _meta")
+				e.Quote = hv
+				headerUnserved = ver.Str == envelope.V20260728
+			}
+		case ver.Type == gjson.String && hv != ver.Str:
+			set(CondHeaderMismatch)
+			add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version differs from _meta")
+			e.Quote = hv
+			headerUnserved = ver.Str == envelope.V20260728
+		}
+		if mv, ok := envelope.HeaderValue(h, "Mcp-Method"); !ok {
+			set(CondHeaderMismatch)
+			add(envelope.CodeHeaderMismatch, "Mcp-Method is missing")
+			preBody = true
+		} else if trimOWS(mv) != e.Method {
+			set(CondHeaderMismatch)
+			add(envelope.CodeHeaderMismatch, "Mcp-Method differs from the body's method")
+			e.Quote = mv
+		}
+		// Mcp-Name mirrors a body value; a body without it is malformed
+		// params (-32602), which is not a header fault.
+		if field := envelope.NameField(e.Method); field != "" && req.Get("params."+field).Type == gjson.String {
+			want := req.Get("params." + field)
+			nv, ok := envelope.HeaderValue(h, "Mcp-Name")
+			nv = trimOWS(nv)
+			switch {
+			case !ok:
+				set(CondHeaderMismatch)
+				add(envelope.CodeHeaderMismatch, "Mcp-Name is missing")
+				preBody = true
+			case !envelope.ValidHeaderValue(nv):
+				set(CondHeaderMismatch)
+				add(envelope.CodeHeaderMismatch, "Mcp-Name has invalid characters")
+				preBody = true
+			default:
+				got, decoded := envelope.DecodeHeaderValue(nv, rd.urlBase64)
+				if !decoded || got != want.Str {
+					set(CondHeaderMismatch)
+					add(envelope.CodeHeaderMismatch, "Mcp-Name differs from params."+field)
+					e.Quote = nv
+				}
+			}
+		}
+		if len(codes) > 1 || len(details) > 1 {
+			onlyHeaderMissing = false
+		}
+	}
+	switch {
+	case !ver.Exists() || ver.Type != gjson.String:
+		set(CondMissingMeta)
+		add(envelope.CodeInvalidParams, "_meta "+envelope.MetaProtocolVersion+" is missing")
+		if http {
+			add(envelope.CodeHeaderMismatch, "") // AMB-4: the header no longer matches the body either
+		}
+		onlyHeaderMissing = false
+	case ver.Str != envelope.V20260728:
+		set(CondUnsupportedVersion)
+		add(envelope.CodeUnsupportedVer, "protocol version "+ver.Str+" is not served")
+		if e.Quote == "" {
+			e.Quote = ver.Str
+		}
+		onlyHeaderMissing = false
+	}
+	if !caps.IsObject() {
+		set(CondMissingMeta)
+		add(envelope.CodeInvalidParams, "_meta "+envelope.MetaClientCapabilities+" is missing or not an object")
+		onlyHeaderMissing = false
+	}
+	if cond == "" {
+		return false
+	}
+	e.Condition, e.Codes, e.Detail = cond, codes, strings.Join(details, "; ")
+	e.Error, e.Code = must("T-LIFE-7, T-LIFE-9, T-HDR-2"), must("T-ERR-12..T-ERR-14")
+	if http {
+		e.Status, e.StatusWant = []int{400}, must("T-HTTP-8, T-HTTP-10, T-HDR-2")
+	}
+	if len(codes) > 1 {
+		// AMB-4: no precedence between the codes; each is accepted. The
+		// refusal and its 400 stay MUSTs.
+		e.Code = open("AMB-4: no precedence between -32020, -32022 and -32602")
+	}
+	if headerUnserved {
+		// AMB-4: the header names a version the server does not serve
+		// while _meta names one it does: -32020 is the literal reading,
+		// -32022 defensible.
+		e.AlsoCodes = append(e.AlsoCodes, envelope.CodeUnsupportedVer)
+	}
+	if onlyHeaderMissing {
+		amb := "T-HTTP-8: a server that deliberately serves pre-2025-06-18 clients may read a missing header as 2025-03-26"
+		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
+	}
+	if preBody {
+		e.ID.Lost = Want{}
+	}
+	return true
+}
+
+// trimOWS drops the optional whitespace RFC 9110 §5.5 excludes from a
+// field value.
+func trimOWS(v string) string { return strings.Trim(v, " \t") }
+
+// inferVersion picks the version a reply is judged against: the one the
+// exchange declares, else the negotiated one, else what the request says
+// of itself.
+func inferVersion(ex *envelope.Exchange, req envelope.Message, f *Facts) (string, string) {
+	if ex.Version != "" {
+		return ex.Version, "declared"
+	}
+	if f != nil && f.Version != "" {
+		return f.Version, "facts"
+	}
+	if req.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Exists() {
+		return envelope.V20260728, "_meta" // only the stateless era carries it
+	}
+	if hv := envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); envelope.KnownVersion(hv) {
+		return hv, "header"
+	}
+	if req.Get("method").Str == "initialize" {
+		if v := req.Get("params.protocolVersion").Str; envelope.KnownVersion(v) && v != envelope.V20260728 {
+			return v, "initialize"
+		}
+	}
+	return envelope.V20251125, "default"
+}
+
+// beyondFloat: an integer id that a float64 cannot hold exactly.
+func beyondFloat(id gjson.Result) bool {
+	if id.Type != gjson.Number {
+		return false
+	}
+	d := strings.TrimPrefix(id.Raw, "-")
+	return len(d) > 15 && (id.Num >= 1<<53 || id.Num <= -(1<<53))
+}
+
+// shortQuote quotes a request value for a Detail line: cut to 40
+// characters, escaped, so a 4 KB canary does not flood a report.
+func shortQuote(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return strconv.QuoteToGraphic(string(r[:40])) + "…"
+	}
+	return strconv.QuoteToGraphic(s)
+}
+
+// merge keeps what holds under both readings a and b of one request.
+func merge(a, b *Expectation, why string) *Expectation {
+	if a.Condition != b.Condition {
+		a.Detail += "; or, read otherwise, " + string(b.Condition) + " (" + why + ")"
+	}
+	a.Reply = weaker(a.Reply, b.Reply)
+	a.NoReply = weaker(a.NoReply, b.NoReply)
+	a.Error = weaker(a.Error, b.Error)
+	if !a.Code.Set() || !b.Code.Set() {
+		a.Codes, a.Code, a.AlsoCodes = nil, Want{}, nil
+	} else {
+		a.Codes, a.Code, a.AlsoCodes = union(a.Codes, b.Codes), weaker(a.Code, b.Code), union(a.AlsoCodes, b.AlsoCodes)
+	}
+	if !a.StatusWant.Set() || !b.StatusWant.Set() {
+		a.Status, a.StatusWant = nil, Want{}
+	} else {
+		a.Status, a.StatusWant = union(a.Status, b.Status), weaker(a.StatusWant, b.StatusWant)
+	}
+	a.BodyOptional = a.BodyOptional || b.BodyOptional
+	a.AnyCode = a.AnyCode || b.AnyCode
+	a.AnyStatus = a.AnyStatus || b.AnyStatus
+	for _, id := range b.ID.Echo {
+		if !slices.ContainsFunc(a.ID.Echo, func(x gjson.Result) bool { return envelope.SameID(x, id) }) {
+			a.ID.Echo = append(a.ID.Echo, id)
+		}
+	}
+	a.ID.Lost, a.ID.Other = weaker(a.ID.Lost, b.ID.Lost), weaker(a.ID.Other, b.ID.Other)
+	if !a.ID.Rounded.Set() {
+		a.ID.Rounded = b.ID.Rounded
+	}
+	if a.Tool == nil || b.Tool == nil {
+		a.Tool = nil
+	} else {
+		a.Tool.Refusal = weaker(a.Tool.Refusal, b.Tool.Refusal)
+	}
+	if a.Quote == "" {
+		a.Quote = b.Quote
+	}
+	return a
+}
+
+func union(a, b []int) []int {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

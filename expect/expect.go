@@ -1,0 +1,197 @@
+// Package expect says what a conforming reply to one request is, and how
+// sure each part of that is. An Expectation is built once, by Build, from
+// three things only: the request as it went on the wire, what the server
+// declared in this run (Facts: the negotiated version, the versions it
+// serves, its capabilities, its tools), and a fixture's Override. It is
+// read-only after that. Live runs, send, lint and the proxy all judge
+// through it, and a transcript carries the facts and the override, so the
+// same exchange gets the same verdict wherever it is judged.
+//
+// Every expected property carries a Want: the level of the rule behind it
+// (a MUST, the strict contract, a SHOULD, a point the spec leaves open)
+// and the rule's name. The judge turns a deviation into fail or warn from
+// the Want alone, in one place, so a check never decides how sure it is.
+package expect
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// A Level is how sure an expected property is.
+type Level uint8
+
+const (
+	// Free: nothing is expected; any reply is right.
+	Free Level = iota
+	// Open: the spec leaves the point open (an AMB-… or UNSPEC rule, or a
+	// reading a receiver may choose); a deviation warns and says why.
+	Open
+	// Should: a SHOULD of the spec; a deviation warns.
+	Should
+	// Contract: a rule of the strict error-envelope contract; a deviation
+	// fails under it and is not judged under --contract spec.
+	Contract
+	// Must: a MUST of the spec (or of JSON-RPC 2.0, which MCP adopts); a
+	// deviation fails.
+	Must
+)
+
+func (l Level) String() string {
+	switch l {
+	case Open:
+		return "open"
+	case Should:
+		return "should"
+	case Contract:
+		return "contract"
+	case Must:
+		return "must"
+	}
+	return "free"
+}
+
+// A Want is how sure one expected property is, and the rule that says so.
+type Want struct {
+	Level Level
+	Rule  string // "T-TOOL-6", "AMB-7: the reaction to a batch is unspecified"
+}
+
+// Set reports whether anything is expected.
+func (w Want) Set() bool { return w.Level != Free }
+
+func must(rule string) Want     { return Want{Must, rule} }
+func should(rule string) Want   { return Want{Should, rule} }
+func open(rule string) Want     { return Want{Open, rule} }
+func contract(rule string) Want { return Want{Contract, rule} }
+
+// weaker returns the less sure of two wants: what holds under both of
+// two readings of a request.
+func weaker(a, b Want) Want {
+	if b.Level < a.Level {
+		return b
+	}
+	return a
+}
+
+// soften caps w at Open with rule: the spec leaves the whole reaction
+// open, so a deviation can only warn.
+func soften(w Want, rule string) Want {
+	if w.Level > Open {
+		return Want{Open, rule}
+	}
+	return w
+}
+
+// A Condition is what a request provokes, as far as the protocol fixes
+// the reply.
+type Condition string
+
+const (
+	CondParseError         Condition = "parse error"
+	CondInvalidRequest     Condition = "invalid request"
+	CondBatch              Condition = "batch"
+	CondNotification       Condition = "notification"
+	CondResponsePosted     Condition = "response sent to the server"
+	CondHTTPMethod         Condition = "http method other than POST"
+	CondUnknownMethod      Condition = "unknown method"
+	CondLegacyInitialize   Condition = "legacy initialize"
+	CondHeaderMismatch     Condition = "header mismatch"
+	CondUnsupportedVersion Condition = "unsupported protocol version"
+	CondMissingMeta        Condition = "missing _meta field"
+	CondUnknownTool        Condition = "unknown tool"
+	CondMalformedCall      Condition = "malformed tools/call"
+	CondInvalidParams      Condition = "invalid params"
+	CondUndeclared         Condition = "method of an undeclared capability"
+	CondCall               Condition = "method call"
+)
+
+// An Expectation says what a conforming reply to one request is. Build
+// makes it; nothing changes it after.
+type Expectation struct {
+	Condition     Condition
+	Detail        string // the exact malformation, e.g. "method is missing"
+	Version       string // protocol version the reply is judged against
+	VersionSource string // "declared", "facts", "header", "_meta", "initialize" or "default"
+	Method        string // the request's method, when readable
+	HTTPMethod    string // POST, GET, DELETE; "" on stdio
+	Request       envelope.Message
+	// Facts are what the server declared in this run; nil when unknown
+	// (lint of a transcript that does not carry them).
+	Facts *Facts
+
+	// Reply: a response must arrive (RPC1006).
+	Reply Want
+	// NoReply: nothing may answer (a notification, RPC1007).
+	NoReply Want
+	// Error: a result is wrong; the request must be refused (PRO1001).
+	Error Want
+	// Codes name the condition, preferred first; Code says how sure. With
+	// Code Free any code of the version's table is right.
+	Codes []int
+	Code  Want
+	// AnyCode: the spec names no code for the condition (a fixture says
+	// so); any code of the version's table is right.
+	AnyCode bool
+	// AlsoCodes are defensible but not the literal reading: they warn.
+	AlsoCodes []int
+	// Status lists acceptable HTTP statuses, preferred first; StatusWant
+	// says how sure. Free: the status is open (HTTP1002's general rules).
+	Status     []int
+	StatusWant Want
+	// AnyStatus: the spec names no status for the condition (a fixture
+	// says so): only a 5xx for a client's mistake is wrong.
+	AnyStatus bool
+	// BodyOptional: the rejection may come without a body (T-HTTP-14).
+	BodyOptional bool
+	ID           IDRule
+	// Tool is set for a tools/call of a tool the server listed.
+	Tool *ToolCall
+	// Quote is the condition's single value a reply may quote (within the
+	// contract's bound): the requested version, the received header.
+	Quote string
+}
+
+// An IDRule says which ids a response may carry (T-RPC-5, T-RPC-9).
+type IDRule struct {
+	// Echo are the ids the response may carry: the request's id as each
+	// reading of it gives it. Empty: no id could be read.
+	Echo []gjson.Result
+	// Lost is how sure leaving the id out (or null) is a fault. Free: it
+	// is right (the id could not be read, AMB-1).
+	Lost Want
+	// Other is how sure any other id is a fault.
+	Other Want
+	// Rounded: an echo equal to Echo[0] read through a float64 (an integer
+	// beyond 2^53) deviates at this level rather than Other's (RFC 8259 §6).
+	Rounded Want
+}
+
+// A ToolCall is a tools/call of a tool the server listed.
+type ToolCall struct {
+	Name string
+	// Refusal: the arguments break the tool's own inputSchema, so the tool
+	// must not run (T-TOOL-8; the tools page: servers MUST validate tool
+	// inputs). How it refuses is PRO1004's to judge per version.
+	Refusal Want
+	// Problems are the validation failures of the arguments, distilled.
+	Problems []envelope.DistilledEntry
+	// OutputSchema is the tool's outputSchema when the arguments are valid
+	// (T-TOOL-10); nil otherwise.
+	OutputSchema []byte
+}
+
+// IDs are the ids a response may echo, for envelope.ReadReply.
+func (e *Expectation) IDs() []gjson.Result { return e.ID.Echo }
+
+// ReadReply splits an exchange's reply the way every judge of it must.
+func (e *Expectation) ReadReply(resp *envelope.Response) *envelope.Reply {
+	return envelope.ReadReply(resp, envelope.ReadOptions{IDs: e.ID.Echo, NotRPC: e.Condition == CondHTTPMethod})
+}
+
+func (e *Expectation) String() string {
+	return fmt.Sprintf("%s (%s); reply %s, error %s, codes %v %s, status %v %s",
+		e.Condition, e.Detail, e.Reply.Level, e.Error.Level, e.Codes, e.Code.Level, e.Status, e.StatusWant.Level)
+}

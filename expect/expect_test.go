@@ -1,0 +1,157 @@
+package expect_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+)
+
+var update = flag.Bool("update", false, "rewrite the want of every case in testdata/expect.json")
+
+// expectCase is one row of testdata/expect.json: a request, optionally
+// the facts of the run and a fixture override, and what Build must make
+// of it. Bodies may hold \xNN escapes for bytes JSON cannot carry.
+type expectCase struct {
+	Name      string              `json:"name"`
+	Transport string              `json:"transport"`
+	Version   string              `json:"version,omitempty"`
+	Method    string              `json:"method,omitempty"`
+	Headers   map[string][]string `json:"headers,omitempty"`
+	Body      string              `json:"body"`
+	Facts     json.RawMessage     `json:"facts,omitempty"`
+	Override  json.RawMessage     `json:"override,omitempty"`
+	Want      want                `json:"want"`
+}
+
+// want is the part of an Expectation a case pins; levels are written as
+// their names (must, contract, should, open), free ones left out.
+type want struct {
+	Condition  string   `json:"condition"`
+	Version    string   `json:"version"`
+	Reply      string   `json:"reply,omitempty"`
+	NoReply    string   `json:"noReply,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Codes      []int    `json:"codes,omitempty"`
+	Code       string   `json:"code,omitempty"`
+	AlsoCodes  []int    `json:"alsoCodes,omitempty"`
+	Status     []int    `json:"status,omitempty"`
+	StatusWant string   `json:"statusWant,omitempty"`
+	Echo       []string `json:"echo,omitempty"`
+	Lost       string   `json:"lost,omitempty"`
+	Rounded    string   `json:"rounded,omitempty"`
+	Refusal    string   `json:"refusal,omitempty"`
+	Output     bool     `json:"outputSchema,omitempty"`
+	Quote      string   `json:"quote,omitempty"`
+}
+
+func level(w expect.Want) string {
+	if !w.Set() {
+		return ""
+	}
+	return w.Level.String()
+}
+
+func summarize(e *expect.Expectation) want {
+	w := want{Condition: string(e.Condition), Version: e.Version, Reply: level(e.Reply), NoReply: level(e.NoReply),
+		Error: level(e.Error), Codes: e.Codes, Code: level(e.Code), AlsoCodes: e.AlsoCodes, Status: e.Status,
+		StatusWant: level(e.StatusWant), Lost: level(e.ID.Lost), Rounded: level(e.ID.Rounded), Quote: e.Quote}
+	for _, id := range e.ID.Echo {
+		w.Echo = append(w.Echo, id.Raw)
+	}
+	if e.Tool != nil {
+		w.Refusal, w.Output = level(e.Tool.Refusal), e.Tool.OutputSchema != nil
+	}
+	return w
+}
+
+var hexEsc = regexp.MustCompile(`\\x([0-9a-f]{2})`)
+
+func TestBuild(t *testing.T) {
+	raw, err := os.ReadFile("testdata/expect.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []expectCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		c := &cases[i]
+		t.Run(c.Name, func(t *testing.T) {
+			body := hexEsc.ReplaceAllFunc([]byte(c.Body), func(m []byte) []byte {
+				n, _ := strconv.ParseUint(string(m[2:]), 16, 8)
+				return []byte{byte(n)}
+			})
+			ex := &envelope.Exchange{Transport: c.Transport, Version: c.Version,
+				Request: envelope.Request{Method: c.Method, Header: http.Header(c.Headers), Body: body}}
+			var f *expect.Facts
+			if c.Facts != nil {
+				if f, err = expect.ParseFacts(c.Facts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var o *expect.Override
+			if c.Override != nil {
+				if o, err = expect.ParseOverride(c.Override); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := summarize(expect.Build(ex, f, o))
+			if *update {
+				c.Want = got
+				return
+			}
+			if diff := cmp.Diff(c.Want, got); diff != "" {
+				t.Errorf("Build mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if *update {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(cases); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("testdata/expect.json", b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOverrideRoundTrip: a transcript carries an override in its JSON
+// form; reading it back gives the same lines.
+func TestOverrideRoundTrip(t *testing.T) {
+	o := &expect.Override{}
+	for _, f := range []expect.Field{{"expect-code", "-32602"}, {"expect-error", "should T-TOOL-6"}, {"expect-id", "lenient"}} {
+		if err := o.Set(f.Key, f.Value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := o.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := expect.ParseOverride(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(o.Fields(), back.Fields()); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{`{"expect-nope":"1"}`, `{"expect-code":"x"}`, `{"expect-error":"maybe"}`, `{"expect-code":1}`, `[]`} {
+		if _, err := expect.ParseOverride([]byte(bad)); err == nil {
+			t.Errorf("ParseOverride(%s) accepted it", bad)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package expect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/schema"
+)
+
+// Facts are what the server declared about itself in this run. A verdict
+// may rest on them because the server said them: a tool it did not list
+// does not exist, a version it listed is one it serves. They are built
+// once, when the run has learned them, and shared read-only by every
+// expectation after (safe for concurrent use).
+type Facts struct {
+	// Version is the protocol version negotiated; Negotiated says how.
+	Version    string
+	Negotiated string
+	// Supported are the versions the server declared it serves:
+	// server/discover's supportedVersions, or in 2025-xx the versions an
+	// initialize confirmed by answering them unchanged.
+	Supported []string
+	// Capabilities is the server's capabilities object as declared; nil
+	// when unknown.
+	Capabilities json.RawMessage
+	// ClientCapabilities are the capabilities the client declared in its
+	// initialize (2025-xx); nil when unknown. The checker declares none.
+	ClientCapabilities json.RawMessage
+	// Tools are the tools the server listed.
+	Tools []*Tool
+	// ToolsListed: tools/list was answered in full (every page), so a
+	// name not among Tools is a tool the server does not have.
+	ToolsListed bool
+}
+
+// A Tool is one entry of the server's tools/list.
+type Tool struct {
+	Name     string
+	Raw      json.RawMessage // the tool object as listed
+	Input    []byte          // inputSchema
+	Output   []byte          // outputSchema; nil when none
+	ReadOnly bool            // annotations.readOnlyHint
+
+	once    sync.Once
+	compile *schema.ToolSchema
+	cerr    error
+}
+
+// NewTool reads a tool object of a tools/list result; ok is false when it
+// has no string name. A tool whose inputSchema is not an object still
+// exists (a call to it is no call of an unknown tool); its arguments are
+// just not judged against it.
+func NewTool(raw []byte) (*Tool, bool) {
+	t := gjson.ParseBytes(raw)
+	name, in := t.Get("name"), t.Get("inputSchema")
+	if name.Type != gjson.String {
+		return nil, false
+	}
+	tl := &Tool{Name: name.Str, Raw: json.RawMessage(raw), ReadOnly: t.Get("annotations.readOnlyHint").Type == gjson.True}
+	if in.IsObject() {
+		tl.Input = []byte(in.Raw)
+	}
+	if out := t.Get("outputSchema"); out.Exists() {
+		tl.Output = []byte(out.Raw)
+	}
+	return tl, true
+}
+
+// inputSchema compiles the tool's inputSchema once, for the version the
+// tool was listed in.
+func (t *Tool) inputSchema(version string) (*schema.ToolSchema, error) {
+	if t.Input == nil {
+		return nil, errors.New("no inputSchema object")
+	}
+	t.once.Do(func() { t.compile, t.cerr = schema.CompileToolSchema(t.Input, version) })
+	return t.compile, t.cerr
+}
+
+// Tool finds a listed tool by name; nil when the server did not list it.
+func (f *Facts) Tool(name string) *Tool {
+	if f == nil {
+		return nil
+	}
+	for _, t := range f.Tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Declares reports whether the server's capabilities hold the member at
+// path ("prompts", "resources.subscribe"); known is false when the
+// capabilities are not known.
+func (f *Facts) Declares(path string) (declared, known bool) {
+	if f == nil || f.Capabilities == nil {
+		return false, false
+	}
+	v := gjson.GetBytes(f.Capabilities, path)
+	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
+}
+
+// Serves reports whether the server declared it serves version.
+func (f *Facts) Serves(version string) bool {
+	return f != nil && slices.Contains(f.Supported, version)
+}
+
+// wireFacts is the transcript form of Facts (a "facts" line).
+type wireFacts struct {
+	ProtocolVersion   string            `json:"protocolVersion,omitempty"`
+	Negotiated        string            `json:"negotiated,omitempty"`
+	SupportedVersions []string          `json:"supportedVersions,omitempty"`
+	Capabilities      json.RawMessage   `json:"capabilities,omitempty"`
+	ClientCaps        json.RawMessage   `json:"clientCapabilities,omitempty"`
+	Tools             []json.RawMessage `json:"tools,omitempty"`
+	ToolsListed       bool              `json:"toolsListed,omitempty"`
+}
+
+// MarshalJSON writes the transcript form.
+func (f *Facts) MarshalJSON() ([]byte, error) {
+	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported,
+		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed}
+	for _, t := range f.Tools {
+		w.Tools = append(w.Tools, t.Raw)
+	}
+	return json.Marshal(w)
+}
+
+// ParseFacts reads the transcript form of Facts.
+func ParseFacts(raw []byte) (*Facts, error) {
+	v := gjson.ParseBytes(raw)
+	if !v.IsObject() {
+		return nil, errors.New("facts must be an object")
+	}
+	f := &Facts{}
+	var err error
+	v.ForEach(func(k, val gjson.Result) bool {
+		switch k.Str {
+		case "protocolVersion":
+			if !envelope.KnownVersion(val.Str) {
+				err = fmt.Errorf("facts.protocolVersion is %s, want one of %v", val.Raw, envelope.Versions())
+			}
+			f.Version = val.Str
+		case "negotiated":
+			f.Negotiated = val.Str
+		case "supportedVersions":
+			if !val.IsArray() {
+				err = errors.New("facts.supportedVersions must be an array of strings")
+			}
+			for _, s := range val.Array() {
+				f.Supported = append(f.Supported, s.Str)
+			}
+		case "capabilities":
+			if !val.IsObject() {
+				err = errors.New("facts.capabilities must be an object")
+			}
+			f.Capabilities = json.RawMessage(val.Raw)
+		case "clientCapabilities":
+			if !val.IsObject() {
+				err = errors.New("facts.clientCapabilities must be an object")
+			}
+			f.ClientCapabilities = json.RawMessage(val.Raw)
+		case "tools":
+			if !val.IsArray() {
+				err = errors.New("facts.tools must be an array of tool objects")
+			}
+			for _, t := range val.Array() {
+				if tl, ok := NewTool([]byte(t.Raw)); ok {
+					f.Tools = append(f.Tools, tl)
+				}
+			}
+		case "toolsListed":
+			f.ToolsListed = val.Type == gjson.True
+		}
+		return err == nil
+	})
+	return f, err
+}

@@ -1,0 +1,300 @@
+package expect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// An Override is what a fixture knows about its probe beyond what the
+// request and the facts say: that the cursor it sends is invalid, that
+// the spec fixes a status, that a point is open. Corpus fixtures, check
+// test cases and transcripts share this one vocabulary (the expect-*
+// keys), so a recorded exchange is judged with exactly the override its
+// fixture applied.
+//
+//	expect-reply: open RULE          whether a response must come (must | should RULE |
+//	                                 open RULE | false); a request with an id needs one
+//	expect-code: -32602              codes naming the condition (comma list), or any
+//	expect-status: 403               statuses the spec fixes (comma list), or any
+//	expect-error: must | should RULE | open RULE | false
+//	                                 a result is wrong (at that level), or right
+//	expect-ambiguity: RULE | none    the reaction is open: every deviation warns
+//	                                 (none: the request's own ambiguities do not apply)
+//	expect-code-ambiguity: RULE      only the code is open: another code warns
+//	expect-tool-refusal: true        the call breaks the tool's inputSchema
+//	                                 (when the facts cannot show it)
+//	expect-id: optional | lenient    the error may leave the id out (lenient: that warns)
+//	expect-body: optional            the rejection may come without a body
+//	expect-condition: TEXT           how reports name the condition
+type Override struct {
+	fields []Field // as given, for transcripts
+
+	codes         []int
+	anyCode       bool
+	status        []int
+	anyStatus     bool
+	err           *Want
+	reply         *Want
+	ambiguity     string
+	noAmbiguity   bool
+	codeAmbiguity string
+	toolRefusal   bool
+	idOptional    bool
+	idLenient     bool
+	bodyOptional  bool
+	condition     string
+}
+
+// A Field is one key: value line of an override.
+type Field struct{ Key, Value string }
+
+// Keys lists the override vocabulary.
+func Keys() []string {
+	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-ambiguity", "expect-code-ambiguity",
+		"expect-tool-refusal", "expect-id", "expect-body", "expect-condition"}
+}
+
+// IsKey reports whether key belongs to the override vocabulary.
+func IsKey(key string) bool {
+	for _, k := range Keys() {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Set reads one key: value line into the override.
+func (o *Override) Set(key, value string) error {
+	value = strings.TrimSpace(value)
+	var err error
+	switch key {
+	case "expect-code":
+		if value == "any" {
+			o.anyCode, o.codes = true, nil
+			break
+		}
+		o.codes, err = ints(value)
+	case "expect-status":
+		if value == "any" {
+			o.anyStatus, o.status = true, nil
+			break
+		}
+		o.status, err = ints(value)
+	case "expect-error":
+		var w Want
+		w, err = parseLevel(value)
+		o.err = &w
+	case "expect-reply":
+		var w Want
+		w, err = parseLevel(value)
+		o.reply = &w
+	case "expect-ambiguity":
+		if value == "none" {
+			o.noAmbiguity = true
+			break
+		}
+		if value == "" {
+			return errors.New("name the rule that leaves the reaction open, or none")
+		}
+		o.ambiguity = value
+	case "expect-code-ambiguity":
+		if value == "" {
+			return errors.New("name the rule that leaves the code open")
+		}
+		o.codeAmbiguity = value
+	case "expect-tool-refusal":
+		o.toolRefusal, err = strconv.ParseBool(value)
+	case "expect-id":
+		switch value {
+		case "optional":
+			o.idOptional = true
+		case "lenient":
+			o.idLenient = true
+		default:
+			return fmt.Errorf("%q: want optional or lenient", value)
+		}
+	case "expect-body":
+		if value != "optional" {
+			return fmt.Errorf("%q: only optional is allowed", value)
+		}
+		o.bodyOptional = true
+	case "expect-condition":
+		if value == "" {
+			return errors.New("name the condition")
+		}
+		o.condition = value
+	default:
+		return fmt.Errorf("unknown key %q (want one of %s)", key, strings.Join(Keys(), ", "))
+	}
+	if err != nil {
+		return err
+	}
+	o.fields = append(o.fields, Field{key, value})
+	return nil
+}
+
+// parseLevel reads "must", "true", "should RULE", "open RULE" or "false".
+func parseLevel(v string) (Want, error) {
+	word, rule, _ := strings.Cut(v, " ")
+	rule = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rule), ":"))
+	switch strings.TrimSuffix(word, ":") {
+	case "true", "must":
+		return Want{Must, rule}, nil
+	case "should":
+		return Want{Should, rule}, nil
+	case "open":
+		if rule == "" {
+			return Want{}, errors.New("open needs the rule that leaves it open")
+		}
+		return Want{Open, rule}, nil
+	case "false":
+		return Want{}, nil
+	}
+	return Want{}, fmt.Errorf("%q: want must, should RULE, open RULE or false", v)
+}
+
+func ints(v string) ([]int, error) {
+	var out []int
+	for _, x := range strings.Split(v, ",") {
+		x = strings.TrimSpace(x)
+		if x == "" {
+			continue
+		}
+		n, err := strconv.Atoi(x)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", x)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("want a comma list of integers")
+	}
+	return out, nil
+}
+
+// Fields returns the lines as given, in order.
+func (o *Override) Fields() []Field {
+	if o == nil {
+		return nil
+	}
+	return o.fields
+}
+
+// Empty reports whether the override says nothing.
+func (o *Override) Empty() bool { return o == nil || len(o.fields) == 0 }
+
+// MarshalJSON writes the transcript form: an object of the lines.
+func (o *Override) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o.Fields() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Key)
+		v, _ := json.Marshal(f.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ParseOverride reads the transcript form.
+func ParseOverride(raw []byte) (*Override, error) {
+	v := gjson.ParseBytes(raw)
+	if !v.IsObject() {
+		return nil, errors.New("expect must be an object of expect-* keys")
+	}
+	o := &Override{}
+	var err error
+	v.ForEach(func(k, val gjson.Result) bool {
+		if val.Type != gjson.String {
+			err = fmt.Errorf("expect.%s must be a string", k.Str)
+			return false
+		}
+		if e := o.Set(k.Str, val.Str); e != nil {
+			err = fmt.Errorf("expect.%s: %w", k.Str, e)
+			return false
+		}
+		return true
+	})
+	return o, err
+}
+
+// apply folds the override into an expectation under construction.
+func (o *Override) apply(e *Expectation) {
+	if o.Empty() {
+		return
+	}
+	switch {
+	case o.anyCode:
+		e.Codes, e.Code, e.AlsoCodes, e.AnyCode = nil, Want{}, nil, true
+	case len(o.codes) > 0:
+		e.Codes, e.AlsoCodes = o.codes, nil
+		if e.Code.Level < Must {
+			e.Code = must(e.Code.Rule)
+		}
+	}
+	switch {
+	case o.anyStatus:
+		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
+	case len(o.status) > 0:
+		// A fixture names a status only where the spec fixes it.
+		e.Status, e.StatusWant = o.status, must("")
+	}
+	if o.err != nil {
+		e.Error = *o.err
+	}
+	if o.reply != nil {
+		e.Reply = *o.reply
+	}
+	if o.toolRefusal && e.Tool == nil {
+		e.Tool = &ToolCall{Name: e.Request.Get("params.name").Str}
+	}
+	if o.toolRefusal {
+		e.Tool.Refusal, e.Tool.OutputSchema = must("T-TOOL-8"), nil
+	}
+	switch {
+	case o.idOptional:
+		e.ID.Lost = Want{}
+	case o.idLenient:
+		rule := o.ambiguity
+		if rule == "" {
+			rule = "AMB-17: the server may refuse before reading the body"
+		}
+		e.ID.Lost = open(rule)
+	}
+	if o.bodyOptional {
+		e.BodyOptional = true
+	}
+	if o.condition != "" {
+		e.Detail = o.condition
+	}
+	if o.noAmbiguity {
+		// The fixture made the request up (a method no extension defines):
+		// what the request alone leaves open is fixed.
+		for _, w := range []*Want{&e.Error, &e.Code, &e.StatusWant} {
+			if w.Level == Open {
+				*w = must("")
+			}
+		}
+	}
+	if r := o.ambiguity; r != "" {
+		// The reaction is open; that a request with an id gets an answer
+		// is not (JSON-RPC §5), so Reply keeps its level.
+		e.Error, e.Code, e.StatusWant = soften(e.Error, r), soften(e.Code, r), soften(e.StatusWant, r)
+		e.ID.Lost, e.ID.Other = soften(e.ID.Lost, r), soften(e.ID.Other, r)
+	}
+	if r := o.codeAmbiguity; r != "" {
+		e.Code = soften(e.Code, r)
+	}
+}
