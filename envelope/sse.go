@@ -24,16 +24,28 @@ var ErrEventTooLarge = errors.New("sse event exceeds the size bound")
 // grammar says: lines end in LF, CR or CRLF; a blank line ends an event;
 // lines starting with ':' are comments (keep-alives).
 type SSEReader struct {
-	sc *bufio.Scanner
+	sc       *bufio.Scanner
+	consumed int64 // bytes of the stream the events so far took
 }
 
 // NewSSEReader reads events from r; no line may exceed maxLine bytes.
 func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
+	sr := &SSEReader{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	sc.Split(scanSSELines)
-	return &SSEReader{sc: sc}
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		n, tok, err := scanSSELines(data, atEOF)
+		sr.consumed += int64(n)
+		return n, tok, err
+	})
+	sr.sc = sc
+	return sr
 }
+
+// Consumed is how many bytes of the stream the events read so far took
+// (the reader reads ahead of them): a recording cut there holds exactly
+// those events.
+func (r *SSEReader) Consumed() int64 { return r.consumed }
 
 // Next returns the next event. It returns io.EOF when the stream ends; a
 // partial event at EOF is dropped, as the SSE spec says.

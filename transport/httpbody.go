@@ -33,7 +33,15 @@ func readBody(b bound, body io.Reader, r *envelope.Response) string {
 // a little past the last event: the reader reads ahead.
 func readSSE(b bound, body io.Reader, r *envelope.Response) string {
 	rec := &recorder{r: body, max: b.lim.MaxBytes}
-	defer func() { r.Body = rec.buf.Bytes() }()
+	cut := int64(-1) // where the response's event ended, once it came
+	defer func() {
+		r.Body = rec.buf.Bytes()
+		if cut >= 0 && cut < int64(len(r.Body)) {
+			// What was read ahead is not part of the exchange, and a
+			// transcript of the body must split into exactly Messages.
+			r.Body = r.Body[:cut]
+		}
+	}()
 	sr := envelope.NewSSEReader(rec, int(b.lim.MaxBytes)+1)
 	for events := 0; ; {
 		ev, err := sr.Next()
@@ -52,6 +60,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response) string {
 		if len(ev.Data) > 0 {
 			r.Messages = append(r.Messages, ev.Data)
 			if envelope.IsResponse(ev.Data) {
+				cut = sr.Consumed()
 				return ""
 			}
 		}
