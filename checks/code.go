@@ -113,16 +113,19 @@ names the code it expects.`,
 		switch {
 		case slices.Contains(x.Codes, code):
 			return nil
-		case x.AnyCode:
-			return nil // the spec names no code for the condition
+		case slices.Contains(x.ReadCodes, code):
+			return nil // right under one reading of the request
 		case slices.Contains(x.AlsoCodes, code):
 			p.Warnf("error.code", "code %d for %s (%s) is defensible, but the literal reading is %s (AMB-4)", code, x.Condition, x.Detail, codeList(x.Codes))
 			return nil
 		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8:
 			// Whatever else is open about the request, bytes that parse
-			// are never a parse error.
+			// are never a parse error (unless a reading of them refuses
+			// them, above).
 			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
 			return nil
+		case x.AnyCode:
+			return nil // the spec names no code for the condition
 		}
 		if isCall(x.Condition) && x.Version == envelope.V20260728 {
 			// Some codes are wrong for a valid request whatever else is

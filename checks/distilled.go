@@ -1,9 +1,11 @@
 package checks
 
 import (
-	"slices"
+	"cmp"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -12,15 +14,27 @@ import (
 var Distilled = &Check{
 	ID:       "ERR5001",
 	Title:    "Validation errors are distilled",
-	SpecRef:  "contract: distilled validation errors",
+	SpecRef:  "contract: distilled validation errors; RFC 6901",
 	Severity: MUST,
 	Area:     AreaDistilled,
 	Doc: `When error.data.errors is present it is distilled: an array with one
 entry per instance location, each entry an object with "location" (a JSON
-Pointer into the request, "" for the root) and "problems" (non-empty
-strings, each one line, no duplicates); entries sorted by location, no
-location twice; no entry that only restates a problem its parent or a
-deeper entry already states. A contract file may rename the two members.
+Pointer into the request as RFC 6901 writes it, "" for the root: "/" then
+tokens, "~" only as "~0" or "~1") and "problems" (non-empty strings, each
+a short cause phrase: one line under every Unicode line break, one
+sentence, at most the contract's message bound; no duplicates); entries
+sorted by location, no location twice. Sorted means sorted as strings or
+token by token with array indices as numbers (/9 before /10): both orders
+are a reasonable reading of "sorted". A contract file may rename the two
+members.
+
+No entry only points at a deeper one or restates an ancestor's problem,
+judged by location and problem, not by text alone: an entry whose every
+problem names a deeper entry's location (its pointer, or its key in
+quotes) is a pointer to that entry, not a cause; an entry whose every
+problem names an ancestor's location restates it. The same phrase at two
+locations ("additional properties are not allowed" on an object and on
+one nested in it) is two causes, and passes.
 
 An undistilled validator tree for one garbage message measured 2353 bytes
 against 435 distilled: the rest is noise a client and a calling model
@@ -46,10 +60,20 @@ must wade through. Strict contract only.`,
 	},
 }
 
+// A distilledEntry is one well-formed entry of data.errors.
+type distilledEntry struct {
+	loc      string
+	tokens   []string
+	problems []string
+}
+
+// multiSentence finds a sentence break inside a phrase.
+var multiSentence = regexp.MustCompile(`[.!?]\s+[A-Z]`)
+
 func judgeDistilled(p *Pass, errs gjson.Result) {
 	lk, pk := p.Contract.LocationKey, p.Contract.ProblemsKey
-	var entries []envelope.DistilledEntry
-	prev := ""
+	var entries []distilledEntry
+	seenLoc := map[string]bool{}
 	for i, e := range errs.Array() {
 		path := "error.data.errors." + strconv.Itoa(i)
 		if !e.IsObject() {
@@ -57,84 +81,168 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			continue
 		}
 		loc, probs := e.Get(envelope.JoinPath("", lk)), e.Get(envelope.JoinPath("", pk))
-		if loc.Type != gjson.String || (loc.Str != "" && !strings.HasPrefix(loc.Str, "/")) {
-			p.Failf(envelope.JoinPath(path, lk), "%s is %s, want a JSON Pointer", lk, describe(loc))
+		tokens, ok := pointerTokens(loc)
+		if !ok {
+			p.Failf(envelope.JoinPath(path, lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
 			continue
 		}
 		if !probs.IsArray() || len(probs.Array()) == 0 {
 			p.Failf(envelope.JoinPath(path, pk), "%s is %s, want a non-empty array of strings", pk, envelope.Kind(probs))
 			continue
 		}
-		ent := envelope.DistilledEntry{Location: loc.Str}
+		ent := distilledEntry{loc: loc.Str, tokens: tokens}
 		seenProb := map[string]bool{}
 		for j, pr := range probs.Array() {
 			pp := envelope.JoinPath(path, pk) + "." + strconv.Itoa(j)
 			switch {
 			case pr.Type != gjson.String || strings.TrimSpace(pr.Str) == "":
 				p.Failf(pp, "problem is %s, want a non-empty string", describe(pr))
-			case strings.ContainsAny(pr.Str, "\r\n"):
+			case hasLineBreak(pr.Str):
 				p.Failf(pp, "problem spans several lines: %s", Quote(pr.Str, quoteN))
+			case utf8.RuneCountInString(pr.Str) > p.Contract.MessageMax:
+				p.Failf(pp, "problem is %d characters, not a short cause phrase: %s", utf8.RuneCountInString(pr.Str), Quote(pr.Str, quoteN))
+			case multiSentence.MatchString(pr.Str):
+				p.Failf(pp, "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case seenProb[pr.Str]:
 				p.Failf(pp, "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
 				seenProb[pr.Str] = true
-				ent.Problems = append(ent.Problems, pr.Str)
+				ent.problems = append(ent.problems, pr.Str)
 			}
 		}
-		if i > 0 && len(entries) > 0 {
-			switch {
-			case loc.Str == prev:
-				p.Failf(envelope.JoinPath(path, lk), "location %s has more than one entry", Quote(loc.Str, quoteN))
-			case loc.Str < prev:
-				p.Failf(envelope.JoinPath(path, lk), "entries are not sorted: %s comes after %s", Quote(loc.Str, quoteN), Quote(prev, quoteN))
-			}
+		if seenLoc[loc.Str] {
+			p.Failf(envelope.JoinPath(path, lk), "location %s has more than one entry", Quote(loc.Str, quoteN))
+			continue
 		}
-		prev = loc.Str
+		seenLoc[loc.Str] = true
 		entries = append(entries, ent)
 	}
-	// An entry whose every problem is stated again at an ancestor or a
-	// descendant adds nothing but noise. Walking each entry's ancestors
-	// through a map keeps this linear in entries times depth: a hostile
-	// reply may hold tens of thousands of entries.
-	byLoc := make(map[string]envelope.DistilledEntry, len(entries))
-	for _, e := range entries {
-		if _, dup := byLoc[e.Location]; !dup {
-			byLoc[e.Location] = e
-		}
-	}
-	reported := map[string]bool{}
-	for _, child := range entries {
-		for anc := parentPointer(child.Location); ; anc = parentPointer(anc) {
-			if parent, ok := byLoc[anc]; ok && anc != child.Location {
-				switch {
-				case allIn(parent.Problems, child.Problems) && !reported[parent.Location]:
-					reported[parent.Location] = true
-					p.Failf("error.data.errors", "entry %s only restates the problems of %s", Quote(parent.Location, quoteN), Quote(child.Location, quoteN))
-				case allIn(child.Problems, parent.Problems) && !reported[child.Location]:
-					reported[child.Location] = true
-					p.Failf("error.data.errors", "entry %s only restates the problems of %s", Quote(child.Location, quoteN), Quote(parent.Location, quoteN))
-				}
-			}
-			if anc == "" {
+	if !sortedBy(entries, func(a, b distilledEntry) int { return strings.Compare(a.loc, b.loc) }) &&
+		!sortedBy(entries, compareTokens) {
+		for i := 1; i < len(entries); i++ {
+			if strings.Compare(entries[i-1].loc, entries[i].loc) > 0 {
+				p.Failf("error.data.errors", "entries are not sorted: %s comes after %s", Quote(entries[i].loc, quoteN), Quote(entries[i-1].loc, quoteN))
 				break
 			}
 		}
 	}
+	judgeRestating(p, entries)
 }
 
-// parentPointer is the JSON Pointer one level up; "" is the root's.
-func parentPointer(ptr string) string {
-	if i := strings.LastIndexByte(ptr, '/'); i > 0 {
-		return ptr[:i]
+// judgeRestating finds entries that only point at a deeper entry, or only
+// restate an ancestor, by location: walking each entry's ancestors
+// through a map keeps it linear in entries times depth, for a hostile
+// reply with tens of thousands of entries.
+func judgeRestating(p *Pass, entries []distilledEntry) {
+	byLoc := make(map[string]int, len(entries))
+	for i, e := range entries {
+		byLoc[e.loc] = i
 	}
-	return ""
+	pointing := make([]map[string]bool, len(entries)) // per entry: its problems that name a deeper entry
+	for i, child := range entries {
+		for depth := len(child.tokens) - 1; depth >= 0; depth-- {
+			ai, ok := byLoc[pointerOf(child.tokens[:depth])]
+			if !ok {
+				continue
+			}
+			anc := entries[ai]
+			rel := pointerOf(child.tokens[depth:])
+			last := child.tokens[len(child.tokens)-1]
+			for _, pr := range anc.problems {
+				if mentions(pr, child.loc, rel, last) {
+					if pointing[ai] == nil {
+						pointing[ai] = map[string]bool{}
+					}
+					pointing[ai][pr] = true
+				}
+			}
+			if anc.loc != "" && len(child.problems) > 0 && allMention(child.problems, anc.loc) {
+				p.Failf("error.data.errors", "entry %s only restates the problems of %s", Quote(child.loc, quoteN), Quote(anc.loc, quoteN))
+			}
+			_ = i
+		}
+	}
+	for i, e := range entries {
+		if len(e.problems) > 0 && len(pointing[i]) == len(e.problems) {
+			p.Failf("error.data.errors", "entry %s only points at the problems of deeper entries", Quote(e.loc, quoteN))
+		}
+	}
 }
 
-func allIn(xs, ys []string) bool {
-	for _, x := range xs {
-		if !slices.Contains(ys, x) {
+// mentions: a problem names a deeper location: its whole pointer, its
+// pointer relative to the entry, or its last key in quotes.
+func mentions(pr, abs, rel, last string) bool {
+	return strings.Contains(pr, abs) || len(rel) > 1 && strings.Contains(pr, rel) ||
+		strings.Contains(pr, `"`+last+`"`) || strings.Contains(pr, "'"+last+"'") || strings.Contains(pr, "`"+last+"`")
+}
+
+func allMention(problems []string, loc string) bool {
+	for _, pr := range problems {
+		if !strings.Contains(pr, loc) {
 			return false
 		}
 	}
-	return len(xs) > 0
+	return true
+}
+
+// pointerTokens reads an RFC 6901 JSON Pointer into its tokens, undoing
+// ~1 and ~0; ok is false when v is no pointer.
+func pointerTokens(v gjson.Result) ([]string, bool) {
+	if v.Type != gjson.String {
+		return nil, false
+	}
+	s := v.Str
+	if s == "" {
+		return nil, true
+	}
+	if s[0] != '/' {
+		return nil, false
+	}
+	parts := strings.Split(s[1:], "/")
+	for i, t := range parts {
+		for j := 0; j < len(t); j++ {
+			if t[j] == '~' && (j+1 >= len(t) || t[j+1] != '0' && t[j+1] != '1') {
+				return nil, false
+			}
+		}
+		parts[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return parts, true
+}
+
+// pointerOf writes tokens back as a pointer.
+func pointerOf(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// compareTokens orders pointers token by token, array indices as
+// numbers.
+func compareTokens(a, b distilledEntry) int {
+	for i := 0; i < len(a.tokens) && i < len(b.tokens); i++ {
+		x, y := a.tokens[i], b.tokens[i]
+		if x == y {
+			continue
+		}
+		nx, ex := strconv.ParseUint(x, 10, 64)
+		ny, ey := strconv.ParseUint(y, 10, 64)
+		if ex == nil && ey == nil {
+			return cmp.Compare(nx, ny)
+		}
+		return strings.Compare(x, y)
+	}
+	return cmp.Compare(len(a.tokens), len(b.tokens))
+}
+
+func sortedBy(es []distilledEntry, c func(a, b distilledEntry) int) bool {
+	for i := 1; i < len(es); i++ {
+		if c(es[i-1], es[i]) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -37,8 +38,13 @@ const minEchoValue = 16
 // A source is one request text a reply could echo.
 type source struct {
 	text string
-	what string // "the request body", "value \"…\"", "header X"
+	what string // "the request body", "request value \"…\"", …
 	body bool   // the raw body: quote marks at a run's edges are JSON syntax
+	// at is where the text stands in the raw body, -1 when it does not
+	// stand there verbatim (escaped, decoded, a header): pieces found in
+	// it count toward the body too, so a value's pieces and the body's
+	// add up as one text.
+	at int
 	// covered are the byte ranges of text found in the reply, merged at
 	// the end.
 	covered [][2]int
@@ -57,24 +63,56 @@ type echoScan struct {
 
 func newEchoScan(p *Pass) *echoScan {
 	s := &echoScan{p: p, values: map[string]bool{}}
-	ex, exp := p.Exchange, p.Expect
-	if len(ex.Request.Body) >= minPiece {
-		s.sources = append(s.sources, &source{text: string(ex.Request.Body), what: "the request body", body: true})
+	raw := p.Exchange.Request.Body
+	if len(raw) >= minPiece {
+		s.sources = append(s.sources, &source{text: string(raw), what: "the request body", body: true, at: -1})
 	}
-	for _, v := range p.Reply.texts(ex, exp) {
-		if len(v) < minPiece || v == string(ex.Request.Body) {
-			continue
+	add := func(text, what string, at int) {
+		if len(text) < minPiece {
+			return
 		}
-		s.sources = append(s.sources, &source{text: v, what: "request value " + Quote(v, 24)})
-		// The server may echo what it decoded: a percent-encoded value, or
-		// a header's Base64 sentinel.
-		for _, d := range []string{percentDecode(v), decodedHeader(v)} {
-			if d != v && len(d) >= minPiece {
-				s.sources = append(s.sources, &source{text: d, what: "request value " + Quote(v, 24)})
+		s.sources = append(s.sources, &source{text: text, what: what, at: at})
+		// The server may echo what it decoded: a percent-encoded value,
+		// or a header's Base64 sentinel.
+		for _, d := range []string{percentDecode(text), decodedHeader(text)} {
+			if d != text && len(d) >= minPiece {
+				s.sources = append(s.sources, &source{text: d, what: what, at: -1})
 			}
 		}
 	}
+	req := envelope.Parse(raw)
+	shift := len(raw) - len(req.JSON()) // a byte order mark
+	walkRequest(req.Root(), func(v gjson.Result) {
+		at := -1
+		if len(s.sources) > 0 && v.Raw == `"`+v.Str+`"` {
+			at = shift + v.Index + 1
+		}
+		add(v.Str, "request value "+Quote(v.Str, 24), at)
+	})
+	h := p.Exchange.Request.Header
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[k] {
+			add(v, "header "+k, -1)
+		}
+	}
 	return s
+}
+
+// walkRequest calls fn for every string of the request, keys included.
+// Depth is bounded by the parser (envelope.MaxDepth).
+func walkRequest(v gjson.Result, fn func(gjson.Result)) {
+	switch {
+	case v.Type == gjson.String:
+		fn(v)
+	case v.IsObject(), v.IsArray():
+		v.ForEach(func(k, val gjson.Result) bool {
+			if k.Type == gjson.String {
+				fn(k)
+			}
+			walkRequest(val, fn)
+			return true
+		})
+	}
 }
 
 // build indexes the sources' aligned windows, on first need.
@@ -163,12 +201,20 @@ func (s *echoScan) pieces(path, t string) {
 			}
 		}
 		if hi-lo >= minPiece {
-			src.covered = append(src.covered, [2]int{lo, hi})
-			if !slices.Contains(src.paths, path) {
-				src.paths = append(src.paths, path)
+			src.cover(lo, hi, path)
+			if src.at >= 0 && len(s.sources) > 0 && s.sources[0].body {
+				s.sources[0].cover(src.at+lo, src.at+hi, path)
 			}
 		}
 		i += f
+	}
+}
+
+// cover records that the reply at path carries text[lo:hi].
+func (src *source) cover(lo, hi int, path string) {
+	src.covered = append(src.covered, [2]int{lo, hi})
+	if !slices.Contains(src.paths, path) {
+		src.paths = append(src.paths, path)
 	}
 }
 

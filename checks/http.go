@@ -151,6 +151,8 @@ not the server; -32603 with a 5xx only warns.`,
 			default:
 				p.Deviate(x.StatusWant, path, "status %d for %s, want %s", st, x.Condition, codeList(x.Status))
 			}
+		case isErr && slices.Contains(x.ReadStatus, st):
+			// Right under one reading of the request.
 		case isErr && x.AnyStatus:
 			if st >= 500 && code != envelope.CodeInternalError {
 				p.Failf(path, "status %d for error %d, a client's mistake: want a 4xx", st, code)

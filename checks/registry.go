@@ -27,6 +27,8 @@ func All() []*Check {
 		ServerMessages,      // PRO1003
 		ToolRefusal,         // PRO1004
 		Survives,            // PRO1005
+		MetaKeys,            // PRO1006
+		Negotiation,         // PRO1007
 		ReplyIsJSON,         // RPC1001
 		JSONRPCVersion,      // RPC1002
 		ResultXorError,      // RPC1003

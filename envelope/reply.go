@@ -21,6 +21,10 @@ type Reply struct {
 	Responses int
 	// SplitErr is set when an SSE body could not be split into events.
 	SplitErr error
+	// LastEventID is the last event id an SSE stream set: a client can
+	// resume the stream from it (2025-xx), so a stream that ended without
+	// the response may still deliver it.
+	LastEventID string
 }
 
 // Has reports whether a response arrived.
@@ -49,16 +53,22 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		return r
 	}
 	raw := resp.Messages
-	if raw == nil && len(resp.Body) > 0 {
+	sse := MediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
+	if (raw == nil || sse) && len(resp.Body) > 0 {
+		// An SSE body is split here even when the transport split it:
+		// the body is what a transcript keeps, so live runs and lint read
+		// the same events (and their ids).
 		switch {
-		case MediaType(resp.Header.Get("Content-Type")) == "text/event-stream":
-			raw, r.SplitErr = SplitSSE(resp.Body, MaxSSELine)
+		case sse:
+			raw, r.LastEventID, r.SplitErr = SplitSSE(resp.Body, MaxSSELine)
 		case o.NotRPC && !rpcShaped(resp.Body):
 		default:
 			raw = [][]byte{resp.Body}
 		}
 	}
-	first, garbage := -1, -1
+	// Indexes, not pointers, until the slice stops growing: an append may
+	// move it.
+	first, garbage, match := -1, -1, -1
 	for _, b := range raw {
 		m := Parse(b)
 		r.Messages = append(r.Messages, m)
@@ -76,18 +86,19 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		if first < 0 {
 			first = i
 		}
-		if r.Response == nil {
+		if match < 0 {
 			id := m.Get("id")
 			for _, want := range o.IDs {
 				if SameID(want, id) {
-					r.Response = &r.Messages[i]
+					match = i
 					break
 				}
 			}
 		}
 	}
 	switch {
-	case r.Response != nil:
+	case match >= 0:
+		r.Response = &r.Messages[match]
 	case first >= 0:
 		r.Response = &r.Messages[first]
 	case garbage >= 0:

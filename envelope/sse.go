@@ -95,18 +95,22 @@ func (r *SSEReader) Next() (Event, error) {
 	return Event{}, io.EOF
 }
 
-// SplitSSE parses a whole SSE body into the data of its events, for
-// transcripts that recorded the stream as one body.
-func SplitSSE(body []byte, maxLine int) ([][]byte, error) {
+// SplitSSE parses a whole SSE body into the data of its events, and the
+// last event id the stream set (what a client resumes from).
+func SplitSSE(body []byte, maxLine int) ([][]byte, string, error) {
 	r := NewSSEReader(bytes.NewReader(body), maxLine)
 	var out [][]byte
+	lastID := ""
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
-			return out, nil
+			return out, lastID, nil
 		}
 		if err != nil {
-			return out, err
+			return out, lastID, err
+		}
+		if ev.ID != "" {
+			lastID = ev.ID
 		}
 		if len(ev.Data) > 0 {
 			out = append(out, ev.Data)

@@ -255,8 +255,8 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// JSON-RPC allows null and fractional ids; MCP forbids them
 		// (T-RPC-3). Refusing is right with any code; serving is lenient
 		// and only warns, as long as the id comes back exactly.
-		e.reject(CondInvalidRequest, "id is "+envelope.Kind(id)+" "+id.Raw+", which MCP forbids (T-RPC-3)")
-		e.Error = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it")
+		e.reject(CondInvalidRequest, "id is "+envelope.Kind(id)+" "+id.Raw+", which MCP forbids (T-RPC-3)", envelope.CodeInvalidRequest)
+		e.Error, e.Code, e.AnyCode = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it"), Want{}, true
 		e.ID.Echo = []gjson.Result{id}
 		return e
 	case hasID && !readable:
@@ -653,6 +653,8 @@ func merge(a, b *Expectation, why string) *Expectation {
 	a.Reply = weaker(a.Reply, b.Reply)
 	a.NoReply = weaker(a.NoReply, b.NoReply)
 	a.Error = weaker(a.Error, b.Error)
+	a.ReadCodes = union(union(a.ReadCodes, a.Codes), union(b.ReadCodes, b.Codes))
+	a.ReadStatus = union(union(a.ReadStatus, a.Status), union(b.ReadStatus, b.Status))
 	if !a.Code.Set() || !b.Code.Set() {
 		a.Codes, a.Code, a.AlsoCodes = nil, Want{}, nil
 	} else {

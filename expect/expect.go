@@ -137,6 +137,11 @@ type Expectation struct {
 	AnyCode bool
 	// AlsoCodes are defensible but not the literal reading: they warn.
 	AlsoCodes []int
+	// ReadCodes and ReadStatus are the codes and statuses some reading of
+	// the request names: right under that reading, even where the
+	// readings together fix none (a request read two ways).
+	ReadCodes  []int
+	ReadStatus []int
 	// Status lists acceptable HTTP statuses, preferred first; StatusWant
 	// says how sure. Free: the status is open (HTTP1002's general rules).
 	Status     []int

@@ -43,6 +43,10 @@ type want struct {
 	Codes      []int    `json:"codes,omitempty"`
 	Code       string   `json:"code,omitempty"`
 	AlsoCodes  []int    `json:"alsoCodes,omitempty"`
+	AnyCode    bool     `json:"anyCode,omitempty"`
+	ReadCodes  []int    `json:"readCodes,omitempty"`
+	ReadStatus []int    `json:"readStatus,omitempty"`
+	AnyStatus  bool     `json:"anyStatus,omitempty"`
 	Status     []int    `json:"status,omitempty"`
 	StatusWant string   `json:"statusWant,omitempty"`
 	Echo       []string `json:"echo,omitempty"`
@@ -62,7 +66,8 @@ func level(w expect.Want) string {
 
 func summarize(e *expect.Expectation) want {
 	w := want{Condition: string(e.Condition), Version: e.Version, Reply: level(e.Reply), NoReply: level(e.NoReply),
-		Error: level(e.Error), Codes: e.Codes, Code: level(e.Code), AlsoCodes: e.AlsoCodes, Status: e.Status,
+		Error: level(e.Error), Codes: e.Codes, Code: level(e.Code), AlsoCodes: e.AlsoCodes, AnyCode: e.AnyCode,
+		ReadCodes: e.ReadCodes, ReadStatus: e.ReadStatus, AnyStatus: e.AnyStatus, Status: e.Status,
 		StatusWant: level(e.StatusWant), Lost: level(e.ID.Lost), Rounded: level(e.ID.Rounded), Quote: e.Quote}
 	for _, id := range e.ID.Echo {
 		w.Echo = append(w.Echo, id.Raw)

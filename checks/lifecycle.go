@@ -1,0 +1,193 @@
+package checks
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+var MetaKeys = &Check{
+	ID:       "PRO1006",
+	Title:    "Every _meta key follows the naming rules",
+	SpecRef:  "T-META-1, T-META-2",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `Every _meta object the server sends (on a result, an error's data, a
+notification, a content block, a tool) has keys of the form
+[prefix/]name: the prefix is dot-separated labels (each starting with a
+letter, ending with a letter or digit, with letters, digits or hyphens
+inside) followed by "/"; the name, unless empty, starts and ends with a
+letter or digit and has letters, digits, "-", "_" or "." inside
+(T-META-1). A key that breaks the grammar fails.
+
+Prefixes whose second label is modelcontextprotocol or mcp (2025-11-25
+and later; in 2025-06-18 any such label followed by another) are reserved
+for the spec (T-META-2). A reserved key the checker does not know as
+spec-defined only warns: the spec may define keys the checker has not
+learned yet.`,
+	Run: func(p *Pass) error {
+		n := 0
+		for i, m := range p.Reply.Messages {
+			if !m.IsObject() {
+				continue
+			}
+			walkMeta(m.Root(), msgPath(p, i), func(path string, meta gjson.Result) {
+				n++
+				meta.ForEach(func(k, _ gjson.Result) bool {
+					kp := envelope.JoinPath(path, k.Str)
+					switch {
+					case !metaKeyRE.MatchString(k.Str):
+						p.Failf(kp, "_meta key %s does not follow the [prefix/]name grammar (T-META-1)", Quote(k.Str, quoteN))
+					case reservedPrefix(k.Str, p.Expect.Version) && !slices.Contains(knownMetaKeys, k.Str):
+						p.Warnf(kp, "_meta key %s uses a prefix the spec reserves, and is not a key the checker knows the spec to define (T-META-2)", Quote(k.Str, quoteN))
+					}
+					return true
+				})
+			})
+		}
+		if n == 0 {
+			return Skip("no _meta object arrived")
+		}
+		return nil
+	},
+}
+
+// metaKeyRE is the key grammar of T-META-1.
+var metaKeyRE = regexp.MustCompile(`^(?:[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*/)?(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?$`)
+
+// knownMetaKeys are the reserved keys the spec defines (2025-11-25,
+// 2026-07-28 schemas).
+var knownMetaKeys = []string{
+	"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities",
+	"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/serverInfo",
+	"io.modelcontextprotocol/subscriptionId", "io.modelcontextprotocol/logLevel",
+	"io.modelcontextprotocol/related-task",
+}
+
+// reservedPrefix applies T-META-2's rule of the version.
+func reservedPrefix(key, version string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return false
+	}
+	labels := strings.Split(prefix, ".")
+	if version == envelope.V20250618 {
+		for i, l := range labels[:len(labels)-1] {
+			if (l == "modelcontextprotocol" || l == "mcp") && i+1 < len(labels) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(labels) >= 2 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
+}
+
+// walkMeta calls fn for every _meta object under v. Depth is bounded by
+// the parser (envelope.MaxDepth), so the recursion is safe.
+func walkMeta(v gjson.Result, path string, fn func(path string, meta gjson.Result)) {
+	switch {
+	case v.IsObject():
+		v.ForEach(func(k, val gjson.Result) bool {
+			kp := envelope.JoinPath(path, k.Str)
+			if k.Str == "_meta" && val.IsObject() {
+				fn(kp, val)
+			}
+			if val.IsObject() || val.IsArray() {
+				walkMeta(val, kp, fn)
+			}
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			if val.IsObject() || val.IsArray() {
+				walkMeta(val, path+"."+strconv.Itoa(i), fn)
+			}
+			i++
+			return true
+		})
+	}
+}
+
+var Negotiation = &Check{
+	ID:       "PRO1007",
+	Title:    "Version negotiation answers what the server serves",
+	SpecRef:  "T-LIFE-2, T-LIFE-8, AMB-3",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `The answers to version negotiation agree with what the server itself
+declared in the run. In 2025-xx, initialize for a version the server
+serves is answered with that version (T-LIFE-2, MUST); for a version it
+does not serve, with another version it serves, which SHOULD be its
+newest: an older one warns when the run saw the server serve a newer
+one. Refusing initialize with an error instead of naming a version warns
+(AMB-3: the spec's error example conflicts with its rule). In 2026-07-28,
+a server/discover answered with a result lists the version the request
+asked for in supportedVersions: it has just served it (T-LIFE-8).
+
+What the server serves is known from the run (the versions its
+initialize answers named, server/discover's supportedVersions); without
+those facts (lint of a transcript that lacks them) only the discover rule
+is judged.`,
+	Run: func(p *Pass) error {
+		x := p.Expect
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		switch x.Method {
+		case "initialize":
+			if x.Version == envelope.V20260728 {
+				return Skip("initialize is not 2026-07-28's negotiation")
+			}
+			asked := x.Request.Get("params.protocolVersion").Str
+			if m.Get("error").Exists() {
+				if x.Facts != nil && len(x.Facts.Supported) > 0 && !x.Facts.Serves(asked) {
+					p.Warnf("error", "initialize for %s, which the server does not serve, is refused; the spec wants a result naming a version it serves (AMB-3)", Quote(asked, quoteN))
+				}
+				return nil
+			}
+			got := m.Get("result.protocolVersion")
+			if got.Type != gjson.String {
+				return Skip("result.protocolVersion is not a string (see SCH1001)")
+			}
+			switch {
+			case got.Str == asked:
+			case x.Facts.Serves(asked):
+				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
+			case x.Facts != nil:
+				if newer := newestAfter(x.Facts.Supported, got.Str); newer != "" {
+					p.Warnf("result.protocolVersion", "initialize for %s is answered %s, though the server serves the newer %s (T-LIFE-2: SHOULD be its newest)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(newer, quoteN))
+				}
+			}
+		case "server/discover":
+			sup := m.Get("result.supportedVersions")
+			if !m.Get("result").IsObject() || !sup.IsArray() {
+				return Skip("no DiscoverResult with supportedVersions (see SCH1001)")
+			}
+			asked := x.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str
+			if asked != "" && !listsVersion(sup, asked) {
+				p.Failf("result.supportedVersions", "server/discover for %s is served, but supportedVersions does not list %s (T-LIFE-8)", Quote(asked, quoteN), Quote(asked, quoteN))
+			}
+		default:
+			return Skip("not a negotiation request")
+		}
+		return nil
+	},
+}
+
+// newestAfter returns the newest version in vs later than v ("" when
+// none): versions are dates, so they compare as strings.
+func newestAfter(vs []string, v string) string {
+	newest := ""
+	for _, s := range vs {
+		if s > v && s > newest {
+			newest = s
+		}
+	}
+	return newest
+}
