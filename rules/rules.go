@@ -31,28 +31,30 @@ type Rule struct {
 //go:embed catalogue.txtar
 var catalogue []byte
 
-// The catalogue is parsed once; it is read-only afterwards.
-var load = sync.OnceValues(func() ([]*Rule, error) { return Parse(catalogue) })
+// index is the parsed catalogue, built once and read-only afterwards.
+type index struct {
+	all  []*Rule
+	byID map[string]*Rule // upper-case ID
+}
 
-// All returns every rule in catalogue order (the digest's order).
-func All() []*Rule {
-	rs, err := load()
+var load = sync.OnceValue(func() index {
+	rs, err := Parse(catalogue)
 	if err != nil {
 		// The embedded file is tested; a broken one is a build defect.
 		panic("rules: embedded catalogue: " + err.Error())
 	}
-	return rs
-}
+	ix := index{all: rs, byID: make(map[string]*Rule, len(rs))}
+	for _, r := range rs {
+		ix.byID[r.ID] = r
+	}
+	return ix
+})
+
+// All returns every rule in catalogue order (the digest's order).
+func All() []*Rule { return load().all }
 
 // Lookup finds a rule by ID, case-insensitively; nil when unknown.
-func Lookup(id string) *Rule {
-	for _, r := range All() {
-		if strings.EqualFold(r.ID, id) {
-			return r
-		}
-	}
-	return nil
-}
+func Lookup(id string) *Rule { return load().byID[strings.ToUpper(id)] }
 
 // Levels lists the keywords a level is made of; a level is one of them,
 // or several joined by " / ", each optionally qualified in parentheses

@@ -185,7 +185,7 @@ func (k *sink) Exchange(fixture string, ex *envelope.Exchange, vs []checks.Verdi
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
-	return k.ss.exchange(fixture, vs)
+	return k.ss.exchange(&report.Result{Fixture: fixture, Exchange: ex, Verdicts: vs})
 }
 
 func (k *sink) Note(n string) { k.ss.note(n) }
@@ -235,7 +235,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		Deadline: o.Deadline, Secrets: secrets(extra),
 	}, k)
 	if runErr == nil {
-		ss.note(fmt.Sprintf("protocol %s (%s)", res.Version, res.Negotiated))
+		ss.negotiated(res.Version, res.Negotiated)
 	}
 	ss.sum.Duration = s.Now().Sub(started)
 	if st, ok := target.(*runner.StdioTarget); ok {

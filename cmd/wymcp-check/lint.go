@@ -78,7 +78,7 @@ func lintRun(s *streams, o *lintOptions) error {
 				break
 			}
 			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Contract: ss.contract, Schemas: ss.schemas}, all)
-			if err := ss.exchange(prefix+rec.Fixture, vs); err != nil {
+			if err := ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Verdicts: vs}); err != nil {
 				closeIn()
 				return err
 			}
