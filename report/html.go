@@ -164,6 +164,9 @@ func (h *htmlWriter) ruleLinks(b *strings.Builder, c *checks.Check, msg string) 
 	b.WriteString("</span>")
 }
 
+// statusKnown marks, in the page, a finding the baseline knows.
+const statusKnown checks.Status = "known"
+
 // A wline is one line of a request or reply shown in the page, with the
 // path of the member it shows and the findings placed on it.
 type wline struct {
@@ -233,7 +236,11 @@ func (h *htmlWriter) wire(b *strings.Builder, r *Result) {
 		}
 	}
 	for _, v := range r.Verdicts {
+		_, known := r.Known[v.Check.ID]
 		for _, f := range v.Findings {
+			if known {
+				f.Status = statusKnown
+			}
 			i, ok := placeLine(f.Path, byPath)
 			if !ok {
 				unplaced = append(unplaced, wline{text: f.Path, notes: []checks.Finding{f}, ids: []string{v.Check.ID}})
@@ -367,17 +374,18 @@ func writeLines(b *strings.Builder, ls []wline) {
 			b.WriteString("\n")
 			continue
 		}
-		worst := checks.StatusWarn
+		worst := statusKnown
 		for _, f := range l.notes {
-			if f.Status == checks.StatusFail {
-				worst = checks.StatusFail
+			if f.Status == checks.StatusFail || f.Status == checks.StatusWarn && worst == statusKnown {
+				worst = f.Status
 			}
 		}
 		fmt.Fprintf(b, "<mark class=\"hl st-%s\" data-path=\"%s\">%s", worst, esc(l.path), esc(l.text))
 		for i, f := range l.notes {
-			fmt.Fprintf(b, "<span class=\"note\">↑ %s %s: %s</span>", f.Status, l.ids[i], esc(f.Message))
+			fmt.Fprintf(b, "<span class=\"note st-%s\">↑ %s %s: %s</span>", f.Status, f.Status, l.ids[i], esc(f.Message))
 		}
-		b.WriteString("</mark>\n")
+		// The mark is a block: a newline after it would show as an empty line.
+		b.WriteString("</mark>")
 	}
 }
 
@@ -487,7 +495,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid
 .wire{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}@media (max-width:800px){.wire{grid-template-columns:1fr}}
 figure{margin:0;min-width:0}figcaption{font-size:.8rem;color:#666}
 pre{margin:0;background:#f6f8fa;border:1px solid var(--line);border-radius:4px;padding:.4rem;overflow:auto;max-height:30rem;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
-mark.hl{display:block;background:#fde2e1;color:inherit}mark.hl.st-warn{background:#fff3cd}.note{display:block;color:var(--fail);font-weight:600;font-family:system-ui,sans-serif}mark.st-warn .note{color:var(--warn)}
+mark.hl{display:block;background:#fde2e1;color:inherit}mark.hl.st-warn{background:#fff3cd}mark.hl.st-known{background:#e8ecef}.note{display:block;font-weight:600;font-family:system-ui,sans-serif}
 .unplaced{list-style:none;padding:0;margin:.3rem 0;font-size:.85rem}
 #rules dt{font-weight:600;margin-top:.4rem}#rules .level{font-size:.75rem;background:#eee;border-radius:3px;padding:0 .3rem}#rules dd{margin:0 0 0 1rem}
 [hidden]{display:none!important}
