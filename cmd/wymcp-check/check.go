@@ -77,7 +77,7 @@ complete report, never a hang.
 ` + exitHelp,
 		Example: `  wymcp-check check --demo
   wymcp-check check --demo --demo-fault echo-request
-  wymcp-check check http://127.0.0.1:3001/mcp -H 'Authorization: Bearer $TOKEN'
+  wymcp-check check http://127.0.0.1:3001/mcp -H "Authorization: Bearer $TOKEN"
   wymcp-check check --format junit -o report.xml -- node server.js --stdio`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {

@@ -40,6 +40,9 @@ rest is still judged; the report is always written.
 }
 
 func lintRun(s *streams, o *lintOptions) error {
+	if err := transcriptsExist(o.Files); err != nil {
+		return err
+	}
 	ss, err := o.open(s, report.Meta{Target: "lint " + strings.Join(o.Files, " "), Protocol: "per exchange (declared or inferred from the request)"})
 	if err != nil {
 		return err

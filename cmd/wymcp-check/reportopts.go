@@ -181,7 +181,7 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 	if len(ws) > 1 {
 		ss.w = report.Tee(ws...)
 	}
-	meta.Tool, meta.Version, meta.Contract = "wymcp-check", version, c.Name
+	meta.Tool, meta.Version, meta.Contract = "wymcp-check", checkerVersion(), c.Name
 	meta.Verbose, meta.FailOnWarn = o.Verbose, ss.failWarn
 	if meta.Started.IsZero() {
 		meta.Started = s.Now()
