@@ -80,7 +80,7 @@ func (g *githubWriter) End(s Summary) error {
 	}{{"error", errs}, {"warning", warns}} {
 		for _, a := range collapse(level.as) {
 			props := "title=" + ghEscape(a.title)
-			if a.file != "" {
+			if a.file != "" && a.file != "-" { // "-" is stdin: no file to point at
 				props += ",file=" + ghEscape(a.file)
 				if a.line > 0 {
 					props += ",line=" + strconv.Itoa(a.line)

@@ -268,7 +268,11 @@ func (ss *session) finish() error {
 		}
 	}
 	var writeErr error
-	if ss.writeBaseline != "" {
+	switch {
+	case ss.writeBaseline != "" && ss.sum.Aborted != "":
+		// A run that judged nothing must not overwrite a baseline with an empty one.
+		ss.note("--write-baseline: not written, the run judged nothing")
+	case ss.writeBaseline != "":
 		if writeErr = writeBaselineFile(ss.writeBaseline, ss.failures); writeErr == nil {
 			ss.note(fmt.Sprintf("wrote %d failure(s) to the baseline %s", len(dedupe(ss.failures)), ss.writeBaseline))
 		} else {

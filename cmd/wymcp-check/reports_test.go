@@ -171,6 +171,15 @@ func TestBaselineProblems(t *testing.T) {
 	if !strings.Contains(out, "KNOWN id/string") || !strings.Contains(readFile(t, js), `"known":1`) {
 		t.Errorf("the good entry was not used:\n%s", out)
 	}
+	// A run that could not drive its target leaves the baseline alone.
+	kept := filepath.Join(dir, "kept.txt")
+	os.WriteFile(kept, []byte("id/string RPC1004 known\n"), 0o644)
+	if code, out, _ := runMain(t, "", "check", "--timeout", "2s", "--baseline", kept, "--write-baseline", kept, "http://127.0.0.1:1/mcp"); code != exitTarget || !strings.Contains(out, "not written, the run judged nothing") {
+		t.Errorf("aborted run: exit %d:\n%s", code, out)
+	}
+	if got := readFile(t, kept); got != "id/string RPC1004 known\n" {
+		t.Errorf("an aborted run rewrote the baseline:\n%s", got)
+	}
 	code, out, errOut = runMain(t, "", "check", "--demo", "--baseline", filepath.Join(dir, "none.txt"))
 	if code != exitUsage || out != "" || !strings.Contains(errOut, "--baseline: reading baseline") {
 		t.Errorf("missing file: exit %d, stdout %q, stderr %q", code, out, errOut)
