@@ -226,7 +226,8 @@ func (s *echoScan) done(path string) {
 	var worst *source
 	worstN := 0
 	for _, src := range s.sources {
-		if n := coveredRunes(src); n > bound && n > worstN {
+		// The body holds every value: at equal counts, name the value.
+		if n := coveredRunes(src); n > bound && (n > worstN || n == worstN && worst.body && !src.body) {
 			worst, worstN = src, n
 		}
 	}

@@ -1,33 +1,68 @@
 package report
 
 import (
+	_ "embed"
 	"encoding/json"
 	"io"
+	"slices"
+	"strconv"
 
 	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/rules"
 )
 
-// The JSON report, version 1 (a public interface; fields are only ever
-// added):
+// The JSON report, version 1 (a public interface: fields are only ever
+// added; report.schema.json describes it and a test holds real output to
+// it):
 //
-//	{"version":1, "tool":…, "target":…, "protocol":…, "contract":…, "started":…,
-//	 "results":[{"fixture","check","area","severity","status","message","path"}],
-//	 "summary":{"pass","fail","warn","skip","error","notes","durationMs","aborted"}}
+//	{"version":1, "tool", "toolVersion", "target", "protocol", "contract", "started", "baseline"?,
+//	 "results":[{"fixture", "check", "area", "severity", "status", "message", "path"?,
+//	             "durationMs"?, "file"?, "line"?, "rules"?, "known"?}],
+//	 "protocolVersion"?, "negotiation"?,
+//	 "rules":{ID:{"level","versions","title"}},
+//	 "summary":{"pass","fail","warn","skip","error","known","stale","notes","durationMs","aborted","gate"}}
 //
 // One result per finding for fail and warn, one per verdict otherwise.
+// durationMs on a result is its fixture's wall time (every row of the
+// fixture carries it; lint records have none). rules lists the rule IDs
+// behind a fail or warn row; the top-level rules object gives
+// their titles.
+//
+//go:embed report.schema.json
+var jsonSchema []byte
+
+// JSONSchema returns the JSON Schema (draft 2020-12) of the JSON report.
+func JSONSchema() []byte { return slices.Clone(jsonSchema) }
+
 type jsonSummary struct {
-	Pass       int      `json:"pass"`
-	Fail       int      `json:"fail"`
-	Warn       int      `json:"warn"`
-	Skip       int      `json:"skip"`
-	Error      int      `json:"error"`
-	Notes      []string `json:"notes,omitempty"`
-	DurationMs int64    `json:"durationMs"`
-	Aborted    string   `json:"aborted,omitempty"`
+	Pass       int         `json:"pass"`
+	Fail       int         `json:"fail"`
+	Warn       int         `json:"warn"`
+	Skip       int         `json:"skip"`
+	Error      int         `json:"error"`
+	Known      int         `json:"known"`
+	Stale      []jsonStale `json:"stale"`
+	Notes      []string    `json:"notes,omitempty"`
+	DurationMs int64       `json:"durationMs"`
+	Aborted    string      `json:"aborted,omitempty"`
+	Gate       string      `json:"gate"`
+}
+
+type jsonStale struct {
+	Fixture string `json:"fixture"`
+	Check   string `json:"check"`
+	Reason  string `json:"reason"`
+}
+
+type jsonRule struct {
+	Level    string `json:"level"`
+	Versions string `json:"versions"`
+	Title    string `json:"title"`
 }
 
 type jsonWriter struct {
 	w     io.Writer
+	meta  Meta
 	first bool
 	// Rows repeat: the check's own fields, its pass row and most skip
 	// reasons are the same for every exchange, so their encoding is
@@ -36,9 +71,11 @@ type jsonWriter struct {
 	checkPart map[*checks.Check][]byte
 	reasons   map[string][]byte
 	buf       []byte
+	cited     map[string]bool // rule IDs the rows cite, bounded by the catalogue
 }
 
 func (j *jsonWriter) Begin(m Meta) error {
+	j.meta = m
 	head := struct {
 		Version  int    `json:"version"`
 		Tool     string `json:"tool"`
@@ -47,7 +84,8 @@ func (j *jsonWriter) Begin(m Meta) error {
 		Protocol string `json:"protocol"`
 		Contract string `json:"contract"`
 		Started  string `json:"started"`
-	}{1, m.Tool, m.Version, m.Target, m.Protocol, m.Contract, m.Started.UTC().Format("2006-01-02T15:04:05Z")}
+		Baseline string `json:"baseline,omitempty"`
+	}{1, m.Tool, m.Version, m.Target, m.Protocol, m.Contract, m.Started.UTC().Format("2006-01-02T15:04:05Z"), m.Baseline}
 	b, err := json.Marshal(head)
 	if err != nil {
 		return err
@@ -57,6 +95,7 @@ func (j *jsonWriter) Begin(m Meta) error {
 	j.first = true
 	j.checkPart = map[*checks.Check][]byte{}
 	j.reasons = map[string][]byte{}
+	j.cited = map[string]bool{}
 	_, err = j.w.Write(b)
 	return err
 }
@@ -90,10 +129,22 @@ func (j *jsonWriter) part(c *checks.Check) []byte {
 	return b
 }
 
-func (j *jsonWriter) Exchange(fixture string, vs []checks.Verdict) error {
-	fx := j.str(fixture, false)
+func (j *jsonWriter) Exchange(r *Result) error {
+	fx := j.str(r.Fixture, false)
+	// The members every row of this exchange shares after the message.
+	var tail []byte
+	if r.Timed {
+		tail = append(tail, `,"durationMs":`...)
+		tail = strconv.AppendFloat(tail, float64(r.Duration.Microseconds())/1000, 'f', -1, 64)
+	}
+	if r.Line > 0 {
+		tail = append(tail, `,"file":`...)
+		tail = append(tail, j.str(r.File, true)...)
+		tail = append(tail, `,"line":`...)
+		tail = strconv.AppendInt(tail, int64(r.Line), 10)
+	}
 	b := j.buf[:0]
-	row := func(c *checks.Check, status string, msg []byte, path string) {
+	row := func(v *checks.Verdict, status string, msg []byte, path string, ruleText string) {
 		if j.first {
 			b, j.first = append(b, '\n'), false
 		} else {
@@ -102,7 +153,7 @@ func (j *jsonWriter) Exchange(fixture string, vs []checks.Verdict) error {
 		b = append(b, `{"fixture":`...)
 		b = append(b, fx...)
 		b = append(b, ',')
-		b = append(b, j.part(c)...)
+		b = append(b, j.part(v.Check)...)
 		b = append(b, `,"status":"`...)
 		b = append(b, status...)
 		b = append(b, `","message":`...)
@@ -111,18 +162,37 @@ func (j *jsonWriter) Exchange(fixture string, vs []checks.Verdict) error {
 			b = append(b, `,"path":`...)
 			b = append(b, j.str(path, false)...)
 		}
+		b = append(b, tail...)
+		if ruleText != "" {
+			if ids := findingRules(v.Check, ruleText); len(ids) > 0 {
+				b = append(b, `,"rules":[`...)
+				for i, id := range ids {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = strconv.AppendQuote(b, id)
+					j.cited[id] = true
+				}
+				b = append(b, ']')
+			}
+		}
+		if reason, ok := r.Known[v.Check.ID]; ok {
+			b = append(b, `,"known":`...)
+			b = append(b, j.str(reason, true)...)
+		}
 		b = append(b, '}')
 	}
-	for _, v := range vs {
+	for i := range r.Verdicts {
+		v := &r.Verdicts[i]
 		switch v.Status {
 		case checks.StatusFail, checks.StatusWarn:
 			for _, f := range v.Findings {
-				row(v.Check, string(f.Status), j.str(f.Message, false), f.Path)
+				row(v, string(f.Status), j.str(f.Message, false), f.Path, f.Message)
 			}
 		case checks.StatusPass:
-			row(v.Check, string(v.Status), j.str(v.Check.Title, true), "")
+			row(v, string(v.Status), j.str(v.Check.Title, true), "", "")
 		default:
-			row(v.Check, string(v.Status), j.str(v.Reason, true), "")
+			row(v, string(v.Status), j.str(v.Reason, true), "", "")
 		}
 	}
 	j.buf = b
@@ -131,10 +201,29 @@ func (j *jsonWriter) Exchange(fixture string, vs []checks.Verdict) error {
 }
 
 func (j *jsonWriter) End(s Summary) error {
-	b, err := json.Marshal(jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Notes, s.Duration.Milliseconds(), s.Aborted})
+	stale := make([]jsonStale, 0, len(s.Stale))
+	for _, e := range s.Stale {
+		stale = append(stale, jsonStale(e))
+	}
+	sum := jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Known, stale, s.Notes, s.Duration.Milliseconds(), s.Aborted,
+		map[string]string{"PASSED": "passed", "FAILED": "failed", "ABORTED": "aborted"}[s.verdictWord(j.meta.FailOnWarn)]}
+	tail := struct {
+		Protocol    string              `json:"protocolVersion,omitempty"`
+		Negotiation string              `json:"negotiation,omitempty"`
+		Rules       map[string]jsonRule `json:"rules"`
+		Summary     jsonSummary         `json:"summary"`
+	}{s.Protocol, s.Negotiation, map[string]jsonRule{}, sum}
+	for id := range j.cited {
+		if r := rules.Lookup(id); r != nil {
+			tail.Rules[id] = jsonRule{r.Level, r.Versions, r.Title}
+		}
+	}
+	b, err := json.Marshal(tail)
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(j.w, "\n],\n\"summary\":"+string(b)+"}\n")
+	// The tail's members continue the open object.
+	out := append([]byte("\n],\n"), b[1:]...)
+	_, err = j.w.Write(append(out, '\n'))
 	return err
 }

@@ -1,16 +1,22 @@
 // Package report writes the verdicts of a run in the formats people and
-// CI systems read: human text, JSON, JUnit XML and GitHub annotations.
-// Writers stream: a run of a million exchanges is written as it goes, in
-// memory that does not grow with it. Every writer is a pure function of
-// the calls it receives; the clock is the caller's.
+// CI systems read: human text, JSON, JUnit XML, GitHub annotations with a
+// step summary, and a self-contained HTML page. Writers stream where the
+// format allows: a run of a million exchanges is written as it goes, in
+// memory that does not grow with it (JUnit, whose totals come first,
+// patches its header in place when it writes to a file). Every writer is
+// a pure function of the calls it receives; the clock and the streams are
+// the caller's.
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // Meta describes a run, written before its first exchange.
@@ -18,23 +24,61 @@ type Meta struct {
 	Tool       string    // "wymcp-check"
 	Version    string    // the checker's version
 	Target     string    // what was checked: a URL, a command, transcript files
-	Protocol   string    // the protocol version judged, and how it was chosen
+	Protocol   string    // the protocol version asked for, and how it is chosen
 	Contract   string    // the contract's name
 	Started    time.Time // injected clock
 	Verbose    bool      // human: also list passes and skips
 	FailOnWarn bool      // the gate: warnings fail the run too
+	Baseline   string    // the baseline file in use, if any
+}
+
+// A Result is one judged exchange, as the writers receive it.
+type Result struct {
+	Fixture string
+	// File and Line locate the transcript record a lint result comes
+	// from; empty for a live run.
+	File string
+	Line int
+	// Exchange is what went and what came back; nil when nothing was
+	// sent (a fixture that does not apply to the version or transport).
+	Exchange *envelope.Exchange
+	// Expect is what the judge expected of the exchange (nil: not
+	// recorded); writers read the reply through it.
+	Expect   *expect.Expectation
+	Verdicts []checks.Verdict
+	// Duration is the fixture's wall time when Timed; a transcript
+	// carries no times.
+	Duration time.Duration
+	Timed    bool
+	// Known maps a check ID to the baseline's reason, for the verdicts
+	// of this exchange that fail the gate but are known failures.
+	Known map[string]string
+}
+
+// A Stale entry is a baseline entry whose failure did not happen: the
+// server got better, and the baseline must be tightened.
+type Stale struct {
+	Fixture, Check, Reason string
 }
 
 // Summary counts verdicts by status, and carries notes about the run
 // itself (input lines that could not be read, a server's stderr tail).
 type Summary struct {
 	Pass, Fail, Warn, Skip, Error int
-	Notes                         []string
-	Duration                      time.Duration
+	// Known counts the verdicts that fail the gate but are listed in the
+	// baseline: they are reported, and do not fail the run.
+	Known int
+	// Stale lists baseline entries that no longer fail; each fails the gate.
+	Stale    []Stale
+	Notes    []string
+	Duration time.Duration
 	// Aborted says why the run could not judge the target at all (it did
 	// not start, was unreachable, no version was negotiated): a report
 	// with no verdicts must not read like a clean run.
 	Aborted string
+	// Protocol is the version negotiated with the target and Negotiation
+	// how it was chosen; both empty for lint, where each exchange has its own.
+	Protocol, Negotiation string
 }
 
 // Add counts one verdict.
@@ -53,35 +97,97 @@ func (s *Summary) Add(v checks.Verdict) {
 	}
 }
 
-// Gate reports whether the run fails the gate: any fail or error, and
-// with failOnWarn any warning too.
+// Gates reports whether a verdict of this status fails the gate (unless
+// the baseline knows it).
+func Gates(st checks.Status, failOnWarn bool) bool {
+	return st == checks.StatusFail || st == checks.StatusError || (failOnWarn && st == checks.StatusWarn)
+}
+
+// Gate reports whether the run fails the gate: a fail or error the
+// baseline does not know (with failOnWarn a warning too), a stale
+// baseline entry, or a run that judged nothing.
 func (s Summary) Gate(failOnWarn bool) bool {
-	return s.Aborted != "" || s.Fail > 0 || s.Error > 0 || (failOnWarn && s.Warn > 0)
+	gating := s.Fail + s.Error
+	if failOnWarn {
+		gating += s.Warn
+	}
+	return s.Aborted != "" || len(s.Stale) > 0 || gating > s.Known
+}
+
+// verdictWord names the outcome of a run.
+func (s Summary) verdictWord(failOnWarn bool) string {
+	switch {
+	case s.Aborted != "":
+		return "ABORTED"
+	case s.Gate(failOnWarn):
+		return "FAILED"
+	}
+	return "PASSED"
 }
 
 // A Writer receives a run as it happens.
 type Writer interface {
 	Begin(Meta) error
-	// Exchange writes the verdicts of one exchange (one fixture, or one
-	// transcript line), in check order.
-	Exchange(fixture string, vs []checks.Verdict) error
+	// Exchange writes one judged exchange: a fixture of a live run, or a
+	// transcript record. Verdicts come in check order.
+	Exchange(*Result) error
 	End(Summary) error
 }
 
-// Formats lists the names New accepts.
-func Formats() []string { return []string{"human", "json", "junit", "github"} }
+// Options are what some formats need beyond the stream they write to.
+type Options struct {
+	Color bool // human: ANSI colors
+	// StepSummary receives the github format's Markdown summary (the
+	// file $GITHUB_STEP_SUMMARY names); nil writes none.
+	StepSummary io.Writer
+}
 
-// New returns the writer of a format. color applies to human only.
-func New(format string, w io.Writer, color bool) (Writer, error) {
+// Formats lists the names New accepts.
+func Formats() []string { return []string{"human", "json", "junit", "github", "html"} }
+
+// New returns the writer of a format.
+func New(format string, w io.Writer, o Options) (Writer, error) {
 	switch format {
 	case "human":
-		return newHuman(w, color), nil
+		return newHuman(w, o.Color), nil
 	case "json":
 		return &jsonWriter{w: w}, nil
 	case "junit":
 		return &junitWriter{w: w}, nil
 	case "github":
-		return &githubWriter{w: w}, nil
+		return &githubWriter{w: w, summary: o.StepSummary}, nil
+	case "html":
+		return &htmlWriter{w: w}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want one of human, json, junit, github)", format)
+	return nil, fmt.Errorf("unknown format %q (want one of human, json, junit, github, html)", format)
+}
+
+// Tee writes one run to several writers. A writer that fails does not
+// stop the others: every report that can be written is.
+func Tee(ws ...Writer) Writer { return tee(ws) }
+
+type tee []Writer
+
+func (t tee) Begin(m Meta) error {
+	var errs []error
+	for _, w := range t {
+		errs = append(errs, w.Begin(m))
+	}
+	return errors.Join(errs...)
+}
+
+func (t tee) Exchange(r *Result) error {
+	var errs []error
+	for _, w := range t {
+		errs = append(errs, w.Exchange(r))
+	}
+	return errors.Join(errs...)
+}
+
+func (t tee) End(s Summary) error {
+	var errs []error
+	for _, w := range t {
+		errs = append(errs, w.End(s))
+	}
+	return errors.Join(errs...)
 }

@@ -77,7 +77,7 @@ complete report, never a hang.
 ` + exitHelp,
 		Example: `  wymcp-check check --demo
   wymcp-check check --demo --demo-fault echo-request
-  wymcp-check check http://127.0.0.1:3001/mcp -H 'Authorization: Bearer $TOKEN'
+  wymcp-check check http://127.0.0.1:3001/mcp -H "Authorization: Bearer $TOKEN"
   wymcp-check check --format junit -o report.xml -- node server.js --stdio`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
@@ -200,7 +200,7 @@ func (k *sink) Exchange(j runner.Judged) error {
 	if j.Verdicts == nil {
 		return nil // recorded, not judged (a negotiation that failed)
 	}
-	return k.ss.exchange(j.Fixture, j.Verdicts)
+	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts})
 }
 
 func (k *sink) Note(n string) { k.ss.note(n) }
@@ -250,7 +250,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		Deadline: o.Deadline, Secrets: secrets(extra),
 	}, k)
 	if runErr == nil {
-		ss.note(fmt.Sprintf("protocol %s (%s)", res.Version, res.Negotiated))
+		ss.negotiated(res.Version, res.Negotiated)
 	}
 	ss.sum.Duration = s.Now().Sub(started)
 	if st, ok := target.(*runner.StdioTarget); ok {

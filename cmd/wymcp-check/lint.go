@@ -41,6 +41,9 @@ rest is still judged; the report is always written.
 }
 
 func lintRun(s *streams, o *lintOptions) error {
+	if err := transcriptsExist(o.Files); err != nil {
+		return err
+	}
 	ss, err := o.open(s, report.Meta{Target: "lint " + strings.Join(o.Files, " "), Protocol: "per exchange (declared or inferred from the request)"})
 	if err != nil {
 		return err
@@ -82,7 +85,7 @@ func lintRun(s *streams, o *lintOptions) error {
 			// facts the transcript carries and the fixture's override.
 			exp := expect.Build(&rec.Exchange, rec.Facts, rec.Override)
 			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Expect: exp, Contract: ss.contract, Schemas: ss.schemas}, all)
-			if err := ss.exchange(prefix+rec.Fixture, vs); err != nil {
+			if err := ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: exp, Verdicts: vs}); err != nil {
 				closeIn()
 				return err
 			}

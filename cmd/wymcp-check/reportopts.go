@@ -1,10 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/wymcp/wymcp-check/baseline"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/report"
@@ -13,23 +19,29 @@ import (
 
 // reportOptions are the flags every judging command shares.
 type reportOptions struct {
-	Format   string
-	Output   string
-	Contract string
-	FailOn   string
-	Color    string
-	Verbose  bool
-	Schema   string
+	Format        string
+	Output        string
+	Reports       []string // FORMAT[=PATH], each one more report of the same run
+	Contract      string
+	FailOn        string
+	Color         string
+	Verbose       bool
+	Schema        string
+	Baseline      string
+	WriteBaseline string
 }
 
 func addReportFlags(cmd *cobra.Command, o *reportOptions) {
-	addEnum(cmd, &o.Format, "format", "human", "report format", report.Formats()...)
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	addEnum(cmd, &o.Format, "format", "human", "the main report's format (stdout, or -o FILE)", report.Formats()...)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write the main report to `FILE` instead of stdout")
+	cmd.Flags().StringArrayVar(&o.Reports, "report", nil, "also write a report of the same run, `FORMAT=PATH` (repeatable): junit=r.xml, json=r.json, html=r.html; github alone writes annotations to stdout and the step summary to $GITHUB_STEP_SUMMARY")
 	cmd.Flags().StringVar(&o.Contract, "contract", "strict", "the error-envelope contract: strict, spec, or a contract `FILE` (JSON)")
 	addEnum(cmd, &o.FailOn, "fail-on", "fail", "what fails the gate (exit 1): fail = any fail or error; warn = warnings too", "fail", "warn")
 	addEnum(cmd, &o.Color, "color", "auto", "color the human report", "auto", "always", "never")
-	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "human report: list passes and skips too")
-	cmd.Flags().StringVar(&o.Schema, "schema", "builtin", "validate replies against the checker's protocol schemas (builtin), none (off), or a protocol schema `FILE` such as the official schema.json of a version")
+	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "human report: list passes and skips, and count skips")
+	cmd.Flags().StringVar(&o.Schema, "schema", "builtin", "validate replies against the checker's protocol schemas (builtin), not at all (none; off is the same), or a protocol schema `FILE` such as the official schema.json of a version")
+	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "known failures in `FILE` (FIXTURE CHECK REASON a line): reported as known, they do not fail the gate; an entry that no longer fails does (stale)")
+	cmd.Flags().StringVar(&o.WriteBaseline, "write-baseline", "", "write this run's failures to `FILE` as a baseline, sorted (reasons of --baseline entries are kept)")
 }
 
 // validator resolves --schema.
@@ -37,7 +49,7 @@ func (o *reportOptions) validator() (checks.SchemaValidator, error) {
 	switch o.Schema {
 	case "builtin", "":
 		return checks.ProtocolSchemas(schema.NewRegistry()), nil
-	case "off":
+	case "none", "off":
 		return nil, nil
 	}
 	u, err := schema.LoadUserSchema(o.Schema, nil)
@@ -47,18 +59,61 @@ func (o *reportOptions) validator() (checks.SchemaValidator, error) {
 	return checks.UserSchema(u), nil
 }
 
-// session is one judged run: the contract, the report writer and the
-// running summary.
+// An output is one report of the run and where it goes.
+type output struct {
+	format, path string // path "" is stdout
+}
+
+// outputs resolves --format/-o and --report into the run's reports: the
+// main one first.
+func (o *reportOptions) outputs() ([]output, error) {
+	outs := []output{{o.Format, o.Output}}
+	for _, spec := range o.Reports {
+		format, path, hasPath := strings.Cut(spec, "=")
+		switch {
+		case !slices.Contains(report.Formats(), format):
+			return nil, usagef("--report %q: format %q is not one of %s", spec, format, strings.Join(report.Formats(), ", "))
+		case hasPath && path == "":
+			return nil, usagef("--report %q: the path is empty", spec)
+		case !hasPath && format != "github":
+			return nil, usagef("--report %q: want %s=PATH (only github writes to stdout beside the main report)", spec, format)
+		}
+		outs = append(outs, output{format, path})
+	}
+	seen := map[string]bool{}
+	for _, out := range outs {
+		key := "stdout " + out.format
+		if out.path != "" {
+			key = out.path
+		}
+		if seen[key] {
+			return nil, usagef("--report: %s is written twice", strings.TrimPrefix(key, "stdout "))
+		}
+		seen[key] = true
+	}
+	return outs, nil
+}
+
+// session is one judged run: the contract, the report writers, the
+// baseline and the running summary.
 type session struct {
 	contract *envelope.Contract
 	schemas  checks.SchemaValidator
 	w        report.Writer
 	sum      report.Summary
 	failWarn bool
-	close    func() error
+	closers  []func() error
+	now      func() time.Time
+	last     time.Time // the end of the previous exchange, for per-fixture times
+
+	base          *baseline.Baseline
+	baseProblems  int
+	writeBaseline string
+	failures      []baseline.Entry // this run's failures, for --write-baseline
+	stderr        io.Writer
 }
 
-func (o *reportOptions) open(s *streams, meta report.Meta) (*session, error) {
+func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err error) {
 	c, err := envelope.LoadContract(o.Contract)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--contract: %w", err)}
@@ -67,55 +122,204 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, closeOut := s.Out, func() error { return nil }
-	color := s.colorOn(o.Color)
-	if o.Output != "" {
-		f, err := os.Create(o.Output)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("--output: %w", err)}
-		}
-		out, closeOut, color = f, f.Close, o.Color == "always"
-	}
-	w, err := report.New(o.Format, out, color)
+	outs, err := o.outputs()
 	if err != nil {
-		closeOut()
-		return nil, &usageError{err}
+		return nil, err
 	}
-	meta.Tool, meta.Version, meta.Contract = "wymcp-check", version, c.Name
-	meta.Verbose, meta.FailOnWarn = o.Verbose, o.FailOn == "warn"
+	ss := &session{contract: c, schemas: sv, failWarn: o.FailOn == "warn", now: s.Now, writeBaseline: o.WriteBaseline, stderr: s.ErrOut}
+	defer func() {
+		if err != nil {
+			ss.closeAll()
+		}
+	}()
+	if o.Baseline != "" {
+		b, problems, err := baseline.Load(o.Baseline, func(id string) bool { return checks.Lookup(id) != nil })
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--baseline: %w", err)}
+		}
+		ss.base = b
+		// A bad line is named and left out; the run and its report go on.
+		for _, p := range problems {
+			fmt.Fprintf(s.ErrOut, "wymcp-check: --baseline: %v\n", p)
+			ss.note("--baseline: " + p.Error())
+		}
+		ss.baseProblems = len(problems)
+		meta.Baseline = fmt.Sprintf("%s (%d entries)", o.Baseline, b.Len())
+	}
+	var ws []report.Writer
+	stepSummary := false
+	for _, out := range outs {
+		var w io.Writer = struct{ io.Writer }{s.Out} // no Seek: stdout may be a file opened for appending
+		color := s.colorOn(o.Color)
+		if out.path != "" {
+			f, err := os.Create(out.path)
+			if err != nil {
+				return nil, &usageError{fmt.Errorf("report %s: %w", out.format, err)}
+			}
+			ss.closers = append(ss.closers, f.Close)
+			w, color = f, o.Color == "always"
+		}
+		ro := report.Options{Color: color}
+		if out.format == "github" && !stepSummary {
+			// GitHub names the summary file per step; it is appended to.
+			if p := s.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+				f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+				if err != nil {
+					return nil, fmt.Errorf("opening the step summary $GITHUB_STEP_SUMMARY: %w", err)
+				}
+				ss.closers = append(ss.closers, f.Close)
+				ro.StepSummary, stepSummary = f, true
+			}
+		}
+		w2, err := report.New(out.format, w, ro)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		ws = append(ws, w2)
+	}
+	ss.w = ws[0]
+	if len(ws) > 1 {
+		ss.w = report.Tee(ws...)
+	}
+	meta.Tool, meta.Version, meta.Contract = "wymcp-check", checkerVersion(), c.Name
+	meta.Verbose, meta.FailOnWarn = o.Verbose, ss.failWarn
 	if meta.Started.IsZero() {
 		meta.Started = s.Now()
 	}
-	if err := w.Begin(meta); err != nil {
-		closeOut()
+	ss.last = s.Now()
+	if err := ss.w.Begin(meta); err != nil {
 		return nil, fmt.Errorf("writing report: %w", err)
 	}
-	return &session{contract: c, schemas: sv, w: w, failWarn: meta.FailOnWarn, close: closeOut}, nil
+	return ss, nil
 }
 
-func (ss *session) exchange(fixture string, vs []checks.Verdict) error {
-	for _, v := range vs {
-		ss.sum.Add(v)
+// exchange reports one judged exchange: it is timed (unless it comes
+// from a transcript, which has no times), matched against the baseline,
+// counted and written.
+func (ss *session) exchange(r *report.Result) error {
+	if r.Line == 0 {
+		now := ss.now()
+		r.Timed, r.Duration = true, now.Sub(ss.last)
+		ss.last = now
 	}
-	if err := ss.w.Exchange(fixture, vs); err != nil {
+	gates := func(st checks.Status) bool { return report.Gates(st, ss.failWarn) }
+	r.Known = ss.base.Match(r.Fixture, r.Verdicts, gates)
+	ss.sum.Known += len(r.Known)
+	for _, v := range r.Verdicts {
+		ss.sum.Add(v)
+		if ss.writeBaseline != "" && gates(v.Status) {
+			ss.failures = append(ss.failures, baseline.Entry{Fixture: r.Fixture, Check: v.Check.ID, Reason: ss.reasonFor(r.Fixture, v)})
+		}
+	}
+	if err := ss.w.Exchange(r); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
+}
+
+// reasonFor is the reason --write-baseline writes: the one the baseline
+// already gives, else what failed, for a person to edit.
+func (ss *session) reasonFor(fixture string, v checks.Verdict) string {
+	if r, ok := ss.base.Reason(fixture, v.Check.ID); ok {
+		return r
+	}
+	if len(v.Findings) > 0 {
+		return v.Findings[0].Path + ": " + v.Findings[0].Message
+	}
+	return "could not judge: " + v.Reason
 }
 
 func (ss *session) note(n string) { ss.sum.Notes = append(ss.sum.Notes, n) }
 
-// finish writes the summary and returns errFindings when the gate fails.
+// negotiated records the protocol version the run settled on.
+func (ss *session) negotiated(version, how string) {
+	ss.sum.Protocol, ss.sum.Negotiation = version, how
+	ss.note(fmt.Sprintf("protocol %s (%s)", version, how))
+}
+
+func (ss *session) closeAll() error {
+	var errs []error
+	for _, c := range ss.closers {
+		errs = append(errs, c())
+	}
+	ss.closers = nil
+	return errors.Join(errs...)
+}
+
+// finish settles the baseline, writes the summary and closes the reports.
+// It returns errFindings when the gate fails, and a usage error after
+// the report when the baseline file had bad lines.
 func (ss *session) finish() error {
+	if ss.base != nil && ss.sum.Aborted == "" {
+		for _, e := range ss.base.Stale() {
+			ss.sum.Stale = append(ss.sum.Stale, report.Stale{Fixture: e.Fixture, Check: e.Check, Reason: e.Reason})
+		}
+		if un := ss.base.Unjudged(); len(un) > 0 {
+			var names []string
+			for _, e := range un {
+				names = append(names, e.Fixture+" "+e.Check)
+			}
+			const show = 5
+			more := ""
+			if len(names) > show {
+				more, names = fmt.Sprintf(" and %d more", len(names)-show), names[:show]
+			}
+			ss.note(fmt.Sprintf("baseline: %d entr%s not judged in this run (neither known nor stale): %s%s", len(un), plural(len(un)), strings.Join(names, ", "), more))
+		}
+	}
+	var writeErr error
+	switch {
+	case ss.writeBaseline != "" && ss.sum.Aborted != "":
+		// A run that judged nothing must not overwrite a baseline with an empty one.
+		ss.note("--write-baseline: not written, the run judged nothing")
+	case ss.writeBaseline != "":
+		if writeErr = writeBaselineFile(ss.writeBaseline, ss.failures); writeErr == nil {
+			ss.note(fmt.Sprintf("wrote %d failure(s) to the baseline %s", len(dedupe(ss.failures)), ss.writeBaseline))
+		} else {
+			ss.note("--write-baseline: " + writeErr.Error())
+		}
+	}
 	err := ss.w.End(ss.sum)
-	if cerr := ss.close(); err == nil {
+	if cerr := ss.closeAll(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return fmt.Errorf("writing report: %w", err)
-	}
-	if ss.sum.Gate(ss.failWarn) {
+	case writeErr != nil:
+		return fmt.Errorf("--write-baseline: %w", writeErr)
+	case ss.baseProblems > 0:
+		// The report is written; the baseline file still needs fixing.
+		return usagef("--baseline: %d bad line(s) in %s; the rest was used", ss.baseProblems, ss.base.File)
+	case ss.sum.Gate(ss.failWarn):
 		return errFindings
 	}
 	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
+}
+
+func dedupe(es []baseline.Entry) map[[2]string]bool {
+	m := map[[2]string]bool{}
+	for _, e := range es {
+		m[[2]string{e.Fixture, e.Check}] = true
+	}
+	return m
+}
+
+func writeBaselineFile(path string, es []baseline.Entry) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := baseline.Write(f, es); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is the checker's version; releases set it with -ldflags.
-var version = "0.1.0-dev"
+// version is the checker's version; releases set it with -ldflags
+// (checkerVersion says which version is reported).
+var version = devVersion
 
 type exitCode int
 
@@ -81,9 +82,12 @@ server and judges every reply against JSON-RPC 2.0, the MCP protocol of the
 version the server speaks, and the error-envelope contract.
 
 ` + exitHelp,
-		SilenceErrors: true,
-		SilenceUsage:  true,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		Version:           checkerVersion(),
+		PersistentPreRunE: positiveDurations,
 	}
+	root.SetVersionTemplate("wymcp-check {{.Version}}\n")
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
@@ -119,7 +123,7 @@ func newVersionCmd(s *streams) *cobra.Command {
 		Short: "Print the checker's version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(s.Out, "wymcp-check %s\n", version)
+			_, err := fmt.Fprintf(s.Out, "wymcp-check %s\n", checkerVersion())
 			return err
 		},
 	}

@@ -1,0 +1,259 @@
+// Package baseline reads, matches and writes a baseline: the known
+// failures of a server, each named by fixture and check (never by
+// position, so a growing corpus does not shift it) and each with a
+// reason. A known failure is reported but does not fail the gate; an
+// entry whose failure did not happen is stale and does fail it, so the
+// baseline only ever tightens.
+//
+// The file is line-oriented text, sorted, one entry a line, so a change
+// to the known failures is a one-line diff:
+//
+//	# comments and blank lines are ignored
+//	FIXTURE CHECK REASON…
+//	"a fixture with spaces" CHECK REASON…
+package baseline
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/wymcp/wymcp-check/checks"
+)
+
+// An Entry is one known failure.
+type Entry struct {
+	Fixture string
+	Check   string
+	Reason  string
+	Line    int // its line in the file; 0 when it was not read from one
+}
+
+type key struct{ fixture, check string }
+
+// A Baseline is a set of entries and what a run made of them.
+type Baseline struct {
+	File    string
+	entries []Entry
+	index   map[key]int
+	failed  []bool // the entry's failure happened
+	judged  []bool // its check gave a verdict on its fixture (pass, fail, …; not skip)
+}
+
+// A LineError is a line of a baseline that could not be used; the other
+// lines still are.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Load reads a baseline file. Failing to read the file at all is the
+// error; each bad line is a *LineError in problems, and the rest loads.
+func Load(path string, isCheck func(id string) bool) (b *Baseline, problems []error, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	defer f.Close()
+	b, problems, err = Parse(path, f, isCheck)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading baseline %s: %w", path, err)
+	}
+	return b, problems, nil
+}
+
+// Parse reads a baseline from r; name is used in errors.
+func Parse(name string, r io.Reader, isCheck func(id string) bool) (*Baseline, []error, error) {
+	b := &Baseline{File: name, index: map[key]int{}}
+	var problems []error
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		e, err := parseLine(text)
+		if err == nil && !isCheck(e.Check) {
+			err = fmt.Errorf("unknown check %q (wymcp-check list shows them)", e.Check)
+		}
+		if err == nil {
+			if i, dup := b.index[key{e.Fixture, e.Check}]; dup {
+				err = fmt.Errorf("%s %s is listed twice (also line %d)", e.Fixture, e.Check, b.entries[i].Line)
+			}
+		}
+		if err != nil {
+			problems = append(problems, &LineError{name, n, err})
+			continue
+		}
+		e.Line = n
+		b.index[key{e.Fixture, e.Check}] = len(b.entries)
+		b.entries = append(b.entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	b.failed = make([]bool, len(b.entries))
+	b.judged = make([]bool, len(b.entries))
+	return b, problems, nil
+}
+
+func parseLine(text string) (Entry, error) {
+	var e Entry
+	rest := text
+	if strings.HasPrefix(text, `"`) {
+		q, err := strconv.QuotedPrefix(text)
+		if err != nil {
+			return e, fmt.Errorf("fixture: unterminated or malformed quoted string")
+		}
+		e.Fixture, _ = strconv.Unquote(q)
+		rest = text[len(q):]
+		if rest != "" && !unicode.IsSpace(rune(rest[0])) {
+			return e, fmt.Errorf("want a space after the quoted fixture")
+		}
+	} else if i := strings.IndexFunc(text, unicode.IsSpace); i >= 0 {
+		e.Fixture, rest = text[:i], text[i:]
+	} else {
+		e.Fixture, rest = text, ""
+	}
+	fields := strings.Fields(rest)
+	switch {
+	case e.Fixture == "":
+		return e, errors.New("empty fixture")
+	case len(fields) == 0:
+		return e, errors.New("want FIXTURE CHECK REASON, the check is missing")
+	case len(fields) == 1:
+		return e, fmt.Errorf("%s %s has no reason: say why the failure is accepted", e.Fixture, fields[0])
+	}
+	e.Check = fields[0]
+	e.Reason = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), e.Check))
+	return e, nil
+}
+
+// Len is the number of entries.
+func (b *Baseline) Len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.entries)
+}
+
+// Reason returns the reason of the entry for fixture and check.
+func (b *Baseline) Reason(fixture, check string) (string, bool) {
+	if b == nil {
+		return "", false
+	}
+	i, ok := b.index[key{fixture, check}]
+	if !ok {
+		return "", false
+	}
+	return b.entries[i].Reason, true
+}
+
+// Match takes the verdicts of one exchange and returns the known
+// failures among them: check ID to reason, for each verdict that fails
+// the gate and has an entry (nil when there is none). It also records,
+// for Stale, which entries were judged and which failed.
+func (b *Baseline) Match(fixture string, vs []checks.Verdict, gates func(checks.Status) bool) map[string]string {
+	if b == nil || len(b.entries) == 0 {
+		return nil
+	}
+	var known map[string]string
+	for _, v := range vs {
+		i, ok := b.index[key{fixture, v.Check.ID}]
+		if !ok || v.Status == checks.StatusSkip {
+			continue
+		}
+		b.judged[i] = true
+		if gates(v.Status) {
+			b.failed[i] = true
+			if known == nil {
+				known = map[string]string{}
+			}
+			known[v.Check.ID] = b.entries[i].Reason
+		}
+	}
+	return known
+}
+
+// Stale returns the entries that were judged and never failed: the
+// server got better, and each of them fails the gate until removed.
+func (b *Baseline) Stale() []Entry {
+	return b.filter(func(i int) bool { return b.judged[i] && !b.failed[i] })
+}
+
+// Unjudged returns the entries this run did not judge (their fixture did
+// not run, or their check skipped it). They are neither known nor
+// stale: a selection of fixtures must not make the rest of the baseline
+// stale.
+func (b *Baseline) Unjudged() []Entry {
+	return b.filter(func(i int) bool { return !b.judged[i] })
+}
+
+func (b *Baseline) filter(keep func(int) bool) []Entry {
+	if b == nil {
+		return nil
+	}
+	var out []Entry
+	for i, e := range b.entries {
+		if keep(i) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+const header = `# wymcp-check baseline: known failures, one per line: FIXTURE CHECK REASON.
+# A known failure is reported and does not fail the gate. An entry that no
+# longer fails is stale and fails the gate: delete its line. Write the
+# reason a failure is accepted (an issue, a date); a fixture with spaces is
+# a quoted string. Regenerate with: wymcp-check check … --write-baseline FILE
+`
+
+// Write writes entries as a baseline, sorted by fixture and check, one a
+// line, duplicates dropped (the first reason wins).
+func Write(w io.Writer, entries []Entry) error {
+	es := slices.Clone(entries)
+	slices.SortStableFunc(es, func(a, b Entry) int {
+		return cmp.Or(cmp.Compare(a.Fixture, b.Fixture), cmp.Compare(a.Check, b.Check))
+	})
+	es = slices.CompactFunc(es, func(a, b Entry) bool { return a.Fixture == b.Fixture && a.Check == b.Check })
+	var sb strings.Builder
+	sb.WriteString(header)
+	for _, e := range es {
+		fixture := e.Fixture
+		if fixture == "" || strings.HasPrefix(fixture, `"`) || strings.HasPrefix(fixture, "#") || strings.IndexFunc(fixture, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
+			fixture = strconv.Quote(fixture)
+		}
+		reason := strings.Join(strings.Fields(oneLine(e.Reason)), " ")
+		if reason == "" {
+			reason = "(no reason given)"
+		}
+		fmt.Fprintf(&sb, "%s %s %s\n", fixture, e.Check, reason)
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// oneLine keeps a reason on its line: control characters become spaces.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,148 @@
+package baseline_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/baseline"
+	"github.com/wymcp/wymcp-check/checks"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func isCheck(id string) bool { return checks.Lookup(id) != nil }
+
+func section(a *txtar.Archive, name string) string {
+	for _, f := range a.Files {
+		if f.Name == name {
+			return string(f.Data)
+		}
+	}
+	return ""
+}
+
+// TestCases runs testdata/*.txtar: a baseline, the verdicts of a run
+// ("fixture CHECK status" lines; a fixture may hold spaces), and what
+// must come out: problems, known failures, stale and unjudged entries.
+func TestCases(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			a, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, problems, err := baseline.Parse("base.txt", strings.NewReader(section(a, "baseline")), isCheck)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range problems {
+				got = append(got, "problem "+p.Error())
+			}
+			failOnWarn := section(a, "fail-on-warn")
+			// Verdicts grouped by fixture, in order, as a run delivers them.
+			var order []string
+			byFixture := map[string][]checks.Verdict{}
+			for _, line := range strings.Split(strings.TrimSpace(section(a, "run")), "\n") {
+				f := strings.Fields(line)
+				fixture := strings.Join(f[:len(f)-2], " ")
+				c := checks.Lookup(f[len(f)-2])
+				if c == nil {
+					t.Fatalf("run: unknown check in %q", line)
+				}
+				if _, seen := byFixture[fixture]; !seen {
+					order = append(order, fixture)
+				}
+				byFixture[fixture] = append(byFixture[fixture], checks.Verdict{Fixture: fixture, Check: c, Status: checks.Status(f[len(f)-1])})
+			}
+			for _, fixture := range order {
+				gates := func(st checks.Status) bool {
+					warnFails := strings.Contains(failOnWarn, fixture+"\n")
+					return st == checks.StatusFail || st == checks.StatusError || warnFails && st == checks.StatusWarn
+				}
+				known := b.Match(fixture, byFixture[fixture], gates)
+				for _, v := range byFixture[fixture] {
+					if reason, ok := known[v.Check.ID]; ok {
+						if want, _ := b.Reason(fixture, v.Check.ID); reason != want {
+							t.Errorf("%s %s: reason %q, want %q", fixture, v.Check.ID, reason, want)
+						}
+						got = append(got, fmt.Sprintf("known %s %s", fixture, v.Check.ID))
+					}
+				}
+			}
+			for _, e := range b.Stale() {
+				got = append(got, fmt.Sprintf("stale %s %s", e.Fixture, e.Check))
+			}
+			for _, e := range b.Unjudged() {
+				got = append(got, fmt.Sprintf("unjudged %s %s", e.Fixture, e.Check))
+			}
+			want := strings.Split(strings.TrimSpace(section(a, "want")), "\n")
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWriteRoundTrip: Write sorts, drops duplicates, quotes what needs
+// it and keeps each reason on its line; what it writes reads back the
+// same.
+func TestWriteRoundTrip(t *testing.T) {
+	in := []baseline.Entry{
+		{Fixture: "tools/unknown", Check: "ERR3002", Reason: "data.detail kept\nfor old clients"},
+		{Fixture: "errors/parse", Check: "RPC1004", Reason: "id 3 for an unreadable request"},
+		{Fixture: "errors/parse", Check: "ERR1002", Reason: "-32600 for parse errors"},
+		{Fixture: "errors/parse", Check: "ERR1002", Reason: "a duplicate: dropped"},
+		{Fixture: "demo.jsonl:line:3", Check: "RPC1001", Reason: ""},
+		{Fixture: "with space", Check: "RPC1001", Reason: "quoted"},
+		{Fixture: "#hash", Check: "RPC1001", Reason: "quoted, or it would read as a comment"},
+	}
+	var buf bytes.Buffer
+	if err := baseline.Write(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "written.golden")
+	if *update {
+		os.WriteFile(path, buf.Bytes(), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+		t.Errorf("written baseline (-want +got):\n%s", diff)
+	}
+	b, problems, err := baseline.Parse("written", &buf, isCheck)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("the written baseline does not read back: %v %v", err, problems)
+	}
+	if b.Len() != 6 {
+		t.Errorf("read back %d entries, want 6", b.Len())
+	}
+	for _, e := range in[:3] {
+		if r, ok := b.Reason(e.Fixture, e.Check); !ok || strings.Contains(r, "\n") {
+			t.Errorf("%s %s: reason %q, %v", e.Fixture, e.Check, r, ok)
+		}
+	}
+	if _, ok := b.Reason("with space", "RPC1001"); !ok {
+		t.Error("a quoted fixture does not read back")
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, _, err := baseline.Load(filepath.Join(t.TempDir(), "none.txt"), isCheck)
+	if err == nil || !strings.Contains(err.Error(), "reading baseline") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestVersionFrom(t *testing.T) {
+	tests := []struct {
+		ldflags string
+		info    *debug.BuildInfo
+		ok      bool
+		want    string
+	}{
+		{devVersion, &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, true, "v1.2.3"}, // go install …@v1.2.3
+		{devVersion, &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, devVersion},
+		{devVersion, nil, false, devVersion},
+		{"1.4.0", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, true, "1.4.0"}, // -ldflags wins
+	}
+	for _, tt := range tests {
+		if got := versionFrom(tt.ldflags, tt.info, tt.ok); got != tt.want {
+			t.Errorf("versionFrom(%q, %+v) = %q, want %q", tt.ldflags, tt.info, got, tt.want)
+		}
+	}
+}
+
+// TestFirstHour: the small things a new user hits first.
+func TestFirstHour(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.jsonl")
+	tests := []struct {
+		name     string
+		args     []string
+		want     exitCode
+		wantOut  string
+		wantErr  string
+		emptyOut bool
+	}{
+		{"--version", []string{"--version"}, exitOK, "wymcp-check " + checkerVersion() + "\n", "", false},
+		{"version command agrees", []string{"version"}, exitOK, "wymcp-check " + checkerVersion() + "\n", "", false},
+		{"--schema none", []string{"lint", "--schema", "none", "../../examples/demo.jsonl"}, exitFindings, "FAILED", "", false},
+		{"--schema off", []string{"lint", "--schema", "off", "../../examples/demo.jsonl"}, exitFindings, "FAILED", "", false},
+		{"--timeout 0", []string{"check", "--demo", "--timeout", "0"}, exitUsage, "", "--timeout 0s: want a positive duration", true},
+		{"--timeout negative", []string{"check", "--demo", "--timeout", "-5s"}, exitUsage, "", "--timeout -5s: want a positive duration", true},
+		{"--deadline negative", []string{"check", "--demo", "--deadline", "-1m"}, exitUsage, "", "--deadline -1m0s: want a positive duration", true},
+		{"send --timeout 0", []string{"send", "--demo", "--timeout", "0", "-"}, exitUsage, "", "--timeout 0s", true},
+		{"lint missing file", []string{"lint", missing}, exitUsage, "", "opening transcript: open " + missing, true},
+		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runMain(t, "", tt.args...)
+			if code != tt.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.want, out, errOut)
+			}
+			if !strings.Contains(out, tt.wantOut) || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stdout %q (want %q), stderr %q (want %q)", out, tt.wantOut, errOut, tt.wantErr)
+			}
+			if tt.emptyOut && out != "" {
+				t.Errorf("a report was written before the usage error:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestHelpQuotesHeaderForTheShell: the --header example uses double
+// quotes, so a shell expands $TOKEN in it.
+func TestHelpQuotesHeaderForTheShell(t *testing.T) {
+	_, out, _ := runMain(t, "", "check", "--help")
+	if !strings.Contains(out, `-H "Authorization: Bearer $TOKEN"`) {
+		t.Errorf("check --help:\n%s", out)
+	}
+	if !strings.Contains(out, "not at all (none; off is the same)") {
+		t.Errorf("--schema help does not name none")
+	}
+}

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/rules"
+)
+
+// A checkRoll is what one check found across the run: in how many
+// exchanges it failed, warned or failed as known, and the first finding,
+// so a report can say "ERR1002 fails in 22 fixtures" before the details.
+type checkRoll struct {
+	check             *checks.Check // nil for the could-not-judge row
+	fail, warn, known int           // exchanges, not findings
+	named             []string
+	more              int // exchanges beyond named
+	first             sample
+	firstGating       bool
+}
+
+// A sample is one finding, with where it was found.
+type sample struct {
+	fixture, file string
+	line          int
+	path, message string
+	status        checks.Status
+	known         string // the baseline's reason, if known
+	seq           int    // the exchange's position in the run, from 1
+}
+
+// maxNamed bounds the exchanges a rollup names per check.
+const maxNamed = 5
+
+// rollup holds a checkRoll per check that found anything, and one for
+// the exchanges that could not be judged: a timeout is one problem of
+// its fixture, whatever number of checks it left unjudged. It grows with
+// the number of checks, not of exchanges.
+type rollup struct {
+	byCheck map[string]*checkRoll
+	errs    checkRoll // fail counts the exchanges with unknown errors
+	lint    bool      // results come from transcript records
+	n       int       // exchanges added
+}
+
+func (r *rollup) add(res *Result, failOnWarn bool) {
+	if r.byCheck == nil {
+		r.byCheck = map[string]*checkRoll{}
+	}
+	r.n++
+	if res.Line > 0 {
+		r.lint = true
+	}
+	var errored, erroredUnknown bool
+	for _, v := range res.Verdicts {
+		reason, known := res.Known[v.Check.ID]
+		s := sample{fixture: res.Fixture, file: res.File, line: res.Line, status: v.Status, known: reason, seq: r.n}
+		switch v.Status {
+		case checks.StatusError:
+			if !errored {
+				s.message = v.Reason
+				r.errs.note(res.Fixture, s, !known)
+			}
+			errored = true
+			erroredUnknown = erroredUnknown || !known
+			continue
+		case checks.StatusFail, checks.StatusWarn:
+		default:
+			continue
+		}
+		c := r.byCheck[v.Check.ID]
+		if c == nil {
+			c = &checkRoll{check: v.Check}
+			r.byCheck[v.Check.ID] = c
+		}
+		switch {
+		case known:
+			c.known++
+		case v.Status == checks.StatusFail:
+			c.fail++
+		default:
+			c.warn++
+		}
+		if len(v.Findings) > 0 {
+			s.path, s.message, s.status = v.Findings[0].Path, v.Findings[0].Message, v.Findings[0].Status
+		}
+		c.note(res.Fixture, s, !known && Gates(v.Status, failOnWarn))
+	}
+	if errored {
+		if erroredUnknown {
+			r.errs.fail++
+		} else {
+			r.errs.known++
+		}
+	}
+}
+
+// note names an exchange and keeps the first sample worth showing: the
+// first that fails the gate, else the first at all.
+func (c *checkRoll) note(fixture string, s sample, gating bool) {
+	if len(c.named) < maxNamed {
+		c.named = append(c.named, fixture)
+	} else {
+		c.more++
+	}
+	if c.first.seq == 0 || (gating && !c.firstGating) {
+		c.first, c.firstGating = s, gating
+	}
+}
+
+// sorted returns the checks, those failing in the most exchanges first.
+func (r *rollup) sorted() []*checkRoll {
+	out := make([]*checkRoll, 0, len(r.byCheck))
+	for _, c := range r.byCheck {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *checkRoll) int {
+		if n := cmp.Compare(b.fail, a.fail); n != 0 {
+			return n
+		}
+		if n := cmp.Compare(b.warn, a.warn); n != 0 {
+			return n
+		}
+		if n := cmp.Compare(b.known, a.known); n != 0 {
+			return n
+		}
+		return cmp.Compare(a.check.ID, b.check.ID)
+	})
+	return out
+}
+
+// errored returns the could-not-judge row, nil when every exchange was
+// judged.
+func (r *rollup) errored() *checkRoll {
+	if r.errs.fail+r.errs.known == 0 {
+		return nil
+	}
+	return &r.errs
+}
+
+func (c *checkRoll) exchanges() int { return c.fail + c.warn + c.known }
+
+// unit names what a rollup counts: fixtures of a run, or transcript records.
+func (r *rollup) unit(n int) string {
+	word := "fixture"
+	if r.lint {
+		word = "record"
+	}
+	if n != 1 {
+		word += "s"
+	}
+	return word
+}
+
+// findingRules lists the rules behind a finding: those its message
+// cites (the situation's own rule, often an ambiguity), else those of its
+// check's SpecRef.
+func findingRules(c *checks.Check, message string) []string {
+	ids := rules.Cited(message)
+	if len(ids) == 0 {
+		ids = rules.Cited(c.SpecRef)
+	}
+	return slices.DeleteFunc(ids, func(id string) bool { return rules.Lookup(id) == nil })
+}
+
+// shortRules lists at most four rules, then how many more.
+func shortRules(ids []string) (shown []string, more int) {
+	if len(ids) > 4 {
+		return ids[:4], len(ids) - 4
+	}
+	return ids, 0
+}
