@@ -99,11 +99,15 @@ reaction open (a batch, AMB-7) a different code warns.
 
 For an ordinary method call the request alone does not fix the code, but
 some codes are wrong whatever the server knows: -32700 for a request that
-is valid JSON; -32603 (internal error) when the reply itself says the
-params were invalid (that is -32602, a client mistake the client can fix);
--32022 when the version asked for is served; -32020 when every header
-matches the body. A fixture that knows more (the tool does not exist)
-names the code it expects.`,
+is valid JSON (unless a reading of it, such as a byte order mark or a
+duplicate name, may be refused as malformed); -32603 (internal error)
+when the reply itself says the params were invalid (that is -32602, a
+client mistake the client can fix); -32020 when every header matches the
+body. -32022 is right for any version the server does not serve: it
+fails only when the server itself declared the version served (in
+server/discover, or in the error's own data.supported). What the run's
+facts fix (the tool called does not exist: -32602, a SHOULD) is judged at
+their level.`,
 	Run: func(p *Pass) error {
 		e, code, err := needCode(p)
 		if err != nil {
@@ -215,10 +219,14 @@ var Refused = &Check{
 	Area:     AreaProtocol,
 	Doc: `Garbage, invalid requests, unknown methods, and in 2026-07-28 header
 mismatches, unsupported versions and missing _meta fields must be refused
-with an error response, not served with a result. Where the spec lets a
-server serve the request anyway (a missing MCP-Protocol-Version header
-read as 2025-03-26 by a server that deliberately serves such clients) a
-result only warns.`,
+with an error response, not served with a result. How sure that is comes
+from the expectation: a MUST fails (the refusals above); a SHOULD warns
+(an unknown tool, T-TOOL-6; a malformed tools/call, T-TOOL-7; an invalid
+cursor, T-PAGE-1; a method of a capability a 2025-xx server did not
+declare); where the spec lets a server serve the request anyway (a
+missing MCP-Protocol-Version header read as 2025-03-26 by a server that
+serves such clients; an id JSON-RPC allows and MCP forbids, echoed
+exactly) a result only warns.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		if !x.Error.Set() {

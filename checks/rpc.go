@@ -183,13 +183,21 @@ var IDEcho = &Check{
 	Area:     AreaEnvelope,
 	Doc: `A response carries the id of the request it answers with the same JSON
 type and value: the string "7" is not the number 7, 1.5 is not 1, and a
-large integer must survive exactly (no float rounding).
+large integer must survive (RFC 8259 §6 lets a receiver limit number
+precision, so an integer beyond 2^53 echoed as its float64 value, or left
+out, only warns).
 
 When the request's id could not be read (unparseable body, a batch, an id
-of a forbidden type such as null, 1.5 or an object), the error's id is
-absent or null (AMB-1: JSON-RPC wants null, MCP 2025-11-25 and later allow
-leaving it out). Any other id, invented or copied, fails. When the id was
-readable, leaving it out fails too: the client cannot match the reply.`,
+of a type JSON-RPC forbids: an object, an array, a boolean), the error's
+id is absent or null (AMB-1: JSON-RPC wants null, MCP 2025-11-25 and later
+allow leaving it out). Any other id, invented or copied, fails. An id
+JSON-RPC allows and MCP forbids (1.5, null) may be refused with an id
+absent, null or echoed exactly; a result that echoes it exactly only
+warns (PRO1001); any other id fails. When the id was readable, leaving it
+out fails: the client cannot match the reply. A rejection a server can
+make on the headers alone, before reading the body (a refused Accept or
+Content-Type, a missing or unserved version header, an ended session),
+may leave the id out. A result always carries the request's id.`,
 	Run: func(p *Pass) error {
 		m, err := needObject(p)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +146,57 @@ func TestCheckUserFixtures(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "bad.txtar:4") {
 		t.Errorf("stderr lacks the bad file: %s", errOut)
+	}
+}
+
+// TestSendFixtureIsCheck: send of a corpus fixture judges it with the
+// fixture's own expectations, so its verdict counts are check's for the
+// same fixture (an unknown tool answered with code 0: ERR1001 and ERR1002
+// fail; a SHOULD-level refusal elsewhere would only warn in both).
+func TestSendFixtureIsCheck(t *testing.T) {
+	for _, fault := range []string{"code-zero", ""} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "check.json")
+		args := []string{"check", "--demo", "--run", "tools/unknown-tool", "--format", "json", "-o", out}
+		if fault != "" {
+			args = append(args, "--demo-fault", fault)
+		}
+		if code, _, errOut := runMain(t, "", args...); code != exitFindings && code != exitOK {
+			t.Fatalf("check: exit %d: %s", code, errOut)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Results []struct{ Fixture, Check, Status string }
+		}
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			t.Fatal(err)
+		}
+		counts := map[string]int{}
+		seen := map[string]bool{}
+		for _, r := range rep.Results {
+			if r.Fixture != "tools/unknown-tool" || seen[r.Check] {
+				continue // one verdict per check; a fail may have several rows
+			}
+			seen[r.Check] = true
+			counts[r.Status]++
+		}
+		want := fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d error", counts["pass"], counts["fail"], counts["warn"], counts["skip"], counts["error"])
+		sargs := []string{"send", "--demo", "--fixture", "tools/unknown-tool"}
+		if fault != "" {
+			sargs = append(sargs, "--demo-fault", fault)
+		}
+		code, sout, errOut := runMain(t, "", sargs...)
+		if code != exitFindings && code != exitOK {
+			t.Fatalf("send: exit %d: %s\n%s", code, sout, errOut)
+		}
+		if !strings.Contains(sout, want) {
+			t.Errorf("fault %q: send does not give check's verdicts %q:\n%s", fault, want, sout)
+		}
+		if !strings.Contains(sout, "judged as check judges fixture tools/unknown-tool") {
+			t.Errorf("send does not say it judged as check:\n%s", sout)
+		}
 	}
 }
