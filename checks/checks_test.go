@@ -358,3 +358,48 @@ func TestHostileReplies(t *testing.T) {
 		t.Errorf("long echo: %v", got)
 	}
 }
+
+func TestSelect(t *testing.T) {
+	ids := func(cs []*checks.Check) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	all := ids(checks.All())
+	without := func(drop ...string) []string {
+		return slices.DeleteFunc(slices.Clone(all), func(id string) bool { return slices.Contains(drop, id) })
+	}
+	tests := []struct {
+		spec string
+		want []string
+		err  bool
+	}{
+		{"", all, false},
+		{"all", all, false},
+		{"all,-ERR2002", without("ERR2002"), false},
+		{"-echo", without("ERR4001", "ERR4002"), false},
+		{"RPC1004,ERR4*", []string{"ERR4001", "ERR4002", "RPC1004"}, false},
+		{"echo", []string{"ERR4001", "ERR4002"}, false},
+		{"rpc1004", []string{"RPC1004"}, false},
+		{"NOPE9999", nil, true},
+		{"ERR4001,-ERR4001", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := checks.Select(tt.spec)
+		if tt.err {
+			if err == nil {
+				t.Errorf("Select(%q): no error", tt.spec)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Select(%q): %v", tt.spec, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, ids(got)); diff != "" {
+			t.Errorf("Select(%q) (-want +got):\n%s", tt.spec, diff)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package checks
 
-import "strings"
+import (
+	"fmt"
+	"path"
+	"strings"
+)
 
 // All lists every check, sorted by ID. IDs are never reused; a retired
 // check keeps a comment here with the reason.
@@ -51,4 +55,51 @@ func Lookup(id string) *Check {
 		}
 	}
 	return nil
+}
+
+// Select reads a check selection: a comma list of check IDs, globs
+// (ERR4*), area names (echo) and "all", each optionally prefixed with
+// "-" to remove it. It starts from every check when the list is empty or
+// begins with a removal, from none otherwise; the result keeps registry
+// order. An item that selects nothing is an error naming it.
+func Select(spec string) ([]*Check, error) {
+	all := All()
+	items := strings.Split(spec, ",")
+	on := map[string]bool{}
+	if strings.TrimSpace(spec) == "" || strings.HasPrefix(strings.TrimSpace(items[0]), "-") {
+		for _, c := range all {
+			on[c.ID] = true
+		}
+	}
+	for _, item := range items {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		neg := strings.HasPrefix(item, "-")
+		pat := strings.TrimPrefix(item, "-")
+		hit := false
+		for _, c := range all {
+			ok, err := path.Match(strings.ToUpper(pat), c.ID)
+			if err != nil {
+				return nil, fmt.Errorf("check selection %q: %w", item, err)
+			}
+			if ok || strings.EqualFold(pat, "all") || strings.EqualFold(pat, string(c.Area)) {
+				on[c.ID], hit = !neg, true
+			}
+		}
+		if !hit {
+			return nil, fmt.Errorf("check selection %q names no check, area or glob of checks (wymcp-check list shows them)", item)
+		}
+	}
+	var out []*Check
+	for _, c := range all {
+		if on[c.ID] {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("check selection %q leaves no check", spec)
+	}
+	return out, nil
 }

@@ -70,6 +70,9 @@ func (g *githubWriter) End(s Summary) error {
 		errs = append(errs, ghAnnotation{title: fmt.Sprintf("wymcp-check: %d stale baseline entr%s", len(s.Stale), plural(len(s.Stale), "y", "ies")),
 			text: "they no longer fail; remove them from the baseline: " + strings.Join(items, ", ")})
 	}
+	if s.Interrupted != "" {
+		errs = append(errs, ghAnnotation{title: "wymcp-check: interrupted", text: s.Interrupted})
+	}
 	if s.Aborted != "" {
 		errs = append(errs, ghAnnotation{title: "wymcp-check: not judged", text: s.Aborted})
 	}
@@ -167,7 +170,7 @@ func countLine(s Summary) string {
 func (g *githubWriter) markdown(s Summary) string {
 	var b strings.Builder
 	word := s.verdictWord(g.meta.FailOnWarn)
-	mark := map[string]string{"PASSED": "✅", "FAILED": "❌", "ABORTED": "⛔"}[word]
+	mark := map[string]string{"PASSED": "✅", "FAILED": "❌", "ABORTED": "⛔", "INTERRUPTED": "⏹"}[word]
 	fmt.Fprintf(&b, "## %s wymcp-check: %s\n\n", mark, word)
 	fmt.Fprintf(&b, "Target: %s · contract %s", md(g.meta.Target), md(g.meta.Contract))
 	if s.Protocol != "" {
@@ -179,6 +182,9 @@ func (g *githubWriter) markdown(s Summary) string {
 	b.WriteString("\n\n")
 	if s.Aborted != "" {
 		fmt.Fprintf(&b, "**Not judged:** %s\n\n", md(s.Aborted))
+	}
+	if s.Interrupted != "" {
+		fmt.Fprintf(&b, "**Interrupted:** %s\n\n", md(s.Interrupted))
 	}
 	b.WriteString("| pass | fail | warn | error | skip | known | stale |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d |\n\n", s.Pass, s.Fail, s.Warn, s.Error, s.Skip, s.Known, len(s.Stale))

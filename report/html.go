@@ -401,6 +401,9 @@ func (h *htmlWriter) End(s Summary) error {
 	if s.Aborted != "" {
 		fmt.Fprintf(&b, "<p class=\"aborted\">Not judged: %s</p>\n", esc(s.Aborted))
 	}
+	if s.Interrupted != "" {
+		fmt.Fprintf(&b, "<p class=\"aborted\">Interrupted: %s</p>\n", esc(s.Interrupted))
+	}
 	b.WriteString("<dl class=\"totals\">")
 	for _, kv := range []struct {
 		k string

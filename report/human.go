@@ -240,6 +240,9 @@ func (h *human) End(s Summary) error {
 	case "ABORTED":
 		fmt.Fprintf(&b, "\n%s: %s\n", h.err.Sprint("NOT JUDGED"), Sanitize(s.Aborted))
 		verdict = h.err.Sprint(word)
+	case "INTERRUPTED":
+		fmt.Fprintf(&b, "\n%s: %s\n", h.err.Sprint("INTERRUPTED"), Sanitize(s.Interrupted))
+		verdict = h.err.Sprint(word)
 	}
 	fmt.Fprintf(&b, "\n%s: %d pass, %d fail, %d warn, %d error", verdict, s.Pass, s.Fail, s.Warn, s.Error)
 	if h.meta.Verbose {

@@ -35,17 +35,18 @@ var jsonSchema []byte
 func JSONSchema() []byte { return slices.Clone(jsonSchema) }
 
 type jsonSummary struct {
-	Pass       int         `json:"pass"`
-	Fail       int         `json:"fail"`
-	Warn       int         `json:"warn"`
-	Skip       int         `json:"skip"`
-	Error      int         `json:"error"`
-	Known      int         `json:"known"`
-	Stale      []jsonStale `json:"stale"`
-	Notes      []string    `json:"notes,omitempty"`
-	DurationMs int64       `json:"durationMs"`
-	Aborted    string      `json:"aborted,omitempty"`
-	Gate       string      `json:"gate"`
+	Pass        int         `json:"pass"`
+	Fail        int         `json:"fail"`
+	Warn        int         `json:"warn"`
+	Skip        int         `json:"skip"`
+	Error       int         `json:"error"`
+	Known       int         `json:"known"`
+	Stale       []jsonStale `json:"stale"`
+	Notes       []string    `json:"notes,omitempty"`
+	DurationMs  int64       `json:"durationMs"`
+	Aborted     string      `json:"aborted,omitempty"`
+	Interrupted string      `json:"interrupted,omitempty"`
+	Gate        string      `json:"gate"`
 }
 
 type jsonStale struct {
@@ -205,8 +206,8 @@ func (j *jsonWriter) End(s Summary) error {
 	for _, e := range s.Stale {
 		stale = append(stale, jsonStale(e))
 	}
-	sum := jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Known, stale, s.Notes, s.Duration.Milliseconds(), s.Aborted,
-		map[string]string{"PASSED": "passed", "FAILED": "failed", "ABORTED": "aborted"}[s.verdictWord(j.meta.FailOnWarn)]}
+	sum := jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Known, stale, s.Notes, s.Duration.Milliseconds(), s.Aborted, s.Interrupted,
+		map[string]string{"PASSED": "passed", "FAILED": "failed", "ABORTED": "aborted", "INTERRUPTED": "interrupted"}[s.verdictWord(j.meta.FailOnWarn)]}
 	tail := struct {
 		Protocol    string              `json:"protocolVersion,omitempty"`
 		Negotiation string              `json:"negotiation,omitempty"`

@@ -246,6 +246,14 @@ func (j *junitWriter) End(s Summary) error {
 			return err
 		}
 	}
+	if s.Interrupted != "" {
+		// An incomplete run must not read as a complete one either.
+		in := junitSuite{Name: "run", Tests: 1, Errors: 1, Time: seconds(0), Timestamp: junitStamp(j.meta.Started),
+			Cases: []junitCase{{Name: "interrupted", Classname: "run", Time: seconds(0), Error: &junitProblem{Message: Sanitize(s.Interrupted), Type: "interrupted"}}}}
+		if err := j.suite(in); err != nil {
+			return err
+		}
+	}
 	j.total.Time = seconds(max(s.Duration, j.elapsed))
 	if j.seeker == nil {
 		head, err := junitHead(j.total, 0)

@@ -76,6 +76,10 @@ type Summary struct {
 	// not start, was unreachable, no version was negotiated): a report
 	// with no verdicts must not read like a clean run.
 	Aborted string
+	// Interrupted says why the run stopped early (a signal): what ran is
+	// judged and reported, the rest was not run. The gate cannot pass an
+	// incomplete run.
+	Interrupted string
 	// Protocol is the version negotiated with the target and Negotiation
 	// how it was chosen; both empty for lint, where each exchange has its own.
 	Protocol, Negotiation string
@@ -111,7 +115,7 @@ func (s Summary) Gate(failOnWarn bool) bool {
 	if failOnWarn {
 		gating += s.Warn
 	}
-	return s.Aborted != "" || len(s.Stale) > 0 || gating > s.Known
+	return s.Aborted != "" || s.Interrupted != "" || len(s.Stale) > 0 || gating > s.Known
 }
 
 // verdictWord names the outcome of a run.
@@ -119,6 +123,8 @@ func (s Summary) verdictWord(failOnWarn bool) string {
 	switch {
 	case s.Aborted != "":
 		return "ABORTED"
+	case s.Interrupted != "":
+		return "INTERRUPTED"
 	case s.Gate(failOnWarn):
 		return "FAILED"
 	}

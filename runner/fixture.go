@@ -20,6 +20,9 @@ func (r *run) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	if f.Off && r.o.CallTools == "" {
 		return r.skipAll(f.ID, "off by default: it makes the server act (run with --call-tools)")
 	}
+	if interrupted(ctx) {
+		return r.skipAll(f.ID, "not run: the run was interrupted")
+	}
 	if err := ctx.Err(); err != nil {
 		return r.notSent(f.ID, "the run's deadline passed before this fixture")
 	}
@@ -104,6 +107,10 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		if ex, err = r.sendJudged(ctx, id, req, !exp.NoReply.Set()); err != nil {
 			return err
 		}
+	}
+	if ex.Failure != "" && interrupted(ctx) {
+		// Cut short by the interrupt, not by the server: not judged.
+		return r.skipAll(id, "not judged: the run was interrupted during this exchange")
 	}
 	return r.judge(id, &ex, exp, f.Expect)
 }

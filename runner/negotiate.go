@@ -219,7 +219,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		ask = append(ask, envelope.V20250618)
 	}
 	var supported []string
-	var last string
+	var last, hintText string
 	for i, v := range ask {
 		r.sess.version, r.sess.sessionID = "", ""
 		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
@@ -236,7 +236,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		if !slices.Contains([]string{envelope.V20251125, envelope.V20250618}, got) {
 			ex.Version = v
 			*probes = append(*probes, probe{fixture: name, ex: ex})
-			last = why(&ex)
+			last, hintText = why(&ex), hint(&ex)
 			if ex.Failure != "" && ex.Response == nil && !ex.Unanswered && r.t.Transport() == envelope.HTTP {
 				return nil, errorf("initialize: %s", ex.Failure)
 			}
@@ -267,7 +267,27 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		}
 		return f, nil
 	}
-	return nil, errorf("no protocol version could be negotiated (initialize: %s)", last)
+	return nil, errorf("no protocol version could be negotiated (initialize: %s)%s", last, hintText)
+}
+
+// hint says, for an answer that does not look like an MCP endpoint's,
+// what the user can do about it.
+func hint(ex *envelope.Exchange) string {
+	r := ex.Response
+	if ex.Transport != envelope.HTTP || r == nil {
+		return ""
+	}
+	switch {
+	case r.Status >= 300 && r.Status < 400:
+		return fmt.Sprintf("; the server redirects (to %q): give the checker the URL of the MCP endpoint itself", envelope.HeaderGet(r.Header, "Location"))
+	case r.Status == 401 || r.Status == 403:
+		return "; the server wants credentials: pass them with --header \"Authorization: Bearer $TOKEN\""
+	case envelope.MediaType(r.Header.Get("Content-Type")) == "text/html":
+		return "; the answer is an HTML page: is this the URL of the MCP endpoint (often …/mcp)?"
+	case r.Status == 404 || r.Status == 405:
+		return fmt.Sprintf("; HTTP %d: is this the URL of the MCP endpoint (often …/mcp)?", r.Status)
+	}
+	return ""
 }
 
 // endSession ends a 2025-xx HTTP session with DELETE (T-SESS-4; the

@@ -92,6 +92,14 @@ type Judged struct {
 	Verdicts []checks.Verdict
 }
 
+// ErrInterrupted is the cause a caller cancels a run's context with to
+// stop it early (a signal): fixtures not yet judged are skipped as not
+// run, not reported as errors, and what arrived before is judged.
+var ErrInterrupted = errors.New("the run was interrupted")
+
+// interrupted reports whether ctx was cancelled with ErrInterrupted.
+func interrupted(ctx context.Context) bool { return errors.Is(context.Cause(ctx), ErrInterrupted) }
+
 // ErrNotDriven means the target could not be driven at all: it did not
 // start, is unreachable, or no protocol version could be negotiated.
 var ErrNotDriven = errors.New("target could not be driven")
@@ -120,6 +128,9 @@ func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
 		if err := s.Fire(ctx, f); err != nil {
 			return res, err
 		}
+	}
+	if interrupted(ctx) {
+		return res, nil // no new exchange after an interrupt, the session's end included
 	}
 	return res, s.End(ctx)
 }

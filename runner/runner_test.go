@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -194,6 +195,38 @@ func BenchmarkCorpus(b *testing.B) {
 		c := &collect{}
 		if _, err := runner.Run(context.Background(), target, runner.Options{Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(reg)}, c); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestNotMCPHint: an endpoint that is no MCP server (a web page, a wrong
+// path, a login) cannot be driven, and the error says what it answered
+// and what to try.
+func TestNotMCPHint(t *testing.T) {
+	tests := []struct {
+		status int
+		ctype  string
+		want   string
+	}{
+		{404, "text/plain", "HTTP 404: is this the URL of the MCP endpoint"},
+		{200, "text/html; charset=utf-8", "the answer is an HTML page"},
+		{401, "application/json", "the server wants credentials"},
+		{302, "text/plain", "the server redirects"},
+	}
+	for _, tt := range tests {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", tt.ctype)
+			if tt.status == 302 {
+				w.Header().Set("Location", "/elsewhere")
+			}
+			w.WriteHeader(tt.status)
+			fmt.Fprint(w, "<html>not here</html>")
+		}))
+		target := &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL, Limits: transport.Limits{Timeout: time.Second}}}
+		_, err := runner.Run(context.Background(), target, runner.Options{Contract: envelope.Strict()}, &collect{})
+		hs.Close()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("HTTP %d %s: error %v, want it to say %q", tt.status, tt.ctype, err, tt.want)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +52,9 @@ type checkOptions struct {
 	URL        string
 	Command    []string
 	FixtureDir string
-	Run        string
+	Run        []string
+	Skip       []string
+	demoNotes  []string // what --demo-fault set up
 	CallTools  string
 	Record     string
 	Deadline   time.Duration
@@ -97,13 +99,15 @@ complete report, never a hang.
 			if o.DemoFault != "" && !o.Demo {
 				return usagef("--demo-fault needs --demo")
 			}
+			demoNeeds(o, cmd.Flags().Changed("protocol"), cmd.Flags().Changed("call-tools"))
 			return checkRun(cmd.Context(), s, o)
 		},
 	}
 	addReportFlags(cmd, &o.reportOptions)
 	addTargetFlags(cmd, &o.targetOptions)
 	cmd.Flags().StringVar(&o.FixtureDir, "fixtures", "", "also run the fixtures of `DIR` (*.txtar; see README)")
-	cmd.Flags().StringVar(&o.Run, "run", "", "run only the fixtures whose ID matches the glob `PATTERN` (e.g. 'headers/*')")
+	cmd.Flags().StringArrayVar(&o.Run, "run", nil, "run only the fixtures whose ID matches the glob `PATTERN` (e.g. 'headers/*'; repeatable); the setup they need runs too, and is reported only if selected")
+	cmd.Flags().StringArrayVar(&o.Skip, "skip", nil, "leave out the fixtures whose ID matches the glob `PATTERN` (repeatable)")
 	addEnum(cmd, &o.CallTools, "call-tools", "", "also call tools with valid arguments (it makes the server act): readonly = tools with readOnlyHint, all = every tool", "", runner.CallReadOnly, runner.CallAll)
 	cmd.Flags().Lookup("call-tools").NoOptDefVal = runner.CallReadOnly
 	cmd.Flags().StringVar(&o.Record, "record", "", "write every exchange to `FILE` as a transcript (lint reads it)")
@@ -155,20 +159,10 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 			all = append(all, f)
 		}
 	}
-	if o.Run != "" {
-		if _, err := path.Match(o.Run, ""); err != nil {
-			return nil, nil, usagef("--run %q: %v", o.Run, err)
+	if len(o.Run) > 0 || len(o.Skip) > 0 {
+		if all, err = fixtures.Select(all, o.Run, o.Skip); err != nil {
+			return nil, nil, &usageError{err}
 		}
-		var keep []*fixtures.Fixture
-		for _, f := range all {
-			if ok, _ := path.Match(o.Run, f.ID); ok || strings.HasPrefix(f.ID, strings.TrimSuffix(o.Run, "*")) && strings.HasSuffix(o.Run, "*") {
-				keep = append(keep, f)
-			}
-		}
-		if len(keep) == 0 {
-			return nil, nil, usagef("--run %q matches no fixture", o.Run)
-		}
-		all = keep
 	}
 	return all, problems, nil
 }
@@ -180,6 +174,12 @@ type sink struct {
 	ss     *session
 	record *os.File
 	recErr error
+	// selected, when set, names the fixtures a --run/--skip selection
+	// chose: the run's own exchanges (negotiation, tools/list, the end of
+	// the session) are then recorded, and counted in a note, but not
+	// reported, so a selection never fails on what it did not ask for.
+	selected []*fixtures.Fixture
+	hidden   int
 }
 
 func (k *sink) Facts(f *expect.Facts) {
@@ -199,6 +199,12 @@ func (k *sink) Exchange(j runner.Judged) error {
 	}
 	if j.Verdicts == nil {
 		return nil // recorded, not judged (a negotiation that failed)
+	}
+	if k.selected != nil && !slices.ContainsFunc(k.selected, func(f *fixtures.Fixture) bool {
+		return j.Fixture == f.ID || strings.HasPrefix(j.Fixture, f.ID+"/")
+	}) {
+		k.hidden++
+		return nil
 	}
 	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts})
 }
@@ -235,7 +241,13 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	for _, p := range fixtureProblems {
 		ss.note("--fixtures: " + p)
 	}
+	for _, n := range o.demoNotes {
+		ss.note(n)
+	}
 	k := &sink{ss: ss}
+	if len(o.Run) > 0 || len(o.Skip) > 0 {
+		k.selected = fx
+	}
 	if o.Record != "" {
 		f, err := os.Create(o.Record)
 		if err != nil {
@@ -245,10 +257,15 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		k.record = f
 	}
 	started := s.Now()
+	ctx, release := s.Interrupts(ctx)
+	defer release()
 	res, runErr := runner.Run(ctx, target, runner.Options{
 		Protocol: o.Protocol, Fixtures: fx, CallTools: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
-		Deadline: o.Deadline, Secrets: secrets(extra),
+		Deadline: o.Deadline, Secrets: secrets(extra), Checks: ss.checks,
 	}, k)
+	if k.hidden > 0 {
+		ss.note(fmt.Sprintf("%d exchange(s) the selected fixtures needed (negotiation, tools/list, the end of the session) were judged but are not reported: they are not part of the selection", k.hidden))
+	}
 	if runErr == nil {
 		ss.negotiated(res.Version, res.Negotiated)
 	}
@@ -258,7 +275,11 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 			ss.note(fmt.Sprintf("server stderr (last %d bytes at most): %s", stderrNote, strconv.QuoteToGraphic(tail)))
 		}
 	}
-	if errors.Is(runErr, runner.ErrNotDriven) {
+	stopped := errors.Is(context.Cause(ctx), runner.ErrInterrupted)
+	switch {
+	case stopped:
+		ss.sum.Interrupted = context.Cause(ctx).Error() + "; no fixture was sent after it, and the reports hold what was judged before"
+	case errors.Is(runErr, runner.ErrNotDriven):
 		ss.sum.Aborted = runErr.Error()
 	}
 	if err := target.Close(); err != nil {
@@ -266,6 +287,8 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	err = ss.finish()
 	switch {
+	case stopped:
+		return err
 	case errors.Is(runErr, runner.ErrNotDriven):
 		return &targetError{runErr}
 	case runErr != nil:
@@ -333,6 +356,35 @@ func openTarget(ctx context.Context, o *checkOptions, extra http.Header, lim tra
 			return nil, "", nil, &targetError{err}
 		}
 		return t, "stdio: " + strings.Join(o.Command, " "), func() {}, nil
+	}
+}
+
+// faultSituations are the demo faults that fire only in a situation a
+// default run does not reach: a tool called with valid arguments, or a
+// 2025-xx session. --demo-fault NAME sets it up, unless the user chose.
+var faultSituations = map[string]struct {
+	callTools string
+	protocol  string
+}{
+	"hang":                 {callTools: runner.CallAll},
+	"crash":                {callTools: runner.CallAll},
+	"ended-session-served": {protocol: envelope.V20251125},
+}
+
+// demoNeeds sets up the situation a demo fault fires in, so that
+// --demo-fault NAME alone shows the fault's failure.
+func demoNeeds(o *checkOptions, protocolSet, callToolsSet bool) {
+	need, ok := faultSituations[o.DemoFault]
+	if !ok {
+		return
+	}
+	if need.callTools != "" && !callToolsSet {
+		o.CallTools = need.callTools
+		o.demoNotes = append(o.demoNotes, "--demo-fault "+o.DemoFault+" fires on a tool call: tools are called (as with --call-tools=all)")
+	}
+	if need.protocol != "" && !protocolSet {
+		o.Protocol = need.protocol
+		o.demoNotes = append(o.demoNotes, "--demo-fault "+o.DemoFault+" fires in a 2025-xx session: the demo speaks "+need.protocol)
 	}
 }
 

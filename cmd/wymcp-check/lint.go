@@ -48,7 +48,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	if err != nil {
 		return err
 	}
-	all := checks.All()
+	all := ss.checks
 	var inputErrs int
 	var vs []checks.Verdict // reused: each exchange's verdicts are written before the next
 	for _, name := range o.Files {

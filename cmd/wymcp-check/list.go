@@ -14,18 +14,43 @@ import (
 )
 
 func newListCmd(s *streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "list",
-		Short: "List every check with its ID, area, severity and title",
+	var fx bool
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "list [--fixtures [--dir DIR]]",
+		Short: "List every check (ID, area, severity, title), or every fixture (ID, versions, transports, rules)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-			for _, c := range checks.All() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.Area, c.Severity, c.Title)
+			if !fx {
+				for _, c := range checks.All() {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.Area, c.Severity, c.Title)
+				}
+				return tw.Flush()
 			}
-			return tw.Flush()
+			all, problems, err := loadFixtures(&checkOptions{FixtureDir: dir})
+			if err != nil {
+				return err
+			}
+			for _, f := range all {
+				opt := ""
+				if f.Off {
+					opt = " (off by default: --call-tools)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", f.ID, strings.Join(f.Versions, ","), strings.Join(f.Transports, ","), strings.Join(f.Rules, ", "), opt)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(problems) > 0 {
+				return usagef("--dir: %d fixture problem(s): %s", len(problems), strings.Join(problems, "; "))
+			}
+			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&fx, "fixtures", false, "list the fixtures instead of the checks")
+	cmd.Flags().StringVar(&dir, "dir", "", "with --fixtures: also list the fixtures of `DIR`")
+	return cmd
 }
 
 func newExplainCmd(s *streams) *cobra.Command {

@@ -20,6 +20,11 @@ func TestCheckDemo(t *testing.T) {
 		{"clean", []string{"check", "--demo"}, exitOK, []string{"PASSED", "protocol 2026-07-28"}, []string{"FAIL"}},
 		{"clean 2025-06-18", []string{"check", "--demo", "--protocol", "2025-06-18"}, exitOK, []string{"PASSED", "initialize answered 2025-06-18"}, nil},
 		{"fault", []string{"check", "--demo", "--demo-fault", "wrong-id"}, exitFindings, []string{"FAIL id/string", "RPC1004"}, nil},
+		// Faults that fire only on a tool call or in a 2025 session show
+		// their failure without extra flags.
+		{"fault hang", []string{"check", "--demo", "--demo-fault", "hang", "--timeout", "1s"}, exitFindings, []string{"FAIL tools/call-valid/add", "RPC1006", "fires on a tool call"}, nil},
+		{"fault crash", []string{"check", "--demo", "--demo-fault", "crash"}, exitFindings, []string{"FAIL tools/call-valid/add", "RPC1006"}, nil},
+		{"fault ended session", []string{"check", "--demo", "--demo-fault", "ended-session-served"}, exitFindings, []string{"FAIL session/reuse-after-delete", "PRO1001", "the demo speaks 2025-11-25"}, nil},
 		{"run filter", []string{"check", "--demo", "--run", "headers/*", "-v"}, exitOK, []string{"headers/method-missing"}, []string{"rpc/garbage"}},
 		{"unknown fault", []string{"check", "--demo", "--demo-fault", "nope"}, exitUsage, nil, nil},
 		{"two targets", []string{"check", "--demo", "http://127.0.0.1:1/mcp"}, exitUsage, nil, nil},
@@ -198,5 +203,29 @@ func TestSendFixtureIsCheck(t *testing.T) {
 		if !strings.Contains(sout, "judged as check judges fixture tools/unknown-tool") {
 			t.Errorf("send does not say it judged as check:\n%s", sout)
 		}
+	}
+}
+
+// TestSelectionGates: a selection reports and gates on the fixtures it
+// names; the run's own exchanges (negotiation, tools/list, the end of the
+// session) still happen, but a fault there does not fail the selection's
+// gate. Without the selection it does: the ended session is served.
+func TestSelectionGates(t *testing.T) {
+	code, out, errOut := runMain(t, "", "check", "--demo", "--protocol", "2025-11-25", "--demo-fault", "ended-session-served", "--run", "id/string")
+	if code != exitOK {
+		t.Fatalf("selection: exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "were judged but are not reported") {
+		t.Errorf("the hidden setup is not noted:\n%s", out)
+	}
+	if code, out, _ := runMain(t, "", "check", "--demo", "--protocol", "2025-11-25", "--demo-fault", "ended-session-served"); code != exitFindings || !strings.Contains(out, "session/reuse-after-delete") {
+		t.Errorf("whole run: exit %d, want 1 with session/reuse-after-delete failing\n%s", code, out)
+	}
+	if code, _, _ := runMain(t, "", "check", "--demo", "--checks", "NOPE*"); code != exitUsage {
+		t.Errorf("a bad --checks: exit %d, want %d", code, exitUsage)
+	}
+	code, out, _ = runMain(t, "", "list", "--fixtures")
+	if code != exitOK || !strings.Contains(out, "tools/unknown-tool") || !strings.Contains(out, "T-TOOL-6") {
+		t.Errorf("list --fixtures: exit %d\n%s", code, out)
 	}
 }

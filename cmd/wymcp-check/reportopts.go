@@ -29,6 +29,7 @@ type reportOptions struct {
 	Schema        string
 	Baseline      string
 	WriteBaseline string
+	Checks        string
 }
 
 func addReportFlags(cmd *cobra.Command, o *reportOptions) {
@@ -41,6 +42,7 @@ func addReportFlags(cmd *cobra.Command, o *reportOptions) {
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "human report: list passes and skips, and count skips")
 	cmd.Flags().StringVar(&o.Schema, "schema", "builtin", "validate replies against the checker's protocol schemas (builtin), not at all (none; off is the same), or a protocol schema `FILE` such as the official schema.json of a version")
 	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "known failures in `FILE` (FIXTURE CHECK REASON a line): reported as known, they do not fail the gate; an entry that no longer fails does (stale)")
+	cmd.Flags().StringVar(&o.Checks, "checks", "", "judge only these checks: a comma `LIST` of check IDs, globs (ERR4*), areas (echo) and all, each with - to leave it out (all,-ERR2002; -echo)")
 	cmd.Flags().StringVar(&o.WriteBaseline, "write-baseline", "", "write this run's failures to `FILE` as a baseline, sorted (reasons of --baseline entries are kept)")
 }
 
@@ -99,6 +101,7 @@ func (o *reportOptions) outputs() ([]output, error) {
 type session struct {
 	contract *envelope.Contract
 	schemas  checks.SchemaValidator
+	checks   []*checks.Check // --checks
 	w        report.Writer
 	sum      report.Summary
 	failWarn bool
@@ -122,11 +125,15 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 	if err != nil {
 		return nil, err
 	}
+	list, err := checks.Select(o.Checks)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--checks: %w", err)}
+	}
 	outs, err := o.outputs()
 	if err != nil {
 		return nil, err
 	}
-	ss := &session{contract: c, schemas: sv, failWarn: o.FailOn == "warn", now: s.Now, writeBaseline: o.WriteBaseline, stderr: s.ErrOut}
+	ss := &session{contract: c, schemas: sv, checks: list, failWarn: o.FailOn == "warn", now: s.Now, writeBaseline: o.WriteBaseline, stderr: s.ErrOut}
 	defer func() {
 		if err != nil {
 			ss.closeAll()
@@ -250,7 +257,8 @@ func (ss *session) closeAll() error {
 // It returns errFindings when the gate fails, and a usage error after
 // the report when the baseline file had bad lines.
 func (ss *session) finish() error {
-	if ss.base != nil && ss.sum.Aborted == "" {
+	if ss.base != nil && ss.sum.Aborted == "" && ss.sum.Interrupted == "" {
+		// (An incomplete run cannot tell a stale entry from one not reached.)
 		for _, e := range ss.base.Stale() {
 			ss.sum.Stale = append(ss.sum.Stale, report.Stale{Fixture: e.Fixture, Check: e.Check, Reason: e.Reason})
 		}
@@ -272,6 +280,8 @@ func (ss *session) finish() error {
 	case ss.writeBaseline != "" && ss.sum.Aborted != "":
 		// A run that judged nothing must not overwrite a baseline with an empty one.
 		ss.note("--write-baseline: not written, the run judged nothing")
+	case ss.writeBaseline != "" && ss.sum.Interrupted != "":
+		ss.note("--write-baseline: not written, the run was interrupted before it judged everything")
 	case ss.writeBaseline != "":
 		if writeErr = writeBaselineFile(ss.writeBaseline, ss.failures); writeErr == nil {
 			ss.note(fmt.Sprintf("wrote %d failure(s) to the baseline %s", len(dedupe(ss.failures)), ss.writeBaseline))
@@ -291,6 +301,8 @@ func (ss *session) finish() error {
 	case ss.baseProblems > 0:
 		// The report is written; the baseline file still needs fixing.
 		return usagef("--baseline: %d bad line(s) in %s; the rest was used", ss.baseProblems, ss.base.File)
+	case ss.sum.Interrupted != "":
+		return errStopped
 	case ss.sum.Gate(ss.failWarn):
 		return errFindings
 	}

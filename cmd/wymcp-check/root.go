@@ -20,10 +20,15 @@ const (
 	exitFindings exitCode = 1 // conformance failures (or errors) fail the gate
 	exitUsage    exitCode = 2 // bad usage, flag, contract, fixture or input
 	exitTarget   exitCode = 3 // the target could not be driven
+	exitStopped  exitCode = 4 // interrupted by a signal; the reports are complete up to it
 )
 
 // errFindings: the run completed and its report says what failed.
 var errFindings = errors.New("conformance findings")
+
+// errStopped: a signal stopped the run; its reports are written and say
+// so.
+var errStopped = errors.New("interrupted")
 
 // usageError marks a mistake in what the user asked for.
 type usageError struct{ err error }
@@ -46,7 +51,10 @@ const exitHelp = `Exit codes:
   0  nothing fails the gate
   1  conformance failures: a check failed or could not judge (with --fail-on warn, warnings too)
   2  usage or configuration error: bad flag, contract, fixture or transcript line
-  3  the target could not be driven: not started, unreachable, died`
+  3  the target could not be driven: not started, unreachable, died
+  4  interrupted (SIGINT or SIGTERM): no new fixture was sent, what arrived
+     was judged, and every report was written, marked as interrupted; a
+     second signal exits at once (130)`
 
 // Main runs the CLI and maps every outcome to an exit code, in one place.
 func Main(args []string, s *streams) exitCode {
@@ -60,6 +68,8 @@ func Main(args []string, s *streams) exitCode {
 		return exitOK
 	case errors.Is(err, errFindings):
 		return exitFindings
+	case errors.Is(err, errStopped):
+		return exitStopped
 	case errors.As(err, &te):
 		fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
 		return exitTarget

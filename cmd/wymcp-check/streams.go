@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-isatty"
+	"github.com/wymcp/wymcp-check/runner"
 )
 
 // streams is the process's view of the world: standard streams, whether
@@ -19,14 +24,55 @@ type streams struct {
 	OutTTY bool
 	Getenv func(string) string
 	Now    func() time.Time
+	// Interrupts watches for SIGINT and SIGTERM while a run goes on: the
+	// first cancels the returned context with runner.ErrInterrupted (the
+	// run stops firing, judges what arrived and writes its reports); a
+	// second exits at once. release stops watching.
+	Interrupts func(context.Context) (ctx context.Context, release func())
 }
 
 func systemStreams() *streams {
 	return &streams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		OutTTY: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
-		Getenv: os.Getenv,
-		Now:    time.Now,
+		OutTTY:     isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		Getenv:     os.Getenv,
+		Now:        time.Now,
+		Interrupts: watchSignals,
+	}
+}
+
+// exitSecondSignal is the exit code of a second signal: at once, as a
+// shell reports a process ended by SIGINT.
+const exitSecondSignal = 130
+
+func watchSignals(parent context.Context) (context.Context, func()) {
+	return watchSignalsExit(parent, os.Exit)
+}
+
+// watchSignalsExit is watchSignals with the exit of the second signal
+// given, for the test.
+func watchSignalsExit(parent context.Context, exit func(int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			cancel(fmt.Errorf("%w by %v", runner.ErrInterrupted, s))
+		case <-done:
+			return
+		}
+		select {
+		case <-sig:
+			exit(exitSecondSignal)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(done)
+		cancel(nil)
 	}
 }
 
@@ -34,8 +80,9 @@ func testStreams() (*streams, *bytes.Buffer, *bytes.Buffer) {
 	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
 	return &streams{
 		In: &bytes.Buffer{}, Out: out, ErrOut: errOut,
-		Getenv: func(string) string { return "" },
-		Now:    func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
+		Getenv:     func(string) string { return "" },
+		Now:        func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
+		Interrupts: func(ctx context.Context) (context.Context, func()) { return ctx, func() {} },
 	}, out, errOut
 }
 
