@@ -181,24 +181,42 @@ func isProse(s string) bool {
 	return len(strings.Fields(s)) >= 6
 }
 
-// walkStrings calls fn for every string under v with its display path.
-func walkStrings(v gjson.Result, path string, fn func(path, s string)) {
+// walk calls fn for every member and element under v, depth first, with
+// its display path and, for members, its key. Depth is bounded by the
+// parser (envelope.MaxDepth), so the recursion is safe.
+func walk(v gjson.Result, path string, fn func(path, key string, val gjson.Result)) {
 	switch {
-	case v.Type == gjson.String:
-		fn(path, v.Str)
 	case v.IsObject():
 		v.ForEach(func(k, val gjson.Result) bool {
-			walkStrings(val, envelope.JoinPath(path, k.Str), fn)
+			kp := envelope.JoinPath(path, k.Str)
+			fn(kp, k.Str, val)
+			walk(val, kp, fn)
 			return true
 		})
 	case v.IsArray():
 		i := 0
 		v.ForEach(func(_, val gjson.Result) bool {
-			walkStrings(val, path+"."+strconv.Itoa(i), fn)
+			ip := path + "." + strconv.Itoa(i)
+			fn(ip, "", val)
+			walk(val, ip, fn)
 			i++
 			return true
 		})
 	}
+}
+
+// walkStrings calls fn for every string under v (v included) with its
+// display path.
+func walkStrings(v gjson.Result, path string, fn func(path, s string)) {
+	if v.Type == gjson.String {
+		fn(path, v.Str)
+		return
+	}
+	walk(v, path, func(p, _ string, val gjson.Result) {
+		if val.Type == gjson.String {
+			fn(p, val.Str)
+		}
+	})
 }
 
 var DataShapes = &Check{

@@ -3,7 +3,6 @@ package checks
 import (
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -86,31 +85,13 @@ func reservedPrefix(key, version string) bool {
 	return len(labels) >= 2 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
 }
 
-// walkMeta calls fn for every _meta object under v. Depth is bounded by
-// the parser (envelope.MaxDepth), so the recursion is safe.
+// walkMeta calls fn for every _meta object under v.
 func walkMeta(v gjson.Result, path string, fn func(path string, meta gjson.Result)) {
-	switch {
-	case v.IsObject():
-		v.ForEach(func(k, val gjson.Result) bool {
-			kp := envelope.JoinPath(path, k.Str)
-			if k.Str == "_meta" && val.IsObject() {
-				fn(kp, val)
-			}
-			if val.IsObject() || val.IsArray() {
-				walkMeta(val, kp, fn)
-			}
-			return true
-		})
-	case v.IsArray():
-		i := 0
-		v.ForEach(func(_, val gjson.Result) bool {
-			if val.IsObject() || val.IsArray() {
-				walkMeta(val, path+"."+strconv.Itoa(i), fn)
-			}
-			i++
-			return true
-		})
-	}
+	walk(v, path, func(p, key string, val gjson.Result) {
+		if key == "_meta" && val.IsObject() {
+			fn(p, val)
+		}
+	})
 }
 
 var Negotiation = &Check{

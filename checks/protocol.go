@@ -6,6 +6,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 var ResultType = &Check{
@@ -318,22 +319,10 @@ input it declared invalid: a failure.`,
 			return nil
 		}
 		if m.Get("result.isError").Type != gjson.True {
-			p.Deviate(t.Refusal, "result", "tool %s ran on arguments its inputSchema forbids (%s); want an isError result", Quote(t.Name, quoteN), firstProblem(t.Problems))
+			p.Deviate(t.Refusal, "result", "tool %s ran on arguments its inputSchema forbids (%s); want an isError result", Quote(t.Name, quoteN), schema.FirstProblem(t.Problems))
 		}
 		return nil
 	},
-}
-
-// firstProblem names the first validation failure of the arguments.
-func firstProblem(es []envelope.DistilledEntry) string {
-	if len(es) == 0 || len(es[0].Problems) == 0 {
-		return "the fixture says so"
-	}
-	loc := es[0].Location
-	if loc == "" {
-		loc = "/"
-	}
-	return loc + ": " + es[0].Problems[0]
 }
 
 var Survives = &Check{

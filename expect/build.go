@@ -493,19 +493,14 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		h := rd.header
 		hv, hasHV := envelope.HeaderValue(h, "Mcp-Protocol-Version")
 		hv = trimOWS(hv)
+		// A header naming a version the server cannot serve can be refused
+		// on the header alone, before the body is read.
+		preBody = !hasHV || !envelope.KnownVersion(hv)
 		switch {
 		case !hasHV:
 			set(CondHeaderMismatch)
 			add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version is missing")
-			onlyHeaderMissing, preBody = true, true
-		case hv != envelope.V20260728 && !envelope.KnownVersion(hv):
-			preBody = true
-			if ver.Type == gjson.String && hv != ver.Str {
-				set(CondHeaderMismatch)
-				add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version differs from _meta")
-				e.Quote = hv
-				headerUnserved = ver.Str == envelope.V20260728
-			}
+			onlyHeaderMissing = true
 		case ver.Type == gjson.String && hv != ver.Str:
 			set(CondHeaderMismatch)
 			add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version differs from _meta")

@@ -179,6 +179,18 @@ func ints(v string) ([]int, error) {
 	return out, nil
 }
 
+// NewOverride makes an override of the given lines; the first line that
+// is not in the vocabulary is an error.
+func NewOverride(fields ...Field) (*Override, error) {
+	o := &Override{}
+	for _, f := range fields {
+		if err := o.Set(f.Key, f.Value); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Key, err)
+		}
+	}
+	return o, nil
+}
+
 // Fields returns the lines as given, in order.
 func (o *Override) Fields() []Field {
 	if o == nil {

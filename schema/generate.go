@@ -45,7 +45,7 @@ func GenerateValid(inputSchema []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("generate arguments: %w", err)
 	}
 	if es := ts.valid(v); es != nil {
-		return nil, fmt.Errorf("generate arguments: the schema wants more than this generator knows (%s)", firstProblem(es))
+		return nil, fmt.Errorf("generate arguments: the schema wants more than this generator knows (%s)", FirstProblem(es))
 	}
 	return json.Marshal(v)
 }

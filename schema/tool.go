@@ -166,7 +166,7 @@ func describeCompileError(err error, base string, doc any) error {
 		}
 		return fmt.Errorf("cannot load %s: %s", quote(relative(load.URL, base)), oneLine(load.Err.Error()))
 	case errors.As(err, &invalid):
-		return fmt.Errorf("not a valid schema: %s", firstProblem(Distill(invalid.Err)))
+		return fmt.Errorf("not a valid schema: %s", FirstProblem(Distill(invalid.Err)))
 	case errors.As(err, &noPtr):
 		return fmt.Errorf("$ref target %s not found", quote(relative(noPtr.URL, base)))
 	case errors.As(err, &noAnchor):
@@ -200,10 +200,11 @@ func relative(u, base string) string {
 	return u
 }
 
-// firstProblem renders the first distilled entry, counting the rest.
-func firstProblem(es []envelope.DistilledEntry) string {
+// FirstProblem renders the first distilled entry, counting the rest,
+// for a one-line message ("at /a: must be integer (and 2 more problems)").
+func FirstProblem(es []envelope.DistilledEntry) string {
 	if len(es) == 0 || len(es[0].Problems) == 0 {
-		return "rejected by its metaschema"
+		return "rejected by its schema"
 	}
 	loc := es[0].Location
 	if loc == "" {
