@@ -120,7 +120,7 @@ their level.`,
 		case slices.Contains(x.ReadCodes, code):
 			return nil // right under one reading of the request
 		case slices.Contains(x.AlsoCodes, code):
-			p.Warnf("error.code", "code %d for %s (%s) is defensible, but the literal reading is %s (AMB-4)", code, x.Condition, x.Detail, codeList(x.Codes))
+			p.Deviate(expect.Want{Level: expect.Open, Rule: x.AlsoWhy}, "error.code", "code %d for %s (%s) is defensible, but the literal reading is %s", code, x.Condition, x.Detail, codeList(x.Codes))
 			return nil
 		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8:
 			// Whatever else is open about the request, bytes that parse
@@ -145,9 +145,10 @@ their level.`,
 			case code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.Stdio:
 				p.Failf("error.code", "code -32020 (header mismatch) on stdio, which has no headers (T-ERR-8)")
 				return nil
-			case code == envelope.CodeHeaderMismatch && x.Method != "tools/call":
-				// tools/call may need Mcp-Param-* headers the request alone
-				// does not show (T-HDR-4); every other method's are known.
+			case code == envelope.CodeHeaderMismatch && (x.Method != "tools/call" || x.Tool != nil):
+				// A tools/call's Mcp-Param-* headers (T-HDR-4) are known
+				// from the tool the server listed; without the tool, the
+				// request alone cannot show them.
 				p.Failf("error.code", "code -32020 (header mismatch) though every standard header matches the body")
 				return nil
 			}
@@ -162,7 +163,7 @@ their level.`,
 			p.Deviate(x.Code, "error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
 			return nil
 		}
-		if x.Condition != expect.CondCall {
+		if x.Condition != expect.CondCall || refusedOnHeaders(p) {
 			return nil
 		}
 		switch {

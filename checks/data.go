@@ -265,7 +265,10 @@ elicitationId, url and message.`,
 			switch {
 			case req.Type != gjson.String:
 				p.Failf("error.data.requested", "requested is %s, want the version string sent", envelope.Kind(req))
-			case len(sent) > 0 && !slices.ContainsFunc(sent, func(v string) bool { return req.Str == v || truncationOf(req.Str, v, p.Contract.QuoteBound) }):
+			case len(sent) > 0 && !slices.ContainsFunc(sent, func(v string) bool {
+				// Only the strict contract's quote bound may cut it.
+				return req.Str == v || p.Contract.IsStrict() && truncationOf(req.Str, v, p.Contract.QuoteBound)
+			}):
 				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent[0], quoteN))
 			case listsVersion(sup, req.Str):
 				// The error says the version is not served and, in the same

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -67,8 +68,11 @@ type distilledEntry struct {
 	problems []string
 }
 
-// multiSentence finds a sentence break inside a phrase.
-var multiSentence = regexp.MustCompile(`[.!?]\s+[A-Z]`)
+// multiSentence finds a sentence break inside a phrase: a word of two
+// letters or more ends in sentence punctuation and a capitalised word
+// follows. Abbreviations made of single letters ("U.S. State", "e.g. A")
+// do not end a sentence.
+var multiSentence = regexp.MustCompile(`[A-Za-z]{2,}["')\]]?[.!?]\s+[A-Z][a-z]`)
 
 func judgeDistilled(p *Pass, errs gjson.Result) {
 	lk, pk := p.Contract.LocationKey, p.Contract.ProblemsKey
@@ -147,9 +151,12 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 			}
 			anc := entries[ai]
 			rel := pointerOf(child.tokens[depth:])
-			last := child.tokens[len(child.tokens)-1]
+			last := ""
+			if len(child.tokens) == depth+1 {
+				last = child.tokens[depth] // a direct child may be named by its key
+			}
 			for _, pr := range anc.problems {
-				if mentions(pr, child.loc, rel, last) {
+				if pointsAt(pr, child, rel, last) {
 					if pointing[ai] == nil {
 						pointing[ai] = map[string]bool{}
 					}
@@ -169,12 +176,44 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 	}
 }
 
-// mentions: a problem names a deeper location: its whole pointer, its
-// pointer relative to the entry, or its last key in quotes.
-func mentions(pr, abs, rel, last string) bool {
-	return strings.Contains(pr, abs) || len(rel) > 1 && strings.Contains(pr, rel) ||
-		strings.Contains(pr, `"`+last+`"`) || strings.Contains(pr, "'"+last+"'") || strings.Contains(pr, "`"+last+"`")
+// pointsAt: an ancestor's problem is only a pointer to a deeper entry: it
+// names the entry's location (its whole pointer, its pointer relative to
+// the ancestor, or for a direct child its key in quotes), and what it says
+// besides is either one of that entry's own problems or no cause at all
+// ("invalid", "validation failed at"). "missing property \"name\"" names a
+// key but states a cause of its own.
+func pointsAt(pr string, child distilledEntry, rel, last string) bool {
+	rest, named := "", false
+	for _, m := range []string{child.loc, rel, `"` + last + `"`, "'" + last + "'", "`" + last + "`"} {
+		if m == "" || m == `""` || m == "''" || m == "``" || len(m) < 2 || !strings.Contains(pr, m) {
+			continue
+		}
+		rest, named = strings.Replace(pr, m, " ", 1), true
+		break
+	}
+	if !named {
+		return false
+	}
+	rest = strings.TrimSpace(strings.Trim(rest, " :;,.-"))
+	for _, cp := range child.problems {
+		if strings.EqualFold(rest, cp) {
+			return true
+		}
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(rest), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if !noCause[w] {
+			return false
+		}
+	}
+	return true
 }
+
+// noCause are the words that state no cause of their own.
+var noCause = map[string]bool{"property": true, "value": true, "field": true, "item": true, "element": true,
+	"key": true, "member": true, "is": true, "has": true, "an": true, "a": true, "the": true, "invalid": true,
+	"bad": true, "wrong": true, "error": true, "errors": true, "failed": true, "failure": true, "fails": true,
+	"not": true, "valid": true, "at": true, "in": true, "for": true, "of": true, "see": true, "validation": true,
+	"problem": true, "problems": true}
 
 func allMention(problems []string, loc string) bool {
 	for _, pr := range problems {

@@ -31,6 +31,11 @@ const (
 	stride = minPiece - window + 1
 )
 
+// maxPlaces bounds the places one window of the request is indexed at:
+// enough for a text that repeats a pattern, bounded against one that
+// repeats it a million times.
+const maxPlaces = 8
+
 // minEchoValue is the shortest request value counted as echoed whole:
 // shorter ones (names, versions, "add") recur in any reply by chance.
 const minEchoValue = 16
@@ -56,8 +61,8 @@ type source struct {
 type echoScan struct {
 	p       *Pass
 	sources []*source
-	index   map[string][2]int // window → (source, offset) of its first aligned occurrence
-	values  map[string]bool   // distinct request values seen whole
+	index   map[string][][2]int // window → (source, offset) of its first aligned occurrences
+	values  map[string]bool     // distinct request values seen whole
 	paths   []string
 }
 
@@ -120,12 +125,14 @@ func (s *echoScan) build() {
 	if s.index != nil {
 		return
 	}
-	s.index = map[string][2]int{}
+	s.index = map[string][][2]int{}
 	for si, src := range s.sources {
 		for off := 0; off+window <= len(src.text); off += stride {
 			w := src.text[off : off+window]
-			if _, seen := s.index[w]; !seen {
-				s.index[w] = [2]int{si, off}
+			// A few places per window: a text that repeats itself (a
+			// canary of one pattern) must not hide where a piece came from.
+			if at := s.index[w]; len(at) < maxPlaces {
+				s.index[w] = append(at, [2]int{si, off})
 			}
 		}
 	}
@@ -174,20 +181,31 @@ func (s *echoScan) pieces(path, t string) {
 	}
 	s.build()
 	for i := 0; i+window <= len(t); {
-		at, ok := s.index[t[i:i+window]]
+		places, ok := s.index[t[i:i+window]]
 		if !ok {
 			i++
 			continue
 		}
-		src := s.sources[at[0]]
-		// Extend both ways: the window may sit anywhere in the run.
-		b := 0
-		for i-b > 0 && at[1]-b > 0 && t[i-b-1] == src.text[at[1]-b-1] {
-			b++
-		}
-		f := window
-		for i+f < len(t) && at[1]+f < len(src.text) && t[i+f] == src.text[at[1]+f] {
-			f++
+		// Extend both ways from each place the window stands in the
+		// request (it may sit anywhere in the run); keep the longest.
+		var src *source
+		b, f, at := 0, 0, [2]int{}
+		for _, pl := range places {
+			cand := s.sources[pl[0]]
+			cb := 0
+			for i-cb > 0 && pl[1]-cb > 0 && t[i-cb-1] == cand.text[pl[1]-cb-1] {
+				cb++
+			}
+			cf := window
+			for i+cf < len(t) && pl[1]+cf < len(cand.text) && t[i+cf] == cand.text[pl[1]+cf] {
+				cf++
+			}
+			// At equal length (a text that repeats itself), prefer the place
+			// that adds most to what is already found: the conservative
+			// reading for a finding about how much was echoed.
+			if src == nil || cb+cf > b+f || cb+cf == b+f && overlap(cand, pl[1]-cb, pl[1]+cf) < overlap(src, at[1]-b, at[1]+f) {
+				src, b, f, at = cand, cb, cf, pl
+			}
 		}
 		lo, hi := at[1]-b, at[1]+f
 		if src.body {
@@ -208,6 +226,17 @@ func (s *echoScan) pieces(path, t string) {
 		}
 		i += f
 	}
+}
+
+// overlap counts the bytes of [lo, hi) already covered in src.
+func overlap(src *source, lo, hi int) int {
+	n := 0
+	for _, c := range src.covered {
+		if c[1] > lo && c[0] < hi {
+			n += min(hi, c[1]) - max(lo, c[0])
+		}
+	}
+	return n
 }
 
 // cover records that the reply at path carries text[lo:hi].

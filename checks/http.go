@@ -50,7 +50,11 @@ or DELETE are not JSON-RPC exchanges and are not judged here.`,
 			return skipNotErrStatus
 		}
 		report := p.Failf
-		if !p.Contract.IsStrict() && !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)) {
+		switch {
+		case p.Contract.IsStrict():
+		case p.Expect.NoReply.Set():
+			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
+		case !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)):
 			report = p.Warnf
 		}
 		mt := mediaType(resp)
@@ -96,7 +100,9 @@ not the server; -32603 with a 5xx only warns.`,
 				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
 			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream":
 				p.Failf("http.header.Content-Type", "GET answered 200 with Content-Type %s, want text/event-stream (or 405)", Quote(resp.Header.Get("Content-Type"), quoteN))
-			case st == 200 && x.HTTPMethod == "GET" && p.Reply.Responses > 0:
+			case st == 200 && x.HTTPMethod == "GET" && p.Reply.Responses > 0 && envelope.HeaderGet(p.Exchange.Request.Header, "Last-Event-ID") == "":
+				// (A GET that resumes a stream with Last-Event-ID gets the
+				// earlier request's messages again, its response among them.)
 				p.Failf("http.body", "the GET stream carried %d JSON-RPC response(s); it may carry only requests and notifications (T-HTTP-12)", p.Reply.Responses)
 			}
 			return nil
@@ -105,6 +111,10 @@ not the server; -32603 with a 5xx only warns.`,
 			switch {
 			case st == 202:
 			case st >= 400 && st < 500:
+			case st >= 500:
+				// T-HTTP-4 asks for an HTTP error status; a 5xx is one, but
+				// says the server failed rather than refused.
+				p.Warnf(path, "status %d for a %s: the server failed; a refusal is a 4xx (T-HTTP-4)", st, x.Condition)
 			default:
 				p.Deviate(x.StatusWant, path, "status %d for a %s, want 202 (or a 4xx if it cannot be accepted)", st, x.Condition)
 			}
@@ -117,13 +127,15 @@ not the server; -32603 with a 5xx only warns.`,
 		if isErr {
 			code = int(r.Get("error.code").Int())
 		}
-		// Codes whose status 2026-07-28 fixes, whatever else is known.
+		// Codes whose status 2026-07-28 fixes: -32601 is 404 when the
+		// method is unknown (T-HTTP-9; -32601 for an unknown tool is a
+		// code choice, not an unknown method), and the MCP codes are 400.
 		fixed := 0
-		if isErr && x.Version == envelope.V20260728 {
-			switch code {
-			case envelope.CodeMethodNotFound:
+		if isErr && x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize {
+			switch {
+			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared):
 				fixed = 404 // T-HTTP-9
-			case envelope.CodeHeaderMismatch, envelope.CodeMissingClientCap, envelope.CodeUnsupportedVer:
+			case code == envelope.CodeHeaderMismatch, code == envelope.CodeMissingClientCap, code == envelope.CodeUnsupportedVer:
 				fixed = 400 // T-HTTP-8, T-HTTP-10
 			}
 		}
@@ -153,6 +165,9 @@ not the server; -32603 with a 5xx only warns.`,
 			}
 		case isErr && slices.Contains(x.ReadStatus, st):
 			// Right under one reading of the request.
+		case isErr && refusedOnHeaders(p) && st < 500:
+			// A refusal on the request's headers (credentials, Origin,
+			// Accept): its status is the transport's to choose.
 		case isErr && x.AnyStatus:
 			if st >= 500 && code != envelope.CodeInternalError {
 				p.Failf(path, "status %d for error %d, a client's mistake: want a 4xx", st, code)

@@ -3,6 +3,7 @@ package checks
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -85,14 +86,37 @@ func reservedPrefix(key, version string) bool {
 	return len(labels) >= 2 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
 }
 
-// walkMeta calls fn for every _meta object under v.
+// walkMeta calls fn for every _meta object under v: the protocol's own
+// objects, not the free-form values inside them (a tool's output, a
+// schema, arguments, log or error data), where "_meta" is just a name.
 func walkMeta(v gjson.Result, path string, fn func(path string, meta gjson.Result)) {
-	walk(v, path, func(p, key string, val gjson.Result) {
-		if key == "_meta" && val.IsObject() {
-			fn(p, val)
-		}
-	})
+	switch {
+	case v.IsObject():
+		v.ForEach(func(k, val gjson.Result) bool {
+			kp := envelope.JoinPath(path, k.Str)
+			switch {
+			case k.Str == "_meta" && val.IsObject():
+				fn(kp, val)
+			case freeForm[k.Str]:
+			case val.IsObject() || val.IsArray():
+				walkMeta(val, kp, fn)
+			}
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			walkMeta(val, path+"."+strconv.Itoa(i), fn)
+			i++
+			return true
+		})
+	}
 }
+
+// freeForm are the members whose values MCP leaves to the server or the
+// tool: no _meta inside them is the protocol's.
+var freeForm = map[string]bool{"structuredContent": true, "inputSchema": true, "outputSchema": true,
+	"requestedSchema": true, "arguments": true, "data": true, "experimental": true}
 
 var Negotiation = &Check{
 	ID:       "PRO1007",

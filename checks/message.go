@@ -69,7 +69,7 @@ paragraph. Under --contract spec an overlong message only warns.`,
 		if err != nil {
 			return err
 		}
-		if n := utf8.RuneCountInString(msg); n > p.Contract.MessageMax {
+		if n := visibleLen(msg); n > p.Contract.MessageMax {
 			p.Contractf(true, "error.message", "message is %d characters, over the bound of %d: %s", n, p.Contract.MessageMax, Quote(msg, quoteN))
 		}
 		return nil

@@ -12,15 +12,19 @@ import (
 var ResultType = &Check{
 	ID:       "PRO1002",
 	Title:    "A 2026-07-28 result has a valid resultType",
-	SpecRef:  "T-LIFE-10, T-MRTR-1",
+	SpecRef:  "T-LIFE-10, T-MRTR-1, T-MRTR-2, T-MRTR-3, T-MRTR-4",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `In 2026-07-28 every result carries resultType: "complete", or
 "input_required" (values an advertised extension defines are out of this
 check's reach and warn). input_required may answer only tools/call,
-prompts/get and resources/read (T-MRTR-1). Another string warns: an
-extension the server advertises may define it, which one exchange cannot
-show.`,
+prompts/get and resources/read (T-MRTR-1); it carries inputRequests or
+requestState (T-MRTR-2); each input request is elicitation/create,
+sampling/createMessage or roots/list, and asks only for what the
+request's clientCapabilities declared, URL-mode elicitation only when
+elicitation.url was (T-MRTR-3); caching hints on it warn (T-MRTR-4).
+Another resultType string warns: an extension the server advertises may
+define it, which one exchange cannot show.`,
 	Run: func(p *Pass) error {
 		if p.Expect.Version != envelope.V20260728 {
 			return Skip("resultType exists only in 2026-07-28")
@@ -48,15 +52,50 @@ show.`,
 			p.Warnf("result.resultType", `resultType is %s: not "complete" or "input_required"; valid only if an advertised extension defines it`, describe(rt))
 		case rt.Str == "input_required" && envelope.NameField(p.Expect.Method) == "":
 			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may", Quote(p.Expect.Method, quoteN))
+		case rt.Str == "input_required":
+			judgeInputRequired(p, r)
 		}
 		return nil
 	},
 }
 
+// inputNeeds maps an input request's method to the client capability it
+// needs (T-MRTR-3).
+var inputNeeds = map[string]string{"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+
+// judgeInputRequired judges an input_required result against the rules of
+// T-MRTR-2..4 and the capabilities the request declared.
+func judgeInputRequired(p *Pass, r gjson.Result) {
+	reqs, state := r.Get("inputRequests"), r.Get("requestState")
+	if !reqs.Exists() && !state.Exists() {
+		p.Failf("result", "an input_required result with neither inputRequests nor requestState (T-MRTR-2)")
+	}
+	declared := p.Expect.Request.Get(envelope.MetaPath(envelope.MetaClientCapabilities))
+	reqs.ForEach(func(k, v gjson.Result) bool {
+		path := envelope.JoinPath("result.inputRequests", k.Str)
+		method := v.Get("method").Str
+		need, ok := inputNeeds[method]
+		switch {
+		case !ok:
+			p.Failf(path+".method", "input request %s is not elicitation/create, sampling/createMessage or roots/list (T-MRTR-2)", Quote(method, quoteN))
+		case !declared.Get(need).Exists():
+			p.Failf(path, "input request %s needs the %s capability, which the request did not declare (T-MRTR-3)", Quote(method, quoteN), need)
+		case method == "elicitation/create" && v.Get("params.mode").Str == "url" && !declared.Get("elicitation.url").Exists():
+			p.Failf(path+".params.mode", "a URL-mode elicitation, though the request declared no elicitation.url (T-MRTR-3)")
+		}
+		return true
+	})
+	for _, k := range []string{"ttlMs", "cacheScope"} {
+		if r.Get(k).Exists() {
+			p.Warnf("result."+k, "an input_required result carries %s; it is not cacheable (T-MRTR-4)", k)
+		}
+	}
+}
+
 var ServerMessages = &Check{
 	ID:       "PRO1003",
 	Title:    "Messages around the response keep the request's rules",
-	SpecRef:  "T-RPC-3, T-RPC-11, T-LIFE-4, T-LIFE-15, T-STDIO-5, T-HTTP-17, T-PROG-1, T-LOG-1, T-LOG-2",
+	SpecRef:  "T-RPC-3, T-RPC-11, T-LIFE-4, T-LIFE-15, T-STDIO-5, T-HTTP-17, T-PROG-1, T-LOG-1, T-LOG-2, T-META-3, T-SUB-1, T-SUB-2, T-SUB-3, T-SUB-5",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `Messages the server sends besides the response (on an SSE stream or
@@ -76,8 +115,12 @@ declarations set, not only for form:
   only from a server that declared the logging capability (T-LOG-1).
 - List-change notifications come only from a server that declared the
   matching listChanged (2025-xx, T-LIFE-4); in 2026-07-28 only on a
-  subscriptions/listen stream, tagged with its subscriptionId (T-HTTP-17,
-  T-STDIO-5).
+  subscriptions/listen stream (T-HTTP-17, T-STDIO-5).
+- On a subscriptions/listen stream (2026-07-28) every notification
+  carries the listen request's id as its subscriptionId (T-META-3), the
+  acknowledgement comes first and grants no more than was asked (T-SUB-1,
+  T-SUB-2), only the types the request opted in to follow (T-SUB-2), and
+  no progress or log notification appears (T-SUB-5).
 
 On stdio other requests may be in flight, so a progress or log
 notification that names another request only warns there; on a POST's
@@ -100,6 +143,7 @@ declaration rules are not judged.`,
 		}
 		token := x.Request.Get("params._meta.progressToken")
 		progress := map[string]float64{}
+		acked := false
 		n := 0
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !m.Get("method").Exists() {
@@ -117,7 +161,7 @@ declaration rules are not judged.`,
 			case "notifications/progress":
 				tok := m.Get("params.progressToken")
 				switch {
-				case respAt >= 0 && i > respAt:
+				case respAt >= 0 && i > respAt && token.Exists() && envelope.SameID(token, tok):
 					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
 				case !token.Exists():
 					p.Deviate(scoped, path+".params.progressToken", "progress for token %s, but the request gave no progressToken (T-PROG-1)", clip(tok.Raw))
@@ -134,6 +178,9 @@ declaration rules are not judged.`,
 				judgeLogMessage(p, scoped, path, m)
 			case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 				judgeListChanged(p, path, method, m)
+			}
+			if x.Method == "subscriptions/listen" && x.Version == envelope.V20260728 {
+				judgeListen(p, path, method, m, &acked)
 			}
 		}
 		if n == 0 {
@@ -184,6 +231,51 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 	if gr, ok := logRank[got]; ok {
 		if wr, ok := logRank[want.Str]; ok && gr < wr {
 			p.Deviate(scoped, path+".params.level", "a %s message for a request that asked for %s and above (T-LOG-2)", Quote(got, quoteN), Quote(want.Str, quoteN))
+		}
+	}
+}
+
+// listenFilter maps a notification a listen stream may carry to the
+// filter member that opts in to it (T-SUB-2).
+var listenFilter = map[string]string{
+	"notifications/tools/list_changed":     "toolsListChanged",
+	"notifications/prompts/list_changed":   "promptsListChanged",
+	"notifications/resources/list_changed": "resourcesListChanged",
+	"notifications/resources/updated":      "resourceSubscriptions",
+}
+
+// judgeListen judges a notification on a subscriptions/listen stream: it
+// carries the listen id as its subscriptionId (T-META-3, T-SUB-3), the
+// acknowledgement comes first and grants no more than was asked (T-SUB-1,
+// T-SUB-2), only requested types follow (T-SUB-2), and request-scoped
+// notifications never appear (T-SUB-5).
+func judgeListen(p *Pass, path, method string, m envelope.Message, acked *bool) {
+	x := p.Expect
+	sub := m.Get("params._meta." + envelope.JoinPath("", "io.modelcontextprotocol/subscriptionId"))
+	if !sub.Exists() || !envelope.SameID(x.Request.Get("id"), sub) {
+		p.Failf(path, "%s on the listen stream carries subscriptionId %s, want the listen request's id %s (T-META-3)", Quote(method, quoteN), describe(sub), describe(x.Request.Get("id")))
+	}
+	filter := x.Request.Get("params.notifications")
+	switch {
+	case method == "notifications/subscriptions/acknowledged":
+		*acked = true
+		m.Get("params.notifications").ForEach(func(k, v gjson.Result) bool {
+			asked := filter.Get(envelope.JoinPath("", k.Str))
+			if (v.Type == gjson.True || v.IsArray()) && !(asked.Type == gjson.True || asked.IsArray()) {
+				p.Failf(envelope.JoinPath(path+".params.notifications", k.Str), "the acknowledgement grants %s, which the request did not ask for (T-SUB-2)", Quote(k.Str, quoteN))
+			}
+			return true
+		})
+	case method == "notifications/progress" || method == "notifications/message":
+		p.Failf(path, "%s on a listen stream; request-scoped notifications never go there (T-SUB-5)", Quote(method, quoteN))
+	case !*acked:
+		p.Failf(path, "%s before the subscription was acknowledged (T-SUB-1)", Quote(method, quoteN))
+		*acked = true // say it once
+	default:
+		if key, ok := listenFilter[method]; ok {
+			if f := filter.Get(key); !(f.Type == gjson.True || f.IsArray() && len(f.Array()) > 0) {
+				p.Failf(path, "%s, which the listen request did not opt in to (%s; T-SUB-2)", Quote(method, quoteN), key)
+			}
 		}
 	}
 }
@@ -311,8 +403,13 @@ input it declared invalid: a failure.`,
 		if e := m.Get("error"); e.Exists() {
 			code := m.Get("error.code").Int()
 			switch {
+			case code == envelope.CodeInternalError:
+				// -32603 says the tool failed inside: it ran on the input
+				// instead of validating it.
+				p.Deviate(t.Refusal, "error.code", "the tool failed inside (-32603) instead of refusing arguments its inputSchema forbids; want an isError result or -32602")
 			case code != envelope.CodeInvalidParams:
-				p.Failf("error.code", "the refusal has code %d, want an isError result or -32602", code)
+				// Refused, as it must be; the form is a SHOULD (T-TOOL-8).
+				p.Warnf("error.code", "the refusal has code %d, want an isError result or -32602 (T-TOOL-8)", code)
 			case p.Expect.Version != envelope.V20250618:
 				p.Warnf("error.code", "refused with -32602; since 2025-11-25 the tools page asks for an isError result (AMB-2)")
 			}

@@ -210,12 +210,21 @@ may leave the id out. A result always carries the request's id.`,
 		got := m.Get("id")
 		lost := !got.Exists() || got.Type == gjson.Null
 		isResult := m.Get("result").Exists() && !m.Get("error").Exists()
+		if isResult && x.Condition == expect.CondHTTPMethod {
+			// A response on a GET stream answers an earlier request (a
+			// resumed stream replays them); HTTP1002 judges whether it may
+			// stand there.
+			return Skip("a response on a GET stream answers another request (see HTTP1002)")
+		}
 		for _, want := range x.ID.Echo {
 			if envelope.SameID(want, got) {
 				return nil
 			}
 		}
 		switch {
+		case lost && len(x.ID.Echo) > 0 && !isResult && refusedOnHeaders(p):
+			// Refused before the body was read: no id to echo (DESIGN,
+			// transport-level rejections).
 		case lost && len(x.ID.Echo) > 0 && !isResult:
 			what := "the response has no id"
 			if got.Exists() {
@@ -246,6 +255,24 @@ may leave the id out. A result always carries the request's id.`,
 		}
 		return nil
 	},
+}
+
+// refusedOnHeaders: the HTTP status says the request was refused on what
+// comes before its body (credentials, Origin, Accept, Content-Type, size,
+// an unknown 2025 session), so the server may not have read the id, and
+// its code and status are the transport's, not a method error's.
+func refusedOnHeaders(p *Pass) bool {
+	r := p.Exchange.Response
+	if p.Exchange.Transport != envelope.HTTP || r == nil {
+		return false
+	}
+	switch r.Status {
+	case 401, 403, 405, 406, 411, 413, 415, 431:
+		return true
+	case 404:
+		return p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
+	}
+	return false
 }
 
 // sameFloat: got is the request's number id as a float64 holds it, the

@@ -33,6 +33,20 @@ func lineCount(s string) int {
 // hasLineBreak: s spans more than one line.
 func hasLineBreak(s string) bool { return strings.ContainsFunc(s, isLineBreak) }
 
+// visibleLen counts the characters of s a reader sees: a combining mark,
+// a zero-width joiner or a variation selector adds to the character
+// before it, not a character of its own.
+func visibleLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.In(r, unicode.Mn, unicode.Me) || r == '\u200d' || r >= '\ufe00' && r <= '\ufe0f' {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
 // hasControl: s holds a control character other than a line break
 // (an escape sequence reaches a terminal and a model's context alike).
 func hasControl(s string) bool {

@@ -70,8 +70,25 @@ func TestSameID(t *testing.T) {
 	}
 }
 
+// TestSplitSSELastID: an empty id field resets the last event id (the
+// SSE spec), so a stream that ends after it cannot be resumed.
+func TestSplitSSELastID(t *testing.T) {
+	for stream, want := range map[string]string{
+		"id: e0\ndata:\n\n":                  "e0",
+		"id: e0\ndata:\n\nid:\ndata: {}\n\n": "",
+		"id: e0\ndata:\n\ndata: {}\n\n":      "e0",
+		"id: e\x00x\ndata:\n\n":              "", // an id with NULL is ignored
+		"\ufeffid: b1\ndata: {}\n\n":         "b1",
+	} {
+		_, got, err := envelope.SplitSSE([]byte(stream), 1024)
+		if err != nil || got != want {
+			t.Errorf("SplitSSE(%q): last id %q (%v), want %q", stream, got, err, want)
+		}
+	}
+}
+
 func TestSSEReader(t *testing.T) {
-	stream := ": keep-alive\r\n" +
+	stream := "\ufeff: keep-alive\r\n" + // a stream may start with a byte order mark
 		"id: 1\r\ndata:\r\n\r\n" + // priming event: id, empty data
 		"event: message\ndata: {\"a\":\ndata: 1}\n\n" +
 		"data: {\"b\":2}\r\r" + // lone CR line ends
@@ -89,7 +106,7 @@ func TestSSEReader(t *testing.T) {
 		got = append(got, ev)
 	}
 	want := []envelope.Event{
-		{ID: "1"},
+		{ID: "1", IDSet: true},
 		{Name: "message", Data: []byte("{\"a\":\n1}")},
 		{Data: []byte(`{"b":2}`)},
 	}

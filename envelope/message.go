@@ -385,6 +385,36 @@ func TooDeep(raw []byte) bool {
 	return false
 }
 
+// Depth is the deepest nesting of objects and arrays in raw, counted up
+// to MaxDepth+1: one iterative pass, safe on any input.
+func Depth(raw []byte) int {
+	depth, deepest := 0, 0
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > deepest {
+				if deepest = depth; deepest > MaxDepth {
+					return deepest
+				}
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
 // hugeExponent reports a number literal whose exponent exceeds 1000 in
 // magnitude: exact arithmetic on it costs time a hostile reply could
 // multiply.

@@ -39,9 +39,10 @@ type ReadOptions struct {
 	// the message that echoes one of them.
 	IDs []gjson.Result
 	// NotRPC: the request was no JSON-RPC message (a GET or DELETE), so a
-	// body is a message only when it is JSON: a plain-text "Method Not
-	// Allowed" is no malformed JSON-RPC reply, but a JSON-RPC error body
-	// is judged whatever the status.
+	// body is a message only when it means to be one: a plain-text
+	// "Method Not Allowed" is no malformed JSON-RPC reply, but a JSON-RPC
+	// error body is judged whatever the status. The same holds for the
+	// body of any HTTP error status (a 401's OAuth error, a proxy's HTML).
 	NotRPC bool
 }
 
@@ -61,7 +62,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		switch {
 		case sse:
 			raw, r.LastEventID, r.SplitErr = SplitSSE(resp.Body, MaxSSELine)
-		case o.NotRPC && !rpcShaped(resp.Body):
+		case (o.NotRPC || resp.Status >= 400) && !rpcShaped(resp.Body):
 		default:
 			raw = [][]byte{resp.Body}
 		}
@@ -107,15 +108,16 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	return r
 }
 
-// rpcShaped: a body that means to be a JSON-RPC message, an object with a
-// jsonrpc or error member, as a 405's JSON-RPC error body does.
+// rpcShaped: a body that means to be a JSON-RPC message: an object with a
+// jsonrpc member, or an error object with a code, as a 405's JSON-RPC
+// error body has. {"error":"invalid_token"} (OAuth) is not one.
 func rpcShaped(body []byte) bool {
 	body = trimBOM(body)
 	if TooDeep(body) || !gjson.ValidBytes(body) {
 		return false
 	}
 	v := gjson.ParseBytes(body)
-	return v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").Exists())
+	return v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").IsObject() && v.Get("error.code").Exists())
 }
 
 // IsResponse reports whether msg ends an exchange: a JSON object with no

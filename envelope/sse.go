@@ -10,7 +10,10 @@ import (
 
 // An Event is one Server-Sent Event (only the fields MCP uses).
 type Event struct {
+	// ID is the event's id field; IDSet says the event had one (an empty
+	// one resets the last event id, as the SSE spec says).
 	ID    string
+	IDSet bool
 	Name  string // the "event" field; empty means "message"
 	Data  []byte // data lines joined with "\n"
 	Retry string
@@ -26,6 +29,7 @@ var ErrEventTooLarge = errors.New("sse event exceeds the size bound")
 type SSEReader struct {
 	sc       *bufio.Scanner
 	consumed int64 // bytes of the stream the events so far took
+	bomDone  bool  // the stream's start was looked at for a byte order mark
 }
 
 // NewSSEReader reads events from r; no line may exceed maxLine bytes.
@@ -34,6 +38,22 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if sr.consumed == 0 && !sr.bomDone {
+			// The grammar lets a stream start with a byte order mark:
+			// stream = [ bom ] *event.
+			switch {
+			case len(data) >= len(bom):
+				sr.bomDone = true
+				if string(data[:len(bom)]) == bom {
+					sr.consumed += int64(len(bom))
+					return len(bom), nil, nil
+				}
+			case !atEOF && bytes.HasPrefix([]byte(bom), data):
+				return 0, nil, nil // too few bytes to tell yet
+			default:
+				sr.bomDone = true
+			}
+		}
 		n, tok, err := scanSSELines(data, atEOF)
 		sr.consumed += int64(n)
 		return n, tok, err
@@ -76,7 +96,9 @@ func (r *SSEReader) Next() (Event, error) {
 			dataLines++
 			seen = true
 		case "id":
-			ev.ID = string(value)
+			if !bytes.Contains(value, []byte{0}) { // an id with NULL is ignored
+				ev.ID, ev.IDSet = string(value), true
+			}
 			seen = true
 		case "event":
 			ev.Name = string(value)
@@ -109,7 +131,7 @@ func SplitSSE(body []byte, maxLine int) ([][]byte, string, error) {
 		if err != nil {
 			return out, lastID, err
 		}
-		if ev.ID != "" {
+		if ev.IDSet {
 			lastID = ev.ID
 		}
 		if len(ev.Data) > 0 {

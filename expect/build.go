@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 // Build says what a conforming reply to ex's request is, from the request
@@ -59,6 +60,13 @@ func readings(ex *envelope.Exchange) []reading {
 		rs = append(rs, reading{body: two[1], header: base.header, why: why},
 			reading{reject: true, header: base.header, why: why})
 	}
+	if why := limitReading(ex.Request.Body, m); why != "" {
+		// RFC 8259 §8.2, §9: a receiver may set limits on nesting, on
+		// the range of numbers and on string contents; a server that
+		// refuses the text at its limit is right, and may not have read
+		// the id.
+		rs = append(rs, reading{reject: true, header: base.header, why: why})
+	}
 	if id := rs[0].body.Get("id"); id.Type == gjson.Number && envelope.IsInteger(id.Raw) && !digits(id.Raw) {
 		rs = append(rs, reading{body: rs[0].body, header: base.header, strictInt: true,
 			why: "an integer spelled " + id.Raw + " is an integer in value (JSON Schema), but a receiver may refuse it as an id"})
@@ -74,6 +82,80 @@ func readings(ex *envelope.Exchange) []reading {
 		}
 	}
 	return rs
+}
+
+// limitDepth is the nesting beyond which a receiver's own limit is a fair
+// reason to refuse a text: far above any real MCP message, and below the
+// limits common JSON parsers set (serde_json's 128, for one).
+const limitDepth = 64
+
+// limitReading says why a receiver may refuse the body at one of its own
+// limits (RFC 8259 §8.2, §9), "" when none applies: deep nesting, a
+// number no float64 holds, an unpaired surrogate escape in a string.
+func limitReading(raw []byte, m envelope.Message) string {
+	if envelope.Depth(raw) > limitDepth {
+		return "RFC 8259 §9: a receiver may limit the nesting depth it accepts"
+	}
+	if !m.Valid {
+		return ""
+	}
+	why := ""
+	var visit func(v gjson.Result)
+	visit = func(v gjson.Result) {
+		switch {
+		case why != "":
+		case v.Type == gjson.Number:
+			if _, err := strconv.ParseFloat(v.Raw, 64); err != nil {
+				why = "RFC 8259 §9: a receiver may limit the range of numbers it accepts"
+			}
+		case v.Type == gjson.String:
+			if loneSurrogate(v.Raw) {
+				why = "RFC 8259 §8.2: a string with an unpaired surrogate may be refused"
+			}
+		case v.IsObject(), v.IsArray():
+			v.ForEach(func(k, val gjson.Result) bool {
+				if k.Type == gjson.String && loneSurrogate(k.Raw) {
+					why = "RFC 8259 §8.2: a string with an unpaired surrogate may be refused"
+				}
+				visit(val)
+				return why == ""
+			})
+		}
+	}
+	visit(m.Root())
+	return why
+}
+
+// loneSurrogate finds a \uD800-\uDFFF escape not part of a pair in a raw
+// JSON string.
+func loneSurrogate(raw string) bool {
+	for i := 0; i+5 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // another escape: skip its character
+			continue
+		}
+		r, err := strconv.ParseUint(raw[i+2:i+6], 16, 32)
+		if err != nil {
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+11 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				if lo, err := strconv.ParseUint(raw[i+8:i+12], 16, 32); err == nil && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 11
+					continue
+				}
+			}
+			return true
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		}
+		i += 5
+	}
+	return false
 }
 
 // digits: an optional minus and digits only.
@@ -257,6 +339,7 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// and only warns, as long as the id comes back exactly.
 		e.reject(CondInvalidRequest, "id is "+envelope.Kind(id)+" "+id.Raw+", which MCP forbids (T-RPC-3)", envelope.CodeInvalidRequest)
 		e.Error, e.Code, e.AnyCode = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it"), Want{}, true
+		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true // an error reply passes (DESIGN rulings)
 		e.ID.Echo = []gjson.Result{id}
 		return e
 	case hasID && !readable:
@@ -280,6 +363,13 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		return e
 	}
 
+	if e.Version == envelope.V20260728 && e.Method == "initialize" {
+		// A legacy client sends initialize without 2026 _meta or headers;
+		// what answers it is the server's era to choose (T-LIFE-14,
+		// T-COMPAT-2, T-COMPAT-3), not 2026-07-28's request rules.
+		e.unknownMethod(http)
+		return e
+	}
 	if e.Version == envelope.V20260728 {
 		if e.modern(ex, rd, http) {
 			return e
@@ -300,6 +390,11 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		return e
 	}
 	e.Condition = CondCall
+	if e.Method == "subscriptions/listen" {
+		// A listen stream is long-lived: its response comes only when the
+		// server tears the subscription down, after this exchange.
+		e.Reply = Want{}
+	}
 	e.call(http)
 	return e
 }
@@ -323,8 +418,11 @@ func (e *Expectation) unknownMethod(http bool) {
 		// A modern-only server refuses it with a code of its choosing
 		// (T-LIFE-14); a dual-era server may serve it and switch to legacy
 		// semantics (T-COMPAT-2). Neither is fixed from outside.
-		// T-LIFE-14, T-COMPAT-2: refused with any code, or served.
+		// T-LIFE-14, T-COMPAT-2: refused with any code and status (a
+		// modern-only HTTP server refuses it with 400 under its header
+		// rules, T-COMPAT-3), or served.
 		e.Condition, e.Detail = CondLegacyInitialize, "initialize was removed in 2026-07-28"
+		e.AnyStatus = true
 		return
 	}
 	e.Condition, e.Detail = CondUnknownMethod, "method "+shortQuote(e.Method)+" is not defined in "+e.Version
@@ -450,7 +548,18 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 	if args.Exists() {
 		in = []byte(args.Raw)
 	}
-	if probs := ts.Validate(in); len(probs) > 0 {
+	probs := ts.Validate(in)
+	if e.Version == envelope.V20250618 && !schema.Declared(t.Input) {
+		// 2025-06-18 names no dialect (AMB-15): the arguments are judged
+		// under 2020-12 and under draft-07, its own schema's dialect; what
+		// only one reading forbids is no sure refusal.
+		if d7, err := t.inputSchemaDraft7(); err == nil {
+			if p7 := d7.Validate(in); (len(p7) > 0) != (len(probs) > 0) {
+				return // running the tool and refusing it are both right
+			}
+		}
+	}
+	if len(probs) > 0 {
 		e.Tool.Refusal, e.Tool.Problems = must("T-TOOL-8; tools page: servers MUST validate tool inputs"), probs
 		return
 	}
@@ -540,6 +649,19 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 				}
 			}
 		}
+		if e.Method == "tools/call" {
+			faults, numeric := paramHeaderFaults(e.Facts, req, h, rd.urlBase64)
+			for _, d := range faults {
+				set(CondHeaderMismatch)
+				add(envelope.CodeHeaderMismatch, d)
+			}
+			if numeric {
+				// T-HDR-5 (SHOULD): 42.0 for 42 should be accepted; a
+				// server comparing text refuses it, which only warns.
+				e.AlsoCodes = append(e.AlsoCodes, envelope.CodeHeaderMismatch)
+				e.AlsoWhy = "T-HDR-5: integer headers SHOULD compare as numbers"
+			}
+		}
 		if len(codes) > 1 || len(details) > 1 {
 			onlyHeaderMissing = false
 		}
@@ -583,6 +705,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		// while _meta names one it does: -32020 is the literal reading,
 		// -32022 defensible.
 		e.AlsoCodes = append(e.AlsoCodes, envelope.CodeUnsupportedVer)
+		e.AlsoWhy = "AMB-4: the header names a version the server does not serve"
 	}
 	if onlyHeaderMissing {
 		amb := "T-HTTP-8: a server that deliberately serves pre-2025-06-18 clients may read a missing header as 2025-03-26"
@@ -592,6 +715,52 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		e.ID.Lost = Want{}
 	}
 	return true
+}
+
+// paramHeaderFaults judges the Mcp-Param-* headers of a tools/call
+// against the x-mcp-header properties of the tool the server listed
+// (T-HDR-4): a non-null argument needs its header, with the same value;
+// a null or absent one needs none. Nil when the tool is not known.
+func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, urlBase64 bool) (out []string, numeric bool) {
+	t := f.Tool(req.Get("params.name").Str)
+	if t == nil || t.Input == nil {
+		return nil, false
+	}
+	args := req.Get("params.arguments")
+	gjson.GetBytes(t.Input, "properties").ForEach(func(prop, sch gjson.Result) bool {
+		name := sch.Get("x-mcp-header")
+		if name.Type != gjson.String || name.Str == "" {
+			return true
+		}
+		v := args.Get(envelope.JoinPath("", prop.Str))
+		if !v.Exists() || v.Type == gjson.Null {
+			return true
+		}
+		hv, ok := envelope.HeaderValue(h, "Mcp-Param-"+name.Str)
+		if !ok {
+			out = append(out, "Mcp-Param-"+name.Str+" is missing for argument "+shortQuote(prop.Str))
+			return true
+		}
+		got, decoded := envelope.DecodeHeaderValue(trimOWS(hv), urlBase64)
+		want := v.Raw
+		if v.Type == gjson.String {
+			want = v.Str
+		}
+		same := decoded && got == want
+		if !same && v.Type == gjson.Number && decoded {
+			// T-HDR-5: integers compare as numbers (42 and 42.0), a SHOULD
+			// the checker does not hold against a server either way.
+			a, err1 := strconv.ParseFloat(got, 64)
+			b, err2 := strconv.ParseFloat(want, 64)
+			same = err1 == nil && err2 == nil && a == b
+			numeric = numeric || same
+		}
+		if !same {
+			out = append(out, "Mcp-Param-"+name.Str+" differs from argument "+shortQuote(prop.Str))
+		}
+		return true
+	})
+	return out, numeric
 }
 
 // trimOWS drops the optional whitespace RFC 9110 §5.5 excludes from a

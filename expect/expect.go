@@ -135,8 +135,10 @@ type Expectation struct {
 	// AnyCode: the spec names no code for the condition (a fixture says
 	// so); any code of the version's table is right.
 	AnyCode bool
-	// AlsoCodes are defensible but not the literal reading: they warn.
+	// AlsoCodes are defensible but not the literal reading: they warn,
+	// naming AlsoWhy.
 	AlsoCodes []int
+	AlsoWhy   string
 	// ReadCodes and ReadStatus are the codes and statuses some reading of
 	// the request names: right under that reading, even where the
 	// readings together fix none (a request read two ways).

@@ -49,6 +49,9 @@ type Tool struct {
 	once    sync.Once
 	compile *schema.ToolSchema
 	cerr    error
+	once7   sync.Once
+	draft7  *schema.ToolSchema // the draft-07 reading, for 2025-06-18 (AMB-15)
+	err7    error
 }
 
 // NewTool reads a tool object of a tools/list result; ok is false when it
@@ -79,6 +82,15 @@ func (t *Tool) inputSchema(version string) (*schema.ToolSchema, error) {
 	}
 	t.once.Do(func() { t.compile, t.cerr = schema.CompileToolSchema(t.Input, version) })
 	return t.compile, t.cerr
+}
+
+// inputSchemaDraft7 compiles the tool's inputSchema once as draft-07.
+func (t *Tool) inputSchemaDraft7() (*schema.ToolSchema, error) {
+	if t.Input == nil {
+		return nil, errors.New("no inputSchema object")
+	}
+	t.once7.Do(func() { t.draft7, t.err7 = schema.CompileToolSchemaDraft7(t.Input) })
+	return t.draft7, t.err7
 }
 
 // Tool finds a listed tool by name; nil when the server did not list it.

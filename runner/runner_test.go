@@ -133,7 +133,7 @@ func TestFaults(t *testing.T) {
 		"echo-request":       {"ERR2002", "ERR4001"}, // a 4 KB echo is also far from concise
 		"wrong-id":           {"RPC1004"},
 		"missing-id":         {"RPC1004"},
-		"text-plain-error":   {"HTTP1001", "RPC1001"}, // the body is not a JSON-RPC error, nor JSON
+		"text-plain-error":   {"HTTP1001"}, // an error status's body that is not JSON-RPC is judged by the contract, not read as a message
 		"wrong-status":       {"HTTP1002"},
 		"undistilled-errors": {"ERR5001"},
 		"no-resultType":      {"PRO1002", "SCH1001"},

@@ -48,11 +48,33 @@ func CompileToolSchema(raw []byte, version string) (*ToolSchema, error) {
 	if !slices.Contains(Versions(), version) {
 		return nil, fmt.Errorf("tool schema: unknown protocol version %q", version)
 	}
+	return compileTool(raw, defaultDraft(version))
+}
+
+// CompileToolSchemaDraft7 compiles a tool schema that declares no
+// dialect as draft-07: the other reading of a 2025-06-18 schema, whose
+// version names no dialect (AMB-15) and whose own schema is draft-07.
+func CompileToolSchemaDraft7(raw []byte) (*ToolSchema, error) {
+	return compileTool(raw, jsonschema.Draft7)
+}
+
+// Declared reports whether a schema document names its dialect ($schema).
+func Declared(raw []byte) bool {
+	doc, err := parseSchemaDoc(raw)
+	if err != nil {
+		return false
+	}
+	obj, ok := doc.(map[string]any)
+	_, has := obj["$schema"]
+	return ok && has
+}
+
+func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	doc, err := parseSchemaDoc(raw)
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
-	c := newCompiler(defaultDraft(version))
+	c := newCompiler(draft)
 	if err := c.AddResource(toolSchemaURL, doc); err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
