@@ -12,7 +12,7 @@ import (
 var ResultType = &Check{
 	ID:       "PRO1002",
 	Title:    "A 2026-07-28 result has a valid resultType",
-	SpecRef:  "T-LIFE-10, T-MRTR-1, T-MRTR-2, T-MRTR-3, T-MRTR-4",
+	SpecRef:  "T-LIFE-10, T-LIFE-11, T-MRTR-1, T-MRTR-2, T-MRTR-3, T-MRTR-4",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `In 2026-07-28 every result carries resultType: "complete", or
@@ -24,7 +24,9 @@ sampling/createMessage or roots/list, and asks only for what the
 request's clientCapabilities declared, URL-mode elicitation only when
 elicitation.url was (T-MRTR-3); caching hints on it warn (T-MRTR-4).
 Another resultType string warns: an extension the server advertises may
-define it, which one exchange cannot show.`,
+define it, which one exchange cannot show. A result whose _meta carries
+no io.modelcontextprotocol/serverInfo (name and version) warns
+(T-LIFE-11, a SHOULD).`,
 	Run: func(p *Pass) error {
 		if p.Expect.Version != envelope.V20260728 {
 			return Skip("resultType exists only in 2026-07-28")
@@ -54,6 +56,9 @@ define it, which one exchange cannot show.`,
 			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may", Quote(p.Expect.Method, quoteN))
 		case rt.Str == "input_required":
 			judgeInputRequired(p, r)
+		}
+		if si := r.Get("_meta." + envelope.JoinPath("", "io.modelcontextprotocol/serverInfo")); !si.Get("name").Exists() || !si.Get("version").Exists() {
+			p.Warnf("result._meta", "the result's _meta carries no io.modelcontextprotocol/serverInfo with name and version (T-LIFE-11)")
 		}
 		return nil
 	},
@@ -168,7 +173,9 @@ declaration rules are not judged.`,
 				case !envelope.SameID(token, tok):
 					p.Deviate(scoped, path+".params.progressToken", "progress for token %s, but the request gave %s (T-PROG-1)", clip(tok.Raw), clip(token.Raw))
 				}
-				if pr := m.Get("params.progress"); pr.Type == gjson.Number {
+				if pr := m.Get("params.progress"); pr.Type != gjson.Number {
+					p.Failf(path+".params.progress", "progress is %s, want a number (T-PROG-1)", describe(pr))
+				} else {
 					if last, seen := progress[tok.Raw]; seen && pr.Num <= last {
 						p.Failf(path+".params.progress", "progress %s does not rise above the previous %v (T-PROG-1)", clip(pr.Raw), last)
 					}
@@ -216,6 +223,9 @@ var logRank = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "
 
 func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Message) {
 	x := p.Expect
+	if l := m.Get("params.level"); l.Type != gjson.String || logRank[l.Str] == 0 && l.Str != "debug" {
+		p.Failf(path+".params.level", "log level %s is not one of the eight levels (T-LOG-1)", describe(l))
+	}
 	if x.Version != envelope.V20260728 {
 		if declared, known := x.Facts.Declares("logging"); known && !declared {
 			p.Failf(path, "a log message from a server that did not declare the logging capability (T-LOG-1)")
