@@ -75,7 +75,11 @@ func (c *core) observeLocked(dir Direction, raw []byte, size int64, oversized bo
 		o.Kind, o.Method, o.ID = classifyCut(raw)
 		o.Note = fmt.Sprintf("larger than the %d-byte bound (%d bytes): relayed whole, not judged", c.lim.MaxBytes, size)
 	} else if raw != nil {
-		o.Kind, o.Method, o.ID = classify(raw)
+		var valid bool
+		o.Kind, o.Method, o.ID, valid = classify(raw)
+		if !valid && o.Kind != KindOther {
+			o.Note = "not valid JSON"
+		}
 	}
 	return o
 }

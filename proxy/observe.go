@@ -145,11 +145,21 @@ type Stats struct {
 	Unanswered int64
 }
 
-// classify reads what a message is, without changing it.
-func classify(raw []byte) (Kind, string, string) {
+// classify reads what a message is, without changing it. Bytes that
+// are not valid JSON but read as a message up to the fault (a raw
+// control character in a string, a missing brace) are taken for that
+// message, so that they are paired and judged malformed rather than
+// passed over; valid says which.
+func classify(raw []byte) (k Kind, method, id string, valid bool) {
 	if envelope.TooDeep(raw) || !gjson.ValidBytes(raw) {
-		return KindOther, "", ""
+		k, method, id = classifyCut(raw)
+		return k, method, id, false
 	}
+	k, method, id = classifyValid(raw)
+	return k, method, id, true
+}
+
+func classifyValid(raw []byte) (Kind, string, string) {
 	v := gjson.ParseBytes(raw)
 	switch {
 	case v.IsArray():
