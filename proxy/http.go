@@ -193,6 +193,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case rerr == io.EOF:
 			x.end("")
 			return
+		case rerr != nil && r.Context().Err() != nil && x.size == 0 && noBody(resp.StatusCode):
+			// A client that has the status of a reply that has no body
+			// (a 202 to a notification) may close before the end of the
+			// body's framing: the reply was whole.
+			x.end("")
+			return
 		case rerr != nil && r.Context().Err() != nil:
 			x.end("the client went away during the reply")
 			return
@@ -244,6 +250,12 @@ func removeHopHeaders(h http.Header) {
 	for _, k := range hopHeaders {
 		h.Del(k)
 	}
+}
+
+// noBody: a reply with this status has no content (RFC 9110 §15.3.3,
+// §15.3.5), or an MCP server sends none (202 to a notification).
+func noBody(status int) bool {
+	return status == http.StatusAccepted || status == http.StatusNoContent || status == http.StatusNotModified
 }
 
 func isEventStream(contentType string) bool {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -89,9 +90,15 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	note := func(format string, args ...any) { res.Notes = append(res.Notes, fmt.Sprintf(format, args...)) }
 
 	clientClosed := make(chan struct{})
+	var clientFirst atomic.Bool // the client closed before the server exited
 	go func() {
 		defer close(clientClosed)
 		r.pump(s.Stdin, p.stdin, r.clientFrame)
+		select {
+		case <-p.exited:
+		default:
+			clientFirst.Store(true)
+		}
 		p.stdin.Close() // the client is done: tell the server, as MCP's shutdown does
 	}()
 	var out sync.WaitGroup
@@ -138,10 +145,9 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	p.stdin.Close()
 	<-outDone
 
-	select {
-	case <-clientClosed:
+	if clientFirst.Load() {
 		note("the client closed its end; the server then ended (%s)", res.Exit)
-	default:
+	} else {
 		note("the server ended (%s) while the client was connected", res.Exit)
 	}
 	r.finish(fmt.Sprintf("no reply before the server ended (%s)", res.Exit))
