@@ -90,8 +90,11 @@ func BenchmarkHTTPExchange(b *testing.B) {
 // BenchmarkHTTPSSEEvent: from the server writing one SSE event on an
 // open stream to the client reading it.
 func BenchmarkHTTPSSEEvent(b *testing.B) {
-	ticks := make(chan chan struct{})
+	// One tick channel per stream, named by the query: a tick meant for
+	// one stream must not be taken by the other's handler.
+	ticks := map[string]chan chan struct{}{"direct": make(chan chan struct{}), "relayed": make(chan chan struct{})}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ticks := ticks[r.URL.Query().Get("s")]
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		w.(http.Flusher).Flush()
@@ -123,10 +126,10 @@ func BenchmarkHTTPSSEEvent(b *testing.B) {
 		return bufio.NewReader(resp.Body), func() { cancel(); resp.Body.Close() }
 	}
 	// One event: the server writes it, the client reads its blank line.
-	event := func(r *bufio.Reader) time.Duration {
+	event := func(r *bufio.Reader, stream string) time.Duration {
 		done := make(chan struct{})
 		start := time.Now()
-		ticks <- done
+		ticks[stream] <- done
 		for {
 			line, err := r.ReadString('\n')
 			if err != nil {
@@ -137,18 +140,18 @@ func BenchmarkHTTPSSEEvent(b *testing.B) {
 			}
 		}
 	}
-	dr, closeD := open(up.URL + "/mcp")
+	dr, closeD := open(up.URL + "/mcp?s=direct")
 	defer closeD()
-	event(dr)
-	pr, closeP := open(px.URL + "/mcp")
+	event(dr, "direct")
+	pr, closeP := open(px.URL + "/mcp?s=relayed")
 	defer closeP()
-	event(pr)
+	event(pr, "relayed")
 	direct, relayed := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		direct = append(direct, event(dr))
-		relayed = append(relayed, event(pr))
+		direct = append(direct, event(dr, "direct"))
+		relayed = append(relayed, event(pr, "relayed"))
 	}
 	b.StopTimer()
 	report(b, direct, relayed)
