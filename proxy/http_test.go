@@ -510,3 +510,28 @@ func TestHTTPHeaderFlag(t *testing.T) {
 		t.Errorf("Scrub left the secret: %s", got)
 	}
 }
+
+// TestHTTPClientLeavesAfterA202: a client that has the 202 of its
+// notification and closes before the end of the body's framing (node's
+// fetch does) leaves a whole exchange, judged, not a cut-off one.
+func TestHTTPClientLeavesAfterA202(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		w.(http.Flusher).Flush() // chunked: the body's end comes later
+		time.Sleep(300 * time.Millisecond)
+	})
+	rec := &recorder{}
+	_, base := startRelay(t, up.url(), rec, HTTPConfig{})
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // before the body's end: the connection goes
+	_, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
+	if f := pairs[0].Exchange.Failure; f != "" || pairs[0].Exchange.Response == nil || pairs[0].Exchange.Response.Status != 202 {
+		t.Errorf("failure %q, response %+v", f, pairs[0].Exchange.Response)
+	}
+}

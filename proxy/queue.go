@@ -134,7 +134,8 @@ func (q *queue) snapshot() Stats {
 	return q.stats
 }
 
-// eventSize is what an event holds in memory, roughly.
+// obsEvent and pairEvent wrap an observation and a pair with what they
+// hold in memory, roughly, for the queue's byte bound.
 func obsEvent(o *Observation) event { return event{obs: o, size: int64(len(o.Raw)) + 256} }
 
 func pairEvent(p *Pair) event {
