@@ -193,3 +193,71 @@ func ParseFacts(raw []byte) (*Facts, error) {
 	})
 	return f, err
 }
+
+// Learn returns the facts an observed exchange adds to f (nil: none yet):
+// what a server declares in answering initialize (its version and
+// capabilities, and the capabilities the client declared), server/discover
+// (its versions and capabilities) or a tools/list that needs no further
+// page (its tools, listed in full). Facts are never changed: a learned
+// fact makes a new value; nothing learned returns f itself.
+func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
+	if ex == nil || ex.Response == nil || ex.Failure != "" {
+		return f
+	}
+	req := envelope.Parse(ex.Request.Body)
+	rep := envelope.ReadReply(ex.Response, envelope.ReadOptions{IDs: []gjson.Result{req.Get("id")}})
+	if !rep.Has() {
+		return f
+	}
+	res := rep.Response.Get("result")
+	if !res.IsObject() {
+		return f
+	}
+	n := &Facts{}
+	if f != nil {
+		n = &Facts{Version: f.Version, Negotiated: f.Negotiated, Supported: f.Supported, Capabilities: f.Capabilities,
+			ClientCapabilities: f.ClientCapabilities, Tools: f.Tools, ToolsListed: f.ToolsListed}
+	}
+	switch req.Get("method").Str {
+	case "initialize":
+		v := res.Get("protocolVersion").Str
+		if !envelope.KnownVersion(v) {
+			return f
+		}
+		n.Version, n.Negotiated = v, "initialize answered "+v
+		if !slices.Contains(n.Supported, v) {
+			n.Supported = append(slices.Clone(n.Supported), v)
+		}
+		if c := res.Get("capabilities"); c.IsObject() {
+			n.Capabilities = json.RawMessage(c.Raw)
+		}
+		if c := req.Get("params.capabilities"); c.IsObject() {
+			n.ClientCapabilities = json.RawMessage(c.Raw)
+		}
+	case "server/discover":
+		n.Supported = nil
+		for _, s := range res.Get("supportedVersions").Array() {
+			n.Supported = append(n.Supported, s.Str)
+		}
+		if slices.Contains(n.Supported, envelope.V20260728) {
+			n.Version, n.Negotiated = envelope.V20260728, "server/discover lists "+envelope.V20260728
+		}
+		if c := res.Get("capabilities"); c.IsObject() {
+			n.Capabilities = json.RawMessage(c.Raw)
+		}
+	case "tools/list":
+		// Only a whole list, asked from its start, says which tools exist.
+		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() || !res.Get("tools").IsArray() {
+			return f
+		}
+		n.Tools, n.ToolsListed = nil, true
+		for _, t := range res.Get("tools").Array() {
+			if tl, ok := NewTool([]byte(t.Raw)); ok {
+				n.Tools = append(n.Tools, tl)
+			}
+		}
+	default:
+		return f
+	}
+	return n
+}

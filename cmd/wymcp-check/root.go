@@ -40,6 +40,12 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
+// exitStatusError makes the command exit with a code of its own, and
+// print nothing: wrap exits with its server's status.
+type exitStatusError struct{ code int }
+
+func (e *exitStatusError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
 // targetError marks a target that could not be driven (not started,
 // unreachable, died before anything could be judged).
 type targetError struct{ err error }
@@ -63,9 +69,12 @@ func Main(args []string, s *streams) exitCode {
 	err := root.Execute()
 	var ue *usageError
 	var te *targetError
+	var es *exitStatusError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &es):
+		return exitCode(es.code)
 	case errors.Is(err, errFindings):
 		return exitFindings
 	case errors.Is(err, errStopped):
@@ -101,7 +110,7 @@ version the server speaks, and the error-envelope contract.
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newVersionCmd(s), newListCmd(s), newExplainCmd(s), newLintCmd(s), newCheckCmd(s), newFaultsCmd(s), newRefserverCmd(s), newSendCmd(s))
+	root.AddCommand(newVersionCmd(s), newListCmd(s), newExplainCmd(s), newLintCmd(s), newCheckCmd(s), newFaultsCmd(s), newRefserverCmd(s), newSendCmd(s), newProxyCmd(s), newWrapCmd(s))
 	return root
 }
 

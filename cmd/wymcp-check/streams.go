@@ -22,6 +22,7 @@ type streams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 	OutTTY bool
+	ErrTTY bool // stderr is a terminal: where wrap's live lines go
 	Getenv func(string) string
 	Now    func() time.Time
 	// Interrupts watches for SIGINT and SIGTERM while a run goes on: the
@@ -35,6 +36,7 @@ func systemStreams() *streams {
 	return &streams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		OutTTY:     isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		ErrTTY:     isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()),
 		Getenv:     os.Getenv,
 		Now:        time.Now,
 		Interrupts: watchSignals,
@@ -87,7 +89,10 @@ func testStreams() (*streams, *bytes.Buffer, *bytes.Buffer) {
 }
 
 // colorOn decides color: the flag wins, then NO_COLOR, then the terminal.
-func (s *streams) colorOn(flag string) bool {
+func (s *streams) colorOn(flag string) bool { return s.colorFor(flag, s.OutTTY) }
+
+// colorFor decides color for a stream that is a terminal or not.
+func (s *streams) colorFor(flag string, tty bool) bool {
 	switch flag {
 	case "always":
 		return true
@@ -97,5 +102,5 @@ func (s *streams) colorOn(flag string) bool {
 	if s.Getenv("NO_COLOR") != "" {
 		return false
 	}
-	return s.OutTTY
+	return tty
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wymcp/wymcp-check/proxy"
+)
+
+type proxyOptions struct {
+	relayOptions
+	URL       string
+	Listen    string
+	ListenAny bool
+	Headers   []string
+}
+
+func newProxyCmd(s *streams) *cobra.Command {
+	o := &proxyOptions{}
+	cmd := &cobra.Command{
+		Use:   "proxy [flags] URL",
+		Short: "Relay a client's Streamable HTTP traffic to a server and judge it live",
+		Long: `proxy listens on loopback and relays every request of your MCP client to the
+server at URL, and every reply back, unchanged: bodies byte for byte, each SSE
+event as soon as it arrives, sessions, GET streams and DELETE included. Point
+the client at the address it prints instead of the server's.
+
+Each message is shown as it passes, one line each (-v adds bodies and
+headers), and the server's reply to each client request is judged with the
+same checks as check, the expectation derived from the request the client
+really sent. Ctrl-C stops it and prints a summary.
+
+Messages over --max-bytes are relayed whole and not judged. The client's
+Authorization and Cookie headers and the values of --header are never shown
+nor recorded. The exit code is 1 when a judged exchange fails the gate
+(--fail-on), else 0.
+
+` + exitHelp,
+		Example: `  wymcp-check proxy http://127.0.0.1:3001/mcp --listen 127.0.0.1:6277
+  wymcp-check proxy https://mcp.example.com/mcp -H 'Authorization: Bearer $TOKEN' --record traffic.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.URL = args[0]
+			return proxyRun(cmd.Context(), s, o)
+		},
+	}
+	addRelayFlags(cmd, &o.relayOptions)
+	cmd.Flags().StringVar(&o.Listen, "listen", "127.0.0.1:0", "address to listen on, `HOST:PORT` (port 0: any free port, printed)")
+	cmd.Flags().BoolVar(&o.ListenAny, "listen-any", false, "allow a --listen address that is not loopback (anyone who reaches it reaches the server, with your --header values)")
+	cmd.Flags().StringArrayVarP(&o.Headers, "header", "H", nil, "set a header on every request to the server, `'Name: value'` (repeatable; replaces the client's; values are never shown)")
+	return cmd
+}
+
+// loopback reports whether a listen host is this machine only.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	up, err := url.Parse(o.URL)
+	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
+		return usagef("target %q: want an http:// or https:// URL", o.URL)
+	}
+	host, _, err := net.SplitHostPort(o.Listen)
+	if err != nil {
+		return usagef("--listen %q: want HOST:PORT", o.Listen)
+	}
+	if !loopback(host) && !o.ListenAny {
+		return usagef("--listen %q is not a loopback address: the proxy would let anyone who reaches it talk to the server (with your --header values); add --listen-any if you mean it", o.Listen)
+	}
+	extra, err := parseHeaders(o.Headers)
+	if err != nil {
+		return err
+	}
+	out, err := openWatchOutput(s, &o.relayOptions, s.Out, s.OutTTY)
+	if err != nil {
+		return err
+	}
+	defer out.close()
+	red := proxy.NewRedactor(extra)
+	w, err := newWatcher(&o.relayOptions, out, red)
+	if err != nil {
+		return err
+	}
+	closeSinks, err := w.openSinks(s, &o.relayOptions, "proxy "+up.Redacted())
+	if err != nil {
+		return err
+	}
+
+	l, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		closeSinks(nil)
+		return usagef("--listen: %v", err)
+	}
+	h := proxy.NewHTTP(proxy.HTTPConfig{Upstream: up, Header: extra, Redactor: red,
+		Limits: proxy.Limits{MaxBytes: o.MaxBytes}, Observer: w})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: log.New(io.Discard, "", 0)}
+	local := &url.URL{Scheme: "http", Host: l.Addr().String(), Path: up.Path}
+	if !loopback(host) {
+		fmt.Fprintf(out, "warning: listening on %s, which is not loopback: anyone who reaches it reaches the server through the proxy\n", l.Addr())
+	}
+	fmt.Fprintf(out, "proxy: listening on %s, relaying to %s (Ctrl-C stops)\n", local, up.Redacted())
+
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	stop()
+
+	st, inTime := h.Close()
+	srv.Close()
+	var notes []string
+	if !inTime {
+		notes = append(notes, "the output was still busy when the proxy stopped; the last lines may be missing")
+	}
+	writeWithin(out, w.summary(st, notes), 2*time.Second)
+	if err := closeSinks(notes); err != nil {
+		return err
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serving: %w", serveErr)
+	}
+	if w.gate(o.FailOn == "warn") {
+		return errFindings
+	}
+	return nil
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/proxy"
+	"github.com/wymcp/wymcp-check/refserver"
+)
+
+func TestRelayUsage(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"proxy needs a URL", []string{"proxy"}, "accepts 1 arg"},
+		{"proxy wants http", []string{"proxy", "ftp://x/mcp"}, `want an http:// or https:// URL`},
+		{"proxy refuses a public address", []string{"proxy", "http://127.0.0.1:1/mcp", "--listen", "0.0.0.0:0"}, "not a loopback address"},
+		{"proxy bad listen", []string{"proxy", "http://127.0.0.1:1/mcp", "--listen", "nope"}, "want HOST:PORT"},
+		{"proxy bad header", []string{"proxy", "http://127.0.0.1:1/mcp", "-H", "Authorization secret"}, "--header #1"},
+		{"wrap needs a command", []string{"wrap"}, "want the server command after --"},
+		{"wrap takes nothing before --", []string{"wrap", "x", "--", "y"}, "want the server command after --"},
+		{"wrap bad format", []string{"wrap", "--format", "xml", "--", "true"}, `"xml" is not one of`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runMain(t, "", tt.args...)
+			if code != exitUsage || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q (stdout %q)", code, errOut, exitUsage, tt.wantErr, out)
+			}
+			if strings.Contains(out+errOut, "secret") {
+				t.Errorf("a --header value was printed")
+			}
+		})
+	}
+}
+
+// TestWrapRun runs wrap around a one-line shell server: stdout carries
+// the server's bytes alone, the lines and the verdict go to stderr, the
+// exit status is the server's, and the recording lints the same way.
+func TestWrapRun(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	dir := t.TempDir()
+	rec, rep := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "rep.json")
+	// Its reply carries raw terminal escapes (clear the screen, set the
+	// title), which makes it invalid JSON (RPC1001): -v shows the body,
+	// escaped.
+	reply := "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"note\":\"\x1b[2J hi \x1b]0;owned\x07\"}}"
+	format := strings.NewReplacer("\x1b", `\033`, "\x07", `\007`).Replace(reply)
+	server := `read line; printf '` + format + `\n'; echo "server log line" >&2; exit 5`
+	request := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}` + "\n"
+	code, out, errOut := runMain(t, request, "wrap", "-v", "--record", rec, "--report", rep, "--", "/bin/sh", "-c", server)
+	if code != 5 {
+		t.Errorf("exit %d, want the server's 5\nstderr:\n%s", code, errOut)
+	}
+	if out != reply+"\n" {
+		t.Errorf("stdout %q, want the server's bytes alone %q", out, reply+"\n")
+	}
+	for _, want := range []string{"wrap: relaying the stdio of /bin/sh -c", "→ #1 tools/list id 1 (58 B)", "← #2 result id \"1\" (65 B) — not valid JSON", "FAIL 1",
+		`{"note":"\x1b[2J hi \x1b]0;owned\x07"}`,
+		"fail RPC1001  reply: the message is not valid JSON", "server log line", "summary: 2 messages", "note: the client closed its end; the server then ended (exit status 5)"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.ContainsRune(errOut, 0x1b) {
+		t.Errorf("stderr carries a raw terminal escape:\n%q", errOut)
+	}
+	if code, lintOut, _ := runMain(t, "", "lint", rec); code != exitFindings || !strings.Contains(lintOut, "fail RPC1001") {
+		t.Errorf("lint of the recording: exit %d\n%s", code, lintOut)
+	}
+	raw, err := os.ReadFile(rep)
+	if err != nil || !bytes.Contains(raw, []byte(`"check":"RPC1001","area":"envelope","severity":"error","status":"fail"`)) {
+		t.Errorf("report: %v\n%s", err, raw)
+	}
+}
+
+// lockedBuf is a buffer the proxy writes while the test reads it.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestProxyRun puts the proxy between a hand-made client and the
+// reference server with a fault: the fault is reported under the reply,
+// secrets never show, the recording lints to the same finding, and the
+// gate fails.
+func TestProxyRun(t *testing.T) {
+	srv, err := refserver.New(refserver.Options{Fault: "notification-reply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := newLoopbackServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	s, _, _ := testStreams()
+	out := &lockedBuf{}
+	s.Out = out
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := &proxyOptions{URL: hs.URL + "/mcp", Listen: "127.0.0.1:0", Headers: []string{"X-Api-Key: key-from-the-flag"}}
+	o.MaxBytes, o.Record, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, rec, "json", "strict", "builtin", "fail", "never"
+	done := make(chan error, 1)
+	go func() { done <- proxyRun(ctx, s, o) }()
+
+	addr := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+	var endpoint string
+	for deadline := time.Now().Add(10 * time.Second); endpoint == ""; time.Sleep(10 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(out.String()); m != nil {
+			endpoint = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no listening line:\n%s", out.String())
+		}
+	}
+	post := func(body string, hdr map[string]string) (*http.Response, string) {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer client-token-xyz")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	resp, _ := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	hdr := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+	if resp, body := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr); resp.StatusCode != 200 || !strings.Contains(body, `"id":null`) {
+		t.Fatalf("the fault did not fire through the proxy: %d %s", resp.StatusCode, body)
+	}
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, hdr)
+	// Wait for the last reply's line, then stop as Ctrl-C would.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "#6 200 result id 2"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no line for the last reply:\n%s", out.String())
+		}
+	}
+	cancel()
+	var runErr error
+	select {
+	case runErr = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the proxy did not stop")
+	}
+	if !errors.Is(runErr, errFindings) {
+		t.Errorf("proxyRun: %v, want the gate to fail", runErr)
+	}
+	text := out.String()
+	for _, want := range []string{"→ #3 POST notifications/initialized", "← #4 200 result id null", "FAIL 2", "fail RPC1007", "summary: 6 messages", "3 exchanges judged: 2 ok, 0 warn, 1 fail"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	raw, _ := os.ReadFile(rec)
+	for _, secret := range []string{"client-token-xyz", "key-from-the-flag"} {
+		if strings.Contains(text, secret) || bytes.Contains(raw, []byte(secret)) {
+			t.Errorf("the secret %q was printed or recorded", secret)
+		}
+	}
+	if code, lintOut, _ := runMain(t, "", "lint", rec); code != exitFindings || !strings.Contains(lintOut, "RPC1007") {
+		t.Errorf("lint of the recording: exit %d\n%s", code, lintOut)
+	}
+}
+
+// TestSafe: traffic reaches a terminal with its escapes escaped.
+func TestSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain ünïcode":         "plain ünïcode",
+		"\x1b[2Jclear":          `\x1b[2Jclear`,
+		"title\x1b]0;x\x07":     `title\x1b]0;x\x07`,
+		"c1 \u009b31m":          `c1 \x9b31m`,
+		"bidi \u202eevil":       `bidi \u202eevil`,
+		"cr\roverwrite":         `cr\x0doverwrite`,
+		"bad utf8 \xff":         `bad utf8 \xff`,
+		"line\u2028separator":   `line\u2028separator`,
+		"zero\u200bwidth space": `zero\u200bwidth space`,
+	} {
+		if got := safe(in); got != want {
+			t.Errorf("safe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestWatcherHeldLines: a reply line waits for its verdict; a reply
+// whose pair was dropped is still printed, without one.
+func TestWatcherHeldLines(t *testing.T) {
+	out := &watchOutput{w: &bytes.Buffer{}}
+	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Size: int64(len(req)), Kind: proxy.KindRequest, Method: "ping", ID: "1"})
+	w.Message(proxy.Observation{Seq: 2, Dir: proxy.ServerToClient, Time: at, Raw: reply, Size: int64(len(reply)), Kind: proxy.KindResponse, ID: "1", Completes: true})
+	w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "ping", Sent: at, Done: at.Add(3 * time.Millisecond), RequestSeq: 1, ReplySeq: 2,
+		Exchange: &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125, Request: envelope.Request{Body: req}, Response: &envelope.Response{Messages: [][]byte{reply}}}})
+	w.Message(proxy.Observation{Seq: 3, Dir: proxy.ServerToClient, Time: at, Raw: reply, Size: int64(len(reply)), Kind: proxy.KindResponse, ID: "1", Completes: true})
+	w.Message(proxy.Observation{Seq: 4, Dir: proxy.ClientToServer, Time: at, Kind: proxy.KindNotification, Method: "notifications/cancelled"})
+	want := "12:00:00.000 → #1 ping id 1 (40 B)\n" +
+		"12:00:00.000 ← #2 result id 1 (36 B)  3ms  ok\n" +
+		"12:00:00.000 ← #3 result id 1 (36 B)\n" +
+		"12:00:00.000 → #4 notifications/cancelled\n"
+	if got := out.w.(*bytes.Buffer).String(); got != want {
+		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
+	}
+}

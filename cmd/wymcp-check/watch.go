@@ -1,0 +1,642 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/proxy"
+	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/transcript"
+)
+
+// relayOptions are the flags proxy and wrap share.
+type relayOptions struct {
+	MaxBytes int64
+	Record   string
+	Log      string
+	Report   string
+	Format   string
+	Contract string
+	Schema   string
+	FailOn   string
+	Color    string
+	Verbose  bool
+}
+
+func addRelayFlags(cmd *cobra.Command, o *relayOptions) {
+	f := cmd.Flags()
+	f.Int64Var(&o.MaxBytes, "max-bytes", proxy.DefaultMaxBytes, "bound on one message kept for judging; larger ones are relayed whole, not judged")
+	f.StringVar(&o.Record, "record", "", "write every judged exchange to `FILE` as a transcript (lint reads it; secrets redacted)")
+	f.StringVar(&o.Log, "log", "", "write the per-message lines and the summary to `FILE` instead")
+	f.StringVar(&o.Report, "report", "", "at the end, write a report of every judged exchange to `FILE` (see --format)")
+	addEnum(cmd, &o.Format, "format", "json", "format of --report", report.Formats()...)
+	f.StringVar(&o.Contract, "contract", "strict", "the error-envelope contract: strict, spec, or a contract `FILE`")
+	f.StringVar(&o.Schema, "schema", "builtin", "protocol schema: builtin, off, or a schema `FILE`")
+	addEnum(cmd, &o.FailOn, "fail-on", "fail", "what fails the gate: fail = any fail or error; warn = warnings too", "fail", "warn")
+	addEnum(cmd, &o.Color, "color", "auto", "color the per-message lines", "auto", "always", "never")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "show each message's body and HTTP headers")
+}
+
+// watchOutput is where a relay's lines go: a file with --log, else the
+// stream given (stdout for proxy; stderr for wrap, whose stdout is the
+// protocol). Writes are serialised so a line is never torn by another
+// writer on the same stream (a wrapped server's stderr).
+type watchOutput struct {
+	mu    sync.Mutex
+	w     io.Writer
+	color bool
+	close func() error
+}
+
+func (o *watchOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.w.Write(p)
+}
+
+func openWatchOutput(s *streams, o *relayOptions, def io.Writer, tty bool) (*watchOutput, error) {
+	if o.Log == "" {
+		return &watchOutput{w: def, color: s.colorFor(o.Color, tty), close: func() error { return nil }}, nil
+	}
+	f, err := os.Create(o.Log)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--log: %w", err)}
+	}
+	return &watchOutput{w: f, color: o.Color == "always", close: f.Close}, nil
+}
+
+// writeWithin writes text, giving up after d: a terminal or pipe nobody
+// reads must not keep the command from exiting.
+func writeWithin(w io.Writer, text string, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		io.WriteString(w, text)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// palette colors the lines; its colors print plain when color is off.
+type palette struct {
+	ok, warn, fail, err, dim, in, out *color.Color
+}
+
+func newPalette(on bool) palette {
+	mk := func(a ...color.Attribute) *color.Color {
+		c := color.New(a...)
+		// fatih/color decides from os.Stdout alone; the caller knows better.
+		if on {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+		return c
+	}
+	return palette{ok: mk(color.FgGreen), warn: mk(color.FgYellow), fail: mk(color.FgRed, color.Bold),
+		err: mk(color.FgMagenta, color.Bold), dim: mk(color.Faint), in: mk(color.FgCyan), out: mk(color.FgBlue)}
+}
+
+// A watcher is the relays' Observer for a person at a terminal: it
+// judges the server's reply to each client request, prints a line per
+// message with the verdict, and records and reports the exchanges. Its
+// methods run on the relay's delivery goroutine; mu guards what the
+// command reads at the end.
+type watcher struct {
+	mu sync.Mutex
+	// facts are what the server declared in the traffic so far
+	// (initialize, server/discover, a whole tools/list): every later reply
+	// is judged with them, as a check run judges with its own.
+	facts    *expect.Facts
+	out      io.Writer
+	pal      palette
+	verbose  bool
+	red      *proxy.Redactor
+	contract *envelope.Contract
+	schemas  checks.SchemaValidator
+	record   io.Writer          // nil: no --record
+	ss       *session           // nil: no --report
+	held     *proxy.Observation // a message that completes a pair, printed with its verdict
+
+	judged, clean, warned, failed, notJudged int
+	verdicts                                 report.Summary
+	failures                                 []string // --record and --report write errors, once each
+}
+
+// newWatcher loads the contract and schemas the judge needs.
+func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watcher, error) {
+	c, err := envelope.LoadContract(o.Contract)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--contract: %w", err)}
+	}
+	sv, err := (&reportOptions{Schema: o.Schema}).validator()
+	if err != nil {
+		return nil, err
+	}
+	return &watcher{out: out, pal: newPalette(out.color), verbose: o.Verbose, red: red, contract: c, schemas: sv}, nil
+}
+
+// judge judges the server's reply to one client request. It is the one
+// place the relays call the judge: the exchange is what the client sent
+// and what the server answered, and what the reply must be is derived
+// from that request, as for check, send and lint. The secrets seen on
+// the way (--header, the client's Authorization) go to the echo checks,
+// which never quote them.
+func (w *watcher) judge(fixture string, ex *envelope.Exchange) ([]checks.Verdict, *expect.Expectation) {
+	exp := expect.Build(ex, w.facts, nil)
+	return checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: w.contract, Schemas: w.schemas, Secrets: w.red.Secrets()}, checks.All()), exp
+}
+
+// learn takes in what an exchange declares about the server, and records
+// the new facts, so lint of the recording judges what follows with them.
+func (w *watcher) learn(ex *envelope.Exchange) string {
+	f := w.facts.Learn(ex)
+	if f == w.facts {
+		return ""
+	}
+	w.facts = f
+	if w.record != nil {
+		if err := transcript.WriteFacts(w.record, f); err != nil {
+			return w.failOnce("--record: " + err.Error())
+		}
+	}
+	return ""
+}
+
+// Message and Exchange build their text under mu and write it after:
+// only the delivery goroutine writes, so lines keep their order, and an
+// output nobody reads blocks that goroutine alone, never the summary.
+
+func (w *watcher) Message(o proxy.Observation) {
+	w.mu.Lock()
+	text := w.flushHeld()
+	if o.Completes {
+		w.held = &o
+	} else {
+		text += w.line(&o, "") + w.body(&o)
+	}
+	w.mu.Unlock()
+	w.print(text)
+}
+
+// flushHeld returns a held line without its verdict: its pair was lost
+// (the Observer fell behind and the relay dropped it).
+func (w *watcher) flushHeld() string {
+	if w.held == nil {
+		return ""
+	}
+	text := w.line(w.held, "") + w.body(w.held)
+	w.held = nil
+	return text
+}
+
+func (w *watcher) Exchange(p proxy.Pair) {
+	w.mu.Lock()
+	text := w.exchange(p)
+	w.mu.Unlock()
+	w.print(text)
+}
+
+func (w *watcher) exchange(p proxy.Pair) string {
+	var reply *proxy.Observation
+	if w.held != nil && w.held.Seq == p.ReplySeq {
+		reply, w.held = w.held, nil
+	}
+	var b strings.Builder
+	b.WriteString(w.flushHeld())
+	fixture := pairName(p)
+	ex := p.Exchange
+	switch {
+	case p.Asker == proxy.ServerToClient:
+		// The client's answers are the client checks' to judge.
+		if reply != nil {
+			b.WriteString(w.line(reply, w.pal.dim.Sprint(latency(p))) + w.body(reply))
+		} else {
+			fmt.Fprintf(&b, "%s %s %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), safe(fixture+" (the server's request)"), safe(ex.Failure))
+		}
+	case p.Oversized:
+		w.notJudged++
+		if reply != nil {
+			b.WriteString(w.line(reply, w.pal.dim.Sprint(latency(p)+"  not judged: over --max-bytes")) + w.body(reply))
+		} else {
+			fmt.Fprintf(&b, "%s %s %s: not judged: over --max-bytes\n", stamp(p.Done), w.pal.dim.Sprint("·"), safe(fixture))
+		}
+	case ex.Failure != "":
+		// No reply came, for a reason the relay knows (the client went
+		// away, the server ended or could not be reached): nothing of
+		// the server's to judge.
+		w.notJudged++
+		fmt.Fprintf(&b, "%s %s %s: no reply: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), safe(fixture), safe(ex.Failure))
+		if reply != nil {
+			b.WriteString(w.line(reply, "") + w.body(reply))
+		}
+	default:
+		vs, exp := w.judge(fixture, ex)
+		verdict := w.tally(vs)
+		switch {
+		case reply != nil:
+			b.WriteString(w.line(reply, w.pal.dim.Sprint(latency(p))+"  "+verdict) + w.body(reply))
+		case verdict != w.pal.ok.Sprint("ok") || w.verbose:
+			// A notification nothing answered, or a stream that ended
+			// without the answer: the verdict stands on its own line.
+			fmt.Fprintf(&b, "%s   %s: %s  %s\n", stamp(p.Done), safe(fixture), noReplyText(ex), verdict)
+		}
+		b.WriteString(w.findings(vs))
+		b.WriteString(w.keep(fixture, ex, exp, vs))
+		b.WriteString(w.learn(ex))
+	}
+	return b.String()
+}
+
+func noReplyText(ex *envelope.Exchange) string {
+	if ex.Response == nil {
+		return "no reply"
+	}
+	return "the stream ended without the answer"
+}
+
+// tally counts the verdicts of one exchange and names its outcome.
+func (w *watcher) tally(vs []checks.Verdict) string {
+	var s report.Summary
+	for _, v := range vs {
+		s.Add(v)
+		w.verdicts.Add(v)
+	}
+	w.judged++
+	switch {
+	case s.Fail > 0 || s.Error > 0:
+		w.failed++
+		return w.pal.fail.Sprintf("FAIL %d", s.Fail+s.Error)
+	case s.Warn > 0:
+		w.warned++
+		return w.pal.warn.Sprintf("WARN %d", s.Warn)
+	}
+	w.clean++
+	return w.pal.ok.Sprint("ok")
+}
+
+// findings lists what failed, warned or could not be judged beneath
+// the line, with the offending path. (Passes and skips are counted in
+// the summary and listed by --report with -v.)
+func (w *watcher) findings(vs []checks.Verdict) string {
+	var b strings.Builder
+	for _, v := range vs {
+		switch v.Status {
+		case checks.StatusFail, checks.StatusWarn:
+			for _, f := range v.Findings {
+				label := w.pal.fail.Sprint("fail")
+				if f.Status == checks.StatusWarn {
+					label = w.pal.warn.Sprint("warn")
+				}
+				fmt.Fprintf(&b, "      %s %-8s %s: %s\n", label, v.Check.ID, safe(f.Path), safe(f.Message))
+			}
+		case checks.StatusError:
+			fmt.Fprintf(&b, "      %s %-8s could not judge: %s\n", w.pal.err.Sprint("error"), v.Check.ID, safe(v.Reason))
+		}
+	}
+	return b.String()
+}
+
+// keep records and reports one judged exchange; it returns the line
+// of a write error, once per kind.
+func (w *watcher) keep(fixture string, ex *envelope.Exchange, exp *expect.Expectation, vs []checks.Verdict) string {
+	var text string
+	if w.record != nil {
+		if err := transcript.Write(w.record, fixture, w.scrubbed(ex), nil); err != nil {
+			text += w.failOnce("--record: " + err.Error())
+		}
+	}
+	if w.ss != nil {
+		if err := w.ss.exchange(&report.Result{Fixture: fixture, Exchange: ex, Expect: exp, Verdicts: vs}); err != nil {
+			text += w.failOnce("--report: " + err.Error())
+		}
+	}
+	return text
+}
+
+// scrubbed is a copy of ex with the secrets that passed taken out of
+// its bodies (its headers are redacted already): a transcript is shared.
+func (w *watcher) scrubbed(ex *envelope.Exchange) *envelope.Exchange {
+	c := *ex
+	c.Request.Body = w.red.Scrub(ex.Request.Body)
+	if r := ex.Response; r != nil {
+		rc := *r
+		rc.Body = w.red.Scrub(r.Body)
+		rc.Messages = nil
+		for _, m := range r.Messages {
+			rc.Messages = append(rc.Messages, w.red.Scrub(m))
+		}
+		c.Response = &rc
+	}
+	return &c
+}
+
+func (w *watcher) failOnce(msg string) string {
+	if slices.Contains(w.failures, msg) {
+		return ""
+	}
+	w.failures = append(w.failures, msg)
+	return w.pal.err.Sprint("error") + " " + safe(msg) + "\n"
+}
+
+func (w *watcher) print(s string) {
+	if s != "" {
+		io.WriteString(w.out, s)
+	}
+}
+
+// line is one message as a person reads it: time, direction, its place
+// in the order, what it is, its size; suffix adds latency and verdict.
+func (w *watcher) line(o *proxy.Observation, suffix string) string {
+	arrow := w.pal.out.Sprint("→")
+	if o.Dir == proxy.ServerToClient {
+		arrow = w.pal.in.Sprint("←")
+	}
+	var parts []string
+	if h := o.HTTP; h != nil {
+		if o.Dir == proxy.ClientToServer {
+			parts = append(parts, h.Method)
+			if !h.Endpoint {
+				parts = append(parts, h.Path)
+			}
+		} else {
+			switch {
+			case h.Event > 0:
+				// Which stream: a POST's, or the GET stream's.
+				parts = append(parts, fmt.Sprintf("event %d of #%d:", h.Event, h.Request))
+			case h.Stream && o.Note == "":
+				parts = append(parts, fmt.Sprintf("%d event stream", h.Status))
+			case h.Stream:
+				parts = append(parts, fmt.Sprintf("stream of #%d:", h.Request))
+			default:
+				parts = append(parts, fmt.Sprint(h.Status))
+				if o.Size == 0 {
+					parts = append(parts, "(no body)")
+				}
+			}
+		}
+	}
+	if d := describeMessage(o); d != "" {
+		parts = append(parts, d)
+	}
+	// Traffic is made safe before color is added: the colors' own
+	// escapes must reach the terminal, the traffic's must not.
+	text := safe(strings.Join(parts, " "))
+	if o.Size > 0 {
+		text += " " + w.pal.dim.Sprint("("+size(o.Size)+")")
+	}
+	switch {
+	case o.Note != "" && o.Kind == proxy.KindNone && o.Size == 0:
+		text += " " + w.pal.dim.Sprint(safe(o.Note))
+	case o.Note != "":
+		text += w.pal.dim.Sprint(" — " + safe(o.Note))
+	}
+	if h := o.HTTP; h != nil && h.Failure != "" {
+		text += " " + w.pal.warn.Sprint("— "+safe(h.Failure))
+	}
+	if suffix != "" {
+		text += "  " + suffix
+	}
+	return fmt.Sprintf("%s %s %s %s\n", stamp(o.Time), arrow, w.pal.dim.Sprintf("#%d", o.Seq), text)
+}
+
+// describeMessage names a message: its method and id, or what answered.
+func describeMessage(o *proxy.Observation) string {
+	switch o.Kind {
+	case proxy.KindRequest:
+		return o.Method + " id " + clip(o.ID, 40)
+	case proxy.KindNotification:
+		return o.Method
+	case proxy.KindResponse:
+		if o.Oversized {
+			return "response id " + clip(o.ID, 40)
+		}
+		if c := gjson.GetBytes(o.Raw, "error.code"); c.Exists() {
+			return "error " + clip(c.Raw, 12) + " id " + clip(o.ID, 40)
+		}
+		return "result id " + clip(o.ID, 40)
+	case proxy.KindBatch:
+		return "batch"
+	case proxy.KindOther:
+		if len(o.Raw) == 0 && !o.Oversized {
+			return ""
+		}
+		return "not a JSON-RPC message"
+	}
+	return ""
+}
+
+// body shows the message and its HTTP headers with -v: secrets taken
+// out, terminal escapes escaped, long bodies cut.
+func (w *watcher) body(o *proxy.Observation) string {
+	if !w.verbose {
+		return ""
+	}
+	var b strings.Builder
+	if h := o.HTTP; h != nil && h.Event == 0 && (o.Dir == proxy.ClientToServer || h.Status != 0) {
+		mark := ">"
+		if o.Dir == proxy.ServerToClient {
+			mark = "<"
+		}
+		writeSortedHeaders(&b, "      "+mark+" ", h.Header)
+	}
+	if len(o.Raw) > 0 {
+		raw := w.red.Scrub(o.Raw)
+		cut := ""
+		if len(raw) > 4096 {
+			raw, cut = raw[:4096], w.pal.dim.Sprintf(" … (%s more)", size(int64(len(raw)-4096)))
+		}
+		fmt.Fprintf(&b, "      %s%s\n", safe(string(raw)), cut)
+	}
+	return b.String()
+}
+
+func writeSortedHeaders(b *strings.Builder, prefix string, h http.Header) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			fmt.Fprintf(b, "%s%s: %s\n", prefix, safe(k), safe(clip(v, 200)))
+		}
+	}
+}
+
+// pairName names an exchange in reports and transcripts: the client's
+// message number and its method (or HTTP method).
+func pairName(p proxy.Pair) string {
+	m := p.Method
+	if m == "" {
+		m = p.Exchange.Request.Method
+	}
+	if m == "" {
+		m = "message"
+	}
+	return fmt.Sprintf("#%d %s", p.RequestSeq, m)
+}
+
+func latency(p proxy.Pair) string {
+	d := p.Done.Sub(p.Sent)
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
+func stamp(t time.Time) string { return t.Format("15:04:05.000") }
+
+func size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// safe makes traffic safe for a terminal: control characters (escape
+// sequences, a CR that would overwrite the line) and invisible format
+// characters (bidi overrides that reorder what is shown) are written
+// escaped, never sent.
+func safe(s string) string {
+	bad := func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029'
+	}
+	if !strings.ContainsFunc(s, bad) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			} else {
+				b.WriteString(`\ufffd`)
+			}
+		case r < 0x100 && bad(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case bad(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// summary is the closing lines: what passed, what was judged and how.
+func (w *watcher) summary(st proxy.Stats, notes []string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	b.WriteString(w.flushHeld())
+	c2s, s2c := st.Messages[proxy.ClientToServer], st.Messages[proxy.ServerToClient]
+	verdict := w.pal.ok.Sprint("ok")
+	switch {
+	case w.failed > 0:
+		verdict = w.pal.fail.Sprintf("%d FAIL", w.failed)
+	case w.warned > 0:
+		verdict = w.pal.warn.Sprintf("%d WARN", w.warned)
+	}
+	fmt.Fprintf(&b, "\nsummary: %d messages (%d client→server, %d server→client, %s); %d exchanges judged: %d ok, %d warn, %d fail → %s\n",
+		c2s+s2c, c2s, s2c, size(st.Bytes[proxy.ClientToServer]+st.Bytes[proxy.ServerToClient]),
+		w.judged, w.clean, w.warned, w.failed, verdict)
+	v := w.verdicts
+	fmt.Fprintf(&b, "verdicts: %d pass, %d fail, %d warn, %d skip, %d error\n", v.Pass, v.Fail, v.Warn, v.Skip, v.Error)
+	if st.Unanswered > 0 || w.notJudged > 0 {
+		fmt.Fprintf(&b, "note: %d request(s) got no reply; %d exchange(s) not judged (no reply, or over --max-bytes)\n", st.Unanswered, w.notJudged)
+	}
+	if d := st.DroppedMessages + st.DroppedPairs; d > 0 {
+		fmt.Fprintf(&b, "note: %d message(s) and %d exchange(s) not shown nor judged: this output fell behind the traffic (the traffic itself was relayed whole)\n", st.DroppedMessages, st.DroppedPairs)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(&b, "note: %s\n", safe(n))
+	}
+	return b.String()
+}
+
+// gate reports whether the judged exchanges fail the gate.
+func (w *watcher) gate(failOnWarn bool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.verdicts.Gate(failOnWarn)
+}
+
+// openSinks opens --record and --report; the returned func closes them
+// and writes the report's end.
+func (w *watcher) openSinks(s *streams, o *relayOptions, target string) (func(notes []string) error, error) {
+	var closers []func() error
+	if o.Record != "" {
+		f, err := os.Create(o.Record)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--record: %w", err)}
+		}
+		w.record = f
+		closers = append(closers, f.Close)
+	}
+	if o.Report != "" {
+		ro := &reportOptions{Format: o.Format, Output: o.Report, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema}
+		ss, err := ro.open(s, report.Meta{Target: target, Protocol: "per exchange (negotiated in the session, or read from the request)"})
+		if err != nil {
+			for _, c := range closers {
+				c()
+			}
+			return nil, err
+		}
+		w.ss = ss
+	}
+	return func(notes []string) error {
+		var first error
+		for _, c := range closers {
+			if err := c(); err != nil && first == nil {
+				first = fmt.Errorf("--record: %w", err)
+			}
+		}
+		if w.ss != nil {
+			w.mu.Lock()
+			for _, n := range notes {
+				w.ss.note(n)
+			}
+			ss := w.ss
+			w.mu.Unlock()
+			if err := ss.finish(); err != nil && !errors.Is(err, errFindings) && first == nil {
+				first = err
+			}
+		}
+		return first
+	}, nil
+}

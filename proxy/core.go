@@ -1,0 +1,134 @@
+package proxy
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Default limits, used for every Limits field left zero.
+const (
+	DefaultMaxBytes = 4 << 20
+	DefaultQuiet    = 300 * time.Millisecond
+	DefaultGrace    = 5 * time.Second
+	// drainWait bounds how long closing a relay waits for its Observer.
+	drainWait = 3 * time.Second
+)
+
+// Limits bound what a relay keeps. They never bound what it forwards:
+// every byte goes on.
+type Limits struct {
+	// MaxBytes bounds one message kept for observation (a stdio line, an
+	// HTTP body, an SSE event) and the reply kept for one exchange.
+	// Larger ones are forwarded whole and observed cut, not judged.
+	MaxBytes int64
+	// Quiet is how long a stdio notification waits for a reply that
+	// should not come before it is paired with none.
+	Quiet time.Duration
+	// Grace is how long a wrapped server gets to exit after its stdin
+	// closes, and again after SIGTERM, before it is stopped harder.
+	Grace time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.Quiet <= 0 {
+		l.Quiet = DefaultQuiet
+	}
+	if l.Grace <= 0 {
+		l.Grace = DefaultGrace
+	}
+	return l
+}
+
+// core is what both relays share: the order of passage, the queue to
+// the Observer, and the server's requests waiting for the client. Its
+// methods that end in "Locked" need mu held; the relays hold it while
+// they observe one message, so a message and the pair it completes are
+// queued together and in order.
+type core struct {
+	mu     sync.Mutex
+	lim    Limits
+	now    func() time.Time
+	q      *queue
+	seq    uint64
+	server ledger // the server's requests, waiting for the client
+}
+
+func newCore(o Observer, lim Limits, now func() time.Time) *core {
+	if now == nil {
+		now = time.Now
+	}
+	return &core{lim: lim.withDefaults(), now: now, q: newQueue(o)}
+}
+
+// observeLocked builds the observation of one frame.
+func (c *core) observeLocked(dir Direction, raw []byte, size int64, oversized bool) *Observation {
+	c.seq++
+	o := &Observation{Seq: c.seq, Dir: dir, Time: c.now(), Raw: raw, Size: size, Oversized: oversized}
+	if oversized {
+		o.Kind, o.Method, o.ID = classifyCut(raw)
+		o.Note = fmt.Sprintf("larger than the %d-byte bound (%d bytes): relayed whole, not judged", c.lim.MaxBytes, size)
+	} else if raw != nil {
+		var valid bool
+		o.Kind, o.Method, o.ID, valid = classify(raw)
+		if !valid && o.Kind != KindOther {
+			o.Note = "not valid JSON"
+		}
+	}
+	return o
+}
+
+// observeFrameLocked builds the observation of one stdio line.
+func (c *core) observeFrameLocked(dir Direction, f frame) *Observation {
+	o := c.observeLocked(dir, f.raw, f.size, f.oversized)
+	if f.open && o.Note == "" {
+		o.Note = "no newline at the end: the stream ended first"
+	}
+	return o
+}
+
+// serverRequestLocked keeps a request the server sent, to pair it with
+// the client's response.
+func (c *core) serverRequestLocked(o *Observation, transport, version string) []event {
+	w := &waiting{key: idKey(o.ID), method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
+		ex: &envelope.Exchange{Transport: transport, Version: version, Request: envelope.Request{Body: o.Raw}}}
+	evs := []event{obsEvent(o)}
+	if old, why := c.server.add(w); old != nil {
+		evs = append(evs, c.failLocked(ServerToClient, old, why))
+	}
+	return evs
+}
+
+// clientResponseLocked pairs a response the client sent with the
+// server's request it answers. Nil when it answers none.
+func (c *core) clientResponseLocked(o *Observation) *Pair {
+	w := c.server.match(o.ID)
+	if w == nil {
+		o.Note = "answers no request of the server's"
+		return nil
+	}
+	o.Completes = true
+	w.ex.Response = &envelope.Response{Messages: [][]byte{o.Raw}, Truncated: o.Oversized}
+	return &Pair{Asker: ServerToClient, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
+		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}
+}
+
+// failLocked closes a waiting request that no reply will complete.
+func (c *core) failLocked(asker Direction, w *waiting, why string) event {
+	w.ex.Failure = why
+	return pairEvent(&Pair{Asker: asker, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: c.now(), RequestSeq: w.seq, Oversized: w.oversized})
+}
+
+// negotiated reads the protocol version an initialize result agreed on.
+func negotiated(reply []byte) string {
+	if v := gjson.GetBytes(reply, "result.protocolVersion"); v.Type == gjson.String && envelope.KnownVersion(v.Str) {
+		return v.Str
+	}
+	return ""
+}

@@ -1,0 +1,27 @@
+// Package proxy relays live MCP traffic between a real client and a real
+// server and observes it, so that both directions can be judged as they
+// flow: HTTP is a Streamable HTTP reverse proxy, Stdio starts a server
+// command and relays its stdin and stdout.
+//
+// A relay only moves bytes and watches them. Every byte goes on unchanged
+// and at once: a request body, a JSON reply, each SSE event, each stdio
+// line is forwarded (and flushed) before it is observed, and nothing is
+// re-encoded. What it sees it hands to an Observer: an Observation per
+// message in each direction, and a Pair per request matched with its
+// reply (the client's requests with the server's replies, and the
+// server's own requests with the client's responses).
+//
+// A relay never waits for its Observer. Observations go through a queue
+// bounded in count and bytes; when the Observer falls behind (a slow
+// judge, a terminal nobody reads) the newest are dropped and counted,
+// and the traffic does not slow down. A side that floods, hangs or dies
+// never makes a relay buffer without bound or hang the other side:
+// forwarding is a copy with the peers' own back-pressure, and what is
+// kept for observation is cut at Limits.MaxBytes per message.
+//
+// Secrets stay out of observations: the client's Authorization (and
+// Cookie, Proxy-Authorization) and the headers the user adds are replaced
+// by "<redacted>" in every header an Observer sees, and Redactor.Scrub
+// removes their values from bodies before anything is printed or
+// recorded.
+package proxy

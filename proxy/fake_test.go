@@ -1,0 +1,129 @@
+package proxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// fakeEnv names the fake server the test binary runs instead of the
+// tests: the stdio tests fork-exec the test binary as their server.
+const fakeEnv = "WYMCP_PROXY_FAKE"
+
+// The fakes log what they read and wrote, byte for byte, to the files
+// these name, so that the tests can compare both ends of the relay.
+const (
+	fakeInLog  = "WYMCP_PROXY_FAKE_IN"
+	fakeOutLog = "WYMCP_PROXY_FAKE_OUT"
+)
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(fakeEnv); name != "" {
+		os.Exit(runFake(name))
+	}
+	os.Exit(m.Run())
+}
+
+func fakeArgv(t *testing.T) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe}
+}
+
+func runFake(name string) int {
+	in := io.Reader(os.Stdin)
+	out := io.Writer(os.Stdout)
+	if f := os.Getenv(fakeInLog); f != "" {
+		lf, err := os.Create(f)
+		if err == nil {
+			defer lf.Close()
+			in = io.TeeReader(in, lf)
+		}
+	}
+	if f := os.Getenv(fakeOutLog); f != "" {
+		lf, err := os.Create(f)
+		if err == nil {
+			defer lf.Close()
+			out = io.MultiWriter(out, lf)
+		}
+	}
+	switch name {
+	case "echo":
+		return echo(in, out)
+	case "exit7": // reads one line, says goodbye on stderr, exits 7
+		bufio.NewReader(in).ReadString('\n')
+		os.Stderr.WriteString("fatal: bye\n")
+		return 7
+	case "signals": // exits 3 on SIGTERM, 4 on SIGINT; never on its own
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"ready"}}`)
+		switch <-ch {
+		case syscall.SIGTERM:
+			return 3
+		default:
+			return 4
+		}
+	case "stubborn": // ignores stdin's end and SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		io.Copy(io.Discard, in)
+		time.Sleep(time.Hour)
+		return 0
+	case "flood": // writes lines without end, reads nothing
+		line := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("f", 500) + `"}}` + "\n")
+		for {
+			if _, err := out.Write(line); err != nil {
+				return 0
+			}
+		}
+	case "endless-line": // one line that never ends
+		chunk := []byte(strings.Repeat("z", 32<<10))
+		for {
+			if _, err := out.Write(chunk); err != nil {
+				return 0
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "no fake %q\n", name)
+	return 100
+}
+
+// echo answers each request with an empty result (initialize with a
+// version), ignores notifications and responses, answers a notification
+// named "notifications/answer-me" wrongly with a null-id result, sends
+// a sampling request of its own before answering "tools/call", and logs
+// a line to stderr for each message.
+func echo(in io.Reader, out io.Writer) int {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		fmt.Fprintf(os.Stderr, "got %d bytes\n", len(line))
+		v := gjson.ParseBytes(line)
+		id, method := v.Get("id"), v.Get("method")
+		switch {
+		case method.Str == "notifications/answer-me":
+			fmt.Fprintln(out, `{"jsonrpc":"2.0","id":null,"result":{}}`)
+		case !id.Exists() || !method.Exists():
+		case method.Str == "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"echo","version":"1"}}}`+"\n", id.Raw)
+		case method.Str == "tools/call":
+			fmt.Fprintln(out, `{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}`)
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`+"\n", id.Raw)
+		default:
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+		}
+	}
+	return 0
+}

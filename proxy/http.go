@@ -1,0 +1,533 @@
+package proxy
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// maxSessions bounds the sessions whose protocol version is remembered.
+const maxSessions = 1024
+
+// HTTPConfig configures an HTTP relay.
+type HTTPConfig struct {
+	// Upstream is the server's MCP endpoint. Requests go to its scheme
+	// and host with the path and query the client used: the client
+	// reaches the endpoint at the same path on the proxy, and anything
+	// else it asks for (OAuth discovery) still reaches the server.
+	Upstream *url.URL
+	// Header is set on every request to the server, replacing what the
+	// client sent under those names (--header: a token the client lacks).
+	// Its values are secrets.
+	Header http.Header
+	// Redactor redacts headers in observations; nil: NewRedactor(Header).
+	Redactor *Redactor
+	Limits   Limits
+	// Transport sends the requests to the server. Nil: one of the
+	// relay's own that asks for no compression (the client's bytes and
+	// the server's go as they are), adds no User-Agent and follows no
+	// redirects (a redirect is the server's reply, relayed).
+	Transport http.RoundTripper
+	Observer  Observer
+	Now       func() time.Time // nil: time.Now
+}
+
+// HTTP is a Streamable HTTP reverse proxy to one MCP server, an
+// http.Handler. Every request, its headers and body, and every reply,
+// its status, headers and body, go through as they are: an SSE event is
+// written and flushed to the client as soon as it is read from the
+// server. Only hop-by-hop headers (Connection and those it names,
+// Keep-Alive, Transfer-Encoding, Upgrade, Proxy-*) are the connection's
+// own, as RFC 9110 §7.6.1 says, and Host names the server.
+type HTTP struct {
+	cfg  HTTPConfig
+	red  *Redactor
+	rt   http.RoundTripper
+	c    *core
+	path string // the endpoint's path
+
+	// Guarded by c.mu:
+	open     map[*httpExchange]struct{}
+	sessions map[string]string // Mcp-Session-Id → negotiated version
+	stopped  bool
+}
+
+// NewHTTP returns a relay to cfg.Upstream.
+func NewHTTP(cfg HTTPConfig) *HTTP {
+	h := &HTTP{cfg: cfg, red: cfg.Redactor, rt: cfg.Transport,
+		c:    newCore(cfg.Observer, cfg.Limits, cfg.Now),
+		path: cfg.Upstream.Path, open: map[*httpExchange]struct{}{}, sessions: map[string]string{}}
+	if h.path == "" {
+		h.path = "/"
+	}
+	if h.red == nil {
+		h.red = NewRedactor(cfg.Header)
+	}
+	if h.rt == nil {
+		h.rt = &http.Transport{
+			Proxy:                  http.ProxyFromEnvironment,
+			DisableCompression:     true,
+			ForceAttemptHTTP2:      true,
+			MaxIdleConnsPerHost:    32,
+			IdleConnTimeout:        90 * time.Second,
+			MaxResponseHeaderBytes: 1 << 20,
+		}
+	}
+	return h
+}
+
+// Close ends the relay's observing: every exchange still open is paired
+// with no reply ("the proxy stopped"), and the Observer gets up to a few
+// seconds to take what is queued. Requests still in flight are relayed
+// on, unobserved, until the caller closes the server. Close returns the
+// counts, and whether the Observer finished in time.
+func (h *HTTP) Close() (Stats, bool) {
+	h.c.mu.Lock()
+	h.stopped = true
+	var evs []event
+	for x := range h.open {
+		if ev, ok := x.failLocked("the proxy stopped before the reply"); ok {
+			evs = append(evs, ev)
+		}
+	}
+	for _, w := range h.c.server.drain() {
+		evs = append(evs, h.c.failLocked(ServerToClient, w, "the client never answered before the proxy stopped"))
+	}
+	for _, e := range evs {
+		h.c.q.put(e)
+	}
+	h.c.mu.Unlock()
+	ok := h.c.q.close(drainWait)
+	return h.c.q.snapshot(), ok
+}
+
+// Stats returns the counts so far.
+func (h *HTTP) Stats() Stats { return h.c.q.snapshot() }
+
+// Redactor returns the relay's redactor, which has learned the secrets
+// that passed.
+func (h *HTTP) Redactor() *Redactor { return h.red }
+
+func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	lim := h.c.lim
+	kept, over, err := readBounded(r.Body, lim.MaxBytes)
+	if err != nil {
+		return // the client went away mid-body: nobody is left to answer
+	}
+	x := h.begin(r, kept, over)
+
+	target := *h.cfg.Upstream
+	target.Path, target.RawPath, target.RawQuery = r.URL.Path, r.URL.RawPath, r.URL.RawQuery
+	var body io.Reader = bytes.NewReader(kept)
+	if over {
+		body = io.MultiReader(body, r.Body)
+	}
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), body)
+	if err != nil {
+		x.fail(fmt.Sprintf("cannot build the request to the server: %v", err))
+		http.Error(w, "wymcp-check proxy: cannot build the request to the server", http.StatusBadGateway)
+		return
+	}
+	out.ContentLength = r.ContentLength
+	if r.ContentLength == 0 && len(kept) == 0 {
+		out.Body = http.NoBody
+	}
+	out.Header = r.Header.Clone()
+	removeHopHeaders(out.Header)
+	for k, vs := range h.cfg.Header {
+		out.Header.Del(k)
+		out.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header["User-Agent"] = nil // present but empty: net/http then sends none of its own
+	}
+
+	resp, err := h.rt.RoundTrip(out)
+	if err != nil {
+		if r.Context().Err() != nil {
+			x.fail("the client went away before the reply")
+			return
+		}
+		x.fail(fmt.Sprintf("the server could not be reached: %v", err))
+		http.Error(w, "wymcp-check proxy: the server could not be reached", http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+
+	hdr := w.Header()
+	for k, vs := range resp.Header {
+		hdr[k] = vs
+	}
+	removeHopHeaders(hdr)
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	x.head(resp)
+
+	// Bytes are observed just before they are written on, so that a
+	// request the server sends in an event is waiting in the ledger
+	// before the client can answer it, and a body of known length is
+	// paired before the client, holding it, sends its next request.
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := resp.Body.Read(buf)
+		if n > 0 {
+			if x.feed(buf[:n]) == resp.ContentLength {
+				x.end("")
+			}
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				x.end("the client went away during the reply")
+				return
+			}
+			rc.Flush()
+		}
+		switch {
+		case rerr == io.EOF:
+			x.end("")
+			return
+		case rerr != nil && r.Context().Err() != nil && x.size == 0 && noBody(resp.StatusCode):
+			// A client that has the status of a reply that has no body
+			// (a 202 to a notification) may close before the end of the
+			// body's framing: the reply was whole.
+			x.end("")
+			return
+		case rerr != nil && r.Context().Err() != nil:
+			x.end("the client went away during the reply")
+			return
+		case rerr != nil:
+			x.end(fmt.Sprintf("the reply broke off: %v", rerr))
+			return
+		}
+	}
+}
+
+// readBounded reads a body up to max bytes. over: there is more, still
+// unread in body.
+func readBounded(body io.Reader, max int64) ([]byte, bool, error) {
+	if body == nil {
+		return nil, false, nil
+	}
+	kept, err := io.ReadAll(io.LimitReader(body, max))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(kept)) < max {
+		return kept, false, nil
+	}
+	var one [1]byte
+	n, err := io.ReadFull(body, one[:])
+	if n == 0 {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return kept, false, nil
+		}
+		return nil, false, err
+	}
+	// The byte read belongs to the message: it goes on with the rest.
+	return append(kept, one[0]), true, nil
+}
+
+// hopHeaders are the connection's own (RFC 9110 §7.6.1), not the
+// message's: a proxy does not forward them.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+	"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func removeHopHeaders(h http.Header) {
+	for _, f := range h["Connection"] {
+		for _, name := range strings.Split(f, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+}
+
+// noBody: a reply with this status has no content (RFC 9110 §15.3.3,
+// §15.3.5), or an MCP server sends none (202 to a notification).
+func noBody(status int) bool {
+	return status == http.StatusAccepted || status == http.StatusNoContent || status == http.StatusNotModified
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
+// An httpExchange is one HTTP request through the relay, observed.
+type httpExchange struct {
+	h    *HTTP
+	req  *Observation // the client's request
+	meta HTTPMeta     // the request's, copied into each reply observation
+	// ex is what is judged; nil off the endpoint. pair is set once the
+	// exchange is complete (or failed): later messages are observed only.
+	ex     *envelope.Exchange
+	method string // JSON-RPC method
+	paired bool
+	// The reply.
+	reply  *envelope.Response
+	stream bool
+	body   []byte // kept: the body, or the stream's text
+	size   int64
+	sse    sseSplitter
+	events int
+	kept   int64 // bytes of messages kept in ex
+	ended  bool  // the reply was observed to its end
+}
+
+// begin observes the client's request and opens its exchange.
+func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
+	c := h.c
+	size := int64(len(kept))
+	if over {
+		size = max(r.ContentLength, size)
+		kept = kept[:c.lim.MaxBytes]
+	}
+	endpoint := r.URL.Path == h.path
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var raw []byte
+	if size > 0 {
+		raw = kept
+	}
+	o := c.observeLocked(ClientToServer, raw, size, over)
+	if over && r.ContentLength < 0 {
+		o.Note = fmt.Sprintf("larger than the %d-byte bound: relayed whole, not judged", c.lim.MaxBytes)
+	}
+	o.HTTP = &HTTPMeta{Request: o.Seq, Method: r.Method, Path: r.URL.RequestURI(), Endpoint: endpoint, Header: h.red.Header(r.Header)}
+	x := &httpExchange{h: h, req: o, meta: *o.HTTP, method: o.Method, sse: sseSplitter{max: c.lim.MaxBytes}}
+	x.meta.Header = nil
+	evs := []event{obsEvent(o)}
+	if endpoint && o.Kind == KindResponse && r.Method == http.MethodPost {
+		if p := c.clientResponseLocked(o); p != nil {
+			evs = append(evs, pairEvent(p))
+		}
+	}
+	if endpoint && !h.stopped {
+		hdr := o.HTTP.Header.Clone()
+		for k := range h.cfg.Header {
+			hdr.Del(k)
+			hdr[http.CanonicalHeaderKey(k)] = []string{Redacted}
+		}
+		x.ex = &envelope.Exchange{Transport: envelope.HTTP, Version: h.sessions[r.Header.Get("Mcp-Session-Id")],
+			Request: envelope.Request{Method: r.Method, Header: hdr, Body: raw}}
+		h.open[x] = struct{}{}
+	}
+	// The client's response already completed its pair; it does not
+	// complete this one (the HTTP exchange, which gets a 202).
+	c.q.put(evs...)
+	return x
+}
+
+// pairLocked completes the exchange with what was read of the reply.
+func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bool) {
+	if x.ex == nil || x.paired {
+		return event{}, false
+	}
+	x.paired = true
+	delete(x.h.open, x)
+	x.ex.Failure = failure
+	if x.reply != nil {
+		r := *x.reply
+		r.Body = x.body
+		x.ex.Response = &r
+	}
+	p := &Pair{Asker: ClientToServer, Exchange: x.ex, Method: x.method, Sent: x.req.Time, Done: x.h.c.now(),
+		RequestSeq: x.req.Seq, Oversized: x.req.Oversized}
+	if reply != nil {
+		reply.Completes = true
+		p.ReplySeq, p.Done = reply.Seq, reply.Time
+		p.Oversized = p.Oversized || reply.Oversized
+		if x.ex.Response != nil {
+			x.ex.Response.Truncated = x.ex.Response.Truncated || reply.Oversized
+		}
+	}
+	if p.Oversized && x.ex.Failure == "" {
+		x.ex.Failure = "larger than the byte bound: relayed, not judged"
+	}
+	x.remember(x.ex)
+	return pairEvent(p), true
+}
+
+// remember keeps the version a session negotiated, and forgets a
+// session the client ended.
+func (x *httpExchange) remember(ex *envelope.Exchange) {
+	h, r := x.h, ex.Response
+	if r == nil || ex.Failure != "" {
+		return
+	}
+	switch {
+	case x.method == "initialize" && r.Status/100 == 2:
+		sid := r.Header.Get("Mcp-Session-Id")
+		var v string
+		for _, m := range r.Messages {
+			if v = negotiated(m); v != "" {
+				break
+			}
+		}
+		if v == "" && !x.stream {
+			v = negotiated(r.Body)
+		}
+		if sid != "" && v != "" {
+			if len(h.sessions) >= maxSessions {
+				clear(h.sessions)
+			}
+			h.sessions[sid] = v
+		}
+	case ex.Request.Method == http.MethodDelete && r.Status/100 == 2:
+		delete(h.sessions, ex.Request.Header.Get("Mcp-Session-Id"))
+	}
+}
+
+// failLocked closes the exchange with no reply.
+func (x *httpExchange) failLocked(why string) (event, bool) { return x.pairLocked(why, nil) }
+
+func (x *httpExchange) fail(why string) {
+	c := x.h.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ev, ok := x.failLocked(why); ok {
+		c.q.put(ev)
+	}
+}
+
+// head notes the reply's status and headers. A stream's head is observed
+// at once (the stream may last); a GET or DELETE stream completes its
+// exchange there, as nothing in it answers the request.
+func (x *httpExchange) head(resp *http.Response) {
+	c := x.h.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	x.stream = isEventStream(resp.Header.Get("Content-Type"))
+	hdr := x.h.red.Header(resp.Header)
+	x.reply = &envelope.Response{Status: resp.StatusCode, Header: hdr}
+	x.meta.Status, x.meta.Header, x.meta.Stream = resp.StatusCode, hdr, x.stream
+	if !x.stream {
+		return
+	}
+	o := c.observeLocked(ServerToClient, nil, 0, false)
+	o.HTTP = x.metaCopy()
+	evs := []event{obsEvent(o)}
+	if x.req.HTTP.Method != http.MethodPost {
+		if ev, ok := x.pairLocked("", o); ok {
+			evs = append(evs, ev)
+		}
+	}
+	c.q.put(evs...)
+}
+
+func (x *httpExchange) metaCopy() *HTTPMeta {
+	m := x.meta
+	return &m
+}
+
+// feed observes reply bytes about to be relayed, and returns how many
+// have come so far.
+func (x *httpExchange) feed(p []byte) int64 {
+	c := x.h.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	x.size += int64(len(p))
+	if !x.paired {
+		// Once paired, the exchange holds the text it was judged on; a
+		// stream's later text is observed event by event only.
+		x.body = keep(x.body, p, c.lim.MaxBytes)
+	}
+	if x.stream {
+		x.sse.feed(p, x.eventLocked)
+	}
+	return x.size
+}
+
+// eventLocked observes one SSE event.
+func (x *httpExchange) eventLocked(f frame) {
+	c := x.h.c
+	data := eventData(f)
+	if data == nil {
+		return // a comment or a bare id: no message
+	}
+	x.events++
+	o := c.observeLocked(ServerToClient, data, f.size, f.oversized)
+	o.HTTP = x.metaCopy()
+	o.HTTP.Event = x.events
+	var evs []event
+	switch o.Kind {
+	case KindRequest:
+		evs = c.serverRequestLocked(o, envelope.HTTP, x.version())
+	default:
+		evs = []event{obsEvent(o)}
+	}
+	if x.ex != nil && !x.paired {
+		if x.kept+int64(len(data)) <= c.lim.MaxBytes || o.Kind == KindResponse || o.Kind == KindBatch {
+			x.reply.Messages = append(x.reply.Messages, data)
+			x.kept += int64(len(data))
+		}
+		if o.Kind == KindResponse || o.Kind == KindBatch {
+			failure := ""
+			if x.size > c.lim.MaxBytes {
+				// The recorded stream text was cut before its answer.
+				failure = "the stream exceeded the byte bound before its answer: relayed, not judged"
+			}
+			if ev, ok := x.pairLocked(failure, o); ok {
+				evs = append(evs, ev)
+			}
+		}
+	}
+	c.q.put(evs...)
+}
+
+func (x *httpExchange) version() string {
+	if x.ex != nil {
+		return x.ex.Version
+	}
+	return ""
+}
+
+// end closes the reply: a body is observed whole now, and an exchange
+// still open is paired with what came (a stream that ended without an
+// answer is judged as such).
+func (x *httpExchange) end(failure string) {
+	c := x.h.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if x.ended {
+		return
+	}
+	x.ended = true
+	var evs []event
+	var reply *Observation
+	if !x.stream {
+		over := x.size > c.lim.MaxBytes
+		var raw []byte
+		if x.size > 0 {
+			raw = x.body
+		}
+		reply = c.observeLocked(ServerToClient, raw, x.size, over)
+		reply.HTTP = x.metaCopy()
+		reply.HTTP.Failure = failure
+		evs = append(evs, obsEvent(reply))
+	}
+	if x.stream {
+		// The end of a stream is worth a line to a person watching: an
+		// SSE stream the server closed, or one cut off.
+		reply = c.observeLocked(ServerToClient, nil, 0, false)
+		reply.HTTP = x.metaCopy()
+		reply.HTTP.Failure = failure
+		reply.Note = fmt.Sprintf("end of the stream (%d events)", x.events)
+		evs = append(evs, obsEvent(reply))
+		reply = nil // it answers nothing: a stream without its answer is paired without one
+	}
+	if ev, ok := x.pairLocked(failure, reply); ok {
+		evs = append(evs, ev)
+	}
+	c.q.put(evs...)
+}

@@ -1,0 +1,139 @@
+package proxy
+
+import (
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// maxWaiting bounds the requests waiting for a reply in one direction:
+// a side that sends requests and never gets answers must not grow the
+// relay's memory. The oldest is given up beyond it.
+const maxWaiting = 1024
+
+// A waiting request, until its reply comes.
+type waiting struct {
+	key    string // idKey of its id
+	method string
+	seq    uint64
+	sent   time.Time
+	ex     *envelope.Exchange
+	// quiet: a notification (stdio), which waits only to catch a reply
+	// that should not come.
+	quiet bool
+	// oversized: the request exceeded the byte bound; its exchange is
+	// not judged.
+	oversized bool
+}
+
+// idKey names an id for matching: its JSON type and value. Ids that are
+// no valid RequestId (null, absent, objects…) all share the key "", as
+// the replies to them carry a null id or none.
+func idKey(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	v := gjson.Parse(raw)
+	switch v.Type {
+	case gjson.String:
+		return "s" + v.Str
+	case gjson.Number:
+		return "n" + v.Raw
+	}
+	return ""
+}
+
+// looseKey is the same id in the other JSON type: a reply that answers
+// "7" with 7 still answers it (and is then judged for the wrong id).
+func looseKey(key string) string {
+	switch {
+	case key == "":
+		return ""
+	case key[0] == 's':
+		return "n" + key[1:]
+	}
+	return "s" + key[1:]
+}
+
+// A ledger holds the requests of one direction waiting for replies, in
+// the order they were sent.
+type ledger struct {
+	list []*waiting
+}
+
+// add puts w in the ledger. It returns a request it gave up for it: the
+// oldest, when too many wait, or an earlier one with the same id, whose
+// reply can no longer be told from w's.
+func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
+	if w.key != "" {
+		for i, o := range l.list {
+			if o.key == w.key && !o.quiet {
+				l.list = append(l.list[:i], l.list[i+1:]...)
+				dropped, why = o, "a later request reused its id before the reply; the reply cannot be attributed"
+				break
+			}
+		}
+	}
+	if dropped == nil && len(l.list) >= maxWaiting {
+		dropped, why = l.list[0], "more than 1024 requests were waiting for replies; the oldest was given up"
+		l.list = l.list[1:]
+	}
+	l.list = append(l.list, w)
+	return dropped, why
+}
+
+// match finds and removes the request a reply with id answers: the one
+// with the same id; else one with the id's value in the other type;
+// else, when only one request waits, that one (a reply that mangled the
+// id still answers it, and is judged for that). A null id answers the
+// oldest of what had no readable id, notifications included (a server
+// that answers one is wrong, and is judged for it).
+func (l *ledger) match(id string) *waiting {
+	key := idKey(id)
+	if i := l.find(key, key == ""); i >= 0 {
+		return l.remove(i)
+	}
+	if i := l.find(looseKey(key), false); key != "" && i >= 0 {
+		return l.remove(i)
+	}
+	if len(l.list) == 1 && !l.list[0].quiet {
+		return l.remove(0)
+	}
+	return nil
+}
+
+// find returns the index of the first request with key; quiet ones
+// (notifications) count only when quietToo.
+func (l *ledger) find(key string, quietToo bool) int {
+	for i, w := range l.list {
+		if w.key == key && (!w.quiet || quietToo) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (l *ledger) remove(i int) *waiting {
+	w := l.list[i]
+	l.list = append(l.list[:i], l.list[i+1:]...)
+	return w
+}
+
+// take removes w if it still waits.
+func (l *ledger) take(w *waiting) bool {
+	for i, o := range l.list {
+		if o == w {
+			l.remove(i)
+			return true
+		}
+	}
+	return false
+}
+
+// drain removes and returns every waiting request.
+func (l *ledger) drain() []*waiting {
+	out := l.list
+	l.list = nil
+	return out
+}

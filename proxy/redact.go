@@ -1,0 +1,114 @@
+package proxy
+
+import (
+	"bytes"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Redacted replaces a secret wherever the relay shows or records it.
+const Redacted = "<redacted>"
+
+// credentialHeaders carry credentials in any request or reply.
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+
+// minSecret is the shortest value Scrub removes from bodies: shorter
+// ones would mangle ordinary text and protect nothing.
+const minSecret = 4
+
+// maxSecrets bounds the distinct values kept: a client that sends a
+// new token with every request must not grow the relay's memory.
+const maxSecrets = 64
+
+// A Redactor knows the secrets seen so far: the values of the headers
+// the user adds, and of the credential headers that pass. It is safe
+// for concurrent use.
+type Redactor struct {
+	mu      sync.Mutex
+	names   []string // extra header names to redact, canonical
+	secrets []envelope.Secret
+}
+
+// NewRedactor redacts the credential headers and the headers in extra,
+// whose values are secrets from the start.
+func NewRedactor(extra http.Header) *Redactor {
+	r := &Redactor{}
+	for k, vs := range extra {
+		r.names = append(r.names, http.CanonicalHeaderKey(k))
+		for _, v := range vs {
+			r.learn(k, v)
+		}
+	}
+	return r
+}
+
+func (r *Redactor) secret(name string) bool {
+	name = http.CanonicalHeaderKey(name)
+	return slices.Contains(credentialHeaders, name) || slices.Contains(r.names, name)
+}
+
+// Header returns a copy of h with secret values replaced by Redacted,
+// and learns those values for Scrub.
+func (r *Redactor) Header(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, vs := range h {
+		if !r.secret(k) {
+			out[k] = slices.Clone(vs)
+			continue
+		}
+		red := make([]string, len(vs))
+		for i, v := range vs {
+			r.learn(k, v)
+			red[i] = Redacted
+		}
+		out[k] = red
+	}
+	return out
+}
+
+// learn keeps a value, and the token of an "Authorization: Scheme
+// token" value, which a server may echo alone.
+func (r *Redactor) learn(name, v string) {
+	add := func(v string) {
+		if len(v) < minSecret || len(r.secrets) >= maxSecrets || slices.ContainsFunc(r.secrets, func(s envelope.Secret) bool { return s.Value == v }) {
+			return
+		}
+		r.secrets = append(r.secrets, envelope.Secret{Name: http.CanonicalHeaderKey(name), Value: v})
+	}
+	add(v)
+	if _, tok, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+		add(strings.TrimSpace(tok))
+	}
+}
+
+// Secrets returns the secrets learned so far.
+func (r *Redactor) Secrets() []envelope.Secret {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.secrets)
+}
+
+// Scrub returns b with every known secret value replaced by Redacted;
+// b itself when it holds none.
+func (r *Redactor) Scrub(b []byte) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Longest first: a token inside its "Bearer token" goes with it.
+	vals := make([]string, 0, len(r.secrets))
+	for _, s := range r.secrets {
+		vals = append(vals, s.Value)
+	}
+	slices.SortFunc(vals, func(a, b string) int { return len(b) - len(a) })
+	for _, v := range vals {
+		if bytes.Contains(b, []byte(v)) {
+			b = bytes.ReplaceAll(b, []byte(v), []byte(Redacted))
+		}
+	}
+	return b
+}

@@ -1,0 +1,194 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// frames renders what a splitter emitted, one string per frame.
+func frames(fs []frame) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%q size=%d over=%v open=%v", f.raw, f.size, f.oversized, f.open))
+	}
+	return out
+}
+
+// feedAll feeds the chunks one by one, as reads would deliver them.
+func feedAll(feed func([]byte, func(frame)), chunks ...string) []frame {
+	var got []frame
+	for _, c := range chunks {
+		feed([]byte(c), func(f frame) { got = append(got, f) })
+	}
+	return got
+}
+
+func TestLineSplitter(t *testing.T) {
+	tests := []struct {
+		name   string
+		max    int64
+		chunks []string
+		want   []string
+	}{
+		{"one line", 100, []string{"{}\n"}, []string{`"{}" size=2 over=false open=false`}},
+		{"split across reads", 100, []string{`{"a`, `":1}`, "\n{}", "\n"}, []string{`"{\"a\":1}" size=7 over=false open=false`, `"{}" size=2 over=false open=false`}},
+		{"CRLF loses its CR", 100, []string{"{}\r\n"}, []string{`"{}" size=2 over=false open=false`}},
+		{"CR split from its LF", 100, []string{"{}\r", "\n"}, []string{`"{}" size=2 over=false open=false`}},
+		{"empty line", 100, []string{"\n"}, []string{`"" size=0 over=false open=false`}},
+		{"over the bound", 4, []string{"abcdefgh\nxy\n"}, []string{`"abcd" size=8 over=true open=false`, `"xy" size=2 over=false open=false`}},
+		{"over the bound, many reads", 4, []string{"ab", "cdef", "gh", "\n"}, []string{`"abcd" size=8 over=true open=false`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ls := &lineSplitter{max: tt.max}
+			got := frames(feedAll(ls.feed, tt.chunks...))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("frames (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("a last line without newline", func(t *testing.T) {
+		ls := &lineSplitter{max: 100}
+		feedAll(ls.feed, "{}\n{")
+		var got []frame
+		if !ls.flush(func(f frame) { got = append(got, f) }) || len(got) != 1 || string(got[0].raw) != "{" || !got[0].open {
+			t.Errorf("flush: %v", frames(got))
+		}
+		if ls.flush(func(frame) { t.Error("flushed twice") }) {
+			t.Error("flush reported a line after the last")
+		}
+	})
+}
+
+func TestSSESplitter(t *testing.T) {
+	tests := []struct {
+		name     string
+		max      int64
+		chunks   []string
+		wantData []string // each event's data, as eventData reads it
+	}{
+		{"LF", 100, []string{"data: {\"a\":1}\n\n"}, []string{`{"a":1}`}},
+		{"CRLF, split everywhere", 100, []string{"da", "ta: {}\r", "\n", "\r", "\n"}, []string{`{}`}},
+		{"lone CRs", 100, []string{"data: 1\r\rdata: 2\r\r"}, []string{"1", "2"}},
+		{"multi-line data", 100, []string{"event: message\nid: 9\ndata: {\"a\":\ndata: 1}\n\n"}, []string{"{\"a\":\n1}"}},
+		{"comment and retry carry no message", 100, []string{": ping\n\nretry: 10\n\ndata: x\n\n"}, []string{"x"}},
+		{"blank lines between events", 100, []string{"\n\n\ndata: x\n\n\n"}, []string{"x"}},
+		{"an event over the bound keeps its beginning", 12, []string{"data: 0123456789abcdef\n\ndata: y\n\n"}, []string{"012345", "y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &sseSplitter{max: tt.max}
+			var got []string
+			for _, f := range feedAll(s.feed, tt.chunks...) {
+				if int64(len(f.raw)) > tt.max {
+					t.Errorf("a frame keeps %d bytes, over %d", len(f.raw), tt.max)
+				}
+				if d := eventData(f); d != nil {
+					got = append(got, string(d))
+				}
+			}
+			if diff := cmp.Diff(tt.wantData, got); diff != "" {
+				t.Errorf("event data (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		raw        string
+		kind       Kind
+		method, id string
+		valid      bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, KindRequest, "ping", "1", true},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, KindNotification, "notifications/initialized", "", true},
+		{`{"jsonrpc":"2.0","id":"a","result":{}}`, KindResponse, "", `"a"`, true},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, KindResponse, "", "null", true},
+		{`{"jsonrpc":"2.0","id":3}`, KindResponse, "", "3", true},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, KindBatch, "", "", true},
+		{`"tools/list"`, KindOther, "", "", true},
+		{`{}`, KindOther, "", "", true},
+		{`not json`, KindOther, "", "", false},
+		{"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"t\":\"\x1b[2J\"}}", KindResponse, "", "2", false},
+	}
+	for _, tt := range tests {
+		k, m, id, valid := classify([]byte(tt.raw))
+		if k != tt.kind || m != tt.method || id != tt.id || valid != tt.valid {
+			t.Errorf("classify(%q) = %v %q %q %v, want %v %q %q %v", tt.raw, k, m, id, valid, tt.kind, tt.method, tt.id, tt.valid)
+		}
+	}
+}
+
+func TestLedgerMatch(t *testing.T) {
+	req := func(id string) *waiting { return &waiting{key: idKey(id), method: "m" + id} }
+	quiet := func() *waiting { return &waiting{quiet: true, method: "note"} }
+	tests := []struct {
+		name    string
+		waiting []*waiting
+		reply   string // the reply's id
+		want    string // the method of the request matched, "" for none
+	}{
+		{"same id", []*waiting{req("1"), req("2")}, "2", "m2"},
+		{"string is not number", []*waiting{req(`"7"`), req("7")}, "7", "m7"},
+		{"the id in the other type, when it alone fits", []*waiting{req(`"7"`), req("8")}, "7", `m"7"`},
+		{"null answers a notification", []*waiting{req("1"), quiet()}, "null", "note"},
+		{"null answers an unreadable id first", []*waiting{req("true"), quiet()}, "null", "mtrue"},
+		{"a mangled id answers the only request", []*waiting{req("1")}, "99", "m1"},
+		{"a mangled id among several answers none", []*waiting{req("1"), req("2")}, "99", ""},
+		{"nothing waits", nil, "1", ""},
+		{"a notification alone is not the only request", []*waiting{quiet()}, "5", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &ledger{list: tt.waiting}
+			got := ""
+			if w := l.match(tt.reply); w != nil {
+				got = w.method
+			}
+			if got != tt.want {
+				t.Errorf("match(%s) = %q, want %q", tt.reply, got, tt.want)
+			}
+		})
+	}
+	t.Run("a reused id gives up the earlier request", func(t *testing.T) {
+		l := &ledger{}
+		l.add(req("1"))
+		old, why := l.add(req("1"))
+		if old == nil || why == "" || len(l.list) != 1 {
+			t.Errorf("add: %v %q, %d waiting", old, why, len(l.list))
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		l := &ledger{}
+		var dropped int
+		for i := range maxWaiting + 10 {
+			if old, _ := l.add(req(fmt.Sprint(i))); old != nil {
+				dropped++
+			}
+		}
+		if len(l.list) != maxWaiting || dropped != 10 {
+			t.Errorf("%d waiting, %d dropped", len(l.list), dropped)
+		}
+	})
+}
+
+func TestRedactor(t *testing.T) {
+	r := NewRedactor(http.Header{"X-Api-Key": {"key-1234"}})
+	got := r.Header(http.Header{"Authorization": {"Bearer tok-5678"}, "Cookie": {"s=abcd"}, "X-Api-Key": {"other-9999"}, "Accept": {"*/*"}})
+	want := http.Header{"Authorization": {Redacted}, "Cookie": {Redacted}, "X-Api-Key": {Redacted}, "Accept": {"*/*"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Header (-want +got):\n%s", diff)
+	}
+	body := `{"error":{"message":"bad token Bearer tok-5678, or tok-5678 alone, or key-1234, or other-9999, not 123"}}`
+	wantBody := `{"error":{"message":"bad token <redacted>, or <redacted> alone, or <redacted>, or <redacted>, not 123"}}`
+	if got := string(r.Scrub([]byte(body))); got != wantBody {
+		t.Errorf("Scrub:\n got %s\nwant %s", got, wantBody)
+	}
+	if n := len(r.Secrets()); n != 5 {
+		t.Errorf("%d secrets learned, want 5 (key, the whole Authorization, its token, the cookie, the client's key): %v", n, r.Secrets())
+	}
+}

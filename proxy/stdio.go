@@ -1,0 +1,369 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// settle is how long the relay reads a server's stdout and stderr after
+// it exited: the last lines trail the exit, and a grandchild that kept
+// the pipes must not keep the relay.
+const settle = 500 * time.Millisecond
+
+// Stdio starts a server command and relays its stdio: what the client
+// writes to Stdin goes to the server's stdin, what the server writes to
+// its stdout goes to Stdout, byte for byte and as soon as it is read,
+// and the server's stderr goes to Stderr unchanged. Each line in either
+// direction is observed once it has been forwarded.
+type Stdio struct {
+	Argv []string
+	Env  []string // nil: the relay's own environment
+	Dir  string   // "": the relay's working directory
+
+	Stdin  io.Reader // the client's writes
+	Stdout io.Writer // the client reads this
+	Stderr io.Writer // the server's stderr
+
+	// Signals are forwarded to the server's process group (SIGINT and
+	// SIGTERM, typically) until it exits. Nil forwards none.
+	Signals <-chan os.Signal
+
+	Limits   Limits
+	Observer Observer
+	Now      func() time.Time // nil: time.Now
+}
+
+// A Result is how a relayed session ended.
+type Result struct {
+	// ExitCode is the server's exit status, or 128+N when signal N ended
+	// it, as a shell reports it: the relay exits with it.
+	ExitCode int
+	// Exit says how the server ended: "exit status 0", "signal: terminated".
+	Exit string
+	// Notes say what the relay saw happen at the end: who closed first,
+	// whether the server had to be stopped.
+	Notes []string
+	Stats Stats
+	// Lagged: the Observer was still busy when the relay gave up waiting
+	// for it; its last deliveries may be missing.
+	Lagged bool
+}
+
+// stdioRelay is one run of Stdio.
+type stdioRelay struct {
+	*core
+	client  ledger // the client's requests, waiting for the server
+	version string // negotiated by initialize, for the exchanges after it
+}
+
+// Run starts the server and relays until it has exited and its stdout
+// has ended. When the client closes Stdin, the server's stdin is closed
+// and the server gets Limits.Grace to exit, then SIGTERM, then SIGKILL
+// (a client that closed has nobody left to do it). When ctx ends, the
+// server is stopped the same way. Run returns an error only when the
+// server could not be started.
+//
+// A Stdin that never ends leaves one goroutine reading it after Run
+// returns; the process is expected to exit then.
+func (s *Stdio) Run(ctx context.Context) (Result, error) {
+	if len(s.Argv) == 0 {
+		return Result{}, errors.New("no server command given")
+	}
+	p, err := startProcess(s.Argv, s.Env, s.Dir)
+	if err != nil {
+		return Result{}, err
+	}
+	r := &stdioRelay{core: newCore(s.Observer, s.Limits, s.Now)}
+	lim := r.lim
+
+	var res Result
+	note := func(format string, args ...any) { res.Notes = append(res.Notes, fmt.Sprintf(format, args...)) }
+
+	clientClosed := make(chan struct{})
+	var clientFirst atomic.Bool // the client closed before the server exited
+	go func() {
+		defer close(clientClosed)
+		r.pump(s.Stdin, p.stdin, r.clientFrame)
+		select {
+		case <-p.exited:
+		default:
+			clientFirst.Store(true)
+		}
+		p.stdin.Close() // the client is done: tell the server, as MCP's shutdown does
+	}()
+	var out sync.WaitGroup
+	out.Add(2)
+	go func() {
+		defer out.Done()
+		r.pump(p.stdout, s.Stdout, r.serverFrame)
+	}()
+	go func() {
+		defer out.Done()
+		copyAll(s.Stderr, p.stderr)
+	}()
+	stopSignals := make(chan struct{})
+	go forwardSignals(s.Signals, p, stopSignals)
+
+	select {
+	case <-p.exited:
+	case <-clientClosed:
+		if !p.waitExit(lim.Grace) {
+			note("the server did not exit within %v after its stdin closed; sent SIGTERM", lim.Grace)
+			p.stop(lim.Grace)
+		}
+	case <-ctx.Done():
+		p.stdin.Close()
+		if !p.waitExit(lim.Grace) {
+			note("stopping: the server did not exit within %v after its stdin closed; sent SIGTERM", lim.Grace)
+			p.stop(lim.Grace)
+		}
+	}
+	close(stopSignals)
+	res.ExitCode, res.Exit = exitStatus(p.waitErr)
+
+	// The server is gone; read what it wrote before going, then let go
+	// of pipes a grandchild may still hold.
+	outDone := make(chan struct{})
+	go func() { out.Wait(); close(outDone) }()
+	select {
+	case <-outDone:
+	case <-time.After(settle):
+		note("the server's stdout or stderr stayed open after it exited (a child of it holds them); stopped reading")
+	}
+	p.stdout.Close()
+	p.stderr.Close()
+	p.stdin.Close()
+	<-outDone
+
+	if clientFirst.Load() {
+		note("the client closed its end; the server then ended (%s)", res.Exit)
+	} else {
+		note("the server ended (%s) while the client was connected", res.Exit)
+	}
+	r.finish(fmt.Sprintf("no reply before the server ended (%s)", res.Exit))
+	res.Lagged = !r.q.close(drainWait)
+	res.Stats = r.q.snapshot()
+	return res, nil
+}
+
+// pump copies src to dst, a read at a time, and observes the lines in
+// it. A line is observed just before the read that ends it is written
+// on: the peer cannot act on a line before it has its "\n", so a
+// request is always waiting in the ledger before its reply can come,
+// and the order of observation is the order of cause. A dst that fails
+// (the peer went away) ends the copy.
+func (r *stdioRelay) pump(src io.Reader, dst io.Writer, frame func(frame)) {
+	ls := lineSplitter{max: r.lim.MaxBytes}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			r.mu.Lock()
+			ls.feed(buf[:n], frame)
+			r.mu.Unlock()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			r.mu.Lock()
+			ls.flush(frame)
+			r.mu.Unlock()
+			return
+		}
+	}
+}
+
+// clientFrame observes one line from the client. Every line but a
+// response (to the server's request) opens an exchange: a request
+// waits for its reply, a notification waits Limits.Quiet for a reply
+// that should not come, and a line that is no valid message waits for
+// the error that answers it.
+func (r *stdioRelay) clientFrame(f frame) {
+	o := r.observeFrameLocked(ClientToServer, f)
+	if o.Kind == KindResponse {
+		if p := r.clientResponseLocked(o); p != nil {
+			r.q.put(obsEvent(o), pairEvent(p))
+			return
+		}
+		r.q.put(obsEvent(o))
+		return
+	}
+	if f.size == 0 {
+		o.Note = "empty line"
+		r.q.put(obsEvent(o))
+		return
+	}
+	w := &waiting{key: idKey(o.ID), method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
+		ex: &envelope.Exchange{Transport: envelope.Stdio, Version: r.version, Request: envelope.Request{Body: o.Raw}}}
+	switch o.Kind {
+	case KindNotification:
+		w.key, w.quiet = "", true
+		time.AfterFunc(r.lim.Quiet, func() { r.quietEnd(w) })
+	case KindBatch:
+		w.key = "["
+	}
+	evs := []event{obsEvent(o)}
+	if old, why := r.client.add(w); old != nil {
+		evs = append(evs, r.failLocked(ClientToServer, old, why))
+	}
+	r.q.put(evs...)
+}
+
+// quietEnd pairs a notification with no reply, as it should be, once
+// its quiet time is over.
+func (r *stdioRelay) quietEnd(w *waiting) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.client.take(w) {
+		r.q.put(pairEvent(&Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: r.now(), RequestSeq: w.seq}))
+	}
+}
+
+// serverFrame observes one line from the server.
+func (r *stdioRelay) serverFrame(f frame) {
+	o := r.observeFrameLocked(ServerToClient, f)
+	switch o.Kind {
+	case KindRequest:
+		r.q.put(r.serverRequestLocked(o, envelope.Stdio, r.version)...)
+		return
+	case KindResponse, KindBatch:
+	case KindNotification:
+		r.q.put(obsEvent(o))
+		return
+	default:
+		if o.Note == "" {
+			o.Note = "not a JSON-RPC message; stdout carries only messages"
+		}
+		r.q.put(obsEvent(o))
+		return
+	}
+	var w *waiting
+	if o.Kind == KindBatch {
+		if i := r.client.find("[", false); i >= 0 {
+			w = r.client.remove(i)
+		}
+	} else {
+		w = r.client.match(o.ID)
+	}
+	if w == nil {
+		if o.Note == "" {
+			o.Note = "answers no request waiting for a reply"
+		}
+		r.q.put(obsEvent(o))
+		return
+	}
+	if w.method == "initialize" {
+		if v := negotiated(o.Raw); v != "" {
+			r.version = v
+		}
+	} else if w.ex.Version == "" {
+		// Sent before initialize was answered (a client that does not
+		// wait), answered after: the version is in force by now.
+		w.ex.Version = r.version
+	}
+	if w.quiet && o.Note == "" {
+		o.Note = "a reply to a notification"
+	}
+	o.Completes = true
+	w.ex.Response = &envelope.Response{Messages: [][]byte{o.Raw}, Truncated: o.Oversized}
+	p := &Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
+		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}
+	evs := []event{obsEvent(o), pairEvent(p)}
+	if !w.quiet {
+		// The server has answered a later message: notifications sent
+		// before it had their turn and got no reply, as they should.
+		var passed []*waiting
+		for _, n := range r.client.list {
+			if n.quiet && n.seq < w.seq {
+				passed = append(passed, n)
+			}
+		}
+		for _, n := range passed {
+			r.client.take(n)
+			evs = append(evs, pairEvent(&Pair{Asker: ClientToServer, Exchange: n.ex, Method: n.method, Sent: n.sent, Done: o.Time, RequestSeq: n.seq}))
+		}
+	}
+	r.q.put(evs...)
+}
+
+// finish closes every exchange still open at the end of the session.
+func (r *stdioRelay) finish(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var evs []event
+	for _, w := range r.client.drain() {
+		if w.quiet {
+			// Its quiet time was cut short, but nothing answered it.
+			evs = append(evs, pairEvent(&Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: r.now(), RequestSeq: w.seq}))
+			continue
+		}
+		evs = append(evs, r.failLocked(ClientToServer, w, why))
+	}
+	for _, w := range r.server.drain() {
+		evs = append(evs, r.failLocked(ServerToClient, w, "the client never answered before the session ended"))
+	}
+	for _, e := range evs {
+		r.q.put(e)
+	}
+}
+
+// copyAll copies src to dst until src ends; a dst that fails is given
+// up, and src is drained so that the server never blocks on it.
+func copyAll(dst io.Writer, src io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && dst != nil {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				dst = nil
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// forwardSignals passes each signal on to the server's process group
+// until stop closes.
+func forwardSignals(sigs <-chan os.Signal, p *process, stop <-chan struct{}) {
+	if sigs == nil {
+		return
+	}
+	for {
+		select {
+		case sig := <-sigs:
+			if s, ok := sig.(syscall.Signal); ok {
+				p.signal(s)
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
+// exitStatus reads how a process ended, the way a shell reports it.
+func exitStatus(err error) (int, string) {
+	if err == nil {
+		return 0, "exit status 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), ee.String()
+		}
+		return ee.ExitCode(), ee.String()
+	}
+	return 1, err.Error()
+}

@@ -1,0 +1,339 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitContains polls b until it holds s.
+func waitContains(t *testing.T, b *lockedBuffer, s string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(b.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %q; have:\n%s", s, b.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// stdioSession runs a Stdio relay around a fake, with the test as the
+// client: in is what the client writes, out what it reads.
+type stdioSession struct {
+	in      *io.PipeWriter
+	out     *lockedBuffer
+	errOut  *lockedBuffer
+	sigs    chan os.Signal
+	rec     *recorder
+	done    chan struct{}
+	res     Result
+	err     error
+	inLog   string
+	outLog  string
+	cancel  context.CancelFunc
+	started time.Time
+}
+
+func startStdio(t *testing.T, fake string, lim Limits, rec *recorder) *stdioSession {
+	t.Helper()
+	dir := t.TempDir()
+	s := &stdioSession{out: &lockedBuffer{}, errOut: &lockedBuffer{}, sigs: make(chan os.Signal, 1), rec: rec,
+		done: make(chan struct{}), inLog: filepath.Join(dir, "in"), outLog: filepath.Join(dir, "out"), started: time.Now()}
+	if s.rec == nil {
+		s.rec = &recorder{}
+	}
+	pr, pw := io.Pipe()
+	s.in = pw
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	st := &Stdio{
+		Argv:     fakeArgv(t),
+		Env:      append(os.Environ(), fakeEnv+"="+fake, fakeInLog+"="+s.inLog, fakeOutLog+"="+s.outLog),
+		Stdin:    pr,
+		Stdout:   s.out,
+		Stderr:   s.errOut,
+		Signals:  s.sigs,
+		Limits:   lim,
+		Observer: s.rec,
+	}
+	go func() {
+		defer close(s.done)
+		s.res, s.err = st.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		pw.Close()
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(20 * time.Second):
+			t.Errorf("the relay did not end")
+		}
+	})
+	return s
+}
+
+// wait waits for the relay to end, within bound.
+func (s *stdioSession) wait(t *testing.T, bound time.Duration) Result {
+	t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(bound):
+		t.Fatalf("the relay still runs after %v", bound)
+	}
+	if s.err != nil {
+		t.Fatalf("Run: %v", s.err)
+	}
+	return s.res
+}
+
+func TestStdioRelaysBothWaysUnchanged(t *testing.T) {
+	s := startStdio(t, "echo", Limits{Quiet: 50 * time.Millisecond}, nil)
+	var sent bytes.Buffer
+	write := func(msg string) {
+		sent.WriteString(msg)
+		// In uneven pieces: lines are forwarded as the bytes come, and
+		// observed once whole.
+		for len(msg) > 0 {
+			n := min(7, len(msg))
+			if _, err := s.in.Write([]byte(msg[:n])); err != nil {
+				t.Fatal(err)
+			}
+			msg = msg[n:]
+		}
+	}
+	write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n")
+	waitContains(t, s.out, `"protocolVersion":"2025-06-18"`)
+	write(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\r\n")
+	write(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"\u001b[2J"}}` + "\n")
+	waitContains(t, s.out, `"method":"sampling/createMessage"`)
+	write(`{"jsonrpc":"2.0","id":"srv-1","result":{"model":"m"}}` + "\n")
+	write(`{"jsonrpc":"2.0","method":"notifications/answer-me"}` + "\n")
+	write("not json\n")
+	write(`{"jsonrpc":"2.0","id":2,"method":"ping"}`) // no newline: the client closes right after
+	s.in.Close()
+	res := s.wait(t, 10*time.Second)
+	if res.ExitCode != 0 {
+		t.Errorf("exit %d (%s), want 0", res.ExitCode, res.Exit)
+	}
+
+	serverIn, _ := os.ReadFile(s.inLog)
+	serverOut, _ := os.ReadFile(s.outLog)
+	if diff := cmp.Diff(sent.String(), string(serverIn)); diff != "" {
+		t.Errorf("the server read (-the client wrote +the server read):\n%s", diff)
+	}
+	if diff := cmp.Diff(string(serverOut), s.out.String()); diff != "" {
+		t.Errorf("the client read (-the server wrote +the client read):\n%s", diff)
+	}
+	if !strings.Contains(s.errOut.String(), "got 88 bytes") {
+		t.Errorf("the server's stderr did not pass through: %q", s.errOut.String())
+	}
+
+	obs, pairs := s.rec.snapshot()
+	// One line per pair; sorted, as the order of pairs completed by the
+	// two sides' goroutines and the quiet timers is not the test's point.
+	var got []string
+	for _, p := range pairs {
+		reply := "none"
+		if r := p.Exchange.Response; r != nil {
+			reply = string(bytes.Join(r.Messages, []byte("|")))
+		}
+		got = append(got, fmt.Sprintf("%v %q reply=%s failure=%q version=%q completed=%v",
+			p.Asker, p.Method, reply, p.Exchange.Failure, p.Exchange.Version, p.ReplySeq != 0))
+	}
+	slices.Sort(got)
+	want := []string{
+		`client→server "" reply=none failure="no reply before the server ended (exit status 0)" version="2025-06-18" completed=false`,
+		`client→server "initialize" reply={"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"echo","version":"1"}}} failure="" version="" completed=true`,
+		`client→server "notifications/answer-me" reply={"jsonrpc":"2.0","id":null,"result":{}} failure="" version="2025-06-18" completed=true`,
+		`client→server "notifications/initialized" reply=none failure="" version="2025-06-18" completed=false`,
+		`client→server "ping" reply={"jsonrpc":"2.0","id":2,"result":{}} failure="" version="2025-06-18" completed=true`,
+		`client→server "tools/call" reply={"jsonrpc":"2.0","id":"a","result":{"content":[]}} failure="" version="2025-06-18" completed=true`,
+		`server→client "sampling/createMessage" reply={"jsonrpc":"2.0","id":"srv-1","result":{"model":"m"}} failure="" version="2025-06-18" completed=true`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+	}
+	for _, o := range obs {
+		if o.Dir == ClientToServer && bytes.HasPrefix(o.Raw, []byte(`{"jsonrpc":"2.0","id":2`)) && !strings.Contains(o.Note, "no newline") {
+			t.Errorf("the last line, without newline, has note %q", o.Note)
+		}
+		if o.Dir == ClientToServer && string(o.Raw) == "not json" && o.Kind != KindOther {
+			t.Errorf("garbage observed as %v", o.Kind)
+		}
+		if o.Dir == ClientToServer && strings.Contains(string(o.Raw), "initialized") && o.Raw[len(o.Raw)-1] == '\r' {
+			t.Errorf("a CRLF line keeps its CR: %q", o.Raw)
+		}
+	}
+	st := res.Stats
+	if st.Messages[ClientToServer] != 7 || st.Messages[ServerToClient] != 5 || st.DroppedMessages+st.DroppedPairs != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestStdioExitStatusAndDeath(t *testing.T) {
+	s := startStdio(t, "exit7", Limits{}, nil)
+	s.in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}` + "\n"))
+	res := s.wait(t, 10*time.Second)
+	if res.ExitCode != 7 || res.Exit != "exit status 7" {
+		t.Errorf("exit %d %q, want 7", res.ExitCode, res.Exit)
+	}
+	if !strings.Contains(s.errOut.String(), "fatal: bye") {
+		t.Errorf("stderr %q", s.errOut.String())
+	}
+	_, pairs := s.rec.snapshot()
+	if len(pairs) != 1 || !strings.Contains(pairs[0].Exchange.Failure, "exit status 7") || pairs[0].Exchange.Response != nil {
+		t.Errorf("pairs:\n%s", describe(nil, pairs))
+	}
+	if res.Stats.Unanswered != 1 {
+		t.Errorf("unanswered %d, want 1", res.Stats.Unanswered)
+	}
+}
+
+func TestStdioForwardsSignals(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want int
+	}{{syscall.SIGTERM, 3}, {syscall.SIGINT, 4}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			s := startStdio(t, "signals", Limits{}, nil)
+			waitContains(t, s.out, "ready")
+			s.sigs <- tc.sig
+			if res := s.wait(t, 10*time.Second); res.ExitCode != tc.want {
+				t.Errorf("exit %d (%s), want %d", res.ExitCode, res.Exit, tc.want)
+			}
+		})
+	}
+}
+
+// TestStdioStopsAServerThatStays: the client closes, the server ignores
+// both the end of its stdin and SIGTERM; the relay still ends, by
+// SIGKILL, and says so.
+func TestStdioStopsAServerThatStays(t *testing.T) {
+	s := startStdio(t, "stubborn", Limits{Grace: 200 * time.Millisecond}, nil)
+	time.Sleep(100 * time.Millisecond) // let it set up its signal handling
+	s.in.Close()
+	res := s.wait(t, 10*time.Second)
+	if res.ExitCode != 128+int(syscall.SIGKILL) {
+		t.Errorf("exit %d (%s), want SIGKILL's", res.ExitCode, res.Exit)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "did not exit within 200ms after its stdin closed; sent SIGTERM") {
+		t.Errorf("notes %q", res.Notes)
+	}
+}
+
+// TestStdioFlood: a server that writes without end is relayed as fast
+// as the client reads, whatever the Observer does; nothing kept grows.
+func TestStdioFlood(t *testing.T) {
+	for _, fake := range []string{"flood", "endless-line"} {
+		t.Run(fake, func(t *testing.T) {
+			rec := &recorder{block: make(chan struct{})}
+			pr, pw := io.Pipe()
+			in, closeIn := io.Pipe() // the client stays connected while it reads
+			st := &Stdio{Argv: fakeArgv(t), Env: append(os.Environ(), fakeEnv+"="+fake), Stdin: in,
+				Stdout: pw, Stderr: io.Discard, Limits: Limits{MaxBytes: 4096, Grace: 100 * time.Millisecond}, Observer: rec}
+			done := make(chan Result, 1)
+			go func() {
+				res, err := st.Run(context.Background())
+				if err != nil {
+					t.Error(err)
+				}
+				pw.Close()
+				done <- res
+			}()
+			n, _ := io.CopyN(io.Discard, pr, 16<<20)
+			if n != 16<<20 {
+				t.Fatalf("relayed %d bytes", n)
+			}
+			close(rec.block)
+			go io.Copy(io.Discard, pr)
+			closeIn.Close()
+			var res Result
+			select {
+			case res = <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the relay did not end")
+			}
+			obs, _ := rec.snapshot()
+			for _, o := range obs {
+				if len(o.Raw) > 4096 {
+					t.Fatalf("observation #%d keeps %d bytes", o.Seq, len(o.Raw))
+				}
+			}
+			if fake == "flood" && res.Stats.DroppedMessages == 0 {
+				t.Errorf("an Observer that never reads dropped nothing: %+v", res.Stats)
+			}
+		})
+	}
+}
+
+func TestStdioOversizedLine(t *testing.T) {
+	s := startStdio(t, "echo", Limits{MaxBytes: 100}, nil)
+	big := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"pad":"` + strings.Repeat("p", 300) + `"}}`
+	s.in.Write([]byte(big + "\n"))
+	waitContains(t, s.out, `"id":5,"result"`)
+	s.in.Close()
+	s.wait(t, 10*time.Second)
+	serverIn, _ := os.ReadFile(s.inLog)
+	if string(serverIn) != big+"\n" {
+		t.Errorf("the server read %d bytes, want %d", len(serverIn), len(big)+1)
+	}
+	obs, pairs := s.rec.snapshot()
+	calls := pairsOf(pairs, ClientToServer, "tools/call")
+	if len(calls) != 1 || !calls[0].Oversized || calls[0].ReplySeq == 0 {
+		t.Fatalf("pairs:\n%s", describe(obs, pairs))
+	}
+	if o := obs[0]; !o.Oversized || len(o.Raw) != 100 || o.Size != int64(len(big)) {
+		t.Errorf("observation: oversized %v, kept %d, size %d", o.Oversized, len(o.Raw), o.Size)
+	}
+}
+
+func TestStdioStartFailure(t *testing.T) {
+	_, err := (&Stdio{Argv: []string{filepath.Join(t.TempDir(), "no-such-server")}, Observer: &recorder{}}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "starting server") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestStdioVersionReachesExchanges(t *testing.T) {
+	s := startStdio(t, "echo", Limits{}, nil)
+	s.in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}` + "\n"))
+	waitContains(t, s.out, `"id":2`)
+	s.in.Close()
+	s.wait(t, 10*time.Second)
+	_, pairs := s.rec.snapshot()
+	l := pairsOf(pairs, ClientToServer, "tools/list")
+	if len(l) != 1 || l[0].Exchange.Version != envelope.V20250618 || l[0].Exchange.Transport != envelope.Stdio {
+		t.Errorf("tools/list pair: %s", describe(nil, l))
+	}
+}
