@@ -160,3 +160,42 @@ func TestOverrideRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLearn: the facts a relay learns from traffic: initialize declares
+// the version and capabilities, server/discover the versions, a whole
+// tools/list the tools; a list asked from a cursor, or one that goes on,
+// says nothing of which tools exist; an error declares nothing.
+func TestLearn(t *testing.T) {
+	ex := func(req, rep string) *envelope.Exchange {
+		return &envelope.Exchange{Transport: envelope.Stdio, Request: envelope.Request{Body: []byte(req)},
+			Response: &envelope.Response{Messages: [][]byte{[]byte(rep)}}}
+	}
+	var f *expect.Facts
+	f = f.Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`))
+	if f == nil || f.Version != "2025-06-18" || string(f.ClientCapabilities) != `{"roots":{}}` {
+		t.Fatalf("initialize: %+v", f)
+	}
+	if declared, known := f.Declares("tools"); !declared || !known {
+		t.Errorf("tools capability not learned")
+	}
+	same := f.Learn(ex(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"c"}}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`))
+	if same != f {
+		t.Error("a page asked from a cursor taught which tools exist")
+	}
+	same = f.Learn(ex(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":3,"result":{"tools":[],"nextCursor":"n"}}`))
+	if same != f {
+		t.Error("a list that goes on taught which tools exist")
+	}
+	g := f.Learn(ex(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`))
+	if g == f || !g.ToolsListed || g.Tool("a") == nil || f.ToolsListed {
+		t.Errorf("a whole list: learned %+v, and the old facts must not change (%+v)", g, f)
+	}
+	if h := g.Learn(ex(`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad"}}`)); h != g {
+		t.Error("an error taught something")
+	}
+	d := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{}}}`))
+	if d == nil || d.Version != "2026-07-28" || !d.Serves("2025-11-25") {
+		t.Errorf("discover: %+v", d)
+	}
+}
