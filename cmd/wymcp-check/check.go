@@ -56,6 +56,7 @@ type checkOptions struct {
 	CallTools  string
 	Record     string
 	Deadline   time.Duration
+	Parallel   int
 }
 
 func newCheckCmd(s *streams) *cobra.Command {
@@ -97,6 +98,9 @@ complete report, never a hang.
 			if o.DemoFault != "" && !o.Demo {
 				return usagef("--demo-fault needs --demo")
 			}
+			if o.Parallel < 1 {
+				return usagef("--parallel %d: want 1 or more", o.Parallel)
+			}
 			return checkRun(cmd.Context(), s, o)
 		},
 	}
@@ -108,6 +112,7 @@ complete report, never a hang.
 	cmd.Flags().Lookup("call-tools").NoOptDefVal = runner.CallReadOnly
 	cmd.Flags().StringVar(&o.Record, "record", "", "write every exchange to `FILE` as a transcript (lint reads it)")
 	cmd.Flags().DurationVar(&o.Deadline, "deadline", 5*time.Minute, "bound on the whole run")
+	cmd.Flags().IntVar(&o.Parallel, "parallel", defaultParallel, "exchanges in flight at once (1 sends the fixtures one after another; reports keep corpus order either way)")
 	return cmd
 }
 
@@ -200,7 +205,7 @@ func (k *sink) Exchange(j runner.Judged) error {
 	if j.Verdicts == nil {
 		return nil // recorded, not judged (a negotiation that failed)
 	}
-	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts})
+	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts, Duration: j.Duration, Timed: true})
 }
 
 func (k *sink) Note(n string) { k.ss.note(n) }
@@ -247,7 +252,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	started := s.Now()
 	res, runErr := runner.Run(ctx, target, runner.Options{
 		Protocol: o.Protocol, Fixtures: fx, CallTools: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
-		Deadline: o.Deadline, Secrets: secrets(extra),
+		Deadline: o.Deadline, Secrets: secrets(extra), Parallel: o.Parallel,
 	}, k)
 	if runErr == nil {
 		ss.negotiated(res.Version, res.Negotiated)
@@ -276,6 +281,11 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	return err
 }
+
+// defaultParallel is how many exchanges a run keeps in flight: enough to
+// overlap a server's latency and a few timeouts, few enough that no
+// server under test sees more than a modest client would send.
+const defaultParallel = 8
 
 // stderrNote bounds the server's stderr quoted in the report.
 const stderrNote = 2048
