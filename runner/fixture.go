@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 )
 
@@ -15,6 +16,10 @@ import (
 // version, sends it on a fresh id space, and judges the reply.
 func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	r := l.r
+	if p := r.o.Progress; p != nil {
+		p.Started(f.ID)
+		defer p.Finished(f.ID)
+	}
 	if ok, why := f.Applies(r.sess.version, r.t.Transport()); !ok {
 		return l.skipAll(f.ID, why)
 	}
@@ -29,6 +34,9 @@ func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	r.stale = false
 	r.mu.Unlock()
 	if died, _ := r.t.Died(); died || stale {
+		if l.mux != nil {
+			l.mux.restarted()
+		}
 		if err := r.restart(ctx); err != nil {
 			return l.notSent(f.ID, "the server could not be restarted: "+err.Error())
 		}
@@ -113,11 +121,42 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		// The deadline passed while this exchange waited its turn.
 		return l.notSent(id, "the run's deadline passed before this fixture")
 	}
+	if l.mux != nil {
+		return l.muxed(ctx, id, req, exp, f.Expect)
+	}
 	ex, err := l.sendJudged(ctx, id, req, !exp.NoReply.Set())
 	if err != nil {
 		return err
 	}
 	return l.judge(id, &ex, exp, f.Expect)
+}
+
+// muxed sends one exchange of a stdio run through its multiplexer.
+func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *expect.Expectation, o *expect.Override) error {
+	m := l.mux
+	wantReply := !exp.NoReply.Set()
+	ex, pd, err := m.exchange(ctx, l, id, req, wantReply)
+	if err != nil {
+		return err
+	}
+	if pd == nil {
+		// The marker went unanswered too: the usual probe tells silence
+		// from a server that stopped answering.
+		if ex, err = l.afterSilence(ctx, id, ex, wantReply); err != nil {
+			return err
+		}
+	}
+	if err := l.judge(id, &ex, exp, o); err != nil {
+		return err
+	}
+	b := l.out.(*buffer)
+	at := len(b.events) - 1
+	m.last = b.events[at].judged.Exchange
+	if pd != nil {
+		pd.exp, pd.o, pd.buf, pd.at, pd.ex = exp, o, b, at, m.last
+		m.pending = append(m.pending, pd)
+	}
+	return nil
 }
 
 // delHeader removes a header whatever the case of its name.

@@ -59,10 +59,19 @@ type Options struct {
 	// Deadline bounds the whole run; fixtures not reached by then get
 	// error verdicts, so the report is complete.
 	Deadline time.Duration
+	// Progress, when set, hears each fixture start and finish, from any
+	// goroutine.
+	Progress Progress
 	// Parallel bounds the exchanges in flight at once; 0 or 1 sends the
 	// fixtures one after another, in corpus order. Whatever it is, the
 	// sink sees every fixture's output in corpus order.
 	Parallel int
+}
+
+// A Progress follows a run fixture by fixture (a progress line).
+type Progress interface {
+	Started(fixture string)
+	Finished(fixture string)
 }
 
 // Values of Options.CallTools.
@@ -202,6 +211,7 @@ type lane struct {
 	r    *run
 	out  Sink
 	fl   *flight   // nil in a run in sequence
+	mux  *mux      // a stdio run's multiplexer; nil: one exchange at a time
 	mark time.Time // when the lane's last output went out, or it began
 }
 
@@ -299,8 +309,14 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 // server that stopped answering at all (the checker could not judge).
 // The probe is an exchange of its own, judged and recorded.
 func (l *lane) sendJudged(ctx context.Context, fixture string, req envelope.Request, wantReply bool) (envelope.Exchange, error) {
+	ex := l.r.send(ctx, req, wantReply)
+	return l.afterSilence(ctx, fixture, ex, wantReply)
+}
+
+// afterSilence probes a server that left a request unanswered; see
+// sendJudged.
+func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exchange, wantReply bool) (envelope.Exchange, error) {
 	r := l.r
-	ex := r.send(ctx, req, wantReply)
 	if !ex.Unanswered || ex.Died != "" || !wantReply || ctx.Err() != nil {
 		return ex, nil
 	}

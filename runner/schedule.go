@@ -56,10 +56,17 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 			now = append(now, f)
 		}
 	}
-	if r.o.Parallel <= 1 || r.t.Transport() != envelope.HTTP {
+	switch {
+	case r.o.Parallel <= 1:
 		last = append(now, last...)
-	} else if err := r.concurrently(ctx, now); err != nil {
-		return err
+	case r.t.Transport() == envelope.Stdio:
+		if err := r.multiplexed(ctx, now); err != nil {
+			return err
+		}
+	default:
+		if err := r.concurrently(ctx, now); err != nil {
+			return err
+		}
 	}
 	for _, f := range last {
 		if err := r.main().fixture(ctx, f); err != nil {
@@ -128,6 +135,30 @@ func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 	return err
 }
 
+// multiplexed runs fx over one stdio pipe (see mux): one after another,
+// each fixture's silence judged at the end with all the others', and the
+// output handed on in corpus order.
+func (r *run) multiplexed(ctx context.Context, fx []*fixtures.Fixture) error {
+	m := &mux{r: r, markers: map[string]bool{}}
+	bufs := make([]*buffer, len(fx))
+	for i, f := range fx {
+		bufs[i] = &buffer{}
+		l := &lane{r: r, out: bufs[i], mux: m, mark: time.Now()}
+		if err := l.fixture(ctx, f); err != nil {
+			return err
+		}
+	}
+	if err := m.settle(ctx); err != nil {
+		return err
+	}
+	for _, b := range bufs {
+		if err := b.flush(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // A buffer holds one fixture's output until its turn comes.
 type buffer struct {
 	events []event
@@ -137,6 +168,11 @@ type event struct {
 	judged *Judged
 	later  bool // judge it when it goes out
 	note   string
+	// before goes out ahead of the event (a liveness probe judged for
+	// it); instead, when set, goes out in its place (the exchange sent
+	// again, alone).
+	before, instead []event
+	replaced        bool
 }
 
 // Facts is never called for a fixture: facts are learned before any
@@ -154,8 +190,19 @@ func (b *buffer) Note(n string) { b.events = append(b.events, event{note: n}) }
 func (b *buffer) later(j Judged) { b.events = append(b.events, event{judged: &j, later: true}) }
 
 // flush hands the output on, judging what waited for it.
-func (b *buffer) flush(r *run) error {
-	for _, e := range b.events {
+func (b *buffer) flush(r *run) error { return r.flushEvents(b.events) }
+
+func (r *run) flushEvents(events []event) error {
+	for _, e := range events {
+		if err := r.flushEvents(e.before); err != nil {
+			return err
+		}
+		if e.replaced {
+			if err := r.flushEvents(e.instead); err != nil {
+				return err
+			}
+			continue
+		}
 		if e.judged == nil {
 			r.sink.Note(e.note)
 			continue

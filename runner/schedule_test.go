@@ -1,11 +1,13 @@
 package runner_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -251,5 +253,98 @@ func TestOrderLast(t *testing.T) {
 		if diff := cmp.Diff([]string{"b/second", "c/third", "a/first"}, seen); diff != "" {
 			t.Errorf("--parallel %d: output order (-want +got):\n%s", parallel, diff)
 		}
+	}
+}
+
+// TestMultiplexedSameAsSequence: over stdio, one pipe multiplexed gives
+// the output of a run in sequence, for the clean reference server and
+// faults that leave requests unanswered, kill the server or mangle ids.
+func TestMultiplexedSameAsSequence(t *testing.T) {
+	for _, tc := range []struct{ fault, protocol string }{
+		{"", "auto"}, {"", envelope.V20251125}, {"hang", "auto"}, {"crash", envelope.V20251125},
+		{"wrong-id", "auto"}, {"missing-id", envelope.V20251125}, {"notification-reply", "auto"},
+	} {
+		t.Run(tc.fault+"/"+tc.protocol, func(t *testing.T) {
+			t.Setenv(serverEnv, tc.fault)
+			run := func(parallel int) ([]string, time.Duration) {
+				target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer target.Close()
+				return corpusRun(t, target, parallel, nil)
+			}
+			seq, tseq := run(1)
+			mux, tmux := run(8)
+			t.Logf("in sequence %v, multiplexed %v", tseq, tmux)
+			if len(seq) < 500 {
+				t.Fatalf("only %d rows: the corpus did not run", len(seq))
+			}
+			if diff := cmp.Diff(seq, mux); diff != "" {
+				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+			}
+		})
+	}
+}
+
+// ignoringEnv makes the test binary a stdio server that answers every
+// well-formed request of 2025-11-25 and ignores every line it cannot
+// read as one, as servers built on the TypeScript SDK do.
+const ignoringEnv = "WYMCP_RUNNER_IGNORING"
+
+func serveIgnoring(in io.Reader, out io.Writer) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 8<<20)
+	for sc.Scan() {
+		m := gjson.ParseBytes(sc.Bytes())
+		id, method := m.Get("id"), m.Get("method")
+		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
+			continue // ignored, as a line that fails the message schema
+		}
+		if !id.Exists() {
+			continue
+		}
+		switch method.Str {
+		case "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+		case "ping":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+		default:
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
+		}
+	}
+}
+
+// TestMultiplexedSilenceOnce: a stdio server that ignores malformed
+// lines costs a multiplexed run one --timeout, not one per ignored
+// line, and each ignored request still fails RPC1006 once, with the
+// same verdicts as a run in sequence.
+func TestMultiplexedSilenceOnce(t *testing.T) {
+	const timeout = 700 * time.Millisecond
+	t.Setenv(ignoringEnv, "1")
+	run := func(parallel int) ([]string, time.Duration) {
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer target.Close()
+		return corpusRun(t, target, parallel, nil)
+	}
+	seq, tseq := run(1)
+	mux, tmux := run(8)
+	silent := 0
+	for _, l := range mux {
+		if strings.Contains(l, " RPC1006 fail ") {
+			silent++
+		}
+	}
+	if silent < 10 {
+		t.Errorf("%d RPC1006 failures: the ignored lines were not judged as silence", silent)
+	}
+	if tmux > 3*timeout {
+		t.Errorf("multiplexed run took %v with --timeout %v (in sequence %v): the silences did not share one window", tmux, timeout, tseq)
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
 	}
 }
