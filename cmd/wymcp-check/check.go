@@ -250,10 +250,16 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		k.record = f
 	}
 	started := s.Now()
-	res, runErr := runner.Run(ctx, target, runner.Options{
+	opts := runner.Options{
 		Protocol: o.Protocol, Fixtures: fx, CallTools: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
 		Deadline: o.Deadline, Secrets: secrets(extra), Parallel: o.Parallel,
-	}, k)
+	}
+	prog := newProgress(s, len(fx))
+	if prog != nil {
+		opts.Progress = prog
+	}
+	res, runErr := runner.Run(ctx, target, opts, k)
+	prog.end()
 	if runErr == nil {
 		ss.negotiated(res.Version, res.Negotiated)
 	}

@@ -17,6 +17,8 @@ type streams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 	OutTTY bool
+	// ErrTTY: stderr is a terminal (a progress line may be drawn there).
+	ErrTTY bool
 	Getenv func(string) string
 	Now    func() time.Time
 }
@@ -25,6 +27,7 @@ func systemStreams() *streams {
 	return &streams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		OutTTY: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()) || isatty.IsCygwinTerminal(os.Stderr.Fd()),
 		Getenv: os.Getenv,
 		Now:    time.Now,
 	}
