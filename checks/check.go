@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
@@ -182,9 +181,15 @@ var errCheckBroken = errors.New("check failed to run")
 // nor terminal escapes pass through the checker.
 func Quote(s string, n int) string {
 	cut := false
-	if utf8.RuneCountInString(s) > n {
-		r := []rune(s)
-		s, cut = string(r[:n]), true
+	// Cut at the n-th rune without decoding the rest: a server's text may
+	// be many megabytes long.
+	i := 0
+	for at := range s {
+		if i == n {
+			s, cut = string([]rune(s[:at])), true
+			break
+		}
+		i++
 	}
 	q := strconv.QuoteToGraphic(s)
 	if cut {

@@ -152,12 +152,13 @@ func quotesRequest(p *Pass, s string) bool {
 	if utf8.RuneCountInString(core) < 4 {
 		return false
 	}
-	for _, v := range p.Reply.texts(p.Exchange, p.Expect) {
-		if v == s || strings.HasPrefix(v, core) || strings.HasPrefix(decodedHeader(v), core) {
-			return true
-		}
+	sorted := p.Reply.sortedTexts(p.Exchange, p.Expect)
+	if i, found := slices.BinarySearch(sorted, s); found || i < len(sorted) && strings.HasPrefix(sorted[i], core) {
+		return true
 	}
-	return false
+	// The texts that start with core, if any, begin where core would go.
+	i, _ := slices.BinarySearch(sorted, core)
+	return i < len(sorted) && strings.HasPrefix(sorted[i], core)
 }
 
 // isProblemPath: error.data.errors.N.<problems>.M

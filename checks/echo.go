@@ -64,6 +64,9 @@ type echoScan struct {
 	index   map[string][][2]int // window → (source, offset) of its first aligned occurrences
 	values  map[string]bool     // distinct request values seen whole
 	paths   []string
+	// byPrefix indexes the request's values by their first bytes, for a
+	// request with many (see wholeIndexed).
+	byPrefix map[string][]string
 }
 
 func newEchoScan(p *Pass) *echoScan {
@@ -159,7 +162,12 @@ func (s *echoScan) text(path, raw string) {
 	if isQuoteKey(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
-	for _, v := range s.p.Reply.values(s.p.Expect) {
+	vals := s.p.Reply.values(s.p.Expect)
+	if len(vals) > manyValues {
+		s.wholeIndexed(path, variants)
+		return
+	}
+	for _, v := range vals {
 		if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] {
 			continue
 		}
@@ -168,6 +176,37 @@ func (s *echoScan) text(path, raw string) {
 				s.values[v] = true
 				s.paths = append(s.paths, path)
 				break
+			}
+		}
+	}
+}
+
+// manyValues is how many request values are searched for one by one;
+// past it they are indexed by their first minEchoValue bytes, so a
+// request of 50,000 values and a reply of 50,000 strings cost time in
+// proportion to their sizes, not to the product.
+const manyValues = 32
+
+// wholeIndexed is the whole-value search of text for a request with many
+// values: every position of each variant is looked up in an index of the
+// values' first bytes.
+func (s *echoScan) wholeIndexed(path string, variants []string) {
+	if s.byPrefix == nil {
+		s.byPrefix = map[string][]string{}
+		for _, v := range s.p.Reply.values(s.p.Expect) {
+			if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote {
+				continue
+			}
+			s.byPrefix[v[:minEchoValue]] = append(s.byPrefix[v[:minEchoValue]], v)
+		}
+	}
+	for _, t := range variants {
+		for i := 0; i+minEchoValue <= len(t); i++ {
+			for _, v := range s.byPrefix[t[i:i+minEchoValue]] {
+				if !s.values[v] && strings.HasPrefix(t[i:], v) {
+					s.values[v] = true
+					s.paths = append(s.paths, path)
+				}
 			}
 		}
 	}

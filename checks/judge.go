@@ -26,6 +26,31 @@ type Reply struct {
 	textsDone    bool
 	reqValues    []string // the request's string values (not keys); lazy
 	valuesDone   bool
+	// sorted holds the request texts and their decoded header forms,
+	// sorted, for prefix look-ups; lazy.
+	sorted     []string
+	sortedDone bool
+}
+
+// sortedTexts returns the request texts, each also as a server decodes a
+// header value, sorted: a prefix search is then a binary search, so a
+// request of 50,000 values costs no more per reply string than a small
+// one.
+func (r *Reply) sortedTexts(ex *envelope.Exchange, exp *expect.Expectation) []string {
+	if !r.sortedDone {
+		r.sortedDone = true
+		ts := r.texts(ex, exp)
+		out := make([]string, 0, len(ts))
+		for _, t := range ts {
+			out = append(out, t)
+			if d := decodedHeader(t); d != t {
+				out = append(out, d)
+			}
+		}
+		slices.Sort(out)
+		r.sorted = out
+	}
+	return r.sorted
 }
 
 // values returns the string values of the request body, gathered on

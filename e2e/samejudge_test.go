@@ -121,7 +121,9 @@ func TestLintEqualsCheckRefserver(t *testing.T) {
 				name += "/stdio"
 			}
 			t.Run(name, func(t *testing.T) {
-				args := []string{"--demo", "--call-tools=all", "--timeout", "2s", "--deadline", "1m"}
+				// --parallel 8: fixtures side by side over HTTP, one
+				// multiplexed pipe over stdio.
+				args := []string{"--demo", "--call-tools=all", "--timeout", "2s", "--deadline", "1m", "--parallel", "8"}
 				if fault != "" {
 					args = append(args, "--demo-fault", fault)
 				}
@@ -141,4 +143,13 @@ func TestLintEqualsCheckEverything(t *testing.T) {
 	dir := everythingDir(t)
 	url := startEverythingHTTP(t, dir)
 	sameVerdicts(t, 3*time.Minute, "--call-tools", "--timeout", "5s", "--deadline", "2m", url)
+}
+
+// TestLintEqualsCheckEverythingStdio: the same against server-everything
+// over stdio, where the multiplexer judges its ignored lines' silence in
+// one window and records a liveness probe for each.
+func TestLintEqualsCheckEverythingStdio(t *testing.T) {
+	t.Parallel()
+	dir := everythingDir(t)
+	sameVerdicts(t, 3*time.Minute, "--timeout", "3s", "--deadline", "2m", "--parallel", "8", "--", "node", filepath.Join(dir, "dist", "index.js"), "stdio")
 }

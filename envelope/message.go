@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -207,19 +206,37 @@ func (m *Message) IsObject() bool { return m.Valid && m.root.IsObject() }
 func (m *Message) IsArray() bool { return m.Valid && m.root.IsArray() }
 
 // duplicates walks objects and arrays and returns the paths of repeated
-// keys. Objects are small, so a linear scan of the keys seen beats a map,
-// and a path is joined only when a duplicate is found.
+// keys. Most objects are small, and a linear scan of the keys seen beats
+// a map there; past smallObject keys a map takes over, so an object of
+// 100,000 keys costs linear time. A path is joined only when a duplicate
+// is found.
 func duplicates(v gjson.Result, path []string, out []string) []string {
 	switch {
 	case v.IsObject():
-		var seenBuf [16]string
+		var seenBuf [smallObject]string
 		seen := seenBuf[:0]
+		var many map[string]bool
 		v.ForEach(func(k, val gjson.Result) bool {
 			key := k.Str
-			if slices.Contains(seen, key) {
+			var dup bool
+			switch {
+			case many != nil:
+				dup = many[key]
+				many[key] = true
+			case len(seen) < smallObject:
+				dup = slices.Contains(seen, key)
+				seen = append(seen, key)
+			default:
+				many = make(map[string]bool, 4*smallObject)
+				for _, s := range seen {
+					many[s] = true
+				}
+				dup = many[key]
+				many[key] = true
+			}
+			if dup {
 				out = append(out, joinAll(append(path, key)))
 			}
-			seen = append(seen, key)
 			if val.IsObject() || val.IsArray() {
 				out = duplicates(val, append(path, key), out)
 			}
@@ -237,6 +254,10 @@ func duplicates(v gjson.Result, path []string, out []string) []string {
 	}
 	return out
 }
+
+// smallObject is how many keys an object has before duplicates are
+// looked up in a map.
+const smallObject = 16
 
 func joinAll(keys []string) string {
 	p := ""
@@ -299,10 +320,63 @@ func IsInteger(raw string) bool {
 		return true
 	}
 	if hugeExponent(raw) {
-		return false // 1e999999 is no plausible id, and big.Rat would spend seconds on it
+		return false // 1e999999 is no plausible id
 	}
-	r, ok := new(big.Rat).SetString(raw)
-	return ok && r.IsInt()
+	n, ok := readNumber(raw)
+	return ok && n.exp >= 0
+}
+
+// A number is a JSON number literal in lowest terms: sign, significant
+// digits (no leading or trailing zeros; "" for zero) and a power of ten,
+// so that two literals are equal exactly when their numbers are. Read in
+// one pass: a reply may carry a number of a million digits, and exact
+// arithmetic on it (big.Rat) costs time that grows faster than its
+// length.
+type number struct {
+	neg    bool
+	digits string
+	exp    int
+}
+
+// readNumber reads a JSON number literal; ok false when raw is none, or
+// its exponent is beyond what an int holds.
+func readNumber(raw string) (number, bool) {
+	var n number
+	s := raw
+	if strings.HasPrefix(s, "-") {
+		n.neg, s = true, s[1:]
+	}
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	if intPart == "" || !allDigits(intPart) || !allDigits(frac) {
+		return n, false
+	}
+	exp := 0
+	if hasExp {
+		e, err := strconv.Atoi(expPart)
+		if err != nil || len(strings.TrimLeft(strings.TrimLeft(expPart, "+-"), "0")) > 9 {
+			return n, false
+		}
+		exp = e
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	n.digits, n.exp = trimmed, exp
+	if trimmed == "" {
+		n.neg, n.exp = false, 0 // -0 is 0
+	}
+	return n, true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // SameID reports whether a reply id equals a request id in JSON type and
@@ -325,12 +399,9 @@ func SameID(req, reply gjson.Result) bool {
 			// but -0 is 0.
 			return strings.TrimPrefix(req.Raw, "-") == "0" && strings.TrimPrefix(reply.Raw, "-") == "0"
 		}
-		if hugeExponent(req.Raw) || hugeExponent(reply.Raw) {
-			return false // absurd exponents
-		}
-		a, ok1 := new(big.Rat).SetString(req.Raw)
-		b, ok2 := new(big.Rat).SetString(reply.Raw)
-		return ok1 && ok2 && a.Cmp(b) == 0
+		a, ok1 := readNumber(req.Raw)
+		b, ok2 := readNumber(reply.Raw)
+		return ok1 && ok2 && a == b
 	case gjson.Null:
 		return true
 	default:

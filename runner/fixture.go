@@ -8,36 +8,48 @@ import (
 	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 )
 
 // fixture runs one fixture: builds its request for the negotiated
 // version, sends it on a fresh id space, and judges the reply.
-func (r *run) fixture(ctx context.Context, f *fixtures.Fixture) error {
+func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
+	r := l.r
+	if p := r.o.Progress; p != nil {
+		p.Started(f.ID)
+		defer p.Finished(f.ID)
+	}
 	if ok, why := f.Applies(r.sess.version, r.t.Transport()); !ok {
-		return r.skipAll(f.ID, why)
+		return l.skipAll(f.ID, why)
 	}
 	if f.Off && r.o.CallTools == "" {
-		return r.skipAll(f.ID, "off by default: it makes the server act (run with --call-tools)")
+		return l.skipAll(f.ID, "off by default: it makes the server act (run with --call-tools)")
 	}
 	if interrupted(ctx) {
-		return r.skipAll(f.ID, "not run: the run was interrupted")
+		return l.skipAll(f.ID, "not run: the run was interrupted")
 	}
 	if err := ctx.Err(); err != nil {
-		return r.notSent(f.ID, "the run's deadline passed before this fixture")
+		return l.notSent(f.ID, "the run's deadline passed before this fixture")
 	}
-	if died, _ := r.t.Died(); died || r.stale {
-		r.stale = false
+	r.mu.Lock()
+	stale := r.stale
+	r.stale = false
+	r.mu.Unlock()
+	if died, _ := r.t.Died(); died || stale {
+		if l.mux != nil {
+			l.mux.restarted()
+		}
 		if err := r.restart(ctx); err != nil {
-			return r.notSent(f.ID, "the server could not be restarted: "+err.Error())
+			return l.notSent(f.ID, "the server could not be restarted: "+err.Error())
 		}
 	}
-	variants, why := r.variants(f)
+	variants, why := l.variants(f)
 	if why != "" {
-		return r.skipAll(f.ID, why)
+		return l.skipAll(f.ID, why)
 	}
 	for _, v := range variants {
-		if err := r.fire(ctx, f, v); err != nil {
+		if err := l.fire(ctx, f, v); err != nil {
 			return err
 		}
 	}
@@ -65,14 +77,15 @@ func (r *run) restart(ctx context.Context) error {
 }
 
 // fire sends one variant of a fixture and judges it.
-func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
+func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
+	r := l.r
 	id := f.ID
 	if v.suffix != "" {
 		id += "/" + v.suffix
 	}
 	body, err := fixtures.Expand(f.Body, v.ctx)
 	if err != nil {
-		return r.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
+		return l.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
 	}
 	h := http.Header{}
 	if !f.NoStdHeaders {
@@ -87,7 +100,7 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		}
 		val, err := fixtures.Expand([]byte(e.Value), v.ctx)
 		if err != nil {
-			return r.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
+			return l.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
 		}
 		delHeader(h, e.Name)
 		// Keep the fixture's own spelling of the name: some probe
@@ -99,20 +112,62 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	}
 	req := envelope.Request{Method: f.Method, Header: h, Body: body}
 	exp := r.expect(req, f.Expect)
-	var ex envelope.Exchange
 	if req.Method == "GET" {
-		ex = r.openStream(ctx, req)
-	} else {
-		var err error
-		if ex, err = r.sendJudged(ctx, id, req, !exp.NoReply.Set()); err != nil {
+		ex := l.openStream(ctx, req)
+		return l.judge(id, &ex, exp, f.Expect)
+	}
+	// The liveness probe, if one is needed, goes out in the same slot:
+	// it is part of judging this exchange.
+	release := l.fl.take(r.idKeys(req))
+	defer release()
+	if ctx.Err() != nil {
+		// The deadline passed while this exchange waited its turn.
+		return l.notSent(id, "the run's deadline passed before this fixture")
+	}
+	if l.mux != nil {
+		return l.muxed(ctx, id, req, exp, f.Expect)
+	}
+	ex, err := l.sendJudged(ctx, id, req, !exp.NoReply.Set())
+	if err != nil {
+		return err
+	}
+	if ex.Failure != "" && interrupted(ctx) {
+		// Cut short by the interrupt, not by the server: not judged.
+		return l.skipAll(id, "not judged: the run was interrupted during this exchange")
+	}
+	return l.judge(id, &ex, exp, f.Expect)
+}
+
+// muxed sends one exchange of a stdio run through its multiplexer.
+func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *expect.Expectation, o *expect.Override) error {
+	m := l.mux
+	wantReply := !exp.NoReply.Set()
+	ex, pd, err := m.exchange(ctx, l, id, req, wantReply)
+	if err != nil {
+		return err
+	}
+	if pd == nil {
+		// The marker went unanswered too: the usual probe tells silence
+		// from a server that stopped answering.
+		if ex, err = l.afterSilence(ctx, id, ex, wantReply); err != nil {
 			return err
 		}
 	}
 	if ex.Failure != "" && interrupted(ctx) {
 		// Cut short by the interrupt, not by the server: not judged.
-		return r.skipAll(id, "not judged: the run was interrupted during this exchange")
+		return l.skipAll(id, "not judged: the run was interrupted during this exchange")
 	}
-	return r.judge(id, &ex, exp, f.Expect)
+	if err := l.judge(id, &ex, exp, o); err != nil {
+		return err
+	}
+	b := l.out.(*buffer)
+	at := len(b.events) - 1
+	m.last = b.events[at].judged.Exchange
+	if pd != nil {
+		pd.exp, pd.o, pd.buf, pd.at, pd.ex = exp, o, b, at, m.last
+		m.pending = append(m.pending, pd)
+	}
+	return nil
 }
 
 // delHeader removes a header whatever the case of its name.
@@ -130,10 +185,36 @@ const streamLook = time.Second
 
 // openStream sends a GET and reads what the stream carries for a moment.
 // A stream still open when the look ends is what a conforming server
-// does, so that is not a failure of the exchange.
-func (r *run) openStream(ctx context.Context, req envelope.Request) envelope.Exchange {
+// does, so that is not a failure of the exchange. In a concurrent run
+// the look lasts while the other fixtures run (at least streamLookMin,
+// at most streamLook): what the stream carries meanwhile is what it is
+// looked at for, and it costs no time of its own.
+func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Exchange {
+	r := l.r
+	release := l.fl.take(nil)
+	defer release()
 	sctx, cancel := context.WithTimeout(ctx, streamLook)
 	defer cancel()
+	if l.fl != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			t := time.NewTimer(streamLookMin)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					if l.fl.idle() {
+						cancel()
+						return
+					}
+					t.Reset(streamLookPoll)
+				case <-stop:
+					return
+				}
+			}
+		}()
+	}
 	ex := r.send(sctx, req, false)
 	if ex.Failure != "" && ex.Response != nil && ex.Response.Status == 200 &&
 		envelope.MediaType(ex.Response.Header.Get("Content-Type")) == "text/event-stream" && ctx.Err() == nil {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -58,6 +59,19 @@ type Options struct {
 	// Deadline bounds the whole run; fixtures not reached by then get
 	// error verdicts, so the report is complete.
 	Deadline time.Duration
+	// Progress, when set, hears each fixture start and finish, from any
+	// goroutine.
+	Progress Progress
+	// Parallel bounds the exchanges in flight at once; 0 or 1 sends the
+	// fixtures one after another, in corpus order. Whatever it is, the
+	// sink sees every fixture's output in corpus order.
+	Parallel int
+}
+
+// A Progress follows a run fixture by fixture (a progress line).
+type Progress interface {
+	Started(fixture string)
+	Finished(fixture string)
 }
 
 // Values of Options.CallTools.
@@ -90,6 +104,9 @@ type Judged struct {
 	// when it was not sent.
 	Expect   *expect.Expectation
 	Verdicts []checks.Verdict
+	// Duration is the wall time the exchange took, its liveness probe and
+	// judging included (in a concurrent run, beside other exchanges).
+	Duration time.Duration
 }
 
 // ErrInterrupted is the cause a caller cancels a run's context with to
@@ -124,10 +141,8 @@ func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, f := range o.Fixtures {
-		if err := s.Fire(ctx, f); err != nil {
-			return res, err
-		}
+	if err := s.r.fireAll(ctx, o.Fixtures); err != nil {
+		return res, err
 	}
 	if interrupted(ctx) {
 		return res, nil // no new exchange after an interrupt, the session's end included
@@ -158,7 +173,9 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 
 // Fire sends one fixture (or its variants) and hands the verdicts to the
 // sink.
-func (s *Session) Fire(ctx context.Context, f *fixtures.Fixture) error { return s.r.fixture(ctx, f) }
+func (s *Session) Fire(ctx context.Context, f *fixtures.Fixture) error {
+	return s.r.main().fixture(ctx, f)
+}
 
 // End ends a 2025-xx HTTP session (and judges the reuse of the ended
 // session).
@@ -178,6 +195,8 @@ type run struct {
 	// facts are what the server declared; nil until negotiated. Built
 	// once per thing learned, then shared read-only by every expectation.
 	facts *expect.Facts
+	// mu guards what concurrent fixtures change: stale and the id counter.
+	mu sync.Mutex
 	// stale: a stdio exchange failed and the server did not answer a
 	// liveness probe, so a late reply could land in the next fixture's
 	// exchange; restart before it.
@@ -197,37 +216,88 @@ func (r *run) expect(req envelope.Request, o *expect.Override) *expect.Expectati
 	return expect.Build(&envelope.Exchange{Transport: r.t.Transport(), Version: r.sess.version, Request: req}, r.facts, o)
 }
 
-// judge judges one exchange with its expectation and hands it on.
+// A lane is the path one fixture's output takes: straight to the run's
+// sink, or into a buffer that a concurrent run empties in corpus order.
+type lane struct {
+	r    *run
+	out  Sink
+	fl   *flight   // nil in a run in sequence
+	mux  *mux      // a stdio run's multiplexer; nil: one exchange at a time
+	mark time.Time // when the lane's last output went out, or it began
+}
+
+// main is the lane of the run's own exchanges (negotiation, setup, the
+// session's end): nothing else is in flight then.
+func (r *run) main() *lane { return &lane{r: r, out: r.sink, mark: time.Now()} }
+
+// emit hands one exchange's output on, timed from the lane's last.
+func (l *lane) emit(j Judged) error {
+	l.stamp(&j)
+	return l.out.Exchange(j)
+}
+
+// stamp times an exchange from the lane's last output.
+func (l *lane) stamp(j *Judged) {
+	now := time.Now()
+	j.Duration, l.mark = now.Sub(l.mark), now
+}
+
+// judge judges one exchange of the run's own with its expectation.
 func (r *run) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectation, o *expect.Override) error {
+	return r.main().judge(fixture, ex, exp, o)
+}
+
+// sendJudged sends one exchange of the run's own; see lane.sendJudged.
+func (r *run) sendJudged(ctx context.Context, fixture string, req envelope.Request, wantReply bool) (envelope.Exchange, error) {
+	return r.main().sendJudged(ctx, fixture, req, wantReply)
+}
+
+// judge judges one exchange with its expectation and hands it on.
+func (l *lane) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectation, o *expect.Override) error {
+	r := l.r
 	if exp == nil {
 		exp = expect.Build(ex, r.facts, o)
 	}
-	vs := checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: r.o.Contract, Schemas: r.o.Schemas, Secrets: r.o.Secrets}, r.o.Checks)
-	return r.sink.Exchange(Judged{Fixture: fixture, Exchange: ex, Override: o, Expect: exp, Verdicts: vs})
+	j := Judged{Fixture: fixture, Exchange: ex, Override: o, Expect: exp}
+	if b, ok := l.out.(*buffer); ok {
+		// Judged when its turn to go out comes, one exchange at a time:
+		// judging is CPU work, and it must not starve the reads of the
+		// exchanges still in flight, which are timed.
+		l.stamp(&j)
+		b.later(j)
+		return nil
+	}
+	j.Verdicts = r.verdicts(&j)
+	return l.emit(j)
+}
+
+// verdicts judges an exchange with the checks of the run.
+func (r *run) verdicts(j *Judged) []checks.Verdict {
+	return checks.Judge(checks.Input{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Contract: r.o.Contract, Schemas: r.o.Schemas, Secrets: r.o.Secrets}, r.o.Checks)
 }
 
 // skipAll reports a fixture that does not apply: every check skips.
-func (r *run) skipAll(fixture, reason string) error {
-	vs := make([]checks.Verdict, 0, len(r.o.Checks))
-	for _, c := range r.o.Checks {
+func (l *lane) skipAll(fixture, reason string) error {
+	vs := make([]checks.Verdict, 0, len(l.r.o.Checks))
+	for _, c := range l.r.o.Checks {
 		vs = append(vs, checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusSkip, Reason: reason})
 	}
-	return r.sink.Exchange(Judged{Fixture: fixture, Verdicts: vs})
+	return l.emit(Judged{Fixture: fixture, Verdicts: vs})
 }
 
 // notSent reports a fixture the checker could not send: one error, the
 // other checks skip (an error is what the checker could not do, counted
 // once).
-func (r *run) notSent(fixture, reason string) error {
-	vs := make([]checks.Verdict, 0, len(r.o.Checks))
-	for i, c := range r.o.Checks {
+func (l *lane) notSent(fixture, reason string) error {
+	vs := make([]checks.Verdict, 0, len(l.r.o.Checks))
+	for i, c := range l.r.o.Checks {
 		v := checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusSkip, Reason: "not judged: " + reason}
 		if i == 0 {
 			v.Status, v.Reason = checks.StatusError, reason
 		}
 		vs = append(vs, v)
 	}
-	return r.sink.Exchange(Judged{Fixture: fixture, Verdicts: vs})
+	return l.emit(Judged{Fixture: fixture, Verdicts: vs})
 }
 
 // send performs one exchange and notes a death of the server.
@@ -238,7 +308,9 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Died = why
 	}
 	if ex.Failure != "" && r.t.Transport() == envelope.Stdio {
+		r.mu.Lock()
 		r.stale = true
+		r.mu.Unlock()
 	}
 	return ex
 }
@@ -247,19 +319,28 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 // liveness probe tells the server's silence (a finding, RPC1006) from a
 // server that stopped answering at all (the checker could not judge).
 // The probe is an exchange of its own, judged and recorded.
-func (r *run) sendJudged(ctx context.Context, fixture string, req envelope.Request, wantReply bool) (envelope.Exchange, error) {
-	ex := r.send(ctx, req, wantReply)
+func (l *lane) sendJudged(ctx context.Context, fixture string, req envelope.Request, wantReply bool) (envelope.Exchange, error) {
+	ex := l.r.send(ctx, req, wantReply)
+	return l.afterSilence(ctx, fixture, ex, wantReply)
+}
+
+// afterSilence probes a server that left a request unanswered; see
+// sendJudged.
+func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exchange, wantReply bool) (envelope.Exchange, error) {
+	r := l.r
 	if !ex.Unanswered || ex.Died != "" || !wantReply || ctx.Err() != nil {
 		return ex, nil
 	}
-	probe, alive := r.liveness(ctx)
-	if err := r.judge(fixture+"/liveness", &probe, nil, nil); err != nil {
+	probe, alive := r.liveness(ctx, fixture)
+	if err := l.judge(fixture+"/liveness", &probe, nil, nil); err != nil {
 		return ex, err
 	}
 	if alive {
 		ex.Note = ex.Failure + "; the server answered a liveness probe, so it is alive and left this request unanswered"
 		ex.Failure, ex.Unanswered = "", false
+		r.mu.Lock()
 		r.stale = false // the server is in step: its probe reply matched
+		r.mu.Unlock()
 	} else {
 		ex.Failure += "; the server did not answer a liveness probe either"
 	}
@@ -268,13 +349,16 @@ func (r *run) sendJudged(ctx context.Context, fixture string, req envelope.Reque
 
 // liveness sends a request every server of the version answers at once:
 // ping in 2025-xx (T-LIFE-5), server/discover in 2026-07-28 (T-LIFE-8).
-func (r *run) liveness(ctx context.Context) (envelope.Exchange, bool) {
+// Its id names the exchange it probes for: unique among the requests in
+// flight, and the same in every run.
+func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, bool) {
+	id := "wymcp-liveness:" + fixture
 	var body []byte
 	if r.sess.version == envelope.V20260728 {
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
-			r.id(), envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
+			id, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
 	} else {
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, r.id())
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"ping"}`, id)
 	}
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	ex := r.send(ctx, req, true)
@@ -345,6 +429,8 @@ func (r *run) paramHeaders(h http.Header, m *envelope.Message) {
 }
 
 func (r *run) id() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.sess.nextID++
 	return r.sess.nextID
 }

@@ -3,8 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/expect"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/transport"
@@ -111,4 +116,447 @@ func (t *StdioTarget) StderrTail(n int) string {
 		b = b[len(b)-n:]
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// proc is the current server process.
+func (t *StdioTarget) proc() *transport.Stdio {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.p
+}
+
+// A mux sends a stdio run's fixtures over the one pipe without waiting
+// out each request's silence. After each request it writes a marker (a
+// ping, or server/discover in 2026-07-28, with an id of its own): what
+// the server writes before the marker's reply belongs to the request,
+// the first response-shaped line being its response, as a stdio server
+// answers its input in order. A request the marker overtook is pending:
+// its --timeout window goes on while the next fixtures run, and all the
+// windows are judged together at the end, with one liveness probe for
+// every request left unanswered.
+//
+// Where that could misattribute, the exchange is sent again, alone, at
+// the end: a response-shaped line that arrives outside any open
+// exchange (a late reply) and could belong to a pending request, or a
+// death of the server while requests were pending (any of them may have
+// caused it). A line that arrives between exchanges follows the exchange
+// before it: it cannot belong to a request not yet written.
+type mux struct {
+	r       *run
+	pending []*pend
+	// markers are the ids of every marker written: a late reply to one
+	// is dropped wherever it arrives.
+	markers map[string]bool
+	// last is the exchange lines between exchanges follow.
+	last *envelope.Exchange
+}
+
+// A pend is a request whose window was still open when the run went on.
+type pend struct {
+	name     string
+	req      envelope.Request
+	keys     []string
+	deadline time.Time
+	exp      *expect.Expectation
+	o        *expect.Override
+	ex       *envelope.Exchange // as buffered, judged at the end
+	buf      *buffer
+	at       int // its event in buf
+	// ambiguous: a stray line could be its reply, or the server died
+	// while it was pending: it is sent again, alone.
+	ambiguous bool
+}
+
+// markerBody is a request every server of the version answers at once.
+func (r *run) markerBody(id string) []byte {
+	if r.sess.version == envelope.V20260728 {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
+			id, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
+	}
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"ping"}`, id)
+}
+
+// responseKey is the id key of a response-shaped line ("?" when it has
+// no readable id); ok false when the line is no response.
+func responseKey(line []byte) (string, bool) {
+	if !envelope.IsResponse(line) {
+		return "", false
+	}
+	m := envelope.Parse(line)
+	if !m.IsObject() {
+		return unreadableID, true
+	}
+	switch id := m.Get("id"); id.Type {
+	case gjson.String:
+		return "s:" + id.Str, true
+	case gjson.Number:
+		return "n:" + id.Raw, true
+	}
+	return unreadableID, true
+}
+
+// marker reports whether a line is a reply to one of the markers.
+func (m *mux) marker(data []byte) bool {
+	k, ok := responseKey(data)
+	return ok && strings.HasPrefix(k, "s:") && m.markers[k[2:]]
+}
+
+// stray handles a response-shaped line or notification that arrived
+// outside any open exchange: it follows the last exchange, and flags the
+// pending requests whose late reply it could be.
+func (m *mux) stray(data []byte) {
+	if m.marker(data) || m.flag(data) {
+		// A pending request's late reply, most likely: it is sent again
+		// alone, and this line is no part of another exchange.
+		return
+	}
+	if m.last != nil {
+		if m.last.Response == nil {
+			m.last.Response = &envelope.Response{}
+		}
+		m.last.Response.Messages = append(m.last.Response.Messages, data)
+	}
+}
+
+// flag marks the pending requests a response-shaped line could answer,
+// and says whether there were any.
+func (m *mux) flag(data []byte) bool {
+	k, ok := responseKey(data)
+	if !ok {
+		return false
+	}
+	any := false
+	for _, p := range m.pending {
+		if k == unreadableID || slices.Contains(p.keys, k) {
+			p.ambiguous, any = true, true
+		}
+	}
+	return any
+}
+
+// drain takes the lines waiting before a request is written: they
+// cannot belong to it.
+func (m *mux) drain(ctx context.Context, p *transport.Stdio) {
+	for range p.Limits().MaxEvents {
+		data, _, what, _ := p.Receive(ctx, time.Now())
+		if what != transport.Line {
+			return
+		}
+		m.stray(data)
+	}
+}
+
+// exchange sends one request of a fixture. It returns the exchange and,
+// when the marker overtook the request, a pend to register once the
+// exchange is buffered.
+func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.Request, wantReply bool) (envelope.Exchange, *pend, error) {
+	r := m.r
+	p := r.t.(*StdioTarget).proc()
+	m.drain(ctx, p)
+	if !wantReply {
+		// A notification waits its quiet moment, as in a run in
+		// sequence: nothing may answer it.
+		ex := r.send(ctx, req, false)
+		return ex, nil, nil
+	}
+	lim := p.Limits()
+	start := time.Now()
+	deadline := start.Add(lim.Timeout)
+	ex := envelope.Exchange{Transport: envelope.Stdio, Version: r.sess.version, Request: req}
+	if f := p.Send(ctx, req.Body); f != "" {
+		ex.Failure = f
+		m.died(&ex)
+		return ex, nil, nil
+	}
+	// Some servers read a line that fails to parse and leave the rest of
+	// what arrived with it unread until more comes: if the marker's reply
+	// is slow, another marker nudges them, and the reply to any of this
+	// request's markers counts.
+	mine := map[string]bool{}
+	nudge, every := func() bool {
+		id := fmt.Sprintf("wymcp-mark:%s#%d", name, len(mine)+1)
+		m.markers[id], mine["s:"+id] = true, true
+		return p.Send(ctx, r.markerBody(id)) == ""
+	}, markNudge
+	marked := nudge()
+	next := start.Add(every)
+	var msgs [][]byte
+	var size int64
+	answered, truncated := false, false
+	finish := func(failure string) envelope.Exchange {
+		if len(msgs) > 0 {
+			ex.Response = &envelope.Response{Messages: msgs, Truncated: truncated}
+		}
+		ex.Failure = failure
+		// As a run in sequence notes it: a server found dead when the
+		// exchange ends died handling it.
+		if died, why := r.t.Died(); died {
+			ex.Died = why
+			m.died(&ex)
+		}
+		return ex
+	}
+	var grace time.Time // set once a marker's reply came first
+	pending := func() (envelope.Exchange, *pend, error) {
+		ex = finish(noResponse(lim.Timeout, len(msgs)))
+		ex.Unanswered = true
+		return ex, &pend{name: name, req: req, keys: r.idKeysStdio(req), deadline: deadline}, nil
+	}
+	for {
+		until := deadline
+		switch {
+		case !grace.IsZero():
+			until = grace
+		case marked && !answered && next.Before(deadline):
+			until = next
+		}
+		data, cut, what, why := p.Receive(ctx, until)
+		if what == transport.Quiet && until.Before(deadline) {
+			if !grace.IsZero() {
+				return pending()
+			}
+			every *= 2
+			next = time.Now().Add(every)
+			nudge()
+			continue
+		}
+		switch what {
+		case transport.Gone:
+			ex = finish(why)
+			m.died(&ex)
+			return ex, nil, nil
+		case transport.Canceled:
+			return finish(why), nil, nil
+		case transport.Quiet:
+			if answered {
+				// The response came; the marker's reply did not: the
+				// stream may be out of step, so the next fixture meets a
+				// fresh server.
+				m.stale()
+				return finish(""), nil, nil
+			}
+			ex = finish(noResponse(lim.Timeout, len(msgs)))
+			ex.Unanswered = true
+			return ex, nil, nil
+		}
+		if k, ok := responseKey(data); ok && mine[k] {
+			switch {
+			case answered:
+				return finish(""), nil, nil
+			case grace.IsZero():
+				// A server may answer a request after a later ping when
+				// it handles requests asynchronously: give the reply a
+				// moment, in proportion to the ping's, before the
+				// request goes pending.
+				grace = time.Now().Add(max(markGrace, 2*time.Since(start)))
+				grace = minTime(grace, deadline)
+			}
+			continue
+		}
+		if m.marker(data) {
+			continue // an earlier request's nudge, answered late
+		}
+		if answered {
+			// Past the response: it follows the exchange, and may be a
+			// pending request's late reply.
+			if !m.flag(data) {
+				msgs = append(msgs, data)
+			}
+			continue
+		}
+		room := lim.MaxBytes - size
+		if cut || int64(len(data)) > room {
+			msgs = append(msgs, data[:min(int64(len(data)), room)])
+			truncated = true
+			m.stale()
+			return finish(fmt.Sprintf("reply exceeds %d bytes", lim.MaxBytes)), nil, nil
+		}
+		msgs = append(msgs, data)
+		size += int64(len(data))
+		if envelope.IsResponse(data) {
+			answered = true
+			if !marked || !grace.IsZero() {
+				return finish(""), nil, nil
+			}
+			continue
+		}
+		if len(msgs) >= lim.MaxEvents {
+			truncated = true
+			m.stale()
+			return finish(fmt.Sprintf("no response in the first %d lines", len(msgs))), nil, nil
+		}
+	}
+}
+
+// noResponse is the failure of a request left unanswered, worded as the
+// transport words it.
+func noResponse(timeout time.Duration, lines int) string {
+	switch lines {
+	case 0:
+		return fmt.Sprintf("no response within %v", timeout)
+	case 1:
+		return fmt.Sprintf("no response within %v: 1 line without a response", timeout)
+	}
+	return fmt.Sprintf("no response within %v: %d lines without a response", timeout, lines)
+}
+
+// markGrace is the least time a request's reply is awaited after the
+// marker's reply came first.
+const markGrace = 25 * time.Millisecond
+
+// markNudge is how long a marker's reply is awaited before another
+// marker nudges the server; it doubles each time.
+const markNudge = 10 * time.Millisecond
+
+// died notes a death: the exchange's own, and a suspicion on every
+// pending request, any of which may have caused it.
+func (m *mux) died(ex *envelope.Exchange) {
+	if died, why := m.r.t.Died(); died {
+		ex.Died = why
+	}
+	m.stale()
+	for _, p := range m.pending {
+		p.ambiguous = true
+	}
+}
+
+// stale makes the next fixture restart the server.
+func (m *mux) stale() {
+	m.r.mu.Lock()
+	m.r.stale = true
+	m.r.mu.Unlock()
+}
+
+// idKeysStdio are the id keys of a request on stdio.
+func (r *run) idKeysStdio(req envelope.Request) []string { return requestIDKeys(req.Body) }
+
+// settle waits out the pending windows, then judges what stayed silent
+// (one liveness probe for all) and sends the rest again, alone.
+func (m *mux) settle(ctx context.Context) error {
+	r := m.r
+	if len(m.pending) == 0 {
+		return nil
+	}
+	until := time.Time{}
+	for _, p := range m.pending {
+		until = maxTime(until, p.deadline)
+	}
+	if died, _ := r.t.Died(); !died {
+		proc := r.t.(*StdioTarget).proc()
+		for ctx.Err() == nil {
+			data, _, what, _ := proc.Receive(ctx, until)
+			if what != transport.Line {
+				if what == transport.Gone {
+					for _, p := range m.pending {
+						p.ambiguous = true
+					}
+				}
+				break
+			}
+			m.stray(data)
+		}
+	}
+	if ctx.Err() != nil {
+		for _, p := range m.pending {
+			p.ex.Failure, p.ex.Unanswered = fmt.Sprintf("cancelled: %v", context.Cause(ctx)), false
+		}
+		return nil
+	}
+	var silent []*pend
+	for _, p := range m.pending {
+		if !p.ambiguous {
+			silent = append(silent, p)
+		}
+	}
+	if len(silent) > 0 {
+		if err := m.probe(ctx, silent); err != nil {
+			return err
+		}
+	}
+	for _, p := range m.pending {
+		if !p.ambiguous {
+			continue
+		}
+		if err := m.again(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probe sends one liveness probe for every silent request, judged for
+// each as its own probe would have been.
+func (m *mux) probe(ctx context.Context, silent []*pend) error {
+	r := m.r
+	probe, alive := r.liveness(ctx, silent[0].name)
+	for _, p := range silent {
+		pr := probe
+		ev := &p.buf.events[p.at]
+		lb := &buffer{}
+		l := &lane{r: r, out: lb, mark: time.Now()}
+		if err := l.judge(p.name+"/liveness", &pr, nil, nil); err != nil {
+			return err
+		}
+		ev.before = append(ev.before, lb.events...)
+		if alive {
+			p.ex.Note = p.ex.Failure + "; the server answered a liveness probe, so it is alive and left this request unanswered"
+			p.ex.Failure, p.ex.Unanswered = "", false
+		} else {
+			p.ex.Failure += "; the server did not answer a liveness probe either"
+			m.stale()
+		}
+	}
+	return nil
+}
+
+// again sends a pending request once more, alone, on a server in step,
+// and puts what that gives in place of the first try.
+func (m *mux) again(ctx context.Context, p *pend) error {
+	r := m.r
+	r.mu.Lock()
+	stale := r.stale
+	r.stale = false
+	r.mu.Unlock()
+	nb := &buffer{}
+	l := &lane{r: r, out: nb, mark: time.Now()}
+	if died, _ := r.t.Died(); died || stale {
+		if err := r.restart(ctx); err != nil {
+			if err := l.notSent(p.name, "the server could not be restarted: "+err.Error()); err != nil {
+				return err
+			}
+			p.buf.events[p.at].instead, p.buf.events[p.at].replaced = nb.events, true
+			return nil
+		}
+	}
+	ex, err := l.sendJudged(ctx, p.name, p.req, true)
+	if err != nil {
+		return err
+	}
+	if err := l.judge(p.name, &ex, p.exp, p.o); err != nil {
+		return err
+	}
+	p.buf.events[p.at].instead, p.buf.events[p.at].replaced = nb.events, true
+	return nil
+}
+
+// restarted voids the pending windows: their server is gone, and so is
+// whatever it would have answered; they are sent again, alone.
+func (m *mux) restarted() {
+	for _, p := range m.pending {
+		p.ambiguous = true
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

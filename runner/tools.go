@@ -94,7 +94,8 @@ type variant struct {
 
 // variants expands a fixture into its exchanges; the second result says
 // why it cannot run here.
-func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
+func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
+	r := l.r
 	base := fixtures.Context{Version: r.sess.version}
 	if !bytes.Contains(f.Body, []byte("{{tool}}")) {
 		return []variant{{ctx: base}}, ""
@@ -106,7 +107,7 @@ func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
 	base.Tool = jsonStringContents(t.Name)
 	switch f.Args {
 	case fixtures.ArgsValid:
-		return r.callVariants(base)
+		return l.callVariants(base)
 	case fixtures.ArgsViolations:
 		vs := schema.GenerateViolations(t.Input)
 		if len(vs) == 0 {
@@ -132,19 +133,20 @@ func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
 // callVariants makes one call with valid arguments per tool the run may
 // call: those that declare readOnlyHint, or all with CallAll. A tool
 // whose schema no arguments can be generated for is noted and left out.
-func (r *run) callVariants(base fixtures.Context) ([]variant, string) {
+func (l *lane) callVariants(base fixtures.Context) ([]variant, string) {
+	r := l.r
 	var out []variant
 	for _, t := range r.facts.Tools {
 		if r.o.CallTools != CallAll && !t.ReadOnly {
 			continue
 		}
 		if t.Input == nil {
-			r.sink.Note(fmt.Sprintf("tool %q not called: its inputSchema is not an object", t.Name))
+			l.out.Note(fmt.Sprintf("tool %q not called: its inputSchema is not an object", t.Name))
 			continue
 		}
 		args, err := schema.GenerateValid(t.Input)
 		if err != nil {
-			r.sink.Note(fmt.Sprintf("tool %q not called: %v", t.Name, err))
+			l.out.Note(fmt.Sprintf("tool %q not called: %v", t.Name, err))
 			continue
 		}
 		c := base

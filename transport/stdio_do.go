@@ -234,3 +234,82 @@ func (s *Stdio) hasExited() bool {
 	exited, _ := s.Exited()
 	return exited
 }
+
+// Send writes one message line, as Do does, without waiting for any
+// reply: a caller that multiplexes requests over the pipe matches the
+// lines it reads with Receive. It returns the Failure of a line that
+// could not be written whole ("" when it went out).
+func (s *Stdio) Send(ctx context.Context, body []byte) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.stop:
+		return "transport closed"
+	default:
+	}
+	if s.broken != "" {
+		return s.broken
+	}
+	f, err := s.write(ctx, body, time.Now().Add(s.lim.Timeout))
+	if err != nil {
+		return fmt.Sprintf("writing the request: %v; %s", err, s.deathNote())
+	}
+	return f
+}
+
+// A Received is what Receive found.
+type Received int
+
+const (
+	Line     Received = iota // a line arrived
+	Quiet                    // nothing before the deadline
+	Gone                     // stdout ended or the server exited; why says how
+	Canceled                 // ctx ended or the transport closed
+)
+
+// Receive returns the next line the server writes to stdout, waiting
+// until deadline at most (a deadline already past takes only a line that
+// is waiting). A line longer than MaxBytes comes cut, with cut set.
+func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, cut bool, what Received, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// A line already waiting comes first, whatever the deadline.
+	select {
+	case ln, ok := <-s.lines:
+		if ok {
+			return ln.data, ln.cut, Line, ""
+		}
+		return nil, false, Gone, s.deathNote()
+	default:
+	}
+	timer := time.NewTimer(max(time.Until(deadline), 0))
+	defer timer.Stop()
+	exited := s.exited
+	var settled <-chan time.Time
+	for {
+		select {
+		case ln, ok := <-s.lines:
+			if !ok {
+				return nil, false, Gone, s.deathNote()
+			}
+			return ln.data, ln.cut, Line, ""
+		case <-exited:
+			exited = nil
+			settled = time.After(settle)
+		case <-settled:
+			return nil, false, Gone, s.deathNote()
+		case <-timer.C:
+			if exited == nil {
+				return nil, false, Gone, s.deathNote()
+			}
+			return nil, false, Quiet, ""
+		case <-ctx.Done():
+			return nil, false, Canceled, fmt.Sprintf("cancelled: %v", context.Cause(ctx))
+		case <-s.stop:
+			return nil, false, Canceled, "transport closed"
+		}
+	}
+}
+
+// Limits are the bounds the transport applies, defaults filled in.
+func (s *Stdio) Limits() Limits { return s.lim }

@@ -58,6 +58,7 @@ type checkOptions struct {
 	CallTools  string
 	Record     string
 	Deadline   time.Duration
+	Parallel   int
 }
 
 func newCheckCmd(s *streams) *cobra.Command {
@@ -100,6 +101,9 @@ complete report, never a hang.
 				return usagef("--demo-fault needs --demo")
 			}
 			demoNeeds(o, cmd.Flags().Changed("protocol"), cmd.Flags().Changed("call-tools"))
+			if o.Parallel < 1 {
+				return usagef("--parallel %d: want 1 or more", o.Parallel)
+			}
 			return checkRun(cmd.Context(), s, o)
 		},
 	}
@@ -112,6 +116,7 @@ complete report, never a hang.
 	cmd.Flags().Lookup("call-tools").NoOptDefVal = runner.CallReadOnly
 	cmd.Flags().StringVar(&o.Record, "record", "", "write every exchange to `FILE` as a transcript (lint reads it)")
 	cmd.Flags().DurationVar(&o.Deadline, "deadline", 5*time.Minute, "bound on the whole run")
+	cmd.Flags().IntVar(&o.Parallel, "parallel", defaultParallel, "exchanges in flight at once (1 sends the fixtures one after another; reports keep corpus order either way)")
 	return cmd
 }
 
@@ -206,7 +211,7 @@ func (k *sink) Exchange(j runner.Judged) error {
 		k.hidden++
 		return nil
 	}
-	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts})
+	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts, Duration: j.Duration, Timed: true})
 }
 
 func (k *sink) Note(n string) { k.ss.note(n) }
@@ -259,10 +264,16 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	started := s.Now()
 	ctx, release := s.Interrupts(ctx)
 	defer release()
-	res, runErr := runner.Run(ctx, target, runner.Options{
+	opts := runner.Options{
 		Protocol: o.Protocol, Fixtures: fx, CallTools: o.CallTools, Contract: ss.contract, Schemas: ss.schemas,
-		Deadline: o.Deadline, Secrets: secrets(extra), Checks: ss.checks,
-	}, k)
+		Deadline: o.Deadline, Secrets: secrets(extra), Checks: ss.checks, Parallel: o.Parallel,
+	}
+	prog := newProgress(s, len(fx))
+	if prog != nil {
+		opts.Progress = prog
+	}
+	res, runErr := runner.Run(ctx, target, opts, k)
+	prog.end()
 	if k.hidden > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the selected fixtures needed (negotiation, tools/list, the end of the session) were judged but are not reported: they are not part of the selection", k.hidden))
 	}
@@ -299,6 +310,11 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	return err
 }
+
+// defaultParallel is how many exchanges a run keeps in flight: enough to
+// overlap a server's latency and a few timeouts, few enough that no
+// server under test sees more than a modest client would send.
+const defaultParallel = 8
 
 // stderrNote bounds the server's stderr quoted in the report.
 const stderrNote = 2048

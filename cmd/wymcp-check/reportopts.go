@@ -204,7 +204,7 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 // from a transcript, which has no times), matched against the baseline,
 // counted and written.
 func (ss *session) exchange(r *report.Result) error {
-	if r.Line == 0 {
+	if r.Line == 0 && !r.Timed {
 		now := ss.now()
 		r.Timed, r.Duration = true, now.Sub(ss.last)
 		ss.last = now

@@ -22,7 +22,9 @@ type streams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 	OutTTY bool
-	ErrTTY bool // stderr is a terminal: where wrap's live lines go
+	// ErrTTY: stderr is a terminal (wrap's live lines and the progress
+	// line go there).
+	ErrTTY bool
 	Getenv func(string) string
 	Now    func() time.Time
 	// Interrupts watches for SIGINT and SIGTERM while a run goes on: the

@@ -1,0 +1,60 @@
+package envelope_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Fuzz targets for every reader of server bytes. Seeds live in
+// testdata/fuzz; .ci/run runs each target for a short, fixed time.
+
+// FuzzParse: any bytes are read as a message without a panic, every
+// reading of one is itself a message, and splitting a reply finds at
+// most one response.
+func FuzzParse(f *testing.F) {
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m := envelope.Parse(raw)
+		for _, rd := range m.Readings() {
+			if len(rd.Duplicates) > 0 {
+				t.Fatalf("a reading still repeats keys: %q", rd.Duplicates)
+			}
+		}
+		envelope.IsResponse(raw)
+		r := envelope.ReadReply(&envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: raw}, envelope.ReadOptions{})
+		if r.Responses > len(r.Messages) {
+			t.Fatalf("%d responses among %d messages", r.Responses, len(r.Messages))
+		}
+	})
+}
+
+// FuzzSplitSSE: any body splits into events without a panic, within its
+// line bound, and reading it as a reply agrees with splitting it.
+func FuzzSplitSSE(f *testing.F) {
+	f.Fuzz(func(t *testing.T, body []byte) {
+		msgs, _, err := envelope.SplitSSE(body, 4096)
+		total := 0
+		for _, m := range msgs {
+			total += len(m)
+		}
+		if total > len(body) {
+			t.Fatalf("%d bytes of events from a %d-byte body", total, len(body))
+		}
+		r := envelope.ReadReply(&envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: body}, envelope.ReadOptions{})
+		if err == nil && r.SplitErr == nil && len(r.Messages) != len(msgs) {
+			t.Fatalf("ReadReply found %d messages, SplitSSE %d", len(r.Messages), len(msgs))
+		}
+	})
+}
+
+// FuzzParseContract: any contract file is accepted or refused with an
+// error, never a panic; an accepted one has a positive quote bound.
+func FuzzParseContract(f *testing.F) {
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c, err := envelope.ParseContract(raw)
+		if err == nil && c == nil {
+			t.Fatal("no contract and no error")
+		}
+	})
+}

@@ -1,0 +1,414 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/fixtures"
+)
+
+// A concurrent run sends fixtures side by side over the one negotiated
+// session: most of a run's wall time is waiting (a server's latency, a
+// stream looked at, a timeout), and waits can overlap. Three things keep
+// it honest:
+//
+//   - Order. Each fixture's output (exchanges, verdicts, notes) is held
+//     in a buffer and handed to the sink in corpus order, so a report
+//     does not depend on which reply came first.
+//   - Ids. Requests in flight at once never share an id where the peer
+//     keys its bookkeeping by id (a 2025-xx session, one stdio pipe): a
+//     server that maps ids to streams would otherwise send one fixture's
+//     reply to another. Most fixtures send id 1, so those take turns.
+//   - Sequence. Fixtures that depend on order declare it (order: last)
+//     and run one after another once the rest is done, before the
+//     session ends.
+
+// ahead bounds how many fixtures past the oldest unfinished one may run,
+// in multiples of Parallel: a slow first fixture must not let the
+// buffered output of all the others grow without end.
+const ahead = 4
+
+// streamLookMin is how long a GET stream is looked at, at least, in a
+// concurrent run: the look lasts while other fixtures run, up to
+// streamLook, and ends when they are done.
+const streamLookMin = 100 * time.Millisecond
+
+// streamLookPoll is how often a stream look past its minimum asks
+// whether the other fixtures are done.
+const streamLookPoll = 5 * time.Millisecond
+
+// fireAll runs the fixtures: one after another when Parallel is 1 or
+// less, else concurrently. Either way the order-dependent ones (order:
+// last) run, and are reported, after the rest, in corpus order.
+func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
+	var now, last []*fixtures.Fixture
+	for _, f := range fx {
+		if f.Last {
+			last = append(last, f)
+		} else {
+			now = append(now, f)
+		}
+	}
+	switch {
+	case r.o.Parallel <= 1:
+		last = append(now, last...)
+	case r.t.Transport() == envelope.Stdio:
+		if err := r.multiplexed(ctx, now); err != nil {
+			return err
+		}
+	default:
+		if err := r.concurrently(ctx, now); err != nil {
+			return err
+		}
+	}
+	for _, f := range last {
+		if err := r.main().fixture(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// concurrently runs fx side by side, at most Parallel exchanges in
+// flight, and hands each fixture's output to the sink in corpus order.
+func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := r.o.Parallel
+	fl := newFlight(n)
+	bufs := make([]*buffer, len(fx))
+	done := make([]chan struct{}, len(fx))
+	for i := range fx {
+		bufs[i], done[i] = &buffer{}, make(chan struct{})
+	}
+	window := make(chan struct{}, ahead*n)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer fl.dispatching(true)
+		for i, f := range fx {
+			if !fl.admit(window, stop) {
+				// Nothing more is wanted; the emitter still waits on
+				// every fixture it has not seen.
+				for _, d := range done[i:] {
+					close(d)
+				}
+				return
+			}
+			wg.Add(1)
+			fl.started(f)
+			go func() {
+				defer wg.Done()
+				defer close(done[i])
+				defer fl.finished(f)
+				l := &lane{r: r, out: bufs[i], fl: fl, mark: time.Now()}
+				// A buffer's Exchange never fails: the sink's error comes
+				// when the buffer is emptied.
+				_ = l.fixture(cctx, f)
+			}()
+		}
+	}()
+	var err error
+	for i := range fx {
+		<-done[i]
+		if err == nil {
+			if err = bufs[i].flush(r); err != nil {
+				close(stop)
+				cancel()
+			}
+		}
+		bufs[i] = nil
+		if err == nil {
+			<-window
+		}
+	}
+	wg.Wait()
+	return err
+}
+
+// multiplexed runs fx over one stdio pipe (see mux): one after another,
+// each fixture's silence judged at the end with all the others', and the
+// output handed on in corpus order.
+func (r *run) multiplexed(ctx context.Context, fx []*fixtures.Fixture) error {
+	m := &mux{r: r, markers: map[string]bool{}}
+	bufs := make([]*buffer, len(fx))
+	for i, f := range fx {
+		bufs[i] = &buffer{}
+		l := &lane{r: r, out: bufs[i], mux: m, mark: time.Now()}
+		if err := l.fixture(ctx, f); err != nil {
+			return err
+		}
+	}
+	if err := m.settle(ctx); err != nil {
+		return err
+	}
+	for _, b := range bufs {
+		if err := b.flush(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A buffer holds one fixture's output until its turn comes.
+type buffer struct {
+	events []event
+}
+
+type event struct {
+	judged *Judged
+	later  bool // judge it when it goes out
+	note   string
+	// before goes out ahead of the event (a liveness probe judged for
+	// it); instead, when set, goes out in its place (the exchange sent
+	// again, alone).
+	before, instead []event
+	replaced        bool
+}
+
+// Facts is never called for a fixture: facts are learned before any
+// fixture runs.
+func (b *buffer) Facts(*expect.Facts) {}
+
+func (b *buffer) Exchange(j Judged) error {
+	b.events = append(b.events, event{judged: &j})
+	return nil
+}
+
+func (b *buffer) Note(n string) { b.events = append(b.events, event{note: n}) }
+
+// later holds an exchange to be judged when it goes out.
+func (b *buffer) later(j Judged) { b.events = append(b.events, event{judged: &j, later: true}) }
+
+// flush hands the output on, judging what waited for it.
+func (b *buffer) flush(r *run) error { return r.flushEvents(b.events) }
+
+func (r *run) flushEvents(events []event) error {
+	for _, e := range events {
+		if err := r.flushEvents(e.before); err != nil {
+			return err
+		}
+		if e.replaced {
+			if err := r.flushEvents(e.instead); err != nil {
+				return err
+			}
+			continue
+		}
+		if e.judged == nil {
+			r.sink.Note(e.note)
+			continue
+		}
+		if e.later {
+			e.judged.Verdicts = r.verdicts(e.judged)
+		}
+		if err := r.sink.Exchange(*e.judged); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A flight is what the fixtures of a concurrent run share: the slots
+// that bound the exchanges in flight, the ids in flight, and whether any
+// fixture other than a stream look is still at work.
+type flight struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	ids   map[string]chan struct{} // id key → closed when the exchange that holds it ends
+	// running counts the fixtures at work other than stream looks;
+	// waiting says the dispatcher starts no more until output goes out
+	// (or has started them all).
+	running int
+	waiting bool
+}
+
+func newFlight(n int) *flight {
+	return &flight{slots: make(chan struct{}, n), ids: map[string]chan struct{}{}}
+}
+
+// isStream: a fixture that looks at a GET stream, which need not end.
+func isStream(f *fixtures.Fixture) bool { return f.Method == "GET" }
+
+// started and finished count the fixtures at work.
+func (fl *flight) started(f *fixtures.Fixture) {
+	if !isStream(f) {
+		fl.mu.Lock()
+		fl.running++
+		fl.mu.Unlock()
+	}
+}
+
+func (fl *flight) finished(f *fixtures.Fixture) {
+	if !isStream(f) {
+		fl.mu.Lock()
+		fl.running--
+		fl.mu.Unlock()
+	}
+}
+
+// admit takes a place in the window for one more fixture, saying while
+// it waits that it does; false when stop closed first.
+func (fl *flight) admit(window chan<- struct{}, stop <-chan struct{}) bool {
+	select {
+	case window <- struct{}{}:
+		return true
+	default:
+	}
+	fl.dispatching(true)
+	defer fl.dispatching(false)
+	select {
+	case window <- struct{}{}:
+		return true
+	case <-stop:
+		return false
+	}
+}
+
+// dispatching says whether the dispatcher waits (true: it starts nothing
+// until output goes out, or it has started everything).
+func (fl *flight) dispatching(waiting bool) {
+	fl.mu.Lock()
+	fl.waiting = waiting
+	fl.mu.Unlock()
+}
+
+// idle: nothing but stream looks is at work, and nothing is about to be.
+func (fl *flight) idle() bool {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return fl.running == 0 && fl.waiting
+}
+
+// take waits until none of keys is in flight and a slot is free, then
+// holds them; the returned func lets them go. Keys are taken in sorted
+// order, so two exchanges never wait on each other. A nil flight (a run
+// in sequence) holds nothing.
+func (fl *flight) take(keys []string) func() {
+	if fl == nil {
+		return func() {}
+	}
+	var held []chan struct{}
+	var heldKeys []string
+	for _, k := range keys {
+		for {
+			fl.mu.Lock()
+			busy, ok := fl.ids[k]
+			if !ok {
+				ch := make(chan struct{})
+				fl.ids[k] = ch
+				fl.mu.Unlock()
+				held, heldKeys = append(held, ch), append(heldKeys, k)
+				break
+			}
+			fl.mu.Unlock()
+			// The holder's exchange is bounded in time, so this ends.
+			<-busy
+		}
+	}
+	fl.slots <- struct{}{}
+	return func() {
+		<-fl.slots
+		fl.mu.Lock()
+		defer fl.mu.Unlock()
+		for i, k := range heldKeys {
+			delete(fl.ids, k)
+			close(held[i])
+		}
+	}
+}
+
+// idKeys names the ids a request occupies while it is in flight, where
+// the peer keys its bookkeeping by id: in a 2025-xx session over HTTP
+// (the SDKs map an id to the stream its reply goes to) and on stdio (one
+// pipe, replies matched by id). A 2026-07-28 HTTP request stands alone.
+// A body with no readable id occupies "?": on stdio its reply, if any,
+// can only be told apart when it is the only one.
+func (r *run) idKeys(req envelope.Request) []string {
+	if req.Method != "" && req.Method != "POST" {
+		return nil
+	}
+	http := r.t.Transport() == envelope.HTTP
+	if http && r.sess.version == envelope.V20260728 {
+		return nil
+	}
+	keys := requestIDKeys(req.Body)
+	if http {
+		keys = slices.DeleteFunc(keys, func(k string) bool { return k == unreadableID })
+	}
+	return keys
+}
+
+// unreadableID is the key of a request whose id cannot be read.
+const unreadableID = "?"
+
+// requestIDKeys reads the ids a body carries: one for a request, one per
+// element of a batch, none for a notification; sorted, without repeats.
+func requestIDKeys(body []byte) []string {
+	body = trimBOM(body)
+	var keys []string
+	if envelope.TooDeep(body) {
+		return []string{unreadableID}
+	}
+	if !gjson.ValidBytes(body) {
+		// A lenient reader may still find the id of a body that is not
+		// quite JSON (invalid UTF-8 in a value, a truncated tail), and
+		// answer with it.
+		keys = append(keys, unreadableID)
+		if id := gjson.GetBytes(body, "id"); id.Type == gjson.String || id.Type == gjson.Number {
+			body = fmt.Appendf(nil, `{"id":%s}`, id.Raw)
+		} else {
+			return keys
+		}
+	}
+	v := gjson.ParseBytes(body)
+	add := func(m gjson.Result) {
+		if !m.IsObject() {
+			keys = append(keys, unreadableID)
+			return
+		}
+		id := m.Get("id")
+		switch {
+		case !id.Exists():
+		case id.Type == gjson.String:
+			keys = append(keys, "s:"+id.Str)
+		case id.Type == gjson.Number:
+			keys = append(keys, "n:"+id.Raw)
+		default:
+			keys = append(keys, unreadableID)
+		}
+	}
+	switch {
+	case v.IsArray():
+		n := 0
+		v.ForEach(func(_, m gjson.Result) bool {
+			add(m)
+			n++
+			return true
+		})
+		if n == 0 {
+			keys = append(keys, unreadableID)
+		}
+	default:
+		add(v)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// trimBOM drops a leading UTF-8 byte order mark, which a receiver may
+// ignore (RFC 8259 §8.1).
+func trimBOM(b []byte) []byte {
+	if len(b) >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
+		return b[3:]
+	}
+	return b
+}

@@ -1,0 +1,350 @@
+package runner_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/schema"
+	"github.com/wymcp/wymcp-check/transport"
+)
+
+// rows is a run's output as the sink saw it, in order: one line per
+// verdict, findings included, and the notes.
+type rows struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (c *rows) Exchange(j runner.Judged) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, v := range j.Verdicts {
+		line := fmt.Sprintf("%s %s %s %s", v.Fixture, v.Check.ID, v.Status, v.Reason)
+		for _, f := range v.Findings {
+			line += fmt.Sprintf(" [%s %s: %s]", f.Status, f.Path, f.Message)
+		}
+		c.lines = append(c.lines, line)
+	}
+	return nil
+}
+func (c *rows) Facts(*expect.Facts) {}
+func (c *rows) Note(n string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lines = append(c.lines, "note: "+n)
+}
+
+func corpusRun(t *testing.T, target runner.Target, parallel int, fx []*fixtures.Fixture) ([]string, time.Duration) {
+	t.Helper()
+	if fx == nil {
+		var err error
+		if fx, err = fixtures.Embedded(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &rows{}
+	start := time.Now()
+	_, err := runner.Run(context.Background(), target, runner.Options{
+		Fixtures: fx, CallTools: runner.CallAll, Contract: envelope.Strict(),
+		Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute, Parallel: parallel,
+	}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.lines, time.Since(start)
+}
+
+// TestConcurrentSameAsSequence: a concurrent run hands the sink the very
+// output of a run in sequence, in the same order, whatever order the
+// replies came in; for the clean reference server and faults that touch
+// timeouts, silence and the session.
+func TestConcurrentSameAsSequence(t *testing.T) {
+	for _, tc := range []struct{ fault, protocol string }{
+		{"", "auto"}, {"", envelope.V20251125}, {"hang", "auto"}, {"crash", envelope.V20251125},
+		{"wrong-id", envelope.V20250618}, {"ended-session-served", envelope.V20251125},
+	} {
+		t.Run(tc.fault+"/"+tc.protocol, func(t *testing.T) {
+			url := serve(t, tc.fault)
+			target := func() runner.Target {
+				return &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: time.Second}}}
+			}
+			seq, _ := corpusRun(t, target(), 1, nil)
+			con, _ := corpusRun(t, target(), 8, nil)
+			if len(seq) < 500 {
+				t.Fatalf("only %d rows: the corpus did not run", len(seq))
+			}
+			if diff := cmp.Diff(seq, con); diff != "" {
+				t.Errorf("concurrent run differs from the run in sequence (-sequence +concurrent):\n%s", diff)
+			}
+		})
+	}
+}
+
+// slowSession is a 2025-11-25 server that answers every request after a
+// pause, and records any two requests of its session in flight at once
+// with the same id: a server that maps ids to reply streams would mix
+// them up.
+type slowSession struct {
+	pause    time.Duration
+	hang     string // a method never answered
+	mu       sync.Mutex
+	inFlight map[string]int
+	max      int // most requests in flight at once
+	now      int
+	clashes  []string
+	order    []string // methods, as they arrived
+}
+
+func (s *slowSession) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	m := gjson.ParseBytes(body)
+	method, id := m.Get("method").Str, m.Get("id")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Mcp-Session-Id", "s1")
+	switch {
+	case r.Method != http.MethodPost:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	case method == "initialize":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"slow","version":"1"}}}`, id.Raw)
+		return
+	case method == "server/discover":
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method server/discover"}}`, id.Raw)
+		return
+	case !id.Exists():
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	key := id.Type.String() + id.Raw
+	s.mu.Lock()
+	s.order = append(s.order, method)
+	if s.inFlight[key] > 0 && id.Type != gjson.Null {
+		s.clashes = append(s.clashes, key+" "+method)
+	}
+	s.inFlight[key]++
+	s.now++
+	s.max = max(s.max, s.now)
+	s.mu.Unlock()
+	// The request is done once its reply is decided, before it is
+	// written: a client may send the next request with this id as soon as
+	// the reply arrives.
+	done := func() {
+		s.mu.Lock()
+		s.inFlight[key]--
+		s.now--
+		s.mu.Unlock()
+	}
+	if s.hang != "" && method == s.hang {
+		<-r.Context().Done()
+		done()
+		return
+	}
+	time.Sleep(s.pause)
+	var reply string
+	switch method {
+	case "tools/list":
+		reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]},"annotations":{"readOnlyHint":true}}]}}`, id.Raw)
+	case "ping":
+		reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id.Raw)
+	default:
+		reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`, id.Raw)
+	}
+	done()
+	io.WriteString(w, reply)
+}
+
+func startSlow(t *testing.T, s *slowSession) string {
+	t.Helper()
+	s.inFlight = map[string]int{}
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return hs.URL + "/mcp"
+}
+
+// TestConcurrentIDsNeverShareFlight: in a 2025-xx session no two
+// requests with the same id are in flight at once, and yet requests do
+// overlap (the run is concurrent).
+func TestConcurrentIDsNeverShareFlight(t *testing.T) {
+	s := &slowSession{pause: 20 * time.Millisecond}
+	url := startSlow(t, s)
+	corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 2 * time.Second}}}, 8, nil)
+	if len(s.clashes) > 0 {
+		t.Errorf("requests with the same id were in flight at once: %q", s.clashes)
+	}
+	if s.max < 2 {
+		t.Errorf("at most %d request(s) in flight: the run was not concurrent", s.max)
+	}
+}
+
+// TestConcurrentTimeoutsOverlap: a server that never answers tools/call
+// costs a concurrent run its timeout a few times, not once per fixture;
+// each silence is still judged (the server answers the liveness probe).
+func TestConcurrentTimeoutsOverlap(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	// Six tools/call fixtures with distinct ids, as a user's might be.
+	var calls []*fixtures.Fixture
+	for i := range 6 {
+		f, err := fixtures.Parse(fmt.Sprintf("call%d.txtar", i), fmt.Appendf(nil, "Calls a tool.\n-- fixture --\nid: mine/call-%d\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"n\":1}}}\n", i, 100+i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, f)
+	}
+	s := &slowSession{hang: "tools/call"}
+	url := startSlow(t, s)
+	lines, took := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: timeout}}}, 8, calls)
+	if took > 3*timeout {
+		t.Errorf("six hanging calls took %v with --timeout %v: the timeouts did not overlap", took, timeout)
+	}
+	silent := 0
+	for _, l := range lines {
+		if strings.Contains(l, " RPC1006 fail ") {
+			silent++
+		}
+	}
+	if silent != len(calls) {
+		t.Errorf("%d RPC1006 failures, want one per hanging call (%d):\n%s", silent, len(calls), strings.Join(lines, "\n"))
+	}
+}
+
+// TestOrderLast: a fixture that declares order: last is sent, and
+// reported, after every other fixture, whatever --parallel is.
+func TestOrderLast(t *testing.T) {
+	var fx []*fixtures.Fixture
+	for i, tc := range []struct{ id, method, order string }{
+		{"a/first", "ping", "order: last\n"}, {"b/second", "tools/list", ""}, {"c/third", "no/such", ""},
+	} {
+		f, err := fixtures.Parse("x.txtar", fmt.Appendf(nil, "A fixture.\n-- fixture --\nid: %s\n%s-- body --\n{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":%q}\n", tc.id, tc.order, 200+i, tc.method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx = append(fx, f)
+	}
+	for _, parallel := range []int{1, 8} {
+		s := &slowSession{pause: 10 * time.Millisecond}
+		url := startSlow(t, s)
+		lines, _ := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url}}, parallel, fx)
+		if got := s.order[len(s.order)-1]; got != "ping" {
+			t.Errorf("--parallel %d: last request was %s, want the order: last fixture's ping (arrivals %q)", parallel, got, s.order)
+		}
+		var seen []string
+		for _, l := range lines {
+			if f := strings.Fields(l)[0]; !strings.HasPrefix(l, "note:") && !strings.HasPrefix(f, "negotiate/") && !strings.HasPrefix(f, "setup/") && !strings.HasPrefix(f, "session/") && (len(seen) == 0 || seen[len(seen)-1] != f) {
+				seen = append(seen, f)
+			}
+		}
+		if diff := cmp.Diff([]string{"b/second", "c/third", "a/first"}, seen); diff != "" {
+			t.Errorf("--parallel %d: output order (-want +got):\n%s", parallel, diff)
+		}
+	}
+}
+
+// TestMultiplexedSameAsSequence: over stdio, one pipe multiplexed gives
+// the output of a run in sequence, for the clean reference server and
+// faults that leave requests unanswered, kill the server or mangle ids.
+func TestMultiplexedSameAsSequence(t *testing.T) {
+	for _, tc := range []struct{ fault, protocol string }{
+		{"", "auto"}, {"", envelope.V20251125}, {"hang", "auto"}, {"crash", envelope.V20251125},
+		{"wrong-id", "auto"}, {"missing-id", envelope.V20251125}, {"notification-reply", "auto"},
+	} {
+		t.Run(tc.fault+"/"+tc.protocol, func(t *testing.T) {
+			t.Setenv(serverEnv, tc.fault)
+			run := func(parallel int) ([]string, time.Duration) {
+				target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer target.Close()
+				return corpusRun(t, target, parallel, nil)
+			}
+			seq, tseq := run(1)
+			mux, tmux := run(8)
+			t.Logf("in sequence %v, multiplexed %v", tseq, tmux)
+			if len(seq) < 500 {
+				t.Fatalf("only %d rows: the corpus did not run", len(seq))
+			}
+			if diff := cmp.Diff(seq, mux); diff != "" {
+				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+			}
+		})
+	}
+}
+
+// ignoringEnv makes the test binary a stdio server that answers every
+// well-formed request of 2025-11-25 and ignores every line it cannot
+// read as one, as servers built on the TypeScript SDK do.
+const ignoringEnv = "WYMCP_RUNNER_IGNORING"
+
+func serveIgnoring(in io.Reader, out io.Writer) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 8<<20)
+	for sc.Scan() {
+		m := gjson.ParseBytes(sc.Bytes())
+		id, method := m.Get("id"), m.Get("method")
+		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
+			continue // ignored, as a line that fails the message schema
+		}
+		if !id.Exists() {
+			continue
+		}
+		switch method.Str {
+		case "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+		case "ping":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+		default:
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
+		}
+	}
+}
+
+// TestMultiplexedSilenceOnce: a stdio server that ignores malformed
+// lines costs a multiplexed run one --timeout, not one per ignored
+// line, and each ignored request still fails RPC1006 once, with the
+// same verdicts as a run in sequence.
+func TestMultiplexedSilenceOnce(t *testing.T) {
+	const timeout = 700 * time.Millisecond
+	t.Setenv(ignoringEnv, "1")
+	run := func(parallel int) ([]string, time.Duration) {
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer target.Close()
+		return corpusRun(t, target, parallel, nil)
+	}
+	seq, tseq := run(1)
+	mux, tmux := run(8)
+	silent := 0
+	for _, l := range mux {
+		if strings.Contains(l, " RPC1006 fail ") {
+			silent++
+		}
+	}
+	if silent < 10 {
+		t.Errorf("%d RPC1006 failures: the ignored lines were not judged as silence", silent)
+	}
+	if tmux > 3*timeout {
+		t.Errorf("multiplexed run took %v with --timeout %v (in sequence %v): the silences did not share one window", tmux, timeout, tseq)
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
