@@ -67,16 +67,17 @@ const (
 // run. It is not safe for concurrent use: the relay's delivery order is
 // its order.
 type ClientTracker struct {
-	stdio       *conversation
-	sessions    map[string]*conversation // HTTP, by the session id the server issued
-	sessionless *conversation            // HTTP: an initialize answered without a session id
-	unseen      *conversation            // HTTP: sessionless traffic whose start the relay did not see
-	detached    *conversation            // HTTP: traffic without the session id the server issued, among several sessions
-	modern      *conversation            // HTTP 2026-07-28: stateless requests
-	byRequest   map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
-	order       []uint64                 // byRequest's keys, oldest first
-	deletes     map[uint64]bool          // HTTP: the Seqs of DELETEs of a known session
-	issued      []string                 // session ids issued, oldest first
+	stdio        *conversation
+	sessions     map[string]*conversation // HTTP, by the session id the server issued
+	sessionless  *conversation            // HTTP: an initialize answered without a session id
+	unseen       *conversation            // HTTP: sessionless traffic whose start the relay did not see
+	detached     *conversation            // HTTP: traffic without the session id the server issued, among several sessions
+	modern       *conversation            // HTTP 2026-07-28: stateless requests
+	byRequest    map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
+	order        []uint64                 // byRequest's keys, oldest first
+	deletes      map[uint64]bool          // HTTP: the Seqs of DELETEs of a known session
+	issued       []string                 // session ids the server issued, oldest first
+	sessionOrder []string                 // sessions' keys, oldest first
 }
 
 // NewClientTracker returns a tracker that has seen nothing.
@@ -282,9 +283,12 @@ func (t *ClientTracker) onlyLiveSession() *conversation {
 }
 
 func (t *ClientTracker) addSession(sid string, c *conversation) {
-	if len(t.sessions) >= maxConversation && len(t.issued) > 0 {
-		delete(t.sessions, t.issued[0])
-		t.issued = t.issued[1:]
+	if _, ok := t.sessions[sid]; !ok {
+		if len(t.sessionOrder) >= maxConversation {
+			delete(t.sessions, t.sessionOrder[0])
+			t.sessionOrder = t.sessionOrder[1:]
+		}
+		t.sessionOrder = append(t.sessionOrder, sid)
 	}
 	t.sessions[sid] = c
 }
@@ -329,7 +333,11 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 	switch {
 	case method.Exists() && id.Exists():
 		key := idKey(id)
-		if key != "" {
+		if key != "" && len(c.open) >= maxOpen {
+			// More requests unanswered than the tracker keeps (their ends
+			// went unseen): what is in flight is no longer known.
+			c.lost = true
+		} else if key != "" {
 			c.inFlight[key]++
 			c.open[m.Seq] = key
 			if _, ok := c.used[key]; !ok {
@@ -421,6 +429,9 @@ func (t *ClientTracker) Close(e *Closed) {
 				if e.SessionID != "" {
 					c.sessionID = e.SessionID
 					t.addSession(e.SessionID, c)
+					if len(t.issued) >= maxConversation {
+						t.issued = t.issued[1:]
+					}
 					t.issued = append(t.issued, e.SessionID)
 				} else {
 					// Every client without a session lands here: the relay

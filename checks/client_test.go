@@ -387,3 +387,23 @@ func TestJudgeKeepsTheAreasApart(t *testing.T) {
 		}
 	}
 }
+
+// TestClientTrackerBounds: a client that sends more requests than the
+// tracker keeps without ever getting answers costs bounded memory, and
+// what the tracker stopped keeping is no longer judged.
+func TestClientTrackerBounds(t *testing.T) {
+	tr := checks.NewClientTracker()
+	msg := func(seq uint64, body string) *checks.ClientMessage {
+		return &checks.ClientMessage{Seq: seq, Transport: envelope.Stdio, Body: []byte(body)}
+	}
+	tr.Client(msg(1, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+	for i := range 5000 {
+		tr.Client(msg(uint64(i+2), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1)))
+	}
+	m := msg(6000, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	for _, v := range checks.JudgeClient(checks.ClientInput{Message: m, View: tr.View(m)}, checks.All()) {
+		if v.Check.ID == "CLI1003" && v.Status != checks.StatusSkip {
+			t.Errorf("CLI1003 past the tracker's bound: %s %v, want a skip", v.Status, v.Findings)
+		}
+	}
+}
