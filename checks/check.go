@@ -36,11 +36,14 @@ const (
 	AreaHTTP      Area = "http"
 	AreaSchema    Area = "schema"
 	AreaProtocol  Area = "protocol"
+	// AreaClient judges the messages a client sends (proxy and wrap
+	// watching real traffic), not a server's replies.
+	AreaClient Area = "client"
 )
 
 // Areas lists every area, in report order.
 func Areas() []Area {
-	return []Area{AreaEnvelope, AreaCode, AreaMessage, AreaData, AreaEcho, AreaDistilled, AreaHTTP, AreaSchema, AreaProtocol}
+	return []Area{AreaEnvelope, AreaCode, AreaMessage, AreaData, AreaEcho, AreaDistilled, AreaHTTP, AreaSchema, AreaProtocol, AreaClient}
 }
 
 // A Check is one conformance rule: identity, documentation, and the
@@ -110,7 +113,10 @@ type Pass struct {
 	Schemas  SchemaValidator // nil: schema checks skip
 	// Secrets are the --header values of a live run: a reply that echoes
 	// one is a finding that must not quote it.
-	Secrets  []envelope.Secret
+	Secrets []envelope.Secret
+	// client is the message a client check judges (JudgeClient); nil
+	// when the pass judges a reply.
+	client   *clientPass
 	findings []Finding
 }
 

@@ -102,7 +102,8 @@ type Input struct {
 }
 
 // Judge applies every check in list to one exchange. It returns exactly
-// one verdict per check, in list order.
+// one verdict per check, in list order; checks of area client judge the
+// client's own messages (JudgeClient) and are left out.
 func Judge(in Input, list []*Check) []Verdict { return JudgeInto(nil, in, list) }
 
 // JudgeInto is Judge appending to dst[:0], for callers that judge a
@@ -131,6 +132,9 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets}
 	readings := replyReadings(base)
 	for _, c := range list {
+		if c.Area == AreaClient {
+			continue
+		}
 		v := Verdict{Fixture: in.Fixture, Check: c}
 		for i, rd := range readings {
 			p.Reply = rd
@@ -232,8 +236,10 @@ func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (strin
 				return c
 			}
 		}
-		if len(list) > 0 {
-			return list[0]
+		for _, c := range list {
+			if c.Area != AreaClient {
+				return c
+			}
 		}
 		return nil
 	}
@@ -264,6 +270,9 @@ func notJudged(out []Verdict, in Input, exp *expect.Expectation, r *envelope.Rep
 		skip = "not judged: could not judge this exchange (see " + owner.ID + ")"
 	}
 	for _, c := range list {
+		if c.Area == AreaClient {
+			continue
+		}
 		v := Verdict{Fixture: in.Fixture, Check: c}
 		switch {
 		case c == owner:

@@ -11,6 +11,20 @@ import (
 // Retired: (none yet)
 func All() []*Check {
 	return []*Check{
+		ClientEnvelope,        // CLI1001
+		ClientRequestID,       // CLI1002
+		ClientIDReuse,         // CLI1003
+		ClientAnswers,         // CLI1004
+		ClientLifecycle,       // CLI1005
+		ClientVersionHeader,   // CLI1006
+		ClientSessionHeader,   // CLI1007
+		ClientStandardHeaders, // CLI1008
+		ClientModernMeta,      // CLI1009
+		ClientAcceptHeaders,   // CLI1010
+		ClientSchemaValid,     // CLI1011
+		ClientToolArguments,   // CLI1012
+		ClientCapabilityUse,   // CLI1013
+
 		CodeInTable,         // ERR1001
 		CodeFits,            // ERR1002
 		MessageOneLine,      // ERR2001

@@ -235,8 +235,8 @@ func TestRelayProxyRealClients(t *testing.T) {
 				// server ← tapB ← proxy ← tapA ← client
 				tapB := newTap(t, upstream)
 				dir := t.TempDir()
-				rec := filepath.Join(dir, "rec.jsonl")
-				px := startProxy(t, tapB.url, "--record", rec, "-H", "X-Wymcp-Secret: flag-secret-value")
+				rec, rep := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "rep.json")
+				px := startProxy(t, tapB.url, "--record", rec, "--report", rep, "-H", "X-Wymcp-Secret: flag-secret-value")
 				tapA := newTap(t, px.url)
 
 				out := runClient(t, c.http(t, tapA.url, srv.tool, srv.args))
@@ -269,6 +269,8 @@ func TestRelayProxyRealClients(t *testing.T) {
 					t.Errorf("the recording holds the --header value, or no redacted header:\n%s", tail(string(raw), 2000))
 				}
 				checkRecordingLints(t, rec, lines)
+				checkConformingClient(t, rep)
+				checkClientParity(t, rep, rec)
 			})
 		}
 	}
@@ -281,12 +283,12 @@ func TestRelayWrapRealClients(t *testing.T) {
 				t.Parallel()
 				dir := t.TempDir()
 				aIn, aOut, bIn, bOut := filepath.Join(dir, "a.in"), filepath.Join(dir, "a.out"), filepath.Join(dir, "b.in"), filepath.Join(dir, "b.out")
-				logf, rec := filepath.Join(dir, "wrap.log"), filepath.Join(dir, "rec.jsonl")
+				logf, rec, rep := filepath.Join(dir, "wrap.log"), filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "rep.json")
 				tap := tapScript(t)
 				// client → tee A → wrap → tee B → server, and back: what the
 				// client wrote and read on one side of wrap, what the server
 				// read and wrote on the other.
-				server := slices.Concat([]string{"/bin/sh", tap, aIn, aOut, checkerBin, "wrap", "--log", logf, "--record", rec, "--color", "never",
+				server := slices.Concat([]string{"/bin/sh", tap, aIn, aOut, checkerBin, "wrap", "--log", logf, "--record", rec, "--report", rep, "--color", "never",
 					"--", "/bin/sh", tap, bIn, bOut}, srv.stdio(t))
 				out := runClient(t, c.stdio(t, srv.tool, srv.args, server))
 				if !strings.Contains(out, srv.wantReply) {
@@ -305,8 +307,30 @@ func TestRelayWrapRealClients(t *testing.T) {
 					}
 				}
 				checkRecordingLints(t, rec, lines)
+				checkConformingClient(t, rep)
+				checkClientParity(t, rep, rec)
 			})
 		}
+	}
+}
+
+// checkConformingClient: a real SDK client draws no finding in area
+// client; every message it sent was judged.
+func checkConformingClient(t *testing.T, rep string) {
+	t.Helper()
+	r := readReport(t, rep)
+	judged := 0
+	for _, x := range r.Results {
+		if x.Area != "client" {
+			continue
+		}
+		judged++
+		if x.Status == "fail" || x.Status == "warn" || x.Status == "error" {
+			t.Errorf("the SDK client drew %s %s on %s: %s %s", x.Status, x.Check, x.Fixture, x.Path, x.Message)
+		}
+	}
+	if judged == 0 {
+		t.Error("no client message was judged")
 	}
 }
 

@@ -93,6 +93,15 @@ func (t *Tool) inputSchemaDraft7() (*schema.ToolSchema, error) {
 	return t.draft7, t.err7
 }
 
+// InputSchema is the tool's inputSchema compiled for version (once, as
+// Build uses it): the client checks judge a client's arguments with the
+// schema the server's own replies are judged by.
+func (t *Tool) InputSchema(version string) (*schema.ToolSchema, error) { return t.inputSchema(version) }
+
+// InputSchemaDraft7 is the inputSchema read as draft-07, the other
+// reading 2025-06-18 allows (AMB-15).
+func (t *Tool) InputSchemaDraft7() (*schema.ToolSchema, error) { return t.inputSchemaDraft7() }
+
 // Tool finds a listed tool by name; nil when the server did not list it.
 func (f *Facts) Tool(name string) *Tool {
 	if f == nil {

@@ -25,6 +25,9 @@ type waiting struct {
 	// oversized: the request exceeded the byte bound; its exchange is
 	// not judged.
 	oversized bool
+	// ambiguous: it took the id of a request still waiting, so a reply
+	// with that id answers either: its exchange is not judged.
+	ambiguous bool
 }
 
 // idKey names an id for matching: its JSON type and value. Ids that are
@@ -71,6 +74,7 @@ func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
 			if o.key == w.key && !o.quiet {
 				l.list = append(l.list[:i], l.list[i+1:]...)
 				dropped, why = o, "a later request reused its id before the reply; the reply cannot be attributed"
+				w.ambiguous = true
 				break
 			}
 		}

@@ -158,8 +158,8 @@ func TestLedgerMatch(t *testing.T) {
 		l := &ledger{}
 		l.add(req("1"))
 		old, why := l.add(req("1"))
-		if old == nil || why == "" || len(l.list) != 1 {
-			t.Errorf("add: %v %q, %d waiting", old, why, len(l.list))
+		if old == nil || why == "" || len(l.list) != 1 || !l.list[0].ambiguous {
+			t.Errorf("add: %v %q, %d waiting (the later one must be marked ambiguous)", old, why, len(l.list))
 		}
 	})
 	t.Run("bounded", func(t *testing.T) {

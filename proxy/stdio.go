@@ -277,6 +277,11 @@ func (r *stdioRelay) serverFrame(f frame) {
 	}
 	o.Completes = true
 	w.ex.Response = &envelope.Response{Messages: [][]byte{o.Raw}, Truncated: o.Oversized}
+	if w.ambiguous {
+		// The client's fault (two requests, one id): judging the reply as
+		// this request's would blame the server for it.
+		w.ex.Failure = "its id was the id of an earlier request still waiting: the reply cannot be attributed"
+	}
 	p := &Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
 		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}
 	evs := []event{obsEvent(o), pairEvent(p)}

@@ -11,6 +11,9 @@
 //	 "request":{"method":"POST" (optional), "headers":{…}, "body":"<raw text>" | "bodyBase64":"…"},
 //	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…"} | null}
 //
+// A relay's recording also holds {"traffic":{…}} lines, its traffic in
+// order (see WriteTraffic), from which lint judges the client's messages.
+//
 // A line {"facts":{…}} records what the server declared in the run (the
 // negotiated version, the versions it serves, its capabilities, its
 // tools); every exchange after it is judged with those facts, as the live
@@ -50,6 +53,9 @@ type Record struct {
 	// Facts are the facts in force at this line (the last facts line
 	// before it); nil when the transcript records none.
 	Facts *expect.Facts
+	// Traffic is set for a relay's traffic line (see WriteTraffic); the
+	// record then holds no exchange.
+	Traffic *Traffic
 }
 
 // A LineError is a line that could not be read; the reader goes on.
@@ -93,6 +99,12 @@ func (r *Reader) Next() (Record, error) {
 			}
 			r.facts = f
 			continue
+		}
+		if t, ok, terr := trafficLine(line); ok {
+			if terr != nil {
+				return Record{}, &LineError{r.name, r.line, terr}
+			}
+			return Record{Line: r.line, Fixture: t.Fixture, Facts: r.facts, Traffic: t}, nil
 		}
 		rec, perr := parse(line)
 		if perr != nil {

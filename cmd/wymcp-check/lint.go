@@ -64,6 +64,9 @@ func lintRun(s *streams, o *lintOptions) error {
 			prefix = name + ":"
 		}
 		tr := transcript.NewReader(name, r)
+		// A relay's recording carries its traffic: the client's messages
+		// are judged against the session it builds, as the relay did.
+		client := newClientJudge(o.Schema, all)
 		for {
 			rec, err := tr.Next()
 			if err == io.EOF {
@@ -80,6 +83,15 @@ func lintRun(s *streams, o *lintOptions) error {
 				inputErrs++
 				ss.note(fmt.Sprintf("%s: %v", name, err))
 				break
+			}
+			if rec.Traffic != nil {
+				if cvs := client.take(rec.Traffic, rec.Facts); cvs != nil {
+					if err := ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Verdicts: cvs}); err != nil {
+						closeIn()
+						return err
+					}
+				}
+				continue
 			}
 			// The same expectation a live run built: from the request, the
 			// facts the transcript carries and the fixture's override.

@@ -38,12 +38,15 @@ the client at the address it prints instead of the server's.
 Each message is shown as it passes, one line each (-v adds bodies and
 headers), and the server's reply to each client request is judged with the
 same checks as check, the expectation derived from the request the client
-really sent. Ctrl-C stops it and prints a summary.
+really sent. The client's own messages are judged too (area client: ids,
+lifecycle, headers, schema, tool arguments), against what the proxy saw of
+their session; their findings come under their line. Ctrl-C stops it and
+prints a summary.
 
 Messages over --max-bytes are relayed whole and not judged. The client's
 Authorization and Cookie headers and the values of --header are never shown
-nor recorded. The exit code is 1 when a judged exchange fails the gate
-(--fail-on), else 0.
+nor recorded. The exit code is 1 when a judged exchange or client message
+fails the gate (--fail-on), else 0.
 
 ` + exitHelp,
 		Example: `  wymcp-check proxy http://127.0.0.1:3001/mcp --listen 127.0.0.1:6277

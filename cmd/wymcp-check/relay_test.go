@@ -216,7 +216,9 @@ func TestSafe(t *testing.T) {
 }
 
 // TestWatcherHeldLines: a reply line waits for its verdict; a reply
-// whose pair was dropped is still printed, without one.
+// whose pair was dropped is still printed, without one; a client
+// message's findings come under its own line (a ping is fine before
+// initialize, a cancellation is not).
 func TestWatcherHeldLines(t *testing.T) {
 	out := &watchOutput{w: &bytes.Buffer{}}
 	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
@@ -231,11 +233,13 @@ func TestWatcherHeldLines(t *testing.T) {
 	w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "ping", Sent: at, Done: at.Add(3 * time.Millisecond), RequestSeq: 1, ReplySeq: 2,
 		Exchange: &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125, Request: envelope.Request{Body: req}, Response: &envelope.Response{Messages: [][]byte{reply}}}})
 	w.Message(proxy.Observation{Seq: 3, Dir: proxy.ServerToClient, Time: at, Raw: reply, Size: int64(len(reply)), Kind: proxy.KindResponse, ID: "1", Completes: true})
-	w.Message(proxy.Observation{Seq: 4, Dir: proxy.ClientToServer, Time: at, Kind: proxy.KindNotification, Method: "notifications/cancelled"})
+	cancel := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	w.Message(proxy.Observation{Seq: 4, Dir: proxy.ClientToServer, Time: at, Raw: cancel, Kind: proxy.KindNotification, Method: "notifications/cancelled"})
 	want := "12:00:00.000 → #1 ping id 1 (40 B)\n" +
 		"12:00:00.000 ← #2 result id 1 (36 B)  3ms  ok\n" +
 		"12:00:00.000 ← #3 result id 1 (36 B)\n" +
-		"12:00:00.000 → #4 notifications/cancelled\n"
+		"12:00:00.000 → #4 notifications/cancelled  FAIL 1\n" +
+		"      fail CLI1005  method: \"notifications/cancelled\" before initialize: the initialize request is the first exchange of a session (T-LIFE-1)\n"
 	if got := out.w.(*bytes.Buffer).String(); got != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
 	}

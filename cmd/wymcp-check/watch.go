@@ -134,10 +134,19 @@ type watcher struct {
 	record   io.Writer          // nil: no --record
 	ss       *session           // nil: no --report
 	held     *proxy.Observation // a message that completes a pair, printed with its verdict
+	// heldClient are the verdicts of a held client message (its answer
+	// to a server request), printed with it.
+	heldClient []checks.Verdict
+	// client judges what the client sends; lastSeq is the last message
+	// delivered, to notice the ones the relay dropped.
+	client  *clientJudge
+	lastSeq uint64
 
 	judged, clean, warned, failed, notJudged int
-	verdicts                                 report.Summary
-	failures                                 []string // --record and --report write errors, once each
+	// Client messages judged, and how.
+	cJudged, cClean, cWarned, cFailed int
+	verdicts                          report.Summary
+	failures                          []string // --record and --report write errors, once each
 }
 
 // newWatcher loads the contract and schemas the judge needs.
@@ -150,7 +159,8 @@ func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watche
 	if err != nil {
 		return nil, err
 	}
-	return &watcher{out: out, pal: newPalette(out.color), verbose: o.Verbose, red: red, contract: c, schemas: sv}, nil
+	return &watcher{out: out, pal: newPalette(out.color), verbose: o.Verbose, red: red, contract: c, schemas: sv,
+		client: newClientJudge(o.Schema, checks.All())}, nil
 }
 
 // judge judges the server's reply to one client request. It is the one
@@ -186,24 +196,103 @@ func (w *watcher) learn(ex *envelope.Exchange) string {
 
 func (w *watcher) Message(o proxy.Observation) {
 	w.mu.Lock()
-	text := w.flushHeld()
+	text := w.flushHeld() + w.lost(o.Seq)
+	var vs []checks.Verdict
+	switch {
+	case o.Dir == proxy.ClientToServer:
+		if t := clientTraffic(&o); t != nil {
+			vs = w.client.take(t, w.facts)
+			text += w.traffic(t)
+			text += w.keepClient(t.Fixture, vs)
+		}
+	case o.Kind == proxy.KindRequest:
+		if t := serverRequestTraffic(&o); t != nil {
+			w.client.take(t, w.facts)
+			text += w.traffic(t)
+		}
+	}
 	if o.Completes {
-		w.held = &o
+		w.held, w.heldClient = &o, vs
 	} else {
-		text += w.line(&o, "") + w.body(&o)
+		text += w.line(&o, w.clientTally(vs)) + w.body(&o) + w.findings(vs)
 	}
 	w.mu.Unlock()
 	w.print(text)
 }
 
-// flushHeld returns a held line without its verdict: its pair was lost
+// lost notes the messages the relay dropped before seq (its queue was
+// full): the client's session history has a hole from here on.
+func (w *watcher) lost(seq uint64) string {
+	n := int64(seq) - int64(w.lastSeq) - 1
+	w.lastSeq = max(w.lastSeq, seq)
+	if n <= 0 {
+		return ""
+	}
+	t := &transcript.Traffic{Kind: transcript.TrafficLost, Lost: n}
+	w.client.take(t, w.facts)
+	return w.traffic(t)
+}
+
+// traffic records one event of the traffic for lint to replay; it
+// returns the line of a write error, once.
+func (w *watcher) traffic(t *transcript.Traffic) string {
+	if w.record == nil {
+		return ""
+	}
+	c := *t
+	if c.Body != nil {
+		c.Body = w.red.Scrub(c.Body)
+	}
+	if err := transcript.WriteTraffic(w.record, &c); err != nil {
+		return w.failOnce("--record: " + err.Error())
+	}
+	return ""
+}
+
+// clientTally counts the verdicts of one client message and names its
+// outcome for its line: nothing when all is well (the line stays as it
+// was), else WARN or FAIL with the count.
+func (w *watcher) clientTally(vs []checks.Verdict) string {
+	if vs == nil {
+		return ""
+	}
+	var s report.Summary
+	for _, v := range vs {
+		s.Add(v)
+		w.verdicts.Add(v)
+	}
+	w.cJudged++
+	switch {
+	case s.Fail > 0 || s.Error > 0:
+		w.cFailed++
+		return w.pal.fail.Sprintf("FAIL %d", s.Fail+s.Error)
+	case s.Warn > 0:
+		w.cWarned++
+		return w.pal.warn.Sprintf("WARN %d", s.Warn)
+	}
+	w.cClean++
+	return ""
+}
+
+// keepClient reports a client message's verdicts (--report).
+func (w *watcher) keepClient(fixture string, vs []checks.Verdict) string {
+	if w.ss == nil || vs == nil {
+		return ""
+	}
+	if err := w.ss.exchange(&report.Result{Fixture: fixture, Verdicts: vs}); err != nil {
+		return w.failOnce("--report: " + err.Error())
+	}
+	return ""
+}
+
+// flushHeld returns a held line without its latency: its pair was lost
 // (the Observer fell behind and the relay dropped it).
 func (w *watcher) flushHeld() string {
 	if w.held == nil {
 		return ""
 	}
-	text := w.line(w.held, "") + w.body(w.held)
-	w.held = nil
+	text := w.line(w.held, w.clientTally(w.heldClient)) + w.body(w.held) + w.findings(w.heldClient)
+	w.held, w.heldClient = nil, nil
 	return text
 }
 
@@ -216,18 +305,30 @@ func (w *watcher) Exchange(p proxy.Pair) {
 
 func (w *watcher) exchange(p proxy.Pair) string {
 	var reply *proxy.Observation
+	var replyClient []checks.Verdict
 	if w.held != nil && w.held.Seq == p.ReplySeq {
-		reply, w.held = w.held, nil
+		reply, replyClient, w.held, w.heldClient = w.held, w.heldClient, nil, nil
 	}
 	var b strings.Builder
 	b.WriteString(w.flushHeld())
 	fixture := pairName(p)
 	ex := p.Exchange
+	if p.Asker == proxy.ClientToServer {
+		// The client's request is no longer awaiting its answer; the
+		// session learns what the answer says (the version, the session).
+		t := closedTraffic(p, reply)
+		w.client.take(t, w.facts)
+		b.WriteString(w.traffic(t))
+	}
 	switch {
 	case p.Asker == proxy.ServerToClient:
-		// The client's answers are the client checks' to judge.
+		// The client's answer was judged as it passed (the client checks).
 		if reply != nil {
-			b.WriteString(w.line(reply, w.pal.dim.Sprint(latency(p))) + w.body(reply))
+			suffix := w.pal.dim.Sprint(latency(p))
+			if v := w.clientTally(replyClient); v != "" {
+				suffix += "  " + v
+			}
+			b.WriteString(w.line(reply, suffix) + w.body(reply) + w.findings(replyClient))
 		} else {
 			fmt.Fprintf(&b, "%s %s %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), safe(fixture+" (the server's request)"), safe(ex.Failure))
 		}
@@ -240,10 +341,15 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		}
 	case ex.Failure != "":
 		// No reply came, for a reason the relay knows (the client went
-		// away, the server ended or could not be reached): nothing of
-		// the server's to judge.
+		// away, the server ended or could not be reached), or the one
+		// that came cannot be told to be this request's (the client gave
+		// two requests one id): nothing of the server's to judge.
 		w.notJudged++
-		fmt.Fprintf(&b, "%s %s %s: no reply: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), safe(fixture), safe(ex.Failure))
+		what := "no reply"
+		if reply != nil {
+			what = "not judged"
+		}
+		fmt.Fprintf(&b, "%s %s %s: %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), safe(fixture), what, safe(ex.Failure))
 		if reply != nil {
 			b.WriteString(w.line(reply, "") + w.body(reply))
 		}
@@ -567,14 +673,14 @@ func (w *watcher) summary(st proxy.Stats, notes []string) string {
 	c2s, s2c := st.Messages[proxy.ClientToServer], st.Messages[proxy.ServerToClient]
 	verdict := w.pal.ok.Sprint("ok")
 	switch {
-	case w.failed > 0:
-		verdict = w.pal.fail.Sprintf("%d FAIL", w.failed)
-	case w.warned > 0:
-		verdict = w.pal.warn.Sprintf("%d WARN", w.warned)
+	case w.failed+w.cFailed > 0:
+		verdict = w.pal.fail.Sprintf("%d FAIL", w.failed+w.cFailed)
+	case w.warned+w.cWarned > 0:
+		verdict = w.pal.warn.Sprintf("%d WARN", w.warned+w.cWarned)
 	}
-	fmt.Fprintf(&b, "\nsummary: %d messages (%d client→server, %d server→client, %s); %d exchanges judged: %d ok, %d warn, %d fail → %s\n",
+	fmt.Fprintf(&b, "\nsummary: %d messages (%d client→server, %d server→client, %s); %d exchanges judged: %d ok, %d warn, %d fail; %d client messages judged: %d ok, %d warn, %d fail → %s\n",
 		c2s+s2c, c2s, s2c, size(st.Bytes[proxy.ClientToServer]+st.Bytes[proxy.ServerToClient]),
-		w.judged, w.clean, w.warned, w.failed, verdict)
+		w.judged, w.clean, w.warned, w.failed, w.cJudged, w.cClean, w.cWarned, w.cFailed, verdict)
 	v := w.verdicts
 	fmt.Fprintf(&b, "verdicts: %d pass, %d fail, %d warn, %d skip, %d error\n", v.Pass, v.Fail, v.Warn, v.Skip, v.Error)
 	if st.Unanswered > 0 || w.notJudged > 0 {

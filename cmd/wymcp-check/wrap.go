@@ -32,7 +32,8 @@ client's configuration names it.
 
 wrap's own output never touches stdout, the protocol channel: one line per
 message, with the verdict on the server's replies (judged as check judges
-them), goes to stderr, or to --log FILE. SIGINT and SIGTERM are forwarded to
+them) and on the client's messages (area client), goes to stderr, or to
+--log FILE. SIGINT and SIGTERM are forwarded to
 the server. When the client closes stdin the server gets --grace to exit,
 then SIGTERM, then SIGKILL. wrap exits with the server's exit status (128+N
 when signal N ended it), whatever the verdicts; use --report to gate on them.

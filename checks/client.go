@@ -1,0 +1,180 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/schema"
+)
+
+// ClientSchemaValidator validates a message a client sent against the
+// client-side protocol schema of a version (schema.ClientSet). covered is
+// false when the version has no schema for it.
+type ClientSchemaValidator interface {
+	ValidateClient(version, method string, raw []byte) (problems []envelope.DistilledEntry, covered bool, err error)
+}
+
+// ClientSchemas validates client messages against the checker's own
+// client-side schemas, compiled once per version on first use.
+func ClientSchemas(reg *schema.ClientRegistry) ClientSchemaValidator { return clientSchemas{reg} }
+
+type clientSchemas struct{ reg *schema.ClientRegistry }
+
+func (c clientSchemas) ValidateClient(version, method string, raw []byte) ([]envelope.DistilledEntry, bool, error) {
+	set, err := c.reg.Version(version)
+	if err != nil {
+		return nil, false, err
+	}
+	es, covered := set.ValidateClient(method, raw)
+	return es, covered, nil
+}
+
+// ClientInput is one message the client sent, to judge.
+type ClientInput struct {
+	Fixture string
+	Message *ClientMessage
+	// View is what the traffic before the message showed
+	// (ClientTracker.View); nil: nothing is known but the message.
+	View *ClientView
+	// Facts are what the server declared so far (its tools, for the
+	// arguments of a tools/call); nil when nothing.
+	Facts *expect.Facts
+	// Schemas validate the message; nil: schema validation is off.
+	Schemas ClientSchemaValidator
+}
+
+// clientPass is what every client check reads of one message, read once.
+type clientPass struct {
+	in   *ClientInput
+	view *ClientView
+	msg  envelope.Message
+	// kind of the message, method of a request or notification.
+	kind   clientKind
+	method string
+	// version in force, and how it is known ("" when nothing says).
+	version, how string
+}
+
+type clientKind uint8
+
+const (
+	kindNone         clientKind = iota // no message: an HTTP GET or DELETE
+	kindRequest                        // method and id
+	kindNotification                   // method, no id
+	kindResponse                       // no method; an id, result or error
+	kindOther                          // not a JSON-RPC message
+)
+
+// JudgeClient applies the client-area checks of list to one message the
+// client sent, and returns one verdict per such check, in list order.
+// Checks of other areas judge the server's replies (Judge) and are left
+// out. It is the same judge as Judge: one Pass, one Run per check, a
+// deviation's level turned into fail or warn in one place.
+func JudgeClient(in ClientInput, list []*Check) []Verdict {
+	cp := readClient(&in)
+	p := &Pass{Contract: envelope.Strict(), client: cp}
+	var out []Verdict
+	for _, c := range list {
+		if c.Area != AreaClient {
+			continue
+		}
+		v := runOne(p, c)
+		v.Fixture = in.Fixture
+		out = append(out, v)
+	}
+	return out
+}
+
+func readClient(in *ClientInput) *clientPass {
+	cp := &clientPass{in: in, view: in.View}
+	if cp.view == nil {
+		cp.view = &ClientView{c: newConversation(false), transport: in.Message.Transport}
+	}
+	m := in.Message
+	if len(m.Body) == 0 && m.Transport == envelope.HTTP && m.HTTPMethod != "" && m.HTTPMethod != "POST" {
+		cp.kind = kindNone
+	} else {
+		cp.msg = envelope.Parse(m.Body)
+		method, id := cp.msg.Get("method"), cp.msg.Get("id")
+		switch {
+		case !cp.msg.IsObject():
+			cp.kind = kindOther
+		case method.Exists() && id.Exists():
+			cp.kind, cp.method = kindRequest, method.Str
+		case method.Exists():
+			cp.kind, cp.method = kindNotification, method.Str
+		case id.Exists() || cp.msg.Get("result").Exists() || cp.msg.Get("error").Exists():
+			cp.kind = kindResponse
+		default:
+			cp.kind = kindOther
+		}
+	}
+	cp.version, cp.how = cp.inferVersion()
+	return cp
+}
+
+// inferVersion says which protocol version governs the message: the one
+// the message itself names in _meta (only 2026-07-28 carries it), the
+// one its session negotiated, its MCP-Protocol-Version header, the one
+// an initialize asks for, or 2026-07-28 when the client spoke it before.
+func (cp *clientPass) inferVersion() (string, string) {
+	if v := cp.msg.Get(envelope.MetaPath(envelope.MetaProtocolVersion)); v.Str == envelope.V20260728 {
+		return v.Str, "_meta"
+	}
+	c := cp.view.c
+	if c.initDone && c.version != "" {
+		return c.version, "negotiated"
+	}
+	if cp.in.Message.Transport == envelope.HTTP {
+		if hv := envelope.HeaderGet(cp.in.Message.Header, "Mcp-Protocol-Version"); envelope.KnownVersion(hv) {
+			return hv, "header"
+		}
+	}
+	if cp.method == "initialize" {
+		if v := cp.msg.Get("params.protocolVersion").Str; envelope.KnownVersion(v) && v != envelope.V20260728 {
+			return v, "initialize"
+		}
+	}
+	if c.modern {
+		return envelope.V20260728, "earlier messages"
+	}
+	return "", ""
+}
+
+// legacy: the message is judged under the 2025 versions' rules (a
+// handshake, sessions): its version is one of them, or nothing says
+// otherwise.
+func (cp *clientPass) legacy() bool { return cp.version != envelope.V20260728 }
+
+// needClient guards every client check: it judges only messages the
+// client sent.
+func needClient(p *Pass) (*clientPass, error) {
+	if p.client == nil {
+		return nil, skipNotClient
+	}
+	return p.client, nil
+}
+
+var (
+	skipNotClient   = &SkipError{"judges the client's messages (proxy, wrap)"}
+	skipNoMessage   = &SkipError{"no JSON-RPC message (an HTTP GET or DELETE)"}
+	skipNotRequest  = &SkipError{"not a request"}
+	skipNotHTTP     = &SkipError{"not Streamable HTTP"}
+	skipModern      = &SkipError{"2026-07-28 has no handshake nor sessions"}
+	skipLegacy      = &SkipError{"not a 2026-07-28 message"}
+	skipLost        = &SkipError{"messages of this session were not observed (the relay's output fell behind)"}
+	skipNotResponse = &SkipError{"not a response to a server request"}
+)
+
+// idText shows an id in a finding as it was written (7 is not "7"), cut
+// to one short line.
+func idText(raw string) string {
+	if r := []rune(raw); len(r) > quoteN {
+		raw = string(r[:quoteN]) + "…"
+	}
+	return raw
+}
+
+// seqText names a message of the relay's order in a finding.
+func seqText(seq uint64) string { return fmt.Sprintf("#%d", seq) }

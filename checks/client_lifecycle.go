@@ -1,0 +1,401 @@
+package checks
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+var ClientLifecycle = &Check{
+	ID:       "CLI1005",
+	Title:    "A 2025 client initializes before anything else",
+	SpecRef:  "T-LIFE-1, T-LIFE-3, T-LIFE-6",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `In 2025-06-18 and 2025-11-25 the initialize request is the first exchange
+of a session (T-LIFE-1): a request or notification before it fails. Until
+the server has answered initialize the client sends only pings (a SHOULD
+NOT), and once it has, the client sends notifications/initialized before
+normal operation; a request before that warns, as the spec states the order
+but puts no MUST on it (T-LIFE-1, T-LIFE-3). ping is allowed at any time.
+Over Streamable HTTP the relay may have started after a session began: a
+request naming a session it never saw issued is not judged, and the first
+request of sessionless traffic that is not initialize only warns, once
+(T-LIFE-6: it may have come before the relay). On stdio, wrap starts the
+server and sees the whole session. 2026-07-28 has no handshake.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind != kindRequest && cp.kind != kindNotification {
+			return Skip("not a request or notification")
+		}
+		if !cp.legacy() {
+			return skipModern
+		}
+		c := cp.view.c
+		switch {
+		case c.lost:
+			return skipLost
+		case cp.method == "ping":
+			return nil
+		case (c.sessionID != "" && !c.fromStart) || cp.view.unknownSession:
+			return Skip("the relay did not see this session begin")
+		case c.detached:
+			return Skip("it lacks the session id (see CLI1007): which session it belongs to is unknown")
+		}
+		if cp.method == "initialize" && cp.kind == kindRequest {
+			if c.initSeq != 0 {
+				p.Warnf("method", "a second initialize in the same session (the first was %s); initialize is the first exchange of a session (T-LIFE-1)", seqText(c.initSeq))
+			}
+			return nil
+		}
+		what := Quote(cp.method, quoteN)
+		switch {
+		case c.initSeq == 0 && c.fromStart:
+			p.Failf("method", "%s before initialize: the initialize request is the first exchange of a session (T-LIFE-1)", what)
+		case c.initSeq == 0 && c.msgs == 0:
+			p.Warnf("method", "the first message the relay saw is %s, not initialize: the client skipped initialize (T-LIFE-1), or initialized before the relay started (T-LIFE-6)", what)
+		case c.initSeq == 0:
+			return Skip("the relay did not see this traffic begin")
+		case !c.initDone && cp.kind == kindRequest:
+			p.Warnf("method", "%s before the server answered initialize: until then a client sends only pings (T-LIFE-1)", what)
+		case !c.initDone && cp.method == "notifications/initialized":
+			p.Warnf("method", "notifications/initialized before the server answered initialize; it follows a successful initialize (T-LIFE-1)")
+		case !c.notified && cp.kind == kindRequest:
+			p.Warnf("method", "%s before notifications/initialized, which the client sends once initialize succeeds, before normal operation (T-LIFE-1, T-LIFE-3)", what)
+		}
+		return nil
+	},
+}
+
+var ClientVersionHeader = &Check{
+	ID:       "CLI1006",
+	Title:    "A 2025 HTTP client sends the negotiated version header",
+	SpecRef:  "T-HTTP-7, T-V0326-2",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `Over Streamable HTTP in 2025-06-18 and 2025-11-25, every HTTP request
+after initialization (POST, GET and DELETE, notifications/initialized
+included) carries MCP-Protocol-Version with the version the initialize
+answer negotiated (T-HTTP-7). A missing or different value fails. A
+request in a session the relay did not see begin must still carry the
+header (its session id shows initialization is over), with a value that
+names an MCP version; which one is not judged. A session that negotiated
+2025-03-26, before the header existed, is not judged (T-V0326-2).`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.in.Message.Transport != envelope.HTTP {
+			return skipNotHTTP
+		}
+		if !cp.legacy() {
+			return Skip("2026-07-28's version header is CLI1009's")
+		}
+		c := cp.view.c
+		hv, present := envelope.HeaderValue(cp.in.Message.Header, "Mcp-Protocol-Version")
+		const path = "http.header.mcp-protocol-version"
+		switch {
+		case cp.method == "initialize" && cp.kind == kindRequest:
+			return Skip("initialize negotiates the version")
+		case c.initDone && !envelope.KnownVersion(c.version):
+			return Skip("the session negotiated %s, which predates the header (T-V0326-2)", Quote(c.version, quoteN))
+		case c.initDone && !present:
+			p.Failf(path, "MCP-Protocol-Version is missing; after initialization every request carries the negotiated version %s (T-HTTP-7)", Quote(c.version, quoteN))
+		case c.initDone && hv != c.version:
+			p.Failf(path, "MCP-Protocol-Version is %s, but the session negotiated %s (T-HTTP-7)", Quote(hv, quoteN), Quote(c.version, quoteN))
+		case c.initDone:
+		case cp.view.unknownSession || (c.sessionID != "" && !c.fromStart):
+			switch {
+			case !present:
+				p.Failf(path, "MCP-Protocol-Version is missing; the request names session %s, so initialization is over (T-HTTP-7)", Quote(cp.view.headerSession, quoteN))
+			case !envelope.KnownVersion(hv) && !envelope.HistoricVersion(hv):
+				p.Failf(path, "MCP-Protocol-Version is %s, which names no MCP version (T-HTTP-7)", Quote(hv, quoteN))
+			}
+		default:
+			return Skip("before initialization")
+		}
+		return nil
+	},
+}
+
+var ClientSessionHeader = &Check{
+	ID:       "CLI1007",
+	Title:    "A 2025 HTTP client sends the session id it was issued",
+	SpecRef:  "T-SESS-1, T-SESS-2, T-SESS-3",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `When the server issues an Mcp-Session-Id with its initialize answer
+(T-SESS-1), a client using Streamable HTTP includes it on all of its later
+HTTP requests (the transport's Session Management, item 2: a MUST on the
+client, whose server side is T-SESS-2). A request other than initialize
+without it fails, unless the server also answered an initialize without a
+session id (the request may belong to that sessionless one). A session id
+the relay never saw issued is not judged (it started mid-session); one the
+client itself ended with a DELETE warns, as the server may only answer 404
+(T-SESS-3). 2026-07-28 has no sessions.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.in.Message.Transport != envelope.HTTP {
+			return skipNotHTTP
+		}
+		if !cp.legacy() {
+			return skipModern
+		}
+		if cp.method == "initialize" && cp.kind == kindRequest {
+			return nil // a new session begins
+		}
+		const path = "http.header.mcp-session-id"
+		v := cp.view
+		if sid := v.headerSession; sid != "" {
+			switch {
+			case v.unknownSession:
+				return Skip("the relay did not see the server issue session %s", Quote(sid, quoteN))
+			case v.c.ended != 0:
+				p.Warnf(path, "the client ended session %s with DELETE (%s) and still uses it; it starts a new session with initialize instead (T-SESS-3)", Quote(sid, quoteN), seqText(v.c.ended))
+			}
+			return nil
+		}
+		switch {
+		case len(v.issued) == 0:
+			return Skip("the server issued no session id")
+		case v.sessionless:
+			return Skip("an initialize was also answered without a session id: the request may belong to that session")
+		}
+		p.Failf(path, "Mcp-Session-Id is missing; the server issued %s, which the client sends on every later request (T-SESS-1, T-SESS-2)", sessionList(quoteAll(v.issued)))
+		return nil
+	},
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = Quote(s, quoteN)
+	}
+	return out
+}
+
+var ClientStandardHeaders = &Check{
+	ID:       "CLI1008",
+	Title:    "A 2026 HTTP client's standard headers match the body",
+	SpecRef:  "T-HDR-1, T-HDR-2, T-HDR-3, T-HDR-4, T-HDR-5, T-HTTP-19, AMB-5, AMB-10",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `In 2026-07-28 every request POST carries Mcp-Method equal to the body's
+method, and tools/call and prompts/get carry Mcp-Name equal to params.name,
+resources/read equal to params.uri (T-HDR-1). Header names are compared
+case-insensitively, values case-sensitively (T-HTTP-19). A value that is not
+plain header-safe ASCII (non-ASCII, control characters, leading or trailing
+space, or a literal that looks like the sentinel) is sent Base64-encoded as
+=?base64?…?= (T-HDR-3): sent plain it fails, and an encoded value must
+decode to the body's. Parameters a listed tool marks with x-mcp-header go as
+Mcp-Param-Name headers, strings as they are, integers in decimal (compared
+numerically, T-HDR-5), booleans as true or false (T-HDR-4), whenever the
+argument is present and not null. A Base64 payload only the URL-safe
+alphabet decodes warns (AMB-10: no alphabet is named). Header rules for
+notification POSTs are undefined (AMB-5): a notification is judged only for
+a header that contradicts its body, and that warns.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.in.Message.Transport != envelope.HTTP {
+			return skipNotHTTP
+		}
+		if cp.kind != kindRequest && cp.kind != kindNotification {
+			return Skip("not a request or notification")
+		}
+		if cp.version != envelope.V20260728 {
+			return skipLegacy
+		}
+		h := cp.in.Message.Header
+		mm, ok := envelope.HeaderValue(h, "Mcp-Method")
+		if cp.kind == kindNotification {
+			if ok && mm != cp.method {
+				p.Warnf("http.header.mcp-method", "Mcp-Method is %s, the body's method is %s (AMB-5: header rules for notification POSTs are undefined)", Quote(mm, quoteN), Quote(cp.method, quoteN))
+			}
+			return nil
+		}
+		switch {
+		case !ok:
+			p.Failf("http.header.mcp-method", "Mcp-Method is missing; every 2026-07-28 request POST names its method (T-HDR-1)")
+		case mm != cp.method:
+			p.Failf("http.header.mcp-method", "Mcp-Method is %s, the body's method is %s; values are case-sensitive (T-HDR-1, T-HTTP-19)", Quote(mm, quoteN), Quote(cp.method, quoteN))
+		}
+		if field := envelope.NameField(cp.method); field != "" {
+			if v := cp.msg.Get("params." + field); v.Type == gjson.String {
+				headerMirrors(p, h, "Mcp-Name", "params."+field, v.Str)
+			}
+		}
+		if cp.method == "tools/call" {
+			paramHeaders(p, cp)
+		}
+		return nil
+	},
+}
+
+// headerMirrors judges a header that carries a body value, encoded with
+// the Base64 sentinel where the value needs it (T-HDR-3).
+func headerMirrors(p *Pass, h http.Header, name, bodyPath, want string) {
+	path := "http.header." + strings.ToLower(name)
+	hv, ok := envelope.HeaderValue(h, name)
+	if !ok {
+		p.Failf(path, "%s is missing; it mirrors %s (T-HDR-1, T-HDR-4)", name, bodyPath)
+		return
+	}
+	if strings.HasPrefix(hv, "=?base64?") && strings.HasSuffix(hv, "?=") && len(hv) >= len("=?base64??=") {
+		got, ok := envelope.DecodeHeaderValue(hv, false)
+		if !ok {
+			if got, ok = envelope.DecodeHeaderValue(hv, true); !ok {
+				p.Failf(path, "%s's Base64 payload does not decode (T-HDR-3)", name)
+				return
+			}
+			p.Warnf(path, "%s is Base64 in the URL-safe alphabet; the spec names none and its examples use the standard one (AMB-10)", name)
+		}
+		if got != want {
+			p.Failf(path, "%s decodes to %s, but %s is %s (T-HDR-2, T-HDR-3)", name, Quote(got, quoteN), bodyPath, Quote(want, quoteN))
+		}
+		return
+	}
+	switch {
+	case envelope.EncodeHeaderValue(want) != want:
+		p.Failf(path, "%s is sent plain, but %s %s is not plain header-safe ASCII: it goes as =?base64?…?= (T-HDR-3)", name, bodyPath, Quote(want, quoteN))
+	case !envelope.ValidHeaderValue(hv):
+		p.Failf(path, "%s holds characters a header cannot carry plain (T-HDR-3)", name)
+	case hv != want:
+		p.Failf(path, "%s is %s, but %s is %s (T-HDR-1, T-HDR-4)", name, Quote(hv, quoteN), bodyPath, Quote(want, quoteN))
+	}
+}
+
+// paramHeaders judges the Mcp-Param-* headers a listed tool's
+// x-mcp-header properties ask for (T-HDR-4).
+func paramHeaders(p *Pass, cp *clientPass) {
+	t := cp.in.Facts.Tool(cp.msg.Get("params.name").Str)
+	if t == nil || t.Input == nil {
+		return
+	}
+	args := cp.msg.Get("params.arguments")
+	for _, xh := range mirroredParams(gjson.ParseBytes(t.Input), nil, nil) {
+		v := args
+		bodyPath := "params.arguments"
+		for _, k := range xh.path {
+			v = v.Get(envelope.JoinPath("", k))
+			bodyPath += "." + k
+		}
+		if !v.Exists() || v.Type == gjson.Null {
+			continue // the header is not required (T-HDR-4)
+		}
+		name := "Mcp-Param-" + xh.header
+		switch v.Type {
+		case gjson.String:
+			headerMirrors(p, cp.in.Message.Header, name, bodyPath, v.Str)
+		case gjson.True, gjson.False:
+			headerMirrors(p, cp.in.Message.Header, name, bodyPath, v.Raw)
+		case gjson.Number:
+			path := "http.header." + strings.ToLower(name)
+			hv, ok := envelope.HeaderValue(cp.in.Message.Header, name)
+			switch {
+			case !ok:
+				p.Failf(path, "%s is missing; it mirrors %s (T-HDR-4)", name, bodyPath)
+			case !sameNumber(hv, v.Raw):
+				p.Failf(path, "%s is %s, but %s is %s (T-HDR-4, T-HDR-5)", name, Quote(hv, quoteN), bodyPath, idText(v.Raw))
+			}
+		}
+	}
+}
+
+// sameNumber compares a header's decimal text with a JSON number by
+// value (T-HDR-5: 42 and 42.0 match).
+func sameNumber(header, raw string) bool {
+	h := gjson.Parse(strings.TrimSpace(header))
+	return h.Type == gjson.Number && envelope.SameID(h, gjson.Parse(raw))
+}
+
+type mirrored struct {
+	path   []string
+	header string
+}
+
+// mirroredParams lists the properties of a tool's inputSchema marked
+// x-mcp-header, reachable from the root through properties alone (T-HDR-7).
+func mirroredParams(s gjson.Result, path []string, out []mirrored) []mirrored {
+	if len(path) > 32 {
+		return out
+	}
+	s.Get("properties").ForEach(func(k, sub gjson.Result) bool {
+		p := append(append([]string(nil), path...), k.Str)
+		if h := sub.Get("x-mcp-header"); h.Type == gjson.String && h.Str != "" {
+			out = append(out, mirrored{path: p, header: h.Str})
+		}
+		if sub.IsObject() {
+			out = mirroredParams(sub, p, out)
+		}
+		return true
+	})
+	return out
+}
+
+var ClientModernMeta = &Check{
+	ID:       "CLI1009",
+	Title:    "A 2026 client request carries its version and capabilities",
+	SpecRef:  "T-LIFE-7, T-HTTP-8, AMB-5",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `In 2026-07-28 there is no handshake: every request carries, in
+params._meta, io.modelcontextprotocol/protocolVersion (a string) and
+io.modelcontextprotocol/clientCapabilities (an object; {} declares none)
+(T-LIFE-7). Over Streamable HTTP every request POST also carries
+MCP-Protocol-Version equal to that _meta version (T-HTTP-8). A message is
+judged as 2026-07-28 when its _meta or its header says so, or when the
+client spoke 2026-07-28 before in the session. Notifications are not
+judged: the spec defines no header rules for notification POSTs (AMB-5)
+and asks _meta of requests only.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind != kindRequest {
+			return skipNotRequest
+		}
+		if cp.version != envelope.V20260728 {
+			return skipLegacy
+		}
+		m := &cp.msg
+		pv := m.Get(envelope.MetaPath(envelope.MetaProtocolVersion))
+		caps := m.Get(envelope.MetaPath(envelope.MetaClientCapabilities))
+		switch {
+		case !pv.Exists():
+			p.Failf("params._meta", "_meta lacks %s; every 2026-07-28 request names its version (T-LIFE-7)", envelope.MetaProtocolVersion)
+		case pv.Type != gjson.String:
+			p.Failf("params._meta", "_meta %s is %s, not a string (T-LIFE-7)", envelope.MetaProtocolVersion, envelope.Kind(pv))
+		}
+		switch {
+		case !caps.Exists():
+			p.Failf("params._meta", "_meta lacks %s; every 2026-07-28 request declares the client's capabilities, {} for none (T-LIFE-7)", envelope.MetaClientCapabilities)
+		case !caps.IsObject():
+			p.Failf("params._meta", "_meta %s is %s, not an object (T-LIFE-7)", envelope.MetaClientCapabilities, envelope.Kind(caps))
+		}
+		if cp.in.Message.Transport != envelope.HTTP {
+			return nil
+		}
+		const path = "http.header.mcp-protocol-version"
+		hv, ok := envelope.HeaderValue(cp.in.Message.Header, "Mcp-Protocol-Version")
+		switch {
+		case !ok:
+			p.Failf(path, "MCP-Protocol-Version is missing; every 2026-07-28 request POST carries it (T-HTTP-8)")
+		case pv.Type == gjson.String && hv != pv.Str:
+			p.Failf(path, "MCP-Protocol-Version is %s, but _meta says %s (T-HTTP-8)", Quote(hv, quoteN), Quote(pv.Str, quoteN))
+		}
+		return nil
+	},
+}

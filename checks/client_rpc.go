@@ -1,0 +1,258 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+var ClientEnvelope = &Check{
+	ID:       "CLI1001",
+	Title:    "Each client message is one JSON-RPC 2.0 object in UTF-8",
+	SpecRef:  "T-RPC-1, T-RPC-2, T-RPC-12, T-RPC-13, T-HTTP-3, T-STDIO-1, T-STDIO-4",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `Every message the client sends (a stdio line, a POST body) is one
+JSON-RPC 2.0 message: valid JSON in UTF-8 (T-RPC-2), a single object, not a
+batch array (removed in 2025-06-18; T-RPC-12, T-HTTP-3, T-STDIO-4), with
+"jsonrpc": "2.0" (T-RPC-1), a string method or else an id, result or error,
+and params, when present, an object (T-RPC-13). A POST with no body carries
+no message (T-HTTP-3). A byte order mark (RFC 8259 §8.1 forbids adding one),
+a repeated member name (RFC 8259 §4: names SHOULD be unique) and an empty
+stdio line warn: receivers may cope, but need not. An HTTP GET or DELETE
+carries no message and is not judged here.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind == kindNone {
+			return skipNoMessage
+		}
+		m := &cp.msg
+		if len(cp.in.Message.Body) == 0 {
+			if cp.in.Message.Transport == envelope.HTTP {
+				p.Failf("message", "the POST carries no message (T-HTTP-3: every POST body is one JSON-RPC message)")
+			} else {
+				p.Warnf("message", "an empty line is no message (T-STDIO-1: messages are separated by newlines)")
+			}
+			return nil
+		}
+		switch {
+		case !m.UTF8:
+			p.Failf("message", "the message is not valid UTF-8 (T-RPC-2)")
+			return nil
+		case m.TooDeep:
+			return fmt.Errorf("the message nests deeper than %d levels, beyond what the checker reads", envelope.MaxDepth)
+		case !m.Valid:
+			p.Failf("message", "the message is not valid JSON (T-RPC-1)")
+			return nil
+		case m.IsArray():
+			p.Failf("message", "the message is a JSON array (a batch): since 2025-06-18 every POST body and stdio line holds exactly one message (T-RPC-12, T-HTTP-3, T-STDIO-4)")
+			return nil
+		case !m.IsObject():
+			p.Failf("message", "the message is a JSON %s, not an object (T-RPC-1)", envelope.Kind(m.Root()))
+			return nil
+		}
+		if m.BOM {
+			p.Warnf("message", "the message starts with a byte order mark (RFC 8259 §8.1: senders must not add one; receivers may ignore it)")
+		}
+		if len(m.Duplicates) > 0 {
+			p.Warnf(m.Duplicates[0], "the message repeats the member name %s (RFC 8259 §4: names SHOULD be unique; a receiver may keep either)", Quote(m.Duplicates[0], quoteN))
+		}
+		switch v := m.Get("jsonrpc"); {
+		case !v.Exists():
+			p.Failf("jsonrpc", `jsonrpc is missing; every message has "jsonrpc": "2.0" (T-RPC-1)`)
+		case v.Type != gjson.String || v.Str != "2.0":
+			p.Failf("jsonrpc", `jsonrpc is %s, want the string "2.0" (T-RPC-1)`, idText(v.Raw))
+		}
+		if v := m.Get("method"); v.Exists() && v.Type != gjson.String {
+			p.Failf("method", "method is %s, not a string (T-RPC-1)", envelope.Kind(v))
+		}
+		if cp.kind == kindOther {
+			p.Failf("message", "the object is no request, notification or response: it has no method, id, result or error (T-RPC-1)")
+		}
+		if v := m.Get("params"); v.Exists() && !v.IsObject() {
+			p.Failf("params", "params is %s, not an object (T-RPC-13)", envelope.Kind(v))
+		}
+		return nil
+	},
+}
+
+var ClientRequestID = &Check{
+	ID:       "CLI1002",
+	Title:    "A client request id is a string or an integer",
+	SpecRef:  "T-RPC-3",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `MCP request ids are strings or integers, never null, never fractional
+(T-RPC-3; JSON-RPC would allow both). A null id, a fractional number, a
+boolean, object or array fails. An integer spelled as a float (1.0, 1e2) is
+an integer in value, as JSON Schema reads it, but a receiver may read it as
+a float: it warns. So does an integer beyond 2^53, which receivers that read
+numbers as IEEE doubles cannot hold exactly (RFC 8259 §6). The ids of the
+client's answers to server requests are CLI1004's.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind != kindRequest {
+			return skipNotRequest
+		}
+		id := cp.msg.Get("id")
+		switch id.Type {
+		case gjson.String:
+		case gjson.Number:
+			switch {
+			case !envelope.IsInteger(id.Raw):
+				p.Failf("id", "id %s is a fractional number; MCP ids are strings or integers (T-RPC-3)", idText(id.Raw))
+			case strings.ContainsAny(id.Raw, ".eE"):
+				p.Warnf("id", "id %s is an integer written as a float; a receiver may read it as one (T-RPC-3)", idText(id.Raw))
+			case id.Num >= 1<<53 || id.Num <= -(1<<53):
+				p.Warnf("id", "id %s is beyond 2^53: receivers that read numbers as doubles cannot hold it exactly (RFC 8259 §6)", idText(id.Raw))
+			}
+		case gjson.Null:
+			p.Failf("id", "id is null; MCP request ids are strings or integers, never null (T-RPC-3)")
+		default:
+			p.Failf("id", "id is %s; MCP request ids are strings or integers (T-RPC-3)", envelope.Kind(id))
+		}
+		return nil
+	},
+}
+
+var ClientIDReuse = &Check{
+	ID:       "CLI1003",
+	Title:    "A client does not reuse a request id",
+	SpecRef:  "T-RPC-4",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `A request id is never one of the client's requests still awaiting an
+answer; in 2025-06-18 and 2025-11-25 it is never reused within the session
+at all (T-RPC-4). The relay follows the session: on stdio, the wrapped
+server's whole life; on Streamable HTTP, the Mcp-Session-Id the server
+issued. Where it cannot tell clients apart (stateless 2026-07-28 HTTP, or a
+server that issued no session id) an id in flight twice warns, as it may be
+two clients', and reuse after the answer is not judged. What the relay did
+not see (it started mid-session, or its output fell behind and messages
+were dropped) is not judged either.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind != kindRequest {
+			return skipNotRequest
+		}
+		id := cp.msg.Get("id")
+		key := idKey(id)
+		if key == "" {
+			return Skip("the id is no valid RequestId (see CLI1002)")
+		}
+		c := cp.view.c
+		if c.lost {
+			return skipLost
+		}
+		if c.inFlight[key] > 0 {
+			var first uint64
+			for seq, k := range c.open {
+				if k == key && (first == 0 || seq < first) {
+					first = seq
+				}
+			}
+			earlier := seqText(first)
+			if c.stateless {
+				p.Warnf("id", "id %s is already in flight (%s); over stateless HTTP the relay cannot tell clients apart, so it may be another client's (T-RPC-4)", idText(id.Raw), earlier)
+				return nil
+			}
+			p.Failf("id", "id %s is reused while the request %s with it still awaits its answer (T-RPC-4)", idText(id.Raw), earlier)
+			return nil
+		}
+		if cp.legacy() && !c.stateless {
+			if first, ok := c.used[key]; ok {
+				p.Failf("id", "id %s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), seqText(first))
+			}
+		}
+		return nil
+	},
+}
+
+var ClientAnswers = &Check{
+	ID:       "CLI1004",
+	Title:    "Each server request gets one answer with its id",
+	SpecRef:  "T-RPC-5, T-RPC-6, T-HTTP-3, T-STDIO-4",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `The client answers each request the server sent (2025-06-18 and
+2025-11-25: sampling, elicitation, roots, ping) with exactly one response:
+the request's id, with the same value and the same JSON type (T-RPC-5), and
+exactly one of result and error (T-RPC-6). A response to a request the
+server did not send, or a second one, fails. In 2026-07-28 the server sends
+no requests, so a client sends no responses (T-HTTP-3, T-STDIO-4). When the
+relay did not see the session begin, or lost messages of it, a response
+it cannot match is not judged. A request the client never answered before
+the session ended is not judged: the relay cannot tell a forgotten answer
+from one the user abandoned.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind != kindResponse {
+			return skipNotResponse
+		}
+		m := &cp.msg
+		if cp.version == envelope.V20260728 {
+			p.Failf("message", "the client sends a response, but in 2026-07-28 the server sends no requests and a client sends only requests and notifications (T-HTTP-3, T-STDIO-4)")
+			return nil
+		}
+		res, rerr := m.Get("result"), m.Get("error")
+		switch {
+		case res.Exists() && rerr.Exists():
+			p.Failf("message", "the response has both result and error; exactly one of them (T-RPC-6)")
+		case !res.Exists() && !rerr.Exists():
+			p.Failf("message", "the response has neither result nor error; exactly one of them (T-RPC-6)")
+		}
+		id := m.Get("id")
+		key := idKey(id)
+		c := cp.view.c
+		if key == "" {
+			if rerr.Exists() && (!id.Exists() || id.Type == gjson.Null) {
+				return nil // an error about a request whose id could not be read (JSON-RPC §5)
+			}
+			p.Failf("id", "the response's id is %s; it echoes the id of the request it answers (T-RPC-5)", idOrAbsent(id))
+			return nil
+		}
+		if _, ok := c.asked[key]; ok {
+			return nil
+		}
+		if a, ok := c.asked[otherTypeKey(key)]; ok {
+			p.Failf("id", "id %s answers the server's request %s with the id in another JSON type (T-RPC-5)", idText(id.Raw), idText(a.id.Raw))
+			return nil
+		}
+		if first, ok := c.answers[key]; ok {
+			p.Failf("id", "a second answer to the server's request %s (the first was %s); each request gets exactly one response (T-RPC-5)", idText(id.Raw), seqText(first))
+			return nil
+		}
+		if len(c.asked) == 1 {
+			for _, a := range c.asked {
+				p.Failf("id", "id %s matches no request of the server's; the one awaiting an answer has id %s (T-RPC-5)", idText(id.Raw), idText(a.id.Raw))
+			}
+			return nil
+		}
+		if c.lost || !c.fromStart {
+			return Skip("it answers no request the relay saw, and the relay did not see the whole session")
+		}
+		p.Failf("id", "id %s answers no request of the server's: none with that id awaits an answer (T-RPC-5)", idText(id.Raw))
+		return nil
+	},
+}
+
+func idOrAbsent(id gjson.Result) string {
+	if !id.Exists() {
+		return "absent"
+	}
+	return idText(id.Raw)
+}

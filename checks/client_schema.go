@@ -1,0 +1,220 @@
+package checks
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/schema"
+)
+
+var ClientSchemaValid = &Check{
+	ID:       "CLI1011",
+	Title:    "A client message matches the protocol schema",
+	SpecRef:  "T-RPC-1, T-RPC-13, T-LIFE-7, T-TOOL-7",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `Every request and notification the client sends, and every answer it
+gives to a server request, validates against the checker's own client-side
+schema of its version (schema/client/*.json, JSON Schema 2020-12, tested
+against the official schemas): the envelope, and the params of each method
+the version defines (initialize's capabilities and clientInfo, tools/call's
+name and arguments object, 2026-07-28's _meta, …), and the result of an
+answer (roots, sampling, elicitation). Each violation is reported once per
+location, distilled. A method the version does not define is not judged.
+The version is the one the message names or its session negotiated, else
+2025-11-25.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		switch cp.kind {
+		case kindRequest, kindNotification, kindResponse:
+		default:
+			return Skip("not a JSON-RPC message (see CLI1001)")
+		}
+		sv := cp.in.Schemas
+		if sv == nil {
+			return Skip("schema validation is off (--schema)")
+		}
+		version := cp.version
+		if version == "" {
+			version = envelope.V20251125
+		}
+		method := cp.method
+		if cp.kind == kindResponse {
+			if a, ok := cp.view.c.match(cp.msg.Get("id")); ok {
+				method = a.method
+			}
+		}
+		es, covered, err := sv.ValidateClient(version, method, cp.in.Message.Body)
+		if err != nil {
+			return err
+		}
+		if !covered {
+			what := "method " + Quote(method, quoteN)
+			if cp.kind == kindResponse {
+				what = "answer from a client"
+			}
+			return Skip("%s defines no %s", version, what)
+		}
+		for _, e := range es {
+			for _, pr := range e.Problems {
+				p.Failf(clientPath(e.Location), "%s", pr)
+			}
+		}
+		return nil
+	},
+}
+
+// clientPath turns a JSON Pointer into the dotted path findings use.
+func clientPath(ptr string) string {
+	if ptr == "" {
+		return "message"
+	}
+	r := strings.NewReplacer("~1", "/", "~0", "~")
+	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, s := range parts {
+		parts[i] = r.Replace(s)
+	}
+	return strings.Join(parts, ".")
+}
+
+var ClientToolArguments = &Check{
+	ID:       "CLI1012",
+	Title:    "tools/call arguments match the tool's inputSchema",
+	SpecRef:  "T-TOOL-2, T-TOOL-6, T-TOOL-8, T-SCHEMA-1, AMB-15",
+	Severity: SHOULD,
+	Area:     AreaClient,
+	Doc: `A tools/call names a tool the server listed and passes arguments that
+validate against that tool's inputSchema, from the server's own tools/list
+in this session (T-TOOL-2; JSON Schema 2020-12 unless the schema declares
+another dialect, T-SCHEMA-1). The spec puts the MUST on the server, which
+refuses such a call (T-TOOL-6, T-TOOL-8), so a client's breach warns: the
+call will fail, and a model that produced the arguments needs to know why.
+Each violation is reported at its place in the arguments. A tool the
+server did not list warns only when the relay saw the whole list; without
+one, the call is not judged. In 2025-06-18, which names no dialect
+(AMB-15), arguments only one of 2020-12 and draft-07 rejects are not
+judged.`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind != kindRequest || cp.method != "tools/call" {
+			return Skip("not a tools/call")
+		}
+		name, args := cp.msg.Get("params.name"), cp.msg.Get("params.arguments")
+		if name.Type != gjson.String || (args.Exists() && !args.IsObject()) {
+			return Skip("a malformed tools/call (see CLI1011)")
+		}
+		f := cp.in.Facts
+		t := f.Tool(name.Str)
+		if t == nil {
+			if f != nil && f.ToolsListed {
+				p.Failf("params.name", "calls %s, a tool the server's tools/list did not list; the server refuses it (T-TOOL-6)", Quote(name.Str, quoteN))
+				return nil
+			}
+			return Skip("the server's tools are not known (the relay saw no whole tools/list)")
+		}
+		version := cp.version
+		if version == "" {
+			version = envelope.V20251125
+		}
+		ts, cerr := t.InputSchema(version)
+		if cerr != nil {
+			return Skip("the tool's inputSchema does not compile (SCH1002 judges it)")
+		}
+		in := []byte("{}")
+		if args.Exists() {
+			in = []byte(args.Raw)
+		}
+		probs := ts.Validate(in)
+		if version == envelope.V20250618 && !schema.Declared(t.Input) {
+			if d7, err := t.InputSchemaDraft7(); err == nil && (len(d7.Validate(in)) > 0) != (len(probs) > 0) {
+				return Skip("2020-12 and draft-07 disagree on these arguments, and 2025-06-18 names no dialect (AMB-15)")
+			}
+		}
+		for _, e := range probs {
+			for _, pr := range e.Problems {
+				path := "params.arguments"
+				if e.Location != "" {
+					path += "." + clientPath(e.Location)
+				}
+				p.Failf(path, "%s (the tool's inputSchema; T-TOOL-8)", pr)
+			}
+		}
+		return nil
+	},
+}
+
+var ClientCapabilityUse = &Check{
+	ID:       "CLI1013",
+	Title:    "A client serves only the capabilities it declared",
+	SpecRef:  "T-LIFE-4, T-V0326-5",
+	Severity: MUST,
+	Area:     AreaClient,
+	Doc: `Both sides stay within the capabilities negotiated at initialize
+(T-LIFE-4). A client that answers a server's sampling/createMessage,
+elicitation/create or roots/list with a result declared sampling,
+elicitation or roots in its initialize; in 2025-11-25 a URL-mode
+elicitation needs elicitation.url, and a form needs elicitation.form (or
+elicitation declared as {}, which means form). Refusing with an error is
+always right. The server's request was itself a breach of T-LIFE-4, judged
+on the server's side. When the relay did not see the initialize, nothing
+is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
+	Run: func(p *Pass) error {
+		cp, err := needClient(p)
+		if err != nil {
+			return err
+		}
+		if cp.kind != kindResponse {
+			return skipNotResponse
+		}
+		c := cp.view.c
+		a, ok := c.match(cp.msg.Get("id"))
+		if !ok {
+			return Skip("it answers no server request the relay saw (see CLI1004)")
+		}
+		var need string
+		switch a.method {
+		case "sampling/createMessage":
+			need = "sampling"
+		case "elicitation/create":
+			need = "elicitation"
+		case "roots/list":
+			need = "roots"
+		default:
+			return Skip("the server's %s needs no client capability", Quote(a.method, quoteN))
+		}
+		if !cp.msg.Get("result").Exists() {
+			return nil // a refusal
+		}
+		if !c.capsKnown {
+			return Skip("the relay did not see the client's initialize")
+		}
+		caps := gjson.ParseBytes(c.caps)
+		fail := p.Failf
+		if c.initDone && !envelope.KnownVersion(c.version) {
+			fail = p.Warnf // T-V0326-5: a SHOULD in 2025-03-26
+		}
+		decl := caps.Get(need)
+		if !decl.IsObject() {
+			fail("result", "answers the server's %s with a result, but the client did not declare the %s capability in its initialize (T-LIFE-4)", a.method, need)
+			return nil
+		}
+		if need == "elicitation" && c.version == envelope.V20251125 {
+			mode := a.mode
+			if mode == "" {
+				mode = "form"
+			}
+			empty := !decl.Get("form").Exists() && !decl.Get("url").Exists()
+			if !decl.Get(mode).IsObject() && !(mode == "form" && empty) {
+				fail("result", "answers a %s-mode elicitation, but the client declared elicitation without %s (T-LIFE-4)", mode, mode)
+			}
+		}
+		return nil
+	},
+}

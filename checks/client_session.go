@@ -1,0 +1,485 @@
+package checks
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// A client message is judged against what the traffic before it showed:
+// the ids the client has in flight, whether it initialized, the version
+// it negotiated, the session the server issued, the capabilities it
+// declared, the requests the server is waiting on. A ClientTracker keeps
+// that, fed in the order the relay saw things; the relay's live judging
+// and lint of its recording feed it the same events, so both judge each
+// client message against the same history.
+
+// A ClientMessage is one message the client sent, as the relay saw it.
+type ClientMessage struct {
+	// Seq is its place in the relay's order, shared by both directions.
+	Seq       uint64
+	Transport string // envelope.HTTP or envelope.Stdio
+	// HTTPMethod and Header are the HTTP request's (secrets redacted);
+	// empty on stdio.
+	HTTPMethod string
+	Header     http.Header
+	// Body is the message: a stdio line, a POST body; empty for a GET or
+	// DELETE.
+	Body []byte
+}
+
+// A ServerRequest is a request the server sent the client (2025-xx:
+// sampling, elicitation, roots, ping).
+type ServerRequest struct {
+	Seq uint64
+	// On is the client's HTTP request whose reply stream carried it (a
+	// POST's or the GET stream's); 0 on stdio.
+	On   uint64
+	Body []byte
+}
+
+// A Closed event ends the exchange of one client request: the server
+// answered it, or it ended without an answer (the client went away, the
+// relay stopped, a later request took its id).
+type Closed struct {
+	Request uint64 // the client request's Seq
+	// Status and SessionID are the HTTP reply's status and Mcp-Session-Id
+	// header (the session an initialize answer issues); zero on stdio.
+	Status    int
+	SessionID string
+	// Answer is the response message; nil when none came.
+	Answer []byte
+}
+
+// Bounds on what a tracker remembers, so that a session of any length
+// costs bounded memory. Past them the oldest is forgotten, and a verdict
+// that would need it is not made.
+const (
+	maxUsedIDs      = 1 << 16
+	maxConversation = 1024
+	maxOpen         = 4096
+)
+
+// A ClientTracker follows the client's side of the traffic of one relay
+// run. It is not safe for concurrent use: the relay's delivery order is
+// its order.
+type ClientTracker struct {
+	stdio        *conversation
+	sessions     map[string]*conversation // HTTP, by the session id the server issued
+	sessionless  *conversation            // HTTP: an initialize answered without a session id
+	unseen       *conversation            // HTTP: sessionless traffic whose start the relay did not see
+	detached     *conversation            // HTTP: traffic without the session id the server issued, among several sessions
+	modern       *conversation            // HTTP 2026-07-28: stateless requests
+	byRequest    map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
+	order        []uint64                 // byRequest's keys, oldest first
+	deletes      map[uint64]bool          // HTTP: the Seqs of DELETEs of a known session
+	issued       []string                 // session ids the server issued, oldest first
+	sessionOrder []string                 // sessions' keys, oldest first
+}
+
+// NewClientTracker returns a tracker that has seen nothing.
+func NewClientTracker() *ClientTracker {
+	return &ClientTracker{sessions: map[string]*conversation{}, byRequest: map[uint64]*conversation{}, deletes: map[uint64]bool{}}
+}
+
+// A conversation is one client's session as far as the relay can tell
+// them apart: the stdio process, an HTTP session, the sessionless HTTP
+// traffic.
+type conversation struct {
+	// fromStart: the relay saw it begin, so what it did not see did not
+	// happen. lost: messages of it were not observed.
+	fromStart, lost bool
+	// sessionID is the Mcp-Session-Id the server issued ("" none);
+	// ended is the DELETE that ended it (0: not ended).
+	sessionID string
+	ended     uint64
+	// stateless: HTTP traffic the relay cannot attribute to one client.
+	stateless bool
+	// msgs counts the client's messages seen in it.
+	msgs int
+	// detached: HTTP messages without a session id while the server has
+	// issued several; which session each belongs to is unknown.
+	detached bool
+
+	initSeq   uint64 // the initialize request, 0 none
+	initDone  bool   // initialize was answered with a result
+	version   string // the version that answer negotiated
+	notified  bool   // notifications/initialized was sent
+	modern    bool   // the client spoke 2026-07-28 (_meta) in it
+	caps      json.RawMessage
+	capsKnown bool
+
+	inFlight map[string]int    // id key → requests with it awaiting their answer
+	open     map[uint64]string // a request's Seq → its id key, until it closes
+	used     map[string]uint64 // id key → the first request that used it
+	usedFull bool              // used stopped growing at maxUsedIDs
+
+	asked   map[string]asked  // the server's requests awaiting the client's answer
+	answers map[string]uint64 // id key of a server request → the client's answer to it
+}
+
+// asked is one server request awaiting the client's answer.
+type asked struct {
+	method string
+	mode   string // an elicitation's mode ("" is form)
+	id     gjson.Result
+	seq    uint64
+}
+
+func newConversation(fromStart bool) *conversation {
+	return &conversation{fromStart: fromStart, inFlight: map[string]int{}, open: map[uint64]string{},
+		used: map[string]uint64{}, asked: map[string]asked{}, answers: map[string]uint64{}}
+}
+
+// A ClientView is what the traffic before one client message showed, as
+// the client checks read it. Its methods only read.
+type ClientView struct {
+	c *conversation
+	// Transport of the traffic.
+	transport string
+	// headerSession is the Mcp-Session-Id the message carries ("" none);
+	// unknownSession: the relay never saw the server issue it.
+	headerSession  string
+	unknownSession bool
+	// issued are the session ids the server issued in this run (HTTP);
+	// sessionless: an initialize was answered without one.
+	issued      []string
+	sessionless bool
+}
+
+// idKey names a request id by JSON type and value ("" for no valid
+// RequestId), as the relays match them.
+func idKey(id gjson.Result) string {
+	switch id.Type {
+	case gjson.String:
+		return "s" + id.Str
+	case gjson.Number:
+		return "n" + id.Raw
+	}
+	return ""
+}
+
+// otherTypeKey is the same id value in the other JSON type.
+func otherTypeKey(key string) string {
+	switch {
+	case key == "":
+		return ""
+	case key[0] == 's':
+		return "n" + key[1:]
+	}
+	return "s" + key[1:]
+}
+
+// View returns what the traffic before m showed. It changes nothing: call
+// Client(m) after judging m.
+func (t *ClientTracker) View(m *ClientMessage) *ClientView {
+	c, unknown := t.lookup(m, false)
+	v := &ClientView{c: c, transport: m.Transport, unknownSession: unknown,
+		issued: t.issued, sessionless: t.sessionless != nil}
+	if m.Transport == envelope.HTTP {
+		v.headerSession = envelope.HeaderGet(m.Header, "Mcp-Session-Id")
+	}
+	return v
+}
+
+// lookup finds m's conversation; with create it makes the one m starts
+// or names. unknown: m names a session the relay never saw issued.
+func (t *ClientTracker) lookup(m *ClientMessage, create bool) (c *conversation, unknown bool) {
+	if m.Transport != envelope.HTTP {
+		if t.stdio == nil {
+			// wrap starts the server: it sees the session from its start.
+			c = newConversation(true)
+			if create {
+				t.stdio = c
+			}
+			return c, false
+		}
+		return t.stdio, false
+	}
+	msg := envelope.Parse(m.Body)
+	if sid := envelope.HeaderGet(m.Header, "Mcp-Session-Id"); sid != "" {
+		if c := t.sessions[sid]; c != nil {
+			return c, false
+		}
+		c = newConversation(false)
+		c.sessionID = sid
+		if create {
+			t.addSession(sid, c)
+		}
+		return c, true
+	}
+	switch {
+	case msg.Get("method").Str == "initialize" && msg.Get("id").Exists():
+		// A new session begins; it is keyed once the server answers.
+		return newConversation(true), false
+	case modernMessage(m, &msg):
+		if t.modern == nil {
+			c = newConversation(true)
+			c.stateless, c.modern = true, true
+			if create {
+				t.modern = c
+			}
+			return c, false
+		}
+		return t.modern, false
+	case t.sessionless != nil:
+		return t.sessionless, false
+	case t.modern != nil && len(t.issued) == 0:
+		// Nothing marks its era (a notification needs neither _meta nor
+		// the header, AMB-5), and the client has spoken 2026-07-28.
+		return t.modern, false
+	}
+	if c := t.onlyLiveSession(); c != nil {
+		// One client forgot its session id (CLI1007 says so): its other
+		// messages are still judged in its session.
+		return c, false
+	}
+	if len(t.issued) > 0 {
+		if t.detached == nil {
+			c = newConversation(false)
+			c.stateless, c.detached = true, true
+			if create {
+				t.detached = c
+			}
+			return c, false
+		}
+		return t.detached, false
+	}
+	if t.unseen == nil {
+		c = newConversation(false)
+		c.stateless = true
+		if create {
+			t.unseen = c
+		}
+		return c, false
+	}
+	return t.unseen, false
+}
+
+// modernMessage: the message speaks 2026-07-28 (its _meta or its header).
+func modernMessage(m *ClientMessage, msg *envelope.Message) bool {
+	if msg.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str == envelope.V20260728 {
+		return true
+	}
+	return m.Transport == envelope.HTTP && envelope.HeaderGet(m.Header, "Mcp-Protocol-Version") == envelope.V20260728
+}
+
+// onlyLiveSession is the one HTTP session not ended, if there is exactly one.
+func (t *ClientTracker) onlyLiveSession() *conversation {
+	var only *conversation
+	for _, c := range t.sessions {
+		if c.ended != 0 || !c.fromStart {
+			continue
+		}
+		if only != nil {
+			return nil
+		}
+		only = c
+	}
+	return only
+}
+
+func (t *ClientTracker) addSession(sid string, c *conversation) {
+	if _, ok := t.sessions[sid]; !ok {
+		if len(t.sessionOrder) >= maxConversation {
+			delete(t.sessions, t.sessionOrder[0])
+			t.sessionOrder = t.sessionOrder[1:]
+		}
+		t.sessionOrder = append(t.sessionOrder, sid)
+	}
+	t.sessions[sid] = c
+}
+
+func (t *ClientTracker) remember(seq uint64, c *conversation) {
+	if len(t.order) >= maxOpen {
+		delete(t.byRequest, t.order[0])
+		delete(t.deletes, t.order[0])
+		t.order = t.order[1:]
+	}
+	t.byRequest[seq] = c
+	t.order = append(t.order, seq)
+}
+
+// conversationOf finds the conversation of what came back on the
+// client's request seq.
+func (t *ClientTracker) conversationOf(seq uint64) *conversation {
+	if t.stdio != nil {
+		return t.stdio
+	}
+	return t.byRequest[seq]
+}
+
+// Client takes in a message the client sent, after it was judged.
+func (t *ClientTracker) Client(m *ClientMessage) {
+	c, _ := t.lookup(m, true)
+	if m.Transport == envelope.HTTP {
+		t.remember(m.Seq, c)
+		if m.HTTPMethod == http.MethodDelete && c.sessionID != "" {
+			t.deletes[m.Seq] = true
+		}
+	}
+	c.msgs++
+	msg := envelope.Parse(m.Body)
+	if !msg.IsObject() {
+		return
+	}
+	if modernMessage(m, &msg) {
+		c.modern = true
+	}
+	method, id := msg.Get("method"), msg.Get("id")
+	switch {
+	case method.Exists() && id.Exists():
+		key := idKey(id)
+		if key != "" && len(c.open) >= maxOpen {
+			// More requests unanswered than the tracker keeps (their ends
+			// went unseen): what is in flight is no longer known.
+			c.lost = true
+		} else if key != "" {
+			c.inFlight[key]++
+			c.open[m.Seq] = key
+			if _, ok := c.used[key]; !ok {
+				if len(c.used) < maxUsedIDs {
+					c.used[key] = m.Seq
+				} else {
+					c.usedFull = true
+				}
+			}
+		}
+		if method.Str == "initialize" && c.initSeq == 0 {
+			c.initSeq = m.Seq
+			if caps := msg.Get("params.capabilities"); caps.IsObject() {
+				c.caps, c.capsKnown = json.RawMessage(caps.Raw), true
+			}
+		}
+	case method.Exists():
+		if method.Str == "notifications/initialized" {
+			c.notified = true
+		}
+	default:
+		// The client's answer to a server request.
+		if a, ok := c.match(id); ok {
+			delete(c.asked, idKey(a.id))
+			if len(c.answers) < maxUsedIDs {
+				c.answers[idKey(a.id)] = m.Seq
+			}
+		}
+	}
+}
+
+// match finds the server request an answer with id answers, as the
+// relays pair them: the same id, else its value in the other type, else
+// the only one waiting.
+func (c *conversation) match(id gjson.Result) (asked, bool) {
+	key := idKey(id)
+	if a, ok := c.asked[key]; ok && key != "" {
+		return a, true
+	}
+	if a, ok := c.asked[otherTypeKey(key)]; ok && key != "" {
+		return a, true
+	}
+	if len(c.asked) == 1 {
+		for _, a := range c.asked {
+			return a, true
+		}
+	}
+	return asked{}, false
+}
+
+// Server takes in a request the server sent.
+func (t *ClientTracker) Server(r *ServerRequest) {
+	c := t.conversationOf(r.On)
+	if c == nil {
+		return // it came on a request the tracker has forgotten
+	}
+	msg := envelope.Parse(r.Body)
+	id := msg.Get("id")
+	if key := idKey(id); key != "" && len(c.asked) < maxOpen {
+		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, id: id, seq: r.Seq}
+	}
+}
+
+// Close takes in the end of a client request's exchange.
+func (t *ClientTracker) Close(e *Closed) {
+	c := t.conversationOf(e.Request)
+	if c == nil {
+		return
+	}
+	if t.deletes[e.Request] {
+		delete(t.deletes, e.Request)
+		if e.Status/100 == 2 && c.ended == 0 {
+			c.ended = e.Request
+		}
+	}
+	if key, ok := c.open[e.Request]; ok {
+		delete(c.open, e.Request)
+		if c.inFlight[key]--; c.inFlight[key] <= 0 {
+			delete(c.inFlight, key)
+		}
+	}
+	if e.Request == c.initSeq && e.Answer != nil {
+		res := gjson.GetBytes(e.Answer, "result")
+		if res.IsObject() && (e.Status == 0 || e.Status/100 == 2) {
+			c.initDone, c.version = true, res.Get("protocolVersion").Str
+			if t.stdio == nil {
+				// HTTP: the session is known now, by its id or as the
+				// sessionless one.
+				if e.SessionID != "" {
+					c.sessionID = e.SessionID
+					t.addSession(e.SessionID, c)
+					if len(t.issued) >= maxConversation {
+						t.issued = t.issued[1:]
+					}
+					t.issued = append(t.issued, e.SessionID)
+				} else {
+					// Every client without a session lands here: the relay
+					// cannot tell them apart.
+					c.stateless = true
+					t.sessionless = c
+				}
+			}
+		}
+	}
+}
+
+// Lost takes in that n messages were not observed (the relay's output
+// fell behind): the history of every conversation so far is incomplete.
+func (t *ClientTracker) Lost(n int64) {
+	if n <= 0 {
+		return
+	}
+	for _, c := range t.all() {
+		c.lost = true
+	}
+}
+
+func (t *ClientTracker) all() []*conversation {
+	out := []*conversation{t.stdio, t.sessionless, t.unseen, t.detached, t.modern}
+	for _, c := range t.sessions {
+		out = append(out, c)
+	}
+	for _, c := range t.byRequest {
+		out = append(out, c)
+	}
+	return slicesDeleteNil(out)
+}
+
+func slicesDeleteNil(cs []*conversation) []*conversation {
+	out := cs[:0]
+	for _, c := range cs {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sessionList names the issued sessions for a finding.
+func sessionList(ids []string) string {
+	if len(ids) > 3 {
+		return strings.Join(ids[len(ids)-3:], ", ") + " (the last 3)"
+	}
+	return strings.Join(ids, ", ")
+}
