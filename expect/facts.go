@@ -36,6 +36,20 @@ type Facts struct {
 	// ToolsListed: tools/list was answered in full (every page), so a
 	// name not among Tools is a tool the server does not have.
 	ToolsListed bool
+	// ToolOrder are the tool names in the order the server listed them
+	// (Tools are sorted by name), for the rules on a stable order.
+	ToolOrder []string
+	// Prompts, Resources (URIs) and Templates (URI templates) are what
+	// the server listed; each *Listed says the list was answered in full.
+	Prompts         []Prompt
+	PromptsListed   bool
+	Resources       []string
+	ResourcesListed bool
+	Templates       []string
+	TemplatesListed bool
+	// Session: the server issued an Mcp-Session-Id at initialize (2025-xx
+	// HTTP), so it relies on sessions.
+	Session bool
 }
 
 // A Tool is one entry of the server's tools/list.
@@ -119,14 +133,34 @@ type wireFacts struct {
 	ClientCaps        json.RawMessage   `json:"clientCapabilities,omitempty"`
 	Tools             []json.RawMessage `json:"tools,omitempty"`
 	ToolsListed       bool              `json:"toolsListed,omitempty"`
+	ToolOrder         []string          `json:"toolOrder,omitempty"`
+	Prompts           []wirePrompt      `json:"prompts,omitempty"`
+	PromptsListed     bool              `json:"promptsListed,omitempty"`
+	Resources         []string          `json:"resources,omitempty"`
+	ResourcesListed   bool              `json:"resourcesListed,omitempty"`
+	Templates         []string          `json:"resourceTemplates,omitempty"`
+	TemplatesListed   bool              `json:"resourceTemplatesListed,omitempty"`
+	Session           bool              `json:"session,omitempty"`
+}
+
+// wirePrompt is the transcript form of a Prompt.
+type wirePrompt struct {
+	Name     string   `json:"name"`
+	Args     []string `json:"arguments,omitempty"`
+	Required []string `json:"required,omitempty"`
 }
 
 // MarshalJSON writes the transcript form.
 func (f *Facts) MarshalJSON() ([]byte, error) {
 	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported,
-		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed}
+		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
+		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
+		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
+	}
+	for _, p := range f.Prompts {
+		w.Prompts = append(w.Prompts, wirePrompt{p.Name, p.Args, p.Required})
 	}
 	return json.Marshal(w)
 }
@@ -176,8 +210,39 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			}
 		case "toolsListed":
 			f.ToolsListed = val.Type == gjson.True
+		case "toolOrder":
+			f.ToolOrder = stringList(val)
+		case "prompts":
+			for _, p := range val.Array() {
+				if n := p.Get("name"); n.Type == gjson.String {
+					f.Prompts = append(f.Prompts, Prompt{Name: n.Str, Args: stringList(p.Get("arguments")), Required: stringList(p.Get("required"))})
+				}
+			}
+		case "promptsListed":
+			f.PromptsListed = val.Type == gjson.True
+		case "resources":
+			f.Resources = stringList(val)
+		case "resourcesListed":
+			f.ResourcesListed = val.Type == gjson.True
+		case "resourceTemplates":
+			f.Templates = stringList(val)
+		case "resourceTemplatesListed":
+			f.TemplatesListed = val.Type == gjson.True
+		case "session":
+			f.Session = val.Type == gjson.True
 		}
 		return err == nil
 	})
 	return f, err
+}
+
+// stringList reads an array of strings, skipping other values.
+func stringList(v gjson.Result) []string {
+	var out []string
+	for _, x := range v.Array() {
+		if x.Type == gjson.String {
+			out = append(out, x.Str)
+		}
+	}
+	return out
 }

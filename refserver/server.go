@@ -19,6 +19,8 @@ const (
 	keyProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 	keyClientCaps      = "io.modelcontextprotocol/clientCapabilities"
 	keyServerInfo      = "io.modelcontextprotocol/serverInfo"
+	keyLogLevel        = "io.modelcontextprotocol/logLevel"
+	keySubscriptionID  = "io.modelcontextprotocol/subscriptionId"
 )
 
 // maxSessions bounds the live 2025-xx HTTP sessions; the oldest is

@@ -23,18 +23,12 @@ func (r *run) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	if err := ctx.Err(); err != nil {
 		return r.notSent(f.ID, "the run's deadline passed before this fixture")
 	}
-	if died, _ := r.t.Died(); died || r.stale {
-		r.stale = false
-		if err := r.restart(ctx); err != nil {
-			return r.notSent(f.ID, "the server could not be restarted: "+err.Error())
-		}
-	}
 	variants, why := r.variants(f)
 	if why != "" {
 		return r.skipAll(f.ID, why)
 	}
 	for _, v := range variants {
-		if err := r.fire(ctx, f, v); err != nil {
+		if err := r.fireStaged(ctx, f, v); err != nil {
 			return err
 		}
 	}
@@ -97,7 +91,7 @@ func (r *run) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	req := envelope.Request{Method: f.Method, Header: h, Body: body}
 	exp := r.expect(req, f.Expect)
 	var ex envelope.Exchange
-	if req.Method == "GET" {
+	if req.Method == "GET" || f.Stream {
 		ex = r.openStream(ctx, req)
 	} else {
 		var err error

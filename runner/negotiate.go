@@ -261,7 +261,8 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		nex := r.send(ctx, envelope.Request{Header: r.stdHeaders(note), Body: note}, false)
 		*probes = append(*probes, probe{fixture: "negotiate/initialized", ex: nex})
-		f := &expect.Facts{Version: r.sess.version, Negotiated: how, Supported: supported, ClientCapabilities: json.RawMessage(`{}`)}
+		f := &expect.Facts{Version: r.sess.version, Negotiated: how, Supported: supported, ClientCapabilities: json.RawMessage(`{}`),
+			Session: r.sess.sessionID != ""}
 		if c := m.Get("result.capabilities"); c.IsObject() {
 			f.Capabilities = json.RawMessage(c.Raw)
 		}
