@@ -50,6 +50,18 @@ type Facts struct {
 	// Session: the server issued an Mcp-Session-Id at initialize (2025-xx
 	// HTTP), so it relies on sessions.
 	Session bool
+	// Spoken is the version the server negotiated when it is not the one
+	// replies are judged by: "2025-03-26", judged as Version (2025-06-18)
+	// where that revision does not differ (digest §1a). "" otherwise.
+	Spoken string
+}
+
+// Speaks is the version the server negotiated.
+func (f *Facts) Speaks() string {
+	if f.Spoken != "" {
+		return f.Spoken
+	}
+	return f.Version
 }
 
 // A Tool is one entry of the server's tools/list.
@@ -141,6 +153,7 @@ type wireFacts struct {
 	Templates         []string          `json:"resourceTemplates,omitempty"`
 	TemplatesListed   bool              `json:"resourceTemplatesListed,omitempty"`
 	Session           bool              `json:"session,omitempty"`
+	Spoken            string            `json:"spoken,omitempty"`
 }
 
 // wirePrompt is the transcript form of a Prompt.
@@ -155,7 +168,7 @@ func (f *Facts) MarshalJSON() ([]byte, error) {
 	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported,
 		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
 		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
-		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session}
+		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Spoken: f.Spoken}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
 	}
@@ -230,6 +243,8 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			f.TemplatesListed = val.Type == gjson.True
 		case "session":
 			f.Session = val.Type == gjson.True
+		case "spoken":
+			f.Spoken = val.Str
 		}
 		return err == nil
 	})

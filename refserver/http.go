@@ -138,7 +138,7 @@ func (s *Server) route(m *message, h http.Header) reply {
 	}
 	// The header is optional in a session: the session knows its version.
 	// Present, it must name that version (T-HTTP-7).
-	if vals := h.Values("Mcp-Protocol-Version"); len(vals) > 0 && vals[0] != version {
+	if vals := h.Values("Mcp-Protocol-Version"); len(vals) > 0 && vals[0] != version && version != version2025Mar {
 		got := vals[0]
 		return s.fail(m, &rpcError{
 			code:    codeInvalidRequest,

@@ -262,7 +262,10 @@ func (s *Server) initialize(m *message) (reply, string) {
 	// A version we do not speak still gets a result, naming our newest
 	// 2025 version (T-LIFE-2); 2026-07-28 needs no handshake.
 	version := member(m.params, "protocolVersion").Str
-	if version != version2025Jun && version != version2025Nov {
+	if s.only0326 {
+		version = version2025Mar
+	}
+	if version != version2025Jun && version != version2025Nov && version != version2025Mar {
 		if s.fault == faultInitRefusesVersion {
 			// The lifecycle page's error example (AMB-3), not its rule.
 			return s.fail(m, &rpcError{code: codeInvalidParams, message: "unsupported protocol version",
@@ -320,7 +323,7 @@ func removedIn2026(method string) bool {
 // dispatch runs a validated request of the given version.
 func (s *Server) dispatch(m *message, version string) reply {
 	switch {
-	case m.method == "server/discover" && version == version2026:
+	case m.method == "server/discover" && version == version2026 && !s.only0326:
 		return s.ok(m, s.finish(version, map[string]any{
 			"supportedVersions": []string{version2026},
 			"capabilities":      s.capabilities(version),

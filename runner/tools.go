@@ -140,6 +140,11 @@ type variant struct {
 // why it cannot run here.
 func (r *run) variants(f *fixtures.Fixture) ([]variant, string) {
 	base := fixtures.Context{Version: r.sess.version}
+	if r.facts.Spoken == V20250326 {
+		if why := later20250326(f.Rules); why != "" {
+			return nil, why
+		}
+	}
 	if why := r.fillDeclared(f.Body, &base); why != "" {
 		return nil, why
 	}

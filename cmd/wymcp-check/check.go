@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
@@ -40,7 +41,7 @@ func addTargetFlags(cmd *cobra.Command, o *targetOptions) {
 	cmd.Flags().StringArrayVarP(&o.Headers, "header", "H", nil, "add a header to every request, `'Name: value'` (repeatable; values are never printed)")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Second, "bound on each exchange")
 	cmd.Flags().Int64Var(&o.MaxBytes, "max-bytes", 4<<20, "bound on the reply bytes read per exchange")
-	addEnum(cmd, &o.Protocol, "protocol", "auto", "protocol version: probe, or use the one given", "auto", envelope.V20260728, envelope.V20251125, envelope.V20250618)
+	addEnum(cmd, &o.Protocol, "protocol", "auto", "protocol version: probe, or use the one given", "auto", envelope.V20260728, envelope.V20251125, envelope.V20250618, runner.V20250326)
 	cmd.Flags().BoolVar(&o.Demo, "demo", false, "check the embedded reference server, in process (no target needed)")
 	cmd.Flags().StringVar(&o.DemoFault, "demo-fault", "", "with --demo: inject a named fault into the reference server (see wymcp-check faults)")
 	cmd.Flags().BoolVar(&o.DemoStdio, "demo-stdio", false, "with --demo: run the reference server as a child process over stdio")
@@ -180,6 +181,7 @@ type sink struct {
 	ss     *session
 	record *os.File
 	recErr error
+	cov    *report.CoverageTracker
 }
 
 func (k *sink) Facts(f *expect.Facts) {
@@ -200,7 +202,9 @@ func (k *sink) Exchange(j runner.Judged) error {
 	if j.Verdicts == nil {
 		return nil // recorded, not judged (a negotiation that failed)
 	}
-	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts})
+	r := &report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts}
+	k.cov.Add(r)
+	return k.ss.exchange(r)
 }
 
 func (k *sink) Note(n string) { k.ss.note(n) }
@@ -235,7 +239,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	for _, p := range fixtureProblems {
 		ss.note("--fixtures: " + p)
 	}
-	k := &sink{ss: ss}
+	k := &sink{ss: ss, cov: report.NewCoverageTracker(runner.Citations(fx), checks.All())}
 	if o.Record != "" {
 		f, err := os.Create(o.Record)
 		if err != nil {
@@ -251,6 +255,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}, k)
 	if runErr == nil {
 		ss.negotiated(res.Version, res.Negotiated)
+		ss.sum.Coverage = k.cov.Summary(res.Version, target.Transport())
 	}
 	ss.sum.Duration = s.Now().Sub(started)
 	if st, ok := target.(*runner.StdioTarget); ok {
