@@ -82,15 +82,16 @@ func CatalogueCoverage(fixtures map[string][]string, cs []*checks.Check) []RuleC
 			byRule[r] = append(byRule[r], id)
 		}
 	}
+	checksOf := map[string][]string{}
+	for _, c := range cs { // each check's texts read once, not once per rule
+		for _, id := range rules.Cited(c.SpecRef + "\n" + c.Doc) {
+			checksOf[id] = append(checksOf[id], c.ID)
+		}
+	}
 	var out []RuleCoverage
 	for _, r := range rules.All() {
-		rc := RuleCoverage{ID: r.ID, Level: r.Level, Versions: r.Versions, Title: r.Title, Fixtures: byRule[r.ID]}
+		rc := RuleCoverage{ID: r.ID, Level: r.Level, Versions: r.Versions, Title: r.Title, Fixtures: byRule[r.ID], Checks: checksOf[r.ID]}
 		slices.Sort(rc.Fixtures)
-		for _, c := range cs {
-			if slices.Contains(rules.Cited(c.SpecRef+"\n"+c.Doc), r.ID) {
-				rc.Checks = append(rc.Checks, c.ID)
-			}
-		}
 		switch {
 		case !r.Checkable:
 			rc.Status = CovNotCheckable
