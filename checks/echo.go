@@ -239,10 +239,11 @@ func (s *echoScan) pieces(path, t string) {
 			for i+cf < len(t) && pl[1]+cf < len(cand.text) && t[i+cf] == cand.text[pl[1]+cf] {
 				cf++
 			}
-			// At equal length (a text that repeats itself), prefer the place
-			// that adds most to what is already found: the conservative
-			// reading for a finding about how much was echoed.
-			if src == nil || cb+cf > b+f || cb+cf == b+f && overlap(cand, pl[1]-cb, pl[1]+cf) < overlap(src, at[1]-b, at[1]+f) {
+			// At equal length the same text stands in several places of
+			// the request (keys sharing a prefix, a value that repeats):
+			// prefer the place already found, so that a text copied
+			// several times counts once, whichever copy it was read from.
+			if src == nil || cb+cf > b+f || cb+cf == b+f && overlap(cand, pl[1]-cb, pl[1]+cf) > overlap(src, at[1]-b, at[1]+f) {
 				src, b, f, at = cand, cb, cf, pl
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 var MetaKeys = &Check{
@@ -150,6 +151,9 @@ is judged.`,
 				return Skip("initialize is not 2026-07-28's negotiation")
 			}
 			asked := x.Request.Get("params.protocolVersion").Str
+			if x.Condition == expect.CondInvalidParams {
+				return Skip("the initialize params are invalid; no version was asked for")
+			}
 			if m.Get("error").Exists() {
 				if x.Facts != nil && len(x.Facts.Supported) > 0 && !x.Facts.Serves(asked) {
 					p.Warnf("error", "initialize for %s, which the server does not serve, is refused; the spec wants a result naming a version it serves (AMB-3)", Quote(asked, quoteN))

@@ -40,6 +40,8 @@ func All() []*Check {
 		ErrorStatusBody,     // HTTP1001
 		StatusFits,          // HTTP1002
 		ReplyContentType,    // HTTP1003
+		SessionAndAuth,      // HTTP1004
+		SSEStream,           // HTTP1005
 		Refused,             // PRO1001
 		ResultType,          // PRO1002
 		ServerMessages,      // PRO1003
@@ -47,6 +49,9 @@ func All() []*Check {
 		Survives,            // PRO1005
 		MetaKeys,            // PRO1006
 		Negotiation,         // PRO1007
+		MethodResults,       // PRO1008
+		Subscriptions,       // PRO1009
+		ToolListing,         // PRO1010
 		ReplyIsJSON,         // RPC1001
 		JSONRPCVersion,      // RPC1002
 		ResultXorError,      // RPC1003

@@ -467,6 +467,8 @@ func capabilityOf(method string) string {
 		return "resources"
 	case "resources/subscribe", "resources/unsubscribe":
 		return "resources.subscribe"
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
+		return "tasks"
 	case "completion/complete":
 		return "completions"
 	case "logging/setLevel":
@@ -501,6 +503,20 @@ func (e *Expectation) call(http bool) {
 	switch e.Method {
 	case "tools/call":
 		e.toolCall(req)
+	case "prompts/get":
+		e.getPrompt(req)
+	case "resources/read":
+		e.readResource(req)
+	case "completion/complete":
+		e.complete(req)
+	case "initialize":
+		e.initialize(req)
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
+		e.task(req)
+	case "subscriptions/listen":
+		// The response ends the subscription: it may come long after
+		// the checker stops reading (T-SUB-4).
+		e.Reply, e.Stream = Want{}, true
 	case "logging/setLevel":
 		if l := req.Get("params.level"); l.Type != gjson.String || !slices.Contains(logLevels, l.Str) {
 			e.invalidParams("level "+shortQuote(l.Raw)+" is not a log level", should("T-LOG-1"))
@@ -525,6 +541,10 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		e.Condition, e.Detail = CondMalformedCall, "params.name is "+envelope.Kind(name)+", not a string"
 	case args.Exists() && !args.IsObject():
 		e.Condition, e.Detail = CondMalformedCall, "params.arguments is "+envelope.Kind(args)+", not an object"
+	case e.Version == envelope.V20260728 && req.Get("params.inputResponses").Exists() && !req.Get("params.inputResponses").IsObject():
+		// T-MRTR-7: the retry's responses are a map; the code is not
+		// pinned (AMB-12), -32602 the natural one.
+		e.Condition, e.Detail = CondMalformedCall, "params.inputResponses is "+envelope.Kind(req.Get("params.inputResponses"))+", not an object (T-MRTR-7)"
 	}
 	if e.Condition == CondMalformedCall {
 		e.Error, e.Codes, e.Code = should("T-TOOL-7"), []int{envelope.CodeInvalidParams}, open("T-TOOL-7 does not pin the code")

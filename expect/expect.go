@@ -105,6 +105,8 @@ const (
 	CondMalformedCall      Condition = "malformed tools/call"
 	CondInvalidParams      Condition = "invalid params"
 	CondUndeclared         Condition = "method of an undeclared capability"
+	CondUnknownName        Condition = "a prompt or resource the server did not declare"
+	CondSession            Condition = "a request outside the session"
 	CondCall               Condition = "method call"
 )
 
@@ -159,6 +161,13 @@ type Expectation struct {
 	// Quote is the condition's single value a reply may quote (within the
 	// contract's bound): the requested version, the received header.
 	Quote string
+	// EmptyContents says how sure a resources/read result with an empty
+	// contents list is wrong (T-RES-2: a resource that does not exist).
+	EmptyContents Want
+	// Stream: the response ends a stream that may stay open longer than
+	// the checker reads it (subscriptions/listen); its absence is no
+	// finding.
+	Stream bool
 }
 
 // An IDRule says which ids a response may carry (T-RPC-5, T-RPC-9).

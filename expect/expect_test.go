@@ -55,6 +55,8 @@ type want struct {
 	Refusal    string   `json:"refusal,omitempty"`
 	Output     bool     `json:"outputSchema,omitempty"`
 	Quote      string   `json:"quote,omitempty"`
+	Empty      string   `json:"emptyContents,omitempty"`
+	Stream     bool     `json:"stream,omitempty"`
 }
 
 func level(w expect.Want) string {
@@ -68,7 +70,8 @@ func summarize(e *expect.Expectation) want {
 	w := want{Condition: string(e.Condition), Version: e.Version, Reply: level(e.Reply), NoReply: level(e.NoReply),
 		Error: level(e.Error), Codes: e.Codes, Code: level(e.Code), AlsoCodes: e.AlsoCodes, AnyCode: e.AnyCode,
 		ReadCodes: e.ReadCodes, ReadStatus: e.ReadStatus, AnyStatus: e.AnyStatus, Status: e.Status,
-		StatusWant: level(e.StatusWant), Lost: level(e.ID.Lost), Rounded: level(e.ID.Rounded), Quote: e.Quote}
+		StatusWant: level(e.StatusWant), Lost: level(e.ID.Lost), Rounded: level(e.ID.Rounded), Quote: e.Quote,
+		Empty: level(e.EmptyContents), Stream: e.Stream}
 	for _, id := range e.ID.Echo {
 		w.Echo = append(w.Echo, id.Raw)
 	}

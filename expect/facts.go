@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -36,6 +37,32 @@ type Facts struct {
 	// ToolsListed: tools/list was answered in full (every page), so a
 	// name not among Tools is a tool the server does not have.
 	ToolsListed bool
+	// ToolOrder are the tool names in the order the server listed them
+	// (Tools are sorted by name), for the rules on a stable order.
+	ToolOrder []string
+	// Prompts, Resources (URIs) and Templates (URI templates) are what
+	// the server listed; each *Listed says the list was answered in full.
+	Prompts         []Prompt
+	PromptsListed   bool
+	Resources       []string
+	ResourcesListed bool
+	Templates       []string
+	TemplatesListed bool
+	// Session: the server issued an Mcp-Session-Id at initialize (2025-xx
+	// HTTP), so it relies on sessions.
+	Session bool
+	// Spoken is the version the server negotiated when it is not the one
+	// replies are judged by: "2025-03-26", judged as Version (2025-06-18)
+	// where that revision does not differ (digest §1a). "" otherwise.
+	Spoken string
+}
+
+// Speaks is the version the server negotiated.
+func (f *Facts) Speaks() string {
+	if f.Spoken != "" {
+		return f.Spoken
+	}
+	return f.Version
 }
 
 // A Tool is one entry of the server's tools/list.
@@ -140,14 +167,35 @@ type wireFacts struct {
 	ClientCaps        json.RawMessage   `json:"clientCapabilities,omitempty"`
 	Tools             []json.RawMessage `json:"tools,omitempty"`
 	ToolsListed       bool              `json:"toolsListed,omitempty"`
+	ToolOrder         []string          `json:"toolOrder,omitempty"`
+	Prompts           []wirePrompt      `json:"prompts,omitempty"`
+	PromptsListed     bool              `json:"promptsListed,omitempty"`
+	Resources         []string          `json:"resources,omitempty"`
+	ResourcesListed   bool              `json:"resourcesListed,omitempty"`
+	Templates         []string          `json:"resourceTemplates,omitempty"`
+	TemplatesListed   bool              `json:"resourceTemplatesListed,omitempty"`
+	Session           bool              `json:"session,omitempty"`
+	Spoken            string            `json:"spoken,omitempty"`
+}
+
+// wirePrompt is the transcript form of a Prompt.
+type wirePrompt struct {
+	Name     string   `json:"name"`
+	Args     []string `json:"arguments,omitempty"`
+	Required []string `json:"required,omitempty"`
 }
 
 // MarshalJSON writes the transcript form.
 func (f *Facts) MarshalJSON() ([]byte, error) {
 	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported,
-		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed}
+		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
+		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
+		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Spoken: f.Spoken}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
+	}
+	for _, p := range f.Prompts {
+		w.Prompts = append(w.Prompts, wirePrompt{p.Name, p.Args, p.Required})
 	}
 	return json.Marshal(w)
 }
@@ -197,6 +245,28 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			}
 		case "toolsListed":
 			f.ToolsListed = val.Type == gjson.True
+		case "toolOrder":
+			f.ToolOrder = stringList(val)
+		case "prompts":
+			for _, p := range val.Array() {
+				if n := p.Get("name"); n.Type == gjson.String {
+					f.Prompts = append(f.Prompts, Prompt{Name: n.Str, Args: stringList(p.Get("arguments")), Required: stringList(p.Get("required"))})
+				}
+			}
+		case "promptsListed":
+			f.PromptsListed = val.Type == gjson.True
+		case "resources":
+			f.Resources = stringList(val)
+		case "resourcesListed":
+			f.ResourcesListed = val.Type == gjson.True
+		case "resourceTemplates":
+			f.Templates = stringList(val)
+		case "resourceTemplatesListed":
+			f.TemplatesListed = val.Type == gjson.True
+		case "session":
+			f.Session = val.Type == gjson.True
+		case "spoken":
+			f.Spoken = val.Str
 		}
 		return err == nil
 	})
@@ -224,8 +294,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 	}
 	n := &Facts{}
 	if f != nil {
-		n = &Facts{Version: f.Version, Negotiated: f.Negotiated, Supported: f.Supported, Capabilities: f.Capabilities,
-			ClientCapabilities: f.ClientCapabilities, Tools: f.Tools, ToolsListed: f.ToolsListed}
+		*n = *f // the slices are shared, never written: a learned fact replaces them
 	}
 	switch req.Get("method").Str {
 	case "initialize":
@@ -254,19 +323,63 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if c := res.Get("capabilities"); c.IsObject() {
 			n.Capabilities = json.RawMessage(c.Raw)
 		}
-	case "tools/list":
-		// Only a whole list, asked from its start, says which tools exist.
-		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() || !res.Get("tools").IsArray() {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		// Only a whole list, asked from its start, says what exists.
+		key := map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources", "resources/templates/list": "resourceTemplates"}[req.Get("method").Str]
+		items := res.Get(key)
+		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() || !items.IsArray() {
 			return f
 		}
-		n.Tools, n.ToolsListed = nil, true
-		for _, t := range res.Get("tools").Array() {
-			if tl, ok := NewTool([]byte(t.Raw)); ok {
-				n.Tools = append(n.Tools, tl)
-			}
-		}
+		n.learnList(key, items)
 	default:
 		return f
 	}
 	return n
+}
+
+// learnList takes in a whole list of what the server offers.
+func (n *Facts) learnList(key string, items gjson.Result) {
+	switch key {
+	case "tools":
+		n.Tools, n.ToolOrder, n.ToolsListed = nil, nil, true
+		for _, t := range items.Array() {
+			if tl, ok := NewTool([]byte(t.Raw)); ok {
+				n.Tools = append(n.Tools, tl)
+				n.ToolOrder = append(n.ToolOrder, tl.Name)
+			}
+		}
+		slices.SortStableFunc(n.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+	case "prompts":
+		n.Prompts, n.PromptsListed = nil, true
+		for _, p := range items.Array() {
+			if pr, ok := NewPrompt([]byte(p.Raw)); ok {
+				n.Prompts = append(n.Prompts, pr)
+			}
+		}
+	case "resources":
+		n.Resources, n.ResourcesListed = nil, true
+		for _, r := range items.Array() {
+			if u := r.Get("uri"); u.Type == gjson.String {
+				n.Resources = append(n.Resources, u.Str)
+			}
+		}
+	case "resourceTemplates":
+		n.Templates, n.TemplatesListed = nil, true
+		for _, t := range items.Array() {
+			if u := t.Get("uriTemplate"); u.Type == gjson.String {
+				n.Templates = append(n.Templates, u.Str)
+			}
+		}
+	}
+}
+
+// stringList reads an array of strings, skipping other values.
+func stringList(v gjson.Result) []string {
+	var out []string
+	for _, x := range v.Array() {
+		if x.Type == gjson.String {
+			out = append(out, x.Str)
+		}
+	}
+	return out
 }

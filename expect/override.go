@@ -32,6 +32,9 @@ import (
 //	expect-id: optional | lenient    the error may leave the id out (lenient: that warns)
 //	expect-body: optional            the rejection may come without a body
 //	expect-condition: TEXT           how reports name the condition
+//	expect-session: none | unknown   the request carries no session id, or one the
+//	                                 server never issued (judged only when the facts
+//	                                 show the server issued one)
 type Override struct {
 	fields []Field // as given, for transcripts
 
@@ -49,6 +52,7 @@ type Override struct {
 	idLenient     bool
 	bodyOptional  bool
 	condition     string
+	session       string
 }
 
 // A Field is one key: value line of an override.
@@ -57,7 +61,7 @@ type Field struct{ Key, Value string }
 // Keys lists the override vocabulary.
 func Keys() []string {
 	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-ambiguity", "expect-code-ambiguity",
-		"expect-tool-refusal", "expect-id", "expect-body", "expect-condition"}
+		"expect-tool-refusal", "expect-id", "expect-body", "expect-condition", "expect-session"}
 }
 
 // IsKey reports whether key belongs to the override vocabulary.
@@ -130,6 +134,11 @@ func (o *Override) Set(key, value string) error {
 			return errors.New("name the condition")
 		}
 		o.condition = value
+	case "expect-session":
+		if value != "none" && value != "unknown" {
+			return fmt.Errorf("%q: want none or unknown", value)
+		}
+		o.session = value
 	default:
 		return fmt.Errorf("unknown key %q (want one of %s)", key, strings.Join(Keys(), ", "))
 	}
@@ -287,6 +296,9 @@ func (o *Override) apply(e *Expectation) {
 	}
 	if o.bodyOptional {
 		e.BodyOptional = true
+	}
+	if o.session != "" {
+		e.session(o.session)
 	}
 	if o.condition != "" {
 		e.Detail = o.condition

@@ -215,9 +215,17 @@ func doHTTP(t *testing.T, ts *httptest.Server, reqText, want string, vars map[st
 		if strings.Contains(v, "$SESSION") {
 			v = strings.ReplaceAll(v, "$SESSION", vars["SESSION"])
 		}
+		if strings.EqualFold(k, "Host") {
+			req.Host = v // net/http sends Host from here, never from Header
+			continue
+		}
 		// Keep the name's case as written: the server must match header
 		// names case-insensitively (T-HTTP-19).
 		req.Header[k] = append(req.Header[k], v)
+	}
+	if _, set := req.Header["Accept"]; !set && req.Method == http.MethodPost {
+		// What a conforming client sends unless the case says otherwise.
+		req.Header.Set("Accept", "application/json, text/event-stream")
 	}
 	resp, err := ts.Client().Do(req)
 	if err != nil {

@@ -108,7 +108,9 @@ func contractProblems(legacy bool, req []byte, context string, msg []byte) []str
 		code := e.Get("code").Int()
 		allowed := []int64{codeParse, codeInvalidRequest, codeMethodNotFound, codeInvalidParams, codeInternal}
 		if version == version2026 {
-			allowed = append(allowed, codeHeaderMismatch, codeUnsupported)
+			allowed = append(allowed, codeHeaderMismatch, codeUnsupported, codeMissingCap)
+		} else {
+			allowed = append(allowed, codeResourceNotFound) // T-ERR-6
 		}
 		if e.Get("code").Type != gjson.Number || !slices.Contains(allowed, code) {
 			bad("code %s is not in the %s table", e.Get("code").Raw, version)

@@ -16,10 +16,20 @@
 // error list only 2026-07-28 as supported: it is the one version a
 // request's _meta may name.
 //
-// The one tool, "add", sums two integers a and b within ±(2^53−1).
-// Arguments that break its inputSchema give an isError result in
-// 2025-11-25 and 2026-07-28, and -32602 with data.errors in 2025-06-18
+// Two tools, both read-only: "add" sums two integers a and b within
+// ±(2^53−1); "search" looks words up, with a schema that has a nested
+// closed object, arrays, an enum, a const and formats (annotations: not
+// asserted). Arguments that break an inputSchema give an isError result
+// in 2025-11-25 and 2026-07-28, and -32602 with data.errors in 2025-06-18
 // (T-TOOL-8).
+//
+// Besides tools: two prompts ("greet" needs a name), two resources and
+// a template of numbered notes, completion of prompt arguments and the
+// template's variable, logging/setLevel (2025-xx) and a per-request
+// logLevel (2026-07-28), and subscriptions/listen (2026-07-28: the
+// acknowledgment, then an open stream). Lists have one page; any cursor
+// is one never issued (-32602). A ping before initialize (stdio) is
+// answered; a second initialize in a session is refused (-32600).
 //
 // # Replies
 //
@@ -46,6 +56,13 @@
 //	2025: unknown or ended session              -32600  404   echoed
 //	2025: MCP-Protocol-Version ≠ session's      -32600  400   echoed
 //	unknown tool, invalid cursor                -32602  200   echoed
+//	unknown prompt, missing prompt argument     -32602  200   echoed
+//	resources/read of an unknown URI: 2026      -32602  200   echoed
+//	  2025-xx                                   -32002  200   echoed
+//	bad log level, bad completion reference     -32602  200   echoed
+//	second initialize in a session              -32600  200   echoed
+//	2025: no Mcp-Session-Id, 2025 version header -32600 400   echoed
+//	Host not loopback on a loopback address     -32600  403   absent
 //	malformed tools/call, bad initialize params -32602  200   echoed
 //	2025-06-18: arguments break inputSchema     -32602  200   echoed
 //	Origin neither loopback nor this host       -32600  403   absent

@@ -18,26 +18,41 @@ type Fault struct {
 
 // Fault names. The server compares Options.Fault against these.
 const (
-	faultWrongCode         = "wrong-code"
-	faultCodeZero          = "code-zero"
-	faultParseAsInvalid    = "parse-as-invalid"
-	faultMultilineMessage  = "multiline-message"
-	faultProseData         = "prose-data"
-	faultUnknownDataKey    = "unknown-data-key"
-	faultEchoRequest       = "echo-request"
-	faultWrongID           = "wrong-id"
-	faultMissingID         = "missing-id"
-	faultTextPlainError    = "text-plain-error"
-	faultWrongStatus       = "wrong-status"
-	faultUndistilledErrors = "undistilled-errors"
-	faultNoResultType      = "no-resultType"
-	faultNotificationReply = "notification-reply"
-	faultHang              = "hang"
-	faultCrash             = "crash"
-	faultGenericMessage    = "generic-message"
-	faultWrongVersionData  = "wrong-version-data"
-	faultUncheckedName     = "unchecked-name"
-	faultEndedSession      = "ended-session-served"
+	faultWrongCode           = "wrong-code"
+	faultCodeZero            = "code-zero"
+	faultParseAsInvalid      = "parse-as-invalid"
+	faultMultilineMessage    = "multiline-message"
+	faultProseData           = "prose-data"
+	faultUnknownDataKey      = "unknown-data-key"
+	faultEchoRequest         = "echo-request"
+	faultWrongID             = "wrong-id"
+	faultMissingID           = "missing-id"
+	faultTextPlainError      = "text-plain-error"
+	faultWrongStatus         = "wrong-status"
+	faultUndistilledErrors   = "undistilled-errors"
+	faultNoResultType        = "no-resultType"
+	faultNotificationReply   = "notification-reply"
+	faultHang                = "hang"
+	faultCrash               = "crash"
+	faultGenericMessage      = "generic-message"
+	faultWrongVersionData    = "wrong-version-data"
+	faultUncheckedName       = "unchecked-name"
+	faultEndedSession        = "ended-session-served"
+	faultCursorIgnored       = "cursor-ignored"
+	faultPromptUnknownServed = "unknown-prompt-served"
+	faultEmptyContents       = "empty-contents"
+	faultResourceInternal    = "resource-not-found-internal"
+	faultCompletionNull      = "completion-null"
+	faultLogLevelAccepted    = "log-level-accepted"
+	faultAckWithoutID        = "ack-without-id"
+	faultFormatInternal      = "format-internal-error"
+	faultOriginUnchecked     = "origin-unchecked"
+	faultHostUnchecked       = "host-unchecked"
+	faultInitCodeZero        = "initialize-code-zero"
+	faultLargeHeader         = "large-header-error"
+	faultSessionless         = "sessionless-served"
+	faultInitRefusesVersion  = "initialize-refuses-version"
+	faultAcceptStrict        = "accept-strict"
 )
 
 // Faults lists every fault the server knows, in a stable order. The list is
@@ -82,7 +97,7 @@ func Faults() []Fault {
 			"every error carrying data.errors (invalid params, missing _meta, malformed tools/call, 2025-06-18 argument validation): the entries come in reverse order, each twice, each problem twice"},
 		{faultNoResultType,
 			"T-LIFE-10: every 2026-07-28 result has resultType",
-			"2026-07-28 tools/call that returns a result (valid or isError): resultType is left out"},
+			"every 2026-07-28 result except server/discover's (tools, prompts, resources, completion): resultType is left out"},
 		{faultNotificationReply,
 			"T-RPC-10 / T-HTTP-4: a notification gets no reply (HTTP 202 with an empty body)",
 			`any notification: the server answers {"jsonrpc":"2.0","id":null,"result":{…}} (HTTP 200), the result shaped for the era`},
@@ -103,7 +118,52 @@ func Faults() []Fault {
 			"HTTP only, 2026-07-28 tools/call, prompts/get or resources/read whose Mcp-Name differs from the body (params.name or params.uri): the request is served instead of rejected"},
 		{faultEndedSession,
 			"T-SESS-3: a request in an ended session gets HTTP 404",
-			"HTTP only, 2025-xx, a request carrying the id of a session ended by DELETE: it is served as if the session were alive"},
+			"HTTP only, 2025-xx, a request carrying a session id the server does not know (ended by DELETE, or never issued): it is served as if the session were alive"},
+		{faultCursorIgnored,
+			"T-PAGE-1: an invalid cursor gets -32602",
+			"tools/list, prompts/list, resources/list or resources/templates/list with a cursor the server never issued: the first page is served instead of -32602"},
+		{faultPromptUnknownServed,
+			"T-PROMPT-1: an unknown prompt name gets -32602",
+			"prompts/get of a prompt the server does not have, or a completion reference to one: a result (no messages, no values) instead of -32602"},
+		{faultEmptyContents,
+			"T-RES-2: a resource that does not exist is never answered with empty contents",
+			"resources/read of a URI the server does not have: a result with contents [] instead of the not-found error"},
+		{faultResourceInternal,
+			"T-RES-1: a missing resource is -32602 in 2026-07-28 (MUST), -32002 before (SHOULD)",
+			"resources/read of a URI the server does not have: -32603 instead of the not-found code"},
+		{faultCompletionNull,
+			"T-RPC-7 / T-COMP-1: completion/complete answers a CompleteResult object",
+			"completion/complete with a valid reference: the result is null (seen in the wild)"},
+		{faultLogLevelAccepted,
+			"T-LOG-1 / T-LOG-3: an unknown log level gets -32602",
+			"logging/setLevel (2025-xx) or a 2026-07-28 _meta logLevel naming a level that does not exist: accepted instead of -32602"},
+		{faultAckWithoutID,
+			"T-SUB-1 / T-META-3: the acknowledgment of subscriptions/listen carries the subscriptionId",
+			"HTTP, 2026-07-28 subscriptions/listen: the acknowledgment's _meta lacks io.modelcontextprotocol/subscriptionId"},
+		{faultFormatInternal,
+			"the server stays up and a client's mistake is no 5xx (T-HTTP-11)",
+			`tools/call of search with a string that breaks its format (contact without "@", filter.since not a date): -32603 with HTTP 500 instead of serving it (format is an annotation)`},
+		{faultOriginUnchecked,
+			"T-HTTP-14: a foreign Origin is refused (403 from 2025-11-25)",
+			"HTTP, a request whose Origin is neither loopback nor the request's host: served instead of 403"},
+		{faultHostUnchecked,
+			"DNS-rebinding defence (T-HTTP-14, AMB-19): a server on a loopback address refuses a foreign Host",
+			"HTTP, a request to a loopback address whose Host header names another host: served instead of 403"},
+		{faultInitCodeZero,
+			"contract clause 1: the error code comes from the version's table (the official go-sdk answers 0)",
+			"initialize refused (invalid params, or a second initialize in a session): the error code is 0"},
+		{faultLargeHeader,
+			"a client's mistake is never a 5xx (T-HTTP-11)",
+			"HTTP, a request whose headers exceed 32 KiB: HTTP 500 with a -32603 error instead of serving it"},
+		{faultSessionless,
+			"T-SESS-2: a server that uses sessions answers a request without Mcp-Session-Id with 400",
+			"HTTP, 2025-xx, a request that names a 2025 MCP-Protocol-Version but carries no Mcp-Session-Id: served in that version instead of 400"},
+		{faultInitRefusesVersion,
+			"T-LIFE-2 / AMB-3: initialize for an unsupported version is answered with a result naming a supported one",
+			"initialize for a version the server does not speak: -32602 with data {supported, requested} (the lifecycle page's error example) instead of a result"},
+		{faultAcceptStrict,
+			"T-HTTP-2 / AMB-17: the spec sets no reaction to a narrower Accept; refusing it is the common SDK choice",
+			"HTTP POST whose Accept does not list both application/json and text/event-stream: 406 with -32600 instead of serving it"},
 	}
 }
 

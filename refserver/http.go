@@ -19,12 +19,26 @@ import (
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// DNS-rebinding defence (T-HTTP-14): a browser Origin must be this host
 	// or a loopback one; non-browser clients send none.
-	if o := r.Header.Get("Origin"); o != "" && !allowedOrigin(o, r.Host) {
+	if o := r.Header.Get("Origin"); o != "" && !allowedOrigin(o, r.Host) && s.fault != faultOriginUnchecked {
 		s.writeError(w, &rpcError{code: codeInvalidRequest, message: "origin not allowed", status: http.StatusForbidden})
+		return
+	}
+	// The same attack through a rebound name: a server on a loopback
+	// address answers only to loopback names.
+	if !allowedHost(r) && s.fault != faultHostUnchecked {
+		s.writeError(w, &rpcError{code: codeInvalidRequest, message: "host not allowed", status: http.StatusForbidden})
+		return
+	}
+	if s.fault == faultLargeHeader && headerBytes(r.Header) > 32<<10 {
+		s.writeError(w, &rpcError{code: codeInternal, message: "internal error", status: http.StatusInternalServerError})
 		return
 	}
 	switch r.Method {
 	case http.MethodPost:
+		if s.fault == faultAcceptStrict && !acceptsBoth(r) {
+			s.writeError(w, &rpcError{code: codeInvalidRequest, message: "accept must list application/json and text/event-stream", status: http.StatusNotAcceptable})
+			return
+		}
 		s.servePost(w, r)
 	case http.MethodDelete:
 		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
@@ -89,22 +103,42 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 func (s *Server) route(m *message, h http.Header) reply {
 	sid := h.Get("Mcp-Session-Id")
 	switch {
+	case m.method == "initialize" && sid != "":
+		if _, live := s.session(sid); live {
+			return s.initializeAgain(m)
+		}
+		rep, version := s.initialize(m)
+		if version != "" {
+			rep.sessionID = s.newSession(version)
+		}
+		return rep
 	case m.method == "initialize":
 		rep, version := s.initialize(m)
 		if version != "" {
 			rep.sessionID = s.newSession(version)
 		}
 		return rep
-	case member(member(m.params, "_meta"), keyProtocolVersion).Exists(), sid == "":
+	case member(member(m.params, "_meta"), keyProtocolVersion).Exists():
+		return s.serveModern(m, h)
+	case sid == "" && legacyHeader(h) != "":
+		// A 2025-xx request outside any session (T-SESS-2).
+		if s.fault == faultSessionless {
+			return s.serveLegacy(m, legacyHeader(h))
+		}
+		return s.fail(m, invalidRequest("missing Mcp-Session-Id header"))
+	case sid == "":
 		return s.serveModern(m, h)
 	}
 	version, ok := s.session(sid)
+	if !ok && s.fault == faultEndedSession {
+		version, ok = version2025Nov, true
+	}
 	if !ok {
 		return s.fail(m, unknownSession()) // T-SESS-3
 	}
 	// The header is optional in a session: the session knows its version.
 	// Present, it must name that version (T-HTTP-7).
-	if vals := h.Values("Mcp-Protocol-Version"); len(vals) > 0 && vals[0] != version {
+	if vals := h.Values("Mcp-Protocol-Version"); len(vals) > 0 && vals[0] != version && version != version2025Mar {
 		got := vals[0]
 		return s.fail(m, &rpcError{
 			code:    codeInvalidRequest,
@@ -128,6 +162,9 @@ func (s *Server) writeReply(w http.ResponseWriter, r *http.Request, rep reply) {
 		panic(http.ErrAbortHandler) // drop the connection, answer nothing
 	case rep.crash:
 		panic(http.ErrAbortHandler)
+	case rep.listen != nil:
+		s.serveListen(w, r, rep.listen)
+		return
 	case rep.body == nil:
 		w.WriteHeader(http.StatusAccepted) // T-HTTP-4
 		return
@@ -165,6 +202,18 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body) // a failed write means the client left
 }
 
+// acceptsBoth: Accept lists both media types a client must accept.
+func acceptsBoth(r *http.Request) bool {
+	json := false
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			json = json || strings.EqualFold(strings.TrimSpace(mt), "application/json")
+		}
+	}
+	return json && acceptsEventStream(r)
+}
+
 func acceptsEventStream(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept") {
 		for _, part := range strings.Split(v, ",") {
@@ -196,4 +245,72 @@ func allowedOrigin(origin, host string) bool {
 		reqHost = h
 	}
 	return strings.EqualFold(name, strings.Trim(reqHost, "[]"))
+}
+
+// serveListen holds a subscriptions/listen stream open: the
+// acknowledgment first (T-SUB-1), then nothing until the client closes
+// the stream (it cancels the subscription, T-HTTP-20) or the server shuts
+// down, when the closing result ends it (T-SUB-4).
+func (s *Server) serveListen(w http.ResponseWriter, r *http.Request, sub *subscription) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	write := func(event []byte) {
+		_, _ = w.Write([]byte("event: message\ndata: " + string(event) + "\n\n"))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	write(sub.ack)
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+		write(sub.closing)
+	}
+}
+
+// legacyHeader is the 2025-xx version a request's MCP-Protocol-Version
+// names, or "".
+func legacyHeader(h http.Header) string {
+	switch v := h.Get("Mcp-Protocol-Version"); v {
+	case version2025Nov, version2025Jun:
+		return v
+	}
+	return ""
+}
+
+// allowedHost reports whether the request may be served by the Host it
+// names: on a loopback address only loopback names are (a foreign name
+// is a DNS-rebinding page talking to a local server).
+func allowedHost(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return true
+	}
+	ta, ok := local.(*net.TCPAddr)
+	if !ok || !ta.IP.IsLoopback() {
+		return true
+	}
+	name := r.Host
+	if h, _, err := net.SplitHostPort(name); err == nil {
+		name = h
+	}
+	name = strings.Trim(name, "[]")
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
+// headerBytes approximates the size of a request's header block.
+func headerBytes(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
 }

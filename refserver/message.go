@@ -15,13 +15,15 @@ import (
 
 // JSON-RPC 2.0 and MCP error codes the server uses.
 const (
-	codeParse          = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
-	codeInternal       = -32603
-	codeHeaderMismatch = -32020 // 2026-07-28 HeaderMismatch
-	codeUnsupported    = -32022 // 2026-07-28 UnsupportedProtocolVersion
+	codeParse            = -32700
+	codeInvalidRequest   = -32600
+	codeMethodNotFound   = -32601
+	codeInvalidParams    = -32602
+	codeInternal         = -32603
+	codeResourceNotFound = -32002 // 2025-xx resource not found (T-ERR-6)
+	codeMissingCap       = -32021 // 2026-07-28 MissingRequiredClientCapability
+	codeHeaderMismatch   = -32020 // 2026-07-28 HeaderMismatch
+	codeUnsupported      = -32022 // 2026-07-28 UnsupportedProtocolVersion
 )
 
 // quoteBound is the contract's quote bound: the most bytes of a request

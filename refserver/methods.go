@@ -11,12 +11,13 @@ import (
 
 // A reply is the outcome of one message, before a transport writes it.
 type reply struct {
-	body      []byte // the JSON-RPC reply; nil: nothing to send (HTTP 202)
-	status    int    // HTTP status of body
-	progress  []byte // notifications/progress to send before body, when asked for
-	sessionID string // HTTP: a new 2025-xx session, for the Mcp-Session-Id header
-	hang      bool   // hang fault: never answer
-	crash     bool   // crash fault: drop the transport
+	body      []byte        // the JSON-RPC reply; nil: nothing to send (HTTP 202)
+	status    int           // HTTP status of body
+	progress  []byte        // notifications/progress to send before body, when asked for
+	sessionID string        // HTTP: a new 2025-xx session, for the Mcp-Session-Id header
+	listen    *subscription // subscriptions/listen: an open stream
+	hang      bool          // hang fault: never answer
+	crash     bool          // crash fault: drop the transport
 }
 
 func (s *Server) fail(m *message, e *rpcError) reply {
@@ -33,6 +34,9 @@ func (s *Server) finish(version string, r map[string]any) map[string]any {
 	if version == version2026 {
 		r["resultType"] = "complete"
 		r["_meta"] = map[string]any{keyServerInfo: s.serverInfo()}
+		if _, discover := r["supportedVersions"]; s.fault == faultNoResultType && !discover {
+			delete(r, "resultType")
+		}
 	}
 	return r
 }
@@ -95,6 +99,9 @@ func (s *Server) serveModern(m *message, h http.Header) reply {
 		if e := s.checkName(h, m); e != nil {
 			return s.fail(m, e)
 		}
+	}
+	if e := s.metaLogLevel(m); e != nil {
+		return s.fail(m, e)
 	}
 	return s.dispatch(m, version2026)
 }
@@ -246,19 +253,46 @@ func (s *Server) initialize(m *message) (reply, string) {
 		ps = append(ps, problem{"/params/protocolVersion", "must be a string"})
 	}
 	if len(ps) > 0 {
-		return s.fail(m, s.invalidParams("invalid params", ps, http.StatusOK)), ""
+		e := s.invalidParams("invalid params", ps, http.StatusOK)
+		if s.fault == faultInitCodeZero {
+			e.code = 0
+		}
+		return s.fail(m, e), ""
 	}
 	// A version we do not speak still gets a result, naming our newest
 	// 2025 version (T-LIFE-2); 2026-07-28 needs no handshake.
 	version := member(m.params, "protocolVersion").Str
-	if version != version2025Jun && version != version2025Nov {
+	if s.only0326 {
+		version = version2025Mar
+	}
+	if version != version2025Jun && version != version2025Nov && version != version2025Mar {
+		if s.fault == faultInitRefusesVersion {
+			// The lifecycle page's error example (AMB-3), not its rule.
+			return s.fail(m, &rpcError{code: codeInvalidParams, message: "unsupported protocol version",
+				data:   map[string]any{"supported": []string{version2025Nov, version2025Jun}, "requested": s.quote(version)},
+				status: http.StatusOK}), ""
+		}
 		version = version2025Nov
 	}
 	return s.ok(m, map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{}},
+		"capabilities":    s.capabilities(version),
 		"serverInfo":      s.serverInfo(),
 	}), version
+}
+
+// initializeAgain refuses an initialize inside a session that already
+// has one: the spec defines no second handshake.
+func (s *Server) initializeAgain(m *message) reply {
+	if m.notification {
+		return s.notified(version2025Nov)
+	}
+	// A method error of a valid request: HTTP 200, like the others.
+	e := &rpcError{code: codeInvalidRequest, message: "the session is already initialized", status: http.StatusOK}
+	if s.fault == faultInitCodeZero {
+		e.code = 0
+	}
+	return s.fail(m, e)
 }
 
 // serveLegacy serves a message inside a 2025-xx session.
@@ -289,10 +323,10 @@ func removedIn2026(method string) bool {
 // dispatch runs a validated request of the given version.
 func (s *Server) dispatch(m *message, version string) reply {
 	switch {
-	case m.method == "server/discover" && version == version2026:
+	case m.method == "server/discover" && version == version2026 && !s.only0326:
 		return s.ok(m, s.finish(version, map[string]any{
 			"supportedVersions": []string{version2026},
-			"capabilities":      map[string]any{"tools": map[string]any{}},
+			"capabilities":      s.capabilities(version),
 			"ttlMs":             300000,
 			"cacheScope":        "public",
 		}))
@@ -302,6 +336,22 @@ func (s *Server) dispatch(m *message, version string) reply {
 		return s.listTools(m, version)
 	case m.method == "tools/call":
 		return s.callTool(m, version)
+	case m.method == "prompts/list":
+		return s.listPrompts(m, version)
+	case m.method == "prompts/get":
+		return s.getPrompt(m, version)
+	case m.method == "resources/list":
+		return s.listResources(m, version)
+	case m.method == "resources/templates/list":
+		return s.listTemplates(m, version)
+	case m.method == "resources/read":
+		return s.readResource(m, version)
+	case m.method == "completion/complete":
+		return s.complete(m, version)
+	case m.method == "logging/setLevel" && version != version2026:
+		return s.setLevel(m, version)
+	case m.method == "subscriptions/listen" && version == version2026:
+		return s.listen(m, version)
 	}
 	return s.fail(m, s.unknownMethod(m.method, version))
 }

@@ -12,6 +12,7 @@ const (
 	version2026    = "2026-07-28"
 	version2025Nov = "2025-11-25"
 	version2025Jun = "2025-06-18"
+	version2025Mar = "2025-03-26"
 )
 
 // _meta keys of 2026-07-28.
@@ -19,6 +20,8 @@ const (
 	keyProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 	keyClientCaps      = "io.modelcontextprotocol/clientCapabilities"
 	keyServerInfo      = "io.modelcontextprotocol/serverInfo"
+	keyLogLevel        = "io.modelcontextprotocol/logLevel"
+	keySubscriptionID  = "io.modelcontextprotocol/subscriptionId"
 )
 
 // maxSessions bounds the live 2025-xx HTTP sessions; the oldest is
@@ -30,6 +33,11 @@ type Options struct {
 	Fault   string // "" for the clean server, else a name from Faults
 	Name    string // serverInfo name; "" means "wymcp-refserver"
 	Version string // serverInfo version; "" means "0.1.0"
+	// Only20250326 makes a server of the older revision 2025-03-26 only,
+	// as several SDKs still are: initialize always answers 2025-03-26,
+	// server/discover is an unknown method, and MCP-Protocol-Version
+	// (which 2025-03-26 does not have) is ignored.
+	Only20250326 bool
 }
 
 // A Server is a reference MCP server: one tool ("add"), every error kept to
@@ -38,6 +46,7 @@ type Options struct {
 // once, and ServeStdio may be called for several streams concurrently.
 type Server struct {
 	fault, name, version string
+	only0326             bool
 
 	done      chan struct{} // closed by Close: releases requests held by the hang fault
 	closeOnce sync.Once
@@ -55,6 +64,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		fault:    opts.Fault,
+		only0326: opts.Only20250326,
 		name:     opts.Name,
 		version:  opts.Version,
 		done:     make(chan struct{}),

@@ -38,6 +38,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		if rep.crash {
 			return ErrCrash
 		}
+		if rep.listen != nil {
+			// The subscription stays open on the shared stream: the
+			// acknowledgment now, list changes (there are none) later.
+			rep.body = rep.listen.ack
+		}
 		if !rep.hang { // hang: the request is never answered; reading goes on
 			for _, msg := range [][]byte{rep.progress, rep.body} {
 				if msg == nil {
@@ -64,6 +69,12 @@ func (s *Server) serveLine(line []byte, legacy *string) reply {
 		return reply{body: s.errorBody(m, perr)}
 	case m.response:
 		return reply{}
+	case m.method == "initialize" && *legacy != "":
+		return s.initializeAgain(m)
+	case m.method == "ping" && *legacy == "" && !member(m.params, "_meta").Exists():
+		// A ping may come before initialize (the lifecycle lets clients
+		// send pings then); it carries no _meta, so it is not 2026-07-28.
+		return s.ok(m, map[string]any{})
 	case m.method == "initialize":
 		rep, version := s.initialize(m)
 		if version != "" {

@@ -37,15 +37,7 @@ func addTool() map[string]any {
 
 func (s *Server) listTools(m *message, version string) reply {
 	// There is one page, so no cursor was ever issued (T-PAGE-1).
-	if member(m.params, "cursor").Exists() {
-		return s.fail(m, &rpcError{code: codeInvalidParams, message: "invalid cursor", status: http.StatusOK})
-	}
-	r := map[string]any{"tools": []any{addTool()}}
-	if version == version2026 {
-		r["ttlMs"] = 300000
-		r["cacheScope"] = "public"
-	}
-	return s.ok(m, s.finish(version, r))
+	return s.listPage(m, version, "tools", []any{addTool(), searchTool()})
 }
 
 func (s *Server) callTool(m *message, version string) reply {
@@ -63,23 +55,27 @@ func (s *Server) callTool(m *message, version string) reply {
 	if args.Exists() && !args.IsObject() {
 		ps = append(ps, problem{"/params/arguments", "must be an object"})
 	}
+	// The 2026-07-28 retry members (T-MRTR-7): no tool here asks for
+	// input, but malformed ones are still malformed.
+	if ir := member(m.params, "inputResponses"); ir.Exists() && !ir.IsObject() {
+		ps = append(ps, problem{"/params/inputResponses", "must be an object"})
+	}
+	if rs := member(m.params, "requestState"); rs.Exists() && rs.Type != gjson.String {
+		ps = append(ps, problem{"/params/requestState", "must be a string"})
+	}
 	if len(ps) > 0 { // malformed tools/call (T-TOOL-7)
 		return s.fail(m, s.invalidParams("invalid tools/call params", ps, http.StatusOK))
 	}
-	if name.Str != "add" {
+	switch name.Str {
+	case "add":
+	case "search":
+		return s.callSearch(m, version, args)
+	default:
 		return s.fail(m, s.unknownTool(name.Str))
 	}
 	a, b, ps := addArguments(args)
 	if len(ps) > 0 {
-		// 2025-06-18 lists invalid arguments as a protocol error; later
-		// versions want a tool execution error the model can read (T-TOOL-8).
-		if version == version2025Jun {
-			return s.fail(m, s.invalidParams("invalid arguments", ps, http.StatusOK))
-		}
-		return s.ok(m, s.toolResult(version, map[string]any{
-			"content": []any{textContent(describe("invalid arguments", distill(ps)))},
-			"isError": true,
-		}))
+		return s.refuseArguments(m, version, ps)
 	}
 	switch s.fault {
 	case faultHang:
@@ -96,11 +92,21 @@ func (s *Server) callTool(m *message, version string) reply {
 	return rep
 }
 
+// refuseArguments refuses arguments that break a tool's inputSchema.
+// 2025-06-18 lists invalid arguments as a protocol error; later versions
+// want a tool execution error the model can read (T-TOOL-8).
+func (s *Server) refuseArguments(m *message, version string, ps []problem) reply {
+	if version == version2025Jun {
+		return s.fail(m, s.invalidParams("invalid arguments", ps, http.StatusOK))
+	}
+	return s.ok(m, s.toolResult(version, map[string]any{
+		"content": []any{textContent(describe("invalid arguments", distill(ps)))},
+		"isError": true,
+	}))
+}
+
 func (s *Server) toolResult(version string, r map[string]any) map[string]any {
 	r = s.finish(version, r)
-	if s.fault == faultNoResultType {
-		delete(r, "resultType")
-	}
 	return r
 }
 

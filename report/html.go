@@ -443,6 +443,9 @@ func (h *htmlWriter) End(s Summary) error {
 		}
 		b.WriteString("</tbody></table>\n")
 	}
+	if c := s.Coverage; c != nil {
+		writeHTMLCoverage(&b, c)
+	}
 	if len(s.Stale) > 0 {
 		b.WriteString("<h2>Stale baseline entries</h2>\n<p>These no longer fail: remove them from the baseline.</p>\n<ul id=\"stale\">")
 		for _, e := range s.Stale {
@@ -540,3 +543,16 @@ const htmlJS = `
   fromHash();apply();
 })();
 `
+
+// writeHTMLCoverage writes the coverage table: each rule, how the run
+// came out on it, and why where it was not exercised.
+func writeHTMLCoverage(b *strings.Builder, c *CoverageSummary) {
+	fmt.Fprintf(b, "<h2>Coverage</h2>\n<p id=\"coverage\">%s</p>\n", esc(c.Line()))
+	b.WriteString("<table id=\"coverage-rules\"><thead><tr><th>rule</th><th>status</th><th>why</th><th>fixtures</th><th>checks</th></tr></thead><tbody>\n")
+	for _, r := range c.Rules {
+		class := strings.ReplaceAll(r.Status, " ", "-")
+		fmt.Fprintf(b, "<tr class=\"cov-%s\"><td><a href=\"#rule-%s\">%s</a> %s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			class, esc(r.ID), esc(r.ID), esc(r.Title), esc(r.Status), esc(r.Why), esc(strings.Join(r.Fixtures, " ")), esc(strings.Join(r.Checks, " ")))
+	}
+	b.WriteString("</tbody></table>\n")
+}

@@ -232,6 +232,9 @@ func (h *human) End(s Summary) error {
 	for _, n := range s.Notes {
 		fmt.Fprintf(&b, "note: %s\n", Sanitize(n))
 	}
+	if c := s.Coverage; c != nil {
+		fmt.Fprintf(&b, "\n%s\n", c.Line())
+	}
 	word := s.verdictWord(h.meta.FailOnWarn)
 	verdict := h.ok.Sprint(word)
 	switch word {

@@ -211,9 +211,10 @@ func (j *jsonWriter) End(s Summary) error {
 	tail := struct {
 		Protocol    string              `json:"protocolVersion,omitempty"`
 		Negotiation string              `json:"negotiation,omitempty"`
+		Coverage    *jsonCoverage       `json:"coverage,omitempty"`
 		Rules       map[string]jsonRule `json:"rules"`
 		Summary     jsonSummary         `json:"summary"`
-	}{s.Protocol, s.Negotiation, map[string]jsonRule{}, sum}
+	}{s.Protocol, s.Negotiation, newJSONCoverage(s.Coverage), map[string]jsonRule{}, sum}
 	for id := range j.cited {
 		if r := rules.Lookup(id); r != nil {
 			tail.Rules[id] = jsonRule{r.Level, r.Versions, r.Title}
@@ -227,4 +228,38 @@ func (j *jsonWriter) End(s Summary) error {
 	out := append([]byte("\n],\n"), b[1:]...)
 	_, err = j.w.Write(append(out, '\n'))
 	return err
+}
+
+// jsonCoverage is the coverage table of the JSON report.
+type jsonCoverage struct {
+	Version       string             `json:"version"`
+	Transport     string             `json:"transport"`
+	Checkable     int                `json:"checkable"`
+	Exercised     int                `json:"exercised"`
+	Passed        int                `json:"passed"`
+	Warned        int                `json:"warned"`
+	Failed        int                `json:"failed"`
+	NotObserved   int                `json:"notObserved"`
+	NotApplicable int                `json:"notApplicable"`
+	NotCovered    int                `json:"notCovered"`
+	Rules         []jsonRuleCoverage `json:"rules"`
+}
+
+type jsonRuleCoverage struct {
+	ID       string   `json:"id"`
+	Status   string   `json:"status"`
+	Why      string   `json:"why,omitempty"`
+	Fixtures []string `json:"fixtures,omitempty"`
+	Checks   []string `json:"checks,omitempty"`
+}
+
+func newJSONCoverage(c *CoverageSummary) *jsonCoverage {
+	if c == nil {
+		return nil
+	}
+	out := &jsonCoverage{c.Version, c.Transport, c.Checkable, c.Exercised, c.Passed, c.Warned, c.Failed, c.NotObserved, c.NotApplicable, c.NotCovered, []jsonRuleCoverage{}}
+	for _, r := range c.Rules {
+		out.Rules = append(out.Rules, jsonRuleCoverage{r.ID, r.Status, r.Why, r.Fixtures, r.Checks})
+	}
+	return out
 }

@@ -83,6 +83,9 @@ type Summary struct {
 	// Protocol is the version negotiated with the target and Negotiation
 	// how it was chosen; both empty for lint, where each exchange has its own.
 	Protocol, Negotiation string
+	// Coverage is what the run exercised, rule by rule; nil for lint and
+	// for a run that judged nothing.
+	Coverage *CoverageSummary
 }
 
 // Add counts one verdict.

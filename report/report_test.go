@@ -87,6 +87,17 @@ func results(t *testing.T, sc scenario, failOnWarn bool) ([]*report.Result, repo
 	sum.Duration = 1500 * time.Millisecond
 	if !sc.lint {
 		sum.Protocol, sum.Negotiation = "2026-07-28", "auto: server/discover lists 2026-07-28"
+		// The demo's exchanges, as fixtures citing the rules they probe.
+		cov := report.NewCoverageTracker(map[string][]string{
+			"discover": {"T-LIFE-8"}, "unknown-method": {"T-ERR-3", "T-HTTP-9"}, "garbage": {"T-ERR-1"},
+			"unknown-tool-echo": {"T-TOOL-6"}, "wrong-id-type": {"T-RPC-5"}, "text-plain": {"T-COMPAT-1"},
+			"unknown-tool-400": {"T-HTTP-11"}, "hang": {"T-RPC-6"}, "tools/list": {"T-TOOL-2"},
+		}, checks.All())
+		for _, r := range out {
+			cov.Add(r)
+		}
+		cov.Add(&report.Result{Fixture: "tools/list", Verdicts: []checks.Verdict{{Fixture: "tools/list", Check: checks.All()[0], Status: checks.StatusSkip, Reason: "the server lists no tools"}}})
+		sum.Coverage = cov.Summary("2026-07-28", "http")
 	}
 	if sc.baseline {
 		sum.Stale = []report.Stale{

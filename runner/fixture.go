@@ -32,24 +32,12 @@ func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	if err := ctx.Err(); err != nil {
 		return l.notSent(f.ID, "the run's deadline passed before this fixture")
 	}
-	r.mu.Lock()
-	stale := r.stale
-	r.stale = false
-	r.mu.Unlock()
-	if died, _ := r.t.Died(); died || stale {
-		if l.mux != nil {
-			l.mux.restarted()
-		}
-		if err := r.restart(ctx); err != nil {
-			return l.notSent(f.ID, "the server could not be restarted: "+err.Error())
-		}
-	}
 	variants, why := l.variants(f)
 	if why != "" {
 		return l.skipAll(f.ID, why)
 	}
 	for _, v := range variants {
-		if err := l.fire(ctx, f, v); err != nil {
+		if err := l.fireStaged(ctx, f, v); err != nil {
 			return err
 		}
 	}
@@ -112,7 +100,7 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	}
 	req := envelope.Request{Method: f.Method, Header: h, Body: body}
 	exp := r.expect(req, f.Expect)
-	if req.Method == "GET" {
+	if req.Method == "GET" || f.Stream {
 		ex := l.openStream(ctx, req)
 		return l.judge(id, &ex, exp, f.Expect)
 	}
@@ -191,7 +179,7 @@ const streamLook = time.Second
 // looked at for, and it costs no time of its own.
 func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Exchange {
 	r := l.r
-	release := l.fl.take(nil)
+	release := l.fl.take(r.idKeys(req))
 	defer release()
 	sctx, cancel := context.WithTimeout(ctx, streamLook)
 	defer cancel()

@@ -150,6 +150,27 @@ func TestFaults(t *testing.T) {
 		// silence fails RPC1006, once, and nothing else is judged.
 		"hang":  {"RPC1006"},
 		"crash": {"RPC1006"},
+		// The faults of the features the coverage corpus probes; each
+		// breaks one rule a fixture of it exercises (the 2025-only ones
+		// in TestFaults2025).
+		"cursor-ignored":              {"PRO1001"},            // T-PAGE-1 is a SHOULD: warns
+		"unknown-prompt-served":       {"PRO1001"},            // T-PROMPT-1, T-COMP-2: warn
+		"empty-contents":              {"PRO1001", "PRO1008"}, // refusing is a SHOULD; empty contents fail (T-RES-2)
+		"resource-not-found-internal": {"ERR1002"},            // -32603 where 2026-07-28 wants -32602 (T-RES-1)
+		"completion-null":             {"RPC1008", "SCH1001"},
+		"log-level-accepted":          {"PRO1001"},
+		"ack-without-id":              {"PRO1009"},
+		"format-internal-error":       {"HTTP1002"}, // a 500 for a valid call warns (T-HTTP-11)
+		"origin-unchecked":            {"PRO1001"},
+		"host-unchecked":              {"PRO1001"}, // AMB-19: warns
+		"large-header-error":          {"HTTP1002"},
+		// AMB-17: the spec sets no reaction to a narrower Accept, and a
+		// refusal over a request's headers may say -32600: nothing to report.
+		"accept-strict": nil,
+		// 2025-xx only: nothing of the 2026-07-28 run changes.
+		"initialize-code-zero":       nil,
+		"sessionless-served":         nil,
+		"initialize-refuses-version": nil,
 	}
 	for _, f := range refserver.Faults() {
 		if f.Name == "ended-session-served" {
@@ -228,5 +249,27 @@ func TestNotMCPHint(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("HTTP %d %s: error %v, want it to say %q", tt.status, tt.ctype, err, tt.want)
 		}
+	}
+}
+
+// TestFaults2025: the faults whose fixtures exist only in the 2025-xx
+// lifecycle (staged connections, sessions, initialize) fail those.
+func TestFaults2025(t *testing.T) {
+	want := map[string][]string{
+		// code 0 for a refused initialize (invalid params, a second
+		// one): the official go-sdk's answer to both.
+		"initialize-code-zero":       {"ERR1001", "ERR1002"},
+		"sessionless-served":         {"PRO1001"}, // T-SESS-2 is a SHOULD: warns
+		"initialize-refuses-version": {"PRO1007"}, // AMB-3: warns
+		"ended-session-served":       {"PRO1001"},
+	}
+	for fault, w := range want {
+		t.Run(fault, func(t *testing.T) {
+			c := runHTTP(t, fault, envelope.V20251125)
+			got, detail := c.bad()
+			if diff := cmp.Diff(w, got); diff != "" {
+				t.Errorf("checks that did not pass (-want +got):\n%s\n%s", diff, detail)
+			}
+		})
 	}
 }

@@ -45,17 +45,24 @@ const streamLookMin = 100 * time.Millisecond
 const streamLookPoll = 5 * time.Millisecond
 
 // fireAll runs the fixtures: one after another when Parallel is 1 or
-// less, else concurrently. Either way the order-dependent ones (order:
-// last) run, and are reported, after the rest, in corpus order.
+// less, else concurrently. Either way the ones that change what the
+// others share run, and are reported, after the rest, one after another
+// in corpus order: first those sent in a lifecycle stage of their own (a
+// connection not yet initialized: over stdio a process of their own),
+// then the order-dependent ones (order: last).
 func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
-	var now, last []*fixtures.Fixture
+	var now, staged, last []*fixtures.Fixture
 	for _, f := range fx {
-		if f.Last {
+		switch {
+		case f.Last:
 			last = append(last, f)
-		} else {
+		case f.Stage != "":
+			staged = append(staged, f)
+		default:
 			now = append(now, f)
 		}
 	}
+	last = append(staged, last...)
 	switch {
 	case r.o.Parallel <= 1:
 		last = append(now, last...)

@@ -25,20 +25,73 @@ const canaryLen = 4096
 // maxToolPages bounds how many pages of tools/list the run follows.
 const maxToolPages = 20
 
-// discoverTools lists the server's tools, every page, for the facts: a
-// tool the server does not list is one it does not have, and a tool's
-// schema says which arguments it must refuse. Each page is an exchange
-// the verdicts depend on, so each is judged and recorded.
+// discoverTools lists what the server offers, every page, for the
+// facts: its tools (a tool the server does not list is one it does not
+// have, and a tool's schema says which arguments it must refuse), its
+// prompts, resources and resource templates (what prompts/get,
+// resources/read and completion/complete may name). Each page is an
+// exchange the verdicts depend on, so each is judged and recorded.
 func (r *run) discoverTools(ctx context.Context) error {
-	if declared, known := r.facts.Declares("tools"); known && !declared {
-		return nil // the server offers no tools (T-TOOL-1)
-	}
 	f := *r.facts
-	f.Tools, f.ToolsListed = nil, false
-	cursor := ""
+	if declared, known := r.facts.Declares("tools"); !known || declared {
+		f.Tools, f.ToolsListed, f.ToolOrder = nil, false, nil
+		listed, err := r.listAll(ctx, "tools/list", "tools", func(item gjson.Result) {
+			if tl, ok := expect.NewTool([]byte(item.Raw)); ok {
+				f.Tools = append(f.Tools, tl)
+				f.ToolOrder = append(f.ToolOrder, tl.Name)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		f.ToolsListed = listed
+		// Deterministic choice whatever order the server lists them in.
+		slices.SortStableFunc(f.Tools, func(a, b *expect.Tool) int { return strings.Compare(a.Name, b.Name) })
+	}
+	if declared, _ := r.facts.Declares("prompts"); declared {
+		listed, err := r.listAll(ctx, "prompts/list", "prompts", func(item gjson.Result) {
+			if p, ok := expect.NewPrompt([]byte(item.Raw)); ok {
+				f.Prompts = append(f.Prompts, p)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		f.PromptsListed = listed
+		slices.SortStableFunc(f.Prompts, func(a, b expect.Prompt) int { return strings.Compare(a.Name, b.Name) })
+	}
+	if declared, _ := r.facts.Declares("resources"); declared {
+		listed, err := r.listAll(ctx, "resources/list", "resources", func(item gjson.Result) {
+			if u := item.Get("uri"); u.Type == gjson.String {
+				f.Resources = append(f.Resources, u.Str)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		f.ResourcesListed = listed
+		listed, err = r.listAll(ctx, "resources/templates/list", "resourceTemplates", func(item gjson.Result) {
+			if u := item.Get("uriTemplate"); u.Type == gjson.String {
+				f.Templates = append(f.Templates, u.Str)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		f.TemplatesListed = listed
+	}
+	r.facts = &f
+	r.sink.Facts(r.facts)
+	return nil
+}
+
+// listAll follows a list method's pages (T-PAGE-2), handing each item
+// to add; it reports whether the list was read to its end.
+func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Result)) (bool, error) {
+	cursor, base := "", "setup/"+strings.ReplaceAll(method, "/", "-")
 	for page := 1; page <= maxToolPages; page++ {
 		params := ""
-		if cursor != "" {
+		if page > 1 {
 			c, _ := json.Marshal(cursor)
 			params = `"cursor":` + string(c)
 		}
@@ -48,42 +101,33 @@ func (r *run) discoverTools(ctx context.Context) error {
 			}
 			params += fmt.Sprintf(`"_meta":{%q:%q,%q:{}}`, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
 		}
-		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{%s}}`, r.id(), params)
+		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, r.id(), method, params)
 		req := envelope.Request{Header: r.stdHeaders(body), Body: body}
-		name := "setup/tools-list"
+		name := base
 		if page > 1 {
-			name = fmt.Sprintf("setup/tools-list/page-%d", page)
+			name = fmt.Sprintf("%s/page-%d", base, page)
 		}
 		ex, err := r.sendJudged(ctx, name, req, true)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if err := r.judge(name, &ex, nil, nil); err != nil {
-			return err
+			return false, err
 		}
 		m := reply(&ex)
-		tools := m.Get("result.tools")
-		if ex.Failure != "" || !tools.IsArray() {
-			r.sink.Note("tools/list for the tool fixtures: " + why(&ex))
-			break
+		items := m.Get("result." + key)
+		if ex.Failure != "" || !items.IsArray() {
+			r.sink.Note(method + " for the fixtures: " + why(&ex))
+			return false, nil
 		}
-		for _, t := range tools.Array() {
-			if tl, ok := expect.NewTool([]byte(t.Raw)); ok {
-				f.Tools = append(f.Tools, tl)
-			}
-		}
+		items.ForEach(func(_, it gjson.Result) bool { add(it); return true })
 		next := m.Get("result.nextCursor")
 		if next.Type != gjson.String {
-			f.ToolsListed = true
-			break
+			return true, nil
 		}
 		cursor = next.Str
 	}
-	// Deterministic choice whatever order the server lists them in.
-	slices.SortStableFunc(f.Tools, func(a, b *expect.Tool) int { return strings.Compare(a.Name, b.Name) })
-	r.facts = &f
-	r.sink.Facts(r.facts)
-	return nil
+	return false, nil
 }
 
 // A variant is one exchange a fixture makes.
@@ -97,17 +141,30 @@ type variant struct {
 func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 	r := l.r
 	base := fixtures.Context{Version: r.sess.version}
+	if r.facts.Spoken == V20250326 {
+		if why := later20250326(f.Rules); why != "" {
+			return nil, why
+		}
+	}
+	if why := r.fillDeclared(f.Body, &base); why != "" {
+		return nil, why
+	}
 	if !bytes.Contains(f.Body, []byte("{{tool}}")) {
 		return []variant{{ctx: base}}, ""
 	}
 	if len(r.facts.Tools) == 0 {
 		return nil, "the server lists no tools to call"
 	}
-	t := pickTool(r.facts.Tools, f.Args)
-	base.Tool = jsonStringContents(t.Name)
-	switch f.Args {
-	case fixtures.ArgsValid:
+	if f.Args == fixtures.ArgsValid {
 		return l.callVariants(base)
+	}
+	t := pickTool(r.facts.Tools, f.Args)
+	if t == nil {
+		return nil, noToolFor(f.Args)
+	}
+	base.Tool = jsonStringContents(t.Name)
+	l.noteProbe(f.ID, t, f.Args)
+	switch f.Args {
 	case fixtures.ArgsViolations:
 		vs := schema.GenerateViolations(t.Input)
 		if len(vs) == 0 {
@@ -126,8 +183,109 @@ func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 			return nil, fmt.Sprintf("the inputSchema of tool %q has no property where a long string is invalid", t.Name)
 		}
 		base.Args = args
+	case "":
+	default:
+		args, ok := targetedArgs(t.Input, f.Args)
+		if !ok {
+			return nil, fmt.Sprintf("the inputSchema of tool %q: %s", t.Name, noToolFor(f.Args))
+		}
+		base.Args = args
 	}
 	return []variant{{ctx: base}}, ""
+}
+
+// noteProbe says which tool a fixture probes with generated arguments,
+// and whether the server marked it read-only (DESIGN, safe tool
+// probing): a report reader must know what was called.
+func (l *lane) noteProbe(fixture string, t *expect.Tool, args string) {
+	if args == "" {
+		return // a call with {}: nothing generated to say
+	}
+	mark := "marked readOnlyHint"
+	if !t.ReadOnly {
+		mark = "not marked readOnlyHint: only arguments its own schema rejects are sent"
+	}
+	l.out.Note(fmt.Sprintf("%s: probed tool %q with %s arguments (%s)", fixture, t.Name, args, mark))
+}
+
+// fillDeclared fills the placeholders that name what the server
+// declared besides tools; the result says why the body cannot be sent.
+func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
+	uses := func(p string) bool { return bytes.Contains(body, []byte("{{"+p+"}}")) }
+	f := r.facts
+	if uses("prompt") {
+		if len(f.Prompts) == 0 {
+			return "the server lists no prompts"
+		}
+		c.Prompt = jsonStringContents(f.Prompts[0].Name)
+	}
+	if uses("promptreq") {
+		i := slices.IndexFunc(f.Prompts, func(p expect.Prompt) bool { return len(p.Required) > 0 })
+		if i < 0 {
+			return "no prompt the server lists has a required argument"
+		}
+		c.PromptReq = jsonStringContents(f.Prompts[i].Name)
+	}
+	if uses("resource") {
+		if len(f.Resources) == 0 {
+			return "the server lists no resources"
+		}
+		c.Resource = jsonStringContents(f.Resources[0])
+	}
+	if uses("completeref") || uses("completearg") {
+		ref, arg, ok := completionTarget(f)
+		if !ok {
+			return "the server lists no prompt with arguments and no resource template with a variable"
+		}
+		c.CompleteRef, c.CompleteArg = ref, jsonStringContents(arg)
+	}
+	return ""
+}
+
+// completionTarget picks something completion/complete can name: a
+// prompt with arguments, else a resource template with a variable.
+func completionTarget(f *expect.Facts) ([]byte, string, bool) {
+	for _, p := range f.Prompts {
+		if len(p.Args) > 0 {
+			b, _ := json.Marshal(map[string]string{"type": "ref/prompt", "name": p.Name})
+			return b, p.Args[0], true
+		}
+	}
+	for _, t := range f.Templates {
+		open := strings.IndexByte(t, '{')
+		end := strings.IndexByte(t, '}')
+		if open < 0 || end < open {
+			continue
+		}
+		v := strings.TrimLeft(t[open+1:end], "+#./;?&")
+		v, _, _ = strings.Cut(v, ",")
+		v = strings.TrimSuffix(strings.Split(v, ":")[0], "*")
+		if v == "" {
+			continue
+		}
+		b, _ := json.Marshal(map[string]string{"type": "ref/resource", "uri": t})
+		return b, v, true
+	}
+	return nil, "", false
+}
+
+// noToolFor says what a targeted argument kind needs.
+func noToolFor(args string) string {
+	switch args {
+	case fixtures.ArgsNested:
+		return "no property is an object with typed properties of its own"
+	case fixtures.ArgsArray:
+		return "no property is an array with typed items"
+	case fixtures.ArgsEnum:
+		return "no property has an enum or a const"
+	case fixtures.ArgsExtra:
+		return "the schema does not close the object (additionalProperties false)"
+	case fixtures.ArgsFormat:
+		return "no read-only tool has a string property with a format"
+	case fixtures.ArgsMulti:
+		return "fewer than two properties can be broken at once"
+	}
+	return "no tool fits"
 }
 
 // callVariants makes one call with valid arguments per tool the run may
@@ -164,12 +322,26 @@ func (l *lane) callVariants(base fixtures.Context) ([]variant, string) {
 
 // pickTool chooses the tool a fixture probes. Fixtures that call a tool
 // prefer one marked readOnlyHint (DESIGN: a tool not so marked may be
-// destructive); argument fixtures need one with properties to break. The
-// arguments they send are ones the tool's own schema rejects, so even a
-// destructive tool must refuse them.
+// destructive); argument fixtures need one with properties to break, and
+// a targeted kind one whose schema has what it breaks. The arguments they
+// send are ones the tool's own schema rejects, so even a destructive tool
+// must refuse them; the one exception, a format-only violation (valid
+// under JSON Schema 2020-12, where format annotates), goes only to a
+// read-only tool. nil: no tool fits.
 func pickTool(ts []*expect.Tool, args string) *expect.Tool {
 	usable := func(t *expect.Tool) bool {
-		return args == "" || gjson.GetBytes(t.Input, "properties").IsObject()
+		switch args {
+		case "":
+			return true
+		case fixtures.ArgsViolations, fixtures.ArgsCanary, fixtures.ArgsValid:
+			return gjson.GetBytes(t.Input, "properties").IsObject()
+		case fixtures.ArgsFormat:
+			if !t.ReadOnly {
+				return false
+			}
+		}
+		_, ok := targetedArgs(t.Input, args)
+		return ok
 	}
 	for _, t := range ts {
 		if t.ReadOnly && usable(t) {
@@ -181,7 +353,10 @@ func pickTool(ts []*expect.Tool, args string) *expect.Tool {
 			return t
 		}
 	}
-	return ts[0]
+	if args == fixtures.ArgsViolations || args == fixtures.ArgsCanary || args == "" {
+		return ts[0]
+	}
+	return nil
 }
 
 // canaryArgs puts a canary where the schema forbids a string: a property

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
@@ -40,7 +41,7 @@ func addTargetFlags(cmd *cobra.Command, o *targetOptions) {
 	cmd.Flags().StringArrayVarP(&o.Headers, "header", "H", nil, "add a header to every request, `'Name: value'` (repeatable; values are never printed)")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Second, "bound on each exchange")
 	cmd.Flags().Int64Var(&o.MaxBytes, "max-bytes", 4<<20, "bound on the reply bytes read per exchange")
-	addEnum(cmd, &o.Protocol, "protocol", "auto", "protocol version: probe, or use the one given", "auto", envelope.V20260728, envelope.V20251125, envelope.V20250618)
+	addEnum(cmd, &o.Protocol, "protocol", "auto", "protocol version: probe, or use the one given", "auto", envelope.V20260728, envelope.V20251125, envelope.V20250618, runner.V20250326)
 	cmd.Flags().BoolVar(&o.Demo, "demo", false, "check the embedded reference server, in process (no target needed)")
 	cmd.Flags().StringVar(&o.DemoFault, "demo-fault", "", "with --demo: inject a named fault into the reference server (see wymcp-check faults)")
 	cmd.Flags().BoolVar(&o.DemoStdio, "demo-stdio", false, "with --demo: run the reference server as a child process over stdio")
@@ -185,6 +186,7 @@ type sink struct {
 	// reported, so a selection never fails on what it did not ask for.
 	selected []*fixtures.Fixture
 	hidden   int
+	cov      *report.CoverageTracker
 }
 
 func (k *sink) Facts(f *expect.Facts) {
@@ -211,7 +213,9 @@ func (k *sink) Exchange(j runner.Judged) error {
 		k.hidden++
 		return nil
 	}
-	return k.ss.exchange(&report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts, Duration: j.Duration, Timed: true})
+	r := &report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts, Duration: j.Duration, Timed: true}
+	k.cov.Add(r)
+	return k.ss.exchange(r)
 }
 
 func (k *sink) Note(n string) { k.ss.note(n) }
@@ -249,7 +253,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	for _, n := range o.demoNotes {
 		ss.note(n)
 	}
-	k := &sink{ss: ss}
+	k := &sink{ss: ss, cov: report.NewCoverageTracker(runner.Citations(fx), checks.All())}
 	if len(o.Run) > 0 || len(o.Skip) > 0 {
 		k.selected = fx
 	}
@@ -279,6 +283,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	if runErr == nil {
 		ss.negotiated(res.Version, res.Negotiated)
+		ss.sum.Coverage = k.cov.Summary(res.Version, target.Transport())
 	}
 	ss.sum.Duration = s.Now().Sub(started)
 	if st, ok := target.(*runner.StdioTarget); ok {

@@ -110,7 +110,7 @@ version the server speaks, and the error-envelope contract.
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
-	root.AddCommand(newVersionCmd(s), newListCmd(s), newExplainCmd(s), newLintCmd(s), newCheckCmd(s), newFaultsCmd(s), newRefserverCmd(s), newSendCmd(s), newProxyCmd(s), newWrapCmd(s))
+	root.AddCommand(newVersionCmd(s), newListCmd(s), newExplainCmd(s), newLintCmd(s), newCheckCmd(s), newFaultsCmd(s), newRefserverCmd(s), newSendCmd(s), newProxyCmd(s), newWrapCmd(s), newCoverageCmd(s))
 	return root
 }
 

@@ -1,0 +1,397 @@
+package checks
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+)
+
+// metaSubscriptionID tags what belongs to a subscriptions/listen stream.
+const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+var MethodResults = &Check{
+	ID:       "PRO1008",
+	Title:    "A result keeps the rules of the method it answers",
+	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `What a result may carry depends on the method and the request:
+
+- resources/read of a URI the server neither lists nor matches with a
+  template is never answered with empty contents in 2026-07-28 (T-RES-2).
+- completion/complete answers at most 100 values (T-COMP-1).
+- In 2026-07-28 the server sends notifications/cancelled only to end a
+  subscriptions/listen stream, so none arrives on another request's
+  stream (T-STDIO-8).
+
+An input_required result and a 2026-07-28 result's serverInfo are
+PRO1002's to judge.`,
+	Run: func(p *Pass) error {
+		x := p.Expect
+		judged := false
+		if x.Version == envelope.V20260728 {
+			for i, m := range p.Reply.Messages {
+				if m.IsObject() && m.Get("method").Str == "notifications/cancelled" && x.Method != "subscriptions/listen" {
+					judged = true
+					p.Failf(msgPath(p, i), "notifications/cancelled from the server on a %s stream; in 2026-07-28 it only ends a subscriptions/listen stream (T-STDIO-8)", Quote(x.Method, quoteN))
+				}
+			}
+		}
+		m, err := needObject(p)
+		if err != nil {
+			if judged {
+				return nil
+			}
+			return err
+		}
+		r := m.Get("result")
+		if !r.IsObject() {
+			if judged {
+				return nil
+			}
+			return Skip("the reply is not a result object")
+		}
+		switch {
+		case x.Method == "resources/read" && x.EmptyContents.Set():
+			judged = true
+			if c := r.Get("contents"); c.IsArray() && len(c.Array()) == 0 {
+				p.Deviate(x.EmptyContents, "result.contents", "empty contents for a URI the server does not declare; a missing resource is an error, never an empty result (T-RES-2)")
+			}
+		case x.Method == "completion/complete":
+			judged = true
+			if n := len(r.Get("completion.values").Array()); n > 100 {
+				p.Failf("result.completion.values", "%d completion values; at most 100 are allowed (T-COMP-1)", n)
+			}
+		}
+		if !judged {
+			return Skip("no method rule applies to this result")
+		}
+		return nil
+	},
+}
+
+var Subscriptions = &Check{
+	ID:       "PRO1009",
+	Title:    "A subscriptions/listen stream is acknowledged and tagged",
+	SpecRef:  "T-SUB-1, T-SUB-2, T-SUB-3, T-SUB-4, T-SUB-5, T-META-3, AMB-20",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `The stream that answers subscriptions/listen (2026-07-28) starts with
+notifications/subscriptions/acknowledged, whose _meta
+io.modelcontextprotocol/subscriptionId equals the listen request's id in
+value and type (T-SUB-1, T-META-3); its notifications object grants no
+more than the request asked for (T-SUB-2). Every notification on the
+stream carries the same subscriptionId (T-SUB-3), only types the request
+opted in to follow (T-SUB-2), and none is a request-scoped progress or
+log notification (T-SUB-5). A closing result carries the subscriptionId
+too (T-META-3; T-SUB-4).
+
+The stream need not end while the checker reads it: a stream with no
+acknowledgment yet only warns (it may come later); on stdio, messages of
+other requests may be interleaved, so only those tagged with this
+subscription are judged there. The other messages of a listen stream
+are this check's alone: PRO1003 leaves them.`,
+	Run: func(p *Pass) error {
+		x := p.Expect
+		if x.Method != "subscriptions/listen" || x.Version != envelope.V20260728 {
+			return Skip("not a 2026-07-28 subscriptions/listen")
+		}
+		id := x.Request.Get("id")
+		stdio := p.Exchange.Transport == envelope.Stdio
+		key := envelope.JoinPath("params._meta", metaSubscriptionID)
+		acked := false
+		for i, m := range p.Reply.Messages {
+			if !m.IsObject() || !m.Get("method").Exists() || m.Get("id").Exists() {
+				continue
+			}
+			path := msgPath(p, i)
+			sub := m.Get(key)
+			mine := sub.Exists() && envelope.SameID(id, sub)
+			if stdio && !mine {
+				continue // another request's traffic on the shared stream
+			}
+			method := m.Get("method").Str
+			switch {
+			case !sub.Exists():
+				p.Failf(path, "%s lacks _meta %s (T-SUB-3, T-META-3)", Quote(method, quoteN), metaSubscriptionID)
+			case !mine:
+				p.Failf(path, "%s carries subscriptionId %s, not the listen request's id %s (T-META-3)", Quote(method, quoteN), Quote(sub.Raw, quoteN), Quote(id.Raw, quoteN))
+			}
+			switch {
+			case method == "notifications/subscriptions/acknowledged":
+				ackFilter(p, path, &m)
+				acked = true
+			case method == "notifications/progress" || method == "notifications/message":
+				p.Failf(path, "%s on a listen stream; request-scoped notifications never travel there (T-SUB-5)", Quote(method, quoteN))
+			case !acked:
+				p.Failf(path, "%s arrived before the acknowledgment; the acknowledgment comes first (T-SUB-1)", Quote(method, quoteN))
+				acked = true // say it once
+			default:
+				optedIn(p, path, method)
+			}
+		}
+		if !acked {
+			p.Warnf("reply", "no acknowledgment arrived while the stream was read; the first message on the stream must be notifications/subscriptions/acknowledged (T-SUB-1)")
+		}
+		if r := p.Reply.Response; r != nil && r.Get("result").IsObject() {
+			sub := r.Get(envelope.JoinPath("result._meta", metaSubscriptionID))
+			if !sub.Exists() || !envelope.SameID(id, sub) {
+				p.Failf("result._meta", "the closing result lacks _meta %s equal to the listen request's id (T-SUB-4, T-META-3)", metaSubscriptionID)
+			}
+		}
+		return nil
+	},
+}
+
+// listenFilter maps a notification a listen stream may carry to the
+// filter member that opts in to it (T-SUB-2).
+var listenFilter = map[string]string{
+	"notifications/tools/list_changed":     "toolsListChanged",
+	"notifications/prompts/list_changed":   "promptsListChanged",
+	"notifications/resources/list_changed": "resourcesListChanged",
+	"notifications/resources/updated":      "resourceSubscriptions",
+}
+
+// optedIn: a notification after the acknowledgment is of a type the
+// request opted in to (T-SUB-2).
+func optedIn(p *Pass, path, method string) {
+	key, ok := listenFilter[method]
+	if !ok {
+		return
+	}
+	if f := p.Expect.Request.Get(envelope.JoinPath("params.notifications", key)); !(f.Type == gjson.True || f.IsArray() && len(f.Array()) > 0) {
+		p.Failf(path, "%s, which the listen request did not opt in to (%s; T-SUB-2)", Quote(method, quoteN), key)
+	}
+}
+
+// ackFilter: the acknowledged notification types are a subset of those
+// requested (T-SUB-2).
+func ackFilter(p *Pass, path string, ack *envelope.Message) {
+	asked := p.Expect.Request.Get("params.notifications")
+	ack.Get("params.notifications").ForEach(func(k, v gjson.Result) bool {
+		req := asked.Get(envelope.JoinPath("", k.Str))
+		switch {
+		case v.Type == gjson.False:
+		case k.Str == "resourceSubscriptions":
+			for _, u := range v.Array() {
+				if !slices.ContainsFunc(req.Array(), func(r gjson.Result) bool { return r.Str == u.Str }) {
+					p.Failf(path+".params.notifications.resourceSubscriptions", "the acknowledgment subscribes %s, which the request did not ask for (T-SUB-2)", Quote(u.Str, quoteN))
+				}
+			}
+		case req.Type != gjson.True:
+			p.Failf(envelope.JoinPath(path+".params.notifications", k.Str), "the acknowledgment grants %s, which the request did not ask for (T-SUB-2)", Quote(k.Str, quoteN))
+		}
+		return true
+	})
+}
+
+var ToolListing = &Check{
+	ID:       "PRO1010",
+	Title:    "Listed tools are valid and the lists stay stable",
+	SpecRef:  "T-TOOL-1, T-TOOL-3, T-TOOL-4, T-TOOL-5, T-TOOL-11, T-SCHEMA-7, T-HDR-7, T-HDR-8, T-RES-3, T-PROMPT-2",
+	Severity: MUST,
+	Area:     AreaProtocol,
+	Doc: `A tools/list result lists tools a client can use:
+
+- each inputSchema has root type "object" (T-SCHEMA-7), and in 2025-xx
+  each outputSchema too (T-TOOL-11);
+- tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . and unique
+  (T-TOOL-5, a SHOULD from 2025-11-25: a warning);
+- in 2026-07-28 every x-mcp-header is a non-empty HTTP token, unique
+  case-insensitively, on an integer, string or boolean property reached
+  through properties alone (T-HDR-7); a header named like a secret warns
+  (T-HDR-8);
+- the server declared the tools capability, since it serves tools/list
+  (T-TOOL-1).
+
+The lists stay stable within a run: a tools/list answered later lists the
+same tools in the same order as the one the run began with (T-TOOL-3 and
+T-TOOL-4 in 2026-07-28; the list may change by design, which a
+list-changed notification announces, so a difference warns); prompts/list
+and resources/list the same set (T-PROMPT-2, T-RES-3).`,
+	Run: func(p *Pass) error {
+		x := p.Expect
+		m, err := needObject(p)
+		if err != nil {
+			return err
+		}
+		r := m.Get("result")
+		if !r.IsObject() {
+			return Skip("the reply is not a result object")
+		}
+		switch x.Method {
+		case "tools/list":
+			judgeTools(p, r.Get("tools"))
+		case "prompts/list":
+			sameSet(p, r.Get("prompts"), "name", promptNames(x.Facts), x.Facts != nil && x.Facts.PromptsListed, "T-PROMPT-2")
+		case "resources/list":
+			var have []string
+			listed := false
+			if x.Facts != nil {
+				have, listed = x.Facts.Resources, x.Facts.ResourcesListed
+			}
+			sameSet(p, r.Get("resources"), "uri", have, listed, "T-RES-3")
+		default:
+			return Skip("not a tools, prompts or resources listing")
+		}
+		return nil
+	},
+}
+
+func judgeTools(p *Pass, tools gjson.Result) {
+	x := p.Expect
+	if !tools.IsArray() {
+		return // not a ListToolsResult: SCH1001's to judge
+	}
+	if declared, known := x.Facts.Declares("tools"); known && !declared {
+		p.Failf("result.tools", "tools/list is served, but the server did not declare the tools capability (T-TOOL-1)")
+	}
+	seen := map[string]bool{}
+	var names []string
+	for i, t := range tools.Array() {
+		path := "result.tools." + strconv.Itoa(i)
+		name := t.Get("name").Str
+		names = append(names, name)
+		if x.Version != envelope.V20250618 && !validToolName(name) {
+			p.Warnf(path+".name", "tool name %s is not 1-128 characters of A-Z a-z 0-9 _ - . (T-TOOL-5)", Quote(name, quoteN))
+		}
+		if seen[name] {
+			p.Warnf(path+".name", "tool name %s is listed twice (T-TOOL-5)", Quote(name, quoteN))
+		}
+		seen[name] = true
+		if in := t.Get("inputSchema"); in.IsObject() && in.Get("type").Str != "object" {
+			p.Failf(path+".inputSchema.type", "inputSchema's root type is %s, not \"object\" (T-SCHEMA-7)", describe(in.Get("type")))
+		}
+		if out := t.Get("outputSchema"); out.IsObject() && x.Version != envelope.V20260728 && out.Get("type").Str != "object" {
+			p.Failf(path+".outputSchema.type", "outputSchema's root type is %s; before 2026-07-28 it is \"object\" (T-TOOL-11)", describe(out.Get("type")))
+		}
+		if x.Version == envelope.V20260728 {
+			judgeParamHeaders(p, path+".inputSchema", t.Get("inputSchema"))
+		}
+	}
+	f := x.Facts
+	if f == nil || !f.ToolsListed || len(f.ToolOrder) == 0 || p.Expect.Request.Get("params.cursor").Exists() || p.Reply.Response.Get("result.nextCursor").Exists() {
+		return
+	}
+	switch {
+	case !sameStrings(sorted(names), sorted(f.ToolOrder)):
+		p.Warnf("result.tools", "the tools listed differ from the run's first tools/list; a tool set does not vary by connection (T-TOOL-4) and changes are announced")
+	case x.Version == envelope.V20260728 && !slices.Equal(names, f.ToolOrder):
+		p.Warnf("result.tools", "the same tools in another order than the run's first tools/list (T-TOOL-3, SHOULD)")
+	}
+}
+
+func validToolName(n string) bool {
+	if n == "" || len(n) > 128 {
+		return false
+	}
+	for _, c := range []byte(n) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// judgeParamHeaders applies T-HDR-7 and T-HDR-8 to one inputSchema.
+func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
+	seen := map[string]bool{}
+	var walk func(s gjson.Result, at string, direct bool)
+	walk = func(s gjson.Result, at string, direct bool) {
+		if !s.IsObject() {
+			return
+		}
+		s.ForEach(func(k, v gjson.Result) bool {
+			switch {
+			case k.Str == "x-mcp-header":
+				judgeParamHeader(p, at, s, v, direct, seen)
+			case k.Str == "properties" && v.IsObject():
+				v.ForEach(func(name, sub gjson.Result) bool {
+					walk(sub, envelope.JoinPath(at+".properties", name.Str), direct)
+					return true
+				})
+			case v.IsObject():
+				walk(v, envelope.JoinPath(at, k.Str), false)
+			case v.IsArray():
+				for i, it := range v.Array() {
+					walk(it, at+"."+k.Str+"."+strconv.Itoa(i), false)
+				}
+			}
+			return true
+		})
+	}
+	walk(schema, path, true)
+}
+
+var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "api-key", "api_key", "credential", "authorization"}
+
+func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, seen map[string]bool) {
+	path := at + ".x-mcp-header"
+	name := v.Str
+	switch {
+	case v.Type != gjson.String || name == "" || !isToken(name):
+		p.Failf(path, "x-mcp-header %s is not a non-empty HTTP token (T-HDR-7)", Quote(v.Raw, quoteN))
+		return
+	case !direct:
+		p.Failf(path, "x-mcp-header %s sits under items, composition or $ref; only properties reached through properties may carry one (T-HDR-7)", Quote(name, quoteN))
+	case seen[strings.ToLower(name)]:
+		p.Failf(path, "x-mcp-header %s is used twice (case-insensitively) in one inputSchema (T-HDR-7)", Quote(name, quoteN))
+	}
+	seen[strings.ToLower(name)] = true
+	if t := prop.Get("type").Str; t != "string" && t != "integer" && t != "boolean" {
+		p.Failf(path, "x-mcp-header %s is on a property of type %s; only integer, string and boolean may carry one (T-HDR-7)", Quote(name, quoteN), describe(prop.Get("type")))
+	}
+	lower := strings.ToLower(name + " " + prop.Get("description").Str)
+	for _, w := range secretWords {
+		if strings.Contains(lower, w) {
+			p.Warnf(path, "x-mcp-header %s looks like it carries a secret; secrets are not mirrored into headers (T-HDR-8)", Quote(name, quoteN))
+			break
+		}
+	}
+}
+
+func isToken(s string) bool {
+	for _, c := range []byte(s) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func promptNames(f *expect.Facts) []string {
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range f.Prompts {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// sameSet warns when a listing (of one page) names another set than the
+// run's first one (2026-07-28 rules: lists do not vary by connection).
+func sameSet(p *Pass, items gjson.Result, key string, have []string, listed bool, rule string) {
+	if p.Expect.Version != envelope.V20260728 || !listed || p.Expect.Request.Get("params.cursor").Exists() || p.Reply.Response.Get("result.nextCursor").Exists() {
+		return
+	}
+	if !items.IsArray() {
+		return
+	}
+	var got []string
+	for _, it := range items.Array() {
+		got = append(got, it.Get(key).Str)
+	}
+	if !sameStrings(sorted(got), sorted(have)) {
+		p.Warnf("result", "the list differs from the run's first listing; it does not vary by connection (%s) and changes are announced", rule)
+	}
+}
+
+func sorted(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+
+func sameStrings(a, b []string) bool { return slices.Equal(a, b) }

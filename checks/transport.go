@@ -1,0 +1,139 @@
+package checks
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+)
+
+var SessionAndAuth = &Check{
+	ID:       "HTTP1004",
+	Title:    "Session ids and authorization challenges are well-formed",
+	SpecRef:  "T-SESS-1, T-HTTP-18, T-AUTH-1, T-AUTH-2, T-AUTH-4, T-AUTH-5, T-AUTH-6",
+	Severity: MUST,
+	Area:     AreaHTTP,
+	Doc: `HTTP headers that carry protocol state:
+
+- An Mcp-Session-Id a 2025-xx server issues holds visible ASCII only
+  (0x21 to 0x7E, T-SESS-1); one shorter than 16 characters warns (it
+  SHOULD be globally unique and cryptographically secure). A 2026-07-28
+  server mints none (T-HTTP-18, a SHOULD: a warning).
+- A 401 is the answer to a missing or invalid token (T-AUTH-1, T-AUTH-6)
+  and carries a WWW-Authenticate challenge. In 2025-06-18 the challenge
+  names the Protected Resource Metadata with resource_metadata (T-AUTH-2,
+  a MUST); later versions may publish it at a well-known URI instead,
+  which one exchange cannot show, so its absence warns; a scope parameter
+  is a SHOULD (T-AUTH-4).
+- A 403 for an insufficient scope says error="insufficient_scope" with
+  the scope needed (T-AUTH-5, a SHOULD).`,
+	Run: func(p *Pass) error {
+		if p.Exchange.Transport != envelope.HTTP || p.Exchange.Response == nil {
+			return Skip("no HTTP response")
+		}
+		resp := p.Exchange.Response
+		x := p.Expect
+		judged := false
+		if sid := envelope.HeaderGet(resp.Header, "Mcp-Session-Id"); sid != "" {
+			judged = true
+			switch {
+			case x.Version == envelope.V20260728 && x.Condition == expect.CondLegacyInitialize:
+				// A served initialize switches to the legacy era, whose
+				// sessions it may start (T-COMPAT-2).
+			case x.Version == envelope.V20260728:
+				p.Warnf("http.header.Mcp-Session-Id", "a 2026-07-28 reply carries Mcp-Session-Id; the version has no sessions (T-HTTP-18)")
+			case strings.IndexFunc(sid, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0:
+				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id holds characters outside visible ASCII 0x21-0x7E (T-SESS-1)")
+			case len(sid) < 16:
+				p.Warnf("http.header.Mcp-Session-Id", "Mcp-Session-Id is %d characters: too short to be unique and unguessable (T-SESS-1, SHOULD)", len(sid))
+			}
+		}
+		challenge := strings.Join(resp.Header.Values("Www-Authenticate"), ", ")
+		lower := strings.ToLower(challenge)
+		switch resp.Status {
+		case 401:
+			judged = true
+			switch {
+			case challenge == "":
+				p.Failf("http.header.WWW-Authenticate", "a 401 without a WWW-Authenticate challenge (T-AUTH-1, T-AUTH-2)")
+			case !strings.Contains(lower, "resource_metadata="):
+				if x.Version == envelope.V20250618 {
+					p.Failf("http.header.WWW-Authenticate", "the 401 challenge does not name resource_metadata (T-AUTH-2)")
+				} else {
+					p.Warnf("http.header.WWW-Authenticate", "the 401 challenge does not name resource_metadata; it must then be at a well-known URI (T-AUTH-2)")
+				}
+			}
+			if challenge != "" && x.Version != envelope.V20250618 && !strings.Contains(lower, "scope=") {
+				p.Warnf("http.header.WWW-Authenticate", "the 401 challenge has no scope parameter (T-AUTH-4, SHOULD)")
+			}
+		case 403:
+			if strings.Contains(lower, "insufficient_scope") {
+				judged = true
+				if !strings.Contains(lower, "scope=") {
+					p.Warnf("http.header.WWW-Authenticate", "an insufficient_scope 403 does not name the scope needed (T-AUTH-5, SHOULD)")
+				}
+			}
+		}
+		if !judged {
+			return Skip("no session id and no authorization challenge")
+		}
+		return nil
+	},
+}
+
+var SSEStream = &Check{
+	ID:       "HTTP1005",
+	Title:    "An SSE reply stream keeps the transport's rules",
+	SpecRef:  "T-HTTP-15, T-HTTP-16, T-HTTP-17",
+	Severity: MUST,
+	Area:     AreaHTTP,
+	Doc: `A reply sent as text/event-stream:
+
+- its event ids, when used, are unique on the stream (T-HTTP-16: ids are
+  unique across all streams of a session; one stream is what one
+  exchange shows);
+- in 2025-11-25 a stream answering a POST that sets event ids (one the
+  client may resume) starts with a priming event, an id and empty data (T-HTTP-15,
+  a SHOULD: a warning);
+- in 2026-07-28 the response to a POST carries X-Accel-Buffering: no (T-HTTP-17, a
+  SHOULD: a warning), since a buffering proxy would hold back the
+  messages that precede the response.`,
+	Run: func(p *Pass) error {
+		resp := p.Exchange.Response
+		if p.Exchange.Transport != envelope.HTTP || resp == nil || envelope.MediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+			return Skip("not an SSE reply")
+		}
+		r := envelope.NewSSEReader(bytes.NewReader(resp.Body), envelope.MaxSSELine)
+		seen := map[string]bool{}
+		primed := false
+		for i := 0; ; i++ {
+			ev, err := r.Next()
+			if err != nil {
+				break // the end of what was read; RPC1001 judges a broken stream
+			}
+			if i == 0 {
+				primed = ev.ID != "" && len(bytes.TrimSpace(ev.Data)) == 0
+			}
+			if ev.ID == "" {
+				continue
+			}
+			if seen[ev.ID] {
+				p.Failf("http.body", "SSE event id %s is used twice on one stream (T-HTTP-16)", Quote(ev.ID, quoteN))
+			}
+			seen[ev.ID] = true
+		}
+		// Priming serves resumption: judged on a stream that sets event
+		// ids, i.e. one the server lets clients resume, and that answers
+		// a POST (T-HTTP-15): a GET stream, resumed or not, is not bound.
+		post := p.Exchange.Request.Method == "" || p.Exchange.Request.Method == http.MethodPost
+		if post && p.Expect.Version == envelope.V20251125 && len(seen) > 0 && !primed {
+			p.Warnf("http.body", "the stream sets event ids but does not start with a priming event (an id and empty data) (T-HTTP-15, SHOULD)")
+		}
+		if post && p.Expect.Version == envelope.V20260728 && !strings.EqualFold(resp.Header.Get("X-Accel-Buffering"), "no") {
+			p.Warnf("http.header.X-Accel-Buffering", "the SSE response lacks X-Accel-Buffering: no (T-HTTP-17, SHOULD)")
+		}
+		return nil
+	},
+}

@@ -1,0 +1,261 @@
+package expect
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// What the server declared beyond its tools, and what a request of the
+// methods that name those things (prompts/get, resources/read,
+// completion/complete) must get when it names something the server did
+// not declare. A name the server did not list is not proof that it does
+// not exist (a server may serve more than it lists), so refusing it is a
+// SHOULD; what the spec fixes once it is refused (the code, no empty
+// contents) keeps its own level.
+
+// A Prompt is one entry of the server's prompts/list.
+type Prompt struct {
+	Name     string
+	Required []string // the names of its required arguments
+	Args     []string // the names of all its arguments
+}
+
+// prompt finds a listed prompt; nil when the server did not list it.
+func (f *Facts) prompt(name string) *Prompt {
+	if f == nil {
+		return nil
+	}
+	for i := range f.Prompts {
+		if f.Prompts[i].Name == name {
+			return &f.Prompts[i]
+		}
+	}
+	return nil
+}
+
+// NewPrompt reads a prompt object of a prompts/list result; ok is false
+// when it has no string name.
+func NewPrompt(raw []byte) (Prompt, bool) {
+	p := gjson.ParseBytes(raw)
+	name := p.Get("name")
+	if name.Type != gjson.String {
+		return Prompt{}, false
+	}
+	out := Prompt{Name: name.Str}
+	for _, a := range p.Get("arguments").Array() {
+		n := a.Get("name")
+		if n.Type != gjson.String {
+			continue
+		}
+		out.Args = append(out.Args, n.Str)
+		if a.Get("required").Type == gjson.True {
+			out.Required = append(out.Required, n.Str)
+		}
+	}
+	return out, true
+}
+
+// knownResource reports whether the server declared uri: listed it, or
+// listed a template it matches. known is false when the lists are not
+// complete (a URI outside them may still be one the server has).
+func (f *Facts) knownResource(uri string) (declared, known bool) {
+	if f == nil || !f.ResourcesListed || !f.TemplatesListed {
+		return false, false
+	}
+	if slices.Contains(f.Resources, uri) {
+		return true, true
+	}
+	for _, t := range f.Templates {
+		if templateRE(t).MatchString(uri) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+var templateExpr = regexp.MustCompile(`\{[^{}]*\}`)
+
+// templateRE matches the URIs an RFC 6570 template can expand to, read
+// generously: every expression matches any text, so a URI is called
+// unknown only when no expansion of any template could give it.
+func templateRE(t string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	last := 0
+	for _, m := range templateExpr.FindAllStringIndex(t, -1) {
+		b.WriteString(regexp.QuoteMeta(t[last:m[0]]))
+		b.WriteString(".*")
+		last = m[1]
+	}
+	b.WriteString(regexp.QuoteMeta(t[last:]))
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return regexp.MustCompile(".*")
+	}
+	return re
+}
+
+// getPrompt: prompts/get of a prompt the server did not list, or without
+// a required argument, SHOULD get -32602 (T-PROMPT-1).
+func (e *Expectation) getPrompt(req *envelope.Message) {
+	name, args := req.Get("params.name"), req.Get("params.arguments")
+	switch {
+	case name.Type != gjson.String:
+		e.invalidParams("params.name is "+envelope.Kind(name)+", not a string", should("T-PROMPT-1"))
+		return
+	case args.Exists() && !args.IsObject():
+		e.invalidParams("params.arguments is "+envelope.Kind(args)+", not an object", should("T-PROMPT-1"))
+		return
+	}
+	f := e.Facts
+	p := f.prompt(name.Str)
+	if p == nil {
+		if f != nil && f.PromptsListed {
+			e.Condition, e.Detail = CondUnknownName, "the server lists no prompt "+shortQuote(name.Str)
+			e.Error, e.Codes, e.Code = should("T-PROMPT-1"), []int{envelope.CodeInvalidParams}, should("T-PROMPT-1")
+			e.Quote = name.Str
+		}
+		return
+	}
+	for _, r := range p.Required {
+		if !args.Get(envelope.JoinPath("", r)).Exists() {
+			e.invalidParams("required prompt argument "+shortQuote(r)+" is missing", should("T-PROMPT-1"))
+			return
+		}
+	}
+}
+
+// readResource: resources/read of a URI the server neither listed nor
+// matches with a template. Refusing it is what the server should do
+// (it may still have it); once it refuses, the code is -32602 in
+// 2026-07-28 (T-RES-1, a MUST) and -32002 before (T-ERR-6, a SHOULD);
+// and in 2026-07-28 it never answers with empty contents (T-RES-2).
+func (e *Expectation) readResource(req *envelope.Message) {
+	uri := req.Get("params.uri")
+	if uri.Type != gjson.String {
+		e.invalidParams("params.uri is "+envelope.Kind(uri)+", not a string", should("T-RES-1"))
+		return
+	}
+	declared, known := e.Facts.knownResource(uri.Str)
+	if !known || declared {
+		return
+	}
+	e.Condition, e.Detail = CondUnknownName, "the server lists no resource or template for "+shortQuote(uri.Str)
+	e.Quote = uri.Str
+	if e.Version == envelope.V20260728 {
+		e.Error = should("T-RES-1: the server neither lists the URI nor matches it with a template")
+		e.Codes, e.Code = []int{envelope.CodeInvalidParams}, must("T-RES-1")
+		e.EmptyContents = must("T-RES-2")
+		return
+	}
+	e.Error = should("T-ERR-6: the server neither lists the URI nor matches it with a template")
+	e.Codes, e.Code = []int{envelope.CodeResourceNotFound}, should("T-ERR-6")
+}
+
+// complete: completion/complete with a malformed reference, or one to a
+// prompt or resource template the server did not list, SHOULD get -32602
+// (T-COMP-2).
+func (e *Expectation) complete(req *envelope.Message) {
+	ref, arg := req.Get("params.ref"), req.Get("params.argument")
+	switch {
+	case !ref.IsObject():
+		e.invalidParams("params.ref is "+envelope.Kind(ref)+", not an object", should("T-COMP-2"))
+		return
+	case !arg.IsObject() || arg.Get("name").Type != gjson.String:
+		e.invalidParams("params.argument is not an object with a string name", should("T-COMP-2"))
+		return
+	}
+	f := e.Facts
+	switch t := ref.Get("type").Str; t {
+	case "ref/prompt":
+		name := ref.Get("name")
+		if name.Type == gjson.String && f != nil && f.PromptsListed && f.prompt(name.Str) == nil {
+			e.invalidParams("the reference names no prompt the server lists: "+shortQuote(name.Str), should("T-COMP-2"))
+			e.Quote = name.Str
+		}
+	case "ref/resource":
+		uri := ref.Get("uri")
+		if uri.Type == gjson.String && f != nil && f.TemplatesListed && f.ResourcesListed &&
+			!slices.Contains(f.Templates, uri.Str) && !slices.Contains(f.Resources, uri.Str) {
+			e.invalidParams("the reference names no resource or template the server lists: "+shortQuote(uri.Str), should("T-COMP-2"))
+			e.Quote = uri.Str
+		}
+	default:
+		e.invalidParams("params.ref.type "+shortQuote(t)+" is not ref/prompt or ref/resource", should("T-COMP-2"))
+	}
+}
+
+// session applies a fixture's knowledge of the 2025-xx session it sent
+// (none, or an id the server never issued) to what the facts say of
+// the server: only a server that issued a session id relies on it.
+func (e *Expectation) session(kind string) {
+	if e.Version == envelope.V20260728 || e.HTTPMethod == "" || e.Facts == nil || !e.Facts.Session {
+		return
+	}
+	switch kind {
+	case "none":
+		// T-SESS-2: refused with 400 before the body matters: the id
+		// may be missing (DESIGN, transport-level rejections).
+		e.Condition, e.Detail = CondSession, "a request without the Mcp-Session-Id the server issued"
+		e.Error, e.Codes, e.Code, e.AnyCode = should("T-SESS-2"), nil, Want{}, true
+		e.Status, e.StatusWant = []int{400}, should("T-SESS-2")
+		e.ID.Lost = Want{}
+	case "unknown":
+		// T-SESS-3 fixes 404 only for ended sessions; for an id never
+		// issued 404 is common and 400 seen (AMB-8).
+		amb := "AMB-8: the reply to a session id never issued is not fixed"
+		e.Condition, e.Detail = CondSession, "a request with a session id the server never issued"
+		e.Error, e.Codes, e.Code, e.AnyCode = open(amb), nil, Want{}, true
+		e.Status, e.StatusWant = []int{404, 400}, open(amb)
+		e.ID.Lost = Want{}
+	}
+}
+
+// initialize: an initialize whose params lack what the handshake needs
+// (a string protocolVersion, a capabilities object, a clientInfo object)
+// cannot be served as asked. A lenient server may fill in defaults, so
+// refusing is a SHOULD (T-LIFE-1); once it refuses, the code of invalid
+// params is fixed (T-ERR-4), -32600 defensible.
+func (e *Expectation) initialize(req *envelope.Message) {
+	if e.Version == envelope.V20260728 {
+		return
+	}
+	var missing []string
+	if req.Get("params.protocolVersion").Type != gjson.String {
+		missing = append(missing, "protocolVersion")
+	}
+	if !req.Get("params.capabilities").IsObject() {
+		missing = append(missing, "capabilities")
+	}
+	if !req.Get("params.clientInfo").IsObject() {
+		missing = append(missing, "clientInfo")
+	}
+	if len(missing) == 0 {
+		return
+	}
+	e.Condition, e.Detail = CondInvalidParams, "initialize params lack "+strings.Join(missing, ", ")
+	e.Error = should("T-LIFE-1: initialize needs protocolVersion, capabilities and clientInfo")
+	e.Codes, e.Code, e.AlsoCodes = []int{envelope.CodeInvalidParams}, must("T-ERR-4"), []int{envelope.CodeInvalidRequest}
+}
+
+// task: a tasks/* request to a server that declared tasks (2025-11-25)
+// names a task the checker never created, or a cursor it never got: the
+// server MUST answer -32602 (T-TASK-3). (Without the capability, the
+// undeclared-capability rule has already applied.)
+func (e *Expectation) task(req *envelope.Message) {
+	if e.Version != envelope.V20251125 {
+		return
+	}
+	if declared, _ := e.Facts.Declares("tasks"); !declared {
+		return
+	}
+	if e.Method == "tasks/list" && !req.Get("params.cursor").Exists() {
+		return
+	}
+	e.invalidParams("the checker created no task and was given no cursor", must("T-TASK-3"))
+}

@@ -1,0 +1,71 @@
+package runner_test
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/refserver"
+	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/schema"
+	"github.com/wymcp/wymcp-check/transport"
+)
+
+// TestServer20250326: a server that speaks only 2025-03-26 is judged,
+// not refused: the run negotiates it, reports it as the version, judges
+// it under 2025-06-18's rules, and says what it skipped. The reference
+// server in that mode keeps every rule, so nothing fails or warns.
+func TestServer20250326(t *testing.T) {
+	for _, protocol := range []string{"auto", runner.V20250326} {
+		t.Run(protocol, func(t *testing.T) {
+			srv, err := refserver.New(refserver.Options{Only20250326: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewUnstartedServer(srv)
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs.Listener.Close()
+			hs.Listener = l
+			hs.Start()
+			t.Cleanup(func() { srv.Close(); hs.Close() })
+			fx, err := fixtures.Embedded()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &collect{}
+			res, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: time.Second}}},
+				runner.Options{Protocol: protocol, Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c)
+			if err != nil {
+				t.Fatalf("a 2025-03-26 server was not driven: %v", err)
+			}
+			if res.Version != runner.V20250326 || res.Facts.Version != envelope.V20250618 {
+				t.Errorf("version %q judged as %q, want 2025-03-26 judged as 2025-06-18", res.Version, res.Facts.Version)
+			}
+			if ids, detail := c.bad(); len(ids) > 0 {
+				t.Errorf("the 2025-03-26 reference server drew findings:\n%s", detail)
+			}
+			said := strings.Join(c.notes, "\n")
+			if !strings.Contains(said, "skipped: SCH1001") {
+				t.Errorf("the notes do not say what was skipped:\n%s", said)
+			}
+			batch := false
+			for _, v := range c.verdicts {
+				if v.Fixture == "rpc/batch" && v.Status == checks.StatusSkip && strings.Contains(v.Reason, "T-V0326-1") {
+					batch = true
+				}
+			}
+			if !batch {
+				t.Error("rpc/batch was not skipped for 2025-03-26 (T-V0326-1)")
+			}
+		})
+	}
+}

@@ -1,0 +1,36 @@
+package runner
+
+import (
+	"maps"
+
+	"github.com/wymcp/wymcp-check/fixtures"
+)
+
+// probes are the exchanges the runner makes itself, not from a fixture:
+// negotiation, the listings the facts come from, the end of a session.
+// Each is judged like a fixture, and probes the rules listed here.
+var probes = map[string][]string{
+	"negotiate/discover":             {"T-LIFE-8", "T-LIFE-9", "T-COMPAT-4", "T-COMPAT-5"},
+	"negotiate/initialize":           {"T-LIFE-1", "T-LIFE-2", "T-COMPAT-5", "T-SESS-1"},
+	"negotiate/initialized":          {"T-RPC-10", "T-HTTP-4"},
+	"setup/tools-list":               {"T-TOOL-1", "T-TOOL-2", "T-PAGE-2"},
+	"setup/prompts-list":             {"T-PAGE-2"},
+	"setup/resources-list":           {"T-PAGE-2"},
+	"setup/resources-templates-list": {"T-PAGE-2"},
+	"session/delete":                 {"T-SESS-4"},
+	"session/reuse-after-delete":     {"T-SESS-3"},
+}
+
+// Probes returns the runner's own exchanges (by the fixture name they are
+// reported under) and the rules each probes.
+func Probes() map[string][]string { return maps.Clone(probes) }
+
+// Citations maps every fixture and probe to the rules it cites: what a
+// coverage table needs to know of a corpus.
+func Citations(fx []*fixtures.Fixture) map[string][]string {
+	out := Probes()
+	for _, f := range fx {
+		out[f.ID] = f.Rules
+	}
+	return out
+}
