@@ -279,22 +279,9 @@ func headerMirrors(p *Pass, h http.Header, name, bodyPath, want string) {
 // paramHeaders judges the Mcp-Param-* headers a listed tool's
 // x-mcp-header properties ask for (T-HDR-4).
 func paramHeaders(p *Pass, cp *clientPass) {
-	t := cp.in.Facts.Tool(cp.msg.Get("params.name").Str)
-	if t == nil || t.Input == nil {
-		return
-	}
-	args := cp.msg.Get("params.arguments")
-	for _, xh := range mirroredParams(gjson.ParseBytes(t.Input), nil, nil) {
-		v := args
-		bodyPath := "params.arguments"
-		for _, k := range xh.path {
-			v = v.Get(envelope.JoinPath("", k))
-			bodyPath += "." + k
-		}
-		if !v.Exists() || v.Type == gjson.Null {
-			continue // the header is not required (T-HDR-4)
-		}
-		name := "Mcp-Param-" + xh.header
+	for _, pa := range cp.in.Facts.Tool(cp.msg.Get("params.name").Str).ParamArgs(cp.msg.Get("params.arguments")) {
+		v, bodyPath := pa.Value, "params.arguments."+strings.Join(pa.Path, ".")
+		name := "Mcp-Param-" + pa.Header
 		switch v.Type {
 		case gjson.String:
 			headerMirrors(p, cp.in.Message.Header, name, bodyPath, v.Str)
@@ -318,30 +305,6 @@ func paramHeaders(p *Pass, cp *clientPass) {
 func sameNumber(header, raw string) bool {
 	h := gjson.Parse(strings.TrimSpace(header))
 	return h.Type == gjson.Number && envelope.SameID(h, gjson.Parse(raw))
-}
-
-type mirrored struct {
-	path   []string
-	header string
-}
-
-// mirroredParams lists the properties of a tool's inputSchema marked
-// x-mcp-header, reachable from the root through properties alone (T-HDR-7).
-func mirroredParams(s gjson.Result, path []string, out []mirrored) []mirrored {
-	if len(path) > 32 {
-		return out
-	}
-	s.Get("properties").ForEach(func(k, sub gjson.Result) bool {
-		p := append(append([]string(nil), path...), k.Str)
-		if h := sub.Get("x-mcp-header"); h.Type == gjson.String && h.Str != "" {
-			out = append(out, mirrored{path: p, header: h.Str})
-		}
-		if sub.IsObject() {
-			out = mirroredParams(sub, p, out)
-		}
-		return true
-	})
-	return out
 }
 
 var ClientModernMeta = &Check{

@@ -147,7 +147,7 @@ were dropped) is not judged either.`,
 			return skipNotRequest
 		}
 		id := cp.msg.Get("id")
-		key := idKey(id)
+		key := envelope.IDKey(id)
 		if key == "" {
 			return Skip("the id is no valid RequestId (see CLI1002)")
 		}
@@ -216,7 +216,7 @@ from one the user abandoned.`,
 			p.Failf("message", "the response has neither result nor error; exactly one of them (T-RPC-6)")
 		}
 		id := m.Get("id")
-		key := idKey(id)
+		key := envelope.IDKey(id)
 		c := cp.view.c
 		if key == "" {
 			if rerr.Exists() && (!id.Exists() || id.Type == gjson.Null) {
@@ -228,7 +228,7 @@ from one the user abandoned.`,
 		if _, ok := c.asked[key]; ok {
 			return nil
 		}
-		if a, ok := c.asked[otherTypeKey(key)]; ok {
+		if a, ok := c.asked[envelope.OtherTypeKey(key)]; ok {
 			p.Failf("id", "id %s answers the server's request %s with the id in another JSON type (T-RPC-5)", idText(id.Raw), idText(a.id.Raw))
 			return nil
 		}

@@ -150,29 +150,6 @@ type ClientView struct {
 	sessionless bool
 }
 
-// idKey names a request id by JSON type and value ("" for no valid
-// RequestId), as the relays match them.
-func idKey(id gjson.Result) string {
-	switch id.Type {
-	case gjson.String:
-		return "s" + id.Str
-	case gjson.Number:
-		return "n" + id.Raw
-	}
-	return ""
-}
-
-// otherTypeKey is the same id value in the other JSON type.
-func otherTypeKey(key string) string {
-	switch {
-	case key == "":
-		return ""
-	case key[0] == 's':
-		return "n" + key[1:]
-	}
-	return "s" + key[1:]
-}
-
 // View returns what the traffic before m showed. It changes nothing: call
 // Client(m) after judging m.
 func (t *ClientTracker) View(m *ClientMessage) *ClientView {
@@ -332,7 +309,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 	method, id := msg.Get("method"), msg.Get("id")
 	switch {
 	case method.Exists() && id.Exists():
-		key := idKey(id)
+		key := envelope.IDKey(id)
 		if key != "" && len(c.open) >= maxOpen {
 			// More requests unanswered than the tracker keeps (their ends
 			// went unseen): what is in flight is no longer known.
@@ -361,9 +338,9 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 	default:
 		// The client's answer to a server request.
 		if a, ok := c.match(id); ok {
-			delete(c.asked, idKey(a.id))
+			delete(c.asked, envelope.IDKey(a.id))
 			if len(c.answers) < maxUsedIDs {
-				c.answers[idKey(a.id)] = m.Seq
+				c.answers[envelope.IDKey(a.id)] = m.Seq
 			}
 		}
 	}
@@ -373,11 +350,11 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 // relays pair them: the same id, else its value in the other type, else
 // the only one waiting.
 func (c *conversation) match(id gjson.Result) (asked, bool) {
-	key := idKey(id)
+	key := envelope.IDKey(id)
 	if a, ok := c.asked[key]; ok && key != "" {
 		return a, true
 	}
-	if a, ok := c.asked[otherTypeKey(key)]; ok && key != "" {
+	if a, ok := c.asked[envelope.OtherTypeKey(key)]; ok && key != "" {
 		return a, true
 	}
 	if len(c.asked) == 1 {
@@ -396,7 +373,7 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 	}
 	msg := envelope.Parse(r.Body)
 	id := msg.Get("id")
-	if key := idKey(id); key != "" && len(c.asked) < maxOpen {
+	if key := envelope.IDKey(id); key != "" && len(c.asked) < maxOpen {
 		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, id: id, seq: r.Seq}
 	}
 }

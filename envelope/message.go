@@ -431,30 +431,7 @@ const MaxDepth = 512
 // TooDeep reports whether raw nests objects and arrays deeper than
 // MaxDepth. It is one iterative pass, safe on any input, and must run
 // before any recursive reader (gjson's validator recurses per level).
-func TooDeep(raw []byte) bool {
-	depth := 0
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > MaxDepth {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
-}
+func TooDeep(raw []byte) bool { return Depth(raw) > MaxDepth }
 
 // Depth is the deepest nesting of objects and arrays in raw, counted up
 // to MaxDepth+1: one iterative pass, safe on any input.
@@ -497,4 +474,31 @@ func hugeExponent(raw string) bool {
 	exp := strings.TrimLeft(raw[i+1:], "+-")
 	exp = strings.TrimLeft(exp, "0")
 	return len(exp) > 4 || len(exp) == 4 && exp > "1000"
+}
+
+// IDKey names a request id by JSON type and value, for matching replies
+// to requests in a table ("" for no valid RequestId: neither a string nor
+// a number). It is the raw number, so 1 and 1.0 are different keys: a
+// reply that rewrites the id is then unmatched, and judged for it.
+func IDKey(id gjson.Result) string {
+	switch id.Type {
+	case gjson.String:
+		return "s" + id.Str
+	case gjson.Number:
+		return "n" + id.Raw
+	}
+	return ""
+}
+
+// OtherTypeKey is the key of the same id value in the other JSON type: a
+// reply that answers "7" with 7 still answers it (and is judged for the
+// wrong id).
+func OtherTypeKey(key string) string {
+	switch {
+	case key == "":
+		return ""
+	case key[0] == 's':
+		return "n" + key[1:]
+	}
+	return "s" + key[1:]
 }

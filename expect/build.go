@@ -742,25 +742,14 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 // (T-HDR-4): a non-null argument needs its header, with the same value;
 // a null or absent one needs none. Nil when the tool is not known.
 func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, urlBase64 bool) (out []string, numeric bool) {
-	t := f.Tool(req.Get("params.name").Str)
-	if t == nil || t.Input == nil {
-		return nil, false
-	}
-	args := req.Get("params.arguments")
-	gjson.GetBytes(t.Input, "properties").ForEach(func(prop, sch gjson.Result) bool {
-		name := sch.Get("x-mcp-header")
-		if name.Type != gjson.String || name.Str == "" {
-			return true
-		}
-		v := args.Get(envelope.JoinPath("", prop.Str))
-		if !v.Exists() || v.Type == gjson.Null {
-			return true
-		}
-		hv, ok := envelope.HeaderValue(h, "Mcp-Param-"+name.Str)
+	for _, pa := range f.Tool(req.Get("params.name").Str).ParamArgs(req.Get("params.arguments")) {
+		arg := shortQuote(strings.Join(pa.Path, "."))
+		hv, ok := envelope.HeaderValue(h, "Mcp-Param-"+pa.Header)
 		if !ok {
-			out = append(out, "Mcp-Param-"+name.Str+" is missing for argument "+shortQuote(prop.Str))
-			return true
+			out = append(out, "Mcp-Param-"+pa.Header+" is missing for argument "+arg)
+			continue
 		}
+		v := pa.Value
 		got, decoded := envelope.DecodeHeaderValue(trimOWS(hv), urlBase64)
 		want := v.Raw
 		if v.Type == gjson.String {
@@ -776,10 +765,9 @@ func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, urlBase64
 			numeric = numeric || same
 		}
 		if !same {
-			out = append(out, "Mcp-Param-"+name.Str+" differs from argument "+shortQuote(prop.Str))
+			out = append(out, "Mcp-Param-"+pa.Header+" differs from argument "+arg)
 		}
-		return true
-	})
+	}
 	return out, numeric
 }
 

@@ -383,3 +383,46 @@ func stringList(v gjson.Result) []string {
 	}
 	return out
 }
+
+// A ParamArg is an argument of a call that the tool marks x-mcp-header:
+// the header that mirrors it (T-HDR-4), where it stands, and its value.
+type ParamArg struct {
+	Header string   // the x-mcp-header name, without the Mcp-Param- prefix
+	Path   []string // property names from params.arguments down
+	Value  gjson.Result
+}
+
+// maxParamDepth bounds how deep ParamArgs follows properties: far beyond
+// any real tool, shallow enough for a hostile schema.
+const maxParamDepth = 32
+
+// ParamArgs lists the arguments of a call to t that the tool's
+// inputSchema marks x-mcp-header, reached from the root through
+// properties alone (T-HDR-7), and that hold a value other than null:
+// the Mcp-Param-* headers the call must carry (T-HDR-4). None when the
+// tool has no inputSchema.
+func (t *Tool) ParamArgs(args gjson.Result) []ParamArg {
+	if t == nil || t.Input == nil {
+		return nil
+	}
+	var out []ParamArg
+	var walk func(s, v gjson.Result, path []string)
+	walk = func(s, v gjson.Result, path []string) {
+		if len(path) > maxParamDepth {
+			return
+		}
+		s.Get("properties").ForEach(func(k, sub gjson.Result) bool {
+			p := append(slices.Clip(path), k.Str)
+			val := v.Get(envelope.JoinPath("", k.Str))
+			if h := sub.Get("x-mcp-header"); h.Type == gjson.String && h.Str != "" && val.Exists() && val.Type != gjson.Null {
+				out = append(out, ParamArg{Header: h.Str, Path: p, Value: val})
+			}
+			if sub.IsObject() && val.IsObject() {
+				walk(sub, val, p)
+			}
+			return true
+		})
+	}
+	walk(gjson.ParseBytes(t.Input), args, nil)
+	return out
+}

@@ -30,33 +30,14 @@ type waiting struct {
 	ambiguous bool
 }
 
-// idKey names an id for matching: its JSON type and value. Ids that are
-// no valid RequestId (null, absent, objects…) all share the key "", as
-// the replies to them carry a null id or none.
+// idKey names a request id given raw ("" for none, or for an id that is
+// neither a string nor a number: the replies to them carry a null id or
+// none).
 func idKey(raw string) string {
 	if raw == "" {
 		return ""
 	}
-	v := gjson.Parse(raw)
-	switch v.Type {
-	case gjson.String:
-		return "s" + v.Str
-	case gjson.Number:
-		return "n" + v.Raw
-	}
-	return ""
-}
-
-// looseKey is the same id in the other JSON type: a reply that answers
-// "7" with 7 still answers it (and is then judged for the wrong id).
-func looseKey(key string) string {
-	switch {
-	case key == "":
-		return ""
-	case key[0] == 's':
-		return "n" + key[1:]
-	}
-	return "s" + key[1:]
+	return envelope.IDKey(gjson.Parse(raw))
 }
 
 // A ledger holds the requests of one direction waiting for replies, in
@@ -98,7 +79,7 @@ func (l *ledger) match(id string) *waiting {
 	if i := l.find(key, key == ""); i >= 0 {
 		return l.remove(i)
 	}
-	if i := l.find(looseKey(key), false); key != "" && i >= 0 {
+	if i := l.find(envelope.OtherTypeKey(key), false); key != "" && i >= 0 {
 		return l.remove(i)
 	}
 	if len(l.list) == 1 && !l.list[0].quiet {

@@ -1,12 +1,13 @@
 package proxy
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/wymcp/wymcp-check/transport"
 )
 
 // A process is the wrapped server.
@@ -23,53 +24,16 @@ type process struct {
 	reaped bool
 }
 
-// startProcess starts argv with pipes for its stdio. The pipes are
-// *os.File ends, so os/exec starts no copying goroutines of its own that
-// Wait would tie to a grandchild still holding a pipe, and closing our
-// ends unblocks our reads.
+// startProcess starts argv with pipes for its stdio (transport.Spawn).
 func startProcess(argv, env []string, dir string) (*process, error) {
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	pipe := func(what string) (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err != nil {
-			return nil, nil, fmt.Errorf("creating %s pipe: %w", what, err)
-		}
-		files = append(files, r, w)
-		return r, w, nil
-	}
-	inR, inW, err := pipe("stdin")
-	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := pipe("stdout")
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	errR, errW, err := pipe("stderr")
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("starting server %q: %w", argv[0], err)
+	pipes, err := transport.Spawn(cmd)
+	if err != nil {
+		return nil, err
 	}
-	// The child has its copies; ours would keep its stdin from ever
-	// reaching EOF and our reads from ever ending.
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: pipes.Stdin, stdout: pipes.Stdout, stderr: pipes.Stderr, exited: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()

@@ -114,16 +114,8 @@ func (s *Server) listPrompts(m *message, version string) reply {
 // getPrompt serves prompts/get: an unknown name or a missing required
 // argument is -32602 (T-PROMPT-1).
 func (s *Server) getPrompt(m *message, version string) reply {
-	var ps []problem
 	name := member(m.params, "name")
-	switch {
-	case !m.params.Exists():
-		ps = append(ps, problem{"", `missing property "params"`})
-	case !name.Exists():
-		ps = append(ps, problem{"/params", `missing property "name"`})
-	case name.Type != gjson.String:
-		ps = append(ps, problem{"/params/name", "must be a string"})
-	}
+	ps := nameProblems(m.params, name)
 	args := member(m.params, "arguments")
 	if args.Exists() {
 		if !args.IsObject() {

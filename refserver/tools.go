@@ -41,16 +41,8 @@ func (s *Server) listTools(m *message, version string) reply {
 }
 
 func (s *Server) callTool(m *message, version string) reply {
-	var ps []problem
 	name := member(m.params, "name")
-	switch {
-	case !m.params.Exists():
-		ps = append(ps, problem{"", `missing property "params"`})
-	case !name.Exists():
-		ps = append(ps, problem{"/params", `missing property "name"`})
-	case name.Type != gjson.String:
-		ps = append(ps, problem{"/params/name", "must be a string"})
-	}
+	ps := nameProblems(m.params, name)
 	args := member(m.params, "arguments")
 	if args.Exists() && !args.IsObject() {
 		ps = append(ps, problem{"/params/arguments", "must be an object"})
@@ -238,4 +230,18 @@ func describe(what string, entries []errorEntry) string {
 		}
 	}
 	return what + ": " + strings.Join(parts, "; ")
+}
+
+// nameProblems are what is wrong with a request that names what it asks
+// for in params.name (tools/call, prompts/get).
+func nameProblems(params, name gjson.Result) []problem {
+	switch {
+	case !params.Exists():
+		return []problem{{"", `missing property "params"`}}
+	case !name.Exists():
+		return []problem{{"/params", `missing property "name"`}}
+	case name.Type != gjson.String:
+		return []problem{{"/params/name", "must be a string"}}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/wymcp/wymcp-check/checks"
@@ -20,17 +21,21 @@ type human struct {
 	roll                     rollup
 }
 
-func newHuman(w io.Writer, on bool) *human {
-	mk := func(a ...color.Attribute) *color.Color {
-		c := color.New(a...)
-		// fatih/color decides from os.Stdout alone; the caller knows better.
-		if on {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
+// Color makes a color that is on or off as the caller decided: fatih/color
+// decides from os.Stdout alone, and the caller knows better (a report
+// file, --color, a pipe).
+func Color(on bool, a ...color.Attribute) *color.Color {
+	c := color.New(a...)
+	if on {
+		c.EnableColor()
+	} else {
+		c.DisableColor()
 	}
+	return c
+}
+
+func newHuman(w io.Writer, on bool) *human {
+	mk := func(a ...color.Attribute) *color.Color { return Color(on, a...) }
 	return &human{w: w,
 		fail: mk(color.FgRed, color.Bold), warn: mk(color.FgYellow), err: mk(color.FgMagenta, color.Bold),
 		ok: mk(color.FgGreen), dim: mk(color.Faint)}
@@ -290,19 +295,30 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Sanitize makes text safe for a terminal: control characters (terminal
-// escapes, CR that would overwrite a line) are shown escaped, never sent.
+// Sanitize makes text safe for a terminal: control characters (escape
+// sequences, a CR that would overwrite the line), invisible format
+// characters (bidi overrides that reorder what is shown), Unicode line
+// breaks and bytes that are not UTF-8 are written escaped, never sent.
 func Sanitize(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }) {
+	bad := func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029'
+	}
+	if !strings.ContainsFunc(s, bad) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
-		case r == unicode.ReplacementChar:
-			b.WriteString(`\ufffd`)
-		case unicode.IsControl(r):
+		case r == utf8.RuneError:
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			} else {
+				b.WriteString(`\ufffd`)
+			}
+		case r < 0x100 && bad(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case bad(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}

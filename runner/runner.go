@@ -405,27 +405,17 @@ func (r *run) stdHeaders(body []byte) http.Header {
 // strings as they are (Base64 sentinel when needed), integers in
 // decimal, booleans as true or false; null or absent sends nothing.
 func (r *run) paramHeaders(h http.Header, m *envelope.Message) {
-	t := r.facts.Tool(m.Get("params.name").Str)
-	if t == nil {
-		return
-	}
-	args := m.Get("params.arguments")
-	gjson.GetBytes(t.Input, "properties").ForEach(func(prop, schema gjson.Result) bool {
-		hn := schema.Get("x-mcp-header")
-		if hn.Type != gjson.String || hn.Str == "" {
-			return true
-		}
-		v := args.Get(envelope.JoinPath("", prop.Str))
+	for _, pa := range r.facts.Tool(m.Get("params.name").Str).ParamArgs(m.Get("params.arguments")) {
+		v := pa.Value
 		switch {
 		case v.Type == gjson.String:
-			h.Set("Mcp-Param-"+hn.Str, envelope.EncodeHeaderValue(v.Str))
+			h.Set("Mcp-Param-"+pa.Header, envelope.EncodeHeaderValue(v.Str))
 		case v.Type == gjson.Number && envelope.IsInteger(v.Raw):
-			h.Set("Mcp-Param-"+hn.Str, v.Raw)
+			h.Set("Mcp-Param-"+pa.Header, v.Raw)
 		case v.Type == gjson.True, v.Type == gjson.False:
-			h.Set("Mcp-Param-"+hn.Str, v.Raw)
+			h.Set("Mcp-Param-"+pa.Header, v.Raw)
 		}
-		return true
-	})
+	}
 }
 
 func (r *run) id() int {

@@ -78,60 +78,23 @@ func StartStdio(ctx context.Context, argv []string, env []string, dir string, li
 	if len(argv) == 0 {
 		return nil, errors.New("no server command given")
 	}
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err := pipe()
-	if err != nil {
-		return nil, fmt.Errorf("creating stdin pipe: %w", err)
-	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("creating stdout pipe: %w", err)
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("creating stderr pipe: %w", err)
-	}
-
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
-	// *os.File ends: the child gets the descriptors themselves, and
-	// os/exec starts no copying goroutines of its own that Wait would
-	// tie to a grandchild still holding a pipe.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return kill(cmd.Process) }
-	if err := cmd.Start(); err != nil {
-		closeAll()
-		return nil, fmt.Errorf("starting server %q: %w", argv[0], err)
+	pipes, err := Spawn(cmd)
+	if err != nil {
+		return nil, err
 	}
-	// The child has its copies; ours would keep its stdin from ever
-	// reaching EOF and our reads from ever ending.
-	inR.Close()
-	outW.Close()
-	errW.Close()
 
 	lim = lim.withDefaults()
 	s := &Stdio{
 		lim:        lim,
 		argv:       argv,
 		cmd:        cmd,
-		stdin:      inW,
-		stdout:     outR,
-		stderr:     errR,
+		stdin:      pipes.Stdin,
+		stdout:     pipes.Stdout,
+		stderr:     pipes.Stderr,
 		tail:       tailBuffer{max: stderrTail},
 		lines:      make(chan line),
 		exited:     make(chan struct{}),

@@ -196,25 +196,6 @@ func TestProxyRun(t *testing.T) {
 	}
 }
 
-// TestSafe: traffic reaches a terminal with its escapes escaped.
-func TestSafe(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain ünïcode":         "plain ünïcode",
-		"\x1b[2Jclear":          `\x1b[2Jclear`,
-		"title\x1b]0;x\x07":     `title\x1b]0;x\x07`,
-		"c1 \u009b31m":          `c1 \x9b31m`,
-		"bidi \u202eevil":       `bidi \u202eevil`,
-		"cr\roverwrite":         `cr\x0doverwrite`,
-		"bad utf8 \xff":         `bad utf8 \xff`,
-		"line\u2028separator":   `line\u2028separator`,
-		"zero\u200bwidth space": `zero\u200bwidth space`,
-	} {
-		if got := safe(in); got != want {
-			t.Errorf("safe(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestWatcherHeldLines: a reply line waits for its verdict; a reply
 // whose pair was dropped is still printed, without one; a client
 // message's findings come under its own line (a ping is fine before

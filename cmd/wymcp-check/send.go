@@ -354,7 +354,7 @@ func writeHeaders(b *strings.Builder, prefix string, h http.Header) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		for _, v := range h[k] {
-			fmt.Fprintf(b, "%s%s: %s\n", prefix, report.Sanitize(k), report.Sanitize(string(clipBytes([]byte(v), 200))))
+			fmt.Fprintf(b, "%s%s: %s\n", prefix, report.Sanitize(k), report.Sanitize(clip(v, 200)))
 		}
 	}
 }

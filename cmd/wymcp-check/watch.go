@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/fatih/color"
@@ -100,16 +98,7 @@ type palette struct {
 }
 
 func newPalette(on bool) palette {
-	mk := func(a ...color.Attribute) *color.Color {
-		c := color.New(a...)
-		// fatih/color decides from os.Stdout alone; the caller knows better.
-		if on {
-			c.EnableColor()
-		} else {
-			c.DisableColor()
-		}
-		return c
-	}
+	mk := func(a ...color.Attribute) *color.Color { return report.Color(on, a...) }
 	return palette{ok: mk(color.FgGreen), warn: mk(color.FgYellow), fail: mk(color.FgRed, color.Bold),
 		err: mk(color.FgMagenta, color.Bold), dim: mk(color.Faint), in: mk(color.FgCyan), out: mk(color.FgBlue)}
 }
@@ -142,11 +131,11 @@ type watcher struct {
 	client  *clientJudge
 	lastSeq uint64
 
-	judged, clean, warned, failed, notJudged int
-	// Client messages judged, and how.
-	cJudged, cClean, cWarned, cFailed int
-	verdicts                          report.Summary
-	failures                          []string // --record and --report write errors, once each
+	server    tallies // exchanges judged, and how
+	cTally    tallies // client messages judged, and how
+	notJudged int
+	verdicts  report.Summary
+	failures  []string // --record and --report write errors, once each
 }
 
 // newWatcher loads the contract and schemas the judge needs.
@@ -256,21 +245,9 @@ func (w *watcher) clientTally(vs []checks.Verdict) string {
 	if vs == nil {
 		return ""
 	}
-	var s report.Summary
-	for _, v := range vs {
-		s.Add(v)
-		w.verdicts.Add(v)
+	if out, clean := w.count(&w.cTally, vs); !clean {
+		return out
 	}
-	w.cJudged++
-	switch {
-	case s.Fail > 0 || s.Error > 0:
-		w.cFailed++
-		return w.pal.fail.Sprintf("FAIL %d", s.Fail+s.Error)
-	case s.Warn > 0:
-		w.cWarned++
-		return w.pal.warn.Sprintf("WARN %d", s.Warn)
-	}
-	w.cClean++
 	return ""
 }
 
@@ -330,14 +307,14 @@ func (w *watcher) exchange(p proxy.Pair) string {
 			}
 			b.WriteString(w.line(reply, suffix) + w.body(reply) + w.findings(replyClient))
 		} else {
-			fmt.Fprintf(&b, "%s %s %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), safe(fixture+" (the server's request)"), safe(ex.Failure))
+			fmt.Fprintf(&b, "%s %s %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), report.Sanitize(fixture+" (the server's request)"), report.Sanitize(ex.Failure))
 		}
 	case p.Oversized:
 		w.notJudged++
 		if reply != nil {
 			b.WriteString(w.line(reply, w.pal.dim.Sprint(latency(p)+"  not judged: over --max-bytes")) + w.body(reply))
 		} else {
-			fmt.Fprintf(&b, "%s %s %s: not judged: over --max-bytes\n", stamp(p.Done), w.pal.dim.Sprint("·"), safe(fixture))
+			fmt.Fprintf(&b, "%s %s %s: not judged: over --max-bytes\n", stamp(p.Done), w.pal.dim.Sprint("·"), report.Sanitize(fixture))
 		}
 	case ex.Failure != "":
 		// No reply came, for a reason the relay knows (the client went
@@ -349,7 +326,7 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		if reply != nil {
 			what = "not judged"
 		}
-		fmt.Fprintf(&b, "%s %s %s: %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), safe(fixture), what, safe(ex.Failure))
+		fmt.Fprintf(&b, "%s %s %s: %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), report.Sanitize(fixture), what, report.Sanitize(ex.Failure))
 		if reply != nil {
 			b.WriteString(w.line(reply, "") + w.body(reply))
 		}
@@ -362,7 +339,7 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		case verdict != w.pal.ok.Sprint("ok") || w.verbose:
 			// A notification nothing answered, or a stream that ended
 			// without the answer: the verdict stands on its own line.
-			fmt.Fprintf(&b, "%s   %s: %s  %s\n", stamp(p.Done), safe(fixture), noReplyText(ex), verdict)
+			fmt.Fprintf(&b, "%s   %s: %s  %s\n", stamp(p.Done), report.Sanitize(fixture), noReplyText(ex), verdict)
 		}
 		b.WriteString(w.findings(vs))
 		b.WriteString(w.keep(fixture, ex, exp, vs))
@@ -380,22 +357,32 @@ func noReplyText(ex *envelope.Exchange) string {
 
 // tally counts the verdicts of one exchange and names its outcome.
 func (w *watcher) tally(vs []checks.Verdict) string {
+	out, _ := w.count(&w.server, vs)
+	return out
+}
+
+// tallies count the messages of one side judged, and how.
+type tallies struct{ judged, clean, warned, failed int }
+
+// count adds one message's verdicts to t and names its outcome; clean:
+// nothing failed or warned.
+func (w *watcher) count(t *tallies, vs []checks.Verdict) (out string, clean bool) {
 	var s report.Summary
 	for _, v := range vs {
 		s.Add(v)
 		w.verdicts.Add(v)
 	}
-	w.judged++
+	t.judged++
 	switch {
 	case s.Fail > 0 || s.Error > 0:
-		w.failed++
-		return w.pal.fail.Sprintf("FAIL %d", s.Fail+s.Error)
+		t.failed++
+		return w.pal.fail.Sprintf("FAIL %d", s.Fail+s.Error), false
 	case s.Warn > 0:
-		w.warned++
-		return w.pal.warn.Sprintf("WARN %d", s.Warn)
+		t.warned++
+		return w.pal.warn.Sprintf("WARN %d", s.Warn), false
 	}
-	w.clean++
-	return w.pal.ok.Sprint("ok")
+	t.clean++
+	return w.pal.ok.Sprint("ok"), true
 }
 
 // findings lists what failed, warned or could not be judged beneath
@@ -411,10 +398,10 @@ func (w *watcher) findings(vs []checks.Verdict) string {
 				if f.Status == checks.StatusWarn {
 					label = w.pal.warn.Sprint("warn")
 				}
-				fmt.Fprintf(&b, "      %s %-8s %s: %s\n", label, v.Check.ID, safe(f.Path), safe(f.Message))
+				fmt.Fprintf(&b, "      %s %-8s %s: %s\n", label, v.Check.ID, report.Sanitize(f.Path), report.Sanitize(f.Message))
 			}
 		case checks.StatusError:
-			fmt.Fprintf(&b, "      %s %-8s could not judge: %s\n", w.pal.err.Sprint("error"), v.Check.ID, safe(v.Reason))
+			fmt.Fprintf(&b, "      %s %-8s could not judge: %s\n", w.pal.err.Sprint("error"), v.Check.ID, report.Sanitize(v.Reason))
 		}
 	}
 	return b.String()
@@ -459,7 +446,7 @@ func (w *watcher) failOnce(msg string) string {
 		return ""
 	}
 	w.failures = append(w.failures, msg)
-	return w.pal.err.Sprint("error") + " " + safe(msg) + "\n"
+	return w.pal.err.Sprint("error") + " " + report.Sanitize(msg) + "\n"
 }
 
 func (w *watcher) print(s string) {
@@ -504,18 +491,18 @@ func (w *watcher) line(o *proxy.Observation, suffix string) string {
 	}
 	// Traffic is made safe before color is added: the colors' own
 	// escapes must reach the terminal, the traffic's must not.
-	text := safe(strings.Join(parts, " "))
+	text := report.Sanitize(strings.Join(parts, " "))
 	if o.Size > 0 {
 		text += " " + w.pal.dim.Sprint("("+size(o.Size)+")")
 	}
 	switch {
 	case o.Note != "" && o.Kind == proxy.KindNone && o.Size == 0:
-		text += " " + w.pal.dim.Sprint(safe(o.Note))
+		text += " " + w.pal.dim.Sprint(report.Sanitize(o.Note))
 	case o.Note != "":
-		text += w.pal.dim.Sprint(" — " + safe(o.Note))
+		text += w.pal.dim.Sprint(" — " + report.Sanitize(o.Note))
 	}
 	if h := o.HTTP; h != nil && h.Failure != "" {
-		text += " " + w.pal.warn.Sprint("— "+safe(h.Failure))
+		text += " " + w.pal.warn.Sprint("— "+report.Sanitize(h.Failure))
 	}
 	if suffix != "" {
 		text += "  " + suffix
@@ -561,7 +548,7 @@ func (w *watcher) body(o *proxy.Observation) string {
 		if o.Dir == proxy.ServerToClient {
 			mark = "<"
 		}
-		writeSortedHeaders(&b, "      "+mark+" ", h.Header)
+		writeHeaders(&b, "      "+mark+" ", h.Header)
 	}
 	if len(o.Raw) > 0 {
 		raw := w.red.Scrub(o.Raw)
@@ -569,22 +556,9 @@ func (w *watcher) body(o *proxy.Observation) string {
 		if len(raw) > 4096 {
 			raw, cut = raw[:4096], w.pal.dim.Sprintf(" … (%s more)", size(int64(len(raw)-4096)))
 		}
-		fmt.Fprintf(&b, "      %s%s\n", safe(string(raw)), cut)
+		fmt.Fprintf(&b, "      %s%s\n", report.Sanitize(string(raw)), cut)
 	}
 	return b.String()
-}
-
-func writeSortedHeaders(b *strings.Builder, prefix string, h http.Header) {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range h[k] {
-			fmt.Fprintf(b, "%s%s: %s\n", prefix, safe(k), safe(clip(v, 200)))
-		}
-	}
 }
 
 // pairName names an exchange in reports and transcripts: the client's
@@ -633,37 +607,6 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// safe makes traffic safe for a terminal: control characters (escape
-// sequences, a CR that would overwrite the line) and invisible format
-// characters (bidi overrides that reorder what is shown) are written
-// escaped, never sent.
-func safe(s string) string {
-	bad := func(r rune) bool {
-		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029'
-	}
-	if !strings.ContainsFunc(s, bad) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
-				fmt.Fprintf(&b, `\x%02x`, s[i])
-			} else {
-				b.WriteString(`\ufffd`)
-			}
-		case r < 0x100 && bad(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case bad(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // summary is the closing lines: what passed, what was judged and how.
 func (w *watcher) summary(st proxy.Stats, notes []string) string {
 	w.mu.Lock()
@@ -673,14 +616,14 @@ func (w *watcher) summary(st proxy.Stats, notes []string) string {
 	c2s, s2c := st.Messages[proxy.ClientToServer], st.Messages[proxy.ServerToClient]
 	verdict := w.pal.ok.Sprint("ok")
 	switch {
-	case w.failed+w.cFailed > 0:
-		verdict = w.pal.fail.Sprintf("%d FAIL", w.failed+w.cFailed)
-	case w.warned+w.cWarned > 0:
-		verdict = w.pal.warn.Sprintf("%d WARN", w.warned+w.cWarned)
+	case w.server.failed+w.cTally.failed > 0:
+		verdict = w.pal.fail.Sprintf("%d FAIL", w.server.failed+w.cTally.failed)
+	case w.server.warned+w.cTally.warned > 0:
+		verdict = w.pal.warn.Sprintf("%d WARN", w.server.warned+w.cTally.warned)
 	}
 	fmt.Fprintf(&b, "\nsummary: %d messages (%d client→server, %d server→client, %s); %d exchanges judged: %d ok, %d warn, %d fail; %d client messages judged: %d ok, %d warn, %d fail → %s\n",
 		c2s+s2c, c2s, s2c, size(st.Bytes[proxy.ClientToServer]+st.Bytes[proxy.ServerToClient]),
-		w.judged, w.clean, w.warned, w.failed, w.cJudged, w.cClean, w.cWarned, w.cFailed, verdict)
+		w.server.judged, w.server.clean, w.server.warned, w.server.failed, w.cTally.judged, w.cTally.clean, w.cTally.warned, w.cTally.failed, verdict)
 	v := w.verdicts
 	fmt.Fprintf(&b, "verdicts: %d pass, %d fail, %d warn, %d skip, %d error\n", v.Pass, v.Fail, v.Warn, v.Skip, v.Error)
 	if st.Unanswered > 0 || w.notJudged > 0 {
@@ -690,7 +633,7 @@ func (w *watcher) summary(st proxy.Stats, notes []string) string {
 		fmt.Fprintf(&b, "note: %d message(s) and %d exchange(s) not shown nor judged: this output fell behind the traffic (the traffic itself was relayed whole)\n", st.DroppedMessages, st.DroppedPairs)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(&b, "note: %s\n", safe(n))
+		fmt.Fprintf(&b, "note: %s\n", report.Sanitize(n))
 	}
 	return b.String()
 }

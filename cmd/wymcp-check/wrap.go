@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wymcp/wymcp-check/proxy"
+	"github.com/wymcp/wymcp-check/report"
 )
 
 type wrapOptions struct {
@@ -83,7 +84,7 @@ func wrapRun(ctx context.Context, s *streams, o *wrapOptions) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	fmt.Fprintf(out, "wrap: relaying the stdio of %s\n", safe(shellWords(o.Command)))
+	fmt.Fprintf(out, "wrap: relaying the stdio of %s\n", report.Sanitize(shellWords(o.Command)))
 	st := &proxy.Stdio{Argv: o.Command, Stdin: s.In, Stdout: s.Out, Stderr: serverErr, Signals: sigs,
 		Limits: proxy.Limits{MaxBytes: o.MaxBytes, Grace: o.Grace}, Observer: w}
 	res, err := st.Run(ctx)
@@ -97,7 +98,7 @@ func wrapRun(ctx context.Context, s *streams, o *wrapOptions) error {
 	}
 	writeWithin(out, w.summary(res.Stats, notes), 2*time.Second)
 	if err := closeSinks(notes); err != nil {
-		writeWithin(out, "wymcp-check: "+safe(err.Error())+"\n", 2*time.Second)
+		writeWithin(out, "wymcp-check: "+report.Sanitize(err.Error())+"\n", 2*time.Second)
 	}
 	if res.ExitCode != 0 {
 		return &exitStatusError{res.ExitCode}
