@@ -15,8 +15,17 @@ import (
 // when nothing else is in flight (see fireAll).
 func (l *lane) fireStaged(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	r := l.r
-	if ok, err := l.revive(ctx, variantID(f, v)); !ok {
-		return err
+	stdio := r.t.Transport() == envelope.Stdio
+	if f.Stage == "" || !stdio {
+		if ok, err := l.revive(ctx, variantID(f, v)); !ok {
+			return err
+		}
+	} else {
+		// The stage starts a process of its own: reviving this one
+		// first (a start and a handshake) would be wasted.
+		r.mu.Lock()
+		r.stale = false
+		r.mu.Unlock()
 	}
 	if f.Stage == "" {
 		return l.fire(ctx, f, v)
@@ -24,7 +33,7 @@ func (l *lane) fireStaged(ctx context.Context, f *fixtures.Fixture, v variant) e
 	saved := r.sess
 	defer func() {
 		r.sess.sessionID = saved.sessionID
-		if r.t.Transport() == envelope.Stdio {
+		if stdio {
 			// The process is in the stage's state, not the negotiated
 			// one: the next fixture gets a fresh one, handshake included.
 			r.mu.Lock()
