@@ -100,7 +100,8 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 		expect.Field{Key: "expect-ambiguity", Value: "T-COMPAT-4: a legacy server may answer server/discover with any error, or not at all"},
 		expect.Field{Key: "expect-condition", Value: "server/discover sent to a server that negotiated a legacy version"},
 	)
-	r.sink.Note("server/discover did not confirm 2026-07-28 (" + why(&ex) + "); trying initialize")
+	discovered := why(&ex) // before a silence becomes a note below
+	r.sink.Note("server/discover did not confirm 2026-07-28 (" + discovered + "); trying initialize")
 	if died, _ := r.t.Died(); died {
 		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex, o: legacy})
 		if err := r.t.Restart(ctx); err != nil {
@@ -118,7 +119,7 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 	if err != nil {
 		// Say everything the server did answer: a report reader must see
 		// why no version was agreed.
-		return nil, fmt.Errorf("%w; server/discover: %s", err, why(&ex))
+		return nil, fmt.Errorf("%w; server/discover: %s", err, discovered)
 	}
 	*res = Result{Version: f.Speaks(), Negotiated: f.Negotiated}
 	return f, nil

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os"
@@ -23,6 +24,13 @@ const serverEnv = "WYMCP_RUNNER_REFSERVER"
 func TestMain(m *testing.M) {
 	if os.Getenv(ignoringEnv) != "" {
 		serveIgnoring(os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
+	if os.Getenv(babblingEnv) != "" {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			os.Stdout.WriteString("not json\n")
+		}
 		os.Exit(0)
 	}
 	if fault, ok := os.LookupEnv(serverEnv); ok {
@@ -81,6 +89,31 @@ func TestCrashStdio(t *testing.T) {
 			if msg := v.Findings[0].Message; !strings.Contains(msg, "exit status 3") || !strings.Contains(msg, "crash fault") {
 				t.Errorf("PRO1005 message lacks exit status or stderr: %s", msg)
 			}
+		}
+	}
+}
+
+// babblingEnv makes the test binary a stdio program that answers every
+// line with a line that is not JSON: no MCP server at all.
+const babblingEnv = "WYMCP_RUNNER_BABBLING"
+
+// TestNegotiationSaysWhatEachProbeGot: when no version can be agreed,
+// the error names what every probe got back, server/discover included,
+// as it was (a line without a response), not as the run later noted it.
+func TestNegotiationSaysWhatEachProbeGot(t *testing.T) {
+	t.Setenv(babblingEnv, "1")
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 300 * time.Millisecond, Quiet: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	_, err = runner.Run(context.Background(), target, runner.Options{Contract: envelope.Strict()}, &collect{})
+	if err == nil {
+		t.Fatal("a program that answers no JSON was negotiated with")
+	}
+	for _, want := range []string{"initialize for 2025-11-25: no response", "initialize for 2025-06-18: no response", "server/discover: no response within"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
 }
