@@ -860,6 +860,7 @@ func merge(a, b *Expectation, why string) *Expectation {
 	return a
 }
 
+// union is a and the members of b it lacks, in order.
 func union(a, b []int) []int {
 	out := slices.Clone(a)
 	for _, x := range b {

@@ -256,9 +256,17 @@ func (o *Override) apply(e *Expectation) {
 	if o.Empty() {
 		return
 	}
+	// A fixture is written for a server that offers its method; when the
+	// facts show the server does not (an undeclared capability), the
+	// method is not found before anything the fixture is about: -32601
+	// and its status stay right, and the fixture's own answer is right
+	// too for a server that serves the method anyway.
+	undeclared := e.Condition == CondUndeclared
 	switch {
 	case o.anyCode:
 		e.Codes, e.Code, e.AlsoCodes, e.AnyCode = nil, Want{}, nil, true
+	case len(o.codes) > 0 && undeclared:
+		e.Codes = union(e.Codes, o.codes)
 	case len(o.codes) > 0:
 		e.Codes, e.AlsoCodes = o.codes, nil
 		if e.Code.Level < Must {
@@ -268,11 +276,13 @@ func (o *Override) apply(e *Expectation) {
 	switch {
 	case o.anyStatus:
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
+	case len(o.status) > 0 && undeclared:
+		e.Status = union(e.Status, o.status)
 	case len(o.status) > 0:
 		// A fixture names a status only where the spec fixes it.
 		e.Status, e.StatusWant = o.status, must("")
 	}
-	if o.err != nil {
+	if o.err != nil && !(undeclared && o.err.Level < e.Error.Level) {
 		e.Error = *o.err
 	}
 	if o.reply != nil {
