@@ -120,7 +120,7 @@ their level.`,
 		case slices.Contains(x.ReadCodes, code):
 			return nil // right under one reading of the request
 		case slices.Contains(x.AlsoCodes, code):
-			p.Deviate(expect.Want{Level: expect.Open, Rule: x.AlsoWhy}, "error.code", "code %d for %s (%s) is defensible, but the literal reading is %s", code, x.Condition, x.Detail, codeList(x.Codes))
+			p.Deviate(expect.Want{Level: expect.Open, Rule: x.AlsoWhy}, "error.code", "code %d for %s is defensible, but the literal reading is %s", code, x.Cause(), codeList(x.Codes))
 			return nil
 		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8:
 			// Whatever else is open about the request, bytes that parse
@@ -160,7 +160,7 @@ their level.`,
 				p.Failf("error.code", "code %d for a method the reply itself calls unknown, want -32601", code)
 				return nil
 			}
-			p.Deviate(x.Code, "error.code", "code %d for %s (%s), want %s", code, x.Condition, x.Detail, codeList(x.Codes))
+			p.Deviate(x.Code, "error.code", "code %d for %s, want %s", code, x.Cause(), codeList(x.Codes))
 			return nil
 		}
 		if x.Condition != expect.CondCall || refusedOnHeaders(p) {
@@ -238,7 +238,7 @@ exactly) a result only warns.`,
 			return err
 		}
 		if m.Get("result").Exists() && !m.Get("error").Exists() {
-			p.Deviate(x.Error, "result", "%s (%s) was served with a result, want an error", x.Condition, x.Detail)
+			p.Deviate(x.Error, "result", "%s was served with a result, want an error", x.Cause())
 		}
 		return nil
 	},

@@ -153,7 +153,7 @@ not the server; -32603 with a 5xx only warns.`,
 			switch {
 			case slices.Contains(x.Status, st):
 			case st >= 500:
-				p.Failf(path, "status %d for %s (%s): a client's mistake, want %d", st, x.Condition, x.Detail, want)
+				p.Failf(path, "status %d for %s: a client's mistake, want %d", st, x.Cause(), want)
 			case x.StatusWant.Level == expect.Contract && st >= 400 && st < 500:
 				// The strict contract prefers 400; the spec fixes no status
 				// (AMB-6), and any 4xx still says "rejected".

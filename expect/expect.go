@@ -207,6 +207,15 @@ func (e *Expectation) ReadReply(resp *envelope.Response) *envelope.Reply {
 	return envelope.ReadReply(resp, envelope.ReadOptions{IDs: e.ID.Echo, NotRPC: e.Condition == CondHTTPMethod})
 }
 
+// Cause names the condition for a finding: "unknown tool (\"x\")", or the
+// bare condition when there is no detail to add.
+func (e *Expectation) Cause() string {
+	if e.Detail == "" {
+		return string(e.Condition)
+	}
+	return fmt.Sprintf("%s (%s)", e.Condition, e.Detail)
+}
+
 func (e *Expectation) String() string {
 	return fmt.Sprintf("%s (%s); reply %s, error %s, codes %v %s, status %v %s",
 		e.Condition, e.Detail, e.Reply.Level, e.Error.Level, e.Codes, e.Code.Level, e.Status, e.StatusWant.Level)

@@ -202,3 +202,18 @@ func TestLearn(t *testing.T) {
 		t.Errorf("discover: %+v", d)
 	}
 }
+
+// A finding names its cause; an empty detail must not leave "()" behind.
+func TestCause(t *testing.T) {
+	for _, tc := range []struct {
+		e    expect.Expectation
+		want string
+	}{
+		{expect.Expectation{Condition: expect.CondCall}, "method call"},
+		{expect.Expectation{Condition: expect.CondUnknownTool, Detail: `the server lists no tool "x"`}, `unknown tool (the server lists no tool "x")`},
+	} {
+		if got := tc.e.Cause(); got != tc.want {
+			t.Errorf("Cause() = %q, want %q", got, tc.want)
+		}
+	}
+}
