@@ -365,6 +365,18 @@ func TestHTTPBrokenServers(t *testing.T) {
 		io.WriteString(c, raw)
 		c.Close()
 	}
+	// reset writes raw and then resets the connection (RST, not FIN), as
+	// a server does that closes with request bytes it never read.
+	reset := func(w http.ResponseWriter, raw string) {
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		io.WriteString(c, raw)
+		time.Sleep(50 * time.Millisecond) // the reply reaches the client first
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+	}
 	tests := []struct {
 		name     string
 		handler  http.HandlerFunc
@@ -404,6 +416,23 @@ func TestHTTPBrokenServers(t *testing.T) {
 		failure: "reading the reply: unexpected EOF (9 bytes read)",
 		body:    `{"partial`,
 		max:     2 * time.Second,
+	}, {
+		// RFC 9112 §6.3: without a declared length the body is what came
+		// before the server closed the connection; a reset closes it too.
+		name: "resets after a reply without a declared length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			reset(w, "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n")
+		},
+		body: "",
+		max:  2 * time.Second,
+	}, {
+		name: "resets mid-body of a declared length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			reset(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"partial")
+		},
+		failure: "reading the reply: read tcp ",
+		body:    `{"partial`,
+		max:     2 * time.Second,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -413,6 +442,8 @@ func TestHTTPBrokenServers(t *testing.T) {
 			within(t, "exchange", took, tt.min, tt.max)
 			hasPrefix(t, "failure", ex.Failure, tt.failure)
 			switch {
+			case tt.failure == "" && ex.Failure != "":
+				t.Errorf("failure = %q, want none", ex.Failure)
 			case tt.body == "-" && ex.Response != nil:
 				t.Errorf("response = %+v, want none", ex.Response)
 			case tt.body != "-" && ex.Response == nil:

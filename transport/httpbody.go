@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 
 	"github.com/wymcp/wymcp-check/envelope"
 )
@@ -13,8 +14,15 @@ import (
 var errTooLarge = errors.New("reply exceeds the byte bound")
 
 // readBody reads a non-stream reply into r.Body, up to the byte bound.
-func readBody(b bound, body io.Reader, r *envelope.Response) string {
+// A body without a declared length (closeDelimited) ends where the server
+// closes the connection (RFC 9112 §6.3), and a reset is the server closing
+// it: a server that refuses an oversized request with 431 and then resets
+// the connection over the bytes it never read has still answered 431.
+func readBody(b bound, body io.Reader, r *envelope.Response, closeDelimited bool) string {
 	data, err := io.ReadAll(io.LimitReader(body, b.lim.MaxBytes+1))
+	if closeDelimited && errors.Is(err, syscall.ECONNRESET) {
+		err = nil
+	}
 	if int64(len(data)) > b.lim.MaxBytes {
 		r.Body, r.Truncated = data[:b.lim.MaxBytes], true
 		return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
