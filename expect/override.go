@@ -256,12 +256,14 @@ func (o *Override) apply(e *Expectation) {
 	if o.Empty() {
 		return
 	}
-	// A fixture is written for a server that offers its method; when the
-	// facts show the server does not (an undeclared capability), the
-	// method is not found before anything the fixture is about: -32601
-	// and its status stay right, and the fixture's own answer is right
-	// too for a server that serves the method anyway.
-	undeclared := e.Condition == CondUndeclared
+	// A fixture about a method's own processing (a bad cursor) is written
+	// for a server that offers the method; when the facts show it does
+	// not (an undeclared capability), the method is not found first, so
+	// -32601 stays right beside the fixture's own code, which is right
+	// too for a server that serves the method anyway. A fixture that
+	// names a status or its own condition is about what comes before any
+	// method (Origin, Host, Accept): that holds whatever the method.
+	undeclared := e.Condition == CondUndeclared && o.condition == "" && len(o.status) == 0 && !o.anyStatus
 	switch {
 	case o.anyCode:
 		e.Codes, e.Code, e.AlsoCodes, e.AnyCode = nil, Want{}, nil, true
@@ -276,8 +278,6 @@ func (o *Override) apply(e *Expectation) {
 	switch {
 	case o.anyStatus:
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
-	case len(o.status) > 0 && undeclared:
-		e.Status = union(e.Status, o.status)
 	case len(o.status) > 0:
 		// A fixture names a status only where the spec fixes it.
 		e.Status, e.StatusWant = o.status, must("")
