@@ -277,10 +277,13 @@ func judgeTools(p *Pass, tools gjson.Result) {
 	if f == nil || !f.ToolsListed || len(f.ToolOrder) == 0 || p.Expect.Request.Get("params.cursor").Exists() || p.Reply.Response.Get("result.nextCursor").Exists() {
 		return
 	}
+	// Both rules are 2026-07-28's: before it a tool set may vary by
+	// session.
 	switch {
+	case x.Version != envelope.V20260728:
 	case !sameStrings(sorted(names), sorted(f.ToolOrder)):
 		p.Warnf("result.tools", "the tools listed differ from the run's first tools/list; a tool set does not vary by connection (T-TOOL-4) and changes are announced")
-	case x.Version == envelope.V20260728 && !slices.Equal(names, f.ToolOrder):
+	case !slices.Equal(names, f.ToolOrder):
 		p.Warnf("result.tools", "the same tools in another order than the run's first tools/list (T-TOOL-3, SHOULD)")
 	}
 }

@@ -467,8 +467,13 @@ func capabilityOf(method string) string {
 		return "resources"
 	case "resources/subscribe", "resources/unsubscribe":
 		return "resources.subscribe"
-	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
+	case "tasks/get", "tasks/result":
 		return "tasks"
+	case "tasks/list":
+		// 2025-11-25 declares these two one by one (ServerCapabilities).
+		return "tasks.list"
+	case "tasks/cancel":
+		return "tasks.cancel"
 	case "completion/complete":
 		return "completions"
 	case "logging/setLevel":
@@ -511,8 +516,6 @@ func (e *Expectation) call(http bool) {
 		e.complete(req)
 	case "initialize":
 		e.initialize(req)
-	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
-		e.task(req)
 	case "subscriptions/listen":
 		// The response ends the subscription: it may come long after
 		// the checker stops reading (T-SUB-4).
@@ -837,6 +840,7 @@ func merge(a, b *Expectation, why string) *Expectation {
 	} else {
 		a.Status, a.StatusWant = union(a.Status, b.Status), weaker(a.StatusWant, b.StatusWant)
 	}
+	a.EmptyContents = weaker(a.EmptyContents, b.EmptyContents)
 	a.BodyOptional = a.BodyOptional || b.BodyOptional
 	a.AnyCode = a.AnyCode || b.AnyCode
 	a.AnyStatus = a.AnyStatus || b.AnyStatus

@@ -129,6 +129,23 @@ func (t *Tool) InputSchema(version string) (*schema.ToolSchema, error) { return 
 // reading 2025-06-18 allows (AMB-15).
 func (t *Tool) InputSchemaDraft7() (*schema.ToolSchema, error) { return t.inputSchemaDraft7() }
 
+// Rejects reports whether the tool's own inputSchema rejects args under
+// every reading version allows (2025-06-18 also reads it as draft-07,
+// AMB-15). A schema that does not compile shows nothing rejected: the
+// checker cannot tell, so it must assume the tool would run.
+func (t *Tool) Rejects(args []byte, version string) bool {
+	s, err := t.inputSchema(version)
+	if err != nil || len(s.Validate(args)) == 0 {
+		return false
+	}
+	if version == envelope.V20250618 {
+		if s7, err := t.inputSchemaDraft7(); err == nil && len(s7.Validate(args)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Tool finds a listed tool by name; nil when the server did not list it.
 func (f *Facts) Tool(name string) *Tool {
 	if f == nil {

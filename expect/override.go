@@ -35,6 +35,8 @@ import (
 //	expect-session: none | unknown   the request carries no session id, or one the
 //	                                 server never issued (judged only when the facts
 //	                                 show the server issued one)
+//	expect-missing: true             what the request names does not exist: the
+//	                                 fixture made it up (a resource URI)
 type Override struct {
 	fields []Field // as given, for transcripts
 
@@ -48,6 +50,7 @@ type Override struct {
 	noAmbiguity   bool
 	codeAmbiguity string
 	toolRefusal   bool
+	missing       bool
 	idOptional    bool
 	idLenient     bool
 	bodyOptional  bool
@@ -61,7 +64,7 @@ type Field struct{ Key, Value string }
 // Keys lists the override vocabulary.
 func Keys() []string {
 	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-ambiguity", "expect-code-ambiguity",
-		"expect-tool-refusal", "expect-id", "expect-body", "expect-condition", "expect-session"}
+		"expect-tool-refusal", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing"}
 }
 
 // IsKey reports whether key belongs to the override vocabulary.
@@ -134,6 +137,8 @@ func (o *Override) Set(key, value string) error {
 			return errors.New("name the condition")
 		}
 		o.condition = value
+	case "expect-missing":
+		o.missing, err = strconv.ParseBool(value)
 	case "expect-session":
 		if value != "none" && value != "unknown" {
 			return fmt.Errorf("%q: want none or unknown", value)
@@ -287,6 +292,11 @@ func (o *Override) apply(e *Expectation) {
 	}
 	if o.reply != nil {
 		e.Reply = *o.reply
+	}
+	if o.missing && e.EmptyContents.Set() {
+		// The fixture made the URI up, so the resource does not exist
+		// and the rules for a missing one hold for sure (2026-07-28).
+		e.Error, e.EmptyContents = must("T-RES-1: the URI was made up by the checker"), must("T-RES-2")
 	}
 	if o.toolRefusal && e.Tool == nil {
 		e.Tool = &ToolCall{Name: e.Request.Get("params.name").Str}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -158,14 +159,71 @@ func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 	if f.Args == fixtures.ArgsValid {
 		return l.callVariants(base)
 	}
-	t := pickTool(r.facts.Tools, f.Args)
-	if t == nil {
-		return nil, noToolFor(f.Args)
+	return l.probeVariants(f, base)
+}
+
+// probeVariants picks the tool a fixture probes, says which in a note,
+// and gives the exchanges; the second result says why none fits.
+func (l *lane) probeVariants(f *fixtures.Fixture, base fixtures.Context) ([]variant, string) {
+	t, vs, why := pickProbe(l.r.facts.Tools, f, base)
+	if t != nil {
+		l.noteProbe(f.ID, t, f.Args)
 	}
+	return vs, why
+}
+
+// pickProbe picks the tool a fixture probes and the arguments it sends.
+// Tools marked readOnlyHint come first (DESIGN: a tool not so marked may
+// be destructive). An unmarked tool is probed only when its own
+// inputSchema rejects every set of arguments the fixture would send, so
+// even a server that skips validation has nothing it may run; that rules
+// out the format-only violation (valid under 2020-12, where format
+// annotates) and a generated violation some other keyword allows.
+func pickProbe(ts []*expect.Tool, f *fixtures.Fixture, base fixtures.Context) (*expect.Tool, []variant, string) {
+	tools := slices.Clone(ts)
+	slices.SortStableFunc(tools, func(a, b *expect.Tool) int {
+		switch {
+		case a.ReadOnly == b.ReadOnly:
+			return 0
+		case a.ReadOnly:
+			return -1
+		}
+		return 1
+	})
+	why := noToolFor(f.Args)
+	var unsafe []string
+	for _, t := range tools {
+		vs, w := toolVariants(t, f.Args, base)
+		if w != "" {
+			if len(tools) == 1 {
+				why = w
+			}
+			continue
+		}
+		if !t.ReadOnly && !rejectsAll(t, f, vs) {
+			unsafe = append(unsafe, t.Name)
+			continue
+		}
+		return t, vs, ""
+	}
+	if len(unsafe) > 0 {
+		why += fmt.Sprintf("; not sent to %s: not marked readOnlyHint, and its inputSchema accepts the arguments, so a server could run it", quotedList(unsafe))
+	}
+	return nil, nil, why
+}
+
+// toolVariants makes the exchanges of a fixture's argument kind for one
+// tool; the second result says why the tool does not fit.
+func toolVariants(t *expect.Tool, args string, base fixtures.Context) ([]variant, string) {
 	base.Tool = jsonStringContents(t.Name)
-	l.noteProbe(f.ID, t, f.Args)
-	switch f.Args {
+	hasProps := gjson.GetBytes(t.Input, "properties").IsObject()
+	switch args {
+	case "":
+		return []variant{{ctx: base}}, ""
 	case fixtures.ArgsViolations:
+		if !hasProps {
+			return nil, fmt.Sprintf("the inputSchema of tool %q has no properties to break", t.Name)
+		}
 		vs := schema.GenerateViolations(t.Input)
 		if len(vs) == 0 {
 			return nil, fmt.Sprintf("the inputSchema of tool %q forbids nothing a generator can break", t.Name)
@@ -178,34 +236,62 @@ func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 		}
 		return out, ""
 	case fixtures.ArgsCanary:
-		args, ok := canaryArgs(t.Input)
-		if !ok {
+		a, ok := canaryArgs(t.Input)
+		if !hasProps || !ok {
 			return nil, fmt.Sprintf("the inputSchema of tool %q has no property where a long string is invalid", t.Name)
 		}
-		base.Args = args
-	case "":
+		base.Args = a
 	default:
-		args, ok := targetedArgs(t.Input, f.Args)
+		a, ok := targetedArgs(t.Input, args)
 		if !ok {
-			return nil, fmt.Sprintf("the inputSchema of tool %q: %s", t.Name, noToolFor(f.Args))
+			return nil, fmt.Sprintf("the inputSchema of tool %q: %s", t.Name, noToolFor(args))
 		}
-		base.Args = args
+		base.Args = a
 	}
 	return []variant{{ctx: base}}, ""
+}
+
+// rejectsAll reports whether the tool's own schema rejects the arguments
+// of every exchange, as the fixture's body sends them ({} when a
+// tools/call carries none).
+func rejectsAll(t *expect.Tool, f *fixtures.Fixture, vs []variant) bool {
+	for _, v := range vs {
+		body, err := fixtures.Expand(f.Body, v.ctx)
+		if err != nil {
+			return false
+		}
+		args := []byte("{}")
+		if a := gjson.GetBytes(body, "params.arguments"); a.Exists() {
+			args = []byte(a.Raw)
+		}
+		if !t.Rejects(args, v.ctx.Version) {
+			return false
+		}
+	}
+	return true
+}
+
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // noteProbe says which tool a fixture probes with generated arguments,
 // and whether the server marked it read-only (DESIGN, safe tool
 // probing): a report reader must know what was called.
 func (l *lane) noteProbe(fixture string, t *expect.Tool, args string) {
+	kind := args + " arguments"
 	if args == "" {
-		return // a call with {}: nothing generated to say
+		kind = "the fixture's own arguments"
 	}
 	mark := "marked readOnlyHint"
 	if !t.ReadOnly {
 		mark = "not marked readOnlyHint: only arguments its own schema rejects are sent"
 	}
-	l.out.Note(fmt.Sprintf("%s: probed tool %q with %s arguments (%s)", fixture, t.Name, args, mark))
+	l.out.Note(fmt.Sprintf("%s: probed tool %q with %s (%s)", fixture, t.Name, kind, mark))
 }
 
 // fillDeclared fills the placeholders that name what the server
@@ -318,45 +404,6 @@ func (l *lane) callVariants(base fixtures.Context) ([]variant, string) {
 		return nil, "no tool declares readOnlyHint (run with --call-tools=all to call every tool)"
 	}
 	return out, ""
-}
-
-// pickTool chooses the tool a fixture probes. Fixtures that call a tool
-// prefer one marked readOnlyHint (DESIGN: a tool not so marked may be
-// destructive); argument fixtures need one with properties to break, and
-// a targeted kind one whose schema has what it breaks. The arguments they
-// send are ones the tool's own schema rejects, so even a destructive tool
-// must refuse them; the one exception, a format-only violation (valid
-// under JSON Schema 2020-12, where format annotates), goes only to a
-// read-only tool. nil: no tool fits.
-func pickTool(ts []*expect.Tool, args string) *expect.Tool {
-	usable := func(t *expect.Tool) bool {
-		switch args {
-		case "":
-			return true
-		case fixtures.ArgsViolations, fixtures.ArgsCanary, fixtures.ArgsValid:
-			return gjson.GetBytes(t.Input, "properties").IsObject()
-		case fixtures.ArgsFormat:
-			if !t.ReadOnly {
-				return false
-			}
-		}
-		_, ok := targetedArgs(t.Input, args)
-		return ok
-	}
-	for _, t := range ts {
-		if t.ReadOnly && usable(t) {
-			return t
-		}
-	}
-	for _, t := range ts {
-		if usable(t) {
-			return t
-		}
-	}
-	if args == fixtures.ArgsViolations || args == fixtures.ArgsCanary || args == "" {
-		return ts[0]
-	}
-	return nil
 }
 
 // canaryArgs puts a canary where the schema forbids a string: a property
