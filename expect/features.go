@@ -131,10 +131,12 @@ func (e *Expectation) getPrompt(req *envelope.Message) {
 }
 
 // readResource: resources/read of a URI the server neither listed nor
-// matches with a template. Refusing it is what the server should do
-// (it may still have it); once it refuses, the code is -32602 in
-// 2026-07-28 (T-RES-1, a MUST) and -32002 before (T-ERR-6, a SHOULD);
-// and in 2026-07-28 it never answers with empty contents (T-RES-2).
+// matches with a template. The server may still have it, so from the
+// request and the facts alone nothing says it must refuse, only how: the
+// code is -32602 in 2026-07-28 (T-RES-1, a MUST) and -32002 before
+// (T-ERR-6, a SHOULD). A fixture that made the URI up knows the resource
+// does not exist (expect-missing): then the refusal is T-RES-1's, and in
+// 2026-07-28 empty contents break T-RES-2.
 func (e *Expectation) readResource(req *envelope.Message) {
 	uri := req.Get("params.uri")
 	if uri.Type != gjson.String {
@@ -148,16 +150,23 @@ func (e *Expectation) readResource(req *envelope.Message) {
 	e.Condition, e.Detail = CondUnknownName, "the server lists no resource or template for "+shortQuote(uri.Str)
 	e.Quote = uri.Str
 	if e.Version == envelope.V20260728 {
-		e.Error = should("T-RES-1: the server neither lists the URI nor matches it with a template")
 		e.Codes, e.Code = []int{envelope.CodeInvalidParams}, must("T-RES-1")
-		// Empty contents are right for a resource that exists and is
-		// empty; only a fixture that made the URI up (expect-missing)
-		// knows it does not.
-		e.EmptyContents = open("T-RES-2: the server may have a resource it does not list")
 		return
 	}
-	e.Error = should("T-ERR-6: the server neither lists the URI nor matches it with a template")
 	e.Codes, e.Code = []int{envelope.CodeResourceNotFound}, should("T-ERR-6")
+}
+
+// missingResource raises a resources/read of a URI the fixture made up
+// to what a missing resource gets (T-RES-1, T-RES-2).
+func (e *Expectation) missingResource() {
+	if e.Method != "resources/read" || e.Condition != CondUnknownName {
+		return
+	}
+	if e.Version == envelope.V20260728 {
+		e.Error, e.EmptyContents = must("T-RES-1: the URI was made up by the checker"), must("T-RES-2")
+		return
+	}
+	e.Error = should("T-RES-1: the URI was made up by the checker")
 }
 
 // complete: completion/complete with a malformed reference, or one to a

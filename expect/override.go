@@ -293,10 +293,8 @@ func (o *Override) apply(e *Expectation) {
 	if o.reply != nil {
 		e.Reply = *o.reply
 	}
-	if o.missing && e.EmptyContents.Set() {
-		// The fixture made the URI up, so the resource does not exist
-		// and the rules for a missing one hold for sure (2026-07-28).
-		e.Error, e.EmptyContents = must("T-RES-1: the URI was made up by the checker"), must("T-RES-2")
+	if o.missing {
+		e.missingResource()
 	}
 	if o.toolRefusal && e.Tool == nil {
 		e.Tool = &ToolCall{Name: e.Request.Get("params.name").Str}
