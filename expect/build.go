@@ -786,6 +786,12 @@ func inferVersion(ex *envelope.Exchange, req envelope.Message, f *Facts) (string
 		return ex.Version, "declared"
 	}
 	if f != nil && f.Version != "" {
+		// Facts shared by many clients (a proxy before a server without
+		// sessions) name one version; a request that names another the
+		// server serves speaks that one.
+		if v, how := requestVersion(ex, req); v != "" && v != f.Version && f.Serves(v) {
+			return v, how
+		}
 		return f.Version, "facts"
 	}
 	if req.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Exists() {
@@ -800,6 +806,19 @@ func inferVersion(ex *envelope.Exchange, req envelope.Message, f *Facts) (string
 		}
 	}
 	return envelope.V20251125, "default"
+}
+
+// requestVersion is the version a request names itself: its _meta
+// protocol version (2026-07-28's stateless era), else its
+// MCP-Protocol-Version header; "" when it names none the checker knows.
+func requestVersion(ex *envelope.Exchange, req envelope.Message) (string, string) {
+	if v := req.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str; envelope.KnownVersion(v) {
+		return v, "_meta"
+	}
+	if hv := envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); envelope.KnownVersion(hv) {
+		return hv, "header"
+	}
+	return "", ""
 }
 
 // beyondFloat: an integer id that a float64 cannot hold exactly.

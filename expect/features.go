@@ -132,11 +132,11 @@ func (e *Expectation) getPrompt(req *envelope.Message) {
 
 // readResource: resources/read of a URI the server neither listed nor
 // matches with a template. The server may still have it, so from the
-// request and the facts alone nothing says it must refuse, only how: the
-// code is -32602 in 2026-07-28 (T-RES-1, a MUST) and -32002 before
-// (T-ERR-6, a SHOULD). A fixture that made the URI up knows the resource
-// does not exist (expect-missing): then the refusal is T-RES-1's, and in
-// 2026-07-28 empty contents break T-RES-2.
+// request and the facts alone nothing says it must refuse, nor which
+// code a refusal names (an internal failure on a real resource is
+// -32603): -32602 in 2026-07-28 and -32002 before are what a missing
+// resource gets, and only a SHOULD here. A fixture that made the URI up
+// knows the resource does not exist (expect-missing, missingResource).
 func (e *Expectation) readResource(req *envelope.Message) {
 	uri := req.Get("params.uri")
 	if uri.Type != gjson.String {
@@ -147,26 +147,36 @@ func (e *Expectation) readResource(req *envelope.Message) {
 	if !known || declared {
 		return
 	}
-	e.Condition, e.Detail = CondUnknownName, "the server lists no resource or template for "+shortQuote(uri.Str)
-	e.Quote = uri.Str
+	e.unknownResource(uri.Str)
 	if e.Version == envelope.V20260728 {
-		e.Codes, e.Code = []int{envelope.CodeInvalidParams}, must("T-RES-1")
+		e.Codes, e.Code = []int{envelope.CodeInvalidParams}, should("T-RES-1: the server may have a resource it does not list")
 		return
 	}
 	e.Codes, e.Code = []int{envelope.CodeResourceNotFound}, should("T-ERR-6")
 }
 
-// missingResource raises a resources/read of a URI the fixture made up
-// to what a missing resource gets (T-RES-1, T-RES-2).
+func (e *Expectation) unknownResource(uri string) {
+	e.Condition, e.Detail = CondUnknownName, "the server lists no resource or template for "+shortQuote(uri)
+	e.Quote = uri
+}
+
+// missingResource: a resources/read of a URI the fixture made up gets
+// what a missing resource gets, whatever the lists showed (they may not
+// have been read): a refusal, -32602 and never empty contents in
+// 2026-07-28 (T-RES-1, T-RES-2, MUSTs), -32002 before (T-RES-1, T-ERR-6,
+// SHOULDs). A server that did not declare resources keeps -32601.
 func (e *Expectation) missingResource() {
-	if e.Method != "resources/read" || e.Condition != CondUnknownName {
+	uri := e.Request.Get("params.uri")
+	if e.Method != "resources/read" || uri.Type != gjson.String || (e.Condition != CondCall && e.Condition != CondUnknownName) {
 		return
 	}
+	e.unknownResource(uri.Str)
+	made := "T-RES-1: the URI was made up by the checker"
 	if e.Version == envelope.V20260728 {
-		e.Error, e.EmptyContents = must("T-RES-1: the URI was made up by the checker"), must("T-RES-2")
+		e.Error, e.Codes, e.Code, e.EmptyContents = must(made), []int{envelope.CodeInvalidParams}, must("T-RES-1"), must("T-RES-2")
 		return
 	}
-	e.Error = should("T-RES-1: the URI was made up by the checker")
+	e.Error, e.Codes, e.Code = should(made), []int{envelope.CodeResourceNotFound}, should("T-ERR-6")
 }
 
 // complete: completion/complete with a malformed reference, or one to a
