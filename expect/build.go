@@ -238,6 +238,16 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 			e.Status, e.StatusWant = []int{405}, should("T-HTTP-13")
 		case e.HTTPMethod == "GET":
 			e.Status, e.StatusWant = []int{200, 405}, must("T-HTTP-12")
+			if f != nil && f.Session {
+				// The client's session may have ended (404, T-SESS-3) or
+				// not been sent (400, T-SESS-2); only the checker knows
+				// its own is live (expect-session: live).
+				if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
+					e.Status = append(e.Status, 404)
+				} else {
+					e.Status = append(e.Status, 400)
+				}
+			}
 		case e.HTTPMethod == "DELETE":
 			e.Status, e.StatusWant = []int{200, 202, 204, 405}, open("T-SESS-4: a server may accept the end of a session or refuse it with 405")
 		}

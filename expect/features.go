@@ -213,13 +213,20 @@ func (e *Expectation) complete(req *envelope.Message) {
 }
 
 // session applies a fixture's knowledge of the 2025-xx session it sent
-// (none, or an id the server never issued) to what the facts say of
+// (its own live one, none, or an id the server never issued) to what the
+// facts say of
 // the server: only a server that issued a session id relies on it.
 func (e *Expectation) session(kind string) {
 	if e.Version == envelope.V20260728 || e.HTTPMethod == "" || e.Facts == nil || !e.Facts.Session {
 		return
 	}
 	switch kind {
+	case "live":
+		// The checker's own session, open: no session rule excuses a
+		// status.
+		if e.Condition == CondHTTPMethod {
+			e.Status = slices.DeleteFunc(e.Status, func(st int) bool { return st == 400 || st == 404 })
+		}
 	case "none":
 		// T-SESS-2: refused with 400 before the body matters: the id
 		// may be missing (DESIGN, transport-level rejections).

@@ -32,9 +32,10 @@ import (
 //	expect-id: optional | lenient    the error may leave the id out (lenient: that warns)
 //	expect-body: optional            the rejection may come without a body
 //	expect-condition: TEXT           how reports name the condition
-//	expect-session: none | unknown   the request carries no session id, or one the
-//	                                 server never issued (judged only when the facts
-//	                                 show the server issued one)
+//	expect-session: none | unknown | live
+//	                                 the request carries no session id, one the server
+//	                                 never issued, or the run's own open one (judged
+//	                                 only when the facts show the server issued one)
 //	expect-missing: true             what the request names does not exist: the
 //	                                 fixture made it up (a resource URI)
 type Override struct {
@@ -140,8 +141,8 @@ func (o *Override) Set(key, value string) error {
 	case "expect-missing":
 		o.missing, err = strconv.ParseBool(value)
 	case "expect-session":
-		if value != "none" && value != "unknown" {
-			return fmt.Errorf("%q: want none or unknown", value)
+		if value != "none" && value != "unknown" && value != "live" {
+			return fmt.Errorf("%q: want none, unknown or live", value)
 		}
 		o.session = value
 	default:
