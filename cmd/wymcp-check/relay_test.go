@@ -225,3 +225,50 @@ func TestWatcherHeldLines(t *testing.T) {
 		t.Errorf("lines:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A request the client cancelled is owed no reply: its stream may end
+// without one (T-STDIO-7). The same stream without the cancellation
+// leaves the request unanswered (RPC1006). The recording carries what
+// the relay knew, so lint judges it the same way.
+func TestWatcherCancelledRequest(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	req := []byte(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
+	cancel := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	hdr := http.Header{"Mcp-Session-Id": {"s-1"}, "Mcp-Protocol-Version": {"2025-11-25"}, "Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name     string
+		cancel   bool
+		fails    bool
+		override string
+	}{
+		{name: "cancelled", cancel: true, override: `"expect":{"expect-reply":"false"}`},
+		{name: "not cancelled", fails: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := &watchOutput{w: &bytes.Buffer{}}
+			w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &bytes.Buffer{}
+			w.record = rec
+			w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/list", ID: "5",
+				HTTP: &proxy.HTTPMeta{Request: 1, Method: "POST", Endpoint: true, Header: hdr}})
+			if tc.cancel {
+				w.Message(proxy.Observation{Seq: 2, Dir: proxy.ClientToServer, Time: at, Raw: cancel, Kind: proxy.KindNotification, Method: "notifications/cancelled",
+					HTTP: &proxy.HTTPMeta{Request: 2, Method: "POST", Endpoint: true, Header: hdr}})
+			}
+			ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20251125,
+				Request:  envelope.Request{Method: "POST", Header: hdr, Body: req},
+				Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(": working\n\n")}}
+			w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/list", Sent: at, Done: at, RequestSeq: 1, Exchange: ex})
+			got := out.w.(*bytes.Buffer).String()
+			if fails := strings.Contains(got, "fail RPC1006"); fails != tc.fails {
+				t.Errorf("RPC1006 fails: %v, want %v; lines:\n%s", fails, tc.fails, got)
+			}
+			if tc.override != "" && !strings.Contains(rec.String(), tc.override) {
+				t.Errorf("recording lacks %s:\n%s", tc.override, rec)
+			}
+		})
+	}
+}

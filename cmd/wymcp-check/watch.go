@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -131,6 +132,12 @@ type watcher struct {
 	client  *clientJudge
 	lastSeq uint64
 
+	// cancelled are the client's requests it cancelled with
+	// notifications/cancelled (by session and id): no reply is owed to
+	// them (the receiver SHOULD NOT answer, T-STDIO-7). Bounded by
+	// maxCancelled; the oldest half goes when it fills.
+	cancelled map[string]bool
+
 	server    tallies // exchanges judged, and how
 	cTally    tallies // client messages judged, and how
 	notJudged int
@@ -158,9 +165,49 @@ func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watche
 // from that request, as for check, send and lint. The secrets seen on
 // the way (--header, the client's Authorization) go to the echo checks,
 // which never quote them.
-func (w *watcher) judge(fixture string, ex *envelope.Exchange) ([]checks.Verdict, *expect.Expectation) {
-	exp := expect.Build(ex, w.facts, nil)
+func (w *watcher) judge(fixture string, ex *envelope.Exchange, ov *expect.Override) ([]checks.Verdict, *expect.Expectation) {
+	exp := expect.Build(ex, w.facts, ov)
 	return checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: w.contract, Schemas: w.schemas, Secrets: w.red.Secrets()}, checks.All()), exp
+}
+
+// maxCancelled bounds the cancellations remembered.
+const maxCancelled = 4096
+
+// cancelKey names a request by its session (HTTP) and id.
+func cancelKey(h http.Header, id string) string {
+	return envelope.HeaderGet(h, "Mcp-Session-Id") + "\x00" + id
+}
+
+// noteCancel remembers a request the client cancelled.
+func (w *watcher) noteCancel(o *proxy.Observation) {
+	if o.Dir != proxy.ClientToServer || o.Method != "notifications/cancelled" || o.Oversized {
+		return
+	}
+	id := gjson.GetBytes(o.Raw, "params.requestId")
+	if !id.Exists() {
+		return
+	}
+	var h http.Header
+	if o.HTTP != nil {
+		h = o.HTTP.Header
+	}
+	if w.cancelled == nil || len(w.cancelled) >= maxCancelled {
+		w.cancelled = map[string]bool{}
+	}
+	w.cancelled[cancelKey(h, id.Raw)] = true
+}
+
+// override is what the relay knows of an exchange beyond its bytes: a
+// request the client cancelled is owed no reply. The transcript carries
+// it, so lint judges the exchange the same way.
+func (w *watcher) override(ex *envelope.Exchange) *expect.Override {
+	id := gjson.GetBytes(ex.Request.Body, "id")
+	if !id.Exists() || !w.cancelled[cancelKey(ex.Request.Header, id.Raw)] {
+		return nil
+	}
+	ov := &expect.Override{}
+	_ = ov.Set("expect-reply", "false") // a constant line of the vocabulary
+	return ov
 }
 
 // learn takes in what an exchange declares about the server, and records
@@ -189,6 +236,7 @@ func (w *watcher) Message(o proxy.Observation) {
 	var vs []checks.Verdict
 	switch {
 	case o.Dir == proxy.ClientToServer:
+		w.noteCancel(&o)
 		if t := clientTraffic(&o); t != nil {
 			vs = w.client.take(t, w.facts)
 			text += w.traffic(t)
@@ -331,7 +379,8 @@ func (w *watcher) exchange(p proxy.Pair) string {
 			b.WriteString(w.line(reply, "") + w.body(reply))
 		}
 	default:
-		vs, exp := w.judge(fixture, ex)
+		ov := w.override(ex)
+		vs, exp := w.judge(fixture, ex, ov)
 		verdict := w.tally(vs)
 		switch {
 		case reply != nil:
@@ -342,7 +391,7 @@ func (w *watcher) exchange(p proxy.Pair) string {
 			fmt.Fprintf(&b, "%s   %s: %s  %s\n", stamp(p.Done), report.Sanitize(fixture), noReplyText(ex), verdict)
 		}
 		b.WriteString(w.findings(vs))
-		b.WriteString(w.keep(fixture, ex, exp, vs))
+		b.WriteString(w.keep(fixture, ex, ov, exp, vs))
 		b.WriteString(w.learn(ex))
 	}
 	return b.String()
@@ -409,10 +458,10 @@ func (w *watcher) findings(vs []checks.Verdict) string {
 
 // keep records and reports one judged exchange; it returns the line
 // of a write error, once per kind.
-func (w *watcher) keep(fixture string, ex *envelope.Exchange, exp *expect.Expectation, vs []checks.Verdict) string {
+func (w *watcher) keep(fixture string, ex *envelope.Exchange, ov *expect.Override, exp *expect.Expectation, vs []checks.Verdict) string {
 	var text string
 	if w.record != nil {
-		if err := transcript.Write(w.record, fixture, w.scrubbed(ex), nil); err != nil {
+		if err := transcript.Write(w.record, fixture, w.scrubbed(ex), ov); err != nil {
 			text += w.failOnce("--record: " + err.Error())
 		}
 	}
