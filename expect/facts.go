@@ -290,6 +290,37 @@ func ParseFacts(raw []byte) (*Facts, error) {
 	return f, err
 }
 
+// Forget drops the list a list-changed notification from the server
+// says is stale: tools, prompts, or resources and templates. Until the
+// next full listing, a name missing from it is no longer known to be
+// unknown, and a schema no longer binds a call. f itself is unchanged.
+func (f *Facts) Forget(notification string) *Facts {
+	if f == nil {
+		return f
+	}
+	n := *f
+	switch notification {
+	case "notifications/tools/list_changed":
+		if !f.ToolsListed && f.Tools == nil {
+			return f
+		}
+		n.Tools, n.ToolsListed, n.ToolOrder = nil, false, nil
+	case "notifications/prompts/list_changed":
+		if !f.PromptsListed && f.Prompts == nil {
+			return f
+		}
+		n.Prompts, n.PromptsListed = nil, false
+	case "notifications/resources/list_changed":
+		if !f.ResourcesListed && !f.TemplatesListed && f.Resources == nil && f.Templates == nil {
+			return f
+		}
+		n.Resources, n.ResourcesListed, n.Templates, n.TemplatesListed = nil, false, nil, false
+	default:
+		return f
+	}
+	return &n
+}
+
 // Learn returns the facts an observed exchange adds to f (nil: none yet):
 // what a server declares in answering initialize (its version and
 // capabilities, and the capabilities the client declared), server/discover

@@ -272,3 +272,43 @@ func TestWatcherCancelledRequest(t *testing.T) {
 		})
 	}
 }
+
+// A list-changed notification makes the listed tools stale: a call the
+// old inputSchema forbids may be valid under the new one, so it is not
+// judged against the old (the twin without the notification is).
+func TestWatcherForgetsChangedLists(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	list := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	listed := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"add","inputSchema":{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}}]}}`)
+	changed := []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	call := []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":"x"}}}`)
+	served := []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x"}]}}`)
+	for _, tc := range []struct {
+		name    string
+		changed bool
+		fails   bool
+	}{
+		{name: "list changed", changed: true},
+		{name: "list unchanged", fails: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := &watchOutput{w: &bytes.Buffer{}}
+			w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdio := func(req, reply []byte) *envelope.Exchange {
+				return &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125, Request: envelope.Request{Body: req}, Response: &envelope.Response{Messages: [][]byte{reply}}}
+			}
+			w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/list", Sent: at, Done: at, Exchange: stdio(list, listed)})
+			if tc.changed {
+				w.Message(proxy.Observation{Seq: 3, Dir: proxy.ServerToClient, Time: at, Raw: changed, Kind: proxy.KindNotification, Method: "notifications/tools/list_changed"})
+			}
+			w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/call", Sent: at, Done: at, Exchange: stdio(call, served)})
+			got := out.w.(*bytes.Buffer).String()
+			if fails := strings.Contains(got, "fail PRO1004"); fails != tc.fails {
+				t.Errorf("PRO1004 fails: %v, want %v; lines:\n%s", fails, tc.fails, got)
+			}
+		})
+	}
+}

@@ -213,7 +213,12 @@ func (w *watcher) override(ex *envelope.Exchange) *expect.Override {
 // learn takes in what an exchange declares about the server, and records
 // the new facts, so lint of the recording judges what follows with them.
 func (w *watcher) learn(ex *envelope.Exchange) string {
-	f := w.facts.Learn(ex)
+	return w.setFacts(w.facts.Learn(ex))
+}
+
+// setFacts makes f the facts later replies are judged with, and records
+// them when they changed.
+func (w *watcher) setFacts(f *expect.Facts) string {
 	if f == w.facts {
 		return ""
 	}
@@ -242,6 +247,9 @@ func (w *watcher) Message(o proxy.Observation) {
 			text += w.traffic(t)
 			text += w.keepClient(t.Fixture, vs)
 		}
+	case o.Kind == proxy.KindNotification && !o.Oversized:
+		// A list the server says changed is no longer known in full.
+		text += w.setFacts(w.facts.Forget(o.Method))
 	case o.Kind == proxy.KindRequest:
 		if t := serverRequestTraffic(&o); t != nil {
 			w.client.take(t, w.facts)
