@@ -49,18 +49,26 @@ for _ in $(seq 100); do
 done
 
 now_ms() { date +%s%3N; }
+# The server's CPU time (user + system, in ms): what answering cost it,
+# the floor under any client's wall time.
+tick_ms=$((1000 / $(getconf CLK_TCK)))
+server_cpu_ms() { awk -v t="$tick_ms" '{print ($14 + $15) * t}' "/proc/$server_pid/stat"; }
 suite_ms=()
 check_ms=()
+check_cpu=()
 echo "server-everything at $url; suite on $($suite_node --version); $runs alternating runs"
 for i in $(seq "$runs"); do
   t0=$(now_ms)
   "$suite_node" "$suite" server --url "$url" >"$work/suite.out" 2>&1 || true
   t1=$(now_ms)
+  c1=$(server_cpu_ms)
   "$work/wymcp-check" check --format json -o "$work/check.json" "$url" >/dev/null 2>&1 || true
   t2=$(now_ms)
+  c2=$(server_cpu_ms)
   suite_ms+=($((t1 - t0)))
   check_ms+=($((t2 - t1)))
-  echo "run $i: conformance $((t1 - t0)) ms, wymcp-check $((t2 - t1)) ms"
+  check_cpu+=($((c2 - c1)))
+  echo "run $i: conformance $((t1 - t0)) ms, wymcp-check $((t2 - t1)) ms (the server's CPU during it: $((c2 - c1)) ms)"
 done
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
@@ -69,4 +77,5 @@ mc=$(median "${check_ms[@]}")
 fixtures=$(grep -o '"fixture":"[^"]*"' "$work/check.json" | sort -u | wc -l)
 echo "conformance $(tail -1 "$work/suite.out")"
 echo "wymcp-check judged $fixtures fixtures and exchanges"
+echo "median server CPU during wymcp-check: $(median "${check_cpu[@]}") ms"
 echo "median: conformance $ms ms, wymcp-check $mc ms, ratio $(awk -v c="$mc" -v s="$ms" 'BEGIN {printf "%.3f", c / s}')"
