@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -120,11 +123,54 @@ func stdioEx(req string, rep []byte) *envelope.Exchange {
 func judgeBench(b *testing.B, ex *envelope.Exchange) {
 	b.Helper()
 	in := checks.Input{Fixture: "hostile", Exchange: ex, Schemas: checks.ProtocolSchemas(schema.NewRegistry())}
+	server := 0 // the client area judges what a client sends, not replies
+	for _, c := range checks.All() {
+		if c.Area != checks.AreaClient {
+			server++
+		}
+	}
 	b.ReportAllocs()
+	stop := peakHeap(b)
 	for b.Loop() {
 		vs := checks.Judge(in, checks.All())
-		if len(vs) != len(checks.All()) {
-			b.Fatalf("%d verdicts for %d checks", len(vs), len(checks.All()))
+		if len(vs) != server {
+			b.Fatalf("%d verdicts for %d checks", len(vs), server)
+		}
+	}
+	stop()
+}
+
+// peakHeap samples the heap (live objects and garbage not yet swept)
+// while the benchmark runs and reports its peak above where it started,
+// in MB: what judging one exchange needs at once, beside B/op, which
+// counts every allocation however short-lived.
+func peakHeap(b *testing.B) (stop func()) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	base := read()
+	var peak uint64
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if h := read(); h > peak {
+				peak = h
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if peak > base {
+			b.ReportMetric(float64(peak-base)/(1<<20), "peak-MB")
 		}
 	}
 }
