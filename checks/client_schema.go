@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -123,19 +124,18 @@ judged.`,
 		if version == "" {
 			version = envelope.V20251125
 		}
-		ts, cerr := t.InputSchema(version)
-		if cerr != nil {
-			return Skip("the tool's inputSchema does not compile (SCH1002 judges it)")
-		}
 		in := []byte("{}")
 		if args.Exists() {
 			in = []byte(args.Raw)
 		}
-		probs := ts.Validate(in)
-		if version == envelope.V20250618 && !schema.Declared(t.Input) {
-			if d7, err := t.InputSchemaDraft7(); err == nil && (len(d7.Validate(in)) > 0) != (len(probs) > 0) {
-				return Skip("2020-12 and draft-07 disagree on these arguments, and 2025-06-18 names no dialect (AMB-15)")
-			}
+		probs, agree, err := t.CheckArgs(in, version)
+		switch {
+		case errors.Is(err, schema.ErrBeyondBounds):
+			return err
+		case err != nil:
+			return Skip("the tool's inputSchema does not compile (SCH1002 judges it)")
+		case !agree:
+			return Skip("2020-12 and draft-07 disagree on these arguments, and 2025-06-18 names no dialect (AMB-15)")
 		}
 		for _, e := range probs {
 			for _, pr := range e.Problems {

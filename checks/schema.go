@@ -23,7 +23,7 @@ func (p protocolSchemas) ValidateReply(version, method string, raw []byte) ([]en
 	if err != nil {
 		return nil, err
 	}
-	return set.ValidateReply(method, raw), nil
+	return set.ValidateReply(method, raw)
 }
 
 // UserSchema validates replies against a protocol schema the user gave
@@ -33,7 +33,7 @@ func UserSchema(u *schema.UserSchema) SchemaValidator { return userSchema{u} }
 type userSchema struct{ u *schema.UserSchema }
 
 func (s userSchema) ValidateReply(_, method string, raw []byte) ([]envelope.DistilledEntry, error) {
-	return s.u.ValidateReply(method, raw), nil
+	return s.u.ValidateReply(method, raw)
 }
 
 var ToolSchemas = &Check{
@@ -133,7 +133,11 @@ must conform is not stated (AMB-13), so such results are not judged.`,
 		if cerr != nil {
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
 		}
-		for _, e := range ts.Validate([]byte(sc.Raw)) {
+		entries, err := ts.Validate([]byte(sc.Raw))
+		if err != nil {
+			return err // beyond the validator's bounds: could not judge
+		}
+		for _, e := range entries {
 			for _, pr := range e.Problems {
 				p.Failf("result.structuredContent"+strings.ReplaceAll(e.Location, "/", "."), "%s", pr)
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
-	"github.com/wymcp/wymcp-check/schema"
 )
 
 // Build says what a conforming reply to ex's request is, from the request
@@ -573,24 +572,16 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		return
 	}
 	e.Tool = &ToolCall{Name: t.Name}
-	ts, err := t.inputSchema(e.Version)
-	if err != nil {
-		return // SCH1002 judges the schema; the arguments cannot be
-	}
 	in := []byte("{}")
 	if args.Exists() {
 		in = []byte(args.Raw)
 	}
-	probs := ts.Validate(in)
-	if e.Version == envelope.V20250618 && !schema.Declared(t.Input) {
-		// 2025-06-18 names no dialect (AMB-15): the arguments are judged
-		// under 2020-12 and under draft-07, its own schema's dialect; what
-		// only one reading forbids is no sure refusal.
-		if d7, err := t.inputSchemaDraft7(); err == nil {
-			if p7 := d7.Validate(in); (len(p7) > 0) != (len(probs) > 0) {
-				return // running the tool and refusing it are both right
-			}
-		}
+	probs, agree, err := t.CheckArgs(in, e.Version)
+	if err != nil || !agree {
+		// SCH1002 judges a schema that does not compile; arguments beyond
+		// the validator's bounds, or that 2025-06-18's two readings judge
+		// apart (AMB-15), make running the tool and refusing it both right.
+		return
 	}
 	if len(probs) > 0 {
 		e.Tool.Refusal, e.Tool.Problems = must("T-TOOL-8; tools page: servers MUST validate tool inputs"), probs

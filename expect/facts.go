@@ -129,21 +129,37 @@ func (t *Tool) InputSchema(version string) (*schema.ToolSchema, error) { return 
 // reading 2025-06-18 allows (AMB-15).
 func (t *Tool) InputSchemaDraft7() (*schema.ToolSchema, error) { return t.inputSchemaDraft7() }
 
-// Rejects reports whether the tool's own inputSchema rejects args under
-// every reading version allows (2025-06-18 also reads it as draft-07,
-// AMB-15). A schema that does not compile shows nothing rejected: the
-// checker cannot tell, so it must assume the tool would run.
-func (t *Tool) Rejects(args []byte, version string) bool {
+// CheckArgs validates a call's arguments against the tool's inputSchema
+// as version reads it. agree is false when the readings 2025-06-18
+// allows for a schema that names no dialect (2020-12 and draft-07,
+// AMB-15) disagree: then neither refusing nor running the call is sure.
+// err: the schema does not compile, or the arguments are beyond what the
+// checker validates (schema.ErrBeyondBounds); either way nothing is known.
+func (t *Tool) CheckArgs(args []byte, version string) (probs []envelope.DistilledEntry, agree bool, err error) {
 	s, err := t.inputSchema(version)
-	if err != nil || len(s.Validate(args)) == 0 {
-		return false
+	if err != nil {
+		return nil, false, err
 	}
-	if version == envelope.V20250618 {
-		if s7, err := t.inputSchemaDraft7(); err == nil && len(s7.Validate(args)) == 0 {
-			return false
+	if probs, err = s.Validate(args); err != nil {
+		return nil, false, err
+	}
+	if version == envelope.V20250618 && !schema.Declared(t.Input) {
+		if d7, err := t.inputSchemaDraft7(); err == nil {
+			p7, err := d7.Validate(args)
+			if err != nil || (len(p7) > 0) != (len(probs) > 0) {
+				return probs, false, nil
+			}
 		}
 	}
-	return true
+	return probs, true, nil
+}
+
+// Rejects reports whether the tool's own inputSchema surely rejects args
+// (every reading the version allows). A schema or arguments the checker
+// cannot judge show nothing rejected: it must assume the tool would run.
+func (t *Tool) Rejects(args []byte, version string) bool {
+	probs, agree, err := t.CheckArgs(args, version)
+	return err == nil && agree && len(probs) > 0
 }
 
 // Tool finds a listed tool by name; nil when the server did not list it.

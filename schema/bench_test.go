@@ -55,7 +55,7 @@ func garbageSizes(t testing.TB) (tree, distilled int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := s.ValidateReply("tools/list", []byte(garbageReply))
+	d := valid(t)(s.ValidateReply("tools/list", []byte(garbageReply)))
 	distJSON, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func BenchmarkValidateReply(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
-				s.ValidateReply(c.method, raw)
+				valid(b)(s.ValidateReply(c.method, raw))
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -16,6 +18,23 @@ const maxJSONDepth = envelope.MaxDepth
 var (
 	errNotJSON = errors.New("not valid json")
 	errTooDeep = errors.New("json nested deeper than 512 levels")
+)
+
+// ErrBeyondBounds marks an instance the checker does not validate: it
+// holds a number the validator reads in time that grows faster than its
+// length (the exact rational math/big makes of it: quadratic in the
+// digits, exponential in the exponent's length). Judging it would let a
+// reply of a few bytes take minutes, so the verdict is "could not judge",
+// never a finding of the server (DESIGN: the checker's own limits).
+var ErrBeyondBounds = errors.New("beyond what the checker validates")
+
+// Bounds on a number the validator reads: the digits of a number far
+// longer than any value a protocol or tool carries, and an exponent past
+// what float64 and every schema bound in practice use. Within them a
+// number costs the validator microseconds.
+const (
+	maxNumberLen = 4096
+	maxExponent  = 400
 )
 
 // decode parses one JSON value the way the validator wants it: objects,
@@ -32,13 +51,19 @@ func decode(raw []byte) (any, error) {
 		return nil, errNotJSON
 	}
 	p := parser{s: string(raw)}
-	return p.value(), nil
+	v := p.value()
+	if p.beyond != "" {
+		return nil, fmt.Errorf("%w: %s", ErrBeyondBounds, p.beyond)
+	}
+	return v, nil
 }
 
 // parser reads valid JSON; it relies on gjson.ValidBytes for every check.
 type parser struct {
 	s string
 	i int
+	// beyond says why a number is out of bounds, for the first one.
+	beyond string
 }
 
 func (p *parser) skip() {
@@ -109,7 +134,11 @@ func (p *parser) value() any {
 		for p.i < len(p.s) && strings.IndexByte("+-.0123456789eE", p.s[p.i]) >= 0 {
 			p.i++
 		}
-		return json.Number(p.s[start:p.i])
+		n := p.s[start:p.i]
+		if p.beyond == "" {
+			p.beyond = numberBeyond(n)
+		}
+		return json.Number(n)
 	}
 }
 
@@ -133,4 +162,28 @@ func (p *parser) str() string {
 		}
 		p.i++
 	}
+}
+
+// numberBeyond says why a valid JSON number literal is beyond the
+// validator's bounds; "" when it is within them.
+func numberBeyond(n string) string {
+	if len(n) > maxNumberLen {
+		return fmt.Sprintf("a number of %d characters (at most %d are validated)", len(n), maxNumberLen)
+	}
+	i := strings.IndexAny(n, "eE")
+	if i < 0 {
+		return ""
+	}
+	exp := strings.TrimLeft(strings.TrimLeft(n[i+1:], "+-"), "0")
+	if len(exp) > 3 || (len(exp) == 3 && exp > strconv.Itoa(maxExponent)) {
+		return fmt.Sprintf("a number with exponent %s (at most %d is validated)", clipNumber(n[i+1:]), maxExponent)
+	}
+	return ""
+}
+
+func clipNumber(s string) string {
+	if len(s) > 20 {
+		return s[:20] + "…"
+	}
+	return s
 }

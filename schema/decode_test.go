@@ -3,10 +3,12 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
 // TestDecodeMatchesEncodingJSON checks the fast decoder against
@@ -70,8 +72,49 @@ func TestDecodeBoundsNesting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := s.ValidateReply("tools/list", deep)
+	got := valid(t)(s.ValidateReply("tools/list", deep))
 	if len(got) != 1 || got[0].Problems[0] != "json nested deeper than 512 levels" {
 		t.Errorf("ValidateReply = %v", got)
+	}
+}
+
+// valid takes a validation's entries, failing the test on an error (an
+// instance beyond the validator's bounds, which these tests never give).
+func valid(tb testing.TB) func([]envelope.DistilledEntry, error) []envelope.DistilledEntry {
+	return func(es []envelope.DistilledEntry, err error) []envelope.DistilledEntry {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return es
+	}
+}
+
+// A number the validator would read in super-linear time is not
+// validated: the error says so, and a number within the bounds is read.
+func TestNumberBounds(t *testing.T) {
+	s, err := NewRegistry().Version("2025-11-25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("9", maxNumberLen+1)
+	for _, c := range []struct {
+		id     string
+		beyond bool
+	}{
+		{"1", false},
+		{strings.Repeat("9", maxNumberLen), false},
+		{long, true},
+		{"1e400", false},
+		{"1E+0400", false},
+		{"1e401", true},
+		{"1e-401", true},
+		{"1e1000000", true},
+	} {
+		reply := `{"jsonrpc":"2.0","id":1,"result":{"tools":[],"x":` + c.id + `}}`
+		_, err := s.ValidateReply("tools/list", []byte(reply))
+		if got := errors.Is(err, ErrBeyondBounds); got != c.beyond {
+			t.Errorf("number %.30s: beyond bounds %v (%v), want %v", c.id, got, err, c.beyond)
+		}
 	}
 }

@@ -64,7 +64,7 @@ func TestDistillData(t *testing.T) {
 			if err := json.Unmarshal([]byte(parts["want.json"]), &want); err != nil {
 				t.Fatalf("want.json: %v", err)
 			}
-			got := ts.Validate([]byte(parts["instance.json"]))
+			got := valid(t)(ts.Validate([]byte(parts["instance.json"])))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s(-want +got):\n%s", comment, diff)
 			}

@@ -40,7 +40,7 @@ func TestGenerateValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if es := ts.Validate(args); es != nil {
+			if es := valid(t)(ts.Validate(args)); es != nil {
 				t.Errorf("generated %s is invalid: %v", args, es)
 			}
 		})
@@ -78,7 +78,7 @@ func TestGenerateViolations(t *testing.T) {
 					t.Errorf("duplicate violation name %s", v.Name)
 				}
 				seen[v.Name] = true
-				if es := ts.Validate(v.Args); es == nil {
+				if es := valid(t)(ts.Validate(v.Args)); es == nil {
 					t.Errorf("%s (%s): %s is valid", v.Name, v.Why, v.Args)
 				}
 				var obj map[string]any

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -87,13 +88,17 @@ func (s *Set) Covers(defName string) bool { return s.covers[defName] }
 // (for any method); otherwise as a result response whose result is the
 // method's result type. For a method the Set does not know only the
 // envelope and the generic result are checked. It returns nil when the
-// reply is valid.
-func (s *Set) ValidateReply(method string, raw []byte) []envelope.DistilledEntry {
+// reply is valid, and an error (ErrBeyondBounds) when the checker does
+// not validate it.
+func (s *Set) ValidateReply(method string, raw []byte) ([]envelope.DistilledEntry, error) {
 	v, err := decode(raw)
-	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}
+	if errors.Is(err, ErrBeyondBounds) {
+		return nil, err
 	}
-	return Distill(s.pick(method, v).Validate(v))
+	if err != nil {
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
+	}
+	return Distill(s.pick(method, v).Validate(v)), nil
 }
 
 func (s *Set) pick(method string, v any) *jsonschema.Schema {

@@ -129,7 +129,7 @@ func TestValidateReply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := s.ValidateReply(c.method, []byte(c.reply))
+			got := valid(t)(s.ValidateReply(c.method, []byte(c.reply)))
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("%s %s (-want +got):\n%s", c.version, c.method, diff)
 			}
@@ -158,7 +158,7 @@ func TestRegistryCompilesOnceConcurrently(t *testing.T) {
 				return
 			}
 			sets[i] = s
-			if got := s.ValidateReply("tools/list", []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)); len(got) == 0 {
+			if got := valid(t)(s.ValidateReply("tools/list", []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))); len(got) == 0 {
 				t.Error("an invalid reply passed")
 			}
 		}()

@@ -90,13 +90,17 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 func (t *ToolSchema) Dialect() string { return t.dialect }
 
 // Validate validates instance, one JSON value (tool arguments, structured
-// content), and returns nil when it is valid.
-func (t *ToolSchema) Validate(instance []byte) []envelope.DistilledEntry {
+// content), and returns nil when it is valid; an error (ErrBeyondBounds)
+// when the checker does not validate it.
+func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error) {
 	v, err := decode(instance)
-	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}
+	if errors.Is(err, ErrBeyondBounds) {
+		return nil, err
 	}
-	return Distill(t.schema.Validate(v))
+	if err != nil {
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
+	}
+	return Distill(t.schema.Validate(v)), nil
 }
 
 // valid reports whether an already decoded value is valid.
@@ -124,6 +128,9 @@ func parseSchemaDoc(raw []byte) (any, error) {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrSchemaBounds, maxSchemaBytes)
 	}
 	doc, err := decode(raw)
+	if errors.Is(err, ErrBeyondBounds) {
+		return nil, fmt.Errorf("%w: %w", ErrSchemaBounds, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func TestToolSchemaValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(c.want, ts.Validate([]byte(c.instance))); diff != "" {
+			if diff := cmp.Diff(c.want, valid(t)(ts.Validate([]byte(c.instance)))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

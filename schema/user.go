@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -140,26 +141,29 @@ func (u *UserSchema) Path() string { return u.path }
 // defines the method's result type, the result against that type (an
 // input_required result against InputRequiredResult when the file has
 // it). It returns nil when the reply is valid.
-func (u *UserSchema) ValidateReply(method string, raw []byte) []envelope.DistilledEntry {
+func (u *UserSchema) ValidateReply(method string, raw []byte) ([]envelope.DistilledEntry, error) {
 	v, err := decode(raw)
+	if errors.Is(err, ErrBeyondBounds) {
+		return nil, err
+	}
 	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
 	}
 	out := Distill(u.message.Validate(v))
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return out
+		return out, nil
 	}
 	result, ok := obj["result"]
 	if _, isError := obj["error"]; !ok || isError {
-		return out
+		return out, nil
 	}
 	sch := u.results[method]
 	if r, ok := result.(map[string]any); ok && r["resultType"] == resultTypeInputReq && u.inputRequired != nil {
 		sch = u.inputRequired
 	}
 	if sch == nil {
-		return out
+		return out, nil
 	}
-	return mergeEntries(out, prefixEntries("/result", Distill(sch.Validate(result))))
+	return mergeEntries(out, prefixEntries("/result", Distill(sch.Validate(result)))), nil
 }

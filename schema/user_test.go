@@ -62,7 +62,7 @@ func TestUserSchemaValidateReply(t *testing.T) {
 		{"tools/list", `nope`, entries{{Location: "", Problems: []string{"not valid json"}}}},
 	}
 	for _, c := range cases {
-		if diff := cmp.Diff(c.want, u.ValidateReply(c.method, []byte(c.reply))); diff != "" {
+		if diff := cmp.Diff(c.want, valid(t)(u.ValidateReply(c.method, []byte(c.reply)))); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", c.method, c.reply, diff)
 		}
 	}
@@ -114,7 +114,7 @@ func TestUserSchemaOfficial(t *testing.T) {
 			}
 			loaded[c.version] = u
 		}
-		got := u.ValidateReply(c.method, []byte(c.reply))
+		got := valid(t)(u.ValidateReply(c.method, []byte(c.reply)))
 		if diff := cmp.Diff(c.want, got); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", c.version, c.method, diff)
 		}
@@ -141,7 +141,7 @@ func TestDistillSizeOnGarbageMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := u.ValidateReply("", []byte(garbage))
+	d := valid(t)(u.ValidateReply("", []byte(garbage)))
 	dist, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
