@@ -32,19 +32,28 @@ spec-defined only warns: the spec may define keys the checker has not
 learned yet.`,
 	Run: func(p *Pass) error {
 		n := 0
+		stack := make([]string, 0, 16)
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() {
 				continue
 			}
-			walkMeta(m.Root(), msgPath(p, i), func(path string, meta gjson.Result) {
+			walkMeta(m.Root(), stack, func(at []string, meta gjson.Result) {
 				n++
 				meta.ForEach(func(k, _ gjson.Result) bool {
-					kp := envelope.JoinPath(path, k.Str)
+					// The path is built only for a finding: a long stream
+					// of clean messages costs no strings.
+					kp := func() string {
+						path := msgPath(p, i)
+						for _, s := range at {
+							path = envelope.JoinPath(path, s)
+						}
+						return envelope.JoinPath(path, k.Str)
+					}
 					switch {
 					case !metaKeyRE.MatchString(k.Str):
-						p.Failf(kp, "_meta key %s does not follow the [prefix/]name grammar (T-META-1)", Quote(k.Str, quoteN))
+						p.Failf(kp(), "_meta key %s does not follow the [prefix/]name grammar (T-META-1)", Quote(k.Str, quoteN))
 					case reservedPrefix(k.Str, p.Expect.Version) && !slices.Contains(knownMetaKeys, k.Str):
-						p.Warnf(kp, "_meta key %s uses a prefix the spec reserves, and is not a key the checker knows the spec to define (T-META-2)", Quote(k.Str, quoteN))
+						p.Warnf(kp(), "_meta key %s uses a prefix the spec reserves, and is not a key the checker knows the spec to define (T-META-2)", Quote(k.Str, quoteN))
 					}
 					return true
 				})
@@ -90,24 +99,27 @@ func reservedPrefix(key, version string) bool {
 // walkMeta calls fn for every _meta object under v: the protocol's own
 // objects, not the free-form values inside them (a tool's output, a
 // schema, arguments, log or error data), where "_meta" is just a name.
-func walkMeta(v gjson.Result, path string, fn func(path string, meta gjson.Result)) {
+// at is the path to v as keys and array indexes; its backing array is
+// shared by the whole walk, so fn reads it and keeps nothing of it.
+func walkMeta(v gjson.Result, at []string, fn func(at []string, meta gjson.Result)) {
 	switch {
 	case v.IsObject():
 		v.ForEach(func(k, val gjson.Result) bool {
-			kp := envelope.JoinPath(path, k.Str)
 			switch {
 			case k.Str == "_meta" && val.IsObject():
-				fn(kp, val)
+				fn(append(at, k.Str), val)
 			case freeForm[k.Str]:
 			case val.IsObject() || val.IsArray():
-				walkMeta(val, kp, fn)
+				walkMeta(val, append(at, k.Str), fn)
 			}
 			return true
 		})
 	case v.IsArray():
 		i := 0
 		v.ForEach(func(_, val gjson.Result) bool {
-			walkMeta(val, path+"."+strconv.Itoa(i), fn)
+			if val.IsObject() || val.IsArray() {
+				walkMeta(val, append(at, strconv.Itoa(i)), fn)
+			}
 			i++
 			return true
 		})

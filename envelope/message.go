@@ -33,13 +33,18 @@ type Message struct {
 	// is read without it (Raw keeps every byte).
 	BOM  bool
 	root gjson.Result
-	// The members every check reads, found in one pass over the object
-	// (the first occurrence, as gjson's Get would): checks read them
-	// dozens of times per reply, and a path lookup rescans the object.
-	// Indexed like topKeys and errorKeys.
-	top     [6]gjson.Result
-	errm    [3]gjson.Result
-	scanned bool // top and errm are filled in
+	// members are the members every check reads, found in one pass over
+	// the object; nil until scanned, and for the lean messages of a long
+	// stream, whose every member is looked up afresh.
+	members *members
+}
+
+// members caches an object's members (the first occurrence, as gjson's
+// Get would): checks read them dozens of times per reply, and a path
+// lookup rescans the object. Indexed like topKeys and errorKeys.
+type members struct {
+	top  [6]gjson.Result
+	errm [3]gjson.Result
 }
 
 // topKeys and errorKeys name the cached members of a message and of its
@@ -52,6 +57,14 @@ var (
 // Parse reads raw bytes without changing them. It never fails: what is
 // wrong with the bytes is recorded for the checks to judge.
 func Parse(raw []byte) Message {
+	m := parseLean(raw)
+	m.scan()
+	return m
+}
+
+// parseLean is Parse without the member cache: a message of a long
+// stream costs its bytes and a few words, not a cache each.
+func parseLean(raw []byte) Message {
 	m := Message{Raw: raw, UTF8: utf8.Valid(raw)}
 	body := trimBOM(raw)
 	m.BOM = len(body) < len(raw)
@@ -62,15 +75,21 @@ func Parse(raw []byte) Message {
 	if m.Valid {
 		m.root = gjson.ParseBytes(body)
 		m.Duplicates = duplicates(m.root, make([]string, 0, 8), nil)
-		if m.root.IsObject() {
-			Members(m.root, topKeys[:], m.top[:])
-			if e := m.top[5]; e.IsObject() {
-				Members(e, errorKeys[:], m.errm[:])
-			}
-			m.scanned = true
-		}
 	}
 	return m
+}
+
+// scan fills the member cache of an object.
+func (m *Message) scan() {
+	if m.members != nil || !m.Valid || !m.root.IsObject() {
+		return
+	}
+	c := &members{}
+	Members(m.root, topKeys[:], c.top[:])
+	if e := c.top[5]; e.IsObject() {
+		Members(e, errorKeys[:], c.errm[:])
+	}
+	m.members = c
 }
 
 // bom is the UTF-8 encoding of U+FEFF.
@@ -182,16 +201,16 @@ func (m *Message) Get(path string) gjson.Result {
 	if !m.Valid {
 		return gjson.Result{}
 	}
-	if m.scanned {
+	if c := m.members; c != nil {
 		for i, k := range topKeys {
 			if path == k {
-				return m.top[i]
+				return c.top[i]
 			}
 		}
-		if strings.HasPrefix(path, "error.") && m.top[5].IsObject() {
+		if strings.HasPrefix(path, "error.") && c.top[5].IsObject() {
 			for i, k := range errorKeys {
 				if path[len("error."):] == k {
-					return m.errm[i]
+					return c.errm[i]
 				}
 			}
 		}

@@ -30,6 +30,12 @@ type Reply struct {
 // Has reports whether a response arrived.
 func (r *Reply) Has() bool { return r.Response != nil }
 
+// cachedMessages is how many messages of a reply get a member cache: a
+// reply's first messages, and its response, are read by every check;
+// the rest of a long stream is read once or twice each, and a cache each
+// would make its memory many times the stream's size.
+const cachedMessages = 64
+
 // MaxSSELine bounds one SSE line when a recorded body is split.
 const MaxSSELine = 16 << 20
 
@@ -70,8 +76,12 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	// Indexes, not pointers, until the slice stops growing: an append may
 	// move it.
 	first, garbage, match := -1, -1, -1
+	r.Messages = make([]Message, 0, len(raw))
 	for _, b := range raw {
-		m := Parse(b)
+		m := parseLean(b)
+		if len(r.Messages) < cachedMessages {
+			m.scan()
+		}
 		r.Messages = append(r.Messages, m)
 		i := len(r.Messages) - 1
 		if !m.IsObject() {
@@ -104,6 +114,9 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		r.Response = &r.Messages[first]
 	case garbage >= 0:
 		r.Response = &r.Messages[garbage]
+	}
+	if r.Response != nil {
+		r.Response.scan() // the message every check reads most
 	}
 	return r
 }

@@ -27,7 +27,14 @@ var ErrEventTooLarge = errors.New("sse event exceeds the size bound")
 // grammar says: lines end in LF, CR or CRLF; a blank line ends an event;
 // lines starting with ':' are comments (keep-alives).
 type SSEReader struct {
-	sc       *bufio.Scanner
+	sc *bufio.Scanner // a stream; nil for a body in memory
+	// mem is a body in memory, read from pos: its lines are slices of
+	// it, which stay valid, so an event's single data line is handed
+	// out without a copy.
+	mem      []byte
+	pos      int
+	maxLine  int
+	tooLong  bool
 	consumed int64 // bytes of the stream the events so far took
 	bomDone  bool  // the stream's start was looked at for a byte order mark
 }
@@ -62,24 +69,71 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 	return sr
 }
 
+// newMemSSEReader reads the events of a whole body in memory.
+func newMemSSEReader(body []byte, maxLine int) *SSEReader {
+	sr := &SSEReader{mem: body, maxLine: maxLine, bomDone: true}
+	if bytes.HasPrefix(body, []byte(bom)) {
+		sr.pos = len(bom)
+	}
+	return sr
+}
+
 // Consumed is how many bytes of the stream the events read so far took
 // (the reader reads ahead of them): a recording cut there holds exactly
 // those events.
-func (r *SSEReader) Consumed() int64 { return r.consumed }
+func (r *SSEReader) Consumed() int64 {
+	if r.sc == nil {
+		return int64(r.pos)
+	}
+	return r.consumed
+}
+
+// line is the next line, without its end; false at the end or when a
+// line breaks the bound.
+func (r *SSEReader) line() ([]byte, bool) {
+	if r.sc != nil {
+		if !r.sc.Scan() {
+			return nil, false
+		}
+		return r.sc.Bytes(), true
+	}
+	if r.pos >= len(r.mem) {
+		return nil, false
+	}
+	n, tok, _ := scanSSELines(r.mem[r.pos:], true)
+	if len(tok) > r.maxLine {
+		r.tooLong = true
+		return nil, false
+	}
+	r.pos += n
+	return tok, true
+}
 
 // Next returns the next event. It returns io.EOF when the stream ends; a
 // partial event at EOF is dropped, as the SSE spec says.
 func (r *SSEReader) Next() (Event, error) {
 	var ev Event
-	var data bytes.Buffer
+	var first []byte      // the first data line
+	var more bytes.Buffer // the data lines joined, from the second on
 	seen, dataLines := false, 0
-	for r.sc.Scan() {
-		line := r.sc.Bytes()
+	for {
+		line, ok := r.line()
+		if !ok {
+			break
+		}
 		if len(line) == 0 {
 			if !seen {
 				continue
 			}
-			ev.Data = bytes.Clone(data.Bytes())
+			switch {
+			case dataLines > 1:
+				ev.Data = more.Bytes()
+			case len(first) == 0:
+			case r.sc == nil:
+				ev.Data = first // a slice of the body, which stays
+			default:
+				ev.Data = bytes.Clone(first) // the scanner reuses its buffer
+			}
 			return ev, nil
 		}
 		if line[0] == ':' {
@@ -89,10 +143,20 @@ func (r *SSEReader) Next() (Event, error) {
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(field) {
 		case "data":
-			if dataLines > 0 {
-				data.WriteByte('\n')
+			switch dataLines {
+			case 0:
+				first = value
+			case 1:
+				more.Grow(len(first) + 1 + len(value))
+				more.Write(first)
+				fallthrough
+			default:
+				more.WriteByte('\n')
+				more.Write(value)
 			}
-			data.Write(value)
+			if dataLines == 0 && r.sc != nil {
+				first = bytes.Clone(value) // the next Scan may overwrite it
+			}
 			dataLines++
 			seen = true
 		case "id":
@@ -101,18 +165,27 @@ func (r *SSEReader) Next() (Event, error) {
 			}
 			seen = true
 		case "event":
-			ev.Name = string(value)
+			if string(value) == "message" {
+				ev.Name = "message" // the usual name, without a copy each
+			} else {
+				ev.Name = string(value)
+			}
 			seen = true
 		case "retry":
 			ev.Retry = string(value)
 			seen = true
 		}
 	}
-	if err := r.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return Event{}, ErrEventTooLarge
+	if r.tooLong {
+		return Event{}, ErrEventTooLarge
+	}
+	if r.sc != nil {
+		if err := r.sc.Err(); err != nil {
+			if errors.Is(err, bufio.ErrTooLong) {
+				return Event{}, ErrEventTooLarge
+			}
+			return Event{}, fmt.Errorf("reading sse stream: %w", err)
 		}
-		return Event{}, fmt.Errorf("reading sse stream: %w", err)
 	}
 	return Event{}, io.EOF
 }
@@ -120,7 +193,7 @@ func (r *SSEReader) Next() (Event, error) {
 // SplitSSE parses a whole SSE body into the data of its events, and the
 // last event id the stream set (what a client resumes from).
 func SplitSSE(body []byte, maxLine int) ([][]byte, string, error) {
-	r := NewSSEReader(bytes.NewReader(body), maxLine)
+	r := newMemSSEReader(body, maxLine)
 	var out [][]byte
 	lastID := ""
 	for {
