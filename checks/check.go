@@ -118,7 +118,15 @@ type Pass struct {
 	// when the pass judges a reply.
 	client   *clientPass
 	findings []Finding
+	// unlisted counts the findings past maxFindings, and worst is the
+	// surest of them: a reply that breaks one rule a hundred thousand
+	// times is one verdict with a bounded list, not a report as large.
+	unlisted int
+	worst    Status
 }
+
+// maxFindings bounds the findings one check lists for one exchange.
+const maxFindings = 32
 
 // Deviate reports that the reply departs from an expected property. How
 // sure the finding is comes from w alone: this is the one place a
@@ -128,11 +136,28 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 	if !ok {
 		return
 	}
+	if len(p.findings) >= maxFindings {
+		p.unlisted++
+		if st == StatusFail {
+			p.worst = StatusFail
+		} else if p.worst != StatusFail {
+			p.worst = st
+		}
+		return
+	}
 	msg := fmt.Sprintf(format, args...)
 	if st == StatusWarn && w.Rule != "" {
 		msg += " (" + w.Rule + ")"
 	}
 	p.findings = append(p.findings, Finding{st, path, msg})
+}
+
+// closeFindings adds the line that stands for the unlisted findings.
+func (p *Pass) closeFindings() {
+	if p.unlisted > 0 {
+		p.findings = append(p.findings, Finding{p.worst, "", fmt.Sprintf("%d more findings of this check are not listed", p.unlisted)})
+	}
+	p.unlisted, p.worst = 0, ""
 }
 
 // statusFor maps the level of a broken expectation to a verdict: a MUST

@@ -78,49 +78,58 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 	lk, pk := p.Contract.LocationKey, p.Contract.ProblemsKey
 	var entries []distilledEntry
 	seenLoc := map[string]bool{}
-	for i, e := range errs.Array() {
-		path := "error.data.errors." + strconv.Itoa(i)
+	// ForEach, not Array: a hostile reply may carry tens of thousands of
+	// entries, and judging each must not cost a copy of the list or a
+	// path string unless it is a finding.
+	i := -1
+	errs.ForEach(func(_, e gjson.Result) bool {
+		i++
+		path := func() string { return "error.data.errors." + strconv.Itoa(i) }
 		if !e.IsObject() {
-			p.Failf(path, "entry is %s, want {%s, %s}", envelope.Kind(e), lk, pk)
-			continue
+			p.Failf(path(), "entry is %s, want {%s, %s}", envelope.Kind(e), lk, pk)
+			return true
 		}
 		loc, probs := e.Get(envelope.JoinPath("", lk)), e.Get(envelope.JoinPath("", pk))
 		tokens, ok := pointerTokens(loc)
 		if !ok {
-			p.Failf(envelope.JoinPath(path, lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
-			continue
+			p.Failf(envelope.JoinPath(path(), lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
+			return true
 		}
-		if !probs.IsArray() || len(probs.Array()) == 0 {
-			p.Failf(envelope.JoinPath(path, pk), "%s is %s, want a non-empty array of strings", pk, envelope.Kind(probs))
-			continue
+		if !probs.IsArray() || !nonEmpty(probs) {
+			p.Failf(envelope.JoinPath(path(), pk), "%s is %s, want a non-empty array of strings", pk, envelope.Kind(probs))
+			return true
 		}
 		ent := distilledEntry{loc: loc.Str, tokens: tokens}
 		seenProb := map[string]bool{}
-		for j, pr := range probs.Array() {
-			pp := envelope.JoinPath(path, pk) + "." + strconv.Itoa(j)
+		j := -1
+		probs.ForEach(func(_, pr gjson.Result) bool {
+			j++
+			pp := func() string { return envelope.JoinPath(path(), pk) + "." + strconv.Itoa(j) }
 			switch {
 			case pr.Type != gjson.String || strings.TrimSpace(pr.Str) == "":
-				p.Failf(pp, "problem is %s, want a non-empty string", describe(pr))
+				p.Failf(pp(), "problem is %s, want a non-empty string", describe(pr))
 			case hasLineBreak(pr.Str):
-				p.Failf(pp, "problem spans several lines: %s", Quote(pr.Str, quoteN))
+				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
 			case utf8.RuneCountInString(pr.Str) > p.Contract.MessageMax:
-				p.Failf(pp, "problem is %d characters, not a short cause phrase: %s", utf8.RuneCountInString(pr.Str), Quote(pr.Str, quoteN))
+				p.Failf(pp(), "problem is %d characters, not a short cause phrase: %s", utf8.RuneCountInString(pr.Str), Quote(pr.Str, quoteN))
 			case multiSentence.MatchString(pr.Str):
-				p.Failf(pp, "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
+				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case seenProb[pr.Str]:
-				p.Failf(pp, "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
+				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
 				seenProb[pr.Str] = true
 				ent.problems = append(ent.problems, pr.Str)
 			}
-		}
+			return true
+		})
 		if seenLoc[loc.Str] {
-			p.Failf(envelope.JoinPath(path, lk), "location %s has more than one entry", Quote(loc.Str, quoteN))
-			continue
+			p.Failf(envelope.JoinPath(path(), lk), "location %s has more than one entry", Quote(loc.Str, quoteN))
+			return true
 		}
 		seenLoc[loc.Str] = true
 		entries = append(entries, ent)
-	}
+		return true
+	})
 	if !sortedBy(entries, func(a, b distilledEntry) int { return strings.Compare(a.loc, b.loc) }) &&
 		!sortedBy(entries, compareTokens) {
 		for i := 1; i < len(entries); i++ {
@@ -284,4 +293,11 @@ func sortedBy(es []distilledEntry, c func(a, b distilledEntry) int) bool {
 		}
 	}
 	return true
+}
+
+// nonEmpty reports whether an array has a member, without reading them all.
+func nonEmpty(arr gjson.Result) bool {
+	has := false
+	arr.ForEach(func(_, _ gjson.Result) bool { has = true; return false })
+	return has
 }

@@ -152,8 +152,9 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 
 // runOne applies one check to the reply in p.
 func runOne(p *Pass, c *Check) Verdict {
-	p.Check, p.findings = c, nil
+	p.Check, p.findings, p.unlisted, p.worst = c, nil, 0, ""
 	err := run(c, p)
+	p.closeFindings()
 	v := Verdict{Check: c, Findings: p.findings}
 	var se *SkipError
 	switch {
