@@ -104,6 +104,8 @@ func echo(in *bufio.Scanner) int {
 		}
 		reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"method":%q}}`, id.Raw, method)
 		switch method {
+		case "slow": // answers after a while, as a server slow to start does
+			time.Sleep(300 * time.Millisecond)
 		case "tools/call":
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}` + "\n")
 		case "escape":

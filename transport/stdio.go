@@ -55,6 +55,10 @@ type Stdio struct {
 
 	mu     sync.Mutex // one exchange at a time
 	broken string     // why stdin cannot carry another request
+	// late are the ids of requests whose exchange ended without their
+	// response: when it comes after all, it is a late reply, kept among
+	// the next exchange's lines but not taken for that exchange's end.
+	late map[string]bool
 
 	closeOnce sync.Once
 	closeErr  error

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -50,7 +51,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	case werr != nil:
 		// Most likely the server is gone; what it wrote before going
 		// still belongs in the record, and so does how it went.
-		ex.Response, f = s.collect(ctx, deadline, false)
+		ex.Response, f = s.collect(ctx, deadline, false, "")
 		if f == "" {
 			f = s.deathNote()
 		}
@@ -58,13 +59,23 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	case f != "":
 		ex.Failure = f
 	default:
-		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply)
+		id := envelope.IDKey(gjson.GetBytes(req.Body, "id"))
+		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id)
 		// The exchange's own clock ran out while the server lives: whether
 		// that is silence is for the caller's liveness probe to tell.
 		ex.Unanswered = ex.Failure != "" && wantReply && ctx.Err() == nil && !time.Now().Before(deadline) && !s.hasExited()
+		if ex.Unanswered && id != "" {
+			if s.late == nil || len(s.late) >= maxLate {
+				s.late = map[string]bool{}
+			}
+			s.late[id] = true
+		}
 	}
 	return ex
 }
+
+// maxLate bounds the ids remembered as owed a late reply.
+const maxLate = 1024
 
 // write sends one request line, giving up at deadline or when ctx ends:
 // a server that never reads its stdin fills the pipe and would block the
@@ -110,8 +121,9 @@ func (s *Stdio) breakIfPartial(n, total int) {
 	}
 }
 
-// collect reads lines until the exchange ends; see Do.
-func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool) (*envelope.Response, string) {
+// collect reads lines until the exchange ends; see Do. id is the key of
+// the request's id ("" when it has none).
+func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool, id string) (*envelope.Response, string) {
 	var c collector
 	wait := time.Until(deadline)
 	if !wantReply {
@@ -131,6 +143,13 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool)
 				return c.response(), f
 			}
 			if wantReply && envelope.IsResponse(ln.data) {
+				if k := envelope.IDKey(gjson.GetBytes(ln.data, "id")); k != id && s.late[k] {
+					// A late reply to an earlier request that timed out
+					// (a server slow to start, say): it stays among the
+					// lines, and this request's own reply is awaited.
+					delete(s.late, k)
+					continue
+				}
 				return c.response(), ""
 			}
 			if len(c.msgs) >= s.lim.MaxEvents {

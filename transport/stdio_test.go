@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -373,5 +375,28 @@ func TestStartStdioErrors(t *testing.T) {
 	_, err := StartStdio(context.Background(), []string{"wymcp-no-such-server"}, nil, "", Limits{})
 	if !errors.Is(err, exec.ErrNotFound) {
 		t.Errorf("StartStdio(missing) = %v, want exec.ErrNotFound", err)
+	}
+}
+
+// A reply that comes after its exchange timed out is a late reply: it is
+// kept among the next exchange's lines, and does not end that exchange,
+// which waits for its own reply.
+func TestStdioLateReply(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: 150 * time.Millisecond, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+	first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)}, true)
+	if first.Failure == "" || !first.Unanswered {
+		t.Fatalf("first exchange: failure %q, unanswered %v; want a timeout", first.Failure, first.Unanswered)
+	}
+	time.Sleep(300 * time.Millisecond) // the late reply is in the pipe now
+	second := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+	if second.Failure != "" || second.Response == nil {
+		t.Fatalf("second exchange: failure %q, response %v", second.Failure, second.Response)
+	}
+	var ids []string
+	for _, m := range second.Response.Messages {
+		ids = append(ids, gjson.GetBytes(m, "id").Raw)
+	}
+	if want := []string{"1", "2"}; !slices.Equal(ids, want) {
+		t.Errorf("second exchange's lines have ids %v, want %v (the late reply, then its own)", ids, want)
 	}
 }
