@@ -172,3 +172,28 @@ func TestHostileNumbersAndNesting(t *testing.T) {
 		t.Error("brackets inside a string counted as nesting")
 	}
 }
+
+// A message read with its member cache and one read without (past the
+// first messages of a long stream) answer every path alike: a top member
+// is its first occurrence, and a path through it stays inside that one.
+func TestGetWithAndWithoutCache(t *testing.T) {
+	dup := []byte(`{"jsonrpc":"2.0","method":"notifications/message","error":{"message":"x"},"error":{"code":1,"data":{"a":2}},"params":{"p":1},"params":{"q":2}}`)
+	msgs := make([][]byte, 100)
+	for i := range msgs {
+		msgs[i] = dup
+	}
+	r := envelope.ReadReply(&envelope.Response{Messages: msgs}, envelope.ReadOptions{})
+	cached, lean := envelope.Parse(dup), r.Messages[99]
+	for _, path := range []string{"error", "error.code", "error.message", "error.data", "error.data.a", "params.p", "params.q", "method", "jsonrpc", "id"} {
+		c, l := cached.Get(path), lean.Get(path)
+		if c.Raw != l.Raw || c.Exists() != l.Exists() {
+			t.Errorf("Get(%q): cached %q, without the cache %q", path, c.Raw, l.Raw)
+		}
+	}
+	if got := cached.Get("error.code"); got.Exists() {
+		t.Errorf("Get(error.code) = %s, want nothing: the first error member has no code", got.Raw)
+	}
+	if got := cached.Get("params.q"); got.Exists() {
+		t.Errorf("Get(params.q) = %s, want nothing: the first params member has no q", got.Raw)
+	}
+}

@@ -201,21 +201,29 @@ func (m *Message) Get(path string) gjson.Result {
 	if !m.Valid {
 		return gjson.Result{}
 	}
-	if c := m.members; c != nil {
-		for i, k := range topKeys {
-			if path == k {
-				return c.top[i]
-			}
-		}
-		if strings.HasPrefix(path, "error.") && c.top[5].IsObject() {
-			for i, k := range errorKeys {
-				if path[len("error."):] == k {
-					return c.errm[i]
-				}
-			}
+	head, rest, nested := strings.Cut(path, ".")
+	i := slices.Index(topKeys[:], head)
+	if i < 0 {
+		return m.root.Get(path)
+	}
+	// A top member is its first occurrence, and a path through it stays
+	// inside that one: gjson alone would go on to a duplicate's members.
+	c := m.members
+	var v gjson.Result
+	if c != nil {
+		v = c.top[i]
+	} else {
+		v = m.root.Get(head)
+	}
+	if !nested {
+		return v
+	}
+	if c != nil && head == "error" && v.IsObject() {
+		if j := slices.Index(errorKeys[:], rest); j >= 0 {
+			return c.errm[j]
 		}
 	}
-	return m.root.Get(path)
+	return v.Get(rest)
 }
 
 // IsObject reports whether the message is a JSON object.
