@@ -433,6 +433,24 @@ func TestHTTPBrokenServers(t *testing.T) {
 		failure: "reading the reply: read tcp ",
 		body:    `{"partial`,
 		max:     2 * time.Second,
+	}, {
+		// A reset may have erased what followed: a body cut short is not
+		// taken for the whole.
+		name: "resets mid-body without a declared length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			reset(w, "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"partial")
+		},
+		failure: "reading the reply: read tcp ",
+		body:    `{"partial`,
+		max:     2 * time.Second,
+	}, {
+		name: "resets after a 200 without a declared length and without a body",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			reset(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
+		},
+		failure: "reading the reply: read tcp ",
+		body:    "",
+		max:     2 * time.Second,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,13 +14,16 @@ import (
 var errTooLarge = errors.New("reply exceeds the byte bound")
 
 // readBody reads a non-stream reply into r.Body, up to the byte bound.
-// A body without a declared length (closeDelimited) ends where the server
-// closes the connection (RFC 9112 §6.3), and a reset is the server closing
-// it: a server that refuses an oversized request with 431 and then resets
-// the connection over the bytes it never read has still answered 431.
-func readBody(b bound, body io.Reader, r *envelope.Response, closeDelimited bool) string {
+// A body without a declared length ends where the server closes the
+// connection (RFC 9112 §6.3), and a reset closes it too: a server that
+// refuses an oversized request with 431 and then resets the connection
+// over the bytes it never read has still answered 431. A reset may also
+// erase bytes not yet read (RFC 9112 §9.6), so only a refusal (resetEnds:
+// a 4xx or 5xx without a declared length) that brought no body at all
+// ends there; a body cut short stays "could not judge".
+func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds bool) string {
 	data, err := io.ReadAll(io.LimitReader(body, b.lim.MaxBytes+1))
-	if closeDelimited && errors.Is(err, syscall.ECONNRESET) {
+	if resetEnds && len(data) == 0 && errors.Is(err, syscall.ECONNRESET) {
 		err = nil
 	}
 	if int64(len(data)) > b.lim.MaxBytes {
