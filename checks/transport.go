@@ -106,7 +106,7 @@ var SSEStream = &Check{
 		if p.Exchange.Transport != envelope.HTTP || resp == nil || envelope.MediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 			return Skip("not an SSE reply")
 		}
-		r := envelope.NewSSEReader(bytes.NewReader(resp.Body), envelope.MaxSSELine)
+		r := envelope.NewSSEBodyReader(resp.Body, envelope.MaxSSELine)
 		seen := map[string]bool{}
 		primed := false
 		for i := 0; ; i++ {

@@ -1,9 +1,14 @@
 package envelope_test
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"net/http"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -45,7 +50,29 @@ func FuzzSplitSSE(f *testing.F) {
 		if err == nil && r.SplitErr == nil && len(r.Messages) != len(msgs) {
 			t.Fatalf("ReadReply found %d messages, SplitSSE %d", len(r.Messages), len(msgs))
 		}
+		// A stream read as it comes and the same bytes read whole give
+		// the same events and the same end, at any line bound.
+		maxLine := 4000 + len(body)%200
+		stream, serr := sseEvents(envelope.NewSSEReader(bytes.NewReader(body), maxLine))
+		whole, werr := sseEvents(envelope.NewSSEBodyReader(body, maxLine))
+		if diff := cmp.Diff(stream, whole, cmpopts.EquateEmpty()); diff != "" || (serr == nil) != (werr == nil) || serr != nil && !errors.Is(serr, werr) {
+			t.Fatalf("streamed vs whole (-stream +whole):\n%s\nends: %v vs %v", diff, serr, werr)
+		}
 	})
+}
+
+func sseEvents(r *envelope.SSEReader) ([]envelope.Event, error) {
+	var out []envelope.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
 }
 
 // FuzzParseContract: any contract file is accepted or refused with an

@@ -39,11 +39,14 @@ type SSEReader struct {
 	bomDone  bool  // the stream's start was looked at for a byte order mark
 }
 
+// scanBuffer is the first buffer of a stream's scanner.
+const scanBuffer = 4096
+
 // NewSSEReader reads events from r; no line may exceed maxLine bytes.
 func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 	sr := &SSEReader{}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	sc.Buffer(make([]byte, 0, scanBuffer), maxLine)
 	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
 		if sr.consumed == 0 && !sr.bomDone {
 			// The grammar lets a stream start with a byte order mark:
@@ -69,8 +72,10 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 	return sr
 }
 
-// newMemSSEReader reads the events of a whole body in memory.
-func newMemSSEReader(body []byte, maxLine int) *SSEReader {
+// NewSSEBodyReader reads the events of a whole body in memory (a reply
+// already read, a recording): SplitSSE and the checks read a body the
+// same way.
+func NewSSEBodyReader(body []byte, maxLine int) *SSEReader {
 	sr := &SSEReader{mem: body, maxLine: maxLine, bomDone: true}
 	if bytes.HasPrefix(body, []byte(bom)) {
 		sr.pos = len(bom)
@@ -101,7 +106,10 @@ func (r *SSEReader) line() ([]byte, bool) {
 		return nil, false
 	}
 	n, tok, _ := scanSSELines(r.mem[r.pos:], true)
-	if len(tok) > r.maxLine {
+	// The bound a stream's reader applies: a line with its end must fit
+	// a buffer of maxLine bytes, or of 4096 (the scanner's first buffer)
+	// when that is larger.
+	if n > max(r.maxLine, scanBuffer) {
 		r.tooLong = true
 		return nil, false
 	}
@@ -193,7 +201,7 @@ func (r *SSEReader) Next() (Event, error) {
 // SplitSSE parses a whole SSE body into the data of its events, and the
 // last event id the stream set (what a client resumes from).
 func SplitSSE(body []byte, maxLine int) ([][]byte, string, error) {
-	r := newMemSSEReader(body, maxLine)
+	r := NewSSEBodyReader(body, maxLine)
 	var out [][]byte
 	lastID := ""
 	for {
