@@ -28,12 +28,15 @@ var (
 // never a finding of the server (DESIGN: the checker's own limits).
 var ErrBeyondBounds = errors.New("beyond what the checker validates")
 
-// Bounds on a number the validator reads: the digits of a number far
-// longer than any value a protocol or tool carries, and an exponent past
-// what float64 and every schema bound in practice use. Within them a
-// number costs the validator microseconds.
+// Bounds on a number the validator reads: far more digits than any
+// int64, float64 or decimal a protocol or tool carries, and an exponent
+// past what float64 and every schema bound in practice use. The validator
+// parses a number again for each comparison (enum, const, uniqueItems),
+// so the bound is on the cost of one parse: within it, a microsecond.
+// What stays is the number of comparisons a schema asks for, which grows
+// with the instance times the schema, both bounded in size.
 const (
-	maxNumberLen = 4096
+	maxNumberLen = 256
 	maxExponent  = 400
 )
 
