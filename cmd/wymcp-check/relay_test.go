@@ -312,3 +312,49 @@ func TestWatcherForgetsChangedLists(t *testing.T) {
 		})
 	}
 }
+
+// A cancellation binds the request it cancelled, and only while that one
+// awaits its answer: the same id used again later (another client
+// without sessions, a restarted one) is owed its reply; a cancellation
+// of a request answered already binds nothing.
+func TestWatcherCancellationIsUsedUp(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	req := []byte(`{"jsonrpc":"2.0","id":5,"method":"tools/list"}`)
+	cancel := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	hdr := http.Header{"Mcp-Protocol-Version": {"2025-11-25"}, "Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}}
+	meta := func(seq uint64) *proxy.HTTPMeta {
+		return &proxy.HTTPMeta{Request: seq, Method: "POST", Endpoint: true, Header: hdr}
+	}
+	out := &watchOutput{w: &bytes.Buffer{}}
+	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unanswered := func() *envelope.Exchange {
+		return &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20251125,
+			Request:  envelope.Request{Method: "POST", Header: hdr, Body: req},
+			Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(": working\n\n")}}
+	}
+	fails := func() int { return strings.Count(out.w.(*bytes.Buffer).String(), "fail RPC1006") }
+
+	// Request A, cancelled while in flight: no finding.
+	w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/list", ID: "5", HTTP: meta(1)})
+	w.Message(proxy.Observation{Seq: 2, Dir: proxy.ClientToServer, Time: at, Raw: cancel, Kind: proxy.KindNotification, Method: "notifications/cancelled", HTTP: meta(2)})
+	w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/list", Sent: at, Done: at, RequestSeq: 1, Exchange: unanswered()})
+	if n := fails(); n != 0 {
+		t.Fatalf("the cancelled request failed RPC1006:\n%s", out.w)
+	}
+	// Request B reuses id 5 and goes unanswered: it is owed its reply.
+	w.Message(proxy.Observation{Seq: 3, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/list", ID: "5", HTTP: meta(3)})
+	w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/list", Sent: at, Done: at, RequestSeq: 3, Exchange: unanswered()})
+	if n := fails(); n != 1 {
+		t.Fatalf("a later request with the cancelled id: %d RPC1006 fails, want 1:\n%s", n, out.w)
+	}
+	// A cancellation of nothing in flight, then request C with that id.
+	w.Message(proxy.Observation{Seq: 4, Dir: proxy.ClientToServer, Time: at, Raw: cancel, Kind: proxy.KindNotification, Method: "notifications/cancelled", HTTP: meta(4)})
+	w.Message(proxy.Observation{Seq: 5, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/list", ID: "5", HTTP: meta(5)})
+	w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/list", Sent: at, Done: at, RequestSeq: 5, Exchange: unanswered()})
+	if n := fails(); n != 2 {
+		t.Fatalf("a request after a cancellation of nothing in flight: %d RPC1006 fails in all, want 2:\n%s", n, out.w)
+	}
+}

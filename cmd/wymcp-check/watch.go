@@ -132,10 +132,13 @@ type watcher struct {
 	client  *clientJudge
 	lastSeq uint64
 
-	// cancelled are the client's requests it cancelled with
-	// notifications/cancelled (by session and id): no reply is owed to
-	// them (the receiver SHOULD NOT answer, T-STDIO-7). Bounded by
-	// maxCancelled; the oldest half goes when it fills.
+	// inflight are the client's requests awaiting their answer, and
+	// cancelled those of them it cancelled with notifications/cancelled,
+	// by session and id: no reply is owed to these (the receiver SHOULD
+	// NOT answer, T-STDIO-7). An entry goes when its exchange is judged,
+	// so an id used again is a new request; both maps are emptied if
+	// they reach maxCancelled, which only forgets cancellations.
+	inflight  map[string]bool
 	cancelled map[string]bool
 
 	server    tallies // exchanges judged, and how
@@ -173,36 +176,66 @@ func (w *watcher) judge(fixture string, ex *envelope.Exchange, ov *expect.Overri
 // maxCancelled bounds the cancellations remembered.
 const maxCancelled = 4096
 
-// cancelKey names a request by its session (HTTP) and id.
-func cancelKey(h http.Header, id string) string {
-	return envelope.HeaderGet(h, "Mcp-Session-Id") + "\x00" + id
+// cancelKey names a request by its session (HTTP) and id, compared as
+// ids are (the string "5" written with an escape is "5"); "" for a
+// message without a usable id.
+func cancelKey(h http.Header, id gjson.Result) string {
+	k := envelope.IDKey(id)
+	if k == "" {
+		return ""
+	}
+	return envelope.HeaderGet(h, "Mcp-Session-Id") + "\x00" + k
 }
 
-// noteCancel remembers a request the client cancelled.
-func (w *watcher) noteCancel(o *proxy.Observation) {
-	if o.Dir != proxy.ClientToServer || o.Method != "notifications/cancelled" || o.Oversized {
-		return
-	}
-	id := gjson.GetBytes(o.Raw, "params.requestId")
-	if !id.Exists() {
-		return
-	}
-	var h http.Header
+func observedHeader(o *proxy.Observation) http.Header {
 	if o.HTTP != nil {
-		h = o.HTTP.Header
+		return o.HTTP.Header
 	}
-	if w.cancelled == nil || len(w.cancelled) >= maxCancelled {
-		w.cancelled = map[string]bool{}
+	return nil
+}
+
+// noteClient tracks the client's requests in flight and the ones among
+// them it cancels.
+func (w *watcher) noteClient(o *proxy.Observation) {
+	if o.Dir != proxy.ClientToServer || o.Oversized {
+		return
 	}
-	w.cancelled[cancelKey(h, id.Raw)] = true
+	if w.inflight == nil || len(w.inflight) >= maxCancelled {
+		w.inflight, w.cancelled = map[string]bool{}, map[string]bool{}
+	}
+	switch {
+	case o.Kind == proxy.KindRequest:
+		if k := cancelKey(observedHeader(o), gjson.GetBytes(o.Raw, "id")); k != "" {
+			w.inflight[k] = true
+		}
+	case o.Method == "notifications/cancelled":
+		// Only a request still awaiting its answer is cancelled: a
+		// cancellation of one answered already, or never sent, binds
+		// nothing that comes later.
+		if k := cancelKey(observedHeader(o), gjson.GetBytes(o.Raw, "params.requestId")); k != "" && w.inflight[k] {
+			w.cancelled[k] = true
+		}
+	}
+}
+
+// settle ends the tracking of a request whose exchange is judged; true
+// when the client had cancelled it.
+func (w *watcher) settle(ex *envelope.Exchange) bool {
+	k := cancelKey(ex.Request.Header, gjson.GetBytes(ex.Request.Body, "id"))
+	if k == "" {
+		return false
+	}
+	cancelled := w.cancelled[k]
+	delete(w.inflight, k)
+	delete(w.cancelled, k)
+	return cancelled
 }
 
 // override is what the relay knows of an exchange beyond its bytes: a
 // request the client cancelled is owed no reply. The transcript carries
 // it, so lint judges the exchange the same way.
-func (w *watcher) override(ex *envelope.Exchange) *expect.Override {
-	id := gjson.GetBytes(ex.Request.Body, "id")
-	if !id.Exists() || !w.cancelled[cancelKey(ex.Request.Header, id.Raw)] {
+func override(cancelled bool) *expect.Override {
+	if !cancelled {
 		return nil
 	}
 	ov := &expect.Override{}
@@ -241,7 +274,7 @@ func (w *watcher) Message(o proxy.Observation) {
 	var vs []checks.Verdict
 	switch {
 	case o.Dir == proxy.ClientToServer:
-		w.noteCancel(&o)
+		w.noteClient(&o)
 		if t := clientTraffic(&o); t != nil {
 			vs = w.client.take(t, w.facts)
 			text += w.traffic(t)
@@ -346,7 +379,9 @@ func (w *watcher) exchange(p proxy.Pair) string {
 	b.WriteString(w.flushHeld())
 	fixture := pairName(p)
 	ex := p.Exchange
+	cancelled := false
 	if p.Asker == proxy.ClientToServer {
+		cancelled = w.settle(ex)
 		// The client's request is no longer awaiting its answer; the
 		// session learns what the answer says (the version, the session).
 		t := closedTraffic(p, reply)
@@ -387,7 +422,7 @@ func (w *watcher) exchange(p proxy.Pair) string {
 			b.WriteString(w.line(reply, "") + w.body(reply))
 		}
 	default:
-		ov := w.override(ex)
+		ov := override(cancelled)
 		vs, exp := w.judge(fixture, ex, ov)
 		verdict := w.tally(vs)
 		switch {
