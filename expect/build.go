@@ -577,6 +577,7 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		in = []byte(args.Raw)
 	}
 	probs, agree, err := t.CheckArgs(in, e.Version)
+	e.Tool.Judged = err == nil
 	if err != nil || !agree {
 		// SCH1002 judges a schema that does not compile; arguments beyond
 		// the validator's bounds, or that 2025-06-18's two readings judge

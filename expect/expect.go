@@ -197,6 +197,10 @@ type ToolCall struct {
 	// OutputSchema is the tool's outputSchema when the arguments are valid
 	// (T-TOOL-10); nil otherwise.
 	OutputSchema []byte
+	// Judged: the tool's own schema judged the arguments (valid or not,
+	// or left open by AMB-15), so a fixture's expect-tool-refusal, meant
+	// for when the facts cannot show it, does not override it.
+	Judged bool
 }
 
 // IDs are the ids a response may echo, for envelope.ReadReply.

@@ -125,10 +125,11 @@ func GenerateViolations(inputSchema []byte) []Violation {
 		add("out-of-enum/"+n, args, why)
 	}
 	if root["additionalProperties"] == false || root["unevaluatedProperties"] == false {
-		extra := extraName(root)
-		args := cloneMap(base)
-		args[extra] = "x"
-		add("extra-property", args, "property "+quote(extra)+" is not allowed: the schema closes the object")
+		if extra, ok := extraName(root); ok {
+			args := cloneMap(base)
+			args[extra] = "x"
+			add("extra-property", args, "property "+quote(extra)+" is not allowed: the schema closes the object")
+		}
 	}
 	return out
 }
@@ -703,23 +704,29 @@ func outsideEnum(allowed []any) (any, bool) {
 }
 
 // extraName is a member name the schema neither lists nor matches with
-// patternProperties.
-func extraName(s map[string]any) string {
+// patternProperties; false when a few tries find none (a pattern such as
+// ".*" admits every name: a schema from a server must not keep the
+// checker searching).
+func extraName(s map[string]any) (string, bool) {
 	props, _ := s["properties"].(map[string]any)
 	patterns, _ := s["patternProperties"].(map[string]any)
-	for i := 0; ; i++ {
+	var res []*regexp.Regexp
+	for p := range patterns {
+		if re, err := regexp.Compile(p); err == nil {
+			res = append(res, re)
+		}
+	}
+	for i := range maxExtraTries {
 		name := variantString("zz_unexpected", i)
 		if _, listed := props[name]; listed {
 			continue
 		}
-		matched := false
-		for p := range patterns {
-			if re, err := regexp.Compile(p); err == nil && re.MatchString(name) {
-				matched = true
-			}
-		}
-		if !matched {
-			return name
+		if !slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(name) }) {
+			return name, true
 		}
 	}
+	return "", false
 }
+
+// maxExtraTries bounds the names extraName tries.
+const maxExtraTries = 64

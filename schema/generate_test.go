@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -153,4 +154,27 @@ func withOfficialToolSchemas(t *testing.T, in map[string]string) map[string]stri
 		out["official/"+filepath.Base(f)] = string(tool.InputSchema)
 	}
 	return out
+}
+
+// A closed object whose patternProperties admit every name has no extra
+// property to send: the generator says so and stops, whatever the
+// schema (a server's schema must never keep the checker searching).
+func TestGenerateViolationsCatchAllPattern(t *testing.T) {
+	for _, sch := range []string{
+		`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false,"patternProperties":{".*":{}}}`,
+		`{"type":"object","additionalProperties":false,"patternProperties":{"^zz":{},"":{}}}`,
+	} {
+		done := make(chan []Violation, 1)
+		go func() { done <- GenerateViolations([]byte(sch)) }()
+		select {
+		case vs := <-done:
+			for _, v := range vs {
+				if v.Name == "extra-property" {
+					t.Errorf("%s: an extra property %s, but every name matches a pattern", sch, v.Args)
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: GenerateViolations still searching after 10s", sch)
+		}
+	}
 }
