@@ -159,7 +159,7 @@ func (s *echoScan) text(path, raw string) {
 	for _, t := range variants {
 		s.pieces(path, t)
 	}
-	if isQuoteKey(path) {
+	if s.conditionValue(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
 	vals := s.p.Reply.values(s.p.Expect)
@@ -439,13 +439,26 @@ func unhex(c byte) byte {
 	return c - 'a' + 10
 }
 
-// quoteKeys hold the condition's values by the contract's own vocabulary
-// (a header binding's body and header values, the requested version);
-// each is bounded by the quote bound, and is not counted as a whole
-// value besides.
-var quoteKeys = []string{"error.data.header", "error.data.expected", "error.data.received", "error.data.requested"}
-
-func isQuoteKey(path string) bool { return slices.Contains(quoteKeys, path) }
+// conditionValue reports whether path holds the condition's own value by
+// the contract's vocabulary: a header binding's header, body value and
+// header value (-32020), the version a request asked for (-32022). Each
+// is bounded by the quote bound and not counted as a whole value
+// besides. Under another code those keys are data like any other: an
+// argument value put under "received" beside a tool name in the message
+// is a second value of the request.
+func (s *echoScan) conditionValue(path string) bool {
+	if s.p.Reply.Response == nil {
+		return false
+	}
+	code := s.p.Reply.Response.Get("error.code")
+	switch path {
+	case "error.data.header", "error.data.expected", "error.data.received":
+		return code.Int() == envelope.CodeHeaderMismatch && code.Type == gjson.Number
+	case "error.data.requested":
+		return code.Int() == envelope.CodeUnsupportedVer && code.Type == gjson.Number
+	}
+	return false
+}
 
 var NoEcho = &Check{
 	ID:       "ERR4001",
@@ -464,8 +477,9 @@ data value, must stay within the quote bound (64 characters by default;
 pieces shorter than 16 characters are not counted, they recur by chance);
 at most one whole request value (of 16 characters or more) may be quoted,
 in text or as structure (the request's object put back under data) — the
-values under the vocabulary's own quote keys (header, expected, received,
-requested) are the condition's and are not counted;
+values under the vocabulary's own quote keys are the condition's and are
+not counted (header, expected and received under -32020, requested under
+-32022);
 and, in live runs, no value given with --header (a credential), which is
 never quoted in the report.
 A server that echoes the request leaks what the client sent into logs and
