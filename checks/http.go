@@ -133,7 +133,7 @@ not the server; -32603 with a 5xx only warns.`,
 		fixed := 0
 		if isErr && x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize {
 			switch {
-			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared):
+			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared || names404(x.Method)):
 				fixed = 404 // T-HTTP-9
 			case code == envelope.CodeHeaderMismatch, code == envelope.CodeMissingClientCap, code == envelope.CodeUnsupportedVer:
 				fixed = 400 // T-HTTP-8, T-HTTP-10
@@ -221,4 +221,17 @@ stream). Any other type (text/plain, text/html, none) is a breach, also on
 		}
 		return nil
 	},
+}
+
+// names404 reports whether -32601 to method can only say the method is
+// not implemented: it names nothing else that could be missing (a tool,
+// a prompt, a resource, a task), so a server that answers it -32601
+// itself says T-HTTP-9's 404 applies.
+func names404(method string) bool {
+	switch method {
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list",
+		"logging/setLevel", "server/discover", "subscriptions/listen", "tasks/list":
+		return true
+	}
+	return false
 }
