@@ -134,7 +134,13 @@ are this check's alone: PRO1003 leaves them.`,
 				optedIn(p, path, method)
 			}
 		}
-		if !acked {
+		closed := p.Reply.Response != nil && p.Reply.Response.Get("result").IsObject()
+		switch {
+		case !acked && closed:
+			// The closing result ends the stream: no acknowledgment can
+			// come after it, and the first message was not one.
+			p.Failf("reply", "the stream closed with its result and no notifications/subscriptions/acknowledged came first (T-SUB-1)")
+		case !acked:
 			p.Warnf("reply", "no acknowledgment arrived while the stream was read; the first message on the stream must be notifications/subscriptions/acknowledged (T-SUB-1)")
 		}
 		if r := p.Reply.Response; r != nil && r.Get("result").IsObject() {
