@@ -145,7 +145,7 @@ their level.`,
 			case code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.Stdio:
 				p.Failf("error.code", "code -32020 (header mismatch) on stdio, which has no headers (T-ERR-8)")
 				return nil
-			case code == envelope.CodeHeaderMismatch && (x.Method != "tools/call" || x.Tool != nil):
+			case code == envelope.CodeHeaderMismatch && (x.Method != "tools/call" || x.Tool != nil || !paramBound(p)):
 				// A tools/call's Mcp-Param-* headers (T-HDR-4) are known
 				// from the tool the server listed; without the tool, the
 				// request alone cannot show them.
@@ -242,4 +242,23 @@ exactly) a result only warns.`,
 		}
 		return nil
 	},
+}
+
+// paramBound reports whether a tools/call could be bound to Mcp-Param-*
+// headers the checker cannot see without the tool's schema: it carries
+// such a header, or an argument with a value. With neither, no header
+// can be missing or differ (T-HDR-4: a null or absent value requires no
+// header), so -32020 has nothing to mean.
+func paramBound(p *Pass) bool {
+	for k := range p.Exchange.Request.Header {
+		if len(k) > len("Mcp-Param-") && strings.EqualFold(k[:len("Mcp-Param-")], "Mcp-Param-") {
+			return true
+		}
+	}
+	bound := false
+	p.Expect.Request.Get("params.arguments").ForEach(func(_, v gjson.Result) bool {
+		bound = v.Type != gjson.Null
+		return !bound
+	})
+	return bound
 }
