@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 )
@@ -60,6 +61,18 @@ func TestPickProbe(t *testing.T) {
 			}
 			if got != nil && len(vs) == 0 {
 				t.Errorf("probed %q with no exchange", name)
+			}
+			for _, v := range vs {
+				// A tool not marked read-only gets only arguments its own
+				// schema rejects.
+				body, err := fixtures.Expand(f.Body, v.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args := gjson.GetBytes(body, "params.arguments")
+				if !got.ReadOnly && !got.Rejects([]byte(args.Raw), tc.Version) {
+					t.Errorf("unmarked tool %q is sent arguments its schema accepts: %s", name, args.Raw)
+				}
 			}
 			if tc.Tool == "" && !strings.Contains(why, tc.Why) {
 				t.Errorf("why = %q, want it to contain %q", why, tc.Why)

@@ -174,11 +174,11 @@ func (l *lane) probeVariants(f *fixtures.Fixture, base fixtures.Context) ([]vari
 
 // pickProbe picks the tool a fixture probes and the arguments it sends.
 // Tools marked readOnlyHint come first (DESIGN: a tool not so marked may
-// be destructive). An unmarked tool is probed only when its own
-// inputSchema rejects every set of arguments the fixture would send, so
-// even a server that skips validation has nothing it may run; that rules
-// out the format-only violation (valid under 2020-12, where format
-// annotates) and a generated violation some other keyword allows.
+// be destructive). An unmarked tool gets only the arguments its own
+// inputSchema surely rejects, so even a server that skips validation has
+// nothing it may run: not the format-only violation (valid under
+// 2020-12, where format annotates), nor a generated violation some other
+// keyword allows.
 func pickProbe(ts []*expect.Tool, f *fixtures.Fixture, base fixtures.Context) (*expect.Tool, []variant, string) {
 	tools := slices.Clone(ts)
 	slices.SortStableFunc(tools, func(a, b *expect.Tool) int {
@@ -200,9 +200,11 @@ func pickProbe(ts []*expect.Tool, f *fixtures.Fixture, base fixtures.Context) (*
 			}
 			continue
 		}
-		if !t.ReadOnly && !rejectsAll(t, f, vs) {
-			unsafe = append(unsafe, t.Name)
-			continue
+		if !t.ReadOnly {
+			if vs = rejected(t, f, vs); len(vs) == 0 {
+				unsafe = append(unsafe, t.Name)
+				continue
+			}
 		}
 		return t, vs, ""
 	}
@@ -251,24 +253,25 @@ func toolVariants(t *expect.Tool, args string, base fixtures.Context) ([]variant
 	return []variant{{ctx: base}}, ""
 }
 
-// rejectsAll reports whether the tool's own schema rejects the arguments
-// of every exchange, as the fixture's body sends them ({} when a
-// tools/call carries none).
-func rejectsAll(t *expect.Tool, f *fixtures.Fixture, vs []variant) bool {
+// rejected keeps the exchanges whose arguments, as the fixture's body
+// sends them ({} when a tools/call carries none), the tool's own schema
+// surely rejects.
+func rejected(t *expect.Tool, f *fixtures.Fixture, vs []variant) []variant {
+	var out []variant
 	for _, v := range vs {
 		body, err := fixtures.Expand(f.Body, v.ctx)
 		if err != nil {
-			return false
+			continue
 		}
 		args := []byte("{}")
 		if a := gjson.GetBytes(body, "params.arguments"); a.Exists() {
 			args = []byte(a.Raw)
 		}
-		if !t.Rejects(args, v.ctx.Version) {
-			return false
+		if t.Rejects(args, v.ctx.Version) {
+			out = append(out, v)
 		}
 	}
-	return true
+	return out
 }
 
 func quotedList(names []string) string {
