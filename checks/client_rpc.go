@@ -111,7 +111,7 @@ client's answers to server requests are CLI1004's.`,
 				p.Failf("id", "id %s is a fractional number; MCP ids are strings or integers (T-RPC-3)", idText(id.Raw))
 			case strings.ContainsAny(id.Raw, ".eE"):
 				p.Warnf("id", "id %s is an integer written as a float; a receiver may read it as one (T-RPC-3)", idText(id.Raw))
-			case id.Num >= 1<<53 || id.Num <= -(1<<53):
+			case envelope.BeyondDouble(id):
 				p.Warnf("id", "id %s is beyond 2^53: receivers that read numbers as doubles cannot hold it exactly (RFC 8259 §6)", idText(id.Raw))
 			}
 		case gjson.Null:

@@ -338,6 +338,17 @@ func Kind(v gjson.Result) string {
 	}
 }
 
+// BeyondDouble reports whether a number is beyond 2^53 in magnitude,
+// where receivers that read numbers as IEEE doubles cannot hold an
+// integer exactly (RFC 8259 §6).
+func BeyondDouble(n gjson.Result) bool {
+	if n.Type != gjson.Number {
+		return false
+	}
+	d := strings.TrimPrefix(n.Raw, "-")
+	return len(d) > 15 && (n.Num >= 1<<53 || n.Num <= -(1<<53))
+}
+
 // IsInteger reports whether a JSON number literal denotes an integer
 // value. MCP's RequestId is "string | integer": 1.5 is not an id; 1e2 is an
 // integer in value but written as a float, which JSON Schema 2020-12

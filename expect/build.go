@@ -306,7 +306,7 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	if readable {
 		e.ID.Echo = []gjson.Result{id}
 		e.ID.Lost = must("T-RPC-9: the id could be read")
-		if beyondFloat(id) {
+		if envelope.BeyondDouble(id) {
 			// RFC 8259 §6 lets a receiver limit the range and precision of
 			// numbers: an id it rounds or cannot hold is its reading.
 			rule := "RFC 8259 §6: a receiver may limit number precision; an integer beyond 2^53 may not survive"
@@ -821,15 +821,6 @@ func requestVersion(ex *envelope.Exchange, req envelope.Message) (string, string
 		return hv, "header"
 	}
 	return "", ""
-}
-
-// beyondFloat: an integer id that a float64 cannot hold exactly.
-func beyondFloat(id gjson.Result) bool {
-	if id.Type != gjson.Number {
-		return false
-	}
-	d := strings.TrimPrefix(id.Raw, "-")
-	return len(d) > 15 && (id.Num >= 1<<53 || id.Num <= -(1<<53))
 }
 
 // shortQuote quotes a request value for a Detail line: cut to 40
