@@ -26,8 +26,7 @@ func (c clientSchemas) ValidateClient(version, method string, raw []byte) ([]env
 	if err != nil {
 		return nil, false, err
 	}
-	es, covered := set.ValidateClient(method, raw)
-	return es, covered, nil
+	return set.ValidateClient(method, raw)
 }
 
 // ClientInput is one message the client sent, to judge.

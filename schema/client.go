@@ -2,6 +2,7 @@ package schema
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -78,14 +79,17 @@ type ClientSet struct {
 // message (a method the version does not define, an answer in a version
 // where clients send none, a message that is not a JSON object); nil
 // problems with covered true is a valid message.
-func (s *ClientSet) ValidateClient(method string, raw []byte) (problems []envelope.DistilledEntry, covered bool) {
+func (s *ClientSet) ValidateClient(method string, raw []byte) (problems []envelope.DistilledEntry, covered bool, err error) {
 	v, err := decode(raw)
+	if errors.Is(err, ErrBeyondBounds) {
+		return nil, false, err // could not judge, not "not covered"
+	}
 	if err != nil {
-		return nil, false // not JSON: the envelope checks say so
+		return nil, false, nil // not JSON: the envelope checks say so
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
 	var sch *jsonschema.Schema
 	_, hasMethod := obj["method"]
@@ -104,9 +108,9 @@ func (s *ClientSet) ValidateClient(method string, raw []byte) (problems []envelo
 		}
 	}
 	if sch == nil {
-		return nil, false
+		return nil, false, nil
 	}
-	return Distill(sch.Validate(v)), true
+	return Distill(sch.Validate(v)), true, nil
 }
 
 // loadClient reads the client-side file of version.

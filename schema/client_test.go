@@ -1,8 +1,10 @@
 package schema
 
 import (
+	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -54,7 +56,10 @@ func TestValidateClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, covered := set.ValidateClient(tt.method, []byte(tt.msg))
+		got, covered, err := set.ValidateClient(tt.method, []byte(tt.msg))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if covered == tt.uncovered {
 			t.Errorf("%s %s: covered %v, want %v", tt.version, tt.msg, covered, !tt.uncovered)
 			continue
@@ -62,6 +67,16 @@ func TestValidateClient(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", tt.version, tt.msg, diff)
 		}
+	}
+	// A number beyond the validator's bounds is "could not judge", not a
+	// message the version does not cover.
+	set, err := reg.Version("2025-11-25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `{"jsonrpc":"2.0","id":` + strings.Repeat("9", maxNumberLen+1) + `,"method":"tools/list"}`
+	if _, _, err := set.ValidateClient("tools/list", []byte(long)); !errors.Is(err, ErrBeyondBounds) {
+		t.Errorf("a %d-digit id: err %v, want ErrBeyondBounds", maxNumberLen+1, err)
 	}
 	if _, err := reg.Version("1900-01-01"); err == nil {
 		t.Error("an unknown version compiled")
