@@ -251,7 +251,7 @@ exactly) a result only warns.`,
 // header), so -32020 has nothing to mean.
 func paramBound(p *Pass) bool {
 	for k := range p.Exchange.Request.Header {
-		if len(k) > len("Mcp-Param-") && strings.EqualFold(k[:len("Mcp-Param-")], "Mcp-Param-") {
+		if strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
 			return true
 		}
 	}

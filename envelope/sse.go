@@ -136,11 +136,8 @@ func (r *SSEReader) Next() (Event, error) {
 			switch {
 			case dataLines > 1:
 				ev.Data = more.Bytes()
-			case len(first) == 0:
-			case r.sc == nil:
-				ev.Data = first // a slice of the body, which stays
-			default:
-				ev.Data = bytes.Clone(first) // the scanner reuses its buffer
+			case len(first) > 0:
+				ev.Data = first
 			}
 			return ev, nil
 		}
@@ -153,7 +150,12 @@ func (r *SSEReader) Next() (Event, error) {
 		case "data":
 			switch dataLines {
 			case 0:
+				// A body in memory stays; a stream's scanner reuses its
+				// buffer on the next Scan.
 				first = value
+				if r.sc != nil {
+					first = bytes.Clone(value)
+				}
 			case 1:
 				more.Grow(len(first) + 1 + len(value))
 				more.Write(first)
@@ -161,9 +163,6 @@ func (r *SSEReader) Next() (Event, error) {
 			default:
 				more.WriteByte('\n')
 				more.Write(value)
-			}
-			if dataLines == 0 && r.sc != nil {
-				first = bytes.Clone(value) // the next Scan may overwrite it
 			}
 			dataLines++
 			seen = true
