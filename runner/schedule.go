@@ -62,15 +62,15 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 			now = append(now, f)
 		}
 	}
-	last = append(staged, last...)
 	switch {
 	case r.o.Parallel <= 1:
-		last = append(now, last...)
+		last = append(append(now, staged...), last...)
 	case r.t.Transport() == envelope.Stdio:
-		if err := r.multiplexed(ctx, now); err != nil {
+		if err := r.multiplexed(ctx, now, staged); err != nil {
 			return err
 		}
 	default:
+		last = append(staged, last...)
 		if err := r.concurrently(ctx, now); err != nil {
 			return err
 		}
@@ -143,9 +143,12 @@ func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 }
 
 // multiplexed runs fx over one stdio pipe (see mux): one after another,
-// each fixture's silence judged at the end with all the others', and the
-// output handed on in corpus order.
-func (r *run) multiplexed(ctx context.Context, fx []*fixtures.Fixture) error {
+// each fixture's silence judged at the end with all the others'. The
+// staged fixtures, each in a server process of its own, go meanwhile,
+// while the pipe's silence window runs out. The output is handed on in
+// corpus order, the staged fixtures' after the rest, as in a run in
+// sequence.
+func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) error {
 	m := &mux{r: r, markers: map[string]bool{}}
 	bufs := make([]*buffer, len(fx))
 	for i, f := range fx {
@@ -155,15 +158,63 @@ func (r *run) multiplexed(ctx context.Context, fx []*fixtures.Fixture) error {
 			return err
 		}
 	}
-	if err := m.settle(ctx); err != nil {
+	// Started only now: a process starting beside the pipe would take
+	// the CPU the pipe's server answers with, and its markers are timed.
+	aside := r.aside(ctx, staged)
+	err := m.settle(ctx)
+	sbufs := aside()
+	if err != nil {
 		return err
 	}
-	for _, b := range bufs {
+	for _, b := range append(bufs, sbufs...) {
 		if err := b.flush(r); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// aside runs staged stdio fixtures side by side, each on a run of its
+// own (a process of its own, as a staged fixture gets in sequence), at
+// most Parallel at once. The returned func waits for them and gives
+// their output, in corpus order.
+func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*buffer {
+	bufs := make([]*buffer, len(staged))
+	if len(staged) == 0 {
+		return func() []*buffer { return nil }
+	}
+	r.mu.Lock()
+	sess := session{version: r.sess.version, nextID: r.sess.nextID}
+	r.mu.Unlock()
+	slots := make(chan struct{}, max(r.o.Parallel, 1))
+	var wg sync.WaitGroup
+	for i, f := range staged {
+		bufs[i] = &buffer{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			sr := r.sibling(bufs[i], sess)
+			defer sr.t.Close()
+			// A buffer's Exchange never fails: the sink's error comes
+			// when the buffer is emptied.
+			_ = (&lane{r: sr, out: bufs[i], mark: time.Now()}).fixture(ctx, f)
+		}()
+	}
+	return func() []*buffer {
+		wg.Wait()
+		return bufs
+	}
+}
+
+// sibling is a run of its own for one staged stdio fixture: the same
+// options, version and facts, a target for the same command that starts
+// no process until the stage asks for one, and the session sess (its id
+// counter where the run's stood when the staged fixtures began, so two
+// runs of the same server send the same requests).
+func (r *run) sibling(out Sink, sess session) *run {
+	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts}
 }
 
 // A buffer holds one fixture's output until its turn comes.

@@ -49,6 +49,9 @@ func (t *StdioTarget) Died() (bool, string) {
 	t.mu.Lock()
 	p := t.p
 	t.mu.Unlock()
+	if p == nil {
+		return false, "" // a sibling not started yet
+	}
 	exited, err := p.Exited()
 	if !exited {
 		return false, ""
@@ -66,6 +69,10 @@ func (t *StdioTarget) Died() (bool, string) {
 	}
 	return true, fmt.Sprintf("%s; stderr tail: %q", status, tail)
 }
+
+// sibling is a target for the same command with no process yet: its
+// first Restart starts one.
+func (t *StdioTarget) sibling() *StdioTarget { return &StdioTarget{argv: t.argv, lim: t.lim} }
 
 // Restart shuts down the current process, if any, and starts a new one.
 func (t *StdioTarget) Restart(ctx context.Context) error {
@@ -253,15 +260,16 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	r := m.r
 	p := r.t.(*StdioTarget).proc()
 	m.drain(ctx, p)
-	if !wantReply {
-		// A notification waits its quiet moment, as in a run in
-		// sequence: nothing may answer it.
-		ex := r.send(ctx, req, false)
-		return ex, nil, nil
-	}
 	lim := p.Limits()
 	start := time.Now()
 	deadline := start.Add(lim.Timeout)
+	if !wantReply {
+		// Nothing may answer a notification: what comes before the
+		// marker's reply, or in the grace after it, is the
+		// notification's. The window is never longer than the quiet
+		// moment a run in sequence waits.
+		deadline = start.Add(lim.Quiet)
+	}
 	ex := envelope.Exchange{Transport: envelope.Stdio, Version: r.sess.version, Request: req}
 	if f := p.Send(ctx, req.Body); f != "" {
 		ex.Failure = f
@@ -313,6 +321,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		data, cut, what, why := p.Receive(ctx, until)
 		if what == transport.Quiet && until.Before(deadline) {
 			if !grace.IsZero() {
+				if !wantReply {
+					return finish(""), nil, nil
+				}
 				return pending()
 			}
 			every *= 2
@@ -328,6 +339,11 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		case transport.Canceled:
 			return finish(why), nil, nil
 		case transport.Quiet:
+			if !wantReply {
+				// The marker's reply is late: the window ends as in a
+				// run in sequence; the reply is dropped when it comes.
+				return finish(""), nil, nil
+			}
 			if answered {
 				// The response came; the marker's reply did not: the
 				// stream may be out of step, so the next fixture meets a
@@ -383,6 +399,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		if len(msgs) >= lim.MaxEvents {
 			truncated = true
 			m.stale()
+			if !wantReply {
+				return finish(fmt.Sprintf("%d lines after a notification; stopped reading", len(msgs))), nil, nil
+			}
 			return finish(fmt.Sprintf("no response in the first %d lines", len(msgs))), nil, nil
 		}
 	}

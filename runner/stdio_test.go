@@ -22,7 +22,10 @@ import (
 const serverEnv = "WYMCP_RUNNER_REFSERVER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(ignoringEnv) != "" {
+	if v := os.Getenv(ignoringEnv); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			time.Sleep(d) // a server slow to start, as node is
+		}
 		serveIgnoring(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
