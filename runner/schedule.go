@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -175,8 +176,7 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 }
 
 // aside runs staged stdio fixtures side by side, each on a run of its
-// own (a process of its own, as a staged fixture gets in sequence), at
-// most Parallel at once. The returned func waits for them and gives
+// own (a process of its own, as a staged fixture gets in sequence). The returned func waits for them and gives
 // their output, in corpus order.
 func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*buffer {
 	bufs := make([]*buffer, len(staged))
@@ -186,7 +186,10 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*b
 	r.mu.Lock()
 	sess := session{version: r.sess.version, nextID: r.sess.nextID}
 	r.mu.Unlock()
-	slots := make(chan struct{}, max(r.o.Parallel, 1))
+	// A process starting is CPU work (node takes half a second of it),
+	// and a start slowed past --timeout fails its stage's first
+	// exchange: at most one start per two CPUs goes at once.
+	slots := make(chan struct{}, max(min(r.o.Parallel, runtime.NumCPU()/2), 1))
 	var wg sync.WaitGroup
 	for i, f := range staged {
 		bufs[i] = &buffer{}

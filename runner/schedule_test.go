@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -290,14 +291,29 @@ func TestMultiplexedSameAsSequence(t *testing.T) {
 
 // ignoringEnv makes the test binary a stdio server that answers every
 // well-formed request of 2025-11-25 and ignores every line it cannot
-// read as one, as servers built on the TypeScript SDK do. A duration as
-// its value makes the server that slow to start.
+// read as one, as servers built on the TypeScript SDK do. A value other
+// than "1" names a file each process appends to: "start" when it starts,
+// "line" with the id of each line it reads, each with its pid and the
+// time.
 const ignoringEnv = "WYMCP_RUNNER_IGNORING"
 
-func serveIgnoring(in io.Reader, out io.Writer) {
+func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
+	logf := func(string, ...any) {}
+	if logTo != "1" {
+		f, err := os.OpenFile(logTo, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			panic(err)
+		}
+		defer f.Close()
+		logf = func(format string, args ...any) {
+			fmt.Fprintf(f, "%d %d "+format+"\n", append([]any{os.Getpid(), time.Now().UnixNano()}, args...)...)
+		}
+	}
+	logf("start")
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
+		logf("line %s", gjson.GetBytes(sc.Bytes(), "id").String())
 		m := gjson.ParseBytes(sc.Bytes())
 		id, method := m.Get("id"), m.Get("method")
 		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
@@ -320,21 +336,18 @@ func serveIgnoring(in io.Reader, out io.Writer) {
 // TestMultiplexedSilenceOnce: a stdio server that ignores malformed
 // lines costs a multiplexed run one --timeout, not one per ignored
 // line, and each ignored request still fails RPC1006 once, with the
-// same verdicts as a run in sequence. The staged fixtures, each in a
-// process of its own, go while that window runs out, and cost no time
-// after it.
+// same verdicts as a run in sequence.
 func TestMultiplexedSilenceOnce(t *testing.T) {
 	const timeout = 700 * time.Millisecond
-	// Seven staged processes that start this slowly cost 2.1 s one after
-	// another, more than the bound below.
-	t.Setenv(ignoringEnv, "300ms")
-	fx, err := fixtures.Embedded()
+	t.Setenv(ignoringEnv, "1")
+	all, err := fixtures.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(fx, func(f *fixtures.Fixture) bool { return f.Stage != "" }) {
-		t.Fatal("the corpus has no staged fixture: this test no longer tests them")
-	}
+	// Staged fixtures each start a process of their own, whose start
+	// under -race can take longer than this window (see
+	// TestStagedDuringSilence).
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	run := func(parallel int) ([]string, time.Duration) {
 		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond})
 		if err != nil {
@@ -355,9 +368,79 @@ func TestMultiplexedSilenceOnce(t *testing.T) {
 		t.Errorf("%d RPC1006 failures: the ignored lines were not judged as silence", silent)
 	}
 	if tmux > 3*timeout {
-		t.Errorf("multiplexed run took %v with --timeout %v (in sequence %v): the silences did not share one window, or the staged fixtures went after it", tmux, timeout, tseq)
+		t.Errorf("multiplexed run took %v with --timeout %v (in sequence %v): the silences did not share one window", tmux, timeout, tseq)
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
 	}
+}
+
+// TestStagedDuringSilence: in a multiplexed stdio run, the staged
+// fixtures (each in a process of its own) start while the pipe's
+// silence window runs out, not after it, and are judged as in a run in
+// sequence.
+func TestStagedDuringSilence(t *testing.T) {
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One request the server ignores opens the window; the staged
+	// fixtures are the rest.
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage == "" && f.ID != "rpc/garbage" })
+	if len(fx) < 3 {
+		t.Fatalf("%d fixtures: the corpus lacks rpc/garbage or staged fixtures, and this test no longer tests them", len(fx))
+	}
+	run := func(parallel int, log string) []string {
+		t.Setenv(ignoringEnv, log)
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer target.Close()
+		lines, _ := corpusRun(t, target, parallel, fx)
+		return lines
+	}
+	seq := run(1, "1")
+	log := filepath.Join(t.TempDir(), "servers.log")
+	mux := run(8, log)
+	main, first, end := windowAndStarts(t, log)
+	if first > end {
+		t.Errorf("the first staged process started %v after the silence window of process %d ended: the staged fixtures should go during it", time.Duration(first-end), main)
+	}
+	if !slices.ContainsFunc(mux, func(l string) bool { return strings.HasPrefix(l, "rpc/garbage RPC1006 fail ") }) {
+		t.Errorf("rpc/garbage was not judged silent; the window this test needs did not open:\n%s", strings.Join(mux, "\n"))
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// windowAndStarts reads the servers' log of a multiplexed run: the first
+// process is the pipe's, and its last liveness probe is the one sent
+// when its silence window ended. It returns that process, when the first
+// other process started, and when that probe came.
+func windowAndStarts(t *testing.T, log string) (main int, first, end int64) {
+	t.Helper()
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var pid int
+		var at int64
+		var what, id string
+		fmt.Sscan(l, &pid, &at, &what, &id)
+		switch {
+		case what == "start" && main == 0:
+			main = pid
+		case what == "start" && first == 0:
+			first = at
+		case pid == main && strings.HasPrefix(id, "wymcp-liveness:"):
+			end = at
+		}
+	}
+	if main == 0 || end == 0 || first == 0 {
+		t.Fatalf("the servers' log shows no pipe process, no liveness probe after its window, or no staged process:\n%s", raw)
+	}
+	return main, first, end
 }

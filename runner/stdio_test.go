@@ -23,10 +23,7 @@ const serverEnv = "WYMCP_RUNNER_REFSERVER"
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(ignoringEnv); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			time.Sleep(d) // a server slow to start, as node is
-		}
-		serveIgnoring(os.Stdin, os.Stdout)
+		serveIgnoring(os.Stdin, os.Stdout, v)
 		os.Exit(0)
 	}
 	if os.Getenv(babblingEnv) != "" {
