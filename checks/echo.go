@@ -2,7 +2,6 @@ package checks
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -87,20 +86,28 @@ func (src *source) what() string {
 type echoScan struct {
 	p       *Pass
 	sources []*source
-	index   []place         // sorted by window, then source and offset; nil until built
-	values  map[string]bool // distinct request values seen whole
-	paths   []string
+	// index finds the places of a window: the first place of each, and
+	// the next place of each place, in the order the sources are read.
+	// Keyed by number, without a slice per window: a request is indexed
+	// once per reply, and most are small.
+	index  map[uint64]chain
+	places []place
+	values map[string]bool // distinct request values seen whole
+	paths  []string
 	// byPrefix indexes the request's values by their first bytes, for a
 	// request with many (see wholeIndexed).
 	byPrefix map[string][]string
 }
 
-// A place is where an aligned window of a source stands: its bytes as a
-// number (window is 8), the source and the offset.
+// A place is where an aligned window stands in the sources, and the
+// index of the next place of the same window (-1: none).
 type place struct {
-	w   uint64
-	src int32
-	off int32
+	src, off, next int32
+}
+
+// A chain is the places of one window: the first, the last, and how many.
+type chain struct {
+	first, last, n int32
 }
 
 // windowKey is the window of t at i as a number, for the index.
@@ -184,50 +191,41 @@ func walkRequest(v gjson.Result, fn func(gjson.Result)) {
 	}
 }
 
-// build indexes the sources' aligned windows, on first need. A sorted
-// slice costs one allocation where a map costs one per window, and a
-// request is indexed once per reply.
+// build indexes the sources' aligned windows, on first need.
 func (s *echoScan) build() {
 	if s.index != nil {
 		return
 	}
+	// Sized ahead for a small request only: a long one that repeats one
+	// pattern has millions of windows and a few distinct ones.
 	n := 0
 	for _, src := range s.sources {
-		n += (len(src.text)-window)/stride + 1
+		n += len(src.text) / stride
 	}
-	s.index = make([]place, 0, n)
+	n = min(n, 256)
+	s.index = make(map[uint64]chain, n)
+	s.places = make([]place, 0, n)
 	for si, src := range s.sources {
 		for off := 0; off+window <= len(src.text); off += stride {
-			s.index = append(s.index, place{windowKey(src.text, off), int32(si), int32(off)})
+			w := windowKey(src.text, off)
+			c, ok := s.index[w]
+			// A few places per window: a text that repeats itself (a
+			// canary of one pattern) must not hide where a piece came
+			// from, nor cost a look at every copy.
+			if ok && c.n == maxPlaces {
+				continue
+			}
+			at := int32(len(s.places))
+			s.places = append(s.places, place{int32(si), int32(off), -1})
+			if !ok {
+				s.index[w] = chain{at, at, 1}
+				continue
+			}
+			s.places[c.last].next = at
+			c.last, c.n = at, c.n+1
+			s.index[w] = c
 		}
 	}
-	// Source and offset break ties: the places of one window stay in
-	// the order the sources are read, first first.
-	slices.SortFunc(s.index, func(a, b place) int {
-		if c := cmp.Compare(a.w, b.w); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.src, b.src); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.off, b.off)
-	})
-}
-
-// places returns where the window w stands in the sources, first first,
-// at most maxPlaces of them: a text that repeats itself (a canary of one
-// pattern) must not hide where a piece came from, nor cost a search of
-// every copy.
-func (s *echoScan) places(w uint64) []place {
-	i, found := slices.BinarySearchFunc(s.index, w, func(p place, w uint64) int { return cmp.Compare(p.w, w) })
-	if !found {
-		return nil
-	}
-	j := i + 1
-	for j < len(s.index) && j-i < maxPlaces && s.index[j].w == w {
-		j++
-	}
-	return s.index[i:j]
 }
 
 // text scans one reply text at path.
@@ -309,8 +307,8 @@ func (s *echoScan) pieces(path, t string) {
 	}
 	s.build()
 	for i := 0; i+window <= len(t); {
-		places := s.places(windowKey(t, i))
-		if len(places) == 0 {
+		c, ok := s.index[windowKey(t, i)]
+		if !ok {
 			i++
 			continue
 		}
@@ -318,7 +316,8 @@ func (s *echoScan) pieces(path, t string) {
 		// request (it may sit anywhere in the run); keep the longest.
 		var src *source
 		b, f, at := 0, 0, 0
-		for _, pl := range places {
+		for pi := c.first; pi >= 0; pi = s.places[pi].next {
+			pl := s.places[pi]
 			cand, off := s.sources[pl.src], int(pl.off)
 			cb := 0
 			for i-cb > 0 && off-cb > 0 && t[i-cb-1] == cand.text[off-cb-1] {
