@@ -12,6 +12,7 @@ import (
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 // Severity is the spec keyword behind a check.
@@ -118,6 +119,9 @@ type Pass struct {
 	// Secrets are the --header values of a live run: a reply that echoes
 	// one is a finding that must not quote it.
 	Secrets []envelope.Secret
+	// ToolCache compiles the tool schemas a reply lists, once per run
+	// when the run keeps one (nil: every time).
+	ToolCache *schema.ToolCache
 	// client is the message a client check judges (JudgeClient); nil
 	// when the pass judges a reply.
 	client   *clientPass
