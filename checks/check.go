@@ -12,6 +12,7 @@ import (
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 // Severity is the spec keyword behind a check.
@@ -71,6 +72,10 @@ func (e *SkipError) Error() string { return "not applicable: " + e.Reason }
 
 // Skip returns the error a check's Run returns when it does not apply.
 func Skip(format string, args ...any) error {
+	if len(args) == 0 && !strings.Contains(format, "%") {
+		// Most reasons are constant text, which Sprintf would only copy.
+		return &SkipError{Reason: format}
+	}
 	return &SkipError{Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -114,6 +119,9 @@ type Pass struct {
 	// Secrets are the --header values of a live run: a reply that echoes
 	// one is a finding that must not quote it.
 	Secrets []envelope.Secret
+	// ToolCache compiles the tool schemas a reply lists, once per run
+	// when the run keeps one (nil: every time).
+	ToolCache *schema.ToolCache
 	// client is the message a client check judges (JudgeClient); nil
 	// when the pass judges a reply.
 	client   *clientPass

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -43,8 +44,11 @@ const minEchoValue = 16
 // A source is one request text a reply could echo.
 type source struct {
 	text string
-	what string // "the request body", "request value \"…\"", …
-	body bool   // the raw body: quote marks at a run's edges are JSON syntax
+	// name says what the text is in a finding, with kind: the value's own
+	// text or the header's name, quoted only when a finding needs it.
+	name string
+	kind sourceKind
+	body bool // the raw body: quote marks at a run's edges are JSON syntax
 	// at is where the text stands in the raw body, -1 when it does not
 	// stand there verbatim (escaped, decoded, a header): pieces found in
 	// it count toward the body too, so a value's pieces and the body's
@@ -56,54 +60,118 @@ type source struct {
 	paths   []string
 }
 
+// sourceKind is what a source is in the request.
+type sourceKind uint8
+
+const (
+	sourceBody sourceKind = iota
+	sourceValue
+	sourceHeader
+)
+
+// what names the source for a finding: "the request body", "request
+// value \"…\"", "header Mcp-Name".
+func (src *source) what() string {
+	switch src.kind {
+	case sourceValue:
+		return "request value " + Quote(src.name, 24)
+	case sourceHeader:
+		return "header " + src.name
+	}
+	return "the request body"
+}
+
 // An echoScan measures, over all the texts of one reply, how much of
 // each request text the reply carries.
 type echoScan struct {
 	p       *Pass
 	sources []*source
-	index   map[string][][2]int // window → (source, offset) of its first aligned occurrences
-	values  map[string]bool     // distinct request values seen whole
-	paths   []string
+	// index finds the places of a window: the first place of each, and
+	// the next place of each place, in the order the sources are read.
+	// Keyed by number, without a slice per window: a request is indexed
+	// once per reply, and most are small.
+	index  map[uint64]chain
+	places []place
+	values map[string]bool // distinct request values seen whole
+	paths  []string
 	// byPrefix indexes the request's values by their first bytes, for a
 	// request with many (see wholeIndexed).
 	byPrefix map[string][]string
+}
+
+// A place is where an aligned window stands in the sources, and the
+// index of the next place of the same window (-1: none).
+type place struct {
+	src, off, next int32
+}
+
+// A chain is the places of one window: the first, the last, and how many.
+type chain struct {
+	first, last, n int32
+}
+
+// windowKey is the window of t at i as a number, for the index.
+func windowKey(t string, i int) uint64 {
+	_ = t[i+window-1]
+	return uint64(t[i]) | uint64(t[i+1])<<8 | uint64(t[i+2])<<16 | uint64(t[i+3])<<24 |
+		uint64(t[i+4])<<32 | uint64(t[i+5])<<40 | uint64(t[i+6])<<48 | uint64(t[i+7])<<56
 }
 
 func newEchoScan(p *Pass) *echoScan {
 	s := &echoScan{p: p, values: map[string]bool{}}
 	raw := p.Exchange.Request.Body
 	if len(raw) >= minPiece {
-		s.sources = append(s.sources, &source{text: string(raw), what: "the request body", body: true, at: -1})
+		s.sources = append(s.sources, &source{text: string(raw), kind: sourceBody, body: true, at: -1})
 	}
-	add := func(text, what string, at int) {
+	add := func(text string, kind sourceKind, name string, at int) {
 		if len(text) < minPiece {
 			return
 		}
-		s.sources = append(s.sources, &source{text: text, what: what, at: at})
+		s.sources = append(s.sources, &source{text: text, kind: kind, name: name, at: at})
 		// The server may echo what it decoded: a percent-encoded value,
 		// or a header's Base64 sentinel.
-		for _, d := range []string{percentDecode(text), decodedHeader(text)} {
+		for _, d := range [2]string{percentDecode(text), decodedHeader(text)} {
 			if d != text && len(d) >= minPiece {
-				s.sources = append(s.sources, &source{text: d, what: what, at: -1})
+				s.sources = append(s.sources, &source{text: d, kind: kind, name: name, at: -1})
 			}
 		}
 	}
-	req := envelope.Parse(raw)
+	req := parsedRequest(p)
 	shift := len(raw) - len(req.JSON()) // a byte order mark
 	walkRequest(req.Root(), func(v gjson.Result) {
 		at := -1
-		if len(s.sources) > 0 && v.Raw == `"`+v.Str+`"` {
+		if len(s.sources) > 0 && verbatim(v) {
 			at = shift + v.Index + 1
 		}
-		add(v.Str, "request value "+Quote(v.Str, 24), at)
+		add(v.Str, sourceValue, v.Str, at)
 	})
 	h := p.Exchange.Request.Header
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
-			add(v, "header "+k, -1)
+			add(v, sourceHeader, k, -1)
 		}
 	}
 	return s
+}
+
+// verbatim: the string v stands in the JSON text as it reads, between
+// quote marks, with no escape.
+func verbatim(v gjson.Result) bool {
+	r := v.Raw
+	return len(r) == len(v.Str)+2 && r[0] == '"' && r[len(r)-1] == '"' && r[1:len(r)-1] == v.Str
+}
+
+// parsedRequest is the request body as envelope.Parse reads it. The
+// expectation holds that parse already, unless it holds a reading of the
+// body rewritten without duplicate names: then its bytes differ, and the
+// body is parsed afresh.
+func parsedRequest(p *Pass) *envelope.Message {
+	raw := p.Exchange.Request.Body
+	if req := &p.Expect.Request; bytes.Equal(req.Raw, raw) {
+		return req
+	}
+	m := envelope.Parse(raw)
+	return &m
 }
 
 // walkRequest calls fn for every string of the request, keys included.
@@ -128,15 +196,34 @@ func (s *echoScan) build() {
 	if s.index != nil {
 		return
 	}
-	s.index = map[string][][2]int{}
+	// Sized ahead for a small request only: a long one that repeats one
+	// pattern has millions of windows and a few distinct ones.
+	n := 0
+	for _, src := range s.sources {
+		n += len(src.text) / stride
+	}
+	n = min(n, 256)
+	s.index = make(map[uint64]chain, n)
+	s.places = make([]place, 0, n)
 	for si, src := range s.sources {
 		for off := 0; off+window <= len(src.text); off += stride {
-			w := src.text[off : off+window]
+			w := windowKey(src.text, off)
+			c, ok := s.index[w]
 			// A few places per window: a text that repeats itself (a
-			// canary of one pattern) must not hide where a piece came from.
-			if at := s.index[w]; len(at) < maxPlaces {
-				s.index[w] = append(at, [2]int{si, off})
+			// canary of one pattern) must not hide where a piece came
+			// from, nor cost a look at every copy.
+			if ok && c.n == maxPlaces {
+				continue
 			}
+			at := int32(len(s.places))
+			s.places = append(s.places, place{int32(si), int32(off), -1})
+			if !ok {
+				s.index[w] = chain{at, at, 1}
+				continue
+			}
+			s.places[c.last].next = at
+			c.last, c.n = at, c.n+1
+			s.index[w] = c
 		}
 	}
 }
@@ -220,7 +307,7 @@ func (s *echoScan) pieces(path, t string) {
 	}
 	s.build()
 	for i := 0; i+window <= len(t); {
-		places, ok := s.index[t[i:i+window]]
+		c, ok := s.index[windowKey(t, i)]
 		if !ok {
 			i++
 			continue
@@ -228,26 +315,27 @@ func (s *echoScan) pieces(path, t string) {
 		// Extend both ways from each place the window stands in the
 		// request (it may sit anywhere in the run); keep the longest.
 		var src *source
-		b, f, at := 0, 0, [2]int{}
-		for _, pl := range places {
-			cand := s.sources[pl[0]]
+		b, f, at := 0, 0, 0
+		for pi := c.first; pi >= 0; pi = s.places[pi].next {
+			pl := s.places[pi]
+			cand, off := s.sources[pl.src], int(pl.off)
 			cb := 0
-			for i-cb > 0 && pl[1]-cb > 0 && t[i-cb-1] == cand.text[pl[1]-cb-1] {
+			for i-cb > 0 && off-cb > 0 && t[i-cb-1] == cand.text[off-cb-1] {
 				cb++
 			}
 			cf := window
-			for i+cf < len(t) && pl[1]+cf < len(cand.text) && t[i+cf] == cand.text[pl[1]+cf] {
+			for i+cf < len(t) && off+cf < len(cand.text) && t[i+cf] == cand.text[off+cf] {
 				cf++
 			}
 			// At equal length the same text stands in several places of
 			// the request (keys sharing a prefix, a value that repeats):
 			// prefer the place already found, so that a text copied
 			// several times counts once, whichever copy it was read from.
-			if src == nil || cb+cf > b+f || cb+cf == b+f && overlap(cand, pl[1]-cb, pl[1]+cf) > overlap(src, at[1]-b, at[1]+f) {
-				src, b, f, at = cand, cb, cf, pl
+			if src == nil || cb+cf > b+f || cb+cf == b+f && overlap(cand, off-cb, off+cf) > overlap(src, at-b, at+f) {
+				src, b, f, at = cand, cb, cf, off
 			}
 		}
-		lo, hi := at[1]-b, at[1]+f
+		lo, hi := at-b, at+f
 		if src.body {
 			// A quoted value carries its quote marks in the body; they are
 			// JSON syntax, not part of what was echoed.
@@ -306,7 +394,7 @@ func (s *echoScan) done(path string) {
 			at = worst.paths[0]
 		}
 		first := worst.covered[0]
-		s.p.Failf(at, "%d characters of %s are echoed (at %s), over the quote bound of %d: %s", worstN, worst.what,
+		s.p.Failf(at, "%d characters of %s are echoed (at %s), over the quote bound of %d: %s", worstN, worst.what(),
 			strings.Join(worst.paths, ", "), bound, Quote(worst.text[first[0]:first[1]], quoteN))
 	}
 	if n := len(s.values); n > 1 {

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 // SchemaValidator validates a reply against the protocol schema of a
@@ -99,6 +100,9 @@ type Input struct {
 	Schemas  SchemaValidator
 	// Secrets are the --header values of a live run (never recorded).
 	Secrets []envelope.Secret
+	// ToolCache, when set, compiles each tool schema a reply lists once
+	// per run; nil compiles it for every reply.
+	ToolCache *schema.ToolCache
 }
 
 // Judge applies every check in list to one exchange. It returns exactly
@@ -129,7 +133,7 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	if why, owner := unjudgeable(ex, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
-	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets}
+	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache}
 	readings := replyReadings(base)
 	for _, c := range list {
 		if c.Area == AreaClient {
@@ -156,16 +160,30 @@ func runOne(p *Pass, c *Check) Verdict {
 	err := run(c, p)
 	p.closeFindings()
 	v := Verdict{Check: c, Findings: p.findings}
-	var se *SkipError
 	switch {
 	case err == nil:
 		v.Status = statusOf(p.findings)
-	case errors.As(err, &se):
-		v.Status, v.Reason, v.Findings = StatusSkip, se.Reason, nil
 	default:
+		if se, ok := asSkip(err); ok {
+			v.Status, v.Reason, v.Findings = StatusSkip, se.Reason, nil
+			break
+		}
 		v.Status, v.Reason, v.Findings = StatusError, err.Error(), nil
 	}
 	return v
+}
+
+// asSkip is errors.As for a *SkipError. Checks return their skips
+// unwrapped, and most checks skip most exchanges: the type assertion
+// spares errors.As's reflection, and its target's allocation, on every
+// one.
+func asSkip(err error) (*SkipError, bool) {
+	if se, ok := err.(*SkipError); ok {
+		return se, true
+	}
+	var se *SkipError
+	ok := errors.As(err, &se)
+	return se, ok
 }
 
 // replyReadings are the replies to judge: the reply as read, and, when
@@ -265,7 +283,7 @@ func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (strin
 // failures themselves (PRO1005 for a death); every other check skips,
 // pointing to it.
 func notJudged(out []Verdict, in Input, exp *expect.Expectation, r *envelope.Reply, list []*Check, why string, owner *Check) []Verdict {
-	p := &Pass{Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, Reply: &Reply{Reply: r}}
+	p := &Pass{Exchange: in.Exchange, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, Reply: &Reply{Reply: r}}
 	skip := "not judged: " + why
 	if owner != nil {
 		skip = "not judged: could not judge this exchange (see " + owner.ID + ")"

@@ -69,7 +69,7 @@ schema that fails to compile as 2020-12 only warns.`,
 				if !s.Exists() || !s.IsObject() {
 					continue // absent, or the wrong type (SCH1001 judges shapes)
 				}
-				_, cerr := schema.CompileToolSchema([]byte(s.Raw), p.Expect.Version)
+				_, cerr := p.ToolCache.Compile([]byte(s.Raw), p.Expect.Version)
 				if cerr == nil {
 					continue
 				}
@@ -129,7 +129,7 @@ must conform is not stated (AMB-13), so such results are not judged.`,
 			p.Failf("result.structuredContent", "the tool declares an outputSchema but the result has no structuredContent")
 			return nil
 		}
-		ts, cerr := schema.CompileToolSchema(t.OutputSchema, p.Expect.Version)
+		ts, cerr := p.ToolCache.Compile(t.OutputSchema, p.Expect.Version)
 		if cerr != nil {
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
 		}

@@ -33,12 +33,20 @@ func lineCount(s string) int {
 // hasLineBreak: s spans more than one line.
 func hasLineBreak(s string) bool { return strings.ContainsFunc(s, isLineBreak) }
 
+// firstMark is below every nonspacing and enclosing mark (U+0300, the
+// first combining diacritic) and every other rune visibleLen skips.
+const firstMark = '\u0300'
+
 // visibleLen counts the characters of s a reader sees: a combining mark,
 // a zero-width joiner or a variation selector adds to the character
 // before it, not a character of its own.
 func visibleLen(s string) int {
 	n := 0
 	for _, r := range s {
+		if r < firstMark {
+			n++ // most text: spares unicode.In its table search
+			continue
+		}
 		if unicode.In(r, unicode.Mn, unicode.Me) || r == '\u200d' || r >= '\ufe00' && r <= '\ufe0f' {
 			continue
 		}

@@ -15,7 +15,22 @@ const (
 )
 
 // MetaPath is the gjson path of a request's _meta member key.
-func MetaPath(key string) string { return "params._meta." + JoinPath("", key) }
+func MetaPath(key string) string {
+	if p, ok := metaPaths[key]; ok {
+		return p
+	}
+	return metaPath(key)
+}
+
+func metaPath(key string) string { return "params._meta." + JoinPath("", key) }
+
+// metaPaths holds the paths of the keys above, escaped once: every
+// request is read for them, several times over.
+var metaPaths = map[string]string{
+	MetaProtocolVersion:    metaPath(MetaProtocolVersion),
+	MetaClientCapabilities: metaPath(MetaClientCapabilities),
+	MetaLogLevel:           metaPath(MetaLogLevel),
+}
 
 // NameField is the params member Mcp-Name mirrors for a method (T-HDR-1):
 // "name" for tools/call and prompts/get, "uri" for resources/read, "" for

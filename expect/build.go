@@ -168,12 +168,19 @@ func digits(raw string) bool {
 // base reading takes the first value; these take the last, and all of
 // them joined with ", " (RFC 9110 §5.3).
 func headerReadings(h http.Header) []http.Header {
+	if !repeatsMCPHeader(h) {
+		return nil
+	}
+	return repeatedReadings(h)
+}
+
+// repeatedReadings are headerReadings, found the long way.
+func repeatedReadings(h http.Header) []http.Header {
 	repeated := map[string][]string{}
 	keys := slices.Sorted(maps.Keys(h)) // a name sent in two spellings: a stable order
 	for _, k := range keys {
 		vs := h[k]
-		lk := strings.ToLower(k)
-		if lk == "mcp-protocol-version" || lk == "mcp-method" || lk == "mcp-name" || strings.HasPrefix(lk, "mcp-param-") {
+		if lk := strings.ToLower(k); mcpHeader(k) {
 			repeated[lk] = append(repeated[lk], vs...)
 		}
 	}
@@ -200,6 +207,36 @@ func headerReadings(h http.Header) []http.Header {
 		return nil
 	}
 	return []http.Header{last, joined}
+}
+
+// repeatsMCPHeader: some MCP header may have two values or more, under
+// one name or under names that differ only in case. Most requests repeat
+// none, and need no other reading of their headers; past a few MCP
+// headers the answer is yes, and headerReadings sorts them out.
+func repeatsMCPHeader(h http.Header) bool {
+	var names [8]string
+	mcp := names[:0]
+	for k, vs := range h {
+		if !mcpHeader(k) || len(vs) == 0 {
+			continue
+		}
+		if len(vs) > 1 || len(mcp) == len(names) {
+			return true
+		}
+		for _, seen := range mcp {
+			if strings.EqualFold(seen, k) {
+				return true
+			}
+		}
+		mcp = append(mcp, k)
+	}
+	return false
+}
+
+// mcpHeader: a header whose repeated values have readings of their own.
+func mcpHeader(name string) bool {
+	lk := strings.ToLower(name)
+	return lk == "mcp-protocol-version" || lk == "mcp-method" || lk == "mcp-name" || strings.HasPrefix(lk, "mcp-param-")
 }
 
 // base64URL: some sentinel payload uses a character only the URL-safe

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -248,4 +249,52 @@ func FirstProblem(es []envelope.DistilledEntry) string {
 		s += fmt.Sprintf(" (and %d more %s)", more, plural(more, "problem", "problems"))
 	}
 	return s
+}
+
+// A ToolCache compiles each distinct tool schema once: a run that meets
+// the same tools/list again and again (lint of a long transcript, a
+// relay watching a client poll) compiles each schema it lists once, not
+// once per listing. It keeps at most maxCachedSchemaBytes of schemas;
+// past that it compiles without keeping. Safe for concurrent use; the
+// zero value is ready, and a nil *ToolCache compiles every time.
+type ToolCache struct {
+	mu    sync.Mutex
+	m     map[toolKey]compiledTool
+	bytes int
+}
+
+type toolKey struct{ version, raw string }
+
+type compiledTool struct {
+	ts  *ToolSchema
+	err error
+}
+
+// maxCachedSchemaBytes bounds the schemas a ToolCache keeps.
+const maxCachedSchemaBytes = 16 << 20
+
+// Compile is CompileToolSchema, remembered: a ToolSchema is immutable, and
+// compiling the same bytes for the same version gives the same schema or
+// the same error.
+func (c *ToolCache) Compile(raw []byte, version string) (*ToolSchema, error) {
+	if c == nil {
+		return CompileToolSchema(raw, version)
+	}
+	c.mu.Lock()
+	r, ok := c.m[toolKey{version, string(raw)}]
+	c.mu.Unlock()
+	if ok {
+		return r.ts, r.err
+	}
+	ts, err := CompileToolSchema(raw, version)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bytes+len(raw) <= maxCachedSchemaBytes {
+		if c.m == nil {
+			c.m = map[toolKey]compiledTool{}
+		}
+		c.m[toolKey{version, string(raw)}] = compiledTool{ts, err}
+		c.bytes += len(raw)
+	}
+	return ts, err
 }

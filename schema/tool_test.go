@@ -44,11 +44,19 @@ func TestCompileToolSchemaErrors(t *testing.T) {
 		{"too large", huge, "2026-07-28", `tool schema: schema exceeds the checker's bounds: larger than 1048576 bytes`, false},
 		{"unknown version", `{}`, "2024-11-05", `tool schema: unknown protocol version "2024-11-05"`, false},
 	}
+	var cache ToolCache
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := CompileToolSchema([]byte(c.schema), c.version)
 			if err == nil {
 				t.Fatal("compiled")
+			}
+			// A cache gives the same error, compiled or remembered.
+			for range 2 {
+				_, cerr := cache.Compile([]byte(c.schema), c.version)
+				if cerr == nil || cerr.Error() != err.Error() || errors.Is(cerr, ErrExternalRef) != c.external || errors.Is(cerr, ErrSchemaBounds) != errors.Is(err, ErrSchemaBounds) {
+					t.Errorf("cached error %v, want %v", cerr, err)
+				}
 			}
 			if got := err.Error(); got != c.want {
 				t.Errorf("error\n got %s\nwant %s", got, c.want)
@@ -60,6 +68,33 @@ func TestCompileToolSchemaErrors(t *testing.T) {
 				t.Errorf("errors.Is(err, ErrExternalRef) = %v, want %v", got, c.external)
 			}
 		})
+	}
+}
+
+// A ToolCache remembers a compiled schema per version, and keeps no more
+// than its bound.
+func TestToolCache(t *testing.T) {
+	raw := []byte(`{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`)
+	var c ToolCache
+	a, err1 := c.Compile(raw, "2026-07-28")
+	b, err2 := c.Compile(raw, "2026-07-28")
+	if err1 != nil || err2 != nil || a != b {
+		t.Fatalf("compiled %p, %v then %p, %v; want one schema, remembered", a, err1, b, err2)
+	}
+	if d, _ := c.Compile(raw, "2025-06-18"); d == a {
+		t.Error("another version shares the schema compiled for 2026-07-28")
+	}
+	if es, err := b.Validate([]byte(`{}`)); err != nil || len(es) == 0 {
+		t.Errorf("the remembered schema accepts {}: %v, %v", es, err)
+	}
+	var nilCache *ToolCache
+	if _, err := nilCache.Compile(raw, "2026-07-28"); err != nil {
+		t.Errorf("a nil cache: %v", err)
+	}
+	full := ToolCache{bytes: maxCachedSchemaBytes}
+	full.Compile(raw, "2026-07-28")
+	if len(full.m) != 0 {
+		t.Error("a full cache kept another schema")
 	}
 }
 

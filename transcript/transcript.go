@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -112,7 +113,7 @@ func (r *Reader) Next() (Record, error) {
 		}
 		rec.Line, rec.Facts = r.line, r.facts
 		if rec.Fixture == "" {
-			rec.Fixture = fmt.Sprintf("line:%d", r.line)
+			rec.Fixture = "line:" + strconv.Itoa(r.line)
 		}
 		return rec, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transcript"
 )
 
@@ -49,6 +50,9 @@ func lintRun(s *streams, o *lintOptions) error {
 		return err
 	}
 	all := ss.checks
+	// A transcript lists the same tools again and again: each schema is
+	// compiled once.
+	var tools schema.ToolCache
 	var inputErrs int
 	var vs []checks.Verdict // reused: each exchange's verdicts are written before the next
 	for _, name := range o.Files {
@@ -96,7 +100,7 @@ func lintRun(s *streams, o *lintOptions) error {
 			// The same expectation a live run built: from the request, the
 			// facts the transcript carries and the fixture's override.
 			exp := expect.Build(&rec.Exchange, rec.Facts, rec.Override)
-			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Expect: exp, Contract: ss.contract, Schemas: ss.schemas}, all)
+			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Expect: exp, Contract: ss.contract, Schemas: ss.schemas, ToolCache: &tools}, all)
 			if err := ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: exp, Verdicts: vs}); err != nil {
 				closeIn()
 				return err

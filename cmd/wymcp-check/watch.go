@@ -20,6 +20,7 @@ import (
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/proxy"
 	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transcript"
 )
 
@@ -121,6 +122,7 @@ type watcher struct {
 	red      *proxy.Redactor
 	contract *envelope.Contract
 	schemas  checks.SchemaValidator
+	tools    schema.ToolCache   // a client lists tools again and again
 	record   io.Writer          // nil: no --record
 	ss       *session           // nil: no --report
 	held     *proxy.Observation // a message that completes a pair, printed with its verdict
@@ -170,7 +172,7 @@ func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watche
 // which never quote them.
 func (w *watcher) judge(fixture string, ex *envelope.Exchange, ov *expect.Override) ([]checks.Verdict, *expect.Expectation) {
 	exp := expect.Build(ex, w.facts, ov)
-	return checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: w.contract, Schemas: w.schemas, Secrets: w.red.Secrets()}, checks.All()), exp
+	return checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: w.contract, Schemas: w.schemas, Secrets: w.red.Secrets(), ToolCache: &w.tools}, checks.All()), exp
 }
 
 // maxCancelled bounds the cancellations remembered.
