@@ -19,6 +19,7 @@ import (
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 // A Conn sends one request and returns what came back. Implementations
@@ -159,7 +160,7 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 	if o.Checks == nil {
 		o.Checks = checks.All()
 	}
-	r := &run{t: t, o: o, sink: sink}
+	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}}
 	res, err := r.negotiate(ctx)
 	if err != nil {
 		return nil, res, err
@@ -201,6 +202,10 @@ type run struct {
 	// liveness probe, so a late reply could land in the next fixture's
 	// exchange; restart before it.
 	stale bool
+	// tools compiles each tool schema the replies list once per run: a
+	// run lists tools again and again (a fixture's tools/list, the
+	// envelope fixtures that carry one).
+	tools *schema.ToolCache
 }
 
 // session is what the handshake established.
@@ -273,7 +278,7 @@ func (l *lane) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectat
 
 // verdicts judges an exchange with the checks of the run.
 func (r *run) verdicts(j *Judged) []checks.Verdict {
-	return checks.Judge(checks.Input{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Contract: r.o.Contract, Schemas: r.o.Schemas, Secrets: r.o.Secrets}, r.o.Checks)
+	return checks.Judge(checks.Input{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Contract: r.o.Contract, Schemas: r.o.Schemas, Secrets: r.o.Secrets, ToolCache: r.tools}, r.o.Checks)
 }
 
 // skipAll reports a fixture that does not apply: every check skips.
