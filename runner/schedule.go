@@ -217,7 +217,7 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*b
 // counter where the run's stood when the staged fixtures began, so two
 // runs of the same server send the same requests).
 func (r *run) sibling(out Sink, sess session) *run {
-	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts}
+	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools}
 }
 
 // A buffer holds one fixture's output until its turn comes.
@@ -296,8 +296,9 @@ func newFlight(n int) *flight {
 	return &flight{slots: make(chan struct{}, n), ids: map[string]chan struct{}{}}
 }
 
-// isStream: a fixture that looks at a GET stream, which need not end.
-func isStream(f *fixtures.Fixture) bool { return f.Method == "GET" }
+// isStream: a fixture that looks at a stream which need not end (a GET
+// stream, or a reply such as subscriptions/listen's).
+func isStream(f *fixtures.Fixture) bool { return f.Method == "GET" || f.Stream }
 
 // started and finished count the fixtures at work.
 func (fl *flight) started(f *fixtures.Fixture) {

@@ -226,6 +226,32 @@ func TestConcurrentTimeoutsOverlap(t *testing.T) {
 	}
 }
 
+// TestStreamLookEndsWithTheRest: a fixture whose reply is a stream that
+// need not end (subscriptions/listen) is looked at while the other
+// fixtures run, and the look ends when they are done, not after the
+// whole second a look may last.
+func TestStreamLookEndsWithTheRest(t *testing.T) {
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+		return f.ID != "subscriptions/listen" && f.ID != "tools/list" && f.ID != "lifecycle/discover"
+	})
+	if len(fx) != 3 || !slices.ContainsFunc(fx, func(f *fixtures.Fixture) bool { return f.Stream }) {
+		t.Fatalf("the corpus lacks subscriptions/listen (stream: true), tools/list or lifecycle/discover: %d of them", len(fx))
+	}
+	lines, took := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: serve(t, "")}}, 8, fx)
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "subscriptions/listen RPC1001 pass") }) {
+		t.Fatalf("subscriptions/listen was not judged:\n%s", strings.Join(lines, "\n"))
+	}
+	// The look lasts at least 100 ms, and at most a second when the
+	// other fixtures never finish; these finish in milliseconds.
+	if took >= 700*time.Millisecond {
+		t.Errorf("the run took %v: the look at the listen stream did not end when the other fixtures were done", took)
+	}
+}
+
 // TestOrderLast: a fixture that declares order: last is sent, and
 // reported, after every other fixture, whatever --parallel is.
 func TestOrderLast(t *testing.T) {
