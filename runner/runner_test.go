@@ -199,7 +199,9 @@ func TestFaultEndedSession(t *testing.T) {
 }
 
 // BenchmarkCorpus runs the whole default corpus against the in-process
-// reference server over loopback HTTP, negotiation included.
+// reference server over loopback HTTP, negotiation included, with the
+// CLI's default --parallel 8. A look at a stream lasts at least 100 ms
+// of it.
 func BenchmarkCorpus(b *testing.B) {
 	fx, err := fixtures.Embedded()
 	if err != nil {
@@ -214,7 +216,7 @@ func BenchmarkCorpus(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		target := &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp"}}
 		c := &collect{}
-		if _, err := runner.Run(context.Background(), target, runner.Options{Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(reg)}, c); err != nil {
+		if _, err := runner.Run(context.Background(), target, runner.Options{Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(reg), Parallel: 8}, c); err != nil {
 			b.Fatal(err)
 		}
 	}
