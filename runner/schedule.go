@@ -176,8 +176,8 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 }
 
 // aside runs staged stdio fixtures side by side, each on a run of its
-// own (a process of its own, as a staged fixture gets in sequence). The returned func waits for them and gives
-// their output, in corpus order.
+// own (a process of its own, as a staged fixture gets in sequence). The
+// returned func waits for them and gives their output, in corpus order.
 func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*buffer {
 	bufs := make([]*buffer, len(staged))
 	if len(staged) == 0 {
