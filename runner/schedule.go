@@ -46,11 +46,11 @@ const streamLookMin = 100 * time.Millisecond
 const streamLookPoll = 5 * time.Millisecond
 
 // fireAll runs the fixtures: one after another when Parallel is 1 or
-// less, else concurrently. Either way the ones that change what the
-// others share run, and are reported, after the rest, one after another
-// in corpus order: first those sent in a lifecycle stage of their own (a
-// connection not yet initialized: over stdio a process of their own),
-// then the order-dependent ones (order: last).
+// less, else concurrently. Either way the ones sent in a lifecycle stage
+// of their own (a connection not yet initialized: over HTTP a session of
+// their own, over stdio a process of their own) are reported after the
+// rest, in corpus order, and the order-dependent ones (order: last) run,
+// and are reported, after those, one after another.
 func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 	var now, staged, last []*fixtures.Fixture
 	for _, f := range fx {
@@ -71,9 +71,20 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 			return err
 		}
 	default:
-		last = append(staged, last...)
-		if err := r.concurrently(ctx, now); err != nil {
+		// Each staged fixture opens a session of its own (or none), so it
+		// goes beside the rest, in the same flight: its ids never share
+		// the wire with theirs, as a server may key ids across sessions.
+		fl := newFlight(r.o.Parallel)
+		aside := r.aside(ctx, staged, fl)
+		err := r.concurrently(ctx, now, fl)
+		sbufs := aside()
+		if err != nil {
 			return err
+		}
+		for _, b := range sbufs {
+			if err := b.flush(r); err != nil {
+				return err
+			}
 		}
 	}
 	for _, f := range last {
@@ -84,13 +95,13 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 	return nil
 }
 
-// concurrently runs fx side by side, at most Parallel exchanges in
-// flight, and hands each fixture's output to the sink in corpus order.
-func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
+// concurrently runs fx side by side in the flight fl, at most Parallel
+// exchanges in flight, and hands each fixture's output to the sink in
+// corpus order.
+func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture, fl *flight) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := r.o.Parallel
-	fl := newFlight(n)
 	bufs := make([]*buffer, len(fx))
 	done := make([]chan struct{}, len(fx))
 	for i := range fx {
@@ -161,7 +172,7 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 	}
 	// Started only now: a process starting beside the pipe would take
 	// the CPU the pipe's server answers with, and its markers are timed.
-	aside := r.aside(ctx, staged)
+	aside := r.aside(ctx, staged, nil)
 	err := m.settle(ctx)
 	sbufs := aside()
 	if err != nil {
@@ -175,10 +186,12 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 	return nil
 }
 
-// aside runs staged stdio fixtures side by side, each on a run of its
-// own (a process of its own, as a staged fixture gets in sequence). The
-// returned func waits for them and gives their output, in corpus order.
-func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*buffer {
+// aside runs staged fixtures side by side, each on a run of its own
+// (over HTTP a session of its own, over stdio a process of its own, as a
+// staged fixture gets in sequence), in the flight fl of the other
+// fixtures when there is one. The returned func waits for them and gives
+// their output, in corpus order.
+func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture, fl *flight) func() []*buffer {
 	bufs := make([]*buffer, len(staged))
 	if len(staged) == 0 {
 		return func() []*buffer { return nil }
@@ -186,10 +199,14 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*b
 	r.mu.Lock()
 	sess := session{version: r.sess.version, nextID: r.sess.nextID}
 	r.mu.Unlock()
-	// A process starting is CPU work (node takes half a second of it),
-	// and a start slowed past --timeout fails its stage's first
-	// exchange: at most one start per two CPUs goes at once.
-	slots := make(chan struct{}, max(min(r.o.Parallel, runtime.NumCPU()/2), 1))
+	n := r.o.Parallel
+	if r.t.Transport() == envelope.Stdio {
+		// A process starting is CPU work (node takes half a second of
+		// it), and a start slowed past --timeout fails its stage's
+		// first exchange: at most one start per two CPUs goes at once.
+		n = min(n, runtime.NumCPU()/2)
+	}
+	slots := make(chan struct{}, max(n, 1))
 	var wg sync.WaitGroup
 	for i, f := range staged {
 		bufs[i] = &buffer{}
@@ -198,11 +215,15 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*b
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
+			if fl != nil {
+				fl.started(f)
+				defer fl.finished(f)
+			}
 			sr := r.sibling(bufs[i], sess)
 			defer sr.t.Close()
 			// A buffer's Exchange never fails: the sink's error comes
 			// when the buffer is emptied.
-			_ = (&lane{r: sr, out: bufs[i], mark: time.Now()}).fixture(ctx, f)
+			_ = (&lane{r: sr, out: bufs[i], fl: fl, mark: time.Now()}).fixture(ctx, f)
 		}()
 	}
 	return func() []*buffer {
@@ -211,13 +232,18 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() []*b
 	}
 }
 
-// sibling is a run of its own for one staged stdio fixture: the same
-// options, version and facts, a target for the same command that starts
-// no process until the stage asks for one, and the session sess (its id
-// counter where the run's stood when the staged fixtures began, so two
-// runs of the same server send the same requests).
+// sibling is a run of its own for one staged fixture: the same options,
+// version and facts, the same target (over stdio one for the same
+// command that starts no process until the stage asks for one), and the
+// session sess (its id counter where the run's stood when the staged
+// fixtures began, so two runs of the same server send the same
+// requests).
 func (r *run) sibling(out Sink, sess session) *run {
-	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools}
+	t := r.t
+	if st, ok := t.(*StdioTarget); ok {
+		t = st.sibling()
+	}
+	return &run{t: t, o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools}
 }
 
 // A buffer holds one fixture's output until its turn comes.
