@@ -249,7 +249,7 @@ func (s *echoScan) text(path, raw string) {
 	if s.conditionValue(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
-	vals := s.p.Reply.values(s.p.Expect)
+	vals := s.p.Reply.values(s.p.Exchange, s.p.Expect)
 	if len(vals) > manyValues {
 		s.wholeIndexed(path, variants)
 		return
@@ -280,7 +280,7 @@ const manyValues = 32
 func (s *echoScan) wholeIndexed(path string, variants []string) {
 	if s.byPrefix == nil {
 		s.byPrefix = map[string][]string{}
-		for _, v := range s.p.Reply.values(s.p.Expect) {
+		for _, v := range s.p.Reply.values(s.p.Exchange, s.p.Expect) {
 			if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote {
 				continue
 			}
