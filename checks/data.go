@@ -152,8 +152,13 @@ func quotesRequest(p *Pass, s string) bool {
 	if utf8.RuneCountInString(core) < 4 {
 		return false
 	}
-	sorted := p.Reply.sortedTexts(p.Exchange, p.Expect)
-	if i, found := slices.BinarySearch(sorted, s); found || i < len(sorted) && strings.HasPrefix(sorted[i], core) {
+	values, rest := p.Reply.sortedTexts(p.Exchange, p.Expect)
+	return quotesSorted(values, s, core) || quotesSorted(rest, s, core)
+}
+
+// quotesSorted: sorted holds s, or a text that starts with core.
+func quotesSorted(sorted []string, s, core string) bool {
+	if _, found := slices.BinarySearch(sorted, s); found {
 		return true
 	}
 	// The texts that start with core, if any, begin where core would go.
@@ -162,10 +167,20 @@ func quotesRequest(p *Pass, s string) bool {
 }
 
 // isProblemPath: error.data.errors.N.<problems>.M
+//
+// It runs on every string under data, so it reads the path in place
+// rather than splitting it.
 func isProblemPath(path, key string) bool {
-	parts := strings.Split(path, ".")
-	n := len(parts)
-	return n >= 6 && parts[2] == "errors" && parts[n-2] == key
+	if strings.Count(path, ".") < 5 {
+		return false
+	}
+	_, rest, _ := strings.Cut(path, ".")
+	_, rest, _ = strings.Cut(rest, ".")
+	if third, _, _ := strings.Cut(rest, "."); third != "errors" {
+		return false
+	}
+	head := path[:strings.LastIndexByte(path, '.')]
+	return head[strings.LastIndexByte(head, '.')+1:] == key
 }
 
 func isProse(s string) bool {

@@ -41,21 +41,28 @@ const maxPlaces = 8
 // shorter ones (names, versions, "add") recur in any reply by chance.
 const minEchoValue = 16
 
-// A source is one request text a reply could echo.
+// A source is one request text a reply could echo. A request of 50,000
+// values has 50,000 of them, held by value and without room for what a
+// reply rarely carries: what was found of it is kept aside (cov).
 type source struct {
 	text string
-	// name says what the text is in a finding, with kind: the value's own
-	// text or the header's name, quoted only when a finding needs it.
+	// name says what the text is in a finding, with kind: the header's
+	// name, or the value's text as the request sent it (a decoded value);
+	// empty, the text itself.
 	name string
-	kind sourceKind
-	body bool // the raw body: quote marks at a run's edges are JSON syntax
 	// at is where the text stands in the raw body, -1 when it does not
 	// stand there verbatim (escaped, decoded, a header): pieces found in
 	// it count toward the body too, so a value's pieces and the body's
 	// add up as one text.
-	at int
-	// covered are the byte ranges of text found in the reply, merged at
-	// the end.
+	at   int32
+	kind sourceKind
+	body bool // the raw body: quote marks at a run's edges are JSON syntax
+	cov  *coverage
+}
+
+// coverage is what the reply carries of one source: the byte ranges of
+// its text found, merged at the end, and where they were found.
+type coverage struct {
 	covered [][2]int
 	paths   []string
 }
@@ -74,7 +81,11 @@ const (
 func (src *source) what() string {
 	switch src.kind {
 	case sourceValue:
-		return "request value " + Quote(src.name, 24)
+		name := src.name
+		if name == "" {
+			name = src.text
+		}
+		return "request value " + Quote(name, 24)
 	case sourceHeader:
 		return "header " + src.name
 	}
@@ -85,29 +96,13 @@ func (src *source) what() string {
 // each request text the reply carries.
 type echoScan struct {
 	p       *Pass
-	sources []*source
-	// index finds the places of a window: the first place of each, and
-	// the next place of each place, in the order the sources are read.
-	// Keyed by number, without a slice per window: a request is indexed
-	// once per reply, and most are small.
-	index  map[uint64]chain
-	places []place
-	values map[string]bool // distinct request values seen whole
-	paths  []string
+	sources []source
+	index   windowIndex
+	values  map[string]bool // distinct request values seen whole
+	paths   []string
 	// byPrefix indexes the request's values by their first bytes, for a
 	// request with many (see wholeIndexed).
-	byPrefix map[string][]string
-}
-
-// A place is where an aligned window stands in the sources, and the
-// index of the next place of the same window (-1: none).
-type place struct {
-	src, off, next int32
-}
-
-// A chain is the places of one window: the first, the last, and how many.
-type chain struct {
-	first, last, n int32
+	byPrefix *prefixIndex
 }
 
 // windowKey is the window of t at i as a number, for the index.
@@ -117,33 +112,160 @@ func windowKey(t string, i int) uint64 {
 		uint64(t[i+4])<<32 | uint64(t[i+5])<<40 | uint64(t[i+6])<<48 | uint64(t[i+7])<<56
 }
 
+// A windowIndex finds the places of a window in the sources: the first
+// place of each window, and the next place of each place, in the order
+// the sources are read. It is an open-addressing table of the first
+// places, keyed by the window read back from the place's own text, and
+// the places in blocks of a fixed size: a request of 50,000 values has
+// a few hundred thousand windows, and neither a map entry holding each
+// key nor a slice regrown (and copied) as it fills is needed for them.
+type windowIndex struct {
+	heads []int32 // the first place of a window, or -1; a power of two long
+	// counts are the places of each window, beside heads: a window of a
+	// text that repeats itself is full after maxPlaces, and each further
+	// copy is dropped at a glance.
+	counts []uint8
+	shift  uint8 // 64 - log2(len(heads))
+	n      int   // windows held
+	blocks [][]place
+	places int32
+}
+
+// A place is where an aligned window stands in the sources, and the
+// index of the next place of the same window (-1: none).
+type place struct {
+	src, off, next int32
+}
+
+const (
+	blockBits = 12
+	blockLen  = 1 << blockBits
+)
+
+func (x *windowIndex) built() bool { return x.heads != nil }
+
+// init starts the index small: most requests are, and a long one that
+// repeats one pattern has millions of windows and a few distinct ones.
+func (x *windowIndex) init() {
+	x.heads, x.counts = make([]int32, 256), make([]uint8, 256)
+	x.shift = 64 - 8
+	for i := range x.heads {
+		x.heads[i] = -1
+	}
+}
+
+func (x *windowIndex) at(i int32) *place { return &x.blocks[i>>blockBits][i&(blockLen-1)] }
+
+// keyOf is the window that place i stands for.
+func (x *windowIndex) keyOf(sources []source, i int32) uint64 {
+	pl := x.at(i)
+	return windowKey(sources[pl.src].text, int(pl.off))
+}
+
+// slot is where window w is, or would go, in heads.
+func (x *windowIndex) slot(sources []source, w uint64) int {
+	mask := len(x.heads) - 1
+	for h := int(w * 0x9e3779b97f4a7c15 >> x.shift); ; h = (h + 1) & mask {
+		if p := x.heads[h]; p < 0 || x.keyOf(sources, p) == w {
+			return h
+		}
+	}
+}
+
+// first is the first place of window w, -1 when the request has none.
+func (x *windowIndex) first(sources []source, w uint64) int32 {
+	return x.heads[x.slot(sources, w)]
+}
+
+// add indexes the window of source si at off.
+func (x *windowIndex) add(sources []source, si, off int32) {
+	w := windowKey(sources[si].text, int(off))
+	h := x.slot(sources, w)
+	// A few places per window: a text that repeats itself (a canary of
+	// one pattern) must not hide where a piece came from, nor cost a look
+	// at every copy.
+	if x.counts[h] == maxPlaces {
+		return
+	}
+	x.counts[h]++
+	last := x.heads[h]
+	for last >= 0 && x.at(last).next >= 0 {
+		last = x.at(last).next
+	}
+	p := x.places
+	if int(p>>blockBits) == len(x.blocks) {
+		x.blocks = append(x.blocks, make([]place, blockLen))
+	}
+	*x.at(p) = place{si, off, -1}
+	x.places++
+	if last >= 0 {
+		x.at(last).next = p
+		return
+	}
+	x.heads[h] = p
+	if x.n++; x.n*2 > len(x.heads) {
+		x.grow(sources)
+	}
+}
+
+// grow doubles heads, keeping the table at most half full.
+func (x *windowIndex) grow(sources []source) {
+	old, oldCounts := x.heads, x.counts
+	x.heads, x.counts = make([]int32, 2*len(old)), make([]uint8, 2*len(old))
+	x.shift--
+	for i := range x.heads {
+		x.heads[i] = -1
+	}
+	for i, p := range old {
+		if p >= 0 {
+			h := x.slot(sources, x.keyOf(sources, p))
+			x.heads[h], x.counts[h] = p, oldCounts[i]
+		}
+	}
+}
+
 func newEchoScan(p *Pass) *echoScan {
 	s := &echoScan{p: p, values: map[string]bool{}}
 	raw := p.Exchange.Request.Body
+	req := parsedRequest(p)
+	// Counted first, so the list is made once at its size: decoded
+	// variants, rare, are the only ones past it.
+	n := 1
+	walkRequest(req.Root(), func(v gjson.Result) {
+		if len(v.Str) >= minPiece {
+			n++
+		}
+	})
+	for _, vs := range p.Exchange.Request.Header {
+		n += len(vs)
+	}
+	s.sources = make([]source, 0, n)
 	if len(raw) >= minPiece {
-		s.sources = append(s.sources, &source{text: string(raw), kind: sourceBody, body: true, at: -1})
+		s.sources = append(s.sources, source{text: p.Reply.request(p.Exchange, p.Expect).body, kind: sourceBody, body: true, at: -1})
 	}
 	add := func(text string, kind sourceKind, name string, at int) {
 		if len(text) < minPiece {
 			return
 		}
-		s.sources = append(s.sources, &source{text: text, kind: kind, name: name, at: at})
+		s.sources = append(s.sources, source{text: text, kind: kind, name: name, at: int32(at)})
+		if name == "" {
+			name = text
+		}
 		// The server may echo what it decoded: a percent-encoded value,
 		// or a header's Base64 sentinel.
 		for _, d := range [2]string{percentDecode(text), decodedHeader(text)} {
 			if d != text && len(d) >= minPiece {
-				s.sources = append(s.sources, &source{text: d, kind: kind, name: name, at: -1})
+				s.sources = append(s.sources, source{text: d, kind: kind, name: name, at: -1})
 			}
 		}
 	}
-	req := parsedRequest(p)
 	shift := len(raw) - len(req.JSON()) // a byte order mark
 	walkRequest(req.Root(), func(v gjson.Result) {
 		at := -1
 		if len(s.sources) > 0 && verbatim(v) {
 			at = shift + v.Index + 1
 		}
-		add(v.Str, sourceValue, v.Str, at)
+		add(v.Str, sourceValue, "", at)
 	})
 	h := p.Exchange.Request.Header
 	for _, k := range slices.Sorted(maps.Keys(h)) {
@@ -193,37 +315,14 @@ func walkRequest(v gjson.Result, fn func(gjson.Result)) {
 
 // build indexes the sources' aligned windows, on first need.
 func (s *echoScan) build() {
-	if s.index != nil {
+	if s.index.built() {
 		return
 	}
-	// Sized ahead for a small request only: a long one that repeats one
-	// pattern has millions of windows and a few distinct ones.
-	n := 0
-	for _, src := range s.sources {
-		n += len(src.text) / stride
-	}
-	n = min(n, 256)
-	s.index = make(map[uint64]chain, n)
-	s.places = make([]place, 0, n)
-	for si, src := range s.sources {
-		for off := 0; off+window <= len(src.text); off += stride {
-			w := windowKey(src.text, off)
-			c, ok := s.index[w]
-			// A few places per window: a text that repeats itself (a
-			// canary of one pattern) must not hide where a piece came
-			// from, nor cost a look at every copy.
-			if ok && c.n == maxPlaces {
-				continue
-			}
-			at := int32(len(s.places))
-			s.places = append(s.places, place{int32(si), int32(off), -1})
-			if !ok {
-				s.index[w] = chain{at, at, 1}
-				continue
-			}
-			s.places[c.last].next = at
-			c.last, c.n = at, c.n+1
-			s.index[w] = c
+	s.index.init()
+	for si := range s.sources {
+		t := s.sources[si].text
+		for off := 0; off+window <= len(t); off += stride {
+			s.index.add(s.sources, int32(si), int32(off))
 		}
 	}
 }
@@ -249,7 +348,7 @@ func (s *echoScan) text(path, raw string) {
 	if s.conditionValue(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
-	vals := s.p.Reply.values(s.p.Expect)
+	vals := s.p.Reply.values(s.p.Exchange, s.p.Expect)
 	if len(vals) > manyValues {
 		s.wholeIndexed(path, variants)
 		return
@@ -279,17 +378,17 @@ const manyValues = 32
 // values' first bytes.
 func (s *echoScan) wholeIndexed(path string, variants []string) {
 	if s.byPrefix == nil {
-		s.byPrefix = map[string][]string{}
-		for _, v := range s.p.Reply.values(s.p.Expect) {
-			if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote {
-				continue
-			}
-			s.byPrefix[v[:minEchoValue]] = append(s.byPrefix[v[:minEchoValue]], v)
-		}
+		s.byPrefix = newPrefixIndex(s.p.Reply.values(s.p.Exchange, s.p.Expect))
 	}
+	x := s.byPrefix
 	for _, t := range variants {
 		for i := 0; i+minEchoValue <= len(t); i++ {
-			for _, v := range s.byPrefix[t[i:i+minEchoValue]] {
+			pre := t[i : i+minEchoValue]
+			for j := x.first(pre); j >= 0 && j < len(x.values) && strings.HasPrefix(x.values[j], pre); j++ {
+				v := x.values[j]
+				if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote {
+					continue
+				}
 				if !s.values[v] && strings.HasPrefix(t[i:], v) {
 					s.values[v] = true
 					s.paths = append(s.paths, path)
@@ -299,6 +398,58 @@ func (s *echoScan) wholeIndexed(path string, variants []string) {
 	}
 }
 
+// A prefixIndex finds the request values that start with given
+// minEchoValue bytes. The values are sorted, so those sharing their first
+// bytes stand together: an open-addressing table of where each such run
+// starts is the whole index, a few bytes per value.
+type prefixIndex struct {
+	values []string
+	heads  []int32 // the first value of a run, or -1; a power of two long
+	shift  uint8   // 64 - log2(len(heads))
+}
+
+func newPrefixIndex(sorted []string) *prefixIndex {
+	// starts: v begins a run of values sharing their first bytes.
+	starts := func(j int) bool {
+		v := sorted[j]
+		return len(v) >= minEchoValue && (j == 0 || !strings.HasPrefix(sorted[j-1], v[:minEchoValue]))
+	}
+	runs := 0
+	for j := range sorted {
+		if starts(j) {
+			runs++
+		}
+	}
+	size, shift := 16, uint8(64-4)
+	for size < 2*runs {
+		size, shift = size*2, shift-1
+	}
+	x := &prefixIndex{values: sorted, heads: make([]int32, size), shift: shift}
+	for i := range x.heads {
+		x.heads[i] = -1
+	}
+	for j := range sorted {
+		if starts(j) {
+			x.heads[x.slot(sorted[j][:minEchoValue])] = int32(j)
+		}
+	}
+	return x
+}
+
+// slot is where the run of values starting with pre is, or would go.
+func (x *prefixIndex) slot(pre string) int {
+	k := windowKey(pre, 0)*0x9e3779b97f4a7c15 ^ windowKey(pre, window)*0xc2b2ae3d27d4eb4f
+	mask := len(x.heads) - 1
+	for h := int(k >> x.shift); ; h = (h + 1) & mask {
+		if j := x.heads[h]; j < 0 || x.values[j][:minEchoValue] == pre {
+			return h
+		}
+	}
+}
+
+// first is the index of the first value starting with pre, -1 if none.
+func (x *prefixIndex) first(pre string) int { return int(x.heads[x.slot(pre)]) }
+
 // pieces finds the runs of t copied from a source and records what of
 // the source they cover.
 func (s *echoScan) pieces(path, t string) {
@@ -307,8 +458,8 @@ func (s *echoScan) pieces(path, t string) {
 	}
 	s.build()
 	for i := 0; i+window <= len(t); {
-		c, ok := s.index[windowKey(t, i)]
-		if !ok {
+		first := s.index.first(s.sources, windowKey(t, i))
+		if first < 0 {
 			i++
 			continue
 		}
@@ -316,9 +467,9 @@ func (s *echoScan) pieces(path, t string) {
 		// request (it may sit anywhere in the run); keep the longest.
 		var src *source
 		b, f, at := 0, 0, 0
-		for pi := c.first; pi >= 0; pi = s.places[pi].next {
-			pl := s.places[pi]
-			cand, off := s.sources[pl.src], int(pl.off)
+		for pi := first; pi >= 0; pi = s.index.at(pi).next {
+			pl := s.index.at(pi)
+			cand, off := &s.sources[pl.src], int(pl.off)
 			cb := 0
 			for i-cb > 0 && off-cb > 0 && t[i-cb-1] == cand.text[off-cb-1] {
 				cb++
@@ -348,8 +499,9 @@ func (s *echoScan) pieces(path, t string) {
 		}
 		if hi-lo >= minPiece {
 			src.cover(lo, hi, path)
-			if src.at >= 0 && len(s.sources) > 0 && s.sources[0].body {
-				s.sources[0].cover(src.at+lo, src.at+hi, path)
+			if src.at >= 0 && s.sources[0].body {
+				base := int(src.at)
+				s.sources[0].cover(base+lo, base+hi, path)
 			}
 		}
 		i += f
@@ -358,8 +510,11 @@ func (s *echoScan) pieces(path, t string) {
 
 // overlap counts the bytes of [lo, hi) already covered in src.
 func overlap(src *source, lo, hi int) int {
+	if src.cov == nil {
+		return 0
+	}
 	n := 0
-	for _, c := range src.covered {
+	for _, c := range src.cov.covered {
 		if c[1] > lo && c[0] < hi {
 			n += min(hi, c[1]) - max(lo, c[0])
 		}
@@ -369,9 +524,13 @@ func overlap(src *source, lo, hi int) int {
 
 // cover records that the reply at path carries text[lo:hi].
 func (src *source) cover(lo, hi int, path string) {
-	src.covered = append(src.covered, [2]int{lo, hi})
-	if !slices.Contains(src.paths, path) {
-		src.paths = append(src.paths, path)
+	if src.cov == nil {
+		src.cov = &coverage{}
+	}
+	c := src.cov
+	c.covered = append(c.covered, [2]int{lo, hi})
+	if !slices.Contains(c.paths, path) {
+		c.paths = append(c.paths, path)
 	}
 }
 
@@ -382,20 +541,22 @@ func (s *echoScan) done(path string) {
 	bound := s.p.Contract.QuoteBound
 	var worst *source
 	worstN := 0
-	for _, src := range s.sources {
+	for i := range s.sources {
+		src := &s.sources[i]
 		// The body holds every value: at equal counts, name the value.
 		if n := coveredRunes(src); n > bound && (n > worstN || n == worstN && worst.body && !src.body) {
 			worst, worstN = src, n
 		}
 	}
 	if worst != nil {
+		c := worst.cov
 		at := path
-		if len(worst.paths) == 1 {
-			at = worst.paths[0]
+		if len(c.paths) == 1 {
+			at = c.paths[0]
 		}
-		first := worst.covered[0]
+		first := c.covered[0]
 		s.p.Failf(at, "%d characters of %s are echoed (at %s), over the quote bound of %d: %s", worstN, worst.what(),
-			strings.Join(worst.paths, ", "), bound, Quote(worst.text[first[0]:first[1]], quoteN))
+			strings.Join(c.paths, ", "), bound, Quote(worst.text[first[0]:first[1]], quoteN))
 	}
 	if n := len(s.values); n > 1 {
 		s.p.Failf(path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
@@ -405,10 +566,10 @@ func (s *echoScan) done(path string) {
 // coveredRunes counts the characters of src the reply carries, each once
 // however often it was copied.
 func coveredRunes(src *source) int {
-	if len(src.covered) == 0 {
+	if src.cov == nil {
 		return 0
 	}
-	iv := slices.Clone(src.covered)
+	iv := slices.Clone(src.cov.covered)
 	slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
 	n, lo, hi := 0, iv[0][0], iv[0][1]
 	for _, r := range iv[1:] {

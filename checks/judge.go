@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/tidwall/gjson"
@@ -19,73 +21,49 @@ type SchemaValidator interface {
 
 // A Reply is what came back for one exchange, split into messages once
 // for all checks (by envelope.ReadReply, the one reader of replies), with
-// the request's texts gathered lazily for the echo checks.
+// the request's strings gathered lazily for the checks that quote them.
 type Reply struct {
 	*envelope.Reply
 
-	requestTexts []string // request texts, for the echo checks; lazy
-	textsDone    bool
-	reqValues    []string // the request's string values (not keys); lazy
-	valuesDone   bool
-	// sorted holds the request texts and their decoded header forms,
-	// sorted, for prefix look-ups; lazy.
-	sorted     []string
-	sortedDone bool
+	req     *requestStrings // lazy
+	reqDone bool
 }
 
-// sortedTexts returns the request texts, each also as a server decodes a
-// header value, sorted: a prefix search is then a binary search, so a
-// request of 50,000 values costs no more per reply string than a small
-// one.
-func (r *Reply) sortedTexts(ex *envelope.Exchange, exp *expect.Expectation) []string {
-	if !r.sortedDone {
-		r.sortedDone = true
-		ts := r.texts(ex, exp)
-		out := make([]string, 0, len(ts))
-		for _, t := range ts {
-			out = append(out, t)
-			if d := decodedHeader(t); d != t {
-				out = append(out, d)
-			}
-		}
-		slices.Sort(out)
-		r.sorted = out
-	}
-	return r.sorted
+// requestStrings are the request's strings, gathered once for every check
+// that asks whether a reply quotes the request, in one list: a request of
+// 50,000 values costs one string header per value, not one per use.
+type requestStrings struct {
+	// all holds the body's string values (not keys), sorted, then every
+	// other text a reply could quote (the raw body, the keys, the header
+	// values, and each text as a server decodes a header value), sorted:
+	// a prefix search is then a binary search in each part.
+	all []string
+	nv  int // how many of all are values
+	// body is the raw body as text, for the echo checks as well.
+	body string
 }
 
-// values returns the string values of the request body, gathered on
-// first use.
-func (r *Reply) values(exp *expect.Expectation) []string {
-	if !r.valuesDone {
-		r.valuesDone = true
-		if exp.Request.Valid {
-			r.reqValues = collectValues(exp.Request.Root(), nil)
-		}
+// request returns the request's strings, gathered on first use: most
+// exchanges never need them.
+func (r *Reply) request(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
+	if !r.reqDone {
+		r.reqDone = true
+		r.req = gatherRequest(ex, exp)
 	}
-	return r.reqValues
+	return r.req
 }
 
-func collectValues(v gjson.Result, out []string) []string {
-	switch {
-	case v.Type == gjson.String:
-		return append(out, v.Str)
-	case v.IsObject(), v.IsArray():
-		v.ForEach(func(_, val gjson.Result) bool {
-			out = collectValues(val, out)
-			return true
-		})
-	}
-	return out
+// values returns the string values of the request body.
+func (r *Reply) values(ex *envelope.Exchange, exp *expect.Expectation) []string {
+	rs := r.request(ex, exp)
+	return rs.all[:rs.nv]
 }
 
-// texts returns every value of the request a reply could echo, gathered
-// on first use: most exchanges never need them.
-func (r *Reply) texts(ex *envelope.Exchange, exp *expect.Expectation) []string {
-	if !r.textsDone {
-		r.requestTexts, r.textsDone = requestTexts(ex, exp), true
-	}
-	return r.requestTexts
+// sortedTexts returns the two sorted parts of the request's texts: its
+// values, and the rest.
+func (r *Reply) sortedTexts(ex *envelope.Exchange, exp *expect.Expectation) (values, rest []string) {
+	rs := r.request(ex, exp)
+	return rs.all[:rs.nv], rs.all[rs.nv:]
 }
 
 // Input is one exchange to judge.
@@ -329,42 +307,79 @@ func statusOf(fs []Finding) Status {
 	return st
 }
 
-// requestTexts gathers every value a reply could echo: the raw body, each
-// string in it, and each header value.
-func requestTexts(ex *envelope.Exchange, exp *expect.Expectation) []string {
-	var out []string
+// gatherRequest gathers every text of the request a reply could quote:
+// the raw body, each string in it, each header value, and the decoded
+// form of each.
+func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
+	root := exp.Request.Root()
+	var all []string
+	if exp.Request.Valid {
+		// Counted first, so the list is made once at its size.
+		n := 2 // the body, and room for a decoded value
+		walkKeys(root, func(string) { n++ })
+		walkValues(root, func(string) { n++ })
+		for _, vs := range ex.Request.Header {
+			n += len(vs)
+		}
+		all = make([]string, 0, n)
+		walkValues(root, func(v string) { all = append(all, v) })
+	}
+	rs := &requestStrings{nv: len(all), body: requestBody(ex, exp)}
+	slices.Sort(all)
 	if len(ex.Request.Body) > 0 {
-		out = append(out, string(ex.Request.Body))
+		all = append(all, rs.body)
 	}
 	if exp.Request.Valid {
-		out = collectStrings(exp.Request.Root(), out)
+		walkKeys(root, func(k string) { all = append(all, k) })
 	}
-	keys := make([]string, 0, len(ex.Request.Header))
-	for k := range ex.Request.Header {
-		keys = append(keys, k)
+	for _, k := range slices.Sorted(maps.Keys(ex.Request.Header)) {
+		all = append(all, ex.Request.Header[k]...)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		out = append(out, ex.Request.Header[k]...)
+	for i := range len(all) {
+		if d := decodedHeader(all[i]); d != all[i] {
+			all = append(all, d)
+		}
 	}
-	return out
+	slices.Sort(all[rs.nv:])
+	rs.all = all
+	return rs
 }
 
-func collectStrings(v gjson.Result, out []string) []string {
+// requestBody is the raw request body as a string. The parse of the body
+// holds it as a string already when the bytes are the same (no byte order
+// mark, nothing before the first brace): that one is shared, not copied.
+func requestBody(ex *envelope.Exchange, exp *expect.Expectation) string {
+	raw := ex.Request.Body
+	if r := exp.Request.Root(); exp.Request.Valid && !exp.Request.BOM && len(r.Raw) == len(raw) && bytes.Equal(exp.Request.Raw, raw) {
+		return r.Raw
+	}
+	return string(raw)
+}
+
+// walkValues calls fn for every string value under v (v included), keys
+// left out.
+func walkValues(v gjson.Result, fn func(string)) {
 	switch {
 	case v.Type == gjson.String:
-		return append(out, v.Str)
-	case v.IsObject():
-		v.ForEach(func(k, val gjson.Result) bool {
-			out = append(out, k.Str)
-			out = collectStrings(val, out)
-			return true
-		})
-	case v.IsArray():
+		fn(v.Str)
+	case v.IsObject(), v.IsArray():
 		v.ForEach(func(_, val gjson.Result) bool {
-			out = collectStrings(val, out)
+			walkValues(val, fn)
 			return true
 		})
 	}
-	return out
+}
+
+// walkKeys calls fn for every member name under v.
+func walkKeys(v gjson.Result, fn func(string)) {
+	if !v.IsObject() && !v.IsArray() {
+		return
+	}
+	v.ForEach(func(k, val gjson.Result) bool {
+		if k.Type == gjson.String {
+			fn(k.Str)
+		}
+		walkKeys(val, fn)
+		return true
+	})
 }
