@@ -272,8 +272,11 @@ var SchemaValid = &Check{
 version: the response envelope, the error object with the data shapes the
 spec defines, and the result type of the method called (server/discover,
 initialize, tools/list, tools/call, …). Each failure is reported once per
-instance location, distilled. With --schema FILE the reply is validated
-against a schema the user supplies instead.`,
+instance location, distilled. Image and audio data and resource blobs
+are Base64 (the schema's "byte"), in either alphabet, padded or not, line
+breaks allowed: the spec names no alphabet, so any a reader may take
+passes (DESIGN, receiver latitude). With --schema FILE the reply is
+validated against a schema the user supplies instead.`,
 	Run: func(p *Pass) error {
 		if p.Schemas == nil {
 			return Skip("no schema validator configured")

@@ -164,6 +164,9 @@ func problemsOf(k jsonschema.ErrorKind) []string {
 	case *kind.Not:
 		return []string{problemExcluded}
 	case *kind.Format:
+		if k.Want == formatBase64 {
+			return []string{"not Base64 in either alphabet"}
+		}
 		return []string{"not a valid " + clip(k.Want)}
 	case *kind.MinProperties:
 		return []string{fmt.Sprintf("got %d %s, want at least %d", k.Got, plural(k.Got, "property", "properties"), k.Want)}
