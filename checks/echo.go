@@ -193,10 +193,19 @@ func (x *windowIndex) add(sources []source, si, off int32) {
 		last = x.at(last).next
 	}
 	p := x.places
-	if int(p>>blockBits) == len(x.blocks) {
-		x.blocks = append(x.blocks, make([]place, blockLen))
+	b := int(p >> blockBits)
+	if b == len(x.blocks) {
+		// The first block grows as it fills: most requests have a few
+		// dozen windows, and a whole block for each would be most of
+		// what judging them allocates. The blocks after it are made
+		// whole, and never copied.
+		size := blockLen
+		if b == 0 {
+			size = 64
+		}
+		x.blocks = append(x.blocks, make([]place, 0, size))
 	}
-	*x.at(p) = place{si, off, -1}
+	x.blocks[b] = append(x.blocks[b], place{si, off, -1})
 	x.places++
 	if last >= 0 {
 		x.at(last).next = p
