@@ -47,10 +47,11 @@ const streamLookPoll = 5 * time.Millisecond
 
 // fireAll runs the fixtures: one after another when Parallel is 1 or
 // less, else concurrently. Either way the ones sent in a lifecycle stage
-// of their own (a connection not yet initialized: over HTTP a session of
-// their own, over stdio a process of their own) are reported after the
-// rest, in corpus order, and the order-dependent ones (order: last) run,
-// and are reported, after those, one after another.
+// of their own (a connection not yet initialized) are reported after the
+// rest, in corpus order: over HTTP they also run after the rest, one
+// after another; over stdio, each in a process of its own, they run
+// beside the pipe's silence window. The order-dependent ones (order:
+// last) run, and are reported, after those, one after another.
 func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 	var now, staged, last []*fixtures.Fixture
 	for _, f := range fx {
@@ -71,20 +72,13 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 			return err
 		}
 	default:
-		// Each staged fixture opens a session of its own (or none), so it
-		// goes beside the rest, in the same flight: its ids never share
-		// the wire with theirs, as a server may key ids across sessions.
-		fl := newFlight(r.o.Parallel)
-		aside := r.aside(ctx, staged, fl)
-		err := r.concurrently(ctx, now, fl)
-		sbufs := aside()
-		if err != nil {
+		// A staged fixture over HTTP opens a session of its own, but a
+		// server may keep what a session negotiates beyond it (one
+		// server object behind a stateless transport): it goes after
+		// the rest, as in sequence.
+		last = append(staged, last...)
+		if err := r.concurrently(ctx, now); err != nil {
 			return err
-		}
-		for _, b := range sbufs {
-			if err := b.flush(r); err != nil {
-				return err
-			}
 		}
 	}
 	for _, f := range last {
@@ -95,13 +89,13 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 	return nil
 }
 
-// concurrently runs fx side by side in the flight fl, at most Parallel
-// exchanges in flight, and hands each fixture's output to the sink in
-// corpus order.
-func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture, fl *flight) error {
+// concurrently runs fx side by side, at most Parallel exchanges in
+// flight, and hands each fixture's output to the sink in corpus order.
+func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := r.o.Parallel
+	fl := newFlight(n)
 	bufs := make([]*buffer, len(fx))
 	done := make([]chan struct{}, len(fx))
 	for i := range fx {
@@ -172,9 +166,16 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 	}
 	// Started only now: a process starting beside the pipe would take
 	// the CPU the pipe's server answers with, and its markers are timed.
-	aside := r.aside(ctx, staged, nil)
+	aside := r.aside(ctx, staged)
 	err := m.settle(ctx)
-	sbufs := aside()
+	sbufs, staled := aside()
+	if staled {
+		// As after a staged fixture in sequence: a fixture sent after
+		// them (order: last) meets a fresh process, handshake included.
+		r.mu.Lock()
+		r.stale = true
+		r.mu.Unlock()
+	}
 	if err != nil {
 		return err
 	}
@@ -186,27 +187,23 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 	return nil
 }
 
-// aside runs staged fixtures side by side, each on a run of its own
-// (over HTTP a session of its own, over stdio a process of its own, as a
-// staged fixture gets in sequence), in the flight fl of the other
-// fixtures when there is one. The returned func waits for them and gives
-// their output, in corpus order.
-func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture, fl *flight) func() []*buffer {
+// aside runs staged stdio fixtures side by side, each on a run of its
+// own with a process of its own, as a staged fixture gets in sequence.
+// The returned func waits for them and gives their output, in corpus
+// order, and whether any of them left its process in a stage's state.
+func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() ([]*buffer, bool) {
 	bufs := make([]*buffer, len(staged))
 	if len(staged) == 0 {
-		return func() []*buffer { return nil }
+		return func() ([]*buffer, bool) { return nil, false }
 	}
+	runs := make([]*run, len(staged))
 	r.mu.Lock()
 	sess := session{version: r.sess.version, nextID: r.sess.nextID}
 	r.mu.Unlock()
-	n := r.o.Parallel
-	if r.t.Transport() == envelope.Stdio {
-		// A process starting is CPU work (node takes half a second of
-		// it), and a start slowed past --timeout fails its stage's
-		// first exchange: at most one start per two CPUs goes at once.
-		n = min(n, runtime.NumCPU()/2)
-	}
-	slots := make(chan struct{}, max(n, 1))
+	// A process starting is CPU work (node takes half a second of it),
+	// and a start slowed past --timeout fails its stage's first
+	// exchange: at most one start per two CPUs goes at once.
+	slots := make(chan struct{}, max(min(r.o.Parallel, runtime.NumCPU()/2), 1))
 	var wg sync.WaitGroup
 	for i, f := range staged {
 		bufs[i] = &buffer{}
@@ -215,35 +212,27 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture, fl *flight)
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			if fl != nil {
-				fl.started(f)
-				defer fl.finished(f)
-			}
 			sr := r.sibling(bufs[i], sess)
+			runs[i] = sr
 			defer sr.t.Close()
 			// A buffer's Exchange never fails: the sink's error comes
 			// when the buffer is emptied.
-			_ = (&lane{r: sr, out: bufs[i], fl: fl, mark: time.Now()}).fixture(ctx, f)
+			_ = (&lane{r: sr, out: bufs[i], mark: time.Now()}).fixture(ctx, f)
 		}()
 	}
-	return func() []*buffer {
+	return func() ([]*buffer, bool) {
 		wg.Wait()
-		return bufs
+		return bufs, slices.ContainsFunc(runs, func(sr *run) bool { return sr.stale })
 	}
 }
 
-// sibling is a run of its own for one staged fixture: the same options,
-// version and facts, the same target (over stdio one for the same
-// command that starts no process until the stage asks for one), and the
-// session sess (its id counter where the run's stood when the staged
-// fixtures began, so two runs of the same server send the same
-// requests).
+// sibling is a run of its own for one staged stdio fixture: the same
+// options, version and facts, a target for the same command that starts
+// no process until the stage asks for one, and the session sess (its id
+// counter where the run's stood when the staged fixtures began, so two
+// runs of the same server send the same requests).
 func (r *run) sibling(out Sink, sess session) *run {
-	t := r.t
-	if st, ok := t.(*StdioTarget); ok {
-		t = st.sibling()
-	}
-	return &run{t: t, o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools}
+	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools}
 }
 
 // A buffer holds one fixture's output until its turn comes.

@@ -336,6 +336,16 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		}
 	}
 	logf("start")
+	// A server handling messages concurrently may answer a notification
+	// (wrongly) after it answered requests sent later.
+	late, _ := time.ParseDuration(os.Getenv(lateNotificationReplyEnv))
+	var mu sync.Mutex
+	w := out
+	out = writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return w.Write(b)
+	})
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
@@ -346,6 +356,17 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue // ignored, as a line that fails the message schema
 		}
 		if !id.Exists() {
+			if late > 0 {
+				time.AfterFunc(late, func() {
+					io.WriteString(out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no id"}}`+"\n")
+				})
+			}
+			continue
+		}
+		if slow, d, ok := strings.Cut(os.Getenv(slowMethodEnv), ":"); ok && slow == method.Str {
+			delay, _ := time.ParseDuration(d)
+			reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
+			time.AfterFunc(delay, func() { io.WriteString(out, reply) })
 			continue
 		}
 		switch method.Str {
@@ -356,6 +377,87 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		default:
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
 		}
+	}
+}
+
+// lateNotificationReplyEnv makes the ignoring server answer each
+// notification, wrongly, after the duration it holds.
+const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
+
+// slowMethodEnv ("method:duration") makes the ignoring server answer
+// that method after the duration, while it goes on reading.
+const slowMethodEnv = "WYMCP_RUNNER_SLOW_METHOD"
+
+// TestMultiplexedLateReplyNotNotifications: a request answered after a
+// marker sent later goes pending; its reply, arriving while a
+// notification's quiet moment runs, is no reply to the notification
+// (which would fail RPC1007 and leave the request silent): the request
+// is sent again alone, and the run gives the verdicts of one in
+// sequence.
+func TestMultiplexedLateReplyNotNotifications(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(slowMethodEnv, "prompts/list:150ms")
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+		return f.ID != "prompts/list" && f.ID != "rpc/notification"
+	})
+	if len(fx) != 2 || fx[0].ID != "prompts/list" {
+		t.Fatalf("the corpus lacks prompts/list before rpc/notification: the test no longer tests this")
+	}
+	run := func(parallel int) []string {
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer target.Close()
+		lines, _ := corpusRun(t, target, parallel, fx)
+		return lines
+	}
+	seq, mux := run(1), run(8)
+	if slices.ContainsFunc(seq, func(l string) bool { return strings.Contains(l, " fail ") && strings.HasPrefix(l, "rpc/notification ") }) {
+		t.Fatalf("in sequence rpc/notification fails: the test no longer tests this:\n%s", strings.Join(seq, "\n"))
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// TestMultiplexedLateNotificationReply: a server that answers
+// notifications, wrongly, a moment after it answered the requests sent
+// after them is caught (RPC1007) by a multiplexed run as by a run in
+// sequence, and its late replies land on no other fixture.
+func TestMultiplexedLateNotificationReply(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(lateNotificationReplyEnv, "80ms")
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+		return !strings.HasPrefix(f.ID, "rpc/") && !strings.HasPrefix(f.ID, "id/")
+	})
+	run := func(parallel int) []string {
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer target.Close()
+		lines, _ := corpusRun(t, target, parallel, fx)
+		return lines
+	}
+	seq, mux := run(1), run(8)
+	if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/notification RPC1007 fail") }) {
+		t.Fatalf("in sequence, the late reply to rpc/notification was not caught: the test no longer tests this:\n%s", strings.Join(seq, "\n"))
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
 	}
 }
 
@@ -438,6 +540,56 @@ func TestStagedDuringSilence(t *testing.T) {
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// TestStdioLastAfterStagedMeetsFreshProcess: a fixture that declares
+// order: last meets a fresh process after the staged fixtures, as it
+// does in a run in sequence, whether the staged ones ran on the pipe's
+// process or beside it.
+func TestStdioLastAfterStagedMeetsFreshProcess(t *testing.T) {
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping-before-initialize" })
+	last, err := fixtures.Parse("last.txtar", []byte("Sent last.\n-- fixture --\nid: mine/last\norder: last\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":\"wymcp-last-1\",\"method\":\"ping\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fx) != 1 || fx[0].Stage == "" {
+		t.Fatal("the corpus lacks the staged fixture lifecycle/ping-before-initialize: the test no longer tests this")
+	}
+	fx = append(fx, last)
+	for _, parallel := range []int{1, 8} {
+		log := filepath.Join(t.TempDir(), "servers.log")
+		t.Setenv(ignoringEnv, log)
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpusRun(t, target, parallel, fx)
+		target.Close()
+		raw, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, got := 0, 0
+		for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			var pid int
+			var at int64
+			var what, id string
+			fmt.Sscan(l, &pid, &at, &what, &id)
+			if first == 0 {
+				first = pid
+			}
+			if id == "wymcp-last-1" {
+				got = pid
+			}
+		}
+		if got == 0 || got == first {
+			t.Errorf("--parallel %d: the order: last fixture went to process %d, the pipe's first is %d: want a fresh one\n%s", parallel, got, first, raw)
+		}
 	}
 }
 

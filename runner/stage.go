@@ -87,9 +87,6 @@ func (l *lane) enterStage(ctx context.Context, f *fixtures.Fixture, v variant) e
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), r.sess.version)
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	name := variantID(f, v) + "/initialize"
-	// Beside other fixtures, its id takes its turn like theirs.
-	release := l.fl.take(r.idKeys(req))
-	defer release()
 	ex, err := l.sendJudged(ctx, name, req, true)
 	if err != nil {
 		return err
