@@ -284,6 +284,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		ex := r.send(ctx, req, false)
 		if ex.Response != nil {
 			ex.Response.Messages = slices.DeleteFunc(ex.Response.Messages, m.late)
+			if len(ex.Response.Messages) == 0 && !ex.Response.Truncated {
+				ex.Response = nil // nothing of its own came, as the transport says it
+			}
 		}
 		return ex, nil, nil
 	}
