@@ -294,16 +294,9 @@ func TestMultiplexedSameAsSequence(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.protocol, func(t *testing.T) {
 			t.Setenv(serverEnv, tc.fault)
-			run := func(parallel int) ([]string, time.Duration) {
-				target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer target.Close()
-				return corpusRun(t, target, parallel, nil)
-			}
-			seq, tseq := run(1)
-			mux, tmux := run(8)
+			lim := transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond}
+			seq, tseq := stdioCorpusRun(t, lim, 1, nil)
+			mux, tmux := stdioCorpusRun(t, lim, 8, nil)
 			t.Logf("in sequence %v, multiplexed %v", tseq, tmux)
 			if len(seq) < 500 {
 				t.Fatalf("only %d rows: the corpus did not run", len(seq))
@@ -388,6 +381,43 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // that method after the duration, while it goes on reading.
 const slowMethodEnv = "WYMCP_RUNNER_SLOW_METHOD"
 
+// stdioCorpusRun runs fx against the test binary as a stdio server
+// (what it serves is set by the environment), with lim, and returns the
+// output rows.
+func stdioCorpusRun(t *testing.T, lim transport.Limits, parallel int, fx []*fixtures.Fixture) ([]string, time.Duration) {
+	t.Helper()
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	return corpusRun(t, target, parallel, fx)
+}
+
+// A serverEvent is one line of the ignoring servers' log: a process
+// started, or read a line with the id given.
+type serverEvent struct {
+	pid      int
+	at       int64
+	what, id string
+}
+
+// readServerLog reads the log the ignoring servers append to.
+func readServerLog(t *testing.T, log string) ([]serverEvent, []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []serverEvent
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var e serverEvent
+		fmt.Sscan(l, &e.pid, &e.at, &e.what, &e.id)
+		evs = append(evs, e)
+	}
+	return evs, raw
+}
+
 // TestMultiplexedLateReplyNotNotifications: a request answered after a
 // marker sent later goes pending; its reply, arriving while a
 // notification's quiet moment runs, is no reply to the notification
@@ -407,16 +437,8 @@ func TestMultiplexedLateReplyNotNotifications(t *testing.T) {
 	if len(fx) != 2 || fx[0].ID != "prompts/list" {
 		t.Fatalf("the corpus lacks prompts/list before rpc/notification: the test no longer tests this")
 	}
-	run := func(parallel int) []string {
-		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer target.Close()
-		lines, _ := corpusRun(t, target, parallel, fx)
-		return lines
-	}
-	seq, mux := run(1), run(8)
+	seq, _ := stdioCorpusRun(t, transport.Limits{Timeout: time.Second}, 1, fx)
+	mux, _ := stdioCorpusRun(t, transport.Limits{Timeout: time.Second}, 8, fx)
 	if slices.ContainsFunc(seq, func(l string) bool { return strings.Contains(l, " fail ") && strings.HasPrefix(l, "rpc/notification ") }) {
 		t.Fatalf("in sequence rpc/notification fails: the test no longer tests this:\n%s", strings.Join(seq, "\n"))
 	}
@@ -443,16 +465,8 @@ func TestMultiplexedLateNotificationReply(t *testing.T) {
 	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
 		return !strings.HasPrefix(f.ID, "rpc/") && !strings.HasPrefix(f.ID, "id/")
 	})
-	run := func(parallel int) []string {
-		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer target.Close()
-		lines, _ := corpusRun(t, target, parallel, fx)
-		return lines
-	}
-	seq, mux := run(1), run(8)
+	seq, _ := stdioCorpusRun(t, transport.Limits{Timeout: time.Second}, 1, fx)
+	mux, _ := stdioCorpusRun(t, transport.Limits{Timeout: time.Second}, 8, fx)
 	if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/notification RPC1007 fail") }) {
 		t.Fatalf("in sequence, the late reply to rpc/notification was not caught: the test no longer tests this:\n%s", strings.Join(seq, "\n"))
 	}
@@ -476,16 +490,9 @@ func TestMultiplexedSilenceOnce(t *testing.T) {
 	// under -race can take longer than this window (see
 	// TestStagedDuringSilence).
 	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage != "" })
-	run := func(parallel int) ([]string, time.Duration) {
-		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer target.Close()
-		return corpusRun(t, target, parallel, fx)
-	}
-	seq, tseq := run(1)
-	mux, tmux := run(8)
+	lim := transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond}
+	seq, tseq := stdioCorpusRun(t, lim, 1, fx)
+	mux, tmux := stdioCorpusRun(t, lim, 8, fx)
 	silent := 0
 	for _, l := range mux {
 		if strings.Contains(l, " RPC1006 fail ") {
@@ -518,19 +525,12 @@ func TestStagedDuringSilence(t *testing.T) {
 	if len(fx) < 3 {
 		t.Fatalf("%d fixtures: the corpus lacks rpc/garbage or staged fixtures, and this test no longer tests them", len(fx))
 	}
-	run := func(parallel int, log string) []string {
-		t.Setenv(ignoringEnv, log)
-		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 50 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer target.Close()
-		lines, _ := corpusRun(t, target, parallel, fx)
-		return lines
-	}
-	seq := run(1, "1")
+	lim := transport.Limits{Timeout: 2 * time.Second, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	seq, _ := stdioCorpusRun(t, lim, 1, fx)
 	log := filepath.Join(t.TempDir(), "servers.log")
-	mux := run(8, log)
+	t.Setenv(ignoringEnv, log)
+	mux, _ := stdioCorpusRun(t, lim, 8, fx)
 	main, first, end := windowAndStarts(t, log)
 	if first > end {
 		t.Errorf("the first staged process started %v after the silence window of process %d ended: the staged fixtures should go during it", time.Duration(first-end), main)
@@ -564,27 +564,12 @@ func TestStdioLastAfterStagedMeetsFreshProcess(t *testing.T) {
 	for _, parallel := range []int{1, 8} {
 		log := filepath.Join(t.TempDir(), "servers.log")
 		t.Setenv(ignoringEnv, log)
-		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 50 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		corpusRun(t, target, parallel, fx)
-		target.Close()
-		raw, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		first, got := 0, 0
-		for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-			var pid int
-			var at int64
-			var what, id string
-			fmt.Sscan(l, &pid, &at, &what, &id)
-			if first == 0 {
-				first = pid
-			}
-			if id == "wymcp-last-1" {
-				got = pid
+		stdioCorpusRun(t, transport.Limits{Timeout: time.Second, Quiet: 50 * time.Millisecond}, parallel, fx)
+		evs, raw := readServerLog(t, log)
+		first, got := evs[0].pid, 0
+		for _, e := range evs {
+			if e.id == "wymcp-last-1" {
+				got = e.pid
 			}
 		}
 		if got == 0 || got == first {
@@ -599,22 +584,15 @@ func TestStdioLastAfterStagedMeetsFreshProcess(t *testing.T) {
 // other process started, and when that probe came.
 func windowAndStarts(t *testing.T, log string) (main int, first, end int64) {
 	t.Helper()
-	raw, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		var pid int
-		var at int64
-		var what, id string
-		fmt.Sscan(l, &pid, &at, &what, &id)
+	evs, raw := readServerLog(t, log)
+	for _, e := range evs {
 		switch {
-		case what == "start" && main == 0:
-			main = pid
-		case what == "start" && first == 0:
-			first = at
-		case pid == main && strings.HasPrefix(id, "wymcp-liveness:"):
-			end = at
+		case e.what == "start" && main == 0:
+			main = e.pid
+		case e.what == "start" && first == 0:
+			first = e.at
+		case e.pid == main && strings.HasPrefix(e.id, "wymcp-liveness:"):
+			end = e.at
 		}
 	}
 	if main == 0 || end == 0 || first == 0 {
