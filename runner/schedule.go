@@ -157,7 +157,8 @@ func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) error {
 	m := &mux{r: r, markers: map[string]bool{}}
 	bufs := make([]*buffer, len(fx))
-	for i, f := range fx {
+	for _, i := range r.requestsFirst(fx) {
+		f := fx[i]
 		bufs[i] = &buffer{}
 		l := &lane{r: r, out: bufs[i], mux: m, mark: time.Now()}
 		if err := l.fixture(ctx, f); err != nil {
@@ -185,6 +186,40 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 		}
 	}
 	return nil
+}
+
+// requestsFirst gives the order a multiplexed run sends fx in: the
+// fixtures that send requests, then those that send only notifications,
+// each part in corpus order. A notification waits a quiet moment of its
+// own (nothing answers it, or a reply would have come); sent last, those
+// moments pass inside the requests' silence window instead of pushing
+// its end back. The order is only the sending's: the output keeps the
+// corpus order, and the fixtures are independent.
+func (r *run) requestsFirst(fx []*fixtures.Fixture) []int {
+	var reqs, notes []int
+	for i, f := range fx {
+		if r.onlyNotifications(f) {
+			notes = append(notes, i)
+		} else {
+			reqs = append(reqs, i)
+		}
+	}
+	return append(reqs, notes...)
+}
+
+// onlyNotifications: f's body, filled in for the run's version, carries
+// no id (a notification, or a batch of them). A body that is not JSON,
+// or whose template cannot be filled in yet, counts as a request: it
+// may be answered.
+func (r *run) onlyNotifications(f *fixtures.Fixture) bool {
+	if f.Method != "" && f.Method != "POST" {
+		return false
+	}
+	body, err := fixtures.Expand(f.Body, fixtures.Context{Version: r.sess.version})
+	if err != nil || !gjson.ValidBytes(body) {
+		return false
+	}
+	return len(requestIDKeys(body)) == 0
 }
 
 // aside runs staged stdio fixtures side by side, each on a run of its

@@ -312,9 +312,17 @@ func TestMultiplexedSameAsSequence(t *testing.T) {
 // well-formed request of 2025-11-25 and ignores every line it cannot
 // read as one, as servers built on the TypeScript SDK do. A value other
 // than "1" names a file each process appends to: "start" when it starts,
-// "line" with the id of each line it reads, each with its pid and the
-// time.
+// "line" with the id of each line it reads (noID for a notification,
+// unreadable for a line that is no JSON object), each with its pid and
+// the time.
 const ignoringEnv = "WYMCP_RUNNER_IGNORING"
+
+// What the ignoring servers' log gives for a notification, and for a
+// line that is no JSON object.
+const (
+	noID       = "(none)"
+	unreadable = "(unreadable)"
+)
 
 func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	logf := func(string, ...any) {}
@@ -342,7 +350,14 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
-		logf("line %s", gjson.GetBytes(sc.Bytes(), "id").String())
+		switch id := gjson.GetBytes(sc.Bytes(), "id"); {
+		case id.Exists():
+			logf("line %s", id.String())
+		case gjson.ValidBytes(sc.Bytes()) && gjson.ParseBytes(sc.Bytes()).IsObject():
+			logf("line %s", noID)
+		default:
+			logf("line %s", unreadable)
+		}
 		m := gjson.ParseBytes(sc.Bytes())
 		id, method := m.Get("id"), m.Get("method")
 		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
@@ -537,6 +552,52 @@ func TestStagedDuringSilence(t *testing.T) {
 	}
 	if !slices.ContainsFunc(mux, func(l string) bool { return strings.HasPrefix(l, "rpc/garbage RPC1006 fail ") }) {
 		t.Errorf("rpc/garbage was not judged silent; the window this test needs did not open:\n%s", strings.Join(mux, "\n"))
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// TestMultiplexedNotificationsLast: a multiplexed run sends the
+// fixtures that carry only notifications after every request, so their
+// quiet moments pass inside the requests' silence window; the output
+// keeps the corpus order of a run in sequence.
+func TestMultiplexedNotificationsLast(t *testing.T) {
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	seq, _ := stdioCorpusRun(t, lim, 1, fx)
+	log := filepath.Join(t.TempDir(), "servers.log")
+	t.Setenv(ignoringEnv, log)
+	mux, _ := stdioCorpusRun(t, lim, 8, fx)
+	evs, raw := readServerLog(t, log)
+	// The pipe's process: the handshake's notifications/initialized is
+	// its first line without an id; the fixtures' lines follow.
+	main, handshake, firstNote, lastReq := evs[0].pid, false, -1, -1
+	for i, e := range evs {
+		switch {
+		case e.pid != main || e.what != "line":
+		case e.id == noID && !handshake:
+			handshake = true
+		case !handshake || strings.HasPrefix(e.id, "wymcp-"):
+			// the handshake's requests, markers and liveness probes
+		case e.id == noID:
+			if firstNote < 0 {
+				firstNote = i
+			}
+		default:
+			lastReq = i
+		}
+	}
+	if firstNote < 0 || lastReq < 0 {
+		t.Fatalf("the pipe's server read no fixture notification or no fixture request:\n%s", raw)
+	}
+	if lastReq > firstNote {
+		t.Errorf("a fixture request (line %d of the log) went after a fixture notification (line %d): notifications should go last\n%s", lastReq+1, firstNote+1, raw)
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
