@@ -337,6 +337,10 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		}
 	}
 	logf("start")
+	// A server slow to start (npx, a container) reads nothing for a while.
+	if d, err := time.ParseDuration(os.Getenv(slowStartEnv)); err == nil {
+		time.Sleep(d)
+	}
 	// A server handling messages concurrently may answer a notification
 	// (wrongly) after it answered requests sent later.
 	late, _ := time.ParseDuration(os.Getenv(lateNotificationReplyEnv))
@@ -391,6 +395,10 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 // lateNotificationReplyEnv makes the ignoring server answer each
 // notification, wrongly, after the duration it holds.
 const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
+
+// slowStartEnv makes each ignoring server read nothing for the
+// duration it holds after it starts.
+const slowStartEnv = "WYMCP_RUNNER_SLOW_START"
 
 // slowMethodEnv ("method:duration") makes the ignoring server answer
 // that method after the duration, while it goes on reading.
@@ -555,6 +563,33 @@ func TestStagedDuringSilence(t *testing.T) {
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// TestSlowStartNotSilence: a stdio server that reads nothing for longer
+// than --timeout after each start (the pipe's process, the staged
+// fixtures' own, a restart) gets the verdicts of one that starts at
+// once, in sequence and multiplexed: its start is not silence.
+func TestSlowStartNotSilence(t *testing.T) {
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+		return f.Stage == "" && f.ID != "rpc/garbage" && f.ID != "lifecycle/ping" && f.ID != "rpc/notification"
+	})
+	if len(fx) < 5 {
+		t.Fatalf("%d fixtures: the corpus lacks the staged fixtures or rpc/garbage, lifecycle/ping, rpc/notification", len(fx))
+	}
+	lim := transport.Limits{Timeout: 400 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	want, _ := stdioCorpusRun(t, lim, 8, fx)
+	t.Setenv(slowStartEnv, "700ms")
+	for _, parallel := range []int{1, 8} {
+		got, _ := stdioCorpusRun(t, lim, parallel, fx)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("--parallel %d: a server slow to start is judged otherwise (-quick start +slow start):\n%s", parallel, diff)
+		}
 	}
 }
 

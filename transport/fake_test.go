@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 	m.Run()
 }
 
+// slowStart is how long the slow-start fakes read nothing after they
+// start: longer than the quick Timeout.
+const slowStart = 700 * time.Millisecond
+
 // fakeServer returns the named behaviour; each returns its exit status.
 func fakeServer(name string) func() int {
 	switch name {
@@ -44,6 +48,22 @@ func fakeServer(name string) func() int {
 		return func() int {
 			in := bufio.NewScanner(os.Stdin)
 			for in.Scan() {
+			}
+			return 0
+		}
+	case "slow-start": // reads nothing for a while, as npx or a container does, then serves
+		return func() int {
+			time.Sleep(slowStart)
+			return echo(bufio.NewScanner(os.Stdin))
+		}
+	case "slow-start-loud": // as slow-start, then answers notifications too (wrongly)
+		return func() int {
+			time.Sleep(slowStart)
+			in := bufio.NewScanner(os.Stdin)
+			for in.Scan() {
+				if !gjson.GetBytes(in.Bytes(), "id").Exists() {
+					os.Stdout.WriteString(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no id"}}` + "\n")
+				}
 			}
 			return 0
 		}

@@ -12,14 +12,23 @@ const (
 	DefaultMaxEvents = 1000
 	DefaultQuiet     = 300 * time.Millisecond
 	DefaultGrace     = 2 * time.Second
+	DefaultStart     = 30 * time.Second
 )
 
 // Limits bound every exchange so a hostile server can never hang, flood or
 // crash the checker. A zero (or negative) field takes its default.
 type Limits struct {
 	// Timeout bounds one exchange, from sending the request to the end of
-	// the reply.
+	// the reply. On stdio, the first message to a server just started is
+	// timed from when the server has read it (see Start).
 	Timeout time.Duration
+	// Start bounds how long a stdio server just started may take to read
+	// its first message (npx, uvx and containers can take seconds before
+	// the server reads anything). Its start-up does not count against
+	// Timeout, which would otherwise judge a slow start as silence and
+	// let a notification's quiet moment pass before the server could
+	// have answered it.
+	Start time.Duration
 	// MaxBytes bounds the reply bytes read per exchange. Beyond it the
 	// transport stops reading, sets Response.Truncated and reports
 	// "reply exceeds N bytes".
@@ -52,6 +61,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Grace <= 0 {
 		l.Grace = DefaultGrace
+	}
+	if l.Start <= 0 {
+		l.Start = DefaultStart
 	}
 	return l
 }

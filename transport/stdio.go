@@ -55,6 +55,10 @@ type Stdio struct {
 
 	mu     sync.Mutex // one exchange at a time
 	broken string     // why stdin cannot carry another request
+	// fresh: nothing written has been seen read yet; the first message
+	// waits for the server to read it before its clock starts.
+	fresh   bool
+	started time.Time
 	// late are the ids of requests whose exchange ended without their
 	// response: when it comes after all, it is a late reply, kept among
 	// the next exchange's lines but not taken for that exchange's end.
@@ -104,6 +108,8 @@ func StartStdio(ctx context.Context, argv []string, env []string, dir string, li
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		stop:       make(chan struct{}),
+		fresh:      true,
+		started:    time.Now(),
 	}
 	s.wg.Add(3)
 	go s.wait()

@@ -29,6 +29,8 @@ import (
 // status and the tail of its stderr. A server that does not read its
 // stdin fails the exchange at Timeout; if it took only part of the
 // request, stdin is out of step and every later exchange fails at once.
+// The first exchange with a server just started is timed from when the
+// server has read its message, Limits.Start at most after the start.
 // Do stops when ctx is done. Exchanges are serialised: a concurrent Do
 // waits its turn.
 func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
@@ -46,7 +48,11 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Failure = s.broken
 		return ex
 	}
-	f, werr := s.write(ctx, req.Body, deadline)
+	f, werr := s.writeFirst(ctx, req.Body)
+	if s.fresh {
+		s.awaitRead(ctx)
+		deadline = time.Now().Add(s.lim.Timeout)
+	}
 	switch {
 	case werr != nil:
 		// Most likely the server is gone; what it wrote before going
@@ -77,11 +83,63 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 // maxLate bounds the ids remembered as owed a late reply.
 const maxLate = 1024
 
-// write sends one request line, giving up at deadline or when ctx ends:
+// writeFirst writes one message as write does; to a server that has
+// read nothing yet, it allows Limits.Start on top of Timeout, as the
+// server may still be starting. A message that went out whole leaves
+// s.fresh as it was, for awaitRead; any other end clears it.
+func (s *Stdio) writeFirst(ctx context.Context, body []byte) (failure string, err error) {
+	within := s.lim.Timeout
+	if s.fresh {
+		within += s.lim.Start
+	}
+	failure, err = s.write(ctx, body, within)
+	if failure != "" || err != nil {
+		s.fresh = false
+	}
+	return failure, err
+}
+
+// awaitRead waits, after the first message to a server just started,
+// until the server has read all that was written to it (it is up and
+// reading), exits, or Limits.Start has passed since it started, or ctx
+// ends. The first exchange's clock starts after it: a slow start is not
+// silence, and a notification's quiet moment must not pass before the
+// server could have answered it.
+func (s *Stdio) awaitRead(ctx context.Context) {
+	s.fresh = false
+	until := s.started.Add(s.lim.Start)
+	poll := time.Millisecond
+	for {
+		n, ok := unread(s.stdin)
+		if !ok || n == 0 || !time.Now().Before(until) {
+			return
+		}
+		t := time.NewTimer(min(poll, time.Until(until)))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		case <-s.exited:
+		case <-s.stop:
+		}
+		t.Stop()
+		if ctx.Err() != nil || s.hasExited() {
+			return
+		}
+		select {
+		case <-s.stop:
+			return
+		default:
+		}
+		poll = min(2*poll, 20*time.Millisecond)
+	}
+}
+
+// write sends one request line, giving up after within or when ctx ends:
 // a server that never reads its stdin fills the pipe and would block the
 // write forever. It returns the Failure for those ends, or the error of
 // a write that failed otherwise.
-func (s *Stdio) write(ctx context.Context, body []byte, deadline time.Time) (failure string, err error) {
+func (s *Stdio) write(ctx context.Context, body []byte, within time.Duration) (failure string, err error) {
+	deadline := time.Now().Add(within)
 	var n int
 	msg := make([]byte, len(body)+1)
 	copy(msg, body)
@@ -108,7 +166,7 @@ func (s *Stdio) write(ctx context.Context, body []byte, deadline time.Time) (fai
 		return fmt.Sprintf("cancelled: %v", context.Cause(ctx)), nil
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		s.breakIfPartial(n, len(msg))
-		return fmt.Sprintf("server did not read its stdin within %v (took %d of %d bytes)", s.lim.Timeout, n, len(msg)), nil
+		return fmt.Sprintf("server did not read its stdin within %v (took %d of %d bytes)", within, n, len(msg)), nil
 	}
 	return "", err
 }
@@ -256,8 +314,10 @@ func (s *Stdio) hasExited() bool {
 
 // Send writes one message line, as Do does, without waiting for any
 // reply: a caller that multiplexes requests over the pipe matches the
-// lines it reads with Receive. It returns the Failure of a line that
-// could not be written whole ("" when it went out).
+// lines it reads with Receive. To a server just started, Send returns
+// once the server has read the line (see Limits.Start). It returns the
+// Failure of a line that could not be written whole ("" when it went
+// out).
 func (s *Stdio) Send(ctx context.Context, body []byte) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -269,9 +329,12 @@ func (s *Stdio) Send(ctx context.Context, body []byte) string {
 	if s.broken != "" {
 		return s.broken
 	}
-	f, err := s.write(ctx, body, time.Now().Add(s.lim.Timeout))
+	f, err := s.writeFirst(ctx, body)
 	if err != nil {
 		return fmt.Sprintf("writing the request: %v; %s", err, s.deathNote())
+	}
+	if s.fresh {
+		s.awaitRead(ctx)
 	}
 	return f
 }

@@ -258,12 +258,13 @@ func TestStdioLastWordsWithoutNewline(t *testing.T) {
 }
 
 func TestStdioDeafServer(t *testing.T) {
-	s := startFake(t, context.Background(), "deaf", Limits{Timeout: 300 * time.Millisecond, Grace: 200 * time.Millisecond})
+	s := startFake(t, context.Background(), "deaf", Limits{Timeout: 300 * time.Millisecond, Start: 200 * time.Millisecond, Grace: 200 * time.Millisecond})
 	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", 1<<20) + `"}}`
 	start := time.Now()
 	ex := s.Do(context.Background(), stdioReq(big), true)
-	within(t, "exchange", time.Since(start), 300*time.Millisecond, 1500*time.Millisecond)
-	hasPrefix(t, "failure", ex.Failure, "server did not read its stdin within 300ms (took ")
+	// The first message to a server just started may wait for its start.
+	within(t, "exchange", time.Since(start), 500*time.Millisecond, 1700*time.Millisecond)
+	hasPrefix(t, "failure", ex.Failure, "server did not read its stdin within 500ms (took ")
 
 	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), true)
 	hasPrefix(t, "failure", ex.Failure, "stdin is out of step: an earlier request went out in part")
@@ -271,6 +272,58 @@ func TestStdioDeafServer(t *testing.T) {
 	if err := s.Close(); !errors.Is(err, ErrIgnoredStdinClose) {
 		t.Errorf("Close() = %v, want ErrIgnoredStdinClose", err)
 	}
+}
+
+// TestStdioSlowStart: a server that reads nothing for longer than
+// Timeout after it starts (npx, uvx, a container) is timed from when it
+// read its first message: its reply is a reply, not silence; a server
+// that never reads still ends the exchange, Start past its start.
+func TestStdioSlowStart(t *testing.T) {
+	lim := Limits{Timeout: 200 * time.Millisecond, Start: 5 * time.Second, Quiet: 100 * time.Millisecond, Grace: 200 * time.Millisecond}
+	s := startFake(t, context.Background(), "slow-start", lim)
+	start := time.Now()
+	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), true)
+	if ex.Failure != "" || ex.Response == nil {
+		t.Fatalf("first exchange: failure %q, response %v: a slow start was taken for silence", ex.Failure, ex.Response)
+	}
+	within(t, "first exchange", time.Since(start), slowStart-100*time.Millisecond, 3*time.Second)
+	// Only the first message waits: the next is timed from its writing.
+	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":2,"method":"slow"}`), true)
+	if !ex.Unanswered {
+		t.Errorf("second exchange: failure %q, want it unanswered at Timeout", ex.Failure)
+	}
+	s.Close()
+
+	lim.Start = 300 * time.Millisecond
+	s = startFake(t, context.Background(), "slow-start", lim)
+	start = time.Now()
+	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
+	within(t, "exchange past Start", time.Since(start), 500*time.Millisecond, slowStart)
+	if !ex.Unanswered {
+		t.Errorf("with Start %v: failure %q, want the exchange unanswered", lim.Start, ex.Failure)
+	}
+}
+
+// TestStdioSlowStartNotification: a notification to a server just
+// started waits its quiet moment once the server has read it, so a
+// wrong reply from a slow starter is seen; its conforming twin stays
+// silent.
+func TestStdioSlowStartNotification(t *testing.T) {
+	lim := Limits{Timeout: 300 * time.Millisecond, Start: 5 * time.Second, Quiet: 200 * time.Millisecond, Grace: 200 * time.Millisecond}
+	note := stdioReq(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s := startFake(t, context.Background(), "slow-start-loud", lim)
+	ex := s.Do(context.Background(), note, false)
+	if ex.Response == nil || len(ex.Response.Messages) != 1 {
+		t.Errorf("loud server: response %v, want its one wrong reply to the notification", ex.Response)
+	}
+	s.Close()
+	s = startFake(t, context.Background(), "slow-start", lim)
+	start := time.Now()
+	ex = s.Do(context.Background(), note, false)
+	if ex.Response != nil || ex.Failure != "" {
+		t.Errorf("quiet server: response %v, failure %q, want nothing", ex.Response, ex.Failure)
+	}
+	within(t, "quiet moment", time.Since(start), slowStart+lim.Quiet-100*time.Millisecond, 3*time.Second)
 }
 
 func TestStdioCloseEscalates(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 type targetOptions struct {
 	Headers   []string
 	Timeout   time.Duration
+	Start     time.Duration
 	MaxBytes  int64
 	Protocol  string
 	Demo      bool
@@ -40,11 +41,17 @@ type targetOptions struct {
 func addTargetFlags(cmd *cobra.Command, o *targetOptions) {
 	cmd.Flags().StringArrayVarP(&o.Headers, "header", "H", nil, "add a header to every request, `'Name: value'` (repeatable; values are never printed)")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Second, "bound on each exchange")
+	cmd.Flags().DurationVar(&o.Start, "start-timeout", transport.DefaultStart, "stdio: bound on a server's start, until it reads its first message; --timeout for that message counts from then")
 	cmd.Flags().Int64Var(&o.MaxBytes, "max-bytes", 4<<20, "bound on the reply bytes read per exchange")
 	addEnum(cmd, &o.Protocol, "protocol", "auto", "protocol version: probe, or use the one given", "auto", envelope.V20260728, envelope.V20251125, envelope.V20250618, runner.V20250326)
 	cmd.Flags().BoolVar(&o.Demo, "demo", false, "check the embedded reference server, in process (no target needed)")
 	cmd.Flags().StringVar(&o.DemoFault, "demo-fault", "", "with --demo: inject a named fault into the reference server (see wymcp-check faults)")
 	cmd.Flags().BoolVar(&o.DemoStdio, "demo-stdio", false, "with --demo: run the reference server as a child process over stdio")
+}
+
+// limits are the transport's bounds the flags give.
+func (o *targetOptions) limits() transport.Limits {
+	return transport.Limits{Timeout: o.Timeout, Start: o.Start, MaxBytes: o.MaxBytes}
 }
 
 type checkOptions struct {
@@ -235,7 +242,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	for _, p := range fixtureProblems {
 		fmt.Fprintf(s.ErrOut, "wymcp-check: --fixtures: %s\n", p)
 	}
-	lim := transport.Limits{Timeout: o.Timeout, MaxBytes: o.MaxBytes}
+	lim := o.limits()
 
 	target, describe, cleanup, err := openTarget(ctx, o, extra, lim)
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/report"
 	"github.com/wymcp/wymcp-check/runner"
-	"github.com/wymcp/wymcp-check/transport"
 )
 
 type sendOptions struct {
@@ -203,7 +202,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
-	lim := transport.Limits{Timeout: o.Timeout, MaxBytes: o.MaxBytes}
+	lim := o.limits()
 	co := &checkOptions{targetOptions: o.targetOptions, URL: o.URL, Command: o.Command}
 	target, describe, cleanup, err := openTarget(ctx, co, extra, lim)
 	if err != nil {

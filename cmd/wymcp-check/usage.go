@@ -8,7 +8,7 @@ import (
 )
 
 // durationFlags are the flags that bound time.
-var durationFlags = []string{"timeout", "deadline"}
+var durationFlags = []string{"timeout", "start-timeout", "deadline"}
 
 // positiveDurations rejects a bound of zero or less: --timeout 0 would
 // fail every exchange at once, and a negative duration parses without

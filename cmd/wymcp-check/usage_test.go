@@ -44,6 +44,7 @@ func TestFirstHour(t *testing.T) {
 		{"--timeout 0", []string{"check", "--demo", "--timeout", "0"}, exitUsage, "", "--timeout 0s: want a positive duration", true},
 		{"--timeout negative", []string{"check", "--demo", "--timeout", "-5s"}, exitUsage, "", "--timeout -5s: want a positive duration", true},
 		{"--deadline negative", []string{"check", "--demo", "--deadline", "-1m"}, exitUsage, "", "--deadline -1m0s: want a positive duration", true},
+		{"--start-timeout 0", []string{"check", "--demo", "--start-timeout", "0"}, exitUsage, "", "--start-timeout 0s: want a positive duration", true},
 		{"send --timeout 0", []string{"send", "--demo", "--timeout", "0", "-"}, exitUsage, "", "--timeout 0s", true},
 		{"lint missing file", []string{"lint", missing}, exitUsage, "", "opening transcript: open " + missing, true},
 		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
