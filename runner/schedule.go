@@ -193,12 +193,15 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 // each part in corpus order. A notification waits a quiet moment of its
 // own (nothing answers it, or a reply would have come); sent last, those
 // moments pass inside the requests' silence window instead of pushing
-// its end back. The order is only the sending's: the output keeps the
-// corpus order, and the fixtures are independent.
+// its end back. Fixtures are independent unless they say otherwise (as a
+// concurrent HTTP run has them), but a notification that moves the
+// session's lifecycle (notifications/initialized) keeps its place: a
+// server it unsettles shows that to the fixtures after it, as in
+// sequence. The output keeps the corpus order either way.
 func (r *run) requestsFirst(fx []*fixtures.Fixture) []int {
 	var reqs, notes []int
 	for i, f := range fx {
-		if r.onlyNotifications(f) {
+		if r.movable(f) {
 			notes = append(notes, i)
 		} else {
 			reqs = append(reqs, i)
@@ -207,19 +210,28 @@ func (r *run) requestsFirst(fx []*fixtures.Fixture) []int {
 	return append(reqs, notes...)
 }
 
-// onlyNotifications: f's body, filled in for the run's version, carries
-// no id (a notification, or a batch of them). A body that is not JSON,
-// or whose template cannot be filled in yet, counts as a request: it
-// may be answered.
-func (r *run) onlyNotifications(f *fixtures.Fixture) bool {
+// movable: f's body, filled in for the run's version, is a notification
+// (or a batch of them) that is not notifications/initialized. A body that
+// is not JSON, or whose template cannot be filled in yet, counts as a
+// request: it may be answered.
+func (r *run) movable(f *fixtures.Fixture) bool {
 	if f.Method != "" && f.Method != "POST" {
 		return false
 	}
 	body, err := fixtures.Expand(f.Body, fixtures.Context{Version: r.sess.version})
-	if err != nil || !gjson.ValidBytes(body) {
+	if err != nil || !gjson.ValidBytes(body) || len(requestIDKeys(body)) > 0 {
 		return false
 	}
-	return len(requestIDKeys(body)) == 0
+	v := gjson.ParseBytes(body)
+	if !v.IsArray() {
+		return v.Get("method").Str != "notifications/initialized"
+	}
+	lifecycle := false
+	v.ForEach(func(_, m gjson.Result) bool {
+		lifecycle = m.Get("method").Str == "notifications/initialized"
+		return !lifecycle
+	})
+	return !lifecycle
 }
 
 // aside runs staged stdio fixtures side by side, each on a run of its
@@ -235,9 +247,9 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() ([]*
 	r.mu.Lock()
 	sess := session{version: r.sess.version, nextID: r.sess.nextID}
 	r.mu.Unlock()
-	// A process starting is CPU work (node takes half a second of it),
-	// and a start slowed past --timeout fails its stage's first
-	// exchange: at most one start per two CPUs goes at once.
+	// A process starting is CPU work (node takes half a second of it):
+	// starts side by side slow one another and the pipe's server, whose
+	// replies are timed. At most one start per two CPUs goes at once.
 	slots := make(chan struct{}, max(min(r.o.Parallel, runtime.NumCPU()/2), 1))
 	var wg sync.WaitGroup
 	for i, f := range staged {

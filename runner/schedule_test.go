@@ -54,6 +54,12 @@ func (c *rows) Note(n string) {
 
 func corpusRun(t *testing.T, target runner.Target, parallel int, fx []*fixtures.Fixture) ([]string, time.Duration) {
 	t.Helper()
+	return corpusRunAt(t, target, parallel, fx, "auto")
+}
+
+// corpusRunAt is corpusRun with the protocol given ("auto" probes).
+func corpusRunAt(t *testing.T, target runner.Target, parallel int, fx []*fixtures.Fixture, protocol string) ([]string, time.Duration) {
+	t.Helper()
 	if fx == nil {
 		var err error
 		if fx, err = fixtures.Embedded(); err != nil {
@@ -65,6 +71,7 @@ func corpusRun(t *testing.T, target runner.Target, parallel int, fx []*fixtures.
 	_, err := runner.Run(context.Background(), target, runner.Options{
 		Fixtures: fx, CallTools: runner.CallAll, Contract: envelope.Strict(),
 		Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute, Parallel: parallel,
+		Protocol: protocol,
 	}, c)
 	if err != nil {
 		t.Fatal(err)
@@ -86,8 +93,8 @@ func TestConcurrentSameAsSequence(t *testing.T) {
 			target := func() runner.Target {
 				return &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: time.Second}}}
 			}
-			seq, _ := corpusRun(t, target(), 1, nil)
-			con, _ := corpusRun(t, target(), 8, nil)
+			seq, _ := corpusRunAt(t, target(), 1, nil, tc.protocol)
+			con, _ := corpusRunAt(t, target(), 8, nil, tc.protocol)
 			if len(seq) < 500 {
 				t.Fatalf("only %d rows: the corpus did not run", len(seq))
 			}
@@ -295,8 +302,8 @@ func TestMultiplexedSameAsSequence(t *testing.T) {
 		t.Run(tc.fault+"/"+tc.protocol, func(t *testing.T) {
 			t.Setenv(serverEnv, tc.fault)
 			lim := transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond}
-			seq, tseq := stdioCorpusRun(t, lim, 1, nil)
-			mux, tmux := stdioCorpusRun(t, lim, 8, nil)
+			seq, tseq := stdioCorpusRunAt(t, lim, 1, nil, tc.protocol)
+			mux, tmux := stdioCorpusRunAt(t, lim, 8, nil, tc.protocol)
 			t.Logf("in sequence %v, multiplexed %v", tseq, tmux)
 			if len(seq) < 500 {
 				t.Fatalf("only %d rows: the corpus did not run", len(seq))
@@ -312,9 +319,9 @@ func TestMultiplexedSameAsSequence(t *testing.T) {
 // well-formed request of 2025-11-25 and ignores every line it cannot
 // read as one, as servers built on the TypeScript SDK do. A value other
 // than "1" names a file each process appends to: "start" when it starts,
-// "line" with the id of each line it reads (noID for a notification,
-// unreadable for a line that is no JSON object), each with its pid and
-// the time.
+// "line" with the id of each line it reads (noID and the method for a
+// notification, unreadable for a line that is no JSON object), each
+// with its pid and the time.
 const ignoringEnv = "WYMCP_RUNNER_IGNORING"
 
 // What the ignoring servers' log gives for a notification, and for a
@@ -351,6 +358,9 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		defer mu.Unlock()
 		return w.Write(b)
 	})
+	quirk := os.Getenv(quirkEnv)
+	dieOn, _ := strings.CutPrefix(quirk, "die-on:")
+	lastID, reinits := "", 0
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
@@ -358,7 +368,7 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		case id.Exists():
 			logf("line %s", id.String())
 		case gjson.ValidBytes(sc.Bytes()) && gjson.ParseBytes(sc.Bytes()).IsObject():
-			logf("line %s", noID)
+			logf("line %s %s", noID, gjson.GetBytes(sc.Bytes(), "method").Str)
 		default:
 			logf("line %s", unreadable)
 		}
@@ -367,7 +377,18 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
 			continue // ignored, as a line that fails the message schema
 		}
+		switch {
+		case method.Str == dieOn:
+			os.Exit(9)
+		case id.Exists() && quirk == "reinit-breaks" && reinits > 1:
+			os.Exit(9)
+		case method.Str == "notifications/initialized":
+			reinits++
+		}
 		if !id.Exists() {
+			if quirk == "note-last-id" && lastID != "" {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"no id"}}`+"\n", lastID)
+			}
 			if late > 0 {
 				time.AfterFunc(late, func() {
 					io.WriteString(out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no id"}}`+"\n")
@@ -375,6 +396,7 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			}
 			continue
 		}
+		lastID = id.Raw
 		if slow, d, ok := strings.Cut(os.Getenv(slowMethodEnv), ":"); ok && slow == method.Str {
 			delay, _ := time.ParseDuration(d)
 			reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
@@ -396,6 +418,12 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 // notification, wrongly, after the duration it holds.
 const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 
+// quirkEnv gives the ignoring server a fault: "die-on:METHOD" exits on
+// reading a message of METHOD; "reinit-breaks" exits on the first
+// request after a second notifications/initialized; "note-last-id"
+// answers each notification (wrongly) with the id it read last.
+const quirkEnv = "WYMCP_RUNNER_QUIRK"
+
 // slowStartEnv makes each ignoring server read nothing for the
 // duration it holds after it starts.
 const slowStartEnv = "WYMCP_RUNNER_SLOW_START"
@@ -409,12 +437,18 @@ const slowMethodEnv = "WYMCP_RUNNER_SLOW_METHOD"
 // output rows.
 func stdioCorpusRun(t *testing.T, lim transport.Limits, parallel int, fx []*fixtures.Fixture) ([]string, time.Duration) {
 	t.Helper()
+	return stdioCorpusRunAt(t, lim, parallel, fx, "auto")
+}
+
+// stdioCorpusRunAt is stdioCorpusRun with the protocol given.
+func stdioCorpusRunAt(t *testing.T, lim transport.Limits, parallel int, fx []*fixtures.Fixture, protocol string) ([]string, time.Duration) {
+	t.Helper()
 	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer target.Close()
-	return corpusRun(t, target, parallel, fx)
+	return corpusRunAt(t, target, parallel, fx, protocol)
 }
 
 // A serverEvent is one line of the ignoring servers' log: a process
@@ -423,6 +457,7 @@ type serverEvent struct {
 	pid      int
 	at       int64
 	what, id string
+	method   string // of a notification
 }
 
 // readServerLog reads the log the ignoring servers append to.
@@ -435,7 +470,7 @@ func readServerLog(t *testing.T, log string) ([]serverEvent, []byte) {
 	var evs []serverEvent
 	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		var e serverEvent
-		fmt.Sscan(l, &e.pid, &e.at, &e.what, &e.id)
+		fmt.Sscan(l, &e.pid, &e.at, &e.what, &e.id, &e.method)
 		evs = append(evs, e)
 	}
 	return evs, raw
@@ -566,6 +601,51 @@ func TestStagedDuringSilence(t *testing.T) {
 	}
 }
 
+// TestMultiplexedQuirksSameAsSequence: the sending order of a
+// multiplexed stdio run (notifications after the requests) gives the
+// verdicts of a run in sequence, for servers that a notification kills
+// or unsettles, and for one that answers notifications with the last id
+// it read, which a marker's id must not hide.
+func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id"} {
+		t.Run(quirk, func(t *testing.T) {
+			t.Setenv(quirkEnv, quirk)
+			seq, _ := stdioCorpusRun(t, lim, 1, fx)
+			mux, _ := stdioCorpusRun(t, lim, 8, fx)
+			if quirk == "note-last-id" {
+				// The wrong reply carries whatever id was read last: a
+				// fixture's in sequence, a marker's multiplexed. The
+				// verdicts must agree; the quoted id may not.
+				seq, mux = verdictsOnly(seq), verdictsOnly(mux)
+				if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/unknown-notification RPC1007 fail") }) {
+					t.Fatalf("in sequence the wrong replies to notifications were not failed; the quirk did not work:\n%s", strings.Join(seq, "\n"))
+				}
+			}
+			if diff := cmp.Diff(seq, mux); diff != "" {
+				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+			}
+		})
+	}
+}
+
+// verdictsOnly keeps the fixture, check and status of each verdict row.
+func verdictsOnly(rows []string) []string {
+	var out []string
+	for _, l := range rows {
+		if f := strings.Fields(l); len(f) >= 3 && !strings.HasPrefix(l, "note: ") {
+			out = append(out, strings.Join(f[:3], " "))
+		}
+	}
+	return out
+}
+
 // TestSlowStartNotSilence: a stdio server that reads nothing for longer
 // than --timeout after each start (the pipe's process, the staged
 // fixtures' own, a restart) gets the verdicts of one that starts at
@@ -593,10 +673,30 @@ func TestSlowStartNotSilence(t *testing.T) {
 	}
 }
 
+// TestSlowStartAfterRestart: in 2026-07-28 a restarted stdio server gets
+// no handshake, so a fixture's request is the first line it reads; a
+// slow start must not count against that request's --timeout in a
+// multiplexed run either.
+func TestSlowStartAfterRestart(t *testing.T) {
+	t.Setenv(serverEnv, "crash")
+	t.Setenv(replyLatencyEnv, "20ms")
+	lim := transport.Limits{Timeout: 400 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	want, _ := stdioCorpusRunAt(t, lim, 8, nil, envelope.V20260728)
+	if !slices.ContainsFunc(want, func(l string) bool { return strings.Contains(l, " PRO1005 fail ") }) {
+		t.Fatalf("no fixture killed the server: the crash fault did not work, and no restart was tested")
+	}
+	t.Setenv(slowStartEnv, "700ms")
+	got, _ := stdioCorpusRunAt(t, lim, 8, nil, envelope.V20260728)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("a server slow to start is judged otherwise after a restart (-quick start +slow start):\n%s", diff)
+	}
+}
+
 // TestMultiplexedNotificationsLast: a multiplexed run sends the
 // fixtures that carry only notifications after every request, so their
-// quiet moments pass inside the requests' silence window; the output
-// keeps the corpus order of a run in sequence.
+// quiet moments pass inside the requests' silence window, but for
+// notifications/initialized, which keeps its place; the output keeps
+// the corpus order of a run in sequence.
 func TestMultiplexedNotificationsLast(t *testing.T) {
 	all, err := fixtures.Embedded()
 	if err != nil {
@@ -612,7 +712,7 @@ func TestMultiplexedNotificationsLast(t *testing.T) {
 	evs, raw := readServerLog(t, log)
 	// The pipe's process: the handshake's notifications/initialized is
 	// its first line without an id; the fixtures' lines follow.
-	main, handshake, firstNote, lastReq := evs[0].pid, false, -1, -1
+	main, handshake, firstNote, lastReq, reinit := evs[0].pid, false, -1, -1, -1
 	for i, e := range evs {
 		switch {
 		case e.pid != main || e.what != "line":
@@ -620,6 +720,8 @@ func TestMultiplexedNotificationsLast(t *testing.T) {
 			handshake = true
 		case !handshake || strings.HasPrefix(e.id, "wymcp-"):
 			// the handshake's requests, markers and liveness probes
+		case e.id == noID && e.method == "notifications/initialized":
+			reinit = i
 		case e.id == noID:
 			if firstNote < 0 {
 				firstNote = i
@@ -628,11 +730,14 @@ func TestMultiplexedNotificationsLast(t *testing.T) {
 			lastReq = i
 		}
 	}
-	if firstNote < 0 || lastReq < 0 {
-		t.Fatalf("the pipe's server read no fixture notification or no fixture request:\n%s", raw)
+	if firstNote < 0 || lastReq < 0 || reinit < 0 {
+		t.Fatalf("the pipe's server read no fixture notification, no fixture request or no second notifications/initialized:\n%s", raw)
 	}
 	if lastReq > firstNote {
 		t.Errorf("a fixture request (line %d of the log) went after a fixture notification (line %d): notifications should go last\n%s", lastReq+1, firstNote+1, raw)
+	}
+	if reinit > lastReq {
+		t.Errorf("notifications/initialized (line %d of the log) went after the requests (the last at line %d): it should keep its place\n%s", reinit+1, lastReq+1, raw)
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)

@@ -202,10 +202,17 @@ func responseKey(line []byte) (string, bool) {
 	return unreadableID, true
 }
 
-// marker reports whether a line is a reply to one of the markers.
+// marker reports whether a line is the reply to a marker still owed
+// one, and takes that marker off the list: a later line with its id (a
+// server that answers a notification with the last id it read) is no
+// marker's reply.
 func (m *mux) marker(data []byte) bool {
 	k, ok := responseKey(data)
-	return ok && strings.HasPrefix(k, "s:") && m.markers[k[2:]]
+	if !ok || !strings.HasPrefix(k, "s:") || !m.markers[k[2:]] {
+		return false
+	}
+	delete(m.markers, k[2:])
+	return true
 }
 
 // stray handles a response-shaped line or notification that arrived
@@ -288,17 +295,24 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 				ex.Response = nil // nothing of its own came, as the transport says it
 			}
 		}
+		if ex.Died != "" {
+			// Any request still open may have caused it, or the
+			// notification did: as after a request, they go again alone.
+			m.died(&ex)
+		}
 		return ex, nil, nil
 	}
 	lim := p.Limits()
-	start := time.Now()
-	deadline := start.Add(lim.Timeout)
 	ex := envelope.Exchange{Transport: envelope.Stdio, Version: r.sess.version, Request: req}
 	if f := p.Send(ctx, req.Body); f != "" {
 		ex.Failure = f
 		m.died(&ex)
 		return ex, nil, nil
 	}
+	// Timed from here: Send waits for a server just started (after a
+	// restart without handshake, 2026-07-28) to read the line.
+	start := time.Now()
+	deadline := start.Add(lim.Timeout)
 	// Some servers read a line that fails to parse and leave the rest of
 	// what arrived with it unread until more comes: if the marker's reply
 	// is slow, another marker nudges them, and the reply to any of this
@@ -371,6 +385,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			return ex, nil, nil
 		}
 		if k, ok := responseKey(data); ok && mine[k] {
+			delete(m.markers, k[2:])
 			switch {
 			case answered:
 				return finish(""), nil, nil
@@ -472,7 +487,13 @@ func (m *mux) settle(ctx context.Context) error {
 	for _, p := range m.pending {
 		until = maxTime(until, p.deadline)
 	}
-	if died, _ := r.t.Died(); !died {
+	if died, _ := r.t.Died(); died {
+		// Dead before the windows ran out: any open request may have
+		// killed it, so each goes again alone, as after a death mid-run.
+		for _, p := range m.pending {
+			p.ambiguous = true
+		}
+	} else {
 		proc := r.t.(*StdioTarget).proc()
 		for ctx.Err() == nil {
 			data, _, what, _ := proc.Receive(ctx, until)

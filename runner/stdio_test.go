@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -20,6 +21,10 @@ import (
 // serverEnv makes the test binary a stdio reference server, so stdio runs
 // drive a real child process without building anything.
 const serverEnv = "WYMCP_RUNNER_REFSERVER"
+
+// replyLatencyEnv makes the reference server wait the duration it holds
+// before each write.
+const replyLatencyEnv = "WYMCP_RUNNER_REPLY_LATENCY"
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(ignoringEnv); v != "" {
@@ -38,7 +43,17 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			os.Exit(2)
 		}
-		if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+		if d, err := time.ParseDuration(os.Getenv(slowStartEnv)); err == nil {
+			time.Sleep(d)
+		}
+		var out io.Writer = os.Stdout
+		if d, err := time.ParseDuration(os.Getenv(replyLatencyEnv)); err == nil {
+			out = writerFunc(func(b []byte) (int, error) {
+				time.Sleep(d)
+				return os.Stdout.Write(b)
+			})
+		}
+		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
 			os.Stderr.WriteString("refserver: " + err.Error() + "\n")
 			if errors.Is(err, refserver.ErrCrash) {
 				os.Exit(3)

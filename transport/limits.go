@@ -23,11 +23,13 @@ type Limits struct {
 	// timed from when the server has read it (see Start).
 	Timeout time.Duration
 	// Start bounds how long a stdio server just started may take to read
-	// its first message (npx, uvx and containers can take seconds before
-	// the server reads anything). Its start-up does not count against
-	// Timeout, which would otherwise judge a slow start as silence and
-	// let a notification's quiet moment pass before the server could
-	// have answered it.
+	// its first message (behind npx, uvx or a shell, seconds can pass
+	// before the server reads anything). Its start-up does not count
+	// against Timeout, which would otherwise judge a slow start as
+	// silence and let a notification's quiet moment pass before the
+	// server could have answered it. Only where the read can be seen
+	// (Linux), and only the server's own: a wrapper that reads stdin for
+	// it (docker run -i, ssh) ends the wait at once.
 	Start time.Duration
 	// MaxBytes bounds the reply bytes read per exchange. Beyond it the
 	// transport stops reading, sets Response.Truncated and reports

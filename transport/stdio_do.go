@@ -83,16 +83,17 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 // maxLate bounds the ids remembered as owed a late reply.
 const maxLate = 1024
 
-// writeFirst writes one message as write does; to a server that has
-// read nothing yet, it allows Limits.Start on top of Timeout, as the
-// server may still be starting. A message that went out whole leaves
+// writeFirst writes one message as write does, within Timeout; to a
+// server that has read nothing yet, within Start and Timeout of its
+// start, as it may still be starting. A message that went out whole leaves
 // s.fresh as it was, for awaitRead; any other end clears it.
 func (s *Stdio) writeFirst(ctx context.Context, body []byte) (failure string, err error) {
-	within := s.lim.Timeout
+	deadline, bound := time.Now().Add(s.lim.Timeout), fmt.Sprintf("within %v", s.lim.Timeout)
 	if s.fresh {
-		within += s.lim.Start
+		deadline = s.started.Add(s.lim.Start + s.lim.Timeout)
+		bound = fmt.Sprintf("within %v of its start", s.lim.Start+s.lim.Timeout)
 	}
-	failure, err = s.write(ctx, body, within)
+	failure, err = s.write(ctx, body, deadline, bound)
 	if failure != "" || err != nil {
 		s.fresh = false
 	}
@@ -134,12 +135,12 @@ func (s *Stdio) awaitRead(ctx context.Context) {
 	}
 }
 
-// write sends one request line, giving up after within or when ctx ends:
-// a server that never reads its stdin fills the pipe and would block the
-// write forever. It returns the Failure for those ends, or the error of
-// a write that failed otherwise.
-func (s *Stdio) write(ctx context.Context, body []byte, within time.Duration) (failure string, err error) {
-	deadline := time.Now().Add(within)
+// write sends one request line, giving up at deadline (bound says when
+// that is, for the Failure) or when ctx ends: a server that never reads
+// its stdin fills the pipe and would block the write forever. It returns
+// the Failure for those ends, or the error of a write that failed
+// otherwise.
+func (s *Stdio) write(ctx context.Context, body []byte, deadline time.Time, bound string) (failure string, err error) {
 	var n int
 	msg := make([]byte, len(body)+1)
 	copy(msg, body)
@@ -166,7 +167,7 @@ func (s *Stdio) write(ctx context.Context, body []byte, within time.Duration) (f
 		return fmt.Sprintf("cancelled: %v", context.Cause(ctx)), nil
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		s.breakIfPartial(n, len(msg))
-		return fmt.Sprintf("server did not read its stdin within %v (took %d of %d bytes)", within, n, len(msg)), nil
+		return fmt.Sprintf("server did not read its stdin %s (took %d of %d bytes)", bound, n, len(msg)), nil
 	}
 	return "", err
 }
