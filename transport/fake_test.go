@@ -67,6 +67,12 @@ func fakeServer(name string) func() int {
 			}
 			return 0
 		}
+	case "dies-starting": // exits during its start, having read nothing
+		return func() int {
+			time.Sleep(300 * time.Millisecond)
+			os.Stderr.WriteString("fatal: no config\n")
+			return 2
+		}
 	case "deaf": // never reads stdin at all
 		return sleepForever
 	case "flood":

@@ -118,20 +118,14 @@ func (s *Stdio) awaitRead(ctx context.Context) {
 		t := time.NewTimer(min(poll, time.Until(until)))
 		select {
 		case <-t.C:
+			poll = min(2*poll, 20*time.Millisecond)
+			continue
 		case <-ctx.Done():
 		case <-s.exited:
 		case <-s.stop:
 		}
 		t.Stop()
-		if ctx.Err() != nil || s.hasExited() {
-			return
-		}
-		select {
-		case <-s.stop:
-			return
-		default:
-		}
-		poll = min(2*poll, 20*time.Millisecond)
+		return
 	}
 }
 

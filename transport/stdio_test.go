@@ -305,6 +305,31 @@ func TestStdioSlowStart(t *testing.T) {
 	}
 }
 
+// TestStdioStartWaitEnds: the wait for a server just started to read its
+// first message ends when the server exits or the caller gives up, not
+// only at Start.
+func TestStdioStartWaitEnds(t *testing.T) {
+	lim := Limits{Timeout: 300 * time.Millisecond, Start: 10 * time.Second, Grace: 200 * time.Millisecond}
+	s := startFake(t, context.Background(), "dies-starting", lim)
+	start := time.Now()
+	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), true)
+	within(t, "exchange with a server that died starting", time.Since(start), 200*time.Millisecond, 3*time.Second)
+	if !strings.Contains(ex.Failure, "exit status 2") || ex.Unanswered {
+		t.Errorf("failure %q (unanswered %v), want the server's exit and no silence", ex.Failure, ex.Unanswered)
+	}
+	s.Close()
+
+	s = startFake(t, context.Background(), "deaf", lim)
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	ex = s.Do(ctx, stdioReq(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), true)
+	within(t, "exchange cancelled during the wait", time.Since(start), 350*time.Millisecond, 3*time.Second)
+	if !strings.HasPrefix(ex.Failure, "cancelled") {
+		t.Errorf("failure %q, want cancelled", ex.Failure)
+	}
+}
+
 // TestStdioSlowStartNotification: a notification to a server just
 // started waits its quiet moment once the server has read it, so a
 // wrong reply from a slow starter is seen; its conforming twin stays
