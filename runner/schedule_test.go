@@ -57,6 +57,16 @@ func corpusRun(t *testing.T, target runner.Target, parallel int, fx []*fixtures.
 	return corpusRunAt(t, target, parallel, fx, "auto")
 }
 
+// embeddedWithout is the embedded corpus less the fixtures drop names.
+func embeddedWithout(t *testing.T, drop func(*fixtures.Fixture) bool) []*fixtures.Fixture {
+	t.Helper()
+	all, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.DeleteFunc(all, drop)
+}
+
 // corpusRunAt is corpusRun with the protocol given ("auto" probes).
 func corpusRunAt(t *testing.T, target runner.Target, parallel int, fx []*fixtures.Fixture, protocol string) ([]string, time.Duration) {
 	t.Helper()
@@ -238,11 +248,7 @@ func TestConcurrentTimeoutsOverlap(t *testing.T) {
 // fixtures run, and the look ends when they are done, not after the
 // whole second a look may last.
 func TestStreamLookEndsWithTheRest(t *testing.T) {
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
 		return f.ID != "subscriptions/listen" && f.ID != "tools/list" && f.ID != "lifecycle/discover"
 	})
 	if len(fx) != 3 || !slices.ContainsFunc(fx, func(f *fixtures.Fixture) bool { return f.Stream }) {
@@ -485,11 +491,7 @@ func readServerLog(t *testing.T, log string) ([]serverEvent, []byte) {
 func TestMultiplexedLateReplyNotNotifications(t *testing.T) {
 	t.Setenv(ignoringEnv, "1")
 	t.Setenv(slowMethodEnv, "prompts/list:150ms")
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
 		return f.ID != "prompts/list" && f.ID != "rpc/notification"
 	})
 	if len(fx) != 2 || fx[0].ID != "prompts/list" {
@@ -516,11 +518,7 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 func TestMultiplexedLateNotificationReply(t *testing.T) {
 	t.Setenv(ignoringEnv, "1")
 	t.Setenv(lateNotificationReplyEnv, "80ms")
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
 		return !strings.HasPrefix(f.ID, "rpc/") && !strings.HasPrefix(f.ID, "id/")
 	})
 	seq, _ := stdioCorpusRun(t, transport.Limits{Timeout: time.Second}, 1, fx)
@@ -540,14 +538,10 @@ func TestMultiplexedLateNotificationReply(t *testing.T) {
 func TestMultiplexedSilenceOnce(t *testing.T) {
 	const timeout = 700 * time.Millisecond
 	t.Setenv(ignoringEnv, "1")
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Staged fixtures each start a process of their own, whose start
 	// under -race can take longer than this window (see
 	// TestStagedDuringSilence).
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	lim := transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond}
 	seq, tseq := stdioCorpusRun(t, lim, 1, fx)
 	mux, tmux := stdioCorpusRun(t, lim, 8, fx)
@@ -573,13 +567,9 @@ func TestMultiplexedSilenceOnce(t *testing.T) {
 // silence window runs out, not after it, and are judged as in a run in
 // sequence.
 func TestStagedDuringSilence(t *testing.T) {
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// One request the server ignores opens the window; the staged
 	// fixtures are the rest.
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage == "" && f.ID != "rpc/garbage" })
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage == "" && f.ID != "rpc/garbage" })
 	if len(fx) < 3 {
 		t.Fatalf("%d fixtures: the corpus lacks rpc/garbage or staged fixtures, and this test no longer tests them", len(fx))
 	}
@@ -607,11 +597,7 @@ func TestStagedDuringSilence(t *testing.T) {
 // or unsettles, and for one that answers notifications with the last id
 // it read, which a marker's id must not hide.
 func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
 	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id"} {
@@ -651,11 +637,7 @@ func verdictsOnly(rows []string) []string {
 // fixtures' own, a restart) gets the verdicts of one that starts at
 // once, in sequence and multiplexed: its start is not silence.
 func TestSlowStartNotSilence(t *testing.T) {
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
 		return f.Stage == "" && f.ID != "rpc/garbage" && f.ID != "lifecycle/ping" && f.ID != "rpc/notification"
 	})
 	if len(fx) < 5 {
@@ -698,11 +680,7 @@ func TestSlowStartAfterRestart(t *testing.T) {
 // notifications/initialized, which keeps its place; the output keeps
 // the corpus order of a run in sequence.
 func TestMultiplexedNotificationsLast(t *testing.T) {
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
 	seq, _ := stdioCorpusRun(t, lim, 1, fx)
@@ -749,11 +727,7 @@ func TestMultiplexedNotificationsLast(t *testing.T) {
 // does in a run in sequence, whether the staged ones ran on the pipe's
 // process or beside it.
 func TestStdioLastAfterStagedMeetsFreshProcess(t *testing.T) {
-	all, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fx := slices.DeleteFunc(all, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping-before-initialize" })
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping-before-initialize" })
 	last, err := fixtures.Parse("last.txtar", []byte("Sent last.\n-- fixture --\nid: mine/last\norder: last\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":\"wymcp-last-1\",\"method\":\"ping\"}\n"))
 	if err != nil {
 		t.Fatal(err)
