@@ -122,6 +122,37 @@ func TestSSEReaderBoundsLines(t *testing.T) {
 	}
 }
 
+// TestSSEBoundStreamAsWhole: a body read whole meets the line bound
+// exactly where a stream read as it comes does (a live check and lint of
+// its recording must agree), at the bound's edge for every line end: a
+// line ending in a lone CR, or in nothing, needs one byte more.
+func TestSSEBoundStreamAsWhole(t *testing.T) {
+	const maxLine = 4000 // under the scanner's first buffer: the bound is 4096
+	line := func(n int) string { return "data: " + strings.Repeat("a", n-6) }
+	for _, tt := range []struct {
+		name, body string
+		tooLarge   bool
+	}{
+		{"LF fits", line(4095) + "\n\n", false},
+		{"CRLF fits", line(4094) + "\r\n\r\n", false},
+		{"CRLF over", line(4095) + "\r\n\r\n", true},
+		{"lone CR, then more", line(4095) + "\rx\r\r", true},
+		{"lone CR one shorter", line(4094) + "\rx\r\r", false},
+		{"lone CR at the end", line(4095) + "\r", true},
+		{"no end, at the bound", line(4096), true},
+		{"no end, one shorter", line(4095), false},
+	} {
+		_, serr := sseEvents(envelope.NewSSEReader(strings.NewReader(tt.body), maxLine))
+		_, werr := sseEvents(envelope.NewSSEBodyReader([]byte(tt.body), maxLine))
+		if got := serr == envelope.ErrEventTooLarge; got != tt.tooLarge {
+			t.Errorf("%s: stream ends with %v, want too large %v", tt.name, serr, tt.tooLarge)
+		}
+		if got := werr == envelope.ErrEventTooLarge; got != tt.tooLarge {
+			t.Errorf("%s: whole body ends with %v, want too large %v", tt.name, werr, tt.tooLarge)
+		}
+	}
+}
+
 func TestClassifyCode(t *testing.T) {
 	extra := []envelope.CodeRule{{Code: 1001, Name: "Rate limited"}, {Code: -32042, Name: "mine"}}
 	tests := []struct {

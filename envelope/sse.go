@@ -108,8 +108,14 @@ func (r *SSEReader) line() ([]byte, bool) {
 	n, tok, _ := scanSSELines(r.mem[r.pos:], true)
 	// The bound a stream's reader applies: a line with its end must fit
 	// a buffer of maxLine bytes, or of 4096 (the scanner's first buffer)
-	// when that is larger.
-	if n > max(r.maxLine, scanBuffer) {
+	// when that is larger. A line that ends in a lone CR, or not at all,
+	// needs one byte more there: the scanner cuts it only once it sees
+	// what follows (an LF or not, the end of the stream).
+	need := n
+	if n == len(tok) || n == len(tok)+1 && r.mem[r.pos+n-1] == '\r' {
+		need++
+	}
+	if need > max(r.maxLine, scanBuffer) {
 		r.tooLong = true
 		return nil, false
 	}
