@@ -61,7 +61,9 @@ func TestWrapRun(t *testing.T) {
 	// escaped.
 	reply := "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"note\":\"\x1b[2J hi \x1b]0;owned\x07\"}}"
 	format := strings.NewReplacer("\x1b", `\033`, "\x07", `\007`).Replace(reply)
-	server := `read line; printf '` + format + `\n'; echo "server log line" >&2; exit 5`
+	// It leaves once its stdin has closed, so the client's close comes
+	// first, as the note below says, however the two are scheduled.
+	server := `read line; printf '` + format + `\n'; echo "server log line" >&2; cat >/dev/null; exit 5`
 	request := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}` + "\n"
 	code, out, errOut := runMain(t, request, "wrap", "-v", "--record", rec, "--report", rep, "--", "/bin/sh", "-c", server)
 	if code != 5 {
