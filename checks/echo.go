@@ -100,6 +100,10 @@ type echoScan struct {
 	index   windowIndex
 	values  map[string]bool // distinct request values seen whole
 	paths   []string
+	// inBody are the sources that stand verbatim in the body, in the
+	// order they stand there: a piece found in the body within one of
+	// them counts toward it too.
+	inBody []int32
 	// byPrefix indexes the request's values by their first bytes, for a
 	// request with many (see wholeIndexed).
 	byPrefix *prefixIndex
@@ -273,6 +277,9 @@ func newEchoScan(p *Pass) *echoScan {
 		at := -1
 		if len(s.sources) > 0 && verbatim(v) {
 			at = shift + v.Index + 1
+			if len(v.Str) >= minPiece {
+				s.inBody = append(s.inBody, int32(len(s.sources)))
+			}
 		}
 		add(v.Str, sourceValue, "", at)
 	})
@@ -508,13 +515,41 @@ func (s *echoScan) pieces(path, t string) {
 		}
 		if hi-lo >= minPiece {
 			src.cover(lo, hi, path)
-			if src.at >= 0 && s.sources[0].body {
+			switch {
+			case src.at >= 0 && s.sources[0].body:
 				base := int(src.at)
 				s.sources[0].cover(base+lo, base+hi, path)
+			case src.body:
+				// The same run stands in a value: which copy the index
+				// met first (it keeps a few places of a window) must not
+				// decide whether the finding names the value.
+				if v := s.valueAt(lo, hi); v != nil {
+					v.cover(lo-int(v.at), hi-int(v.at), path)
+				}
 			}
 		}
 		i += f
 	}
+}
+
+// valueAt is the value that stands verbatim in the body around [lo, hi),
+// nil when none does.
+func (s *echoScan) valueAt(lo, hi int) *source {
+	// The last value that starts at or before lo.
+	i, _ := slices.BinarySearchFunc(s.inBody, lo, func(si int32, lo int) int {
+		if int(s.sources[si].at) <= lo {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return nil
+	}
+	v := &s.sources[s.inBody[i-1]]
+	if hi > int(v.at)+len(v.text) {
+		return nil
+	}
+	return v
 }
 
 // overlap counts the bytes of [lo, hi) already covered in src.
