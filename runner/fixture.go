@@ -36,7 +36,8 @@ func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	if why != "" {
 		return l.skipAll(f.ID, why)
 	}
-	for _, v := range variants {
+	for i, v := range variants {
+		v.ctx.ID = r.requestID(f, i)
 		if err := l.fireStaged(ctx, f, v); err != nil {
 			return err
 		}

@@ -206,6 +206,9 @@ type run struct {
 	// run lists tools again and again (a fixture's tools/list, the
 	// envelope fixtures that carry one).
 	tools *schema.ToolCache
+	// blocks are the fixtures' request ids (see ids.go); guarded by mu
+	// until set.
+	blocks *idBlocks
 }
 
 // session is what the handshake established.
@@ -421,13 +424,6 @@ func (r *run) paramHeaders(h http.Header, m *envelope.Message) {
 			h.Set("Mcp-Param-"+pa.Header, v.Raw)
 		}
 	}
-}
-
-func (r *run) id() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.sess.nextID++
-	return r.sess.nextID
 }
 
 func errorf(format string, args ...any) error {

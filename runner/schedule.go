@@ -26,7 +26,8 @@ import (
 //   - Ids. Requests in flight at once never share an id where the peer
 //     keys its bookkeeping by id (a 2025-xx session, one stdio pipe): a
 //     server that maps ids to streams would otherwise send one fixture's
-//     reply to another. Most fixtures send id 1, so those take turns.
+//     reply to another. The corpus's requests take ids of their own
+//     (ids.go); a user's fixtures that write one out take turns.
 //   - Sequence. Fixtures that depend on order declare it (order: last)
 //     and run one after another once the rest is done, before the
 //     session ends.
@@ -53,6 +54,7 @@ const streamLookPoll = 5 * time.Millisecond
 // beside the pipe's silence window. The order-dependent ones (order:
 // last) run, and are reported, after those, one after another.
 func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
+	r.reserve(fx...)
 	var now, staged, last []*fixtures.Fixture
 	for _, f := range fx {
 		switch {
@@ -279,7 +281,9 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() ([]*
 // counter where the run's stood when the staged fixtures began, so two
 // runs of the same server send the same requests).
 func (r *run) sibling(out Sink, sess session) *run {
-	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools, blocks: r.blocks}
 }
 
 // A buffer holds one fixture's output until its turn comes.

@@ -26,8 +26,9 @@ import (
 	"github.com/wymcp/wymcp-check/transport"
 )
 
-// rows is a run's output as the sink saw it, in order: one line per
-// verdict, findings included, and the notes.
+// rows is a run's output as the sink saw it, in order: the request
+// body of each fixture's exchange (its ids must not depend on the order
+// replies came in), one line per verdict, findings included, and the notes.
 type rows struct {
 	mu    sync.Mutex
 	lines []string
@@ -36,6 +37,11 @@ type rows struct {
 func (c *rows) Exchange(j runner.Judged) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// A multiplexed run's one liveness probe for all silent requests is
+	// named for the first of them.
+	if j.Exchange != nil && !strings.HasSuffix(j.Fixture, "/liveness") {
+		c.lines = append(c.lines, fmt.Sprintf("%s sent %.300q", j.Fixture, j.Exchange.Request.Body))
+	}
 	for _, v := range j.Verdicts {
 		line := fmt.Sprintf("%s %s %s %s", v.Fixture, v.Check.ID, v.Status, v.Reason)
 		for _, f := range v.Findings {
@@ -117,13 +123,16 @@ func TestConcurrentSameAsSequence(t *testing.T) {
 
 // slowSession is a 2025-11-25 server that answers every request after a
 // pause, and records any two requests of its session in flight at once
-// with the same id: a server that maps ids to reply streams would mix
-// them up.
+// with the same id (a server that maps ids to reply streams would mix
+// them up), and any id used twice in a session (T-RPC-4).
 type slowSession struct {
 	pause    time.Duration
 	hang     string // a method never answered
 	mu       sync.Mutex
 	inFlight map[string]int
+	sessions int
+	used     map[string]bool // session and id of each request
+	reused   []string
 	max      int // most requests in flight at once
 	now      int
 	clashes  []string
@@ -135,7 +144,23 @@ func (s *slowSession) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m := gjson.ParseBytes(body)
 	method, id := m.Get("method").Str, m.Get("id")
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Mcp-Session-Id", "s1")
+	sess := r.Header.Get("Mcp-Session-Id")
+	if method == "initialize" {
+		s.mu.Lock()
+		s.sessions++
+		sess = fmt.Sprintf("s%d", s.sessions)
+		s.mu.Unlock()
+	}
+	w.Header().Set("Mcp-Session-Id", sess)
+	if r.Method == http.MethodPost && (id.Type == gjson.String || id.Type == gjson.Number) {
+		s.mu.Lock()
+		if k := sess + " " + id.Type.String() + " " + id.String(); s.used[k] {
+			s.reused = append(s.reused, k+" "+method)
+		} else {
+			s.used[k] = true
+		}
+		s.mu.Unlock()
+	}
 	switch {
 	case r.Method != http.MethodPost:
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -191,7 +216,7 @@ func (s *slowSession) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func startSlow(t *testing.T, s *slowSession) string {
 	t.Helper()
-	s.inFlight = map[string]int{}
+	s.inFlight, s.used = map[string]int{}, map[string]bool{}
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	return hs.URL + "/mcp"

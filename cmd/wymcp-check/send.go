@@ -51,7 +51,7 @@ the version's standard headers are added unless the headers section
 changes or drops them ("-Name").
 
 ` + exitHelp,
-		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{meta}}}}' | wymcp-check send --demo -
+		Example: `  echo '{"jsonrpc":"2.0","id":{{id}},"method":"tools/list","params":{{{meta}}}}' | wymcp-check send --demo -
   wymcp-check send --demo --fixture tools/unknown-tool
   wymcp-check send http://127.0.0.1:3001/mcp probe.txt
   wymcp-check send msg.json -- node server.js --stdio`,

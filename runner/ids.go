@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"hash/fnv"
+	"math"
+	"sync"
+
+	"github.com/wymcp/wymcp-check/fixtures"
+)
+
+// A requester must not use an id twice in a session (T-RPC-4), and the
+// checker is a requester. A server that keys its bookkeeping by id may
+// refuse a reused one, or still hold it a moment after answering; the
+// fixture would then be judged on a reply to the checker's own fault.
+//
+// So each fixture gets a block of ids, one per exchange it may make
+// ({{id}} in its body). Where a block stands follows from the fixture's
+// ID, not from when the fixture runs or which others run: a concurrent
+// run sends the ids a run in sequence sends, a run of one fixture (--run)
+// the ids the whole corpus run sent, and reports stay byte-identical.
+// The runner's own requests (handshake, probes, restarts) count up from
+// 1 and step over the fixtures' blocks, so no two requests of a run share
+// an id.
+
+// idStrideMin is the least width of a block: blocks start at round
+// numbers, so a reader tells a fixture's ids from the runner's own.
+const idStrideMin = 1000
+
+// idBlocks holds where each fixture's block starts. Shared by the run and
+// its siblings (a staged fixture's process), which send their fixture's
+// ids.
+type idBlocks struct {
+	mu     sync.Mutex
+	stride int
+	start  map[*fixtures.Fixture]int
+	taken  map[int]bool // blocks by number: start / stride
+}
+
+// reserve gives each fixture that has none a block of ids, in order:
+// the block its ID hashes to, or the next free one after it.
+func (r *run) reserve(fx ...*fixtures.Fixture) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.blocks == nil {
+		r.blocks = &idBlocks{stride: r.idStride(), start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}}
+	}
+	b := r.blocks
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// Ids stay below 2^31: some servers read an id into an int32.
+	blocks := math.MaxInt32/b.stride - 1
+	for _, f := range fx {
+		if _, ok := b.start[f]; ok {
+			continue
+		}
+		h := fnv.New32a()
+		h.Write([]byte(f.ID))
+		n := 1 + int(h.Sum32()%uint32(blocks))
+		// A block the runner's own ids have reached is theirs.
+		for b.taken[n] || n <= r.sess.nextID/b.stride {
+			n = n%blocks + 1
+		}
+		b.taken[n] = true
+		b.start[f] = n * b.stride
+	}
+}
+
+// idStride is the width of a block: more than the exchanges any fixture
+// makes (one per tool at most, or maxViolations), rounded up to a power
+// of ten.
+func (r *run) idStride() int {
+	n := maxViolations
+	if r.facts != nil {
+		n = max(n, len(r.facts.Tools))
+	}
+	s := idStrideMin
+	for s <= n {
+		s *= 10
+	}
+	return s
+}
+
+// requestID is the id the i-th exchange of f sends for {{id}}.
+func (r *run) requestID(f *fixtures.Fixture, i int) int {
+	r.reserve(f)
+	r.blocks.mu.Lock()
+	defer r.blocks.mu.Unlock()
+	return r.blocks.start[f] + i
+}
+
+// id is the next id of the runner's own requests.
+func (r *run) id() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sess.nextID++
+	if b := r.blocks; b != nil {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for b.taken[r.sess.nextID/b.stride] {
+			r.sess.nextID += b.stride - r.sess.nextID%b.stride
+		}
+	}
+	return r.sess.nextID
+}

@@ -1,0 +1,103 @@
+package runner_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/transport"
+)
+
+// TestIDsOnceInSession: the checker is a requester, so it never uses a
+// request id twice in a session (T-RPC-4), in sequence or concurrently.
+// A server that keys its bookkeeping by id (the go-sdk's) refuses a
+// reused one, and the fixture would be judged on that refusal.
+func TestIDsOnceInSession(t *testing.T) {
+	for _, parallel := range []int{1, 8} {
+		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+			s := &slowSession{}
+			url := startSlow(t, s)
+			corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 2 * time.Second}}}, parallel, nil)
+			if n := len(s.used) + len(s.reused); n < 50 {
+				t.Fatalf("only %d requests with an id: the corpus did not run", n)
+			}
+			if len(s.reused) > 0 {
+				t.Errorf("%d ids used again in their session (session, id type, id, method): %q", len(s.reused), s.reused)
+			}
+		})
+	}
+}
+
+// TestIDsOnceOnPipe: no process of a stdio run reads an id twice, in
+// sequence or multiplexed.
+func TestIDsOnceOnPipe(t *testing.T) {
+	for _, parallel := range []int{1, 8} {
+		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "servers.log")
+			t.Setenv(ignoringEnv, log)
+			stdioCorpusRun(t, transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}, parallel, nil)
+			evs, _ := readServerLog(t, log)
+			seen, n := map[string]bool{}, 0
+			var reused []string
+			for _, e := range evs {
+				if e.what != "line" || e.id == noID || e.id == unreadable {
+					continue
+				}
+				n++
+				k := fmt.Sprintf("%d %s", e.pid, e.id)
+				if seen[k] {
+					reused = append(reused, k)
+				}
+				seen[k] = true
+			}
+			if n < 50 {
+				t.Fatalf("only %d lines with an id: the corpus did not run", n)
+			}
+			if len(reused) > 0 {
+				t.Errorf("%d ids read again by the same process (pid, id): %q", len(reused), reused)
+			}
+		})
+	}
+}
+
+// TestIDsSameInPartialRun: a fixture sends the ids it sends in a run of
+// the whole corpus when it runs with a few others, as --run does: a
+// user reproducing a finding sees the same exchange.
+func TestIDsSameInPartialRun(t *testing.T) {
+	target := func() runner.Target {
+		s := &slowSession{}
+		return &runner.HTTPTarget{T: &transport.HTTP{URL: startSlow(t, s), Limits: transport.Limits{Timeout: 2 * time.Second}}}
+	}
+	sent := func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if strings.Contains(l, " sent ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	whole := sent(must(corpusRun(t, target(), 1, nil)))
+	// Every seventh fixture, in reverse order.
+	all := embeddedWithout(t, func(*fixtures.Fixture) bool { return false })
+	var some []*fixtures.Fixture
+	for i := len(all) - 1; i >= 0; i -= 7 {
+		some = append(some, all[i])
+	}
+	part := sent(must(corpusRun(t, target(), 1, some)))
+	if len(part) < 5 {
+		t.Fatalf("only %d exchanges in the partial run", len(part))
+	}
+	for _, l := range part {
+		if !slices.Contains(whole, l) {
+			t.Errorf("sent in the partial run, not in the whole one: %s", l)
+		}
+	}
+}
+
+func must[T any](v T, _ time.Duration) T { return v }
