@@ -18,11 +18,14 @@ import (
 // A server that keys its bookkeeping by id (the go-sdk's) refuses a
 // reused one, and the fixture would be judged on that refusal.
 func TestIDsOnceInSession(t *testing.T) {
-	for _, parallel := range []int{1, 8} {
-		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
-			s := &slowSession{}
+	for _, tc := range []struct {
+		parallel int
+		hang     string
+	}{{1, ""}, {8, ""}, {8, "tools/call"}} {
+		t.Run(fmt.Sprint(tc.parallel, tc.hang), func(t *testing.T) {
+			s := &slowSession{hang: tc.hang}
 			url := startSlow(t, s)
-			corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 2 * time.Second}}}, parallel, nil)
+			corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 300 * time.Millisecond}}}, tc.parallel, nil)
 			if n := len(s.used) + len(s.reused); n < 50 {
 				t.Fatalf("only %d requests with an id: the corpus did not run", n)
 			}
@@ -36,11 +39,25 @@ func TestIDsOnceInSession(t *testing.T) {
 // TestIDsOnceOnPipe: no process of a stdio run reads an id twice, in
 // sequence or multiplexed.
 func TestIDsOnceOnPipe(t *testing.T) {
-	for _, parallel := range []int{1, 8} {
-		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+	lateReply := embeddedWithout(t, func(f *fixtures.Fixture) bool {
+		return f.ID != "prompts/list" && f.ID != "rpc/notification"
+	})
+	for _, tc := range []struct {
+		parallel    int
+		quirk, slow string
+		fx          []*fixtures.Fixture
+	}{
+		{1, "", "", nil}, {8, "", "", nil}, {8, "die-on:tools/list", "", nil}, {8, "note-last-id", "", nil},
+		// A reply that comes during a notification's quiet moment makes
+		// its request go again, alone.
+		{8, "", "prompts/list:150ms", lateReply},
+	} {
+		t.Run(fmt.Sprint(tc.parallel, tc.quirk, tc.slow), func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "servers.log")
 			t.Setenv(ignoringEnv, log)
-			stdioCorpusRun(t, transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}, parallel, nil)
+			t.Setenv(quirkEnv, tc.quirk)
+			t.Setenv(slowMethodEnv, tc.slow)
+			stdioCorpusRun(t, transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}, tc.parallel, tc.fx)
 			evs, _ := readServerLog(t, log)
 			seen, n := map[string]bool{}, 0
 			var reused []string
@@ -55,7 +72,7 @@ func TestIDsOnceOnPipe(t *testing.T) {
 				}
 				seen[k] = true
 			}
-			if n < 50 {
+			if n < 50 && tc.fx == nil || n < 3 {
 				t.Fatalf("only %d lines with an id: the corpus did not run", n)
 			}
 			if len(reused) > 0 {

@@ -143,10 +143,10 @@ func (t *StdioTarget) proc() *transport.Stdio {
 // every request left unanswered.
 //
 // Where that could misattribute, the exchange is sent again, alone, at
-// the end: a response-shaped line that arrives outside any open
-// exchange (a late reply) and could belong to a pending request, or a
-// death of the server while requests were pending (any of them may have
-// caused it). A line that arrives between exchanges follows the exchange
+// the end, to a fresh process (its id is spent on the first): a
+// response-shaped line that arrives outside any open exchange (a late
+// reply) and could belong to a pending request, or a death of the server
+// while requests were pending (any of them may have caused it). A line that arrives between exchanges follows the exchange
 // before it: it cannot belong to a request not yet written.
 type mux struct {
 	r       *run
@@ -525,6 +525,12 @@ func (m *mux) settle(ctx context.Context) error {
 			return err
 		}
 	}
+	// Sent again to the process that read them, their ids would be used
+	// twice in its session (T-RPC-4), and a server still working on one
+	// may refuse it as a duplicate: they go again to a fresh process.
+	if slices.ContainsFunc(m.pending, func(p *pend) bool { return p.ambiguous }) {
+		m.stale()
+	}
 	for _, p := range m.pending {
 		if !p.ambiguous {
 			continue
@@ -561,8 +567,9 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 	return nil
 }
 
-// again sends a pending request once more, alone, on a server in step,
-// and puts what that gives in place of the first try.
+// again sends a pending request once more, alone, on a server in step
+// (settle has one started), and puts what that gives in place of the
+// first try.
 func (m *mux) again(ctx context.Context, p *pend) error {
 	r := m.r
 	r.mu.Lock()
