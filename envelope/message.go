@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -472,33 +473,52 @@ const MaxDepth = 512
 func TooDeep(raw []byte) bool { return Depth(raw) > MaxDepth }
 
 // Depth is the deepest nesting of objects and arrays in raw, counted up
-// to MaxDepth+1: one iterative pass, safe on any input.
+// to MaxDepth+1: one iterative pass, safe on any input. Every message is
+// measured before it is read, most bytes stand in strings, and a string
+// is skipped to its closing quote at the speed of bytes.IndexByte.
 func Depth(raw []byte) int {
 	depth, deepest := 0, 0
-	inString := false
 	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
+		switch raw[i] {
+		case '"':
+			end := stringEnd(raw, i)
+			if end < 0 {
+				return deepest
 			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
+			i = end
+		case '{', '[':
 			depth++
 			if depth > deepest {
 				if deepest = depth; deepest > MaxDepth {
 					return deepest
 				}
 			}
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 		}
 	}
 	return deepest
+}
+
+// stringEnd is the index of the quote that closes the string opened at
+// raw[open], -1 when none does. A quote is escaped when an odd run of
+// backslashes stands before it; each run is counted once, so the scan
+// stays linear.
+func stringEnd(raw []byte, open int) int {
+	for i := open + 1; ; i++ {
+		j := bytes.IndexByte(raw[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		k := i - 1
+		for raw[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i
+		}
+	}
 }
 
 // hugeExponent reports a number literal whose exponent exceeds 1000 in
