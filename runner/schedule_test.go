@@ -428,6 +428,12 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		lastID = id.Raw
+		if m, d, ok := strings.Cut(os.Getenv(strayEnv), ":"); ok && m == method.Str {
+			delay, _ := time.ParseDuration(d)
+			time.AfterFunc(delay, func() {
+				io.WriteString(out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"stray"}}`+"\n")
+			})
+		}
 		if slow, d, ok := strings.Cut(os.Getenv(slowMethodEnv), ":"); ok && slow == method.Str {
 			delay, _ := time.ParseDuration(d)
 			reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
@@ -458,6 +464,11 @@ const quirkEnv = "WYMCP_RUNNER_QUIRK"
 // slowStartEnv makes each ignoring server read nothing for the
 // duration it holds after it starts.
 const slowStartEnv = "WYMCP_RUNNER_SLOW_START"
+
+// strayEnv ("method:duration") makes the ignoring server write a line
+// with a null id the duration after it reads a request of that method:
+// a line any request still waiting could take for its reply.
+const strayEnv = "WYMCP_RUNNER_STRAY"
 
 // slowMethodEnv ("method:duration") makes the ignoring server answer
 // that method after the duration, while it goes on reading.
@@ -510,8 +521,8 @@ func readServerLog(t *testing.T, log string) ([]serverEvent, []byte) {
 // TestMultiplexedLateReplyNotNotifications: a request answered after a
 // marker sent later goes pending; its reply, arriving while a
 // notification's quiet moment runs, is no reply to the notification
-// (which would fail RPC1007 and leave the request silent): the request
-// is sent again alone, and the run gives the verdicts of one in
+// (which would fail RPC1007 and leave the request silent): its id names
+// the request, which takes it, and the run gives the verdicts of one in
 // sequence.
 func TestMultiplexedLateReplyNotNotifications(t *testing.T) {
 	t.Setenv(ignoringEnv, "1")
@@ -526,6 +537,27 @@ func TestMultiplexedLateReplyNotNotifications(t *testing.T) {
 	mux, _ := stdioCorpusRun(t, transport.Limits{Timeout: time.Second}, 8, fx)
 	if slices.ContainsFunc(seq, func(l string) bool { return strings.Contains(l, " fail ") && strings.HasPrefix(l, "rpc/notification ") }) {
 		t.Fatalf("in sequence rpc/notification fails: the test no longer tests this:\n%s", strings.Join(seq, "\n"))
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// TestMultiplexedLateReplyDuringRequest: a request answered after a
+// marker sent later goes pending; its reply, arriving within its
+// --timeout while another request's exchange is open, is the pending
+// request's (its id names it), not the open one's: taken for the open
+// one's, it failed RPC1004 and ERR1002 there and left the pending one
+// silent (RPC1006). The run gives the verdicts of one in sequence.
+func TestMultiplexedLateReplyDuringRequest(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(slowMethodEnv, "prompts/list:150ms")
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 500 * time.Millisecond}
+	seq, _ := stdioCorpusRun(t, lim, 1, fx)
+	mux, _ := stdioCorpusRun(t, lim, 8, fx)
+	if !slices.Contains(seq, "prompts/list RPC1006 pass ") {
+		t.Fatalf("in sequence prompts/list is not answered in time: the test no longer tests this")
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)

@@ -156,6 +156,11 @@ type mux struct {
 	markers map[string]bool
 	// last is the exchange lines between exchanges follow.
 	last *envelope.Exchange
+	// sent counts the requests written to proc by id key: a reply whose
+	// id was sent once names its request for sure (every request of a
+	// run has an id of its own, but a user's fixtures may write one out).
+	sent map[string]int
+	proc *transport.Stdio
 }
 
 // A pend is a request whose window was still open when the run went on.
@@ -219,7 +224,7 @@ func (m *mux) marker(data []byte) bool {
 // outside any open exchange: it follows the last exchange, and flags the
 // pending requests whose late reply it could be.
 func (m *mux) stray(data []byte) {
-	if m.marker(data) || m.flag(data) {
+	if m.marker(data) || m.answer(data) || m.flag(data) {
 		// A pending request's late reply, most likely: it is sent again
 		// alone, and this line is no part of another exchange.
 		return
@@ -244,7 +249,47 @@ func (m *mux) late(data []byte) bool {
 	if !ok || k == unreadableID {
 		return false
 	}
-	return m.flag(data)
+	return m.answer(data) || m.flag(data)
+}
+
+// count notes the id keys of a request written to p.
+func (m *mux) count(p *transport.Stdio, keys []string) {
+	if p != m.proc {
+		m.sent, m.proc = map[string]int{}, p
+	}
+	for _, k := range keys {
+		m.sent[k]++
+	}
+}
+
+// answer gives a pending request the reply that names it: a response
+// with the id only that request was sent with on this process, come
+// within its --timeout window. A run in sequence would have waited for
+// it; taken as the reply of whatever exchange was open, it would fail
+// that one and leave its own silent. A reply past the window, or whose id
+// more than one request was sent with, is left to flag.
+func (m *mux) answer(data []byte) bool {
+	k, ok := responseKey(data)
+	if !ok || k == unreadableID || m.sent[k] != 1 || m.proc != m.r.t.(*StdioTarget).proc() {
+		return false
+	}
+	now := time.Now()
+	for i, p := range m.pending {
+		if p.ambiguous || !slices.Contains(p.keys, k) {
+			continue
+		}
+		if now.After(p.deadline) {
+			return false
+		}
+		if p.ex.Response == nil {
+			p.ex.Response = &envelope.Response{}
+		}
+		p.ex.Response.Messages = append(p.ex.Response.Messages, data)
+		p.ex.Failure, p.ex.Unanswered = "", false
+		m.pending = slices.Delete(m.pending, i, i+1)
+		return true
+	}
+	return false
 }
 
 // flag marks the pending requests a response-shaped line could answer,
@@ -309,6 +354,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		m.died(&ex)
 		return ex, nil, nil
 	}
+	m.count(p, r.idKeysStdio(req))
 	// Timed from here: Send waits for a server just started (after a
 	// restart without handshake, 2026-07-28) to read the line.
 	start := time.Now()
@@ -401,6 +447,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		if m.marker(data) {
 			continue // an earlier request's nudge, answered late
+		}
+		if m.answer(data) {
+			continue // a pending request's reply, in its window
 		}
 		if answered {
 			// Past the response: it follows the exchange, and may be a
@@ -495,7 +544,9 @@ func (m *mux) settle(ctx context.Context) error {
 		}
 	} else {
 		proc := r.t.(*StdioTarget).proc()
-		for ctx.Err() == nil {
+		// Until every window has closed, or no request waits for its
+		// reply (an ambiguous one goes again anyway).
+		for ctx.Err() == nil && slices.ContainsFunc(m.pending, func(p *pend) bool { return !p.ambiguous }) {
 			data, _, what, _ := proc.Receive(ctx, until)
 			if what != transport.Line {
 				if what == transport.Gone {
