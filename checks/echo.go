@@ -64,7 +64,12 @@ type source struct {
 // its text found, merged at the end, and where they were found.
 type coverage struct {
 	covered [][2]int
-	paths   []string
+	// inBody are pieces found in the body within this value: counted
+	// for it, but no part of which copy a later piece is read from
+	// (overlap), which would steer pieces of a value the request holds
+	// twice onto one copy and count the body short.
+	inBody [][2]int
+	paths  []string
 }
 
 // sourceKind is what a source is in the request.
@@ -524,7 +529,7 @@ func (s *echoScan) pieces(path, t string) {
 				// met first (it keeps a few places of a window) must not
 				// decide whether the finding names the value.
 				if v := s.valueAt(lo, hi); v != nil {
-					v.cover(lo-int(v.at), hi-int(v.at), path)
+					v.coverInBody(lo-int(v.at), hi-int(v.at), path)
 				}
 			}
 		}
@@ -578,6 +583,19 @@ func (src *source) cover(lo, hi int, path string) {
 	}
 }
 
+// coverInBody records that the reply at path carries text[lo:hi], found
+// in the body.
+func (src *source) coverInBody(lo, hi int, path string) {
+	if src.cov == nil {
+		src.cov = &coverage{}
+	}
+	c := src.cov
+	c.inBody = append(c.inBody, [2]int{lo, hi})
+	if !slices.Contains(c.paths, path) {
+		c.paths = append(c.paths, path)
+	}
+}
+
 // done reports what the reply echoes beyond the one short value allowed:
 // a request text whose pieces add up past the quote bound, or more than
 // one whole request value.
@@ -598,7 +616,7 @@ func (s *echoScan) done(path string) {
 		if len(c.paths) == 1 {
 			at = c.paths[0]
 		}
-		first := c.covered[0]
+		first := slices.Concat(c.covered, c.inBody)[0]
 		s.p.Failf(at, "%d characters of %s are echoed (at %s), over the quote bound of %d: %s", worstN, worst.what(),
 			strings.Join(c.paths, ", "), bound, Quote(worst.text[first[0]:first[1]], quoteN))
 	}
@@ -613,7 +631,7 @@ func coveredRunes(src *source) int {
 	if src.cov == nil {
 		return 0
 	}
-	iv := slices.Clone(src.cov.covered)
+	iv := slices.Concat(src.cov.covered, src.cov.inBody)
 	slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
 	n, lo, hi := 0, iv[0][0], iv[0][1]
 	for _, r := range iv[1:] {
