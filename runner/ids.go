@@ -26,6 +26,11 @@ import (
 // numbers, so a reader tells a fixture's ids from the runner's own.
 const idStrideMin = 1000
 
+// idStrideMax bounds the width of a block, leaving room for 2,146
+// blocks below 2^31; a fixture making more exchanges than that (one per
+// tool of a server listing a million) repeats ids.
+const idStrideMax = 1_000_000
+
 // idBlocks holds where each fixture's block starts. Shared by the run and
 // its siblings (a staged fixture's process), which send their fixture's
 // ids.
@@ -56,8 +61,10 @@ func (r *run) reserve(fx ...*fixtures.Fixture) {
 		h := fnv.New32a()
 		h.Write([]byte(f.ID))
 		n := 1 + int(h.Sum32()%uint32(blocks))
-		// A block the runner's own ids have reached is theirs.
-		for b.taken[n] || n <= r.sess.nextID/b.stride {
+		// A block the runner's own ids have reached is theirs. Past
+		// blocks fixtures (a server listing a million tools), ids repeat
+		// rather than the search go on for ever.
+		for tries := 0; (b.taken[n] || n <= r.sess.nextID/b.stride) && tries < blocks; tries++ {
 			n = n%blocks + 1
 		}
 		b.taken[n] = true
@@ -74,7 +81,7 @@ func (r *run) idStride() int {
 		n = max(n, len(r.facts.Tools))
 	}
 	s := idStrideMin
-	for s <= n {
+	for s <= n && s < idStrideMax {
 		s *= 10
 	}
 	return s

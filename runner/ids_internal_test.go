@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/wymcp/wymcp-check/fixtures"
 )
@@ -31,5 +33,26 @@ func TestOwnIDsStepOverBlocks(t *testing.T) {
 	r.reserve(c)
 	if got := r.requestID(c, 0); got <= r.sess.nextID {
 		t.Errorf("block at %d, below own ids reached (%d)", got, r.sess.nextID)
+	}
+}
+
+// TestReserveEnds: with more fixtures than blocks (a server listing
+// millions of tools widens them), reserving still ends.
+func TestReserveEnds(t *testing.T) {
+	r := &run{blocks: &idBlocks{stride: 500_000_000, start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 5 {
+			r.reserve(&fixtures.Fixture{ID: string(rune('a' + i))})
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("reserve did not end with more fixtures than blocks")
+	}
+	if got := r.requestID(&fixtures.Fixture{ID: "z"}, 0); got <= 0 || got > math.MaxInt32 {
+		t.Errorf("id %d, want one in (0, 2^31)", got)
 	}
 }
