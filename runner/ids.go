@@ -109,3 +109,14 @@ func (r *run) id() int {
 	}
 	return r.sess.nextID
 }
+
+// stageID is the id of the initialize that opens a staged fixture's own
+// session: the last of its block, which no exchange of the fixture
+// reaches. Drawn from the run's counter it would depend on how many
+// restarts came before, and it is reported.
+func (r *run) stageID(f *fixtures.Fixture) int {
+	r.reserve(f)
+	r.blocks.mu.Lock()
+	defer r.blocks.mu.Unlock()
+	return r.blocks.start[f] + r.blocks.stride - 1
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/transport"
@@ -120,3 +121,28 @@ func TestIDsSameInPartialRun(t *testing.T) {
 }
 
 func must[T any](v T, _ time.Duration) T { return v }
+
+// TestStageIDsNotFromRestarts: the initialize that opens a staged
+// fixture's session is reported; its id is the same whether or not the
+// server died and was restarted before, so two runs of one server give
+// the same report.
+func TestStageIDsNotFromRestarts(t *testing.T) {
+	stageInits := func(quirk string) []string {
+		t.Setenv(ignoringEnv, "1")
+		t.Setenv(quirkEnv, quirk)
+		var out []string
+		for _, l := range must(stdioCorpusRun(t, transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}, 8, nil)) {
+			if name, _, ok := strings.Cut(l, " sent "); ok && strings.HasSuffix(name, "/initialize") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	calm, dying := stageInits(""), stageInits("die-on:tools/list")
+	if len(calm) == 0 {
+		t.Fatal("no staged fixture opened a session with initialize: the test no longer tests this")
+	}
+	if diff := cmp.Diff(calm, dying); diff != "" {
+		t.Errorf("staged initialize differs once the server died before (-calm +dying):\n%s", diff)
+	}
+}
