@@ -75,6 +75,12 @@ func fakeServer(name string) func() int {
 		}
 	case "deaf": // never reads stdin at all
 		return sleepForever
+	case "closes-stdin": // closes stdin unread once it started, lives on
+		return func() int {
+			time.Sleep(300 * time.Millisecond)
+			os.Stdin.Close()
+			return sleepForever()
+		}
 	case "flood":
 		return flood(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"spam"}}` + "\n")
 	case "flood-noline":

@@ -102,8 +102,8 @@ func (s *Stdio) writeFirst(ctx context.Context, body []byte) (failure string, er
 
 // awaitRead waits, after the first message to a server just started,
 // until the server has read all that was written to it (it is up and
-// reading), exits, or Limits.Start has passed since it started, or ctx
-// ends. The first exchange's clock starts after it: a slow start is not
+// reading), exits, closes its stdin (it never will read), or Limits.Start
+// has passed since it started, or ctx ends. The first exchange's clock starts after it: a slow start is not
 // silence, and a notification's quiet moment must not pass before the
 // server could have answered it.
 func (s *Stdio) awaitRead(ctx context.Context) {
@@ -112,7 +112,7 @@ func (s *Stdio) awaitRead(ctx context.Context) {
 	poll := time.Millisecond
 	for {
 		n, ok := unread(s.stdin)
-		if !ok || n == 0 || !time.Now().Before(until) {
+		if !ok || n == 0 || !time.Now().Before(until) || readerGone(s.stdin) {
 			return
 		}
 		t := time.NewTimer(min(poll, time.Until(until)))

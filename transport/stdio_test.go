@@ -319,6 +319,17 @@ func TestStdioStartWaitEnds(t *testing.T) {
 	}
 	s.Close()
 
+	// A server that closed its stdin will never read: the wait ends
+	// then, not Start past its start.
+	s = startFake(t, context.Background(), "closes-stdin", lim)
+	start = time.Now()
+	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), true)
+	within(t, "exchange with a server that closed its stdin", time.Since(start), 250*time.Millisecond, 3*time.Second)
+	if !ex.Unanswered {
+		t.Errorf("failure %q, want the request unanswered", ex.Failure)
+	}
+	s.Close()
+
 	s = startFake(t, context.Background(), "deaf", lim)
 	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()
