@@ -173,9 +173,10 @@ func TestHostileHTTPStall(t *testing.T) {
 		}
 		wait(r, stop)
 	})
-	// 17 or so rpc/* fixtures at 1s each would take longer than the 5s
-	// deadline: the deadline must cut the run short, with the fixtures
-	// it did not reach still in the report.
+	// 17 or so rpc/* fixtures at 1s each, and a liveness probe as long,
+	// take longer than the 5s deadline even eight at a time: the
+	// deadline must cut the run short, with the fixtures it cut off in
+	// flight or did not reach still in the report.
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := runChecker(t, hostileKill, nil, "check", "--format", "json", "-o", out, "--timeout", "1s", "--deadline", "5s", "--run", "rpc/*", url)
 	r.checkExit(t, 1)
@@ -191,8 +192,10 @@ func TestHostileHTTPStall(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(rep.Results), "no reply within 1s") {
 		t.Errorf("no verdict says %q", "no reply within 1s")
 	}
-	if !strings.Contains(fmt.Sprint(rep.Results), "deadline passed") {
-		t.Errorf("no verdict says the run's deadline passed; the deadline did not cut the run short")
+	// Which one depends on timing: each fixture has an id of its own, so
+	// all of them may be in flight when the deadline comes.
+	if res := fmt.Sprint(rep.Results); !strings.Contains(res, "deadline passed") && !strings.Contains(res, "cancelled: context deadline exceeded") {
+		t.Errorf("no verdict says the run's deadline passed or cut an exchange off; the deadline did not cut the run short")
 	}
 }
 
