@@ -61,9 +61,9 @@ func (r *run) reserve(fx ...*fixtures.Fixture) {
 		h := fnv.New32a()
 		h.Write([]byte(f.ID))
 		n := 1 + int(h.Sum32()%uint32(blocks))
-		// A block the runner's own ids have reached is theirs. Past
-		// blocks fixtures (a server listing a million tools), ids repeat
-		// rather than the search go on for ever.
+		// A block the runner's own ids have reached is theirs. With
+		// more fixtures than blocks (a server listing millions of
+		// tools), ids repeat rather than the search go on for ever.
 		for tries := 0; (b.taken[n] || n <= r.sess.nextID/b.stride) && tries < blocks; tries++ {
 			n = n%blocks + 1
 		}

@@ -142,11 +142,14 @@ func (t *StdioTarget) proc() *transport.Stdio {
 // windows are judged together at the end, with one liveness probe for
 // every request left unanswered.
 //
-// Where that could misattribute, the exchange is sent again, alone, at
-// the end, to a fresh process (its id is spent on the first): a
-// response-shaped line that arrives outside any open exchange (a late
-// reply) and could belong to a pending request, or a death of the server
-// while requests were pending (any of them may have caused it). A line that arrives between exchanges follows the exchange
+// A response whose id names one pending request (every request of a run
+// has an id of its own), come within that request's window, is its reply
+// wherever it arrives. Where a line could misattribute, the exchange is
+// sent again, alone, at the end, to a fresh process (its id is spent on
+// the first): a response-shaped line that arrives outside any open
+// exchange (a late reply) and could belong to a pending request, or a
+// death of the server while requests were pending (any of them may have
+// caused it). A line that arrives between exchanges follows the exchange
 // before it: it cannot belong to a request not yet written.
 type mux struct {
 	r       *run
@@ -225,8 +228,9 @@ func (m *mux) marker(data []byte) bool {
 // pending requests whose late reply it could be.
 func (m *mux) stray(data []byte) {
 	if m.marker(data) || m.answer(data) || m.flag(data) {
-		// A pending request's late reply, most likely: it is sent again
-		// alone, and this line is no part of another exchange.
+		// A marker's reply, a pending request's reply, or a line that
+		// may be one (that request is sent again alone): no part of
+		// another exchange.
 		return
 	}
 	if m.last != nil {
