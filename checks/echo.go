@@ -519,17 +519,17 @@ func (s *echoScan) pieces(path, t string) {
 			}
 		}
 		if hi-lo >= minPiece {
-			src.cover(lo, hi, path)
+			src.cover(lo, hi, path, false)
 			switch {
 			case src.at >= 0 && s.sources[0].body:
 				base := int(src.at)
-				s.sources[0].cover(base+lo, base+hi, path)
+				s.sources[0].cover(base+lo, base+hi, path, false)
 			case src.body:
 				// The same run stands in a value: which copy the index
 				// met first (it keeps a few places of a window) must not
 				// decide whether the finding names the value.
 				if v := s.valueAt(lo, hi); v != nil {
-					v.coverInBody(lo-int(v.at), hi-int(v.at), path)
+					v.cover(lo-int(v.at), hi-int(v.at), path, true)
 				}
 			}
 		}
@@ -571,26 +571,18 @@ func overlap(src *source, lo, hi int) int {
 	return n
 }
 
-// cover records that the reply at path carries text[lo:hi].
-func (src *source) cover(lo, hi int, path string) {
+// cover records that the reply at path carries text[lo:hi]; inBody: a
+// piece found in the body within this value (see coverage.inBody).
+func (src *source) cover(lo, hi int, path string, inBody bool) {
 	if src.cov == nil {
 		src.cov = &coverage{}
 	}
 	c := src.cov
-	c.covered = append(c.covered, [2]int{lo, hi})
-	if !slices.Contains(c.paths, path) {
-		c.paths = append(c.paths, path)
+	if inBody {
+		c.inBody = append(c.inBody, [2]int{lo, hi})
+	} else {
+		c.covered = append(c.covered, [2]int{lo, hi})
 	}
-}
-
-// coverInBody records that the reply at path carries text[lo:hi], found
-// in the body.
-func (src *source) coverInBody(lo, hi int, path string) {
-	if src.cov == nil {
-		src.cov = &coverage{}
-	}
-	c := src.cov
-	c.inBody = append(c.inBody, [2]int{lo, hi})
 	if !slices.Contains(c.paths, path) {
 		c.paths = append(c.paths, path)
 	}

@@ -103,9 +103,9 @@ func (s *Stdio) writeFirst(ctx context.Context, body []byte) (failure string, er
 // awaitRead waits, after the first message to a server just started,
 // until the server has read all that was written to it (it is up and
 // reading), exits, closes its stdin (it never will read), or Limits.Start
-// has passed since it started, or ctx ends. The first exchange's clock starts after it: a slow start is not
-// silence, and a notification's quiet moment must not pass before the
-// server could have answered it.
+// has passed since it started, or ctx ends. The first exchange's clock
+// starts after it: a slow start is not silence, and a notification's
+// quiet moment must not pass before the server could have answered it.
 func (s *Stdio) awaitRead(ctx context.Context) {
 	s.fresh = false
 	until := s.started.Add(s.lim.Start)
