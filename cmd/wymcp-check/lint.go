@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wymcp/wymcp-check/checks"
-	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/lint"
 	"github.com/wymcp/wymcp-check/report"
 	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transcript"
@@ -17,7 +18,8 @@ import (
 
 type lintOptions struct {
 	reportOptions
-	Files []string
+	Files    []string
+	Parallel int
 }
 
 func newLintCmd(s *streams) *cobra.Command {
@@ -33,11 +35,16 @@ rest is still judged; the report is always written.
 ` + exitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if o.Parallel < 1 {
+				return usagef("--parallel %d: want 1 or more", o.Parallel)
+			}
 			o.Files = args
 			return lintRun(s, o)
 		},
 	}
 	addReportFlags(cmd, &o.reportOptions)
+	// Judging is CPU work: one worker per CPU the runtime may use.
+	cmd.Flags().IntVar(&o.Parallel, "parallel", runtime.GOMAXPROCS(0), "exchanges judged at once (reports keep line order either way)")
 	return cmd
 }
 
@@ -54,7 +61,6 @@ func lintRun(s *streams, o *lintOptions) error {
 	// compiled once.
 	var tools schema.ToolCache
 	var inputErrs int
-	var vs []checks.Verdict // reused: each exchange's verdicts are written before the next
 	for _, name := range o.Files {
 		r, closeIn, err := openInput(s, name)
 		if err != nil {
@@ -71,40 +77,31 @@ func lintRun(s *streams, o *lintOptions) error {
 		// A relay's recording carries its traffic: the client's messages
 		// are judged against the session it builds, as the relay did.
 		client := newClientJudge(o.Schema, all)
-		for {
-			rec, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
+		opts := lint.Options{Workers: o.Parallel, Prefix: prefix, Checks: all,
+			Shared: checks.Input{Contract: ss.contract, Schemas: ss.schemas, ToolCache: &tools}}
+		err = lint.Judge(tr, opts, func(it *lint.Item) error {
+			rec := &it.Record
 			var le *transcript.LineError
-			if errors.As(err, &le) {
+			switch {
+			case errors.As(it.Err, &le):
 				inputErrs++
 				ss.note(le.Error())
 				fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", le)
-				continue
-			}
-			if err != nil {
+			case it.Err != nil:
 				inputErrs++
-				ss.note(fmt.Sprintf("%s: %v", name, err))
-				break
-			}
-			if rec.Traffic != nil {
+				ss.note(fmt.Sprintf("%s: %v", name, it.Err))
+			case rec.Traffic != nil:
 				if cvs := client.take(rec.Traffic, rec.Facts); cvs != nil {
-					if err := ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Verdicts: cvs}); err != nil {
-						closeIn()
-						return err
-					}
+					return ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Verdicts: cvs})
 				}
-				continue
+			default:
+				return ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: it.Expect, Verdicts: it.Verdicts})
 			}
-			// The same expectation a live run built: from the request, the
-			// facts the transcript carries and the fixture's override.
-			exp := expect.Build(&rec.Exchange, rec.Facts, rec.Override)
-			vs = checks.JudgeInto(vs, checks.Input{Fixture: prefix + rec.Fixture, Exchange: &rec.Exchange, Expect: exp, Contract: ss.contract, Schemas: ss.schemas, ToolCache: &tools}, all)
-			if err := ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: exp, Verdicts: vs}); err != nil {
-				closeIn()
-				return err
-			}
+			return nil
+		})
+		if err != nil {
+			closeIn()
+			return err
 		}
 		closeIn()
 	}

@@ -36,20 +36,12 @@ func BenchmarkLintRecorded(b *testing.B) {
 			}
 		}
 	}
-	var file bytes.Buffer
-	n := 0
-	for n < want {
-		for _, l := range exchanges {
-			if n == want {
-				break
-			}
-			file.Write(l)
-			file.WriteByte('\n')
-			n++
-		}
-	}
-	path := filepath.Join(b.TempDir(), "recorded.jsonl")
-	if err := os.WriteFile(path, file.Bytes(), 0o644); err != nil {
+	path := writeLines(b, want, func(w io.Writer, j int) {
+		w.Write(exchanges[j%len(exchanges)])
+		w.Write([]byte("\n"))
+	})
+	st, err := os.Stat(path)
+	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -63,7 +55,7 @@ func BenchmarkLintRecorded(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N*want)/b.Elapsed().Seconds(), "exchanges/s")
-	b.ReportMetric(float64(file.Len())/b.Elapsed().Seconds()*float64(b.N)/(1<<20), "MB/s")
+	b.ReportMetric(float64(st.Size())/b.Elapsed().Seconds()*float64(b.N)/(1<<20), "MB/s")
 	if jq, err := exec.LookPath("jq"); err == nil {
 		start := time.Now()
 		cmd := exec.Command(jq, "-c", ".", path)
