@@ -243,3 +243,38 @@ func sampleHeap(peak *uint64) (stop func()) {
 	}()
 	return func() { close(done); <-finished }
 }
+
+// gcSettings reads the collector's GOGC and soft memory limit.
+func gcSettings() (percent, limit uint64) {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
+}
+
+// TestTuneGC: lint's collector settings hold while it runs and are
+// restored after; a GOGC or GOMEMLIMIT the user set is left to rule.
+func TestTuneGC(t *testing.T) {
+	before, beforeLimit := gcSettings()
+	restore := tuneGC(func(string) string { return "" })
+	p, l := gcSettings()
+	restore()
+	if p != lintGCPercent || l != lintMemoryLimit {
+		t.Errorf("while linting: GOGC %d, limit %d; want %d, %d", p, l, lintGCPercent, lintMemoryLimit)
+	}
+	if p, l := gcSettings(); p != before || l != beforeLimit {
+		t.Errorf("after: GOGC %d, limit %d; want %d, %d restored", p, l, before, beforeLimit)
+	}
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		restore := tuneGC(func(k string) string {
+			if k == env {
+				return "100"
+			}
+			return ""
+		})
+		p, l := gcSettings()
+		restore()
+		if p != before || l != beforeLimit {
+			t.Errorf("%s set: GOGC %d, limit %d while linting; want %d, %d left alone", env, p, l, before, beforeLimit)
+		}
+	}
+}
