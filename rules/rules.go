@@ -169,7 +169,19 @@ func Cited(text string) []string {
 			out = append(out, id)
 		}
 	}
-	for _, m := range citeRE.FindAllString(text, -1) {
+	// Every citation starts with "T-" or "AMB-": the pattern runs from
+	// the first of them, one byte before it so that \b still sees what
+	// precedes. Most messages cite at their end, after the prose.
+	start := len(text)
+	for _, p := range [2]string{"T-", "AMB-"} {
+		if i := strings.Index(text, p); i >= 0 {
+			start = min(start, i)
+		}
+	}
+	if start == len(text) {
+		return nil
+	}
+	for _, m := range citeRE.FindAllString(text[max(start-1, 0):], -1) {
 		from, to, isRange := strings.Cut(m, "..")
 		switch {
 		case strings.HasSuffix(from, "-*"):

@@ -83,6 +83,12 @@ func TestCited(t *testing.T) {
 		{"contract: no echo", nil},
 		// A malformed range is returned as written, for a test to catch.
 		{"T-ERR-3..T-RPC-1", []string{"T-ERR-3", "T-RPC-1"}},
+		// Only whole IDs count, wherever the scan starts: a word before
+		// the prefix, or a later citation after a false start.
+		{"XT-ERR-1 and PAMB-3 are no citations", nil},
+		{"AT-RPC-1 then T-ERR-2; BAMB-1 then AMB-6", []string{"T-ERR-2", "AMB-6"}},
+		{"value \"T-\" quoted, then T-HTTP-11", []string{"T-HTTP-11"}},
+		{"", nil},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, rules.Cited(tt.text)); diff != "" {
