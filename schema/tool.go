@@ -289,11 +289,17 @@ func (c *ToolCache) Compile(raw []byte, version string) (*ToolSchema, error) {
 	ts, err := CompileToolSchema(raw, version)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// Another caller may have compiled the same schema meanwhile: its
+	// entry stays, and the bytes are counted once.
+	key := toolKey{version, string(raw)}
+	if r, ok := c.m[key]; ok {
+		return r.ts, r.err
+	}
 	if c.bytes+len(raw) <= maxCachedSchemaBytes {
 		if c.m == nil {
 			c.m = map[toolKey]compiledTool{}
 		}
-		c.m[toolKey{version, string(raw)}] = compiledTool{ts, err}
+		c.m[key] = compiledTool{ts, err}
 		c.bytes += len(raw)
 	}
 	return ts, err

@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,6 +96,32 @@ func TestToolCache(t *testing.T) {
 	full.Compile(raw, "2026-07-28")
 	if len(full.m) != 0 {
 		t.Error("a full cache kept another schema")
+	}
+}
+
+// Callers that compile the same schema at once (lint's workers) all get
+// the one kept, and its bytes count once against the bound.
+func TestToolCacheConcurrent(t *testing.T) {
+	raw := []byte(`{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`)
+	var c ToolCache
+	start := make(chan struct{})
+	got := make([]*ToolSchema, 16)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			<-start
+			got[i], _ = c.Compile(raw, "2026-07-28")
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, ts := range got {
+		if ts != got[0] {
+			t.Fatalf("caller %d got schema %p, caller 0 %p; want the one kept", i, ts, got[0])
+		}
+	}
+	if c.bytes != len(raw) {
+		t.Errorf("the cache counts %d bytes for one schema of %d", c.bytes, len(raw))
 	}
 }
 
