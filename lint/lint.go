@@ -56,9 +56,9 @@ const DefaultBudget = 2 * transcript.MaxLine
 
 // Judge reads r to its end and hands each item to emit in line order.
 // emit must be done with the item's verdicts when it returns: their
-// memory is reused. An error from emit stops the reading and is returned
-// at once; the reading goroutine ends with its current read (close the
-// input to end it).
+// memory is reused. An error from emit stops the judging and is returned
+// once the workers are done; the reading goroutine ends with its current
+// read (close the input to end it sooner).
 func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	workers := max(o.Workers, 1)
 	budget := o.Budget
@@ -118,9 +118,17 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for s := range jobs {
-				judge(&s.it, o, takeSpare(spare))
-				close(s.done)
+			for {
+				select {
+				case s, ok := <-jobs:
+					if !ok {
+						return
+					}
+					judge(&s.it, o, takeSpare(spare))
+					close(s.done)
+				case <-ctx.Done():
+					return
+				}
 			}
 		})
 	}
@@ -128,6 +136,10 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	for s := range queue {
 		<-s.done
 		if err := emit(&s.it); err != nil {
+			// The workers finish the record in hand and stop; the
+			// reader stops once its current read returns.
+			cancel()
+			wg.Wait()
 			return err
 		}
 		if s.it.Verdicts != nil {

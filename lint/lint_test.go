@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/checks"
@@ -171,6 +173,42 @@ func TestJudgeStopsOnEmitError(t *testing.T) {
 	})
 	if !errors.Is(err, boom) || n != 5 {
 		t.Errorf("err %v after %d items; want %v after 5", err, n, boom)
+	}
+}
+
+// TestJudgeLeavesNoWorkers: once Judge returns on the writer's error, only
+// a reader blocked in its read is left, and it ends when the input
+// closes.
+func TestJudgeLeavesNoWorkers(t *testing.T) {
+	text := transcriptText(t)
+	before := runtime.NumGoroutine()
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(text) // blocks once the reader stops reading; the close below ends it
+	}()
+	boom := errors.New("disk full")
+	n := 0
+	err := lint.Judge(transcript.NewReader("t.jsonl", pr), options(8, 0), func(*lint.Item) error {
+		if n++; n == 3 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v, want %v", err, boom)
+	}
+	// The reader and the writing goroutine may be left, blocked on the pipe.
+	if left := runtime.NumGoroutine() - before; left > 2 {
+		t.Errorf("%d goroutines left beside the blocked reader and writer; want the workers gone", left-2)
+	}
+	pw.CloseWithError(errors.New("input closed"))
+	pr.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := runtime.NumGoroutine() - before; left > 0 {
+		t.Errorf("%d goroutines left after the input closed", left)
 	}
 }
 

@@ -109,8 +109,8 @@ complete report, never a hang.
 				return usagef("--demo-fault needs --demo")
 			}
 			demoNeeds(o, cmd.Flags().Changed("protocol"), cmd.Flags().Changed("call-tools"))
-			if o.Parallel < 1 {
-				return usagef("--parallel %d: want 1 or more", o.Parallel)
+			if err := checkParallel(o.Parallel); err != nil {
+				return err
 			}
 			return checkRun(cmd.Context(), s, o)
 		},

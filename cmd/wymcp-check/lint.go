@@ -36,8 +36,8 @@ rest is still judged; the report is always written.
 ` + exitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if o.Parallel < 1 {
-				return usagef("--parallel %d: want 1 or more", o.Parallel)
+			if err := checkParallel(o.Parallel); err != nil {
+				return err
 			}
 			o.Files = args
 			return lintRun(s, o)
@@ -53,7 +53,8 @@ func lintRun(s *streams, o *lintOptions) error {
 	if err := transcriptsExist(o.Files); err != nil {
 		return err
 	}
-	defer tuneGC(s.Getenv)()
+	// The runtime read the process's own environment: that is the one to ask.
+	defer tuneGC(os.Getenv)()
 	ss, err := o.open(s, report.Meta{Target: "lint " + strings.Join(o.Files, " "), Protocol: "per exchange (declared or inferred from the request)"})
 	if err != nil {
 		return err
@@ -130,11 +131,14 @@ func openInput(s *streams, name string) (io.Reader, func(), error) {
 // Judging makes many short-lived objects around a live heap of a few MB,
 // which the default collector (GOGC=100) chases every few MB allocated:
 // on recorded traffic that is a third of the run. GOGC=300 runs it a
-// third as often; the soft limit keeps a transcript of very large lines
-// from growing to four times their live heap.
+// third as often. The soft limit keeps a transcript of very large lines
+// from growing to four times their live heap; it is four times the
+// bytes of records lint holds at once, as a record in memory costs a
+// few times its bytes and a limit under the live heap would run the
+// collector without pause.
 const (
 	lintGCPercent   = 300
-	lintMemoryLimit = 192 << 20
+	lintMemoryLimit = 4 * lint.DefaultBudget
 )
 
 // tuneGC applies the collector settings for lint and returns the

@@ -58,7 +58,10 @@ func TestMainExitCodes(t *testing.T) {
 		{"lint bad line still reports", "", []string{"lint", bad}, exitUsage, "FAILED", "bad.jsonl:9: not valid JSON"},
 		{"lint missing file", "", []string{"lint", filepath.Join(dir, "none.jsonl")}, exitUsage, "", "opening transcript"},
 		{"lint needs a file", "", []string{"lint"}, exitUsage, "", "requires at least 1 arg"},
-		{"lint needs a worker", "", []string{"lint", "--parallel", "0", "../../examples/demo.jsonl"}, exitUsage, "", "--parallel 0: want 1 or more"},
+		{"lint needs a worker", "", []string{"lint", "--parallel", "0", "../../examples/demo.jsonl"}, exitUsage, "", "--parallel 0: want 1 to 1024"},
+		{"lint parallel bounded", "", []string{"lint", "--parallel", "3000000000000000000", "../../examples/demo.jsonl"}, exitUsage, "", "--parallel 3000000000000000000: want 1 to 1024"},
+		{"check parallel bounded", "", []string{"check", "--demo", "--parallel", "3000000000000000000"}, exitUsage, "", "--parallel 3000000000000000000: want 1 to 1024"},
+		{"check parallel at its bound", "", []string{"check", "--demo", "--run", "lifecycle/ping", "--parallel", "1024"}, exitOK, "PASSED", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,20 +122,24 @@ func TestLintParallelSameReport(t *testing.T) {
 		t.Fatalf("no recorded transcripts: %v", err)
 	}
 	files = append(files, "../../examples/demo.jsonl", "../../lint/testdata/mixed.jsonl")
-	report := func(parallel string) string {
-		code, out, _ := runMain(t, "", append([]string{"lint", "--format", "json", "--parallel", parallel}, files...)...)
-		if code != exitFindings && code != exitUsage {
-			t.Fatalf("--parallel %s: exit %d", parallel, code)
+	// Every writer: none may keep a verdict past the exchange, as their
+	// memory is reused for the next.
+	for _, format := range []string{"json", "human", "junit", "github", "html"} {
+		report := func(parallel string) string {
+			code, out, _ := runMain(t, "", append([]string{"lint", "--format", format, "--color", "never", "--parallel", parallel}, files...)...)
+			if code != exitFindings && code != exitUsage {
+				t.Fatalf("--format %s --parallel %s: exit %d", format, parallel, code)
+			}
+			return out
 		}
-		return out
-	}
-	one := report("1")
-	if !strings.Contains(one, "wrong-id-type") {
-		t.Fatalf("the serial report lacks the demo's fixtures:\n%.2000s", one)
-	}
-	for _, p := range []string{"2", "7"} {
-		if diff := cmp.Diff(one, report(p)); diff != "" {
-			t.Errorf("--parallel %s report (-serial +parallel):\n%s", p, diff)
+		one := report("1")
+		if !strings.Contains(one, "RPC1004") {
+			t.Fatalf("the serial %s report lacks the demo's RPC1004 failures:\n%.2000s", format, one)
+		}
+		for _, p := range []string{"2", "7"} {
+			if diff := cmp.Diff(one, report(p)); diff != "" {
+				t.Errorf("--format %s --parallel %s report (-serial +parallel):\n%s", format, p, diff)
+			}
 		}
 	}
 }
@@ -276,5 +283,42 @@ func TestTuneGC(t *testing.T) {
 		if p != before || l != beforeLimit {
 			t.Errorf("%s set: GOGC %d, limit %d while linting; want %d, %d left alone", env, p, l, before, beforeLimit)
 		}
+	}
+}
+
+// gcWriter records the collector's settings at each write of a report.
+type gcWriter struct{ percent, limit []uint64 }
+
+func (w *gcWriter) Write(b []byte) (int, error) {
+	p, l := gcSettings()
+	w.percent, w.limit = append(w.percent, p), append(w.limit, l)
+	return len(b), nil
+}
+
+// TestLintTunesGC: lint runs with its collector settings, as the report
+// is written, and leaves the process's as they were; with GOGC or
+// GOMEMLIMIT in the environment, those rule.
+func TestLintTunesGC(t *testing.T) {
+	before, beforeLimit := gcSettings()
+	wantP, wantL := uint64(lintGCPercent), uint64(lintMemoryLimit)
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		wantP, wantL = before, beforeLimit
+	}
+	s, _, _ := testStreams()
+	w := &gcWriter{}
+	s.Out = w
+	if code := Main([]string{"lint", "--format", "json", "../../examples/demo.jsonl"}, s); code != exitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	if len(w.percent) == 0 {
+		t.Fatal("no report was written")
+	}
+	for i := range w.percent {
+		if w.percent[i] != wantP || w.limit[i] != wantL {
+			t.Fatalf("write %d: GOGC %d, limit %d; want %d, %d", i, w.percent[i], w.limit[i], wantP, wantL)
+		}
+	}
+	if p, l := gcSettings(); p != before || l != beforeLimit {
+		t.Errorf("after lint: GOGC %d, limit %d; want %d, %d restored", p, l, before, beforeLimit)
 	}
 }

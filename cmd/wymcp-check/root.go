@@ -40,6 +40,18 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
+// maxParallel bounds --parallel: far past what a machine's CPUs or a
+// server's connections use, and short of sizes that cannot be allocated.
+const maxParallel = 1024
+
+// checkParallel refuses a --parallel out of 1..maxParallel.
+func checkParallel(n int) error {
+	if n < 1 || n > maxParallel {
+		return usagef("--parallel %d: want 1 to %d", n, maxParallel)
+	}
+	return nil
+}
+
 // exitStatusError makes the command exit with a code of its own, and
 // print nothing: wrap exits with its server's status.
 type exitStatusError struct{ code int }
