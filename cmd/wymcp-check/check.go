@@ -109,9 +109,6 @@ complete report, never a hang.
 				return usagef("--demo-fault needs --demo")
 			}
 			demoNeeds(o, cmd.Flags().Changed("protocol"), cmd.Flags().Changed("call-tools"))
-			if err := checkParallel(o.Parallel); err != nil {
-				return err
-			}
 			return checkRun(cmd.Context(), s, o)
 		},
 	}

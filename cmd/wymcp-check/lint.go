@@ -36,9 +36,6 @@ rest is still judged; the report is always written.
 ` + exitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := checkParallel(o.Parallel); err != nil {
-				return err
-			}
 			o.Files = args
 			return lintRun(s, o)
 		},

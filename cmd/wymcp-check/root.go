@@ -40,18 +40,6 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
-// maxParallel bounds --parallel: far past what a machine's CPUs or a
-// server's connections use, and short of sizes that cannot be allocated.
-const maxParallel = 1024
-
-// checkParallel refuses a --parallel out of 1..maxParallel.
-func checkParallel(n int) error {
-	if n < 1 || n > maxParallel {
-		return usagef("--parallel %d: want 1 to %d", n, maxParallel)
-	}
-	return nil
-}
-
 // exitStatusError makes the command exit with a code of its own, and
 // print nothing: wrap exits with its server's status.
 type exitStatusError struct{ code int }
@@ -116,7 +104,7 @@ version the server speaks, and the error-envelope contract.
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		Version:           checkerVersion(),
-		PersistentPreRunE: positiveDurations,
+		PersistentPreRunE: flagBounds,
 	}
 	root.SetVersionTemplate("wymcp-check {{.Version}}\n")
 	root.SetOut(s.Out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,10 +11,16 @@ import (
 // durationFlags are the flags that bound time.
 var durationFlags = []string{"timeout", "start-timeout", "deadline"}
 
-// positiveDurations rejects a bound of zero or less: --timeout 0 would
-// fail every exchange at once, and a negative duration parses without
-// complaint. It runs before every command.
-func positiveDurations(cmd *cobra.Command, _ []string) error {
+// maxParallel bounds --parallel: far past what a machine's CPUs or a
+// server's connections use, and short of sizes that cannot be allocated.
+const maxParallel = 1024
+
+// flagBounds rejects a bound out of its range before every command: a
+// --timeout of 0 would fail every exchange at once and a negative
+// duration parses without complaint; a --max-bytes of 0 or less would
+// silently mean the default; a --parallel of billions cannot be
+// allocated.
+func flagBounds(cmd *cobra.Command, _ []string) error {
 	for _, name := range durationFlags {
 		f := cmd.Flags().Lookup(name)
 		if f == nil || f.Value.Type() != "duration" {
@@ -21,6 +28,16 @@ func positiveDurations(cmd *cobra.Command, _ []string) error {
 		}
 		if d, err := time.ParseDuration(f.Value.String()); err == nil && d <= 0 {
 			return usagef("--%s %s: want a positive duration, such as 10s", name, f.Value)
+		}
+	}
+	if f := cmd.Flags().Lookup("max-bytes"); f != nil {
+		if n, err := strconv.ParseInt(f.Value.String(), 10, 64); err == nil && n <= 0 {
+			return usagef("--max-bytes %d: want a positive number of bytes", n)
+		}
+	}
+	if f := cmd.Flags().Lookup("parallel"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && (n < 1 || n > maxParallel) {
+			return usagef("--parallel %d: want 1 to %d", n, maxParallel)
 		}
 	}
 	return nil

@@ -46,6 +46,13 @@ func TestFirstHour(t *testing.T) {
 		{"--deadline negative", []string{"check", "--demo", "--deadline", "-1m"}, exitUsage, "", "--deadline -1m0s: want a positive duration", true},
 		{"--start-timeout 0", []string{"check", "--demo", "--start-timeout", "0"}, exitUsage, "", "--start-timeout 0s: want a positive duration", true},
 		{"send --timeout 0", []string{"send", "--demo", "--timeout", "0", "-"}, exitUsage, "", "--timeout 0s", true},
+		{"lint needs a worker", []string{"lint", "--parallel", "0", "../../examples/demo.jsonl"}, exitUsage, "", "--parallel 0: want 1 to 1024", true},
+		{"lint parallel bounded", []string{"lint", "--parallel", "3000000000000000000", "../../examples/demo.jsonl"}, exitUsage, "", "--parallel 3000000000000000000: want 1 to 1024", true},
+		{"check parallel bounded", []string{"check", "--demo", "--parallel", "3000000000000000000"}, exitUsage, "", "--parallel 3000000000000000000: want 1 to 1024", true},
+		{"check parallel at its bound", []string{"check", "--demo", "--run", "lifecycle/ping", "--parallel", "1024"}, exitOK, "PASSED", "", false},
+		{"check max-bytes zero", []string{"check", "--demo", "--max-bytes", "0"}, exitUsage, "", "--max-bytes 0: want a positive number of bytes", true},
+		{"wrap max-bytes negative", []string{"wrap", "--max-bytes", "-5", "--", "true"}, exitUsage, "", "--max-bytes -5: want a positive number of bytes", true},
+		{"check max-bytes positive", []string{"check", "--demo", "--run", "lifecycle/ping", "--max-bytes", "1048576"}, exitOK, "PASSED", "", false},
 		{"lint missing file", []string{"lint", missing}, exitUsage, "", "opening transcript: open " + missing, true},
 		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
 	}
