@@ -138,6 +138,8 @@ type windowIndex struct {
 	n      int   // windows held
 	blocks [][]place
 	places int32
+	// firstBlock is the capacity the first block starts with.
+	firstBlock int
 }
 
 // A place is where an aligned window stands in the sources, and the
@@ -153,15 +155,25 @@ const (
 
 func (x *windowIndex) built() bool { return x.heads != nil }
 
-// init starts the index small: most requests are, and a long one that
-// repeats one pattern has millions of windows and a few distinct ones.
-func (x *windowIndex) init() {
-	x.heads, x.counts = make([]int32, 256), make([]uint8, 256)
-	x.shift = 64 - 8
+// init sizes the index for windows windows, at most half full, but
+// starts it no larger than initMax: a long request that repeats one
+// pattern has millions of windows and a few distinct ones, and the
+// table grows if the distinct ones are many.
+func (x *windowIndex) init(windows int) {
+	bits := uint8(4)
+	for 1<<bits < 2*windows && 1<<bits < initMax {
+		bits++
+	}
+	x.heads, x.counts = make([]int32, 1<<bits), make([]uint8, 1<<bits)
+	x.shift = 64 - bits
 	for i := range x.heads {
 		x.heads[i] = -1
 	}
+	x.firstBlock = min(max(windows, 1), blockLen)
 }
+
+// initMax bounds the table init makes.
+const initMax = 1 << 12
 
 func (x *windowIndex) at(i int32) *place { return &x.blocks[i>>blockBits][i&(blockLen-1)] }
 
@@ -204,13 +216,14 @@ func (x *windowIndex) add(sources []source, si, off int32) {
 	p := x.places
 	b := int(p >> blockBits)
 	if b == len(x.blocks) {
-		// The first block grows as it fills: most requests have a few
-		// dozen windows, and a whole block for each would be most of
-		// what judging them allocates. The blocks after it are made
-		// whole, and never copied.
+		// The first block is sized for the windows init was told of:
+		// most requests have a few dozen, and a whole block for each
+		// would be most of what judging them allocates. It grows if
+		// that was short; the blocks after it are made whole, and
+		// never copied.
 		size := blockLen
 		if b == 0 {
-			size = 64
+			size = x.firstBlock
 		}
 		x.blocks = append(x.blocks, make([]place, 0, size))
 	}
@@ -246,14 +259,10 @@ func newEchoScan(p *Pass) *echoScan {
 	s := &echoScan{p: p, values: map[string]bool{}}
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
-	// Counted first, so the list is made once at its size: decoded
-	// variants, rare, are the only ones past it.
-	n := 1
-	walkRequest(req.Root(), func(v gjson.Result) {
-		if len(v.Str) >= minPiece {
-			n++
-		}
-	})
+	// Made once at its size, but for decoded variants (rare): a string
+	// of minPiece bytes or more takes that and two quote marks in the
+	// body, escaped or not.
+	n := 1 + min(bytes.Count(raw, []byte{'"'})/2, len(raw)/(minPiece+2))
 	for _, vs := range p.Exchange.Request.Header {
 		n += len(vs)
 	}
@@ -278,7 +287,7 @@ func newEchoScan(p *Pass) *echoScan {
 		}
 	}
 	shift := len(raw) - len(req.JSON()) // a byte order mark
-	walkRequest(req.Root(), func(v gjson.Result) {
+	walkTexts(req.Root(), func(v gjson.Result, _ bool) {
 		at := -1
 		if len(s.sources) > 0 && verbatim(v) {
 			at = shift + v.Index + 1
@@ -317,29 +326,18 @@ func parsedRequest(p *Pass) *envelope.Message {
 	return &m
 }
 
-// walkRequest calls fn for every string of the request, keys included.
-// Depth is bounded by the parser (envelope.MaxDepth).
-func walkRequest(v gjson.Result, fn func(gjson.Result)) {
-	switch {
-	case v.Type == gjson.String:
-		fn(v)
-	case v.IsObject(), v.IsArray():
-		v.ForEach(func(k, val gjson.Result) bool {
-			if k.Type == gjson.String {
-				fn(k)
-			}
-			walkRequest(val, fn)
-			return true
-		})
-	}
-}
-
 // build indexes the sources' aligned windows, on first need.
 func (s *echoScan) build() {
 	if s.index.built() {
 		return
 	}
-	s.index.init()
+	windows := 0
+	for _, src := range s.sources {
+		if n := len(src.text); n >= window {
+			windows += (n-window)/stride + 1
+		}
+	}
+	s.index.init(windows)
 	for si := range s.sources {
 		t := s.sources[si].text
 		for off := 0; off+window <= len(t); off += stride {

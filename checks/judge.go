@@ -311,27 +311,27 @@ func statusOf(fs []Finding) Status {
 // the raw body, each string in it, each header value, and the decoded
 // form of each.
 func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
-	root := exp.Request.Root()
-	var all []string
+	var all, keys []string
 	if exp.Request.Valid {
-		// Counted first, so the list is made once at its size.
-		n := 2 // the body, and room for a decoded value
-		walkKeys(root, func(string) { n++ })
-		walkValues(root, func(string) { n++ })
-		for _, vs := range ex.Request.Header {
-			n += len(vs)
-		}
-		all = make([]string, 0, n)
-		walkValues(root, func(v string) { all = append(all, v) })
+		// One walk, as each walk parses the body again, into lists
+		// made once: every string has two quote marks of its own.
+		n := bytes.Count(exp.Request.Raw, []byte{'"'}) / 2
+		all = make([]string, 0, n+len(ex.Request.Header)+2)
+		keys = make([]string, 0, n)
+		walkTexts(exp.Request.Root(), func(s gjson.Result, key bool) {
+			if key {
+				keys = append(keys, s.Str)
+			} else {
+				all = append(all, s.Str)
+			}
+		})
 	}
 	rs := &requestStrings{nv: len(all), body: requestBody(ex, exp)}
 	slices.Sort(all)
 	if len(ex.Request.Body) > 0 {
 		all = append(all, rs.body)
 	}
-	if exp.Request.Valid {
-		walkKeys(root, func(k string) { all = append(all, k) })
-	}
+	all = append(all, keys...)
 	for _, k := range slices.Sorted(maps.Keys(ex.Request.Header)) {
 		all = append(all, ex.Request.Header[k]...)
 	}
@@ -356,30 +356,20 @@ func requestBody(ex *envelope.Exchange, exp *expect.Expectation) string {
 	return string(raw)
 }
 
-// walkValues calls fn for every string value under v (v included), keys
-// left out.
-func walkValues(v gjson.Result, fn func(string)) {
+// walkTexts calls fn for every string under v (v included): each member
+// name with key true, each string value with key false, in the order
+// they stand. Depth is bounded by the parser (envelope.MaxDepth).
+func walkTexts(v gjson.Result, fn func(s gjson.Result, key bool)) {
 	switch {
 	case v.Type == gjson.String:
-		fn(v.Str)
+		fn(v, false)
 	case v.IsObject(), v.IsArray():
-		v.ForEach(func(_, val gjson.Result) bool {
-			walkValues(val, fn)
+		v.ForEach(func(k, val gjson.Result) bool {
+			if k.Type == gjson.String {
+				fn(k, true)
+			}
+			walkTexts(val, fn)
 			return true
 		})
 	}
-}
-
-// walkKeys calls fn for every member name under v.
-func walkKeys(v gjson.Result, fn func(string)) {
-	if !v.IsObject() && !v.IsArray() {
-		return
-	}
-	v.ForEach(func(k, val gjson.Result) bool {
-		if k.Type == gjson.String {
-			fn(k.Str)
-		}
-		walkKeys(val, fn)
-		return true
-	})
 }

@@ -98,31 +98,41 @@ func limitReading(raw []byte, m envelope.Message) string {
 	if !m.Valid {
 		return ""
 	}
-	why := ""
-	var visit func(v gjson.Result)
-	visit = func(v gjson.Result) {
-		switch {
-		case why != "":
-		case v.Type == gjson.Number:
-			if _, err := strconv.ParseFloat(v.Raw, 64); err != nil {
-				why = "RFC 8259 §9: a receiver may limit the range of numbers it accepts"
-			}
-		case v.Type == gjson.String:
-			if loneSurrogate(v.Raw) {
-				why = "RFC 8259 §8.2: a string with an unpaired surrogate may be refused"
-			}
-		case v.IsObject(), v.IsArray():
-			v.ForEach(func(k, val gjson.Result) bool {
-				if k.Type == gjson.String && loneSurrogate(k.Raw) {
-					why = "RFC 8259 §8.2: a string with an unpaired surrogate may be refused"
+	return limitText(m.Root().Raw)
+}
+
+// limitText reads the tokens of a valid JSON text, without parsing it
+// into values (a request of 100,000 members is read once): the first
+// number no float64 holds, or string with an unpaired surrogate, keys
+// included, is a limit a receiver may set.
+func limitText(t string) string {
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '"':
+			j, escaped := i+1, false
+			for {
+				j += strings.IndexAny(t[j:], `"\`) // the text is valid: the string ends
+				if t[j] == '"' {
+					break
 				}
-				visit(val)
-				return why == ""
-			})
+				j, escaped = j+2, true
+			}
+			if escaped && loneSurrogate(t[i:j+1]) {
+				return "RFC 8259 §8.2: a string with an unpaired surrogate may be refused"
+			}
+			i = j
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(t) && strings.IndexByte("0123456789+-.eE", t[j]) >= 0 {
+				j++
+			}
+			if _, err := strconv.ParseFloat(t[i:j], 64); err != nil {
+				return "RFC 8259 §9: a receiver may limit the range of numbers it accepts"
+			}
+			i = j - 1
 		}
 	}
-	visit(m.Root())
-	return why
+	return ""
 }
 
 // loneSurrogate finds a \uD800-\uDFFF escape not part of a pair in a raw

@@ -1,9 +1,15 @@
 package expect
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
 // repeatsMCPHeader spares most requests the search for repeated MCP
@@ -33,5 +39,28 @@ func TestRepeatsMCPHeaderNoFalseNo(t *testing.T) {
 	}
 	if !repeatsMCPHeader(many) {
 		t.Error("past eight MCP headers the answer is yes")
+	}
+}
+
+// limitReading names a limit a receiver may set only where the text
+// reaches one: a number no float64 holds or an unpaired surrogate, in a
+// key or a value, or nesting past limitDepth; never inside a string nor
+// across an escaped quote or backslash.
+func TestLimitReading(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "limits.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name, Body, Why string
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatalf("limits.json: %v", err)
+	}
+	for _, c := range cases {
+		got := limitReading([]byte(c.Body), envelope.Parse([]byte(c.Body)))
+		if c.Why == "" && got != "" || !strings.Contains(got, c.Why) {
+			t.Errorf("%s: limitReading = %q, want one naming %q", c.Name, got, c.Why)
+		}
 	}
 }
