@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"io"
@@ -70,8 +71,10 @@ type jsonWriter struct {
 	// cached. A transcript of a million exchanges then costs one string
 	// encoding per exchange (the fixture) plus one per finding.
 	checkPart map[*checks.Check][]byte
+	passPart  map[*checks.Check][]byte
 	reasons   map[string][]byte
 	buf       []byte
+	scratch   []byte
 	cited     map[string]bool // rule IDs the rows cite, bounded by the catalogue
 }
 
@@ -95,6 +98,7 @@ func (j *jsonWriter) Begin(m Meta) error {
 	b = append(b[:len(b)-1], `,"results":[`...)
 	j.first = true
 	j.checkPart = map[*checks.Check][]byte{}
+	j.passPart = map[*checks.Check][]byte{}
 	j.reasons = map[string][]byte{}
 	j.cited = map[string]bool{}
 	_, err = j.w.Write(b)
@@ -130,6 +134,29 @@ func (j *jsonWriter) part(c *checks.Check) []byte {
 	return b
 }
 
+// members writes a row's members from the check's to the message into a
+// buffer reused for the next row.
+func (j *jsonWriter) members(c *checks.Check, status checks.Status, msg []byte) []byte {
+	m := append(j.scratch[:0], j.part(c)...)
+	m = append(m, `,"status":"`...)
+	m = append(m, status...)
+	m = append(m, `","message":`...)
+	m = append(m, msg...)
+	j.scratch = m
+	return m
+}
+
+// pass is the members of c's pass row from the check's to the message,
+// its title: made once, as most rows are passes.
+func (j *jsonWriter) pass(c *checks.Check) []byte {
+	if b, ok := j.passPart[c]; ok {
+		return b
+	}
+	b := bytes.Clone(j.members(c, checks.StatusPass, j.str(c.Title, false)))
+	j.passPart[c] = b
+	return b
+}
+
 func (j *jsonWriter) Exchange(r *Result) error {
 	fx := j.str(r.Fixture, false)
 	// The members every row of this exchange shares after the message.
@@ -145,7 +172,9 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		tail = strconv.AppendInt(tail, int64(r.Line), 10)
 	}
 	b := j.buf[:0]
-	row := func(v *checks.Verdict, status string, msg []byte, path string, ruleText string) {
+	// row writes one row; members are those from the check's to the
+	// message.
+	row := func(v *checks.Verdict, members []byte, path string, ruleText string) {
 		if j.first {
 			b, j.first = append(b, '\n'), false
 		} else {
@@ -154,11 +183,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		b = append(b, `{"fixture":`...)
 		b = append(b, fx...)
 		b = append(b, ',')
-		b = append(b, j.part(v.Check)...)
-		b = append(b, `,"status":"`...)
-		b = append(b, status...)
-		b = append(b, `","message":`...)
-		b = append(b, msg...)
+		b = append(b, members...)
 		if path != "" {
 			b = append(b, `,"path":`...)
 			b = append(b, j.str(path, false)...)
@@ -188,12 +213,12 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		switch v.Status {
 		case checks.StatusFail, checks.StatusWarn:
 			for _, f := range v.Findings {
-				row(v, string(f.Status), j.str(f.Message, false), f.Path, f.Message)
+				row(v, j.members(v.Check, f.Status, j.str(f.Message, false)), f.Path, f.Message)
 			}
 		case checks.StatusPass:
-			row(v, string(v.Status), j.str(v.Check.Title, true), "", "")
+			row(v, j.pass(v.Check), "", "")
 		default:
-			row(v, string(v.Status), j.str(v.Reason, true), "", "")
+			row(v, j.members(v.Check, v.Status, j.str(v.Reason, true)), "", "")
 		}
 	}
 	j.buf = b
