@@ -74,6 +74,13 @@ type distilledEntry struct {
 // do not end a sentence.
 var multiSentence = regexp.MustCompile(`[A-Za-z]{2,}["')\]]?[.!?]\s+[A-Z][a-z]`)
 
+// severalSentences: s holds a sentence break. Most phrases hold no
+// sentence punctuation at all, and the pattern, unanchored, would try
+// every position of each.
+func severalSentences(s string) bool {
+	return strings.ContainsAny(s, ".!?") && multiSentence.MatchString(s)
+}
+
 func judgeDistilled(p *Pass, errs gjson.Result) {
 	lk, pk := p.Contract.LocationKey, p.Contract.ProblemsKey
 	var entries []distilledEntry
@@ -112,7 +119,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
 			case utf8.RuneCountInString(pr.Str) > p.Contract.MessageMax:
 				p.Failf(pp(), "problem is %d characters, not a short cause phrase: %s", utf8.RuneCountInString(pr.Str), Quote(pr.Str, quoteN))
-			case multiSentence.MatchString(pr.Str):
+			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case seenProb[pr.Str]:
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
