@@ -41,7 +41,9 @@ Codes a version forbids fail: in 2026-07-28 -32002, -32042 and any code in
 -32023..-32099 (T-ERR-8, T-ERR-10). The JSON-RPC reserved range
 -32100..-32768 outside the table fails under the strict contract and warns
 under --contract spec (T-ERR-11). The legacy range -32000..-32019 is
-implementation-defined and warns (T-ERR-9). Under the strict contract any
+implementation-defined and warns: in 2026-07-28 by T-ERR-9, before it only
+under the strict contract, since JSON-RPC gives the range to servers'
+own errors and T-ERR-9 is 2026-07-28's. Under the strict contract any
 other code (0, 1, -1, 2025-xx's -32020..-32099, …) fails: declare it in a
 contract file if it is yours. Under --contract spec such application codes
 pass.`,
@@ -61,7 +63,15 @@ pass.`,
 				p.Warnf("error.code", "code %d lies in the range JSON-RPC reserves for pre-defined errors (T-ERR-11)", code)
 			}
 		case envelope.CodeLegacy:
-			p.Warnf("error.code", "code %d is in the legacy range -32000..-32019, which receivers give no shared meaning (T-ERR-9)", code)
+			switch {
+			case p.Expect.Version == envelope.V20260728:
+				p.Warnf("error.code", "code %d is in the legacy range -32000..-32019, which receivers give no shared meaning (T-ERR-9)", code)
+			case p.Contract.IsStrict():
+				// Before 2026-07-28 the range is JSON-RPC's own for
+				// implementation-defined server errors: only the contract
+				// asks for the table, and its legacy range warns.
+				p.Warnf("error.code", "code %d is an implementation-defined server error, not in the %s code table or the contract (declare it in a contract file if it is yours)", code, p.Expect.Version)
+			}
 		case envelope.CodeServerRange, envelope.CodeUnlisted:
 			if p.Contract.IsStrict() {
 				p.Failf("error.code", "code %d is not in the %s code table or the contract", code, p.Expect.Version)
@@ -122,10 +132,12 @@ their level.`,
 		case slices.Contains(x.AlsoCodes, code):
 			p.Deviate(expect.Want{Level: expect.Open, Rule: x.AlsoWhy}, "error.code", "code %d for %s is defensible, but the literal reading is %s", code, x.Cause(), codeList(x.Codes))
 			return nil
-		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8:
+		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8 && x.Condition != expect.CondBatch:
 			// Whatever else is open about the request, bytes that parse
 			// are never a parse error (unless a reading of them refuses
-			// them, above).
+			// them, above). A batch is the exception: the reaction to one
+			// is open (AMB-7), and a server that reads one message per
+			// body may fail to read an array at all.
 			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
 			return nil
 		case x.AnyCode:

@@ -36,8 +36,12 @@ tells a dual-era client "modern server, fix and retry" from "legacy
 server" (T-COMPAT-1), and tells a 2026-07-28 404 for an unknown method from
 a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
 nothing. Under --contract spec only the statuses the spec ties to a
-JSON-RPC body (400 and 404 in 2026-07-28) fail; others warn. Answers to GET
-or DELETE are not JSON-RPC exchanges and are not judged here.`,
+JSON-RPC body (400 and 404 in 2026-07-28) fail; others warn, and none is
+asked of a refusal the spec lets come bare (a foreign Origin's 403,
+T-HTTP-14). A refusal for the HTTP server's own size limits (413, 414,
+431) may come before any MCP code runs: the strict contract's wish for a
+JSON-RPC body there only warns, and --contract spec asks for none. Answers
+to GET or DELETE are not JSON-RPC exchanges and are not judged here.`,
 	Run: func(p *Pass) error {
 		resp, err := needHTTP(p)
 		if err != nil {
@@ -49,25 +53,38 @@ or DELETE are not JSON-RPC exchanges and are not judged here.`,
 		if resp.Status < 400 {
 			return skipNotErrStatus
 		}
-		report := p.Failf
+		report, why := p.Failf, ""
 		switch {
+		case sizeLimit(resp.Status):
+			if !p.Contract.IsStrict() {
+				return nil
+			}
+			report, why = p.Warnf, " (the contract prefers one; an HTTP server's own size limit may answer before any MCP code runs)"
 		case p.Contract.IsStrict():
 		case p.Expect.NoReply.Set():
 			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
+		case p.Expect.BodyOptional:
+			return nil // the spec lets this refusal come without a body (T-HTTP-14)
 		case !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)):
 			report = p.Warnf
 		}
 		mt := mediaType(resp)
 		if mt != "application/json" && mt != "text/event-stream" {
-			report("http.header.Content-Type", "status %d has Content-Type %s, want application/json with a JSON-RPC error", resp.Status, Quote(resp.Header.Get("Content-Type"), quoteN))
+			report("http.header.Content-Type", "status %d has Content-Type %s, want application/json with a JSON-RPC error%s", resp.Status, Quote(resp.Header.Get("Content-Type"), quoteN), why)
 			return nil
 		}
 		r := p.Reply.Response
 		if r == nil || !r.IsObject() || !r.Get("error").IsObject() {
-			report("http.body", "status %d has no JSON-RPC error in its body", resp.Status)
+			report("http.body", "status %d has no JSON-RPC error in its body%s", resp.Status, why)
 		}
 		return nil
 	},
+}
+
+// sizeLimit: the status an HTTP server sends when a request exceeds its
+// own limits on size (RFC 9110 §15.5.14, §15.5.15; RFC 6585 §5).
+func sizeLimit(status int) bool {
+	return status == 413 || status == 414 || status == 431
 }
 
 var StatusFits = &Check{

@@ -27,7 +27,9 @@ capability declared on an earlier request does not count (T-MRTR-3,
 T-LIFE-12; the server answers -32021 instead, T-LIFE-13); caching hints
 on it warn (T-MRTR-4).
 Another resultType string warns: an extension the server advertises may
-define it, which one exchange cannot show. A result whose _meta carries
+define it, which its capabilities do not show; it fails where the run's
+facts show capabilities that advertise no extension at all (neither
+extensions nor experimental holds a member). A result whose _meta carries
 no io.modelcontextprotocol/serverInfo (name and version) warns
 (T-LIFE-11, a SHOULD).`,
 	Run: func(p *Pass) error {
@@ -51,9 +53,11 @@ no io.modelcontextprotocol/serverInfo (name and version) warns
 			p.Failf("result.resultType", "resultType is missing")
 		case rt.Type != gjson.String:
 			p.Failf("result.resultType", `resultType is %s, want "complete" or "input_required"`, describe(rt))
+		case rt.Str != "complete" && rt.Str != "input_required" && advertisesNoExtension(p.Expect.Facts):
+			p.Failf("result.resultType", `resultType is %s: not "complete" or "input_required", and the server advertises no extension that could define it (T-LIFE-10)`, describe(rt))
 		case rt.Str != "complete" && rt.Str != "input_required":
 			// An extension the server advertises may define more values
-			// (T-LIFE-10); one exchange does not show its capabilities.
+			// (T-LIFE-10); which ones, its capabilities do not say.
 			p.Warnf("result.resultType", `resultType is %s: not "complete" or "input_required"; valid only if an advertised extension defines it`, describe(rt))
 		case rt.Str == "input_required" && envelope.NameField(p.Expect.Method) == "":
 			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may", Quote(p.Expect.Method, quoteN))
@@ -65,6 +69,21 @@ no io.modelcontextprotocol/serverInfo (name and version) warns
 		}
 		return nil
 	},
+}
+
+// advertisesNoExtension: the server's capabilities are known and name no
+// extension, in extensions or experimental, that could define a value the
+// spec does not.
+func advertisesNoExtension(f *expect.Facts) bool {
+	_, known := f.Declares("extensions")
+	return known && !hasMembers(f.Capability("extensions")) && !hasMembers(f.Capability("experimental"))
+}
+
+// hasMembers: v is an object with at least one member.
+func hasMembers(v gjson.Result) bool {
+	n := 0
+	v.ForEach(func(_, _ gjson.Result) bool { n++; return false })
+	return v.IsObject() && n > 0
 }
 
 // inputNeeds maps an input request's method to the client capability it
@@ -275,8 +294,10 @@ initialize, tools/list, tools/call, …). Each failure is reported once per
 instance location, distilled. Image and audio data and resource blobs
 are Base64 (the schema's "byte"), in either alphabet, padded or not, line
 breaks allowed: the spec names no alphabet, so any a reader may take
-passes (DESIGN, receiver latitude). With --schema FILE the reply is
-validated against a schema the user supplies instead.`,
+passes (DESIGN, receiver latitude). A fractional ttlMs warns: the JSON
+Schema says integer and schema.ts says number (AMB-18); a negative one
+fails. With --schema FILE the reply is validated against a schema the user
+supplies instead.`,
 	Run: func(p *Pass) error {
 		if p.Schemas == nil {
 			return Skip("no schema validator configured")
@@ -311,6 +332,12 @@ validated against a schema the user supplies instead.`,
 			return err
 		}
 		for _, e := range entries {
+			if ttl := m.Get("result.ttlMs"); e.Location == "/result/ttlMs" && ttl.Type == gjson.Number && ttl.Num >= 0 {
+				// A non-negative number fails the schema only as a
+				// fraction, which the TypeScript's number allows.
+				p.Warnf(pointerPath(e.Location), "ttlMs is %s, not an integer: the JSON Schema and prose say integer, schema.ts says number (AMB-18)", Quote(ttl.Raw, quoteN))
+				continue
+			}
 			for _, pr := range e.Problems {
 				p.Failf(pointerPath(e.Location), "%s", pr)
 			}

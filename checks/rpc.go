@@ -266,8 +266,11 @@ func refusedOnHeaders(p *Pass) bool {
 	if p.Exchange.Transport != envelope.HTTP || r == nil {
 		return false
 	}
+	if sizeLimit(r.Status) {
+		return true
+	}
 	switch r.Status {
-	case 401, 403, 405, 406, 411, 413, 415, 431:
+	case 401, 403, 405, 406, 411, 415:
 		return true
 	case 404:
 		return p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""

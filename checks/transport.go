@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bytes"
+	"github.com/tidwall/gjson"
 	"net/http"
 	"strings"
 
@@ -97,7 +98,8 @@ var SSEStream = &Check{
   exchange shows);
 - in 2025-11-25 a stream answering a POST that sets event ids (one the
   client may resume) starts with a priming event, an id and empty data (T-HTTP-15,
-  a SHOULD: a warning);
+  a SHOULD: a warning); not in a session that speaks an older version (an
+  initialize answered with 2024-11-05, a server that speaks 2025-03-26);
 - in 2026-07-28 the response to a POST carries X-Accel-Buffering: no (T-HTTP-17, a
   SHOULD: a warning), since a buffering proxy would hold back the
   messages that precede the response.`,
@@ -132,7 +134,7 @@ var SSEStream = &Check{
 		// ids, i.e. one the server lets clients resume, and that answers
 		// a POST (T-HTTP-15): a GET stream, resumed or not, is not bound.
 		post := p.Exchange.Request.Method == "" || p.Exchange.Request.Method == http.MethodPost
-		if post && p.Expect.Version == envelope.V20251125 && len(seen) > 0 && !primed {
+		if post && spokenVersion(p) == envelope.V20251125 && len(seen) > 0 && !primed {
 			p.Warnf("http.body", "the stream sets event ids but does not start with a priming event (an id and empty data) (T-HTTP-15, SHOULD)")
 		}
 		if post && p.Expect.Version == envelope.V20260728 && !strings.EqualFold(resp.Header.Get("X-Accel-Buffering"), "no") {
@@ -140,4 +142,19 @@ var SSEStream = &Check{
 		}
 		return nil
 	},
+}
+
+// spokenVersion is the version the exchange's session speaks, where it
+// differs from the one replies are judged by: an initialize's own answer
+// names it, and the run's facts name the one the server negotiated.
+func spokenVersion(p *Pass) string {
+	if r := p.Reply.Response; p.Expect.Method == "initialize" && r != nil {
+		if v := r.Get("result.protocolVersion"); v.Type == gjson.String {
+			return v.Str
+		}
+	}
+	if f := p.Expect.Facts; f != nil && f.Spoken != "" {
+		return f.Spoken
+	}
+	return p.Expect.Version
 }

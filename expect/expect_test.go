@@ -141,7 +141,7 @@ func TestBuild(t *testing.T) {
 // form; reading it back gives the same lines.
 func TestOverrideRoundTrip(t *testing.T) {
 	o := &expect.Override{}
-	for _, f := range []expect.Field{{"expect-code", "-32602"}, {"expect-error", "should T-TOOL-6"}, {"expect-id", "lenient"}} {
+	for _, f := range []expect.Field{{"expect-code", "-32602"}, {"expect-error", "should T-TOOL-6"}, {"expect-id", "lenient"}, {"expect-error", "local AMB-19: remote policy"}} {
 		if err := o.Set(f.Key, f.Value); err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestOverrideRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(o.Fields(), back.Fields()); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{`{"expect-nope":"1"}`, `{"expect-code":"x"}`, `{"expect-error":"maybe"}`, `{"expect-code":1}`, `[]`} {
+	for _, bad := range []string{`{"expect-nope":"1"}`, `{"expect-code":"x"}`, `{"expect-error":"maybe"}`, `{"expect-error":"local "}`, `{"expect-code":1}`, `[]`} {
 		if _, err := expect.ParseOverride([]byte(bad)); err == nil {
 			t.Errorf("ParseOverride(%s) accepted it", bad)
 		}
@@ -196,6 +196,21 @@ func TestLearn(t *testing.T) {
 	}
 	if h := g.Learn(ex(`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad"}}`)); h != g {
 		t.Error("an error taught something")
+	}
+	if f.Session {
+		t.Error("stdio learned a session")
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
+	initOK := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
+	for _, sid := range []string{"s-1", ""} {
+		h := &envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Body: []byte(init)},
+			Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(initOK)}}
+		if sid != "" {
+			h.Response.Header.Set("Mcp-Session-Id", sid)
+		}
+		if s := (*expect.Facts)(nil).Learn(h); s == nil || s.Session != (sid != "") {
+			t.Errorf("initialize over HTTP with Mcp-Session-Id %q: learned %+v", sid, s)
+		}
 	}
 	d := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{}}}`))
 	if d == nil || d.Version != "2026-07-28" || !d.Serves("2025-11-25") {

@@ -51,6 +51,10 @@ type Facts struct {
 	// Session: the server issued an Mcp-Session-Id at initialize (2025-xx
 	// HTTP), so it relies on sessions.
 	Session bool
+	// Local: the server is reached on a loopback address (HTTP), where a
+	// page of any other origin is the DNS-rebinding attack T-HTTP-14
+	// names; which origins a remote server accepts is its own policy.
+	Local bool
 	// Spoken is the version the server negotiated when it is not the one
 	// replies are judged by: "2025-03-26", judged as Version (2025-06-18)
 	// where that revision does not differ (digest §1a). "" otherwise.
@@ -182,8 +186,17 @@ func (f *Facts) Declares(path string) (declared, known bool) {
 	if f == nil || f.Capabilities == nil {
 		return false, false
 	}
-	v := gjson.GetBytes(f.Capabilities, path)
+	v := f.Capability(path)
 	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
+}
+
+// Capability is the member at path of the server's capabilities; it does
+// not exist when they are not known.
+func (f *Facts) Capability(path string) gjson.Result {
+	if f == nil || f.Capabilities == nil {
+		return gjson.Result{}
+	}
+	return gjson.GetBytes(f.Capabilities, path)
 }
 
 // Serves reports whether the server declared it serves version.
@@ -208,6 +221,7 @@ type wireFacts struct {
 	Templates         []string          `json:"resourceTemplates,omitempty"`
 	TemplatesListed   bool              `json:"resourceTemplatesListed,omitempty"`
 	Session           bool              `json:"session,omitempty"`
+	Local             bool              `json:"local,omitempty"`
 	Spoken            string            `json:"spoken,omitempty"`
 }
 
@@ -223,7 +237,7 @@ func (f *Facts) MarshalJSON() ([]byte, error) {
 	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported,
 		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
 		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
-		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Spoken: f.Spoken}
+		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Local: f.Local, Spoken: f.Spoken}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
 	}
@@ -298,6 +312,8 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			f.TemplatesListed = val.Type == gjson.True
 		case "session":
 			f.Session = val.Type == gjson.True
+		case "local":
+			f.Local = val.Type == gjson.True
 		case "spoken":
 			f.Spoken = val.Str
 		}
@@ -339,7 +355,8 @@ func (f *Facts) Forget(notification string) *Facts {
 
 // Learn returns the facts an observed exchange adds to f (nil: none yet):
 // what a server declares in answering initialize (its version and
-// capabilities, and the capabilities the client declared), server/discover
+// capabilities, the capabilities the client declared, and whether it
+// issued a session), server/discover
 // (its versions and capabilities) or a tools/list that needs no further
 // page (its tools, listed in full). Facts are never changed: a learned
 // fact makes a new value; nothing learned returns f itself.
@@ -376,6 +393,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if c := req.Get("params.capabilities"); c.IsObject() {
 			n.ClientCapabilities = json.RawMessage(c.Raw)
 		}
+		n.Session = ex.Transport == envelope.HTTP && envelope.HeaderGet(ex.Response.Header, "Mcp-Session-Id") != ""
 	case "server/discover":
 		n.Supported = nil
 		for _, s := range res.Get("supportedVersions").Array() {

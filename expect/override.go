@@ -24,6 +24,9 @@ import (
 //	expect-status: 403               statuses the spec fixes (comma list), or any
 //	expect-error: must | should RULE | open RULE | false
 //	                                 a result is wrong (at that level), or right
+//	expect-error: local RULE         a result is wrong (must) from a server the
+//	                                 facts show on a loopback address, open by RULE
+//	                                 from any other (a foreign Origin, T-HTTP-14)
 //	expect-ambiguity: RULE | none    the reaction is open: every deviation warns
 //	                                 (none: the request's own ambiguities do not apply)
 //	expect-code-ambiguity: RULE      only the code is open: another code warns
@@ -46,6 +49,7 @@ type Override struct {
 	status        []int
 	anyStatus     bool
 	err           *Want
+	errLocal      string // expect-error: local RULE
 	reply         *Want
 	ambiguity     string
 	noAmbiguity   bool
@@ -96,6 +100,14 @@ func (o *Override) Set(key, value string) error {
 		}
 		o.status, err = ints(value)
 	case "expect-error":
+		if rule, ok := strings.CutPrefix(value, "local "); ok {
+			// Fixed where the server is local; elsewhere open by rule.
+			if strings.TrimSpace(rule) == "" {
+				return errors.New("local needs the rule that leaves a remote server's reaction open")
+			}
+			o.errLocal = strings.TrimSpace(rule)
+			break
+		}
 		var w Want
 		w, err = parseLevel(value)
 		o.err = &w
@@ -290,6 +302,12 @@ func (o *Override) apply(e *Expectation) {
 	}
 	if o.err != nil && !(undeclared && o.err.Level < e.Error.Level) {
 		e.Error = *o.err
+	}
+	if o.errLocal != "" {
+		e.Error = open(o.errLocal)
+		if e.Facts != nil && e.Facts.Local {
+			e.Error = must("T-HTTP-14: a server on a loopback address refuses a foreign Origin")
+		}
 	}
 	if o.reply != nil {
 		e.Reply = *o.reply

@@ -31,6 +31,9 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 	var res Result
 	facts, err := r.settle(ctx, &probes, &res)
 	if facts != nil {
+		if h, ok := r.t.(*HTTPTarget); ok {
+			facts.Local = h.Local()
+		}
 		r.facts = facts
 		r.sink.Facts(facts)
 	}

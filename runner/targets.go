@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/transport"
@@ -11,6 +14,20 @@ import (
 // HTTPTarget is a Streamable HTTP endpoint.
 type HTTPTarget struct {
 	T *transport.HTTP
+}
+
+// Local reports whether the endpoint's host is a loopback address or
+// localhost: a server there is the one DNS rebinding reaches (T-HTTP-14).
+func (h *HTTPTarget) Local() bool {
+	u, err := url.Parse(h.T.URL)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback()
+	}
+	return strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost")
 }
 
 func (h *HTTPTarget) Transport() string { return envelope.HTTP }
