@@ -102,7 +102,10 @@ when the server cannot accept it. A result is 200.
 
 For other method errors on a valid request the spec leaves the status open
 (T-HTTP-11): 200 passes and a 4xx warns under the strict contract (which
-prefers 200). A 5xx for a client's mistake fails: the client did wrong,
+prefers 200). Before 2026-07-28 a 404 carrying -32601 or -32602 warns
+under the strict contract even in a session: the code shows the method was
+answered, while a client takes any 404 for the end of its session
+(T-SESS-3). A 5xx for a client's mistake fails: the client did wrong,
 not the server; -32603 with a 5xx only warns.`,
 	Run: func(p *Pass) error {
 		resp, err := needHTTP(p)
@@ -182,6 +185,13 @@ not the server; -32603 with a 5xx only warns.`,
 			}
 		case isErr && slices.Contains(x.ReadStatus, st):
 			// Right under one reading of the request.
+		case isErr && st == 404 && (code == envelope.CodeMethodNotFound || code == envelope.CodeInvalidParams) && x.Version != envelope.V20260728:
+			// The code says the method was answered, not the session
+			// refused; a 2025 client takes a 404 for the end of its
+			// session all the same and starts a new one (T-SESS-3).
+			if p.Contract.IsStrict() {
+				p.Warnf(path, "status 404 for error %d: a 2025 client reads 404 as the end of its session (T-SESS-3); the spec leaves a method error's status open (T-HTTP-11), the contract prefers 200", code)
+			}
 		case isErr && refusedOnHeaders(p) && st < 500:
 			// A refusal on the request's headers (credentials, Origin,
 			// Accept): its status is the transport's to choose.
