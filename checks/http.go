@@ -185,7 +185,8 @@ not the server; -32603 with a 5xx only warns.`,
 			}
 		case isErr && slices.Contains(x.ReadStatus, st):
 			// Right under one reading of the request.
-		case isErr && st == 404 && (code == envelope.CodeMethodNotFound || code == envelope.CodeInvalidParams) && x.Version != envelope.V20260728:
+		case isErr && st == 404 && (code == envelope.CodeMethodNotFound || code == envelope.CodeInvalidParams) &&
+			x.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "":
 			// The code says the method was answered, not the session
 			// refused; a 2025 client takes a 404 for the end of its
 			// session all the same and starts a new one (T-SESS-3).

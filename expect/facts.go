@@ -1,6 +1,7 @@
 package expect
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -363,6 +364,11 @@ func (f *Facts) Forget(notification string) *Facts {
 func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 	if ex == nil || ex.Response == nil || ex.Failure != "" {
 		return f
+	}
+	switch gjson.GetBytes(bytes.TrimPrefix(ex.Request.Body, []byte("\xef\xbb\xbf")), "method").Str { // a byte order mark, as Parse drops it
+	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+	default:
+		return f // most exchanges teach nothing: spared a full parse
 	}
 	req := envelope.Parse(ex.Request.Body)
 	rep := envelope.ReadReply(ex.Response, envelope.ReadOptions{IDs: []gjson.Result{req.Get("id")}})

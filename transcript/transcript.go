@@ -17,7 +17,10 @@
 // A line {"facts":{…}} records what the server declared in the run (the
 // negotiated version, the versions it serves, its capabilities, its
 // tools); every exchange after it is judged with those facts, as the live
-// run judged it.
+// run judged it. Until a transcript's first facts line (one recorded
+// elsewhere may have none), the facts are learned from its traffic as a
+// relay learns them: what initialize, server/discover and a whole
+// tools/list declare holds for the exchanges after them.
 //
 // "response": null means no reply arrived. On stdio the response body is
 // what the server wrote while the exchange was open, one message a line.
@@ -76,6 +79,8 @@ type Reader struct {
 	line  int
 	buf   []byte
 	facts *expect.Facts
+	// recorded: a facts line was read; the facts are no longer learned.
+	recorded bool
 }
 
 // NewReader reads the transcript r; name is used in errors.
@@ -98,7 +103,7 @@ func (r *Reader) Next() (Record, error) {
 			if ferr != nil {
 				return Record{}, &LineError{r.name, r.line, ferr}
 			}
-			r.facts = f
+			r.facts, r.recorded = f, true
 			continue
 		}
 		if t, ok, terr := trafficLine(line); ok {
@@ -114,6 +119,9 @@ func (r *Reader) Next() (Record, error) {
 		rec.Line, rec.Facts = r.line, r.facts
 		if rec.Fixture == "" {
 			rec.Fixture = "line:" + strconv.Itoa(r.line)
+		}
+		if !r.recorded {
+			r.facts = r.facts.Learn(&rec.Exchange)
 		}
 		return rec, nil
 	}

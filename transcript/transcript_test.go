@@ -106,3 +106,42 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }
+
+// A transcript without facts lines learns them from its traffic, as a
+// relay does: each exchange is judged with what the ones before it
+// declared. Its first facts line ends the learning: recorded facts are
+// what the run knew, and the traffic after them teaches nothing more.
+func TestReaderLearnsFactsUntilRecorded(t *testing.T) {
+	f, err := os.Open("testdata/learn.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, errs := readAll(t, "learn.jsonl", f)
+	if len(errs) > 0 || len(recs) != 6 {
+		t.Fatalf("read %d records, errors %v", len(recs), errs)
+	}
+	type seen struct {
+		Fixture, Version string
+		Session, Tools   bool
+	}
+	var got []seen
+	for _, r := range recs {
+		s := seen{Fixture: r.Fixture}
+		if r.Facts != nil {
+			s.Version, s.Session, s.Tools = r.Facts.Version, r.Facts.Session, r.Facts.Tool("add") != nil
+		}
+		got = append(got, s)
+	}
+	want := []seen{
+		{Fixture: "before"},
+		{Fixture: "initialize"},
+		{Fixture: "list", Version: "2025-11-25", Session: true},
+		{Fixture: "learned", Version: "2025-11-25", Session: true, Tools: true},
+		{Fixture: "recorded", Version: "2025-06-18"},
+		{Fixture: "still-recorded", Version: "2025-06-18"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("facts per record (-want +got):\n%s", diff)
+	}
+}
