@@ -250,11 +250,16 @@ func parse(line []byte) (Record, error) {
 		return rec, err
 	}
 	if ex.Transport == envelope.Stdio {
-		r.Messages = [][]byte{}
-		for _, l := range bytes.Split(r.Body, []byte("\n")) {
-			if l = bytes.TrimSuffix(l, []byte("\r")); len(l) > 0 {
-				r.Messages = append(r.Messages, l)
-			}
+		// One message a line, as the server wrote them: an empty line is
+		// one too (the live run judged it), and only the newline that
+		// ends the body ends no message.
+		lines := bytes.Split(bytes.TrimSuffix(r.Body, []byte("\n")), []byte("\n"))
+		r.Messages = make([][]byte, 0, len(lines))
+		for _, l := range lines {
+			r.Messages = append(r.Messages, bytes.TrimSuffix(l, []byte("\r")))
+		}
+		if len(r.Body) == 0 {
+			r.Messages = r.Messages[:0]
 		}
 	}
 	ex.Response = r
@@ -364,7 +369,11 @@ func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		m := &msg{Status: r.Status, Headers: r.Header}
 		b := r.Body
 		if ex.Transport == envelope.Stdio && r.Messages != nil {
-			b = bytes.Join(r.Messages, []byte("\n"))
+			// Each message ends its line, so an empty last one survives.
+			b = nil
+			for _, m := range r.Messages {
+				b = append(append(b, m...), '\n')
+			}
 		}
 		put(m, b)
 		rec.Response = m

@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/transcript"
 )
@@ -143,5 +145,55 @@ func TestReaderLearnsFactsUntilRecorded(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("facts per record (-want +got):\n%s", diff)
+	}
+}
+
+// A stdio reply's messages come back as the server wrote them, an empty
+// line among them (the live run judged it as a message), wherever it
+// stands; and a body written by hand, ending in a newline or not, with
+// CRLF or LF, reads as its lines.
+func TestStdioMessagesRoundTrip(t *testing.T) {
+	for _, msgs := range [][]string{{`{"a":1}`}, {"", `{"a":1}`}, {`{"a":1}`, ""}, {`{"a":1}`, "", `{"b":2}`}, {""}, {}} {
+		r := &envelope.Response{Body: []byte("ignored when messages are set")}
+		for _, m := range msgs {
+			r.Messages = append(r.Messages, []byte(m))
+		}
+		if r.Messages == nil {
+			r.Messages = [][]byte{}
+		}
+		ex := envelope.Exchange{Transport: envelope.Stdio, Request: envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}, Response: r}
+		var buf bytes.Buffer
+		if err := transcript.Write(&buf, "stdio", &ex, nil); err != nil {
+			t.Fatal(err)
+		}
+		recs, errs := readAll(t, "rt", &buf)
+		if len(errs) != 0 || len(recs) != 1 {
+			t.Fatalf("%q: errs %v recs %d", msgs, errs, len(recs))
+		}
+		var got []string
+		for _, m := range recs[0].Exchange.Response.Messages {
+			got = append(got, string(m))
+		}
+		if diff := cmp.Diff(msgs, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("messages %q (-want +got):\n%s", msgs, diff)
+		}
+	}
+	for body, want := range map[string][]string{
+		"{\"a\":1}\n{\"b\":2}":       {`{"a":1}`, `{"b":2}`},
+		"{\"a\":1}\r\n{\"b\":2}\r\n": {`{"a":1}`, `{"b":2}`},
+		"{\"a\":1}\n\n{\"b\":2}\n":   {`{"a":1}`, "", `{"b":2}`},
+	} {
+		line, _ := json.Marshal(map[string]any{"transport": "stdio", "request": map[string]string{"body": `{"jsonrpc":"2.0","id":1,"method":"ping"}`}, "response": map[string]string{"body": body}})
+		recs, errs := readAll(t, "hand", bytes.NewReader(line))
+		if len(errs) != 0 || len(recs) != 1 {
+			t.Fatalf("%q: errs %v", body, errs)
+		}
+		var got []string
+		for _, m := range recs[0].Exchange.Response.Messages {
+			got = append(got, string(m))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("body %q (-want +got):\n%s", body, diff)
+		}
 	}
 }
