@@ -210,8 +210,7 @@ is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 			if mode == "" {
 				mode = "form"
 			}
-			empty := !decl.Get("form").Exists() && !decl.Get("url").Exists()
-			if !decl.Get(mode).IsObject() && !(mode == "form" && empty) {
+			if !elicitationModeDeclared(decl, mode) {
 				fail("result", "answers a %s-mode elicitation, but the client declared elicitation without %s (T-LIFE-4)", mode, mode)
 			}
 		}

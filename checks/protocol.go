@@ -22,7 +22,9 @@ prompts/get and resources/read (T-MRTR-1); it carries inputRequests or
 requestState (T-MRTR-2); each input request is a bare elicitation/create,
 sampling/createMessage or roots/list object without jsonrpc or id
 (T-MRTR-2), and asks only for what this request's clientCapabilities
-declared, URL-mode elicitation only when elicitation.url was: a
+declared, URL-mode elicitation only when elicitation.url was, a form
+only when elicitation is {} or declares form, sampling with tools only
+when sampling.tools was: a
 capability declared on an earlier request does not count (T-MRTR-3,
 T-LIFE-12; the server answers -32021 instead, T-LIFE-13); caching hints
 on it warn (T-MRTR-4).
@@ -112,8 +114,10 @@ func judgeInputRequired(p *Pass, r gjson.Result) {
 		switch {
 		case !declared.Get(need).Exists():
 			p.Failf(path, "input request %s needs the %s capability, which the request did not declare (T-MRTR-3)", Quote(method, quoteN), need)
-		case method == "elicitation/create" && v.Get("params.mode").Str == "url" && !declared.Get("elicitation.url").Exists():
-			p.Failf(path+".params.mode", "a URL-mode elicitation, though the request declared no elicitation.url (T-MRTR-3)")
+		default:
+			if gap, at := capabilityGap(method, v.Get("params"), declared); gap != "" {
+				p.Failf(path+".params."+at, "input request %s asks for %s, which the request did not declare (T-MRTR-3)", Quote(method, quoteN), gap)
+			}
 		}
 		return true
 	})
@@ -139,7 +143,9 @@ declarations set, not only for form:
 - In 2026-07-28 the server sends no JSON-RPC requests at all (T-LIFE-15,
   T-STDIO-5); in 2025-xx it asks for sampling, elicitation or roots only
   when the client declared that capability (T-LIFE-4; the checker
-  declares none).
+  declares none), and an elicitation mode or sampling with tools only
+  when it declared that too (elicitation.form or {}, elicitation.url,
+  sampling.tools).
 - notifications/progress names the progressToken the request gave, its
   progress rises strictly, and none follows the response (T-PROG-1).
 - notifications/message in 2026-07-28 comes only for a request whose
@@ -183,7 +189,7 @@ declaration rules are not judged.`,
 			id := m.Get("id")
 			method := m.Get("method").Str
 			if id.Exists() {
-				judgeServerRequest(p, path, method, id)
+				judgeServerRequest(p, path, method, id, m.Get("params"))
 				continue
 			}
 			if listen {
@@ -222,7 +228,7 @@ declaration rules are not judged.`,
 }
 
 // judgeServerRequest judges a request the server sent the client.
-func judgeServerRequest(p *Pass, path, method string, id gjson.Result) {
+func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 	x := p.Expect
 	switch {
 	case id.Type != gjson.String && !(id.Type == gjson.Number && envelope.IsInteger(id.Raw)):
@@ -236,10 +242,48 @@ func judgeServerRequest(p *Pass, path, method string, id gjson.Result) {
 		if need == "" || x.Facts == nil || x.Facts.ClientCapabilities == nil {
 			return
 		}
-		if !gjson.GetBytes(x.Facts.ClientCapabilities, need).Exists() {
+		caps := gjson.ParseBytes(x.Facts.ClientCapabilities)
+		switch {
+		case !caps.Get(need).Exists():
 			p.Failf(path, "the server sent %s, but the client declared no %s capability (T-LIFE-4)", Quote(method, quoteN), need)
+		default:
+			if gap, at := capabilityGap(method, params, caps); gap != "" {
+				p.Failf(path+".params."+at, "the server sent %s asking for %s, which the client did not declare (T-LIFE-4)", Quote(method, quoteN), gap)
+			}
 		}
 	}
+}
+
+// capabilityGap is the part of a capability that a request to the client
+// uses and caps (the client's declared capabilities) lacks, and the member
+// of params that uses it; "" when none: an elicitation's mode (form unless
+// it names url; elicitation declared as {} means form), and tools in a
+// sampling request (sampling.tools).
+func capabilityGap(method string, params, caps gjson.Result) (gap, at string) {
+	switch method {
+	case "elicitation/create":
+		mode := params.Get("mode").Str
+		if mode == "" {
+			mode = "form"
+		}
+		if !elicitationModeDeclared(caps.Get("elicitation"), mode) {
+			return "elicitation." + mode, "mode"
+		}
+	case "sampling/createMessage":
+		for _, k := range []string{"tools", "toolChoice"} {
+			if params.Get(k).Exists() && !caps.Get("sampling.tools").Exists() {
+				return "sampling.tools", k
+			}
+		}
+	}
+	return "", ""
+}
+
+// elicitationModeDeclared: the elicitation capability decl allows mode.
+// An empty object predates modes and means form.
+func elicitationModeDeclared(decl gjson.Result, mode string) bool {
+	empty := !decl.Get("form").Exists() && !decl.Get("url").Exists()
+	return decl.Get(mode).IsObject() || mode == "form" && empty && decl.IsObject()
 }
 
 // logRank orders the log levels (T-LOG-1).
