@@ -253,13 +253,15 @@ func headerMirrors(p *Pass, h http.Header, name, bodyPath, want string) {
 		return
 	}
 	if strings.HasPrefix(hv, "=?base64?") && strings.HasSuffix(hv, "?=") && len(hv) >= len("=?base64??=") {
-		got, ok := envelope.DecodeHeaderValue(hv, false)
+		got, ok := envelope.DecodeHeaderValue(hv, envelope.Base64Reading{})
 		if !ok {
-			if got, ok = envelope.DecodeHeaderValue(hv, true); !ok {
+			if got, ok = envelope.DecodeHeaderValue(hv, envelope.Base64Reading{URLSafe: true}); !ok {
 				p.Failf(path, "%s's Base64 payload does not decode (T-HDR-3)", name)
 				return
 			}
 			p.Warnf(path, "%s is Base64 in the URL-safe alphabet; the spec names none and its examples use the standard one (AMB-10)", name)
+		} else if envelope.Unpadded(hv) {
+			p.Warnf(path, "%s is Base64 without its padding; the spec names none and its examples pad, so a server may refuse it (AMB-10)", name)
 		}
 		if got != want {
 			p.Failf(path, "%s decodes to %s, but %s is %s (T-HDR-2, T-HDR-3)", name, Quote(got, quoteN), bodyPath, Quote(want, quoteN))

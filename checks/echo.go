@@ -838,7 +838,7 @@ ERR4001). Strict contract only.`,
 // decodedHeader is a header value as the server reads it: a Base64
 // sentinel decoded (T-HDR-3).
 func decodedHeader(v string) string {
-	if d, ok := envelope.DecodeHeaderValue(v, true); ok {
+	if d, ok := envelope.DecodeHeaderValue(v, envelope.Base64Reading{URLSafe: true}); ok {
 		return d
 	}
 	return v

@@ -84,12 +84,19 @@ func ValidHeaderValue(v string) bool {
 	return true
 }
 
+// A Base64Reading is one way a receiver may decode a sentinel's payload:
+// AMB-10 names neither alphabet nor padding. The zero value reads the
+// standard alphabet, padded or not.
+type Base64Reading struct {
+	URLSafe bool // the URL-safe alphabet is read too
+	Padded  bool // a payload without its padding does not decode
+}
+
 // DecodeHeaderValue undoes the Base64 sentinel of T-HDR-3. The markers are
 // lowercase and case-sensitive; anything else is the literal value. The
-// second result is false when the sentinel's payload does not decode.
-// AMB-10 names neither alphabet nor padding: the standard alphabet is read
-// with or without padding, and with urlSafe the URL-safe one too.
-func DecodeHeaderValue(v string, urlSafe bool) (string, bool) {
+// second result is false when the sentinel's payload does not decode
+// under the reading r.
+func DecodeHeaderValue(v string, r Base64Reading) (string, bool) {
 	inner, ok := strings.CutPrefix(v, "=?base64?")
 	if !ok {
 		return v, true
@@ -98,9 +105,15 @@ func DecodeHeaderValue(v string, urlSafe bool) (string, bool) {
 	if !ok {
 		return v, true
 	}
-	encs := []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding}
-	if urlSafe {
-		encs = append(encs, base64.URLEncoding, base64.RawURLEncoding)
+	encs := []*base64.Encoding{base64.StdEncoding}
+	if r.URLSafe {
+		encs = append(encs, base64.URLEncoding)
+	}
+	if !r.Padded {
+		encs = append(encs, base64.RawStdEncoding)
+		if r.URLSafe {
+			encs = append(encs, base64.RawURLEncoding)
+		}
 	}
 	for _, enc := range encs {
 		if b, err := enc.DecodeString(inner); err == nil {
@@ -108,6 +121,14 @@ func DecodeHeaderValue(v string, urlSafe bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Unpadded: v is a Base64 sentinel whose payload decodes, but only
+// without the padding it leaves out.
+func Unpadded(v string) bool {
+	_, lenient := DecodeHeaderValue(v, Base64Reading{URLSafe: true})
+	_, padded := DecodeHeaderValue(v, Base64Reading{URLSafe: true, Padded: true})
+	return lenient && !padded
 }
 
 // EncodeHeaderValue applies the Base64 sentinel of T-HDR-3 where a value

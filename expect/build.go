@@ -39,9 +39,10 @@ type reading struct {
 	reject bool
 	// strictInt: only a digit string is an integer id; 1.0 and 1e2 are not.
 	strictInt bool
-	// urlBase64: a Base64 sentinel may use the URL-safe alphabet (AMB-10).
-	urlBase64 bool
-	why       string
+	// b64 is how a Base64 sentinel is decoded: AMB-10 names neither its
+	// alphabet nor its padding.
+	b64 envelope.Base64Reading
+	why string
 }
 
 func readings(ex *envelope.Exchange) []reading {
@@ -75,9 +76,13 @@ func readings(ex *envelope.Exchange) []reading {
 			rs = append(rs, reading{body: rs[0].body, header: h,
 				why: "RFC 9110 §5.3: a repeated header may be read as its first, its last or its joined values"})
 		}
-		if base64URL(base.header) {
-			rs = append(rs, reading{body: rs[0].body, header: base.header, urlBase64: true,
+		if sentinel(base.header, func(v string) bool { return strings.ContainsAny(v, "-_") }) {
+			rs = append(rs, reading{body: rs[0].body, header: base.header, b64: envelope.Base64Reading{URLSafe: true},
 				why: "AMB-10: the Base64 alphabet of the sentinel is not named"})
+		}
+		if sentinel(base.header, envelope.Unpadded) {
+			rs = append(rs, reading{body: rs[0].body, header: base.header, b64: envelope.Base64Reading{Padded: true},
+				why: "AMB-10: whether the Base64 of the sentinel is padded is not named"})
 		}
 	}
 	return rs
@@ -249,15 +254,15 @@ func mcpHeader(name string) bool {
 	return lk == "mcp-protocol-version" || lk == "mcp-method" || lk == "mcp-name" || strings.HasPrefix(lk, "mcp-param-")
 }
 
-// base64URL: some sentinel payload uses a character only the URL-safe
-// alphabet has.
-func base64URL(h http.Header) bool {
+// sentinel: an MCP header the server decodes (Mcp-Name, Mcp-Param-*)
+// holds a Base64 sentinel that is.
+func sentinel(h http.Header, is func(v string) bool) bool {
 	for k, vs := range h {
 		if !strings.EqualFold(k, "Mcp-Name") && !strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
 			continue
 		}
 		for _, v := range vs {
-			if strings.HasPrefix(v, "=?base64?") && strings.ContainsAny(v, "-_") {
+			if strings.HasPrefix(v, "=?base64?") && is(v) {
 				return true
 			}
 		}
@@ -720,7 +725,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 				add(envelope.CodeHeaderMismatch, "Mcp-Name has invalid characters")
 				preBody = true
 			default:
-				got, decoded := envelope.DecodeHeaderValue(nv, rd.urlBase64)
+				got, decoded := envelope.DecodeHeaderValue(nv, rd.b64)
 				if !decoded || got != want.Str {
 					set(CondHeaderMismatch)
 					add(envelope.CodeHeaderMismatch, "Mcp-Name differs from params."+field)
@@ -729,7 +734,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			}
 		}
 		if e.Method == "tools/call" {
-			faults, numeric := paramHeaderFaults(e.Facts, req, h, rd.urlBase64)
+			faults, numeric := paramHeaderFaults(e.Facts, req, h, rd.b64)
 			for _, d := range faults {
 				set(CondHeaderMismatch)
 				add(envelope.CodeHeaderMismatch, d)
@@ -800,7 +805,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 // against the x-mcp-header properties of the tool the server listed
 // (T-HDR-4): a non-null argument needs its header, with the same value;
 // a null or absent one needs none. Nil when the tool is not known.
-func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, urlBase64 bool) (out []string, numeric bool) {
+func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, b64 envelope.Base64Reading) (out []string, numeric bool) {
 	for _, pa := range f.Tool(req.Get("params.name").Str).ParamArgs(req.Get("params.arguments")) {
 		arg := shortQuote(strings.Join(pa.Path, "."))
 		hv, ok := envelope.HeaderValue(h, "Mcp-Param-"+pa.Header)
@@ -809,7 +814,7 @@ func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, urlBase64
 			continue
 		}
 		v := pa.Value
-		got, decoded := envelope.DecodeHeaderValue(trimOWS(hv), urlBase64)
+		got, decoded := envelope.DecodeHeaderValue(trimOWS(hv), b64)
 		want := v.Raw
 		if v.Type == gjson.String {
 			want = v.Str
