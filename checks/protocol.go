@@ -159,7 +159,8 @@ declarations set, not only for form:
 
 On stdio other requests may be in flight, so a progress or log
 notification that names another request only warns there; on a POST's
-own SSE stream it fails. What the server declared is known in live runs
+own SSE stream it fails in 2026-07-28 (T-HTTP-17, MUST) and warns before
+(T-HTTP-15: they SHOULD relate to the request). What the server declared is known in live runs
 and in transcripts that carry the run's facts; without them the
 declaration rules are not judged.`,
 	Run: func(p *Pass) error {
@@ -173,6 +174,10 @@ declaration rules are not judged.`,
 		// On a POST's own stream every message concerns the request; on
 		// stdio other requests may be in flight.
 		scoped := expect.Want{Level: expect.Must, Rule: "T-HTTP-17"}
+		if x.Version != envelope.V20260728 {
+			// Before 2026-07-28 they only SHOULD relate to it.
+			scoped = expect.Want{Level: expect.Should, Rule: "T-HTTP-15"}
+		}
 		if p.Exchange.Transport == envelope.Stdio {
 			scoped = expect.Want{Level: expect.Open, Rule: "on stdio another request may be in flight"}
 		}
