@@ -44,3 +44,38 @@ func TestFindingsBounded(t *testing.T) {
 		}
 	}
 }
+
+// stubSchemas answers every reply with the entries it holds, as a user's
+// --schema FILE could.
+type stubSchemas []envelope.DistilledEntry
+
+func (s stubSchemas) ValidateReply(string, string, []byte) ([]envelope.DistilledEntry, error) {
+	return s, nil
+}
+
+// A fractional ttlMs warns (AMB-18) only when being a fraction is all
+// that is wrong with it: a bound a user's schema adds, or an integer it
+// refuses for another reason, stays a failure with its own problem.
+func TestTTLFractionWarnsAlone(t *testing.T) {
+	for _, c := range []struct {
+		ttl      string
+		problems []string
+		want     checks.Status
+	}{
+		{"1500.5", []string{"got number, want integer"}, checks.StatusWarn},
+		{"120000.5", []string{"got number, want integer", "must be <= 60000"}, checks.StatusFail},
+		{"120000", []string{"must be <= 60000"}, checks.StatusFail},
+		{"-1.5", []string{"got number, want integer"}, checks.StatusFail},
+	} {
+		reply := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":` + c.ttl + `,"cacheScope":"public","tools":[]}}`
+		ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20260728,
+			Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
+			Response: &envelope.Response{Messages: [][]byte{[]byte(reply)}}}
+		in := checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil),
+			Schemas: stubSchemas{{Location: "/result/ttlMs", Problems: c.problems}}}
+		vs := checks.Judge(in, []*checks.Check{checks.SchemaValid})
+		if len(vs) != 1 || vs[0].Status != c.want {
+			t.Errorf("ttlMs %s with %q: %+v, want %s", c.ttl, c.problems, vs, c.want)
+		}
+	}
+}

@@ -38,10 +38,12 @@ a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
 nothing. Under --contract spec only the statuses the spec ties to a
 JSON-RPC body (400 and 404 in 2026-07-28) fail; others warn, and none is
 asked of a refusal the spec lets come bare (a foreign Origin's 403,
-T-HTTP-14). A refusal for the HTTP server's own size limits (413, 414,
-431) may come before any MCP code runs: the strict contract's wish for a
-JSON-RPC body there only warns, and --contract spec asks for none. Answers
-to GET or DELETE are not JSON-RPC exchanges and are not judged here.`,
+T-HTTP-14). A status the HTTP layer sends on its own account (a size or
+rate limit: 413, 414, 429, 431; authorization: 401 with its OAuth body; a
+gateway: 502, 503, 504) may come before any MCP code runs: the strict
+contract's wish for a JSON-RPC body there only warns, and --contract spec
+asks for none. Answers to GET or DELETE are not JSON-RPC exchanges and are
+not judged here.`,
 	Run: func(p *Pass) error {
 		resp, err := needHTTP(p)
 		if err != nil {
@@ -55,17 +57,18 @@ to GET or DELETE are not JSON-RPC exchanges and are not judged here.`,
 		}
 		report, why := p.Failf, ""
 		switch {
-		case sizeLimit(resp.Status):
+		case httpLayer(resp.Status):
 			if !p.Contract.IsStrict() {
 				return nil
 			}
-			report, why = p.Warnf, " (the contract prefers one; an HTTP server's own size limit may answer before any MCP code runs)"
+			report, why = p.Warnf, " (the contract prefers one; the HTTP layer, its limits, its authorization or a proxy, may answer before any MCP code runs)"
 		case p.Contract.IsStrict():
 		case p.Expect.NoReply.Set():
 			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
-		case p.Expect.BodyOptional:
-			return nil // the spec lets this refusal come without a body (T-HTTP-14)
 		case !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)):
+			if p.Expect.BodyOptional {
+				return nil // the spec lets this refusal come without a body (T-HTTP-14)
+			}
 			report = p.Warnf
 		}
 		mt := mediaType(resp)
@@ -81,10 +84,17 @@ to GET or DELETE are not JSON-RPC exchanges and are not judged here.`,
 	},
 }
 
-// sizeLimit: the status an HTTP server sends when a request exceeds its
-// own limits on size (RFC 9110 §15.5.14, §15.5.15; RFC 6585 §5).
-func sizeLimit(status int) bool {
-	return status == 413 || status == 414 || status == 431
+// httpLayer: a status the HTTP layer sends on its own account, before
+// any MCP code reads the request: a limit on size (413, 414, 431: RFC
+// 9110 §15.5.14-15, RFC 6585 §5) or rate (429), a missing authorization
+// (401, T-AUTH-1: an OAuth body, RFC 6750), or a gateway's failure (502,
+// 503, 504).
+func httpLayer(status int) bool {
+	switch status {
+	case 401, 413, 414, 429, 431, 502, 503, 504:
+		return true
+	}
+	return false
 }
 
 var StatusFits = &Check{

@@ -314,10 +314,12 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrin
 	var all, keys []string
 	if exp.Request.Valid {
 		// One walk, as each walk parses the body again, into lists
-		// made once: every string has two quote marks of its own.
+		// made once: every string has two quote marks of its own, and
+		// all takes the keys too in the end. Most members have a string
+		// value, so keys are about half the strings; more only regrow.
 		n := bytes.Count(exp.Request.Raw, []byte{'"'}) / 2
 		all = make([]string, 0, n+len(ex.Request.Header)+2)
-		keys = make([]string, 0, n)
+		keys = make([]string, 0, n/2+1)
 		walkTexts(exp.Request.Root(), func(s gjson.Result, key bool) {
 			if key {
 				keys = append(keys, s.Str)

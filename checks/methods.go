@@ -94,7 +94,10 @@ The stream need not end while the checker reads it: a stream with no
 acknowledgment yet only warns (it may come later); on stdio, messages of
 other requests may be interleaved, so only those tagged with this
 subscription are judged there. The other messages of a listen stream
-are this check's alone: PRO1003 leaves them.`,
+are this check's alone: PRO1003 leaves them. A notifications/cancelled
+that ends the subscription by naming the listen id in requestId, without
+the subscriptionId, warns: the cancellation page gives it that form, and
+how it combines with T-META-3 is not spelled out (AMB-20).`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		if x.Method != "subscriptions/listen" || x.Version != envelope.V20260728 {
@@ -116,6 +119,11 @@ are this check's alone: PRO1003 leaves them.`,
 			}
 			method := m.Get("method").Str
 			switch {
+			case !sub.Exists() && method == "notifications/cancelled" && envelope.SameID(id, m.Get("params.requestId")):
+				// The server's end of the subscription, naming it by
+				// requestId as the cancellation page has it; whether it
+				// carries the subscriptionId too is not spelled out.
+				p.Warnf(path, "%s ends the subscription without _meta %s; it names the listen request by requestId (T-META-3, AMB-20)", Quote(method, quoteN), metaSubscriptionID)
 			case !sub.Exists():
 				p.Failf(path, "%s lacks _meta %s (T-SUB-3, T-META-3)", Quote(method, quoteN), metaSubscriptionID)
 			case !mine:

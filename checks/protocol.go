@@ -31,7 +31,9 @@ on it warn (T-MRTR-4).
 Another resultType string warns: an extension the server advertises may
 define it, which its capabilities do not show; it fails where the run's
 facts show capabilities that advertise no extension at all (neither
-extensions nor experimental holds a member). A result whose _meta carries
+extensions nor experimental holds a member), and where the request's
+clientCapabilities name none, since a server then falls back to core
+behaviour (T-LIFE-17). A result whose _meta carries
 no io.modelcontextprotocol/serverInfo (name and version) warns
 (T-LIFE-11, a SHOULD).`,
 	Run: func(p *Pass) error {
@@ -57,6 +59,8 @@ no io.modelcontextprotocol/serverInfo (name and version) warns
 			p.Failf("result.resultType", `resultType is %s, want "complete" or "input_required"`, describe(rt))
 		case rt.Str != "complete" && rt.Str != "input_required" && advertisesNoExtension(p.Expect.Facts):
 			p.Failf("result.resultType", `resultType is %s: not "complete" or "input_required", and the server advertises no extension that could define it (T-LIFE-10)`, describe(rt))
+		case rt.Str != "complete" && rt.Str != "input_required" && noExtension(p.Expect.Request.Get(envelope.MetaPath(envelope.MetaClientCapabilities))):
+			p.Failf("result.resultType", `resultType is %s: not "complete" or "input_required", and the request's clientCapabilities name no extension, so the server falls back to core behaviour (T-LIFE-17)`, describe(rt))
 		case rt.Str != "complete" && rt.Str != "input_required":
 			// An extension the server advertises may define more values
 			// (T-LIFE-10); which ones, its capabilities do not say.
@@ -81,7 +85,14 @@ func advertisesNoExtension(f *expect.Facts) bool {
 	return known && !hasMembers(f.Capability("extensions")) && !hasMembers(f.Capability("experimental"))
 }
 
-// hasMembers: v is an object with at least one member.
+// noExtension: caps, a capabilities object, names no extension in
+// extensions or experimental. Absent capabilities name nothing known.
+func noExtension(caps gjson.Result) bool {
+	return caps.IsObject() && !hasMembers(caps.Get("extensions")) && !hasMembers(caps.Get("experimental"))
+}
+
+// hasMembers: v is an object with at least one member. (ForEach stops at
+// the first; on anything but an object or array it calls nothing.)
 func hasMembers(v gjson.Result) bool {
 	n := 0
 	v.ForEach(func(_, _ gjson.Result) bool { n++; return false })
@@ -381,9 +392,11 @@ supplies instead.`,
 			return err
 		}
 		for _, e := range entries {
-			if ttl := m.Get("result.ttlMs"); e.Location == "/result/ttlMs" && ttl.Type == gjson.Number && ttl.Num >= 0 {
-				// A non-negative number fails the schema only as a
-				// fraction, which the TypeScript's number allows.
+			if ttl := m.Get("result.ttlMs"); e.Location == "/result/ttlMs" && ttl.Type == gjson.Number && ttl.Num >= 0 &&
+				!envelope.IsInteger(ttl.Raw) && len(e.Problems) == 1 {
+				// A fraction, and nothing else wrong with it: the
+				// TypeScript's number allows it (a user's schema may bound
+				// it further, which stays a failure).
 				p.Warnf(pointerPath(e.Location), "ttlMs is %s, not an integer: the JSON Schema and prose say integer, schema.ts says number (AMB-18)", Quote(ttl.Raw, quoteN))
 				continue
 			}

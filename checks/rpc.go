@@ -259,19 +259,27 @@ may leave the id out. A result always carries the request's id.`,
 
 // refusedOnHeaders: the HTTP status says the request was refused on what
 // comes before its body (credentials, Origin, Accept, Content-Type, size,
-// an unknown 2025 session), so the server may not have read the id, and
+// an unknown 2025 session, a missing one), so the server may not have read the id, and
 // its code and status are the transport's, not a method error's.
 func refusedOnHeaders(p *Pass) bool {
 	r := p.Exchange.Response
 	if p.Exchange.Transport != envelope.HTTP || r == nil {
 		return false
 	}
-	if sizeLimit(r.Status) {
+	if httpLayer(r.Status) {
 		return true
 	}
 	switch r.Status {
-	case 401, 403, 405, 406, 411, 415:
+	case 403, 405, 406, 411, 415:
 		return true
+	case 400:
+		// A session-less request to a server the facts show issued a
+		// session: T-SESS-2's 400 may come before the body is read.
+		// Issuing one does not show the server requires it, so only the
+		// refusal is excused, not a lost id on anything else.
+		x := p.Expect
+		return x.Version != envelope.V20260728 && x.Facts != nil && x.Facts.Session && x.Method != "initialize" &&
+			envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == ""
 	case 404:
 		return p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
 	}

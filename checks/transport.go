@@ -2,10 +2,10 @@ package checks
 
 import (
 	"bytes"
-	"github.com/tidwall/gjson"
 	"net/http"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 )
@@ -98,8 +98,8 @@ var SSEStream = &Check{
   exchange shows);
 - in 2025-11-25 a stream answering a POST that sets event ids (one the
   client may resume) starts with a priming event, an id and empty data (T-HTTP-15,
-  a SHOULD: a warning); not in a session that speaks an older version (an
-  initialize answered with 2024-11-05, a server that speaks 2025-03-26);
+  a SHOULD: a warning); not on an initialize answered with an older
+  version (2024-11-05), whose session has no such rule;
 - in 2026-07-28 the response to a POST carries X-Accel-Buffering: no (T-HTTP-17, a
   SHOULD: a warning), since a buffering proxy would hold back the
   messages that precede the response.`,
@@ -144,17 +144,14 @@ var SSEStream = &Check{
 	},
 }
 
-// spokenVersion is the version the exchange's session speaks, where it
-// differs from the one replies are judged by: an initialize's own answer
-// names it, and the run's facts name the one the server negotiated.
+// spokenVersion is the version the exchange's session speaks: an
+// initialize's own answer names the one it negotiates (2024-11-05 for a
+// client that asked for it); any other exchange speaks the run's.
 func spokenVersion(p *Pass) string {
 	if r := p.Reply.Response; p.Expect.Method == "initialize" && r != nil {
 		if v := r.Get("result.protocolVersion"); v.Type == gjson.String {
 			return v.Str
 		}
-	}
-	if f := p.Expect.Facts; f != nil && f.Spoken != "" {
-		return f.Spoken
 	}
 	return p.Expect.Version
 }

@@ -457,13 +457,6 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		e.Reply = Want{}
 	}
 	e.call(http)
-	if http && e.Method != "initialize" && envelope.HeaderGet(rd.header, "Mcp-Session-Id") == "" {
-		// Where the facts say the server issued a session, a request
-		// without one may be refused before its body is read (T-SESS-2).
-		// Without facts, whether it requires one is unknown, and a lost
-		// id stays the server's fault.
-		e.session("none")
-	}
 	return e
 }
 

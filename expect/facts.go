@@ -52,9 +52,10 @@ type Facts struct {
 	// Session: the server issued an Mcp-Session-Id at initialize (2025-xx
 	// HTTP), so it relies on sessions.
 	Session bool
-	// Local: the server is reached on a loopback address (HTTP), where a
-	// page of any other origin is the DNS-rebinding attack T-HTTP-14
-	// names; which origins a remote server accepts is its own policy.
+	// Local: the server is reached on a loopback, private or link-local
+	// address (HTTP), where a page of any other origin is the
+	// DNS-rebinding attack T-HTTP-14 names; which origins a remote server
+	// accepts is its own policy.
 	Local bool
 	// Spoken is the version the server negotiated when it is not the one
 	// replies are judged by: "2025-03-26", judged as Version (2025-06-18)

@@ -25,8 +25,8 @@ import (
 //	expect-error: must | should RULE | open RULE | false
 //	                                 a result is wrong (at that level), or right
 //	expect-error: local RULE         a result is wrong (must) from a server the
-//	                                 facts show on a loopback address, open by RULE
-//	                                 from any other (a foreign Origin, T-HTTP-14)
+//	                                 facts show local (loopback, private, link-local),
+//	                                 open by RULE from any other (a foreign Origin)
 //	expect-ambiguity: RULE | none    the reaction is open: every deviation warns
 //	                                 (none: the request's own ambiguities do not apply)
 //	expect-code-ambiguity: RULE      only the code is open: another code warns
@@ -304,9 +304,14 @@ func (o *Override) apply(e *Expectation) {
 		e.Error = *o.err
 	}
 	if o.errLocal != "" {
-		e.Error = open(o.errLocal)
+		w := open(o.errLocal)
 		if e.Facts != nil && e.Facts.Local {
-			e.Error = must("T-HTTP-14: a server on a loopback address refuses a foreign Origin")
+			w = must("T-HTTP-14: a server on a local address refuses a foreign Origin")
+		}
+		// The Origin's ambiguity softens nothing the request and the facts
+		// fix on their own (a method of an undeclared capability).
+		if w.Level >= e.Error.Level {
+			e.Error = w
 		}
 	}
 	if o.reply != nil {

@@ -16,8 +16,11 @@ type HTTPTarget struct {
 	T *transport.HTTP
 }
 
-// Local reports whether the endpoint's host is a loopback address or
-// localhost: a server there is the one DNS rebinding reaches (T-HTTP-14).
+// Local reports whether the endpoint's host is a loopback, unspecified,
+// private or link-local address, or a localhost name: the servers a web
+// page reaches only through DNS rebinding (T-HTTP-14). Other names are
+// not resolved: which addresses they stand for is not the checker's to
+// assume, and a remote server's allowed origins are its own policy.
 func (h *HTTPTarget) Local() bool {
 	u, err := url.Parse(h.T.URL)
 	if err != nil {
@@ -25,7 +28,7 @@ func (h *HTTPTarget) Local() bool {
 	}
 	host := u.Hostname()
 	if ip := net.ParseIP(host); ip != nil {
-		return ip.IsLoopback()
+		return ip.IsLoopback() || ip.IsUnspecified() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
 	}
 	return strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost")
 }
