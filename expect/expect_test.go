@@ -200,6 +200,11 @@ func TestLearn(t *testing.T) {
 	if f.Session {
 		t.Error("stdio learned a session")
 	}
+	esc := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initi\u0061lize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`))
+	if esc == nil || esc.Version != "2025-11-25" {
+		t.Errorf("an initialize whose method is spelled with an escape taught nothing: %+v", esc)
+	}
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
 	initOK := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
 	for _, sid := range []string{"s-1", ""} {

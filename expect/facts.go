@@ -366,7 +366,12 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 	if ex == nil || ex.Response == nil || ex.Failure != "" {
 		return f
 	}
-	switch gjson.GetBytes(bytes.TrimPrefix(ex.Request.Body, []byte("\xef\xbb\xbf")), "method").Str { // a byte order mark, as Parse drops it
+	body := ex.Request.Body
+	if !bytes.ContainsAny(body, `\`) && !bytes.Contains(body, []byte("initialize")) &&
+		!bytes.Contains(body, []byte("server/discover")) && !bytes.Contains(body, []byte("list")) {
+		return f // no method that teaches anything (none spelled with escapes): spared even the read of its name
+	}
+	switch gjson.GetBytes(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), "method").Str { // a byte order mark, as Parse drops it
 	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 	default:
 		return f // most exchanges teach nothing: spared a full parse
