@@ -116,6 +116,10 @@ func ClassifyCode(version string, code int, extra []CodeRule) (CodeClass, *CodeR
 		return CodeForbidden, nil // T-ERR-8
 	case code >= -32768 && code <= -32100:
 		return CodeReserved, nil // reserved by JSON-RPC §5.1 for pre-defined errors
+	case version == V20260728 && code >= -32019 && code <= -32000:
+		// T-ERR-9 is the spec's SHOULD NOT: a contract that names the
+		// code gives it a meaning for its own users, not for receivers.
+		return CodeLegacy, nil
 	}
 	for i := range extra {
 		if extra[i].Code == code {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+
+	"github.com/tidwall/gjson"
 )
 
 // Contract profiles.
@@ -123,17 +125,34 @@ func LoadContract(arg string) (*Contract, error) {
 }
 
 // ParseContract reads a contract file's bytes. Unknown fields are errors:
-// a misspelt key must not silently loosen the contract.
+// a misspelt key must not silently loosen the contract; so are keys in
+// another case, a key given twice and anything after the object, which
+// a JSON decoder would let pass. Errors name the line.
 func ParseContract(raw []byte) (*Contract, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, errors.New("the file is empty; want a JSON object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var f contractFile
 	if err := dec.Decode(&f); err != nil {
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(raw[:min(int(se.Offset), len(raw))], []byte("\n"))
-			return nil, fmt.Errorf("line %d: %w", line, err)
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("line %d: %w", lineAt(raw, se.Offset), err)
+		case errors.As(err, &te):
+			return nil, fmt.Errorf("line %d: %s is %s, want %s", lineAt(raw, te.Offset), te.Field, te.Value, te.Type)
 		}
+		if kerr := exactKeys(raw, gjson.ParseBytes(raw), contractKeys); kerr != nil {
+			return nil, kerr // an unknown field, with its line
+		}
+		return nil, err
+	}
+	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+		return nil, fmt.Errorf("line %d: content after the contract's object", lineAt(raw, int64(len(raw)-len(rest))))
+	}
+	if err := exactKeys(raw, gjson.ParseBytes(raw), contractKeys); err != nil {
 		return nil, err
 	}
 	var c *Contract
@@ -145,14 +164,16 @@ func ParseContract(raw []byte) (*Contract, error) {
 	default:
 		return nil, fmt.Errorf("extends %q: want %q or %q", f.Extends, ProfileStrict, ProfileSpec)
 	}
+	codes := gjson.GetBytes(raw, "codes").Array()
 	for i, code := range f.Codes {
+		line := lineAt(raw, int64(codes[i].Index))
 		if code.Name == "" {
-			return nil, fmt.Errorf("codes[%d]: name is required", i)
+			return nil, fmt.Errorf("line %d: codes[%d]: name is required", line, i)
 		}
 		if code.Code >= -32768 && code.Code <= -32100 {
 			// -32000..-32099 is JSON-RPC's implementation-defined range, so a
 			// contract may name codes there; the rest is reserved outright.
-			return nil, fmt.Errorf("codes[%d]: %d lies in the range JSON-RPC reserves for pre-defined errors", i, code.Code)
+			return nil, fmt.Errorf("line %d: codes[%d]: %d lies in the range JSON-RPC reserves for pre-defined errors", line, i, code.Code)
 		}
 		c.Codes = append(c.Codes, CodeRule{Code: code.Code, Name: code.Name, Use: code.Use, Ref: "contract file"})
 	}
@@ -183,4 +204,53 @@ func ParseContract(raw []byte) (*Contract, error) {
 		c.LocationKey, c.ProblemsKey = d.Location, d.Problems
 	}
 	return c, nil
+}
+
+// contractKeys are the keys of a contract file, object by object ("" the
+// file itself), as the documented form spells them.
+var contractKeys = map[string][]string{
+	"":          {"extends", "codes", "dataKeys", "quoteBound", "messageMax", "distilled"},
+	"codes":     {"code", "name", "use"},
+	"distilled": {"location", "problems"},
+}
+
+// exactKeys finds, in the contract object v and the objects under its
+// codes and distilled, a key given twice or not spelled as documented.
+func exactKeys(raw []byte, v gjson.Result, keys map[string][]string) error {
+	var err error
+	check := func(obj gjson.Result, where string) {
+		seen := map[string]bool{}
+		obj.ForEach(func(k, _ gjson.Result) bool {
+			switch {
+			case !slices.Contains(keys[where], k.Str):
+				err = fmt.Errorf("line %d: unknown key %q%s", lineAt(raw, int64(obj.Index+k.Index)), k.Str, in(where))
+			case seen[k.Str]:
+				err = fmt.Errorf("line %d: key %q given twice%s", lineAt(raw, int64(obj.Index+k.Index)), k.Str, in(where))
+			}
+			seen[k.Str] = true
+			return err == nil
+		})
+	}
+	check(v, "")
+	for _, c := range v.Get("codes").Array() {
+		if err == nil && c.IsObject() {
+			check(c, "codes")
+		}
+	}
+	if d := v.Get("distilled"); err == nil && d.IsObject() {
+		check(d, "distilled")
+	}
+	return err
+}
+
+func in(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " in " + where
+}
+
+// lineAt is the line of raw that holds byte off.
+func lineAt(raw []byte, off int64) int {
+	return 1 + bytes.Count(raw[:min(max(int(off), 0), len(raw))], []byte("\n"))
 }

@@ -37,11 +37,20 @@ func TestLoadContract(t *testing.T) {
 	}
 	bad := []struct{ body, wantErr string }{
 		{`{"extends":"lenient"}`, `extends "lenient"`},
-		{`{"dataKey":["x"]}`, `unknown field "dataKey"`},
+		{`{"dataKey":["x"]}`, `line 1: unknown key "dataKey"`},
 		{`{"quoteBound":0}`, "quoteBound 0"},
 		{`{"codes":[{"code":-32500,"name":"x"}]}`, "reserves"},
 		{`{"codes":[{"code":5}]}`, "name is required"},
 		{"{\n\"quoteBound\": 3,\n}", "line 3"},
+		{"", "empty"},
+		{"{\"extends\":\"strict\"}\n\ngarbage", "line 3: content after"},
+		{"{\"extends\":\"strict\"}{\"extends\":\"spec\"}", "line 1: content after"},
+		{"{\"extends\":\"strict\",\n\"extends\":\"spec\"}", `line 2: key "extends" given twice`},
+		{"{\n\"DataKeys\":[\"x\"]}", `line 2: unknown key "DataKeys"`},
+		{"{\"codes\":[\n{\"code\":1,\"name\":\"a\"},\n{\"code\":2,\"Name\":\"b\"}]}", `line 3: unknown key "Name" in codes`},
+		{"{\"distilled\":{\"location\":\"a\",\n\"problems\":\"b\",\"problems\":\"c\"}}", `line 2: key "problems" given twice in distilled`},
+		{"{\n\"quoteBound\": \"64\"}", "line 2: quoteBound is string, want int"},
+		{"{\"codes\":[\n{\"code\":1,\"name\":\"a\"},\n{\"code\":-32500,\"name\":\"b\"}]}", "line 3: codes[1]: -32500 lies in the range"},
 	}
 	for i, b := range bad {
 		p := write("bad"+string(rune('a'+i))+".json", b.body)

@@ -154,7 +154,7 @@ func TestSSEBoundStreamAsWhole(t *testing.T) {
 }
 
 func TestClassifyCode(t *testing.T) {
-	extra := []envelope.CodeRule{{Code: 1001, Name: "Rate limited"}, {Code: -32042, Name: "mine"}}
+	extra := []envelope.CodeRule{{Code: 1001, Name: "Rate limited"}, {Code: -32042, Name: "mine"}, {Code: -32001, Name: "session expired"}}
 	tests := []struct {
 		version string
 		code    int
@@ -166,7 +166,9 @@ func TestClassifyCode(t *testing.T) {
 		{"2026-07-28", -32002, envelope.CodeForbidden},
 		{"2026-07-28", -32042, envelope.CodeForbidden}, // a contract cannot allow what the version forbids
 		{"2026-07-28", -32050, envelope.CodeForbidden},
-		{"2026-07-28", -32001, envelope.CodeLegacy},
+		{"2026-07-28", -32001, envelope.CodeLegacy},  // T-ERR-9 holds though the contract names it
+		{"2025-11-25", -32001, envelope.CodeDefined}, // before 2026-07-28 the contract may name it
+		{"2026-07-28", -32005, envelope.CodeLegacy},
 		{"2025-06-18", -32002, envelope.CodeDefined},
 		{"2025-06-18", -32042, envelope.CodeDefined}, // the contract declares it; 2025-06-18 does not forbid it
 		{"2025-11-25", -32042, envelope.CodeDefined},
