@@ -166,6 +166,17 @@ func quotesSorted(sorted []string, s, core string) bool {
 	return i < len(sorted) && strings.HasPrefix(sorted[i], core)
 }
 
+// isLocationPath: error.data.errors.N.<location>, the JSON Pointer of a
+// distilled entry.
+func isLocationPath(path, key string) bool {
+	rest, ok := strings.CutPrefix(path, "error.data.errors.")
+	if !ok {
+		return false
+	}
+	n, member, ok := strings.Cut(rest, ".")
+	return ok && n != "" && strings.Trim(n, "0123456789") == "" && member == envelope.JoinPath("", key)
+}
+
 // isProblemPath: error.data.errors.N.<problems>.M
 //
 // It runs on every string under data, so it reads the path in place

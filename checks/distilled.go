@@ -68,17 +68,38 @@ type distilledEntry struct {
 	problems []string
 }
 
-// multiSentence finds a sentence break inside a phrase: a word of two
-// letters or more ends in sentence punctuation and a capitalised word
-// follows. Abbreviations made of single letters ("U.S. State", "e.g. A")
-// do not end a sentence.
-var multiSentence = regexp.MustCompile(`[A-Za-z]{2,}["')\]]?[.!?]\s+[A-Z][a-z]`)
+// multiSentence finds a candidate sentence break inside a phrase: a word
+// of two letters or more ends in sentence punctuation and a capitalised
+// word follows. Abbreviations made of single letters ("U.S. State", "e.g.
+// A") do not end a sentence.
+var multiSentence = regexp.MustCompile(`([A-Za-z]{2,})["')\]]?([.!?])\s+[A-Z][a-z]`)
 
-// severalSentences: s holds a sentence break. Most phrases hold no
-// sentence punctuation at all, and the pattern, unanchored, would try
-// every position of each.
+// quotedText is a double-quoted or backquoted run: a value the phrase
+// quotes, whose own punctuation is no sentence of the phrase's.
+var quotedText = regexp.MustCompile("\"[^\"]*\"|`[^`]*`")
+
+// abbreviations end in a period without ending a sentence ("vs. None",
+// "Mrs. Smith", "etc. Or blank").
+var abbreviations = map[string]bool{"vs": true, "etc": true, "mr": true, "mrs": true, "ms": true, "dr": true,
+	"st": true, "no": true, "jr": true, "sr": true, "inc": true, "ltd": true, "co": true, "approx": true,
+	"cf": true, "fig": true, "vol": true, "ca": true, "min": true, "max": true, "resp": true}
+
+// severalSentences: s holds a sentence break outside what it quotes.
+// Most phrases hold no sentence punctuation at all, and the pattern,
+// unanchored, would try every position of each.
 func severalSentences(s string) bool {
-	return strings.ContainsAny(s, ".!?") && multiSentence.MatchString(s)
+	if !strings.ContainsAny(s, ".!?") {
+		return false
+	}
+	if strings.ContainsAny(s, "\"`") {
+		s = quotedText.ReplaceAllString(s, `"quoted"`)
+	}
+	for _, m := range multiSentence.FindAllStringSubmatchIndex(s, -1) {
+		if s[m[4]:m[5]] != "." || !abbreviations[strings.ToLower(s[m[2]:m[3]])] {
+			return true
+		}
+	}
+	return false
 }
 
 func judgeDistilled(p *Pass, errs gjson.Result) {

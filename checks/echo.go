@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -112,6 +113,12 @@ type echoScan struct {
 	// byPrefix indexes the request's values by their first bytes, for a
 	// request with many (see wholeIndexed).
 	byPrefix *prefixIndex
+	// vocabulary are the request's texts that are not the client's to
+	// leak: the name of the method the version defines, and the names
+	// the server itself listed (a tool, a prompt, a resource's URI). A
+	// reply that names them ("Error executing tool search_repositories")
+	// echoes nothing the client sent.
+	vocabulary []string
 }
 
 // windowKey is the window of t at i as a number, for the index.
@@ -256,7 +263,7 @@ func (x *windowIndex) grow(sources []source) {
 }
 
 func newEchoScan(p *Pass) *echoScan {
-	s := &echoScan{p: p, values: map[string]bool{}}
+	s := &echoScan{p: p, values: map[string]bool{}, vocabulary: vocabulary(p)}
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
 	// Made once at its size, but for decoded variants (rare): a string
@@ -304,6 +311,45 @@ func newEchoScan(p *Pass) *echoScan {
 		}
 	}
 	return s
+}
+
+// rawControl fails a reply text that carries a control character as is:
+// a quoted value has them escaped, or a request's escape sequence (ESC
+// [2J clears a terminal) becomes the server's own words on the reader's
+// screen. A tab and the line breaks are left to the rules on lines.
+func rawControl(p *Pass, path, v string) {
+	i := strings.IndexFunc(v, func(r rune) bool { return unicode.IsControl(r) && r != '\t' && !isLineBreak(r) })
+	if i >= 0 {
+		r, _ := utf8.DecodeRuneInString(v[i:])
+		p.Failf(path, "holds the control character %U as is; a quoted value has it escaped", r)
+	}
+}
+
+// vocabulary lists the request's texts long enough to count as echo that
+// the version or the server itself defined (see echoScan.vocabulary).
+func vocabulary(p *Pass) []string {
+	x := p.Expect
+	var out []string
+	if m := x.Method; len(m) >= minPiece && slices.Contains(envelope.Methods(x.Version), m) {
+		out = append(out, m)
+	}
+	for _, k := range []string{"params.name", "params.uri"} {
+		if v := x.Request.Get(k); v.Type == gjson.String && len(v.Str) >= minPiece && x.Facts.Published(v.Str) {
+			out = append(out, v.Str)
+		}
+	}
+	return out
+}
+
+// maskVocabulary blanks the vocabulary's words in t, keeping its length
+// (NUL stands in no request text a reply could be matched against).
+func (s *echoScan) maskVocabulary(t string) string {
+	for _, w := range s.vocabulary {
+		if strings.Contains(t, w) {
+			t = strings.ReplaceAll(t, w, strings.Repeat("\x00", len(w)))
+		}
+	}
+	return t
 }
 
 // verbatim: the string v stands in the JSON text as it reads, between
@@ -360,6 +406,9 @@ func (s *echoScan) text(path, raw string) {
 	}
 	if d := percentDecode(raw); d != raw {
 		variants = append(variants, d)
+	}
+	for i, t := range variants {
+		variants[i] = s.maskVocabulary(t)
 	}
 	for _, t := range variants {
 		s.pieces(path, t)
@@ -780,7 +829,11 @@ at most one whole request value (of 16 characters or more) may be quoted,
 in text or as structure (the request's object put back under data) — the
 values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
--32022);
+-32022), nor are the locations of distilled errors (pointers the contract
+asks for), the method's name, or a tool, prompt or resource the server
+itself listed (the run's facts show it);
+no text under data carries a control character as is (a tab and the
+line breaks aside): the quoted value has it escaped;
 and, in live runs, no value given with --header (a credential), which is
 never quoted in the report.
 A server that echoes the request leaks what the client sent into logs and
@@ -796,7 +849,16 @@ server's own words. Strict contract only.`,
 		}
 		s := newEchoScan(p)
 		s.text("error.message", p.Reply.Response.Get("error.message").Str)
-		walkStrings(e.Get("data"), "error.data", s.text)
+		walkStrings(e.Get("data"), "error.data", func(path, v string) {
+			if isLocationPath(path, p.Contract.LocationKey) {
+				// The pointer the distilled entry must carry: its
+				// members are the request's names, by the contract's own
+				// rule, not text it echoes.
+				return
+			}
+			rawControl(p, path, v)
+			s.text(path, v)
+		})
 		s.done("error")
 		return nil
 	},
@@ -811,7 +873,7 @@ var NoEchoInToolError = &Check{
 	Doc: `Since 2025-11-25 a tool refuses bad arguments with a result whose
 isError is true (T-TOOL-8): the tool dialect of a refusal. Its text content
 obeys the same no-echo rule as error messages, judged the same way (see
-ERR4001). Strict contract only.`,
+ERR4001), raw control characters included. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
@@ -827,7 +889,9 @@ ERR4001). Strict contract only.`,
 		s := newEchoScan(p)
 		for i, c := range r.Get("content").Array() {
 			if t := c.Get("text"); t.Type == gjson.String {
-				s.text(fmt.Sprintf("result.content.%d.text", i), t.Str)
+				path := fmt.Sprintf("result.content.%d.text", i)
+				rawControl(p, path, t.Str)
+				s.text(path, t.Str)
 			}
 		}
 		s.done("result.content")

@@ -63,7 +63,10 @@ var MessageConcise = &Check{
 	Doc: `error.message stays within the contract's length bound (messageMax,
 160 characters by default): a cause a person reads at a glance and a
 calling model acts on. Detail belongs in structured data keys, not in a
-paragraph. Under --contract spec an overlong message only warns.`,
+paragraph. Under --contract spec an overlong message only warns. A message
+of several sentences warns under either contract: the spec asks for one
+short sentence (T-RPC-8, a SHOULD); an abbreviation's period and the
+punctuation of what it quotes end no sentence.`,
 	Run: func(p *Pass) error {
 		_, msg, err := needMessage(p)
 		if err != nil {
@@ -71,6 +74,9 @@ paragraph. Under --contract spec an overlong message only warns.`,
 		}
 		if n := visibleLen(msg); n > p.Contract.MessageMax {
 			p.Contractf(true, "error.message", "message is %d characters, over the bound of %d: %s", n, p.Contract.MessageMax, Quote(msg, quoteN))
+		}
+		if severalSentences(msg) {
+			p.Warnf("error.message", "message is several sentences; it should be one short sentence (T-RPC-8): %s", Quote(msg, quoteN))
 		}
 		return nil
 	},

@@ -1,6 +1,9 @@
 package checks
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"unicode"
 )
@@ -15,5 +18,26 @@ func TestFirstMark(t *testing.T) {
 	}
 	if !unicode.In(firstMark, unicode.Mn) {
 		t.Errorf("firstMark %U is no mark: the bound could be higher", firstMark)
+	}
+}
+
+// severalSentences finds a sentence break, not an abbreviation's period
+// nor punctuation inside what the phrase quotes (testdata/text).
+func TestSeveralSentences(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "text", "sentences.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Text    string
+		Several bool
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatalf("sentences.json: %v", err)
+	}
+	for _, c := range cases {
+		if got := severalSentences(c.Text); got != c.Several {
+			t.Errorf("severalSentences(%q) = %v, want %v", c.Text, got, c.Several)
+		}
 	}
 }

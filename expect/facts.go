@@ -201,6 +201,13 @@ func (f *Facts) Capability(path string) gjson.Result {
 	return gjson.GetBytes(f.Capabilities, path)
 }
 
+// Published reports whether the server itself listed a tool or a prompt
+// named s, or a resource at URI s (not one a template merely matches: its
+// variables are the client's).
+func (f *Facts) Published(s string) bool {
+	return f != nil && (f.Tool(s) != nil || f.prompt(s) != nil || slices.Contains(f.Resources, s))
+}
+
 // Serves reports whether the server declared it serves version.
 func (f *Facts) Serves(version string) bool {
 	return f != nil && slices.Contains(f.Supported, version)
