@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -113,7 +114,7 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 		code := int(e.Get("code").Int())
 		walkStrings(d, "error.data", func(path, s string) {
 			switch {
-			case isProblemPath(path, p.Contract.ProblemsKey):
+			case isProblemPath(path, p.Contract.ProblemsKey), isLocationPath(path, p.Contract.LocationKey):
 			case humanText(p.Expect.Version, code, path):
 			case quotesRequest(p, s):
 			case isProse(s):
@@ -199,8 +200,12 @@ func isProse(s string) bool {
 	if hasLineBreak(s) {
 		return true
 	}
-	if !strings.Contains(s, " ") {
-		return false
+	if strings.HasSuffix(s, "。") || strings.HasSuffix(s, "！") || strings.HasSuffix(s, "？") {
+		// A sentence of a script written without spaces between words.
+		return utf8.RuneCountInString(s) >= 6
+	}
+	if !strings.ContainsFunc(s, unicode.IsSpace) {
+		return false // one word: an identifier, a value (NBSP counts as a space)
 	}
 	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
 		return true

@@ -3,10 +3,11 @@ package checks
 import (
 	"cmp"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+	"unicode/utf16"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -138,8 +139,8 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem is %s, want a non-empty string", describe(pr))
 			case hasLineBreak(pr.Str):
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
-			case utf8.RuneCountInString(pr.Str) > p.Contract.MessageMax:
-				p.Failf(pp(), "problem is %d characters, not a short cause phrase: %s", utf8.RuneCountInString(pr.Str), Quote(pr.Str, quoteN))
+			case visibleLen(pr.Str) > p.Contract.MessageMax:
+				p.Failf(pp(), "problem is %d characters, not a short cause phrase: %s", visibleLen(pr.Str), Quote(pr.Str, quoteN))
 			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case seenProb[pr.Str]:
@@ -159,7 +160,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 		return true
 	})
 	if !sortedBy(entries, func(a, b distilledEntry) int { return strings.Compare(a.loc, b.loc) }) &&
-		!sortedBy(entries, compareTokens) {
+		!sortedBy(entries, compareTokens) && !sortedBy(entries, compareUTF16) {
 		for i := 1; i < len(entries); i++ {
 			if strings.Compare(entries[i-1].loc, entries[i].loc) > 0 {
 				p.Failf("error.data.errors", "entries are not sorted: %s comes after %s", Quote(entries[i].loc, quoteN), Quote(entries[i-1].loc, quoteN))
@@ -254,11 +255,32 @@ var noCause = map[string]bool{"property": true, "value": true, "field": true, "i
 
 func allMention(problems []string, loc string) bool {
 	for _, pr := range problems {
-		if !strings.Contains(pr, loc) {
+		if !mentions(pr, loc) {
 			return false
 		}
 	}
 	return true
+}
+
+// mentions: pr names the pointer loc itself, not a longer one that starts
+// with it ("/params/arguments/password" names no "/params/arguments").
+func mentions(pr, loc string) bool {
+	for i := 0; ; {
+		j := strings.Index(pr[i:], loc)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(loc)
+		if end == len(pr) || !pointerByte(pr[end]) {
+			return true
+		}
+		i += j + 1
+	}
+}
+
+// pointerByte: c may continue a JSON Pointer written in running text.
+func pointerByte(c byte) bool {
+	return c == '/' || c == '~' || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // pointerTokens reads an RFC 6901 JSON Pointer into its tokens, undoing
@@ -312,6 +334,13 @@ func compareTokens(a, b distilledEntry) int {
 		return strings.Compare(x, y)
 	}
 	return cmp.Compare(len(a.tokens), len(b.tokens))
+}
+
+// compareUTF16 orders locations by UTF-16 code units, as JavaScript's
+// default sort and Java's compareTo do: the order differs from code
+// points only where a character past U+FFFF meets one from U+E000 up.
+func compareUTF16(a, b distilledEntry) int {
+	return slices.Compare(utf16.Encode([]rune(a.loc)), utf16.Encode([]rune(b.loc)))
 }
 
 func sortedBy(es []distilledEntry, c func(a, b distilledEntry) int) bool {

@@ -556,12 +556,14 @@ func (s *echoScan) pieces(path, t string) {
 		}
 		lo, hi := at-b, at+f
 		if src.body {
-			// A quoted value carries its quote marks in the body; they are
-			// JSON syntax, not part of what was echoed.
-			for lo < hi && src.text[lo] == '"' {
+			// A quoted value carries its quote marks in the body, and a
+			// reply's "query: \"…\"" matches the body's ": \"" before it
+			// when the body spaces its members: JSON syntax, not part of
+			// what was echoed.
+			for lo < hi && jsonSyntax(src.text[lo]) {
 				lo++
 			}
-			for hi > lo && src.text[hi-1] == '"' {
+			for hi > lo && jsonSyntax(src.text[hi-1]) {
 				hi--
 			}
 		}
@@ -583,6 +585,10 @@ func (s *echoScan) pieces(path, t string) {
 		i += f
 	}
 }
+
+// jsonSyntax: c is a byte JSON puts between values (quote marks, the
+// separators, brackets, white space).
+func jsonSyntax(c byte) bool { return strings.IndexByte("\":, \t\r\n{}[]", c) >= 0 }
 
 // valueAt is the value that stands verbatim in the body around [lo, hi),
 // nil when none does.
