@@ -166,7 +166,10 @@ func ParseContract(raw []byte) (*Contract, error) {
 	}
 	codes := gjson.GetBytes(raw, "codes").Array()
 	for i, code := range f.Codes {
-		line := lineAt(raw, int64(codes[i].Index))
+		line := 1
+		if i < len(codes) { // gjson and the decoder read the same valid text
+			line = lineAt(raw, int64(codes[i].Index))
+		}
 		if code.Name == "" {
 			return nil, fmt.Errorf("line %d: codes[%d]: name is required", line, i)
 		}
