@@ -452,7 +452,9 @@ not run. From 2025-11-25 the tools page asks for a tool execution error: a
 result with isError true (pass); -32602 only warns, because the 2026-07-28
 schema.ts and its example contradict the tools page (AMB-2). In 2025-06-18
 either form passes. A result that is not an error means the tool ran on
-input it declared invalid: a failure.`,
+input it declared invalid: a failure; only a warning where the one fault
+is a null for an argument the schema lets be absent, which servers
+commonly read as absent (models send such nulls).`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || !t.Refusal.Set() {

@@ -638,9 +638,33 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 	}
 	if len(probs) > 0 {
 		e.Tool.Refusal, e.Tool.Problems = must("T-TOOL-8; tools page: servers MUST validate tool inputs"), probs
+		if bare, ok := withoutNulls(args); ok && !t.Rejects(bare, e.Version) {
+			// Only nulls are wrong: a client (a model, often) sent null
+			// for arguments it meant to leave out, and a server that reads
+			// null as absent ran what the schema allows.
+			e.Tool.Refusal = open("a null argument is widely read as an absent one; the inputSchema forbids the null (T-TOOL-8)")
+		}
 		return
 	}
 	e.Tool.OutputSchema = t.Output
+}
+
+// withoutNulls is the arguments object args without its members whose
+// value is null; ok is false when it has none.
+func withoutNulls(args gjson.Result) (out []byte, ok bool) {
+	out = append(out, '{')
+	args.ForEach(func(k, v gjson.Result) bool {
+		if v.Type == gjson.Null {
+			ok = true
+			return true
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, k.Raw...), ':'), v.Raw...)
+		return true
+	})
+	return append(out, '}'), ok
 }
 
 // modern applies the 2026-07-28 per-request rules: the _meta fields on
