@@ -114,7 +114,8 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 		code := int(e.Get("code").Int())
 		walkStrings(d, "error.data", func(path, s string) {
 			switch {
-			case isProblemPath(path, p.Contract.ProblemsKey), isLocationPath(path, p.Contract.LocationKey):
+			case isProblemPath(path, p.Contract.ProblemsKey):
+			case isLocationPath(path, p.Contract.LocationKey) && len(foreignTokens(p, s)) == 0:
 			case humanText(p.Expect.Version, code, path):
 			case quotesRequest(p, s):
 			case isProse(s):
@@ -176,6 +177,29 @@ func isLocationPath(path, key string) bool {
 	}
 	n, member, ok := strings.Cut(rest, ".")
 	return ok && n != "" && strings.Trim(n, "0123456789") == "" && member == envelope.JoinPath("", key)
+}
+
+// foreignTokens are the tokens of the pointer loc that name nothing of the
+// request: neither an index nor one of its member names. A distilled
+// entry's location is made of the request's names by the contract's own
+// rule; any other token is text the reply carries (all of loc when it is
+// no pointer).
+func foreignTokens(p *Pass, loc string) []string {
+	tokens, ok := pointerTokens(gjson.Result{Type: gjson.String, Str: loc})
+	if !ok {
+		return []string{loc}
+	}
+	_, names := p.Reply.sortedTexts(p.Exchange, p.Expect)
+	var out []string
+	for _, t := range tokens {
+		if _, err := strconv.ParseUint(t, 10, 64); err == nil {
+			continue
+		}
+		if _, found := slices.BinarySearch(names, t); !found {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // isProblemPath: error.data.errors.N.<problems>.M

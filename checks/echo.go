@@ -116,8 +116,9 @@ type echoScan struct {
 	// vocabulary are the request's texts that are not the client's to
 	// leak: the name of the method the version defines, and the names
 	// the server itself listed (a tool, a prompt, a resource's URI). A
-	// reply that names them ("Error executing tool search_repositories")
-	// echoes nothing the client sent.
+	// reply that names one alone ("Error executing tool
+	// search_repositories") echoes nothing the client sent; a run of the
+	// request that goes on past it does (see isVocabulary).
 	vocabulary []string
 }
 
@@ -341,16 +342,11 @@ func vocabulary(p *Pass) []string {
 	return out
 }
 
-// maskVocabulary blanks the vocabulary's words in t, keeping its length
-// (NUL stands in no request text a reply could be matched against).
-func (s *echoScan) maskVocabulary(t string) string {
-	for _, w := range s.vocabulary {
-		if strings.Contains(t, w) {
-			t = strings.ReplaceAll(t, w, strings.Repeat("\x00", len(w)))
-		}
-	}
-	return t
-}
+// isVocabulary: t is one of the vocabulary's words, whole. Only a word
+// standing alone is exempt: a run that goes on past it (the request's
+// object around the tool's name) is the client's text, and so is a value
+// that merely contains it.
+func (s *echoScan) isVocabulary(t string) bool { return slices.Contains(s.vocabulary, t) }
 
 // verbatim: the string v stands in the JSON text as it reads, between
 // quote marks, with no escape.
@@ -407,9 +403,7 @@ func (s *echoScan) text(path, raw string) {
 	if d := percentDecode(raw); d != raw {
 		variants = append(variants, d)
 	}
-	for i, t := range variants {
-		variants[i] = s.maskVocabulary(t)
-	}
+
 	for _, t := range variants {
 		s.pieces(path, t)
 	}
@@ -422,7 +416,7 @@ func (s *echoScan) text(path, raw string) {
 		return
 	}
 	for _, v := range vals {
-		if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] {
+		if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] || s.isVocabulary(v) {
 			continue
 		}
 		for _, t := range variants {
@@ -454,7 +448,7 @@ func (s *echoScan) wholeIndexed(path string, variants []string) {
 			pre := t[i : i+minEchoValue]
 			for j := x.first(pre); j >= 0 && j < len(x.values) && strings.HasPrefix(x.values[j], pre); j++ {
 				v := x.values[j]
-				if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote {
+				if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.isVocabulary(v) {
 					continue
 				}
 				if !s.values[v] && strings.HasPrefix(t[i:], v) {
@@ -567,7 +561,7 @@ func (s *echoScan) pieces(path, t string) {
 				hi--
 			}
 		}
-		if hi-lo >= minPiece {
+		if hi-lo >= minPiece && !s.isVocabulary(src.text[lo:hi]) {
 			src.cover(lo, hi, path, false)
 			switch {
 			case src.at >= 0 && s.sources[0].body:
@@ -856,13 +850,13 @@ server's own words. Strict contract only.`,
 		s := newEchoScan(p)
 		s.text("error.message", p.Reply.Response.Get("error.message").Str)
 		walkStrings(e.Get("data"), "error.data", func(path, v string) {
-			if isLocationPath(path, p.Contract.LocationKey) {
-				// The pointer the distilled entry must carry: its
-				// members are the request's names, by the contract's own
-				// rule, not text it echoes.
-				return
-			}
 			rawControl(p, path, v)
+			if isLocationPath(path, p.Contract.LocationKey) {
+				// The pointer the distilled entry must carry names the
+				// request's members by the contract's own rule; only what
+				// else it holds is text the reply echoes.
+				v = strings.Join(foreignTokens(p, v), "/")
+			}
 			s.text(path, v)
 		})
 		s.done("error")

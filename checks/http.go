@@ -112,10 +112,10 @@ when the server cannot accept it. A result is 200.
 
 For other method errors on a valid request the spec leaves the status open
 (T-HTTP-11): 200 passes and a 4xx warns under the strict contract (which
-prefers 200). Before 2026-07-28 a 404 carrying -32601 or -32602 warns
-under the strict contract even in a session: the code shows the method was
-answered, while a client takes any 404 for the end of its session
-(T-SESS-3). A 5xx for a client's mistake fails: the client did wrong,
+prefers 200). Before 2026-07-28 a 404 whose code (-32601, -32602, -32603,
+-32002) or echoed id shows the method was answered warns under the strict
+contract even in a session, as a client takes any 404 for the end of its
+session (T-SESS-3). A 5xx for a client's mistake fails: the client did wrong,
 not the server; -32603 with a 5xx only warns.`,
 	Run: func(p *Pass) error {
 		resp, err := needHTTP(p)
@@ -195,11 +195,11 @@ not the server; -32603 with a 5xx only warns.`,
 			}
 		case isErr && slices.Contains(x.ReadStatus, st):
 			// Right under one reading of the request.
-		case isErr && st == 404 && (code == envelope.CodeMethodNotFound || code == envelope.CodeInvalidParams) &&
+		case isErr && st == 404 && methodLevel(p) &&
 			x.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "":
-			// The code says the method was answered, not the session
-			// refused; a 2025 client takes a 404 for the end of its
-			// session all the same and starts a new one (T-SESS-3).
+			// The code or the echoed id says the method was answered, not
+			// the session refused; a 2025 client takes a 404 for the end
+			// of its session all the same and starts a new one (T-SESS-3).
 			if p.Contract.IsStrict() {
 				p.Warnf(path, "status 404 for error %d: a 2025 client reads 404 as the end of its session (T-SESS-3); the spec leaves a method error's status open (T-HTTP-11), the contract prefers 200", code)
 			}

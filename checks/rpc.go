@@ -266,20 +266,20 @@ func refusedOnHeaders(p *Pass) bool {
 	if p.Exchange.Transport != envelope.HTTP || r == nil {
 		return false
 	}
-	if httpLayer(r.Status) {
-		return true
-	}
 	switch r.Status {
-	case 403, 405, 406, 411, 415:
+	case 401, 403, 405, 406, 411, 413, 414, 415, 431:
+		// (Not 429 or a gateway's 5xx: when those carry a JSON-RPC
+		// error, MCP code wrote it, and it is judged like any other.)
 		return true
 	case 400:
 		// A session-less request to a server the facts show issued a
 		// session: T-SESS-2's 400 may come before the body is read.
 		// Issuing one does not show the server requires it, so only the
 		// refusal is excused, not a lost id on anything else.
+		// A method-level code shows the body was read, as at 404.
 		x := p.Expect
 		return x.Version != envelope.V20260728 && x.Facts != nil && x.Facts.Session && x.Method != "initialize" &&
-			envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == ""
+			envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" && !methodLevel(p)
 	case 404:
 		return p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
 	}
@@ -475,4 +475,20 @@ func describe(v gjson.Result) string {
 	default:
 		return k + " " + clip(v.Raw)
 	}
+}
+
+// methodLevel: the reply's error code, or its echo of the request's id,
+// shows the server read the body: a code of the method's own processing
+// (-32601, -32602, -32603, -32002), or the id it could only read there.
+func methodLevel(p *Pass) bool {
+	r := p.Reply.Response
+	if r == nil {
+		return false
+	}
+	switch r.Get("error.code").Int() {
+	case envelope.CodeMethodNotFound, envelope.CodeInvalidParams, envelope.CodeInternalError, envelope.CodeResourceNotFound:
+		return true
+	}
+	id := r.Get("id")
+	return id.Exists() && id.Type != gjson.Null && envelope.SameID(p.Expect.Request.Get("id"), id)
 }
