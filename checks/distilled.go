@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -71,29 +72,40 @@ type distilledEntry struct {
 
 // multiSentence finds a candidate sentence break inside a phrase: a word
 // of two letters or more ends in sentence punctuation and a capitalised
-// word follows. Abbreviations made of single letters ("U.S. State", "e.g.
-// A") do not end a sentence.
-var multiSentence = regexp.MustCompile(`([A-Za-z]{2,})["')\]]?([.!?])\s+[A-Z][a-z]`)
+// word, or a quoted value, follows. Abbreviations made of single letters
+// ("U.S. State", "e.g. A") do not end a sentence.
+var multiSentence = regexp.MustCompile(`([A-Za-z]{2,})["')\]]?([.!?])\s+(?:[A-Z][a-z]|"quoted")`)
 
-// quotedText is a double-quoted or backquoted run: a value the phrase
-// quotes, whose own punctuation is no sentence of the phrase's.
-var quotedText = regexp.MustCompile("\"[^\"]*\"|`[^`]*`")
+// quotedText is a run the phrase quotes, whose own punctuation is no
+// sentence of the phrase's: in double quotes, backquotes, typographic
+// quotes, or single quotes that stand apart from words (Python's
+// jsonschema writes 'Hello. World' is not of type 'integer'; "don't" is
+// no quote).
+var quotedText = regexp.MustCompile("\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|(^|[\\s(\\[{:,=])'[^']*'")
 
 // abbreviations end in a period without ending a sentence ("vs. None",
-// "Mrs. Smith", "etc. Or blank").
+// "Mrs. Smith", "etc. Or blank"). Words that end sentences as often
+// ("no", "max") are not among them.
 var abbreviations = map[string]bool{"vs": true, "etc": true, "mr": true, "mrs": true, "ms": true, "dr": true,
-	"st": true, "no": true, "jr": true, "sr": true, "inc": true, "ltd": true, "co": true, "approx": true,
-	"cf": true, "fig": true, "vol": true, "ca": true, "min": true, "max": true, "resp": true}
+	"st": true, "jr": true, "sr": true, "inc": true, "ltd": true, "approx": true, "cf": true, "fig": true,
+	"vol": true, "ca": true, "resp": true}
 
 // severalSentences: s holds a sentence break outside what it quotes.
 // Most phrases hold no sentence punctuation at all, and the pattern,
 // unanchored, would try every position of each.
 func severalSentences(s string) bool {
-	if !strings.ContainsAny(s, ".!?") {
+	if !strings.ContainsAny(s, ".!?。！？") {
 		return false
 	}
-	if strings.ContainsAny(s, "\"`") {
-		s = quotedText.ReplaceAllString(s, `"quoted"`)
+	if strings.ContainsAny(s, "\"`“‘'") {
+		s = quotedText.ReplaceAllString(s, `${1}"quoted"`)
+	}
+	if i := strings.IndexAny(s, "。！？"); i >= 0 {
+		// A script written without spaces ends a sentence with these.
+		_, size := utf8.DecodeRuneInString(s[i:])
+		if strings.TrimSpace(s[i+size:]) != "" {
+			return true
+		}
 	}
 	for _, m := range multiSentence.FindAllStringSubmatchIndex(s, -1) {
 		if s[m[4]:m[5]] != "." || !abbreviations[strings.ToLower(s[m[2]:m[3]])] {
@@ -139,8 +151,8 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem is %s, want a non-empty string", describe(pr))
 			case hasLineBreak(pr.Str):
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
-			case visibleLen(pr.Str) > p.Contract.MessageMax:
-				p.Failf(pp(), "problem is %d characters, not a short cause phrase: %s", visibleLen(pr.Str), Quote(pr.Str, quoteN))
+			case length(pr.Str, p.Contract.MessageMax) != "":
+				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
 			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case seenProb[pr.Str]:
@@ -181,7 +193,7 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 		byLoc[e.loc] = i
 	}
 	pointing := make([]map[string]bool, len(entries)) // per entry: its problems that name a deeper entry
-	for i, child := range entries {
+	for _, child := range entries {
 		for depth := len(child.tokens) - 1; depth >= 0; depth-- {
 			ai, ok := byLoc[pointerOf(child.tokens[:depth])]
 			if !ok {
@@ -204,7 +216,6 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 			if anc.loc != "" && len(child.problems) > 0 && allMention(child.problems, anc.loc) {
 				p.Failf("error.data.errors", "entry %s only restates the problems of %s", Quote(child.loc, quoteN), Quote(anc.loc, quoteN))
 			}
-			_ = i
 		}
 	}
 	for i, e := range entries {

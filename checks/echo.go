@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -314,15 +313,14 @@ func newEchoScan(p *Pass) *echoScan {
 	return s
 }
 
-// rawControl fails a reply text that carries a control character as is:
-// a quoted value has them escaped, or a request's escape sequence (ESC
+// rawControl reports a reply text that carries a control character as
+// is: a quoted value has them escaped, or a request's escape sequence (ESC
 // [2J clears a terminal) becomes the server's own words on the reader's
 // screen. A tab and the line breaks are left to the rules on lines.
-func rawControl(p *Pass, path, v string) {
-	i := strings.IndexFunc(v, func(r rune) bool { return unicode.IsControl(r) && r != '\t' && !isLineBreak(r) })
-	if i >= 0 {
+func rawControl(report func(path, format string, args ...any), path, v string) {
+	if i := strings.IndexFunc(v, bareControl); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(v[i:])
-		p.Failf(path, "holds the control character %U as is; a quoted value has it escaped", r)
+		report(path, "holds the control character %U as is; a quoted value has it escaped", r)
 	}
 }
 
@@ -850,7 +848,7 @@ server's own words. Strict contract only.`,
 		s := newEchoScan(p)
 		s.text("error.message", p.Reply.Response.Get("error.message").Str)
 		walkStrings(e.Get("data"), "error.data", func(path, v string) {
-			rawControl(p, path, v)
+			rawControl(p.Failf, path, v)
 			if isLocationPath(path, p.Contract.LocationKey) {
 				// The pointer the distilled entry must carry names the
 				// request's members by the contract's own rule; only what
@@ -890,7 +888,9 @@ ERR4001), raw control characters included. Strict contract only.`,
 		for i, c := range r.Get("content").Array() {
 			if t := c.Get("text"); t.Type == gjson.String {
 				path := fmt.Sprintf("result.content.%d.text", i)
-				rawControl(p, path, t.Str)
+				// A tool's own output may be colored (a compiler's, a
+				// CLI's): only a warning there.
+				rawControl(p.Warnf, path, t.Str)
 				s.text(path, t.Str)
 			}
 		}

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -46,7 +45,7 @@ one short sentence.`,
 			p.Contractf(true, "error.message", "message is empty")
 		case hasLineBreak(msg):
 			p.Contractf(true, "error.message", "message spans %d lines: %s", lineCount(msg), Quote(msg, quoteN))
-		case hasControl(msg) && (p.Contract.IsStrict() || strings.ContainsFunc(msg, func(r rune) bool { return unicode.IsControl(r) && r != '\t' && !isLineBreak(r) })):
+		case hasControl(msg) && (p.Contract.IsStrict() || strings.ContainsFunc(msg, bareControl)):
 			// A tab breaks the contract's one clean line, but no rule of
 			// the spec: under --contract spec only the other controls warn.
 			p.Contractf(true, "error.message", "message contains control characters: %s", Quote(msg, quoteN))
@@ -75,8 +74,8 @@ punctuation of what it quotes end no sentence.`,
 		if err != nil {
 			return err
 		}
-		if n := visibleLen(msg); n > p.Contract.MessageMax {
-			p.Contractf(true, "error.message", "message is %d characters, over the bound of %d: %s", n, p.Contract.MessageMax, Quote(msg, quoteN))
+		if n := length(msg, p.Contract.MessageMax); n != "" {
+			p.Contractf(true, "error.message", "message is %s, over the bound of %d: %s", n, p.Contract.MessageMax, Quote(msg, quoteN))
 		}
 		if severalSentences(msg) {
 			p.Warnf("error.message", "message is several sentences; it should be one short sentence (T-RPC-8): %s", Quote(msg, quoteN))

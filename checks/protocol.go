@@ -171,7 +171,8 @@ declarations set, not only for form:
 On stdio other requests may be in flight, so a progress or log
 notification that names another request only warns there; on a POST's
 own SSE stream it fails in 2026-07-28 (T-HTTP-17, MUST) and warns before
-(T-HTTP-15: they SHOULD relate to the request). What the server declared is known in live runs
+in a session (T-HTTP-15: they SHOULD relate to the request, and another
+request of the session may own what they name). What the server declared is known in live runs
 and in transcripts that carry the run's facts; without them the
 declaration rules are not judged.`,
 	Run: func(p *Pass) error {
@@ -185,8 +186,11 @@ declaration rules are not judged.`,
 		// On a POST's own stream every message concerns the request; on
 		// stdio other requests may be in flight.
 		scoped := expect.Want{Level: expect.Must, Rule: "T-HTTP-17"}
-		if x.Version != envelope.V20260728 {
-			// Before 2026-07-28 they only SHOULD relate to it.
+		if x.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
+			// Before 2026-07-28 they only SHOULD relate to it, and in a
+			// session another request may own what they name. Without
+			// one, no other request of this client's is known to the
+			// server: a foreign token fails as before.
 			scoped = expect.Want{Level: expect.Should, Rule: "T-HTTP-15"}
 		}
 		if p.Exchange.Transport == envelope.Stdio {
@@ -262,6 +266,9 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 		switch {
 		case !caps.Get(need).Exists():
 			p.Failf(path, "the server sent %s, but the client declared no %s capability (T-LIFE-4)", Quote(method, quoteN), need)
+		case x.Version == envelope.V20250618:
+			// No elicitation modes nor sampling tools yet: a request that
+			// uses them is the schema's to judge, no capability's.
 		default:
 			if gap, at := capabilityGap(method, params, caps); gap != "" {
 				p.Failf(path+".params."+at, "the server sent %s asking for %s, which the client did not declare (T-LIFE-4)", Quote(method, quoteN), gap)

@@ -1,8 +1,10 @@
 package checks
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // isLineBreak: the characters that end a line for a reader of text. CR
@@ -60,3 +62,22 @@ func visibleLen(s string) int {
 func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && !isLineBreak(r) })
 }
+
+// length says how long s reads, "" when it is within max: the characters
+// a reader sees, and the code points too when combining marks pile past
+// four to a character (a Zalgo text of 16 letters and 6 KB is no short
+// cause).
+func length(s string, max int) string {
+	n, cps := visibleLen(s), utf8.RuneCountInString(s)
+	switch {
+	case cps > 4*max:
+		return fmt.Sprintf("%d characters of %d code points", n, cps)
+	case n > max:
+		return fmt.Sprintf("%d characters", n)
+	}
+	return ""
+}
+
+// bareControl: r is a control character other than a tab or a line
+// break, which have rules of their own.
+func bareControl(r rune) bool { return unicode.IsControl(r) && r != '\t' && !isLineBreak(r) }

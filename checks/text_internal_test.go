@@ -35,6 +35,9 @@ func TestSeveralSentences(t *testing.T) {
 	if err := json.Unmarshal(raw, &cases); err != nil {
 		t.Fatalf("sentences.json: %v", err)
 	}
+	if len(cases) < 20 {
+		t.Fatalf("sentences.json holds %d cases; the test means nothing without them", len(cases))
+	}
 	for _, c := range cases {
 		if got := severalSentences(c.Text); got != c.Several {
 			t.Errorf("severalSentences(%q) = %v, want %v", c.Text, got, c.Several)

@@ -194,6 +194,11 @@ func TestLearn(t *testing.T) {
 	if g == f || !g.ToolsListed || g.Tool("a") == nil || f.ToolsListed {
 		t.Errorf("a whole list: learned %+v, and the old facts must not change (%+v)", g, f)
 	}
+	changed := &envelope.Exchange{Transport: envelope.Stdio, Request: envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a"}}`)},
+		Response: &envelope.Response{Messages: [][]byte{[]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`), []byte(`{"jsonrpc":"2.0","id":9,"result":{"content":[]}}`)}}}
+	if k := g.Learn(changed); k.ToolsListed || k.Tool("a") != nil || !g.ToolsListed {
+		t.Errorf("a reply carrying tools/list_changed: learned %+v; the tools must be forgotten, and the old facts kept", k)
+	}
 	if h := g.Learn(ex(`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad"}}`)); h != g {
 		t.Error("an error taught something")
 	}

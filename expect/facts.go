@@ -367,12 +367,15 @@ func (f *Facts) Forget(notification string) *Facts {
 // capabilities, the capabilities the client declared, and whether it
 // issued a session), server/discover
 // (its versions and capabilities) or a tools/list that needs no further
-// page (its tools, listed in full). Facts are never changed: a learned
-// fact makes a new value; nothing learned returns f itself.
+// page (its tools, listed in full); and what it unlearns: a list the
+// reply's own list_changed notifications say changed. Facts are never
+// changed: a learned fact makes a new value; nothing learned returns f
+// itself.
 func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 	if ex == nil || ex.Response == nil || ex.Failure != "" {
 		return f
 	}
+	f = f.forgetChanged(ex.Response)
 	body := ex.Request.Body
 	if !bytes.ContainsAny(body, `\`) && !bytes.Contains(body, []byte("initialize")) &&
 		!bytes.Contains(body, []byte("server/discover")) && !bytes.Contains(body, []byte("list")) {
@@ -436,6 +439,27 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		return f
 	}
 	return n
+}
+
+// forgetChanged applies the list-change notifications a reply carries
+// beside its response (Forget): a list the server says changed no longer
+// says what exists, and a tool judged by its old schema would be judged
+// wrong. Most replies carry none, and are not read for them.
+func (f *Facts) forgetChanged(resp *envelope.Response) *Facts {
+	mark := []byte("list_changed")
+	found := bytes.Contains(resp.Body, mark)
+	for _, m := range resp.Messages {
+		found = found || bytes.Contains(m, mark)
+	}
+	if !found {
+		return f
+	}
+	for _, m := range envelope.ReadReply(resp, envelope.ReadOptions{}).Messages {
+		if method := m.Get("method").Str; strings.HasSuffix(method, "/list_changed") && !m.Get("id").Exists() {
+			f = f.Forget(method)
+		}
+	}
+	return f
 }
 
 // learnList takes in a whole list of what the server offers.
