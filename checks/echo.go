@@ -827,9 +827,11 @@ at most one whole request value (of 16 characters or more) may be quoted,
 in text or as structure (the request's object put back under data) — the
 values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
--32022), nor are the locations of distilled errors (pointers the contract
-asks for), the method's name, or a tool, prompt or resource the server
-itself listed (the run's facts show it);
+-32022), nor are the tokens of a distilled error's location that name the
+request's members (the pointer the contract asks for), nor the method's
+name or a tool, prompt or resource the server itself listed (the run's
+facts show it), where one stands alone: a run that goes on past it
+counts;
 no text under data carries a control character as is (a tab and the
 line breaks aside): the quoted value has it escaped;
 and, in live runs, no value given with --header (a credential), which is
