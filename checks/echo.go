@@ -818,7 +818,7 @@ var NoEcho = &Check{
 one short quoted value. Echo is judged on what a reader sees, not on the
 bytes: reply texts are read with JSON escapes and percent-encoding undone,
 request values decoded too, and the quote marks around a quoted value do
-not count. Three things are judged:
+not count. Four things are judged:
 the pieces of any one request text (its raw body, a string value in it, a
 header value) that the reply carries, added up over message and every
 data value, must stay within the quote bound (64 characters by default;
