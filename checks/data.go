@@ -189,7 +189,7 @@ func foreignTokens(p *Pass, loc string) []string {
 	if !ok {
 		return []string{loc}
 	}
-	_, names := p.Reply.sortedTexts(p.Exchange, p.Expect)
+	names := p.Reply.request(p.Exchange, p.Expect).keys
 	var out []string
 	for _, t := range tokens {
 		if _, err := strconv.ParseUint(t, 10, 64); err == nil {

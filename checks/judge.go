@@ -39,6 +39,10 @@ type requestStrings struct {
 	// a prefix search is then a binary search in each part.
 	all []string
 	nv  int // how many of all are values
+	// keys are the body's member names alone, sorted: what a distilled
+	// location may name (the rest of all also holds header values, a
+	// credential among them).
+	keys []string
 	// body is the raw body as text, for the echo checks as well.
 	body string
 }
@@ -328,7 +332,8 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrin
 			}
 		})
 	}
-	rs := &requestStrings{nv: len(all), body: requestBody(ex, exp)}
+	slices.Sort(keys)
+	rs := &requestStrings{nv: len(all), keys: keys, body: requestBody(ex, exp)}
 	slices.Sort(all)
 	if len(ex.Request.Body) > 0 {
 		all = append(all, rs.body)
