@@ -95,7 +95,11 @@ var DataNoProse = &Check{
 belongs in the one-line message, and data holds structured values
 (pointers, header names, versions). A string counts as prose when it
 spans lines (any Unicode line break), or has a space and ends in sentence
-punctuation, or runs to six words or more.
+punctuation, or runs to six words or more among which an English
+function word stands ("must", "the", "of"…). Six plain words with none
+only warn: a space-separated list (OAuth scopes) or a sentence in another
+language read alike, and the checker cannot tell which. Values separated by
+commas or semicolons, paths and URIs are lists and values, not prose.
 
 What is exempt is decided by meaning, not by key name: strings the MCP
 schema defines as human text for a spec-defined error (the message of
@@ -118,8 +122,13 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 			case isLocationPath(path, p.Contract.LocationKey) && len(foreignTokens(p, s)) == 0:
 			case humanText(p.Expect.Version, code, path):
 			case quotesRequest(p, s):
-			case isProse(s):
-				p.Failf(path, "value is prose: %s", Quote(s, quoteN))
+			default:
+				switch readProse(s) {
+				case surelyProse:
+					p.Failf(path, "value is prose: %s", Quote(s, quoteN))
+				case maybeProse:
+					p.Warnf(path, "value may be prose (six words or more, no list separators): %s", Quote(s, quoteN))
+				}
 			}
 		})
 		return nil
@@ -219,22 +228,73 @@ func isProblemPath(path, key string) bool {
 	return head[strings.LastIndexByte(head, '.')+1:] == key
 }
 
-func isProse(s string) bool {
+// A value's reading as prose: a sentence for certain, a run of words that
+// may be one, or a value.
+type proseReading int
+
+const (
+	notProse proseReading = iota
+	maybeProse
+	surelyProse
+)
+
+// functionWords are English words a list of values does not hold and a
+// sentence of six words hardly lacks; they tell a sentence without its
+// final stop from a list of words.
+var functionWords = map[string]bool{
+	"a": true, "an": true, "the": true, "is": true, "are": true, "was": true, "were": true,
+	"be": true, "been": true, "must": true, "should": true, "may": true, "can": true,
+	"cannot": true, "could": true, "would": true, "will": true, "not": true, "of": true,
+	"to": true, "in": true, "on": true, "at": true, "by": true, "for": true, "from": true,
+	"with": true, "and": true, "or": true, "but": true, "than": true, "this": true,
+	"that": true, "it": true, "has": true, "have": true, "does": true, "please": true,
+	"you": true, "your": true, "if": true, "when": true, "which": true, "there": true,
+}
+
+// readProse says how surely s is a sentence. A line break, or a space and
+// sentence punctuation at the end, make one. Six words or more make one
+// when an English function word is among them; otherwise they may be a
+// list (scope names, versions, a path with spaces) or prose in a language
+// the checker cannot read, so only a run of plain words is doubtful.
+func readProse(s string) proseReading {
 	s = strings.TrimSpace(s)
 	if hasLineBreak(s) {
-		return true
+		return surelyProse
 	}
 	if strings.HasSuffix(s, "。") || strings.HasSuffix(s, "！") || strings.HasSuffix(s, "？") {
 		// A sentence of a script written without spaces between words.
-		return utf8.RuneCountInString(s) >= 6
+		if utf8.RuneCountInString(s) >= 6 {
+			return surelyProse
+		}
+		return notProse
 	}
 	if !strings.ContainsFunc(s, unicode.IsSpace) {
-		return false // one word: an identifier, a value (NBSP counts as a space)
+		return notProse // one word: an identifier, a value (NBSP counts as a space)
 	}
 	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
-		return true
+		return surelyProse
 	}
-	return len(strings.Fields(s)) >= 6
+	fields := strings.Fields(s)
+	if len(fields) < 6 {
+		return notProse
+	}
+	if strings.HasPrefix(s, "/") || strings.Contains(fields[0], "://") {
+		return notProse // a path or URI whose names hold spaces
+	}
+	plain := 0
+	for _, f := range fields {
+		w := strings.TrimRight(f, ",;:")
+		if functionWords[strings.ToLower(w)] {
+			return surelyProse
+		}
+		if w == f && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			plain++
+		}
+	}
+	if plain < len(fields)-1 {
+		return notProse // separated or punctuated values: a list
+	}
+	return maybeProse
 }
 
 // walk calls fn for every member and element under v, depth first, with
