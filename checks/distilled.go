@@ -28,7 +28,8 @@ a short cause phrase: one line under every Unicode line break, one
 sentence, at most the contract's message bound; no duplicates); entries
 sorted by location, no location twice. Sorted means sorted as strings or
 token by token with array indices as numbers (/9 before /10): both orders
-are a reasonable reading of "sorted". A contract file may rename the two
+are a reasonable reading of "sorted". Entries in either order with letter
+case ignored (a locale's collation) only warn. A contract file may rename the two
 members.
 
 No entry only points at a deeper one or restates an ancestor's problem,
@@ -171,11 +172,17 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 		entries = append(entries, ent)
 		return true
 	})
-	if !sortedBy(entries, func(a, b distilledEntry) int { return strings.Compare(a.loc, b.loc) }) &&
-		!sortedBy(entries, compareTokens) && !sortedBy(entries, compareUTF16) {
+	byString := func(a, b distilledEntry) int { return strings.Compare(a.loc, b.loc) }
+	if !sortedBy(entries, byString) && !sortedBy(entries, compareTokens) && !sortedBy(entries, compareUTF16) {
+		report := p.Failf
+		if sortedBy(entries, folded(byString)) || sortedBy(entries, folded(compareTokens)) {
+			// A locale's collation (Python's key=str.lower, JavaScript's
+			// localeCompare) is a reading of "sorted" too, not the contract's.
+			report = p.Warnf
+		}
 		for i := 1; i < len(entries); i++ {
 			if strings.Compare(entries[i-1].loc, entries[i].loc) > 0 {
-				p.Failf("error.data.errors", "entries are not sorted: %s comes after %s", Quote(entries[i].loc, quoteN), Quote(entries[i-1].loc, quoteN))
+				report("error.data.errors", "entries are not sorted: %s comes after %s", Quote(entries[i].loc, quoteN), Quote(entries[i-1].loc, quoteN))
 				break
 			}
 		}
@@ -352,6 +359,19 @@ func compareTokens(a, b distilledEntry) int {
 // points only where a character past U+FFFF meets one from U+E000 up.
 func compareUTF16(a, b distilledEntry) int {
 	return slices.Compare(utf16.Encode([]rune(a.loc)), utf16.Encode([]rune(b.loc)))
+}
+
+// folded orders as c does with letter case ignored.
+func folded(c func(a, b distilledEntry) int) func(a, b distilledEntry) int {
+	lower := func(e distilledEntry) distilledEntry {
+		e.loc = strings.ToLower(e.loc)
+		e.tokens = slices.Clone(e.tokens)
+		for i, t := range e.tokens {
+			e.tokens[i] = strings.ToLower(t)
+		}
+		return e
+	}
+	return func(a, b distilledEntry) int { return c(lower(a), lower(b)) }
 }
 
 func sortedBy(es []distilledEntry, c func(a, b distilledEntry) int) bool {
