@@ -381,9 +381,8 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		!bytes.Contains(body, []byte("server/discover")) && !bytes.Contains(body, []byte("list")) {
 		return f // no method that teaches anything (none spelled with escapes): spared even the read of its name
 	}
-	switch gjson.GetBytes(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), "method").Str { // a byte order mark, as Parse drops it
-	case "initialize", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list":
-	default:
+	method := gjson.GetBytes(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")), "method").Str // a byte order mark, as Parse drops it
+	if method != "initialize" && method != "server/discover" && listMembers[method] == "" {
 		return f // most exchanges teach nothing: spared a full parse
 	}
 	req := envelope.Parse(ex.Request.Body)
@@ -399,7 +398,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 	if f != nil {
 		*n = *f // the slices are shared, never written: a learned fact replaces them
 	}
-	switch req.Get("method").Str {
+	switch method {
 	case "initialize":
 		v := res.Get("protocolVersion").Str
 		if !envelope.KnownVersion(v) {
@@ -427,19 +426,21 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if c := res.Get("capabilities"); c.IsObject() {
 			n.Capabilities = json.RawMessage(c.Raw)
 		}
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+	default:
 		// Only a whole list, asked from its start, says what exists.
-		key := map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources", "resources/templates/list": "resourceTemplates"}[req.Get("method").Str]
+		key := listMembers[method]
 		items := res.Get(key)
 		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() || !items.IsArray() {
 			return f
 		}
 		n.learnList(key, items)
-	default:
-		return f
 	}
 	return n
 }
+
+// listMembers maps the list methods that teach what exists to the result
+// member holding the list.
+var listMembers = map[string]string{"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources", "resources/templates/list": "resourceTemplates"}
 
 // forgetChanged applies the list-change notifications a reply carries
 // beside its response (Forget): a list the server says changed no longer
