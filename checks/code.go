@@ -87,8 +87,15 @@ pass.`,
 
 // validationMessage recognises a reply that itself says the request's
 // parameters were invalid: -32603 then hides a client mistake behind
-// "internal error", and the client cannot know to fix its call.
-var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?|input)|missing required|required (property|argument|parameter|field)|unknown tool|must be (a|an|of|at)\b|expected \S+.*(got|received)|validation (error|failed)|-32602`)
+// "internal error", and the client cannot know to fix its call. Only
+// phrases that name the call's own parameters settle it; an upstream
+// failure ("missing required environment variable", "expected status
+// 200, got 503") is an internal error in words a validator also uses.
+var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|unknown tool|-32602`)
+
+// validationWords are a validator's words that an internal failure may
+// use too: with -32603 they only warn.
+var validationWords = regexp.MustCompile(`(?i)must be (a|an|of|at)\b|validation (error|failed)`)
 
 // unknownMethodMessage recognises a reply that says the method is not
 // there, which settles whether an extension might define it.
@@ -190,8 +197,10 @@ their level.`,
 		switch {
 		case code == envelope.CodeInvalidRequest:
 			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
-		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(p.Reply.Response.Get("error.message").Str)):
+		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(e.Get("message").Str)):
 			p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
+		case code == envelope.CodeInternalError && validationWords.MatchString(e.Get("message").Str):
+			p.Warnf("error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
 		}
 		return nil
 	},
