@@ -219,8 +219,12 @@ var ToolListing = &Check{
   case-insensitively, on an integer, string or boolean property reached
   through properties alone (T-HDR-7); a header named like a secret warns
   (T-HDR-8);
-- the server declared the tools capability, since it serves tools/list
-  (T-TOOL-1).
+- the server declared the tools capability, since it lists tools
+  (T-TOOL-1; an empty list offers none, and answering tools/list
+  undeclared is PRO1001's finding);
+- an x-mcp-header on a nullable property (["string","null"]) or one
+  typed by enum or const only warns: a null value needs no header (the
+  mirroring rule foresees it), and T-HDR-7 names single types.
 
 The lists stay stable within a run: a tools/list answered later lists the
 same tools in the same order as the one the run began with (T-TOOL-3 and
@@ -261,8 +265,10 @@ func judgeTools(p *Pass, tools gjson.Result) {
 	if !tools.IsArray() {
 		return // not a ListToolsResult: SCH1001's to judge
 	}
-	if declared, known := x.Facts.Declares("tools"); known && !declared {
-		p.Failf("result.tools", "tools/list is served, but the server did not declare the tools capability (T-TOOL-1)")
+	if declared, known := x.Facts.Declares("tools"); known && !declared && nonEmpty(tools) {
+		// An empty list offers no tool; answering the method undeclared
+		// is PRO1001's finding.
+		p.Failf("result.tools", "tools/list lists tools, but the server did not declare the tools capability (T-TOOL-1)")
 	}
 	seen := map[string]bool{}
 	var names []string
@@ -344,6 +350,53 @@ func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
 	walk(schema, path, true)
 }
 
+// Kinds of property an x-mcp-header may sit on.
+const (
+	headerScalar   = iota // type string, integer or boolean
+	headerNullable        // one of them or null, or an enum or const of them
+	headerOther
+)
+
+// headerPropertyKind reads the type a property gives its value, as T-HDR-7
+// sorts them.
+func headerPropertyKind(prop gjson.Result) int {
+	scalar := func(t string) bool { return t == "string" || t == "integer" || t == "boolean" }
+	t := prop.Get("type")
+	switch {
+	case t.Type == gjson.String && scalar(t.Str):
+		return headerScalar
+	case t.IsArray():
+		some := false
+		for _, e := range t.Array() {
+			switch {
+			case scalar(e.Str):
+				some = true
+			case e.Str != "null":
+				return headerOther
+			}
+		}
+		if some {
+			return headerNullable
+		}
+	case !t.Exists():
+		vals := prop.Get("enum").Array()
+		if c := prop.Get("const"); c.Exists() {
+			vals = append(vals, c)
+		}
+		if len(vals) == 0 {
+			return headerOther
+		}
+		for _, v := range vals {
+			if v.Type != gjson.String && v.Type != gjson.True && v.Type != gjson.False && v.Type != gjson.Null &&
+				!(v.Type == gjson.Number && envelope.IsInteger(v.Raw)) {
+				return headerOther
+			}
+		}
+		return headerNullable
+	}
+	return headerOther
+}
+
 var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "api-key", "api_key", "credential", "authorization"}
 
 func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, seen map[string]bool) {
@@ -359,8 +412,13 @@ func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, see
 		p.Failf(path, "x-mcp-header %s is used twice (case-insensitively) in one inputSchema (T-HDR-7)", Quote(name, quoteN))
 	}
 	seen[strings.ToLower(name)] = true
-	if t := prop.Get("type").Str; t != "string" && t != "integer" && t != "boolean" {
+	switch headerPropertyKind(prop) {
+	case headerOther:
 		p.Failf(path, "x-mcp-header %s is on a property of type %s; only integer, string and boolean may carry one (T-HDR-7)", Quote(name, quoteN), describe(prop.Get("type")))
+	case headerNullable:
+		// T-HDR-4 foresees a null value (no header then), so a
+		// nullable property may be meant; T-HDR-7 names single types.
+		p.Warnf(path, "x-mcp-header %s is on a property typed %s: nullable, or given by enum or const; T-HDR-7 names only integer, string and boolean properties", Quote(name, quoteN), clip(prop.Get("type").Raw))
 	}
 	lower := strings.ToLower(name + " " + prop.Get("description").Str)
 	for _, w := range secretWords {
