@@ -124,7 +124,9 @@ is valid JSON (unless a reading of it, such as a byte order mark or a
 duplicate name, may be refused as malformed); -32603 (internal error)
 when the reply itself says the params were invalid (that is -32602, a
 client mistake the client can fix); -32020 when every header matches the
-body. -32022 is right for any version the server does not serve: it
+body (an Accept or Content-Type the transport refuses, or an Mcp-Param-*
+header no listed tool parameter names, may be what it names: the spec
+gives servers no rule for either). -32022 is right for any version the server does not serve: it
 fails only when the server itself declared the version served (in
 server/discover, or in the error's own data.supported). What the run's
 facts fix (the tool called does not exist: -32602, a SHOULD) is judged at
@@ -148,12 +150,13 @@ their level.`,
 		case slices.Contains(x.AlsoCodes, code):
 			p.Deviate(expect.Want{Level: expect.Open, Rule: x.AlsoWhy}, "error.code", "code %d for %s is defensible, but the literal reading is %s", code, x.Cause(), codeList(x.Codes))
 			return nil
-		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8 && x.Condition != expect.CondBatch:
+		case code == envelope.CodeParseError && x.Request.Valid && x.Request.UTF8 && x.Condition != expect.CondBatch && !refusedOnHeaders(p):
 			// Whatever else is open about the request, bytes that parse
 			// are never a parse error (unless a reading of them refuses
 			// them, above). A batch is the exception: the reaction to one
 			// is open (AMB-7), and a server that reads one message per
-			// body may fail to read an array at all.
+			// body may fail to read an array at all; so is a refusal on
+			// the headers, made before the body is read.
 			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
 			return nil
 		case x.AnyCode:
@@ -173,7 +176,7 @@ their level.`,
 			case code == envelope.CodeHeaderMismatch && p.Exchange.Transport == envelope.Stdio:
 				p.Failf("error.code", "code -32020 (header mismatch) on stdio, which has no headers (T-ERR-8)")
 				return nil
-			case code == envelope.CodeHeaderMismatch && (x.Method != "tools/call" || x.Tool != nil || !paramBound(p)):
+			case code == envelope.CodeHeaderMismatch && !headersInDoubt(p) && (x.Method != "tools/call" || x.Tool != nil || !paramBound(p)):
 				// A tools/call's Mcp-Param-* headers (T-HDR-4) are known
 				// from the tool the server listed; without the tool, the
 				// request alone cannot show them.
@@ -279,6 +282,33 @@ exactly) a result only warns.`,
 // such a header, or an argument with a value. With neither, no header
 // can be missing or differ (T-HDR-4: a null or absent value requires no
 // header), so -32020 has nothing to mean.
+// headersInDoubt: the request carries a header -32020 may fairly name
+// though the standard ones match the body: an Accept or Content-Type the
+// transport does not accept (T-HTTP-2, T-HTTP-6, AMB-17), or an
+// Mcp-Param-* header no listed tool parameter names (AMB-11).
+func headersInDoubt(p *Pass) bool {
+	h := p.Exchange.Request.Header
+	accept := strings.ToLower(strings.Join(h.Values("Accept"), ","))
+	if !strings.Contains(accept, "*/*") && (!strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream")) {
+		return true
+	}
+	if envelope.MediaType(envelope.HeaderGet(h, "Content-Type")) != "application/json" {
+		return true
+	}
+	var named []string
+	if p.Expect.Method == "tools/call" {
+		for _, pa := range p.Expect.Facts.Tool(p.Expect.Request.Get("params.name").Str).ParamArgs(p.Expect.Request.Get("params.arguments")) {
+			named = append(named, strings.ToLower(pa.Header))
+		}
+	}
+	for k := range h {
+		if name, ok := strings.CutPrefix(strings.ToLower(k), "mcp-param-"); ok && !slices.Contains(named, name) {
+			return true
+		}
+	}
+	return false
+}
+
 func paramBound(p *Pass) bool {
 	for k := range p.Exchange.Request.Header {
 		if strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
