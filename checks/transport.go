@@ -3,6 +3,7 @@ package checks
 import (
 	"bytes"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -23,11 +24,14 @@ var SessionAndAuth = &Check{
   SHOULD be globally unique and cryptographically secure). A 2026-07-28
   server mints none (T-HTTP-18, a SHOULD: a warning).
 - A 401 is the answer to a missing or invalid token (T-AUTH-1, T-AUTH-6)
-  and carries a WWW-Authenticate challenge. In 2025-06-18 the challenge
-  names the Protected Resource Metadata with resource_metadata (T-AUTH-2,
-  a MUST); later versions may publish it at a well-known URI instead,
-  which one exchange cannot show, so its absence warns; a scope parameter
-  is a SHOULD (T-AUTH-4).
+  and carries a WWW-Authenticate challenge. MCP authorization names the
+  Protected Resource Metadata with resource_metadata (T-AUTH-2); its
+  absence warns: 2025-06-18 makes authorization optional, and a server
+  that supports it only SHOULD follow the authorization spec (a bearer
+  key of its own needs no metadata); later versions may publish it at a
+  well-known URI instead, which one exchange cannot show. A scope
+  parameter is a SHOULD (T-AUTH-4). Parameters are read as RFC 9110
+  writes them: any case, spaces around "=".
 - A 403 for an insufficient scope says error="insufficient_scope" with
   the scope needed (T-AUTH-5, a SHOULD).`,
 	Run: func(p *Pass) error {
@@ -59,20 +63,23 @@ var SessionAndAuth = &Check{
 			switch {
 			case challenge == "":
 				p.Failf("http.header.WWW-Authenticate", "a 401 without a WWW-Authenticate challenge (T-AUTH-1, T-AUTH-2)")
-			case !strings.Contains(lower, "resource_metadata="):
+			case !hasAuthParam(challenge, "resource_metadata"):
 				if x.Version == envelope.V20250618 {
-					p.Failf("http.header.WWW-Authenticate", "the 401 challenge does not name resource_metadata (T-AUTH-2)")
+					// Authorization is optional there, and a server that
+					// supports it only SHOULD follow the authorization
+					// spec: a bearer key of its own needs no metadata.
+					p.Warnf("http.header.WWW-Authenticate", "the 401 challenge does not name resource_metadata, which MCP authorization asks (T-AUTH-2; 2025-06-18 makes authorization optional)")
 				} else {
 					p.Warnf("http.header.WWW-Authenticate", "the 401 challenge does not name resource_metadata; it must then be at a well-known URI (T-AUTH-2)")
 				}
 			}
-			if challenge != "" && x.Version != envelope.V20250618 && !strings.Contains(lower, "scope=") {
+			if challenge != "" && x.Version != envelope.V20250618 && !hasAuthParam(challenge, "scope") {
 				p.Warnf("http.header.WWW-Authenticate", "the 401 challenge has no scope parameter (T-AUTH-4, SHOULD)")
 			}
 		case 403:
 			if strings.Contains(lower, "insufficient_scope") {
 				judged = true
-				if !strings.Contains(lower, "scope=") {
+				if !hasAuthParam(challenge, "scope") {
 					p.Warnf("http.header.WWW-Authenticate", "an insufficient_scope 403 does not name the scope needed (T-AUTH-5, SHOULD)")
 				}
 			}
@@ -154,4 +161,33 @@ func spokenVersion(p *Pass) string {
 		}
 	}
 	return p.Expect.Version
+}
+
+// authParams finds the auth-param names of a challenge (RFC 9110 §11.2:
+// token BWS "=" BWS value, names case-insensitive).
+var authParams = regexp.MustCompile(`(?:^|[\s,])([!#$%&'*+.^_|~0-9A-Za-z-]+)[ \t]*=`)
+
+// hasAuthParam: the challenge carries a parameter of that name. Quoted
+// values are skipped, so a name inside one is not counted.
+func hasAuthParam(challenge, name string) bool {
+	var outside strings.Builder
+	quoted := false
+	for i := 0; i < len(challenge); i++ {
+		c := challenge[i]
+		switch {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+			outside.WriteByte(' ')
+		case !quoted:
+			outside.WriteByte(c)
+		}
+	}
+	for _, m := range authParams.FindAllStringSubmatch(outside.String(), -1) {
+		if strings.EqualFold(m[1], name) {
+			return true
+		}
+	}
+	return false
 }
