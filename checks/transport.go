@@ -112,18 +112,21 @@ var SSEStream = &Check{
   messages that precede the response.`,
 	Run: func(p *Pass) error {
 		resp := p.Exchange.Response
-		if p.Exchange.Transport != envelope.HTTP || resp == nil || envelope.MediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+		if p.Exchange.Transport != envelope.HTTP || resp == nil || !envelope.IsEventStream(resp.Header.Get("Content-Type")) {
 			return Skip("not an SSE reply")
 		}
 		r := envelope.NewSSEBodyReader(resp.Body, envelope.MaxSSELine)
 		seen := map[string]bool{}
-		primed := false
-		for i := 0; ; i++ {
+		primed, first := false, true
+		for {
 			ev, err := r.Next()
 			if err != nil {
 				break // the end of what was read; RPC1001 judges a broken stream
 			}
-			if i == 0 {
+			if first && (ev.IDSet || len(ev.Data) > 0) {
+				// A block of other fields alone (retry:) dispatches no
+				// event: the first event is the first with an id or data.
+				first = false
 				primed = ev.ID != "" && len(bytes.TrimSpace(ev.Data)) == 0
 			}
 			if ev.ID == "" {

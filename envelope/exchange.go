@@ -91,6 +91,11 @@ func MediaType(v string) string {
 	return mt
 }
 
+// IsEventStream: a Content-Type naming an SSE stream, read with the
+// latitude RFC 9110 gives parameters (an empty one, "text/event-stream;;
+// charset=utf-8", is legal where mime.ParseMediaType refuses it).
+func IsEventStream(contentType string) bool { return MediaType(contentType) == "text/event-stream" }
+
 // A Secret is a header value given on the command line (--header): a
 // credential, typically. It never reaches a transcript or a report.
 type Secret struct{ Name, Value string }

@@ -60,7 +60,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		return r
 	}
 	raw := resp.Messages
-	sse := MediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
+	sse := IsEventStream(resp.Header.Get("Content-Type"))
 	if (raw == nil || sse) && len(resp.Body) > 0 {
 		// An SSE body is split here even when the transport split it:
 		// the body is what a transcript keeps, so live runs and lint read

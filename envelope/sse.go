@@ -19,6 +19,11 @@ type Event struct {
 	Retry string
 }
 
+// IsMessage: the event is one a client reads as a JSON-RPC message. A
+// named event of another type is not a message event (WHATWG dispatch);
+// EventSource's onmessage and the SDKs' clients pass it by.
+func (e Event) IsMessage() bool { return e.Name == "" || e.Name == "message" }
+
 // ErrEventTooLarge is returned when a single SSE line exceeds the reader's
 // bound: a flooding server must not make the checker buffer without end.
 var ErrEventTooLarge = errors.New("sse event exceeds the size bound")
@@ -203,8 +208,8 @@ func (r *SSEReader) Next() (Event, error) {
 	return Event{}, io.EOF
 }
 
-// SplitSSE parses a whole SSE body into the data of its events, and the
-// last event id the stream set (what a client resumes from).
+// SplitSSE parses a whole SSE body into the data of its message events,
+// and the last event id the stream set (what a client resumes from).
 func SplitSSE(body []byte, maxLine int) ([][]byte, string, error) {
 	r := NewSSEBodyReader(body, maxLine)
 	var out [][]byte
@@ -220,7 +225,7 @@ func SplitSSE(body []byte, maxLine int) ([][]byte, string, error) {
 		if ev.IDSet {
 			lastID = ev.ID
 		}
-		if len(ev.Data) > 0 {
+		if len(ev.Data) > 0 && ev.IsMessage() {
 			out = append(out, ev.Data)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -258,11 +257,6 @@ func noBody(status int) bool {
 	return status == http.StatusAccepted || status == http.StatusNoContent || status == http.StatusNotModified
 }
 
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
-}
-
 // An httpExchange is one HTTP request through the relay, observed.
 type httpExchange struct {
 	h    *HTTP
@@ -407,7 +401,7 @@ func (x *httpExchange) head(resp *http.Response) {
 	c := x.h.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	x.stream = isEventStream(resp.Header.Get("Content-Type"))
+	x.stream = envelope.IsEventStream(resp.Header.Get("Content-Type"))
 	hdr := x.h.red.Header(resp.Header)
 	x.reply = &envelope.Response{Status: resp.StatusCode, Header: hdr}
 	x.meta.Status, x.meta.Header, x.meta.Stream = resp.StatusCode, hdr, x.stream

@@ -206,7 +206,7 @@ func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Ex
 	}
 	ex := r.send(sctx, req, false)
 	if ex.Failure != "" && ex.Response != nil && ex.Response.Status == 200 &&
-		envelope.MediaType(ex.Response.Header.Get("Content-Type")) == "text/event-stream" && ctx.Err() == nil {
+		envelope.IsEventStream(ex.Response.Header.Get("Content-Type")) && ctx.Err() == nil {
 		ex.Failure = ""
 	}
 	return ex

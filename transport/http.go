@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"syscall"
 
@@ -85,7 +84,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	defer resp.Body.Close()
 	r := &envelope.Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
 	ex.Response = r
-	if isEventStream(resp.Header.Get("Content-Type")) {
+	if envelope.IsEventStream(resp.Header.Get("Content-Type")) {
 		ex.Failure = readSSE(b, resp.Body, r)
 	} else {
 		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0)
@@ -123,11 +122,6 @@ func mergeHeader(base, over http.Header) http.Header {
 		out[k] = append([]string(nil), vs...)
 	}
 	return out
-}
-
-func isEventStream(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
 }
 
 // bound knows the clocks of one exchange, to tell a timeout from a

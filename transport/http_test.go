@@ -216,6 +216,17 @@ func TestHTTPSSE(t *testing.T) {
 		want:   [][]byte{[]byte(progress), []byte("{\"jsonrpc\":\"2.0\",\n\"id\":1,\"result\":{}}")},
 		max:    2 * time.Second,
 	}, {
+		name: "a named event before the response is no message",
+		events: func(s sseWriter, done <-chan struct{}) {
+			// {"ts":1} would end the read as a response if it were read
+			// as a message; the response after it would be lost.
+			s.send(stream + "event: heartbeat\ndata: {\"ts\":1}\n\n" + "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			<-done
+		},
+		limits: Limits{Timeout: 5 * time.Second},
+		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)},
+		max:    2 * time.Second,
+	}, {
 		name: "never a response, never ends",
 		events: func(s sseWriter, done <-chan struct{}) {
 			s.send(stream)

@@ -68,7 +68,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response) string {
 				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(events, "event")))
 		}
 		events++
-		if len(ev.Data) > 0 {
+		if len(ev.Data) > 0 && ev.IsMessage() {
 			r.Messages = append(r.Messages, ev.Data)
 			if envelope.IsResponse(ev.Data) {
 				cut = sr.Consumed()
