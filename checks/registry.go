@@ -63,6 +63,7 @@ func All() []*Check {
 		SchemaValid,         // SCH1001
 		ToolSchemas,         // SCH1002
 		StructuredContent,   // SCH1003
+		ServerSchemaValid,   // SCH1004
 	}
 }
 

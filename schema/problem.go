@@ -152,7 +152,7 @@ func problemsOf(k jsonschema.ErrorKind) []string {
 	case *kind.Required:
 		out := make([]string, len(k.Missing))
 		for i, m := range k.Missing {
-			out[i] = "missing property " + quote(m)
+			out[i] = MissingProperty(m)
 		}
 		return out
 	case *kind.Dependency:
@@ -223,6 +223,11 @@ func problemsOf(k jsonschema.ErrorKind) []string {
 	}
 	return []string{"does not match the schema"}
 }
+
+// MissingProperty is the problem a distilled entry gives for a required
+// member name its location lacks. A check that leaves a member to another
+// check matches its absence with it, so the wording lives in one place.
+func MissingProperty(name string) string { return "missing property " + quote(name) }
 
 func requires(prop string, missing []string) []string {
 	out := make([]string, len(missing))

@@ -12,11 +12,14 @@ import (
 )
 
 // Names every protocol file defines; the reply table x-wymcp-replies maps
-// methods to further $defs.
+// methods to further $defs, and x-wymcp-server-messages maps the methods
+// of the notifications and requests a server sends besides its response
+// to the $defs type of the whole message.
 const (
 	defResultResponse = "resultReply"
 	defErrorResponse  = "errorReply"
 	repliesKey        = "x-wymcp-replies"
+	serverMessagesKey = "x-wymcp-server-messages"
 )
 
 // protocolDoc is one embedded protocol file, parsed.
@@ -25,7 +28,9 @@ type protocolDoc struct {
 	url     string
 	doc     map[string]any
 	replies map[string]string
-	defs    map[string]any
+	// messages maps a server-sent message's method to its $defs type.
+	messages map[string]string
+	defs     map[string]any
 }
 
 func loadProtocol(version string) (*protocolDoc, error) {
@@ -43,22 +48,37 @@ func loadProtocol(version string) (*protocolDoc, error) {
 		return nil, fmt.Errorf("schema: %s: not a json object", name)
 	}
 	defs, _ := doc["$defs"].(map[string]any)
-	table, _ := doc[repliesKey].(map[string]any)
-	replies := map[string]string{}
+	replies, err := methodTable(doc, defs, repliesKey)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", name, err)
+	}
+	messages, err := methodTable(doc, defs, serverMessagesKey)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", name, err)
+	}
+	return &protocolDoc{
+		version:  version,
+		url:      "mem://wymcp/protocol/" + version + ".json",
+		doc:      doc,
+		replies:  replies,
+		messages: messages,
+		defs:     defs,
+	}, nil
+}
+
+// methodTable reads the table under key, method → $defs name; a name
+// that is not in defs is an error. An absent table is empty.
+func methodTable(doc, defs map[string]any, key string) (map[string]string, error) {
+	table, _ := doc[key].(map[string]any)
+	out := make(map[string]string, len(table))
 	for m, d := range table {
 		def, ok := d.(string)
 		if !ok || defs[def] == nil {
-			return nil, fmt.Errorf("schema: %s: %s: method %q names no $defs entry", name, repliesKey, m)
+			return nil, fmt.Errorf("%s: method %q names no $defs entry", key, m)
 		}
-		replies[m] = def
+		out[m] = def
 	}
-	return &protocolDoc{
-		version: version,
-		url:     "mem://wymcp/protocol/" + version + ".json",
-		doc:     doc,
-		replies: replies,
-		defs:    defs,
-	}, nil
+	return out, nil
 }
 
 // compiler returns a compiler holding the document, ready for
@@ -107,7 +127,7 @@ func compileSet(version string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{version: version, replies: map[string]*jsonschema.Schema{}, covers: p.claims()}
+	s := &Set{version: version, replies: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}, covers: p.claims()}
 	if s.result, err = p.compileDef(c, defResultResponse); err != nil {
 		return nil, err
 	}
@@ -116,6 +136,11 @@ func compileSet(version string) (*Set, error) {
 	}
 	for m, def := range p.replies {
 		if s.replies[m], err = p.compileDef(c, def); err != nil {
+			return nil, err
+		}
+	}
+	for m, def := range p.messages {
+		if s.messages[m], err = p.compileDef(c, def); err != nil {
 			return nil, err
 		}
 	}

@@ -60,9 +60,12 @@ func (r *Registry) Version(v string) (*Set, error) {
 type Set struct {
 	version string
 	replies map[string]*jsonschema.Schema // method → its result response
-	result  *jsonschema.Schema            // result response of a method not in replies
-	error   *jsonschema.Schema            // error response, any method
-	covers  map[string]bool
+	// messages: method → the whole notification or request a server
+	// sends besides its response
+	messages map[string]*jsonschema.Schema
+	result   *jsonschema.Schema // result response of a method not in replies
+	error    *jsonschema.Schema // error response, any method
+	covers   map[string]bool
 }
 
 // Version is the protocol version the Set validates.
@@ -111,4 +114,38 @@ func (s *Set) pick(method string, v any) *jsonschema.Schema {
 		return sch
 	}
 	return s.result
+}
+
+// ServerMethods lists, sorted, the methods of the notifications and
+// requests a server sends besides its response that the Set knows: only
+// those its version defines (no requests in 2026-07-28).
+func (s *Set) ServerMethods() []string {
+	out := make([]string, 0, len(s.messages))
+	for m := range s.messages {
+		out = append(out, m)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ValidateServerMessage validates raw, one whole message the server sent
+// besides its response (a notification, or a request to the client), as
+// the message of method. covered is false when the Set knows no such
+// method, which is nothing to validate rather than an error: a server may
+// send an extension's notifications. Otherwise it returns the distilled
+// problems, nil when the message is valid, and an error
+// (ErrBeyondBounds) when the checker does not validate it.
+func (s *Set) ValidateServerMessage(method string, raw []byte) (problems []envelope.DistilledEntry, covered bool, err error) {
+	sch, ok := s.messages[method]
+	if !ok {
+		return nil, false, nil
+	}
+	v, err := decode(raw)
+	if errors.Is(err, ErrBeyondBounds) {
+		return nil, true, err
+	}
+	if err != nil {
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, true, nil
+	}
+	return Distill(sch.Validate(v)), true, nil
 }

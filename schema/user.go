@@ -42,6 +42,30 @@ func ResultTypeNames() map[string]string {
 	}
 }
 
+// ServerMessageTypeNames maps each method of a notification or request a
+// server sends besides its response to the name of its type in the
+// official MCP schemas; a file that lacks a type (an older version, or
+// 2026-07-28's requests, which the server never sends) leaves the method
+// unvalidated. It returns a fresh map each call.
+func ServerMessageTypeNames() map[string]string {
+	return map[string]string{
+		"notifications/cancelled":                  "CancelledNotification",
+		"notifications/progress":                   "ProgressNotification",
+		"notifications/message":                    "LoggingMessageNotification",
+		"notifications/resources/updated":          "ResourceUpdatedNotification",
+		"notifications/resources/list_changed":     "ResourceListChangedNotification",
+		"notifications/prompts/list_changed":       "PromptListChangedNotification",
+		"notifications/tools/list_changed":         "ToolListChangedNotification",
+		"notifications/elicitation/complete":       "ElicitationCompleteNotification",
+		"notifications/tasks/status":               "TaskStatusNotification",
+		"notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
+		"ping":                   "PingRequest",
+		"sampling/createMessage": "CreateMessageRequest",
+		"elicitation/create":     "ElicitRequest",
+		"roots/list":             "ListRootsRequest",
+	}
+}
+
 // A UserSchema is a protocol schema the user supplied with --schema, for
 // example the official schema.json of a version. It is immutable and safe
 // for concurrent use.
@@ -50,6 +74,9 @@ type UserSchema struct {
 	message       *jsonschema.Schema
 	results       map[string]*jsonschema.Schema
 	inputRequired *jsonschema.Schema
+	// messages: a server-sent message's method → its official type
+	// (ServerMessageTypeNames), for the types the file defines
+	messages map[string]*jsonschema.Schema
 }
 
 // LoadUserSchema reads and compiles the protocol schema in the file at
@@ -57,6 +84,8 @@ type UserSchema struct {
 // which every reply is validated against; resultTypes maps methods to
 // the $defs type their result is validated against (nil means
 // ResultTypeNames), and methods whose type the file lacks are skipped.
+// The messages a server sends besides its response are validated against
+// the types ServerMessageTypeNames names, where the file has them.
 // The dialect is the file's $schema, 2020-12 when it has none. Nothing
 // outside the file is fetched. Errors name the file and the cause.
 func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, error) {
@@ -100,7 +129,7 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 		}
 		return sch, nil
 	}
-	u := &UserSchema{path: path, results: map[string]*jsonschema.Schema{}}
+	u := &UserSchema{path: path, results: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}}
 	if u.message, err = compile(defMessage); err != nil {
 		return fail(err)
 	}
@@ -109,6 +138,14 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 			continue
 		}
 		if u.results[method], err = compile(name); err != nil {
+			return fail(err)
+		}
+	}
+	for method, name := range ServerMessageTypeNames() {
+		if _, ok := defs[name]; !ok {
+			continue
+		}
+		if u.messages[method], err = compile(name); err != nil {
 			return fail(err)
 		}
 	}
@@ -166,4 +203,24 @@ func (u *UserSchema) ValidateReply(method string, raw []byte) ([]envelope.Distil
 		return out, nil
 	}
 	return mergeEntries(out, prefixEntries("/result", Distill(sch.Validate(result)))), nil
+}
+
+// ValidateServerMessage validates raw, one whole message the server sent
+// besides its response, against JSONRPCMessage and the official type of
+// method (ServerMessageTypeNames). covered is false when the file defines
+// no type for method: nothing is validated then, not even the envelope,
+// which RPC1002 and PRO1003 judge for every message.
+func (u *UserSchema) ValidateServerMessage(method string, raw []byte) (problems []envelope.DistilledEntry, covered bool, err error) {
+	sch, ok := u.messages[method]
+	if !ok {
+		return nil, false, nil
+	}
+	v, err := decode(raw)
+	if errors.Is(err, ErrBeyondBounds) {
+		return nil, true, err
+	}
+	if err != nil {
+		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, true, nil
+	}
+	return mergeEntries(Distill(u.message.Validate(v)), Distill(sch.Validate(v))), true, nil
 }

@@ -152,3 +152,53 @@ func TestDistillSizeOnGarbageMessage(t *testing.T) {
 	}
 	checkShape(t, d)
 }
+
+// TestUserSchemaServerMessages: with an official schema.json, the
+// messages a server sends besides its response are validated against
+// their official types, where the file defines them.
+func TestUserSchemaServerMessages(t *testing.T) {
+	dir := officialDir(t)
+	cases := []struct {
+		version, method, msg string
+		covered              bool
+		want                 entries
+	}{
+		{"2025-11-25", "notifications/message",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`,
+			true, nil},
+		{"2025-11-25", "notifications/message",
+			`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`,
+			true, entries{{Location: "/params", Problems: []string{"missing property 'data'"}}}},
+		{"2025-06-18", "sampling/createMessage",
+			`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[]}}`,
+			true, entries{{Location: "/params", Problems: []string{"missing property 'maxTokens'"}}}},
+		{"2025-06-18", "notifications/elicitation/complete",
+			`{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{}}`,
+			false, nil},
+		{"2026-07-28", "notifications/resources/updated",
+			`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{}}`,
+			true, entries{{Location: "/params", Problems: []string{"missing property 'uri'"}}}},
+	}
+	loaded := map[string]*UserSchema{}
+	for _, c := range cases {
+		u := loaded[c.version]
+		if u == nil {
+			var err error
+			if u, err = LoadUserSchema(filepath.Join(dir, c.version+".schema.json"), nil); err != nil {
+				t.Fatal(err)
+			}
+			loaded[c.version] = u
+		}
+		got, covered, err := u.ValidateServerMessage(c.method, []byte(c.msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if covered != c.covered {
+			t.Errorf("%s %s: covered %v, want %v", c.version, c.method, covered, c.covered)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.version, c.method, diff)
+		}
+		checkShape(t, got)
+	}
+}
