@@ -68,6 +68,11 @@ type Response struct {
 	// Truncated is set when the transport stopped reading at its byte or
 	// event bound; the body is then incomplete.
 	Truncated bool
+	// Cut: the body ended before its end, because time ran out or the
+	// server closed the connection mid-body. It holds what came, which
+	// is no message: a JSON body so cut is no reply at all (an SSE
+	// stream's complete events still are messages).
+	Cut bool
 }
 
 // HTTPMethod is the request's HTTP method, POST when unset.

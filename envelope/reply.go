@@ -68,6 +68,8 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		switch {
 		case sse:
 			raw, r.LastEventID, r.SplitErr = SplitSSE(resp.Body, MaxSSELine)
+		case resp.Cut:
+			// The start of a body whose end never came: no message.
 		case (o.NotRPC || resp.Status >= 400) && !rpcShaped(resp.Body):
 		default:
 			raw = [][]byte{resp.Body}

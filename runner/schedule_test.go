@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,8 @@ func TestConcurrentSameAsSequence(t *testing.T) {
 type slowSession struct {
 	pause    time.Duration
 	hang     string // a method never answered
+	stall    string // a method whose reply stops after its first bytes
+	cut      string // a method whose reply's connection closes mid-body
 	mu       sync.Mutex
 	inFlight map[string]int
 	sessions int
@@ -200,6 +203,19 @@ func (s *slowSession) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		done()
 		return
 	}
+	if method == s.stall || method == s.cut {
+		reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id.Raw)
+		w.Header().Set("Content-Length", strconv.Itoa(len(reply)))
+		io.WriteString(w, reply[:10])
+		w.(http.Flusher).Flush()
+		if method == s.cut {
+			done()
+			panic(http.ErrAbortHandler) // the connection closes, the body unfinished
+		}
+		<-r.Context().Done()
+		done()
+		return
+	}
 	time.Sleep(s.pause)
 	var reply string
 	switch method {
@@ -265,6 +281,31 @@ func TestConcurrentTimeoutsOverlap(t *testing.T) {
 	}
 	if silent != len(calls) {
 		t.Errorf("%d RPC1006 failures, want one per hanging call (%d):\n%s", silent, len(calls), strings.Join(lines, "\n"))
+	}
+}
+
+// TestCutBodyIsSilence: a reply whose body stops after its first bytes,
+// until the time bound runs out or the server closes the connection, is
+// no reply: the server, alive, left the request unanswered (RPC1006
+// fails once) and the bytes that came are not judged as invalid JSON.
+func TestCutBodyIsSilence(t *testing.T) {
+	for _, s := range []*slowSession{{stall: "tools/call"}, {cut: "tools/call"}} {
+		f, err := fixtures.Parse("call.txtar", []byte("Calls a tool.\n-- fixture --\nid: mine/call\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"n\":1}}}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := startSlow(t, s)
+		lines, _ := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 300 * time.Millisecond}}}, 8, []*fixtures.Fixture{f})
+		var got []string
+		for _, l := range lines {
+			if strings.HasPrefix(l, "mine/call ") && (strings.Contains(l, " fail ") || strings.Contains(l, " error ")) {
+				got = append(got, strings.Join(strings.Fields(l)[:3], " "))
+			}
+		}
+		want := []string{"mine/call RPC1006 fail"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("stall %q cut %q: findings (-want +got):\n%s\n%s", s.stall, s.cut, diff, strings.Join(lines, "\n"))
+		}
 	}
 }
 

@@ -9,7 +9,8 @@
 //	 "failure":"…" (optional: what the checker could not do), "died":"…",
 //	 "note":"…" (optional),
 //	 "request":{"method":"POST" (optional), "headers":{…}, "body":"<raw text>" | "bodyBase64":"…"},
-//	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…"} | null}
+//	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…",
+//	             "cut":true (optional: the body ended before its end)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
@@ -232,9 +233,18 @@ func parse(line []byte) (Record, error) {
 	case !respv.IsObject():
 		return rec, errors.New(`"response" must be an object or null`)
 	}
-	var resp [4]gjson.Result // status, headers, body, bodyBase64
-	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64"}, resp[:])
+	var resp [5]gjson.Result // status, headers, body, bodyBase64, cut
+	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut"}, resp[:])
 	r := &envelope.Response{}
+	switch c := resp[4]; c.Type {
+	case gjson.True:
+		r.Cut = true
+	case gjson.False:
+	default:
+		if c.Exists() {
+			return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c.Raw)
+		}
+	}
 	if s := resp[0]; s.Exists() {
 		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
 			return rec, fmt.Errorf(`"response.status" is %s, want an HTTP status`, s.Raw)
@@ -339,6 +349,7 @@ func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Headers    map[string][]string `json:"headers,omitempty"`
 		Body       *string             `json:"body,omitempty"`
 		BodyBase64 *string             `json:"bodyBase64,omitempty"`
+		Cut        bool                `json:"cut,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -366,7 +377,7 @@ func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {
-		m := &msg{Status: r.Status, Headers: r.Header}
+		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut}
 		b := r.Body
 		if ex.Transport == envelope.Stdio && r.Messages != nil {
 			// Each message ends its line, so an empty last one survives.

@@ -53,6 +53,7 @@ func TestReaderReportsLinesAndGoesOn(t *testing.T) {
 		`mixed.jsonl:7: "response.status" is required for http`,
 		`mixed.jsonl:9: "protocolVersion" is "1999-01-01", want one of [2026-07-28 2025-11-25 2025-06-18]`,
 		`mixed.jsonl:10: "request.body" must be a string (the raw text); use bodyBase64 for bytes`,
+		`mixed.jsonl:12: "response.cut" is "yes", want true or false`,
 	}
 	if diff := cmp.Diff(wantErrs, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
@@ -95,7 +96,7 @@ func TestReaderSkipsOverlongLine(t *testing.T) {
 func TestWriteReadRoundTrip(t *testing.T) {
 	ex := envelope.Exchange{Transport: envelope.HTTP, Version: "2025-11-25",
 		Request:  envelope.Request{Header: http.Header{"Mcp-Method": {"tools/list"}}, Body: []byte("{\"a\":\"\xff\"}")},
-		Response: &envelope.Response{Status: 400, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1}`)}}
+		Response: &envelope.Response{Status: 400, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1`), Cut: true}}
 	var buf bytes.Buffer
 	if err := transcript.Write(&buf, "probe", &ex, nil); err != nil {
 		t.Fatal(err)

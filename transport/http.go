@@ -89,7 +89,9 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	} else {
 		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0)
 	}
-	ex.Unanswered = ex.Failure != "" && b.timedOut()
+	// A body cut short by the server, like a connection it closed before
+	// the headers, is an answer withheld.
+	ex.Unanswered = ex.Failure != "" && (b.timedOut() || r.Cut && b.parent.Err() == nil)
 	return ex
 }
 

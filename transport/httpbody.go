@@ -32,6 +32,7 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds bool) str
 	}
 	r.Body = data
 	if err != nil {
+		r.Cut = true
 		return b.describe(
 			fmt.Sprintf("reply incomplete after %s (%d bytes read)", b.lim.Timeout, len(data)),
 			fmt.Sprintf("reading the reply: %v (%d bytes read)", err, len(data)))
