@@ -601,6 +601,11 @@ func (m *mux) settle(ctx context.Context) error {
 // each as its own probe would have been.
 func (m *mux) probe(ctx context.Context, silent []*pend) error {
 	r := m.r
+	if proc := r.t.(*StdioTarget).proc(); proc != nil {
+		for _, p := range silent {
+			proc.Owe(p.req.Body) // a late reply is not the probe's
+		}
+	}
 	probe, alive := r.liveness(ctx, silent[0].name)
 	for _, p := range silent {
 		pr := probe

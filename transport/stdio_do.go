@@ -83,6 +83,22 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 // maxLate bounds the ids remembered as owed a late reply.
 const maxLate = 1024
 
+// Owe says the server may yet answer the request body, sent with Send
+// and left unanswered: its late reply is not taken for a later
+// exchange's, as Do's own timed-out requests are not.
+func (s *Stdio) Owe(body []byte) {
+	k := envelope.IDKey(gjson.GetBytes(body, "id"))
+	if k == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.late == nil || len(s.late) >= maxLate {
+		s.late = map[string]bool{}
+	}
+	s.late[k] = true
+}
+
 // writeFirst writes one message as write does, within Timeout; to a
 // server that has read nothing yet, within Start and Timeout of its
 // start, as it may still be starting. A message that went out whole leaves

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -488,5 +489,40 @@ func TestStdioLateReply(t *testing.T) {
 	}
 	if want := []string{"1", "2"}; !slices.Equal(ids, want) {
 		t.Errorf("second exchange's lines have ids %v, want %v (the late reply, then its own)", ids, want)
+	}
+}
+
+// TestStdioOwedReplyNotTaken: a request sent with Send and left
+// unanswered (a multiplexed run's), then declared owed, does not lend its
+// late reply to the next exchange, which waits for its own: a liveness
+// probe took such a reply for its own and failed RPC1004 on a server that
+// had answered every request with its right id, late.
+func TestStdioOwedReplyNotTaken(t *testing.T) {
+	for _, owe := range []bool{false, true} {
+		t.Run(strconv.FormatBool(owe), func(t *testing.T) { testOwed(t, owe) })
+	}
+}
+
+func testOwed(t *testing.T, owe bool) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+	slow := []byte(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	if f := s.Send(context.Background(), slow); f != "" {
+		t.Fatal(f)
+	}
+	if owe {
+		s.Owe(slow)
+	}
+	time.Sleep(400 * time.Millisecond) // the late reply is in the pipe now
+	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+	if ex.Failure != "" || ex.Response == nil {
+		t.Fatalf("owe %v: failure %q, response %v", owe, ex.Failure, ex.Response)
+	}
+	last := ex.Response.Messages[len(ex.Response.Messages)-1]
+	want := "1" // without Owe, the late reply ends the exchange
+	if owe {
+		want = "2"
+	}
+	if got := gjson.GetBytes(last, "id").Raw; got != want {
+		t.Errorf("owe %v: the exchange ended at the reply with id %s, want %s", owe, got, want)
 	}
 }
