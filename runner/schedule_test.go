@@ -2,7 +2,9 @@ package runner_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -436,6 +438,9 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
+		if quirk == "mute-dies-on-batch" && bytes.HasPrefix(bytes.TrimSpace(sc.Bytes()), []byte("[")) {
+			os.Exit(9)
+		}
 		switch id := gjson.GetBytes(sc.Bytes(), "id"); {
 		case id.Exists():
 			logf("line %s", id.String())
@@ -452,6 +457,8 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		switch {
 		case method.Str == dieOn:
 			os.Exit(9)
+		case quirk == "mute-dies-on-batch" && method.Str != "initialize" && method.Str != "ping":
+			continue
 		case id.Exists() && quirk == "reinit-breaks" && reinits > 1:
 			os.Exit(9)
 		case method.Str == "notifications/initialized":
@@ -497,7 +504,8 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 
 // quirkEnv gives the ignoring server a fault: "die-on:METHOD" exits on
-// reading a message of METHOD; "reinit-breaks" exits on the first
+// reading a message of METHOD; "mute-dies-on-batch" answers only
+// initialize and ping and exits on reading a batch; "reinit-breaks" exits on the first
 // request after a second notifications/initialized; "note-last-id"
 // answers each notification (wrongly) with the id it read last.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
@@ -626,6 +634,51 @@ func TestMultiplexedLateNotificationReply(t *testing.T) {
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// TestDeadlineStopsRestarts: a stdio server that answers only
+// initialize and ping, and dies on a batch, leaves every multiplexed
+// request open when it dies: each goes again alone, on a new process,
+// and waits out its own timeout. Past the run's deadline no process is
+// started, so the run ends by its deadline instead of starting and
+// closing one process per request left.
+func TestDeadlineStopsRestarts(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "server.log")
+	t.Setenv(ignoringEnv, log)
+	t.Setenv(quirkEnv, "mute-dies-on-batch")
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	fx, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const deadline = 4 * time.Second
+	start := time.Now()
+	_, err = runner.Run(context.Background(), target, runner.Options{
+		Fixtures: fx, Contract: envelope.Strict(), Deadline: deadline, Parallel: 8, Protocol: envelope.V20251125,
+	}, &rows{})
+	took := time.Since(start)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Logf("run: %v", err)
+	}
+	// The deadline, a close of the last process (two grace periods at
+	// most) and the report: far below a restart per fixture left.
+	if took > deadline+6*time.Second {
+		t.Errorf("the run took %v with a %v deadline: restarts went on past it", took, deadline)
+	}
+	evs, raw := readServerLog(t, log)
+	late := 0
+	for _, e := range evs {
+		if e.what == "start" && time.Unix(0, e.at).After(start.Add(deadline+100*time.Millisecond)) {
+			late++
+		}
+	}
+	if late > 0 {
+		t.Errorf("%d server processes started after the run's deadline:\n%s", late, raw)
 	}
 }
 

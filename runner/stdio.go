@@ -76,6 +76,13 @@ func (t *StdioTarget) sibling() *StdioTarget { return &StdioTarget{argv: t.argv,
 
 // Restart shuts down the current process, if any, and starts a new one.
 func (t *StdioTarget) Restart(ctx context.Context) error {
+	if ctx.Err() != nil {
+		// Past the run's deadline no server is started: each start, and
+		// the close of the one before, costs seconds the run no longer
+		// has (a server that ignores SIGTERM holds its close for two
+		// grace periods).
+		return fmt.Errorf("not restarted: %v", context.Cause(ctx))
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.p != nil {
