@@ -409,3 +409,18 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// A fixture the checker could not send is one error, on RPC1006 (no
+// reply could be had), as for an exchange that failed; never on a check
+// of the client's, and every other check skips.
+func TestNotSent(t *testing.T) {
+	var got []string
+	for _, v := range checks.NotSent("f", "the server could not be restarted", checks.All()) {
+		if v.Status != checks.StatusSkip {
+			got = append(got, v.Check.ID+" "+string(v.Status))
+		}
+	}
+	if diff := cmp.Diff([]string{"RPC1006 error"}, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}

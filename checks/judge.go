@@ -227,23 +227,44 @@ func rank(s Status) int {
 	return 0
 }
 
+// errorOwner is the check of list that carries an error verdict of the
+// kind id judges (RPC1006: no reply could be had), or the first server
+// check when id is not in the list.
+func errorOwner(list []*Check, id string) *Check {
+	for _, c := range list {
+		if c.ID == id {
+			return c
+		}
+	}
+	for _, c := range list {
+		if c.Area != AreaClient {
+			return c
+		}
+	}
+	return nil
+}
+
+// NotSent gives the verdicts of a fixture the checker could not send:
+// one error, on the check that owns a reply that could not be had
+// (RPC1006), as for an exchange that failed; every other check skips.
+func NotSent(fixture, reason string, list []*Check) []Verdict {
+	owner := errorOwner(list, OneReply.ID)
+	out := make([]Verdict, 0, len(list))
+	for _, c := range list {
+		v := Verdict{Fixture: fixture, Check: c, Status: StatusSkip, Reason: "not judged: " + reason}
+		if c == owner {
+			v.Status, v.Reason = StatusError, reason
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 // unjudgeable says why an exchange cannot be judged by the reply checks,
 // and which check owns that verdict: the checker's own failure (an error,
 // once), or the server's death (PRO1005's finding).
 func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (string, *Check) {
-	owner := func(id string) *Check {
-		for _, c := range list {
-			if c.ID == id {
-				return c
-			}
-		}
-		for _, c := range list {
-			if c.Area != AreaClient {
-				return c
-			}
-		}
-		return nil
-	}
+	owner := func(id string) *Check { return errorOwner(list, id) }
 	switch {
 	case ex.Died != "":
 		return "the server died handling this message (see PRO1005)", nil

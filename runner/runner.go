@@ -297,15 +297,7 @@ func (l *lane) skipAll(fixture, reason string) error {
 // other checks skip (an error is what the checker could not do, counted
 // once).
 func (l *lane) notSent(fixture, reason string) error {
-	vs := make([]checks.Verdict, 0, len(l.r.o.Checks))
-	for i, c := range l.r.o.Checks {
-		v := checks.Verdict{Fixture: fixture, Check: c, Status: checks.StatusSkip, Reason: "not judged: " + reason}
-		if i == 0 {
-			v.Status, v.Reason = checks.StatusError, reason
-		}
-		vs = append(vs, v)
-	}
-	return l.emit(Judged{Fixture: fixture, Verdicts: vs})
+	return l.emit(Judged{Fixture: fixture, Verdicts: checks.NotSent(fixture, reason, l.r.o.Checks)})
 }
 
 // send performs one exchange and notes a death of the server.
@@ -340,8 +332,12 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		return ex, nil
 	}
 	probe, alive := r.liveness(ctx, fixture)
-	if err := l.judge(fixture+"/liveness", &probe, nil, nil); err != nil {
-		return ex, err
+	if probe.Failure == "" {
+		// A probe that got nothing would be a second error for one
+		// fixture's failure: the fixture's own note says it.
+		if err := l.judge(fixture+"/liveness", &probe, nil, nil); err != nil {
+			return ex, err
+		}
 	}
 	if alive {
 		ex.Note = ex.Failure + "; the server answered a liveness probe, so it is alive and left this request unanswered"

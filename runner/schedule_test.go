@@ -311,6 +311,27 @@ func TestCutBodyIsSilence(t *testing.T) {
 	}
 }
 
+// TestErrorOncePerFixture: a request left unanswered by a server that
+// then leaves its liveness probe unanswered too could not be judged:
+// one error for the fixture, on RPC1006, and no second one for the probe.
+func TestErrorOncePerFixture(t *testing.T) {
+	f, err := fixtures.Parse("ping.txtar", []byte("Pings.\n-- fixture --\nid: mine/ping\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startSlow(t, &slowSession{hang: "ping"}) // the probe is a ping too
+	lines, _ := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 300 * time.Millisecond}}}, 8, []*fixtures.Fixture{f})
+	var got []string
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) >= 3 && f[2] == "error" {
+			got = append(got, strings.Join(f[:3], " "))
+		}
+	}
+	if diff := cmp.Diff([]string{"mine/ping RPC1006 error"}, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s\n%s", diff, strings.Join(lines, "\n"))
+	}
+}
+
 // TestStreamLookEndsWithTheRest: a fixture whose reply is a stream that
 // need not end (subscriptions/listen) is looked at while the other
 // fixtures run, and the look ends when they are done, not after the

@@ -615,14 +615,16 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 	}
 	probe, alive := r.liveness(ctx, silent[0].name)
 	for _, p := range silent {
-		pr := probe
-		ev := &p.buf.events[p.at]
-		lb := &buffer{}
-		l := &lane{r: r, out: lb, mark: time.Now()}
-		if err := l.judge(p.name+"/liveness", &pr, nil, nil); err != nil {
-			return err
+		if probe.Failure == "" { // (see afterSilence)
+			pr := probe
+			ev := &p.buf.events[p.at]
+			lb := &buffer{}
+			l := &lane{r: r, out: lb, mark: time.Now()}
+			if err := l.judge(p.name+"/liveness", &pr, nil, nil); err != nil {
+				return err
+			}
+			ev.before = append(ev.before, lb.events...)
 		}
-		ev.before = append(ev.before, lb.events...)
 		if alive {
 			p.ex.Note = p.ex.Failure + "; the server answered a liveness probe, so it is alive and left this request unanswered"
 			p.ex.Failure, p.ex.Unanswered = "", false
