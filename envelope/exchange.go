@@ -39,6 +39,9 @@ type Exchange struct {
 	// checker's inability to judge depends on whether the server is still
 	// alive, which the runner finds out with a liveness probe.
 	Unanswered bool
+	// Refused: the target refused the connection, so the request never
+	// reached it (a server that is not, or no longer, listening).
+	Refused bool
 	// Note is what the run knows about the exchange beyond its bytes,
 	// for the report: "no response within 10s; the server answered a
 	// liveness probe".

@@ -48,7 +48,7 @@ func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 // restart brings a dead stdio server back and redoes the handshake, so
 // the next fixture meets the server as the first one did.
 func (r *run) restart(ctx context.Context) error {
-	if err := r.t.Restart(ctx); err != nil {
+	if err := r.restartTarget(ctx); err != nil {
 		return err
 	}
 	if r.sess.version == envelope.V20260728 {
@@ -58,6 +58,9 @@ func (r *run) restart(ctx context.Context) error {
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
 	ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
 	if ex.Failure != "" {
+		if ctx.Err() == nil {
+			r.lose("the server died, and started again it did not complete initialize (" + ex.Failure + ")")
+		}
 		return fmt.Errorf("initialize after restart: %s", ex.Failure)
 	}
 	note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

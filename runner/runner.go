@@ -145,6 +145,9 @@ func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
 	if err := s.r.fireAll(ctx, o.Fixtures); err != nil {
 		return res, err
 	}
+	if lost := s.r.lostWhy(); lost != "" {
+		return res, fmt.Errorf("%w: %s; the fixtures after that could not be judged", ErrNotDriven, lost)
+	}
 	if interrupted(ctx) {
 		return res, nil // no new exchange after an interrupt, the session's end included
 	}
@@ -202,6 +205,11 @@ type run struct {
 	// liveness probe, so a late reply could land in the next fixture's
 	// exchange; restart before it.
 	stale bool
+	// lost says why the target stopped being drivable mid-run (a stdio
+	// server that could not be started again, an HTTP server that stopped
+	// accepting connections): the run is then not complete, as a run
+	// that could not start is not (exit 3). Guarded by mu.
+	lost string
 	// tools compiles each tool schema the replies list once per run: a
 	// run lists tools again and again (a fixture's tools/list, the
 	// envelope fixtures that carry one).
@@ -300,9 +308,38 @@ func (l *lane) notSent(fixture, reason string) error {
 	return l.emit(Judged{Fixture: fixture, Verdicts: checks.NotSent(fixture, reason, l.r.o.Checks)})
 }
 
+// lose notes that the target stopped being drivable; the first reason
+// stands.
+func (r *run) lose(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lost == "" {
+		r.lost = why
+	}
+}
+
+func (r *run) lostWhy() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lost
+}
+
+// restartTarget starts the target afresh (a new stdio process), noting a
+// target that cannot be started any more.
+func (r *run) restartTarget(ctx context.Context) error {
+	err := r.t.Restart(ctx)
+	if errors.Is(err, ErrNotDriven) {
+		r.lose("the server died and could not be started again (" + err.Error() + ")")
+	}
+	return err
+}
+
 // send performs one exchange and notes a death of the server.
 func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
 	ex := r.t.Conn().Do(ctx, req, wantReply)
+	if ex.Refused && ctx.Err() == nil {
+		r.lose("the server stopped accepting connections (" + ex.Failure + ")")
+	}
 	ex.Version = r.sess.version
 	if died, why := r.t.Died(); died {
 		ex.Died = why

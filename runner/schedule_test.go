@@ -311,6 +311,66 @@ func TestCutBodyIsSilence(t *testing.T) {
 	}
 }
 
+// TestLostTargetNotDriven: a stdio server that dies mid-run and cannot
+// be started again leaves the run incomplete: Run says the target could
+// not be driven (exit 3), after handing on what was judged before.
+func TestLostTargetNotDriven(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(quirkEnv, "die-on:prompts/list")
+	t.Setenv(startOnceEnv, filepath.Join(t.TempDir(), "started"))
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
+		return f.ID != "tools/list" && f.ID != "prompts/list" && f.ID != "resources/list"
+	})
+	c := &rows{}
+	_, err = runner.Run(context.Background(), target, runner.Options{
+		Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 1, Protocol: envelope.V20251125,
+	}, c)
+	if !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), "could not be judged") {
+		t.Fatalf("run error %v, want the target could not be driven", err)
+	}
+	if !slices.ContainsFunc(c.lines, func(l string) bool { return strings.HasPrefix(l, "prompts/list PRO1005 fail") }) {
+		t.Errorf("the death on prompts/list was not judged before the run ended:\n%s", strings.Join(c.lines, "\n"))
+	}
+}
+
+// TestLostHTTPTargetNotDriven: an HTTP server that stops listening
+// mid-run (it died) leaves the run incomplete, as a stdio server that
+// cannot start again does.
+func TestLostHTTPTargetNotDriven(t *testing.T) {
+	slow := &slowSession{}
+	slow.inFlight, slow.used = map[string]int{}, map[string]bool{}
+	var hs *httptest.Server
+	var once sync.Once
+	hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if gjson.GetBytes(body, "method").Str == "prompts/list" {
+			once.Do(func() {
+				hs.Listener.Close()
+				go hs.CloseClientConnections()
+			})
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		slow.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
+		return f.ID != "tools/list" && f.ID != "prompts/list" && f.ID != "resources/list"
+	})
+	c := &rows{}
+	_, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: 500 * time.Millisecond}}}, runner.Options{
+		Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 1, Protocol: envelope.V20251125,
+	}, c)
+	if !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), "stopped accepting connections") {
+		t.Fatalf("run error %v, want the target could not be driven\n%s", err, strings.Join(c.lines, "\n"))
+	}
+}
+
 // TestErrorOncePerFixture: a request left unanswered by a server that
 // then leaves its liveness probe unanswered too could not be judged:
 // one error for the fixture, on RPC1006, and no second one for the probe.
@@ -439,6 +499,12 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		}
 	}
 	logf("start")
+	if once := os.Getenv(startOnceEnv); once != "" {
+		if _, err := os.Stat(once); err == nil {
+			os.Exit(7) // started before: this server cannot start again
+		}
+		os.WriteFile(once, nil, 0o600)
+	}
 	// A server slow to start (npx, a container) reads nothing for a while.
 	if d, err := time.ParseDuration(os.Getenv(slowStartEnv)); err == nil {
 		time.Sleep(d)
@@ -530,6 +596,10 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // request after a second notifications/initialized; "note-last-id"
 // answers each notification (wrongly) with the id it read last.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
+
+// startOnceEnv names a file the ignoring server creates when it starts;
+// a server that finds it exits at once, as one that cannot start twice.
+const startOnceEnv = "WYMCP_RUNNER_START_ONCE"
 
 // slowStartEnv makes each ignoring server read nothing for the
 // duration it holds after it starts.

@@ -77,7 +77,7 @@ func (l *lane) enterStage(ctx context.Context, f *fixtures.Fixture, v variant) e
 	r := l.r
 	r.sess.sessionID = ""
 	if r.t.Transport() == envelope.Stdio {
-		if err := r.t.Restart(ctx); err != nil {
+		if err := r.restartTarget(ctx); err != nil {
 			return fmt.Errorf("a fresh server process: %w", err)
 		}
 	}

@@ -79,6 +79,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		// out is an answer withheld, like a timeout; a refused one never
 		// carried the request.
 		ex.Unanswered = b.timedOut() || b.parent.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
+		ex.Refused = errors.Is(err, syscall.ECONNREFUSED)
 		return ex
 	}
 	defer resp.Body.Close()
