@@ -164,7 +164,9 @@ declarations set, not only for form:
   only from a server that declared the logging capability (T-LOG-1).
 - List-change notifications come only from a server that declared the
   matching listChanged (2025-xx, T-LIFE-4); in 2026-07-28 only on a
-  subscriptions/listen stream (T-HTTP-17, T-STDIO-5).
+  subscriptions/listen stream (T-HTTP-17, T-STDIO-5); on stdio, whose
+  stdout every exchange shares, one tagged with a subscriptionId is such
+  a stream's.
 - The notifications of a subscriptions/listen stream (2026-07-28) are
   PRO1009's to judge.
 
@@ -340,6 +342,9 @@ func judgeListChanged(p *Pass, path, method string, m envelope.Message) {
 	x := p.Expect
 	kind := strings.TrimSuffix(strings.TrimPrefix(method, "notifications/"), "/list_changed")
 	if x.Version == envelope.V20260728 {
+		if p.Exchange.Transport == envelope.Stdio && m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
+			return // stdout is shared: a listen stream's, tagged as T-STDIO-5 asks
+		}
 		p.Failf(path, "%s on the stream of %s; 2026-07-28 sends list changes only on a subscriptions/listen stream (T-HTTP-17, T-STDIO-5)", Quote(method, quoteN), Quote(x.Method, quoteN))
 		return
 	}
