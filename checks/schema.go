@@ -108,7 +108,7 @@ must conform is not stated (AMB-13), so such results are not judged.`,
 		if t == nil || t.OutputSchema == nil {
 			return Skip("no tool with an outputSchema was called with valid arguments")
 		}
-		if f := p.Expect.Facts; f != nil && f.Spoken == "2025-03-26" {
+		if f := p.Expect.Facts; f != nil && f.Spoken == envelope.V20250326 {
 			return Skip("the server speaks 2025-03-26, which has no structuredContent (T-V0326-4)")
 		}
 		m, err := needObject(p)

@@ -7,6 +7,10 @@ const (
 	V20260728 = "2026-07-28"
 	V20251125 = "2025-11-25"
 	V20250618 = "2025-06-18"
+	// V20250326 is the older revision some servers still speak only: such
+	// a server is judged under 2025-06-18's rules where 2025-03-26 does
+	// not differ (digest §1a), so it is not among Versions.
+	V20250326 = "2025-03-26"
 )
 
 // Versions lists the protocol versions the checker judges, newest first.

@@ -28,6 +28,9 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		e = merge(e, build(ex, r, f), r.why)
 	}
 	o.apply(e)
+	if e.Condition == CondBatch && f != nil && f.Speaks() == envelope.V20250326 {
+		e.Unjudged = "the server speaks 2025-03-26, where batches are allowed (T-V0326-1): not judged"
+	}
 	return e
 }
 

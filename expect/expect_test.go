@@ -205,6 +205,17 @@ func TestLearn(t *testing.T) {
 	if f.Session {
 		t.Error("stdio learned a session")
 	}
+	// A server that speaks only 2025-03-26 is judged as a live run judges
+	// it: under 2025-06-18's rules, knowing what it speaks.
+	old := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`))
+	if old == nil || old.Version != envelope.V20250618 || old.Speaks() != envelope.V20250326 {
+		t.Errorf("initialize answered 2025-03-26: learned %+v", old)
+	}
+	if back := old.Learn(ex(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)); back.Speaks() != envelope.V20251125 {
+		t.Errorf("a later initialize answered 2025-11-25 still speaks %s", back.Speaks())
+	}
 	esc := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initi\u0061lize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`))
 	if esc == nil || esc.Version != "2025-11-25" {

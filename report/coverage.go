@@ -253,7 +253,7 @@ func (t *CoverageTracker) Summary(version, transport string) *CoverageSummary {
 // not differ (digest §1a), so those apply to it as well as its own.
 func appliesToVersion(versions, v string) bool {
 	judged := v
-	if v == V20250326 {
+	if v == envelope.V20250326 {
 		judged = envelope.V20250618
 	}
 	for _, part := range strings.Split(versions, ",") {
@@ -266,10 +266,6 @@ func appliesToVersion(versions, v string) bool {
 	}
 	return false
 }
-
-// V20250326 is the older revision a server may still speak only; a run
-// with it reports it as its version.
-const V20250326 = "2025-03-26"
 
 // appliesToTransport: HTTP rules (T-HTTP, T-SESS, T-HDR, T-AUTH) bind
 // Streamable HTTP, T-STDIO rules stdio.

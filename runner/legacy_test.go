@@ -22,7 +22,7 @@ import (
 // it under 2025-06-18's rules, and says what it skipped. The reference
 // server in that mode keeps every rule, so nothing fails or warns.
 func TestServer20250326(t *testing.T) {
-	for _, protocol := range []string{"auto", runner.V20250326} {
+	for _, protocol := range []string{"auto", envelope.V20250326} {
 		t.Run(protocol, func(t *testing.T) {
 			srv, err := refserver.New(refserver.Options{Only20250326: true})
 			if err != nil {
@@ -47,7 +47,7 @@ func TestServer20250326(t *testing.T) {
 			if err != nil {
 				t.Fatalf("a 2025-03-26 server was not driven: %v", err)
 			}
-			if res.Version != runner.V20250326 || res.Facts.Version != envelope.V20250618 {
+			if res.Version != envelope.V20250326 || res.Facts.Version != envelope.V20250618 {
 				t.Errorf("version %q judged as %q, want 2025-03-26 judged as 2025-06-18", res.Version, res.Facts.Version)
 			}
 			if ids, detail := c.bad(); len(ids) > 0 {

@@ -128,15 +128,10 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 	return f, nil
 }
 
-// V20250326 is the older revision some servers still speak only: such a
-// server is judged, under 2025-06-18's rules where 2025-03-26 does not
-// differ (digest §1a), not refused.
-const V20250326 = "2025-03-26"
-
 // skipped20250326 says what a 2025-03-26 run does not judge, and why.
 func skipped20250326() []string {
 	return []string{
-		"SCH1001 and SCH1003 (2025-03-26 has its own draft-07 schema and no structuredContent, T-V0326-4)",
+		"SCH1001, SCH1003 and SCH1004 (2025-03-26 has its own draft-07 schema and no structuredContent, T-V0326-4)",
 		"the batch fixtures (batches are allowed in 2025-03-26, T-V0326-1)",
 		"the MCP-Protocol-Version header fixtures (the header came with 2025-06-18, T-V0326-2)",
 	}
@@ -267,7 +262,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		if envelope.KnownVersion(got) && got != envelope.V20260728 && !slices.Contains(supported, got) {
 			supported = append(supported, got) // an answer names a version the server serves
 		}
-		if !slices.Contains([]string{envelope.V20251125, envelope.V20250618, V20250326}, got) {
+		if !slices.Contains([]string{envelope.V20251125, envelope.V20250618, envelope.V20250326}, got) {
 			ex.Version = v
 			*probes = append(*probes, probe{fixture: name, ex: ex})
 			if last != "" {
@@ -294,10 +289,10 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 			how = "forced with --protocol; initialize answered " + got
 		}
 		spoken := ""
-		if r.sess.version == V20250326 {
+		if r.sess.version == envelope.V20250326 {
 			// Judged under 2025-06-18's rules where 2025-03-26 does not
 			// differ (digest §1a); what depends on a later version skips.
-			spoken, r.sess.version = V20250326, envelope.V20250618
+			spoken, r.sess.version = envelope.V20250326, envelope.V20250618
 			how += "; judged under 2025-06-18's rules where 2025-03-26 does not differ"
 			r.sink.Note("the server speaks 2025-03-26: judged under 2025-06-18's rules where 2025-03-26 does not differ (digest §1a); skipped: " + strings.Join(skipped20250326(), "; "))
 		}

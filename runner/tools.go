@@ -142,7 +142,7 @@ type variant struct {
 func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 	r := l.r
 	base := fixtures.Context{Version: r.sess.version}
-	if r.facts.Spoken == V20250326 {
+	if r.facts.Spoken == envelope.V20250326 {
 		if why := later20250326(f.Rules); why != "" {
 			return nil, why
 		}

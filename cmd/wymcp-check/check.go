@@ -43,7 +43,7 @@ func addTargetFlags(cmd *cobra.Command, o *targetOptions) {
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 10*time.Second, "bound on each exchange")
 	cmd.Flags().DurationVar(&o.Start, "start-timeout", transport.DefaultStart, "stdio: bound on a server's start, until it reads its first message; --timeout for that message counts from then")
 	cmd.Flags().Int64Var(&o.MaxBytes, "max-bytes", 4<<20, "bound on the reply bytes read per exchange")
-	addEnum(cmd, &o.Protocol, "protocol", "auto", "protocol version: probe, or use the one given", "auto", envelope.V20260728, envelope.V20251125, envelope.V20250618, runner.V20250326)
+	addEnum(cmd, &o.Protocol, "protocol", "auto", "protocol version: probe, or use the one given", "auto", envelope.V20260728, envelope.V20251125, envelope.V20250618, envelope.V20250326)
 	cmd.Flags().BoolVar(&o.Demo, "demo", false, "check the embedded reference server, in process (no target needed)")
 	cmd.Flags().StringVar(&o.DemoFault, "demo-fault", "", "with --demo: inject a named fault into the reference server (see wymcp-check faults)")
 	cmd.Flags().BoolVar(&o.DemoStdio, "demo-stdio", false, "with --demo: run the reference server as a child process over stdio")
