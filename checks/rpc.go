@@ -385,6 +385,11 @@ this check carries the exchange's one "error" verdict.`,
 			if p.Exchange.Note != "" {
 				note = ": " + p.Exchange.Note
 			}
+			if x.Tool != nil && !x.Tool.Refusal.Set() {
+				// Silence within --timeout is the finding (DESIGN); a tool
+				// that legitimately runs longer needs a longer bound.
+				note += " (a tool that runs longer than --timeout needs a higher --timeout)"
+			}
 			p.Deviate(x.Reply, "reply", "no response arrived for the request%s", note)
 		case n > 1:
 			p.Failf("reply", "%d responses arrived for one request", n)
