@@ -168,6 +168,8 @@ func TestOverrideRoundTrip(t *testing.T) {
 // the version and capabilities, server/discover the versions, a whole
 // tools/list the tools; a list asked from a cursor, or one that goes on,
 // says nothing of which tools exist; an error declares nothing.
+const initOK25 = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
+
 func TestLearn(t *testing.T) {
 	ex := func(req, rep string) *envelope.Exchange {
 		return &envelope.Exchange{Transport: envelope.Stdio, Request: envelope.Request{Body: []byte(req)},
@@ -204,6 +206,16 @@ func TestLearn(t *testing.T) {
 	}
 	if f.Session {
 		t.Error("stdio learned a session")
+	}
+	// Two clients behind one relay, each in its own session, declare
+	// different capabilities: a later exchange may be either's, so
+	// neither declaration is known, and a third does not settle it.
+	a := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}}}}`, initOK25))
+	b := a.Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`, initOK25))
+	c := b.Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}}}}`, initOK25))
+	again := a.Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{ "sampling" : {} }}}`, initOK25))
+	if string(a.ClientCapabilities) != `{"sampling":{}}` || b.ClientCapabilities != nil || c.ClientCapabilities != nil || string(again.ClientCapabilities) == "" {
+		t.Errorf("client capabilities learned: %s, then %s, then %s; the same again: %s", a.ClientCapabilities, b.ClientCapabilities, c.ClientCapabilities, again.ClientCapabilities)
 	}
 	// A server that speaks only 2025-03-26 is judged as a live run judges
 	// it: under 2025-06-18's rules, knowing what it speaks.

@@ -61,6 +61,11 @@ type Facts struct {
 	// replies are judged by: "2025-03-26", judged as Version (2025-06-18)
 	// where that revision does not differ (digest §1a). "" otherwise.
 	Spoken string
+	// clientsDiffer: two initializes of the traffic declared different
+	// client capabilities (two clients behind one relay, each in its own
+	// session): which client a later exchange belongs to is not known, so
+	// neither declaration is.
+	clientsDiffer bool
 }
 
 // Speaks is the version the server negotiated.
@@ -420,7 +425,13 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 			n.Capabilities = json.RawMessage(c.Raw)
 		}
 		if c := req.Get("params.capabilities"); c.IsObject() {
-			n.ClientCapabilities = json.RawMessage(c.Raw)
+			switch {
+			case n.clientsDiffer:
+			case n.ClientCapabilities != nil && !sameJSON(n.ClientCapabilities, []byte(c.Raw)):
+				n.ClientCapabilities, n.clientsDiffer = nil, true
+			default:
+				n.ClientCapabilities = json.RawMessage(c.Raw)
+			}
 		}
 		n.Session = ex.Transport == envelope.HTTP && envelope.HeaderGet(ex.Response.Header, "Mcp-Session-Id") != ""
 	case "server/discover":
@@ -444,6 +455,12 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		n.learnList(key, items)
 	}
 	return n
+}
+
+// sameJSON: a and b are the same JSON text but for insignificant space.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // listMembers maps the list methods that teach what exists to the result
