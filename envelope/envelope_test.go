@@ -60,6 +60,15 @@ func TestSameID(t *testing.T) {
 		{`12345678901234567890`, `12345678901234567890`, true},
 		{`1e2`, `100`, true},
 		{`"a"`, `"b"`, false},
+		// Lone surrogates: each stays itself, or becomes U+FFFD in the
+		// reply (a receiver's reading); never another one.
+		{`"\ud800"`, `"\udc00"`, false},
+		{`"\ud800"`, `"\ud800"`, true},
+		{`"\ud800"`, `"\uD800"`, true},
+		{`"x\ud800"`, `"x\ufffd"`, true},
+		{`"x\ufffd"`, `"x\ud800"`, false},
+		{`"\ud83d\ude00"`, `"😀"`, true},
+		{`"a\/b\n"`, `"a/b\u000a"`, true},
 	}
 	for _, tt := range tests {
 		mreq, mrep := envelope.Parse([]byte(`{"id":`+tt.req+`}`)), envelope.Parse([]byte(`{"id":`+tt.reply+`}`))

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -428,7 +429,13 @@ func SameID(req, reply gjson.Result) bool {
 	}
 	switch req.Type {
 	case gjson.String:
-		return req.Str == reply.Str
+		if req.Str != reply.Str {
+			return false
+		}
+		if !strings.Contains(req.Raw, `\u`) && !strings.Contains(reply.Raw, `\u`) {
+			return true
+		}
+		return sameUnits(req.Raw, reply.Raw)
 	case gjson.Number:
 		if req.Raw == reply.Raw {
 			return true
@@ -446,6 +453,77 @@ func SameID(req, reply gjson.Result) bool {
 	default:
 		return req.Raw == reply.Raw
 	}
+}
+
+// sameUnits compares two JSON string literals whose decoded texts agree
+// as gjson reads them, which turns every unpaired surrogate escape into
+// U+FFFD: by their UTF-16 code units, where a lone surrogate stays
+// itself. The reply may hold the request's text with its lone surrogates
+// replaced by U+FFFD (a receiver's reading, RFC 8259 §8.2), but no
+// reading turns one lone surrogate into another.
+func sameUnits(reqRaw, replyRaw string) bool {
+	a, b := stringUnits(reqRaw), stringUnits(replyRaw)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(utf16.IsSurrogate(rune(a[i])) && b[i] == 0xFFFD && lone(a, i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// lone: the code unit at i is a surrogate without its pair.
+func lone(u []uint16, i int) bool {
+	r := rune(u[i])
+	switch {
+	case r >= 0xD800 && r < 0xDC00:
+		return i+1 >= len(u) || u[i+1] < 0xDC00 || u[i+1] > 0xDFFF
+	default:
+		return i == 0 || u[i-1] < 0xD800 || u[i-1] >= 0xDC00
+	}
+}
+
+// stringUnits is the UTF-16 code units of a JSON string literal (raw,
+// quotes included), escapes decoded one unit each.
+func stringUnits(raw string) []uint16 {
+	raw = strings.TrimSuffix(strings.TrimPrefix(raw, `"`), `"`)
+	var out []uint16
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' || i+1 >= len(raw) {
+			r, n := utf8.DecodeRuneInString(raw[i:])
+			out = utf16.AppendRune(out, r)
+			i += n
+			continue
+		}
+		switch e := raw[i+1]; e {
+		case 'u':
+			if i+6 <= len(raw) {
+				if v, err := strconv.ParseUint(raw[i+2:i+6], 16, 16); err == nil {
+					out = append(out, uint16(v))
+					i += 6
+					continue
+				}
+			}
+			out = append(out, 'u')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		default:
+			out = append(out, uint16(e))
+		}
+		i += 2
+	}
+	return out
 }
 
 // plainInteger: an optional minus and digits only, the common id form,
