@@ -88,10 +88,11 @@ pass.`,
 // validationMessage recognises a reply that itself says the request's
 // parameters were invalid: -32603 then hides a client mistake behind
 // "internal error", and the client cannot know to fix its call. Only
-// phrases that name the call's own parameters settle it; an upstream
+// phrases about the call's own parameters settle it (a validator's
+// "Invalid input", "expected number, received string"); an upstream
 // failure ("missing required environment variable", "expected status
 // 200, got 503") is an internal error in words a validator also uses.
-var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|unknown tool|-32602`)
+var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?|input)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|unknown tool|-32602|expected (a |an )?(string|number|integer|boolean|object|array|null)\b[^.]*\b(got|received)\b`)
 
 // validationWords are a validator's words that an internal failure may
 // use too: with -32603 they only warn.
@@ -288,7 +289,7 @@ exactly) a result only warns.`,
 // Mcp-Param-* header no listed tool parameter names (AMB-11).
 func headersInDoubt(p *Pass) bool {
 	h := p.Exchange.Request.Header
-	accept := strings.ToLower(strings.Join(h.Values("Accept"), ","))
+	accept := strings.ToLower(strings.Join(envelope.HeaderValues(h, "Accept"), ","))
 	if !strings.Contains(accept, "*/*") && (!strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream")) {
 		return true
 	}

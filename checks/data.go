@@ -164,7 +164,18 @@ func quotesRequest(p *Pass, s string) bool {
 		return false
 	}
 	values, rest := p.Reply.sortedTexts(p.Exchange, p.Expect)
-	return quotesSorted(values, s, core) || quotesSorted(rest, s, core)
+	if quotesSorted(values, s, core) || quotesSorted(rest, s, core) {
+		return true
+	}
+	// A value quoted as the server decoded it (a percent-encoded URI).
+	for _, v := range values {
+		if strings.IndexByte(v, '%') >= 0 {
+			if d := percentDecode(v); d == s || strings.HasPrefix(d, core) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // quotesSorted: sorted holds s, or a text that starts with core.
@@ -239,7 +250,8 @@ const (
 )
 
 // functionWords are English words a list of values does not hold and a
-// sentence of six words hardly lacks; they tell a sentence without its
+// sentence of six words hardly lacks (articles, modals, prepositions, and
+// the verbs of a validator's complaint); they tell a sentence without its
 // final stop from a list of words.
 var functionWords = map[string]bool{
 	"a": true, "an": true, "the": true, "is": true, "are": true, "was": true, "were": true,
@@ -249,13 +261,17 @@ var functionWords = map[string]bool{
 	"with": true, "and": true, "or": true, "but": true, "than": true, "this": true,
 	"that": true, "it": true, "has": true, "have": true, "does": true, "please": true,
 	"you": true, "your": true, "if": true, "when": true, "which": true, "there": true,
+	"got": true, "received": true, "expected": true, "expects": true, "requires": true,
+	"says": true, "provide": true,
 }
 
 // readProse says how surely s is a sentence. A line break, or a space and
-// sentence punctuation at the end, make one. Six words or more make one
-// when an English function word is among them; otherwise they may be a
-// list (scope names, versions, a path with spaces) or prose in a language
-// the checker cannot read, so only a run of plain words is doubtful.
+// sentence punctuation at the end or between two words, make one. Six
+// words or more make one when an English function word is among them;
+// otherwise they may be a list (scope names, comma-separated versions, a
+// path with spaces) or prose in a language the checker cannot read, so
+// only a run of plain words is doubtful. (A value of the request, decoded
+// or not, is a quote, whatever its words: quotesRequest.)
 func readProse(s string) proseReading {
 	s = strings.TrimSpace(s)
 	if hasLineBreak(s) {
@@ -278,23 +294,34 @@ func readProse(s string) proseReading {
 	if len(fields) < 6 {
 		return notProse
 	}
-	if strings.HasPrefix(s, "/") || strings.Contains(fields[0], "://") {
-		return notProse // a path or URI whose names hold spaces
-	}
-	plain := 0
-	for _, f := range fields {
+	separated, values := 0, 0
+	for i, f := range fields {
 		w := strings.TrimRight(f, ",;:")
-		if functionWords[strings.ToLower(w)] {
+		if functionWords[strings.ToLower(strings.TrimRight(w, ".!?"))] {
 			return surelyProse
 		}
-		if w == f && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
-			plain++
+		if i+1 < len(fields) && strings.ContainsAny(f[len(f)-1:], ".!?") && startsUpper(fields[i+1]) {
+			return surelyProse // one sentence ends, the next begins
+		}
+		if w != f {
+			separated++
+		}
+		if strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, "_/:@=#") {
+			values++
 		}
 	}
-	if plain < len(fields)-1 {
-		return notProse // separated or punctuated values: a list
+	switch {
+	case strings.HasPrefix(s, "/") || strings.Contains(fields[0], "://"):
+		return notProse // a path or URI whose names hold spaces
+	case separated >= len(fields)-1, values == len(fields):
+		return notProse // values separated by commas or semicolons, or values alone
 	}
 	return maybeProse
+}
+
+func startsUpper(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
 }
 
 // walk calls fn for every member and element under v, depth first, with

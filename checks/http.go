@@ -21,7 +21,7 @@ func needHTTP(p *Pass) (*envelope.Response, error) {
 // mediaType is the Content-Type without parameters, lowercased. It runs
 // on every HTTP reply, so it avoids mime.ParseMediaType's allocations.
 func mediaType(resp *envelope.Response) string {
-	return envelope.MediaType(resp.Header.Get("Content-Type"))
+	return envelope.MediaType(envelope.HeaderGet(resp.Header, "Content-Type"))
 }
 
 var ErrorStatusBody = &Check{
@@ -73,7 +73,7 @@ not judged here.`,
 		}
 		mt := mediaType(resp)
 		if mt != "application/json" && mt != "text/event-stream" {
-			report("http.header.Content-Type", "status %d has Content-Type %s, want application/json with a JSON-RPC error%s", resp.Status, Quote(resp.Header.Get("Content-Type"), quoteN), why)
+			report("http.header.Content-Type", "status %d has Content-Type %s, want application/json with a JSON-RPC error%s", resp.Status, Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN), why)
 			return nil
 		}
 		r := p.Reply.Response
@@ -134,7 +134,7 @@ warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 			case len(x.Status) > 0 && !slices.Contains(x.Status, st):
 				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
 			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream":
-				p.Failf("http.header.Content-Type", "GET answered 200 with Content-Type %s, want text/event-stream (or 405)", Quote(resp.Header.Get("Content-Type"), quoteN))
+				p.Failf("http.header.Content-Type", "GET answered 200 with Content-Type %s, want text/event-stream (or 405)", Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN))
 			case st == 200 && x.HTTPMethod == "GET" && p.Reply.Responses > 0 && envelope.HeaderGet(p.Exchange.Request.Header, "Last-Event-ID") == "":
 				// (A GET that resumes a stream with Last-Event-ID gets the
 				// earlier request's messages again, its response among them.)
@@ -260,7 +260,7 @@ stream). Any other type (text/plain, text/html, none) is a breach, also on
 		switch mt := mediaType(resp); mt {
 		case "application/json", "text/event-stream":
 		default:
-			p.Failf("http.header.Content-Type", "Content-Type is %s, want application/json or text/event-stream", Quote(resp.Header.Get("Content-Type"), quoteN))
+			p.Failf("http.header.Content-Type", "Content-Type is %s, want application/json or text/event-stream", Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN))
 		}
 		return nil
 	},

@@ -55,7 +55,7 @@ var SessionAndAuth = &Check{
 				p.Warnf("http.header.Mcp-Session-Id", "Mcp-Session-Id is %d characters: too short to be unique and unguessable (T-SESS-1, SHOULD)", len(sid))
 			}
 		}
-		challenge := strings.Join(resp.Header.Values("Www-Authenticate"), ", ")
+		challenge := strings.Join(envelope.HeaderValues(resp.Header, "WWW-Authenticate"), ", ")
 		lower := strings.ToLower(challenge)
 		switch resp.Status {
 		case 401:
@@ -112,7 +112,7 @@ var SSEStream = &Check{
   messages that precede the response.`,
 	Run: func(p *Pass) error {
 		resp := p.Exchange.Response
-		if p.Exchange.Transport != envelope.HTTP || resp == nil || !envelope.IsEventStream(resp.Header.Get("Content-Type")) {
+		if p.Exchange.Transport != envelope.HTTP || resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 			return Skip("not an SSE reply")
 		}
 		r := envelope.NewSSEBodyReader(resp.Body, envelope.MaxSSELine)
@@ -147,7 +147,7 @@ var SSEStream = &Check{
 		if post && spokenVersion(p) == envelope.V20251125 && len(seen) > 0 && !primed {
 			p.Warnf("http.body", "the stream sets event ids but does not start with a priming event (an id and empty data) (T-HTTP-15, SHOULD)")
 		}
-		if post && p.Expect.Version == envelope.V20260728 && !strings.EqualFold(resp.Header.Get("X-Accel-Buffering"), "no") {
+		if post && p.Expect.Version == envelope.V20260728 && !strings.EqualFold(envelope.HeaderGet(resp.Header, "X-Accel-Buffering"), "no") {
 			p.Warnf("http.header.X-Accel-Buffering", "the SSE response lacks X-Accel-Buffering: no (T-HTTP-17, SHOULD)")
 		}
 		return nil

@@ -67,6 +67,18 @@ func HeaderValue(h http.Header, name string) (string, bool) {
 	return "", false
 }
 
+// HeaderValues is every value of a header whatever the case of its
+// name, the lines of each spelling in turn.
+func HeaderValues(h http.Header, name string) []string {
+	var out []string
+	for k, vs := range h {
+		if strings.EqualFold(k, name) {
+			out = append(out, vs...)
+		}
+	}
+	return out
+}
+
 // HeaderGet reads a header whatever the case of its name; "" if absent.
 func HeaderGet(h http.Header, name string) string {
 	v, _ := HeaderValue(h, name)
