@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -374,7 +375,7 @@ this check carries the exchange's one "error" verdict.`,
 		case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
 			// An HTTP rejection answers the request, with or without a
 			// body (HTTP1001 judges the body, HTTP1002 the status).
-		case n == 0 && !p.Reply.Has() && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open:
+		case n == 0 && !p.Reply.Has() && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hiddenResponse(resp) == "":
 			// The stream set an event id and ended: a 2025-xx client
 			// resumes it with GET and Last-Event-ID, and the response may
 			// come there (T-HTTP-15). That lies past this exchange.
@@ -384,6 +385,9 @@ this check carries the exchange's one "error" verdict.`,
 			note := ""
 			if p.Exchange.Note != "" {
 				note = ": " + p.Exchange.Note
+			}
+			if name := hiddenResponse(resp); name != "" {
+				note += fmt.Sprintf(" (a response came in an event named %s, which no client reads as a message)", Quote(name, quoteN))
 			}
 			if x.Tool != nil && !x.Tool.Refusal.Set() {
 				// Silence within --timeout is the finding (DESIGN); a tool
@@ -496,4 +500,23 @@ func methodLevel(p *Pass) bool {
 	}
 	id := r.Get("id")
 	return id.Exists() && id.Type != gjson.Null && envelope.SameID(p.Expect.Request.Get("id"), id)
+}
+
+// hiddenResponse is the name of an SSE event of resp that is not a
+// message event yet carries a response: a client never sees it, and a
+// resumed stream would not replay it as a message either. "" if none.
+func hiddenResponse(resp *envelope.Response) string {
+	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) || !bytes.Contains(resp.Body, []byte("event:")) {
+		return ""
+	}
+	r := envelope.NewSSEBodyReader(resp.Body, envelope.MaxSSELine)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return ""
+		}
+		if !ev.IsMessage() && envelope.IsResponse(ev.Data) {
+			return ev.Name
+		}
+	}
 }

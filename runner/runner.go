@@ -309,13 +309,21 @@ func (l *lane) notSent(fixture, reason string) error {
 }
 
 // lose notes that the target stopped being drivable; the first reason
-// stands.
+// stands until the target answers again (found). What stands when the
+// fixtures are done makes the run not driven.
 func (r *run) lose(why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.lost == "" {
 		r.lost = why
 	}
+}
+
+// found forgets a loss: the target answered since.
+func (r *run) found() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lost = ""
 }
 
 func (r *run) lostWhy() string {
@@ -337,8 +345,11 @@ func (r *run) restartTarget(ctx context.Context) error {
 // send performs one exchange and notes a death of the server.
 func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
 	ex := r.t.Conn().Do(ctx, req, wantReply)
-	if ex.Refused && ctx.Err() == nil {
+	switch {
+	case ex.Refused && ctx.Err() == nil:
 		r.lose("the server stopped accepting connections (" + ex.Failure + ")")
+	case ex.Response != nil:
+		r.found() // reachable again: a passing refusal lost nothing
 	}
 	ex.Version = r.sess.version
 	if died, why := r.t.Died(); died {

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -369,6 +370,54 @@ func TestLostHTTPTargetNotDriven(t *testing.T) {
 	if !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), "stopped accepting connections") {
 		t.Fatalf("run error %v, want the target could not be driven\n%s", err, strings.Join(c.lines, "\n"))
 	}
+}
+
+// TestTransientRefusalNotLost: an HTTP server that refuses a few
+// connections and then serves again was not lost: the run ends as any
+// run does, not as one that could not drive its target.
+func TestTransientRefusalNotLost(t *testing.T) {
+	url := startSlow(t, &slowSession{})
+	target := &refusing{Target: &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 500 * time.Millisecond}}}, from: 20, to: 23}
+	fx, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &rows{}
+	_, err = runner.Run(context.Background(), target, runner.Options{
+		Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 1, Protocol: envelope.V20251125,
+	}, c)
+	if err != nil {
+		t.Fatalf("run error %v: a passing refusal made the target lost", err)
+	}
+	if target.n.Load() < 30 {
+		t.Fatalf("%d exchanges: the test no longer tests this", target.n.Load())
+	}
+	// Refused to the end, it is lost.
+	target = &refusing{Target: target.Target, from: 20, to: 1 << 30}
+	if _, err = runner.Run(context.Background(), target, runner.Options{
+		Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 1, Protocol: envelope.V20251125,
+	}, &rows{}); !errors.Is(err, runner.ErrNotDriven) {
+		t.Errorf("run error %v, want the target lost", err)
+	}
+}
+
+// refusing is a target whose exchanges from..to-1 (counted from 1) are
+// refused, as by a server not listening for a moment.
+type refusing struct {
+	runner.Target
+	from, to int64
+	n        atomic.Int64
+}
+
+func (r *refusing) Conn() runner.Conn { return refusingConn{r} }
+
+type refusingConn struct{ r *refusing }
+
+func (c refusingConn) Do(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
+	if n := c.r.n.Add(1); n >= c.r.from && n < c.r.to {
+		return envelope.Exchange{Transport: envelope.HTTP, Request: req, Refused: true, Failure: "request failed: connection refused"}
+	}
+	return c.r.Target.Conn().Do(ctx, req, wantReply)
 }
 
 // TestErrorOncePerFixture: a request left unanswered by a server that

@@ -88,7 +88,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	if envelope.IsEventStream(resp.Header.Get("Content-Type")) {
 		ex.Failure = readSSE(b, resp.Body, r)
 	} else {
-		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0)
+		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
 	}
 	// A body cut short by the server, like a connection it closed before
 	// the headers, is an answer withheld.

@@ -455,6 +455,30 @@ func TestHTTPBrokenServers(t *testing.T) {
 		body:    `{"partial`,
 		max:     2 * time.Second,
 	}, {
+		// The bytes that came form a whole JSON value: that is the reply,
+		// however the connection then ended.
+		name: "resets after a whole reply without a declared length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			reset(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"+pong)
+		},
+		body: pong,
+		max:  2 * time.Second,
+	}, {
+		name: "stays open after a whole reply without a declared length",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"+pong)
+			<-r.Context().Done()
+			time.Sleep(300 * time.Millisecond)
+			c.Close()
+		},
+		body: pong,
+		min:  200 * time.Millisecond,
+		max:  2 * time.Second,
+	}, {
 		name: "resets after a 200 without a declared length and without a body",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			reset(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")

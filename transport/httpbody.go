@@ -7,6 +7,7 @@ import (
 	"io"
 	"syscall"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -21,7 +22,7 @@ var errTooLarge = errors.New("reply exceeds the byte bound")
 // erase bytes not yet read (RFC 9112 §9.6), so only a refusal (resetEnds:
 // a 4xx or 5xx without a declared length) that brought no body at all
 // ends there; a body cut short stays "could not judge".
-func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds bool) string {
+func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bool) string {
 	data, err := io.ReadAll(io.LimitReader(body, b.lim.MaxBytes+1))
 	if resetEnds && len(data) == 0 && errors.Is(err, syscall.ECONNRESET) {
 		err = nil
@@ -31,6 +32,13 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds bool) str
 		return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
 	}
 	r.Body = data
+	if err != nil && !sized && len(bytes.TrimSpace(data)) > 0 && gjson.ValidBytes(data) {
+		// A body without a length ends when the connection does: bytes
+		// that already form a whole JSON value are the reply, however
+		// the connection then ended (a reset after the last byte, or no
+		// close at all).
+		err = nil
+	}
 	if err != nil {
 		r.Cut = true
 		return b.describe(
