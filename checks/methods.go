@@ -149,7 +149,11 @@ how it combines with T-META-3 is not spelled out (AMB-20).`,
 			}
 		}
 		closed := p.Reply.Response != nil && p.Reply.Response.Get("result").IsObject()
+		refused := p.Reply.Response != nil && p.Reply.Response.Get("error").Exists()
 		switch {
+		case refused:
+			// An error answers the request whole: no stream was opened,
+			// so no acknowledgment is owed.
 		case !acked && closed:
 			// The closing result ends the stream: no acknowledgment can
 			// come after it, and the first message was not one.
@@ -228,9 +232,11 @@ var ToolListing = &Check{
 - the server declared the tools capability, since it lists tools
   (T-TOOL-1; an empty list offers none, and answering tools/list
   undeclared is PRO1001's finding);
-- an x-mcp-header on a nullable property (["string","null"]) or one
-  typed by enum or const only warns: a null value needs no header (the
-  mirroring rule foresees it), and T-HDR-7 names single types.
+- an x-mcp-header on a nullable property of one such type
+  (["string","null"]), or on one typed by an enum or const of one such
+  type alone, only warns: a null value needs no header (the mirroring
+  rule foresees it), and T-HDR-7 names single types. A union of types
+  (["string","integer"]) or a mixed enum still fails.
 
 The lists stay stable within a run: a tools/list answered later lists the
 same tools in the same order as the one the run began with (T-TOOL-3 and
@@ -372,33 +378,50 @@ func headerPropertyKind(prop gjson.Result) int {
 	case t.Type == gjson.String && scalar(t.Str):
 		return headerScalar
 	case t.IsArray():
-		some := false
+		// One scalar type, and null beside it: a nullable property.
+		kinds, null := 0, false
 		for _, e := range t.Array() {
 			switch {
 			case scalar(e.Str):
-				some = true
-			case e.Str != "null":
+				kinds++
+			case e.Str == "null":
+				null = true
+			default:
 				return headerOther
 			}
 		}
-		if some {
+		if kinds == 1 && null {
 			return headerNullable
 		}
 	case !t.Exists():
+		// An enum or const of one scalar type (and null).
 		vals := prop.Get("enum").Array()
 		if c := prop.Get("const"); c.Exists() {
 			vals = append(vals, c)
 		}
-		if len(vals) == 0 {
-			return headerOther
-		}
+		kind := ""
 		for _, v := range vals {
-			if v.Type != gjson.String && v.Type != gjson.True && v.Type != gjson.False && v.Type != gjson.Null &&
-				!(v.Type == gjson.Number && envelope.IsInteger(v.Raw)) {
+			k := ""
+			switch {
+			case v.Type == gjson.Null:
+				continue
+			case v.Type == gjson.String:
+				k = "string"
+			case v.Type == gjson.True, v.Type == gjson.False:
+				k = "boolean"
+			case v.Type == gjson.Number && envelope.IsInteger(v.Raw):
+				k = "integer"
+			default:
 				return headerOther
 			}
+			if kind != "" && k != kind {
+				return headerOther
+			}
+			kind = k
 		}
-		return headerNullable
+		if kind != "" {
+			return headerNullable
+		}
 	}
 	return headerOther
 }
@@ -424,7 +447,7 @@ func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, see
 	case headerNullable:
 		// T-HDR-4 foresees a null value (no header then), so a
 		// nullable property may be meant; T-HDR-7 names single types.
-		p.Warnf(path, "x-mcp-header %s is on a property typed %s: nullable, or given by enum or const; T-HDR-7 names only integer, string and boolean properties", Quote(name, quoteN), clip(prop.Get("type").Raw))
+		p.Warnf(path, "x-mcp-header %s is on a property that is nullable, or typed by enum or const alone; T-HDR-7 names only integer, string and boolean properties", Quote(name, quoteN))
 	}
 	lower := strings.ToLower(name + " " + prop.Get("description").Str)
 	for _, w := range secretWords {

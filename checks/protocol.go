@@ -221,6 +221,9 @@ declaration rules are not judged.`,
 			case "notifications/progress":
 				tok := m.Get("params.progressToken")
 				switch {
+				case tok.Type != gjson.String && !(tok.Type == gjson.Number && envelope.IsInteger(tok.Raw)):
+					// Whatever else is in flight, this names no request.
+					p.Failf(path+".params.progressToken", "progress notification whose progressToken is %s, want a string or an integer (T-PROG-1)", describe(tok))
 				case respAt >= 0 && i > respAt && token.Exists() && envelope.SameID(token, tok):
 					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
 				case !token.Exists():
