@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,18 +70,23 @@ application/json warns: servers commonly refuse it with 415.`,
 }
 
 // headerValues are every value of a header, whatever the case of its
-// name, each comma-separated element on its own.
+// name, each comma-separated element on its own (a comma inside a quoted
+// parameter value separates nothing, RFC 9110 §5.6.4).
 func headerValues(h http.Header, name string) []string {
 	var out []string
-	for k, vs := range h {
-		if !strings.EqualFold(k, name) {
-			continue
-		}
-		for _, v := range vs {
-			for _, e := range strings.Split(v, ",") {
-				if e = strings.TrimSpace(e); e != "" {
+	for _, v := range envelope.HeaderValues(h, name) {
+		start, quoted := 0, false
+		for i := 0; i <= len(v); i++ {
+			switch {
+			case i < len(v) && quoted && v[i] == '\\':
+				i++
+			case i < len(v) && v[i] == '"':
+				quoted = !quoted
+			case i == len(v) || v[i] == ',' && !quoted:
+				if e := strings.TrimSpace(v[start:min(i, len(v))]); e != "" {
 					out = append(out, e)
 				}
+				start = i + 1
 			}
 		}
 	}
@@ -104,11 +108,10 @@ func acceptance(elems []string, want string) accepted {
 	wantType, _, _ := strings.Cut(want, "/")
 	best := acceptRefused
 	for _, e := range elems {
-		mt, params, err := mime.ParseMediaType(e)
-		if err != nil {
-			continue
-		}
-		if q, ok := params["q"]; ok {
+		// Read with RFC 9110's latitude (an empty parameter, odd case),
+		// which mime.ParseMediaType refuses.
+		mt := envelope.MediaType(e)
+		if q, ok := mediaParam(e, "q"); ok {
 			if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
 				if mt == want {
 					return acceptRefused
@@ -124,4 +127,17 @@ func acceptance(elems []string, want string) accepted {
 		}
 	}
 	return best
+}
+
+// mediaParam is the value of a media-type element's parameter (name
+// case-insensitive, quotes removed); empty parameters are skipped.
+func mediaParam(e, name string) (string, bool) {
+	_, rest, _ := strings.Cut(e, ";")
+	for _, p := range strings.Split(rest, ";") {
+		k, v, ok := strings.Cut(p, "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), name) {
+			return strings.Trim(strings.TrimSpace(v), `"`), true
+		}
+	}
+	return "", false
 }

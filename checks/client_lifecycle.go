@@ -2,6 +2,7 @@ package checks
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -24,7 +25,9 @@ Over Streamable HTTP the relay may have started after a session began: a
 request naming a session it never saw issued is not judged, and the first
 request of sessionless traffic that is not initialize only warns, once
 (T-LIFE-6: it may have come before the relay). On stdio, wrap starts the
-server and sees the whole session. 2026-07-28 has no handshake.`,
+server and sees the whole session. A client never cancels its initialize
+request (2025 cancellation: initialize MUST NOT be cancelled by clients).
+2026-07-28 has no handshake.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -41,6 +44,11 @@ server and sees the whole session. 2026-07-28 has no handshake.`,
 		case c.lost:
 			return skipLost
 		case cp.method == "ping":
+			return nil
+		case cp.method == "notifications/cancelled" && c.initKey != "" && envelope.IDKey(cp.msg.Get("params.requestId")) == c.initKey && !c.initDone:
+			// 2025-xx cancellation: the initialize request MUST NOT be
+			// cancelled by clients (the SDKs' request timeout does).
+			p.Failf("message.params.requestId", "the client cancelled its initialize request, which a client must not (2025 cancellation: initialize is never cancelled)")
 			return nil
 		case (c.sessionID != "" && !c.fromStart) || cp.view.unknownSession:
 			return Skip("the relay did not see this session begin")
@@ -65,6 +73,9 @@ server and sees the whole session. 2026-07-28 has no handshake.`,
 			p.Warnf("method", "%s before the server answered initialize: until then a client sends only pings (T-LIFE-1)", what)
 		case !c.initDone && cp.method == "notifications/initialized":
 			p.Warnf("method", "notifications/initialized before the server answered initialize; it follows a successful initialize (T-LIFE-1)")
+		case !c.notified && cp.kind == kindRequest && c.stateless && cp.view.sessionlessInits > 1:
+			// Another client without a session may have sent it: the
+			// relay cannot tell them apart.
 		case !c.notified && cp.kind == kindRequest:
 			p.Warnf("method", "%s before notifications/initialized, which the client sends once initialize succeeds, before normal operation (T-LIFE-1, T-LIFE-3)", what)
 		}
@@ -107,6 +118,10 @@ names an MCP version; which one is not judged. A session that negotiated
 			return Skip("the session negotiated %s, which predates the header (T-V0326-2)", Quote(c.version, quoteN))
 		case c.initDone && !present:
 			p.Failf(path, "MCP-Protocol-Version is missing; after initialization every request carries the negotiated version %s (T-HTTP-7)", Quote(c.version, quoteN))
+		case c.initDone && hv != c.version && c.stateless && slices.Contains(cp.view.sessionlessVersions, hv):
+			// Another client without a session negotiated hv, and the
+			// relay cannot tell the two apart.
+			p.Warnf(path, "MCP-Protocol-Version is %s where the last sessionless initialize negotiated %s; another client without a session negotiated %s, and the relay cannot tell them apart (T-HTTP-7)", Quote(hv, quoteN), Quote(c.version, quoteN), Quote(hv, quoteN))
 		case c.initDone && hv != c.version:
 			p.Failf(path, "MCP-Protocol-Version is %s, but the session negotiated %s (T-HTTP-7)", Quote(hv, quoteN), Quote(c.version, quoteN))
 		case c.initDone:

@@ -16,7 +16,8 @@ var ClientEnvelope = &Check{
 	Area:     AreaClient,
 	Doc: `Every message the client sends (a stdio line, a POST body) is one
 JSON-RPC 2.0 message: valid JSON in UTF-8 (T-RPC-2), a single object, not a
-batch array (removed in 2025-06-18; T-RPC-12, T-HTTP-3, T-STDIO-4), with
+batch array (removed in 2025-06-18; T-RPC-12, T-HTTP-3, T-STDIO-4; a
+session that speaks 2025-03-26 may send one, T-V0326-1), with
 "jsonrpc": "2.0" (T-RPC-1), a string method or else an id, result or error,
 and params, when present, an object (T-RPC-13). A POST with no body carries
 no message (T-HTTP-3). A byte order mark (RFC 8259 §8.1 forbids adding one),
@@ -49,6 +50,8 @@ carries no message and is not judged here.`,
 		case !m.Valid:
 			p.Failf("message", "the message is not valid JSON (T-RPC-1)")
 			return nil
+		case m.IsArray() && cp.version == envelope.V20250326:
+			return Skip("a batch, which 2025-03-26 allows (T-V0326-1)")
 		case m.IsArray():
 			p.Failf("message", "the message is a JSON array (a batch): since 2025-06-18 every POST body and stdio line holds exactly one message (T-RPC-12, T-HTTP-3, T-STDIO-4)")
 			return nil
@@ -172,6 +175,14 @@ were dropped) is not judged either.`,
 		}
 		if cp.legacy() && !c.stateless {
 			if first, ok := c.used[key]; ok {
+				if c.probed[key] {
+					// Used by a 2026-07-28 probe (server/discover) before
+					// the session's initialize, by a client that then fell
+					// back: whether the probe belongs to the session is
+					// open.
+					p.Warnf("id", "id %s was used by a 2026-07-28 request before this session's initialize (%s); whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(first))
+					return nil
+				}
 				p.Failf("id", "id %s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), seqText(first))
 			}
 		}

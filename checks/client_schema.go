@@ -24,7 +24,8 @@ name and arguments object, 2026-07-28's _meta, …), and the result of an
 answer (roots, sampling, elicitation). Each violation is reported once per
 location, distilled. A method the version does not define is not judged.
 The version is the one the message names or its session negotiated, else
-2025-11-25.`,
+2025-11-25. A session that speaks 2025-03-26 is not judged here: its
+schema is draft-07 and the checker does not carry it (T-V0326-4).`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -40,8 +41,11 @@ The version is the one the message names or its session negotiated, else
 			return Skip("schema validation is off (--schema)")
 		}
 		version := cp.version
-		if version == "" {
+		switch {
+		case version == "":
 			version = envelope.V20251125
+		case version == envelope.V20250326:
+			return Skip("the session speaks 2025-03-26, whose own schema (draft-07) the checker does not carry (T-V0326-4)")
 		}
 		method := cp.method
 		if cp.kind == kindResponse {
@@ -199,6 +203,11 @@ is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 		fail := p.Failf
 		if c.initDone && !envelope.KnownVersion(c.version) {
 			fail = p.Warnf // T-V0326-5: a SHOULD in 2025-03-26
+		}
+		if need == "elicitation" && cp.msg.Get("result.action").Str != "accept" {
+			// Declining or cancelling uses no capability: the MUST is the
+			// server's, not to send what was not declared.
+			return nil
 		}
 		decl := caps.Get(need)
 		if !decl.IsObject() {

@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -78,6 +79,11 @@ type ClientTracker struct {
 	deletes      map[uint64]bool          // HTTP: the Seqs of DELETEs of a known session
 	issued       []string                 // session ids the server issued, oldest first
 	sessionOrder []string                 // sessions' keys, oldest first
+	// sessionlessVersions are the versions initializes answered without
+	// a session id negotiated, and sessionlessInits how many there were:
+	// clients the relay cannot tell apart.
+	sessionlessVersions []string
+	sessionlessInits    int
 }
 
 // NewClientTracker returns a tracker that has seen nothing.
@@ -105,6 +111,7 @@ type conversation struct {
 	detached bool
 
 	initSeq   uint64 // the initialize request, 0 none
+	initKey   string // its id key
 	initDone  bool   // initialize was answered with a result
 	version   string // the version that answer negotiated
 	notified  bool   // notifications/initialized was sent
@@ -116,6 +123,10 @@ type conversation struct {
 	open     map[uint64]string // a request's Seq → its id key, until it closes
 	used     map[string]uint64 // id key → the first request that used it
 	usedFull bool              // used stopped growing at maxUsedIDs
+	// probed are the id keys of 2026-07-28 requests sent before the
+	// session's initialize: a dual-era client's probe, before it fell
+	// back to a 2025 session.
+	probed map[string]bool
 
 	asked   map[string]asked  // the server's requests awaiting the client's answer
 	answers map[string]uint64 // id key of a server request → the client's answer to it
@@ -148,6 +159,10 @@ type ClientView struct {
 	// sessionless: an initialize was answered without one.
 	issued      []string
 	sessionless bool
+	// sessionlessVersions: the versions sessionless clients negotiated;
+	// sessionlessInits: how many initializes they made.
+	sessionlessVersions []string
+	sessionlessInits    int
 }
 
 // View returns what the traffic before m showed. It changes nothing: call
@@ -155,7 +170,7 @@ type ClientView struct {
 func (t *ClientTracker) View(m *ClientMessage) *ClientView {
 	c, unknown := t.lookup(m, false)
 	v := &ClientView{c: c, transport: m.Transport, unknownSession: unknown,
-		issued: t.issued, sessionless: t.sessionless != nil}
+		issued: t.issued, sessionless: t.sessionless != nil, sessionlessVersions: t.sessionlessVersions, sessionlessInits: t.sessionlessInits}
 	if m.Transport == envelope.HTTP {
 		v.headerSession = envelope.HeaderGet(m.Header, "Mcp-Session-Id")
 	}
@@ -324,16 +339,37 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 					c.usedFull = true
 				}
 			}
+			if c.initSeq == 0 && method.Str != "initialize" && modernMessage(m, &msg) && len(c.probed) < maxUsedIDs {
+				if c.probed == nil {
+					c.probed = map[string]bool{}
+				}
+				c.probed[key] = true
+			}
 		}
 		if method.Str == "initialize" && c.initSeq == 0 {
-			c.initSeq = m.Seq
+			c.initSeq, c.initKey = m.Seq, key
 			if caps := msg.Get("params.capabilities"); caps.IsObject() {
 				c.caps, c.capsKnown = json.RawMessage(caps.Raw), true
 			}
 		}
 	case method.Exists():
-		if method.Str == "notifications/initialized" {
+		switch method.Str {
+		case "notifications/initialized":
 			c.notified = true
+		case "notifications/cancelled":
+			// A cancelled request no longer awaits its answer (the server
+			// sends none, T-STDIO-7): its id is free where only ids in
+			// flight are barred (2026-07-28).
+			key := envelope.IDKey(msg.Get("params.requestId"))
+			for seq, k := range c.open {
+				if k == key && key != "" {
+					delete(c.open, seq)
+					if c.inFlight[k]--; c.inFlight[k] <= 0 {
+						delete(c.inFlight, k)
+					}
+					break
+				}
+			}
 		}
 	default:
 		// The client's answer to a server request.
@@ -415,6 +451,10 @@ func (t *ClientTracker) Close(e *Closed) {
 					// cannot tell them apart.
 					c.stateless = true
 					t.sessionless = c
+					t.sessionlessInits++
+					if !slices.Contains(t.sessionlessVersions, c.version) && len(t.sessionlessVersions) < maxConversation {
+						t.sessionlessVersions = append(t.sessionlessVersions, c.version)
+					}
 				}
 			}
 		}
