@@ -94,12 +94,9 @@ func (s *Set) Covers(defName string) bool { return s.covers[defName] }
 // reply is valid, and an error (ErrBeyondBounds) when the checker does
 // not validate it.
 func (s *Set) ValidateReply(method string, raw []byte) ([]envelope.DistilledEntry, error) {
-	v, err := decode(raw)
-	if errors.Is(err, ErrBeyondBounds) {
-		return nil, err
-	}
-	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
+	v, bad, err := decodeMessage(raw)
+	if bad != nil || err != nil {
+		return bad, err
 	}
 	return Distill(s.pick(method, v).Validate(v)), nil
 }
@@ -140,12 +137,23 @@ func (s *Set) ValidateServerMessage(method string, raw []byte) (problems []envel
 	if !ok {
 		return nil, false, nil
 	}
-	v, err := decode(raw)
-	if errors.Is(err, ErrBeyondBounds) {
-		return nil, true, err
-	}
-	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, true, nil
+	v, bad, err := decodeMessage(raw)
+	if bad != nil || err != nil {
+		return bad, true, err
 	}
 	return Distill(sch.Validate(v)), true, nil
+}
+
+// decodeMessage decodes a message for validation. A message that is not
+// JSON is one problem at its root (bad); one beyond the checker's bounds
+// is an error: it could not be judged.
+func decodeMessage(raw []byte) (v any, bad []envelope.DistilledEntry, err error) {
+	v, err = decode(raw)
+	switch {
+	case errors.Is(err, ErrBeyondBounds):
+		return nil, nil, err
+	case err != nil:
+		return nil, []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
+	}
+	return v, nil, nil
 }

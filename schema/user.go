@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -179,12 +178,9 @@ func (u *UserSchema) Path() string { return u.path }
 // input_required result against InputRequiredResult when the file has
 // it). It returns nil when the reply is valid.
 func (u *UserSchema) ValidateReply(method string, raw []byte) ([]envelope.DistilledEntry, error) {
-	v, err := decode(raw)
-	if errors.Is(err, ErrBeyondBounds) {
-		return nil, err
-	}
-	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
+	v, bad, err := decodeMessage(raw)
+	if bad != nil || err != nil {
+		return bad, err
 	}
 	out := Distill(u.message.Validate(v))
 	obj, ok := v.(map[string]any)
@@ -215,12 +211,9 @@ func (u *UserSchema) ValidateServerMessage(method string, raw []byte) (problems 
 	if !ok {
 		return nil, false, nil
 	}
-	v, err := decode(raw)
-	if errors.Is(err, ErrBeyondBounds) {
-		return nil, true, err
-	}
-	if err != nil {
-		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, true, nil
+	v, bad, err := decodeMessage(raw)
+	if bad != nil || err != nil {
+		return bad, true, err
 	}
 	return mergeEntries(Distill(u.message.Validate(v)), Distill(sch.Validate(v))), true, nil
 }
