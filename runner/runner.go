@@ -376,8 +376,11 @@ func (l *lane) sendJudged(ctx context.Context, fixture string, req envelope.Requ
 // sendJudged.
 func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exchange, wantReply bool) (envelope.Exchange, error) {
 	r := l.r
-	if !ex.Unanswered || ex.Died != "" || !wantReply || ctx.Err() != nil {
+	if !ex.Unanswered || ex.Died != "" || ctx.Err() != nil {
 		return ex, nil
+	}
+	if !wantReply && r.t.Transport() != envelope.HTTP {
+		return ex, nil // a notification on stdio is owed no answer at all
 	}
 	probe, alive := r.liveness(ctx, fixture)
 	if probe.Failure == "" {

@@ -133,6 +133,7 @@ type slowSession struct {
 	pause    time.Duration
 	hang     string // a method never answered
 	stall    string // a method whose reply stops after its first bytes
+	muteNote bool   // notifications are never answered, not even with a status
 	cut      string // a method whose reply's connection closes mid-body
 	mu       sync.Mutex
 	inFlight map[string]int
@@ -177,6 +178,9 @@ func (s *slowSession) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case method == "server/discover":
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method server/discover"}}`, id.Raw)
+		return
+	case !id.Exists() && s.muteNote && method != "notifications/initialized":
+		<-r.Context().Done()
 		return
 	case !id.Exists():
 		w.WriteHeader(http.StatusAccepted)
@@ -418,6 +422,27 @@ func (c refusingConn) Do(ctx context.Context, req envelope.Request, wantReply bo
 		return envelope.Exchange{Transport: envelope.HTTP, Request: req, Refused: true, Failure: "request failed: connection refused"}
 	}
 	return c.r.Target.Conn().Do(ctx, req, wantReply)
+}
+
+// TestSilentNotificationPOST: a POSTed notification that gets no HTTP
+// response at all from a server still alive is a finding (T-HTTP-4: 202),
+// not a failure of the checker.
+func TestSilentNotificationPOST(t *testing.T) {
+	f, err := fixtures.Parse("note.txtar", []byte("Notifies.\n-- fixture --\nid: mine/note\n-- body --\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/wymcp_x\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startSlow(t, &slowSession{muteNote: true})
+	lines, _ := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 300 * time.Millisecond}}}, 8, []*fixtures.Fixture{f})
+	var got []string
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) >= 3 && f[0] == "mine/note" && (f[2] == "fail" || f[2] == "error") {
+			got = append(got, strings.Join(f[:3], " "))
+		}
+	}
+	if diff := cmp.Diff([]string{"mine/note HTTP1002 fail"}, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%s", diff, strings.Join(lines, "\n"))
+	}
 }
 
 // TestErrorOncePerFixture: a request left unanswered by a server that
