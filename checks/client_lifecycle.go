@@ -73,7 +73,7 @@ request (2025 cancellation: initialize MUST NOT be cancelled by clients).
 			p.Warnf("method", "%s before the server answered initialize: until then a client sends only pings (T-LIFE-1)", what)
 		case !c.initDone && cp.method == "notifications/initialized":
 			p.Warnf("method", "notifications/initialized before the server answered initialize; it follows a successful initialize (T-LIFE-1)")
-		case !c.notified && cp.kind == kindRequest && c.stateless && cp.view.sessionlessInits > 1:
+		case !c.notified && cp.kind == kindRequest && c.stateless && cp.view.sessionlessInits > 1 && cp.view.sessionlessNotified:
 			// Another client without a session may have sent it: the
 			// relay cannot tell them apart.
 		case !c.notified && cp.kind == kindRequest:

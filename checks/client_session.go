@@ -84,6 +84,8 @@ type ClientTracker struct {
 	// clients the relay cannot tell apart.
 	sessionlessVersions []string
 	sessionlessInits    int
+	// sessionlessNotified: one of them sent notifications/initialized.
+	sessionlessNotified bool
 }
 
 // NewClientTracker returns a tracker that has seen nothing.
@@ -163,6 +165,8 @@ type ClientView struct {
 	// sessionlessInits: how many initializes they made.
 	sessionlessVersions []string
 	sessionlessInits    int
+	// sessionlessNotified: one of them sent notifications/initialized.
+	sessionlessNotified bool
 }
 
 // View returns what the traffic before m showed. It changes nothing: call
@@ -170,7 +174,7 @@ type ClientView struct {
 func (t *ClientTracker) View(m *ClientMessage) *ClientView {
 	c, unknown := t.lookup(m, false)
 	v := &ClientView{c: c, transport: m.Transport, unknownSession: unknown,
-		issued: t.issued, sessionless: t.sessionless != nil, sessionlessVersions: t.sessionlessVersions, sessionlessInits: t.sessionlessInits}
+		issued: t.issued, sessionless: t.sessionless != nil, sessionlessVersions: t.sessionlessVersions, sessionlessInits: t.sessionlessInits, sessionlessNotified: t.sessionlessNotified}
 	if m.Transport == envelope.HTTP {
 		v.headerSession = envelope.HeaderGet(m.Header, "Mcp-Session-Id")
 	}
@@ -352,10 +356,19 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 				c.caps, c.capsKnown = json.RawMessage(caps.Raw), true
 			}
 		}
+		if c.probed[key] && c.initSeq != 0 {
+			// The session's own use of a probe's id: from now on a reuse
+			// is one within the session.
+			delete(c.probed, key)
+			c.used[key] = m.Seq
+		}
 	case method.Exists():
 		switch method.Str {
 		case "notifications/initialized":
 			c.notified = true
+			if c.stateless {
+				t.sessionlessNotified = true
+			}
 		case "notifications/cancelled":
 			// A cancelled request no longer awaits its answer (the server
 			// sends none, T-STDIO-7): its id is free where only ids in

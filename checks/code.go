@@ -89,10 +89,16 @@ pass.`,
 // parameters were invalid: -32603 then hides a client mistake behind
 // "internal error", and the client cannot know to fix its call. Only
 // phrases about the call's own parameters settle it (a validator's
-// "Invalid input", "expected number, received string"); an upstream
-// failure ("missing required environment variable", "expected status
-// 200, got 503") is an internal error in words a validator also uses.
-var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?|input)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|unknown tool|-32602|expected (a |an )?(string|number|integer|boolean|object|array|null)\b[^.]*\b(got|received)\b`)
+// "Invalid input"); an upstream failure ("missing required environment
+// variable", "expected status 200, got 503") is an internal error in
+// words a validator also uses.
+var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?|input)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|unknown tool|-32602`)
+
+// typeComplaint is a validator's comparison of JSON types ("expected
+// number, received string"): a refused argument when the message names
+// one of the call's arguments, and otherwise maybe a backend's own
+// decoding failure ("backend reply: expected object, got array").
+var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|integer|boolean|object|array|null)\b[^.]*\b(got|received)\b`)
 
 // validationWords are a validator's words that an internal failure may
 // use too: with -32603 they only warn.
@@ -201,9 +207,10 @@ their level.`,
 		switch {
 		case code == envelope.CodeInvalidRequest:
 			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
-		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(e.Get("message").Str)):
+		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(e.Get("message").Str) ||
+			typeComplaint.MatchString(e.Get("message").Str) && namesArgument(e.Get("message").Str, x.Request.Get("params.arguments"))):
 			p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
-		case code == envelope.CodeInternalError && validationWords.MatchString(e.Get("message").Str):
+		case code == envelope.CodeInternalError && (validationWords.MatchString(e.Get("message").Str) || typeComplaint.MatchString(e.Get("message").Str)):
 			p.Warnf("error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
 		}
 		return nil
@@ -283,6 +290,30 @@ exactly) a result only warns.`,
 // such a header, or an argument with a value. With neither, no header
 // can be missing or differ (T-HDR-4: a null or absent value requires no
 // header), so -32020 has nothing to mean.
+// namesArgument: msg names one of the call's arguments as a validator
+// does: leading the message ("a: …"), in quotes, or after "argument",
+// "parameter", "property" or "field".
+func namesArgument(msg string, args gjson.Result) bool {
+	lower := strings.ToLower(msg)
+	found := false
+	args.ForEach(func(k, _ gjson.Result) bool {
+		n := strings.ToLower(k.Str)
+		if n == "" {
+			return true
+		}
+		for _, form := range []string{"'" + n + "'", `"` + n + `"`, "`" + n + "`", "argument " + n, "parameter " + n, "property " + n, "field " + n} {
+			if strings.Contains(lower, form) {
+				found = true
+			}
+		}
+		if strings.HasPrefix(lower, n+":") || strings.HasPrefix(lower, n+" ") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 // headersInDoubt: the request carries a header -32020 may fairly name
 // though the standard ones match the body: an Accept or Content-Type the
 // transport does not accept (T-HTTP-2, T-HTTP-6, AMB-17), or an

@@ -291,37 +291,61 @@ func readProse(s string) proseReading {
 		return surelyProse
 	}
 	fields := strings.Fields(s)
-	if len(fields) < 6 {
+	if len(fields) < 6 || valueList(s) || isPath(fields) {
 		return notProse
 	}
-	separated, values := 0, 0
-	for i, f := range fields {
-		w := strings.TrimRight(f, ",;:")
-		if functionWords[strings.ToLower(strings.TrimRight(w, ".!?"))] {
+	values := 0
+	for _, f := range fields {
+		w := strings.TrimRight(f, ",;:.!?")
+		if functionWords[strings.ToLower(w)] {
 			return surelyProse
-		}
-		if i+1 < len(fields) && strings.ContainsAny(f[len(f)-1:], ".!?") && startsUpper(fields[i+1]) {
-			return surelyProse // one sentence ends, the next begins
-		}
-		if w != f {
-			separated++
 		}
 		if strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, "_/:@=#") {
 			values++
 		}
 	}
 	switch {
-	case strings.HasPrefix(s, "/") || strings.Contains(fields[0], "://"):
-		return notProse // a path or URI whose names hold spaces
-	case separated >= len(fields)-1, values == len(fields):
-		return notProse // values separated by commas or semicolons, or values alone
+	case severalSentences(s):
+		return surelyProse // one sentence ends, the next begins
+	case values == len(fields):
+		return notProse // values alone
 	}
 	return maybeProse
 }
 
-func startsUpper(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsUpper(r)
+// valueList: s is three or more items separated by commas or
+// semicolons, none longer than two words ("pending, received, shipped",
+// "J. Smith, K. Jones, L. Brown"): a list, whatever its words.
+func valueList(s string) bool {
+	items := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' })
+	if len(items) < 3 {
+		return false
+	}
+	for _, it := range items {
+		if n := len(strings.Fields(it)); n == 0 || n > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// fileExt is a file name's extension at the end of a path.
+var fileExt = regexp.MustCompile(`\.[A-Za-z0-9]{1,5}$`)
+
+// isPath: fields are a path or URI whose names hold spaces: it starts
+// like one, and a later field goes on with a "/" or the last ends in a
+// file extension. A sentence led by a pointer ("/a/b must be …") has its
+// slashes in the first field alone.
+func isPath(fields []string) bool {
+	if !strings.HasPrefix(fields[0], "/") && !strings.Contains(fields[0], "://") {
+		return false
+	}
+	for _, f := range fields[1:] {
+		if strings.Contains(f, "/") {
+			return true
+		}
+	}
+	return fileExt.MatchString(fields[len(fields)-1])
 }
 
 // walk calls fn for every member and element under v, depth first, with

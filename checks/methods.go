@@ -26,8 +26,9 @@ var MethodResults = &Check{
 - completion/complete answers at most 100 values (T-COMP-1).
 - In 2026-07-28 the server sends notifications/cancelled only to end a
   subscriptions/listen stream, so none arrives on another request's
-  stream (T-STDIO-8); on stdio, whose stdout every exchange shares, only
-  one naming this request is judged.
+  stream (T-STDIO-8); on stdio, whose stdout every exchange shares, one
+  tagged with a subscriptionId that names another request is that listen
+  stream's.
 
 An input_required result and a 2026-07-28 result's serverInfo are
 PRO1002's to judge.`,
@@ -37,9 +38,11 @@ PRO1002's to judge.`,
 		if x.Version == envelope.V20260728 {
 			for i, m := range p.Reply.Messages {
 				if m.IsObject() && m.Get("method").Str == "notifications/cancelled" && x.Method != "subscriptions/listen" {
-					if p.Exchange.Transport == envelope.Stdio && !envelope.SameID(m.Get("params.requestId"), x.Request.Get("id")) {
-						// stdout is shared: this may end a listen stream another
-						// exchange opened (T-STDIO-8), which this one cannot see.
+					if p.Exchange.Transport == envelope.Stdio && m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() &&
+						!envelope.SameID(m.Get("params.requestId"), x.Request.Get("id")) {
+						// stdout is shared: tagged with its subscriptionId, this
+						// ends a listen stream another exchange opened (T-STDIO-8,
+						// T-STDIO-5), which this one cannot see.
 						continue
 					}
 					judged = true
@@ -390,8 +393,11 @@ func headerPropertyKind(prop gjson.Result) int {
 				return headerOther
 			}
 		}
-		if kinds == 1 && null {
+		switch {
+		case kinds == 1 && null:
 			return headerNullable
+		case kinds == 1 && len(t.Array()) == 1:
+			return headerScalar // ["string"] is "string"
 		}
 	case !t.Exists():
 		// An enum or const of one scalar type (and null).

@@ -28,9 +28,6 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		e = merge(e, build(ex, r, f), r.why)
 	}
 	o.apply(e)
-	if e.Condition == CondBatch && f != nil && f.Speaks() == envelope.V20250326 {
-		e.Unjudged = "the server speaks 2025-03-26, where batches are allowed (T-V0326-1): not judged"
-	}
 	return e
 }
 
@@ -344,6 +341,14 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		return e
 	case !req.Valid:
 		e.reject(CondParseError, "the body is not valid JSON", envelope.CodeParseError)
+		return e
+	case req.IsArray() && f.Speaks() == envelope.V20250326:
+		// 2025-03-26 has batches (T-V0326-1): served or refused with a
+		// JSON-RPC error, but never a crash.
+		amb := "T-V0326-1: a 2025-03-26 server may serve a batch"
+		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
+		e.Reply, e.Error, e.Code, e.ID.Other = open(amb), Want{}, open(amb), open(amb)
+		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
 		return e
 	case req.IsArray():
 		amb := "AMB-7: the reaction to a batch is unspecified"

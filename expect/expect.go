@@ -113,11 +113,7 @@ const (
 // An Expectation says what a conforming reply to one request is. Build
 // makes it; nothing changes it after.
 type Expectation struct {
-	Condition Condition
-	// Unjudged says why no check judges the exchange (a batch to a server
-	// that speaks 2025-03-26, where batches are allowed, T-V0326-1, and
-	// the checker has no rules for them); "" for every other exchange.
-	Unjudged      string
+	Condition     Condition
 	Detail        string // the exact malformation, e.g. "method is missing"
 	Version       string // protocol version the reply is judged against
 	VersionSource string // "declared", "facts", "header", "_meta", "initialize" or "default"

@@ -70,6 +70,9 @@ type Facts struct {
 
 // Speaks is the version the server negotiated.
 func (f *Facts) Speaks() string {
+	if f == nil {
+		return ""
+	}
 	if f.Spoken != "" {
 		return f.Spoken
 	}

@@ -32,11 +32,12 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 		return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
 	}
 	r.Body = data
-	if err != nil && !sized && len(bytes.TrimSpace(data)) > 0 && gjson.ValidBytes(data) {
+	if err != nil && !sized && !b.timedOut() && len(bytes.TrimSpace(data)) > 0 && gjson.ValidBytes(data) {
 		// A body without a length ends when the connection does: bytes
-		// that already form a whole JSON value are the reply, however
-		// the connection then ended (a reset after the last byte, or no
-		// close at all).
+		// that already form a whole JSON value are the reply, however the
+		// connection then ended (a reset after the last byte). A body
+		// that never ends (the time bound ran out) is no reply: a client
+		// reading to its end waits for ever.
 		err = nil
 	}
 	if err != nil {
