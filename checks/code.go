@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -291,24 +292,22 @@ exactly) a result only warns.`,
 // can be missing or differ (T-HDR-4: a null or absent value requires no
 // header), so -32020 has nothing to mean.
 // namesArgument: msg names one of the call's arguments as a validator
-// does: leading the message ("a: …"), in quotes, or after "argument",
-// "parameter", "property" or "field".
+// does: as a whole word (a name of two letters or more), or, for any
+// name, in a path ("arguments.a", "/a"), in quotes, after "argument",
+// "parameter", "property" or "field", or leading the message ("a: …").
 func namesArgument(msg string, args gjson.Result) bool {
-	lower := strings.ToLower(msg)
 	found := false
 	args.ForEach(func(k, _ gjson.Result) bool {
-		n := strings.ToLower(k.Str)
-		if n == "" {
+		if k.Str == "" {
 			return true
 		}
-		for _, form := range []string{"'" + n + "'", `"` + n + `"`, "`" + n + "`", "argument " + n, "parameter " + n, "property " + n, "field " + n} {
-			if strings.Contains(lower, form) {
-				found = true
-			}
+		n := regexp.QuoteMeta(k.Str)
+		pat := `(?i)(^` + n + `\s*:|[./]` + n + `\b|['"\x60]` + n + `['"\x60]|\b(argument|parameter|param|property|field)s?\s+` + n + `\b)`
+		if utf8.RuneCountInString(k.Str) >= 2 {
+			pat = `(?i)(^|[^\pL\pN_])` + n + `($|[^\pL\pN_])`
 		}
-		if strings.HasPrefix(lower, n+":") || strings.HasPrefix(lower, n+" ") {
-			found = true
-		}
+		re, err := regexp.Compile(pat)
+		found = err == nil && re.MatchString(msg)
 		return !found
 	})
 	return found

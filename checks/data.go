@@ -261,6 +261,13 @@ var functionWords = map[string]bool{
 	"with": true, "and": true, "or": true, "but": true, "than": true, "this": true,
 	"that": true, "it": true, "has": true, "have": true, "does": true, "please": true,
 	"you": true, "your": true, "if": true, "when": true, "which": true, "there": true,
+	"no": true, "now": true, "see": true, "try": true, "sorry": true, "thanks": true,
+}
+
+// complaintVerbs are the verbs of a validator's complaint ("expected
+// number, got string"): a sentence's words too, though a one-word item
+// of a list may be one ("pending, received, shipped").
+var complaintVerbs = map[string]bool{
 	"got": true, "received": true, "expected": true, "expects": true, "requires": true,
 	"says": true, "provide": true,
 }
@@ -296,8 +303,8 @@ func readProse(s string) proseReading {
 	}
 	values := 0
 	for _, f := range fields {
-		w := strings.TrimRight(f, ",;:.!?")
-		if functionWords[strings.ToLower(w)] {
+		w := strings.ToLower(strings.TrimRight(f, ",;:.!?"))
+		if functionWords[w] || complaintVerbs[w] {
 			return surelyProse
 		}
 		if strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, "_/:@=#") {
@@ -322,8 +329,16 @@ func valueList(s string) bool {
 		return false
 	}
 	for _, it := range items {
-		if n := len(strings.Fields(it)); n == 0 || n > 2 {
+		words := strings.Fields(it)
+		if len(words) == 0 || len(words) > 2 {
 			return false
+		}
+		for _, w := range words {
+			// "try again", "not now", "please": the pieces of a sentence.
+			w = strings.ToLower(strings.TrimRight(w, ".!?"))
+			if functionWords[w] || len(words) > 1 && complaintVerbs[w] {
+				return false
+			}
 		}
 	}
 	return true
@@ -332,20 +347,32 @@ func valueList(s string) bool {
 // fileExt is a file name's extension at the end of a path.
 var fileExt = regexp.MustCompile(`\.[A-Za-z0-9]{1,5}$`)
 
-// isPath: fields are a path or URI whose names hold spaces: it starts
-// like one, and a later field goes on with a "/" or the last ends in a
-// file extension. A sentence led by a pointer ("/a/b must be …") has its
-// slashes in the first field alone.
+// isPath: fields are a path or URI whose names hold spaces. It starts
+// like one, and either no English function word stands in it (a folder
+// "Team Alpha Quarterly Sales Report Drafts"), or its names go on past a
+// space with a "/" and it ends in a file extension ("…/The Art of
+// War/chapter one of the book.txt"). A sentence led by a pointer or URI
+// ("/a/b must be …", "/tmp/x could not be opened and/or read") is not.
 func isPath(fields []string) bool {
 	if !strings.HasPrefix(fields[0], "/") && !strings.Contains(fields[0], "://") {
 		return false
 	}
+	plain := true
 	for _, f := range fields[1:] {
-		if strings.Contains(f, "/") {
-			return true
+		w := strings.ToLower(strings.TrimRight(f, ",;:.!?"))
+		if functionWords[w] || complaintVerbs[w] {
+			plain = false
 		}
 	}
-	return fileExt.MatchString(fields[len(fields)-1])
+	if plain {
+		return true
+	}
+	for _, f := range fields[1 : len(fields)-1] {
+		if strings.Contains(f, "/") && !strings.Contains(f, "://") {
+			return fileExt.MatchString(fields[len(fields)-1])
+		}
+	}
+	return false
 }
 
 // walk calls fn for every member and element under v, depth first, with

@@ -27,8 +27,8 @@ var MethodResults = &Check{
 - In 2026-07-28 the server sends notifications/cancelled only to end a
   subscriptions/listen stream, so none arrives on another request's
   stream (T-STDIO-8); on stdio, whose stdout every exchange shares, one
-  tagged with a subscriptionId that names another request is that listen
-  stream's.
+  naming another request is that listen stream's when tagged with a
+  subscriptionId, and warns untagged (AMB-20).
 
 An input_required result and a 2026-07-28 result's serverInfo are
 PRO1002's to judge.`,
@@ -38,11 +38,15 @@ PRO1002's to judge.`,
 		if x.Version == envelope.V20260728 {
 			for i, m := range p.Reply.Messages {
 				if m.IsObject() && m.Get("method").Str == "notifications/cancelled" && x.Method != "subscriptions/listen" {
-					if p.Exchange.Transport == envelope.Stdio && m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() &&
-						!envelope.SameID(m.Get("params.requestId"), x.Request.Get("id")) {
-						// stdout is shared: tagged with its subscriptionId, this
-						// ends a listen stream another exchange opened (T-STDIO-8,
-						// T-STDIO-5), which this one cannot see.
+					if p.Exchange.Transport == envelope.Stdio && !envelope.SameID(m.Get("params.requestId"), x.Request.Get("id")) {
+						// stdout is shared: this may end a listen stream another
+						// exchange opened (T-STDIO-8), which this one cannot see.
+						// Tagged with its subscriptionId it surely does; untagged
+						// it may too (AMB-20), so it only warns.
+						if !m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
+							judged = true
+							p.Warnf(msgPath(p, i), "notifications/cancelled naming another request without a subscriptionId: on stdio it may end a listen stream another exchange opened (AMB-20), or cancel what 2026-07-28 never cancels (T-STDIO-8)")
+						}
 						continue
 					}
 					judged = true

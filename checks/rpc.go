@@ -81,7 +81,11 @@ var ReplyIsJSON = &Check{
 	Area:     AreaEnvelope,
 	Doc: `Every message the server sends (the HTTP body, each SSE event's data,
 each stdout line on stdio) must be valid UTF-8 and exactly one JSON object.
-A JSON array is a batch, which no covered version has (T-RPC-12); a stdout
+A JSON array is a batch, which no covered version has (T-RPC-12), but a
+server that speaks 2025-03-26 may answer a batch with one (T-V0326-1), as
+JSON-RPC §6 asks: a response object per request of the batch, with its id,
+none twice, none missing, and an empty batch answered by one error object,
+never an array; a stdout
 line that is not JSON is a banner, a log line, or a fragment of
 pretty-printed JSON (T-STDIO-1, T-STDIO-2). A member key repeated in one
 object is also a finding: parsers disagree on which value wins, so clients
@@ -111,8 +115,8 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 				p.Failf(path, "the message is not valid JSON: %s", Quote(string(m.Raw), quoteN))
 			case m.IsArray() && p.Expect.Condition == expect.CondBatch && p.Expect.Facts.Speaks() == envelope.V20250326:
 				// A server of 2025-03-26 may answer a batch with one
-				// (T-V0326-1); its status and any error in it are judged
-				// as ever.
+				// (T-V0326-1), as JSON-RPC §6 writes it.
+				judgeBatchReply(p, path, m.Root(), p.Expect.Request.Root())
 			case m.IsArray():
 				p.Failf(path, "the message is a JSON array (a batch); each message must be one object")
 			case !m.IsObject():
@@ -521,6 +525,63 @@ func hiddenResponse(resp *envelope.Response) string {
 		}
 		if !ev.IsMessage() && envelope.IsResponse(ev.Data) {
 			return ev.Name
+		}
+	}
+}
+
+// judgeBatchReply judges the array a 2025-03-26 server answered a batch
+// with, as JSON-RPC §6 asks: one response object per request of the
+// batch (notifications get none), each with a request's id (or null for
+// an element that could not be read), none twice, none missing; an empty
+// batch is answered with a single error object, never an array.
+func judgeBatchReply(p *Pass, path string, reply, batch gjson.Result) {
+	reqs := batch.Array()
+	if len(reqs) == 0 {
+		p.Failf(path, "an empty batch is answered with a single error object, not an array (JSON-RPC §6)")
+		return
+	}
+	var want []gjson.Result // the ids answers are owed to, in batch order
+	for _, r := range reqs {
+		if r.IsObject() && r.Get("method").Exists() && r.Get("id").Exists() {
+			want = append(want, r.Get("id"))
+		}
+	}
+	items := reply.Array()
+	if len(items) == 0 {
+		p.Failf(path, "an empty array answers no request; a batch of notifications alone gets nothing at all (JSON-RPC §6)")
+		return
+	}
+	got := make([]int, len(want))
+	for i, it := range items {
+		ip := path + "." + strconv.Itoa(i)
+		if !it.IsObject() {
+			p.Failf(ip, "a batch's answer holds %s, want a response object (JSON-RPC §6)", envelope.Kind(it))
+			continue
+		}
+		if v := it.Get("jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+			p.Failf(ip+".jsonrpc", "jsonrpc is %s, want the string \"2.0\"", describe(v))
+		}
+		if it.Get("result").Exists() == it.Get("error").Exists() {
+			p.Failf(ip, "a response holds exactly one of result and error (JSON-RPC §5)")
+		}
+		id := it.Get("id")
+		if id.Type == gjson.Null && it.Get("error").Exists() {
+			continue // an element that could not be read
+		}
+		k := slices.IndexFunc(want, func(w gjson.Result) bool { return envelope.SameID(w, id) })
+		switch {
+		case k < 0:
+			p.Failf(ip+".id", "id %s answers no request of the batch (JSON-RPC §6)", clip(id.Raw))
+		case got[k] > 0:
+			p.Failf(ip+".id", "id %s is answered twice (JSON-RPC §6)", clip(id.Raw))
+		default:
+			got[k]++
+		}
+	}
+	for k, w := range want {
+		if got[k] == 0 {
+			p.Failf(path, "the request with id %s of the batch got no response (JSON-RPC §6)", clip(w.Raw))
+			break
 		}
 	}
 }

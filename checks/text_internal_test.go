@@ -44,3 +44,25 @@ func TestSeveralSentences(t *testing.T) {
 		}
 	}
 }
+
+// readProse on the sentences and values reviews found misread: the data
+// file holds each with its reading (prose, maybe, value).
+func TestReadProse(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "text", "prose.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct{ Text, Reading string }
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatalf("prose.json: %v", err)
+	}
+	if len(cases) < 20 {
+		t.Fatalf("prose.json holds %d cases; the test means nothing without them", len(cases))
+	}
+	name := map[proseReading]string{surelyProse: "prose", maybeProse: "maybe", notProse: "value"}
+	for _, c := range cases {
+		if got := name[readProse(c.Text)]; got != c.Reading {
+			t.Errorf("readProse(%q) = %s, want %s", c.Text, got, c.Reading)
+		}
+	}
+}
