@@ -104,16 +104,9 @@ func TestUserSchemaOfficial(t *testing.T) {
 				{Location: "/result/serverInfo", Problems: []string{"missing property 'version'"}},
 			}},
 	}
-	loaded := map[string]*UserSchema{}
+	official := officialUserSchemas(t, dir)
 	for _, c := range cases {
-		u := loaded[c.version]
-		if u == nil {
-			var err error
-			if u, err = LoadUserSchema(filepath.Join(dir, c.version+".schema.json"), nil); err != nil {
-				t.Fatal(err)
-			}
-			loaded[c.version] = u
-		}
+		u := official(c.version)
 		got := valid(t)(u.ValidateReply(c.method, []byte(c.reply)))
 		if diff := cmp.Diff(c.want, got); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", c.version, c.method, diff)
@@ -179,16 +172,9 @@ func TestUserSchemaServerMessages(t *testing.T) {
 			`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{}}`,
 			true, entries{{Location: "/params", Problems: []string{"missing property 'uri'"}}}},
 	}
-	loaded := map[string]*UserSchema{}
+	official := officialUserSchemas(t, dir)
 	for _, c := range cases {
-		u := loaded[c.version]
-		if u == nil {
-			var err error
-			if u, err = LoadUserSchema(filepath.Join(dir, c.version+".schema.json"), nil); err != nil {
-				t.Fatal(err)
-			}
-			loaded[c.version] = u
-		}
+		u := official(c.version)
 		got, covered, err := u.ValidateServerMessage(c.method, []byte(c.msg))
 		if err != nil {
 			t.Fatal(err)
@@ -200,5 +186,23 @@ func TestUserSchemaServerMessages(t *testing.T) {
 			t.Errorf("%s %s (-want +got):\n%s", c.version, c.method, diff)
 		}
 		checkShape(t, got)
+	}
+}
+
+// officialUserSchemas loads the official schema of a version from dir as
+// a --schema file, once per version.
+func officialUserSchemas(t *testing.T, dir string) func(version string) *UserSchema {
+	t.Helper()
+	loaded := map[string]*UserSchema{}
+	return func(version string) *UserSchema {
+		if u := loaded[version]; u != nil {
+			return u
+		}
+		u, err := LoadUserSchema(filepath.Join(dir, version+".schema.json"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded[version] = u
+		return u
 	}
 }
