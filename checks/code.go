@@ -292,9 +292,11 @@ exactly) a result only warns.`,
 // can be missing or differ (T-HDR-4: a null or absent value requires no
 // header), so -32020 has nothing to mean.
 // namesArgument: msg names one of the call's arguments as a validator
-// does: as a whole word (a name of two letters or more), or, for any
-// name, in a path ("arguments.a", "/a"), in quotes, after "argument",
-// "parameter", "property" or "field", or leading the message ("a: …").
+// does: in a path ("arguments.a", "/a"), in quotes, after "argument",
+// "parameter", "property" or "field", or leading the message ("a: …");
+// a name of four letters or more that is no JSON type's also as a whole
+// word ("amount expected number"). A short name standing as a word ("to")
+// is the message's own English.
 func namesArgument(msg string, args gjson.Result) bool {
 	found := false
 	args.ForEach(func(k, _ gjson.Result) bool {
@@ -302,9 +304,10 @@ func namesArgument(msg string, args gjson.Result) bool {
 			return true
 		}
 		n := regexp.QuoteMeta(k.Str)
-		pat := `(?i)(^` + n + `\s*:|[./]` + n + `\b|['"\x60]` + n + `['"\x60]|\b(argument|parameter|param|property|field)s?\s+` + n + `\b)`
-		if utf8.RuneCountInString(k.Str) >= 2 {
-			pat = `(?i)(^|[^\pL\pN_])` + n + `($|[^\pL\pN_])`
+		const end = `($|[^\pL\pN_])`
+		pat := `(?i)(^` + n + `\s*:|[./]` + n + end + `|['"\x60]` + n + `['"\x60]|(^|[^\pL\pN_])(argument|parameter|param|property|field)s?\s+` + n + end + `)`
+		if utf8.RuneCountInString(k.Str) >= 4 && !jsonTypeNames[strings.ToLower(k.Str)] {
+			pat = `(?i)(^|[^\pL\pN_])` + n + end
 		}
 		re, err := regexp.Compile(pat)
 		found = err == nil && re.MatchString(msg)
@@ -312,6 +315,9 @@ func namesArgument(msg string, args gjson.Result) bool {
 	})
 	return found
 }
+
+// jsonTypeNames are the words a type complaint is made of.
+var jsonTypeNames = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true, "null": true}
 
 // headersInDoubt: the request carries a header -32020 may fairly name
 // though the standard ones match the body: an Accept or Content-Type the

@@ -333,10 +333,13 @@ func valueList(s string) bool {
 		if len(words) == 0 || len(words) > 2 {
 			return false
 		}
+		if len(words) == 1 || strings.HasSuffix(words[0], ":") {
+			continue // a word alone ("it", "no", "May") or "key: value" is a value
+		}
 		for _, w := range words {
-			// "try again", "not now", "please": the pieces of a sentence.
+			// "try again", "not now": the pieces of a sentence.
 			w = strings.ToLower(strings.TrimRight(w, ".!?"))
-			if functionWords[w] || len(words) > 1 && complaintVerbs[w] {
+			if functionWords[w] || complaintVerbs[w] {
 				return false
 			}
 		}
@@ -344,35 +347,38 @@ func valueList(s string) bool {
 	return true
 }
 
+// sentenceVerbs are the auxiliaries and modals a file or folder name
+// hardly holds and a sentence about one does ("… could not be opened").
+var sentenceVerbs = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "must": true,
+	"should": true, "can": true, "cannot": true, "could": true, "would": true, "will": true,
+	"not": true, "does": true, "has": true, "have": true, "please": true,
+}
+
 // fileExt is a file name's extension at the end of a path.
 var fileExt = regexp.MustCompile(`\.[A-Za-z0-9]{1,5}$`)
 
 // isPath: fields are a path or URI whose names hold spaces. It starts
-// like one, and either no English function word stands in it (a folder
-// "Team Alpha Quarterly Sales Report Drafts"), or its names go on past a
-// space with a "/" and it ends in a file extension ("…/The Art of
-// War/chapter one of the book.txt"). A sentence led by a pointer or URI
-// ("/a/b must be …", "/tmp/x could not be opened and/or read") is not.
+// like one, no field of it ends a clause (a comma, a stop), no
+// auxiliary or modal verb stands in it ("could not be opened"), and
+// either no English function word does (a folder "Team Alpha Sales
+// Drafts") or it ends in a file extension ("…/The Art of War/chapter one
+// of the book.txt", "/home/me/Minutes of the board meeting.docx").
 func isPath(fields []string) bool {
 	if !strings.HasPrefix(fields[0], "/") && !strings.Contains(fields[0], "://") {
 		return false
 	}
 	plain := true
-	for _, f := range fields[1:] {
+	for i, f := range fields[1:] {
 		w := strings.ToLower(strings.TrimRight(f, ",;:.!?"))
+		if sentenceVerbs[w] || i+2 < len(fields) && strings.ContainsAny(f[len(f)-1:], ",;:.!?") {
+			return false
+		}
 		if functionWords[w] || complaintVerbs[w] {
 			plain = false
 		}
 	}
-	if plain {
-		return true
-	}
-	for _, f := range fields[1 : len(fields)-1] {
-		if strings.Contains(f, "/") && !strings.Contains(f, "://") {
-			return fileExt.MatchString(fields[len(fields)-1])
-		}
-	}
-	return false
+	return plain || fileExt.MatchString(fields[len(fields)-1])
 }
 
 // walk calls fn for every member and element under v, depth first, with

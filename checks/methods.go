@@ -38,7 +38,8 @@ PRO1002's to judge.`,
 		if x.Version == envelope.V20260728 {
 			for i, m := range p.Reply.Messages {
 				if m.IsObject() && m.Get("method").Str == "notifications/cancelled" && x.Method != "subscriptions/listen" {
-					if p.Exchange.Transport == envelope.Stdio && !envelope.SameID(m.Get("params.requestId"), x.Request.Get("id")) {
+					if rid := m.Get("params.requestId"); p.Exchange.Transport == envelope.Stdio && (rid.Type == gjson.String || rid.Type == gjson.Number) &&
+						!envelope.SameID(rid, x.Request.Get("id")) {
 						// stdout is shared: this may end a listen stream another
 						// exchange opened (T-STDIO-8), which this one cannot see.
 						// Tagged with its subscriptionId it surely does; untagged

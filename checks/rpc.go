@@ -113,10 +113,9 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 			case !m.UTF8:
 			case !m.Valid:
 				p.Failf(path, "the message is not valid JSON: %s", Quote(string(m.Raw), quoteN))
-			case m.IsArray() && p.Expect.Condition == expect.CondBatch && p.Expect.Facts.Speaks() == envelope.V20250326:
+			case m.IsArray() && batch0326(p):
 				// A server of 2025-03-26 may answer a batch with one
-				// (T-V0326-1), as JSON-RPC §6 writes it.
-				judgeBatchReply(p, path, m.Root(), p.Expect.Request.Root())
+				// (T-V0326-1): judged below, across the reply's messages.
 			case m.IsArray():
 				p.Failf(path, "the message is a JSON array (a batch); each message must be one object")
 			case !m.IsObject():
@@ -128,8 +127,17 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 				p.Warnf(d, "key %s appears more than once in its object; receivers may read either value (RFC 8259 §4)", Quote(d, quoteN))
 			}
 		}
+		if batch0326(p) {
+			judgeBatchReply(p, p.Expect.Request.Root())
+		}
 		return nil
 	},
+}
+
+// batch0326: the request is a batch to a server that speaks 2025-03-26,
+// which has batches (T-V0326-1).
+func batch0326(p *Pass) bool {
+	return p.Expect.Condition == expect.CondBatch && p.Expect.Facts.Speaks() == envelope.V20250326
 }
 
 var JSONRPCVersion = &Check{
@@ -208,6 +216,9 @@ make on the headers alone, before reading the body (a refused Accept or
 Content-Type, a missing or unserved version header, an ended session),
 may leave the id out. A result always carries the request's id.`,
 	Run: func(p *Pass) error {
+		if batch0326(p) {
+			return Skip("a batch to a 2025-03-26 server: its answers' ids are judged with the batch (RPC1001)")
+		}
 		m, err := needObject(p)
 		if err != nil {
 			return err
@@ -529,59 +540,126 @@ func hiddenResponse(resp *envelope.Response) string {
 	}
 }
 
-// judgeBatchReply judges the array a 2025-03-26 server answered a batch
-// with, as JSON-RPC §6 asks: one response object per request of the
-// batch (notifications get none), each with a request's id (or null for
-// an element that could not be read), none twice, none missing; an empty
-// batch is answered with a single error object, never an array.
-func judgeBatchReply(p *Pass, path string, reply, batch gjson.Result) {
-	reqs := batch.Array()
-	if len(reqs) == 0 {
-		p.Failf(path, "an empty batch is answered with a single error object, not an array (JSON-RPC §6)")
-		return
+// judgeBatchReply judges how a 2025-03-26 server answered a batch, as
+// JSON-RPC §6 asks, across every message of the reply (an SSE stream may
+// split the answers over events): each request of the batch gets one
+// response with its id; each element the server cannot read as a request
+// gets one error, with its id when it has a readable one, else null;
+// notifications get nothing; an empty batch gets a single error object,
+// never an array. Inside an array no other check looks, so the responses'
+// shape is judged here too.
+func judgeBatchReply(p *Pass, batch gjson.Result) {
+	type owed struct {
+		id       gjson.Result // readable id, or none
+		request  bool         // a valid request (else an invalid element)
+		answered bool
 	}
-	var want []gjson.Result // the ids answers are owed to, in batch order
-	for _, r := range reqs {
-		if r.IsObject() && r.Get("method").Exists() && r.Get("id").Exists() {
-			want = append(want, r.Get("id"))
-		}
-	}
-	items := reply.Array()
-	if len(items) == 0 {
-		p.Failf(path, "an empty array answers no request; a batch of notifications alone gets nothing at all (JSON-RPC §6)")
-		return
-	}
-	got := make([]int, len(want))
-	for i, it := range items {
-		ip := path + "." + strconv.Itoa(i)
-		if !it.IsObject() {
-			p.Failf(ip, "a batch's answer holds %s, want a response object (JSON-RPC §6)", envelope.Kind(it))
-			continue
-		}
-		if v := it.Get("jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
-			p.Failf(ip+".jsonrpc", "jsonrpc is %s, want the string \"2.0\"", describe(v))
-		}
-		if it.Get("result").Exists() == it.Get("error").Exists() {
-			p.Failf(ip, "a response holds exactly one of result and error (JSON-RPC §5)")
-		}
-		id := it.Get("id")
-		if id.Type == gjson.Null && it.Get("error").Exists() {
-			continue // an element that could not be read
-		}
-		k := slices.IndexFunc(want, func(w gjson.Result) bool { return envelope.SameID(w, id) })
+	var elems []owed
+	for _, r := range batch.Array() {
+		id := r.Get("id")
+		readable := r.IsObject() && (id.Type == gjson.String || id.Type == gjson.Number)
+		valid := readable && r.Get("jsonrpc").Str == "2.0" && r.Get("method").Type == gjson.String
 		switch {
-		case k < 0:
-			p.Failf(ip+".id", "id %s answers no request of the batch (JSON-RPC §6)", clip(id.Raw))
-		case got[k] > 0:
-			p.Failf(ip+".id", "id %s is answered twice (JSON-RPC §6)", clip(id.Raw))
+		case valid:
+			elems = append(elems, owed{id: id, request: true})
+		case r.IsObject() && !id.Exists() && r.Get("jsonrpc").Str == "2.0" && r.Get("method").Type == gjson.String:
+			// a notification: owed nothing
+		case readable:
+			elems = append(elems, owed{id: id})
 		default:
-			got[k]++
+			elems = append(elems, owed{})
 		}
 	}
-	for k, w := range want {
-		if got[k] == 0 {
-			p.Failf(path, "the request with id %s of the batch got no response (JSON-RPC §6)", clip(w.Raw))
-			break
+	empty := len(batch.Array()) == 0
+	for i, m := range p.Reply.Messages {
+		path := msgPath(p, i)
+		var items []gjson.Result
+		var paths []string
+		switch {
+		case m.IsArray():
+			if empty {
+				p.Failf(path, "an empty batch is answered with a single error object, not an array (JSON-RPC §6)")
+				continue
+			}
+			if len(m.Root().Array()) == 0 {
+				p.Failf(path, "an empty array answers nothing; a batch of notifications alone gets no answer at all (JSON-RPC §6)")
+				continue
+			}
+			for j, it := range m.Root().Array() {
+				items, paths = append(items, it), append(paths, path+"."+strconv.Itoa(j))
+				judgeBatchResponseShape(p, paths[j], it)
+			}
+		case m.IsObject() && !m.Get("method").Exists():
+			items, paths = append(items, m.Root()), append(paths, path) // its shape is the other checks'
 		}
+		for j, it := range items {
+			if !it.IsObject() || it.Get("method").Exists() {
+				continue
+			}
+			id, isErr := it.Get("id"), it.Get("error").Exists()
+			k := -1
+			if id.Type == gjson.Null && isErr {
+				// Prefer an element without a readable id.
+				for q, e := range elems {
+					if !e.request && !e.answered && (k < 0 || !e.id.Exists() && elems[k].id.Exists()) {
+						k = q
+					}
+				}
+				if k < 0 && !empty {
+					p.Failf(paths[j]+".id", "an error with id null, though every element of the batch was readable or is answered (JSON-RPC §6)")
+					continue
+				}
+			} else {
+				for q, e := range elems {
+					if !e.answered && e.id.Exists() && envelope.SameID(e.id, id) && (k < 0 || e.request && !elems[k].request) {
+						k = q
+					}
+				}
+				switch {
+				case k < 0 && slices.ContainsFunc(elems, func(e owed) bool { return e.id.Exists() && envelope.SameID(e.id, id) }):
+					p.Failf(paths[j]+".id", "id %s is answered more often than the batch asks (JSON-RPC §6)", clip(id.Raw))
+					continue
+				case k < 0:
+					p.Failf(paths[j]+".id", "id %s answers no request of the batch (JSON-RPC §6)", clip(id.Raw))
+					continue
+				case !elems[k].request && !isErr:
+					p.Failf(paths[j], "a result for an element of the batch that is no valid request; it gets an error (JSON-RPC §6)")
+				}
+			}
+			if k >= 0 {
+				elems[k].answered = true
+			}
+		}
+	}
+	for _, e := range elems {
+		switch {
+		case e.answered:
+		case e.request:
+			p.Failf("reply", "the request with id %s of the batch got no response (JSON-RPC §6)", clip(e.id.Raw))
+			return
+		default:
+			p.Failf("reply", "an element of the batch that is no valid request got no error (JSON-RPC §6)")
+			return
+		}
+	}
+}
+
+// judgeBatchResponseShape judges one response inside a batch's answer:
+// an object with jsonrpc "2.0" and exactly one of result and error, the
+// error an object with an integer code and a string message.
+func judgeBatchResponseShape(p *Pass, path string, it gjson.Result) {
+	if !it.IsObject() {
+		p.Failf(path, "a batch's answer holds %s, want a response object (JSON-RPC §6)", envelope.Kind(it))
+		return
+	}
+	if v := it.Get("jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+		p.Failf(path+".jsonrpc", "jsonrpc is %s, want the string \"2.0\"", describe(v))
+	}
+	e := it.Get("error")
+	switch {
+	case it.Get("result").Exists() == e.Exists():
+		p.Failf(path, "a response holds exactly one of result and error (JSON-RPC §5)")
+	case e.Exists() && (!e.IsObject() || e.Get("code").Type != gjson.Number || !envelope.IsInteger(e.Get("code").Raw) || e.Get("message").Type != gjson.String):
+		p.Failf(path+".error", "error is %s, want an object with an integer code and a string message (JSON-RPC §5.1)", clip(e.Raw))
 	}
 }
