@@ -286,11 +286,6 @@ exactly) a result only warns.`,
 	},
 }
 
-// paramBound reports whether a tools/call could be bound to Mcp-Param-*
-// headers the checker cannot see without the tool's schema: it carries
-// such a header, or an argument with a value. With neither, no header
-// can be missing or differ (T-HDR-4: a null or absent value requires no
-// header), so -32020 has nothing to mean.
 // namesArgument: msg names one of the call's arguments as a validator
 // does: in a path ("arguments.a", "/a"), in quotes, after "argument",
 // "parameter", "property" or "field", or leading the message ("a: …");
@@ -346,6 +341,11 @@ func headersInDoubt(p *Pass) bool {
 	return false
 }
 
+// paramBound reports whether a tools/call could be bound to Mcp-Param-*
+// headers the checker cannot see without the tool's schema: it carries
+// such a header, or an argument with a value. With neither, no header
+// can be missing or differ (T-HDR-4: a null or absent value requires no
+// header), so -32020 has nothing to mean.
 func paramBound(p *Pass) bool {
 	for k := range p.Exchange.Request.Header {
 		if strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
