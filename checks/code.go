@@ -320,8 +320,8 @@ var jsonTypeNames = map[string]bool{"string": true, "number": true, "integer": t
 // Mcp-Param-* header no listed tool parameter names (AMB-11).
 func headersInDoubt(p *Pass) bool {
 	h := p.Exchange.Request.Header
-	accept := strings.ToLower(strings.Join(envelope.HeaderValues(h, "Accept"), ","))
-	if !strings.Contains(accept, "*/*") && (!strings.Contains(accept, "application/json") || !strings.Contains(accept, "text/event-stream")) {
+	accept := headerValues(h, "Accept") // read as CLI1010 reads a client's
+	if acceptance(accept, "application/json") == acceptRefused || acceptance(accept, "text/event-stream") == acceptRefused {
 		return true
 	}
 	if envelope.MediaType(envelope.HeaderGet(h, "Content-Type")) != "application/json" {

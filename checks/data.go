@@ -303,8 +303,8 @@ func readProse(s string) proseReading {
 	}
 	values := 0
 	for _, f := range fields {
-		w := strings.ToLower(strings.TrimRight(f, ",;:.!?"))
-		if functionWords[w] || complaintVerbs[w] {
+		w := bareWord(f)
+		if ofSentence(w) {
 			return surelyProse
 		}
 		if strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, "_/:@=#") {
@@ -337,15 +337,20 @@ func valueList(s string) bool {
 			continue // a word alone ("it", "no", "May") or "key: value" is a value
 		}
 		for _, w := range words {
-			// "try again", "not now": the pieces of a sentence.
-			w = strings.ToLower(strings.TrimRight(w, ".!?"))
-			if functionWords[w] || complaintVerbs[w] {
-				return false
+			if ofSentence(bareWord(w)) {
+				return false // "try again", "not now": the pieces of a sentence
 			}
 		}
 	}
 	return true
 }
+
+// bareWord is a field as a word: lower case, without the punctuation
+// that follows it.
+func bareWord(f string) string { return strings.ToLower(strings.TrimRight(f, ",;:.!?")) }
+
+// ofSentence: the bare word is one a sentence has and a value hardly does.
+func ofSentence(w string) bool { return functionWords[w] || complaintVerbs[w] }
 
 // sentenceVerbs are the auxiliaries and modals a file or folder name
 // hardly holds and a sentence about one does ("… could not be opened").
@@ -370,11 +375,11 @@ func isPath(fields []string) bool {
 	}
 	plain := true
 	for i, f := range fields[1:] {
-		w := strings.ToLower(strings.TrimRight(f, ",;:.!?"))
+		w := bareWord(f)
 		if sentenceVerbs[w] || i+2 < len(fields) && strings.ContainsAny(f[len(f)-1:], ",;:.!?") {
 			return false
 		}
-		if functionWords[w] || complaintVerbs[w] {
+		if ofSentence(w) {
 			plain = false
 		}
 	}

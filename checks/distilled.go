@@ -383,7 +383,8 @@ func sortedBy(es []distilledEntry, c func(a, b distilledEntry) int) bool {
 	return true
 }
 
-// nonEmpty reports whether an array has a member, without reading them all.
+// nonEmpty reports whether an array or object has a member, without
+// reading them all.
 func nonEmpty(arr gjson.Result) bool {
 	has := false
 	arr.ForEach(func(_, _ gjson.Result) bool { has = true; return false })

@@ -392,11 +392,15 @@ this check carries the exchange's one "error" verdict.`,
 				n = 1 // answered, with the wrong id: RPC1004's finding
 			}
 		}
+		hidden := ""
+		if n == 0 && !p.Reply.Has() {
+			hidden = hiddenResponse(resp)
+		}
 		switch {
 		case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
 			// An HTTP rejection answers the request, with or without a
 			// body (HTTP1001 judges the body, HTTP1002 the status).
-		case n == 0 && !p.Reply.Has() && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hiddenResponse(resp) == "":
+		case n == 0 && !p.Reply.Has() && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "":
 			// The stream set an event id and ended: a 2025-xx client
 			// resumes it with GET and Last-Event-ID, and the response may
 			// come there (T-HTTP-15). That lies past this exchange.
@@ -407,8 +411,8 @@ this check carries the exchange's one "error" verdict.`,
 			if p.Exchange.Note != "" {
 				note = ": " + p.Exchange.Note
 			}
-			if name := hiddenResponse(resp); name != "" {
-				note += fmt.Sprintf(" (a response came in an event named %s, which no client reads as a message)", Quote(name, quoteN))
+			if hidden != "" {
+				note += fmt.Sprintf(" (a response came in an event named %s, which no client reads as a message)", Quote(hidden, quoteN))
 			}
 			if x.Tool != nil && !x.Tool.Refusal.Set() {
 				// Silence within --timeout is the finding (DESIGN); a tool
@@ -572,7 +576,7 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 			elems = append(elems, owed{})
 		}
 	}
-	empty := len(batch.Array()) == 0
+	empty := !nonEmpty(batch)
 	for i, m := range p.Reply.Messages {
 		path := msgPath(p, i)
 		var items []gjson.Result
