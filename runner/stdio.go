@@ -87,6 +87,11 @@ func (t *StdioTarget) Restart(ctx context.Context) error {
 	defer t.mu.Unlock()
 	if t.p != nil {
 		t.p.Close()
+		// The close may have waited out grace periods: the deadline can
+		// have passed meanwhile.
+		if ctx.Err() != nil {
+			return fmt.Errorf("not restarted: %v", context.Cause(ctx))
+		}
 	}
 	// The process outlives the request context of a single fixture: it is
 	// ended by Close, not by a context.
