@@ -53,6 +53,12 @@ pass.`,
 		if err != nil {
 			return err
 		}
+		if slices.Contains(p.Expect.ReadCodes, code) {
+			// The code some reading of the request calls for (-32022
+			// for a version the server does not serve, right in any
+			// version) is in that reading's table.
+			return nil
+		}
 		cls, _ := envelope.ClassifyCode(p.Expect.Version, code, p.Contract.Codes)
 		switch cls {
 		case envelope.CodeForbidden:

@@ -144,6 +144,14 @@ warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 			case st == 401:
 				// Refused on its credentials before the method is looked
 				// at (T-AUTH-1); HTTP1004 judges the challenge.
+			case st != 400 && st != 404 && st != 405 && refusedOnHeaders(p):
+				// Refused on its headers (a foreign Origin's 403,
+				// T-HTTP-14; an Accept without text/event-stream, AMB-17):
+				// other rules fix or leave that status.
+			case st == 409 && x.HTTPMethod == "GET" && !slices.Contains(x.Status, st):
+				// One stream per session is a server's own limit (the TS
+				// SDK's), which a request alone cannot show.
+				p.Warnf(path, "GET answered 409: the server refuses another stream; T-HTTP-12 asks for a stream or 405, and a client may hold several")
 			case len(x.Status) > 0 && !slices.Contains(x.Status, st):
 				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
 			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream":

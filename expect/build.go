@@ -271,6 +271,60 @@ func sentinel(h http.Header, is func(v string) bool) bool {
 }
 
 func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
+	e := buildAs(ex, rd, f)
+	if v, _ := requestVersion(ex, rd.body); v != "" && v != e.Version && !f.Serves(v) {
+		// The request names a version the server has not declared it
+		// serves, and is judged as another: -32022 refuses it rightly in
+		// any version (DESIGN, Versions), with the 400 the version's
+		// refusal takes (T-HTTP-7, T-HTTP-10).
+		e.ReadCodes = append(e.ReadCodes, envelope.CodeUnsupportedVer)
+		if ex.Transport == envelope.HTTP {
+			e.ReadStatus = append(e.ReadStatus, 400)
+		}
+	}
+	return e
+}
+
+// httpMethod sets the statuses a GET or DELETE on the endpoint may get.
+func (e *Expectation) httpMethod(ex *envelope.Exchange, f *Facts) {
+	if e.Version == envelope.V20260728 && !f.servesLegacy() {
+		e.Status, e.StatusWant = []int{405}, should("T-HTTP-13")
+		return
+	}
+	switch e.HTTPMethod {
+	case "GET":
+		e.Status, e.StatusWant = []int{200, 405}, must("T-HTTP-12")
+		if f != nil && (f.Session || e.Version == envelope.V20260728) {
+			// The client's session may have ended (404, T-SESS-3) or
+			// not been sent (400, T-SESS-2); only the checker knows
+			// its own is live (expect-session: live). A dual-era server
+			// may keep sessions for its 2025 clients.
+			if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
+				e.Status = append(e.Status, 404)
+			} else {
+				e.Status = append(e.Status, 400)
+			}
+		}
+		if hv := envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); hv != "" && !slices.Contains(e.Status, 400) &&
+			(!envelope.KnownVersion(hv) && !envelope.HistoricVersion(hv) || hv != e.Version && !f.Serves(hv)) {
+			e.Status = append(e.Status, 400) // T-HTTP-7: a version it does not serve is refused 400
+		}
+	case "DELETE":
+		e.Status, e.StatusWant = []int{200, 202, 204, 405}, open("T-SESS-4: a server may accept the end of a session or refuse it with 405")
+	}
+	if e.Version == envelope.V20260728 {
+		// A server that serves 2025 clients too answers their GET and
+		// DELETE by the 2025 rules, which a 2026 request's look does not
+		// change.
+		if !slices.Contains(e.Status, 405) {
+			e.Status = append(e.Status, 405)
+		}
+		e.StatusWant = open("T-HTTP-13 binds only a server that speaks only 2026-07-28; this one serves 2025 clients too")
+	}
+}
+
+// buildAs is the expectation of one reading, in the version inferred.
+func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	req := rd.body
 	e := &Expectation{Request: req, Facts: f}
 	e.Version, e.VersionSource = inferVersion(ex, req, f)
@@ -284,24 +338,7 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	if http && e.HTTPMethod != "POST" {
 		e.Reply = Want{}
 		e.Condition, e.Detail = CondHTTPMethod, e.HTTPMethod+" on the endpoint"
-		switch {
-		case e.Version == envelope.V20260728:
-			e.Status, e.StatusWant = []int{405}, should("T-HTTP-13")
-		case e.HTTPMethod == "GET":
-			e.Status, e.StatusWant = []int{200, 405}, must("T-HTTP-12")
-			if f != nil && f.Session {
-				// The client's session may have ended (404, T-SESS-3) or
-				// not been sent (400, T-SESS-2); only the checker knows
-				// its own is live (expect-session: live).
-				if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
-					e.Status = append(e.Status, 404)
-				} else {
-					e.Status = append(e.Status, 400)
-				}
-			}
-		case e.HTTPMethod == "DELETE":
-			e.Status, e.StatusWant = []int{200, 202, 204, 405}, open("T-SESS-4: a server may accept the end of a session or refuse it with 405")
-		}
+		e.httpMethod(ex, f)
 		return e
 	}
 	raw := ex.Request.Body

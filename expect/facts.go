@@ -221,6 +221,12 @@ func (f *Facts) Serves(version string) bool {
 	return f != nil && slices.Contains(f.Supported, version)
 }
 
+// servesLegacy reports whether the server declared it serves a version
+// before 2026-07-28 (a dual-era server).
+func (f *Facts) servesLegacy() bool {
+	return f != nil && slices.ContainsFunc(f.Supported, func(v string) bool { return v != envelope.V20260728 })
+}
+
 // wireFacts is the transcript form of Facts (a "facts" line).
 type wireFacts struct {
 	ProtocolVersion   string            `json:"protocolVersion,omitempty"`
