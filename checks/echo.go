@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // Echo is judged on meaning, not on surface text: a reply text is read
@@ -635,8 +636,9 @@ func (src *source) cover(lo, hi int, path string, inBody bool) {
 
 // done reports what the reply echoes beyond the one short value allowed:
 // a request text whose pieces add up past the quote bound, or more than
-// one whole request value.
-func (s *echoScan) done(path string) {
+// one whole request value; sure says how sure the reply is a refusal,
+// the only reply the rule binds.
+func (s *echoScan) done(path string, sure expect.Want) {
 	bound := s.p.Contract.QuoteBound
 	var worst *source
 	worstN := 0
@@ -654,11 +656,11 @@ func (s *echoScan) done(path string) {
 			at = c.paths[0]
 		}
 		first := slices.Concat(c.covered, c.inBody)[0]
-		s.p.Failf(at, "%d characters of %s are echoed (at %s), over the quote bound of %d: %s", worstN, worst.what(),
+		s.p.Deviate(sure, at, "%d characters of %s are echoed (at %s), over the quote bound of %d: %s", worstN, worst.what(),
 			strings.Join(c.paths, ", "), bound, Quote(worst.text[first[0]:first[1]], quoteN))
 	}
 	if n := len(s.values); n > 1 {
-		s.p.Failf(path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
+		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
 	}
 }
 
@@ -859,7 +861,7 @@ server's own words. Strict contract only.`,
 			}
 			s.text(path, v)
 		})
-		s.done("error")
+		s.done("error", expect.Want{Level: expect.Must})
 		return nil
 	},
 }
@@ -873,7 +875,12 @@ var NoEchoInToolError = &Check{
 	Doc: `Since 2025-11-25 a tool refuses bad arguments with a result whose
 isError is true (T-TOOL-8): the tool dialect of a refusal. Its text content
 obeys the same no-echo rule as error messages, judged the same way (see
-ERR4001), raw control characters included. Strict contract only.`,
+ERR4001), raw control characters included. The rule binds refusals only:
+when the tool the server listed accepts the arguments, an isError result
+is the tool's own failure (a file it could not open, a query the
+database refused), whose output may name what it was given, and is
+not judged; without the listed inputSchema the two look alike, so an echo
+only warns. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
@@ -886,6 +893,10 @@ ERR4001), raw control characters included. Strict contract only.`,
 		if r.Get("isError").Type != gjson.True {
 			return Skip("the reply is not a tool error result")
 		}
+		sure, err := toolRefusal(p.Expect)
+		if err != nil {
+			return err
+		}
 		s := newEchoScan(p)
 		for i, c := range r.Get("content").Array() {
 			if t := c.Get("text"); t.Type == gjson.String {
@@ -896,9 +907,26 @@ ERR4001), raw control characters included. Strict contract only.`,
 				s.text(path, t.Str)
 			}
 		}
-		s.done("result.content")
+		s.done("result.content", sure)
 		return nil
 	},
+}
+
+// toolRefusal says how sure a tool's isError result is a refusal of the
+// call: sure when the call was wrong (an unknown tool, arguments the
+// listed inputSchema forbids); not one at all when the listed schema
+// accepts the arguments, for the tool then failed at its own work
+// (T-TOOL-13: a missing file, a rejected query), whose output may name
+// what it was given; open when the checker has no schema to tell.
+func toolRefusal(x *expect.Expectation) (expect.Want, error) {
+	switch {
+	case x.Condition == expect.CondUnknownTool || x.Condition == expect.CondMalformedCall || x.Condition == expect.CondInvalidParams,
+		x.Tool != nil && x.Tool.Refusal.Set():
+		return expect.Want{Level: expect.Must}, nil
+	case x.Tool != nil && x.Tool.Judged:
+		return expect.Want{}, Skip("the arguments match the listed tool's inputSchema: isError reports the tool's own failure (T-TOOL-13), not a refusal")
+	}
+	return expect.Want{Level: expect.Open, Rule: "without the listed tool's inputSchema a refusal (T-TOOL-8) and the tool's own failure (T-TOOL-13) look alike"}, nil
 }
 
 // decodedHeader is a header value as the server reads it: a Base64
