@@ -92,14 +92,18 @@ pass.`,
 	},
 }
 
-// validationMessage recognises a reply that itself says the request's
-// parameters were invalid: -32603 then hides a client mistake behind
-// "internal error", and the client cannot know to fix its call. Only
-// phrases about the call's own parameters settle it (a validator's
-// "Invalid input"); an upstream failure ("missing required environment
-// variable", "expected status 200, got 503") is an internal error in
-// words a validator also uses.
-var validationMessage = regexp.MustCompile(`(?i)invalid (params|parameters?|arguments?|input)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|unknown tool|-32602`)
+// invalidParamsName recognises a reply that calls the condition by the
+// protocol's own name for a client's mistake (JSON-RPC's "Invalid
+// params", its -32602, MCP's unknown tool): -32603 then hides it behind
+// "internal error", and the client cannot know to fix its call.
+var invalidParamsName = regexp.MustCompile(`(?i)invalid (params|arguments?)\b|unknown tool|-32602`)
+
+// validationMessage recognises a validator's phrases, which a failure
+// upstream uses too ("database error: invalid input syntax for type
+// uuid", "Stripe API error: Missing required param: amount"): they
+// settle a hidden -32602 only with more of a validator's reading (the
+// name of one of the call's arguments, a comparison of JSON types).
+var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|input)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
 
 // typeComplaint is a validator's comparison of JSON types ("expected
 // number, received string"): a refused argument when the message names
@@ -137,7 +141,11 @@ some codes are wrong whatever the server knows: -32700 for a request that
 is valid JSON (unless a reading of it, such as a byte order mark or a
 duplicate name, may be refused as malformed); -32603 (internal error)
 when the reply itself says the params were invalid (that is -32602, a
-client mistake the client can fix); -32020 when every header matches the
+client mistake the client can fix): by the protocol's name for it, or in
+a validator's words about the call's own arguments. A validator's words
+that fit a failure upstream too ("API error: invalid parameter
+'max_tokens'") only warn, and not at all when the listed tool's
+inputSchema accepts the arguments; -32020 when every header matches the
 body (an Accept or Content-Type the transport refuses, or an Mcp-Param-*
 header no listed tool parameter names, may be what it names: the spec
 gives servers no rule for either). -32022 is right for any version the server does not serve: it
@@ -214,14 +222,36 @@ their level.`,
 		switch {
 		case code == envelope.CodeInvalidRequest:
 			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
-		case code == envelope.CodeInternalError && (e.Get("data.errors").Exists() || validationMessage.MatchString(e.Get("message").Str) ||
-			typeComplaint.MatchString(e.Get("message").Str) && namesArgument(e.Get("message").Str, x.Request.Get("params.arguments"))):
-			p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
-		case code == envelope.CodeInternalError && (validationWords.MatchString(e.Get("message").Str) || typeComplaint.MatchString(e.Get("message").Str)):
-			p.Warnf("error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
+		case code == envelope.CodeInternalError:
+			hiddenInvalidParams(p, e)
 		}
 		return nil
 	},
+}
+
+// hiddenInvalidParams judges a -32603 whose reply reads as a refusal of
+// the call's parameters, which is -32602 (T-ERR-4): sure when it names
+// the condition by its protocol name or reads as a validator's refusal of
+// the call's own arguments; only a doubt when its words fit a failure
+// upstream too, or when the listed tool's schema accepts the arguments
+// (the server may still judge them by rules of its own).
+func hiddenInvalidParams(p *Pass, e gjson.Result) {
+	msg := e.Get("message").Str
+	args := p.Expect.Request.Get("params.arguments")
+	validator := validationMessage.MatchString(msg)
+	typed := typeComplaint.MatchString(msg)
+	sure := e.Get("data.errors").Exists() || invalidParamsName.MatchString(msg) ||
+		(validator || typed) && (namesArgument(msg, args) || validator && typed)
+	t := p.Expect.Tool
+	accepted := t != nil && t.Judged && !t.Refusal.Set()
+	switch {
+	case sure && !accepted:
+		p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
+	case sure:
+		p.Warnf("error.code", "code -32603 (internal error) for what the reply calls invalid params, though the listed inputSchema accepts them: if the server refused them by rules of its own, want -32602")
+	case !accepted && (validator || typed || validationWords.MatchString(msg)):
+		p.Warnf("error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
+	}
 }
 
 // isCall: the request is a well-formed call of a defined method, whatever
