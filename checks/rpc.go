@@ -390,6 +390,11 @@ this check carries the exchange's one "error" verdict.`,
 			}
 			if n == 0 && p.Reply.Has() {
 				n = 1 // answered, with the wrong id: RPC1004's finding
+			} else if stray := strayResponse(p); n > 0 && stray != "" {
+				// One POST's stream carries its own response, and requests
+				// and notifications (T-HTTP-15, T-HTTP-17): a response to
+				// an id the client did not send there answers nothing.
+				p.Failf("reply", "the reply carried a response with id %s besides the one to the request, answering no request the client sent (T-RPC-5)", stray)
 			}
 		}
 		hidden := ""
@@ -425,6 +430,29 @@ this check carries the exchange's one "error" verdict.`,
 		}
 		return nil
 	},
+}
+
+// strayResponse is the id of a response on an HTTP reply that answers
+// another request than the one posted ("" when there is none). On stdio
+// a response to an earlier request may come late, between others.
+func strayResponse(p *Pass) string {
+	if p.Exchange.Transport != envelope.HTTP {
+		return ""
+	}
+	for _, m := range p.Reply.Messages {
+		if !m.IsObject() || m.Get("method").Exists() {
+			continue
+		}
+		id := m.Get("id")
+		switch {
+		case slices.ContainsFunc(p.Expect.ID.Echo, func(want gjson.Result) bool { return envelope.SameID(want, id) }):
+		case !id.Exists():
+			return "(none)"
+		default:
+			return clip(id.Raw)
+		}
+	}
+	return ""
 }
 
 var NotificationNoReply = &Check{

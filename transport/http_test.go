@@ -227,6 +227,28 @@ func TestHTTPSSE(t *testing.T) {
 		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)},
 		max:    2 * time.Second,
 	}, {
+		name: "a response to another id does not end the read",
+		events: func(s sseWriter, done <-chan struct{}) {
+			// A client waits on for its own response; the stray is the
+			// checks' to judge, not the end of the exchange.
+			s.send(stream + "data: {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}\n\n" + "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			<-done
+		},
+		limits: Limits{Timeout: 5 * time.Second},
+		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":99,"result":{}}`), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)},
+		max:    2 * time.Second,
+	}, {
+		name: "the id in the other type ends the read",
+		events: func(s sseWriter, done <-chan struct{}) {
+			// Either may be the server's answer to this request, judged
+			// for its id; waiting past it would cost the whole timeout.
+			s.send(stream + "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}\n\n")
+			<-done
+		},
+		limits: Limits{Timeout: 5 * time.Second},
+		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":"1","result":{}}`)},
+		max:    2 * time.Second,
+	}, {
 		name: "never a response, never ends",
 		events: func(s sseWriter, done <-chan struct{}) {
 			s.send(stream)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"syscall"
 
 	"github.com/tidwall/gjson"
@@ -49,10 +50,11 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 	return ""
 }
 
-// readSSE reads an event stream until its first response-shaped message,
+// readSSE reads an event stream until its first response-shaped message
+// that may answer the request (other answers nothing, see answersOther),
 // its end, or a bound. r.Body gets the raw bytes consumed, which may run
 // a little past the last event: the reader reads ahead.
-func readSSE(b bound, body io.Reader, r *envelope.Response) string {
+func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool) string {
 	rec := &recorder{r: body, max: b.lim.MaxBytes}
 	cut := int64(-1) // where the response's event ended, once it came
 	defer func() {
@@ -80,7 +82,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response) string {
 		events++
 		if len(ev.Data) > 0 && ev.IsMessage() {
 			r.Messages = append(r.Messages, ev.Data)
-			if envelope.IsResponse(ev.Data) {
+			if envelope.IsResponse(ev.Data) && (other == nil || !other(ev.Data)) {
 				cut = sr.Consumed()
 				return ""
 			}
@@ -89,6 +91,39 @@ func readSSE(b bound, body io.Reader, r *envelope.Response) string {
 			r.Truncated = true
 			return fmt.Sprintf("no response in the first %d events", events)
 		}
+	}
+}
+
+// answersOther tells a response to another request than the one in
+// body: one whose id is a string or a number that matches none of the
+// request's ids, even in the other JSON type ("7" for 7 answers it, with
+// the wrong id). A stream goes on past such a response, as a client's
+// reader does, to the response it waits for; the checks judge the stray.
+// A request whose ids cannot all be read gets nil: its stream ends at its
+// first response.
+func answersOther(body []byte) func(msg []byte) bool {
+	m := envelope.Parse(body)
+	if !m.IsObject() {
+		return nil
+	}
+	var ids []gjson.Result
+	ok := true
+	m.Root().ForEach(func(k, v gjson.Result) bool {
+		if k.Str == "id" {
+			ok = envelope.IDKey(v) != ""
+			ids = append(ids, v)
+		}
+		return ok
+	})
+	if !ok || len(ids) == 0 {
+		return nil
+	}
+	return func(msg []byte) bool {
+		id := gjson.GetBytes(msg, "id")
+		key := envelope.IDKey(id)
+		return key != "" && !slices.ContainsFunc(ids, func(want gjson.Result) bool {
+			return envelope.SameID(want, id) || key == envelope.OtherTypeKey(envelope.IDKey(want))
+		})
 	}
 }
 
