@@ -481,10 +481,14 @@ cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
 			if !m.IsObject() || m.Get("method").Exists() {
 				continue
 			}
+			what := "notification"
+			if p.Expect.Condition == expect.CondResponsePosted {
+				what = "response sent to the server"
+			}
 			if id := m.Get("id"); id.Exists() && id.Type != gjson.Null {
-				p.Deviate(w, msgPath(p, i), "the notification was answered with a response (id %s)", clip(id.Raw))
+				p.Deviate(w, msgPath(p, i), "the %s was answered with a response (id %s)", what, clip(id.Raw))
 			} else if m.Get("result").Exists() || p.Exchange.Transport == envelope.Stdio {
-				p.Deviate(w, msgPath(p, i), "the notification was answered with a response")
+				p.Deviate(w, msgPath(p, i), "the %s was answered with a response", what)
 			}
 		}
 		return nil

@@ -418,6 +418,10 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	switch {
 	case !method.Exists() && (req.Get("result").Exists() || req.Get("error").Exists()):
 		e.Condition, e.Detail, e.Reply = CondResponsePosted, "the body is a JSON-RPC response", Want{}
+		// Its id names a request of the server's, not one of the
+		// client's: an error refusing it as no request may echo the id
+		// or, as for any invalid request, give null (JSON-RPC §5).
+		e.ID.Lost = Want{}
 		switch {
 		case e.Version == envelope.V20260728 && http:
 			amb := "T-HTTP-3: the reaction to a posted response is unspecified"
