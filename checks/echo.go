@@ -120,6 +120,9 @@ type echoScan struct {
 	// search_repositories") echoes nothing the client sent; a run of the
 	// request that goes on past it does (see isVocabulary).
 	vocabulary []string
+	// containers are the request's objects and arrays long enough to
+	// count, by shape (see structures), with their compact length.
+	containers map[uint64]int
 }
 
 // windowKey is the window of t at i as a number, for the index.
@@ -826,7 +829,8 @@ header value) that the reply carries, added up over message and every
 data value, must stay within the quote bound (64 characters by default;
 pieces shorter than 16 characters are not counted, they recur by chance);
 at most one whole request value (of 16 characters or more) may be quoted,
-in text or as structure (the request's object put back under data) — the
+in text or as structure (the request's object or array put back under
+data, re-encoded or not: its compact text counts toward the bound) — the
 values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
 -32022), nor are the tokens of a distilled error's location that name the
@@ -851,8 +855,12 @@ server's own words. Strict contract only.`,
 		}
 		s := newEchoScan(p)
 		s.text("error.message", p.Reply.Response.Get("error.message").Str)
+		whole := s.structures(e.Get("data"), "error.data")
 		walkStrings(e.Get("data"), "error.data", func(path, v string) {
 			rawControl(p.Failf, path, v)
+			if within(path, whole) {
+				return // counted with the request's object it stands in
+			}
 			if isLocationPath(path, p.Contract.LocationKey) {
 				// The pointer the distilled entry must carry names the
 				// request's members by the contract's own rule; only what

@@ -1,0 +1,150 @@
+package checks
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// A shape is a JSON container's identity up to the order of its members
+// and the spelling of its strings: a hash of its decoded contents, and
+// the length of its compact JSON text. A server that puts the request's
+// object back under data re-encodes it (keys sorted, escapes changed,
+// spaces dropped), so the text no longer matches while the value does.
+type shape struct {
+	sum   uint64
+	n     int
+	array bool
+}
+
+// mix spreads the bits of x (SplitMix64's finalizer), so sums of mixed
+// hashes do not cancel.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// hashString is FNV-1a over kind and s, mixed.
+func hashString(kind byte, s string) uint64 {
+	const prime = 0x100000001b3
+	h := (uint64(0xcbf29ce484222325) ^ uint64(kind)) * prime
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * prime
+	}
+	return mix(h)
+}
+
+// shapes computes the shape of v and of every container under it, in
+// one pass (each value is read once: the time grows with the size),
+// calling visit for each container with its display path (none when
+// path is empty: the request's are not needed). A scalar's shape is
+// returned for its parent; visit sees containers only.
+func shapes(v gjson.Result, path string, visit func(path string, sh shape)) shape {
+	switch {
+	case v.IsObject():
+		sh := shape{sum: 0x6f, n: 2}
+		members := 0
+		v.ForEach(func(k, val gjson.Result) bool {
+			kp := ""
+			if path != "" {
+				kp = envelope.JoinPath(path, k.Str)
+			}
+			c := shapes(val, kp, visit)
+			// Members are summed: their order does not change the sum.
+			sh.sum += mix(hashString('k', k.Str) ^ c.sum)
+			sh.n += len(k.Str) + 3 + c.n
+			members++
+			return true
+		})
+		if members > 1 {
+			sh.n += members - 1
+		}
+		visit(path, sh)
+		return sh
+	case v.IsArray():
+		sh := shape{sum: 0x61, n: 2, array: true}
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			ip := ""
+			if path != "" {
+				ip = path + "." + strconv.Itoa(i)
+			}
+			c := shapes(val, ip, visit)
+			sh.sum = mix(sh.sum*0x100000001b3 ^ c.sum)
+			sh.n += c.n
+			i++
+			return true
+		})
+		if i > 1 {
+			sh.n += i - 1
+		}
+		visit(path, sh)
+		return sh
+	case v.Type == gjson.String:
+		return shape{sum: hashString('s', v.Str), n: len(v.Str) + 2}
+	}
+	// Numbers, booleans and null by their text: 1 and 1.0 differ, as a
+	// copy would not make them.
+	return shape{sum: hashString('v', v.Raw), n: len(v.Raw)}
+}
+
+// structures finds the request's containers put back under data whole:
+// each counts as a whole request value, its compact text toward the quote
+// bound. It returns the paths of the outermost ones, whose strings are
+// not counted again one by one.
+func (s *echoScan) structures(data gjson.Result, path string) []string {
+	if !data.IsObject() && !data.IsArray() {
+		return nil
+	}
+	if s.containers == nil {
+		s.containers = map[uint64]int{}
+		shapes(parsedRequest(s.p).Root(), "", func(_ string, sh shape) {
+			if sh.n >= minPiece {
+				s.containers[sh.sum] = sh.n
+			}
+		})
+	}
+	var found []string
+	var shs []shape
+	shapes(data, path, func(p string, sh shape) {
+		if n, ok := s.containers[sh.sum]; ok && n == sh.n {
+			// Children are visited first: a parent found later
+			// replaces them.
+			for len(found) > 0 && strings.HasPrefix(found[len(found)-1], p+".") {
+				found, shs = found[:len(found)-1], shs[:len(shs)-1]
+			}
+			found, shs = append(found, p), append(shs, sh)
+		}
+	})
+	bound := s.p.Contract.QuoteBound
+	for i, p := range found {
+		sh := shs[i]
+		// Keyed by the value, as a string is: the same object echoed
+		// twice is one value.
+		s.values["\x00"+strconv.FormatUint(sh.sum, 16)] = true
+		s.paths = append(s.paths, p)
+		if sh.n > bound {
+			kind := "object"
+			if sh.array {
+				kind = "array"
+			}
+			s.p.Failf(p, "the request's %s of %d characters is echoed whole as structure, over the quote bound of %d", kind, sh.n, bound)
+		}
+	}
+	return found
+}
+
+// within: path is p or lies under one of ps.
+func within(path string, ps []string) bool {
+	for _, p := range ps {
+		if path == p || strings.HasPrefix(path, p+".") {
+			return true
+		}
+	}
+	return false
+}
