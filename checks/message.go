@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -95,7 +97,10 @@ fine when there is nothing more to say. But a reply whose message is only
 the generic string while data carries the cause hides the cause where
 clients do not look: they render message, and a calling model that sees
 only "Invalid params" cannot fix its call. Put the one-line cause in
-message. Strict contract only.`,
+message. The generic name counts in the spellings SDKs use ("Invalid
+request parameters", "Internal server error"), behind the TypeScript SDK's
+"MCP error -32602: " prefix, and with a pointer to data ("see data").
+Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
@@ -116,12 +121,37 @@ message. Strict contract only.`,
 		if row == nil || !data.Exists() || isEmptyValue(data) {
 			return nil
 		}
-		norm := func(s string) string { return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".!")) }
-		if norm(msg) == norm(row.Name) {
+		if genericOnly(msg, code, row.Name) {
 			p.Failf("error.message", "message is only the generic %s while error.data carries the cause", Quote(msg, quoteN))
 		}
 		return nil
 	},
+}
+
+// genericOnly: msg says no more than the generic name of code, in any
+// of the spellings SDKs use ("Invalid request parameters", "Internal
+// server error"), behind the TypeScript SDK's "MCP error -32602: "
+// prefix, or with a pointer to where the cause went ("see data").
+func genericOnly(msg string, code int, name string) bool {
+	m := strings.ToLower(strings.TrimSpace(msg))
+	m = sdkPrefix.ReplaceAllString(m, "")
+	m = pointerToData.ReplaceAllString(m, "")
+	m = strings.TrimRight(m, " .!:;…—–-")
+	return m == strings.ToLower(name) || slices.Contains(genericSpellings[code], m)
+}
+
+// sdkPrefix is the TypeScript SDK's rendering of an McpError's code in
+// front of its message.
+var sdkPrefix = regexp.MustCompile(`^mcp error -?\d+:\s*`)
+
+// pointerToData is a message's pointer to data, where the cause went.
+var pointerToData = regexp.MustCompile(`\s*[(\[—–:-]*\s*(see|check)\s+(the\s+)?(error\.)?data(\s+for\s+details)?\s*[)\]]?\s*[.!]?$`)
+
+// genericSpellings are the other spellings of the JSON-RPC names.
+var genericSpellings = map[int][]string{
+	envelope.CodeInvalidParams:  {"invalid parameters", "invalid request parameters"},
+	envelope.CodeInternalError:  {"internal server error"},
+	envelope.CodeInvalidRequest: {"bad request"},
 }
 
 func isEmptyValue(v gjson.Result) bool {
