@@ -82,7 +82,7 @@ var multiSentence = regexp.MustCompile(`([A-Za-z]{2,})["')\]]?([.!?])\s+(?:[A-Z]
 // quotes, or single quotes that stand apart from words (Python's
 // jsonschema writes 'Hello. World' is not of type 'integer'; "don't" is
 // no quote).
-var quotedText = regexp.MustCompile("\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|(^|[\\s(\\[{:,=])'[^']*'")
+var quotedText = regexp.MustCompile("\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*’|„[^“”]*[“”]|‚[^‘’]*[‘’]|«[^»]*»|»[^«]*«|‹[^›]*›|「[^」]*」|『[^』]*』|(^|[\\s(\\[{:,=])'[^']*'")
 
 // abbreviations end in a period without ending a sentence ("vs. None",
 // "Mrs. Smith", "etc. Or blank"). Words that end sentences as often
@@ -98,7 +98,7 @@ func severalSentences(s string) bool {
 	if !strings.ContainsAny(s, ".!?。！？") {
 		return false
 	}
-	if strings.ContainsAny(s, "\"`“‘'") {
+	if strings.ContainsAny(s, "\"`“‘'„‚«»‹「『") {
 		s = quotedText.ReplaceAllString(s, `${1}"quoted"`)
 	}
 	if i := strings.IndexAny(s, "。！？"); i >= 0 {
