@@ -95,7 +95,7 @@ var DataNoProse = &Check{
 belongs in the one-line message, and data holds structured values
 (pointers, header names, versions). A string counts as prose when it
 spans lines (any Unicode line break), or has a space and ends in sentence
-punctuation, or runs to six words or more among which an English
+punctuation, or holds two sentences, or runs to six words or more among which an English
 function word stands ("must", "the", "of"…). Six plain words with none
 only warn: a space-separated list (OAuth scopes) or a sentence in another
 language read alike, and the checker cannot tell which. Values separated by
@@ -298,7 +298,13 @@ func readProse(s string) proseReading {
 		return surelyProse
 	}
 	fields := strings.Fields(s)
-	if len(fields) < 6 || valueList(s) || isPath(fields) {
+	if valueList(s) || isPath(fields) {
+		return notProse
+	}
+	if len(fields) < 6 {
+		if severalSentences(s) {
+			return surelyProse // "Invalid input. Check the docs"
+		}
 		return notProse
 	}
 	values := 0
