@@ -138,12 +138,14 @@ func judgeInputRequired(p *Pass, r gjson.Result) {
 var ServerMessages = &Check{
 	ID:       "PRO1003",
 	Title:    "Messages around the response keep the request's rules",
-	SpecRef:  "T-RPC-3, T-RPC-11, T-LIFE-4, T-LIFE-15, T-STDIO-5, T-HTTP-17, T-PROG-1, T-LOG-1, T-LOG-2",
+	SpecRef:  "T-RPC-3, T-RPC-4, T-RPC-11, T-LIFE-4, T-LIFE-15, T-STDIO-5, T-HTTP-17, T-PROG-1, T-LOG-1, T-LOG-2",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `Messages the server sends besides the response (on an SSE stream or
 stdout) are notifications, which carry no id (T-RPC-11), or, in 2025-xx
-only, requests to the client with a string or integer id (T-RPC-3). They
+only, requests to the client with a string or integer id (T-RPC-3), no
+two of which share an id (T-RPC-4; across exchanges the checker does not
+follow the server's ids). They
 are judged against the rules the request and the server's own
 declarations set, not only for form:
 
@@ -197,6 +199,7 @@ declaration rules are not judged.`,
 		token := x.Request.Get("params._meta.progressToken")
 		progress := map[string]float64{}
 		listen := x.Method == "subscriptions/listen" && x.Version == envelope.V20260728
+		seen := map[string]bool{} // the server's request ids (T-RPC-4)
 		n := 0
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !m.Get("method").Exists() {
@@ -208,6 +211,12 @@ declaration rules are not judged.`,
 			method := m.Get("method").Str
 			if id.Exists() {
 				judgeServerRequest(p, path, method, id, m.Get("params"))
+				if k := envelope.IDKey(id); k != "" {
+					if seen[k] {
+						p.Failf(path+".id", "the server's request %s reuses id %s of an earlier request of its own (T-RPC-4)", Quote(method, quoteN), clip(id.Raw))
+					}
+					seen[k] = true
+				}
 				continue
 			}
 			if listen {
