@@ -16,7 +16,7 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 var MethodResults = &Check{
 	ID:       "PRO1008",
 	Title:    "A result keeps the rules of the method it answers",
-	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8",
+	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8, T-LIFE-17",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `What a result may carry depends on the method and the request:
@@ -24,6 +24,9 @@ var MethodResults = &Check{
 - resources/read of a URI the server neither lists nor matches with a
   template is never answered with empty contents in 2026-07-28 (T-RES-2).
 - completion/complete answers at most 100 values (T-COMP-1).
+- The keys of capabilities.extensions (2026-07-28) follow the _meta key
+  grammar with a prefix that is not optional: "io.example/tasks", never
+  "tasks" (T-LIFE-17).
 - In 2026-07-28 the server sends notifications/cancelled only to end a
   subscriptions/listen stream, so none arrives on another request's
   stream (T-STDIO-8); on stdio, whose stdout every exchange shares, one
@@ -80,6 +83,14 @@ PRO1002's to judge.`,
 			if n := len(r.Get("completion.values").Array()); n > 100 {
 				p.Failf("result.completion.values", "%d completion values; at most 100 are allowed (T-COMP-1)", n)
 			}
+		case x.Version == envelope.V20260728 && r.Get("capabilities.extensions").IsObject():
+			judged = true
+			r.Get("capabilities.extensions").ForEach(func(k, _ gjson.Result) bool {
+				if prefix, _, ok := strings.Cut(k.Str, "/"); !ok || prefix == "" || !metaKeyRE.MatchString(k.Str) {
+					p.Failf(envelope.JoinPath("result.capabilities.extensions", k.Str), "extension key %s is no prefixed _meta-style key (prefix/name, T-LIFE-17)", Quote(k.Str, quoteN))
+				}
+				return true
+			})
 		}
 		if !judged {
 			return Skip("no method rule applies to this result")
