@@ -36,7 +36,10 @@ tells a dual-era client "modern server, fix and retry" from "legacy
 server" (T-COMPAT-1), and tells a 2026-07-28 404 for an unknown method from
 a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
 nothing. Under --contract spec only the statuses the spec ties to a
-JSON-RPC body (400 and 404 in 2026-07-28) fail; others warn. A status the
+JSON-RPC body (400 and 404 in 2026-07-28) fail; others warn, except a
+refusal made on the headers or the session before the body is read (406,
+415, 421, a 2025 session's 400 or 404), where the spec asks for no body
+(T-SESS-2, T-SESS-3). A status the
 HTTP layer sends on its own account (a size or rate limit: 413, 414, 429,
 431; authorization: 401 with its OAuth body; a gateway: 502, 503, 504), and
 a refusal the spec or the fixture lets come bare (a foreign Origin's 403,
@@ -69,6 +72,11 @@ not judged here.`,
 		case p.Contract.IsStrict():
 		case p.Expect.NoReply.Set():
 			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
+		case refusedOnHeaders(p):
+			// Refused on its headers or its session before the body is
+			// read (T-SESS-2, T-SESS-3, T-HTTP-14): the spec asks for no
+			// body there.
+			return nil
 		case !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)):
 			report = p.Warnf
 		}

@@ -287,7 +287,7 @@ func refusedOnHeaders(p *Pass) bool {
 		return false
 	}
 	switch r.Status {
-	case 401, 403, 405, 406, 411, 413, 414, 415, 431:
+	case 401, 403, 405, 406, 411, 413, 414, 415, 421, 431:
 		// (Not 429 or a gateway's 5xx: when those carry a JSON-RPC
 		// error, MCP code wrote it, and it is judged like any other.)
 		return true
