@@ -305,12 +305,20 @@ func judgeTools(p *Pass, tools gjson.Result) {
 	var names []string
 	for i, t := range tools.Array() {
 		path := "result.tools." + strconv.Itoa(i)
-		name := t.Get("name").Str
+		nm := t.Get("name")
+		name := nm.Str
 		names = append(names, name)
-		if x.Version != envelope.V20250618 && !validToolName(name) {
+		switch {
+		case nm.Type != gjson.String:
+			// No name to judge: SCH1001 fails the tool.
+		case x.Version != envelope.V20250618 && !validToolName(name):
 			p.Warnf(path+".name", "tool name %s is not 1-128 characters of A-Z a-z 0-9 _ - . (T-TOOL-5)", Quote(name, quoteN))
 		}
-		if seen[name] {
+		switch {
+		case nm.Type != gjson.String:
+		case seen[name] && x.Version == envelope.V20250618:
+			p.Warnf(path+".name", "tool name %s is listed twice; the 2025-06-18 tools page calls a tool's name its unique identifier", Quote(name, quoteN))
+		case seen[name]:
 			p.Warnf(path+".name", "tool name %s is listed twice (T-TOOL-5)", Quote(name, quoteN))
 		}
 		seen[name] = true
