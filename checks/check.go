@@ -65,19 +65,18 @@ type Check struct {
 	JudgesFailures bool
 }
 
-// SkipError says why a check does not apply to an exchange.
-type SkipError struct{ Reason string }
+// SkipError says why a check does not apply to an exchange. It is a
+// string, not a struct behind a pointer: most checks skip most exchanges,
+// and a constant reason then costs no allocation.
+type SkipError string
 
-func (e *SkipError) Error() string { return "not applicable: " + e.Reason }
+func (e SkipError) Error() string { return "not applicable: " + string(e) }
 
 // Skip returns the error a check's Run returns when it does not apply.
-func Skip(format string, args ...any) error {
-	if len(args) == 0 && !strings.Contains(format, "%") {
-		// Most reasons are constant text, which Sprintf would only copy.
-		return &SkipError{Reason: format}
-	}
-	return &SkipError{Reason: fmt.Sprintf(format, args...)}
-}
+func Skip(reason string) error { return SkipError(reason) }
+
+// Skipf is Skip with a reason formatted as fmt.Sprintf formats it.
+func Skipf(format string, args ...any) error { return SkipError(fmt.Sprintf(format, args...)) }
 
 // Status is the verdict of one check on one exchange.
 type Status string

@@ -41,7 +41,7 @@ application/json warns: servers commonly refuse it with 415.`,
 			}
 			want = []string{"text/event-stream"}
 		default:
-			return Skip("an HTTP %s has no reply body to negotiate", m.HTTPMethod)
+			return Skipf("an HTTP %s has no reply body to negotiate", m.HTTPMethod)
 		}
 		accept := headerValues(m.Header, "Accept")
 		for _, w := range want {

@@ -115,7 +115,7 @@ names an MCP version; which one is not judged. A session that negotiated
 		case cp.method == "initialize" && cp.kind == kindRequest:
 			return Skip("initialize negotiates the version")
 		case c.initDone && !envelope.KnownVersion(c.version):
-			return Skip("the session negotiated %s, which predates the header (T-V0326-2)", Quote(c.version, quoteN))
+			return Skipf("the session negotiated %s, which predates the header (T-V0326-2)", Quote(c.version, quoteN))
 		case c.initDone && !present:
 			p.Failf(path, "MCP-Protocol-Version is missing; after initialization every request carries the negotiated version %s (T-HTTP-7)", Quote(c.version, quoteN))
 		case c.initDone && hv != c.version && c.stateless && slices.Contains(cp.view.sessionlessVersions, hv):
@@ -173,7 +173,7 @@ client itself ended with a DELETE warns, as the server may only answer 404
 		if sid := v.headerSession; sid != "" {
 			switch {
 			case v.unknownSession:
-				return Skip("the relay did not see the server issue session %s", Quote(sid, quoteN))
+				return Skipf("the relay did not see the server issue session %s", Quote(sid, quoteN))
 			case v.c.ended != 0:
 				p.Warnf(path, "the client ended session %s with DELETE (%s) and still uses it; it starts a new session with initialize instead (T-SESS-3)", Quote(sid, quoteN), seqText(v.c.ended))
 			}

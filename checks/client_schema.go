@@ -62,7 +62,7 @@ schema is draft-07 and the checker does not carry it (T-V0326-4).`,
 			if cp.kind == kindResponse {
 				what = "answer from a client"
 			}
-			return Skip("%s defines no %s", version, what)
+			return Skipf("%s defines no %s", version, what)
 		}
 		for _, e := range es {
 			for _, pr := range e.Problems {
@@ -191,7 +191,7 @@ is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 		case "roots/list":
 			need = "roots"
 		default:
-			return Skip("the server's %s needs no client capability", Quote(a.method, quoteN))
+			return Skipf("the server's %s needs no client capability", Quote(a.method, quoteN))
 		}
 		if !cp.msg.Get("result").Exists() {
 			return nil // a refusal

@@ -370,7 +370,7 @@ func headersInDoubt(p *Pass) bool {
 		}
 	}
 	for k := range h {
-		if name, ok := strings.CutPrefix(strings.ToLower(k), "mcp-param-"); ok && !slices.Contains(named, name) {
+		if name, ok := envelope.ParamHeader(k); ok && !slices.Contains(named, strings.ToLower(name)) {
 			return true
 		}
 	}
@@ -384,7 +384,7 @@ func headersInDoubt(p *Pass) bool {
 // header), so -32020 has nothing to mean.
 func paramBound(p *Pass) bool {
 	for k := range p.Exchange.Request.Header {
-		if strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
+		if _, ok := envelope.ParamHeader(k); ok {
 			return true
 		}
 	}

@@ -212,8 +212,8 @@ func foreignTokens(p *Pass, loc string) []string {
 	names := p.Reply.request(p.Exchange, p.Expect).keys
 	var out []string
 	for _, t := range tokens {
-		if _, err := strconv.ParseUint(t, 10, 64); err == nil {
-			continue
+		if t != "" && strings.Trim(t, "0123456789") == "" {
+			continue // an array index
 		}
 		if _, found := slices.BinarySearch(names, t); !found {
 			out = append(out, t)

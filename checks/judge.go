@@ -147,7 +147,7 @@ func runOne(p *Pass, c *Check) Verdict {
 		v.Status = statusOf(p.findings)
 	default:
 		if se, ok := asSkip(err); ok {
-			v.Status, v.Reason, v.Findings = StatusSkip, se.Reason, nil
+			v.Status, v.Reason, v.Findings = StatusSkip, string(se), nil
 			break
 		}
 		v.Status, v.Reason, v.Findings = StatusError, err.Error(), nil
@@ -155,15 +155,15 @@ func runOne(p *Pass, c *Check) Verdict {
 	return v
 }
 
-// asSkip is errors.As for a *SkipError. Checks return their skips
+// asSkip is errors.As for a SkipError. Checks return their skips
 // unwrapped, and most checks skip most exchanges: the type assertion
 // spares errors.As's reflection, and its target's allocation, on every
 // one.
-func asSkip(err error) (*SkipError, bool) {
-	if se, ok := err.(*SkipError); ok {
+func asSkip(err error) (SkipError, bool) {
+	if se, ok := err.(SkipError); ok {
 		return se, true
 	}
-	var se *SkipError
+	var se SkipError
 	ok := errors.As(err, &se)
 	return se, ok
 }

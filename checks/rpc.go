@@ -17,17 +17,17 @@ import (
 // The common skip reasons, allocated once: most exchanges skip most
 // checks, and a lint of a large transcript should not pay for it.
 var (
-	skipNoReply      = &SkipError{"no reply arrived"}
-	skipNotObject    = &SkipError{"the reply is not a JSON object (see RPC1001)"}
-	skipNotError     = &SkipError{"the reply is not an error"}
-	skipErrNotObj    = &SkipError{"error is not an object (see RPC1005)"}
-	skipNoData       = &SkipError{"the error has no data"}
-	skipNotResult    = &SkipError{"the reply is not a result"}
-	skipNoHTTP       = &SkipError{"not an HTTP exchange"}
-	skipNoHTTPRsp    = &SkipError{"no HTTP response arrived"}
-	skipSpecOnly     = &SkipError{"not part of the spec contract"}
-	skipNoSpecData   = &SkipError{"the code has no spec-defined data in this version"}
-	skipNotErrStatus = &SkipError{"the HTTP status is not an error"}
+	skipNoReply      = SkipError("no reply arrived")
+	skipNotObject    = SkipError("the reply is not a JSON object (see RPC1001)")
+	skipNotError     = SkipError("the reply is not an error")
+	skipErrNotObj    = SkipError("error is not an object (see RPC1005)")
+	skipNoData       = SkipError("the error has no data")
+	skipNotResult    = SkipError("the reply is not a result")
+	skipNoHTTP       = SkipError("not an HTTP exchange")
+	skipNoHTTPRsp    = SkipError("no HTTP response arrived")
+	skipSpecOnly     = SkipError("not part of the spec contract")
+	skipNoSpecData   = SkipError("the code has no spec-defined data in this version")
+	skipNotErrStatus = SkipError("the HTTP status is not an error")
 )
 
 // needResponse is the common guard of checks that judge the response.

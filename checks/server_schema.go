@@ -114,7 +114,7 @@ where it defines them.`,
 		case n == 0:
 			return Skip("no notification or server request arrived")
 		case covered == 0:
-			return Skip("no server-sent message of a method the %s schema defines", version)
+			return Skipf("no server-sent message of a method the %s schema defines", version)
 		}
 		return nil
 	},

@@ -79,6 +79,17 @@ func HeaderValues(h http.Header, name string) []string {
 	return out
 }
 
+// ParamHeader reads an Mcp-Param-* header name (T-HDR-4), its prefix in
+// any case, without copying it: what follows the prefix, and whether
+// there was one.
+func ParamHeader(name string) (string, bool) {
+	const prefix = "mcp-param-"
+	if len(name) < len(prefix) || !strings.EqualFold(name[:len(prefix)], prefix) {
+		return "", false
+	}
+	return name[len(prefix):], true
+}
+
 // HeaderGet reads a header whatever the case of its name; "" if absent.
 func HeaderGet(h http.Header, name string) string {
 	v, _ := HeaderValue(h, name)

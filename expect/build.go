@@ -250,15 +250,15 @@ func repeatsMCPHeader(h http.Header) bool {
 
 // mcpHeader: a header whose repeated values have readings of their own.
 func mcpHeader(name string) bool {
-	lk := strings.ToLower(name)
-	return lk == "mcp-protocol-version" || lk == "mcp-method" || lk == "mcp-name" || strings.HasPrefix(lk, "mcp-param-")
+	_, param := envelope.ParamHeader(name)
+	return param || strings.EqualFold(name, "mcp-protocol-version") || strings.EqualFold(name, "mcp-method") || strings.EqualFold(name, "mcp-name")
 }
 
 // sentinel: an MCP header the server decodes (Mcp-Name, Mcp-Param-*)
 // holds a Base64 sentinel that is.
 func sentinel(h http.Header, is func(v string) bool) bool {
 	for k, vs := range h {
-		if !strings.EqualFold(k, "Mcp-Name") && !strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
+		if _, param := envelope.ParamHeader(k); !param && !strings.EqualFold(k, "Mcp-Name") {
 			continue
 		}
 		for _, v := range vs {
