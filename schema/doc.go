@@ -14,9 +14,10 @@
 //   - x-wymcp-server-messages maps the method of each notification and
 //     request a server sends besides its response (progress, log,
 //     list-change notifications; sampling, elicitation and roots requests
-//     before 2026-07-28) to the $defs type of the whole message; only the
-//     messages the version defines are listed, and a method not listed is
-//     not validated ([Set.ValidateServerMessage]).
+//     before 2026-07-28, and 2025-11-25's tasks/* requests) to the $defs
+//     type of the whole message; only the messages the version defines
+//     are listed, and a method not listed is not validated
+//     ([Set.ValidateServerMessage]).
 //   - A $defs name that starts with an upper-case letter claims to cover
 //     the official type of that name ([Set.Covers]); lower-case names are
 //     helpers.

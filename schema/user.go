@@ -38,6 +38,10 @@ func ResultTypeNames() map[string]string {
 		"prompts/get":              "GetPromptResult",
 		"completion/complete":      "CompleteResult",
 		"subscriptions/listen":     "SubscriptionsListenResult",
+		"tasks/get":                "GetTaskResult",
+		"tasks/list":               "ListTasksResult",
+		"tasks/result":             "GetTaskPayloadResult",
+		"tasks/cancel":             "CancelTaskResult",
 	}
 }
 
@@ -62,6 +66,10 @@ func ServerMessageTypeNames() map[string]string {
 		"sampling/createMessage": "CreateMessageRequest",
 		"elicitation/create":     "ElicitRequest",
 		"roots/list":             "ListRootsRequest",
+		"tasks/get":              "GetTaskRequest",
+		"tasks/result":           "GetTaskPayloadRequest",
+		"tasks/cancel":           "CancelTaskRequest",
+		"tasks/list":             "ListTasksRequest",
 	}
 }
 
