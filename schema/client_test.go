@@ -39,6 +39,11 @@ func TestValidateClient(t *testing.T) {
 		{version: "2025-06-18", method: "sampling/createMessage", msg: `{"jsonrpc":"2.0","id":3,"result":{"role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]}}`,
 			want: entries{{Location: "/result/content", Problems: []string{"got array, want object"}}}},
 		{version: "2025-06-18", method: "custom/ask", msg: `{"jsonrpc":"2.0","id":3,"result":{}}`},
+		// Resource contents with both text and blob: the official anyOf
+		// accepts them; neither text nor blob it does not.
+		{version: "2025-11-25", method: "sampling/createMessage", msg: `{"jsonrpc":"2.0","id":3,"result":{"role":"user","model":"m","content":{"type":"tool_result","toolUseId":"u1","content":[{"type":"resource","resource":{"uri":"file:///a","text":"t","blob":"dA=="}}]}}}`},
+		{version: "2025-11-25", method: "sampling/createMessage", msg: `{"jsonrpc":"2.0","id":3,"result":{"role":"user","model":"m","content":{"type":"tool_result","toolUseId":"u1","content":[{"type":"resource","resource":{"uri":"file:///a"}},{"type":"resource","resource":{"uri":"file:///b","blob":"!"}}]}}}`,
+			want: entries{{Location: "/result/content/content/0/resource", Problems: []string{"missing property 'text' or 'blob'"}}, {Location: "/result/content/content/1/resource/blob", Problems: []string{"not Base64 in either alphabet"}}}},
 		{version: "2025-06-18", method: "roots/list", msg: `{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no roots"}}`},
 		{version: "2025-06-18", method: "roots/list", msg: `{"jsonrpc":"2.0","id":3,"error":{"code":"x"},"result":{}}`,
 			want: entries{{Location: "/error", Problems: []string{"missing property 'message'"}}, {Location: "/error/code", Problems: []string{"got string, want integer"}}, {Location: "/result", Problems: []string{"not allowed"}}}},

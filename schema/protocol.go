@@ -12,13 +12,16 @@ import (
 )
 
 // Names every protocol file defines; the reply table x-wymcp-replies maps
-// methods to further $defs, and x-wymcp-server-messages maps the methods
-// of the notifications and requests a server sends besides its response
-// to the $defs type of the whole message.
+// methods to further $defs, x-wymcp-task-replies maps methods to the $defs
+// type of the reply to a task-augmented request of that method (one whose
+// params carry task), and x-wymcp-server-messages maps the methods of the
+// notifications and requests a server sends besides its response to the
+// $defs type of the whole message.
 const (
 	defResultResponse = "resultReply"
 	defErrorResponse  = "errorReply"
 	repliesKey        = "x-wymcp-replies"
+	taskRepliesKey    = "x-wymcp-task-replies"
 	serverMessagesKey = "x-wymcp-server-messages"
 )
 
@@ -28,6 +31,8 @@ type protocolDoc struct {
 	url     string
 	doc     map[string]any
 	replies map[string]string
+	// taskReplies maps a method to the reply of a task-augmented request.
+	taskReplies map[string]string
 	// messages maps a server-sent message's method to its $defs type.
 	messages map[string]string
 	defs     map[string]any
@@ -52,17 +57,22 @@ func loadProtocol(version string) (*protocolDoc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: %s: %w", name, err)
 	}
+	taskReplies, err := methodTable(doc, defs, taskRepliesKey)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", name, err)
+	}
 	messages, err := methodTable(doc, defs, serverMessagesKey)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %s: %w", name, err)
 	}
 	return &protocolDoc{
-		version:  version,
-		url:      "mem://wymcp/protocol/" + version + ".json",
-		doc:      doc,
-		replies:  replies,
-		messages: messages,
-		defs:     defs,
+		version:     version,
+		url:         "mem://wymcp/protocol/" + version + ".json",
+		doc:         doc,
+		replies:     replies,
+		taskReplies: taskReplies,
+		messages:    messages,
+		defs:        defs,
 	}, nil
 }
 
@@ -127,7 +137,7 @@ func compileSet(version string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{version: version, replies: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}, covers: p.claims()}
+	s := &Set{version: version, replies: map[string]*jsonschema.Schema{}, taskReplies: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}, covers: p.claims()}
 	if s.result, err = p.compileDef(c, defResultResponse); err != nil {
 		return nil, err
 	}
@@ -136,6 +146,11 @@ func compileSet(version string) (*Set, error) {
 	}
 	for m, def := range p.replies {
 		if s.replies[m], err = p.compileDef(c, def); err != nil {
+			return nil, err
+		}
+	}
+	for m, def := range p.taskReplies {
+		if s.taskReplies[m], err = p.compileDef(c, def); err != nil {
 			return nil, err
 		}
 	}

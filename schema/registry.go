@@ -60,6 +60,8 @@ func (r *Registry) Version(v string) (*Set, error) {
 type Set struct {
 	version string
 	replies map[string]*jsonschema.Schema // method → its result response
+	// taskReplies: method → the reply to a task-augmented request of it
+	taskReplies map[string]*jsonschema.Schema
 	// messages: method → the whole notification or request a server
 	// sends besides its response
 	messages map[string]*jsonschema.Schema
@@ -90,7 +92,8 @@ func (s *Set) Covers(defName string) bool { return s.covers[defName] }
 // method. A reply with an error member is validated as an error response
 // (for any method); otherwise as a result response whose result is the
 // method's result type. For a method the Set does not know only the
-// envelope and the generic result are checked. It returns nil when the
+// envelope and the generic result are checked. method may name a
+// task-augmented request ([TaskAugmented]). It returns nil when the
 // reply is valid, and an error (ErrBeyondBounds) when the checker does
 // not validate it.
 func (s *Set) ValidateReply(method string, raw []byte) ([]envelope.DistilledEntry, error) {
@@ -107,11 +110,30 @@ func (s *Set) pick(method string, v any) *jsonschema.Schema {
 			return s.error
 		}
 	}
+	if base, ok := strings.CutSuffix(method, taskSuffix); ok {
+		if sch, ok := s.taskReplies[base]; ok {
+			return sch
+		}
+		method = base
+	}
 	if sch, ok := s.replies[method]; ok {
 		return sch
 	}
 	return s.result
 }
+
+// taskSuffix marks a method key as a task-augmented request's.
+const taskSuffix = "#task"
+
+// TaskAugmented is the method to validate the reply to a task-augmented
+// request of method under: one whose params carry task (2025-11-25,
+// tasks.mdx). Its reply is the version's task reply for method where the
+// version defines one (a tools/call answers a CreateTaskResult, or, from a
+// server that did not declare task support for it and so processed it
+// normally, its CallToolResult), and method's own reply otherwise: a
+// version without tasks, or a method no receiver may run as a task,
+// ignores the task member.
+func TaskAugmented(method string) string { return method + taskSuffix }
 
 // ServerMethods lists, sorted, the methods of the notifications and
 // requests a server sends besides its response that the Set knows: only

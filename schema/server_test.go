@@ -47,6 +47,11 @@ func serverMessages(version string) map[string]string {
 		out["ElicitationCompleteNotification"] = `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e9"}}`
 		out["TaskStatusNotification"] = `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t1","status":"working","statusMessage":"busy","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:01Z","ttl":null,"pollInterval":500}}`
 		out["CreateMessageRequest#tools"] = `{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"u1","name":"add","input":{"a":1}}]},{"role":"user","content":{"type":"tool_result","toolUseId":"u1","content":[{"type":"text","text":"2"}],"structuredContent":{"sum":2},"isError":false}}],"maxTokens":10,"tools":[{"name":"add","inputSchema":{"type":"object"}}],"toolChoice":{"mode":"auto"},"task":{"ttl":1000}}}`
+		out["GetTaskRequest"] = `{"jsonrpc":"2.0","id":"g1","method":"tasks/get","params":{"taskId":"c-1"}}`
+		out["GetTaskPayloadRequest"] = `{"jsonrpc":"2.0","id":"g2","method":"tasks/result","params":{"taskId":"c-1"}}`
+		out["CancelTaskRequest"] = `{"jsonrpc":"2.0","id":"g3","method":"tasks/cancel","params":{"taskId":"c-1"}}`
+		out["ListTasksRequest"] = `{"jsonrpc":"2.0","id":"g4","method":"tasks/list","params":{"cursor":"page-2","_meta":{"progressToken":"p"}}}`
+		out["ListTasksRequest#bare"] = `{"jsonrpc":"2.0","id":"g5","method":"tasks/list"}`
 		out["ElicitRequest#url"] = `{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{"mode":"url","message":"sign in","url":"https://example.com/login","elicitationId":"e2"}}`
 		out["ElicitRequest#enums"] = `{"jsonrpc":"2.0","id":"e3","method":"elicitation/create","params":{"mode":"form","message":"pick","requestedSchema":{"type":"object","properties":{"a":{"type":"string","oneOf":[{"const":"x","title":"X"}]},"b":{"type":"array","items":{"type":"string","enum":["p","q"]},"minItems":1},"c":{"type":"array","items":{"anyOf":[{"const":"p","title":"P"}]}},"d":{"type":"string","enum":["u"],"enumNames":["U"]}}}}}`
 	case "2025-06-18":
@@ -183,6 +188,12 @@ func TestValidateServerMessage(t *testing.T) {
 			}},
 		{"2025-11-25", "elicitation/create", `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"url","message":"m"}}`,
 			true, []envelope.DistilledEntry{{Location: "/params", Problems: []string{"missing property 'elicitationId'", "missing property 'url'"}}}},
+		{"2025-11-25", "tasks/get", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":7}}`,
+			true, []envelope.DistilledEntry{{Location: "/params/taskId", Problems: []string{"got number, want string"}}}},
+		{"2025-11-25", "tasks/cancel", `{"jsonrpc":"2.0","id":1,"method":"tasks/cancel"}`,
+			true, []envelope.DistilledEntry{{Location: "", Problems: []string{"missing property 'params'"}}}},
+		{"2025-06-18", "tasks/get", `{"jsonrpc":"2.0","id":1,"method":"tasks/get"}`,
+			false, nil},
 		{"2026-07-28", "sampling/createMessage", `{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{}}`,
 			false, nil},
 		{"2025-11-25", "notifications/vendor/thing", `{"jsonrpc":"2.0","method":"notifications/vendor/thing"}`,

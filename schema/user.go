@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -21,23 +22,30 @@ const (
 )
 
 // ResultTypeNames maps each method whose result the checker validates to
-// the name of its result type in the official MCP schemas. It returns a
+// the name of its result type in the official MCP schemas; a
+// [TaskAugmented] method maps to the type of a result that carries task
+// (a result without task is of the plain method's type). It returns a
 // fresh map each call; callers may change it and pass it to
 // LoadUserSchema.
 func ResultTypeNames() map[string]string {
 	return map[string]string{
-		"server/discover":          "DiscoverResult",
-		"initialize":               "InitializeResult",
-		"ping":                     "EmptyResult",
-		"tools/list":               "ListToolsResult",
-		"tools/call":               "CallToolResult",
-		"resources/list":           "ListResourcesResult",
-		"resources/read":           "ReadResourceResult",
-		"resources/templates/list": "ListResourceTemplatesResult",
-		"prompts/list":             "ListPromptsResult",
-		"prompts/get":              "GetPromptResult",
-		"completion/complete":      "CompleteResult",
-		"subscriptions/listen":     "SubscriptionsListenResult",
+		"server/discover":           "DiscoverResult",
+		"initialize":                "InitializeResult",
+		"ping":                      "EmptyResult",
+		"tools/list":                "ListToolsResult",
+		"tools/call":                "CallToolResult",
+		"resources/list":            "ListResourcesResult",
+		"resources/read":            "ReadResourceResult",
+		"resources/templates/list":  "ListResourceTemplatesResult",
+		"prompts/list":              "ListPromptsResult",
+		"prompts/get":               "GetPromptResult",
+		"completion/complete":       "CompleteResult",
+		"subscriptions/listen":      "SubscriptionsListenResult",
+		"tasks/get":                 "GetTaskResult",
+		"tasks/list":                "ListTasksResult",
+		"tasks/result":              "GetTaskPayloadResult",
+		"tasks/cancel":              "CancelTaskResult",
+		TaskAugmented("tools/call"): "CreateTaskResult",
 	}
 }
 
@@ -62,6 +70,10 @@ func ServerMessageTypeNames() map[string]string {
 		"sampling/createMessage": "CreateMessageRequest",
 		"elicitation/create":     "ElicitRequest",
 		"roots/list":             "ListRootsRequest",
+		"tasks/get":              "GetTaskRequest",
+		"tasks/result":           "GetTaskPayloadRequest",
+		"tasks/cancel":           "CancelTaskRequest",
+		"tasks/list":             "ListTasksRequest",
 	}
 }
 
@@ -192,7 +204,15 @@ func (u *UserSchema) ValidateReply(method string, raw []byte) ([]envelope.Distil
 		return out, nil
 	}
 	sch := u.results[method]
-	if r, ok := result.(map[string]any); ok && r["resultType"] == resultTypeInputReq && u.inputRequired != nil {
+	r, _ := result.(map[string]any)
+	if base, ok := strings.CutSuffix(method, taskSuffix); ok {
+		// A server that accepted the task answers its CreateTaskResult;
+		// one that did not declare task support, the plain result.
+		if _, hasTask := r["task"]; !hasTask || sch == nil {
+			sch = u.results[base]
+		}
+	}
+	if r != nil && r["resultType"] == resultTypeInputReq && u.inputRequired != nil {
 		sch = u.inputRequired
 	}
 	if sch == nil {
