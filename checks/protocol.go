@@ -402,6 +402,11 @@ supplies instead.`,
 			}
 		}
 		method := p.Expect.Method
+		if p.Expect.Request.Get("params.task").Exists() {
+			// A task-augmented call may be answered with the task it
+			// created (2025-11-25 tasks).
+			method = schema.TaskAugmented(method)
+		}
 		if rt := m.Get("result.resultType"); version == envelope.V20260728 && rt.Type == gjson.String && rt.Str != "complete" && rt.Str != "input_required" {
 			// A resultType an extension defines has that extension's
 			// shape: judge the envelope only (PRO1002 warns about it).

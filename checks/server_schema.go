@@ -49,7 +49,7 @@ message is validated as the type of its method: the notifications
 elicitation/complete and tasks/status in 2025-11-25;
 subscriptions/acknowledged in 2026-07-28) and, in 2025-xx, the requests
 to the client (ping, sampling/createMessage, elicitation/create,
-roots/list). A method the version does not define (an extension's) is not
+roots/list; the tasks/* requests in 2025-11-25). A method the version does not define (an extension's) is not
 validated. Each failure is reported once per location, distilled, at the
 message's place in the reply (messages[i]).
 
