@@ -53,7 +53,7 @@ pass.`,
 		if err != nil {
 			return err
 		}
-		if slices.Contains(p.Expect.ReadCodes, code) {
+		if readCode(p, code) {
 			// The code some reading of the request calls for (-32022
 			// for a version the server does not serve, right in any
 			// version) is in that reading's table.
@@ -96,7 +96,7 @@ pass.`,
 // protocol's own name for a client's mistake (JSON-RPC's "Invalid
 // params", its -32602, MCP's unknown tool): -32603 then hides it behind
 // "internal error", and the client cannot know to fix its call.
-var invalidParamsName = regexp.MustCompile(`(?i)invalid (params|arguments?)\b|unknown tool|-32602`)
+var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|arguments?)\b|invalid request parameters|unknown tool|-32602`)
 
 // validationMessage recognises a validator's phrases, which a failure
 // upstream uses too ("database error: invalid input syntax for type
@@ -162,7 +162,7 @@ their level.`,
 		switch {
 		case slices.Contains(x.Codes, code):
 			return nil
-		case slices.Contains(x.ReadCodes, code):
+		case readCode(p, code):
 			return nil // right under one reading of the request
 		case slices.Contains(x.AlsoCodes, code) && len(x.Codes) == 0:
 			// The request fixes no code of its own: the code is defensible,
@@ -262,6 +262,23 @@ func isCall(c expect.Condition) bool {
 		return true
 	}
 	return false
+}
+
+// readCode: code is one a reading of the request calls for, and the
+// reply does not deny it: a -32022 whose own data.supported lists the
+// version the request named says the version is served after all.
+func readCode(p *Pass, code int) bool {
+	if !slices.Contains(p.Expect.ReadCodes, code) {
+		return false
+	}
+	if code != envelope.CodeUnsupportedVer {
+		return true
+	}
+	v := sentVersion(p)
+	if v == "" {
+		v = envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version")
+	}
+	return !listsVersion(p.Reply.Response.Get("error.data.supported"), v)
 }
 
 // sentVersion is the protocol version the request asked for (_meta's).

@@ -392,23 +392,7 @@ func (s *echoScan) build() {
 
 // text scans one reply text at path.
 func (s *echoScan) text(path, raw string) {
-	for _, sec := range s.p.Secrets {
-		if len(sec.Value) >= 8 && strings.Contains(raw, sec.Value) {
-			// Never quote it: the report must not leak it either.
-			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
-		}
-	}
-	variants := []string{raw}
-	if d := jsonUnescape(raw); d != raw {
-		variants = append(variants, d)
-	}
-	if d := percentDecode(raw); d != raw {
-		variants = append(variants, d)
-	}
-
-	for _, t := range variants {
-		s.pieces(path, t)
-	}
+	variants := s.textPieces(path, raw)
 	if s.conditionValue(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
@@ -429,6 +413,32 @@ func (s *echoScan) text(path, raw string) {
 			}
 		}
 	}
+}
+
+// textPieces counts the pieces of the request a reply text carries (and
+// a secret it quotes), without counting whole values: a string inside a
+// request object the reply puts back whole is counted with the object
+// (see structures), and its pieces still add up toward the bound. It
+// returns the readings of the text searched.
+func (s *echoScan) textPieces(path, raw string) []string {
+	for _, sec := range s.p.Secrets {
+		if len(sec.Value) >= 8 && strings.Contains(raw, sec.Value) {
+			// Never quote it: the report must not leak it either.
+			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
+		}
+	}
+	variants := []string{raw}
+	if d := jsonUnescape(raw); d != raw {
+		variants = append(variants, d)
+	}
+	if d := percentDecode(raw); d != raw {
+		variants = append(variants, d)
+	}
+
+	for _, t := range variants {
+		s.pieces(path, t)
+	}
+	return variants
 }
 
 // manyValues is how many request values are searched for one by one;
@@ -606,19 +616,27 @@ func (s *echoScan) valueAt(lo, hi int) *source {
 	return v
 }
 
-// overlap counts the bytes of [lo, hi) already covered in src.
+// overlap counts the bytes of [lo, hi) already covered in src, among
+// its latest pieces: the copy a text was read from before is found among
+// them, and a reply that echoes a text ten thousand times must not cost
+// ten thousand comparisons per piece.
 func overlap(src *source, lo, hi int) int {
 	if src.cov == nil {
 		return 0
 	}
 	n := 0
-	for _, c := range src.cov.covered {
+	covered := src.cov.covered
+	covered = covered[max(0, len(covered)-recentPieces):]
+	for _, c := range covered {
 		if c[1] > lo && c[0] < hi {
 			n += min(hi, c[1]) - max(lo, c[0])
 		}
 	}
 	return n
 }
+
+// recentPieces is how many of a source's latest pieces overlap reads.
+const recentPieces = 64
 
 // cover records that the reply at path carries text[lo:hi]; inBody: a
 // piece found in the body within this value (see coverage.inBody).
@@ -632,7 +650,9 @@ func (src *source) cover(lo, hi int, path string, inBody bool) {
 	} else {
 		c.covered = append(c.covered, [2]int{lo, hi})
 	}
-	if !slices.Contains(c.paths, path) {
+	// A path's pieces come one after another (each reply text is read
+	// once): the last path is the only one it can repeat.
+	if n := len(c.paths); n == 0 || c.paths[n-1] != path {
 		c.paths = append(c.paths, path)
 	}
 }
@@ -858,8 +878,11 @@ server's own words. Strict contract only.`,
 		whole := s.structures(e.Get("data"), "error.data")
 		walkStrings(e.Get("data"), "error.data", func(path, v string) {
 			rawControl(p.Failf, path, v)
-			if within(path, whole) {
-				return // counted with the request's object it stands in
+			if whole.holds(path) {
+				// A whole value with the request's object it stands in;
+				// its pieces still count toward the bound.
+				s.textPieces(path, v)
+				return
 			}
 			if isLocationPath(path, p.Contract.LocationKey) {
 				// The pointer the distilled entry must carry names the
@@ -887,8 +910,9 @@ ERR4001), raw control characters included. The rule binds refusals only:
 when the tool the server listed accepts the arguments, an isError result
 is the tool's own failure (a file it could not open, a query the
 database refused), whose output may name what it was given, and is
-not judged; without the listed inputSchema the two look alike, so an echo
-only warns. Strict contract only.`,
+not judged, unless its text calls the arguments wrong (a rule of the
+server's own): then, as without the listed inputSchema, where the two
+look alike, an echo only warns. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
@@ -901,7 +925,12 @@ only warns. Strict contract only.`,
 		if r.Get("isError").Type != gjson.True {
 			return Skip("the reply is not a tool error result")
 		}
-		sure, err := toolRefusal(p.Expect)
+		var text strings.Builder
+		for _, c := range r.Get("content").Array() {
+			text.WriteString(c.Get("text").Str)
+			text.WriteByte('\n')
+		}
+		sure, err := toolRefusal(p.Expect, text.String())
 		if err != nil {
 			return err
 		}
@@ -926,15 +955,25 @@ only warns. Strict contract only.`,
 // accepts the arguments, for the tool then failed at its own work
 // (T-TOOL-13: a missing file, a rejected query), whose output may name
 // what it was given; open when the checker has no schema to tell.
-func toolRefusal(x *expect.Expectation) (expect.Want, error) {
+func toolRefusal(x *expect.Expectation, text string) (expect.Want, error) {
 	switch {
 	case x.Condition == expect.CondUnknownTool || x.Condition == expect.CondMalformedCall || x.Condition == expect.CondInvalidParams,
 		x.Tool != nil && x.Tool.Refusal.Set():
 		return expect.Want{Level: expect.Must}, nil
-	case x.Tool != nil && x.Tool.Judged:
+	case x.Tool != nil && x.Tool.Judged && !refusalWords(text):
 		return expect.Want{}, Skip("the arguments match the listed tool's inputSchema: isError reports the tool's own failure (T-TOOL-13), not a refusal")
+	case x.Tool != nil && x.Tool.Judged:
+		// The text reads as a refusal of the arguments, by rules of the
+		// server's own beyond the schema.
+		return expect.Want{Level: expect.Open, Rule: "the listed inputSchema accepts the arguments, but the result reads as a refusal of them"}, nil
 	}
 	return expect.Want{Level: expect.Open, Rule: "without the listed tool's inputSchema a refusal (T-TOOL-8) and the tool's own failure (T-TOOL-13) look alike"}, nil
+}
+
+// refusalWords: a text that calls the call's arguments wrong, in the
+// protocol's or a validator's words.
+func refusalWords(text string) bool {
+	return invalidParamsName.MatchString(text) || validationMessage.MatchString(text) || typeComplaint.MatchString(text)
 }
 
 // decodedHeader is a header value as the server reads it: a Base64

@@ -60,6 +60,30 @@ func BenchmarkHostileEchoValues(b *testing.B) {
 	}
 }
 
+// BenchmarkHostileEchoRepeated: one request value echoed again and again,
+// as a string and as the request's object put back under data: each
+// copy is found in the same places of the request, which must not cost
+// a look at every copy before it.
+func BenchmarkHostileEchoRepeated(b *testing.B) {
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"k":"abcdefghijklmnopq"}}}`
+	for _, shape := range []string{`"abcdefghijklmnopq"`, `{"k":"abcdefghijklmnopq"}`} {
+		for _, n := range []int{20_000, 40_000} {
+			b.Run(fmt.Sprintf("copy=%s/n=%d", shape[:1], n), func(b *testing.B) {
+				var rep bytes.Buffer
+				rep.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments","data":{"errors":[`)
+				for i := range n {
+					if i > 0 {
+						rep.WriteByte(',')
+					}
+					rep.WriteString(shape)
+				}
+				rep.WriteString(`]}}}`)
+				judgeBench(b, stdioEx(req, rep.Bytes()))
+			})
+		}
+	}
+}
+
 func BenchmarkHostileLongNumber(b *testing.B) {
 	for _, n := range []int{250_000, 500_000} {
 		b.Run(fmt.Sprintf("digits=%d", n), func(b *testing.B) {

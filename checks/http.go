@@ -60,7 +60,7 @@ not judged here.`,
 		}
 		report, why := p.Failf, ""
 		switch {
-		case httpLayer(resp.Status) || p.Expect.BodyOptional && (len(p.Expect.Status) == 0 || slices.Contains(p.Expect.Status, resp.Status)):
+		case httpLayer(resp.Status) || p.Expect.BodyOptional && resp.Status < 500 && (len(p.Expect.Status) == 0 || slices.Contains(p.Expect.Status, resp.Status)):
 			// The HTTP layer's own statuses, and refusals the spec or
 			// the fixture lets come bare (a foreign Origin's 403,
 			// T-HTTP-14; nginx's 400 for headers too large), come before
@@ -72,10 +72,10 @@ not judged here.`,
 		case p.Contract.IsStrict():
 		case p.Expect.NoReply.Set():
 			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
-		case refusedOnHeaders(p):
+		case refusedOnHeaders(p) || resp.Status == 421:
 			// Refused on its headers or its session before the body is
-			// read (T-SESS-2, T-SESS-3, T-HTTP-14): the spec asks for no
-			// body there.
+			// read (T-SESS-2, T-SESS-3, T-HTTP-14; 421, a Host it does
+			// not serve): the spec asks for no body there.
 			return nil
 		case !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)):
 			report = p.Warnf
@@ -101,6 +101,24 @@ not judged here.`,
 func httpLayer(status int) bool {
 	switch status {
 	case 401, 413, 414, 429, 431, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+// getRefusedOnHeaders: a GET's refusal that its own headers explain: 403
+// to an Origin (T-HTTP-14 lets the server refuse one it does not trust),
+// 406 to an Accept that does not take text/event-stream, or a size
+// limit. A 406 or 415 to a GET whose headers ask rightly explains
+// nothing, and breaks T-HTTP-12.
+func getRefusedOnHeaders(p *Pass, st int) bool {
+	h := p.Exchange.Request.Header
+	switch st {
+	case 403:
+		return envelope.HeaderGet(h, "Origin") != ""
+	case 406:
+		return acceptance(headerValues(h, "Accept"), "text/event-stream") == acceptRefused
+	case 413, 414, 431:
 		return true
 	}
 	return false
@@ -153,10 +171,10 @@ warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 			case st == 401:
 				// Refused on its credentials before the method is looked
 				// at (T-AUTH-1); HTTP1004 judges the challenge.
-			case st != 400 && st != 404 && st != 405 && refusedOnHeaders(p):
-				// Refused on its headers (a foreign Origin's 403,
-				// T-HTTP-14; an Accept without text/event-stream, AMB-17):
-				// other rules fix or leave that status.
+			case getRefusedOnHeaders(p, st):
+				// Refused on what its headers say (a foreign Origin's
+				// 403, T-HTTP-14; an Accept without text/event-stream,
+				// AMB-17): other rules fix or leave that status.
 			case st == 409 && x.HTTPMethod == "GET" && !slices.Contains(x.Status, st):
 				// One stream per session is a server's own limit (the TS
 				// SDK's), which a request alone cannot show.

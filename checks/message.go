@@ -144,8 +144,9 @@ func genericOnly(msg string, code int, name string) bool {
 // front of its message.
 var sdkPrefix = regexp.MustCompile(`^mcp error -?\d+:\s*`)
 
-// pointerToData is a message's pointer to data, where the cause went.
-var pointerToData = regexp.MustCompile(`\s*[(\[—–:-]*\s*(see|check)\s+(the\s+)?(error\.)?data(\s+for\s+details)?\s*[)\]]?\s*[.!]?$`)
+// pointerToData is a message's pointer to data, where the cause went:
+// "(see data)", ", see error.data for details", "(details in data)".
+var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(see|check|details?( are)? in|more in|info in|cause in)\s+(the\s+)?(error[.\s]?)?data\b[\w\s.]{0,24}[)\]]?[\s.!]*$`)
 
 // genericSpellings are the other spellings of the JSON-RPC names.
 var genericSpellings = map[int][]string{

@@ -96,8 +96,8 @@ func shapes(v gjson.Result, path string, visit func(path string, sh shape)) shap
 // structures finds the request's containers put back under data whole:
 // each counts as a whole request value, its compact text toward the quote
 // bound. It returns the paths of the outermost ones, whose strings are
-// not counted again one by one.
-func (s *echoScan) structures(data gjson.Result, path string) []string {
+// not counted again as whole values.
+func (s *echoScan) structures(data gjson.Result, path string) paths {
 	if !data.IsObject() && !data.IsArray() {
 		return nil
 	}
@@ -122,7 +122,9 @@ func (s *echoScan) structures(data gjson.Result, path string) []string {
 		}
 	})
 	bound := s.p.Contract.QuoteBound
+	out := make(paths, len(found))
 	for i, p := range found {
+		out[p] = true
 		sh := shs[i]
 		// Keyed by the value, as a string is: the same object echoed
 		// twice is one value.
@@ -136,15 +138,26 @@ func (s *echoScan) structures(data gjson.Result, path string) []string {
 			s.p.Failf(p, "the request's %s of %d characters is echoed whole as structure, over the quote bound of %d", kind, sh.n, bound)
 		}
 	}
-	return found
+	return out
 }
 
-// within: path is p or lies under one of ps.
-func within(path string, ps []string) bool {
-	for _, p := range ps {
-		if path == p || strings.HasPrefix(path, p+".") {
+// paths is a set of display paths.
+type paths map[string]bool
+
+// holds: path is one of the set or lies under one, read by its prefixes
+// (a lookup per level, whatever the size of the set).
+func (ps paths) holds(path string) bool {
+	if len(ps) == 0 {
+		return false
+	}
+	for p := path; ; {
+		if ps[p] {
 			return true
 		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			return false
+		}
+		p = p[:i]
 	}
-	return false
 }

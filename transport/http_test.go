@@ -200,6 +200,7 @@ func TestHTTPSSE(t *testing.T) {
 		"data: " + progress + "\n\n"
 	tests := []struct {
 		name      string
+		req       string // ping when empty
 		events    func(s sseWriter, done <-chan struct{})
 		limits    Limits
 		want      [][]byte
@@ -247,6 +248,16 @@ func TestHTTPSSE(t *testing.T) {
 		},
 		limits: Limits{Timeout: 5 * time.Second},
 		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":"1","result":{}}`)},
+		max:    2 * time.Second,
+	}, {
+		name: "a big id read as a float64 ends the read",
+		events: func(s sseWriter, done <-chan struct{}) {
+			s.send(stream + "data: {\"jsonrpc\":\"2.0\",\"id\":12345678901234567000,\"result\":{}}\n\n")
+			<-done
+		},
+		req:    `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`,
+		limits: Limits{Timeout: 5 * time.Second},
+		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":12345678901234567000,"result":{}}`)},
 		max:    2 * time.Second,
 	}, {
 		name: "never a response, never ends",
@@ -307,7 +318,11 @@ func TestHTTPSSE(t *testing.T) {
 				tt.events(startSSE(w), r.Context().Done())
 			})
 			h := &HTTP{URL: url, Limits: tt.limits}
-			ex, took := timed(context.Background(), h, post(ping))
+			req := tt.req
+			if req == "" {
+				req = ping
+			}
+			ex, took := timed(context.Background(), h, post(req))
 			within(t, "exchange", took, tt.min, tt.max)
 			if ex.Failure != tt.failure {
 				t.Errorf("failure = %q, want %q", ex.Failure, tt.failure)

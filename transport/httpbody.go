@@ -122,7 +122,11 @@ func answersOther(body []byte) func(msg []byte) bool {
 		id := gjson.GetBytes(msg, "id")
 		key := envelope.IDKey(id)
 		return key != "" && !slices.ContainsFunc(ids, func(want gjson.Result) bool {
-			return envelope.SameID(want, id) || key == envelope.OtherTypeKey(envelope.IDKey(want))
+			// The same number as a float64 holds it (RFC 8259 §6 lets a
+			// server read 12345678901234567890 so) answers it too, and
+			// is judged for it.
+			return envelope.SameID(want, id) || key == envelope.OtherTypeKey(envelope.IDKey(want)) ||
+				want.Type == gjson.Number && id.Type == gjson.Number && want.Num == id.Num
 		})
 	}
 }
