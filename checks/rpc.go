@@ -423,6 +423,8 @@ this check carries the exchange's one "error" verdict.`,
 			}
 			if hidden != "" {
 				note += fmt.Sprintf(" (a response came in an event named %s, which no client reads as a message)", Quote(hidden, quoteN))
+			} else if unendedEvent(resp) {
+				note += " (the stream's last event has no blank line after it, so no client dispatches it)"
 			}
 			if x.Tool != nil && !x.Tool.Refusal.Set() {
 				// Silence within --timeout is the finding (DESIGN); a tool
@@ -581,6 +583,19 @@ func hiddenResponse(resp *envelope.Response) string {
 			return ev.Name
 		}
 	}
+}
+
+// unendedEvent: an SSE body ends in an event with data but no blank
+// line after it, which a client never dispatches (the SSE spec drops an
+// event cut off by the end of the stream).
+func unendedEvent(resp *envelope.Response) bool {
+	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
+		return false
+	}
+	b := resp.Body
+	end := max(bytes.LastIndex(b, []byte("\n\n")), bytes.LastIndex(b, []byte("\r\r")), bytes.LastIndex(b, []byte("\n\r\n")))
+	tail := b[end+1:]
+	return bytes.HasPrefix(bytes.TrimLeft(tail, "\r\n"), []byte("data:")) || bytes.Contains(tail, []byte("\ndata:")) || bytes.Contains(tail, []byte("\rdata:"))
 }
 
 // judgeBatchReply judges how a 2025-03-26 server answered a batch, as

@@ -70,7 +70,10 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 			raw, r.LastEventID, r.SplitErr = SplitSSE(resp.Body, MaxSSELine)
 		case resp.Cut:
 			// The start of a body whose end never came: no message.
-		case (o.NotRPC || resp.Status >= 400) && !rpcShaped(resp.Body):
+		case (o.NotRPC || resp.Status >= 400 || resp.Status == 202) && !rpcShaped(resp.Body):
+			// (A 202's body is no message unless it means to be one:
+			// Express's sendStatus(202) writes "Accepted", which RPC1007
+			// judges as a body the notification should not get.)
 		default:
 			raw = [][]byte{resp.Body}
 		}
