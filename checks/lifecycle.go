@@ -177,6 +177,10 @@ is judged.`,
 				return Skip("result.protocolVersion is not a string (see SCH1001)")
 			}
 			switch {
+			case got.Str == envelope.V20260728:
+				// 2026-07-28 has no handshake: an initialize puts a server
+				// in the legacy era (T-COMPAT-2), whose version it names.
+				p.Failf("result.protocolVersion", "initialize is answered %s, a version that has no initialize; the answer names the legacy version the session speaks (T-LIFE-2, T-COMPAT-2)", Quote(got.Str, quoteN))
 			case got.Str == asked:
 			case x.Facts.Serves(asked):
 				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))

@@ -154,7 +154,8 @@ declarations set, not only for form:
   when the client declared that capability (T-LIFE-4; the checker
   declares none), and an elicitation mode or sampling with tools only
   when it declared that too (elicitation.form or {}, elicitation.url,
-  sampling.tools).
+  sampling.tools). In a session that negotiated 2025-03-26 using only
+  negotiated capabilities is a SHOULD (T-V0326-5): these warn there.
 - notifications/progress names the progressToken the request gave, its
   progress rises strictly, and none follows the response (T-PROG-1).
 - notifications/message in 2026-07-28 comes only for a request whose
@@ -275,13 +276,13 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 		caps := gjson.ParseBytes(x.Facts.ClientCapabilities)
 		switch {
 		case !caps.Get(need).Exists():
-			p.Failf(path, "the server sent %s, but the client declared no %s capability (T-LIFE-4)", Quote(method, quoteN), need)
+			undeclaredUse(p)(path, "the server sent %s, but the client declared no %s capability (T-LIFE-4)", Quote(method, quoteN), need)
 		case x.Version == envelope.V20250618:
 			// No elicitation modes nor sampling tools yet: a request that
 			// uses them is the schema's to judge, no capability's.
 		default:
 			if gap, at := capabilityGap(method, params, caps); gap != "" {
-				p.Failf(path+".params."+at, "the server sent %s asking for %s, which the client did not declare (T-LIFE-4)", Quote(method, quoteN), gap)
+				undeclaredUse(p)(path+".params."+at, "the server sent %s asking for %s, which the client did not declare (T-LIFE-4)", Quote(method, quoteN), gap)
 			}
 		}
 	}
@@ -357,8 +358,18 @@ func judgeListChanged(p *Pass, path, method string, m envelope.Message) {
 		return
 	}
 	if declared, known := x.Facts.Declares(kind + ".listChanged"); known && !declared {
-		p.Failf(path, "%s from a server that did not declare %s.listChanged (T-LIFE-4)", Quote(method, quoteN), kind)
+		undeclaredUse(p)(path, "%s from a server that did not declare %s.listChanged (T-LIFE-4)", Quote(method, quoteN), kind)
 	}
+}
+
+// undeclaredUse reports a capability used without its declaration: a
+// MUST (T-LIFE-4), a SHOULD in a session that negotiated 2025-03-26
+// (T-V0326-5), which warns.
+func undeclaredUse(p *Pass) func(path, format string, args ...any) {
+	if f := p.Expect.Facts; f != nil && f.Spoken == envelope.V20250326 {
+		return p.Warnf
+	}
+	return p.Failf
 }
 
 var SchemaValid = &Check{

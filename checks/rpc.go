@@ -298,6 +298,12 @@ func refusedOnHeaders(p *Pass) bool {
 		// refusal is excused, not a lost id on anything else.
 		// A method-level code shows the body was read, as at 404.
 		x := p.Expect
+		if x.Version == envelope.V20250618 && envelope.HeaderGet(p.Exchange.Request.Header, "Origin") != "" && !methodLevel(p) {
+			// 2025-06-18 asks a server to validate Origin without naming
+			// the status (2025-11-25 made it 403, T-HTTP-14): a 400 that
+			// names no method-level condition may be that refusal.
+			return true
+		}
 		return x.Version != envelope.V20260728 && x.Facts != nil && x.Facts.Session && x.Method != "initialize" &&
 			envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" && !methodLevel(p)
 	case 404:

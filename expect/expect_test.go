@@ -204,6 +204,10 @@ func TestLearn(t *testing.T) {
 	if h := g.Learn(ex(`{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad"}}`)); h != g {
 		t.Error("an error taught something")
 	}
+	if h := g.Learn(ex(`{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{"protocolVersion":"2026-07-28","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)); h != g {
+		t.Errorf("an initialize answered 2026-07-28, a version with no initialize, set the session's version: %+v", h)
+	}
 	if f.Session {
 		t.Error("stdio learned a session")
 	}

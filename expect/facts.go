@@ -422,7 +422,9 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 			// differ (digest §1a), as a live run judges such a server.
 			n.Version, n.Spoken = envelope.V20250618, v
 			n.Negotiated = "initialize answered " + v + "; judged under 2025-06-18's rules where 2025-03-26 does not differ"
-		case !envelope.KnownVersion(v):
+		case !envelope.KnownVersion(v) || v == envelope.V20260728:
+			// (2026-07-28 has no initialize: an answer naming it sets
+			// no session version, PRO1007 fails it.)
 			return f
 		default:
 			n.Version, n.Negotiated = v, "initialize answered "+v
