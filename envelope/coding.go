@@ -74,19 +74,21 @@ func Codings(h http.Header) []string {
 // gzip and x-gzip are gzip (§8.4.1.3), deflate is the zlib format
 // (§8.4.1.2), or raw deflate where the body has no zlib header, as
 // browsers read it. Any other coding is a *CodingError with
-// ErrUnknownCoding. A decoder reads r only as far as it needs, so r may
-// be a stream fed piece by piece.
+// ErrUnknownCoding, returned before r is read. A decoder reads r only as
+// far as it needs, so r may be a stream fed piece by piece.
 func NewDecoder(r io.Reader, codings []string) (io.Reader, error) {
+	for _, c := range codings {
+		if !isGzip(c) && !strings.EqualFold(c, "deflate") {
+			return nil, &CodingError{Coding: c, Err: ErrUnknownCoding}
+		}
+	}
 	for i := len(codings) - 1; i >= 0; i-- {
 		c := codings[i]
 		var err error
-		switch {
-		case strings.EqualFold(c, "gzip"), strings.EqualFold(c, "x-gzip"):
+		if isGzip(c) {
 			r, err = gzip.NewReader(r)
-		case strings.EqualFold(c, "deflate"):
+		} else {
 			r, err = newDeflate(r)
-		default:
-			return nil, &CodingError{Coding: c, Err: ErrUnknownCoding}
 		}
 		if err != nil {
 			return nil, &CodingError{Coding: c, Err: eofUnexpected(err)}
@@ -95,6 +97,8 @@ func NewDecoder(r io.Reader, codings []string) (io.Reader, error) {
 	}
 	return r, nil
 }
+
+func isGzip(c string) bool { return strings.EqualFold(c, "gzip") || strings.EqualFold(c, "x-gzip") }
 
 // newDeflate reads the deflate coding: zlib, or raw deflate when the
 // first two bytes are no zlib header (RFC 1950 §2.2: method 8, a check

@@ -162,8 +162,8 @@ func TestReadReplyLeavesTheBody(t *testing.T) {
 	if !bytes.Equal(resp.Body, keep) {
 		t.Error("ReadReply changed the response's body")
 	}
-	if string(r.Body) != codedReply {
-		t.Errorf("Reply.Body = %q, want the decoded body", r.Body)
+	if !r.Has() || string(r.Response.Raw) != codedReply {
+		t.Errorf("the response is not the decoded body")
 	}
 }
 

@@ -28,9 +28,6 @@ type Reply struct {
 	// (a *CodingError: an unknown coding, a corrupt body, one that
 	// decodes past MaxDecoded). Nothing of such a body is judged.
 	SplitErr error
-	// Body is the body the messages were read from: the response's,
-	// with its Content-Encoding undone.
-	Body []byte
 	// LastEventID is the last event id an SSE stream set: a client can
 	// resume the stream from it (2025-xx), so a stream that ended without
 	// the response may still deliver it.
@@ -71,30 +68,29 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	}
 	raw := resp.Messages
 	sse := IsEventStream(resp.Header.Get("Content-Type"))
-	r.Body = resp.Body
-	if (raw == nil || sse) && len(resp.Body) > 0 {
+	if body := resp.Body; (raw == nil || sse) && len(body) > 0 {
 		if codings := Codings(resp.Header); codings != nil {
 			// A compressed body is judged as the client reads it. One that
 			// cannot be read is the checker's limit, not malformed JSON.
 			// A body cut short keeps what decoded (judged as cut).
-			body, err := DecodeBody(resp.Body, codings, MaxDecoded)
+			var err error
+			body, err = DecodeBody(body, codings, MaxDecoded)
 			if err != nil && !((resp.Cut || resp.Truncated) && errors.Is(err, io.ErrUnexpectedEOF)) {
 				r.SplitErr = err
 				return r
 			}
-			r.Body = body
 		}
 		// An SSE body is split here even when the transport split it:
 		// the body is what a transcript keeps, so live runs and lint read
 		// the same events (and their ids).
 		switch {
 		case sse:
-			raw, r.LastEventID, r.SplitErr = SplitSSE(r.Body, MaxSSELine)
+			raw, r.LastEventID, r.SplitErr = SplitSSE(body, MaxSSELine)
 		case resp.Cut:
 			// The start of a body whose end never came: no message.
-		case (o.NotRPC || resp.Status >= 400) && !rpcShaped(r.Body):
+		case (o.NotRPC || resp.Status >= 400) && !rpcShaped(body):
 		default:
-			raw = [][]byte{r.Body}
+			raw = [][]byte{body}
 		}
 	}
 	// Indexes, not pointers, until the slice stops growing: an append may
