@@ -358,3 +358,54 @@ func TestHTTPCodedSecretsScrubbed(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPCodedServerRequestPaired: a request the server sends on a
+// compressed GET stream is decoded and waiting in the ledger before the
+// client can read it, so the client's response pairs with it.
+func TestHTTPCodedServerRequestPaired(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "GET" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.WriteHeader(200)
+			z := gzip.NewWriter(w)
+			io.WriteString(z, "data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}\n\n")
+			z.Flush()
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		w.WriteHeader(202)
+	})
+	rec := &recorder{}
+	_, base := startRelay(t, up.url(), rec, HTTPConfig{})
+	get, _ := http.NewRequest("GET", base+"/mcp", nil)
+	get.Header.Set("Accept-Encoding", "gzip")
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	resp, err := tr.RoundTrip(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(zr).ReadString('\n'); !strings.Contains(line, "roots/list") {
+		t.Fatalf("the client read %q", line)
+	}
+	post, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}`))
+	presp, err := http.DefaultClient.Do(post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	presp.Body.Close()
+	obs, pairs := rec.waitFor(t, "the server's request paired", func(_ []Observation, pairs []Pair) bool {
+		return len(pairsOf(pairs, ServerToClient, "roots/list")) == 1
+	})
+	p := pairsOf(pairs, ServerToClient, "roots/list")[0]
+	if p.Exchange.Response == nil || p.ReplySeq == 0 || p.Exchange.Failure != "" {
+		t.Errorf("not paired with the client's response:\n%s", describe(obs, pairs))
+	}
+}
