@@ -1,6 +1,9 @@
 package envelope
 
 import (
+	"errors"
+	"io"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -19,7 +22,11 @@ type Reply struct {
 	// Responses counts response-shaped messages (objects with no
 	// "method" member).
 	Responses int
-	// SplitErr is set when an SSE body could not be split into events.
+	// SplitErr is set when the body could not be read into messages
+	// within the checker's bounds: an SSE body that could not be split
+	// into events, or a body whose Content-Encoding could not be undone
+	// (a *CodingError: an unknown coding, a corrupt body, one that
+	// decodes past MaxDecoded). Nothing of such a body is judged.
 	SplitErr error
 	// LastEventID is the last event id an SSE stream set: a client can
 	// resume the stream from it (2025-xx), so a stream that ended without
@@ -61,21 +68,32 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	}
 	raw := resp.Messages
 	sse := IsEventStream(resp.Header.Get("Content-Type"))
-	if (raw == nil || sse) && len(resp.Body) > 0 {
+	if body := resp.Body; (raw == nil || sse) && len(body) > 0 {
+		if codings := Codings(resp.Header); codings != nil {
+			// A compressed body is judged as the client reads it. One that
+			// cannot be read is the checker's limit, not malformed JSON.
+			// A body cut short keeps what decoded (judged as cut).
+			var err error
+			body, err = DecodeBody(body, codings, MaxDecoded)
+			if err != nil && !((resp.Cut || resp.Truncated) && errors.Is(err, io.ErrUnexpectedEOF)) {
+				r.SplitErr = err
+				return r
+			}
+		}
 		// An SSE body is split here even when the transport split it:
 		// the body is what a transcript keeps, so live runs and lint read
 		// the same events (and their ids).
 		switch {
 		case sse:
-			raw, r.LastEventID, r.SplitErr = SplitSSE(resp.Body, MaxSSELine)
+			raw, r.LastEventID, r.SplitErr = SplitSSE(body, MaxSSELine)
 		case resp.Cut:
 			// The start of a body whose end never came: no message.
-		case (o.NotRPC || resp.Status >= 400 || resp.Status == 202) && !rpcShaped(resp.Body):
+		case (o.NotRPC || resp.Status >= 400 || resp.Status == 202) && !rpcShaped(body):
 			// (A 202's body is no message unless it means to be one:
 			// Express's sendStatus(202) writes "Accepted", which RPC1007
 			// judges as a body the notification should not get.)
 		default:
-			raw = [][]byte{resp.Body}
+			raw = [][]byte{body}
 		}
 	}
 	// Indexes, not pointers, until the slice stops growing: an append may

@@ -6,7 +6,11 @@
 // A relay only moves bytes and watches them. Every byte goes on unchanged
 // and at once: a request body, a JSON reply, each SSE event, each stdio
 // line is forwarded (and flushed) before it is observed, and nothing is
-// re-encoded. What it sees it hands to an Observer: an Observation per
+// re-encoded. A reply the server compressed (Content-Encoding gzip,
+// x-gzip or deflate, for a client that asked) goes on compressed; it is
+// observed and judged decoded, as the client reads it, event by event as
+// the coded bytes pass, and a body that decodes past Limits.MaxBytes is
+// not judged, as an oversized one is not. What it sees it hands to an Observer: an Observation per
 // message in each direction, and a Pair per request matched with its
 // reply (the client's requests with the server's replies, and the
 // server's own requests with the client's responses).

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -270,8 +271,11 @@ type httpExchange struct {
 	// The reply.
 	reply  *envelope.Response
 	stream bool
-	body   []byte // kept: the body, or the stream's text
-	size   int64
+	body   []byte // kept: the body, or the stream's text, decoded
+	size   int64  // bytes relayed, as the server sent them
+	text   int64  // bytes of the body decoded from its Content-Encoding (size without one)
+	inf    *inflater
+	coding string // the Content-Encoding undone, for notes
 	sse    sseSplitter
 	events int
 	kept   int64 // bytes of messages kept in ex
@@ -334,6 +338,9 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 		r := *x.reply
 		r.Body = x.body
 		x.ex.Response = &r
+		if x.inf != nil && failure == "" {
+			x.ex.Note = "Content-Encoding " + x.coding + ": judged decoded, as the client reads it"
+		}
 	}
 	p := &Pair{Asker: ClientToServer, Exchange: x.ex, Method: x.method, Sent: x.req.Time, Done: x.h.c.now(),
 		RequestSeq: x.req.Seq, Oversized: x.req.Oversized}
@@ -405,6 +412,20 @@ func (x *httpExchange) head(resp *http.Response) {
 	hdr := x.h.red.Header(resp.Header)
 	x.reply = &envelope.Response{Status: resp.StatusCode, Header: hdr}
 	x.meta.Status, x.meta.Header, x.meta.Stream = resp.StatusCode, hdr, x.stream
+	if codings := envelope.Codings(resp.Header); codings != nil {
+		// The client reads the body decoded, and so does the judge: the
+		// judged copy is the decoded body, without the headers that
+		// described the coded one. A body (not a stream) is decoded up
+		// to the byte bound, as it is kept up to it.
+		bound := c.lim.MaxBytes
+		if x.stream {
+			bound = -1 // each event is bounded as it is split
+		}
+		x.inf, x.coding = newInflater(codings, bound), strings.Join(codings, ", ")
+		x.reply.Header = hdr.Clone()
+		x.reply.Header.Del("Content-Encoding")
+		x.reply.Header.Del("Content-Length")
+	}
 	if !x.stream {
 		return
 	}
@@ -431,15 +452,25 @@ func (x *httpExchange) feed(p []byte) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	x.size += int64(len(p))
+	if x.inf != nil {
+		x.inf.write(p, x.take)
+	} else {
+		x.take(p)
+	}
+	return x.size
+}
+
+// take observes decoded reply bytes.
+func (x *httpExchange) take(p []byte) {
+	x.text += int64(len(p))
 	if !x.paired {
 		// Once paired, the exchange holds the text it was judged on; a
 		// stream's later text is observed event by event only.
-		x.body = keep(x.body, p, c.lim.MaxBytes)
+		x.body = keep(x.body, p, x.h.c.lim.MaxBytes)
 	}
 	if x.stream {
 		x.sse.feed(p, x.eventLocked)
 	}
-	return x.size
 }
 
 // eventLocked observes one SSE event.
@@ -467,7 +498,7 @@ func (x *httpExchange) eventLocked(f frame) {
 		}
 		if o.Kind == KindResponse || o.Kind == KindBatch {
 			failure := ""
-			if x.size > c.lim.MaxBytes {
+			if x.text > c.lim.MaxBytes {
 				// The recorded stream text was cut before its answer.
 				failure = "the stream exceeded the byte bound before its answer: relayed, not judged"
 			}
@@ -497,17 +528,36 @@ func (x *httpExchange) end(failure string) {
 		return
 	}
 	x.ended = true
+	var coding error // the body's coding could not be undone
+	if x.inf != nil {
+		x.inf.close(x.take)
+		coding = x.inf.err
+	}
+	var notDecoded string
+	if coding != nil && !errors.Is(coding, envelope.ErrDecodedTooLarge) {
+		// Neither the client nor the judge can read such a body.
+		notDecoded = coding.Error() + ": relayed, not judged"
+		if failure == "" {
+			failure = notDecoded
+		}
+	}
 	var evs []event
 	var reply *Observation
 	if !x.stream {
-		over := x.size > c.lim.MaxBytes
+		over := x.text > c.lim.MaxBytes
 		var raw []byte
-		if x.size > 0 {
+		if x.text > 0 && notDecoded == "" {
 			raw = x.body
 		}
 		reply = c.observeLocked(ServerToClient, raw, x.size, over)
 		reply.HTTP = x.metaCopy()
 		reply.HTTP.Failure = failure
+		switch {
+		case notDecoded != "":
+			reply.Note = notDecoded
+		case coding != nil:
+			reply.Note = coding.Error() + ": relayed whole, not judged"
+		}
 		evs = append(evs, obsEvent(reply))
 	}
 	if x.stream {

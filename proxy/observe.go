@@ -52,7 +52,8 @@ type Observation struct {
 	Time time.Time
 	// Raw is the message: one stdio line (without its "\n" or a "\r"
 	// before it), one HTTP body that is not a stream, one SSE event's
-	// data. At most Limits.MaxBytes of it; see Oversized.
+	// data, decoded from the reply's Content-Encoding. At most
+	// Limits.MaxBytes of it; see Oversized.
 	Raw []byte
 	// Size is the message's length on the wire, even when Raw was cut.
 	Size int64
@@ -103,7 +104,10 @@ type Pair struct {
 	// Exchange is the request and its reply. For the client's requests
 	// over HTTP, Request is the HTTP request (method, headers, body) and
 	// Response the HTTP reply (status, headers, the body as relayed; the
-	// messages of an SSE stream up to the response). On stdio and for the
+	// messages of an SSE stream up to the response). A reply with a
+	// Content-Encoding is held decoded, as the client reads it, without
+	// the Content-Encoding and Content-Length that described the coded
+	// bytes, and a Note says so. On stdio and for the
 	// server's requests, Request.Body is the request message and
 	// Response.Messages the answer (nil Response: none came). Headers
 	// hold "<redacted>" for secrets. Failure says why no reply completed
