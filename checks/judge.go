@@ -271,7 +271,7 @@ func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (strin
 	case ex.Failure != "":
 		return ex.Failure, owner(OneReply.ID)
 	case r.SplitErr != nil:
-		return "the SSE stream could not be read within the checker's bounds: " + r.SplitErr.Error(), owner(ReplyIsJSON.ID)
+		return "the reply could not be read within the checker's bounds: " + r.SplitErr.Error(), owner(ReplyIsJSON.ID)
 	}
 	for _, m := range r.Messages {
 		if m.TooDeep {
