@@ -298,12 +298,6 @@ func refusedOnHeaders(p *Pass) bool {
 		// refusal is excused, not a lost id on anything else.
 		// A method-level code shows the body was read, as at 404.
 		x := p.Expect
-		if x.Version == envelope.V20250618 && envelope.HeaderGet(p.Exchange.Request.Header, "Origin") != "" && !methodLevel(p) {
-			// 2025-06-18 asks a server to validate Origin without naming
-			// the status (2025-11-25 made it 403, T-HTTP-14): a 400 that
-			// names no method-level condition may be that refusal.
-			return true
-		}
 		return x.Version != envelope.V20260728 && x.Facts != nil && x.Facts.Session && x.Method != "initialize" &&
 			envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" && !methodLevel(p)
 	case 404:
@@ -487,8 +481,8 @@ cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
 		if resp == nil {
 			return nil
 		}
-		if p.Exchange.Transport == envelope.HTTP && resp.Status == 202 && len(resp.Body) > 0 {
-			p.Deviate(w, "http.body", "202 for a notification has a %d-byte body, want it empty", len(resp.Body))
+		if body := decodedBody(resp); p.Exchange.Transport == envelope.HTTP && resp.Status == 202 && len(body) > 0 {
+			p.Deviate(w, "http.body", "202 for a notification has a %d-byte body, want it empty", len(body))
 		}
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || m.Get("method").Exists() {
@@ -576,10 +570,14 @@ func methodLevel(p *Pass) bool {
 // message event yet carries a response: a client never sees it, and a
 // resumed stream would not replay it as a message either. "" if none.
 func hiddenResponse(resp *envelope.Response) string {
-	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) || !bytes.Contains(resp.Body, []byte("event:")) {
+	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 		return ""
 	}
-	r := envelope.NewSSEBodyReader(resp.Body, envelope.MaxSSELine)
+	body := decodedBody(resp)
+	if !bytes.Contains(body, []byte("event:")) {
+		return ""
+	}
+	r := envelope.NewSSEBodyReader(body, envelope.MaxSSELine)
 	for {
 		ev, err := r.Next()
 		if err != nil {
@@ -591,6 +589,17 @@ func hiddenResponse(resp *envelope.Response) string {
 	}
 }
 
+// decodedBody is a reply's body as the client reads it: its
+// Content-Encoding undone (within the checker's bound), else as it came.
+func decodedBody(resp *envelope.Response) []byte {
+	if c := envelope.Codings(resp.Header); c != nil {
+		if b, err := envelope.DecodeBody(resp.Body, c, envelope.MaxDecoded); err == nil {
+			return b
+		}
+	}
+	return resp.Body
+}
+
 // unendedEvent: an SSE body ends in an event with data but no blank
 // line after it, which a client never dispatches (the SSE spec drops an
 // event cut off by the end of the stream).
@@ -598,7 +607,7 @@ func unendedEvent(resp *envelope.Response) bool {
 	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 		return false
 	}
-	b := resp.Body
+	b := decodedBody(resp)
 	end := max(bytes.LastIndex(b, []byte("\n\n")), bytes.LastIndex(b, []byte("\r\r")), bytes.LastIndex(b, []byte("\n\r\n")))
 	tail := b[end+1:]
 	return bytes.HasPrefix(bytes.TrimLeft(tail, "\r\n"), []byte("data:")) || bytes.Contains(tail, []byte("\ndata:")) || bytes.Contains(tail, []byte("\rdata:"))

@@ -13,6 +13,13 @@ import (
 	"strings"
 )
 
+// MaxCodings bounds the content codings stacked on one body (curl
+// stops at 5): more is the checker's limit, not the server's fault.
+const MaxCodings = 4
+
+// ErrTooManyCodings: a body with more than MaxCodings codings.
+var ErrTooManyCodings = errors.New("more content codings than the checker undoes")
+
 // MaxDecoded bounds a body decoded from its Content-Encoding: the
 // default byte bound of a reply (transport.DefaultMaxBytes,
 // proxy.DefaultMaxBytes), so a decompression bomb costs no more memory
@@ -77,6 +84,11 @@ func Codings(h http.Header) []string {
 // ErrUnknownCoding, returned before r is read. A decoder reads r only as
 // far as it needs, so r may be a stream fed piece by piece.
 func NewDecoder(r io.Reader, codings []string) (io.Reader, error) {
+	if len(codings) > MaxCodings {
+		// Each layer holds a decompressor's window: ten thousand of
+		// them cost gigabytes before a byte comes out.
+		return nil, &CodingError{Coding: strings.Join(codings[:MaxCodings+1], ", ") + ", …", Err: ErrTooManyCodings}
+	}
 	for _, c := range codings {
 		if !isGzip(c) && !strings.EqualFold(c, "deflate") {
 			return nil, &CodingError{Coding: c, Err: ErrUnknownCoding}

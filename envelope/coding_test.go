@@ -197,3 +197,20 @@ func TestReadReplyIdentityAllocs(t *testing.T) {
 		t.Errorf("identity named: %v allocations, plain %v", named, plain)
 	}
 }
+
+// Codings stacked past the bound are not undone (each layer holds a
+// decompressor's window: thousands cost gigabytes); up to it they are.
+func TestDecodeBodyStackedCodings(t *testing.T) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	var codings []string
+	for range envelope.MaxCodings {
+		body = gzipped(t, body)
+		codings = append(codings, "gzip")
+	}
+	if out, err := envelope.DecodeBody(body, codings, 1<<20); err != nil || string(out) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("%d stacked codings: %q, %v", len(codings), out, err)
+	}
+	if _, err := envelope.DecodeBody(gzipped(t, body), append(codings, "gzip"), 1<<20); !errors.Is(err, envelope.ErrTooManyCodings) {
+		t.Fatalf("%d stacked codings: err %v, want ErrTooManyCodings", len(codings)+1, err)
+	}
+}

@@ -88,7 +88,9 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 			raw, r.LastEventID, r.SplitErr = SplitSSE(body, MaxSSELine)
 		case resp.Cut:
 			// The start of a body whose end never came: no message.
-		case (o.NotRPC || resp.Status >= 400 || resp.Status == 202) && !rpcShaped(body):
+		case (o.NotRPC || resp.Status >= 400 || resp.Status == 202) && !rpcShaped(body) && !TooDeep(trimBOM(body)):
+			// (A body too deep to read is read as a message all the same,
+			// so the judge says it could not judge it.)
 			// (A 202's body is no message unless it means to be one:
 			// Express's sendStatus(202) writes "Accepted", which RPC1007
 			// judges as a body the notification should not get.)

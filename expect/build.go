@@ -495,16 +495,6 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 			e.Quote, e.StatusWant = hv, must("T-HTTP-7")
 			e.ID.Lost = Want{} // refused on a header, maybe before the body is read
 			return e
-		case hv != "" && envelope.KnownVersion(hv) && hv != e.Version && f != nil && !f.Serves(hv):
-			// A version the server has not said it serves: T-HTTP-7 asks
-			// a 400 of an unsupported one, but what the run learned of
-			// the versions served may be partial (an initialize names
-			// one), so it only warns.
-			amb := "T-HTTP-7: the server may serve " + hv + " without the run having seen it say so"
-			e.reject(CondUnsupportedVersion, "MCP-Protocol-Version names "+hv+", which the server has not said it serves")
-			e.Error, e.StatusWant, e.Quote = open(amb), open(amb), hv
-			e.ID.Lost = Want{}
-			return e
 		}
 	}
 

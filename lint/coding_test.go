@@ -51,6 +51,11 @@ func TestLintDecodesContentEncoding(t *testing.T) {
 		{name: "corrupt gzip", coding: "gzip", body: corrupt, want: []string{"RPC1001 error"}},
 		{name: "bomb", coding: "gzip", body: gzipBody(t, make([]byte, 10<<20)), want: []string{"RPC1001 error"}},
 		{name: "br", coding: "br", body: []byte{0x0b, 0x02, 0x80}, want: []string{"RPC1001 error"}},
+		{name: "gzip SSE, an event id used twice", coding: "gzip", ctype: "text/event-stream",
+			body: gzipBody(t, []byte("id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\nid: 7\ndata: "+string(good)+"\n\n")),
+			want: []string{"HTTP1005 fail"}},
+		{name: "codings stacked past the bound", coding: "gzip, gzip, gzip, gzip, gzip",
+			body: gzipBody(t, gzipBody(t, gzipBody(t, gzipBody(t, gzipBody(t, good))))), want: []string{"RPC1001 error"}},
 		{name: "plain, as before", coding: "", body: good},
 		{name: "gzip bytes sent without Content-Encoding", coding: "", body: gzipBody(t, good), want: []string{"RPC1001 fail"}},
 	}

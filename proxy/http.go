@@ -401,6 +401,10 @@ func (x *httpExchange) fail(why string) {
 	}
 }
 
+// streamDecodeFactor bounds what a coded stream decodes to, in byte
+// bounds: a long stream of events, not a bomb.
+const streamDecodeFactor = 16
+
 // head notes the reply's status and headers. A stream's head is observed
 // at once (the stream may last); a GET or DELETE stream completes its
 // exchange there, as nothing in it answers the request.
@@ -419,7 +423,11 @@ func (x *httpExchange) head(resp *http.Response) {
 		// to the byte bound, as it is kept up to it.
 		bound := c.lim.MaxBytes
 		if x.stream {
-			bound = -1 // each event is bounded as it is split
+			// Each event is bounded as it is split; the stream as a
+			// whole is bounded too, or two kilobytes that expand a
+			// thousandfold per layer hold the relay for seconds. Past
+			// it the rest of the stream is relayed, not judged.
+			bound = streamDecodeFactor * c.lim.MaxBytes
 		}
 		x.inf, x.coding = newInflater(codings, bound), strings.Join(codings, ", ")
 		x.reply.Header = hdr.Clone()

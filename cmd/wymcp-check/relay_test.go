@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/proxy"
 	"github.com/wymcp/wymcp-check/refserver"
 )
@@ -358,5 +359,29 @@ func TestWatcherCancellationIsUsedUp(t *testing.T) {
 	w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/list", Sent: at, Done: at, RequestSeq: 5, Exchange: unanswered()})
 	if n := fails(); n != 2 {
 		t.Fatalf("a request after a cancellation of nothing in flight: %d RPC1006 fails in all, want 2:\n%s", n, out.w)
+	}
+}
+
+// TestRecordedFactsScrubbed: the facts a relay records quote the
+// server's words (a tool's description), which may echo a credential the
+// client sent: the facts line is scrubbed like every body.
+func TestRecordedFactsScrubbed(t *testing.T) {
+	out := &watchOutput{w: &bytes.Buffer{}}
+	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(http.Header{"X-Api-Key": {"key-from-the-flag"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec bytes.Buffer
+	w.record = &rec
+	f, err := expect.ParseFacts([]byte(`{"protocolVersion":"2025-11-25","tools":[{"name":"a","description":"calls upstream with key-from-the-flag","inputSchema":{"type":"object"}}],"toolsListed":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.setFacts(f)
+	if !strings.Contains(rec.String(), `"facts"`) || !strings.Contains(rec.String(), proxy.Redacted) {
+		t.Fatalf("no scrubbed facts line recorded: %s", rec.String())
+	}
+	if strings.Contains(rec.String(), "key-from-the-flag") {
+		t.Errorf("the secret reached the recorded facts: %s", rec.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -259,7 +260,14 @@ func (w *watcher) setFacts(f *expect.Facts) string {
 	}
 	w.facts = f
 	if w.record != nil {
-		if err := transcript.WriteFacts(w.record, f); err != nil {
+		// The facts quote the server's words (a tool's description),
+		// which may echo a credential: scrubbed like every body.
+		var line bytes.Buffer
+		err := transcript.WriteFacts(&line, f)
+		if err == nil {
+			_, err = w.record.Write(w.red.Scrub(line.Bytes()))
+		}
+		if err != nil {
 			return w.failOnce("--record: " + err.Error())
 		}
 	}
