@@ -171,6 +171,14 @@ func (e *Expectation) missingResource() {
 		return
 	}
 	e.unknownResource(uri.Str)
+	if _, known := e.Facts.Declares("resources"); !known {
+		// Without the server's capabilities, -32601 may be the answer
+		// of a server without resources, which has no resources/read.
+		e.ReadCodes = append(e.ReadCodes, envelope.CodeMethodNotFound)
+		if e.Version == envelope.V20260728 {
+			e.ReadStatus = append(e.ReadStatus, 404) // T-HTTP-9
+		}
+	}
 	made := "T-RES-1: the URI was made up by the checker"
 	if e.Version == envelope.V20260728 {
 		e.Error, e.Codes, e.Code, e.EmptyContents = must(made), []int{envelope.CodeInvalidParams}, must("T-RES-1"), must("T-RES-2")
