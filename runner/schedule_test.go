@@ -613,6 +613,14 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		m := gjson.ParseBytes(sc.Bytes())
 		id, method := m.Get("id"), m.Get("method")
 		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
+			if d, ok := strings.CutPrefix(quirk, "late-invalid:"); ok {
+				// Refused rightly, id-less, but late: a server that
+				// handles messages side by side.
+				delay, _ := time.ParseDuration(d)
+				time.AfterFunc(delay, func() {
+					io.WriteString(out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}`+"\n")
+				})
+			}
 			continue // ignored, as a line that fails the message schema
 		}
 		switch {
@@ -664,7 +672,9 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 // notification, wrongly, after the duration it holds.
 const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 
-// quirkEnv gives the ignoring server a fault: "die-on:METHOD" exits on
+// quirkEnv gives the ignoring server a fault ("late-invalid:DURATION" is
+// none: it answers an invalid line rightly, id-less, after DURATION while
+// it goes on reading): "die-on:METHOD" exits on
 // reading a message of METHOD; "mute-dies-on-batch" answers only
 // initialize and ping and exits on reading a batch; "reinit-breaks" exits on the first
 // request after a second notifications/initialized; "note-last-id"
@@ -877,6 +887,27 @@ func TestMultiplexedSilenceOnce(t *testing.T) {
 	}
 	if tmux > 3*timeout {
 		t.Errorf("multiplexed run took %v with --timeout %v (in sequence %v): the silences did not share one window", tmux, timeout, tseq)
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// TestMultiplexedLateIDlessReplies: a server that handles messages side
+// by side answers invalid requests rightly, id-less, but after the
+// markers sent later: such a reply cannot name its request, so it is
+// nobody's for sure, and the requests it could answer go again, alone.
+// The multiplexed run gives the verdicts of a run in sequence, not
+// silences and answered notifications that are not there.
+func TestMultiplexedLateIDlessReplies(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: time.Second, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(quirkEnv, "late-invalid:150ms")
+	seq, _ := stdioCorpusRun(t, lim, 1, fx)
+	mux, _ := stdioCorpusRun(t, lim, 8, fx)
+	if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/garbage RPC1006 pass") }) {
+		t.Fatalf("rpc/garbage's late reply was not taken in sequence; the test needs it:\n%s", strings.Join(seq, "\n"))
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)

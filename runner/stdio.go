@@ -192,6 +192,9 @@ type pend struct {
 	// ambiguous: a stray line could be its reply, or the server died
 	// while it was pending: it is sent again, alone.
 	ambiguous bool
+	// notification: it is a notification, sent again alone because an
+	// id-less line it got may have been a pending request's.
+	notification bool
 }
 
 // markerBody is a request every server of the version answers at once.
@@ -256,7 +259,8 @@ func (m *mux) stray(data []byte) {
 // late reports whether a line read for a notification is a late reply
 // to a marker or to a pending request (its id names one), flagging that
 // request to be sent again alone. A reply with no readable id stays the
-// notification's: it is what a server answering a notification sends.
+// notification's: it is what a server answering a notification sends
+// (see exchange for one that a pending request may own as well).
 func (m *mux) late(data []byte) bool {
 	if m.marker(data) {
 		return true
@@ -266,6 +270,13 @@ func (m *mux) late(data []byte) bool {
 		return false
 	}
 	return m.answer(data) || m.flag(data)
+}
+
+// owesIDless reports whether a pending request can be answered only
+// without an id: its own id could not be read. (One already to be sent
+// again counts too: its late reply may still come.)
+func (m *mux) owesIDless() bool {
+	return slices.ContainsFunc(m.pending, func(p *pend) bool { return slices.Contains(p.keys, unreadableID) })
 }
 
 // count notes the id keys of a request written to p.
@@ -283,7 +294,8 @@ func (m *mux) count(p *transport.Stdio, keys []string) {
 // within its --timeout window. A run in sequence would have waited for
 // it; taken as the reply of whatever exchange was open, it would fail
 // that one and leave its own silent. A reply past the window, or whose id
-// more than one request was sent with, is left to flag.
+// more than one request was sent with, is left to flag; one to a request
+// that goes again alone is dropped (it is no other exchange's).
 func (m *mux) answer(data []byte) bool {
 	k, ok := responseKey(data)
 	if !ok || k == unreadableID || m.sent[k] != 1 || m.proc != m.r.t.(*StdioTarget).proc() {
@@ -291,8 +303,13 @@ func (m *mux) answer(data []byte) bool {
 	}
 	now := time.Now()
 	for i, p := range m.pending {
-		if p.ambiguous || !slices.Contains(p.keys, k) {
+		if !slices.Contains(p.keys, k) {
 			continue
+		}
+		if p.ambiguous {
+			// It goes again, alone: its reply here, named by its id, is
+			// no other exchange's.
+			return true
 		}
 		if now.After(p.deadline) {
 			return false
@@ -350,8 +367,17 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		// answered a marker sent later, so a marker cannot end its
 		// window (TestMultiplexedLateNotificationReply).
 		ex := r.send(ctx, req, false)
+		idless := false
 		if ex.Response != nil {
 			ex.Response.Messages = slices.DeleteFunc(ex.Response.Messages, m.late)
+			for _, d := range ex.Response.Messages {
+				if k, ok := responseKey(d); ok && k == unreadableID && m.owesIDless() {
+					// The notification's wrong answer, or the late reply
+					// of a pending request that can only be answered
+					// without an id: both go again, alone.
+					idless = m.flag(d) || idless
+				}
+			}
 			if len(ex.Response.Messages) == 0 && !ex.Response.Truncated {
 				ex.Response = nil // nothing of its own came, as the transport says it
 			}
@@ -360,6 +386,10 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			// Any request still open may have caused it, or the
 			// notification did: as after a request, they go again alone.
 			m.died(&ex)
+			return ex, nil, nil
+		}
+		if idless {
+			return ex, &pend{name: name, req: req, notification: true, ambiguous: true}, nil
 		}
 		return ex, nil, nil
 	}
@@ -466,6 +496,15 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		if m.answer(data) {
 			continue // a pending request's reply, in its window
+		}
+		if k, ok := responseKey(data); ok && k == unreadableID && !answered && m.owesIDless() {
+			// An id-less reply while a request that can only be answered
+			// without an id is pending: it may be that request's late
+			// reply, or this one's with a wrong id. Both go again, alone.
+			m.flag(data)
+			ex, pd, err := pending()
+			pd.ambiguous = true
+			return ex, pd, err
 		}
 		if answered {
 			// Past the response: it follows the exchange, and may be a
@@ -661,7 +700,7 @@ func (m *mux) again(ctx context.Context, p *pend) error {
 			return nil
 		}
 	}
-	ex, err := l.sendJudged(ctx, p.name, p.req, true)
+	ex, err := l.sendJudged(ctx, p.name, p.req, !p.notification)
 	if err != nil {
 		return err
 	}
