@@ -404,7 +404,7 @@ this check carries the exchange's one "error" verdict.`,
 		}
 		hidden := ""
 		if n == 0 && !p.Reply.Has() {
-			hidden = hiddenResponse(resp)
+			hidden = hiddenResponse(resp, p.Reply.Body)
 		}
 		switch {
 		case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
@@ -423,7 +423,7 @@ this check carries the exchange's one "error" verdict.`,
 			}
 			if hidden != "" {
 				note += fmt.Sprintf(" (a response came in an event named %s, which no client reads as a message)", Quote(hidden, quoteN))
-			} else if unendedEvent(resp) {
+			} else if unendedEvent(resp, p.Reply.Body) {
 				note += " (the stream's last event has no blank line after it, so no client dispatches it)"
 			}
 			if x.Tool != nil && !x.Tool.Refusal.Set() {
@@ -481,7 +481,7 @@ cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
 		if resp == nil {
 			return nil
 		}
-		if body := decodedBody(resp); p.Exchange.Transport == envelope.HTTP && resp.Status == 202 && len(body) > 0 {
+		if body := p.Reply.Body; p.Exchange.Transport == envelope.HTTP && resp.Status == 202 && len(body) > 0 {
 			p.Deviate(w, "http.body", "202 for a notification has a %d-byte body, want it empty", len(body))
 		}
 		for i, m := range p.Reply.Messages {
@@ -566,14 +566,14 @@ func methodLevel(p *Pass) bool {
 	return id.Exists() && id.Type != gjson.Null && envelope.SameID(p.Expect.Request.Get("id"), id)
 }
 
-// hiddenResponse is the name of an SSE event of resp that is not a
-// message event yet carries a response: a client never sees it, and a
-// resumed stream would not replay it as a message either. "" if none.
-func hiddenResponse(resp *envelope.Response) string {
+// hiddenResponse is the name of an SSE event of resp (body decoded) that
+// is not a message event yet carries a response: a client never sees it,
+// and a resumed stream would not replay it as a message either. "" if
+// none.
+func hiddenResponse(resp *envelope.Response, body []byte) string {
 	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 		return ""
 	}
-	body := decodedBody(resp)
 	if !bytes.Contains(body, []byte("event:")) {
 		return ""
 	}
@@ -589,25 +589,13 @@ func hiddenResponse(resp *envelope.Response) string {
 	}
 }
 
-// decodedBody is a reply's body as the client reads it: its
-// Content-Encoding undone (within the checker's bound), else as it came.
-func decodedBody(resp *envelope.Response) []byte {
-	if c := envelope.Codings(resp.Header); c != nil {
-		if b, err := envelope.DecodeBody(resp.Body, c, envelope.MaxDecoded); err == nil {
-			return b
-		}
-	}
-	return resp.Body
-}
-
 // unendedEvent: an SSE body ends in an event with data but no blank
 // line after it, which a client never dispatches (the SSE spec drops an
-// event cut off by the end of the stream).
-func unendedEvent(resp *envelope.Response) bool {
+// event cut off by the end of the stream). b is the decoded body.
+func unendedEvent(resp *envelope.Response, b []byte) bool {
 	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 		return false
 	}
-	b := decodedBody(resp)
 	end := max(bytes.LastIndex(b, []byte("\n\n")), bytes.LastIndex(b, []byte("\r\r")), bytes.LastIndex(b, []byte("\n\r\n")))
 	tail := b[end+1:]
 	return bytes.HasPrefix(bytes.TrimLeft(tail, "\r\n"), []byte("data:")) || bytes.Contains(tail, []byte("\ndata:")) || bytes.Contains(tail, []byte("\rdata:"))

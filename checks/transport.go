@@ -115,7 +115,7 @@ var SSEStream = &Check{
 		if p.Exchange.Transport != envelope.HTTP || resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 			return Skip("not an SSE reply")
 		}
-		r := envelope.NewSSEBodyReader(decodedBody(resp), envelope.MaxSSELine)
+		r := envelope.NewSSEBodyReader(p.Reply.Body, envelope.MaxSSELine)
 		seen := map[string]bool{}
 		primed, first := false, true
 		for {

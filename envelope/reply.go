@@ -28,6 +28,10 @@ type Reply struct {
 	// (a *CodingError: an unknown coding, a corrupt body, one that
 	// decodes past MaxDecoded). Nothing of such a body is judged.
 	SplitErr error
+	// Body is the reply's body as the client reads it: its
+	// Content-Encoding undone (once, here, for every check), else the
+	// body as it came.
+	Body []byte
 	// LastEventID is the last event id an SSE stream set: a client can
 	// resume the stream from it (2025-xx), so a stream that ended without
 	// the response may still deliver it.
@@ -68,6 +72,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	}
 	raw := resp.Messages
 	sse := IsEventStream(resp.Header.Get("Content-Type"))
+	r.Body = resp.Body
 	if body := resp.Body; (raw == nil || sse) && len(body) > 0 {
 		if codings := Codings(resp.Header); codings != nil {
 			// A compressed body is judged as the client reads it. One that
@@ -79,6 +84,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 				r.SplitErr = err
 				return r
 			}
+			r.Body = body
 		}
 		// An SSE body is split here even when the transport split it:
 		// the body is what a transcript keeps, so live runs and lint read
