@@ -77,6 +77,7 @@ func runFake(name string) int {
 		}
 	case "stubborn": // ignores stdin's end and SIGTERM
 		signal.Ignore(syscall.SIGTERM)
+		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"ready"}}`)
 		io.Copy(io.Discard, in)
 		time.Sleep(time.Hour)
 		return 0

@@ -241,7 +241,9 @@ func TestStdioForwardsSignals(t *testing.T) {
 // SIGKILL, and says so.
 func TestStdioStopsAServerThatStays(t *testing.T) {
 	s := startStdio(t, "stubborn", Limits{Grace: 200 * time.Millisecond}, nil)
-	time.Sleep(100 * time.Millisecond) // let it set up its signal handling
+	// A fixed sleep lost the race on a loaded machine: the fake had not
+	// yet ignored SIGTERM when it came.
+	waitContains(t, s.out, "ready")
 	s.in.Close()
 	res := s.wait(t, 10*time.Second)
 	if res.ExitCode != 128+int(syscall.SIGKILL) {
