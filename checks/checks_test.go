@@ -174,12 +174,15 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 	if resp != nil {
 		if tc.ex.Transport == envelope.Stdio {
 			resp.Status, resp.Header = 0, nil
-			resp.Messages = [][]byte{}
+			var lines [][]byte
 			for _, l := range bytes.Split(replyBody, []byte("\n")) {
 				if len(l) > 0 {
-					resp.Messages = append(resp.Messages, l)
+					lines = append(lines, l)
 				}
 			}
+			// As the transport reads stdout: a value over several lines
+			// is one message.
+			resp.Messages = append([][]byte{}, envelope.Rejoin(lines)...)
 		} else {
 			if resp.Header.Get("Content-Type") == "" && len(replyBody) > 0 {
 				resp.Header.Set("Content-Type", "application/json")

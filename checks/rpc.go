@@ -86,8 +86,10 @@ server that speaks 2025-03-26 may answer a batch with one (T-V0326-1), as
 JSON-RPC §6 asks: a response object per request of the batch, with its id,
 none twice, none missing, and an empty batch answered by one error object,
 never an array; a stdout
-line that is not JSON is a banner, a log line, or a fragment of
-pretty-printed JSON (T-STDIO-1, T-STDIO-2). A member key repeated in one
+line that is not JSON is a banner or a log line (T-STDIO-2). A value
+pretty-printed or wrapped over several stdout lines is read whole, so
+that the exchange is judged for what the server meant, and fails for
+its line breaks (T-STDIO-1); an HTTP body or SSE event may span lines. A member key repeated in one
 object is also a finding: parsers disagree on which value wins, so clients
 would read different replies: RFC 8259 §4 says names SHOULD be unique, so
 that warns, and every other check judges the reply under both readings. A
@@ -120,6 +122,11 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 				p.Failf(path, "the message is a JSON array (a batch); each message must be one object")
 			case !m.IsObject():
 				p.Failf(path, "the message is a JSON %s, not an object", envelope.Kind(m.Root()))
+			}
+			if n := bytes.Count(m.Raw, []byte("\n")); n > 0 && p.Exchange.Transport == envelope.Stdio {
+				// Pretty-printed or wrapped: the transport read it whole
+				// (envelope.Rejoiner), a client reading lines would not.
+				p.Failf(path, "the message spans %d lines; on stdio a message is one line with no line break inside (T-STDIO-1)", n+1)
 			}
 			for _, d := range m.Duplicates {
 				// RFC 8259 §4: names SHOULD be unique; receivers differ on

@@ -2,6 +2,7 @@ package envelope_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -82,6 +83,35 @@ func FuzzParseContract(f *testing.F) {
 		c, err := envelope.ParseContract(raw)
 		if err == nil && c == nil {
 			t.Fatal("no contract and no error")
+		}
+	})
+}
+
+// FuzzRejoin: any stdout, split into lines and rejoined, loses and
+// reorders nothing (the messages joined by "\n" are the lines joined by
+// "\n"); every message that spans lines is one valid JSON value; and a
+// bounded Rejoiner fed line by line agrees with Rejoin when the bound is
+// not reached.
+func FuzzRejoin(f *testing.F) {
+	f.Fuzz(func(t *testing.T, out []byte) {
+		lines := bytes.Split(out, []byte("\n"))
+		msgs := envelope.Rejoin(lines)
+		if got := bytes.Join(msgs, []byte("\n")); !bytes.Equal(got, out) {
+			t.Fatalf("rejoined %q, want %q", got, out)
+		}
+		for _, m := range msgs {
+			if bytes.IndexByte(m, '\n') >= 0 && !json.Valid(m) {
+				t.Fatalf("a message over lines is not JSON: %q", m)
+			}
+		}
+		j := envelope.NewRejoiner(len(out) + 1)
+		var fed [][]byte
+		for _, l := range lines {
+			fed = append(fed, j.Add(l)...)
+		}
+		fed = append(fed, j.Flush()...)
+		if diff := cmp.Diff(msgs, fed, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("bounded vs whole (-whole +bounded):\n%s", diff)
 		}
 	})
 }

@@ -61,6 +61,14 @@ func runFake(name string) int {
 	switch name {
 	case "echo":
 		return echo(in, out)
+	case "pretty": // answers each request pretty-printed over several lines
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			if id := gjson.GetBytes(sc.Bytes(), "id"); id.Exists() {
+				fmt.Fprintf(out, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": %s,\n  \"result\": {}\n}\n", id.Raw)
+			}
+		}
+		return 0
 	case "exit7": // reads one line, says goodbye on stderr, exits 7
 		bufio.NewReader(in).ReadString('\n')
 		os.Stderr.WriteString("fatal: bye\n")

@@ -105,7 +105,11 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	out.Add(2)
 	go func() {
 		defer out.Done()
-		r.pump(p.stdout, s.Stdout, r.serverFrame)
+		frame, flush := r.rejoined(r.serverFrame)
+		r.pump(p.stdout, s.Stdout, frame)
+		r.mu.Lock()
+		flush()
+		r.mu.Unlock()
 	}()
 	go func() {
 		defer out.Done()
@@ -182,6 +186,31 @@ func (r *stdioRelay) pump(src io.Reader, dst io.Writer, frame func(frame)) {
 			return
 		}
 	}
+}
+
+// rejoined passes the server's lines to emit as the checker's transport
+// reads stdout (envelope.Rejoiner): a reply pretty-printed over several
+// lines is one message, judged and recorded as check would, not a run of
+// fragments that leaves its request unanswered. flush gives back a run
+// the stream ended in. Both are called with r.mu held.
+func (r *stdioRelay) rejoined(emit func(frame)) (feed func(frame), flush func()) {
+	j := envelope.NewRejoiner(int(r.lim.MaxBytes))
+	flush = func() {
+		for _, h := range j.Flush() {
+			emit(frame{raw: h, size: int64(len(h))})
+		}
+	}
+	feed = func(f frame) {
+		if f.oversized || f.open {
+			flush()
+			emit(f)
+			return
+		}
+		for _, out := range j.Add(f.raw) {
+			emit(frame{raw: out, size: int64(len(out))})
+		}
+	}
+	return feed, flush
 }
 
 // clientFrame observes one line from the client. Every line but a

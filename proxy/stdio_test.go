@@ -201,6 +201,29 @@ func TestStdioRelaysBothWaysUnchanged(t *testing.T) {
 	}
 }
 
+// TestStdioPrettyReply: a reply pretty-printed over several lines is
+// relayed byte for byte and observed as one message that answers its
+// request, as check's transport reads it; not as fragments that leave
+// the request unanswered.
+func TestStdioPrettyReply(t *testing.T) {
+	s := startStdio(t, "pretty", Limits{}, nil)
+	s.in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	want := "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {}\n}\n"
+	waitContains(t, s.out, want)
+	s.in.Close()
+	s.wait(t, 10*time.Second)
+	if got := s.out.String(); got != want {
+		t.Errorf("relayed %q, want %q", got, want)
+	}
+	_, pairs := s.rec.snapshot()
+	if len(pairs) != 1 || pairs[0].Exchange.Response == nil || pairs[0].Exchange.Failure != "" {
+		t.Fatalf("pairs:\n%s", describe(nil, pairs))
+	}
+	if diff := cmp.Diff([][]byte{[]byte(strings.TrimSuffix(want, "\n"))}, pairs[0].Exchange.Response.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
 func TestStdioExitStatusAndDeath(t *testing.T) {
 	s := startStdio(t, "exit7", Limits{}, nil)
 	s.in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}` + "\n"))

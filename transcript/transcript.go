@@ -262,12 +262,13 @@ func parse(line []byte) (Record, error) {
 	if ex.Transport == envelope.Stdio {
 		// One message a line, as the server wrote them: an empty line is
 		// one too (the live run judged it), and only the newline that
-		// ends the body ends no message.
+		// ends the body ends no message. A value pretty-printed over
+		// several lines is one message, as the live run read it.
 		lines := bytes.Split(bytes.TrimSuffix(r.Body, []byte("\n")), []byte("\n"))
-		r.Messages = make([][]byte, 0, len(lines))
-		for _, l := range lines {
-			r.Messages = append(r.Messages, bytes.TrimSuffix(l, []byte("\r")))
+		for i, l := range lines {
+			lines[i] = bytes.TrimSuffix(l, []byte("\r"))
 		}
+		r.Messages = envelope.Rejoin(lines)
 		if len(r.Body) == 0 {
 			r.Messages = r.Messages[:0]
 		}

@@ -151,10 +151,11 @@ func TestReaderLearnsFactsUntilRecorded(t *testing.T) {
 
 // A stdio reply's messages come back as the server wrote them, an empty
 // line among them (the live run judged it as a message), wherever it
-// stands; and a body written by hand, ending in a newline or not, with
+// stands, and a message the server pretty-printed over several lines
+// (the live transport read it whole); and a body written by hand, ending in a newline or not, with
 // CRLF or LF, reads as its lines.
 func TestStdioMessagesRoundTrip(t *testing.T) {
-	for _, msgs := range [][]string{{`{"a":1}`}, {"", `{"a":1}`}, {`{"a":1}`, ""}, {`{"a":1}`, "", `{"b":2}`}, {""}, {}} {
+	for _, msgs := range [][]string{{`{"a":1}`}, {"", `{"a":1}`}, {"{\n  \"a\": 1\n}", `{"b":2}`}, {`{"a":1}`, ""}, {`{"a":1}`, "", `{"b":2}`}, {""}, {}} {
 		r := &envelope.Response{Body: []byte("ignored when messages are set")}
 		for _, m := range msgs {
 			r.Messages = append(r.Messages, []byte(m))

@@ -145,6 +145,9 @@ func echo(in *bufio.Scanner) int {
 		case "crlf":
 			os.Stdout.WriteString(reply + "\r\n")
 			continue
+		case "pretty": // the reply over three lines, with CRLF
+			os.Stdout.WriteString("{\"jsonrpc\":\"2.0\",\r\n  \"id\":" + id.Raw + ",\r\n  \"result\":{}}\r\n")
+			continue
 		case "log-later":
 			os.Stdout.WriteString(reply + "\n")
 			time.Sleep(50 * time.Millisecond)

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
 // stderrTail is how much of a server's stderr is kept: enough for the
@@ -128,21 +130,47 @@ func (s *Stdio) readStdout() {
 	defer s.wg.Done()
 	defer close(s.lines)
 	lr := newLineReader(s.stdout, int(s.lim.MaxBytes))
+	// A value pretty-printed over several lines comes as one line that
+	// holds them (see envelope.Rejoiner): RPC1001 fails it, and the
+	// exchange is not taken for silence.
+	j := envelope.NewRejoiner(int(s.lim.MaxBytes))
+	send := func(lns ...line) bool {
+		for _, ln := range lns {
+			select {
+			case s.lines <- ln:
+			case <-s.stop:
+				// Shutting down: drain and drop, so that a server blocked
+				// on a full stdout can still see its stdin close and exit.
+				for {
+					if _, _, err := lr.next(); err != nil {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	whole := func(data [][]byte) []line {
+		lns := make([]line, len(data))
+		for i, d := range data {
+			lns[i] = line{data: d}
+		}
+		return lns
+	}
 	for {
 		data, cut, err := lr.next()
 		if err != nil {
+			send(whole(j.Flush())...)
 			return
 		}
-		select {
-		case s.lines <- line{data, cut}:
-		case <-s.stop:
-			// Shutting down: drain and drop, so that a server blocked on
-			// a full stdout can still see its stdin close and exit.
-			for {
-				if _, _, err := lr.next(); err != nil {
-					return
-				}
-			}
+		out := whole(nil)
+		if cut {
+			out = append(whole(j.Flush()), line{data, cut})
+		} else {
+			out = whole(j.Add(data))
+		}
+		if !send(out...) {
+			return
 		}
 	}
 }

@@ -75,6 +75,10 @@ func TestStdioExchanges(t *testing.T) {
 				want: &envelope.Response{Messages: lines(notif, `{"jsonrpc":"2.0","id":"a","result":{"method":"tools/call"}}`)}},
 			{body: `{"jsonrpc":"2.0","id":2,"method":"crlf"}`, wantReply: true,
 				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":2,"result":{"method":"crlf"}}`)}},
+			// One message over several lines (T-STDIO-1 broken): read
+			// whole, so the exchange ends at it, and RPC1001 judges it.
+			{body: `{"jsonrpc":"2.0","id":3,"method":"pretty"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines("{\"jsonrpc\":\"2.0\",\n  \"id\":3,\n  \"result\":{}}")}},
 		},
 	}, {
 		name: "a banner opens the first exchange",
