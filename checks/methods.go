@@ -138,7 +138,7 @@ how it combines with T-META-3 is not spelled out (AMB-20).`,
 			}
 			path := msgPath(p, i)
 			sub := m.Get(key)
-			mine := sub.Exists() && envelope.SameID(id, sub)
+			mine := ownTag(id, m)
 			if stdio && !mine {
 				continue // another request's traffic on the shared stream
 			}

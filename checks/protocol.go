@@ -167,7 +167,9 @@ declarations set, not only for form:
   stdout every exchange shares, one tagged with a subscriptionId is such
   a stream's.
 - The notifications of a subscriptions/listen stream (2026-07-28) are
-  PRO1009's to judge.
+  PRO1009's to judge; on stdio only those tagged with the listen's own
+  id are the stream's, and the rest are judged here as on any exchange
+  (an untagged list change fails T-STDIO-5).
 
 On stdio other requests may be in flight, so a progress or log
 notification that names another request only warns there; on a POST's
@@ -220,7 +222,7 @@ declaration rules are not judged.`,
 				}
 				continue
 			}
-			if listen {
+			if listen && (p.Exchange.Transport != envelope.Stdio || ownTag(x.Request.Get("id"), m)) {
 				continue // PRO1009's
 			}
 			switch method {
@@ -256,6 +258,13 @@ declaration rules are not judged.`,
 		}
 		return nil
 	},
+}
+
+// ownTag: m carries the subscriptionId of the listen request whose id is
+// id, so on stdio it belongs to that stream.
+func ownTag(id gjson.Result, m envelope.Message) bool {
+	sub := m.Get(envelope.JoinPath("params._meta", metaSubscriptionID))
+	return sub.Exists() && envelope.SameID(id, sub)
 }
 
 // judgeServerRequest judges a request the server sent the client.
