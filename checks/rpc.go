@@ -220,8 +220,10 @@ absent, null or echoed exactly; a result that echoes it exactly only
 warns (PRO1001); any other id fails. When the id was readable, leaving it
 out fails: the client cannot match the reply. A rejection a server can
 make on the headers alone, before reading the body (a refused Accept or
-Content-Type, a missing or unserved version header, an ended session),
-may leave the id out. A result always carries the request's id.`,
+Content-Type, a missing or unserved version header, an ended session, or
+in 2025-xx a session refused with 400 and no method's code, as the
+TypeScript SDK's examples refuse a session they do not hold), may leave
+the id out. A result always carries the request's id.`,
 	Run: func(p *Pass) error {
 		if batch0326(p) {
 			return Skip("a batch to a 2025-03-26 server: its answers' ids are judged with the batch (RPC1001)")
@@ -249,7 +251,7 @@ may leave the id out. A result always carries the request's id.`,
 			}
 		}
 		switch {
-		case lost && len(x.ID.Echo) > 0 && !isResult && refusedOnHeaders(p):
+		case lost && len(x.ID.Echo) > 0 && !isResult && (refusedOnHeaders(p) || sessionRefusal(p)):
 			// Refused before the body was read: no id to echo (DESIGN,
 			// transport-level rejections).
 		case lost && len(x.ID.Echo) > 0 && !isResult:
@@ -311,6 +313,18 @@ func refusedOnHeaders(p *Pass) bool {
 		return p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
 	}
 	return false
+}
+
+// sessionRefusal: a 2025 request naming a session, refused 400 with no
+// method's code. The TypeScript SDK's own examples (server-everything
+// among them) refuse a session they do not hold so, on the header
+// alone: the id was not read. Whether 400 is right (T-SESS-3 asks 404
+// for an unknown session) is HTTP1002's question, not the id's.
+func sessionRefusal(p *Pass) bool {
+	r, x := p.Exchange.Response, p.Expect
+	return p.Exchange.Transport == envelope.HTTP && r != nil && r.Status == 400 &&
+		x.Version != envelope.V20260728 && x.Method != "initialize" && !methodLevel(p) &&
+		envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
 }
 
 // sameFloat: got is the request's number id as a float64 holds it, the
