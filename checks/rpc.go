@@ -315,15 +315,22 @@ func refusedOnHeaders(p *Pass) bool {
 	return false
 }
 
-// sessionRefusal: a 2025 request naming a session, refused 400 with no
-// method's code. The TypeScript SDK's own examples (server-everything
-// among them) refuse a session they do not hold so, on the header
-// alone: the id was not read. Whether 400 is right (T-SESS-3 asks 404
+// sessionRefusal: a well-formed 2025 request naming a session, refused
+// 400 with neither a method's code nor a parse error's. The TypeScript
+// SDK's own examples (server-everything among them) refuse a session
+// they do not hold so, on the header alone: the id was not read. The
+// body was, where it had something to refuse (a malformed request, or
+// -32700 for one that parses: the SDK's verdict on the message), and
+// then a lost id fails as ever. Whether 400 is right (T-SESS-3 asks 404
 // for an unknown session) is HTTP1002's question, not the id's.
 func sessionRefusal(p *Pass) bool {
 	r, x := p.Exchange.Response, p.Expect
-	return p.Exchange.Transport == envelope.HTTP && r != nil && r.Status == 400 &&
-		x.Version != envelope.V20260728 && x.Method != "initialize" && !methodLevel(p) &&
+	if p.Exchange.Transport != envelope.HTTP || r == nil || r.Status != 400 || p.Reply.Response == nil {
+		return false
+	}
+	wellFormed := x.Condition == expect.CondCall || x.Condition == expect.CondSession
+	return wellFormed && x.Version != envelope.V20260728 && x.Method != "initialize" && !methodLevel(p) &&
+		p.Reply.Response.Get("error.code").Int() != envelope.CodeParseError &&
 		envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
 }
 
