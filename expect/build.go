@@ -941,11 +941,20 @@ func inferVersion(ex *envelope.Exchange, req envelope.Message, f *Facts) (string
 // requestVersion is the version a request names itself: its _meta
 // protocol version (2026-07-28's stateless era), else its
 // MCP-Protocol-Version header; "" when it names none the checker knows.
+//
+// A 2026-07-28 header over a _meta that names an older version is a
+// 2026-07-28 request: both carriers are that era's (a 2025 request has
+// no _meta version), and their mismatch is the condition the server
+// answers (T-HTTP-8, -32020 from the 2026 table), not a 2025 request.
 func requestVersion(ex *envelope.Exchange, req envelope.Message) (string, string) {
+	hv := envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version")
 	if v := req.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str; envelope.KnownVersion(v) {
+		if hv == envelope.V20260728 && v != hv {
+			return hv, "header"
+		}
 		return v, "_meta"
 	}
-	if hv := envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); envelope.KnownVersion(hv) {
+	if envelope.KnownVersion(hv) {
 		return hv, "header"
 	}
 	return "", ""
