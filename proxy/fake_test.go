@@ -61,6 +61,17 @@ func runFake(name string) int {
 	switch name {
 	case "echo":
 		return echo(in, out)
+	case "parse-errors": // answers a line that is no JSON with -32700 and a null id, requests with a result
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			switch id := gjson.GetBytes(sc.Bytes(), "id"); {
+			case !gjson.ValidBytes(sc.Bytes()):
+				fmt.Fprintln(out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+			case id.Exists():
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+			}
+		}
+		return 0
 	case "pretty": // answers each request pretty-printed over several lines
 		sc := bufio.NewScanner(in)
 		for sc.Scan() {

@@ -71,11 +71,27 @@ func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
 // match finds and removes the request a reply with id answers: the one
 // with the same id; else one with the id's value in the other type;
 // else, when only one request waits, that one (a reply that mangled the
-// id still answers it, and is judged for that). A null id answers the
-// oldest of what had no readable id, notifications included (a server
-// that answers one is wrong, and is judged for it).
-func (l *ledger) match(id string) *waiting {
+// id still answers it, and is judged for that). A reply with no
+// readable id answers what its kind fits before the order of sending: an
+// error, a request whose id could not be read (a malformed line, a null
+// id, a line that is no JSON whatever id it seems to hold), else a batch
+// refused whole; a result, a request with such an id
+// (a malformed line gets no result); and only then the oldest of what
+// had no readable id, notifications included (a server that answers one
+// is wrong, and is judged for it). Taking the notification first failed a
+// right -32700 to the line after it as the notification's reply.
+func (l *ledger) match(id string, isError bool) *waiting {
 	key := idKey(id)
+	if key == "" {
+		for i, w := range l.list {
+			if !w.quiet && (w.key == "" && (isError || w.method != "") || isError && unreadable(w)) {
+				return l.remove(i)
+			}
+		}
+		if i := l.find("[", false); isError && i >= 0 {
+			return l.remove(i)
+		}
+	}
 	if i := l.find(key, key == ""); i >= 0 {
 		return l.remove(i)
 	}
@@ -86,6 +102,13 @@ func (l *ledger) match(id string) *waiting {
 		return l.remove(0)
 	}
 	return nil
+}
+
+// unreadable: w's request is no valid JSON, so its receiver could not
+// read the id the observer salvaged from it (a line cut short, say): its
+// error comes with a null id. Asked only when a null-id error arrives.
+func unreadable(w *waiting) bool {
+	return w.ex != nil && !w.oversized && !gjson.ValidBytes(w.ex.Request.Body)
 }
 
 // find returns the index of the first request with key; quiet ones

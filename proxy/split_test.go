@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/wymcp/wymcp-check/envelope"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -126,27 +128,43 @@ func TestClassify(t *testing.T) {
 func TestLedgerMatch(t *testing.T) {
 	req := func(id string) *waiting { return &waiting{key: idKey(id), method: "m" + id} }
 	quiet := func() *waiting { return &waiting{quiet: true, method: "note"} }
+	garbage := func() *waiting { return &waiting{} } // a line that is no message: method ""
+	batch := func() *waiting { return &waiting{key: "[", method: "batch"} }
+	cut := func() *waiting {
+		return &waiting{key: idKey("2"), method: "mcut", ex: &envelope.Exchange{Request: envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"`)}}}
+	}
 	tests := []struct {
 		name    string
 		waiting []*waiting
 		reply   string // the reply's id
+		isError bool
 		want    string // the method of the request matched, "" for none
 	}{
-		{"same id", []*waiting{req("1"), req("2")}, "2", "m2"},
-		{"string is not number", []*waiting{req(`"7"`), req("7")}, "7", "m7"},
-		{"the id in the other type, when it alone fits", []*waiting{req(`"7"`), req("8")}, "7", `m"7"`},
-		{"null answers a notification", []*waiting{req("1"), quiet()}, "null", "note"},
-		{"null answers an unreadable id first", []*waiting{req("true"), quiet()}, "null", "mtrue"},
-		{"a mangled id answers the only request", []*waiting{req("1")}, "99", "m1"},
-		{"a mangled id among several answers none", []*waiting{req("1"), req("2")}, "99", ""},
-		{"nothing waits", nil, "1", ""},
-		{"a notification alone is not the only request", []*waiting{quiet()}, "5", ""},
+		{"a null-id error answers a malformed line before an earlier notification", []*waiting{quiet(), garbage()}, "null", true, "(the line)"},
+		{"a null-id result answers no malformed line", []*waiting{quiet(), garbage()}, "null", false, "note"},
+		{"a null-id result answers a null-id request before an earlier notification", []*waiting{quiet(), req("null")}, "null", false, "mnull"},
+		{"a null-id error answers a batch before a notification", []*waiting{quiet(), batch()}, "null", true, "batch"},
+		{"a null-id error answers a line cut short, whatever id it seems to hold", []*waiting{quiet(), cut()}, "null", true, "mcut"},
+		{"a null-id result does not answer a line cut short", []*waiting{quiet(), cut()}, "null", false, "note"},
+		{"same id", []*waiting{req("1"), req("2")}, "2", false, "m2"},
+		{"string is not number", []*waiting{req(`"7"`), req("7")}, "7", false, "m7"},
+		{"the id in the other type, when it alone fits", []*waiting{req(`"7"`), req("8")}, "7", false, `m"7"`},
+		{"null answers a notification", []*waiting{req("1"), quiet()}, "null", false, "note"},
+		{"null answers an unreadable id first", []*waiting{req("true"), quiet()}, "null", false, "mtrue"},
+		{"a mangled id answers the only request", []*waiting{req("1")}, "99", false, "m1"},
+		{"a mangled id among several answers none", []*waiting{req("1"), req("2")}, "99", false, ""},
+		{"nothing waits", nil, "1", false, ""},
+		{"a notification alone is not the only request", []*waiting{quiet()}, "5", false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &ledger{list: tt.waiting}
 			got := ""
-			if w := l.match(tt.reply); w != nil {
+			w := l.match(tt.reply, tt.isError)
+			switch {
+			case w != nil && w.method == "" && !w.quiet:
+				got = "(the line)"
+			case w != nil:
 				got = w.method
 			}
 			if got != tt.want {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -283,7 +284,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 			w = r.client.remove(i)
 		}
 	} else {
-		w = r.client.match(o.ID)
+		w = r.client.match(o.ID, gjson.GetBytes(o.Raw, "error").Exists())
 	}
 	if w == nil {
 		if o.Note == "" {

@@ -224,6 +224,35 @@ func TestStdioPrettyReply(t *testing.T) {
 	}
 }
 
+// TestStdioNullIDReplyAnswersTheLineWithoutID: a notification, then a
+// line that is no JSON, answered -32700 with a null id: the error pairs
+// with the line, and the notification with no reply, as each should. The
+// twin is in TestStdioRelaysBothWaysUnchanged: a notification with
+// nothing else waiting, answered with a null id, has that for its reply.
+func TestStdioNullIDReplyAnswersTheLineWithoutID(t *testing.T) {
+	s := startStdio(t, "parse-errors", Limits{Quiet: 300 * time.Millisecond}, nil)
+	s.in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + "not json\n"))
+	waitContains(t, s.out, "-32700")
+	s.in.Close()
+	s.wait(t, 10*time.Second)
+	_, pairs := s.rec.snapshot()
+	got := map[string]string{}
+	for _, p := range pairs {
+		reply := "none"
+		if r := p.Exchange.Response; r != nil {
+			reply = string(r.Messages[0])
+		}
+		got[string(p.Exchange.Request.Body)] = reply
+	}
+	want := map[string]string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`: "none",
+		"not json": `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(nil, pairs))
+	}
+}
+
 func TestStdioExitStatusAndDeath(t *testing.T) {
 	s := startStdio(t, "exit7", Limits{}, nil)
 	s.in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}` + "\n"))
