@@ -111,12 +111,13 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 		if !p.Contract.IsStrict() {
 			return skipSpecOnly
 		}
-		e, d, err := needData(p)
+		e, _, err := needData(p)
 		if err != nil {
 			return err
 		}
 		code := int(e.Get("code").Int())
-		walkStrings(d, "error.data", func(path, s string) {
+		for _, ps := range p.Reply.errorDataStrings() {
+			path, s := ps.path, ps.s
 			switch {
 			case isProblemPath(path, p.Contract.ProblemsKey):
 			case isLocationPath(path, p.Contract.LocationKey) && len(foreignTokens(p, s)) == 0:
@@ -130,7 +131,7 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 					p.Warnf(path, "value may be prose (six words or more, no list separators): %s", Quote(s, quoteN))
 				}
 			}
-		})
+		}
 		return nil
 	},
 }

@@ -876,13 +876,14 @@ server's own words. Strict contract only.`,
 		s := newEchoScan(p)
 		s.text("error.message", p.Reply.Response.Get("error.message").Str)
 		whole := s.structures(e.Get("data"), "error.data")
-		walkStrings(e.Get("data"), "error.data", func(path, v string) {
+		for _, ps := range p.Reply.errorDataStrings() {
+			path, v := ps.path, ps.s
 			rawControl(p.Failf, path, v)
 			if whole.holds(path) {
 				// A whole value with the request's object it stands in;
 				// its pieces still count toward the bound.
 				s.textPieces(path, v)
-				return
+				continue
 			}
 			if isLocationPath(path, p.Contract.LocationKey) {
 				// The pointer the distilled entry must carry names the
@@ -891,7 +892,7 @@ server's own words. Strict contract only.`,
 				v = strings.Join(foreignTokens(p, v), "/")
 			}
 			s.text(path, v)
-		})
+		}
 		s.done("error", expect.Want{Level: expect.Must})
 		return nil
 	},

@@ -27,6 +27,25 @@ type Reply struct {
 
 	req     *requestStrings // lazy
 	reqDone bool
+
+	data     []pathString // lazy: see errorDataStrings
+	dataDone bool
+}
+
+// A pathString is a string of a reply and its display path.
+type pathString struct{ path, s string }
+
+// errorDataStrings are the strings under the response's error.data (data
+// itself included), in the order walkStrings meets them, walked once for
+// every check that reads them all. The response must be an error object.
+func (r *Reply) errorDataStrings() []pathString {
+	if !r.dataDone {
+		r.dataDone = true
+		walkStrings(r.Response.Get("error.data"), "error.data", func(path, s string) {
+			r.data = append(r.data, pathString{path, s})
+		})
+	}
+	return r.data
 }
 
 // requestStrings are the request's strings, gathered once for every check
