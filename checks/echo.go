@@ -3,7 +3,6 @@ package checks
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -104,7 +103,7 @@ type echoScan struct {
 	p       *Pass
 	sources []source
 	index   windowIndex
-	values  map[string]bool // distinct request values seen whole
+	values  map[string]bool // distinct request values seen whole; nil until one is
 	paths   []string
 	// inBody are the sources that stand verbatim in the body, in the
 	// order they stand there: a piece found in the body within one of
@@ -122,7 +121,16 @@ type echoScan struct {
 	vocabulary []string
 	// containers are the request's objects and arrays long enough to
 	// count, by shape (see structures), with their compact length.
-	containers map[uint64]int
+	containers     containerSet
+	containersDone bool
+}
+
+// markValue records that the reply carries the request value v whole.
+func (s *echoScan) markValue(v string) {
+	if s.values == nil {
+		s.values = map[string]bool{}
+	}
+	s.values[v] = true
 }
 
 // windowKey is the window of t at i as a number, for the index.
@@ -267,7 +275,7 @@ func (x *windowIndex) grow(sources []source) {
 }
 
 func newEchoScan(p *Pass) *echoScan {
-	s := &echoScan{p: p, values: map[string]bool{}, vocabulary: vocabulary(p)}
+	s := &echoScan{p: p, vocabulary: vocabulary(p)}
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
 	// Made once at its size, but for decoded variants (rare): a string
@@ -309,7 +317,8 @@ func newEchoScan(p *Pass) *echoScan {
 		add(v.Str, sourceValue, "", at)
 	})
 	h := p.Exchange.Request.Header
-	for _, k := range slices.Sorted(maps.Keys(h)) {
+	var buf [16]string
+	for _, k := range sortedKeys(buf[:0], h) {
 		for _, v := range h[k] {
 			add(v, sourceHeader, k, -1)
 		}
@@ -407,7 +416,7 @@ func (s *echoScan) text(path, raw string) {
 		}
 		for _, t := range variants {
 			if strings.Contains(t, v) {
-				s.values[v] = true
+				s.markValue(v)
 				s.paths = append(s.paths, path)
 				break
 			}
@@ -464,7 +473,7 @@ func (s *echoScan) wholeIndexed(path string, variants []string) {
 					continue
 				}
 				if !s.values[v] && strings.HasPrefix(t[i:], v) {
-					s.values[v] = true
+					s.markValue(v)
 					s.paths = append(s.paths, path)
 				}
 			}

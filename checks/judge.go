@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
+	"net/http"
 	"slices"
 
 	"github.com/tidwall/gjson"
@@ -379,7 +379,8 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrin
 		all = append(all, rs.body)
 	}
 	all = append(all, keys...)
-	for _, k := range slices.Sorted(maps.Keys(ex.Request.Header)) {
+	var buf [16]string
+	for _, k := range sortedKeys(buf[:0], ex.Request.Header) {
 		all = append(all, ex.Request.Header[k]...)
 	}
 	for i := range len(all) {
@@ -390,6 +391,17 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrin
 	slices.Sort(all[rs.nv:])
 	rs.all = all
 	return rs
+}
+
+// sortedKeys appends the names of h to dst, sorted: a request has a
+// few headers, and a buffer of the caller's holds them without an
+// allocation.
+func sortedKeys(dst []string, h http.Header) []string {
+	for k := range h {
+		dst = append(dst, k)
+	}
+	slices.Sort(dst)
+	return dst
 }
 
 // requestBody is the raw request body as a string. The parse of the body
