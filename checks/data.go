@@ -20,7 +20,7 @@ func needData(p *Pass) (gjson.Result, gjson.Result, error) {
 	}
 	d := p.Reply.Response.Get("error.data")
 	if !d.Exists() {
-		return e, d, skipNoData
+		return e, d, errSkipNoData
 	}
 	if !d.IsObject() {
 		return e, d, Skip("error.data is not an object (see ERR3001)")
@@ -40,7 +40,7 @@ that no client can read reliably. Strict contract only: the spec lets data
 be any JSON value.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
@@ -68,7 +68,7 @@ detail, reason, request) tends to leak internals and lets clients depend on
 undocumented shapes. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, d, err := needData(p)
 		if err != nil {
@@ -109,7 +109,7 @@ words, and ERR4001 bounds it; the problems of a distilled errors entry
 are judged by ERR5001 as short cause phrases. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, _, err := needData(p)
 		if err != nil {
@@ -519,7 +519,7 @@ elicitationId, url and message.`,
 				}
 			}
 		default:
-			return skipNoSpecData
+			return errSkipNoSpecData
 		}
 		return nil
 	},

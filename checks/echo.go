@@ -876,7 +876,7 @@ into the calling model's context, and a hostile request becomes the
 server's own words. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
@@ -925,7 +925,7 @@ server's own): then, as without the listed inputSchema, where the two
 look alike, an echo only warns. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		m, err := needObject(p)
 		if err != nil {
