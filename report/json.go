@@ -78,9 +78,11 @@ type jsonWriter struct {
 	// the same order, and most of them pass or skip for the reason they
 	// did before, so a row costs a comparison of the reason (its one
 	// constant string, compared by address first) and a copy.
-	rows    []cachedRow
-	buf     []byte
-	scratch []byte
+	rows []cachedRow
+	// specRules are the rules each check's SpecRef cites.
+	specRules map[*checks.Check][]string
+	buf       []byte
+	scratch   []byte
 	// fx and tail hold the current exchange's fixture and shared members.
 	fx, tail []byte
 	cited    map[string]bool // rule IDs the rows cite, bounded by the catalogue
@@ -229,7 +231,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		}
 		b = append(b, tail...)
 		if ruleText != "" {
-			if ids := findingRules(v.Check, ruleText); len(ids) > 0 {
+			if ids := j.findingRules(v.Check, ruleText); len(ids) > 0 {
 				b = append(b, `,"rules":[`...)
 				for i, id := range ids {
 					if i > 0 {
@@ -261,6 +263,23 @@ func (j *jsonWriter) Exchange(r *Result) error {
 	j.buf = b
 	_, err := j.w.Write(b)
 	return err
+}
+
+// findingRules is findingRules with the rules of each check's SpecRef,
+// which a finding that cites none falls back to, read once per check.
+func (j *jsonWriter) findingRules(c *checks.Check, message string) []string {
+	if rules.Cited(message) != nil {
+		return findingRules(c, message)
+	}
+	ids, ok := j.specRules[c]
+	if !ok {
+		ids = findingRules(c, "")
+		if j.specRules == nil {
+			j.specRules = map[*checks.Check][]string{}
+		}
+		j.specRules[c] = ids
+	}
+	return ids
 }
 
 // cachedMembers is the members of the row of verdict v, the i-th of its
