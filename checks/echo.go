@@ -306,16 +306,25 @@ func newEchoScan(p *Pass) *echoScan {
 		}
 	}
 	shift := len(raw) - len(req.JSON()) // a byte order mark
-	walkTexts(req.Root(), func(v gjson.Result, _ bool) {
+	value := func(str string, index int, verbatim bool) {
 		at := -1
-		if len(s.sources) > 0 && verbatim(v) {
-			at = shift + v.Index + 1
-			if len(v.Str) >= minPiece {
+		if len(s.sources) > 0 && verbatim {
+			at = shift + index + 1
+			if len(str) >= minPiece {
 				s.inBody = append(s.inBody, int32(len(s.sources)))
 			}
 		}
-		add(v.Str, sourceValue, "", at)
-	})
+		add(str, sourceValue, "", at)
+	}
+	if req == &p.Expect.Request {
+		// The body the expectation read: its strings are walked once
+		// for the exchange.
+		for _, t := range p.Reply.requestTexts(p.Expect) {
+			value(t.str, t.index, t.verbatim)
+		}
+	} else {
+		walkTexts(req.Root(), func(v gjson.Result, _ bool) { value(v.Str, v.Index, verbatim(v)) })
+	}
 	h := p.Exchange.Request.Header
 	var buf [16]string
 	for _, k := range sortedKeys(buf[:0], h) {

@@ -30,6 +30,36 @@ type Reply struct {
 
 	data     []pathString // lazy: see errorDataStrings
 	dataDone bool
+
+	texts     []requestText // lazy: see requestTexts
+	textsDone bool
+}
+
+// A requestText is a string of the request body (a member name or a
+// string value), as walkTexts meets it.
+type requestText struct {
+	str      string
+	index    int  // where its JSON text starts in the body (gjson's Index)
+	verbatim bool // see verbatim
+	key      bool
+}
+
+// requestTexts are the strings of the expectation's request body, in
+// the order they stand, walked once for every reader of them (the
+// request's strings, the echo scan's sources): each walk parses the
+// body again.
+func (r *Reply) requestTexts(exp *expect.Expectation) []requestText {
+	if !r.textsDone {
+		r.textsDone = true
+		if exp.Request.Valid {
+			// Every string has two quote marks of its own.
+			r.texts = make([]requestText, 0, bytes.Count(exp.Request.Raw, []byte{'"'})/2)
+			walkTexts(exp.Request.Root(), func(v gjson.Result, key bool) {
+				r.texts = append(r.texts, requestText{v.Str, v.Index, verbatim(v), key})
+			})
+		}
+	}
+	return r.texts
 }
 
 // A pathString is a string of a reply and its display path.
@@ -71,7 +101,7 @@ type requestStrings struct {
 func (r *Reply) request(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
 	if !r.reqDone {
 		r.reqDone = true
-		r.req = gatherRequest(ex, exp)
+		r.req = gatherRequest(ex, exp, r.requestTexts(exp))
 	}
 	return r.req
 }
@@ -354,23 +384,22 @@ func statusOf(fs []Finding) Status {
 // gatherRequest gathers every text of the request a reply could quote:
 // the raw body, each string in it, each header value, and the decoded
 // form of each.
-func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
+func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []requestText) *requestStrings {
 	var all, keys []string
 	if exp.Request.Valid {
-		// One walk, as each walk parses the body again, into lists
-		// made once: every string has two quote marks of its own, and
-		// all takes the keys too in the end. Most members have a string
-		// value, so keys are about half the strings; more only regrow.
-		n := bytes.Count(exp.Request.Raw, []byte{'"'}) / 2
+		// Lists made once: all takes the keys too in the end. Most
+		// members have a string value, so keys are about half the
+		// strings; more only regrow.
+		n := len(texts)
 		all = make([]string, 0, n+len(ex.Request.Header)+2)
 		keys = make([]string, 0, n/2+1)
-		walkTexts(exp.Request.Root(), func(s gjson.Result, key bool) {
-			if key {
-				keys = append(keys, s.Str)
+		for _, t := range texts {
+			if t.key {
+				keys = append(keys, t.str)
 			} else {
-				all = append(all, s.Str)
+				all = append(all, t.str)
 			}
-		})
+		}
 	}
 	slices.Sort(keys)
 	rs := &requestStrings{nv: len(all), keys: keys, body: requestBody(ex, exp)}
