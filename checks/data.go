@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // needData guards checks that read error.data as an object.
@@ -169,14 +170,24 @@ func quotesRequest(p *Pass, s string) bool {
 		return true
 	}
 	// A value quoted as the server decoded it (a percent-encoded URI).
-	for _, v := range values {
-		if strings.IndexByte(v, '%') >= 0 {
-			if d := percentDecode(v); d == s || strings.HasPrefix(d, core) {
-				return true
+	return quotesSorted(p.Reply.decodedValues(p.Exchange, p.Expect), s, core)
+}
+
+// decodedValues are the request's values that hold a percent sign,
+// percent-decoded and sorted: made once per reply, as every string under
+// data asks for them and a request may hold 50,000 values.
+func (r *Reply) decodedValues(ex *envelope.Exchange, exp *expect.Expectation) []string {
+	rs := r.request(ex, exp)
+	if !rs.decodedDone {
+		rs.decodedDone = true
+		for _, v := range rs.all[:rs.nv] {
+			if strings.IndexByte(v, '%') >= 0 {
+				rs.decoded = append(rs.decoded, percentDecode(v))
 			}
 		}
+		slices.Sort(rs.decoded)
 	}
-	return false
+	return rs.decoded
 }
 
 // quotesSorted: sorted holds s, or a text that starts with core.

@@ -94,6 +94,10 @@ type requestStrings struct {
 	keys []string
 	// body is the raw body as text, for the echo checks as well.
 	body string
+	// decoded are the values with a percent sign, decoded, sorted; set
+	// on first use (decodedValues).
+	decoded     []string
+	decodedDone bool
 }
 
 // request returns the request's strings, gathered on first use: most
