@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 // needData guards checks that read error.data as an object.
@@ -20,7 +21,7 @@ func needData(p *Pass) (gjson.Result, gjson.Result, error) {
 	}
 	d := p.Reply.Response.Get("error.data")
 	if !d.Exists() {
-		return e, d, skipNoData
+		return e, d, errSkipNoData
 	}
 	if !d.IsObject() {
 		return e, d, Skip("error.data is not an object (see ERR3001)")
@@ -40,7 +41,7 @@ that no client can read reliably. Strict contract only: the spec lets data
 be any JSON value.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
@@ -68,7 +69,7 @@ detail, reason, request) tends to leak internals and lets clients depend on
 undocumented shapes. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, d, err := needData(p)
 		if err != nil {
@@ -109,14 +110,15 @@ words, and ERR4001 bounds it; the problems of a distilled errors entry
 are judged by ERR5001 as short cause phrases. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
-		e, d, err := needData(p)
+		e, _, err := needData(p)
 		if err != nil {
 			return err
 		}
 		code := int(e.Get("code").Int())
-		walkStrings(d, "error.data", func(path, s string) {
+		for _, ps := range p.Reply.errorDataStrings() {
+			path, s := ps.path, ps.s
 			switch {
 			case isProblemPath(path, p.Contract.ProblemsKey):
 			case isLocationPath(path, p.Contract.LocationKey) && len(foreignTokens(p, s)) == 0:
@@ -130,7 +132,7 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 					p.Warnf(path, "value may be prose (six words or more, no list separators): %s", Quote(s, quoteN))
 				}
 			}
-		})
+		}
 		return nil
 	},
 }
@@ -168,14 +170,24 @@ func quotesRequest(p *Pass, s string) bool {
 		return true
 	}
 	// A value quoted as the server decoded it (a percent-encoded URI).
-	for _, v := range values {
-		if strings.IndexByte(v, '%') >= 0 {
-			if d := percentDecode(v); d == s || strings.HasPrefix(d, core) {
-				return true
+	return quotesSorted(p.Reply.decodedValues(p.Exchange, p.Expect), s, core)
+}
+
+// decodedValues are the request's values that hold a percent sign,
+// percent-decoded and sorted: made once per reply, as every string under
+// data asks for them and a request may hold 50,000 values.
+func (r *Reply) decodedValues(ex *envelope.Exchange, exp *expect.Expectation) []string {
+	rs := r.request(ex, exp)
+	if !rs.decodedDone {
+		rs.decodedDone = true
+		for _, v := range rs.all[:rs.nv] {
+			if strings.IndexByte(v, '%') >= 0 {
+				rs.decoded = append(rs.decoded, percentDecode(v))
 			}
 		}
+		slices.Sort(rs.decoded)
 	}
-	return false
+	return rs.decoded
 }
 
 // quotesSorted: sorted holds s, or a text that starts with core.
@@ -518,7 +530,7 @@ elicitationId, url and message.`,
 				}
 			}
 		default:
-			return skipNoSpecData
+			return errSkipNoSpecData
 		}
 		return nil
 	},

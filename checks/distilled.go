@@ -45,7 +45,7 @@ against 435 distilled: the rest is noise a client and a calling model
 must wade through. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		_, d, err := needData(p)
 		if err != nil {
@@ -118,8 +118,14 @@ func severalSentences(s string) bool {
 
 func judgeDistilled(p *Pass, errs gjson.Result) {
 	lk, pk := p.Contract.LocationKey, p.Contract.ProblemsKey
+	keys := []string{lk, pk}
+	// Two distinct plain names are read as Get reads them, in one pass
+	// (Members gives a second member of one name to a second key, and
+	// gjson reads some bytes of a path as syntax).
+	plain := lk != pk && plainName(lk) && plainName(pk)
 	var entries []distilledEntry
 	seenLoc := map[string]bool{}
+	var seenProb stringSet
 	// ForEach, not Array: a hostile reply may carry tens of thousands of
 	// entries, and judging each must not cost a copy of the list or a
 	// path string unless it is a finding.
@@ -131,7 +137,15 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			p.Failf(path(), "entry is %s, want {%s, %s}", envelope.Kind(e), lk, pk)
 			return true
 		}
-		loc, probs := e.Get(envelope.JoinPath("", lk)), e.Get(envelope.JoinPath("", pk))
+		// One read of the entry for both members (the first of each
+		// name, as Get reads it).
+		var lp [2]gjson.Result
+		if plain {
+			envelope.Members(e, keys, lp[:])
+		} else {
+			lp[0], lp[1] = e.Get(envelope.JoinPath("", lk)), e.Get(envelope.JoinPath("", pk))
+		}
+		loc, probs := lp[0], lp[1]
 		tokens, ok := pointerTokens(loc)
 		if !ok {
 			p.Failf(envelope.JoinPath(path(), lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
@@ -142,7 +156,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			return true
 		}
 		ent := distilledEntry{loc: loc.Str, tokens: tokens}
-		seenProb := map[string]bool{}
+		seenProb.reset()
 		j := -1
 		probs.ForEach(func(_, pr gjson.Result) bool {
 			j++
@@ -156,10 +170,9 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
 			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
-			case seenProb[pr.Str]:
+			case !seenProb.add(pr.Str):
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
-				seenProb[pr.Str] = true
 				ent.problems = append(ent.problems, pr.Str)
 			}
 			return true
@@ -189,6 +202,51 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 	}
 	judgeRestating(p, entries)
 }
+
+// plainName: a non-empty member name of letters, digits, _ and -, which
+// a gjson path reads as it stands.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// A stringSet is a set of strings that is most often small: a list
+// until it holds smallSet of them, a map after, so a hostile list of
+// 100,000 problems costs linear time and a short one no map.
+type stringSet struct {
+	few  []string
+	many map[string]bool
+}
+
+// add puts s in the set; false when it was there.
+func (ss *stringSet) add(s string) bool {
+	if ss.many == nil {
+		if slices.Contains(ss.few, s) {
+			return false
+		}
+		if len(ss.few) < smallSet {
+			ss.few = append(ss.few, s)
+			return true
+		}
+		ss.many = make(map[string]bool, 2*smallSet)
+		for _, f := range ss.few {
+			ss.many[f] = true
+		}
+	}
+	if ss.many[s] {
+		return false
+	}
+	ss.many[s] = true
+	return true
+}
+
+// reset empties the set, keeping the list's room; a map is dropped, as
+// clearing it would cost its size again for every small set after.
+func (ss *stringSet) reset() { ss.few, ss.many = ss.few[:0], nil }
 
 // judgeRestating finds entries that only point at a deeper entry, or only
 // restate an ancestor, by location: walking each entry's ancestors

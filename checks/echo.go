@@ -3,7 +3,6 @@ package checks
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -104,7 +103,7 @@ type echoScan struct {
 	p       *Pass
 	sources []source
 	index   windowIndex
-	values  map[string]bool // distinct request values seen whole
+	values  map[string]bool // distinct request values seen whole; nil until one is
 	paths   []string
 	// inBody are the sources that stand verbatim in the body, in the
 	// order they stand there: a piece found in the body within one of
@@ -122,7 +121,16 @@ type echoScan struct {
 	vocabulary []string
 	// containers are the request's objects and arrays long enough to
 	// count, by shape (see structures), with their compact length.
-	containers map[uint64]int
+	containers     containerSet
+	containersDone bool
+}
+
+// markValue records that the reply carries the request value v whole.
+func (s *echoScan) markValue(v string) {
+	if s.values == nil {
+		s.values = map[string]bool{}
+	}
+	s.values[v] = true
 }
 
 // windowKey is the window of t at i as a number, for the index.
@@ -267,7 +275,7 @@ func (x *windowIndex) grow(sources []source) {
 }
 
 func newEchoScan(p *Pass) *echoScan {
-	s := &echoScan{p: p, values: map[string]bool{}, vocabulary: vocabulary(p)}
+	s := &echoScan{p: p, vocabulary: vocabulary(p)}
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
 	// Made once at its size, but for decoded variants (rare): a string
@@ -298,18 +306,28 @@ func newEchoScan(p *Pass) *echoScan {
 		}
 	}
 	shift := len(raw) - len(req.JSON()) // a byte order mark
-	walkTexts(req.Root(), func(v gjson.Result, _ bool) {
+	value := func(str string, index int, verbatim bool) {
 		at := -1
-		if len(s.sources) > 0 && verbatim(v) {
-			at = shift + v.Index + 1
-			if len(v.Str) >= minPiece {
+		if len(s.sources) > 0 && verbatim {
+			at = shift + index + 1
+			if len(str) >= minPiece {
 				s.inBody = append(s.inBody, int32(len(s.sources)))
 			}
 		}
-		add(v.Str, sourceValue, "", at)
-	})
+		add(str, sourceValue, "", at)
+	}
+	if req == &p.Expect.Request {
+		// The body the expectation read: its strings are walked once
+		// for the exchange.
+		for _, t := range p.Reply.requestTexts(p.Expect) {
+			value(t.str, t.index, t.verbatim)
+		}
+	} else {
+		walkTexts(req.Root(), func(v gjson.Result, _ bool) { value(v.Str, v.Index, verbatim(v)) })
+	}
 	h := p.Exchange.Request.Header
-	for _, k := range slices.Sorted(maps.Keys(h)) {
+	var buf [16]string
+	for _, k := range sortedKeys(buf[:0], h) {
 		for _, v := range h[k] {
 			add(v, sourceHeader, k, -1)
 		}
@@ -407,7 +425,7 @@ func (s *echoScan) text(path, raw string) {
 		}
 		for _, t := range variants {
 			if strings.Contains(t, v) {
-				s.values[v] = true
+				s.markValue(v)
 				s.paths = append(s.paths, path)
 				break
 			}
@@ -464,7 +482,7 @@ func (s *echoScan) wholeIndexed(path string, variants []string) {
 					continue
 				}
 				if !s.values[v] && strings.HasPrefix(t[i:], v) {
-					s.values[v] = true
+					s.markValue(v)
 					s.paths = append(s.paths, path)
 				}
 			}
@@ -867,7 +885,7 @@ into the calling model's context, and a hostile request becomes the
 server's own words. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
@@ -876,13 +894,14 @@ server's own words. Strict contract only.`,
 		s := newEchoScan(p)
 		s.text("error.message", p.Reply.Response.Get("error.message").Str)
 		whole := s.structures(e.Get("data"), "error.data")
-		walkStrings(e.Get("data"), "error.data", func(path, v string) {
+		for _, ps := range p.Reply.errorDataStrings() {
+			path, v := ps.path, ps.s
 			rawControl(p.Failf, path, v)
 			if whole.holds(path) {
 				// A whole value with the request's object it stands in;
 				// its pieces still count toward the bound.
 				s.textPieces(path, v)
-				return
+				continue
 			}
 			if isLocationPath(path, p.Contract.LocationKey) {
 				// The pointer the distilled entry must carry names the
@@ -891,7 +910,7 @@ server's own words. Strict contract only.`,
 				v = strings.Join(foreignTokens(p, v), "/")
 			}
 			s.text(path, v)
-		})
+		}
 		s.done("error", expect.Want{Level: expect.Must})
 		return nil
 	},
@@ -915,7 +934,7 @@ server's own): then, as without the listed inputSchema, where the two
 look alike, an echo only warns. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		m, err := needObject(p)
 		if err != nil {

@@ -10,10 +10,10 @@ import (
 // needHTTP guards checks that judge the HTTP layer.
 func needHTTP(p *Pass) (*envelope.Response, error) {
 	if p.Exchange.Transport != envelope.HTTP {
-		return nil, skipNoHTTP
+		return nil, errSkipNoHTTP
 	}
 	if p.Exchange.Response == nil {
-		return nil, skipNoHTTPRsp
+		return nil, errSkipNoHTTPRsp
 	}
 	return p.Exchange.Response, nil
 }
@@ -56,7 +56,7 @@ not judged here.`,
 			return Skip("not a POST")
 		}
 		if resp.Status < 400 {
-			return skipNotErrStatus
+			return errSkipNotErrStatus
 		}
 		report, why := p.Failf, ""
 		switch {

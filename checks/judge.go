@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
+	"net/http"
 	"slices"
 
 	"github.com/tidwall/gjson"
@@ -27,6 +27,55 @@ type Reply struct {
 
 	req     *requestStrings // lazy
 	reqDone bool
+
+	data     []pathString // lazy: see errorDataStrings
+	dataDone bool
+
+	texts     []requestText // lazy: see requestTexts
+	textsDone bool
+}
+
+// A requestText is a string of the request body (a member name or a
+// string value), as walkTexts meets it.
+type requestText struct {
+	str      string
+	index    int  // where its JSON text starts in the body (gjson's Index)
+	verbatim bool // see verbatim
+	key      bool
+}
+
+// requestTexts are the strings of the expectation's request body, in
+// the order they stand, walked once for every reader of them (the
+// request's strings, the echo scan's sources): each walk parses the
+// body again.
+func (r *Reply) requestTexts(exp *expect.Expectation) []requestText {
+	if !r.textsDone {
+		r.textsDone = true
+		if exp.Request.Valid {
+			// Every string has two quote marks of its own.
+			r.texts = make([]requestText, 0, bytes.Count(exp.Request.Raw, []byte{'"'})/2)
+			walkTexts(exp.Request.Root(), func(v gjson.Result, key bool) {
+				r.texts = append(r.texts, requestText{v.Str, v.Index, verbatim(v), key})
+			})
+		}
+	}
+	return r.texts
+}
+
+// A pathString is a string of a reply and its display path.
+type pathString struct{ path, s string }
+
+// errorDataStrings are the strings under the response's error.data (data
+// itself included), in the order walkStrings meets them, walked once for
+// every check that reads them all. The response must be an error object.
+func (r *Reply) errorDataStrings() []pathString {
+	if !r.dataDone {
+		r.dataDone = true
+		walkStrings(r.Response.Get("error.data"), "error.data", func(path, s string) {
+			r.data = append(r.data, pathString{path, s})
+		})
+	}
+	return r.data
 }
 
 // requestStrings are the request's strings, gathered once for every check
@@ -45,6 +94,10 @@ type requestStrings struct {
 	keys []string
 	// body is the raw body as text, for the echo checks as well.
 	body string
+	// decoded are the values with a percent sign, decoded, sorted; set
+	// on first use (decodedValues).
+	decoded     []string
+	decodedDone bool
 }
 
 // request returns the request's strings, gathered on first use: most
@@ -52,7 +105,7 @@ type requestStrings struct {
 func (r *Reply) request(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
 	if !r.reqDone {
 		r.reqDone = true
-		r.req = gatherRequest(ex, exp)
+		r.req = gatherRequest(ex, exp, r.requestTexts(exp))
 	}
 	return r.req
 }
@@ -335,23 +388,22 @@ func statusOf(fs []Finding) Status {
 // gatherRequest gathers every text of the request a reply could quote:
 // the raw body, each string in it, each header value, and the decoded
 // form of each.
-func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
+func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []requestText) *requestStrings {
 	var all, keys []string
 	if exp.Request.Valid {
-		// One walk, as each walk parses the body again, into lists
-		// made once: every string has two quote marks of its own, and
-		// all takes the keys too in the end. Most members have a string
-		// value, so keys are about half the strings; more only regrow.
-		n := bytes.Count(exp.Request.Raw, []byte{'"'}) / 2
+		// Lists made once: all takes the keys too in the end. Most
+		// members have a string value, so keys are about half the
+		// strings; more only regrow.
+		n := len(texts)
 		all = make([]string, 0, n+len(ex.Request.Header)+2)
 		keys = make([]string, 0, n/2+1)
-		walkTexts(exp.Request.Root(), func(s gjson.Result, key bool) {
-			if key {
-				keys = append(keys, s.Str)
+		for _, t := range texts {
+			if t.key {
+				keys = append(keys, t.str)
 			} else {
-				all = append(all, s.Str)
+				all = append(all, t.str)
 			}
-		})
+		}
 	}
 	slices.Sort(keys)
 	rs := &requestStrings{nv: len(all), keys: keys, body: requestBody(ex, exp)}
@@ -360,7 +412,8 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrin
 		all = append(all, rs.body)
 	}
 	all = append(all, keys...)
-	for _, k := range slices.Sorted(maps.Keys(ex.Request.Header)) {
+	var buf [16]string
+	for _, k := range sortedKeys(buf[:0], ex.Request.Header) {
 		all = append(all, ex.Request.Header[k]...)
 	}
 	for i := range len(all) {
@@ -371,6 +424,17 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation) *requestStrin
 	slices.Sort(all[rs.nv:])
 	rs.all = all
 	return rs
+}
+
+// sortedKeys appends the names of h to dst, sorted: a request has a
+// few headers, and a buffer of the caller's holds them without an
+// allocation.
+func sortedKeys(dst []string, h http.Header) []string {
+	for k := range h {
+		dst = append(dst, k)
+	}
+	slices.Sort(dst)
+	return dst
 }
 
 // requestBody is the raw request body as a string. The parse of the body

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,7 +35,7 @@ learned yet.`,
 		n := 0
 		stack := make([]string, 0, 16)
 		for i, m := range p.Reply.Messages {
-			if !m.IsObject() {
+			if !m.IsObject() || !mayHoldMeta(m.Raw) {
 				continue
 			}
 			walkMeta(m.Root(), stack, func(at []string, meta gjson.Result) {
@@ -94,6 +95,13 @@ func reservedPrefix(key, version string) bool {
 		return false
 	}
 	return len(labels) >= 2 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
+}
+
+// mayHoldMeta: raw may hold a member named _meta, spelled out or with a
+// \u escape (the only escape that can spell a letter). Most messages
+// hold none, and are spared the walk.
+func mayHoldMeta(raw []byte) bool {
+	return bytes.Contains(raw, []byte("_meta")) || bytes.Contains(raw, []byte(`\u`))
 }
 
 // walkMeta calls fn for every _meta object under v: the protocol's own

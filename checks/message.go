@@ -103,7 +103,7 @@ request parameters", "Internal server error"), behind the TypeScript SDK's
 Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return skipSpecOnly
+			return errSkipSpecOnly
 		}
 		e, msg, err := needMessage(p)
 		if err != nil {
@@ -134,10 +134,17 @@ Strict contract only.`,
 // prefix, or with a pointer to where the cause went ("see data").
 func genericOnly(msg string, code int, name string) bool {
 	m := strings.ToLower(strings.TrimSpace(msg))
+	// What the rewriting below leaves is a run of m (a prefix and a
+	// suffix cut off): a message that holds no spelling of the name is
+	// no generic one, and most messages are spared the expressions.
+	name = strings.ToLower(name)
+	if !strings.Contains(m, name) && !slices.ContainsFunc(genericSpellings[code], func(g string) bool { return strings.Contains(m, g) }) {
+		return false
+	}
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
 	m = strings.TrimRight(m, " .!:;…—–-")
-	return m == strings.ToLower(name) || slices.Contains(genericSpellings[code], m)
+	return m == name || slices.Contains(genericSpellings[code], m)
 }
 
 // sdkPrefix is the TypeScript SDK's rendering of an McpError's code in

@@ -41,20 +41,18 @@ func hashString(kind byte, s string) uint64 {
 
 // shapes computes the shape of v and of every container under it, in
 // one pass (each value is read once: the time grows with the size),
-// calling visit for each container with its display path (none when
-// path is empty: the request's are not needed). A scalar's shape is
-// returned for its parent; visit sees containers only.
-func shapes(v gjson.Result, path string, visit func(path string, sh shape)) shape {
+// calling visit for each container with the keys and indexes that lead
+// to it from v. at is the walk's own stack, shared by every call: visit
+// reads it and keeps nothing of it, so a path is joined only for the
+// containers it wants (displayPath). A scalar's shape is returned for
+// its parent; visit sees containers only.
+func shapes(v gjson.Result, at []string, visit func(at []string, sh shape)) shape {
 	switch {
 	case v.IsObject():
 		sh := shape{sum: 0x6f, n: 2}
 		members := 0
 		v.ForEach(func(k, val gjson.Result) bool {
-			kp := ""
-			if path != "" {
-				kp = envelope.JoinPath(path, k.Str)
-			}
-			c := shapes(val, kp, visit)
+			c := shapes(val, append(at, k.Str), visit)
 			// Members are summed: their order does not change the sum.
 			sh.sum += mix(hashString('k', k.Str) ^ c.sum)
 			sh.n += len(k.Str) + 3 + c.n
@@ -64,17 +62,13 @@ func shapes(v gjson.Result, path string, visit func(path string, sh shape)) shap
 		if members > 1 {
 			sh.n += members - 1
 		}
-		visit(path, sh)
+		visit(at, sh)
 		return sh
 	case v.IsArray():
 		sh := shape{sum: 0x61, n: 2, array: true}
 		i := 0
 		v.ForEach(func(_, val gjson.Result) bool {
-			ip := ""
-			if path != "" {
-				ip = path + "." + strconv.Itoa(i)
-			}
-			c := shapes(val, ip, visit)
+			c := shapes(val, append(at, strconv.Itoa(i)), visit)
 			sh.sum = mix(sh.sum*0x100000001b3 ^ c.sum)
 			sh.n += c.n
 			i++
@@ -83,7 +77,7 @@ func shapes(v gjson.Result, path string, visit func(path string, sh shape)) shap
 		if i > 1 {
 			sh.n += i - 1
 		}
-		visit(path, sh)
+		visit(at, sh)
 		return sh
 	case v.Type == gjson.String:
 		return shape{sum: hashString('s', v.Str), n: len(v.Str) + 2}
@@ -91,6 +85,61 @@ func shapes(v gjson.Result, path string, visit func(path string, sh shape)) shap
 	// Numbers, booleans and null by their text: 1 and 1.0 differ, as a
 	// copy would not make them.
 	return shape{sum: hashString('v', v.Raw), n: len(v.Raw)}
+}
+
+// displayPath is the display path of the value reached from path by the
+// keys and indexes of at, as walk writes it (an index is a key of digits,
+// which JoinPath leaves as it is).
+func displayPath(path string, at []string) string {
+	for _, k := range at {
+		path = envelope.JoinPath(path, k)
+	}
+	return path
+}
+
+// containerSet holds the request's containers by shape: the compact
+// length of each sum. A request has a few containers, looked up in a
+// list; past smallSet of them a map takes over, so a hostile request of
+// 100,000 objects costs linear time.
+type containerSet struct {
+	few  []shape
+	many map[uint64]int
+}
+
+const smallSet = 16
+
+func (cs *containerSet) add(sh shape) {
+	if cs.many == nil {
+		for i := range cs.few {
+			if cs.few[i].sum == sh.sum {
+				cs.few[i].n = sh.n // the last one of a sum wins, as in a map
+				return
+			}
+		}
+		if len(cs.few) < smallSet {
+			cs.few = append(cs.few, sh)
+			return
+		}
+		cs.many = make(map[uint64]int, 2*smallSet)
+		for _, f := range cs.few {
+			cs.many[f.sum] = f.n
+		}
+	}
+	cs.many[sh.sum] = sh.n
+}
+
+// holds: a container of the request has sh's sum and compact length.
+func (cs *containerSet) holds(sh shape) bool {
+	if cs.many != nil {
+		n, ok := cs.many[sh.sum]
+		return ok && n == sh.n
+	}
+	for _, f := range cs.few {
+		if f.sum == sh.sum {
+			return f.n == sh.n
+		}
+	}
+	return false
 }
 
 // structures finds the request's containers put back under data whole:
@@ -101,18 +150,19 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 	if !data.IsObject() && !data.IsArray() {
 		return nil
 	}
-	if s.containers == nil {
-		s.containers = map[uint64]int{}
-		shapes(parsedRequest(s.p).Root(), "", func(_ string, sh shape) {
+	if !s.containersDone {
+		s.containersDone = true
+		shapes(parsedRequest(s.p).Root(), make([]string, 0, 16), func(_ []string, sh shape) {
 			if sh.n >= minPiece {
-				s.containers[sh.sum] = sh.n
+				s.containers.add(sh)
 			}
 		})
 	}
 	var found []string
 	var shs []shape
-	shapes(data, path, func(p string, sh shape) {
-		if n, ok := s.containers[sh.sum]; ok && n == sh.n {
+	shapes(data, make([]string, 0, 16), func(at []string, sh shape) {
+		if s.containers.holds(sh) {
+			p := displayPath(path, at)
 			// Children are visited first: a parent found later
 			// replaces them.
 			for len(found) > 0 && strings.HasPrefix(found[len(found)-1], p+".") {
@@ -121,6 +171,9 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 			found, shs = append(found, p), append(shs, sh)
 		}
 	})
+	if len(found) == 0 {
+		return nil
+	}
 	bound := s.p.Contract.QuoteBound
 	out := make(paths, len(found))
 	for i, p := range found {
@@ -128,7 +181,7 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 		sh := shs[i]
 		// Keyed by the value, as a string is: the same object echoed
 		// twice is one value.
-		s.values["\x00"+strconv.FormatUint(sh.sum, 16)] = true
+		s.markValue("\x00" + strconv.FormatUint(sh.sum, 16))
 		s.paths = append(s.paths, p)
 		if sh.n > bound {
 			kind := "object"

@@ -93,6 +93,53 @@ type Tool struct {
 	once7   sync.Once
 	draft7  *schema.ToolSchema // the draft-07 reading, for 2025-06-18 (AMB-15)
 	err7    error
+	// compiled holds the compilations of this inputSchema, shared with
+	// the same tool listed again (Learn): a server relisted in every
+	// session would have the same schema compiled for each list. Each
+	// Tool still compiles for the first version it is asked for, as a
+	// fresh one does; only the work is shared. Set when the tool is
+	// made, never after.
+	compiled *compiledSchemas
+}
+
+// compiledSchemas are the compilations of one inputSchema, by version
+// ("" for the draft-07 reading).
+type compiledSchemas struct {
+	mu sync.Mutex
+	by map[string]compiledSchema
+}
+
+type compiledSchema struct {
+	s   *schema.ToolSchema
+	err error
+}
+
+// get compiles with compile once per key, for every tool that shares c.
+func (c *compiledSchemas) get(key string, compile func() (*schema.ToolSchema, error)) (*schema.ToolSchema, error) {
+	if c == nil {
+		return compile()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.by[key]; ok {
+		return r.s, r.err
+	}
+	s, err := compile()
+	if c.by == nil {
+		c.by = map[string]compiledSchema{}
+	}
+	c.by[key] = compiledSchema{s, err}
+	return s, err
+}
+
+// shareCompiled lets t, not yet shared with anyone, share the
+// compilations of old, the same tool listed before, when its inputSchema
+// is the same text. old is not written: other goroutines may be judging
+// with it.
+func (t *Tool) shareCompiled(old *Tool) {
+	if old.compiled != nil && t.Input != nil && old.Name == t.Name && bytes.Equal(old.Input, t.Input) {
+		t.compiled = old.compiled
+	}
 }
 
 // NewTool reads a tool object of a tools/list result; ok is false when it
@@ -108,6 +155,7 @@ func NewTool(raw []byte) (*Tool, bool) {
 	tl := &Tool{Name: name.Str, Raw: json.RawMessage(raw), ReadOnly: t.Get("annotations.readOnlyHint").Type == gjson.True}
 	if in.IsObject() {
 		tl.Input = []byte(in.Raw)
+		tl.compiled = &compiledSchemas{}
 	}
 	if out := t.Get("outputSchema"); out.Exists() {
 		tl.Output = []byte(out.Raw)
@@ -121,7 +169,9 @@ func (t *Tool) inputSchema(version string) (*schema.ToolSchema, error) {
 	if t.Input == nil {
 		return nil, errors.New("no inputSchema object")
 	}
-	t.once.Do(func() { t.compile, t.cerr = schema.CompileToolSchema(t.Input, version) })
+	t.once.Do(func() {
+		t.compile, t.cerr = t.compiled.get(version, func() (*schema.ToolSchema, error) { return schema.CompileToolSchema(t.Input, version) })
+	})
 	return t.compile, t.cerr
 }
 
@@ -130,7 +180,9 @@ func (t *Tool) inputSchemaDraft7() (*schema.ToolSchema, error) {
 	if t.Input == nil {
 		return nil, errors.New("no inputSchema object")
 	}
-	t.once7.Do(func() { t.draft7, t.err7 = schema.CompileToolSchemaDraft7(t.Input) })
+	t.once7.Do(func() {
+		t.draft7, t.err7 = t.compiled.get("", func() (*schema.ToolSchema, error) { return schema.CompileToolSchemaDraft7(t.Input) })
+	})
 	return t.draft7, t.err7
 }
 
@@ -503,9 +555,13 @@ func (f *Facts) forgetChanged(resp *envelope.Response) *Facts {
 func (n *Facts) learnList(key string, items gjson.Result) {
 	switch key {
 	case "tools":
+		old := n.Tools
 		n.Tools, n.ToolOrder, n.ToolsListed = nil, nil, true
 		for _, t := range items.Array() {
 			if tl, ok := NewTool([]byte(t.Raw)); ok {
+				if i, found := slices.BinarySearchFunc(old, tl.Name, func(o *Tool, name string) int { return strings.Compare(o.Name, name) }); found {
+					tl.shareCompiled(old[i])
+				}
 				n.Tools = append(n.Tools, tl)
 				n.ToolOrder = append(n.ToolOrder, tl.Name)
 			}

@@ -73,9 +73,19 @@ type jsonWriter struct {
 	checkPart map[*checks.Check][]byte
 	passPart  map[*checks.Check][]byte
 	reasons   map[string][]byte
+	// rows caches, by a verdict's place in its exchange, the members of
+	// its last pass or skip row: every exchange lists the same checks in
+	// the same order, and most of them pass or skip for the reason they
+	// did before, so a row costs a comparison of the reason (its one
+	// constant string, compared by address first) and a copy.
+	rows []cachedRow
+	// specRules are the rules each check's SpecRef cites.
+	specRules map[*checks.Check][]string
 	buf       []byte
 	scratch   []byte
-	cited     map[string]bool // rule IDs the rows cite, bounded by the catalogue
+	// fx and tail hold the current exchange's fixture and shared members.
+	fx, tail []byte
+	cited    map[string]bool // rule IDs the rows cite, bounded by the catalogue
 }
 
 func (j *jsonWriter) Begin(m Meta) error {
@@ -105,6 +115,18 @@ func (j *jsonWriter) Begin(m Meta) error {
 	return err
 }
 
+// A cachedRow is the members of a pass or skip row, from the check's to
+// the message, and what they were made from.
+type cachedRow struct {
+	check   *checks.Check
+	status  checks.Status
+	reason  string
+	members []byte
+	// own is the slot's own buffer for skip rows: a reason that changes
+	// every exchange (one that quotes the exchange) reuses it.
+	own []byte
+}
+
 // maxCachedReasons bounds the reason cache: reasons that embed values
 // (rare) must not grow it without end.
 const maxCachedReasons = 1024
@@ -113,11 +135,27 @@ func (j *jsonWriter) str(s string, cache bool) []byte {
 	if b, ok := j.reasons[s]; ok {
 		return b
 	}
-	b, _ := json.Marshal(s) // a string always marshals
+	b := appendString(nil, s)
 	if cache && len(j.reasons) < maxCachedReasons {
 		j.reasons[s] = b
 	}
 	return b
+}
+
+// appendString appends s as encoding/json writes it. Most texts of a
+// report (fixture names, paths, reasons) are plain printable ASCII,
+// which it quotes as they are; any other goes through json.Marshal, so
+// the bytes stay the same either way.
+func appendString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always marshals
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 func (j *jsonWriter) part(c *checks.Check) []byte {
@@ -158,9 +196,11 @@ func (j *jsonWriter) pass(c *checks.Check) []byte {
 }
 
 func (j *jsonWriter) Exchange(r *Result) error {
-	fx := j.str(r.Fixture, false)
-	// The members every row of this exchange shares after the message.
-	var tail []byte
+	// The fixture, and the members every row of this exchange shares
+	// after the message, in buffers of the writer's.
+	fx := appendString(j.fx[:0], r.Fixture)
+	j.fx = fx
+	tail := j.tail[:0]
 	if r.Timed {
 		tail = append(tail, `,"durationMs":`...)
 		tail = strconv.AppendFloat(tail, float64(r.Duration.Microseconds())/1000, 'f', -1, 64)
@@ -171,6 +211,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		tail = append(tail, `,"line":`...)
 		tail = strconv.AppendInt(tail, int64(r.Line), 10)
 	}
+	j.tail = tail
 	b := j.buf[:0]
 	// row writes one row; members are those from the check's to the
 	// message.
@@ -190,7 +231,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		}
 		b = append(b, tail...)
 		if ruleText != "" {
-			if ids := findingRules(v.Check, ruleText); len(ids) > 0 {
+			if ids := j.findingRules(v.Check, ruleText); len(ids) > 0 {
 				b = append(b, `,"rules":[`...)
 				for i, id := range ids {
 					if i > 0 {
@@ -215,15 +256,50 @@ func (j *jsonWriter) Exchange(r *Result) error {
 			for _, f := range v.Findings {
 				row(v, j.members(v.Check, f.Status, j.str(f.Message, false)), f.Path, f.Message)
 			}
-		case checks.StatusPass:
-			row(v, j.pass(v.Check), "", "")
 		default:
-			row(v, j.members(v.Check, v.Status, j.str(v.Reason, true)), "", "")
+			row(v, j.cachedMembers(i, v), "", "")
 		}
 	}
 	j.buf = b
 	_, err := j.w.Write(b)
 	return err
+}
+
+// findingRules is findingRules with the rules of each check's SpecRef,
+// which a finding that cites none falls back to, read once per check.
+func (j *jsonWriter) findingRules(c *checks.Check, message string) []string {
+	if rules.Cited(message) != nil {
+		return findingRules(c, message)
+	}
+	ids, ok := j.specRules[c]
+	if !ok {
+		ids = findingRules(c, "")
+		if j.specRules == nil {
+			j.specRules = map[*checks.Check][]string{}
+		}
+		j.specRules[c] = ids
+	}
+	return ids
+}
+
+// cachedMembers is the members of the row of verdict v, the i-th of its
+// exchange, which neither fails nor warns (one row, no path).
+func (j *jsonWriter) cachedMembers(i int, v *checks.Verdict) []byte {
+	if i >= len(j.rows) {
+		j.rows = append(j.rows, make([]cachedRow, i+1-len(j.rows))...)
+	}
+	c := &j.rows[i]
+	if c.check == v.Check && c.status == v.Status && c.reason == v.Reason && c.members != nil {
+		return c.members
+	}
+	c.check, c.status, c.reason = v.Check, v.Status, v.Reason
+	if v.Status == checks.StatusPass {
+		c.members = j.pass(v.Check)
+	} else {
+		c.own = append(c.own[:0], j.members(v.Check, v.Status, j.str(v.Reason, true))...)
+		c.members = c.own
+	}
+	return c.members
 }
 
 func (j *jsonWriter) End(s Summary) error {
