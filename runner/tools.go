@@ -177,7 +177,8 @@ func (l *lane) probeVariants(f *fixtures.Fixture, base fixtures.Context) ([]vari
 // be destructive). An unmarked tool gets only the arguments its own
 // inputSchema surely rejects, so even a server that skips validation has
 // nothing it may run: not the format-only violation (valid under
-// 2020-12, where format annotates), nor a generated violation some other
+// 2020-12, where format annotates, and under draft-07, whose validators
+// may not assert it), nor a generated violation some other
 // keyword allows.
 func pickProbe(ts []*expect.Tool, f *fixtures.Fixture, base fixtures.Context) (*expect.Tool, []variant, string) {
 	tools := slices.Clone(ts)

@@ -76,6 +76,7 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
 	c := newCompiler(draft)
+	annotateFormats(c, doc)
 	if err := c.AddResource(toolSchemaURL, doc); err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
@@ -84,6 +85,36 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
 	}
 	return &ToolSchema{schema: sch, dialect: dialectOf(doc)}, nil
+}
+
+// annotateFormats makes every format the document names an annotation:
+// draft-07 and draft-04 let a validator assert format or not (draft-07
+// §7.2, "MAY"), and 2020-12 only annotates it, so under no dialect is a
+// value that breaks only a format surely refused, nor a server that
+// accepts it wrong. The library asserts formats for drafts before
+// 2019-09 whatever it is told; a format registered as always valid is
+// not asserted. ("regex" cannot be replaced; the engine's own reading of
+// it stands.)
+func annotateFormats(c *jsonschema.Compiler, doc any) {
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if f, ok := e.(string); ok && k == "format" && !seen[f] {
+					seen[f] = true
+					c.RegisterFormat(&jsonschema.Format{Name: f, Validate: func(any) error { return nil }})
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
 }
 
 // Dialect is the $schema the tool schema declares, or the 2020-12 URI
