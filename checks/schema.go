@@ -49,8 +49,13 @@ used by any client to validate arguments or results. The checker never
 fetches a $ref: a reference outside the schema document makes the schema
 unusable without a network fetch the spec forbids by default (T-SCHEMA-4,
 T-SCHEMA-5), which warns; so does a schema beyond the checker's bounds
-(1 MiB, 64 levels, 10,000 subschemas; T-SCHEMA-6). In 2025-06-18, which names no dialect (AMB-15), a
-schema that fails to compile as 2020-12 only warns.`,
+(1 MiB, 64 levels, 10,000 subschemas; T-SCHEMA-6), and one whose $schema
+names a dialect the checker does not know (T-SCHEMA-1 lets a server pick
+one; whether clients know it is open). In 2025-06-18, which names no
+dialect (AMB-15), a schema that fails to compile as 2020-12 only warns. A
+pattern Go's regexp cannot read (ECMA-262 lookahead, lookbehind,
+back-references) does not make a schema invalid; the pattern is not
+enforced where the checker validates against the schema.`,
 	Run: func(p *Pass) error {
 		if p.Expect.Method != "tools/list" {
 			return Skip("not a tools/list reply")
@@ -78,6 +83,8 @@ schema that fails to compile as 2020-12 only warns.`,
 				switch {
 				case errors.Is(cerr, schema.ErrSchemaBounds):
 					p.Warnf(path, "%s of tool %s is too large to judge (T-SCHEMA-6: validators bound such schemas): %v", key, name, cerr)
+				case errors.Is(cerr, schema.ErrUnknownDialect):
+					p.Warnf(path, "%s of tool %s names a dialect the checker does not know, so it is not judged (T-SCHEMA-1 lets a server choose its dialect; clients may not know it either): %v", key, name, cerr)
 				case errors.Is(cerr, schema.ErrExternalRef):
 					p.Warnf(path, "%s of tool %s refers outside itself, which a client must not fetch by default: %v", key, name, cerr)
 				case p.Expect.Version == envelope.V20250618:

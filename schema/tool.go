@@ -25,6 +25,11 @@ const (
 // of subschemas: not invalid, but more than the checker will compile.
 var ErrSchemaBounds = errors.New("schema exceeds the checker's bounds")
 
+// ErrUnknownDialect marks a schema whose $schema names a dialect the
+// checker does not know: a server may choose one (T-SCHEMA-1), so the
+// schema is not known to be invalid, only not judged.
+var ErrUnknownDialect = errors.New("unsupported $schema dialect")
+
 // toolSchemaURL is where a tool schema without its own $id lives while it
 // is compiled; references relative to it resolve inside the same fake
 // origin and are refused like any other.
@@ -221,7 +226,7 @@ func describeCompileError(err error, base string, doc any) error {
 	case errors.As(err, &load):
 		if errors.Is(load.Err, ErrExternalRef) {
 			if d := dialectOf(doc); strings.TrimSuffix(d, "#") == strings.TrimSuffix(load.URL, "#") {
-				return fmt.Errorf("unsupported $schema dialect %s", quote(d))
+				return fmt.Errorf("%w %s", ErrUnknownDialect, quote(d))
 			}
 			return fmt.Errorf("%w: %s", ErrExternalRef, quote(relative(load.URL, base)))
 		}
@@ -235,7 +240,7 @@ func describeCompileError(err error, base string, doc any) error {
 	case errors.As(err, &badRegex):
 		return fmt.Errorf("invalid regular expression %s", quote(badRegex.Regex))
 	case errors.As(err, &draft), errors.As(err, &metaURL), errors.As(err, &metaLoop):
-		return fmt.Errorf("unsupported $schema dialect %s", quote(dialectOf(doc)))
+		return fmt.Errorf("%w %s", ErrUnknownDialect, quote(dialectOf(doc)))
 	case errors.As(err, &vocab):
 		return fmt.Errorf("unsupported vocabulary %s", quote(vocab.Vocabulary))
 	case errors.As(err, &badPtr):
