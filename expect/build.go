@@ -779,8 +779,16 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			e.Quote = mv
 		}
 		// Mcp-Name mirrors a body value; a body without it is malformed
-		// params (-32602), which is not a header fault.
-		if field := envelope.NameField(e.Method); field != "" && req.Get("params."+field).Type == gjson.String {
+		// params (-32602), which is not a header fault. But the header is
+		// required on these methods (T-HDR-1), and a missing required
+		// header gets -32020 (T-HDR-2): with both missing, either fault
+		// may be answered first (AMB-4), so -32020 is defensible there.
+		if field := envelope.NameField(e.Method); field != "" && req.Get("params."+field).Type != gjson.String {
+			if _, ok := envelope.HeaderValue(h, "Mcp-Name"); !ok {
+				e.AlsoCodes = append(e.AlsoCodes, envelope.CodeHeaderMismatch)
+				e.AlsoWhy = "AMB-4: Mcp-Name, required on " + e.Method + " (T-HDR-1), is missing too, and the spec orders no header fault before a params fault"
+			}
+		} else if field != "" {
 			want := req.Get("params." + field)
 			nv, ok := envelope.HeaderValue(h, "Mcp-Name")
 			nv = trimOWS(nv)

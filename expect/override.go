@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
 // An Override is what a fixture knows about its probe beyond what the
@@ -288,7 +290,13 @@ func (o *Override) apply(e *Expectation) {
 	case len(o.codes) > 0 && undeclared:
 		e.Codes = union(e.Codes, o.codes)
 	case len(o.codes) > 0:
-		e.Codes, e.AlsoCodes = o.codes, nil
+		// The fixture's code is about its body; a header fault the
+		// request also carries may be answered first (AMB-4), and stays
+		// defensible.
+		e.Codes = o.codes
+		e.AlsoCodes = slices.DeleteFunc(e.AlsoCodes, func(c int) bool {
+			return c != envelope.CodeHeaderMismatch && c != envelope.CodeUnsupportedVer
+		})
 		if e.Code.Level < Must {
 			e.Code = must(e.Code.Rule)
 		}
