@@ -310,12 +310,15 @@ func codeList(codes []int) string {
 var Refused = &Check{
 	ID:       "PRO1001",
 	Title:    "A request the protocol rejects gets an error",
-	SpecRef:  "T-ERR-1..T-ERR-3, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8",
+	SpecRef:  "T-ERR-1..T-ERR-3, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `Garbage, invalid requests, unknown methods, and in 2026-07-28 header
 mismatches, unsupported versions and missing _meta fields must be refused
-with an error response, not served with a result. How sure that is comes
+with an error response, not served with a result; so must, in 2025-11-25,
+a call without a task to a tool that declares taskSupport "required"
+(T-TASK-1: -32601; -32600 warns, AMB-14), an isError result included.
+How sure that is comes
 from the expectation: a MUST fails (the refusals above); a SHOULD warns
 (an unknown tool, T-TOOL-6; a malformed tools/call, T-TOOL-7; an invalid
 cursor, T-PAGE-1; a method of a capability a 2025-xx server did not

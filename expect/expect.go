@@ -107,6 +107,7 @@ const (
 	CondUndeclared         Condition = "method of an undeclared capability"
 	CondUnknownName        Condition = "a prompt or resource the server did not declare"
 	CondSession            Condition = "a request outside the session"
+	CondTaskRequired       Condition = "a tool that requires a task called without one"
 	CondCall               Condition = "method call"
 )
 
