@@ -182,6 +182,21 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 	if err != nil {
 		return err
 	}
+	for i, b := range sbufs {
+		// A staged fixture's process that died went beside the pipe's: a
+		// server that allows one instance at a time (a lock, a port)
+		// dies of that, not of the message. It goes again alone, on the
+		// run's own target, as in sequence: a death then is the server's.
+		if !b.died() {
+			continue
+		}
+		alone := &buffer{}
+		alone.Note(fmt.Sprintf("%s: its server process died beside the others; sent again with no other process running", staged[i].ID))
+		if err := (&lane{r: r, out: alone, mark: time.Now()}).fixture(ctx, staged[i]); err != nil {
+			return err
+		}
+		sbufs[i] = alone
+	}
 	for _, b := range append(bufs, sbufs...) {
 		if err := b.flush(r); err != nil {
 			return err
@@ -283,7 +298,7 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() ([]*
 func (r *run) sibling(out Sink, sess session) *run {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return &run{t: r.t.(*StdioTarget).sibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools, blocks: r.blocks}
+	return &run{t: r.t.(*StdioTarget).newSibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools, blocks: r.blocks}
 }
 
 // A buffer holds one fixture's output until its turn comes.
@@ -312,6 +327,16 @@ func (b *buffer) Exchange(j Judged) error {
 }
 
 func (b *buffer) Note(n string) { b.events = append(b.events, event{note: n}) }
+
+// died: a server process died on one of the buffer's exchanges.
+func (b *buffer) died() bool { return diedIn(b.events) }
+
+func diedIn(events []event) bool {
+	return slices.ContainsFunc(events, func(e event) bool {
+		return e.judged != nil && e.judged.Exchange != nil && e.judged.Exchange.Died != "" ||
+			diedIn(e.before) || diedIn(e.instead)
+	})
+}
 
 // later holds an exchange to be judged when it goes out.
 func (b *buffer) later(j Judged) { b.events = append(b.events, event{judged: &j, later: true}) }

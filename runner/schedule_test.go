@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -573,6 +574,19 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		}
 	}
 	logf("start")
+	if lock := os.Getenv(singleEnv); lock != "" {
+		f, err := os.OpenFile(lock, os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			panic(err)
+		}
+		// Held until the process ends, however it ends (the deferred
+		// Close keeps f from a finalizer that would let go sooner).
+		defer f.Close()
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			os.Stderr.WriteString("another instance is running\n")
+			os.Exit(1)
+		}
+	}
 	if once := os.Getenv(startOnceEnv); once != "" {
 		if _, err := os.Stat(once); err == nil {
 			os.Exit(7) // started before: this server cannot start again
@@ -680,6 +694,11 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // request after a second notifications/initialized; "note-last-id"
 // answers each notification (wrongly) with the id it read last.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
+
+// singleEnv names a lock file: an ignoring server that finds it locked
+// by another exits at once, as a server that allows one instance at a
+// time does.
+const singleEnv = "WYMCP_RUNNER_SINGLE"
 
 // startOnceEnv names a file the ignoring server creates when it starts;
 // a server that finds it exits at once, as one that cannot start twice.
@@ -965,6 +984,53 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 				if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/unknown-notification RPC1007 fail") }) {
 					t.Fatalf("in sequence the wrong replies to notifications were not failed; the quirk did not work:\n%s", strings.Join(seq, "\n"))
 				}
+			}
+			if diff := cmp.Diff(seq, mux); diff != "" {
+				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSingleInstanceSameAsSequence: a server that allows one instance
+// at a time gets the verdicts of a run in sequence: a staged fixture's
+// process that died beside the pipe's goes again alone, and says so in a
+// note; no PRO1005 fails for the deaths of starts side by side. The twin:
+// one that dies of a staged fixture's message (tools/list before
+// initialize) dies of it alone too, and fails PRO1005 in both runs.
+func TestSingleInstanceSameAsSequence(t *testing.T) {
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	// The staged fixtures, and beside them fixtures for the pipe.
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
+		return f.Stage == "" && f.ID != "tools/list" && f.ID != "lifecycle/ping" && f.ID != "rpc/garbage"
+	})
+	for _, tc := range []struct {
+		quirk, dies string // dies: the staged fixture that fails PRO1005
+	}{{"", ""}, {"die-on:tools/list", "lifecycle/request-before-initialize"}} {
+		t.Run(tc.quirk, func(t *testing.T) {
+			t.Setenv(singleEnv, filepath.Join(t.TempDir(), "lock"))
+			t.Setenv(quirkEnv, tc.quirk)
+			seq, _ := stdioCorpusRun(t, lim, 1, fx)
+			mux, _ := stdioCorpusRun(t, lim, 8, fx)
+			var notes []string
+			mux = slices.DeleteFunc(mux, func(l string) bool {
+				again := strings.HasPrefix(l, "note: ") && strings.Contains(l, "sent again with no other process running")
+				if again {
+					notes = append(notes, l)
+				}
+				return again
+			})
+			if len(notes) == 0 {
+				t.Error("no staged fixture was sent again alone: the test no longer tests this")
+			}
+			for _, l := range seq {
+				if name, _, ok := strings.Cut(l, " PRO1005 fail"); ok && strings.HasPrefix(name, "lifecycle/") && name != tc.dies {
+					t.Errorf("in sequence the server died on %s:\n%s", name, l)
+				}
+			}
+			if tc.dies != "" && !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, tc.dies+" PRO1005 fail") }) {
+				t.Errorf("in sequence %s did not fail PRO1005; the quirk did not work", tc.dies)
 			}
 			if diff := cmp.Diff(seq, mux); diff != "" {
 				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)

@@ -22,6 +22,39 @@ type StdioTarget struct {
 	lim  transport.Limits
 	mu   sync.Mutex
 	p    *transport.Stdio
+	// aside is shared by a target and its siblings (the staged fixtures'
+	// processes). A server that allows one instance at a time (a lock,
+	// a port) dies at a start beside another: a sibling's death is sent
+	// again alone (see run.multiplexed); the pipe's own restart waits for
+	// the siblings to end, and a sibling's start for the pipe's process
+	// to be up, so that the pipe's is not the one that dies.
+	aside   *aside
+	sibling bool
+	holds   bool // a sibling holds aside.mu
+}
+
+// An aside is what a target shares with its siblings: a sibling holds mu
+// shared from its first start to its Close, and the target takes it to
+// start a process; main is the target's process.
+type aside struct {
+	mu    sync.RWMutex
+	mainM sync.Mutex
+	main  *transport.Stdio
+}
+
+// mainUp waits until the target's process has read its first message (or
+// never will), or ctx ends.
+func (a *aside) mainUp(ctx context.Context) {
+	a.mainM.Lock()
+	p := a.main
+	a.mainM.Unlock()
+	if p == nil {
+		return
+	}
+	select {
+	case <-p.Ready():
+	case <-ctx.Done():
+	}
 }
 
 // StartStdio starts the server. An error means it could not start at all.
@@ -29,7 +62,7 @@ func StartStdio(ctx context.Context, argv []string, lim transport.Limits) (*Stdi
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%w: no command to start", ErrNotDriven)
 	}
-	t := &StdioTarget{argv: argv, lim: lim}
+	t := &StdioTarget{argv: argv, lim: lim, aside: &aside{}}
 	if err := t.Restart(ctx); err != nil {
 		return nil, err
 	}
@@ -72,7 +105,9 @@ func (t *StdioTarget) Died() (bool, string) {
 
 // sibling is a target for the same command with no process yet: its
 // first Restart starts one.
-func (t *StdioTarget) sibling() *StdioTarget { return &StdioTarget{argv: t.argv, lim: t.lim} }
+func (t *StdioTarget) newSibling() *StdioTarget {
+	return &StdioTarget{argv: t.argv, lim: t.lim, aside: t.aside, sibling: true}
+}
 
 // Restart shuts down the current process, if any, and starts a new one.
 func (t *StdioTarget) Restart(ctx context.Context) error {
@@ -85,6 +120,15 @@ func (t *StdioTarget) Restart(ctx context.Context) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	switch {
+	case t.sibling && !t.holds:
+		t.aside.mu.RLock()
+		t.holds = true
+		t.aside.mainUp(ctx)
+	case !t.sibling:
+		t.aside.mu.Lock()
+		defer t.aside.mu.Unlock()
+	}
 	if t.p != nil {
 		t.p.Close()
 		// The close may have waited out grace periods: the deadline can
@@ -100,6 +144,11 @@ func (t *StdioTarget) Restart(ctx context.Context) error {
 		return fmt.Errorf("%w: starting %s: %v", ErrNotDriven, t.argv[0], err)
 	}
 	t.p = p
+	if !t.sibling {
+		t.aside.mainM.Lock()
+		t.aside.main = p
+		t.aside.mainM.Unlock()
+	}
 	return nil
 }
 
@@ -108,6 +157,12 @@ func (t *StdioTarget) Restart(ctx context.Context) error {
 func (t *StdioTarget) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer func() {
+		if t.holds {
+			t.aside.mu.RUnlock()
+			t.holds = false
+		}
+	}()
 	if t.p == nil {
 		return nil
 	}

@@ -61,6 +61,10 @@ type Stdio struct {
 	// waits for the server to read it before its clock starts.
 	fresh   bool
 	started time.Time
+	// ready is closed once the server has read its first message, or
+	// could not (it exited, stopped reading, or Start passed): see Ready.
+	ready     chan struct{}
+	readyOnce sync.Once
 	// late are the ids of requests whose exchange ended without their
 	// response: when it comes after all, it is a late reply, kept among
 	// the next exchange's lines but not taken for that exchange's end.
@@ -111,6 +115,7 @@ func StartStdio(ctx context.Context, argv []string, env []string, dir string, li
 		stderrDone: make(chan struct{}),
 		stop:       make(chan struct{}),
 		fresh:      true,
+		ready:      make(chan struct{}),
 		started:    time.Now(),
 	}
 	s.wg.Add(3)
@@ -124,7 +129,16 @@ func (s *Stdio) wait() {
 	defer s.wg.Done()
 	s.waitErr = s.cmd.Wait()
 	close(s.exited)
+	s.markReady()
 }
+
+// Ready is closed once the server has read its first message, or never
+// will (it exited, the first write failed, Limits.Start passed): a server
+// that reads has set itself up, and what it holds (a lock, a port) is
+// taken. A caller about to start a second instance beside it waits.
+func (s *Stdio) Ready() <-chan struct{} { return s.ready }
+
+func (s *Stdio) markReady() { s.readyOnce.Do(func() { close(s.ready) }) }
 
 func (s *Stdio) readStdout() {
 	defer s.wg.Done()
@@ -220,6 +234,7 @@ func (s *Stdio) Close() error {
 
 func (s *Stdio) shutdown() error {
 	close(s.stop)
+	defer s.markReady()
 	s.stdin.Close()
 	err := s.stopProcess()
 	// Whatever still holds the pipes (a grandchild that left the group)

@@ -112,6 +112,7 @@ func (s *Stdio) writeFirst(ctx context.Context, body []byte) (failure string, er
 	failure, err = s.write(ctx, body, deadline, bound)
 	if failure != "" || err != nil {
 		s.fresh = false
+		s.markReady()
 	}
 	return failure, err
 }
@@ -124,6 +125,7 @@ func (s *Stdio) writeFirst(ctx context.Context, body []byte) (failure string, er
 // quiet moment must not pass before the server could have answered it.
 func (s *Stdio) awaitRead(ctx context.Context) {
 	s.fresh = false
+	defer s.markReady()
 	until := s.started.Add(s.lim.Start)
 	poll := time.Millisecond
 	for {
