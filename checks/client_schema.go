@@ -156,12 +156,17 @@ judged.`,
 
 var ClientCapabilityUse = &Check{
 	ID:       "CLI1013",
-	Title:    "A client serves only the capabilities it declared",
+	Title:    "A client stays within the negotiated capabilities",
 	SpecRef:  "T-LIFE-4, T-V0326-5",
 	Severity: MUST,
 	Area:     AreaClient,
 	Doc: `Both sides stay within the capabilities negotiated at initialize
-(T-LIFE-4). A client that answers a server's sampling/createMessage,
+(T-LIFE-4). A client asks a 2025-xx server only for the features its
+initialize result advertised: tools/*, resources/* (subscribe and
+unsubscribe need resources.subscribe), prompts/*, logging/setLevel,
+completion/complete and tasks/* need tools, resources, prompts, logging,
+completions and tasks. It sends notifications/roots/list_changed only
+when it declared roots.listChanged. A client that answers a server's sampling/createMessage,
 elicitation/create or roots/list with a result declared sampling,
 elicitation or roots in its initialize; in 2025-11-25 a URL-mode
 elicitation needs elicitation.url, and a form needs elicitation.form (or
@@ -174,7 +179,11 @@ is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 		if err != nil {
 			return err
 		}
-		if cp.kind != kindResponse {
+		switch cp.kind {
+		case kindRequest, kindNotification:
+			return judgeClientAsk(p, cp)
+		case kindResponse:
+		default:
 			return skipNotResponse
 		}
 		c := cp.view.c
@@ -225,4 +234,62 @@ is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 		}
 		return nil
 	},
+}
+
+// serverFeature is the server capability a client request needs (T-LIFE-4:
+// the server offers only the methods its capabilities advertise); "" for
+// a method that needs none.
+func serverFeature(method string) string {
+	switch {
+	case method == "resources/subscribe" || method == "resources/unsubscribe":
+		return "resources.subscribe"
+	case method == "logging/setLevel":
+		return "logging"
+	case method == "completion/complete":
+		return "completions"
+	}
+	for _, f := range []string{"tools", "resources", "prompts", "tasks"} {
+		if strings.HasPrefix(method, f+"/") {
+			return f
+		}
+	}
+	return ""
+}
+
+// judgeClientAsk judges a client request or notification against the
+// capabilities the session negotiated: what the server advertised, what
+// the client declared. Only a 2025-xx session whose initialize the relay
+// saw answered is judged; 2025-03-26 only warns (T-V0326-5).
+func judgeClientAsk(p *Pass, cp *clientPass) error {
+	c := cp.view.c
+	if !c.initDone || c.version == envelope.V20260728 {
+		return Skip("no 2025-xx initialize was seen answered in this session")
+	}
+	fail := p.Failf
+	if !envelope.KnownVersion(c.version) {
+		fail = p.Warnf // T-V0326-5: a SHOULD in 2025-03-26
+	}
+	if cp.kind == kindNotification {
+		if cp.method != "notifications/roots/list_changed" {
+			return Skipf("notification %s needs no capability", Quote(cp.method, quoteN))
+		}
+		if !c.capsKnown {
+			return Skip("the relay did not see the client's initialize")
+		}
+		if v := gjson.GetBytes(c.caps, "roots.listChanged"); v.Type != gjson.True {
+			fail("method", "notifications/roots/list_changed from a client that did not declare roots.listChanged (T-LIFE-4)")
+		}
+		return nil
+	}
+	need := serverFeature(cp.method)
+	if need == "" {
+		return Skipf("%s needs no server capability", Quote(cp.method, quoteN))
+	}
+	if c.serverCaps == nil {
+		return Skip("the server's initialize result declared no capabilities object")
+	}
+	if v := gjson.GetBytes(c.serverCaps, need); !v.Exists() || v.Type == gjson.Null || v.Type == gjson.False {
+		fail("method", "asks for %s, but the server did not declare %s in its initialize result (T-LIFE-4)", Quote(cp.method, quoteN), need)
+	}
+	return nil
 }

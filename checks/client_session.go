@@ -120,6 +120,9 @@ type conversation struct {
 	modern    bool   // the client spoke 2026-07-28 (_meta) in it
 	caps      json.RawMessage
 	capsKnown bool
+	// serverCaps are the capabilities the server's initialize result
+	// declared (nil: none seen).
+	serverCaps json.RawMessage
 
 	inFlight map[string]int    // id key → requests with it awaiting their answer
 	open     map[uint64]string // a request's Seq → its id key, until it closes
@@ -449,6 +452,9 @@ func (t *ClientTracker) Close(e *Closed) {
 		res := gjson.GetBytes(e.Answer, "result")
 		if res.IsObject() && (e.Status == 0 || e.Status/100 == 2) {
 			c.initDone, c.version = true, res.Get("protocolVersion").Str
+			if caps := res.Get("capabilities"); caps.IsObject() {
+				c.serverCaps = json.RawMessage(caps.Raw)
+			}
 			if t.stdio == nil {
 				// HTTP: the session is known now, by its id or as the
 				// sessionless one.
