@@ -109,7 +109,8 @@ var StructuredContent = &Check{
 that schema (T-TOOL-10, MUST); each violation is reported once per
 location, distilled. The server SHOULD also put the serialised JSON in a
 text block for older clients: its absence warns. Whether an isError result
-must conform is not stated (AMB-13), so such results are not judged.`,
+must conform is not stated (AMB-13): one without structuredContent is not
+judged, and one whose structuredContent breaks the schema warns.`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || t.OutputSchema == nil {
@@ -123,11 +124,12 @@ must conform is not stated (AMB-13), so such results are not judged.`,
 			return err
 		}
 		r := m.Get("result")
+		isError := r.Get("isError").Type == gjson.True
 		switch {
 		case !r.IsObject():
 			return Skip("the reply is not a result")
-		case r.Get("isError").Type == gjson.True:
-			return Skip("an isError result (AMB-13)")
+		case isError && !r.Get("structuredContent").Exists():
+			return Skip("an isError result without structuredContent (AMB-13)")
 		case r.Get("resultType").Str == "input_required":
 			return Skip("an input_required result carries no output")
 		}
@@ -144,10 +146,21 @@ must conform is not stated (AMB-13), so such results are not judged.`,
 		if err != nil {
 			return err // beyond the validator's bounds: could not judge
 		}
+		report := p.Failf
+		if isError {
+			// Whether an error result's structuredContent must conform is
+			// not stated (AMB-13): a mismatch warns.
+			report = func(path, format string, args ...any) {
+				p.Warnf(path, format+" (AMB-13: an isError result's structuredContent is not said to conform)", args...)
+			}
+		}
 		for _, e := range entries {
 			for _, pr := range e.Problems {
-				p.Failf("result.structuredContent"+strings.ReplaceAll(e.Location, "/", "."), "%s", pr)
+				report("result.structuredContent"+strings.ReplaceAll(e.Location, "/", "."), "%s", pr)
 			}
+		}
+		if isError {
+			return nil
 		}
 		if !hasJSONText(r.Get("content"), sc) {
 			p.Warnf("result.content", "no text block carries the structuredContent as JSON, for clients that do not read it")
