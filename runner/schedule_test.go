@@ -671,6 +671,17 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			time.AfterFunc(delay, func() { io.WriteString(out, reply) })
 			continue
 		}
+		switch {
+		case quirk == "cursor-loop" && method.Str == "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+			continue
+		case quirk == "cursor-loop" && method.Str == "tools/list":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"count","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}],"nextCursor":"again"}}`+"\n", id.Raw)
+			continue
+		case quirk == "cursor-loop" && method.Str == "tools/call":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"1"}]}}`+"\n", id.Raw)
+			continue
+		}
 		switch method.Str {
 		case "initialize":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
@@ -1036,6 +1047,35 @@ func TestSingleInstanceSameAsSequence(t *testing.T) {
 				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCursorLoopListsOnce: a server whose tools/list gives the same
+// nextCursor on every page is followed until the cursor repeats, not to
+// the page bound: its tool is called once (a tool listed on every page
+// would otherwise be called for each), a note says the list never ends,
+// and the list counts as not read to its end.
+func TestCursorLoopListsOnce(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(quirkEnv, "cursor-loop")
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "tools/call-valid" })
+	if len(fx) != 1 {
+		t.Fatal("the corpus lacks tools/call-valid: the test no longer tests this")
+	}
+	rows, _ := stdioCorpusRun(t, transport.Limits{Timeout: 2 * time.Second, Quiet: 50 * time.Millisecond}, 1, fx)
+	var pages, calls, notes int
+	for _, l := range rows {
+		switch {
+		case strings.HasPrefix(l, "setup/tools-list") && strings.Contains(l, " sent "):
+			pages++
+		case strings.HasPrefix(l, "tools/call-valid/count sent "):
+			calls++
+		case strings.HasPrefix(l, "note: tools/list for the fixtures: page 2 gives a nextCursor an earlier page gave"):
+			notes++
+		}
+	}
+	if pages != 2 || calls != 1 || notes != 1 {
+		t.Errorf("%d pages listed, %d calls of the tool, %d notes; want 2, 1, 1:\n%s", pages, calls, notes, strings.Join(rows, "\n"))
 	}
 }
 
