@@ -221,6 +221,28 @@ func TestLearn(t *testing.T) {
 	if string(a.ClientCapabilities) != `{"sampling":{}}` || b.ClientCapabilities != nil || c.ClientCapabilities != nil || string(again.ClientCapabilities) == "" {
 		t.Errorf("client capabilities learned: %s, then %s, then %s; the same again: %s", a.ClientCapabilities, b.ClientCapabilities, c.ClientCapabilities, again.ClientCapabilities)
 	}
+	// Two HTTP sessions given different tool lists (a server that lists
+	// tools by the client's capabilities): a later call may be either
+	// session's, so the tools are both lists' and no list is whole; one
+	// session listing again the same way replaces its list.
+	inSession := func(sid, req, rep string) *envelope.Exchange {
+		return &envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Body: []byte(req), Header: http.Header{"Mcp-Session-Id": {sid}}},
+			Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(rep)}}
+	}
+	listA := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"sample","inputSchema":{"type":"object"}}]}}`
+	listB := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`
+	s1 := (*expect.Facts)(nil).Learn(inSession("s1", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, listA))
+	s1again := s1.Learn(inSession("s1", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, listB))
+	if !s1again.ToolsListed || s1again.Tool("sample") != nil {
+		t.Errorf("one session listing again: the new list replaces the old (listed %v, sample %v)", s1again.ToolsListed, s1again.Tool("sample") != nil)
+	}
+	s2 := s1.Learn(inSession("s2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, listB))
+	if s2.ToolsListed || s2.Tool("sample") == nil || s2.Tool("a") == nil {
+		t.Errorf("two sessions, two lists: tools %v, listed %v; want both lists' tools, no list whole", s2.ToolOrder, s2.ToolsListed)
+	}
+	if s2same := s1.Learn(inSession("s2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, listA)); !s2same.ToolsListed {
+		t.Error("two sessions given the same list: that list is whole")
+	}
 	// A server that speaks only 2025-03-26 is judged as a live run judges
 	// it: under 2025-06-18's rules, knowing what it speaks.
 	old := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,

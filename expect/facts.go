@@ -66,6 +66,13 @@ type Facts struct {
 	// session): which client a later exchange belongs to is not known, so
 	// neither declaration is.
 	clientsDiffer bool
+	// toolsSession is the HTTP session whose tools/list the tools are;
+	// toolsVary: two sessions were given different lists (a server that
+	// lists tools by the client's capabilities, two clients behind one
+	// relay). Which list a later call was made against is not known, so
+	// the tools are the union of the lists, and no list is whole.
+	toolsSession string
+	toolsVary    bool
 }
 
 // Speaks is the version the server negotiated.
@@ -515,7 +522,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() || !items.IsArray() {
 			return f
 		}
-		n.learnList(key, items)
+		n.learnList(key, items, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	}
 	return n
 }
@@ -552,10 +559,10 @@ func (f *Facts) forgetChanged(resp *envelope.Response) *Facts {
 }
 
 // learnList takes in a whole list of what the server offers.
-func (n *Facts) learnList(key string, items gjson.Result) {
+func (n *Facts) learnList(key string, items gjson.Result, session string) {
 	switch key {
 	case "tools":
-		old := n.Tools
+		old, oldListed := n.Tools, n.ToolsListed
 		n.Tools, n.ToolOrder, n.ToolsListed = nil, nil, true
 		for _, t := range items.Array() {
 			if tl, ok := NewTool([]byte(t.Raw)); ok {
@@ -567,6 +574,21 @@ func (n *Facts) learnList(key string, items gjson.Result) {
 			}
 		}
 		slices.SortStableFunc(n.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+		if n.toolsVary || oldListed && session != n.toolsSession && !sameToolNames(old, n.Tools) {
+			// Another session's list differs: keep both lists' tools (the
+			// new listing of a name wins), and claim neither is whole.
+			for _, t := range old {
+				if _, found := slices.BinarySearchFunc(n.Tools, t.Name, func(o *Tool, name string) int { return strings.Compare(o.Name, name) }); !found {
+					n.Tools = append(n.Tools, t)
+				}
+			}
+			slices.SortStableFunc(n.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+			n.ToolOrder, n.ToolsListed, n.toolsVary = nil, false, true
+			for _, t := range n.Tools {
+				n.ToolOrder = append(n.ToolOrder, t.Name)
+			}
+		}
+		n.toolsSession = session
 	case "prompts":
 		n.Prompts, n.PromptsListed = nil, true
 		for _, p := range items.Array() {
@@ -589,6 +611,11 @@ func (n *Facts) learnList(key string, items gjson.Result) {
 			}
 		}
 	}
+}
+
+// sameToolNames: a and b (sorted by name) list the same names.
+func sameToolNames(a, b []*Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y *Tool) bool { return x.Name == y.Name })
 }
 
 // stringList reads an array of strings, skipping other values.
