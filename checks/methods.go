@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +23,10 @@ var MethodResults = &Check{
 	Doc: `What a result may carry depends on the method and the request:
 
 - resources/read of a URI the server neither lists nor matches with a
-  template is never answered with empty contents in 2026-07-28 (T-RES-2).
+  template is never answered with empty contents in 2026-07-28 (T-RES-2);
+  a content item carries text or blob, and one with both warns (T-RES-4:
+  schema.ts types it as one or the other, while the JSON Schema's anyOf
+  accepts both).
 - completion/complete answers at most 100 values (T-COMP-1).
 - The keys of capabilities.extensions (2026-07-28) follow the _meta key
   grammar with a prefix that is not optional: "io.example/tasks", never
@@ -71,6 +75,16 @@ PRO1002's to judge.`,
 				return nil
 			}
 			return Skip("the reply is not a result object")
+		}
+		if x.Method == "resources/read" {
+			judged = true
+			for i, c := range r.Get("contents").Array() {
+				if c.Get("text").Exists() && c.Get("blob").Exists() {
+					// schema.ts types an item as text or blob; its JSON
+					// Schema's anyOf accepts both at once, so only warns.
+					p.Warnf(fmt.Sprintf("result.contents.%d", i), "a content item carries both text and blob; T-RES-4 gives an item one of them, and clients read such an item either way")
+				}
+			}
 		}
 		switch {
 		case x.Method == "resources/read" && x.EmptyContents.Set():
