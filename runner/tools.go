@@ -329,6 +329,15 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 		}
 		c.PromptReq = jsonStringContents(f.Prompts[i].Name)
 	}
+	if uses("promptopen") {
+		// Asked with no arguments, so that no value of the checker's
+		// making can be what the server refuses.
+		i := slices.IndexFunc(f.Prompts, func(p expect.Prompt) bool { return len(p.Required) == 0 })
+		if i < 0 {
+			return "every prompt the server lists has a required argument"
+		}
+		c.PromptOpen = jsonStringContents(f.Prompts[i].Name)
+	}
 	if uses("resource") {
 		if len(f.Resources) == 0 {
 			return "the server lists no resources"
