@@ -164,6 +164,11 @@ their level.`,
 			return nil
 		case readCode(p, code):
 			return nil // right under one reading of the request
+		case code == envelope.CodeUnsupportedVer && versionRefused(p):
+			// DESIGN, Versions: -32022 whose supported list lacks the
+			// version asked for is right whatever else the request holds:
+			// a server that does not serve the version reads nothing else.
+			return nil
 		case slices.Contains(x.AlsoCodes, code) && len(x.Codes) == 0:
 			// The request fixes no code of its own: the code is defensible,
 			// but the serving it stands for was the literal reading.
@@ -279,6 +284,18 @@ func readCode(p *Pass, code int) bool {
 		v = envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version")
 	}
 	return !listsVersion(p.Reply.Response.Get("error.data.supported"), v)
+}
+
+// versionRefused: the reply refuses the version the request asked for
+// (_meta's, else the header's) with a data.supported list that lacks it,
+// and the run's facts do not show the server serving it.
+func versionRefused(p *Pass) bool {
+	v := sentVersion(p)
+	if v == "" {
+		v = envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version")
+	}
+	supported := p.Reply.Response.Get("error.data.supported")
+	return v != "" && supported.IsArray() && !listsVersion(supported, v) && !p.Expect.Facts.Serves(v)
 }
 
 // sentVersion is the protocol version the request asked for (_meta's).
