@@ -169,6 +169,12 @@ their level.`,
 			// version asked for is right whatever else the request holds:
 			// a server that does not serve the version reads nothing else.
 			return nil
+		case code == envelope.CodeMissingClientCap && capabilityRefused(p):
+			// T-LIFE-13 (MUST): a request that needs a client capability
+			// the request did not declare gets -32021, and no order is
+			// set between that fault and the request's others (AMB-4).
+			// ERR3004 judges that the capabilities named were missing.
+			return nil
 		case slices.Contains(x.AlsoCodes, code) && len(x.Codes) == 0:
 			// The request fixes no code of its own: the code is defensible,
 			// but the serving it stands for was the literal reading.
@@ -296,6 +302,22 @@ func versionRefused(p *Pass) bool {
 	}
 	supported := p.Reply.Response.Get("error.data.supported")
 	return v != "" && supported.IsArray() && !listsVersion(supported, v) && !p.Expect.Facts.Serves(v)
+}
+
+// capabilityRefused: a 2026-07-28 refusal naming, in
+// data.requiredCapabilities, a capability the request did not declare.
+func capabilityRefused(p *Pass) bool {
+	if p.Expect.Version != envelope.V20260728 {
+		return false
+	}
+	rc := p.Reply.Response.Get("error.data.requiredCapabilities")
+	declared := p.Expect.Request.Get(envelope.MetaPath(envelope.MetaClientCapabilities))
+	for _, leaf := range leafPaths(rc, "") {
+		if !declared.IsObject() || !declared.Get(leaf).Exists() {
+			return true
+		}
+	}
+	return false
 }
 
 // sentVersion is the protocol version the request asked for (_meta's).

@@ -496,7 +496,11 @@ additionalProperties is false, a value outside an enum) must be refused,
 not run. From 2025-11-25 the tools page asks for a tool execution error: a
 result with isError true (pass); -32602 only warns, because the 2026-07-28
 schema.ts and its example contradict the tools page (AMB-2). In 2025-06-18
-either form passes. A result that is not an error means the tool ran on
+either form passes; in 2026-07-28 so do -32021 (the tool needs a client
+capability the client lacks, T-LIFE-13) and -32020 (a header fault), as
+no order between the faults is set (AMB-4), and an input_required result
+is not judged: the tool has not run, and a later round would show whether
+it refuses. A result that is not an error means the tool ran on
 input it declared invalid: a failure; only a warning where the one fault
 is a null for an argument the schema lets be absent, which servers
 commonly read as absent (models send such nulls).`,
@@ -516,6 +520,13 @@ commonly read as absent (models send such nulls).`,
 				// -32603 says the tool failed inside: it ran on the input
 				// instead of validating it.
 				p.Deviate(t.Refusal, "error.code", "the tool failed inside (-32603) instead of refusing arguments its inputSchema forbids; want an isError result or -32602")
+			case code == envelope.CodeMissingClientCap && p.Expect.Version == envelope.V20260728:
+				// The tool needs a capability the client did not declare
+				// (T-LIFE-13, MUST): a refusal too, and no order between
+				// the two faults is set (AMB-4). ERR1002 judges the code.
+			case code == envelope.CodeHeaderMismatch && p.Expect.Version == envelope.V20260728:
+				// Refused on its headers before the arguments (AMB-4);
+				// ERR1002 judges whether a header was wrong.
 			case code != envelope.CodeInvalidParams:
 				// Refused, as it must be; the form is a SHOULD (T-TOOL-8).
 				p.Warnf("error.code", "the refusal has code %d, want an isError result or -32602 (T-TOOL-8)", code)
@@ -523,6 +534,12 @@ commonly read as absent (models send such nulls).`,
 				p.Warnf("error.code", "refused with -32602; since 2025-11-25 the tools page asks for an isError result (AMB-2)")
 			}
 			return nil
+		}
+		if m.Get("result.resultType").Str == "input_required" && p.Expect.Version == envelope.V20260728 {
+			// The tool asks for input first (T-MRTR-2) and has not run:
+			// whether it refuses the arguments comes in a later round, past
+			// this exchange.
+			return Skip("the tool asked for input (input_required) before running; a later round would show whether it refuses the arguments")
 		}
 		if m.Get("result.isError").Type != gjson.True {
 			p.Deviate(t.Refusal, "result", "tool %s ran on arguments its inputSchema forbids (%s); want an isError result", Quote(t.Name, quoteN), schema.FirstProblem(t.Problems))
