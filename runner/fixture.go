@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
@@ -177,36 +179,57 @@ const streamLook = time.Second
 
 // openStream sends a GET and reads what the stream carries for a moment.
 // A stream still open when the look ends is what a conforming server
-// does, so that is not a failure of the exchange. In a concurrent run
-// the look lasts while the other fixtures run (at least streamLookMin,
-// at most streamLook): what the stream carries meanwhile is what it is
-// looked at for, and it costs no time of its own.
+// does, so that is not a failure of the exchange. The look's clock starts
+// when the reply begins to arrive: the wait for it is the exchange's own
+// (--timeout), so a server slow to open its stream is not cut off before
+// it answers, which left such a stream "could not judge" (and the run's
+// verdict with it) to the machine's speed. In a concurrent run the look
+// lasts while the other fixtures run (at least streamLookMin, at most
+// streamLook): what the stream carries meanwhile is what it is looked at
+// for, and it costs no time of its own.
 func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Exchange {
 	r := l.r
 	release := l.fl.take(r.idKeys(req))
 	defer release()
-	sctx, cancel := context.WithTimeout(ctx, streamLook)
+	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if l.fl != nil {
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			t := time.NewTimer(streamLookMin)
-			defer t.Stop()
-			for {
-				select {
-				case <-t.C:
-					if l.fl.idle() {
-						cancel()
-						return
-					}
-					t.Reset(streamLookPoll)
-				case <-stop:
+	opened := make(chan struct{})
+	var once sync.Once
+	sctx = httptrace.WithClientTrace(sctx, &httptrace.ClientTrace{
+		GotFirstResponseByte: func() { once.Do(func() { close(opened) }) },
+	})
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-opened:
+		case <-stop:
+			return
+		}
+		look := time.NewTimer(streamLook)
+		defer look.Stop()
+		var poll <-chan time.Time // nil in sequence: the whole look
+		t := time.NewTimer(streamLookMin)
+		defer t.Stop()
+		if l.fl != nil {
+			poll = t.C
+		}
+		for {
+			select {
+			case <-look.C:
+				cancel()
+				return
+			case <-poll:
+				if l.fl.idle() {
+					cancel()
 					return
 				}
+				t.Reset(streamLookPoll)
+			case <-stop:
+				return
 			}
-		}()
-	}
+		}
+	}()
 	ex := r.send(sctx, req, false)
 	if ex.Failure != "" && ex.Response != nil && ex.Response.Status == 200 &&
 		envelope.IsEventStream(ex.Response.Header.Get("Content-Type")) && ctx.Err() == nil {

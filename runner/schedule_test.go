@@ -26,6 +26,7 @@ import (
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transport"
@@ -1232,4 +1233,43 @@ func windowAndStarts(t *testing.T, log string) (main int, first, end int64) {
 		t.Fatalf("the servers' log shows no pipe process, no liveness probe after its window, or no staged process:\n%s", raw)
 	}
 	return main, first, end
+}
+
+// TestSlowStreamOpenJudged: a server that takes longer than a stream
+// look to open its subscriptions/listen stream (its headers come 1.3 s
+// late, within --timeout) gets the verdicts of one that opens it at once,
+// in sequence and concurrently: the look starts when the reply does, and
+// the wait before it is the exchange's own. It used to end the look
+// before the headers came and report "could not judge".
+func TestSlowStreamOpenJudged(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "subscriptions/listen" })
+	if len(fx) != 1 {
+		t.Fatal("the corpus lacks subscriptions/listen: the test no longer tests this")
+	}
+	srv, err := refserver.New(refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var delay atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Mcp-Method"), "subscriptions/listen") {
+			time.Sleep(time.Duration(delay.Load()))
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	target := func() runner.Target {
+		return &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: 5 * time.Second}}}
+	}
+	want, _ := corpusRun(t, target(), 1, fx)
+	if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, "subscriptions/listen PRO1009 pass") }) {
+		t.Fatalf("the listen stream was not judged even at once; the test no longer tests this:\n%s", strings.Join(want, "\n"))
+	}
+	delay.Store(int64(1300 * time.Millisecond))
+	for _, parallel := range []int{1, 8} {
+		got, _ := corpusRun(t, target(), parallel, fx)
+		if diff := cmp.Diff(verdictsOnly(want), verdictsOnly(got)); diff != "" {
+			t.Errorf("--parallel %d, stream opened 1.3 s late (-at once +late):\n%s", parallel, diff)
+		}
+	}
 }
