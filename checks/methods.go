@@ -166,7 +166,7 @@ how it combines with T-META-3 is not spelled out (AMB-20).`,
 			case !sub.Exists():
 				p.Failf(path, "%s lacks _meta %s (T-SUB-3, T-META-3)", Quote(method, quoteN), metaSubscriptionID)
 			case !mine:
-				p.Failf(path, "%s carries subscriptionId %s, not the listen request's id %s (T-META-3)", Quote(method, quoteN), Quote(sub.Raw, quoteN), Quote(id.Raw, quoteN))
+				p.Failf(path, "%s carries subscriptionId %s, not the listen request's id %s (T-META-3)", Quote(method, quoteN), clip(sub.Raw), clip(id.Raw))
 			}
 			switch {
 			case method == "notifications/subscriptions/acknowledged":
@@ -477,7 +477,7 @@ func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, see
 	name := v.Str
 	switch {
 	case v.Type != gjson.String || name == "" || !isToken(name):
-		p.Failf(path, "x-mcp-header %s is not a non-empty HTTP token (T-HDR-7)", Quote(v.Raw, quoteN))
+		p.Failf(path, "x-mcp-header %s is not a non-empty HTTP token (T-HDR-7)", clip(v.Raw))
 		return
 	case !direct:
 		p.Failf(path, "x-mcp-header %s sits under items, composition or $ref; only properties reached through properties may carry one (T-HDR-7)", Quote(name, quoteN))

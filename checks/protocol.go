@@ -442,7 +442,7 @@ supplies instead.`,
 				// A fraction, and nothing else wrong with it: the
 				// TypeScript's number allows it (a user's schema may bound
 				// it further, which stays a failure).
-				p.Warnf(pointerPath(e.Location), "ttlMs is %s, not an integer: the JSON Schema and prose say integer, schema.ts says number (AMB-18)", Quote(ttl.Raw, quoteN))
+				p.Warnf(pointerPath(e.Location), "ttlMs is %s, not an integer: the JSON Schema and prose say integer, schema.ts says number (AMB-18)", clip(ttl.Raw))
 				continue
 			}
 			for _, pr := range e.Problems {

@@ -641,12 +641,12 @@ func (e *Expectation) call(http bool) {
 		e.Reply, e.Stream = Want{}, true
 	case "logging/setLevel":
 		if l := req.Get("params.level"); l.Type != gjson.String || !slices.Contains(logLevels, l.Str) {
-			e.invalidParams("level "+shortQuote(l.Raw)+" is not a log level", should("T-LOG-1"))
+			e.invalidParams("level "+valueText(l)+" is not a log level", should("T-LOG-1"))
 		}
 	}
 	if e.Version == envelope.V20260728 {
 		if l := req.Get(envelope.MetaPath(envelope.MetaLogLevel)); l.Exists() && (l.Type != gjson.String || !slices.Contains(logLevels, l.Str)) {
-			e.invalidParams("_meta logLevel "+shortQuote(l.Raw)+" is not a log level", should("T-LOG-3"))
+			e.invalidParams("_meta logLevel "+valueText(l)+" is not a log level", should("T-LOG-3"))
 		}
 	}
 }
@@ -989,6 +989,15 @@ func requestVersion(ex *envelope.Exchange, req envelope.Message) (string, string
 		return hv, "header"
 	}
 	return "", ""
+}
+
+// valueText shows a request value for a Detail line: a string quoted
+// once (not its JSON text quoted again), any other value by its kind.
+func valueText(v gjson.Result) string {
+	if v.Type == gjson.String {
+		return shortQuote(v.Str)
+	}
+	return envelope.Kind(v)
 }
 
 // shortQuote quotes a request value for a Detail line: cut to 40
