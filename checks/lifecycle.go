@@ -142,7 +142,7 @@ var freeForm = map[string]bool{"structuredContent": true, "inputSchema": true, "
 var Negotiation = &Check{
 	ID:       "PRO1007",
 	Title:    "Version negotiation answers what the server serves",
-	SpecRef:  "T-LIFE-2, T-LIFE-8, AMB-3",
+	SpecRef:  "T-LIFE-2, T-LIFE-8, T-LIFE-14, AMB-3",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `The answers to version negotiation agree with what the server itself
@@ -153,7 +153,10 @@ newest: an older one warns when the run saw the server serve a newer
 one. Refusing initialize with an error instead of naming a version warns
 (AMB-3: the spec's error example conflicts with its rule). In 2026-07-28,
 a server/discover answered with a result lists the version the request
-asked for in supportedVersions: it has just served it (T-LIFE-8).
+asked for in supportedVersions: it has just served it (T-LIFE-8); a
+server that serves 2026-07-28 alone and refuses a legacy initialize
+names the versions it serves in the error, in data.supported or its
+message (T-LIFE-14, SHOULD: a warn).
 
 What the server serves is known from the run (the versions its
 initialize answers named, server/discover's supportedVersions); without
@@ -168,7 +171,7 @@ is judged.`,
 		switch x.Method {
 		case "initialize":
 			if x.Version == envelope.V20260728 {
-				return Skip("initialize is not 2026-07-28's negotiation")
+				return judgeInitializeRefusal(p, m)
 			}
 			asked := x.Request.Get("params.protocolVersion").Str
 			if x.Condition == expect.CondInvalidParams {
@@ -223,4 +226,24 @@ func newestAfter(vs []string, v string) string {
 		}
 	}
 	return newest
+}
+
+// judgeInitializeRefusal judges a legacy initialize sent to a server in
+// the 2026-07-28 era: one that serves that version alone and refuses it
+// says which versions it serves (T-LIFE-14), in the error's
+// data.supported or its message.
+func judgeInitializeRefusal(p *Pass, m *envelope.Message) error {
+	f := p.Expect.Facts
+	if f == nil || len(f.Supported) == 0 || !slices.Equal(f.Supported, []string{envelope.V20260728}) {
+		return Skip("initialize is not 2026-07-28's negotiation, and the server is not known to serve 2026-07-28 alone")
+	}
+	e := m.Get("error")
+	if !e.Exists() {
+		return Skip("initialize was not refused (PRO1001 judges a served one)")
+	}
+	if listsVersion(e.Get("data.supported"), envelope.V20260728) || strings.Contains(e.Get("message").Str, envelope.V20260728) {
+		return nil
+	}
+	p.Warnf("error", "a server that serves 2026-07-28 alone refuses initialize without naming the versions it serves, in data.supported or the message (T-LIFE-14)")
+	return nil
 }
