@@ -123,9 +123,12 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 			case !m.IsObject():
 				p.Failf(path, "the message is a JSON %s, not an object", envelope.Kind(m.Root()))
 			}
-			if n := bytes.Count(m.Raw, []byte("\n")); n > 0 && p.Exchange.Transport == envelope.Stdio {
+			if n := bytes.Count(m.Raw, []byte("\n")) + bytes.Count(m.Raw, []byte("\r")); n > 0 && p.Exchange.Transport == envelope.Stdio {
 				// Pretty-printed or wrapped: the transport read it whole
-				// (envelope.Rejoiner), a client reading lines would not.
+				// (envelope.Rejoiner), a client reading lines would not. A
+				// bare CR (the reader splits on LF alone, and drops a CR
+				// before it) breaks a line too (DESIGN, Lines): node's
+				// readline splits on it.
 				p.Failf(path, "the message spans %d lines; on stdio a message is one line with no line break inside (T-STDIO-1)", n+1)
 			}
 			for _, d := range m.Duplicates {

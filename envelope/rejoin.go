@@ -18,7 +18,7 @@ import (
 // that check and lint see the same messages.
 //
 // A run starts at a line that opens an object or array (after leading
-// blanks) and leaves it open at the line's end. It is held while the
+// blanks), goes on as JSON can, and leaves it open at the line's end. It is held while the
 // brackets stay open, and delivered as one value, its lines joined by
 // "\n", when they close at the end of a line and the whole is valid JSON.
 // Anything else gives the held lines back one by one, as they came: a
@@ -26,7 +26,8 @@ import (
 // string holds no raw line break), more closers than openers, the size
 // bound passed, or a line that starts at column 0 with a complete object
 // or array (a message of its own: a log line that opened a bracket must
-// not swallow the replies after it). Each byte is scanned once, and the
+// not swallow the replies after it; one that cannot begin JSON, "{ starting
+// work", opens no run at all). Each byte is scanned once, and the
 // joined value is validated once: linear in what is held.
 type Rejoiner struct {
 	max   int // bytes held at most; beyond, the run is given back
@@ -95,11 +96,23 @@ func Rejoin(lines [][]byte) [][]byte {
 }
 
 // opens reports whether line starts a run: its first non-blank byte opens
-// an object or array that is still open at the line's end.
+// an object or array that is still open at the line's end, and what
+// follows the bracket can begin JSON (a member's name, a value, or
+// nothing yet). A log line such as "{ starting work" opens no run: held,
+// it would swallow every reply after it, pretty-printed ones too.
 func opens(line []byte) (depth int, ok bool) {
 	t := bytes.TrimLeft(line, " \t")
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
 		return 0, false
+	}
+	if rest := bytes.TrimLeft(t[1:], " \t"); len(rest) > 0 {
+		starts := `"}`
+		if t[0] == '[' {
+			starts = `"[]{-0123456789tfn`
+		}
+		if !bytes.ContainsRune([]byte(starts), rune(rest[0])) {
+			return 0, false
+		}
 	}
 	depth, closedAt, ok := scan(t, 0)
 	return depth, ok && closedAt < 0 && depth > 0
