@@ -520,6 +520,9 @@ commonly read as absent (models send such nulls).`,
 				// -32603 says the tool failed inside: it ran on the input
 				// instead of validating it.
 				p.Deviate(t.Refusal, "error.code", "the tool failed inside (-32603) instead of refusing arguments its inputSchema forbids; want an isError result or -32602")
+			case code == envelope.CodeMethodNotFound && t.TaskRequired:
+				// The tool needs a task the call did not carry: -32601 is
+				// T-TASK-1's refusal, as right as one for the arguments.
 			case code == envelope.CodeMissingClientCap && p.Expect.Version == envelope.V20260728:
 				// The tool needs a capability the client did not declare
 				// (T-LIFE-13, MUST): a refusal too, and no order between

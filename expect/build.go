@@ -681,28 +681,23 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		}
 		return
 	}
-	if e.Version == envelope.V20251125 && gjson.GetBytes(t.Raw, "execution.taskSupport").Str == "required" && !req.Get("params.task").Exists() {
-		// T-TASK-1: such a tool does not run without a task; the tasks
-		// page's protocol errors name -32600 for the same case (AMB-14).
-		e.Condition, e.Detail = CondTaskRequired, "tool "+shortQuote(name.Str)+" declares taskSupport \"required\" and the call carries no task"
-		e.Error, e.Codes, e.Code = must("T-TASK-1"), []int{envelope.CodeMethodNotFound}, must("T-TASK-1")
-		e.AlsoCodes, e.AlsoWhy = []int{envelope.CodeInvalidRequest}, "AMB-14: the tasks page's protocol errors give -32600 for a task-required request without a task"
-		in := []byte("{}")
-		if args.Exists() {
-			in = []byte(args.Raw)
-		}
-		if t.Rejects(in, e.Version) {
-			// The arguments are wrong too: the spec orders neither
-			// refusal first, so -32602 is as right.
-			e.Codes = append(e.Codes, envelope.CodeInvalidParams)
-		}
-		return
-	}
-	e.Tool = &ToolCall{Name: t.Name}
 	in := []byte("{}")
 	if args.Exists() {
 		in = []byte(args.Raw)
 	}
+	taskRequired := e.Version == envelope.V20251125 && gjson.GetBytes(t.Raw, "execution.taskSupport").Str == "required" && !req.Get("params.task").Exists()
+	if taskRequired && !t.Rejects(in, e.Version) {
+		// T-TASK-1: such a tool does not run without a task; the tasks
+		// page's protocol errors name -32600 for the same case (AMB-14).
+		// With arguments its schema forbids as well, either fault may be
+		// answered first: the call is judged as a refusal below, and
+		// -32601 is one more right form of it.
+		e.Condition, e.Detail = CondTaskRequired, "tool "+shortQuote(name.Str)+" declares taskSupport \"required\" and the call carries no task"
+		e.Error, e.Codes, e.Code = must("T-TASK-1"), []int{envelope.CodeMethodNotFound}, must("T-TASK-1")
+		e.AlsoCodes, e.AlsoWhy = []int{envelope.CodeInvalidRequest}, "AMB-14: the tasks page's protocol errors give -32600 for a task-required request without a task"
+		return
+	}
+	e.Tool = &ToolCall{Name: t.Name, TaskRequired: taskRequired}
 	probs, agree, err := t.CheckArgs(in, e.Version)
 	e.Tool.Judged = err == nil
 	if err != nil || !agree {

@@ -202,6 +202,10 @@ type ToolCall struct {
 	// or left open by AMB-15), so a fixture's expect-tool-refusal, meant
 	// for when the facts cannot show it, does not override it.
 	Judged bool
+	// TaskRequired: the tool declares taskSupport "required" and the call
+	// carries no task (2025-11-25), so -32601 refuses it as T-TASK-1 asks,
+	// whatever else is wrong with the call.
+	TaskRequired bool
 }
 
 // IDs are the ids a response may echo, for envelope.ReadReply.
