@@ -318,8 +318,9 @@ func refusedOnHeaders(p *Pass) bool {
 	return false
 }
 
-// sessionRefusal: a well-formed 2025 request naming a session, refused
-// 400 with neither a method's code nor a parse error's. The TypeScript
+// sessionRefusal: a well-formed 2025 request naming a session the server
+// is not known to hold (one it never issued, or ended), refused 400 with
+// neither a method's code nor a parse error's nor an invalid request's. The TypeScript
 // SDK's own examples (server-everything among them) refuse a session
 // they do not hold so, on the header alone: the id was not read. The
 // body was, where it had something to refuse (a malformed request, or
@@ -331,10 +332,16 @@ func sessionRefusal(p *Pass) bool {
 	if p.Exchange.Transport != envelope.HTTP || r == nil || r.Status != 400 || p.Reply.Response == nil {
 		return false
 	}
+	sid := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id")
+	if held, known := x.Facts.SessionHeld(sid); known && held {
+		// The session is one the server issued and still holds (the
+		// run's own): a 400 there is no session refusal.
+		return false
+	}
+	code := p.Reply.Response.Get("error.code").Int()
 	wellFormed := x.Condition == expect.CondCall || x.Condition == expect.CondSession
 	return wellFormed && x.Version != envelope.V20260728 && x.Method != "initialize" && !methodLevel(p) &&
-		p.Reply.Response.Get("error.code").Int() != envelope.CodeParseError &&
-		envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
+		code != envelope.CodeParseError && code != envelope.CodeInvalidRequest && sid != ""
 }
 
 // sameFloat: got is the request's number id as a float64 holds it, the

@@ -73,6 +73,47 @@ type Facts struct {
 	// the tools are the union of the lists, and no list is whole.
 	toolsSession string
 	toolsVary    bool
+	// issued are the session ids initialize answers issued in the
+	// traffic, and ended those a DELETE ended (each the latest
+	// maxSessions): a request naming an issued session not ended is in a
+	// session the server holds.
+	issued, ended []string
+}
+
+// maxSessions bounds the session ids Facts remembers.
+const maxSessions = 64
+
+// WithSession returns facts that know sid as a session the server issued
+// (a live run's own).
+func (f *Facts) WithSession(sid string) *Facts {
+	n := &Facts{}
+	if f != nil {
+		*n = *f
+	}
+	n.issued = remember(n.issued, sid)
+	return n
+}
+
+// SessionHeld reports whether sid is a session the server issued and no
+// DELETE ended; known is false when no issued session is known.
+func (f *Facts) SessionHeld(sid string) (held, known bool) {
+	if f == nil || len(f.issued) == 0 {
+		return false, false
+	}
+	return slices.Contains(f.issued, sid) && !slices.Contains(f.ended, sid), true
+}
+
+// remember appends s to a bounded list of ids, as a new slice (facts
+// share their slices), dropping the oldest.
+func remember(list []string, s string) []string {
+	if s == "" || slices.Contains(list, s) {
+		return list
+	}
+	out := append(slices.Clone(list), s)
+	if len(out) > maxSessions {
+		out = out[len(out)-maxSessions:]
+	}
+	return out
 }
 
 // Speaks is the version the server negotiated.
@@ -449,6 +490,14 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		return f
 	}
 	f = f.forgetChanged(ex.Response)
+	if ex.Transport == envelope.HTTP && ex.Request.HTTPMethod() == "DELETE" && ex.Response.Status/100 == 2 {
+		if sid := envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"); sid != "" && f != nil && slices.Contains(f.issued, sid) {
+			n := *f
+			n.ended = remember(n.ended, sid)
+			return &n
+		}
+		return f
+	}
 	body := ex.Request.Body
 	if !bytes.ContainsAny(body, `\`) && !bytes.Contains(body, []byte("initialize")) &&
 		!bytes.Contains(body, []byte("server/discover")) && !bytes.Contains(body, []byte("list")) {
@@ -503,7 +552,11 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 				n.ClientCapabilities = json.RawMessage(c.Raw)
 			}
 		}
-		n.Session = ex.Transport == envelope.HTTP && envelope.HeaderGet(ex.Response.Header, "Mcp-Session-Id") != ""
+		sid := envelope.HeaderGet(ex.Response.Header, "Mcp-Session-Id")
+		n.Session = ex.Transport == envelope.HTTP && sid != ""
+		if n.Session {
+			n.issued = remember(n.issued, sid)
+		}
 	case "server/discover":
 		n.Supported = nil
 		for _, s := range res.Get("supportedVersions").Array() {

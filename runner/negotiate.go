@@ -306,6 +306,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		*probes = append(*probes, probe{fixture: "negotiate/initialized", ex: nex})
 		f := &expect.Facts{Version: r.sess.version, Negotiated: how, Supported: supported, ClientCapabilities: json.RawMessage(`{}`),
 			Session: r.sess.sessionID != "", Spoken: spoken}
+		f = f.WithSession(r.sess.sessionID)
 		if c := m.Get("result.capabilities"); c.IsObject() {
 			f.Capabilities = json.RawMessage(c.Raw)
 		}

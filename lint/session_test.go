@@ -1,0 +1,78 @@
+package lint_test
+
+import (
+	"bytes"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/lint"
+	"github.com/wymcp/wymcp-check/transcript"
+)
+
+// TestSessionRefusalNeedsAnUnheldSession: a 2025 request answered 400
+// with a session error and no id is excused (RPC1004) only where the
+// session may be one the server does not hold. The traffic shows the
+// server issue session "s1": a request in s1 so answered fails RPC1004;
+// after a DELETE ended s1, or in a session never issued ("s9"), the same
+// reply is a refusal on the header alone, as server-everything makes it.
+func TestSessionRefusalNeedsAnUnheldSession(t *testing.T) {
+	hdr := func(sid string) http.Header {
+		h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {envelope.V20251125}}
+		if sid != "" {
+			h.Set("Mcp-Session-Id", sid)
+		}
+		return h
+	}
+	json := http.Header{"Content-Type": {"application/json"}}
+	initialize := &envelope.Exchange{Transport: envelope.HTTP,
+		Request: envelope.Request{Method: "POST", Header: hdr(""), Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)},
+		Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}, "Mcp-Session-Id": {"s1"}},
+			Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)}}
+	refused := func(sid string) *envelope.Exchange {
+		return &envelope.Exchange{Transport: envelope.HTTP,
+			Request:  envelope.Request{Method: "POST", Header: hdr(sid), Body: []byte(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)},
+			Response: &envelope.Response{Status: 400, Header: json, Body: []byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`)}}
+	}
+	deleted := &envelope.Exchange{Transport: envelope.HTTP,
+		Request:  envelope.Request{Method: "DELETE", Header: hdr("s1")},
+		Response: &envelope.Response{Status: 200, Header: http.Header{}}}
+	for _, tc := range []struct {
+		name    string
+		traffic []*envelope.Exchange
+		fail    bool
+	}{
+		{"a session the server holds", []*envelope.Exchange{initialize, refused("s1")}, true},
+		{"a session it ended", []*envelope.Exchange{initialize, deleted, refused("s1")}, false},
+		{"a session it never issued", []*envelope.Exchange{initialize, refused("s9")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines bytes.Buffer
+			for _, ex := range tc.traffic {
+				if err := transcript.Write(&lines, "s", ex, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var last []checks.Verdict
+			err := lint.Judge(transcript.NewReader("t.jsonl", &lines), options(1, 0), func(it *lint.Item) error {
+				if it.Err != nil {
+					return it.Err
+				}
+				last = it.Verdicts
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(last, func(v checks.Verdict) bool { return v.Check.ID == "RPC1004" })
+			if i < 0 {
+				t.Fatal("no RPC1004 verdict")
+			}
+			if failed := last[i].Status == checks.StatusFail; failed != tc.fail {
+				t.Errorf("RPC1004 %s %v, want a fail: %v", last[i].Status, last[i].Findings, tc.fail)
+			}
+		})
+	}
+}
