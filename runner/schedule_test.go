@@ -112,8 +112,16 @@ func TestConcurrentSameAsSequence(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.protocol, func(t *testing.T) {
 			url := serve(t, tc.fault)
+			// A server that hangs costs a run its timeout per hanging
+			// fixture, so that one is short; for the others it only bounds
+			// an answer, and a second was not enough for a -race binary on
+			// a loaded machine (one exchange timed out in CI).
+			timeout := 3 * time.Second
+			if tc.fault == "hang" {
+				timeout = time.Second
+			}
 			target := func() runner.Target {
-				return &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: time.Second}}}
+				return &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: timeout}}}
 			}
 			seq, _ := corpusRunAt(t, target(), 1, nil, tc.protocol)
 			con, _ := corpusRunAt(t, target(), 8, nil, tc.protocol)
