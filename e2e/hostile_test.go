@@ -21,10 +21,12 @@ import (
 // never hang, never panic — and leave no server process behind.
 
 // hostileWall bounds the wall time of one hostile run, measured from the
-// outside. The runs use --timeout 1s and --deadline 30s; runChecker kills
-// a run that passes hostileKill and fails the test as hung.
+// outside. The runs use --timeout 1s and --deadline 30s: a run that ends
+// within its own deadline and the shutdown after it kept its bounds
+// (20 s was missed by 0.1 s in CI, a -race binary on a loaded machine).
+// runChecker kills a run that passes hostileKill and fails it as hung.
 const (
-	hostileWall = 20 * time.Second
+	hostileWall = 35 * time.Second
 	hostileKill = 90 * time.Second
 )
 

@@ -540,7 +540,14 @@ func TestMultiplexedSameAsSequence(t *testing.T) {
 	} {
 		t.Run(tc.fault+"/"+tc.protocol, func(t *testing.T) {
 			t.Setenv(serverEnv, tc.fault)
-			lim := transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond}
+			// As in TestConcurrentSameAsSequence: only the hanging server
+			// keeps a short timeout; for the others it bounds an answer a
+			// loaded -race binary gives late, and a notification's reply
+			// must land within the quiet moment in either run.
+			lim := transport.Limits{Timeout: 3 * time.Second, Quiet: 250 * time.Millisecond}
+			if tc.fault == "hang" {
+				lim.Timeout = time.Second
+			}
 			seq, tseq := stdioCorpusRunAt(t, lim, 1, nil, tc.protocol)
 			mux, tmux := stdioCorpusRunAt(t, lim, 8, nil, tc.protocol)
 			t.Logf("in sequence %v, multiplexed %v", tseq, tmux)
