@@ -304,7 +304,9 @@ func TestStdioSlowStart(t *testing.T) {
 	s = startFake(t, context.Background(), "slow-start", lim)
 	start = time.Now()
 	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
-	within(t, "exchange past Start", time.Since(start), 500*time.Millisecond, slowStart)
+	// Start and Timeout (500 ms) run from the process's start, a moment
+	// before start was taken here.
+	within(t, "exchange past Start", time.Since(start), 450*time.Millisecond, slowStart)
 	if !ex.Unanswered {
 		t.Errorf("with Start %v: failure %q, want the exchange unanswered", lim.Start, ex.Failure)
 	}
@@ -414,8 +416,8 @@ func TestStdioStderrTail(t *testing.T) {
 func TestStdioCancel(t *testing.T) {
 	s := startFake(t, context.Background(), "hang", Limits{Timeout: 5 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
+	start := time.Now() // before the cancel's clock starts, or it may read 99.9 ms
 	time.AfterFunc(100*time.Millisecond, cancel)
-	start := time.Now()
 	ex := s.Do(ctx, stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
 	within(t, "exchange", time.Since(start), 100*time.Millisecond, time.Second)
 	if want := "cancelled: context canceled"; ex.Failure != want {
