@@ -70,13 +70,18 @@ func parseLean(raw []byte) Message {
 	m := Message{Raw: raw, UTF8: utf8.Valid(raw)}
 	body := trimBOM(raw)
 	m.BOM = len(body) < len(raw)
-	if m.TooDeep = TooDeep(body); m.TooDeep {
+	// One copy, which the root and every value read from it share, and
+	// one iterative pass for the depth and the duplicates, before
+	// gjson's validator, which recurses per level.
+	text := string(body)
+	deep, dups := shape(text)
+	if m.TooDeep = deep; m.TooDeep {
 		return m
 	}
-	m.Valid = gjson.ValidBytes(body)
+	m.Valid = gjson.Valid(text)
 	if m.Valid {
-		m.root = gjson.ParseBytes(body)
-		m.Duplicates = duplicates(m.root, make([]string, 0, 8), nil)
+		m.root = gjson.Parse(text)
+		m.Duplicates = dups
 	}
 	return m
 }
@@ -203,6 +208,28 @@ func (m *Message) Get(path string) gjson.Result {
 	if !m.Valid {
 		return gjson.Result{}
 	}
+	if c := m.members; c != nil {
+		// The paths the checks read most, answered from the cache without
+		// taking the path apart: the same values as the general way below.
+		switch path {
+		case "jsonrpc":
+			return c.top[0]
+		case "id":
+			return c.top[1]
+		case "method":
+			return c.top[2]
+		case "params":
+			return c.top[3]
+		case "result":
+			return c.top[4]
+		case "error":
+			return c.top[5]
+		case "error.code", "error.message", "error.data":
+			if c.top[5].IsObject() {
+				return c.errm[errorMember(path)]
+			}
+		}
+	}
 	head, rest, nested := strings.Cut(path, ".")
 	i := slices.Index(topKeys[:], head)
 	if i < 0 {
@@ -228,73 +255,157 @@ func (m *Message) Get(path string) gjson.Result {
 	return v.Get(rest)
 }
 
+// errorMember is the errm index of an "error.…" path of errorKeys.
+func errorMember(path string) int {
+	switch path {
+	case "error.code":
+		return 0
+	case "error.message":
+		return 1
+	}
+	return 2
+}
+
 // IsObject reports whether the message is a JSON object.
 func (m *Message) IsObject() bool { return m.Valid && m.root.IsObject() }
 
 // IsArray reports whether the message is a JSON array (a batch).
 func (m *Message) IsArray() bool { return m.Valid && m.root.IsArray() }
 
-// duplicates walks objects and arrays and returns the paths of repeated
-// keys. Most objects are small, and a linear scan of the keys seen beats
-// a map there; past smallObject keys a map takes over, so an object of
-// 100,000 keys costs linear time. A path is joined only when a duplicate
-// is found.
-func duplicates(v gjson.Result, path []string, out []string) []string {
-	switch {
-	case v.IsObject():
-		var seenBuf [smallObject]string
-		seen := seenBuf[:0]
-		var many map[string]bool
-		v.ForEach(func(k, val gjson.Result) bool {
-			key := k.Str
-			var dup bool
-			switch {
-			case many != nil:
-				dup = many[key]
-				many[key] = true
-			case len(seen) < smallObject:
-				dup = slices.Contains(seen, key)
-				seen = append(seen, key)
-			default:
-				many = make(map[string]bool, 4*smallObject)
-				for _, s := range seen {
-					many[s] = true
+// shape is one iterative pass over s: whether it nests deeper than
+// MaxDepth (as TooDeep measures, on any input), and the paths of keys
+// repeated in the same object, in document order. The duplicates mean
+// something only when s is valid JSON, which is checked after: a
+// recursive validator must not meet the depth first. Each byte is read
+// once (strings skipped at the speed of strings.IndexByte), and an
+// object's keys are kept while it is open: a linear scan of them while
+// they are few, a map past smallObject, so 100,000 keys cost linear
+// time. A path is joined only when a duplicate is found.
+func shape(s string) (deep bool, dups []string) {
+	var levelBuf [16]level
+	var keyBuf [32]string
+	levels, keys := levelBuf[:0], keyBuf[:0]
+	depth, wantKey := 0, false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			end := stringEndString(s, i)
+			if end < 0 {
+				return false, dups
+			}
+			if wantKey && len(levels) > 0 {
+				wantKey = false
+				top := &levels[len(levels)-1]
+				key := s[i+1 : end]
+				if strings.IndexByte(key, '\\') >= 0 {
+					key = gjson.Parse(s[i : end+1]).Str
 				}
-				dup = many[key]
-				many[key] = true
+				var dup bool
+				switch own := keys[top.keys:]; {
+				case top.many != nil:
+					dup = top.many[key]
+					top.many[key] = true
+				case len(own) < smallObject:
+					dup = slices.Contains(own, key)
+				default:
+					top.many = make(map[string]bool, 4*smallObject)
+					for _, k := range own {
+						top.many[k] = true
+					}
+					dup = top.many[key]
+					top.many[key] = true
+				}
+				if top.many == nil {
+					keys = append(keys, key)
+				} else {
+					keys = append(keys[:top.keys], key) // the last key read, for a child's name
+				}
+				if dup {
+					dups = append(dups, joinLevels(levels, key))
+				}
 			}
-			if dup {
-				out = append(out, joinAll(append(path, key)))
+			i = end
+		case '{', '[':
+			if depth++; depth > MaxDepth {
+				return true, nil
 			}
-			if val.IsObject() || val.IsArray() {
-				out = duplicates(val, append(path, key), out)
+			l := level{object: s[i] == '{', keys: len(keys)}
+			if n := len(levels); n > 0 {
+				switch p := &levels[n-1]; {
+				case p.object && len(keys) > p.keys:
+					l.name = keys[len(keys)-1]
+				case !p.object:
+					l.index, l.indexed = p.elem, true
+				}
 			}
-			return true
-		})
-	case v.IsArray():
-		i := 0
-		v.ForEach(func(_, val gjson.Result) bool {
-			if val.IsObject() || val.IsArray() {
-				out = duplicates(val, append(path, strconv.Itoa(i)), out)
+			levels = append(levels, l)
+			wantKey = l.object
+		case '}', ']':
+			depth--
+			if n := len(levels); n > 0 {
+				keys = keys[:levels[n-1].keys]
+				levels = levels[:n-1]
 			}
-			i++
-			return true
-		})
+			wantKey = false
+		case ',':
+			if n := len(levels); n > 0 {
+				if top := &levels[n-1]; top.object {
+					wantKey = true
+				} else {
+					top.elem++
+				}
+			}
+		}
 	}
-	return out
+	return false, dups
+}
+
+// A level is a container shape has open.
+type level struct {
+	object  bool
+	keys    int             // where this object's keys start in shape's keys
+	many    map[string]bool // its keys, once it has many
+	elem    int             // an array's element count so far
+	name    string          // the key this container stands under
+	index   int             // or, under an array, its index
+	indexed bool
+}
+
+// joinLevels is the display path of key in the innermost of the open
+// containers (the root, the first, has no name).
+func joinLevels(levels []level, key string) string {
+	p := ""
+	for _, l := range levels[1:] {
+		name := l.name
+		if l.indexed {
+			name = strconv.Itoa(l.index)
+		}
+		p = JoinPath(p, name)
+	}
+	return JoinPath(p, key)
+}
+
+// stringEndString is stringEnd for a string.
+func stringEndString(s string, open int) int {
+	for i := open + 1; ; i++ {
+		j := strings.IndexByte(s[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		k := i - 1
+		for s[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i
+		}
+	}
 }
 
 // smallObject is how many keys an object has before duplicates are
 // looked up in a map.
 const smallObject = 16
-
-func joinAll(keys []string) string {
-	p := ""
-	for _, k := range keys {
-		p = JoinPath(p, k)
-	}
-	return p
-}
 
 // JoinPath appends a key to a dotted display path ("error.data" + "x").
 // Keys with dots or wildcards are escaped as gjson would need them, so a
