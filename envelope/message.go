@@ -289,7 +289,7 @@ func shape(s string) (deep bool, dups []string) {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '"':
-			end := stringEndString(s, i)
+			end := StringEnd(s, i)
 			if end < 0 {
 				return false, dups
 			}
@@ -383,24 +383,6 @@ func joinLevels(levels []level, key string) string {
 		p = JoinPath(p, name)
 	}
 	return JoinPath(p, key)
-}
-
-// stringEndString is stringEnd for a string.
-func stringEndString(s string, open int) int {
-	for i := open + 1; ; i++ {
-		j := strings.IndexByte(s[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		k := i - 1
-		for s[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
-			return i
-		}
-	}
 }
 
 // smallObject is how many keys an object has before duplicates are
@@ -690,24 +672,82 @@ func Depth(raw []byte) int {
 }
 
 // stringEnd is the index of the quote that closes the string opened at
-// raw[open], -1 when none does. A quote is escaped when an odd run of
-// backslashes stands before it; each run is counted once, so the scan
-// stays linear.
+// raw[open], -1 when none does; see StringEnd.
 func stringEnd(raw []byte, open int) int {
-	for i := open + 1; ; i++ {
-		j := bytes.IndexByte(raw[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		k := i - 1
-		for raw[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
+	plain := 0
+	for i := open + 1; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
 			return i
+		case '\\':
+			i++
+			plain = 0
+			continue
+		}
+		if plain++; plain < longRun {
+			continue
+		}
+		for p := i + 1; ; {
+			j := bytes.IndexByte(raw[p:], '"')
+			if j < 0 {
+				return -1
+			}
+			q := p + j
+			k := q - 1
+			for raw[k] == '\\' {
+				k--
+			}
+			if (q-1-k)%2 == 0 {
+				return q
+			}
+			p = q + 1
 		}
 	}
+	return -1
+}
+
+// longRun is how many plain bytes in a row StringEnd reads one by one
+// before it looks for the next quote with IndexByte.
+const longRun = 32
+
+// StringEnd is the index of the quote that closes the string opened at
+// s[open], -1 when none does; linear on any input. Short runs between
+// quotes and escapes are the rule in escaped text (a body held in a
+// transcript line), where a call to IndexByte per escaped quote costs
+// more than reading the bytes; a long run without one is skipped by
+// IndexByte, a quote counted escaped when an odd run of backslashes
+// stands before it.
+func StringEnd(s string, open int) int {
+	plain := 0
+	for i := open + 1; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			return i
+		case '\\':
+			i++
+			plain = 0
+			continue
+		}
+		if plain++; plain < longRun {
+			continue
+		}
+		for p := i + 1; ; {
+			j := strings.IndexByte(s[p:], '"')
+			if j < 0 {
+				return -1
+			}
+			q := p + j
+			k := q - 1
+			for s[k] == '\\' {
+				k--
+			}
+			if (q-1-k)%2 == 0 {
+				return q
+			}
+			p = q + 1
+		}
+	}
+	return -1
 }
 
 // hugeExponent reports a number literal whose exponent exceeds 1000 in

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
 // A scanner of JSON text already found valid (gjson.ValidBytes), which
@@ -24,23 +25,11 @@ func skipSpace(s string, i int) int {
 }
 
 // stringEnd is the index just past the string literal opening at s[i].
-// A quote is escaped when an odd run of backslashes stands before it;
-// the runs are counted once each, so the scan is linear.
 func stringEnd(s string, i int) int {
-	for j := i + 1; ; j++ {
-		k := strings.IndexByte(s[j:], '"')
-		if k < 0 {
-			return len(s) // not reached on valid JSON
-		}
-		j += k
-		b := j - 1
-		for s[b] == '\\' {
-			b--
-		}
-		if (j-1-b)%2 == 0 {
-			return j + 1
-		}
+	if end := envelope.StringEnd(s, i); end >= 0 {
+		return end + 1
 	}
+	return len(s) // not reached on valid JSON
 }
 
 // valueEnd is the index just past the value starting at s[i].
@@ -140,14 +129,17 @@ func members(obj string, keys []string, out []string) {
 // whose Result.Str the transcript format was read by: a surrogate escape
 // without its pair becomes U+FFFD.
 func appendUnescaped(dst []byte, s string) []byte {
-	for {
-		k := strings.IndexByte(s, '\\')
-		if k < 0 || k+1 >= len(s) {
-			return append(dst, s...)
+	// A byte loop: escapes stand a few bytes apart in a body.
+	from := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
 		}
-		dst = append(dst, s[:k]...)
-		s = s[k+1:]
-		switch s[0] {
+		dst = append(dst, s[from:i]...)
+		if i++; i >= len(s) {
+			return dst // not reached on valid JSON
+		}
+		switch s[i] {
 		case 'b':
 			dst = append(dst, '\b')
 		case 'f':
@@ -159,23 +151,24 @@ func appendUnescaped(dst []byte, s string) []byte {
 		case 't':
 			dst = append(dst, '\t')
 		case 'u':
-			if len(s) < 5 {
+			if i+5 > len(s) {
 				return dst // not reached on valid JSON
 			}
-			r := hexRune(s[1:5])
-			s = s[4:]
-			if r >= 0xD800 && r < 0xDC00 && len(s) >= 7 && s[1] == '\\' && s[2] == 'u' {
-				if r2 := hexRune(s[3:7]); r2 >= 0xDC00 && r2 < 0xE000 {
+			r := hexRune(s[i+1 : i+5])
+			i += 4
+			if r >= 0xD800 && r < 0xDC00 && i+7 <= len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				if r2 := hexRune(s[i+3 : i+7]); r2 >= 0xDC00 && r2 < 0xE000 {
 					r = utf16.DecodeRune(r, r2)
-					s = s[6:]
+					i += 6
 				}
 			}
 			dst = utf8.AppendRune(dst, r)
 		default: // \\ \/ \"
-			dst = append(dst, s[0])
+			dst = append(dst, s[i])
 		}
-		s = s[1:]
+		from = i + 1
 	}
+	return append(dst, s[from:]...)
 }
 
 // hexRune reads four hex digits (valid JSON has them after \u).
