@@ -71,14 +71,13 @@ func parseLean(raw []byte) Message {
 	body := trimBOM(raw)
 	m.BOM = len(body) < len(raw)
 	// One copy, which the root and every value read from it share, and
-	// one iterative pass for the depth and the duplicates, before
-	// gjson's validator, which recurses per level.
+	// one iterative pass for the depth, the validity and the duplicates.
 	text := string(body)
-	deep, dups := shape(text)
+	valid, deep, dups := check(text, true)
 	if m.TooDeep = deep; m.TooDeep {
 		return m
 	}
-	m.Valid = gjson.Valid(text)
+	m.Valid = valid
 	if m.Valid {
 		m.root = gjson.Parse(text)
 		m.Duplicates = dups
@@ -272,98 +271,10 @@ func (m *Message) IsObject() bool { return m.Valid && m.root.IsObject() }
 // IsArray reports whether the message is a JSON array (a batch).
 func (m *Message) IsArray() bool { return m.Valid && m.root.IsArray() }
 
-// shape is one iterative pass over s: whether it nests deeper than
-// MaxDepth (as TooDeep measures, on any input), and the paths of keys
-// repeated in the same object, in document order. The duplicates mean
-// something only when s is valid JSON, which is checked after: a
-// recursive validator must not meet the depth first. Each byte is read
-// once (strings skipped at the speed of strings.IndexByte), and an
-// object's keys are kept while it is open: a linear scan of them while
-// they are few, a map past smallObject, so 100,000 keys cost linear
-// time. A path is joined only when a duplicate is found.
-func shape(s string) (deep bool, dups []string) {
-	var levelBuf [16]level
-	var keyBuf [32]string
-	levels, keys := levelBuf[:0], keyBuf[:0]
-	depth, wantKey := 0, false
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			end := StringEnd(s, i)
-			if end < 0 {
-				return false, dups
-			}
-			if wantKey && len(levels) > 0 {
-				wantKey = false
-				top := &levels[len(levels)-1]
-				key := s[i+1 : end]
-				if strings.IndexByte(key, '\\') >= 0 {
-					key = gjson.Parse(s[i : end+1]).Str
-				}
-				var dup bool
-				switch own := keys[top.keys:]; {
-				case top.many != nil:
-					dup = top.many[key]
-					top.many[key] = true
-				case len(own) < smallObject:
-					dup = slices.Contains(own, key)
-				default:
-					top.many = make(map[string]bool, 4*smallObject)
-					for _, k := range own {
-						top.many[k] = true
-					}
-					dup = top.many[key]
-					top.many[key] = true
-				}
-				if top.many == nil {
-					keys = append(keys, key)
-				} else {
-					keys = append(keys[:top.keys], key) // the last key read, for a child's name
-				}
-				if dup {
-					dups = append(dups, joinLevels(levels, key))
-				}
-			}
-			i = end
-		case '{', '[':
-			if depth++; depth > MaxDepth {
-				return true, nil
-			}
-			l := level{object: s[i] == '{', keys: len(keys)}
-			if n := len(levels); n > 0 {
-				switch p := &levels[n-1]; {
-				case p.object && len(keys) > p.keys:
-					l.name = keys[len(keys)-1]
-				case !p.object:
-					l.index, l.indexed = p.elem, true
-				}
-			}
-			levels = append(levels, l)
-			wantKey = l.object
-		case '}', ']':
-			depth--
-			if n := len(levels); n > 0 {
-				keys = keys[:levels[n-1].keys]
-				levels = levels[:n-1]
-			}
-			wantKey = false
-		case ',':
-			if n := len(levels); n > 0 {
-				if top := &levels[n-1]; top.object {
-					wantKey = true
-				} else {
-					top.elem++
-				}
-			}
-		}
-	}
-	return false, dups
-}
-
-// A level is a container shape has open.
+// A level is a container check has open.
 type level struct {
 	object  bool
-	keys    int             // where this object's keys start in shape's keys
+	keys    int             // where this object's keys start in check's keys
 	many    map[string]bool // its keys, once it has many
 	elem    int             // an array's element count so far
 	name    string          // the key this container stands under

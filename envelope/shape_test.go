@@ -9,16 +9,26 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// shape must find what Depth and the recursive walk it replaced found
-// (refDuplicates, kept here as it was), on any input.
+// check must find what TooDeep, gjson's validator and the recursive
+// walk it replaced (refDuplicates, kept here as it was) found, on any
+// input.
 
 func sameShape(t *testing.T, raw []byte) {
 	t.Helper()
-	deep, dups := shape(string(raw))
+	valid, deep, dups := check(string(raw), true)
 	if want := TooDeep(raw); deep != want {
 		t.Fatalf("%q: deep %v, want %v", raw, deep, want)
 	}
-	if deep || !gjson.ValidBytes(raw) {
+	if v, d := ValidJSON(string(raw)); v != valid || d != deep {
+		t.Fatalf("%q: ValidJSON %v %v, check %v %v", raw, v, d, valid, deep)
+	}
+	if deep {
+		return
+	}
+	if want := gjson.ValidBytes(raw); valid != want {
+		t.Fatalf("%q: valid %v, want %v", raw, valid, want)
+	}
+	if !valid {
 		return
 	}
 	want := refDuplicates(gjson.ParseBytes(raw), make([]string, 0, 8), nil)
@@ -34,6 +44,9 @@ var shapeSeeds = []string{
 	`]]]{"a":1}`,
 	`"unterminated {`,
 	`{"a":"\\","a":1}`,
+	` [1, -0.5e+3 , true,false ,null, "\u00e9\n"] `,
+	`{"a":01}`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `[-]`, `[1.]`, `[1e]`, `[1e+]`, `tru`, `nul`, `"\u12"`, `"\x"`, "\"a\x01\"", `{}x`, `{"a":[}`,
+	`x[[[[`, `"\q"[[[`, `{"a":tru[[`, `[1,[2,[3]],{"b":{}}]`,
 }
 
 func TestShapeAsBefore(t *testing.T) {
@@ -53,6 +66,9 @@ func TestShapeAsBefore(t *testing.T) {
 	sameShape(t, []byte(strings.Repeat("[", MaxDepth)+strings.Repeat("]", MaxDepth)))
 	sameShape(t, []byte(strings.Repeat("[", MaxDepth+1)+strings.Repeat("]", MaxDepth+1)))
 	sameShape(t, []byte(strings.Repeat(`{"a":1,"a":`, MaxDepth-1)+"1"+strings.Repeat("}", MaxDepth-1)))
+	sameShape(t, []byte(strings.Repeat("[", MaxDepth)+"x"+strings.Repeat("[", 10)))
+	sameShape(t, []byte(strings.Repeat("[", MaxDepth-2)+`"\q"`+strings.Repeat("[", 10)))
+	sameShape(t, []byte(strings.Repeat("[", MaxDepth-2)+`"\q[[[[[[[[[[[["`+strings.Repeat("]", 10)))
 }
 
 func FuzzShape(f *testing.F) {

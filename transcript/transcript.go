@@ -184,13 +184,13 @@ func factsLine(line []byte) (*expect.Facts, bool, error) {
 // the reader reuses.
 func (r *Reader) parse(line []byte) (Record, error) {
 	var rec Record
-	if envelope.TooDeep(line) {
+	s := string(line)
+	switch valid, deep := envelope.ValidJSON(s); {
+	case deep:
 		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
-	}
-	if !gjson.ValidBytes(line) {
+	case !valid:
 		return rec, errors.New("not valid JSON")
 	}
-	s := string(line)
 	at := skipSpace(s, 0)
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
