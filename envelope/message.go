@@ -228,6 +228,9 @@ func (m *Message) Get(path string) gjson.Result {
 				return c.errm[errorMember(path)]
 			}
 		}
+		if key, ok := metaKeys[path]; ok && c.top[3].IsObject() {
+			return metaMember(c.top[3], key)
+		}
 	}
 	head, rest, nested := strings.Cut(path, ".")
 	i := slices.Index(topKeys[:], head)
@@ -252,6 +255,43 @@ func (m *Message) Get(path string) gjson.Result {
 		}
 	}
 	return v.Get(rest)
+}
+
+// metaKeys are the _meta keys of MetaPath's table by their paths: every
+// request is read for them, and gjson allocates for a path with an
+// escaped dot each time.
+var metaKeys = func() map[string]string {
+	m := make(map[string]string, len(metaPaths))
+	for k, p := range metaPaths {
+		m[p] = k
+	}
+	return m
+}()
+
+// metaMember is params.Get(MetaPath(key)[len("params."):]) as gjson reads
+// it, without the path: the first member named key of the first _meta
+// object of params that has one (gjson goes on to a repeated _meta when
+// the first lacks the key).
+func metaMember(params gjson.Result, key string) gjson.Result {
+	var out gjson.Result
+	params.ForEach(func(k, meta gjson.Result) bool {
+		if k.Str != "_meta" || !meta.IsObject() {
+			return true
+		}
+		meta.ForEach(func(k, v gjson.Result) bool {
+			if k.Str == key {
+				out = v
+				return false
+			}
+			return true
+		})
+		return !out.Exists()
+	})
+	if !out.Exists() {
+		// Result.Get leaves its own Index on a member it did not find.
+		out.Index = params.Index
+	}
+	return out
 }
 
 // errorMember is the errm index of an "error.…" path of errorKeys.

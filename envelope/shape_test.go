@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,4 +130,36 @@ func joinAll(keys []string) string {
 		p = JoinPath(p, k)
 	}
 	return p
+}
+
+// TestMetaMemberAsGJSON: the _meta members Get reads without a path are
+// what gjson finds by the path, Index included.
+func TestMetaMemberAsGJSON(t *testing.T) {
+	for _, raw := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"a":1}}}}`,
+		`{"params":{"_meta":{"x":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"b","io.modelcontextprotocol/protocolVersion":"c"}}}`,
+		`{"params":{"_meta":[1],"_meta":"s","_meta":{"io.modelcontextprotocol/logLevel":"debug"}}}`,
+		`{"params":{"a":"\u005f","_m\u0065ta":{"io.modelcontextprotocol\u002fprotocolVersion":"e\u00e9"}}}`,
+		`{"params":{"_meta":{}}}`, `{"params":{}}`, `{"params":[{"_meta":{}}]}`, `{"params":"{\"_meta\":{}}"}`,
+		`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}},"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":8}}}`,
+	} {
+		sameMeta(t, []byte(raw))
+	}
+}
+
+func sameMeta(t *testing.T, raw []byte) {
+	t.Helper()
+	m := Parse(raw)
+	for key, path := range metaPaths {
+		got := m.Get(path)
+		want := m.Get("params").Get(path[len("params."):])
+		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+			t.Errorf("%s %s: %#v, want %#v", raw, key, got, want)
+		}
+	}
+}
+
+func FuzzMetaMember(f *testing.F) {
+	f.Add([]byte(`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}}`))
+	f.Fuzz(sameMeta)
 }
