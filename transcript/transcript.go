@@ -328,21 +328,20 @@ func headers(raw string, where string, seen *interner) (http.Header, error) {
 	if raw[0] != '{' {
 		return nil, fmt.Errorf(`"%s.headers" must be an object`, where)
 	}
-	// One pass to judge and count, so the values share one slice.
-	n, keys := 0, 0
+	// One pass to judge the values and count the names, so that no
+	// header is added before all are known good.
+	keys := 0
 	var err error
 	forMembers(raw, func(key, val string) bool {
 		keys++
 		switch val[0] {
 		case '"':
-			n++
 		case '[':
 			forElements(val, func(x string) bool {
 				if x[0] != '"' {
 					err = fmt.Errorf(`"%s.headers.%s" values must be strings`, where, key)
 					return false
 				}
-				n++
 				return true
 			})
 			return err == nil
@@ -356,13 +355,12 @@ func headers(raw string, where string, seen *interner) (http.Header, error) {
 		return nil, err
 	}
 	h := make(http.Header, keys)
-	vals := make([]string, 0, n)
 	add := func(key, val string) {
-		vals = append(vals, seen.value(val))
+		one := seen.value(val)
 		if old, ok := h[key]; ok {
-			h[key] = append(old, vals[len(vals)-1])
+			h[key] = append(old, one[0]) // one's capacity is 1: a new array
 		} else {
-			h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+			h[key] = one
 		}
 	}
 	forMembers(raw, func(key, val string) bool {
@@ -384,8 +382,8 @@ func headers(raw string, where string, seen *interner) (http.Header, error) {
 // read, so that a transcript's repeated headers share their strings. A
 // nil *interner keeps nothing.
 type interner struct {
-	names  map[string]string // as written: canonical
-	values map[string]string // JSON literal: its text
+	names  map[string]string   // as written: canonical
+	values map[string][]string // JSON literal: its text, alone in a list
 }
 
 // name is textproto's canonical form of a header name read from a line,
@@ -409,22 +407,26 @@ func (in *interner) name(key string) string {
 	return c
 }
 
-// value is the text of the JSON string literal raw, in memory of its own.
-func (in *interner) value(raw string) string {
+// value is the text of the JSON string literal raw, as a header's list
+// of one value. A short one is shared by the records that repeat it: its
+// capacity is 1, so an append makes a list of its own, and nothing
+// writes a header's values in place.
+func (in *interner) value(raw string) []string {
 	if in != nil {
 		if v, ok := in.values[raw]; ok {
 			return v
 		}
 	}
-	v := raw[1 : len(raw)-1]
-	if strings.IndexByte(v, '\\') < 0 {
-		v = strings.Clone(v)
+	s := raw[1 : len(raw)-1]
+	if strings.IndexByte(s, '\\') < 0 {
+		s = strings.Clone(s)
 	} else {
-		v = string(appendUnescaped(nil, v))
+		s = string(appendUnescaped(nil, s))
 	}
+	v := []string{s}
 	if in != nil && len(raw) <= 64 && len(in.values) < maxInterned {
 		if in.values == nil {
-			in.values = map[string]string{}
+			in.values = map[string][]string{}
 		}
 		in.values[strings.Clone(raw)] = v
 	}
