@@ -110,17 +110,45 @@ func forElements(arr string, fn func(val string) bool) {
 	}
 }
 
+// scanMembers walks the members of the object opening at obj[0], in
+// order: fn gets a member's key as gjson reads it (unescaped) and the
+// text from its value on, and returns the length of the value. It
+// returns the length of the object.
+func scanMembers(obj string, fn func(key, rest string) int) int {
+	i := 1
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return min(i+1, len(obj)) // past the closing brace
+		}
+		end := stringEnd(obj, i)
+		key := obj[i+1 : end-1]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = gjson.Parse(obj[i:end]).Str
+		}
+		i = skipSpace(obj, end)
+		i = skipSpace(obj, i+1) // past the colon
+		i += fn(key, obj[i:])
+		i = skipSpace(obj, i)
+		if i < len(obj) && obj[i] == ',' {
+			i++
+		}
+	}
+}
+
 // members sets out[i] to the raw value of the first member of obj named
-// keys[i] ("" when none), as envelope.Members would find it.
-func members(obj string, keys []string, out []string) {
-	forMembers(obj, func(key, val string) bool {
+// keys[i] ("" when none), as envelope.Members would find it, and returns
+// the length of obj.
+func members(obj string, keys []string, out []string) int {
+	return scanMembers(obj, func(key, rest string) int {
+		n := valueEnd(rest, 0)
 		for i, k := range keys {
 			if key == k && out[i] == "" {
-				out[i] = val
+				out[i] = rest[:n]
 				break
 			}
 		}
-		return true
+		return n
 	})
 }
 

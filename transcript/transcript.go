@@ -196,7 +196,29 @@ func (r *Reader) parse(line []byte) (Record, error) {
 		return rec, errors.New("not a JSON object")
 	}
 	var root [9]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note
-	members(s[at:], rootKeys, root[:])
+	var req [4]string  // method, headers, body, bodyBase64
+	var resp [5]string // status, headers, body, bodyBase64, cut
+	// The request's and the response's members are read on the way
+	// through the line, so their bodies are passed over once.
+	scanMembers(s[at:], func(key, rest string) int {
+		for i, k := range rootKeys {
+			if key != k || root[i] != "" {
+				continue
+			}
+			var n int
+			switch {
+			case i == 3 && rest[0] == '{':
+				n = members(rest, requestKeys, req[:])
+			case i == 4 && rest[0] == '{':
+				n = members(rest, responseKeys, resp[:])
+			default:
+				n = valueEnd(rest, 0)
+			}
+			root[i] = rest[:n]
+			return n
+		}
+		return valueEnd(rest, 0)
+	})
 	ex := &rec.Exchange
 	switch t := value(root[0]); {
 	case !t.Exists():
@@ -228,8 +250,6 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	if reqv == "" || reqv[0] != '{' {
 		return rec, errors.New(`"request" is required and must be an object`)
 	}
-	var req [4]string // method, headers, body, bodyBase64
-	members(reqv, requestKeys, req[:])
 	var err error
 	if m := value(req[0]).Str; m == http.MethodPost {
 		ex.Request.Method = http.MethodPost
@@ -251,8 +271,6 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	case respv[0] != '{':
 		return rec, errors.New(`"response" must be an object or null`)
 	}
-	var resp [5]string // status, headers, body, bodyBase64, cut
-	members(respv, responseKeys, resp[:])
 	rs := &envelope.Response{}
 	switch c := resp[4]; c {
 	case "true":
