@@ -72,18 +72,6 @@ type SkipError string
 
 func (e SkipError) Error() string { return "not applicable: " + string(e) }
 
-// The common skips of rpc.go as errors, converted once: a SkipError kept
-// in a variable of its own type is copied into a new interface value
-// (an allocation) every time a check returns it.
-var (
-	errSkipNoData       error = skipNoData
-	errSkipSpecOnly     error = skipSpecOnly
-	errSkipNoSpecData   error = skipNoSpecData
-	errSkipNoHTTP       error = skipNoHTTP
-	errSkipNoHTTPRsp    error = skipNoHTTPRsp
-	errSkipNotErrStatus error = skipNotErrStatus
-)
-
 // Skip returns the error a check's Run returns when it does not apply.
 func Skip(reason string) error { return SkipError(reason) }
 

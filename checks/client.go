@@ -155,15 +155,16 @@ func needClient(p *Pass) (*clientPass, error) {
 	return p.client, nil
 }
 
+// Error values, so that returning one allocates nothing (see rpc.go).
 var (
-	skipNotClient   = SkipError("judges the client's messages (proxy, wrap)")
-	skipNoMessage   = SkipError("no JSON-RPC message (an HTTP GET or DELETE)")
-	skipNotRequest  = SkipError("not a request")
-	skipNotHTTP     = SkipError("not Streamable HTTP")
-	skipModern      = SkipError("2026-07-28 has no handshake nor sessions")
-	skipLegacy      = SkipError("not a 2026-07-28 message")
-	skipLost        = SkipError("messages of this session were not observed (the relay's output fell behind)")
-	skipNotResponse = SkipError("not a response to a server request")
+	skipNotClient   error = SkipError("judges the client's messages (proxy, wrap)")
+	skipNoMessage         = SkipError("no JSON-RPC message (an HTTP GET or DELETE)")
+	skipNotRequest        = SkipError("not a request")
+	skipNotHTTP           = SkipError("not Streamable HTTP")
+	skipModern            = SkipError("2026-07-28 has no handshake nor sessions")
+	skipLegacy            = SkipError("not a 2026-07-28 message")
+	skipLost              = SkipError("messages of this session were not observed (the relay's output fell behind)")
+	skipNotResponse       = SkipError("not a response to a server request")
 )
 
 // idText shows an id in a finding as it was written (7 is not "7"), cut

@@ -21,7 +21,7 @@ func needData(p *Pass) (gjson.Result, gjson.Result, error) {
 	}
 	d := p.Reply.Response.Get("error.data")
 	if !d.Exists() {
-		return e, d, errSkipNoData
+		return e, d, skipNoData
 	}
 	if !d.IsObject() {
 		return e, d, Skip("error.data is not an object (see ERR3001)")
@@ -41,7 +41,7 @@ that no client can read reliably. Strict contract only: the spec lets data
 be any JSON value.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return errSkipSpecOnly
+			return skipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
@@ -69,7 +69,7 @@ detail, reason, request) tends to leak internals and lets clients depend on
 undocumented shapes. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return errSkipSpecOnly
+			return skipSpecOnly
 		}
 		e, d, err := needData(p)
 		if err != nil {
@@ -110,7 +110,7 @@ words, and ERR4001 bounds it; the problems of a distilled errors entry
 are judged by ERR5001 as short cause phrases. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return errSkipSpecOnly
+			return skipSpecOnly
 		}
 		e, _, err := needData(p)
 		if err != nil {
@@ -530,7 +530,7 @@ elicitationId, url and message.`,
 				}
 			}
 		default:
-			return errSkipNoSpecData
+			return skipNoSpecData
 		}
 		return nil
 	},

@@ -45,7 +45,7 @@ against 435 distilled: the rest is noise a client and a calling model
 must wade through. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return errSkipSpecOnly
+			return skipSpecOnly
 		}
 		_, d, err := needData(p)
 		if err != nil {

@@ -885,7 +885,7 @@ into the calling model's context, and a hostile request becomes the
 server's own words. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return errSkipSpecOnly
+			return skipSpecOnly
 		}
 		e, err := needError(p)
 		if err != nil {
@@ -934,7 +934,7 @@ server's own): then, as without the listed inputSchema, where the two
 look alike, an echo only warns. Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return errSkipSpecOnly
+			return skipSpecOnly
 		}
 		m, err := needObject(p)
 		if err != nil {

@@ -10,10 +10,10 @@ import (
 // needHTTP guards checks that judge the HTTP layer.
 func needHTTP(p *Pass) (*envelope.Response, error) {
 	if p.Exchange.Transport != envelope.HTTP {
-		return nil, errSkipNoHTTP
+		return nil, skipNoHTTP
 	}
 	if p.Exchange.Response == nil {
-		return nil, errSkipNoHTTPRsp
+		return nil, skipNoHTTPRsp
 	}
 	return p.Exchange.Response, nil
 }
@@ -56,7 +56,7 @@ not judged here.`,
 			return Skip("not a POST")
 		}
 		if resp.Status < 400 {
-			return errSkipNotErrStatus
+			return skipNotErrStatus
 		}
 		report, why := p.Failf, ""
 		switch {

@@ -103,7 +103,7 @@ request parameters", "Internal server error"), behind the TypeScript SDK's
 Strict contract only.`,
 	Run: func(p *Pass) error {
 		if !p.Contract.IsStrict() {
-			return errSkipSpecOnly
+			return skipSpecOnly
 		}
 		e, msg, err := needMessage(p)
 		if err != nil {

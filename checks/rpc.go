@@ -15,19 +15,22 @@ import (
 )
 
 // The common skip reasons, allocated once: most exchanges skip most
-// checks, and a lint of a large transcript should not pay for it.
+// checks, and a lint of a large transcript should not pay for it. They
+// are held as error values: a SkipError held in a variable of its own
+// type is copied into a new interface value (an allocation) every time
+// a check returns it.
 var (
-	skipNoReply      = SkipError("no reply arrived")
-	skipNotObject    = SkipError("the reply is not a JSON object (see RPC1001)")
-	skipNotError     = SkipError("the reply is not an error")
-	skipErrNotObj    = SkipError("error is not an object (see RPC1005)")
-	skipNoData       = SkipError("the error has no data")
-	skipNotResult    = SkipError("the reply is not a result")
-	skipNoHTTP       = SkipError("not an HTTP exchange")
-	skipNoHTTPRsp    = SkipError("no HTTP response arrived")
-	skipSpecOnly     = SkipError("not part of the spec contract")
-	skipNoSpecData   = SkipError("the code has no spec-defined data in this version")
-	skipNotErrStatus = SkipError("the HTTP status is not an error")
+	skipNoReply      error = SkipError("no reply arrived")
+	skipNotObject    error = SkipError("the reply is not a JSON object (see RPC1001)")
+	skipNotError     error = SkipError("the reply is not an error")
+	skipErrNotObj    error = SkipError("error is not an object (see RPC1005)")
+	skipNoData       error = SkipError("the error has no data")
+	skipNotResult    error = SkipError("the reply is not a result")
+	skipNoHTTP       error = SkipError("not an HTTP exchange")
+	skipNoHTTPRsp    error = SkipError("no HTTP response arrived")
+	skipSpecOnly     error = SkipError("not part of the spec contract")
+	skipNoSpecData   error = SkipError("the code has no spec-defined data in this version")
+	skipNotErrStatus error = SkipError("the HTTP status is not an error")
 )
 
 // needResponse is the common guard of checks that judge the response.

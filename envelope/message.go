@@ -70,13 +70,17 @@ func parseLean(raw []byte) Message {
 	m := Message{Raw: raw, UTF8: utf8.Valid(raw)}
 	body := trimBOM(raw)
 	m.BOM = len(body) < len(raw)
-	if m.TooDeep = TooDeep(body); m.TooDeep {
+	// One copy, which the root and every value read from it share, and
+	// one iterative pass for the depth, the validity and the duplicates.
+	text := string(body)
+	valid, deep, dups := check(text, true)
+	if m.TooDeep = deep; m.TooDeep {
 		return m
 	}
-	m.Valid = gjson.ValidBytes(body)
+	m.Valid = valid
 	if m.Valid {
-		m.root = gjson.ParseBytes(body)
-		m.Duplicates = duplicates(m.root, make([]string, 0, 8), nil)
+		m.root = gjson.Parse(text)
+		m.Duplicates = dups
 	}
 	return m
 }
@@ -203,6 +207,31 @@ func (m *Message) Get(path string) gjson.Result {
 	if !m.Valid {
 		return gjson.Result{}
 	}
+	if c := m.members; c != nil {
+		// The paths the checks read most, answered from the cache without
+		// taking the path apart: the same values as the general way below.
+		switch path {
+		case "jsonrpc":
+			return c.top[0]
+		case "id":
+			return c.top[1]
+		case "method":
+			return c.top[2]
+		case "params":
+			return c.top[3]
+		case "result":
+			return c.top[4]
+		case "error":
+			return c.top[5]
+		case "error.code", "error.message", "error.data":
+			if c.top[5].IsObject() {
+				return c.errm[errorMember(path)]
+			}
+		}
+		if key, ok := metaKeys[path]; ok && c.top[3].IsObject() {
+			return metaMember(c.top[3], key)
+		}
+	}
 	head, rest, nested := strings.Cut(path, ".")
 	i := slices.Index(topKeys[:], head)
 	if i < 0 {
@@ -228,73 +257,88 @@ func (m *Message) Get(path string) gjson.Result {
 	return v.Get(rest)
 }
 
+// metaKeys are the _meta keys of MetaPath's table by their paths: every
+// request is read for them, and gjson allocates for a path with an
+// escaped dot each time.
+var metaKeys = func() map[string]string {
+	m := make(map[string]string, len(metaPaths))
+	for k, p := range metaPaths {
+		m[p] = k
+	}
+	return m
+}()
+
+// metaMember is params.Get(MetaPath(key)[len("params."):]) as gjson reads
+// it, without the path: the first member named key of the first _meta
+// object of params that has one (gjson goes on to a repeated _meta when
+// the first lacks the key).
+func metaMember(params gjson.Result, key string) gjson.Result {
+	var out gjson.Result
+	params.ForEach(func(k, meta gjson.Result) bool {
+		if k.Str != "_meta" || !meta.IsObject() {
+			return true
+		}
+		meta.ForEach(func(k, v gjson.Result) bool {
+			if k.Str == key {
+				out = v
+				return false
+			}
+			return true
+		})
+		return !out.Exists()
+	})
+	if !out.Exists() {
+		// Result.Get leaves its own Index on a member it did not find.
+		out.Index = params.Index
+	}
+	return out
+}
+
+// errorMember is the errm index of an "error.…" path of errorKeys.
+func errorMember(path string) int {
+	switch path {
+	case "error.code":
+		return 0
+	case "error.message":
+		return 1
+	}
+	return 2
+}
+
 // IsObject reports whether the message is a JSON object.
 func (m *Message) IsObject() bool { return m.Valid && m.root.IsObject() }
 
 // IsArray reports whether the message is a JSON array (a batch).
 func (m *Message) IsArray() bool { return m.Valid && m.root.IsArray() }
 
-// duplicates walks objects and arrays and returns the paths of repeated
-// keys. Most objects are small, and a linear scan of the keys seen beats
-// a map there; past smallObject keys a map takes over, so an object of
-// 100,000 keys costs linear time. A path is joined only when a duplicate
-// is found.
-func duplicates(v gjson.Result, path []string, out []string) []string {
-	switch {
-	case v.IsObject():
-		var seenBuf [smallObject]string
-		seen := seenBuf[:0]
-		var many map[string]bool
-		v.ForEach(func(k, val gjson.Result) bool {
-			key := k.Str
-			var dup bool
-			switch {
-			case many != nil:
-				dup = many[key]
-				many[key] = true
-			case len(seen) < smallObject:
-				dup = slices.Contains(seen, key)
-				seen = append(seen, key)
-			default:
-				many = make(map[string]bool, 4*smallObject)
-				for _, s := range seen {
-					many[s] = true
-				}
-				dup = many[key]
-				many[key] = true
-			}
-			if dup {
-				out = append(out, joinAll(append(path, key)))
-			}
-			if val.IsObject() || val.IsArray() {
-				out = duplicates(val, append(path, key), out)
-			}
-			return true
-		})
-	case v.IsArray():
-		i := 0
-		v.ForEach(func(_, val gjson.Result) bool {
-			if val.IsObject() || val.IsArray() {
-				out = duplicates(val, append(path, strconv.Itoa(i)), out)
-			}
-			i++
-			return true
-		})
+// A level is a container check has open.
+type level struct {
+	object  bool
+	keys    int             // where this object's keys start in check's keys
+	many    map[string]bool // its keys, once it has many
+	elem    int             // an array's element count so far
+	name    string          // the key this container stands under
+	index   int             // or, under an array, its index
+	indexed bool
+}
+
+// joinLevels is the display path of key in the innermost of the open
+// containers (the root, the first, has no name).
+func joinLevels(levels []level, key string) string {
+	p := ""
+	for _, l := range levels[1:] {
+		name := l.name
+		if l.indexed {
+			name = strconv.Itoa(l.index)
+		}
+		p = JoinPath(p, name)
 	}
-	return out
+	return JoinPath(p, key)
 }
 
 // smallObject is how many keys an object has before duplicates are
 // looked up in a map.
 const smallObject = 16
-
-func joinAll(keys []string) string {
-	p := ""
-	for _, k := range keys {
-		p = JoinPath(p, k)
-	}
-	return p
-}
 
 // JoinPath appends a key to a dotted display path ("error.data" + "x").
 // Keys with dots or wildcards are escaped as gjson would need them, so a
@@ -579,24 +623,82 @@ func Depth(raw []byte) int {
 }
 
 // stringEnd is the index of the quote that closes the string opened at
-// raw[open], -1 when none does. A quote is escaped when an odd run of
-// backslashes stands before it; each run is counted once, so the scan
-// stays linear.
+// raw[open], -1 when none does; see StringEnd.
 func stringEnd(raw []byte, open int) int {
-	for i := open + 1; ; i++ {
-		j := bytes.IndexByte(raw[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		k := i - 1
-		for raw[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
+	plain := 0
+	for i := open + 1; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
 			return i
+		case '\\':
+			i++
+			plain = 0
+			continue
+		}
+		if plain++; plain < longRun {
+			continue
+		}
+		for p := i + 1; ; {
+			j := bytes.IndexByte(raw[p:], '"')
+			if j < 0 {
+				return -1
+			}
+			q := p + j
+			k := q - 1
+			for raw[k] == '\\' {
+				k--
+			}
+			if (q-1-k)%2 == 0 {
+				return q
+			}
+			p = q + 1
 		}
 	}
+	return -1
+}
+
+// longRun is how many plain bytes in a row StringEnd reads one by one
+// before it looks for the next quote with IndexByte.
+const longRun = 32
+
+// StringEnd is the index of the quote that closes the string opened at
+// s[open], -1 when none does; linear on any input. Short runs between
+// quotes and escapes are the rule in escaped text (a body held in a
+// transcript line), where a call to IndexByte per escaped quote costs
+// more than reading the bytes; a long run without one is skipped by
+// IndexByte, a quote counted escaped when an odd run of backslashes
+// stands before it.
+func StringEnd(s string, open int) int {
+	plain := 0
+	for i := open + 1; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			return i
+		case '\\':
+			i++
+			plain = 0
+			continue
+		}
+		if plain++; plain < longRun {
+			continue
+		}
+		for p := i + 1; ; {
+			j := strings.IndexByte(s[p:], '"')
+			if j < 0 {
+				return -1
+			}
+			q := p + j
+			k := q - 1
+			for s[k] == '\\' {
+				k--
+			}
+			if (q-1-k)%2 == 0 {
+				return q
+			}
+			p = q + 1
+		}
+	}
+	return -1
 }
 
 // hugeExponent reports a number literal whose exponent exceeds 1000 in

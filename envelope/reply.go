@@ -72,6 +72,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	}
 	raw := resp.Messages
 	sse := IsEventStream(resp.Header.Get("Content-Type"))
+	var whole *Message // the body read whole, when it was
 	r.Body = resp.Body
 	if body := resp.Body; (raw == nil || sse) && len(body) > 0 {
 		if codings := Codings(resp.Header); codings != nil {
@@ -89,12 +90,19 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		// An SSE body is split here even when the transport split it:
 		// the body is what a transcript keeps, so live runs and lint read
 		// the same events (and their ids).
+		notRPC := o.NotRPC || resp.Status >= 400 || resp.Status == 202
+		if notRPC && !sse && !resp.Cut {
+			// read once: to tell whether it is meant as a message, and
+			// as the message when it is
+			m := parseLean(body)
+			whole = &m
+		}
 		switch {
 		case sse:
 			raw, r.LastEventID, r.SplitErr = SplitSSE(body, MaxSSELine)
 		case resp.Cut:
 			// The start of a body whose end never came: no message.
-		case (o.NotRPC || resp.Status >= 400 || resp.Status == 202) && !rpcShaped(body) && !TooDeep(trimBOM(body)):
+		case notRPC && !whole.rpcShaped() && !whole.TooDeep:
 			// (A body too deep to read is read as a message all the same,
 			// so the judge says it could not judge it.)
 			// (A 202's body is no message unless it means to be one:
@@ -109,7 +117,12 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	first, garbage, match := -1, -1, -1
 	r.Messages = make([]Message, 0, len(raw))
 	for _, b := range raw {
-		m := parseLean(b)
+		var m Message
+		if whole != nil && len(raw) == 1 {
+			m = *whole // raw is the body, read above
+		} else {
+			m = parseLean(b)
+		}
 		if len(r.Messages) < cachedMessages {
 			m.scan()
 		}
@@ -155,13 +168,9 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 // rpcShaped: a body that means to be a JSON-RPC message: an object with a
 // jsonrpc member, or an error object with a code, as a 405's JSON-RPC
 // error body has. {"error":"invalid_token"} (OAuth) is not one.
-func rpcShaped(body []byte) bool {
-	body = trimBOM(body)
-	if TooDeep(body) || !gjson.ValidBytes(body) {
-		return false
-	}
-	v := gjson.ParseBytes(body)
-	return v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").IsObject() && v.Get("error.code").Exists())
+func (m *Message) rpcShaped() bool {
+	v := m.root
+	return m.Valid && v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").IsObject() && v.Get("error.code").Exists())
 }
 
 // IsResponse reports whether msg ends an exchange: a JSON object with no

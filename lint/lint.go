@@ -71,7 +71,10 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	type slot struct {
 		it     Item
 		weight int64
-		done   chan struct{}
+		// done is waited on by the writer until the item is judged: a
+		// WaitGroup in the slot, where a channel would be an allocation
+		// of its own per record.
+		done sync.WaitGroup
 	}
 	sem := semaphore.NewWeighted(budget)
 	// The queue holds the items in line order, judged or not; its
@@ -90,7 +93,8 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 			if err == io.EOF {
 				return
 			}
-			s := &slot{it: Item{Record: rec, Err: err}, weight: min(weight(&rec), budget), done: make(chan struct{})}
+			s := &slot{it: Item{Record: rec, Err: err}, weight: min(weight(&rec), budget)}
+			s.done.Add(1)
 			if sem.Acquire(ctx, s.weight) != nil {
 				return
 			}
@@ -100,7 +104,7 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 				return
 			}
 			if err != nil || rec.Traffic != nil {
-				close(s.done)
+				s.done.Done()
 			} else {
 				select {
 				case jobs <- s:
@@ -108,9 +112,10 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 					return
 				}
 			}
-			var le *transcript.LineError
-			if err != nil && !errors.As(err, &le) {
-				return
+			if err != nil {
+				if le := (*transcript.LineError)(nil); !errors.As(err, &le) {
+					return
+				}
 			}
 		}
 	}()
@@ -125,7 +130,7 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 						return
 					}
 					judge(&s.it, o, takeSpare(spare))
-					close(s.done)
+					s.done.Done()
 				case <-ctx.Done():
 					return
 				}
@@ -134,7 +139,7 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	}
 
 	for s := range queue {
-		<-s.done
+		s.done.Wait()
 		if err := emit(&s.it); err != nil {
 			// The workers finish the record in hand and stop; the
 			// reader stops once its current read returns.

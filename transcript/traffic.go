@@ -136,11 +136,11 @@ func trafficLine(line []byte) (*Traffic, bool, error) {
 	t.Status, t.Lost = int(m[8].Int()), m[12].Int()
 	var err error
 	if m[5].Exists() {
-		if t.Header, err = headers(m[5], "traffic"); err != nil {
+		if t.Header, err = headers(m[5].Raw, "traffic", nil); err != nil {
 			return nil, true, err
 		}
 	}
-	if t.Body, err = body(m[10], m[11], "traffic"); err != nil {
+	if t.Body, err = body(m[10].Raw, m[11].Raw, "traffic"); err != nil {
 		return nil, true, err
 	}
 	return t, true, nil

@@ -36,7 +36,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/textproto"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -82,6 +85,7 @@ type Reader struct {
 	facts *expect.Facts
 	// recorded: a facts line was read; the facts are no longer learned.
 	recorded bool
+	seen     interner
 }
 
 // NewReader reads the transcript r; name is used in errors.
@@ -113,7 +117,7 @@ func (r *Reader) Next() (Record, error) {
 			}
 			return Record{Line: r.line, Fixture: t.Fixture, Facts: r.facts, Traffic: t}, nil
 		}
-		rec, perr := parse(line)
+		rec, perr := r.parse(line)
 		if perr != nil {
 			return Record{}, &LineError{r.name, r.line, perr}
 		}
@@ -172,53 +176,87 @@ func factsLine(line []byte) (*expect.Facts, bool, error) {
 	return f, true, err
 }
 
-func parse(line []byte) (Record, error) {
+// parse reads one exchange line. The line is read in place: its members
+// are found by a scanner of the valid JSON that leaves their values as
+// written, so a body is unescaped once, straight into the bytes the
+// record keeps, and a header is read without a string of its own per
+// value. Nothing in the record shares memory with the line, whose bytes
+// the reader reuses.
+func (r *Reader) parse(line []byte) (Record, error) {
 	var rec Record
-	if envelope.TooDeep(line) {
+	s := string(line)
+	switch valid, deep := envelope.ValidJSON(s); {
+	case deep:
 		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
-	}
-	if !gjson.ValidBytes(line) {
+	case !valid:
 		return rec, errors.New("not valid JSON")
 	}
-	obj := gjson.ParseBytes(line)
-	if !obj.IsObject() {
+	at := skipSpace(s, 0)
+	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [9]gjson.Result // transport, protocolVersion, fixture, request, response, expect, failure, died, note
-	envelope.Members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note"}, root[:])
+	var root [9]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note
+	var req [4]string  // method, headers, body, bodyBase64
+	var resp [5]string // status, headers, body, bodyBase64, cut
+	// The request's and the response's members are read on the way
+	// through the line, so their bodies are passed over once.
+	scanMembers(s[at:], func(key, rest string) int {
+		for i, k := range rootKeys {
+			if key != k || root[i] != "" {
+				continue
+			}
+			var n int
+			switch {
+			case i == 3 && rest[0] == '{':
+				n = members(rest, requestKeys, req[:])
+			case i == 4 && rest[0] == '{':
+				n = members(rest, responseKeys, resp[:])
+			default:
+				n = valueEnd(rest, 0)
+			}
+			root[i] = rest[:n]
+			return n
+		}
+		return valueEnd(rest, 0)
+	})
 	ex := &rec.Exchange
-	switch t := root[0]; {
+	switch t := value(root[0]); {
 	case !t.Exists():
 		return rec, errors.New(`"transport" is required ("http" or "stdio")`)
-	case t.Str == envelope.HTTP || t.Str == envelope.Stdio:
-		ex.Transport = t.Str
+	case t.Str == envelope.HTTP:
+		ex.Transport = envelope.HTTP
+	case t.Str == envelope.Stdio:
+		ex.Transport = envelope.Stdio
 	default:
 		return rec, fmt.Errorf(`"transport" is %s, want "http" or "stdio"`, t.Raw)
 	}
-	if v := root[1]; v.Exists() {
-		if !envelope.KnownVersion(v.Str) {
+	if v := value(root[1]); v.Exists() {
+		known := slices.Index(versions, v.Str)
+		if known < 0 {
 			return rec, fmt.Errorf(`"protocolVersion" is %s, want one of %v`, v.Raw, envelope.Versions())
 		}
-		ex.Version = v.Str
+		ex.Version = versions[known]
 	}
-	rec.Fixture = root[2].Str
-	if o := root[5]; o.Exists() {
-		ov, err := expect.ParseOverride([]byte(o.Raw))
+	rec.Fixture = strings.Clone(value(root[2]).Str)
+	if o := root[5]; o != "" {
+		ov, err := expect.ParseOverride([]byte(o))
 		if err != nil {
 			return rec, err
 		}
 		rec.Override = ov
 	}
-	ex.Failure, ex.Died, ex.Note = root[6].Str, root[7].Str, root[8].Str
+	ex.Failure, ex.Died, ex.Note = strings.Clone(value(root[6]).Str), strings.Clone(value(root[7]).Str), strings.Clone(value(root[8]).Str)
 	reqv := root[3]
-	if !reqv.IsObject() {
+	if reqv == "" || reqv[0] != '{' {
 		return rec, errors.New(`"request" is required and must be an object`)
 	}
-	var req [4]gjson.Result // method, headers, body, bodyBase64
-	envelope.Members(reqv, []string{"method", "headers", "body", "bodyBase64"}, req[:])
 	var err error
-	ex.Request.Method = req[0].Str
-	if ex.Request.Header, err = headers(req[1], "request"); err != nil {
+	if m := value(req[0]).Str; m == http.MethodPost {
+		ex.Request.Method = http.MethodPost
+	} else {
+		ex.Request.Method = strings.Clone(m)
+	}
+	if ex.Request.Header, err = headers(req[1], "request", &r.seen); err != nil {
 		return rec, err
 	}
 	if ex.Request.Body, err = body(req[2], req[3], "request"); err != nil {
@@ -226,37 +264,33 @@ func parse(line []byte) (Record, error) {
 	}
 	respv := root[4]
 	switch {
-	case !respv.Exists():
+	case respv == "":
 		return rec, errors.New(`"response" is required (null when no reply arrived)`)
-	case respv.Type == gjson.Null:
+	case respv == "null":
 		return rec, nil
-	case !respv.IsObject():
+	case respv[0] != '{':
 		return rec, errors.New(`"response" must be an object or null`)
 	}
-	var resp [5]gjson.Result // status, headers, body, bodyBase64, cut
-	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut"}, resp[:])
-	r := &envelope.Response{}
-	switch c := resp[4]; c.Type {
-	case gjson.True:
-		r.Cut = true
-	case gjson.False:
+	rs := &envelope.Response{}
+	switch c := resp[4]; c {
+	case "true":
+		rs.Cut = true
+	case "false", "":
 	default:
-		if c.Exists() {
-			return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c.Raw)
-		}
+		return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c)
 	}
-	if s := resp[0]; s.Exists() {
+	if s := value(resp[0]); s.Exists() {
 		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
 			return rec, fmt.Errorf(`"response.status" is %s, want an HTTP status`, s.Raw)
 		}
-		r.Status = int(s.Int())
+		rs.Status = int(s.Int())
 	} else if ex.Transport == envelope.HTTP {
 		return rec, errors.New(`"response.status" is required for http`)
 	}
-	if r.Header, err = headers(resp[1], "response"); err != nil {
+	if rs.Header, err = headers(resp[1], "response", &r.seen); err != nil {
 		return rec, err
 	}
-	if r.Body, err = body(resp[2], resp[3], "response"); err != nil {
+	if rs.Body, err = body(resp[2], resp[3], "response"); err != nil {
 		return rec, err
 	}
 	if ex.Transport == envelope.Stdio {
@@ -264,64 +298,175 @@ func parse(line []byte) (Record, error) {
 		// one too (the live run judged it), and only the newline that
 		// ends the body ends no message. A value pretty-printed over
 		// several lines is one message, as the live run read it.
-		lines := bytes.Split(bytes.TrimSuffix(r.Body, []byte("\n")), []byte("\n"))
+		lines := bytes.Split(bytes.TrimSuffix(rs.Body, []byte("\n")), []byte("\n"))
 		for i, l := range lines {
 			lines[i] = bytes.TrimSuffix(l, []byte("\r"))
 		}
-		r.Messages = envelope.Rejoin(lines)
-		if len(r.Body) == 0 {
-			r.Messages = r.Messages[:0]
+		rs.Messages = envelope.Rejoin(lines)
+		if len(rs.Body) == 0 {
+			rs.Messages = rs.Messages[:0]
 		}
 	}
-	ex.Response = r
+	ex.Response = rs
 	return rec, nil
 }
 
-func headers(v gjson.Result, where string) (http.Header, error) {
-	h := http.Header{}
-	if !v.Exists() {
-		return h, nil
+// The members parse reads, in the order of its arrays.
+var (
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note"}
+	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut"}
+	// versions are the known protocol versions, so that a record holds
+	// the constant rather than a copy of the line's text.
+	versions = envelope.Versions()
+)
+
+// value reads a member's raw text as gjson would ("": absent). A string's
+// Str may be a slice of the line: clone what the record keeps.
+func value(raw string) gjson.Result {
+	if raw == "" {
+		return gjson.Result{}
 	}
-	if !v.IsObject() {
+	return gjson.Parse(raw)
+}
+
+// maxInterned bounds a reader's header caches: a transcript's headers
+// repeat a few names and values, and a hostile one must not grow them
+// without end.
+const maxInterned = 1024
+
+// headers reads a headers object (raw; "" when absent) as http.Header
+// would hold it: keys canonical, values in order. The names and short
+// values a transcript repeats are kept once per reader, so a header
+// usually costs no string of its own.
+func headers(raw string, where string, seen *interner) (http.Header, error) {
+	if raw == "" {
+		return http.Header{}, nil
+	}
+	if raw[0] != '{' {
 		return nil, fmt.Errorf(`"%s.headers" must be an object`, where)
 	}
+	// One pass to judge the values and count the names, so that no
+	// header is added before all are known good.
+	keys := 0
 	var err error
-	v.ForEach(func(k, val gjson.Result) bool {
-		switch {
-		case val.Type == gjson.String:
-			h.Add(k.Str, val.Str)
-		case val.IsArray():
-			for _, x := range val.Array() {
-				if x.Type != gjson.String {
-					err = fmt.Errorf(`"%s.headers.%s" values must be strings`, where, k.Str)
+	forMembers(raw, func(key, val string) bool {
+		keys++
+		switch val[0] {
+		case '"':
+		case '[':
+			forElements(val, func(x string) bool {
+				if x[0] != '"' {
+					err = fmt.Errorf(`"%s.headers.%s" values must be strings`, where, key)
 					return false
 				}
-				h.Add(k.Str, x.Str)
-			}
+				return true
+			})
+			return err == nil
 		default:
-			err = fmt.Errorf(`"%s.headers.%s" must be a string or an array of strings`, where, k.Str)
+			err = fmt.Errorf(`"%s.headers.%s" must be a string or an array of strings`, where, key)
 			return false
 		}
 		return true
 	})
-	return h, err
+	if err != nil {
+		return nil, err
+	}
+	h := make(http.Header, keys)
+	add := func(key, val string) {
+		one := seen.value(val)
+		if old, ok := h[key]; ok {
+			h[key] = append(old, one[0]) // one's capacity is 1: a new array
+		} else {
+			h[key] = one
+		}
+	}
+	forMembers(raw, func(key, val string) bool {
+		key = seen.name(key)
+		if val[0] == '"' {
+			add(key, val)
+		} else {
+			forElements(val, func(x string) bool {
+				add(key, x)
+				return true
+			})
+		}
+		return true
+	})
+	return h, nil
 }
 
-func body(b, b64 gjson.Result, where string) ([]byte, error) {
+// An interner keeps the header names and short values a reader has
+// read, so that a transcript's repeated headers share their strings. A
+// nil *interner keeps nothing.
+type interner struct {
+	names  map[string]string   // as written: canonical
+	values map[string][]string // JSON literal: its text, alone in a list
+}
+
+// name is textproto's canonical form of a header name read from a line,
+// in memory of its own.
+func (in *interner) name(key string) string {
+	if in != nil {
+		if c, ok := in.names[key]; ok {
+			return c
+		}
+	}
+	c := textproto.CanonicalMIMEHeaderKey(key)
+	if c == key {
+		c = strings.Clone(key)
+	}
+	if in != nil && len(in.names) < maxInterned {
+		if in.names == nil {
+			in.names = map[string]string{}
+		}
+		in.names[strings.Clone(key)] = c
+	}
+	return c
+}
+
+// value is the text of the JSON string literal raw, as a header's list
+// of one value. A short one is shared by the records that repeat it: its
+// capacity is 1, so an append makes a list of its own, and nothing
+// writes a header's values in place.
+func (in *interner) value(raw string) []string {
+	if in != nil {
+		if v, ok := in.values[raw]; ok {
+			return v
+		}
+	}
+	s := raw[1 : len(raw)-1]
+	if strings.IndexByte(s, '\\') < 0 {
+		s = strings.Clone(s)
+	} else {
+		s = string(appendUnescaped(nil, s))
+	}
+	v := []string{s}
+	if in != nil && len(raw) <= 64 && len(in.values) < maxInterned {
+		if in.values == nil {
+			in.values = map[string][]string{}
+		}
+		in.values[strings.Clone(raw)] = v
+	}
+	return v
+}
+
+func body(b, b64 string, where string) ([]byte, error) {
 	switch {
-	case b.Exists() && b64.Exists():
+	case b != "" && b64 != "":
 		return nil, fmt.Errorf(`"%s" has both body and bodyBase64`, where)
-	case b64.Exists():
-		raw, err := base64.StdEncoding.DecodeString(b64.Str)
+	case b64 != "":
+		raw, err := base64.StdEncoding.DecodeString(value(b64).Str)
 		if err != nil {
 			return nil, fmt.Errorf(`"%s.bodyBase64": %w`, where, err)
 		}
 		return raw, nil
-	case b.Exists():
-		if b.Type != gjson.String {
+	case b != "":
+		if b[0] != '"' {
 			return nil, fmt.Errorf(`"%s.body" must be a string (the raw text); use bodyBase64 for bytes`, where)
 		}
-		return []byte(b.Str), nil
+		// unescaped once, straight into the record's bytes
+		return appendUnescaped(make([]byte, 0, len(b)-2), b[1:len(b)-1]), nil
 	}
 	return nil, nil
 }

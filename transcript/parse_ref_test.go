@@ -1,0 +1,255 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+)
+
+// The reader once read each line with gjson alone (refParse, kept here
+// as it was); the scanner that replaced it must read every line alike:
+// the same record, or the same error.
+
+func sameParse(t *testing.T, r *Reader, line []byte) {
+	t.Helper()
+	want, werr := refParse(line)
+	got, gerr := r.parse(line)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		t.Fatalf("%q:\nerror %v, want %v", line, gerr, werr)
+	}
+	if werr != nil {
+		return
+	}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(expect.Override{})); d != "" {
+		t.Fatalf("%q:\n%s", line, d)
+	}
+}
+
+func TestParseAsGJSON(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/recorded/*.jsonl")
+	more, _ := filepath.Glob("../*/testdata/*.jsonl")
+	examples, _ := filepath.Glob("../examples/*.jsonl")
+	more = append(more, examples...)
+	for _, f := range append(files, more...) {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Reader // one per file: its header caches fill as they would
+		for _, l := range bytes.Split(raw, []byte("\n")) {
+			if bytes.Contains(l, []byte(`"transport"`)) {
+				sameParse(t, &r, bytes.TrimRight(l, "\r"))
+			}
+		}
+	}
+	var r Reader
+	for _, l := range parseSeeds {
+		sameParse(t, &r, []byte(l))
+	}
+}
+
+func FuzzParseAsGJSON(f *testing.F) {
+	for _, l := range parseSeeds {
+		f.Add([]byte(l))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var r Reader
+		sameParse(t, &r, line)
+		sameParse(t, &r, line) // read again from the caches
+	})
+}
+
+var parseSeeds = []string{
+	`{"transport":"http","request":{"headers":{"Content-Type":"application/json","MCP-Protocol-Version":"2026-07-28","x-a":["1","2"],"X-A":"3","e\u0041":"\u00e9\ud800x\ud83d\ude00\ud800\u0041","empty":[]},"body":"{\"a\":\"\\\"\\ud800\"}\n\t\r\b\f\/"},"response":{"status":200,"headers":{"A":"b"},"body":"x"}}`,
+	` {"transport" : "stdio" , "request" : { "body" : "" } , "response" : { "body" : "a\n\nb\r\n" , "cut" : true } , "fixture":"f\u0031","note":"n","died":"d","failure":"x"} `,
+	`{"transport":"stdio","request":{"bodyBase64":"AAE="},"response":null,"protocolVersion":"2025-06-18","expect":{"expect-code":"-32602"}}`,
+	`{"transport":"http","request":{"body":""},"response":{"status":"200"}}`,
+	`{"transport":"http","request":{"body":""},"response":{"status":200,"cut":1}}`,
+	`{"transport":"http","request":{"body":5},"response":null}`,
+	`{"transport":"http","request":{"body":"a","bodyBase64":"YQ=="},"response":null}`,
+	`{"transport":"http","request":{"headers":{"a":5}},"response":null}`,
+	`{"transport":"http","request":{"headers":{"a":["x",5]}},"response":null}`,
+	`{"transport":"http","request":{"headers":[]},"response":null}`,
+	`{"transport":"http","request":{},"response":[]}`,
+	`{"transport":"http","request":{}}`,
+	`{"transport":"htt\u0070","request":[]}`,
+	`{"transport":1}`,
+	`{"protocolVersion":"x","transport":"stdio"}`,
+	`{"transport":"stdio","protocolVersion":"x"}`,
+	`{"transport":"stdio","transport":"http","request":{"method":"GET","method":"POST"},"response":null}`,
+	`[1]`,
+	`{"a":`,
+	`{"transport":"http","request":{"bodyBase64":"!!"},"response":null}`,
+}
+
+var (
+	_ = base64.StdEncoding
+	_ = errors.New
+	_ http.Header
+	_ gjson.Result
+	_ envelope.Exchange
+)
+
+func refParse(line []byte) (Record, error) {
+	var rec Record
+	if envelope.TooDeep(line) {
+		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
+	}
+	if !gjson.ValidBytes(line) {
+		return rec, errors.New("not valid JSON")
+	}
+	obj := gjson.ParseBytes(line)
+	if !obj.IsObject() {
+		return rec, errors.New("not a JSON object")
+	}
+	var root [9]gjson.Result // transport, protocolVersion, fixture, request, response, expect, failure, died, note
+	envelope.Members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note"}, root[:])
+	ex := &rec.Exchange
+	switch t := root[0]; {
+	case !t.Exists():
+		return rec, errors.New(`"transport" is required ("http" or "stdio")`)
+	case t.Str == envelope.HTTP || t.Str == envelope.Stdio:
+		ex.Transport = t.Str
+	default:
+		return rec, fmt.Errorf(`"transport" is %s, want "http" or "stdio"`, t.Raw)
+	}
+	if v := root[1]; v.Exists() {
+		if !envelope.KnownVersion(v.Str) {
+			return rec, fmt.Errorf(`"protocolVersion" is %s, want one of %v`, v.Raw, envelope.Versions())
+		}
+		ex.Version = v.Str
+	}
+	rec.Fixture = root[2].Str
+	if o := root[5]; o.Exists() {
+		ov, err := expect.ParseOverride([]byte(o.Raw))
+		if err != nil {
+			return rec, err
+		}
+		rec.Override = ov
+	}
+	ex.Failure, ex.Died, ex.Note = root[6].Str, root[7].Str, root[8].Str
+	reqv := root[3]
+	if !reqv.IsObject() {
+		return rec, errors.New(`"request" is required and must be an object`)
+	}
+	var req [4]gjson.Result // method, headers, body, bodyBase64
+	envelope.Members(reqv, []string{"method", "headers", "body", "bodyBase64"}, req[:])
+	var err error
+	ex.Request.Method = req[0].Str
+	if ex.Request.Header, err = refHeaders(req[1], "request"); err != nil {
+		return rec, err
+	}
+	if ex.Request.Body, err = refBody(req[2], req[3], "request"); err != nil {
+		return rec, err
+	}
+	respv := root[4]
+	switch {
+	case !respv.Exists():
+		return rec, errors.New(`"response" is required (null when no reply arrived)`)
+	case respv.Type == gjson.Null:
+		return rec, nil
+	case !respv.IsObject():
+		return rec, errors.New(`"response" must be an object or null`)
+	}
+	var resp [5]gjson.Result // status, headers, body, bodyBase64, cut
+	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut"}, resp[:])
+	r := &envelope.Response{}
+	switch c := resp[4]; c.Type {
+	case gjson.True:
+		r.Cut = true
+	case gjson.False:
+	default:
+		if c.Exists() {
+			return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c.Raw)
+		}
+	}
+	if s := resp[0]; s.Exists() {
+		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
+			return rec, fmt.Errorf(`"response.status" is %s, want an HTTP status`, s.Raw)
+		}
+		r.Status = int(s.Int())
+	} else if ex.Transport == envelope.HTTP {
+		return rec, errors.New(`"response.status" is required for http`)
+	}
+	if r.Header, err = refHeaders(resp[1], "response"); err != nil {
+		return rec, err
+	}
+	if r.Body, err = refBody(resp[2], resp[3], "response"); err != nil {
+		return rec, err
+	}
+	if ex.Transport == envelope.Stdio {
+		// One message a line, as the server wrote them: an empty line is
+		// one too (the live run judged it), and only the newline that
+		// ends the body ends no message. A value pretty-printed over
+		// several lines is one message, as the live run read it.
+		lines := bytes.Split(bytes.TrimSuffix(r.Body, []byte("\n")), []byte("\n"))
+		for i, l := range lines {
+			lines[i] = bytes.TrimSuffix(l, []byte("\r"))
+		}
+		r.Messages = envelope.Rejoin(lines)
+		if len(r.Body) == 0 {
+			r.Messages = r.Messages[:0]
+		}
+	}
+	ex.Response = r
+	return rec, nil
+}
+
+func refHeaders(v gjson.Result, where string) (http.Header, error) {
+	h := http.Header{}
+	if !v.Exists() {
+		return h, nil
+	}
+	if !v.IsObject() {
+		return nil, fmt.Errorf(`"%s.headers" must be an object`, where)
+	}
+	var err error
+	v.ForEach(func(k, val gjson.Result) bool {
+		switch {
+		case val.Type == gjson.String:
+			h.Add(k.Str, val.Str)
+		case val.IsArray():
+			for _, x := range val.Array() {
+				if x.Type != gjson.String {
+					err = fmt.Errorf(`"%s.headers.%s" values must be strings`, where, k.Str)
+					return false
+				}
+				h.Add(k.Str, x.Str)
+			}
+		default:
+			err = fmt.Errorf(`"%s.headers.%s" must be a string or an array of strings`, where, k.Str)
+			return false
+		}
+		return true
+	})
+	return h, err
+}
+
+func refBody(b, b64 gjson.Result, where string) ([]byte, error) {
+	switch {
+	case b.Exists() && b64.Exists():
+		return nil, fmt.Errorf(`"%s" has both body and bodyBase64`, where)
+	case b64.Exists():
+		raw, err := base64.StdEncoding.DecodeString(b64.Str)
+		if err != nil {
+			return nil, fmt.Errorf(`"%s.bodyBase64": %w`, where, err)
+		}
+		return raw, nil
+	case b.Exists():
+		if b.Type != gjson.String {
+			return nil, fmt.Errorf(`"%s.body" must be a string (the raw text); use bodyBase64 for bytes`, where)
+		}
+		return []byte(b.Str), nil
+	}
+	return nil, nil
+}
