@@ -624,38 +624,7 @@ func Depth(raw []byte) int {
 
 // stringEnd is the index of the quote that closes the string opened at
 // raw[open], -1 when none does; see StringEnd.
-func stringEnd(raw []byte, open int) int {
-	plain := 0
-	for i := open + 1; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			return i
-		case '\\':
-			i++
-			plain = 0
-			continue
-		}
-		if plain++; plain < longRun {
-			continue
-		}
-		for p := i + 1; ; {
-			j := bytes.IndexByte(raw[p:], '"')
-			if j < 0 {
-				return -1
-			}
-			q := p + j
-			k := q - 1
-			for raw[k] == '\\' {
-				k--
-			}
-			if (q-1-k)%2 == 0 {
-				return q
-			}
-			p = q + 1
-		}
-	}
-	return -1
-}
+func stringEnd(raw []byte, open int) int { return quoteEnd(raw, open, bytes.IndexByte) }
 
 // longRun is how many plain bytes in a row StringEnd reads one by one
 // before it looks for the next quote with IndexByte.
@@ -668,7 +637,11 @@ const longRun = 32
 // more than reading the bytes; a long run without one is skipped by
 // IndexByte, a quote counted escaped when an odd run of backslashes
 // stands before it.
-func StringEnd(s string, open int) int {
+func StringEnd(s string, open int) int { return quoteEnd(s, open, strings.IndexByte) }
+
+// quoteEnd is StringEnd for text held as a string or as bytes; index is
+// that type's IndexByte, passed in so that neither is boxed.
+func quoteEnd[T string | []byte](s T, open int, index func(T, byte) int) int {
 	plain := 0
 	for i := open + 1; i < len(s); i++ {
 		switch s[i] {
@@ -683,7 +656,7 @@ func StringEnd(s string, open int) int {
 			continue
 		}
 		for p := i + 1; ; {
-			j := strings.IndexByte(s[p:], '"')
+			j := index(s[p:], '"')
 			if j < 0 {
 				return -1
 			}

@@ -66,28 +66,13 @@ func valueEnd(s string, i int) int {
 // at obj[0]) in order: the key as gjson reads it (unescaped) and the
 // value's raw text. fn returns false to stop.
 func forMembers(obj string, fn func(key, val string) bool) {
-	i := 1
-	for {
-		i = skipSpace(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
-			return
+	scanMembers(obj, func(key, rest string) int {
+		vend := valueEnd(rest, 0)
+		if !fn(key, rest[:vend]) {
+			return len(rest) // nothing left: the walk ends
 		}
-		end := stringEnd(obj, i)
-		key := obj[i+1 : end-1]
-		if strings.IndexByte(key, '\\') >= 0 {
-			key = gjson.Parse(obj[i:end]).Str
-		}
-		i = skipSpace(obj, end)
-		i = skipSpace(obj, i+1) // past the colon
-		vend := valueEnd(obj, i)
-		if !fn(key, obj[i:vend]) {
-			return
-		}
-		i = skipSpace(obj, vend)
-		if i < len(obj) && obj[i] == ',' {
-			i++
-		}
-	}
+		return vend
+	})
 }
 
 // forElements calls fn with the raw text of each element of the array
