@@ -40,9 +40,6 @@ type Rejoiner struct {
 // (max <= 0: no bound).
 func NewRejoiner(max int) *Rejoiner { return &Rejoiner{max: max} }
 
-// Holding reports whether lines are held, waiting for the rest of a run.
-func (j *Rejoiner) Holding() bool { return len(j.held) > 0 }
-
 // Add takes the next line (without its line break) and returns the lines
 // now ready, in order: none while a run is open, the joined value when it
 // closes, the held lines and this one when it cannot be a value. The
