@@ -346,6 +346,10 @@ type wireFacts struct {
 	Session           bool              `json:"session,omitempty"`
 	Local             bool              `json:"local,omitempty"`
 	Spoken            string            `json:"spoken,omitempty"`
+	// Sessions and EndedSessions carry what SessionHeld reads, so that
+	// lint of a recording judges a session refusal as the run did.
+	Sessions      []string `json:"sessions,omitempty"`
+	EndedSessions []string `json:"endedSessions,omitempty"`
 }
 
 // wirePrompt is the transcript form of a Prompt.
@@ -360,7 +364,8 @@ func (f *Facts) MarshalJSON() ([]byte, error) {
 	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported,
 		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
 		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
-		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Local: f.Local, Spoken: f.Spoken}
+		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Local: f.Local, Spoken: f.Spoken,
+		Sessions: f.issued, EndedSessions: f.ended}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
 	}
@@ -417,6 +422,14 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			f.ToolsListed = val.Type == gjson.True
 		case "toolOrder":
 			f.ToolOrder = stringList(val)
+		case "sessions":
+			for _, sid := range stringList(val) {
+				f.issued = remember(f.issued, sid)
+			}
+		case "endedSessions":
+			for _, sid := range stringList(val) {
+				f.ended = remember(f.ended, sid)
+			}
 		case "prompts":
 			for _, p := range val.Array() {
 				if n := p.Get("name"); n.Type == gjson.String {

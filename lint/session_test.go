@@ -8,6 +8,7 @@ import (
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/lint"
 	"github.com/wymcp/wymcp-check/transcript"
 )
@@ -39,17 +40,29 @@ func TestSessionRefusalNeedsAnUnheldSession(t *testing.T) {
 	deleted := &envelope.Exchange{Transport: envelope.HTTP,
 		Request:  envelope.Request{Method: "DELETE", Header: hdr("s1")},
 		Response: &envelope.Response{Status: 200, Header: http.Header{}}}
+	// A live run records its facts as a line of their own ahead of its
+	// exchanges, and a facts line replaces what the traffic taught: the
+	// sessions must travel in it, or lint excuses what check failed.
+	held := (*expect.Facts)(nil).Learn(initialize)
 	for _, tc := range []struct {
 		name    string
+		facts   *expect.Facts // a facts line first, as check --record writes
 		traffic []*envelope.Exchange
 		fail    bool
 	}{
-		{"a session the server holds", []*envelope.Exchange{initialize, refused("s1")}, true},
-		{"a session it ended", []*envelope.Exchange{initialize, deleted, refused("s1")}, false},
-		{"a session it never issued", []*envelope.Exchange{initialize, refused("s9")}, false},
+		{"a session the server holds", nil, []*envelope.Exchange{initialize, refused("s1")}, true},
+		{"a session it ended", nil, []*envelope.Exchange{initialize, deleted, refused("s1")}, false},
+		{"a session it never issued", nil, []*envelope.Exchange{initialize, refused("s9")}, false},
+		{"a recorded run's session", held, []*envelope.Exchange{refused("s1")}, true},
+		{"a recorded run's ended session", held.Learn(deleted), []*envelope.Exchange{refused("s1")}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var lines bytes.Buffer
+			if tc.facts != nil {
+				if err := transcript.WriteFacts(&lines, tc.facts); err != nil {
+					t.Fatal(err)
+				}
+			}
 			for _, ex := range tc.traffic {
 				if err := transcript.Write(&lines, "s", ex, nil); err != nil {
 					t.Fatal(err)
