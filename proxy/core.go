@@ -108,7 +108,7 @@ func (c *core) serverRequestLocked(o *Observation, transport, version string) []
 // clientResponseLocked pairs a response the client sent with the
 // server's request it answers. Nil when it answers none.
 func (c *core) clientResponseLocked(o *Observation) *Pair {
-	w := c.server.match(o.ID, gjson.GetBytes(o.Raw, "error").Exists())
+	w := c.server.match(o.ID, idlessError(o))
 	if w == nil {
 		o.Note = "answers no request of the server's"
 		return nil

@@ -104,6 +104,13 @@ func (l *ledger) match(id string, isError bool) *waiting {
 	return nil
 }
 
+// idlessError reports whether o is a reply with no readable id that is
+// an error, the one case match reads its kind in: a reply with an id is
+// not read again.
+func idlessError(o *Observation) bool {
+	return idKey(o.ID) == "" && gjson.GetBytes(o.Raw, "error").Exists()
+}
+
 // unreadable: w's request is no valid JSON, so its receiver could not
 // read the id the observer salvaged from it (a line cut short, say): its
 // error comes with a null id. Asked only when a null-id error arrives.

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -284,7 +283,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 			w = r.client.remove(i)
 		}
 	} else {
-		w = r.client.match(o.ID, gjson.GetBytes(o.Raw, "error").Exists())
+		w = r.client.match(o.ID, idlessError(o))
 	}
 	if w == nil {
 		if o.Note == "" {

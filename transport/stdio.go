@@ -148,42 +148,41 @@ func (s *Stdio) readStdout() {
 	// holds them (see envelope.Rejoiner): RPC1001 fails it, and the
 	// exchange is not taken for silence.
 	j := envelope.NewRejoiner(int(s.lim.MaxBytes))
-	send := func(lns ...line) bool {
-		for _, ln := range lns {
-			select {
-			case s.lines <- ln:
-			case <-s.stop:
-				// Shutting down: drain and drop, so that a server blocked
-				// on a full stdout can still see its stdin close and exit.
-				for {
-					if _, _, err := lr.next(); err != nil {
-						return false
-					}
+	send := func(ln line) bool {
+		select {
+		case s.lines <- ln:
+			return true
+		case <-s.stop:
+			// Shutting down: drain and drop, so that a server blocked on
+			// a full stdout can still see its stdin close and exit.
+			for {
+				if _, _, err := lr.next(); err != nil {
+					return false
 				}
+			}
+		}
+	}
+	sendAll := func(data [][]byte) bool {
+		for _, d := range data {
+			if !send(line{data: d}) {
+				return false
 			}
 		}
 		return true
 	}
-	whole := func(data [][]byte) []line {
-		lns := make([]line, len(data))
-		for i, d := range data {
-			lns[i] = line{data: d}
-		}
-		return lns
-	}
 	for {
 		data, cut, err := lr.next()
 		if err != nil {
-			send(whole(j.Flush())...)
+			sendAll(j.Flush())
 			return
 		}
-		out := whole(nil)
+		var ok bool
 		if cut {
-			out = append(whole(j.Flush()), line{data, cut})
+			ok = sendAll(j.Flush()) && send(line{data, cut})
 		} else {
-			out = whole(j.Add(data))
+			ok = sendAll(j.Add(data))
 		}
-		if !send(out...) {
+		if !ok {
 			return
 		}
 	}
