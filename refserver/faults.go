@@ -53,6 +53,7 @@ const (
 	faultSessionless         = "sessionless-served"
 	faultInitRefusesVersion  = "initialize-refuses-version"
 	faultAcceptStrict        = "accept-strict"
+	faultProgressAfter       = "progress-after-response"
 )
 
 // Faults lists every fault the server knows, in a stable order. The list is
@@ -164,6 +165,9 @@ func Faults() []Fault {
 		{faultAcceptStrict,
 			"T-HTTP-2 / AMB-17: the spec sets no reaction to a narrower Accept; refusing it is the common SDK choice",
 			"HTTP POST whose Accept does not list both application/json and text/event-stream: 406 with -32600 instead of serving it"},
+		{faultProgressAfter,
+			"T-PROG-1: progress notifications stop when the request completes",
+			"a tools/call that asked for progress: its notifications/progress comes after the response instead of before it (on the POST's SSE stream, or stdout)"},
 	}
 }
 

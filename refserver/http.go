@@ -179,7 +179,7 @@ func (s *Server) writeReply(w http.ResponseWriter, r *http.Request, rep reply) {
 		w.Header().Set("Cache-Control", "no-cache")
 		w.Header().Set("X-Accel-Buffering", "no")
 		w.WriteHeader(rep.status)
-		for _, event := range [][]byte{rep.progress, rep.body} {
+		for _, event := range s.inOrder(rep) {
 			_, _ = w.Write([]byte("event: message\ndata: " + string(event) + "\n\n"))
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()

@@ -44,7 +44,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			rep.body = rep.listen.ack
 		}
 		if !rep.hang { // hang: the request is never answered; reading goes on
-			for _, msg := range [][]byte{rep.progress, rep.body} {
+			for _, msg := range s.inOrder(rep) {
 				if msg == nil {
 					continue
 				}

@@ -120,6 +120,15 @@ func (s *Server) unknownTool(name string) *rpcError {
 	return e
 }
 
+// inOrder is what a reply sends, in the order the server sends it: the
+// progress notification (when asked for) before the response.
+func (s *Server) inOrder(rep reply) [][]byte {
+	if s.fault == faultProgressAfter {
+		return [][]byte{rep.body, rep.progress}
+	}
+	return [][]byte{rep.progress, rep.body}
+}
+
 // progress is the notifications/progress for a request that asked for it
 // with a string or integer progressToken, or nil.
 func (s *Server) progress(m *message) []byte {

@@ -38,8 +38,8 @@ type HTTP struct {
 // The reply's status and headers are always recorded. A text/event-stream
 // reply is read event by event: each event's data joins
 // Response.Messages, the raw bytes read join Response.Body, and reading
-// stops at the first response-shaped message that may answer the request
-// (not one to another id), at the end of the stream
+// waits for the first response-shaped message that may answer the request
+// (not one to another id) and ends Limits.Quiet after it, at the end of the stream
 // (no Failure: the checks judge a stream that closed without an answer),
 // or at a bound (Failure set, Messages kept). Any other reply is read
 // whole into Body, up to Limits.MaxBytes.
@@ -87,7 +87,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	r := &envelope.Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
 	ex.Response = r
 	if envelope.IsEventStream(resp.Header.Get("Content-Type")) {
-		ex.Failure = readSSE(b, resp.Body, r, answersOther(req.Body))
+		ex.Failure = readSSE(b, resp.Body, r, answersOther(req.Body), cancel)
 	} else {
 		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
 	}

@@ -217,6 +217,42 @@ func TestHTTPSSE(t *testing.T) {
 		want:   [][]byte{[]byte(progress), []byte("{\"jsonrpc\":\"2.0\",\n\"id\":1,\"result\":{}}")},
 		max:    2 * time.Second,
 	}, {
+		name: "what the stream carries after the response is read",
+		events: func(s sseWriter, done <-chan struct{}) {
+			// A second response and progress after the response are the
+			// checks' to judge (RPC1006, PRO1003), as lint judges them.
+			s.send(stream + "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			time.Sleep(20 * time.Millisecond)
+			s.send("data: " + progress + "\n\n" + "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+		},
+		limits: Limits{Timeout: 5 * time.Second, Quiet: time.Second},
+		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(progress), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)},
+		max:    900 * time.Millisecond, // the stream's end ends the read, not the look
+	}, {
+		name: "after the response the read lasts Quiet",
+		events: func(s sseWriter, done <-chan struct{}) {
+			s.send(stream + "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n" + "data: " + progress + "\n\ndata: {\"half\":")
+			select {
+			case <-done:
+			case <-time.After(3 * time.Second):
+				s.send("1}\n\ndata: " + progress + "\n\n")
+			}
+		},
+		limits: Limits{Timeout: 5 * time.Second, Quiet: 200 * time.Millisecond},
+		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(progress)},
+		min:    200 * time.Millisecond,
+		max:    2 * time.Second,
+	}, {
+		name: "a flood after the response ends the read, not the exchange",
+		events: func(s sseWriter, done <-chan struct{}) {
+			s.send(stream + "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			for s.send("data: "+progress+"\n\n") == nil {
+			}
+		},
+		limits: Limits{Timeout: 5 * time.Second, MaxEvents: 6}, // the priming event, the progress and the response are three
+		want:   [][]byte{[]byte(progress), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(progress), []byte(progress), []byte(progress)},
+		max:    2 * time.Second,
+	}, {
 		name: "a named event before the response is no message",
 		events: func(s sseWriter, done <-chan struct{}) {
 			// {"ts":1} would end the read as a response if it were read
@@ -342,6 +378,16 @@ func TestHTTPSSE(t *testing.T) {
 			}
 			if !bytes.HasPrefix(r.Body, []byte("id: 0\n")) && !bytes.HasPrefix(r.Body, []byte("data: ")) {
 				t.Errorf("body does not hold the raw stream: %.40q", r.Body)
+			}
+			if tt.failure == "" {
+				// A transcript of the body reads the same messages.
+				split, _, err := envelope.SplitSSE(r.Body, envelope.MaxSSELine)
+				if err != nil {
+					t.Fatalf("split the recorded body: %v", err)
+				}
+				if diff := cmp.Diff(tt.want, split); diff != "" {
+					t.Errorf("the recorded body's messages (-want +got):\n%s", diff)
+				}
 			}
 			if tt.limits.MaxBytes > 0 && int64(len(r.Body)) > tt.limits.MaxBytes {
 				t.Errorf("body holds %d bytes, over the %d bound", len(r.Body), tt.limits.MaxBytes)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -50,13 +51,18 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 	return ""
 }
 
-// readSSE reads an event stream until its first response-shaped message
-// that may answer the request (other answers nothing, see answersOther),
-// its end, or a bound. r.Body gets the raw bytes consumed, which may run
-// a little past the last event: the reader reads ahead.
-func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool) string {
+// readSSE reads an event stream until its end, or a bound. It waits for
+// the first response-shaped message that may answer the request (other
+// answers nothing, see answersOther); past that response it reads on for
+// at most Limits.Quiet (linger ends it then, as a server that keeps the
+// stream open is not wrong to), so that what the server still sends on
+// the request's stream is judged as lint and the relays judge it: a
+// second response, progress after the response. r.Body gets the raw
+// bytes of the events read; the reader reads ahead, and what it read
+// past the last whole event is dropped.
+func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool, linger func()) string {
 	rec := &recorder{r: body, max: b.lim.MaxBytes}
-	cut := int64(-1) // where the response's event ended, once it came
+	cut := int64(-1) // where the last event ended, once the response came
 	defer func() {
 		r.Body = rec.buf.Bytes()
 		if cut >= 0 && cut < int64(len(r.Body)) {
@@ -66,10 +72,21 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		}
 	}()
 	sr := envelope.NewSSEReader(rec, int(b.lim.MaxBytes)+1)
+	var stop *time.Timer
+	defer func() {
+		if stop != nil {
+			stop.Stop()
+		}
+	}()
 	for events := 0; ; {
 		ev, err := sr.Next()
 		switch {
 		case err == io.EOF:
+			return ""
+		case err != nil && cut >= 0:
+			// Past the response, the end of the look, a bound or a
+			// broken stream ends what is read; the exchange had its
+			// answer.
 			return ""
 		case errors.Is(err, errTooLarge), errors.Is(err, envelope.ErrEventTooLarge):
 			r.Truncated = true
@@ -80,14 +97,23 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(events, "event")))
 		}
 		events++
+		if cut >= 0 {
+			cut = sr.Consumed()
+		}
 		if len(ev.Data) > 0 && ev.IsMessage() {
 			r.Messages = append(r.Messages, ev.Data)
-			if envelope.IsResponse(ev.Data) && (other == nil || !other(ev.Data)) {
+			if cut < 0 && envelope.IsResponse(ev.Data) && (other == nil || !other(ev.Data)) {
 				cut = sr.Consumed()
-				return ""
+				if linger == nil {
+					return ""
+				}
+				stop = time.AfterFunc(b.lim.Quiet, linger)
 			}
 		}
 		if events >= b.lim.MaxEvents {
+			if cut >= 0 {
+				return ""
+			}
 			r.Truncated = true
 			return fmt.Sprintf("no response in the first %d events", events)
 		}

@@ -39,7 +39,9 @@ type Limits struct {
 	// exchange.
 	MaxEvents int
 	// Quiet is how long a stdio exchange for a notification waits for a
-	// reply that should not come.
+	// reply that should not come, and how long an HTTP request's event
+	// stream is read on past its response for what the server still
+	// sends there.
 	Quiet time.Duration
 	// Grace is how long Stdio.Close waits at each shutdown step: after
 	// closing stdin, after SIGTERM.
