@@ -36,9 +36,11 @@ tells a dual-era client "modern server, fix and retry" from "legacy
 server" (T-COMPAT-1), and tells a 2026-07-28 404 for an unknown method from
 a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
 nothing. Under --contract spec only the statuses the spec ties to a
-JSON-RPC body (400 and 404 in 2026-07-28) fail; others warn, except a
-refusal made on the headers or the session before the body is read (406,
-415, 421, a 2025 session's 400 or 404), where the spec asks for no body
+JSON-RPC body (400 and 404 in 2026-07-28, T-COMPAT-1's refusals for a
+protocol reason) fail; others warn, except a refusal made on the headers
+or the session before the body is read (406, 415, 421, a 2025 session's
+400 or 404, a 400 to a body whose Content-Type is not application/json,
+AMB-17), where the spec asks for no body
 (T-SESS-2, T-SESS-3). A status the
 HTTP layer sends on its own account (a size or rate limit: 413, 414, 429,
 431; authorization: 401 with its OAuth body; a gateway: 502, 503, 504), and
@@ -60,11 +62,13 @@ not judged here.`,
 		}
 		report, why := p.Failf, ""
 		switch {
-		case httpLayer(resp.Status) || p.Expect.BodyOptional && resp.Status < 500 && (len(p.Expect.Status) == 0 || slices.Contains(p.Expect.Status, resp.Status)):
+		case httpLayer(resp.Status) || resp.Status < 500 && (p.Expect.NoReply.Set() ||
+			p.Expect.BodyOptional && (len(p.Expect.Status) == 0 || slices.Contains(p.Expect.Status, resp.Status))):
 			// The HTTP layer's own statuses, and refusals the spec or
 			// the fixture lets come bare (a foreign Origin's 403,
-			// T-HTTP-14; nginx's 400 for headers too large), come before
-			// any MCP code runs.
+			// T-HTTP-14; nginx's 400 for headers too large; a
+			// notification's, whose body MAY be a JSON-RPC error,
+			// T-HTTP-4), may come before any MCP code runs.
 			if !p.Contract.IsStrict() {
 				return nil
 			}

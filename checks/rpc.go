@@ -307,6 +307,13 @@ func refusedOnHeaders(p *Pass) bool {
 		// error, MCP code wrote it, and it is judged like any other.)
 		return true
 	case 400:
+		if mt := envelope.MediaType(envelope.HeaderGet(p.Exchange.Request.Header, "Content-Type")); mt != "" && mt != "application/json" {
+			// A body declared as something else than JSON is refused on
+			// its header (AMB-17: the spec names no status for it): not
+			// a protocol refusal, which T-COMPAT-1 ties to a JSON-RPC
+			// error in 2026-07-28.
+			return true
+		}
 		// A session-less request to a server the facts show issued a
 		// session: T-SESS-2's 400 may come before the body is read.
 		// Issuing one does not show the server requires it, so only the
