@@ -503,7 +503,11 @@ is not judged: the tool has not run, and a later round would show whether
 it refuses. A result that is not an error means the tool ran on
 input it declared invalid: a failure; only a warning where the one fault
 is a null for an argument the schema lets be absent, which servers
-commonly read as absent (models send such nulls).`,
+commonly read as absent (models send such nulls), or where the only
+fault is keys a closed schema does not declare: zod writes
+additionalProperties false for objects it strips of unknown keys, and
+pydantic ignores extras, so such a server validated and ran the tool on
+what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || !t.Refusal.Set() {

@@ -3,6 +3,7 @@ package expect
 import (
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -713,6 +714,14 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 			// for arguments it meant to leave out, and a server that reads
 			// null as absent ran what the schema allows.
 			e.Tool.Refusal = open("a null argument is widely read as an absent one; the inputSchema forbids the null (T-TOOL-8)")
+		} else if bare, ok := withoutUndeclared(args, gjson.GetBytes(t.Raw, "inputSchema")); ok && !t.Rejects(bare, e.Version) {
+			// Only arguments the schema does not declare are wrong, and
+			// the schema closes the object: servers validating with zod
+			// (whose JSON Schema says additionalProperties false) or
+			// pydantic drop unknown keys and run the tool on the rest,
+			// which the schema allows. Such a server did validate; only
+			// the form T-TOOL-8 asks for is missed.
+			e.Tool.Refusal = should("T-TOOL-8: the only fault is arguments the inputSchema does not declare, which many servers drop before running the tool")
 		}
 		return
 	}
@@ -722,10 +731,16 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 // withoutNulls is the arguments object args without its members whose
 // value is null; ok is false when it has none.
 func withoutNulls(args gjson.Result) (out []byte, ok bool) {
+	return keepMembers(args, func(_ string, v gjson.Result) bool { return v.Type != gjson.Null })
+}
+
+// keepMembers is the object obj with only the members keep keeps;
+// dropped tells whether any went.
+func keepMembers(obj gjson.Result, keep func(name string, v gjson.Result) bool) (out []byte, dropped bool) {
 	out = append(out, '{')
-	args.ForEach(func(k, v gjson.Result) bool {
-		if v.Type == gjson.Null {
-			ok = true
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if !keep(k.Str, v) {
+			dropped = true
 			return true
 		}
 		if len(out) > 1 {
@@ -734,7 +749,36 @@ func withoutNulls(args gjson.Result) (out []byte, ok bool) {
 		out = append(append(append(out, k.Raw...), ':'), v.Raw...)
 		return true
 	})
-	return append(out, '}'), ok
+	return append(out, '}'), dropped
+}
+
+// withoutUndeclared is the arguments object args without the members its
+// inputSchema does not declare (in properties, or by a patternProperties
+// pattern), where the schema closes the object (additionalProperties or
+// unevaluatedProperties false); ok is false when no member went.
+func withoutUndeclared(args, schema gjson.Result) (out []byte, ok bool) {
+	if !args.IsObject() || schema.Get("additionalProperties").Type != gjson.False && schema.Get("unevaluatedProperties").Type != gjson.False {
+		return nil, false
+	}
+	props, patterns := schema.Get("properties"), schema.Get("patternProperties")
+	declared := func(name string) bool {
+		found := false
+		props.ForEach(func(k, _ gjson.Result) bool {
+			found = k.Str == name
+			return !found
+		})
+		patterns.ForEach(func(k, _ gjson.Result) bool {
+			if found {
+				return false
+			}
+			re, err := regexp.Compile(k.Str)
+			// A pattern Go cannot read may declare it: kept.
+			found = err != nil || re.MatchString(name)
+			return !found
+		})
+		return found
+	}
+	return keepMembers(args, func(name string, _ gjson.Result) bool { return declared(name) })
 }
 
 // modern applies the 2026-07-28 per-request rules: the _meta fields on
