@@ -148,6 +148,11 @@ func echo(in *bufio.Scanner) int {
 		case "pretty": // the reply over three lines, with CRLF
 			os.Stdout.WriteString("{\"jsonrpc\":\"2.0\",\r\n  \"id\":" + id.Raw + ",\r\n  \"result\":{}}\r\n")
 			continue
+		case "twice": // answers, then answers again a moment later
+			os.Stdout.WriteString(reply + "\n")
+			time.Sleep(50 * time.Millisecond)
+			os.Stdout.WriteString(reply + "\n")
+			continue
 		case "log-later":
 			os.Stdout.WriteString(reply + "\n")
 			time.Sleep(50 * time.Millisecond)

@@ -69,6 +69,10 @@ type Stdio struct {
 	// response: when it comes after all, it is a late reply, kept among
 	// the next exchange's lines but not taken for that exchange's end.
 	late map[string]bool
+	// answered are the ids of requests whose exchange took its
+	// response: one more response naming one (a server that answers
+	// twice) is a stray among the next exchange's lines, not its end.
+	answered map[string]bool
 
 	closeOnce sync.Once
 	closeErr  error

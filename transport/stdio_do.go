@@ -67,21 +67,31 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	default:
 		id := envelope.IDKey(gjson.GetBytes(req.Body, "id"))
 		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id)
+		if ex.Failure == "" && wantReply && id != "" {
+			s.answered = remember(s.answered, id)
+		}
 		// The exchange's own clock ran out while the server lives: whether
 		// that is silence is for the caller's liveness probe to tell.
 		ex.Unanswered = ex.Failure != "" && wantReply && ctx.Err() == nil && !time.Now().Before(deadline) && !s.hasExited()
 		if ex.Unanswered && id != "" {
-			if s.late == nil || len(s.late) >= maxLate {
-				s.late = map[string]bool{}
-			}
-			s.late[id] = true
+			s.late = remember(s.late, id)
 		}
 	}
 	return ex
 }
 
-// maxLate bounds the ids remembered as owed a late reply.
+// maxLate bounds the ids remembered as owed a late reply, and those
+// remembered as answered.
 const maxLate = 1024
+
+// remember adds id to a bounded set of ids, started afresh when full.
+func remember(set map[string]bool, id string) map[string]bool {
+	if set == nil || len(set) >= maxLate {
+		set = map[string]bool{}
+	}
+	set[id] = true
+	return set
+}
 
 // Owe says the server may yet answer the request body, sent with Send
 // and left unanswered: its late reply is not taken for a later
@@ -93,10 +103,7 @@ func (s *Stdio) Owe(body []byte) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.late == nil || len(s.late) >= maxLate {
-		s.late = map[string]bool{}
-	}
-	s.late[k] = true
+	s.late = remember(s.late, k)
 }
 
 // writeFirst writes one message as write does, within Timeout; to a
@@ -214,10 +221,11 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				return c.response(), f
 			}
 			if wantReply && envelope.IsResponse(ln.data) {
-				if k := envelope.IDKey(gjson.GetBytes(ln.data, "id")); k != id && s.late[k] {
+				if k := envelope.IDKey(gjson.GetBytes(ln.data, "id")); k != id && (s.late[k] || s.answered[k]) {
 					// A late reply to an earlier request that timed out
-					// (a server slow to start, say): it stays among the
-					// lines, and this request's own reply is awaited.
+					// (a server slow to start, say), or a second reply to
+					// one answered already: it stays among the lines, and
+					// this request's own reply is awaited.
 					delete(s.late, k)
 					continue
 				}

@@ -498,6 +498,30 @@ func TestStdioLateReply(t *testing.T) {
 	}
 }
 
+// A second response to a request answered already is a stray among the
+// next exchange's lines, not that exchange's reply: a server that
+// answered server/discover twice lent the duplicate to tools/list, and
+// the run lost the server's tools.
+func TestStdioSecondReplyNotTaken(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+	first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"twice"}`)}, true)
+	if first.Failure != "" || first.Response == nil {
+		t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
+	}
+	time.Sleep(200 * time.Millisecond) // the second reply is in the pipe now
+	second := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+	if second.Failure != "" || second.Response == nil {
+		t.Fatalf("second exchange: failure %q, response %v", second.Failure, second.Response)
+	}
+	var ids []string
+	for _, m := range second.Response.Messages {
+		ids = append(ids, gjson.GetBytes(m, "id").Raw)
+	}
+	if want := []string{"1", "2"}; !slices.Equal(ids, want) {
+		t.Errorf("second exchange's lines have ids %v, want %v (the stray second reply, then its own)", ids, want)
+	}
+}
+
 // TestStdioOwedReplyNotTaken: a request sent with Send and left
 // unanswered (a multiplexed run's), then declared owed, does not lend its
 // late reply to the next exchange, which waits for its own: a liveness
