@@ -170,11 +170,16 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	}
 	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache}
 	readings := replyReadings(base)
+	var legacy []*Reply // the replies as read under the request's legacy reading
+	if exp.Legacy != nil {
+		legacy = replyReadings(exp.Legacy.ReadReply(ex.Response))
+	}
 	for _, c := range list {
 		if c.Area == AreaClient {
 			continue
 		}
 		v := Verdict{Fixture: in.Fixture, Check: c}
+		p.Expect = exp
 		for i, rd := range readings {
 			p.Reply = rd
 			rv := runOne(p, c)
@@ -182,12 +187,25 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 				v.Status, v.Findings, v.Reason = rv.Status, rv.Findings, rv.Reason
 				continue
 			}
-			v = mergeReadings(v, rv)
+			v = mergeReadings(v, rv, duplicateWhy)
+		}
+		if legacy != nil && v.Status == StatusFail {
+			// The literal reading fails the reply: it warns if the
+			// legacy reading, which the server may have taken, passes it.
+			p.Expect = exp.Legacy
+			for _, rd := range legacy {
+				p.Reply = rd
+				v = mergeReadings(v, runOne(p, c), expect.LegacyWhy)
+			}
 		}
 		out = append(out, v)
 	}
 	return out
 }
+
+// duplicateWhy is why a reply whose response repeats a member name is
+// judged under two readings.
+const duplicateWhy = "the response repeats a member name, and RFC 8259 §4 lets a receiver keep either"
 
 // runOne applies one check to the reply in p.
 func runOne(p *Pass, c *Check) Verdict {
@@ -238,9 +256,9 @@ func replyReadings(r *envelope.Reply) []*Reply {
 }
 
 // mergeReadings combines the verdicts of one check under two readings of
-// a reply: what fails under one reading only is no sure failure, so it
-// warns, saying why.
-func mergeReadings(a, b Verdict) Verdict {
+// a reply, or of the request it answers: what fails under one reading
+// only is no sure failure, so it warns, saying why.
+func mergeReadings(a, b Verdict, why string) Verdict {
 	if a.Status == b.Status {
 		return a
 	}
@@ -260,7 +278,7 @@ func mergeReadings(a, b Verdict) Verdict {
 	for _, f := range failing.Findings {
 		if f.Status == StatusFail {
 			f.Status = StatusWarn
-			f.Message += " (under one reading only: the response repeats a member name, and RFC 8259 §4 lets a receiver keep either)"
+			f.Message += " (under one reading only: " + why + ")"
 		}
 		v.Findings = append(v.Findings, f)
 	}

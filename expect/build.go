@@ -29,7 +29,45 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		e = merge(e, build(ex, r, f), r.why)
 	}
 	o.apply(e)
+	if v := legacyReading(ex, e, rs[0].body); v != "" {
+		alt := *ex
+		alt.Version = v
+		l := build(&alt, rs[0], f)
+		for _, r := range rs[1:] {
+			l = merge(l, build(&alt, r, f), r.why)
+		}
+		o.apply(l)
+		// T-LIFE-6: no reaction is set for a request before initialize;
+		// an error with any code, or serving it, are both defensible.
+		l.Error, l.Code, l.AnyCode = open(LegacyWhy), open(LegacyWhy), true
+		e.Legacy = l
+	}
 	return e
+}
+
+// LegacyWhy is why a request is judged under its legacy reading too.
+const LegacyWhy = "a server that serves 2025-xx clients too may read a stdio request that names no version as a 2025-xx request sent before initialize (T-COMPAT-2, T-LIFE-6)"
+
+// legacyReading is the version of a second reading of a 2026-07-28
+// request: on stdio, to a server that declared it serves 2025-xx clients
+// too, a request whose _meta names no protocol version carries nothing of
+// the stateless era (no header either). A 2025-xx client's request sent
+// before initialize looks the same, and T-LIFE-6 sets no reaction to it:
+// the server may serve it in its newest 2025-xx version. "" when there is
+// no such reading.
+func legacyReading(ex *envelope.Exchange, e *Expectation, req envelope.Message) string {
+	if e.Version != envelope.V20260728 || ex.Transport != envelope.Stdio || !e.Facts.servesLegacy() ||
+		e.Method == "" || e.Method == "initialize" || !req.Get("id").Exists() ||
+		req.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Exists() {
+		return ""
+	}
+	newest := ""
+	for _, v := range e.Facts.Supported {
+		if v != envelope.V20260728 && envelope.KnownVersion(v) && v > newest {
+			newest = v
+		}
+	}
+	return newest
 }
 
 // A reading is one way a receiver may read the request.
@@ -273,6 +311,23 @@ func sentinel(h http.Header, is func(v string) bool) bool {
 
 func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	e := buildAs(ex, rd, f)
+	if id := rd.body.Get("id"); id.Type == gjson.Number && envelope.BeyondDouble(id) && len(e.ID.Echo) > 0 {
+		// RFC 8259 §6 lets a receiver limit the numbers it reads: one
+		// that cannot hold the id may refuse the message as unreadable
+		// (-32700) or its id as invalid (-32600), as it may lose the id
+		// (ID.Lost warns too).
+		why := "RFC 8259 §6: a receiver may limit the numbers it reads, and refuse an id beyond 2^53"
+		for _, c := range []int{envelope.CodeParseError, envelope.CodeInvalidRequest} {
+			if !slices.Contains(e.Codes, c) && !slices.Contains(e.AlsoCodes, c) {
+				e.AlsoCodes = append(e.AlsoCodes, c)
+			}
+		}
+		if e.AlsoWhy == "" {
+			e.AlsoWhy = why
+		} else {
+			e.AlsoWhy += "; " + why
+		}
+	}
 	if v, _ := requestVersion(ex, rd.body); v != "" && v != e.Version && !f.Serves(v) {
 		// The request names a version the server has not declared it
 		// serves, and is judged as another: -32022 refuses it rightly in

@@ -124,6 +124,10 @@ type Expectation struct {
 	// Facts are what the server declared in this run; nil when unknown
 	// (lint of a transcript that does not carry them).
 	Facts *Facts
+	// Legacy is the expectation of a second reading the server may take
+	// of the request, in another version (see LegacyWhy); nil when there
+	// is none. A check fails the reply only if it fails under both.
+	Legacy *Expectation
 
 	// Reply: a response must arrive (RPC1006).
 	Reply Want
