@@ -28,6 +28,12 @@ type waiting struct {
 	// ambiguous: it took the id of a request still waiting, so a reply
 	// with that id answers either: its exchange is not judged.
 	ambiguous bool
+	// besides are the server's notifications and requests that came
+	// while it waited and concern it (stdio), in order, and their size:
+	// they go before the response in its reply, as a POST's stream
+	// carries them, so the checks judge them as check's do.
+	besides     [][]byte
+	besidesSize int64
 }
 
 // idKey names a request id given raw ("" for none, or for an id that is

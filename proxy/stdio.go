@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -264,10 +265,12 @@ func (r *stdioRelay) serverFrame(f frame) {
 	o := r.observeFrameLocked(ServerToClient, f)
 	switch o.Kind {
 	case KindRequest:
+		r.besidesLocked(o)
 		r.q.put(r.serverRequestLocked(o, envelope.Stdio, r.version)...)
 		return
 	case KindResponse, KindBatch:
 	case KindNotification:
+		r.besidesLocked(o)
 		r.q.put(obsEvent(o))
 		return
 	default:
@@ -305,7 +308,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 		o.Note = "a reply to a notification"
 	}
 	o.Completes = true
-	w.ex.Response = &envelope.Response{Messages: [][]byte{o.Raw}, Truncated: o.Oversized}
+	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: o.Oversized}
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as
 		// this request's would blame the server for it.
@@ -329,6 +332,43 @@ func (r *stdioRelay) serverFrame(f frame) {
 		}
 	}
 	r.q.put(evs...)
+}
+
+// maxBesides bounds the server's messages kept for one client request
+// (as the transport's MaxEvents bounds the lines of one exchange).
+const maxBesides = 1000
+
+// besidesLocked keeps a notification or request of the server's with the
+// client's request it concerns: a progress notification with the request
+// that offered its token, anything else with the latest request waiting
+// for a reply. On one pipe nothing says which request the server meant;
+// the checks know that on stdio another request may be in flight, and
+// judge only what holds whichever it was. With none waiting, it concerns
+// no request of the client's and is only observed.
+func (r *stdioRelay) besidesLocked(o *Observation) {
+	if o.Oversized || o.Raw == nil {
+		return
+	}
+	var w *waiting
+	token := gjson.GetBytes(o.Raw, "params.progressToken")
+	for _, c := range r.client.list {
+		if c.quiet || c.oversized {
+			continue
+		}
+		if o.Method == "notifications/progress" && token.Exists() &&
+			envelope.SameID(token, gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken")) {
+			w = c
+			break
+		}
+		if w == nil || c.seq > w.seq {
+			w = c
+		}
+	}
+	if w == nil || len(w.besides) >= maxBesides || w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
+		return
+	}
+	w.besides = append(w.besides, o.Raw)
+	w.besidesSize += int64(len(o.Raw))
 }
 
 // finish closes every exchange still open at the end of the session.

@@ -178,7 +178,9 @@ func TestStdioRelaysBothWaysUnchanged(t *testing.T) {
 		`client→server "notifications/answer-me" reply={"jsonrpc":"2.0","id":null,"result":{}} failure="" version="2025-06-18" completed=true`,
 		`client→server "notifications/initialized" reply=none failure="" version="2025-06-18" completed=false`,
 		`client→server "ping" reply={"jsonrpc":"2.0","id":2,"result":{}} failure="" version="2025-06-18" completed=true`,
-		`client→server "tools/call" reply={"jsonrpc":"2.0","id":"a","result":{"content":[]}} failure="" version="2025-06-18" completed=true`,
+		// The server's request while tools/call waited goes before the
+		// response in its reply, as on a POST's stream.
+		`client→server "tools/call" reply={"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}|{"jsonrpc":"2.0","id":"a","result":{"content":[]}} failure="" version="2025-06-18" completed=true`,
 		`server→client "sampling/createMessage" reply={"jsonrpc":"2.0","id":"srv-1","result":{"model":"m"}} failure="" version="2025-06-18" completed=true`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -92,6 +92,45 @@ func TestWrapRun(t *testing.T) {
 	}
 }
 
+// TestWrapJudgesServerMessages: what a server writes while a request of
+// the client's waits (progress, a log message, a request of its own) is
+// judged with that request's reply, as check judges it; before, wrap only
+// showed such lines, and a progress notification whose progress is a
+// string passed.
+func TestWrapJudgesServerMessages(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	tests := []struct {
+		name     string
+		progress string
+		wantCode exitCode
+		want     string
+	}{
+		{"progress as a string", `{"progressToken":"t","progress":"half"}`, exitFindings, `fail PRO1003  messages[0].params.progress: progress is string "half", want a number`},
+		{"progress as a number", `{"progressToken":"t","progress":1,"total":2}`, 0, "3 exchanges judged: 3 ok, 0 warn, 0 fail"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec.jsonl")
+			server := `read line; printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}'; ` +
+				`read line; read line; printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/progress","params":` + tt.progress + `}'; ` +
+				`printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}'; cat >/dev/null`
+			client := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+				`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":"t"}}}` + "\n"
+			_, _, errOut := runMain(t, client, "wrap", "--record", rec, "--", "/bin/sh", "-c", server)
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, errOut)
+			}
+			code, lintOut, _ := runMain(t, "", "lint", rec)
+			if code != tt.wantCode {
+				t.Errorf("lint of the recording: exit %d, want %d\n%s", code, tt.wantCode, lintOut)
+			}
+		})
+	}
+}
+
 // lockedBuf is a buffer the proxy writes while the test reads it.
 type lockedBuf struct {
 	mu sync.Mutex
