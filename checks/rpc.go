@@ -220,7 +220,9 @@ out, only warns).
 When the request's id could not be read (unparseable body, a batch, an id
 of a type JSON-RPC forbids: an object, an array, a boolean), the error's
 id is absent or null (AMB-1: JSON-RPC wants null, MCP 2025-11-25 and later
-allow leaving it out). Any other id, invented or copied, fails. An id
+allow leaving it out), and so is the id of an error that says -32700:
+whether the request could not be parsed is ERR1002's finding, not a
+second one here. Any other id, invented or copied, fails. An id
 JSON-RPC allows and MCP forbids (1.5, null) may be refused with an id
 absent, null or echoed exactly; a result that echoes it exactly only
 warns (PRO1001); any other id fails. When the id was readable, leaving it
@@ -260,6 +262,11 @@ the id out. A result always carries the request's id.`,
 		case lost && len(x.ID.Echo) > 0 && !isResult && (refusedOnHeaders(p) || sessionRefusal(p)):
 			// Refused before the body was read: no id to echo (DESIGN,
 			// transport-level rejections).
+		case lost && len(x.ID.Echo) > 0 && !isResult && m.Get("error.code").Int() == envelope.CodeParseError:
+			// The server says it could not parse the request, and an
+			// error it could read no id from leaves the id out or null
+			// (T-RPC-9, AMB-1): one finding, the code's, which ERR1002
+			// judges (-32700 for bytes that parse fails there).
 		case lost && len(x.ID.Echo) > 0 && !isResult:
 			what := "the response has no id"
 			if got.Exists() {
@@ -320,8 +327,24 @@ func refusedOnHeaders(p *Pass) bool {
 		// refusal is excused, not a lost id on anything else.
 		// A method-level code shows the body was read, as at 404.
 		x := p.Expect
-		return x.Version != envelope.V20260728 && x.Facts != nil && x.Facts.Session && x.Method != "initialize" &&
-			envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" && !methodLevel(p)
+		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
+			return false
+		}
+		if x.Version == envelope.V20260728 {
+			// A client's server/discover probe to a server not known to
+			// speak 2026-07-28: a legacy server refuses a request outside
+			// a session on its header before it reads the body (T-SESS-2),
+			// which the probing client takes for "legacy, fall back"
+			// (T-COMPAT-4). One of the version's own codes shows a modern
+			// server that read the body.
+			var code int64
+			if m := p.Reply.Response; m != nil {
+				code = m.Get("error.code").Int()
+			}
+			return x.Method == "server/discover" && !x.Facts.Serves(envelope.V20260728) && code != envelope.CodeHeaderMismatch &&
+				code != envelope.CodeMissingClientCap && code != envelope.CodeUnsupportedVer
+		}
+		return x.Facts != nil && x.Facts.Session
 	case 404:
 		return p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
 	}

@@ -100,16 +100,9 @@ var everythingHTTPFindings = []finding{
 	{"id/object", "ERR1002", "fail", "-32700 for an object id (T-ERR-2)"},
 	{"id/large-integer", "ERR1002", "warn",
 		"-32700 for id 12345678901234567890, valid JSON a parser may refuse to hold (RFC 8259 §6 lets it limit the numbers it accepts; the literal reading serves it)"},
-	// T-RPC-5, T-RPC-9: an error echoes the request's id unless no id
-	// could be read; these ids are plain integers and strings, readable
-	// by anyone who reads the body, yet the reply says id null.
-	{"rpc/jsonrpc-1.0", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
-	{"rpc/jsonrpc-missing", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
-	{"rpc/method-missing", "RPC1004", "fail", `id "m-1" answered with id null (T-RPC-9)`},
-	{"rpc/method-number", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
-	{"rpc/params-array", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
-	{"rpc/params-string", "RPC1004", "fail", "id 1 answered with id null (T-RPC-9)"},
-	{"id/large-integer", "RPC1004", "warn", "id null for 12345678901234567890, which a parser may not hold (RFC 8259 §6)"},
+	// T-RPC-9 (AMB-1): an error that says -32700 leaves the id out or
+	// null, so the null ids of the rows above go with the code they claim:
+	// one finding for one cause, ERR1002's (RPC1004 passes them).
 	{"rpc/params-array", "ERR1002", "fail", "-32700 for params [1,2], valid JSON (T-ERR-1)"},
 	{"rpc/params-string", "ERR1002", "fail", `-32700 for params "x", valid JSON (T-ERR-1)`},
 	{"version/bad-header", "ERR1001", "warn",

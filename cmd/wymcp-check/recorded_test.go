@@ -69,8 +69,9 @@ func TestRecordedServers(t *testing.T) {
 			// -32700 for an id beyond 2^53: RFC 8259 §6 lets a parser
 			// limit the numbers it reads, so refusing the message warns.
 			"id-bigint ERR1002 warn",
-			"jsonrpc-1.0 ERR1002 fail",      // -32700 for an invalid request
-			"jsonrpc-1.0 RPC1004 fail",      // id null though the request's id was readable
+			// -32700 for an invalid request (its null id goes with the
+			// code it claims: one finding, ERR1002's)
+			"jsonrpc-1.0 ERR1002 fail",
 			"canary-tool-name ERR4002 fail", // echoed in the isError text
 		},
 		"mcp-go-http": {
