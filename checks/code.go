@@ -175,6 +175,11 @@ their level.`,
 			// set between that fault and the request's others (AMB-4).
 			// ERR3004 judges that the capabilities named were missing.
 			return nil
+		case code == envelope.CodeParseError && x.ID.Rounded.Set() && len(x.ID.Echo) > 0 && envelope.SameID(x.ID.Echo[0], p.Reply.Response.Get("id")):
+			// A receiver that could not hold the id would not echo it:
+			// this one read the request, which is no parse error.
+			p.Failf("error.code", "code -32700 (parse error) for a request whose id the reply echoes exactly: the server read it")
+			return nil
 		case slices.Contains(x.AlsoCodes, code) && len(x.Codes) == 0:
 			// The request fixes no code of its own: the code is defensible,
 			// but the serving it stands for was the literal reading.

@@ -170,9 +170,13 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	}
 	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache}
 	readings := replyReadings(base)
-	var legacy []*Reply // the replies as read under the request's legacy reading
+	// The verdicts under the request's legacy reading, by check: that
+	// reading explains the reply only if the reply breaks none of its
+	// rules (a result for a method the legacy version does not have, an
+	// invalid request served, is wrong in either era).
+	var legacy map[*Check]Verdict
 	if exp.Legacy != nil {
-		legacy = replyReadings(exp.Legacy.ReadReply(ex.Response))
+		legacy = legacyVerdicts(p, exp.Legacy, ex.Response, list)
 	}
 	for _, c := range list {
 		if c.Area == AreaClient {
@@ -189,16 +193,37 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 			}
 			v = mergeReadings(v, rv, duplicateWhy)
 		}
-		if legacy != nil && v.Status == StatusFail {
+		if lv, ok := legacy[c]; ok && v.Status == StatusFail {
 			// The literal reading fails the reply: it warns if the
 			// legacy reading, which the server may have taken, passes it.
-			p.Expect = exp.Legacy
-			for _, rd := range legacy {
-				p.Reply = rd
-				v = mergeReadings(v, runOne(p, c), expect.LegacyWhy)
-			}
+			v = mergeReadings(v, lv, expect.LegacyWhy)
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// legacyVerdicts runs the server checks of list under the legacy
+// reading l of the request; nil when the reply fails one of them.
+func legacyVerdicts(p *Pass, l *expect.Expectation, resp *envelope.Response, list []*Check) map[*Check]Verdict {
+	p.Expect = l
+	defer func() { p.Expect = nil }()
+	out := map[*Check]Verdict{}
+	for _, rd := range replyReadings(l.ReadReply(resp)) {
+		p.Reply = rd
+		for _, c := range list {
+			if c.Area == AreaClient {
+				continue
+			}
+			v := runOne(p, c)
+			if v.Status == StatusFail {
+				return nil
+			}
+			if prev, ok := out[c]; ok {
+				v = mergeReadings(prev, v, duplicateWhy)
+			}
+			out[c] = v
+		}
 	}
 	return out
 }
