@@ -199,8 +199,14 @@ type run struct {
 	// facts are what the server declared; nil until negotiated. Built
 	// once per thing learned, then shared read-only by every expectation.
 	facts *expect.Facts
-	// mu guards what concurrent fixtures change: stale and the id counter.
+	// mu guards what concurrent fixtures change: stale, the id counter
+	// and replies.
 	mu sync.Mutex
+	// replies are the responses a multiplexed stdio run's exchanges, its
+	// markers and its liveness probes took, by id key (bounded): the same
+	// response again, from a server that answers twice, belongs to no
+	// later exchange (as the transport drops it in a run in sequence).
+	replies map[string]string
 	// stale: a stdio exchange failed and the server did not answer a
 	// liveness probe, so a late reply could land in the next fixture's
 	// exchange; restart before it.
@@ -417,6 +423,13 @@ func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, 
 	}
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	ex := r.send(ctx, req, true)
+	if ex.Response != nil {
+		for _, d := range ex.Response.Messages {
+			if k, ok := responseKey(d); ok && k == "s:"+id {
+				r.took(k, d)
+			}
+		}
+	}
 	rep := r.expect(req, nil).ReadReply(ex.Response)
 	return ex, ex.Failure == "" && rep.Has() && rep.Response.IsObject()
 }

@@ -703,6 +703,11 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
 		case "ping":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+			if quirk == "ping-twice" {
+				// The same reply again, a moment later.
+				reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+				time.AfterFunc(20*time.Millisecond, func() { io.WriteString(out, reply) })
+			}
 		default:
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
 		}
@@ -992,13 +997,14 @@ func TestStagedDuringSilence(t *testing.T) {
 // TestMultiplexedQuirksSameAsSequence: the sending order of a
 // multiplexed stdio run (notifications after the requests) gives the
 // verdicts of a run in sequence, for servers that a notification kills
-// or unsettles, and for one that answers notifications with the last id
-// it read, which a marker's id must not hide.
+// or unsettles, for one that answers notifications with the last id it
+// read, which a marker's id must not hide, and for one that answers every
+// ping twice, whose markers' second replies belong to no fixture.
 func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
-	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id"} {
+	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "ping-twice"} {
 		t.Run(quirk, func(t *testing.T) {
 			t.Setenv(quirkEnv, quirk)
 			seq, _ := stdioCorpusRun(t, lim, 1, fx)

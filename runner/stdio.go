@@ -283,21 +283,60 @@ func responseKey(line []byte) (string, bool) {
 // marker reports whether a line is the reply to a marker still owed
 // one, and takes that marker off the list: a later line with its id (a
 // server that answers a notification with the last id it read) is no
-// marker's reply.
+// marker's reply (the same reply again is dropped before: see repeated).
 func (m *mux) marker(data []byte) bool {
 	k, ok := responseKey(data)
-	if !ok || !strings.HasPrefix(k, "s:") || !m.markers[k[2:]] {
+	if !ok || !strings.HasPrefix(k, "s:") {
 		return false
 	}
-	delete(m.markers, k[2:])
+	if !m.markers[k[2:]] {
+		return false
+	}
+	m.markerAnswered(k, data)
 	return true
+}
+
+// markerAnswered takes a marker off the list of those owed a reply, and
+// keeps its reply.
+func (m *mux) markerAnswered(k string, data []byte) {
+	delete(m.markers, k[2:])
+	m.r.took(k, data)
+}
+
+// maxReplies bounds the responses a run keeps to know them again.
+const maxReplies = 4096
+
+// took keeps the response data an exchange took, under its id key k.
+func (r *run) took(k string, data []byte) {
+	if k == unreadableID {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.replies == nil || len(r.replies) >= maxReplies {
+		r.replies = map[string]string{}
+	}
+	r.replies[k] = string(data)
+}
+
+// repeated reports whether a line repeats a response an exchange took:
+// a server that answers twice.
+func (r *run) repeated(data []byte) bool {
+	k, ok := responseKey(data)
+	if !ok || k == unreadableID {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev, seen := r.replies[k]
+	return seen && prev == string(data)
 }
 
 // stray handles a response-shaped line or notification that arrived
 // outside any open exchange: it follows the last exchange, and flags the
 // pending requests whose late reply it could be.
 func (m *mux) stray(data []byte) {
-	if m.marker(data) || m.answer(data) || m.flag(data) {
+	if m.r.repeated(data) || m.marker(data) || m.answer(data) || m.flag(data) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
 		// another exchange.
@@ -317,7 +356,7 @@ func (m *mux) stray(data []byte) {
 // notification's: it is what a server answering a notification sends
 // (see exchange for one that a pending request may own as well).
 func (m *mux) late(data []byte) bool {
-	if m.marker(data) {
+	if m.r.repeated(data) || m.marker(data) {
 		return true
 	}
 	k, ok := responseKey(data)
@@ -375,6 +414,7 @@ func (m *mux) answer(data []byte) bool {
 		p.ex.Response.Messages = append(p.ex.Response.Messages, data)
 		p.ex.Failure, p.ex.Unanswered = "", false
 		m.pending = slices.Delete(m.pending, i, i+1)
+		m.r.took(k, data)
 		return true
 	}
 	return false
@@ -468,7 +508,15 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	nudge, every := func() bool {
 		id := fmt.Sprintf("wymcp-mark:%s#%d", name, len(mine)+1)
 		m.markers[id], mine["s:"+id] = true, true
-		return p.Send(ctx, r.markerBody(id)) == ""
+		body := r.markerBody(id)
+		if p.Send(ctx, body) != "" {
+			return false
+		}
+		// Its reply may come late, when an exchange of the transport's
+		// own (a liveness probe, a fixture sent again) is open: it is no
+		// reply of that exchange's.
+		p.Owe(body)
+		return true
 	}, markNudge
 	marked := nudge()
 	next := start.Add(every)
@@ -531,8 +579,11 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			ex.Unanswered = true
 			return ex, nil, nil
 		}
+		if m.r.repeated(data) {
+			continue // an earlier exchange's response, again
+		}
 		if k, ok := responseKey(data); ok && mine[k] {
-			delete(m.markers, k[2:])
+			m.markerAnswered(k, data)
 			switch {
 			case answered:
 				return finish(""), nil, nil
@@ -580,6 +631,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		size += int64(len(data))
 		if envelope.IsResponse(data) {
 			answered = true
+			if k, _ := responseKey(data); slices.Contains(r.idKeysStdio(req), k) {
+				r.took(k, data)
+			}
 			if !marked || !grace.IsZero() {
 				return finish(""), nil, nil
 			}

@@ -148,6 +148,14 @@ func echo(in *bufio.Scanner) int {
 		case "pretty": // the reply over three lines, with CRLF
 			os.Stdout.WriteString("{\"jsonrpc\":\"2.0\",\r\n  \"id\":" + id.Raw + ",\r\n  \"result\":{}}\r\n")
 			continue
+		case "stale": // answers with id 1, whatever the request's
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"method":"stale"}}` + "\n")
+			continue
+		case "twice-differs": // answers, then again a moment later, otherwise
+			os.Stdout.WriteString(reply + "\n")
+			time.Sleep(50 * time.Millisecond)
+			os.Stdout.WriteString(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"again":true}}`, id.Raw) + "\n")
+			continue
 		case "twice": // answers, then answers again a moment later
 			os.Stdout.WriteString(reply + "\n")
 			time.Sleep(50 * time.Millisecond)

@@ -69,10 +69,12 @@ type Stdio struct {
 	// response: when it comes after all, it is a late reply, kept among
 	// the next exchange's lines but not taken for that exchange's end.
 	late map[string]bool
-	// answered are the ids of requests whose exchange took its
-	// response: one more response naming one (a server that answers
-	// twice) is a stray among the next exchange's lines, not its end.
-	answered map[string]bool
+	// answered are the responses exchanges took, by the id of their
+	// request: the same response again (a server that answers twice)
+	// belongs to no later exchange and is dropped; another naming one is
+	// a stray among the next exchange's lines, or its reply if no other
+	// comes (a server that answers with a stale id).
+	answered map[string]string
 
 	closeOnce sync.Once
 	closeErr  error

@@ -67,8 +67,14 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	default:
 		id := envelope.IDKey(gjson.GetBytes(req.Body, "id"))
 		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id)
-		if ex.Failure == "" && wantReply && id != "" {
-			s.answered = remember(s.answered, id)
+		if ex.Failure == "" && wantReply && id != "" && ex.Response != nil {
+			if s.answered == nil || len(s.answered) >= maxLate {
+				s.answered = map[string]string{}
+			}
+			last := ex.Response.Messages[len(ex.Response.Messages)-1]
+			if envelope.IDKey(gjson.GetBytes(last, "id")) == id {
+				s.answered[id] = string(last)
+			}
 		}
 		// The exchange's own clock ran out while the server lives: whether
 		// that is silence is for the caller's liveness probe to tell.
@@ -80,8 +86,8 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	return ex
 }
 
-// maxLate bounds the ids remembered as owed a late reply, and those
-// remembered as answered.
+// maxLate bounds the ids remembered as owed a late reply, and the
+// responses remembered as taken.
 const maxLate = 1024
 
 // remember adds id to a bounded set of ids, started afresh when full.
@@ -211,8 +217,15 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 	defer timer.Stop()
 	exited := s.exited
 	var settled <-chan time.Time // set once the exit is seen
+	// again is set when a response came naming a request answered
+	// already: a server that answers twice sends this request's own
+	// reply soon after, while one that answers with a stale id sends no
+	// other; after a quiet moment that response is this exchange's.
+	var again <-chan time.Time
 	for {
 		select {
+		case <-again:
+			return c.response(), ""
 		case ln, ok := <-s.lines:
 			if !ok {
 				return c.response(), s.deathNote()
@@ -220,13 +233,28 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 			if f := c.add(ln, s.lim.MaxBytes); f != "" {
 				return c.response(), f
 			}
+			k := ""
+			if envelope.IsResponse(ln.data) {
+				k = envelope.IDKey(gjson.GetBytes(ln.data, "id"))
+				if prev, ok := s.answered[k]; ok && k != id && prev == string(ln.data) {
+					c.drop(len(ln.data)) // the earlier exchange's reply, again
+					continue
+				}
+			}
 			if wantReply && envelope.IsResponse(ln.data) {
-				if k := envelope.IDKey(gjson.GetBytes(ln.data, "id")); k != id && (s.late[k] || s.answered[k]) {
+				if k != id && s.late[k] {
 					// A late reply to an earlier request that timed out
-					// (a server slow to start, say), or a second reply to
-					// one answered already: it stays among the lines, and
-					// this request's own reply is awaited.
+					// (a server slow to start, say): it stays among the
+					// lines, and this request's own reply is awaited.
 					delete(s.late, k)
+					continue
+				} else if _, ok := s.answered[k]; k != id && ok {
+					if again == nil && id != "" {
+						// (A request whose id cannot be read is answered
+						// with none: such a response is no stale reply to
+						// it, only the second of another's.)
+						again = time.After(min(s.lim.Quiet, time.Until(deadline)))
+					}
 					continue
 				}
 				return c.response(), ""
@@ -280,6 +308,12 @@ func (c *collector) add(ln line, limit int64) string {
 	c.msgs = append(c.msgs, ln.data)
 	c.n += int64(len(ln.data))
 	return ""
+}
+
+// drop takes back the last line added, of n bytes.
+func (c *collector) drop(n int) {
+	c.msgs = c.msgs[:len(c.msgs)-1]
+	c.n -= int64(n)
 }
 
 // response is nil when no line came, as Exchange.Response documents.

@@ -498,27 +498,59 @@ func TestStdioLateReply(t *testing.T) {
 	}
 }
 
-// A second response to a request answered already is a stray among the
-// next exchange's lines, not that exchange's reply: a server that
-// answered server/discover twice lent the duplicate to tools/list, and
-// the run lost the server's tools.
+// A second response to a request answered already does not end the next
+// exchange, which waits for its own: a server that answered
+// server/discover twice lent the duplicate to tools/list, and the run
+// lost the server's tools. The same reply again belongs to the exchange
+// that took it and is dropped; another is a stray among the next
+// exchange's lines.
 func TestStdioSecondReplyNotTaken(t *testing.T) {
-	s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
-	first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"twice"}`)}, true)
+	for _, tc := range []struct {
+		method string
+		want   []string // the ids of the second exchange's lines
+	}{{"twice", []string{"2"}}, {"twice-differs", []string{"1", "2"}}} {
+		t.Run(tc.method, func(t *testing.T) {
+			s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+			first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + tc.method + `"}`)}, true)
+			if first.Failure != "" || first.Response == nil {
+				t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
+			}
+			time.Sleep(200 * time.Millisecond) // the second reply is in the pipe now
+			second := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+			if second.Failure != "" || second.Response == nil {
+				t.Fatalf("second exchange: failure %q, response %v", second.Failure, second.Response)
+			}
+			var ids []string
+			for _, m := range second.Response.Messages {
+				ids = append(ids, gjson.GetBytes(m, "id").Raw)
+			}
+			if !slices.Equal(ids, tc.want) {
+				t.Errorf("second exchange's lines have ids %v, want %v", ids, tc.want)
+			}
+		})
+	}
+}
+
+// The twin of TestStdioSecondReplyNotTaken: a server that answers with
+// the id of a request answered already, and sends nothing else, has
+// given that as this exchange's reply (RPC1004 judges the id); the
+// exchange ends a quiet moment after it, not at its timeout.
+func TestStdioStaleIDReplyTaken(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: 5 * time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 100 * time.Millisecond})
+	first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}, true)
 	if first.Failure != "" || first.Response == nil {
 		t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
 	}
-	time.Sleep(200 * time.Millisecond) // the second reply is in the pipe now
-	second := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
-	if second.Failure != "" || second.Response == nil {
-		t.Fatalf("second exchange: failure %q, response %v", second.Failure, second.Response)
+	start := time.Now()
+	second := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"stale"}`)}, true)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the exchange took %v, want about the quiet moment", took)
 	}
-	var ids []string
-	for _, m := range second.Response.Messages {
-		ids = append(ids, gjson.GetBytes(m, "id").Raw)
+	if second.Failure != "" || second.Unanswered || second.Response == nil {
+		t.Fatalf("second exchange: failure %q, unanswered %v, response %v", second.Failure, second.Unanswered, second.Response)
 	}
-	if want := []string{"1", "2"}; !slices.Equal(ids, want) {
-		t.Errorf("second exchange's lines have ids %v, want %v (the stray second reply, then its own)", ids, want)
+	if want := `{"jsonrpc":"2.0","id":1,"result":{"method":"stale"}}`; len(second.Response.Messages) != 1 || string(second.Response.Messages[0]) != want {
+		t.Errorf("second exchange's lines %q, want the stale reply %s", second.Response.Messages, want)
 	}
 }
 
