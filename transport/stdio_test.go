@@ -485,17 +485,24 @@ func TestStdioLateReply(t *testing.T) {
 		t.Fatalf("first exchange: failure %q, unanswered %v; want a timeout", first.Failure, first.Unanswered)
 	}
 	time.Sleep(300 * time.Millisecond) // the late reply is in the pipe now
-	second := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
-	if second.Failure != "" || second.Response == nil {
-		t.Fatalf("second exchange: failure %q, response %v", second.Failure, second.Response)
-	}
-	var ids []string
-	for _, m := range second.Response.Messages {
-		ids = append(ids, gjson.GetBytes(m, "id").Raw)
-	}
-	if want := []string{"1", "2"}; !slices.Equal(ids, want) {
+	if want, ids := []string{"1", "2"}, pingIDs(t, s); !slices.Equal(ids, want) {
 		t.Errorf("second exchange's lines have ids %v, want %v (the late reply, then its own)", ids, want)
 	}
+}
+
+// pingIDs sends a ping with id 2 and gives the ids of the lines its
+// exchange took.
+func pingIDs(t *testing.T, s *Stdio) []string {
+	t.Helper()
+	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+	if ex.Failure != "" || ex.Response == nil {
+		t.Fatalf("the ping's exchange: failure %q, response %v", ex.Failure, ex.Response)
+	}
+	var ids []string
+	for _, m := range ex.Response.Messages {
+		ids = append(ids, gjson.GetBytes(m, "id").Raw)
+	}
+	return ids
 }
 
 // A second response to a request answered already does not end the next
@@ -516,15 +523,7 @@ func TestStdioSecondReplyNotTaken(t *testing.T) {
 				t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
 			}
 			time.Sleep(200 * time.Millisecond) // the second reply is in the pipe now
-			second := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
-			if second.Failure != "" || second.Response == nil {
-				t.Fatalf("second exchange: failure %q, response %v", second.Failure, second.Response)
-			}
-			var ids []string
-			for _, m := range second.Response.Messages {
-				ids = append(ids, gjson.GetBytes(m, "id").Raw)
-			}
-			if !slices.Equal(ids, tc.want) {
+			if ids := pingIDs(t, s); !slices.Equal(ids, tc.want) {
 				t.Errorf("second exchange's lines have ids %v, want %v", ids, tc.want)
 			}
 		})
