@@ -287,7 +287,7 @@ func newEchoScan(p *Pass) *echoScan {
 	}
 	s.sources = make([]source, 0, n)
 	if len(raw) >= minPiece {
-		s.sources = append(s.sources, source{text: p.Reply.request(p.Exchange, p.Expect).body, kind: sourceBody, body: true, at: -1})
+		s.sources = append(s.sources, source{text: p.Reply.requestBody(p.Exchange, p.Expect), kind: sourceBody, body: true, at: -1})
 	}
 	add := func(text string, kind sourceKind, name string, at int) {
 		if len(text) < minPiece {
@@ -414,14 +414,15 @@ func (s *echoScan) text(path, raw string) {
 	if s.conditionValue(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
-	vals := s.p.Reply.values(s.p.Exchange, s.p.Expect)
-	if len(vals) > manyValues {
+	if s.p.Reply.valueCount(s.p.Expect) > manyValues {
 		s.wholeIndexed(path, variants)
 		return
 	}
-	for _, v := range vals {
-		if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] || s.isVocabulary(v) {
-			continue
+	// A few values are searched one by one, in whatever order: a value
+	// found is marked once, under this one path, whichever comes first.
+	s.p.Reply.eachValue(s.p.Exchange, s.p.Expect, func(v string) {
+		if len(v) < minEchoValue || utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] || s.isVocabulary(v) {
+			return
 		}
 		for _, t := range variants {
 			if strings.Contains(t, v) {
@@ -430,7 +431,7 @@ func (s *echoScan) text(path, raw string) {
 				break
 			}
 		}
-	}
+	})
 }
 
 // textPieces counts the pieces of the request a reply text carries (and

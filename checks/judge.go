@@ -33,6 +33,10 @@ type Reply struct {
 
 	texts     []requestText // lazy: see requestTexts
 	textsDone bool
+	nValues   int // how many of texts are values, not keys
+
+	body     string // lazy: see requestBody
+	bodyDone bool
 }
 
 // A requestText is a string of the request body (a member name or a
@@ -56,6 +60,9 @@ func (r *Reply) requestTexts(exp *expect.Expectation) []requestText {
 			r.texts = make([]requestText, 0, bytes.Count(exp.Request.Raw, []byte{'"'})/2)
 			walkTexts(exp.Request.Root(), func(v gjson.Result, key bool) {
 				r.texts = append(r.texts, requestText{v.Str, v.Index, verbatim(v), key})
+				if !key {
+					r.nValues++
+				}
 			})
 		}
 	}
@@ -105,9 +112,42 @@ type requestStrings struct {
 func (r *Reply) request(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
 	if !r.reqDone {
 		r.reqDone = true
-		r.req = gatherRequest(ex, exp, r.requestTexts(exp))
+		r.req = gatherRequest(ex, exp, r.requestTexts(exp), r.requestBody(ex, exp))
 	}
 	return r.req
+}
+
+// requestBody is the raw request body as text, made once: the echo scan
+// needs it for every error, the sorted strings of request only for
+// some.
+func (r *Reply) requestBody(ex *envelope.Exchange, exp *expect.Expectation) string {
+	if !r.bodyDone {
+		r.bodyDone = true
+		r.body = requestBody(ex, exp)
+	}
+	return r.body
+}
+
+// eachValue calls fn for each string value of the request body (no
+// keys), in no set order; it sorts nothing, unlike values.
+func (r *Reply) eachValue(ex *envelope.Exchange, exp *expect.Expectation, fn func(v string)) {
+	if r.reqDone {
+		for _, v := range r.values(ex, exp) {
+			fn(v)
+		}
+		return
+	}
+	for _, t := range r.requestTexts(exp) {
+		if !t.key {
+			fn(t.str)
+		}
+	}
+}
+
+// valueCount is how many string values the request body holds.
+func (r *Reply) valueCount(exp *expect.Expectation) int {
+	r.requestTexts(exp)
+	return r.nValues
 }
 
 // values returns the string values of the request body.
@@ -431,7 +471,7 @@ func statusOf(fs []Finding) Status {
 // gatherRequest gathers every text of the request a reply could quote:
 // the raw body, each string in it, each header value, and the decoded
 // form of each.
-func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []requestText) *requestStrings {
+func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []requestText, body string) *requestStrings {
 	var all, keys []string
 	if exp.Request.Valid {
 		// Lists made once: all takes the keys too in the end. Most
@@ -449,7 +489,7 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []reque
 		}
 	}
 	slices.Sort(keys)
-	rs := &requestStrings{nv: len(all), keys: keys, body: requestBody(ex, exp)}
+	rs := &requestStrings{nv: len(all), keys: keys, body: body}
 	slices.Sort(all)
 	if len(ex.Request.Body) > 0 {
 		all = append(all, rs.body)
