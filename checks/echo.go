@@ -102,7 +102,7 @@ func (src *source) what() string {
 type echoScan struct {
 	p       *Pass
 	sources []source
-	index   windowIndex
+	index   *windowIndex    // nil until built
 	values  map[string]bool // distinct request values seen whole; nil until one is
 	paths   []string
 	// inBody are the sources that stand verbatim in the body, in the
@@ -172,23 +172,43 @@ const (
 	blockLen  = 1 << blockBits
 )
 
-func (x *windowIndex) built() bool { return x.heads != nil }
-
 // init sizes the index for windows windows, at most half full, but
 // starts it no larger than initMax: a long request that repeats one
 // pattern has millions of windows and a few distinct ones, and the
-// table grows if the distinct ones are many.
+// table grows if the distinct ones are many. An index used before is
+// emptied, its memory kept when it is about the size needed (a larger
+// table only holds the windows sparser).
 func (x *windowIndex) init(windows int) {
 	bits := uint8(4)
 	for 1<<bits < 2*windows && 1<<bits < initMax {
 		bits++
 	}
-	x.heads, x.counts = make([]int32, 1<<bits), make([]uint8, 1<<bits)
+	if c := cap(x.heads); c >= 1<<bits && c <= 4<<bits {
+		for 1<<bits < c {
+			bits++
+		}
+		x.heads, x.counts = x.heads[:c], x.counts[:c]
+		clear(x.counts)
+	} else {
+		x.heads, x.counts = make([]int32, 1<<bits), make([]uint8, 1<<bits)
+	}
 	x.shift = 64 - bits
 	for i := range x.heads {
 		x.heads[i] = -1
 	}
+	x.n, x.places = 0, 0
 	x.firstBlock = min(max(windows, 1), blockLen)
+	// The first block is kept if it holds as many places as this index
+	// starts with; the rest, made for a long request, are let go.
+	var first []place
+	if len(x.blocks) > 0 && cap(x.blocks[0]) >= x.firstBlock && cap(x.blocks[0]) <= 4*x.firstBlock+64 {
+		first = x.blocks[0][:0]
+	}
+	clear(x.blocks)
+	x.blocks = x.blocks[:0]
+	if first != nil {
+		x.blocks = append(x.blocks, first)
+	}
 }
 
 // initMax bounds the table init makes.
@@ -285,7 +305,17 @@ func newEchoScan(p *Pass) *echoScan {
 	for _, vs := range p.Exchange.Request.Header {
 		n += len(vs)
 	}
-	s.sources = make([]source, 0, n)
+	if sc := p.scratch; sc != nil && cap(sc.sources) >= n && cap(sc.sources) <= 4*n+64 {
+		// The scans of one pass run one after another: the last one's
+		// list is done with. (A far larger one is let go, so that one
+		// huge request does not cost every scan after it a reset.)
+		s.sources = sc.sources[:0]
+	} else {
+		s.sources = make([]source, 0, n)
+		if sc != nil {
+			sc.sources = s.sources
+		}
+	}
 	if len(raw) >= minPiece {
 		s.sources = append(s.sources, source{text: p.Reply.requestBody(p.Exchange, p.Expect), kind: sourceBody, body: true, at: -1})
 	}
@@ -390,8 +420,12 @@ func parsedRequest(p *Pass) *envelope.Message {
 
 // build indexes the sources' aligned windows, on first need.
 func (s *echoScan) build() {
-	if s.index.built() {
+	if s.index != nil {
 		return
+	}
+	s.index = &windowIndex{}
+	if s.p.scratch != nil {
+		s.index = &s.p.scratch.index // the pass's scans run one after another
 	}
 	windows := 0
 	for _, src := range s.sources {

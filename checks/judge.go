@@ -178,6 +178,20 @@ type Input struct {
 	// ToolCache, when set, compiles each tool schema a reply lists once
 	// per run; nil compiles it for every reply.
 	ToolCache *schema.ToolCache
+	// Scratch, when set, is memory the judge reuses from one exchange to
+	// the next: a caller judging a stream of exchanges keeps one per
+	// goroutine (it is not safe for concurrent use). Nil: judging
+	// allocates its own.
+	Scratch *Scratch
+}
+
+// Scratch is memory judging reuses from one exchange to the next: the
+// echo scan's window index and list of request texts, a few KB per error
+// reply that a stream of replies would otherwise allocate each time. It
+// holds nothing from one exchange that the next reads.
+type Scratch struct {
+	index   windowIndex
+	sources []source
 }
 
 // Judge applies every check in list to one exchange. It returns exactly
@@ -208,7 +222,7 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	if why, owner := unjudgeable(ex, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
-	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache}
+	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}
 	readings := replyReadings(base)
 	// The verdicts under the request's legacy reading, by check: that
 	// reading explains the reply only if the reply breaks none of its

@@ -147,6 +147,8 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			// Memory each worker's judging reuses, exchange after exchange.
+			scratch := &checks.Scratch{}
 			for {
 				select {
 				case b, ok := <-jobs:
@@ -161,7 +163,7 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 						if ctx.Err() != nil {
 							break // the writer stopped: nothing more is emitted
 						}
-						judge(it, o, b.verdicts(i))
+						judge(it, o, b.verdicts(i), scratch)
 						b.keep(i, it.Verdicts)
 					}
 					b.done.Done()
@@ -248,11 +250,11 @@ func (b *batch) reset() {
 // judge builds the expectation a live run built (from the request, the
 // facts the transcript carries and the fixture's override) and judges the
 // exchange with it.
-func judge(it *Item, o Options, dst []checks.Verdict) {
+func judge(it *Item, o Options, dst []checks.Verdict, scratch *checks.Scratch) {
 	rec := &it.Record
 	it.Expect = expect.Build(&rec.Exchange, rec.Facts, rec.Override)
 	in := o.Shared
-	in.Fixture, in.Exchange, in.Expect = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect
+	in.Fixture, in.Exchange, in.Expect, in.Scratch = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect, scratch
 	it.Verdicts = checks.JudgeInto(dst, in, o.Checks)
 }
 
