@@ -384,6 +384,9 @@ func vocabulary(p *Pass) []string {
 	if m := x.Method; len(m) >= minPiece && slices.Contains(envelope.Methods(x.Version), m) {
 		out = append(out, m)
 	}
+	if x.Facts == nil {
+		return out // nothing is published without facts: spared the reads
+	}
 	for _, k := range []string{"params.name", "params.uri"} {
 		if v := x.Request.Get(k); v.Type == gjson.String && len(v.Str) >= minPiece && x.Facts.Published(v.Str) {
 			out = append(out, v.Str)

@@ -222,8 +222,21 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	if why, owner := unjudgeable(ex, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
-	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}
-	readings := replyReadings(base)
+	// The pass and the reply as read, in one allocation: most replies
+	// have one reading.
+	st := &struct {
+		pass  Pass
+		reply Reply
+		one   [1]*Reply
+	}{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}}
+	p := &st.pass
+	var readings []*Reply
+	if hasReadings(base) {
+		readings = replyReadings(base)
+	} else {
+		st.reply.Reply, st.one[0] = base, &st.reply
+		readings = st.one[:]
+	}
 	// The verdicts under the request's legacy reading, by check: that
 	// reading explains the reply only if the reply breaks none of its
 	// rules (a result for a method the legacy version does not have, an
@@ -321,7 +334,7 @@ func asSkip(err error) (SkipError, bool) {
 // replyReadings are the replies to judge: the reply as read, and, when
 // the response repeats a member name, one reply per reading of it.
 func replyReadings(r *envelope.Reply) []*Reply {
-	if r.Response == nil || len(r.Response.Duplicates) == 0 || !r.Response.IsObject() {
+	if !hasReadings(r) {
 		return []*Reply{{Reply: r}}
 	}
 	var out []*Reply
@@ -332,6 +345,11 @@ func replyReadings(r *envelope.Reply) []*Reply {
 		out = append(out, &Reply{Reply: &cp})
 	}
 	return out
+}
+
+// hasReadings: the response repeats a member name, and is read both ways.
+func hasReadings(r *envelope.Reply) bool {
+	return r.Response != nil && len(r.Response.Duplicates) > 0 && r.Response.IsObject()
 }
 
 // mergeReadings combines the verdicts of one check under two readings of
