@@ -76,9 +76,10 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 
 	sem := semaphore.NewWeighted(budget)
 	// The queue holds the batches in line order, judged or not; its
-	// capacity bounds how far reading runs ahead of writing.
-	queue := make(chan *batch, 2*workers+1)
-	jobs := make(chan *batch, workers)
+	// capacity bounds how far reading runs ahead of writing: a batch per
+	// worker keeps them busy.
+	queue := make(chan *batch, workers)
+	jobs := make(chan *batch)
 	// Batches come back once written, with the verdict slices of their
 	// items: a long transcript allocates about one of each per item in
 	// flight, not one per record.
@@ -198,8 +199,9 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 
 // maxBatch is the most records one batch carries: enough that handing it
 // on costs little per record, few enough that the workers share a short
-// transcript.
-const maxBatch = 32
+// transcript and that the batches in flight (about two per worker) hold
+// no more memory than the records did one by one.
+const maxBatch = 16
 
 // A batch is records handed on together, in line order.
 type batch struct {
