@@ -123,6 +123,7 @@ type echoScan struct {
 	// count, by shape (see structures), with their compact length.
 	containers     containerSet
 	containersDone bool
+	variants       [3]string // see textPieces
 }
 
 // markValue records that the reply carries the request value v whole.
@@ -483,7 +484,9 @@ func (s *echoScan) textPieces(path, raw string) []string {
 			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
 		}
 	}
-	variants := []string{raw}
+	// The readings stand in the scan's own array: the caller is done
+	// with them before the next text is read.
+	variants := append(s.variants[:0], raw)
 	if d := jsonUnescape(raw); d != raw {
 		variants = append(variants, d)
 	}
