@@ -96,15 +96,15 @@ func lintRun(s *streams, o *lintOptions) error {
 			Shared: checks.Input{Contract: ss.contract, Schemas: ss.schemas, ToolCache: &tools}}
 		err = lint.Judge(tr, opts, func(it *lint.Item) error {
 			rec := &it.Record
-			var le *transcript.LineError
 			switch {
-			case errors.As(it.Err, &le):
-				inputErrs++
-				ss.note(le.Error())
-				fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", le)
 			case it.Err != nil:
 				inputErrs++
-				ss.note(fmt.Sprintf("%s: %v", name, it.Err))
+				if le, ok := lineError(it.Err); ok {
+					ss.note(le.Error())
+					fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", le)
+				} else {
+					ss.note(fmt.Sprintf("%s: %v", name, it.Err))
+				}
 			case rec.Traffic != nil:
 				if cvs := client.take(rec.Traffic, rec.Facts); cvs != nil {
 					return ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Verdicts: cvs})
@@ -126,6 +126,14 @@ func lintRun(s *streams, o *lintOptions) error {
 		return usagef("%d input problem(s); the rest was judged", inputErrs)
 	}
 	return err
+}
+
+// lineError is the bad line err reports, if it is one. The target of
+// errors.As escapes: asked only of an error, it costs the records that
+// read well no allocation.
+func lineError(err error) (*transcript.LineError, bool) {
+	var le *transcript.LineError
+	return le, errors.As(err, &le)
 }
 
 func openInput(s *streams, name string) (io.Reader, func(), error) {
