@@ -149,11 +149,12 @@ func readings(ex *envelope.Exchange) []reading {
 			rs = append(rs, reading{body: rs[0].body, header: h,
 				why: "RFC 9110 §5.3: a repeated header may be read as its first, its last or its joined values"})
 		}
-		if sentinel(base.header, func(v string) bool { return strings.ContainsAny(v, "-_") }) {
+		urlSafe, unpadded := sentinels(base.header)
+		if urlSafe {
 			rs = append(rs, reading{body: rs[0].body, header: base.header, b64: envelope.Base64Reading{URLSafe: true},
 				why: "AMB-10: the Base64 alphabet of the sentinel is not named"})
 		}
-		if sentinel(base.header, envelope.Unpadded) {
+		if unpadded {
 			rs = append(rs, reading{body: rs[0].body, header: base.header, b64: envelope.Base64Reading{Padded: true},
 				why: "AMB-10: whether the Base64 of the sentinel is padded is not named"})
 		}
@@ -355,20 +356,22 @@ func mcpHeader(name string) bool {
 	return param || strings.EqualFold(name, "mcp-protocol-version") || strings.EqualFold(name, "mcp-method") || strings.EqualFold(name, "mcp-name")
 }
 
-// sentinel: an MCP header the server decodes (Mcp-Name, Mcp-Param-*)
-// holds a Base64 sentinel that is.
-func sentinel(h http.Header, is func(v string) bool) bool {
+// sentinels: an MCP header the server decodes (Mcp-Name, Mcp-Param-*)
+// holds a Base64 sentinel with a - or _ (urlSafe), and one that is
+// unpadded; the headers are read once for both.
+func sentinels(h http.Header) (urlSafe, unpadded bool) {
 	for k, vs := range h {
 		if _, param := envelope.ParamHeader(k); !param && !strings.EqualFold(k, "Mcp-Name") {
 			continue
 		}
 		for _, v := range vs {
-			if strings.HasPrefix(v, "=?base64?") && is(v) {
-				return true
+			if strings.HasPrefix(v, "=?base64?") {
+				urlSafe = urlSafe || strings.ContainsAny(v, "-_")
+				unpadded = unpadded || envelope.Unpadded(v)
 			}
 		}
 	}
-	return false
+	return urlSafe, unpadded
 }
 
 func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
