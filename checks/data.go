@@ -208,7 +208,7 @@ func isLocationPath(path, key string) bool {
 		return false
 	}
 	n, member, ok := strings.Cut(rest, ".")
-	return ok && n != "" && strings.Trim(n, "0123456789") == "" && member == envelope.JoinPath("", key)
+	return ok && n != "" && allDigits(n) && member == envelope.JoinPath("", key)
 }
 
 // foreignTokens are the tokens of the pointer loc that name nothing of the
@@ -239,7 +239,7 @@ func foreignIn(keys func() []string, loc string) []string {
 		t, next, more := strings.Cut(rest, "/")
 		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 		switch _, found := slices.BinarySearch(names, t); {
-		case t != "" && strings.Trim(t, "0123456789") == "":
+		case t != "" && allDigits(t):
 			// an array index
 		case !found:
 			out = append(out, t)
@@ -249,6 +249,18 @@ func foreignIn(keys func() []string, loc string) []string {
 		}
 		rest = next
 	}
+}
+
+// allDigits: s holds ASCII digits alone (strings.Trim with the digits
+// as its cutset says the same, but makes the cutset's set on every call,
+// and every string under a distilled error's data asks).
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // validEscapes: every ~ of the pointer p begins ~0 or ~1 (RFC 6901).

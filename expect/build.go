@@ -277,7 +277,15 @@ func loneSurrogate(raw string) bool {
 // digits: an optional minus and digits only.
 func digits(raw string) bool {
 	s := strings.TrimPrefix(raw, "-")
-	return s != "" && strings.Trim(s, "0123456789") == ""
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // headerReadings returns the other readings of the MCP headers a request
