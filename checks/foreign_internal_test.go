@@ -51,3 +51,20 @@ func FuzzForeignTokens(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWideStops: indexWideStop finds what strings.IndexAny finds, and
+// the test severalSentences starts with is the one it replaced, on any
+// bytes.
+func FuzzWideStops(f *testing.F) {
+	for _, s := range []string{"", "a。b", "x！y？z", "\xe3。", "\xef\xbc", "end.", "？。！", "\x80\xe3\x80\x82", "日本語"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := indexWideStop(s), strings.IndexAny(s, "。！？"); got != want {
+			t.Errorf("indexWideStop(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := strings.ContainsAny(s, ".!?") || indexWideStop(s) >= 0, strings.ContainsAny(s, ".!?。！？"); got != want {
+			t.Errorf("sentence punctuation in %q: %v, want %v", s, got, want)
+		}
+	})
+}
