@@ -130,6 +130,9 @@ type Pass struct {
 	// times is one verdict with a bounded list, not a report as large.
 	unlisted int
 	worst    Status
+	// scratch is memory the pass's echo scans reuse (Input.Scratch);
+	// nil: they allocate their own.
+	scratch *Scratch
 }
 
 // maxFindings bounds the findings one check lists for one exchange.

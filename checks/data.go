@@ -208,7 +208,7 @@ func isLocationPath(path, key string) bool {
 		return false
 	}
 	n, member, ok := strings.Cut(rest, ".")
-	return ok && n != "" && strings.Trim(n, "0123456789") == "" && member == envelope.JoinPath("", key)
+	return ok && n != "" && allDigits(n) && member == envelope.JoinPath("", key)
 }
 
 // foreignTokens are the tokens of the pointer loc that name nothing of the
@@ -217,21 +217,65 @@ func isLocationPath(path, key string) bool {
 // rule; any other token is text the reply carries (all of loc when it is
 // no pointer).
 func foreignTokens(p *Pass, loc string) []string {
-	tokens, ok := pointerTokens(gjson.Result{Type: gjson.String, Str: loc})
-	if !ok {
+	return foreignIn(func() []string { return p.Reply.request(p.Exchange, p.Expect).keys }, loc)
+}
+
+// foreignIn is foreignTokens with the request's member names, sorted,
+// from keys (called only for a pointer). It reads the pointer as
+// pointerTokens does but makes no list of its tokens: every location
+// under a distilled error's data is read by two checks, and most name
+// only the request's members (FuzzForeignTokens holds it to
+// pointerTokens).
+func foreignIn(keys func() []string, loc string) []string {
+	if loc == "" {
+		return nil
+	}
+	if loc[0] != '/' || !validEscapes(loc) {
 		return []string{loc}
 	}
-	names := p.Reply.request(p.Exchange, p.Expect).keys
+	names := keys()
 	var out []string
-	for _, t := range tokens {
-		if t != "" && strings.Trim(t, "0123456789") == "" {
-			continue // an array index
-		}
-		if _, found := slices.BinarySearch(names, t); !found {
+	for rest := loc[1:]; ; {
+		t, next, more := strings.Cut(rest, "/")
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		switch _, found := slices.BinarySearch(names, t); {
+		case t != "" && allDigits(t):
+			// an array index
+		case !found:
 			out = append(out, t)
 		}
+		if !more {
+			return out
+		}
+		rest = next
 	}
-	return out
+}
+
+// allDigits: s holds ASCII digits alone (strings.Trim with the digits
+// as its cutset says the same, but makes the cutset's set on every call,
+// and every string under a distilled error's data asks).
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// validEscapes: every ~ of the pointer p begins ~0 or ~1 (RFC 6901).
+func validEscapes(p string) bool {
+	for j := strings.IndexByte(p, '~'); j >= 0; {
+		if j+1 >= len(p) || p[j+1] != '0' && p[j+1] != '1' {
+			return false
+		}
+		k := strings.IndexByte(p[j+1:], '~')
+		if k < 0 {
+			break
+		}
+		j += 1 + k
+	}
+	return true
 }
 
 // isProblemPath: error.data.errors.N.<problems>.M

@@ -102,7 +102,7 @@ func (src *source) what() string {
 type echoScan struct {
 	p       *Pass
 	sources []source
-	index   windowIndex
+	index   *windowIndex    // nil until built
 	values  map[string]bool // distinct request values seen whole; nil until one is
 	paths   []string
 	// inBody are the sources that stand verbatim in the body, in the
@@ -123,6 +123,7 @@ type echoScan struct {
 	// count, by shape (see structures), with their compact length.
 	containers     containerSet
 	containersDone bool
+	variants       [3]string // see textPieces
 }
 
 // markValue records that the reply carries the request value v whole.
@@ -172,23 +173,43 @@ const (
 	blockLen  = 1 << blockBits
 )
 
-func (x *windowIndex) built() bool { return x.heads != nil }
-
 // init sizes the index for windows windows, at most half full, but
 // starts it no larger than initMax: a long request that repeats one
 // pattern has millions of windows and a few distinct ones, and the
-// table grows if the distinct ones are many.
+// table grows if the distinct ones are many. An index used before is
+// emptied, its memory kept when it is about the size needed (a larger
+// table only holds the windows sparser).
 func (x *windowIndex) init(windows int) {
 	bits := uint8(4)
 	for 1<<bits < 2*windows && 1<<bits < initMax {
 		bits++
 	}
-	x.heads, x.counts = make([]int32, 1<<bits), make([]uint8, 1<<bits)
+	if c := cap(x.heads); c >= 1<<bits && c <= 4<<bits {
+		for 1<<bits < c {
+			bits++
+		}
+		x.heads, x.counts = x.heads[:c], x.counts[:c]
+		clear(x.counts)
+	} else {
+		x.heads, x.counts = make([]int32, 1<<bits), make([]uint8, 1<<bits)
+	}
 	x.shift = 64 - bits
 	for i := range x.heads {
 		x.heads[i] = -1
 	}
+	x.n, x.places = 0, 0
 	x.firstBlock = min(max(windows, 1), blockLen)
+	// The first block is kept if it holds as many places as this index
+	// starts with; the rest, made for a long request, are let go.
+	var first []place
+	if len(x.blocks) > 0 && cap(x.blocks[0]) >= x.firstBlock && cap(x.blocks[0]) <= 4*x.firstBlock+64 {
+		first = x.blocks[0][:0]
+	}
+	clear(x.blocks)
+	x.blocks = x.blocks[:0]
+	if first != nil {
+		x.blocks = append(x.blocks, first)
+	}
 }
 
 // initMax bounds the table init makes.
@@ -285,9 +306,19 @@ func newEchoScan(p *Pass) *echoScan {
 	for _, vs := range p.Exchange.Request.Header {
 		n += len(vs)
 	}
-	s.sources = make([]source, 0, n)
+	if sc := p.scratch; sc != nil && cap(sc.sources) >= n && cap(sc.sources) <= 4*n+64 {
+		// The scans of one pass run one after another: the last one's
+		// list is done with. (A far larger one is let go, so that one
+		// huge request does not cost every scan after it a reset.)
+		s.sources = sc.sources[:0]
+	} else {
+		s.sources = make([]source, 0, n)
+		if sc != nil {
+			sc.sources = s.sources
+		}
+	}
 	if len(raw) >= minPiece {
-		s.sources = append(s.sources, source{text: p.Reply.request(p.Exchange, p.Expect).body, kind: sourceBody, body: true, at: -1})
+		s.sources = append(s.sources, source{text: p.Reply.requestBody(p.Exchange, p.Expect), kind: sourceBody, body: true, at: -1})
 	}
 	add := func(text string, kind sourceKind, name string, at int) {
 		if len(text) < minPiece {
@@ -354,6 +385,9 @@ func vocabulary(p *Pass) []string {
 	if m := x.Method; len(m) >= minPiece && slices.Contains(envelope.Methods(x.Version), m) {
 		out = append(out, m)
 	}
+	if x.Facts == nil {
+		return out // nothing is published without facts: spared the reads
+	}
 	for _, k := range []string{"params.name", "params.uri"} {
 		if v := x.Request.Get(k); v.Type == gjson.String && len(v.Str) >= minPiece && x.Facts.Published(v.Str) {
 			out = append(out, v.Str)
@@ -390,8 +424,12 @@ func parsedRequest(p *Pass) *envelope.Message {
 
 // build indexes the sources' aligned windows, on first need.
 func (s *echoScan) build() {
-	if s.index.built() {
+	if s.index != nil {
 		return
+	}
+	s.index = &windowIndex{}
+	if s.p.scratch != nil {
+		s.index = &s.p.scratch.index // the pass's scans run one after another
 	}
 	windows := 0
 	for _, src := range s.sources {
@@ -414,14 +452,15 @@ func (s *echoScan) text(path, raw string) {
 	if s.conditionValue(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
-	vals := s.p.Reply.values(s.p.Exchange, s.p.Expect)
-	if len(vals) > manyValues {
+	if s.p.Reply.valueCount(s.p.Expect) > manyValues {
 		s.wholeIndexed(path, variants)
 		return
 	}
-	for _, v := range vals {
-		if utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] || s.isVocabulary(v) {
-			continue
+	// A few values are searched one by one, in whatever order: a value
+	// found is marked once, under this one path, whichever comes first.
+	s.p.Reply.eachValue(s.p.Exchange, s.p.Expect, func(v string) {
+		if len(v) < minEchoValue || utf8.RuneCountInString(v) < minEchoValue || v == s.p.Expect.Quote || s.values[v] || s.isVocabulary(v) {
+			return
 		}
 		for _, t := range variants {
 			if strings.Contains(t, v) {
@@ -430,7 +469,7 @@ func (s *echoScan) text(path, raw string) {
 				break
 			}
 		}
-	}
+	})
 }
 
 // textPieces counts the pieces of the request a reply text carries (and
@@ -445,7 +484,9 @@ func (s *echoScan) textPieces(path, raw string) []string {
 			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
 		}
 	}
-	variants := []string{raw}
+	// The readings stand in the scan's own array: the caller is done
+	// with them before the next text is read.
+	variants := append(s.variants[:0], raw)
 	if d := jsonUnescape(raw); d != raw {
 		variants = append(variants, d)
 	}

@@ -33,6 +33,10 @@ type Reply struct {
 
 	texts     []requestText // lazy: see requestTexts
 	textsDone bool
+	nValues   int // how many of texts are values, not keys
+
+	body     string // lazy: see requestBody
+	bodyDone bool
 }
 
 // A requestText is a string of the request body (a member name or a
@@ -56,6 +60,9 @@ func (r *Reply) requestTexts(exp *expect.Expectation) []requestText {
 			r.texts = make([]requestText, 0, bytes.Count(exp.Request.Raw, []byte{'"'})/2)
 			walkTexts(exp.Request.Root(), func(v gjson.Result, key bool) {
 				r.texts = append(r.texts, requestText{v.Str, v.Index, verbatim(v), key})
+				if !key {
+					r.nValues++
+				}
 			})
 		}
 	}
@@ -105,9 +112,42 @@ type requestStrings struct {
 func (r *Reply) request(ex *envelope.Exchange, exp *expect.Expectation) *requestStrings {
 	if !r.reqDone {
 		r.reqDone = true
-		r.req = gatherRequest(ex, exp, r.requestTexts(exp))
+		r.req = gatherRequest(ex, exp, r.requestTexts(exp), r.requestBody(ex, exp))
 	}
 	return r.req
+}
+
+// requestBody is the raw request body as text, made once: the echo scan
+// needs it for every error, the sorted strings of request only for
+// some.
+func (r *Reply) requestBody(ex *envelope.Exchange, exp *expect.Expectation) string {
+	if !r.bodyDone {
+		r.bodyDone = true
+		r.body = requestBody(ex, exp)
+	}
+	return r.body
+}
+
+// eachValue calls fn for each string value of the request body (no
+// keys), in no set order; it sorts nothing, unlike values.
+func (r *Reply) eachValue(ex *envelope.Exchange, exp *expect.Expectation, fn func(v string)) {
+	if r.reqDone {
+		for _, v := range r.values(ex, exp) {
+			fn(v)
+		}
+		return
+	}
+	for _, t := range r.requestTexts(exp) {
+		if !t.key {
+			fn(t.str)
+		}
+	}
+}
+
+// valueCount is how many string values the request body holds.
+func (r *Reply) valueCount(exp *expect.Expectation) int {
+	r.requestTexts(exp)
+	return r.nValues
 }
 
 // values returns the string values of the request body.
@@ -138,6 +178,20 @@ type Input struct {
 	// ToolCache, when set, compiles each tool schema a reply lists once
 	// per run; nil compiles it for every reply.
 	ToolCache *schema.ToolCache
+	// Scratch, when set, is memory the judge reuses from one exchange to
+	// the next: a caller judging a stream of exchanges keeps one per
+	// goroutine (it is not safe for concurrent use). Nil: judging
+	// allocates its own.
+	Scratch *Scratch
+}
+
+// Scratch is memory judging reuses from one exchange to the next: the
+// echo scan's window index and list of request texts, a few KB per error
+// reply that a stream of replies would otherwise allocate each time. It
+// holds nothing from one exchange that the next reads.
+type Scratch struct {
+	index   windowIndex
+	sources []source
 }
 
 // Judge applies every check in list to one exchange. It returns exactly
@@ -168,8 +222,21 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	if why, owner := unjudgeable(ex, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
-	p := &Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache}
-	readings := replyReadings(base)
+	// The pass and the reply as read, in one allocation: most replies
+	// have one reading.
+	st := &struct {
+		pass  Pass
+		reply Reply
+		one   [1]*Reply
+	}{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}}
+	p := &st.pass
+	var readings []*Reply
+	if hasReadings(base) {
+		readings = replyReadings(base)
+	} else {
+		st.reply.Reply, st.one[0] = base, &st.reply
+		readings = st.one[:]
+	}
 	// The verdicts under the request's legacy reading, by check: that
 	// reading explains the reply only if the reply breaks none of its
 	// rules (a result for a method the legacy version does not have, an
@@ -267,7 +334,7 @@ func asSkip(err error) (SkipError, bool) {
 // replyReadings are the replies to judge: the reply as read, and, when
 // the response repeats a member name, one reply per reading of it.
 func replyReadings(r *envelope.Reply) []*Reply {
-	if r.Response == nil || len(r.Response.Duplicates) == 0 || !r.Response.IsObject() {
+	if !hasReadings(r) {
 		return []*Reply{{Reply: r}}
 	}
 	var out []*Reply
@@ -278,6 +345,11 @@ func replyReadings(r *envelope.Reply) []*Reply {
 		out = append(out, &Reply{Reply: &cp})
 	}
 	return out
+}
+
+// hasReadings: the response repeats a member name, and is read both ways.
+func hasReadings(r *envelope.Reply) bool {
+	return r.Response != nil && len(r.Response.Duplicates) > 0 && r.Response.IsObject()
 }
 
 // mergeReadings combines the verdicts of one check under two readings of
@@ -431,7 +503,7 @@ func statusOf(fs []Finding) Status {
 // gatherRequest gathers every text of the request a reply could quote:
 // the raw body, each string in it, each header value, and the decoded
 // form of each.
-func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []requestText) *requestStrings {
+func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []requestText, body string) *requestStrings {
 	var all, keys []string
 	if exp.Request.Valid {
 		// Lists made once: all takes the keys too in the end. Most
@@ -449,7 +521,7 @@ func gatherRequest(ex *envelope.Exchange, exp *expect.Expectation, texts []reque
 		}
 	}
 	slices.Sort(keys)
-	rs := &requestStrings{nv: len(all), keys: keys, body: requestBody(ex, exp)}
+	rs := &requestStrings{nv: len(all), keys: keys, body: body}
 	slices.Sort(all)
 	if len(ex.Request.Body) > 0 {
 		all = append(all, rs.body)

@@ -33,10 +33,13 @@ spec-defined only warns: the spec may define keys the checker has not
 learned yet.`,
 	Run: func(p *Pass) error {
 		n := 0
-		stack := make([]string, 0, 16)
+		var stack []string
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !mayHoldMeta(m.Raw) {
 				continue
+			}
+			if stack == nil {
+				stack = make([]string, 0, 16) // most replies hold no _meta
 			}
 			walkMeta(m.Root(), stack, func(at []string, meta gjson.Result) {
 				n++

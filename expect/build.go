@@ -149,11 +149,12 @@ func readings(ex *envelope.Exchange) []reading {
 			rs = append(rs, reading{body: rs[0].body, header: h,
 				why: "RFC 9110 §5.3: a repeated header may be read as its first, its last or its joined values"})
 		}
-		if sentinel(base.header, func(v string) bool { return strings.ContainsAny(v, "-_") }) {
+		urlSafe, unpadded := sentinels(base.header)
+		if urlSafe {
 			rs = append(rs, reading{body: rs[0].body, header: base.header, b64: envelope.Base64Reading{URLSafe: true},
 				why: "AMB-10: the Base64 alphabet of the sentinel is not named"})
 		}
-		if sentinel(base.header, envelope.Unpadded) {
+		if unpadded {
 			rs = append(rs, reading{body: rs[0].body, header: base.header, b64: envelope.Base64Reading{Padded: true},
 				why: "AMB-10: whether the Base64 of the sentinel is padded is not named"})
 		}
@@ -170,22 +171,37 @@ const limitDepth = 64
 // limits (RFC 8259 §8.2, §9), "" when none applies: deep nesting, a
 // number no float64 holds, an unpaired surrogate escape in a string.
 func limitReading(raw []byte, m envelope.Message) string {
-	if envelope.Depth(raw) > limitDepth {
-		return "RFC 8259 §9: a receiver may limit the nesting depth it accepts"
-	}
 	if !m.Valid {
+		if envelope.Depth(raw) > limitDepth {
+			return "RFC 8259 §9: a receiver may limit the nesting depth it accepts"
+		}
 		return ""
 	}
 	return limitText(m.Root().Raw)
 }
 
 // limitText reads the tokens of a valid JSON text, without parsing it
-// into values (a request of 100,000 members is read once): the first
-// number no float64 holds, or string with an unpaired surrogate, keys
-// included, is a limit a receiver may set.
+// into values (a request of 100,000 members is read once): nesting
+// deeper than limitDepth, else the first number no float64 holds, or
+// string with an unpaired surrogate, keys included, is a limit a
+// receiver may set. The depth is measured in the same pass, as
+// envelope.Depth would (brackets stand outside strings alone in a valid
+// text); FuzzLimitReading holds the two to the reading of each apart.
 func limitText(t string) string {
+	depth, limit := 0, ""
 	for i := 0; i < len(t); i++ {
 		switch c := t[i]; {
+		case c == '{' || c == '[':
+			if depth++; depth > limitDepth {
+				return "RFC 8259 §9: a receiver may limit the nesting depth it accepts"
+			}
+		case c == '}' || c == ']':
+			depth--
+		case limit != "":
+			// Only the depth is still read: a string is skipped whole.
+			if c == '"' {
+				i = envelope.StringEnd(t, i)
+			}
 		case c == '"':
 			j, escaped := i+1, false
 			for {
@@ -196,21 +212,34 @@ func limitText(t string) string {
 				j, escaped = j+2, true
 			}
 			if escaped && loneSurrogate(t[i:j+1]) {
-				return "RFC 8259 §8.2: a string with an unpaired surrogate may be refused"
+				limit = "RFC 8259 §8.2: a string with an unpaired surrogate may be refused"
 			}
 			i = j
 		case c == '-' || c >= '0' && c <= '9':
-			j := i + 1
+			j, exp := i+1, false
 			for j < len(t) && strings.IndexByte("0123456789+-.eE", t[j]) >= 0 {
+				exp = exp || t[j] == 'e' || t[j] == 'E'
 				j++
 			}
-			if _, err := strconv.ParseFloat(t[i:j], 64); err != nil {
-				return "RFC 8259 §9: a receiver may limit the range of numbers it accepts"
+			// Without an exponent, a number of fewer characters than
+			// float64's largest has digits is within its range.
+			if (exp || j-i > maxPlainNumber) && !parses(t[i:j]) {
+				limit = "RFC 8259 §9: a receiver may limit the range of numbers it accepts"
 			}
 			i = j - 1
 		}
 	}
-	return ""
+	return limit
+}
+
+// maxPlainNumber is the longest number text without an exponent that
+// surely lies within float64's range (about 1.8e308): under 10^307 in
+// magnitude, and no closer to zero than 10^-306.
+const maxPlainNumber = 308
+
+func parses(num string) bool {
+	_, err := strconv.ParseFloat(num, 64)
+	return err == nil
 }
 
 // loneSurrogate finds a \uD800-\uDFFF escape not part of a pair in a raw
@@ -248,7 +277,15 @@ func loneSurrogate(raw string) bool {
 // digits: an optional minus and digits only.
 func digits(raw string) bool {
 	s := strings.TrimPrefix(raw, "-")
-	return s != "" && strings.Trim(s, "0123456789") == ""
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // headerReadings returns the other readings of the MCP headers a request
@@ -327,20 +364,22 @@ func mcpHeader(name string) bool {
 	return param || strings.EqualFold(name, "mcp-protocol-version") || strings.EqualFold(name, "mcp-method") || strings.EqualFold(name, "mcp-name")
 }
 
-// sentinel: an MCP header the server decodes (Mcp-Name, Mcp-Param-*)
-// holds a Base64 sentinel that is.
-func sentinel(h http.Header, is func(v string) bool) bool {
+// sentinels: an MCP header the server decodes (Mcp-Name, Mcp-Param-*)
+// holds a Base64 sentinel with a - or _ (urlSafe), and one that is
+// unpadded; the headers are read once for both.
+func sentinels(h http.Header) (urlSafe, unpadded bool) {
 	for k, vs := range h {
 		if _, param := envelope.ParamHeader(k); !param && !strings.EqualFold(k, "Mcp-Name") {
 			continue
 		}
 		for _, v := range vs {
-			if strings.HasPrefix(v, "=?base64?") && is(v) {
-				return true
+			if strings.HasPrefix(v, "=?base64?") {
+				urlSafe = urlSafe || strings.ContainsAny(v, "-_")
+				unpadded = unpadded || envelope.Unpadded(v)
 			}
 		}
 	}
-	return false
+	return urlSafe, unpadded
 }
 
 func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {

@@ -59,6 +59,12 @@ const DefaultBudget = 2 * transcript.MaxLine
 // memory is reused. An error from emit stops the judging and is returned
 // once the workers are done; the reading goroutine ends with its current
 // read (close the input to end it sooner).
+//
+// Records go from the reader to a worker and on to emit in batches: a
+// hand-over between goroutines costs about what judging a small record
+// does, and one per batch leaves the cores to the judging. A batch is
+// handed on early when the next record is not in the reader's buffer
+// yet, so a record read from a pipe is judged as it comes.
 func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	workers := max(o.Workers, 1)
 	budget := o.Budget
@@ -68,52 +74,71 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	type slot struct {
-		it     Item
-		weight int64
-		// done is waited on by the writer until the item is judged: a
-		// WaitGroup in the slot, where a channel would be an allocation
-		// of its own per record.
-		done sync.WaitGroup
-	}
 	sem := semaphore.NewWeighted(budget)
-	// The queue holds the items in line order, judged or not; its
-	// capacity bounds how far reading runs ahead of writing.
-	queue := make(chan *slot, 4*workers)
-	jobs := make(chan *slot)
-	// Verdict slices come back once written, so a long transcript
-	// allocates about one per item in flight, not one per record.
-	spare := make(chan []checks.Verdict, cap(queue)+workers)
+	// The queue holds the batches in line order, judged or not; its
+	// capacity bounds how far reading runs ahead of writing: a batch per
+	// worker keeps them busy.
+	queue := make(chan *batch, workers)
+	jobs := make(chan *batch)
+	// Batches come back once written, with the verdict slices of their
+	// items: a long transcript allocates about one of each per item in
+	// flight, not one per record.
+	spare := make(chan *batch, cap(queue)+cap(jobs)+workers+1)
 
 	go func() {
 		defer close(queue)
 		defer close(jobs)
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				return
+		b := takeBatch(spare)
+		// send hands b on, to the writer and, when it holds a record to
+		// judge, to a worker; false: the run was stopped.
+		send := func() bool {
+			if len(b.items) == 0 {
+				return true
 			}
-			s := &slot{it: Item{Record: rec, Err: err}, weight: min(weight(&rec), budget)}
-			s.done.Add(1)
-			if sem.Acquire(ctx, s.weight) != nil {
-				return
+			judged := b.judged
+			if judged {
+				b.done.Add(1)
 			}
 			select {
-			case queue <- s:
+			case queue <- b:
 			case <-ctx.Done():
-				return
+				return false
 			}
-			if err != nil || rec.Traffic != nil {
-				s.done.Done()
-			} else {
+			if judged {
 				select {
-				case jobs <- s:
+				case jobs <- b:
 				case <-ctx.Done():
+					return false
+				}
+			}
+			b = takeBatch(spare)
+			return true
+		}
+		for {
+			if n := len(b.items); n > 0 && (n == maxBatch || !r.Ready()) {
+				if !send() {
 					return
 				}
 			}
+			rec, err := r.Next()
+			if err == io.EOF {
+				send()
+				return
+			}
+			w := min(weight(&rec), budget)
+			if !sem.TryAcquire(w) {
+				// The batch in hand holds budget that is freed only once
+				// it is written: hand it on before waiting for more.
+				if !send() || sem.Acquire(ctx, w) != nil {
+					return
+				}
+			}
+			b.items = append(b.items, Item{Record: rec, Err: err})
+			b.weight += w
+			b.judged = b.judged || err == nil && rec.Traffic == nil
 			if err != nil {
 				if le := (*transcript.LineError)(nil); !errors.As(err, &le) {
+					send()
 					return
 				}
 			}
@@ -123,14 +148,26 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			// Memory each worker's judging reuses, exchange after exchange.
+			scratch := &checks.Scratch{}
 			for {
 				select {
-				case s, ok := <-jobs:
+				case b, ok := <-jobs:
 					if !ok {
 						return
 					}
-					judge(&s.it, o, takeSpare(spare))
-					s.done.Done()
+					for i := range b.items {
+						it := &b.items[i]
+						if it.Err != nil || it.Record.Traffic != nil {
+							continue
+						}
+						if ctx.Err() != nil {
+							break // the writer stopped: nothing more is emitted
+						}
+						judge(it, o, b.verdicts(i), scratch)
+						b.keep(i, it.Verdicts)
+					}
+					b.done.Done()
 				case <-ctx.Done():
 					return
 				}
@@ -138,45 +175,89 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 		})
 	}
 
-	for s := range queue {
-		s.done.Wait()
-		if err := emit(&s.it); err != nil {
-			// The workers finish the record in hand and stop; the
-			// reader stops once its current read returns.
-			cancel()
-			wg.Wait()
-			return err
-		}
-		if s.it.Verdicts != nil {
-			select {
-			case spare <- s.it.Verdicts[:0]:
-			default:
+	for b := range queue {
+		b.done.Wait()
+		for i := range b.items {
+			if err := emit(&b.items[i]); err != nil {
+				// The workers finish the batch in hand and stop; the
+				// reader stops once its current read returns.
+				cancel()
+				wg.Wait()
+				return err
 			}
 		}
-		sem.Release(s.weight)
+		sem.Release(b.weight)
+		b.reset()
+		select {
+		case spare <- b:
+		default:
+		}
 	}
 	wg.Wait()
 	return nil
 }
 
+// maxBatch is the most records one batch carries: enough that handing it
+// on costs little per record, few enough that the workers share a short
+// transcript and that the batches in flight (about two per worker) hold
+// no more memory than the records did one by one.
+const maxBatch = 16
+
+// A batch is records handed on together, in line order.
+type batch struct {
+	items  []Item
+	weight int64
+	judged bool // an item is an exchange, for a worker to judge
+	// spare are the verdict slices of the items, kept from the batch's
+	// last use.
+	spare [][]checks.Verdict
+	// done is waited on by the writer until the batch is judged: a
+	// WaitGroup in the batch, where a channel would be an allocation of
+	// its own per batch.
+	done sync.WaitGroup
+}
+
+func takeBatch(spare chan *batch) *batch {
+	select {
+	case b := <-spare:
+		return b
+	default:
+		return &batch{items: make([]Item, 0, maxBatch)}
+	}
+}
+
+// verdicts is the slice item i's verdicts may be appended to.
+func (b *batch) verdicts(i int) []checks.Verdict {
+	if i < len(b.spare) {
+		return b.spare[i][:0]
+	}
+	return nil
+}
+
+// keep holds item i's verdicts for the batch's next use.
+func (b *batch) keep(i int, vs []checks.Verdict) {
+	for len(b.spare) <= i {
+		b.spare = append(b.spare, nil)
+	}
+	b.spare[i] = vs
+}
+
+// reset empties b for its next use, dropping the records it held (their
+// bodies are garbage once written) but not the verdict slices.
+func (b *batch) reset() {
+	clear(b.items)
+	b.items, b.weight, b.judged = b.items[:0], 0, false
+}
+
 // judge builds the expectation a live run built (from the request, the
 // facts the transcript carries and the fixture's override) and judges the
 // exchange with it.
-func judge(it *Item, o Options, dst []checks.Verdict) {
+func judge(it *Item, o Options, dst []checks.Verdict, scratch *checks.Scratch) {
 	rec := &it.Record
 	it.Expect = expect.Build(&rec.Exchange, rec.Facts, rec.Override)
 	in := o.Shared
-	in.Fixture, in.Exchange, in.Expect = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect
+	in.Fixture, in.Exchange, in.Expect, in.Scratch = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect, scratch
 	it.Verdicts = checks.JudgeInto(dst, in, o.Checks)
-}
-
-func takeSpare(spare chan []checks.Verdict) []checks.Verdict {
-	select {
-	case vs := <-spare:
-		return vs
-	default:
-		return nil
-	}
 }
 
 // weight is about the memory a record holds: its bodies, and a little

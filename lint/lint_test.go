@@ -230,3 +230,37 @@ func TestJudgeEndsOnReadError(t *testing.T) {
 		t.Errorf("items before the error (-want +got):\n%s", diff)
 	}
 }
+
+// TestJudgeDoesNotHoldBackARecord: records are handed on in batches, but
+// one read from a pipe is emitted before the next line arrives: lint
+// reading a live recording reports as it goes.
+func TestJudgeDoesNotHoldBackARecord(t *testing.T) {
+	text := transcriptText(t)
+	first := text[:bytes.IndexByte(text, '\n')+1]
+	pr, pw := io.Pipe()
+	emitted := make(chan int, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- lint.Judge(transcript.NewReader("t.jsonl", pr), options(2, 0), func(it *lint.Item) error {
+			emitted <- it.Record.Line
+			return nil
+		})
+	}()
+	for i := range 3 {
+		if _, err := pw.Write(first); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case line := <-emitted:
+			if line != i+1 {
+				t.Fatalf("emitted line %d, want %d", line, i+1)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("line %d was not emitted before the next was written", i+1)
+		}
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -81,8 +81,13 @@ type jsonWriter struct {
 	rows []cachedRow
 	// specRules are the rules each check's SpecRef cites.
 	specRules map[*checks.Check][]string
-	buf       []byte
-	scratch   []byte
+	// messageRules are the rules of the finding messages met so far that
+	// cite some (nil ids: none), up to maxMessageRules of them: a
+	// failure repeats from exchange to exchange, and reading a message
+	// for its citations is a regular expression's search.
+	messageRules map[string]messageRules
+	buf          []byte
+	scratch      []byte
 	// fx and tail hold the current exchange's fixture and shared members.
 	fx, tail []byte
 	cited    map[string]bool // rule IDs the rows cite, bounded by the catalogue
@@ -268,8 +273,20 @@ func (j *jsonWriter) Exchange(r *Result) error {
 // findingRules is findingRules with the rules of each check's SpecRef,
 // which a finding that cites none falls back to, read once per check.
 func (j *jsonWriter) findingRules(c *checks.Check, message string) []string {
-	if rules.Cited(message) != nil {
-		return findingRules(c, message)
+	mr, ok := j.messageRules[message]
+	if !ok {
+		if mr.cites = rules.Cited(message) != nil; mr.cites {
+			mr.ids = findingRules(c, message) // c's own rules are not read: the message cites
+		}
+		if len(j.messageRules) < maxMessageRules {
+			if j.messageRules == nil {
+				j.messageRules = map[string]messageRules{}
+			}
+			j.messageRules[message] = mr
+		}
+	}
+	if mr.cites {
+		return mr.ids
 	}
 	ids, ok := j.specRules[c]
 	if !ok {
@@ -281,6 +298,17 @@ func (j *jsonWriter) findingRules(c *checks.Check, message string) []string {
 	}
 	return ids
 }
+
+// messageRules are the rules a finding message cites.
+type messageRules struct {
+	cites bool
+	ids   []string // the catalogue's rules among them
+}
+
+// maxMessageRules bounds the finding messages a JSON report remembers
+// the rules of: a message quoting what each reply said is new every
+// time, and the memory of them must not grow with the transcript.
+const maxMessageRules = 4096
 
 // cachedMembers is the members of the row of verdict v, the i-th of its
 // exchange, which neither fails nor warns (one row, no path).

@@ -542,3 +542,22 @@ func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// Ready reports whether Next can return without waiting on the input:
+// the lines up to the next record stand whole in the reader's buffer. A
+// caller that hands records on in batches flushes its batch when not, so
+// a record read from a pipe is not held back until more arrive.
+func (r *Reader) Ready() bool {
+	b, _ := r.br.Peek(r.br.Buffered())
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		// Next reads past blank lines and facts lines to the record.
+		if line := bytes.TrimSpace(b[:i]); len(line) > 0 && !bytes.HasPrefix(line, []byte(`{"facts"`)) {
+			return true
+		}
+		b = b[i+1:]
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -316,5 +317,24 @@ func TestLintTunesGC(t *testing.T) {
 	}
 	if p, l := gcSettings(); p != before || l != beforeLimit {
 		t.Errorf("after lint: GOGC %d, limit %d; want %d, %d restored", p, l, before, beforeLimit)
+	}
+}
+
+// brokenWriter fails every write, as a full disk or a closed pipe does.
+type brokenWriter struct{}
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestLintReportWriteFails: lint writes its report in blocks, and a
+// block that cannot be written, the last one included, still fails the
+// run, naming the report.
+func TestLintReportWriteFails(t *testing.T) {
+	for _, format := range []string{"json", "human"} {
+		s, _, errOut := testStreams()
+		s.Out = brokenWriter{}
+		code := Main([]string{"lint", "--format", format, "../../examples/demo.jsonl"}, s)
+		if code == exitOK || code == exitFindings || !strings.Contains(errOut.String(), "writing report") {
+			t.Errorf("--format %s: exit %d, stderr %q; want a failure writing the report", format, code, errOut.String())
+		}
 	}
 }
