@@ -688,6 +688,21 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		switch {
+		case quirk == "slow-progress" && method.Str == "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+			continue
+		case quirk == "slow-progress" && method.Str == "tools/list":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"count","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}}`+"\n", id.Raw)
+			continue
+		case quirk == "slow-progress" && method.Str == "tools/call":
+			// Works a while, telling its progress, then answers: the
+			// progress comes while other fixtures' exchanges are open.
+			lines := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"1"}]}}`+"\n", id.Raw)
+			if tok := m.Get("params._meta.progressToken"); tok.Exists() {
+				lines = fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1,"total":1}}`+"\n", tok.Raw) + lines
+			}
+			time.AfterFunc(150*time.Millisecond, func() { io.WriteString(out, lines) })
+			continue
 		case quirk == "cursor-loop" && method.Str == "initialize":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
 			continue
@@ -998,13 +1013,15 @@ func TestStagedDuringSilence(t *testing.T) {
 // multiplexed stdio run (notifications after the requests) gives the
 // verdicts of a run in sequence, for servers that a notification kills
 // or unsettles, for one that answers notifications with the last id it
-// read, which a marker's id must not hide, and for one that answers every
-// ping twice, whose markers' second replies belong to no fixture.
+// read, which a marker's id must not hide, for one that answers every
+// ping twice, whose markers' second replies belong to no fixture, and for
+// one whose tool tells its progress late, while other exchanges are
+// open: the progress is the call's, as its reply is.
 func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
-	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "ping-twice"} {
+	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "ping-twice", "slow-progress"} {
 		t.Run(quirk, func(t *testing.T) {
 			t.Setenv(quirkEnv, quirk)
 			seq, _ := stdioCorpusRun(t, lim, 1, fx)
@@ -1017,6 +1034,9 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 				if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/unknown-notification RPC1007 fail") }) {
 					t.Fatalf("in sequence the wrong replies to notifications were not failed; the quirk did not work:\n%s", strings.Join(seq, "\n"))
 				}
+			}
+			if quirk == "slow-progress" && !slices.Contains(seq, "tools/call-valid/count PRO1003 pass ") {
+				t.Fatalf("in sequence the tool's progress was not judged with its call; the quirk did not work:\n%s", strings.Join(seq, "\n"))
 			}
 			if diff := cmp.Diff(seq, mux); diff != "" {
 				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)

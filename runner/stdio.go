@@ -336,7 +336,7 @@ func (r *run) repeated(data []byte) bool {
 // outside any open exchange: it follows the last exchange, and flags the
 // pending requests whose late reply it could be.
 func (m *mux) stray(data []byte) {
-	if m.r.repeated(data) || m.marker(data) || m.answer(data) || m.flag(data) {
+	if m.r.repeated(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
 		// another exchange.
@@ -352,11 +352,11 @@ func (m *mux) stray(data []byte) {
 
 // late reports whether a line read for a notification is a late reply
 // to a marker or to a pending request (its id names one), flagging that
-// request to be sent again alone. A reply with no readable id stays the
+// request to be sent again alone, or a pending request's progress. A reply with no readable id stays the
 // notification's: it is what a server answering a notification sends
 // (see exchange for one that a pending request may own as well).
 func (m *mux) late(data []byte) bool {
-	if m.r.repeated(data) || m.marker(data) {
+	if m.r.repeated(data) || m.marker(data) || m.progress(data) {
 		return true
 	}
 	k, ok := responseKey(data)
@@ -415,6 +415,34 @@ func (m *mux) answer(data []byte) bool {
 		p.ex.Failure, p.ex.Unanswered = "", false
 		m.pending = slices.Delete(m.pending, i, i+1)
 		m.r.took(k, data)
+		return true
+	}
+	return false
+}
+
+// progress gives a pending request a progress notification that names
+// the token it offered: it is that request's wherever it arrives, as its
+// reply is (a run in sequence reads it in the request's own exchange).
+// Progress for any other token stays where it arrives.
+func (m *mux) progress(data []byte) bool {
+	if gjson.GetBytes(data, "method").Str != "notifications/progress" {
+		return false
+	}
+	tok := gjson.GetBytes(data, "params.progressToken")
+	if !tok.Exists() {
+		return false
+	}
+	for _, p := range m.pending {
+		if p.ambiguous || p.notification || p.ex == nil || !envelope.SameID(tok, gjson.GetBytes(p.req.Body, "params._meta.progressToken")) {
+			continue
+		}
+		if p.ex.Response == nil {
+			p.ex.Response = &envelope.Response{}
+		}
+		if len(p.ex.Response.Messages) >= transport.DefaultMaxEvents {
+			return false // a flood stays where it arrives, within that exchange's bound
+		}
+		p.ex.Response.Messages = append(p.ex.Response.Messages, data)
 		return true
 	}
 	return false
@@ -600,8 +628,8 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		if m.marker(data) {
 			continue // an earlier request's nudge, answered late
 		}
-		if m.answer(data) {
-			continue // a pending request's reply, in its window
+		if m.answer(data) || m.progress(data) {
+			continue // a pending request's reply, in its window, or its progress
 		}
 		if k, ok := responseKey(data); ok && k == unreadableID && !answered && m.owesIDless() {
 			// An id-less reply while a request that can only be answered
