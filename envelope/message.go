@@ -400,7 +400,7 @@ func BeyondDouble(n gjson.Result) bool {
 // integer in value but written as a float, which JSON Schema 2020-12
 // accepts as integer, so we do too.
 func IsInteger(raw string) bool {
-	if plainInteger(raw) {
+	if PlainInteger(raw) {
 		return true
 	}
 	if hugeExponent(raw) {
@@ -484,7 +484,7 @@ func SameID(req, reply gjson.Result) bool {
 		if req.Raw == reply.Raw {
 			return true
 		}
-		if plainInteger(req.Raw) && plainInteger(reply.Raw) {
+		if PlainInteger(req.Raw) && PlainInteger(reply.Raw) {
 			// Distinct digit strings (JSON has no leading zeros) differ,
 			// but -0 is 0.
 			return strings.TrimPrefix(req.Raw, "-") == "0" && strings.TrimPrefix(reply.Raw, "-") == "0"
@@ -570,9 +570,9 @@ func stringUnits(raw string) []uint16 {
 	return out
 }
 
-// plainInteger: an optional minus and digits only, the common id form,
-// judged without allocating.
-func plainInteger(raw string) bool {
+// PlainInteger: an optional minus and digits only, the common id form
+// (not 1.0 or 1e2), judged without allocating.
+func PlainInteger(raw string) bool {
 	s := strings.TrimPrefix(raw, "-")
 	if s == "" {
 		return false

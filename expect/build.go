@@ -140,7 +140,7 @@ func readings(ex *envelope.Exchange) []reading {
 		// the id.
 		rs = append(rs, reading{reject: true, header: base.header, why: why})
 	}
-	if id := rs[0].body.Get("id"); id.Type == gjson.Number && envelope.IsInteger(id.Raw) && !digits(id.Raw) {
+	if id := rs[0].body.Get("id"); id.Type == gjson.Number && envelope.IsInteger(id.Raw) && !envelope.PlainInteger(id.Raw) {
 		rs = append(rs, reading{body: rs[0].body, header: base.header, strictInt: true,
 			why: "an integer spelled " + id.Raw + " is an integer in value (JSON Schema), but a receiver may refuse it as an id"})
 	}
@@ -272,20 +272,6 @@ func loneSurrogate(raw string) bool {
 		i += 5
 	}
 	return false
-}
-
-// digits: an optional minus and digits only.
-func digits(raw string) bool {
-	s := strings.TrimPrefix(raw, "-")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // headerReadings returns the other readings of the MCP headers a request
@@ -511,7 +497,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 
 	id := req.Get("id")
 	hasID := id.Exists()
-	readable := id.Type == gjson.String || id.Type == gjson.Number && envelope.IsInteger(id.Raw) && (!rd.strictInt || digits(id.Raw))
+	readable := id.Type == gjson.String || id.Type == gjson.Number && envelope.IsInteger(id.Raw) && (!rd.strictInt || envelope.PlainInteger(id.Raw))
 	if readable {
 		e.ID.Echo = []gjson.Result{id}
 		e.ID.Lost = must("T-RPC-9: the id could be read")
