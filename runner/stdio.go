@@ -439,7 +439,7 @@ func (m *mux) progress(data []byte) bool {
 		if p.ex.Response == nil {
 			p.ex.Response = &envelope.Response{}
 		}
-		if len(p.ex.Response.Messages) >= transport.DefaultMaxEvents {
+		if m.proc == nil || len(p.ex.Response.Messages) >= m.proc.Limits().MaxEvents {
 			return false // a flood stays where it arrives, within that exchange's bound
 		}
 		p.ex.Response.Messages = append(p.ex.Response.Messages, data)
