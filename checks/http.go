@@ -62,14 +62,10 @@ not judged here.`,
 		}
 		report, why := p.Failf, ""
 		switch {
-		case httpLayer(resp.Status) || resp.Status < 500 && (p.Expect.NoReply.Set() && !(p.Expect.Version == envelope.V20260728 && resp.Status == 400) ||
-			p.Expect.BodyOptional && (len(p.Expect.Status) == 0 || slices.Contains(p.Expect.Status, resp.Status))):
+		case httpLayer(resp.Status) || mayComeBare(p, resp.Status):
 			// The HTTP layer's own statuses, and refusals the spec or
-			// the fixture lets come bare (a foreign Origin's 403,
-			// T-HTTP-14; nginx's 400 for headers too large; a
-			// notification's, whose body MAY be a JSON-RPC error,
-			// T-HTTP-4, but for a 2026-07-28 400, which T-COMPAT-1
-			// ties to one), may come before any MCP code runs.
+			// the fixture lets come bare, may come before any MCP code
+			// runs.
 			if !p.Contract.IsStrict() {
 				return nil
 			}
@@ -96,6 +92,22 @@ not judged here.`,
 		}
 		return nil
 	},
+}
+
+// mayComeBare: a 4xx refusal the spec or the fixture lets come without
+// a JSON-RPC body: one the fixture marks so (a foreign Origin's 403,
+// T-HTTP-14; nginx's 400 for headers too large), and a notification's,
+// whose body MAY be a JSON-RPC error (T-HTTP-4), but for a 2026-07-28
+// 400, which T-COMPAT-1 ties to one.
+func mayComeBare(p *Pass, status int) bool {
+	x := p.Expect
+	switch {
+	case status >= 500:
+		return false
+	case x.NoReply.Set() && !(x.Version == envelope.V20260728 && status == 400):
+		return true
+	}
+	return x.BodyOptional && (len(x.Status) == 0 || slices.Contains(x.Status, status))
 }
 
 // httpLayer: a status the HTTP layer sends on its own account, before
