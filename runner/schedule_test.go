@@ -618,12 +618,15 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	late, _ := time.ParseDuration(os.Getenv(lateNotificationReplyEnv))
 	var mu sync.Mutex
 	w := out
+	quirk := os.Getenv(quirkEnv)
 	out = writerFunc(func(b []byte) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
+		if quirk == "answer-twice" {
+			w.Write(b) // every line at once, and again
+		}
 		return w.Write(b)
 	})
-	quirk := os.Getenv(quirkEnv)
 	dieOn, _ := strings.CutPrefix(quirk, "die-on:")
 	lastID, reinits := "", 0
 	sc := bufio.NewScanner(in)
@@ -733,7 +736,8 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 // notification, wrongly, after the duration it holds.
 const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 
-// quirkEnv gives the ignoring server a fault ("late-invalid:DURATION" is
+// quirkEnv gives the ignoring server a fault ("answer-twice" writes
+// every line twice at once; "late-invalid:DURATION" is
 // none: it answers an invalid line rightly, id-less, after DURATION while
 // it goes on reading): "die-on:METHOD" exits on
 // reading a message of METHOD; "mute-dies-on-batch" answers only
@@ -1040,6 +1044,25 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 			}
 			if diff := cmp.Diff(seq, mux); diff != "" {
 				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMultiplexedAnswerTwice: a stdio server that writes each response
+// twice at once is failed for it (RPC1006: exactly one response): the
+// copy comes before the marker's reply, so it is the request's. The
+// twin: the same server answering once passes.
+func TestMultiplexedAnswerTwice(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping" })
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	for quirk, want := range map[string]string{"answer-twice": "lifecycle/ping RPC1006 fail", "": "lifecycle/ping RPC1006 pass"} {
+		t.Run("quirk="+quirk, func(t *testing.T) {
+			t.Setenv(quirkEnv, quirk)
+			rows, _ := stdioCorpusRunAt(t, lim, 8, fx, "2025-11-25")
+			if !slices.Contains(verdictsOnly(rows), want) {
+				t.Errorf("no %q among:\n%s", want, strings.Join(rows, "\n"))
 			}
 		})
 	}

@@ -564,6 +564,17 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		return ex
 	}
+	// keep holds a line that came past the response, within the
+	// exchange's bounds: a server that goes on writing until the
+	// marker's reply must not grow the run without end.
+	keep := func(data []byte) {
+		if len(msgs) >= lim.MaxEvents || size+int64(len(data)) > lim.MaxBytes {
+			truncated = true
+			return
+		}
+		msgs = append(msgs, data)
+		size += int64(len(data))
+	}
 	var grace time.Time // set once a marker's reply came first
 	pending := func() (envelope.Exchange, *pend, error) {
 		ex = finish(noResponse(lim.Timeout, len(msgs)))
@@ -608,7 +619,12 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			return ex, nil, nil
 		}
 		if m.r.repeated(data) {
-			continue // an earlier exchange's response, again
+			if k, _ := responseKey(data); answered && slices.Contains(r.idKeysStdio(req), k) {
+				// This request's own response again, before the marker's
+				// reply: the server answered it twice (RPC1006).
+				keep(data)
+			}
+			continue // else an earlier exchange's response, again
 		}
 		if k, ok := responseKey(data); ok && mine[k] {
 			m.markerAnswered(k, data)
@@ -644,7 +660,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			// Past the response: it follows the exchange, and may be a
 			// pending request's late reply.
 			if !m.flag(data) {
-				msgs = append(msgs, data)
+				keep(data)
 			}
 			continue
 		}
