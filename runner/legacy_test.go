@@ -3,8 +3,10 @@ package runner_test
 import (
 	"context"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,7 +30,17 @@ func TestServer20250326(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hs := httptest.NewUnstartedServer(srv)
+			// The version header carries the negotiated version (a
+			// server that serves both reads it, T-HTTP-7), never the
+			// version whose rules judge the run.
+			var mu sync.Mutex
+			headers := map[string]int{}
+			hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				mu.Lock()
+				headers[req.Header.Get("MCP-Protocol-Version")]++
+				mu.Unlock()
+				srv.ServeHTTP(w, req)
+			}))
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
@@ -53,6 +65,11 @@ func TestServer20250326(t *testing.T) {
 			if ids, detail := c.bad(); len(ids) > 0 {
 				t.Errorf("the 2025-03-26 reference server drew findings:\n%s", detail)
 			}
+			mu.Lock()
+			if headers[envelope.V20250326] == 0 || headers[envelope.V20250618] > 0 {
+				t.Errorf("MCP-Protocol-Version headers sent (value: requests) = %v, want 2025-03-26 and never 2025-06-18", headers)
+			}
+			mu.Unlock()
 			said := strings.Join(c.notes, "\n")
 			if !strings.Contains(said, "skipped: SCH1001") {
 				t.Errorf("the notes do not say what was skipped:\n%s", said)

@@ -250,7 +250,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 	var supported []string
 	var last, hintText string
 	for i, v := range ask {
-		r.sess.version, r.sess.sessionID = "", ""
+		r.sess.version, r.sess.wire, r.sess.sessionID = "", "", ""
 		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
 		ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
 		name := "negotiate/initialize"
@@ -287,12 +287,15 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		if forced {
 			r.sess.version = want
 			how = "forced with --protocol; initialize answered " + got
+			if got != want {
+				r.sess.wire = got
+			}
 		}
 		spoken := ""
 		if r.sess.version == envelope.V20250326 {
 			// Judged under 2025-06-18's rules where 2025-03-26 does not
 			// differ (digest §1a); what depends on a later version skips.
-			spoken, r.sess.version = envelope.V20250326, envelope.V20250618
+			spoken, r.sess.version, r.sess.wire = envelope.V20250326, envelope.V20250618, envelope.V20250326
 			how += "; judged under 2025-06-18's rules where 2025-03-26 does not differ"
 			r.sink.Note("the server speaks 2025-03-26: judged under 2025-06-18's rules where 2025-03-26 does not differ (digest §1a); skipped: " + strings.Join(skipped20250326(), "; "))
 		}

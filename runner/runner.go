@@ -227,7 +227,12 @@ type run struct {
 
 // session is what the handshake established.
 type session struct {
-	version   string
+	version string // whose rules the run judges by
+	// wire is the version the server negotiated, where it differs from
+	// version (2025-03-26, judged under 2025-06-18's rules; --protocol
+	// forcing another): the version header carries it (T-HTTP-7), as a
+	// client of that session sends it.
+	wire      string
 	sessionID string // 2025-xx HTTP
 	nextID    int
 }
@@ -236,6 +241,14 @@ type session struct {
 // from the request, the facts the run learned and the fixture's override.
 func (r *run) expect(req envelope.Request, o *expect.Override) *expect.Expectation {
 	return expect.Build(&envelope.Exchange{Transport: r.t.Transport(), Version: r.sess.version, Request: req}, r.facts, o)
+}
+
+// spoken is the version the session speaks on the wire.
+func (s *session) spoken() string {
+	if s.wire != "" {
+		return s.wire
+	}
+	return s.version
 }
 
 // A lane is the path one fixture's output takes: straight to the run's
@@ -460,7 +473,7 @@ func (r *run) stdHeaders(body []byte) http.Header {
 		}
 	case "":
 	default:
-		h.Set("MCP-Protocol-Version", r.sess.version)
+		h.Set("MCP-Protocol-Version", r.sess.spoken())
 		if r.sess.sessionID != "" {
 			h.Set("Mcp-Session-Id", r.sess.sessionID)
 		}

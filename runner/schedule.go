@@ -262,7 +262,7 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() ([]*
 	}
 	runs := make([]*run, len(staged))
 	r.mu.Lock()
-	sess := session{version: r.sess.version, nextID: r.sess.nextID}
+	sess := session{version: r.sess.version, wire: r.sess.wire, nextID: r.sess.nextID}
 	r.mu.Unlock()
 	// A process starting is CPU work (node takes half a second of it):
 	// starts side by side slow one another and the pipe's server, whose
