@@ -226,7 +226,10 @@ second one here. Any other id, invented or copied, fails. An id
 JSON-RPC allows and MCP forbids (1.5, null) may be refused with an id
 absent, null or echoed exactly; a result that echoes it exactly only
 warns (PRO1001); any other id fails. When the id was readable, leaving it
-out fails: the client cannot match the reply. A rejection a server can
+out fails: the client cannot match the reply; only warns when the
+request is no valid request object (jsonrpc not "2.0", method missing
+or not a string): JSON-RPC §5 counts an Invalid Request among the errors
+in detecting the id, and MCP excepts malformed input (AMB-1). A rejection a server can
 make on the headers alone, before reading the body (a refused Accept or
 Content-Type, a missing or unserved version header, an ended session, or
 in 2025-xx a session refused with 400 and no method's code, as the

@@ -534,12 +534,15 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		return e
 	case req.Get("jsonrpc").Type != gjson.String || req.Get("jsonrpc").Str != "2.0":
 		e.reject(CondInvalidRequest, `jsonrpc is not "2.0"`, envelope.CodeInvalidRequest)
+		e.malformedID()
 		return e
 	case !method.Exists():
 		e.reject(CondInvalidRequest, "method is missing", envelope.CodeInvalidRequest)
+		e.malformedID()
 		return e
 	case method.Type != gjson.String:
 		e.reject(CondInvalidRequest, "method is not a string", envelope.CodeInvalidRequest)
+		e.malformedID()
 		return e
 	case hasID && !readable && (id.Type == gjson.Null || id.Type == gjson.Number):
 		// JSON-RPC allows null and fractional ids; MCP forbids them
@@ -608,6 +611,18 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	}
 	e.call(http)
 	return e
+}
+
+// malformedID: the request is no valid JSON-RPC 2.0 request object, yet
+// its id reads. JSON-RPC §5 gives such an Invalid Request a null id ("an
+// error in detecting the id ... e.g. Invalid Request") and MCP excepts
+// "malformed input" from echoing it (T-RPC-9, AMB-1): whether the id of
+// a message that is not a request was read is the server's reading, so
+// a null or absent id only warns; an id other than the request's still fails.
+func (e *Expectation) malformedID() {
+	if len(e.ID.Echo) > 0 && e.ID.Lost.Level > Open {
+		e.ID.Lost = open("AMB-1: JSON-RPC §5 gives an Invalid Request a null id, and MCP excepts malformed input from the echo (T-RPC-9); echoing the readable id lets the client match the error")
+	}
 }
 
 // reject fills in a condition the server must refuse with one of codes.
