@@ -1040,6 +1040,12 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 	e.Error, e.Code = must("T-LIFE-7, T-LIFE-9, T-HDR-2"), must("T-ERR-12..T-ERR-14")
 	if http {
 		e.Status, e.StatusWant = []int{400}, must("T-HTTP-8, T-HTTP-10, T-HDR-2")
+		if caps.Exists() && !caps.IsObject() && len(details) == 1 {
+			// The 400 is for a request missing a required field: one
+			// present with the wrong type is invalid params, whose status
+			// the spec leaves open. The -32602 stays a MUST.
+			e.StatusWant = open("T-HTTP-10 names missing _meta fields; a client capabilities value of the wrong type is invalid params, whose HTTP status is open (T-HTTP-11, AMB-6)")
+		}
 	}
 	if len(codes) > 1 {
 		// AMB-4: no precedence between the codes; each is accepted. The
