@@ -567,7 +567,15 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	}
 	if p := req.Get("params"); p.Exists() && !p.IsObject() {
 		amb := "T-RPC-13: -32600 and -32602 are both defensible"
-		e.reject(CondInvalidRequest, "params is "+envelope.Kind(p)+", not an object", envelope.CodeInvalidRequest, envelope.CodeInvalidParams)
+		codes := []int{envelope.CodeInvalidRequest, envelope.CodeInvalidParams}
+		if http && e.Version == envelope.V20260728 {
+			// Such params carry no _meta: the version header matches no
+			// body version, which -32020 refuses as for a _meta left
+			// out (AMB-4).
+			amb += "; AMB-4: without _meta the header matches no body version (-32020)"
+			codes = append(codes, envelope.CodeHeaderMismatch)
+		}
+		e.reject(CondInvalidRequest, "params is "+envelope.Kind(p)+", not an object", codes...)
 		// Read as invalid params of a valid request, a 200 is as right as
 		// the 400 of an invalid request.
 		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
