@@ -477,13 +477,17 @@ func TestHTTPBrokenServers(t *testing.T) {
 		failure  string // prefix
 		body     string // partial body kept; "-" means no response at all
 		min, max time.Duration
+		// withheld: an answer the server withheld (Unanswered), which
+		// a liveness probe tells from a server that stopped answering.
+		withheld bool
 	}{{
-		name:    "hangs without answering",
-		handler: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
-		failure: "no reply within 200ms",
-		body:    "-",
-		min:     200 * time.Millisecond,
-		max:     2 * time.Second,
+		name:     "hangs without answering",
+		handler:  func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
+		failure:  "no reply within 200ms",
+		body:     "-",
+		min:      200 * time.Millisecond,
+		max:      2 * time.Second,
+		withheld: true,
 	}, {
 		name: "stalls in the body",
 		handler: func(w http.ResponseWriter, r *http.Request) {
@@ -492,24 +496,27 @@ func TestHTTPBrokenServers(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		},
-		failure: "reply incomplete after 200ms (5 bytes read)",
-		body:    `{"jso`,
-		min:     200 * time.Millisecond,
-		max:     2 * time.Second,
+		failure:  "reply incomplete after 200ms (5 bytes read)",
+		body:     `{"jso`,
+		min:      200 * time.Millisecond,
+		max:      2 * time.Second,
+		withheld: true,
 	}, {
-		name:    "closes the connection",
-		handler: func(w http.ResponseWriter, r *http.Request) { hijack(w, "") },
-		failure: "request failed: Post ",
-		body:    "-",
-		max:     2 * time.Second,
+		name:     "closes the connection",
+		handler:  func(w http.ResponseWriter, r *http.Request) { hijack(w, "") },
+		failure:  "request failed: Post ",
+		body:     "-",
+		max:      2 * time.Second,
+		withheld: true,
 	}, {
 		name: "closes the connection mid-body",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"partial")
 		},
-		failure: "reading the reply: unexpected EOF (9 bytes read)",
-		body:    `{"partial`,
-		max:     2 * time.Second,
+		failure:  "reading the reply: unexpected EOF (9 bytes read)",
+		body:     `{"partial`,
+		max:      2 * time.Second,
+		withheld: true,
 	}, {
 		// RFC 9112 §6.3: without a declared length the body is what came
 		// before the server closed the connection; a reset closes it too.
@@ -524,9 +531,10 @@ func TestHTTPBrokenServers(t *testing.T) {
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			reset(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"partial")
 		},
-		failure: "reading the reply: read tcp ",
-		body:    `{"partial`,
-		max:     2 * time.Second,
+		failure:  "reading the reply: read tcp ",
+		body:     `{"partial`,
+		max:      2 * time.Second,
+		withheld: true,
 	}, {
 		// A reset may have erased what followed: a body cut short is not
 		// taken for the whole.
@@ -534,9 +542,10 @@ func TestHTTPBrokenServers(t *testing.T) {
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			reset(w, "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"partial")
 		},
-		failure: "reading the reply: read tcp ",
-		body:    `{"partial`,
-		max:     2 * time.Second,
+		failure:  "reading the reply: read tcp ",
+		body:     `{"partial`,
+		max:      2 * time.Second,
+		withheld: true,
 	}, {
 		// The bytes that came form a whole JSON value: that is the reply,
 		// however the connection then ended.
@@ -560,18 +569,42 @@ func TestHTTPBrokenServers(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			c.Close()
 		},
-		failure: "reply incomplete after 200ms",
-		body:    pong,
-		min:     200 * time.Millisecond,
-		max:     2 * time.Second,
+		failure:  "reply incomplete after 200ms",
+		body:     pong,
+		min:      200 * time.Millisecond,
+		max:      2 * time.Second,
+		withheld: true,
 	}, {
 		name: "resets after a 200 without a declared length and without a body",
 		handler: func(w http.ResponseWriter, r *http.Request) {
 			reset(w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
 		},
-		failure: "reading the reply: read tcp ",
-		body:    "",
-		max:     2 * time.Second,
+		failure:  "reading the reply: read tcp ",
+		body:     "",
+		max:      2 * time.Second,
+		withheld: true,
+	}, {
+		// An event stream the server aborts before its response (its
+		// chunked body never ends) withholds the answer, as a JSON body
+		// cut short does: judged after a liveness probe, not "could not
+		// judge" (tmcp does it).
+		name: "aborts an event stream before the response",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+		},
+		failure:  "reading the event stream: reading sse stream: unexpected EOF (0 events",
+		body:     "",
+		max:      2 * time.Second,
+		withheld: true,
+	}, {
+		// The twin: the stream ends cleanly without a response; nothing
+		// failed to be read, and the checks judge the missing response.
+		name: "ends an event stream before the response",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			hijack(w, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+		},
+		body: "",
+		max:  2 * time.Second,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -580,6 +613,9 @@ func TestHTTPBrokenServers(t *testing.T) {
 			ex, took := timed(context.Background(), h, post(ping))
 			within(t, "exchange", took, tt.min, tt.max)
 			hasPrefix(t, "failure", ex.Failure, tt.failure)
+			if tt.withheld != ex.Unanswered && (tt.withheld || tt.failure != "") {
+				t.Errorf("unanswered = %v, want %v", ex.Unanswered, tt.withheld)
+			}
 			switch {
 			case tt.failure == "" && ex.Failure != "":
 				t.Errorf("failure = %q, want none", ex.Failure)

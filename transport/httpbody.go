@@ -92,6 +92,9 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			r.Truncated = true
 			return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
 		case err != nil:
+			// A stream the server broke off before its response withholds
+			// the answer, as a JSON body cut short does.
+			r.Cut = true
 			return b.describe(
 				fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(events, "event")),
 				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(events, "event")))
