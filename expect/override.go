@@ -367,9 +367,12 @@ func (o *Override) apply(e *Expectation) {
 	}
 	if r := o.ambiguity; r != "" {
 		// The reaction is open; that a request with an id gets an answer
-		// is not (JSON-RPC §5), so Reply keeps its level.
+		// is not (JSON-RPC §5), so Reply keeps its level, and neither is
+		// the answer's id: a request whose id reads gets it back, never
+		// another (T-RPC-5, T-RPC-9). A refusal that may come before the
+		// body is read says so with expect-id, or RPC1004 reads it off
+		// the status.
 		e.Error, e.Code, e.StatusWant = soften(e.Error, r), soften(e.Code, r), soften(e.StatusWant, r)
-		e.ID.Lost, e.ID.Other = soften(e.ID.Lost, r), soften(e.ID.Other, r)
 	}
 	if r := o.codeAmbiguity; r != "" {
 		e.Code = soften(e.Code, r)
