@@ -579,6 +579,13 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// Read as invalid params of a valid request, a 200 is as right as
 		// the 400 of an invalid request.
 		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
+		if e.Version == envelope.V20260728 {
+			// Whichever way it is read, the request carries no _meta, and
+			// a 2026-07-28 request without its protocol version is refused
+			// (T-LIFE-7), as meta/missing is. (A server that serves
+			// 2025-xx clients too has the legacy reading.)
+			e.Error = must("T-LIFE-7: a 2026-07-28 request without _meta is refused; params that are no object carry none")
+		}
 		return e
 	}
 
