@@ -372,7 +372,12 @@ func (o *Override) apply(e *Expectation) {
 		// another (T-RPC-5, T-RPC-9). A refusal that may come before the
 		// body is read says so with expect-id, or RPC1004 reads it off
 		// the status.
-		e.Error, e.Code, e.StatusWant = soften(e.Error, r), soften(e.Code, r), soften(e.StatusWant, r)
+		e.Error, e.Code = soften(e.Error, r), soften(e.Code, r)
+		if !e.NoReply.Set() {
+			// (A notification's open reaction, accepted or refused, is
+			// the 202 or the 4xx it already allows: no other status.)
+			e.StatusWant = soften(e.StatusWant, r)
+		}
 	}
 	if r := o.codeAmbiguity; r != "" {
 		e.Code = soften(e.Code, r)
