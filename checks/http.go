@@ -196,6 +196,10 @@ warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 				// One stream per session is a server's own limit (the TS
 				// SDK's), which a request alone cannot show.
 				p.Warnf(path, "GET answered 409: the server refuses another stream; T-HTTP-12 asks for a stream or 405, and a client may hold several")
+			case x.HTTPMethod == "GET" && st/100 == 2 && st != 200 && st != 204 && mediaType(resp) == "text/event-stream" && !slices.Contains(x.Status, st):
+				// T-HTTP-12's MUST is the stream's Content-Type (or 405);
+				// it names no status, and a GET's content comes with 200.
+				p.Warnf(path, "GET answered %d with an event stream, want 200 (RFC 9110 §15.3.1); T-HTTP-12 asks only for text/event-stream or 405", st)
 			case len(x.Status) > 0 && !slices.Contains(x.Status, st):
 				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
 			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream":

@@ -231,7 +231,10 @@ func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Ex
 		}
 	}()
 	ex := r.send(sctx, req, false)
-	if ex.Failure != "" && ex.Response != nil && ex.Response.Status == 200 &&
+	// The look ended the stream on the checker's side: what came is the
+	// exchange, whatever 2xx opened it (mcp-go answers 202; HTTP1002
+	// judges the status).
+	if ex.Failure != "" && ex.Response != nil && ex.Response.Status/100 == 2 &&
 		envelope.IsEventStream(ex.Response.Header.Get("Content-Type")) && ctx.Err() == nil {
 		ex.Failure = ""
 	}
