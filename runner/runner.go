@@ -444,7 +444,21 @@ func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, 
 		}
 	}
 	rep := r.expect(req, nil).ReadReply(ex.Response)
-	return ex, ex.Failure == "" && rep.Has() && rep.Response.IsObject()
+	if alive := ex.Failure == "" && rep.Has() && rep.Response.IsObject(); alive || r.t.Transport() != envelope.HTTP || ex.Response != nil {
+		return ex, alive
+	}
+	if h := req.Header; envelope.HeaderGet(h, "Mcp-Session-Id") != "" {
+		// The session may be what went silent (one the client ended,
+		// whose requests a server leaves hanging): whether the server
+		// still answers shows outside it, where any HTTP answer, a
+		// refusal of the session-less request too, is one.
+		h = h.Clone()
+		h.Del("Mcp-Session-Id")
+		if out := r.send(ctx, envelope.Request{Header: h, Body: body}, true); out.Failure == "" && out.Response != nil {
+			return out, true
+		}
+	}
+	return ex, false
 }
 
 // stdHeaders are the headers a conforming client sends for a request of
