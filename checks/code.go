@@ -152,7 +152,10 @@ gives servers no rule for either). -32022 is right for any version the server do
 fails only when the server itself declared the version served (in
 server/discover, or in the error's own data.supported). What the run's
 facts fix (the tool called does not exist: -32602, a SHOULD) is judged at
-their level.`,
+their level. Where a fixture leaves the code open (a refusal on a header,
+a second initialize), the two codes its own words or declarations deny
+still fail: -32022 for a version the server says it serves, and -32603
+for what the reply itself calls invalid params.`,
 	Run: func(p *Pass) error {
 		e, code, err := needCode(p)
 		if err != nil {
@@ -198,7 +201,17 @@ their level.`,
 			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
 			return nil
 		case x.AnyCode:
-			return nil // the spec names no code for the condition
+			// The spec names no code for the condition; a code the
+			// server's own words or declarations deny is still wrong.
+			switch {
+			case code == envelope.CodeUnsupportedVer:
+				if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) {
+					p.Failf("error.code", "code -32022 (unsupported version) for %s, a version the server says it serves", Quote(v, quoteN))
+				}
+			case code == envelope.CodeInternalError:
+				hiddenInvalidParams(p, e)
+			}
+			return nil
 		}
 		if isCall(x.Condition) && x.Version == envelope.V20260728 {
 			// Some codes are wrong for a valid request whatever else is

@@ -234,7 +234,10 @@ make on the headers alone, before reading the body (a refused Accept or
 Content-Type, a missing or unserved version header, an ended session, or
 in 2025-xx a session refused with 400 and no method's code, as the
 TypeScript SDK's examples refuse a session they do not hold), may leave
-the id out. A result always carries the request's id.`,
+the id out, unless its code (-32601, -32602, -32603, -32002) shows the
+body was read. A result always carries the request's id, and an error to
+a batch carries none or one of its requests' (AMB-7 leaves the reaction
+open, not the id).`,
 	Run: func(p *Pass) error {
 		if batch0326(p) {
 			return Skip("a batch to a 2025-03-26 server: its answers' ids are judged with the batch (RPC1001)")
@@ -262,7 +265,7 @@ the id out. A result always carries the request's id.`,
 			}
 		}
 		switch {
-		case lost && len(x.ID.Echo) > 0 && !isResult && (refusedOnHeaders(p) || sessionRefusal(p)):
+		case lost && len(x.ID.Echo) > 0 && !isResult && (refusedOnHeaders(p) && !methodLevel(p) || sessionRefusal(p)):
 			// Refused before the body was read: no id to echo (DESIGN,
 			// transport-level rejections).
 		case lost && len(x.ID.Echo) > 0 && !isResult && m.Get("error.code").Int() == envelope.CodeParseError:
@@ -284,6 +287,11 @@ the id out. A result always carries the request's id.`,
 			p.Deviate(x.ID.Rounded, "id", "id is %s, the request's %s as a float64 holds it", clip(got.Raw), clip(x.ID.Echo[0].Raw))
 		case len(x.ID.Echo) > 0:
 			p.Deviate(x.ID.Other, "id", "id is %s, want %s", describe(got), describe(x.ID.Echo[0]))
+		case x.Condition == expect.CondBatch && !batchID(x.Request, got):
+			// AMB-7 leaves the reaction to a batch open, and a reply may
+			// answer one of its requests; an id none of them carries is
+			// invented (T-RPC-9).
+			p.Failf("id", "id is %s, which no request of the batch carries; want it absent or null", clip(got.Raw))
 		default:
 			// Say why the request had no usable id: a person fixing the
 			// server needs the reason, not just the rule.
@@ -300,6 +308,16 @@ the id out. A result always carries the request's id.`,
 		}
 		return nil
 	},
+}
+
+// batchID: id is that of one of a batch's requests.
+func batchID(batch envelope.Message, id gjson.Result) bool {
+	found := false
+	batch.Root().ForEach(func(_, m gjson.Result) bool {
+		found = m.IsObject() && m.Get("id").Exists() && envelope.SameID(m.Get("id"), id)
+		return !found
+	})
+	return found
 }
 
 // refusedOnHeaders: the HTTP status says the request was refused on what
@@ -365,7 +383,8 @@ func refusedOnHeaders(p *Pass) bool {
 // for an unknown session) is HTTP1002's question, not the id's.
 func sessionRefusal(p *Pass) bool {
 	r, x := p.Exchange.Response, p.Expect
-	if p.Exchange.Transport != envelope.HTTP || r == nil || r.Status != 400 || p.Reply.Response == nil {
+	if p.Exchange.Transport != envelope.HTTP || r == nil || p.Reply.Response == nil ||
+		r.Status != 400 && !(r.Status == 404 && x.Condition == expect.CondSession) {
 		return false
 	}
 	sid := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id")
@@ -376,8 +395,10 @@ func sessionRefusal(p *Pass) bool {
 	}
 	code := p.Reply.Response.Get("error.code").Int()
 	wellFormed := x.Condition == expect.CondCall || x.Condition == expect.CondSession
+	// (A request the fixture sent without the session, or with one the
+	// server never issued, is refused on its session header too.)
 	return wellFormed && x.Version != envelope.V20260728 && x.Method != "initialize" && !methodLevel(p) &&
-		code != envelope.CodeParseError && code != envelope.CodeInvalidRequest && sid != ""
+		code != envelope.CodeParseError && code != envelope.CodeInvalidRequest && (sid != "" || x.Condition == expect.CondSession)
 }
 
 // sameFloat: got is the request's number id as a float64 holds it, the

@@ -237,11 +237,11 @@ func (e *Expectation) session(kind string) {
 		}
 	case "none":
 		// T-SESS-2: refused with 400 before the body matters: the id
-		// may be missing (DESIGN, transport-level rejections).
+		// may be missing (DESIGN, transport-level rejections), which
+		// RPC1004 reads off the status and the code.
 		e.Condition, e.Detail = CondSession, "a request without the Mcp-Session-Id the server issued"
 		e.Error, e.Codes, e.Code, e.AnyCode = should("T-SESS-2"), nil, Want{}, true
 		e.Status, e.StatusWant = []int{400}, should("T-SESS-2")
-		e.ID.Lost = Want{}
 	case "unknown":
 		// T-SESS-3 fixes 404 only for ended sessions; for an id never
 		// issued 404 is common and 400 seen (AMB-8).
@@ -249,7 +249,6 @@ func (e *Expectation) session(kind string) {
 		e.Condition, e.Detail = CondSession, "a request with a session id the server never issued"
 		e.Error, e.Codes, e.Code, e.AnyCode = open(amb), nil, Want{}, true
 		e.Status, e.StatusWant = []int{404, 400}, open(amb)
-		e.ID.Lost = Want{}
 	}
 }
 
