@@ -26,7 +26,10 @@ type Limits struct {
 	// Larger ones are forwarded whole and observed cut, not judged.
 	MaxBytes int64
 	// Quiet is how long a stdio notification waits for a reply that
-	// should not come before it is paired with none.
+	// should not come before it is paired with none, and how long a
+	// POST's event stream is read on past its response, as check reads
+	// it, before the exchange is judged with what came (the stream's end
+	// comes first if sooner). Relaying never waits for it.
 	Quiet time.Duration
 	// Grace is how long a wrapped server gets to exit after its stdin
 	// closes, and again after SIGTERM, before it is stopped harder.

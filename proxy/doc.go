@@ -15,6 +15,16 @@
 // reply (the client's requests with the server's replies, and the
 // server's own requests with the client's responses).
 //
+// Over HTTP a POST answered with an event stream is judged as check
+// judges it: the stream is read on past its response until it ends, or
+// Limits.Quiet after the response, or a bound (Limits.MaxBytes of text,
+// 1000 events), and what came meanwhile (progress, a second response)
+// is judged with the exchange; the Pair comes then, and the response's
+// Observation says so (Later). A GET stream's exchange is paired at its
+// head; each notification or request the server sends on it later is
+// judged as an exchange of its own (a Tail pair: the GET, the stream's
+// head, that event alone), up to the same bounds per stream.
+//
 // A relay never waits for its Observer. Observations go through a queue
 // bounded in count and bytes; when the Observer falls behind (a slow
 // judge, a terminal nobody reads) the newest are dropped and counted,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,7 +95,13 @@ func (h *HTTP) Close() (Stats, bool) {
 	h.stopped = true
 	var evs []event
 	for x := range h.open {
-		if ev, ok := x.failLocked("the proxy stopped before the reply"); ok {
+		// An exchange that had its answer is judged with what came of
+		// its stream so far; the others got no reply.
+		why := "the proxy stopped before the reply"
+		if x.answer != nil {
+			why = ""
+		}
+		if ev, ok := x.pairLocked(why, x.answer); ok {
 			evs = append(evs, ev)
 		}
 	}
@@ -263,8 +270,9 @@ type httpExchange struct {
 	h    *HTTP
 	req  *Observation // the client's request
 	meta HTTPMeta     // the request's, copied into each reply observation
-	// ex is what is judged; nil off the endpoint. pair is set once the
-	// exchange is complete (or failed): later messages are observed only.
+	// ex is what is judged; nil off the endpoint. paired is set once the
+	// exchange is complete (or failed): later messages are observed only,
+	// but for a GET stream's (tailLocked).
 	ex     *envelope.Exchange
 	method string // JSON-RPC method
 	paired bool
@@ -280,7 +288,28 @@ type httpExchange struct {
 	events int
 	kept   int64 // bytes of messages kept in ex
 	ended  bool  // the reply was observed to its end
+	// answer is the response on a POST's stream, once it came: the
+	// stream is read on past it, as check's transport reads it, until
+	// the stream ends, Limits.Quiet passes (quiet), or a bound is met,
+	// and what comes meanwhile is judged with the exchange. cut is where
+	// the last event taken in ends in the stream's text, the body's end
+	// once paired; window counts the events taken in after the answer.
+	answer *Observation
+	quiet  *time.Timer
+	cut    int64
+	window int
+	// tail counts the messages of a GET stream judged after its head,
+	// their events and bytes; tailFull: the bound was met.
+	tail      int
+	tailBytes int64
+	tailFull  bool
 }
+
+// maxEvents bounds the events of a stream judged: those a POST's stream
+// carries past its answer, and the messages of a GET stream. It is the
+// number of events check's transport reads of one stream
+// (transport.DefaultMaxEvents).
+const maxEvents = 1000
 
 // begin observes the client's request and opens its exchange.
 func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
@@ -333,10 +362,18 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 	}
 	x.paired = true
 	delete(x.h.open, x)
+	if x.quiet != nil {
+		x.quiet.Stop()
+	}
 	x.ex.Failure = failure
 	if x.reply != nil {
 		r := *x.reply
 		r.Body = x.body
+		if x.answer != nil {
+			// What was read past the last event taken in is not part of
+			// the exchange: the recorded body splits into its messages.
+			r.Body = r.Body[:min(x.cut, int64(len(r.Body)))]
+		}
 		x.ex.Response = &r
 		if x.inf != nil && failure == "" {
 			x.ex.Note = "Content-Encoding " + x.coding + ": judged decoded, as the client reads it"
@@ -345,7 +382,11 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 	p := &Pair{Asker: ClientToServer, Exchange: x.ex, Method: x.method, Sent: x.req.Time, Done: x.h.c.now(),
 		RequestSeq: x.req.Seq, Oversized: x.req.Oversized}
 	if reply != nil {
-		reply.Completes = true
+		if !reply.Completes {
+			// Not yet queued: an answer queued before its pair was
+			// marked when it was observed.
+			reply.Completes = true
+		}
 		p.ReplySeq, p.Done = reply.Seq, reply.Time
 		p.Oversized = p.Oversized || reply.Oversized
 		if x.ex.Response != nil {
@@ -355,15 +396,19 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 	if p.Oversized && x.ex.Failure == "" {
 		x.ex.Failure = "larger than the byte bound: relayed, not judged"
 	}
-	x.remember(x.ex)
+	if x.answer == nil && x.ex.Failure == "" {
+		x.remember(x.ex.Response)
+	}
 	return pairEvent(p), true
 }
 
 // remember keeps the version a session negotiated, and forgets a
-// session the client ended.
-func (x *httpExchange) remember(ex *envelope.Exchange) {
-	h, r := x.h, ex.Response
-	if r == nil || ex.Failure != "" {
+// session the client ended, from a reply that completed its exchange
+// (or the answer of a stream still read on: the client has it, and its
+// next request may come at once).
+func (x *httpExchange) remember(r *envelope.Response) {
+	h := x.h
+	if r == nil {
 		return
 	}
 	switch {
@@ -384,8 +429,8 @@ func (x *httpExchange) remember(ex *envelope.Exchange) {
 			}
 			h.sessions[sid] = v
 		}
-	case ex.Request.Method == http.MethodDelete && r.Status/100 == 2:
-		delete(h.sessions, ex.Request.Header.Get("Mcp-Session-Id"))
+	case x.ex.Request.Method == http.MethodDelete && r.Status/100 == 2:
+		delete(h.sessions, x.ex.Request.Header.Get("Mcp-Session-Id"))
 	}
 }
 
@@ -407,7 +452,8 @@ const streamDecodeFactor = 16
 
 // head notes the reply's status and headers. A stream's head is observed
 // at once (the stream may last); a GET or DELETE stream completes its
-// exchange there, as nothing in it answers the request.
+// exchange there, as nothing in it answers the request (the messages
+// that come on it later are judged one by one, see tailLocked).
 func (x *httpExchange) head(resp *http.Response) {
 	c := x.h.c
 	c.mu.Lock()
@@ -470,20 +516,52 @@ func (x *httpExchange) feed(p []byte) int64 {
 
 // take observes decoded reply bytes.
 func (x *httpExchange) take(p []byte) {
+	c := x.h.c
 	x.text += int64(len(p))
 	if !x.paired {
 		// Once paired, the exchange holds the text it was judged on; a
 		// stream's later text is observed event by event only.
-		x.body = keep(x.body, p, x.h.c.lim.MaxBytes)
+		x.body = keep(x.body, p, c.lim.MaxBytes)
 	}
 	if x.stream {
 		x.sse.feed(p, x.eventLocked)
 	}
+	if x.answer != nil && x.text > c.lim.MaxBytes {
+		// Past its answer a stream is read on only up to the byte bound,
+		// as check reads it: the events whole by then are the exchange's.
+		x.settleLocked()
+	}
+}
+
+// settleLocked pairs an exchange whose answer came with what came of
+// its stream after it, if not done yet.
+func (x *httpExchange) settleLocked() {
+	if ev, ok := x.pairLocked("", x.answer); ok {
+		x.h.c.q.put(ev)
+	}
+}
+
+// quietEnd pairs an exchange whose stream stayed open Limits.Quiet past
+// its answer: a server may keep it open, and the judgement waits no
+// longer (the client has had every event at once).
+func (x *httpExchange) quietEnd() {
+	c := x.h.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	x.settleLocked()
 }
 
 // eventLocked observes one SSE event.
 func (x *httpExchange) eventLocked(f frame) {
 	c := x.h.c
+	if x.answer != nil && !x.paired {
+		if f.end > c.lim.MaxBytes || x.window >= maxEvents {
+			// The look past the answer ends at a bound, before this event.
+			x.settleLocked()
+		} else {
+			x.cut, x.window = f.end, x.window+1
+		}
+	}
 	data := eventData(f)
 	if data == nil {
 		return // a comment or a bare id: no message
@@ -499,23 +577,85 @@ func (x *httpExchange) eventLocked(f frame) {
 	default:
 		evs = []event{obsEvent(o)}
 	}
-	if x.ex != nil && !x.paired {
-		if x.kept+int64(len(data)) <= c.lim.MaxBytes || o.Kind == KindResponse || o.Kind == KindBatch {
-			x.reply.Messages = append(x.reply.Messages, data)
-			x.kept += int64(len(data))
-		}
-		if o.Kind == KindResponse || o.Kind == KindBatch {
-			failure := ""
-			if x.text > c.lim.MaxBytes {
-				// The recorded stream text was cut before its answer.
-				failure = "the stream exceeded the byte bound before its answer: relayed, not judged"
-			}
-			if ev, ok := x.pairLocked(failure, o); ok {
-				evs = append(evs, ev)
-			}
+	switch {
+	case x.ex == nil:
+	case !x.paired:
+		evs = append(evs, x.keepLocked(o, f, data)...)
+	case x.req.HTTP.Method != http.MethodPost:
+		if ev, ok := x.tailLocked(o, f, data); ok {
+			// Right after its message, as an Observer expects a pair.
+			evs = slices.Insert(evs, 1, ev)
 		}
 	}
 	c.q.put(evs...)
+}
+
+// keepLocked takes a message of a stream not yet paired into its
+// exchange. The first response answers the request: the stream is read
+// on past it for Limits.Quiet, unless it cannot be judged anyway.
+func (x *httpExchange) keepLocked(o *Observation, f frame, data []byte) []event {
+	c := x.h.c
+	answers := x.answer == nil && (o.Kind == KindResponse || o.Kind == KindBatch)
+	if x.kept+int64(len(data)) <= c.lim.MaxBytes || answers {
+		x.reply.Messages = append(x.reply.Messages, data)
+		x.kept += int64(len(data))
+	}
+	if !answers {
+		return nil
+	}
+	if x.text > c.lim.MaxBytes || o.Oversized || x.req.Oversized {
+		// Not to be judged: nothing to wait for.
+		failure := ""
+		if x.text > c.lim.MaxBytes {
+			// The recorded stream text was cut before its answer.
+			failure = "the stream exceeded the byte bound before its answer: relayed, not judged"
+		}
+		if ev, ok := x.pairLocked(failure, o); ok {
+			return []event{ev}
+		}
+		return nil
+	}
+	// The answer is the exchange's reply, marked before it is queued; its
+	// pair follows once the stream ends, Quiet passes or a bound is met.
+	o.Completes, o.Later = true, true
+	x.answer, x.cut = o, f.end
+	x.remember(x.reply)
+	x.quiet = time.AfterFunc(c.lim.Quiet, x.quietEnd)
+	return nil
+}
+
+// tailLocked judges a message that came on a GET stream after its head
+// completed the request's pair: an exchange of its own, of the GET
+// request, the stream's status and headers, and a body of that event
+// alone, as check judges the messages of its GET fixture's stream. One
+// event each: a GET stream may last as long as the session, and its
+// messages are judged as they come. Notifications and requests are
+// judged (responses on a resumed stream answer another exchange); at
+// most maxEvents of them, and Limits.MaxBytes of their text, per stream.
+func (x *httpExchange) tailLocked(o *Observation, f frame, data []byte) (event, bool) {
+	c := x.h.c
+	if x.h.stopped || o.Oversized || o.Kind != KindNotification && o.Kind != KindRequest {
+		return event{}, false
+	}
+	if x.tail >= maxEvents || x.tailBytes+int64(len(f.raw)) > c.lim.MaxBytes {
+		if !x.tailFull {
+			x.tailFull = true
+			o.Note = fmt.Sprintf("the stream's messages judged reached the bound (%d bytes, %d events): this one and later ones are observed, not judged", c.lim.MaxBytes, maxEvents)
+		}
+		return event{}, false
+	}
+	x.tail++
+	x.tailBytes += int64(len(f.raw))
+	o.Completes = true
+	ex := &envelope.Exchange{Transport: envelope.HTTP, Version: x.ex.Version, Request: x.ex.Request,
+		Response: &envelope.Response{Status: x.reply.Status, Header: x.reply.Header, Body: f.raw, Messages: [][]byte{data}},
+		Note:     fmt.Sprintf("event %d of the %s stream, judged on its own", o.HTTP.Event, x.req.HTTP.Method)}
+	if x.inf != nil {
+		ex.Note += "; Content-Encoding " + x.coding + ": judged decoded, as the client reads it"
+	}
+	p := &Pair{Asker: ClientToServer, Exchange: ex, Sent: x.req.Time, Done: o.Time,
+		RequestSeq: x.req.Seq, ReplySeq: o.Seq, Tail: true}
+	return pairEvent(p), true
 }
 
 func (x *httpExchange) version() string {
@@ -576,7 +716,13 @@ func (x *httpExchange) end(failure string) {
 		reply.HTTP.Failure = failure
 		reply.Note = fmt.Sprintf("end of the stream (%d events)", x.events)
 		evs = append(evs, obsEvent(reply))
-		reply = nil // it answers nothing: a stream without its answer is paired without one
+		// The end answers nothing: a stream is paired with its answer,
+		// if one came (the exchange had it, however the stream then
+		// ended), else without one.
+		reply = x.answer
+		if reply != nil {
+			failure = ""
+		}
 	}
 	if ev, ok := x.pairLocked(failure, reply); ok {
 		evs = append(evs, ev)

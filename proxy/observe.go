@@ -66,8 +66,14 @@ type Observation struct {
 	// HTTP is nil on stdio.
 	HTTP *HTTPMeta
 	// Completes: this message ends an exchange, and the Pair follows it
-	// in the same delivery order, right after.
+	// in the same delivery order, right after, unless Later.
 	Completes bool
+	// Later: the message is the response on a POST's event stream, which
+	// is read on past it (as check reads it): its Pair follows once the
+	// stream ends, Limits.Quiet after it or at a bound, or when the
+	// relay closes, and the stream's later messages (and other traffic)
+	// are delivered between. The client has the answer at once.
+	Later bool
 	// Note says something the bytes alone do not: "no newline at the
 	// end", "reply to no pending request".
 	Note string
@@ -104,7 +110,9 @@ type Pair struct {
 	// Exchange is the request and its reply. For the client's requests
 	// over HTTP, Request is the HTTP request (method, headers, body) and
 	// Response the HTTP reply (status, headers, the body as relayed; the
-	// messages of an SSE stream up to the response). A reply with a
+	// messages of an SSE stream up to the response and those that came
+	// within Limits.Quiet after it, the body cut at the last whole event
+	// taken in; for a Tail pair, one event of a GET stream). A reply with a
 	// Content-Encoding is held decoded, as the client reads it, without
 	// the Content-Encoding and Content-Length that described the coded
 	// bytes, and a Note says so. On stdio and for the
@@ -124,6 +132,10 @@ type Pair struct {
 	// RequestSeq and ReplySeq are the Observations of the request and
 	// of the message that completed the pair (0 when none did).
 	RequestSeq, ReplySeq uint64
+	// Tail: the pair judges a message that came on a GET stream after
+	// the stream's head completed the request's own pair. It does not
+	// end the request again.
+	Tail bool
 }
 
 // An Observer receives what a relay sees. Its methods are called from

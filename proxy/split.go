@@ -17,6 +17,9 @@ type frame struct {
 	size      int64  // the whole frame's length
 	oversized bool   // size > max: raw is its beginning
 	open      bool   // the stream ended before the line's "\n"
+	// end is where an SSE event ends in its stream, counted in bytes from
+	// the stream's start: the text up to it splits into whole events.
+	end int64
 }
 
 // keep appends p to buf up to max bytes.
@@ -83,6 +86,7 @@ type sseSplitter struct {
 	lineLen int64 // bytes of the current line so far
 	prevCR  bool  // the last byte was a CR: an LF now belongs to it
 	content bool  // the current event has a non-blank line
+	pos     int64 // bytes of the stream split so far
 }
 
 func (s *sseSplitter) feed(p []byte, emit func(frame)) {
@@ -113,7 +117,7 @@ func (s *sseSplitter) feed(p []byte, emit func(frame)) {
 		p = p[i+1:]
 		if blank {
 			if s.content {
-				emit(frame{raw: s.cur, size: s.size, oversized: s.size > s.max})
+				emit(frame{raw: s.cur, size: s.size, oversized: s.size > s.max, end: s.pos})
 			}
 			s.cur, s.size, s.content = nil, 0, false
 		}
@@ -123,6 +127,7 @@ func (s *sseSplitter) feed(p []byte, emit func(frame)) {
 func (s *sseSplitter) add(p []byte) {
 	s.cur = keep(s.cur, p, s.max)
 	s.size += int64(len(p))
+	s.pos += int64(len(p))
 }
 
 // eventData reads the data of one event's text: nil when the event
