@@ -95,6 +95,22 @@ func serverRequestTraffic(o *proxy.Observation) *transcript.Traffic {
 	return t
 }
 
+// answeredTraffic is the end of a client request's exchange that an
+// answer on its HTTP stream makes, before the exchange is judged (the
+// stream is read on past it); nil when o is none.
+func answeredTraffic(o *proxy.Observation) *transcript.Traffic {
+	h := o.HTTP
+	if h == nil || o.Kind != proxy.KindResponse && o.Kind != proxy.KindBatch {
+		return nil
+	}
+	t := &transcript.Traffic{Kind: transcript.TrafficClosed, Transport: envelope.HTTP, Request: h.Request,
+		Status: h.Status, SessionID: envelope.HeaderGet(h.Header, "Mcp-Session-Id")}
+	if o.Kind == proxy.KindResponse && !o.Oversized {
+		t.Body = o.Raw
+	}
+	return t
+}
+
 // closedTraffic is the end of a client request's exchange; reply is the
 // message that answered it, nil when none did.
 func closedTraffic(p proxy.Pair, reply *proxy.Observation) *transcript.Traffic {

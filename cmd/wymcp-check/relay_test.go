@@ -1,19 +1,26 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/proxy"
@@ -422,5 +429,237 @@ func TestRecordedFactsScrubbed(t *testing.T) {
 	}
 	if strings.Contains(rec.String(), "key-from-the-flag") {
 		t.Errorf("the secret reached the recorded facts: %s", rec.String())
+	}
+}
+
+// streamsSession is the session streamsServer issues.
+const streamsSession = "7c0f6a52-3b9e-4d21-a8f4-5e6b1c9d2e07"
+
+// streamsServer is a 2025-11-25 server whose streams carry more than an
+// answer: initialize is answered on a stream it then holds open (a
+// client goes on at once), tools/call's stream carries a progress
+// notification after its response whose progress is a string, and the
+// GET stream carries a log message with a level that is none of the
+// eight, then a valid one.
+func streamsServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	event := func(w http.ResponseWriter, msgs ...string) {
+		for _, m := range msgs {
+			io.WriteString(w, "event: message\ndata: "+m+"\n\n")
+		}
+		w.(http.Flusher).Flush()
+	}
+	hold := func(r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}
+	hs := newLoopbackServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Mcp-Session-Id", streamsSession)
+		if r.Method == "GET" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			event(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"x"}}`,
+				`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"y"}}`)
+			hold(r)
+			return
+		}
+		switch method := gjson.GetBytes(body, "method").Str; method {
+		case "initialize":
+			w.Header().Set("Content-Type", "text/event-stream")
+			event(w, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"streams","version":"1"}}}`)
+			hold(r)
+		case "tools/call":
+			w.Header().Set("Content-Type", "text/event-stream")
+			event(w, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`,
+				`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`,
+				`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":"half"}}`)
+		case "tools/list":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}`)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// reportRows reads a JSON report's verdicts as "fixture CHECK status
+// path", every one, sorted.
+func reportRows(t *testing.T, file string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Results []struct{ Fixture, Check, Status, Path string } `json:"results"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, r := range rep.Results {
+		rows = append(rows, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", r.Fixture, r.Check, r.Status, r.Path)))
+	}
+	slices.Sort(rows)
+	return rows
+}
+
+// TestProxyJudgesStreamsAsLint: through the proxy, what a POST's stream
+// carries after its response and what the GET stream carries are judged
+// (PRO1003 fails the string progress and the level that is no level),
+// each reply line with its verdict; a client that goes on at once after
+// an answer on a stream left open is not judged as if the answer had not
+// come; and lint of the recording gives every verdict the proxy gave.
+func TestProxyJudgesStreamsAsLint(t *testing.T) {
+	hs := streamsServer(t)
+	dir := t.TempDir()
+	rec, rep, linted := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "proxy.json"), filepath.Join(dir, "lint.json")
+	s, _, _ := testStreams()
+	out := &lockedBuf{}
+	s.Out = out
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := &proxyOptions{URL: hs.URL + "/mcp", Listen: "127.0.0.1:0"}
+	o.MaxBytes, o.Record, o.Report, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, rec, rep, "json", "strict", "builtin", "fail", "never"
+	done := make(chan error, 1)
+	go func() { done <- proxyRun(ctx, s, o) }()
+	endpoint := waitForOutput(t, out, regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`))[1]
+
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	send := func(method, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, method, endpoint, strings.NewReader(body))
+		req.Header = hdr.Clone()
+		if method == "GET" {
+			req.Header = http.Header{"Accept": {"text/event-stream"}}
+			for _, k := range []string{"Mcp-Session-Id", "Mcp-Protocol-Version"} {
+				req.Header[k] = hdr[k]
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	// The answer to initialize comes on a stream the server holds open:
+	// the client reads it and goes on at once, as clients do.
+	init := send("POST", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	defer init.Body.Close()
+	if line, _ := bufio.NewReader(init.Body).ReadString('\n'); !strings.HasPrefix(line, "event: message") {
+		t.Fatalf("initialize: the client read %q", line)
+	}
+	hdr.Set("Mcp-Session-Id", streamsSession)
+	hdr.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp := send("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+	resp = send("POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	get := send("GET", "")
+	defer get.Body.Close()
+	br := bufio.NewReader(get.Body)
+	for seen := 0; seen < 2; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("GET stream: %v", err)
+		}
+		if strings.HasPrefix(line, "data: ") {
+			seen++
+		}
+	}
+	resp = send("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":"t"}}}`)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	// initialize is judged Quiet after its answer, the stream still open.
+	waitForOutput(t, out, regexp.MustCompile(`result id 0 \(\d+ B\)  \S+  ok`))
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(out.String(), "fail PRO1003") < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the two PRO1003 failures were not reported:\n%s", out.String())
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errFindings) {
+			t.Errorf("proxyRun: %v, want the gate to fail", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the proxy did not stop")
+	}
+	text := out.String()
+	for _, re := range []string{
+		`← #\d+ event 1 of #1: result id 0 \(\d+ B\)  \S+  ok\n`,
+		`← #\d+ event 2 of #\d+: result id 2 \(\d+ B\)  \S+  FAIL 1\n\s+fail PRO1003  messages\[2\]: progress notification after the response.*\n\s+fail PRO1003  messages\[2\]\.params\.progress: progress is string "half"`,
+		`← #\d+ event 1 of #\d+: notifications/message \(\d+ B\)  \S+  FAIL 1\n\s+fail PRO1003  reply\.params\.level: log level string "loud"`,
+		`← #\d+ event 2 of #\d+: notifications/message \(\d+ B\)  \S+  ok\n`,
+		`7 exchanges judged: 5 ok, 0 warn, 2 fail; 5 client messages judged: 5 ok, 0 warn, 0 fail`,
+	} {
+		if !regexp.MustCompile(re).MatchString(text) {
+			t.Errorf("output lacks %s:\n%s", re, text)
+		}
+	}
+	if code, lintOut, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings {
+		t.Fatalf("lint of the recording: exit %d\n%s%s", code, lintOut, errOut)
+	}
+	live := reportRows(t, rep)
+	for _, want := range []string{"#12 tools/call PRO1003 fail messages[2].params.progress", "#8 GET PRO1003 fail reply.params.level"} {
+		if !slices.Contains(live, want) {
+			t.Errorf("the proxy's report lacks %q:\n%s", want, strings.Join(live, "\n"))
+		}
+	}
+	if diff := cmp.Diff(live, reportRows(t, linted)); diff != "" {
+		t.Errorf("verdicts: the proxy's (-) and lint's of its recording (+) differ:\n%s", diff)
+	}
+}
+
+// waitForOutput waits for re in out and returns its submatches.
+func waitForOutput(t *testing.T, out *lockedBuf, re *regexp.Regexp) []string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the output:\n%s", re, out.String())
+		}
+	}
+}
+
+// TestWatcherLaterAnswer: an answer on a POST's stream whose pair comes
+// later is printed with its verdict when the pair comes, after the
+// stream's later messages; one whose pair never comes is printed at the
+// summary, without one.
+func TestWatcherLaterAnswer(t *testing.T) {
+	out := &watchOutput{w: &bytes.Buffer{}}
+	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	note := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	meta := func(event int) *proxy.HTTPMeta {
+		return &proxy.HTTPMeta{Request: 1, Method: "POST", Endpoint: true, Status: 200, Stream: true, Event: event}
+	}
+	w.Message(proxy.Observation{Seq: 2, Dir: proxy.ServerToClient, Time: at, Raw: reply, Size: int64(len(reply)), Kind: proxy.KindResponse, ID: "1", Completes: true, Later: true, HTTP: meta(1)})
+	w.Message(proxy.Observation{Seq: 3, Dir: proxy.ServerToClient, Time: at, Raw: note, Size: int64(len(note)), Kind: proxy.KindNotification, Method: "notifications/message", HTTP: meta(2)})
+	w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "ping", Sent: at, Done: at.Add(2 * time.Millisecond), RequestSeq: 1, ReplySeq: 2,
+		Exchange: &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20251125, Request: envelope.Request{Method: "POST", Body: req},
+			Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("data: " + string(reply) + "\n\ndata: " + string(note) + "\n\n")}}})
+	w.Message(proxy.Observation{Seq: 5, Dir: proxy.ServerToClient, Time: at, Raw: reply, Size: int64(len(reply)), Kind: proxy.KindResponse, ID: "1", Completes: true, Later: true, HTTP: meta(1)})
+	got := out.w.(*bytes.Buffer).String() + w.summary(proxy.Stats{}, nil)
+	for _, want := range []string{
+		"12:00:00.000 ← #3 event 2 of #1: notifications/message (87 B)\n12:00:00.000 ← #2 event 1 of #1: result id 1 (36 B)  2ms  ok\n",
+		"← #5 event 1 of #1: result id 1 (36 B)\n\nsummary:",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lines lack %q:\n%s", want, got)
+		}
 	}
 }

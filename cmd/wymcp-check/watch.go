@@ -127,6 +127,12 @@ type watcher struct {
 	record   io.Writer          // nil: no --record
 	ss       *session           // nil: no --report
 	held     *proxy.Observation // a message that completes a pair, printed with its verdict
+	// later are answers on POST streams whose pairs come later (the
+	// stream is read on past them), printed with their verdicts then;
+	// closedEarly the client requests they closed, by number, and
+	// whether the client had cancelled each then.
+	later       []*proxy.Observation
+	closedEarly map[uint64]bool
 	// heldClient are the verdicts of a held client message (its answer
 	// to a server request), printed with it.
 	heldClient []checks.Verdict
@@ -143,6 +149,9 @@ type watcher struct {
 	// they reach maxCancelled, which only forgets cancellations.
 	inflight  map[string]bool
 	cancelled map[string]bool
+	// keys names the requests in inflight by their message number, for
+	// an answer that passes before its exchange is judged.
+	keys map[uint64]string
 
 	server    tallies // exchanges judged, and how
 	cTally    tallies // client messages judged, and how
@@ -203,13 +212,14 @@ func (w *watcher) noteClient(o *proxy.Observation) {
 	if o.Dir != proxy.ClientToServer || o.Oversized {
 		return
 	}
-	if w.inflight == nil || len(w.inflight) >= maxCancelled {
-		w.inflight, w.cancelled = map[string]bool{}, map[string]bool{}
+	if w.inflight == nil || len(w.inflight) >= maxCancelled || len(w.keys) >= maxCancelled {
+		w.inflight, w.cancelled, w.keys = map[string]bool{}, map[string]bool{}, map[uint64]string{}
 	}
 	switch {
 	case o.Kind == proxy.KindRequest:
 		if k := cancelKey(observedHeader(o), gjson.GetBytes(o.Raw, "id")); k != "" {
 			w.inflight[k] = true
+			w.keys[o.Seq] = k
 		}
 	case o.Method == "notifications/cancelled":
 		// Only a request still awaiting its answer is cancelled: a
@@ -224,7 +234,20 @@ func (w *watcher) noteClient(o *proxy.Observation) {
 // settle ends the tracking of a request whose exchange is judged; true
 // when the client had cancelled it.
 func (w *watcher) settle(ex *envelope.Exchange) bool {
-	k := cancelKey(ex.Request.Header, gjson.GetBytes(ex.Request.Body, "id"))
+	return w.settleKey(cancelKey(ex.Request.Header, gjson.GetBytes(ex.Request.Body, "id")))
+}
+
+// settleSeq is settle for the request numbered seq, whose answer passed.
+func (w *watcher) settleSeq(seq uint64) bool {
+	k, ok := w.keys[seq]
+	if !ok {
+		return false
+	}
+	delete(w.keys, seq)
+	return w.settleKey(k)
+}
+
+func (w *watcher) settleKey(k string) bool {
 	if k == "" {
 		return false
 	}
@@ -299,13 +322,64 @@ func (w *watcher) Message(o proxy.Observation) {
 			text += w.traffic(t)
 		}
 	}
-	if o.Completes {
+	switch {
+	case o.Completes && o.Later:
+		text += w.holdLater(&o)
+	case o.Completes:
 		w.held, w.heldClient = &o, vs
-	} else {
+	default:
 		text += w.line(&o, w.clientTally(vs)) + w.body(&o) + w.findings(vs)
 	}
 	w.mu.Unlock()
 	w.print(text)
+}
+
+// maxLater bounds the answers held for their pairs; beyond it the
+// oldest is printed without its verdict (its pair was dropped).
+const maxLater = 256
+
+// holdLater holds an answer whose pair comes later. The client has the
+// answer now, and may go on at once: its request is closed for the
+// client's judge now, not when the exchange is judged.
+func (w *watcher) holdLater(o *proxy.Observation) string {
+	var text string
+	if t := answeredTraffic(o); t != nil {
+		w.client.take(t, w.facts)
+		text += w.traffic(t)
+		if w.closedEarly == nil || len(w.closedEarly) >= maxCancelled {
+			w.closedEarly = map[uint64]bool{}
+		}
+		// A cancellation the client sends after the answer binds nothing.
+		w.closedEarly[t.Request] = w.settleSeq(t.Request)
+	}
+	if len(w.later) >= maxLater {
+		text += w.line(w.later[0], "") + w.body(w.later[0])
+		w.later = w.later[1:]
+	}
+	w.later = append(w.later, o)
+	return text
+}
+
+// takeEarly reports whether request seq was closed when its answer
+// passed, and sets *cancelled to what was known then; it forgets seq.
+func takeEarly(early map[uint64]bool, seq uint64, cancelled *bool) bool {
+	c, ok := early[seq]
+	if ok {
+		delete(early, seq)
+		*cancelled = c
+	}
+	return ok
+}
+
+// takeLater returns the held answer seq, if any, and stops holding it.
+func (w *watcher) takeLater(seq uint64) *proxy.Observation {
+	for i, o := range w.later {
+		if o.Seq == seq {
+			w.later = slices.Delete(w.later, i, i+1)
+			return o
+		}
+	}
+	return nil
 }
 
 // lost notes the messages the relay dropped before seq (its queue was
@@ -387,10 +461,20 @@ func (w *watcher) exchange(p proxy.Pair) string {
 	}
 	var b strings.Builder
 	b.WriteString(w.flushHeld())
+	if reply == nil && p.ReplySeq != 0 {
+		reply = w.takeLater(p.ReplySeq)
+	}
 	fixture := pairName(p)
 	ex := p.Exchange
 	cancelled := false
-	if p.Asker == proxy.ClientToServer {
+	switch {
+	case p.Asker != proxy.ClientToServer || p.Tail:
+		// A server's request is closed by the client's answer; a GET
+		// stream's message judged after its head closes nothing.
+	case takeEarly(w.closedEarly, p.RequestSeq, &cancelled):
+		// Closed when its answer passed.
+	default:
+		delete(w.keys, p.RequestSeq)
 		cancelled = w.settle(ex)
 		// The client's request is no longer awaiting its answer; the
 		// session learns what the answer says (the version, the session).
@@ -715,6 +799,11 @@ func (w *watcher) summary(st proxy.Stats, notes []string) string {
 	defer w.mu.Unlock()
 	var b strings.Builder
 	b.WriteString(w.flushHeld())
+	for _, o := range w.later {
+		// Their pairs were dropped: the output fell behind.
+		b.WriteString(w.line(o, "") + w.body(o))
+	}
+	w.later = nil
 	c2s, s2c := st.Messages[proxy.ClientToServer], st.Messages[proxy.ServerToClient]
 	verdict := w.pal.ok.Sprint("ok")
 	switch {
