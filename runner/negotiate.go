@@ -292,12 +292,17 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 			}
 		}
 		spoken := ""
-		if r.sess.version == envelope.V20250326 {
-			// Judged under 2025-06-18's rules where 2025-03-26 does not
-			// differ (digest §1a); what depends on a later version skips.
-			spoken, r.sess.version, r.sess.wire = envelope.V20250326, envelope.V20250618, envelope.V20250326
-			how += "; judged under 2025-06-18's rules where 2025-03-26 does not differ"
-			r.sink.Note("the server speaks 2025-03-26: judged under 2025-06-18's rules where 2025-03-26 does not differ (digest §1a); skipped: " + strings.Join(skipped20250326(), "; "))
+		if got == envelope.V20250326 {
+			// Judged under 2025-06-18's rules (or the later version
+			// --protocol forced) where 2025-03-26 does not differ (digest
+			// §1a); what depends on a later version skips, as the session
+			// speaks 2025-03-26 whatever was asked.
+			spoken, r.sess.wire = envelope.V20250326, envelope.V20250326
+			if r.sess.version == envelope.V20250326 {
+				r.sess.version = envelope.V20250618
+			}
+			how += "; judged under " + r.sess.version + "'s rules where 2025-03-26 does not differ"
+			r.sink.Note("the server speaks 2025-03-26: judged under " + r.sess.version + "'s rules where 2025-03-26 does not differ (digest §1a); skipped: " + strings.Join(skipped20250326(), "; "))
 		}
 		ex.Version = r.sess.version
 		if ex.Response != nil {
