@@ -2,6 +2,9 @@ package runner_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
@@ -86,5 +90,29 @@ func TestServer20250326(t *testing.T) {
 				t.Error("rpc/batch was not skipped for 2025-03-26 (T-V0326-1)")
 			}
 		})
+	}
+}
+
+// TestServer20241105: a server that answers initialize with 2024-11-05
+// only is not judged, and the run says why in the server's own terms: the
+// version it answered, and those the checker judges. (It was "a result
+// with protocolVersion, capabilities, serverInfo".)
+func TestServer20241105(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		w.Header().Set("Content-Type", "application/json")
+		id := gjson.GetBytes(body, "id").Raw
+		if gjson.GetBytes(body, "method").Str != "initialize" || id == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"initialize first"}}`)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`, id)
+	}))
+	t.Cleanup(hs.Close)
+	_, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL, Limits: transport.Limits{Timeout: time.Second}}},
+		runner.Options{Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, &collect{})
+	if err == nil || !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), `protocol version "2024-11-05", which the checker does not judge`) {
+		t.Errorf("err = %v; want not driven, naming the version the server answered", err)
 	}
 }

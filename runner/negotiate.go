@@ -183,6 +183,11 @@ func why(ex *envelope.Exchange) string {
 	switch {
 	case m.Get("error").Exists():
 		parts = append(parts, fmt.Sprintf("error %s %s", clipRaw(m.Get("error.code").Raw), strconvQuote(m.Get("error.message").Str)))
+	case m.Get("result.protocolVersion").Type == gjson.String && !slices.Contains(negotiable, m.Get("result.protocolVersion").Str):
+		// The version a server answered is what a person needs to know:
+		// one older than 2025-03-26 is not judged.
+		parts = append(parts, fmt.Sprintf("protocol version %s, which the checker does not judge (it judges %s)",
+			strconvQuote(m.Get("result.protocolVersion").Str), strings.Join(negotiable, ", ")))
 	case m.Get("result").Exists():
 		keys := []string{}
 		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, k.Str); return len(keys) < 6 })
@@ -194,6 +199,9 @@ func why(ex *envelope.Exchange) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// negotiable are the versions initialize may settle on.
+var negotiable = []string{envelope.V20251125, envelope.V20250618, envelope.V20250326}
 
 // strconvQuote quotes server text for a note, cut short.
 func strconvQuote(s string) string {
@@ -262,7 +270,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		if envelope.KnownVersion(got) && got != envelope.V20260728 && !slices.Contains(supported, got) {
 			supported = append(supported, got) // an answer names a version the server serves
 		}
-		if !slices.Contains([]string{envelope.V20251125, envelope.V20250618, envelope.V20250326}, got) {
+		if !slices.Contains(negotiable, got) {
 			ex.Version = v
 			*probes = append(*probes, probe{fixture: name, ex: ex})
 			if last != "" {
