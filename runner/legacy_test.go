@@ -116,3 +116,32 @@ func TestServer20241105(t *testing.T) {
 		t.Errorf("err = %v; want not driven, naming the version the server answered", err)
 	}
 }
+
+// TestLegacySSEServer: an endpoint of the old HTTP+SSE transport refuses
+// the POST and names its message endpoint on a GET stream: the run says
+// that is what it found, not "is this the URL of the MCP endpoint?". The
+// twin refuses GET too, and keeps that question.
+func TestLegacySSEServer(t *testing.T) {
+	for _, legacy := range []bool{true, false} {
+		t.Run(fmt.Sprint("legacy=", legacy), func(t *testing.T) {
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				if req.Method != http.MethodGet || !legacy {
+					w.WriteHeader(http.StatusNotFound)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "event: endpoint\ndata: /messages?sessionId=abc\n\n")
+				w.(http.Flusher).Flush()
+				<-req.Context().Done()
+			}))
+			t.Cleanup(hs.Close)
+			_, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/sse", Limits: transport.Limits{Timeout: 5 * time.Second}}},
+				runner.Options{Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, &collect{})
+			says := err != nil && strings.Contains(err.Error(), "HTTP+SSE transport of 2024-11-05") && strings.Contains(err.Error(), "/messages?sessionId=abc")
+			asks := err != nil && strings.Contains(err.Error(), "is this the URL of the MCP endpoint")
+			if says != legacy || asks == legacy {
+				t.Errorf("err = %v; want it to say legacy HTTP+SSE: %v", err, legacy)
+			}
+		})
+	}
+}

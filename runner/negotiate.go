@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -257,6 +259,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 	}
 	var supported []string
 	var last, hintText string
+	refused := false // an initialize was refused with a 4xx: a server answered
 	for i, v := range ask {
 		r.sess.version, r.sess.wire, r.sess.sessionID = "", "", ""
 		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
@@ -277,6 +280,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 				last += "; "
 			}
 			last += "initialize for " + v + ": " + why(&ex)
+			refused = refused || ex.Response != nil && ex.Response.Status >= 400 && ex.Response.Status < 500
 			if h := hint(&ex); h != "" {
 				hintText = h
 			}
@@ -328,7 +332,39 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		}
 		return f, nil
 	}
+	if refused {
+		if h := r.legacySSE(ctx); h != "" {
+			hintText = h
+		}
+	}
 	return nil, errorf("no protocol version could be negotiated (%s)%s", last, hintText)
+}
+
+// legacyLook bounds the look at a GET stream for the endpoint event of
+// the old HTTP+SSE transport: such a server sends it at once.
+const legacyLook = 2 * time.Second
+
+// legacySSE tells, for an HTTP target that refused initialize and no
+// version could be negotiated with, whether it serves the HTTP+SSE transport of 2024-11-05
+// (T-COMPAT-5): a GET stream whose first event, "endpoint", names where
+// to POST. The checker drives Streamable HTTP only; the user needs to
+// know that, not to look for another URL.
+func (r *run) legacySSE(ctx context.Context) string {
+	if r.t.Transport() != envelope.HTTP {
+		return ""
+	}
+	lctx, cancel := context.WithTimeout(ctx, legacyLook)
+	defer cancel()
+	ex := r.send(lctx, envelope.Request{Method: http.MethodGet, Header: http.Header{"Accept": {"text/event-stream"}}}, false)
+	resp := ex.Response
+	if resp == nil || resp.Status != http.StatusOK || !envelope.IsEventStream(resp.Header.Get("Content-Type")) {
+		return ""
+	}
+	sr := envelope.NewSSEBodyReader(resp.Body, envelope.MaxSSELine)
+	if ev, err := sr.Next(); err == nil && ev.Name == "endpoint" {
+		return fmt.Sprintf("; the URL serves the HTTP+SSE transport of 2024-11-05 (its GET stream names the endpoint to POST to: %s), which the checker does not drive: give it a Streamable HTTP endpoint", strconvQuote(string(ev.Data)))
+	}
+	return ""
 }
 
 // hint says, for an answer that does not look like an MCP endpoint's,
