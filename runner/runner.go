@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -216,6 +218,11 @@ type run struct {
 	// accepting connections): the run is then not complete, as a run
 	// that could not start is not (exit 3). Guarded by mu.
 	lost string
+	// cut are the fixtures the server left unanswered over HTTP before
+	// nothing answered the liveness probe (the connection refused):
+	// in flight when it went away, so one of them may have stopped it.
+	// Guarded by mu.
+	cut []string
 	// tools compiles each tool schema the replies list once per run: a
 	// run lists tools again and again (a fixture's tools/list, the
 	// envelope fixtures that carry one).
@@ -348,7 +355,30 @@ func (r *run) found() {
 func (r *run) lostWhy() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.lost
+	if r.lost == "" || len(r.cut) == 0 {
+		return r.lost
+	}
+	if len(r.cut) == 1 {
+		return fmt.Sprintf("%s, after it left %s unanswered: that request may have stopped it", r.lost, r.cut[0])
+	}
+	cut := slices.Sorted(slices.Values(r.cut))
+	if len(cut) > maxCut {
+		cut = append(cut[:maxCut], "…")
+	}
+	return fmt.Sprintf("%s, after it left unanswered %s: one of them may have stopped it (run each alone: --parallel 1 --run ID)", r.lost, strings.Join(cut, ", "))
+}
+
+// maxCut bounds the fixtures a lost target's reason names.
+const maxCut = 8
+
+// noteCut keeps a fixture the server left unanswered before it stopped
+// accepting connections.
+func (r *run) noteCut(fixture string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.cut) <= maxCut {
+		r.cut = append(r.cut, fixture)
+	}
 }
 
 // restartTarget starts the target afresh (a new stdio process), noting a
@@ -417,6 +447,16 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		r.mu.Unlock()
 	} else {
 		ex.Failure += "; the server did not answer a liveness probe either"
+		if probe.Refused {
+			// The request got no answer, and then nothing listened: the
+			// server went away while handling it. Alone in
+			// flight (a run in sequence), this request is why (PRO1005);
+			// beside others, the run's reason names them all.
+			r.noteCut(fixture)
+			if l.fl == nil {
+				ex.Died = "it left the request unanswered, then stopped accepting connections (" + probe.Failure + ")"
+			}
+		}
 	}
 	return ex, nil
 }

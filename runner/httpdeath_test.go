@@ -1,0 +1,76 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/refserver"
+	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/schema"
+	"github.com/wymcp/wymcp-check/transport"
+)
+
+// TestHTTPServerDies: an HTTP server that goes away while handling a
+// request (go-sdk v0.2 on id null) left every later fixture an error and
+// named none. Alone in flight, the request it died on fails PRO1005, and
+// the run's reason names it; the twin answers the same request and
+// lives.
+func TestHTTPServerDies(t *testing.T) {
+	for _, dies := range []bool{true, false} {
+		t.Run(map[bool]string{true: "dies", false: "lives"}[dies], func(t *testing.T) {
+			srv, err := refserver.New(refserver.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hs *httptest.Server
+			hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				body, _ := io.ReadAll(req.Body)
+				if dies && bytes.Contains(body, []byte(`"id":null`)) {
+					hs.Listener.Close() // nothing listens any more
+					c, _, err := w.(http.Hijacker).Hijack()
+					if err == nil {
+						c.Close()
+					}
+					return
+				}
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				srv.ServeHTTP(w, req)
+			}))
+			t.Cleanup(func() { srv.Close(); hs.Close() })
+			all, err := fixtures.Embedded()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx, err := fixtures.Select(all, []string{"id/null", "lifecycle/ping"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &collect{}
+			_, err = runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: time.Second}}},
+				runner.Options{Protocol: envelope.V20251125, Parallel: 1, Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c)
+			died := false
+			for _, v := range c.verdicts {
+				if v.Fixture == "id/null" && v.Check.ID == "PRO1005" && v.Status == checks.StatusFail {
+					died = true
+				}
+			}
+			if died != dies {
+				t.Errorf("id/null PRO1005 fails: %v, want %v", died, dies)
+			}
+			named := err != nil && errors.Is(err, runner.ErrNotDriven) && strings.Contains(err.Error(), "after it left id/null unanswered")
+			if named != dies {
+				t.Errorf("err = %v; want the run's reason to name id/null: %v", err, dies)
+			}
+		})
+	}
+}
