@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -112,7 +113,7 @@ func TestServer20241105(t *testing.T) {
 	t.Cleanup(hs.Close)
 	_, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL, Limits: transport.Limits{Timeout: time.Second}}},
 		runner.Options{Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, &collect{})
-	if err == nil || !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), `protocol version "2024-11-05", which the checker does not judge`) {
+	if err == nil || !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), `protocol version "2024-11-05", which the checker does not judge (initialize may settle on 2025-11-25, 2025-06-18, 2025-03-26)`) {
 		t.Errorf("err = %v; want not driven, naming the version the server answered", err)
 	}
 }
@@ -143,5 +144,47 @@ func TestLegacySSEServer(t *testing.T) {
 				t.Errorf("err = %v; want it to say legacy HTTP+SSE: %v", err, legacy)
 			}
 		})
+	}
+}
+
+// TestForced20250326AnsweredNewer: --protocol 2025-03-26 against a server
+// that answers initialize with 2025-06-18 runs under 2025-06-18's rules
+// (2025-03-26 has no rule set of its own), with nothing "could not
+// judge"; it broke the run when the 2025-03-26 mapping followed only the
+// answer.
+func TestForced20250326AnsweredNewer(t *testing.T) {
+	srv, err := refserver.New(refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		if gjson.GetBytes(body, "method").Str == "initialize" {
+			// A server that answers its own newest version whatever is
+			// asked.
+			body = bytes.Replace(body, []byte(`"protocolVersion":"2025-03-26"`), []byte(`"protocolVersion":"2025-06-18"`), 1)
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		srv.ServeHTTP(w, req)
+	}))
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	fx, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collect{}
+	res, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: time.Second}}},
+		runner.Options{Protocol: envelope.V20250326, Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Facts.Version != envelope.V20250618 {
+		t.Errorf("judged under %q, want 2025-06-18", res.Facts.Version)
+	}
+	for _, v := range c.verdicts {
+		if v.Status == checks.StatusError {
+			t.Errorf("%s %s: error (%s)", v.Fixture, v.Check.ID, v.Reason)
+		}
 	}
 }

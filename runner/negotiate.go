@@ -187,9 +187,15 @@ func why(ex *envelope.Exchange) string {
 		parts = append(parts, fmt.Sprintf("error %s %s", clipRaw(m.Get("error.code").Raw), strconvQuote(m.Get("error.message").Str)))
 	case m.Get("result.protocolVersion").Type == gjson.String && !slices.Contains(negotiable, m.Get("result.protocolVersion").Str):
 		// The version a server answered is what a person needs to know:
-		// one older than 2025-03-26 is not judged.
-		parts = append(parts, fmt.Sprintf("protocol version %s, which the checker does not judge (it judges %s)",
-			strconvQuote(m.Get("result.protocolVersion").Str), strings.Join(negotiable, ", ")))
+		// one older than 2025-03-26 is not judged, and 2026-07-28 is not
+		// negotiated by initialize.
+		v := m.Get("result.protocolVersion").Str
+		if envelope.KnownVersion(v) {
+			parts = append(parts, fmt.Sprintf("protocol version %s, which initialize does not negotiate (server/discover does, and it failed)", strconvQuote(v)))
+		} else {
+			parts = append(parts, fmt.Sprintf("protocol version %s, which the checker does not judge (initialize may settle on %s)",
+				strconvQuote(v), strings.Join(negotiable, ", ")))
+		}
 	case m.Get("result").Exists():
 		keys := []string{}
 		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, k.Str); return len(keys) < 6 })
@@ -303,16 +309,19 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 				r.sess.wire = got
 			}
 		}
+		if r.sess.version == envelope.V20250326 {
+			// 2025-03-26 has no rule set of its own here: it is judged
+			// under 2025-06-18's where they do not differ (digest §1a).
+			r.sess.version = envelope.V20250618
+			if got != envelope.V20250326 {
+				how += "; 2025-03-26 is judged under 2025-06-18's rules"
+			}
+		}
 		spoken := ""
 		if got == envelope.V20250326 {
-			// Judged under 2025-06-18's rules (or the later version
-			// --protocol forced) where 2025-03-26 does not differ (digest
-			// §1a); what depends on a later version skips, as the session
-			// speaks 2025-03-26 whatever was asked.
+			// What depends on a later version than 2025-03-26 skips, as
+			// the session speaks 2025-03-26 whatever was asked.
 			spoken, r.sess.wire = envelope.V20250326, envelope.V20250326
-			if r.sess.version == envelope.V20250326 {
-				r.sess.version = envelope.V20250618
-			}
 			how += "; judged under " + r.sess.version + "'s rules where 2025-03-26 does not differ"
 			r.sink.Note("the server speaks 2025-03-26: judged under " + r.sess.version + "'s rules where 2025-03-26 does not differ (digest §1a); skipped: " + strings.Join(skipped20250326(), "; "))
 		}
