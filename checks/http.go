@@ -200,6 +200,10 @@ GET answered with a 2xx other than 200 and an event stream warns
 				// One stream per session is a server's own limit (the TS
 				// SDK's), which a request alone cannot show.
 				p.Warnf(path, "GET answered 409: the server refuses another stream; T-HTTP-12 asks for a stream or 405, and a client may hold several")
+			case st/100 == 2 && x.HTTPMethod == "GET" && mediaType(resp) == "text/event-stream" && p.Reply.Responses > 0 && envelope.HeaderGet(p.Exchange.Request.Header, "Last-Event-ID") == "":
+				// (A GET that resumes a stream with Last-Event-ID gets the
+				// earlier request's messages again, its response among them.)
+				p.Failf("http.body", "the GET stream carried %d JSON-RPC response(s); it may carry only requests and notifications (T-HTTP-12)", p.Reply.Responses)
 			case x.HTTPMethod == "GET" && st/100 == 2 && st != 200 && st != 204 && mediaType(resp) == "text/event-stream" && !slices.Contains(x.Status, st):
 				// T-HTTP-12's MUST is the stream's Content-Type (or 405);
 				// it names no status, and a GET's content comes with 200.
@@ -208,10 +212,6 @@ GET answered with a 2xx other than 200 and an event stream warns
 				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
 			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream":
 				p.Failf("http.header.Content-Type", "GET answered 200 with Content-Type %s, want text/event-stream (or 405)", Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN))
-			case st == 200 && x.HTTPMethod == "GET" && p.Reply.Responses > 0 && envelope.HeaderGet(p.Exchange.Request.Header, "Last-Event-ID") == "":
-				// (A GET that resumes a stream with Last-Event-ID gets the
-				// earlier request's messages again, its response among them.)
-				p.Failf("http.body", "the GET stream carried %d JSON-RPC response(s); it may carry only requests and notifications (T-HTTP-12)", p.Reply.Responses)
 			}
 			return nil
 		}
