@@ -350,7 +350,9 @@ func TestHTTPGetStreamJudged(t *testing.T) {
 		name     string
 		msg      string
 		wantFail []string
+		response bool // the message is a response (a fresh stream must carry none)
 	}{
+		{name: "response on a fresh stream", msg: `{"jsonrpc":"2.0","id":99,"result":{}}`, wantFail: []string{"HTTP1002 fail"}, response: true},
 		{name: "log message with an invalid level", msg: logMessage("loud"), wantFail: []string{"PRO1003 fail"}},
 		{name: "log message without data", msg: `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`, wantFail: []string{"SCH1004 fail"}},
 		{name: "log message", msg: logMessage("info")},
@@ -391,7 +393,11 @@ func TestHTTPGetStreamJudged(t *testing.T) {
 			if got := string(ex.Response.Body); got != "data: "+tc.msg+"\n\n" {
 				t.Errorf("body %q, want the event alone", got)
 			}
-			if o := obsBySeq(obs, p.ReplySeq); o == nil || !o.Completes || o.Kind != KindNotification {
+			kind := KindNotification
+			if tc.response {
+				kind = KindResponse
+			}
+			if o := obsBySeq(obs, p.ReplySeq); o == nil || !o.Completes || o.Kind != kind {
 				t.Errorf("the pair's reply #%d is not the notification, completing it\n%s", p.ReplySeq, describe(obs, pairs))
 			}
 			checkJudged(t, j, ex, tc.wantFail)
