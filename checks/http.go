@@ -158,8 +158,8 @@ from a server that still answers a liveness probe, fails too. A result is
 
 For other method errors on a valid request the spec leaves the status open
 (T-HTTP-11): 200 passes and a 4xx warns under the strict contract (which
-prefers 200). Before 2026-07-28 a 404 whose code (-32601, -32602, -32603,
--32002) or echoed id shows the method was answered warns under the strict
+prefers 200). Before 2026-07-28 a 404 whose code (-32601, -32602, -32002)
+or echoed id shows the method was answered warns under the strict
 contract even in a session, as a client takes any 404 for the end of its
 session (T-SESS-3). A 5xx for a client's mistake fails under the strict
 contract: the client did wrong, not the server; -32603 with a 5xx only

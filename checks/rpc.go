@@ -234,8 +234,8 @@ make on the headers alone, before reading the body (a refused Accept or
 Content-Type, a missing or unserved version header, an ended session, or
 in 2025-xx a session refused with 400 and no method's code, as the
 TypeScript SDK's examples refuse a session they do not hold), may leave
-the id out, unless its code (-32601, -32602, -32603, -32002) shows the
-body was read. A result always carries the request's id, and an error to
+the id out, unless its code (-32601, -32602, -32002) shows the body was
+read. A result always carries the request's id, and an error to
 a batch carries none or one of its requests' (AMB-7 leaves the reaction
 open, not the id).`,
 	Run: func(p *Pass) error {
@@ -397,8 +397,11 @@ func sessionRefusal(p *Pass) bool {
 	wellFormed := x.Condition == expect.CondCall || x.Condition == expect.CondSession
 	// (A request the fixture sent without the session, or with one the
 	// server never issued, is refused on its session header too.)
+	// -32600 for a well-formed request is no complaint about its body
+	// when the session header is its one fault.
 	return wellFormed && x.Version != envelope.V20260728 && x.Method != "initialize" && !methodLevel(p) &&
-		code != envelope.CodeParseError && code != envelope.CodeInvalidRequest && (sid != "" || x.Condition == expect.CondSession)
+		code != envelope.CodeParseError && (code != envelope.CodeInvalidRequest || x.Condition == expect.CondSession) &&
+		(sid != "" || x.Condition == expect.CondSession)
 }
 
 // sameFloat: got is the request's number id as a float64 holds it, the
@@ -484,7 +487,9 @@ this check carries the exchange's one "error" verdict.`,
 				}
 			}
 			if n == 0 && p.Reply.Has() {
-				n = 1 // answered, with the wrong id: RPC1004's finding
+				// Answered, with the wrong id (RPC1004's finding); answered
+				// more than once so when several id-less responses came.
+				n = max(1, idless(p.Reply.Messages))
 			} else if stray := strayResponse(p); n > 0 && stray != "" {
 				// One POST's stream carries its own response, and before
 				// it only messages that relate to the request: a MUST in
@@ -532,6 +537,17 @@ this check carries the exchange's one "error" verdict.`,
 		}
 		return nil
 	},
+}
+
+// idless counts the responses among msgs whose id is absent or null.
+func idless(msgs []envelope.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if id := m.Get("id"); m.IsObject() && !m.Get("method").Exists() && (!id.Exists() || id.Type == gjson.Null) {
+			n++
+		}
+	}
+	return n
 }
 
 // strayResponse is the id of a response on an HTTP reply that answers
@@ -647,14 +663,15 @@ func describe(v gjson.Result) string {
 
 // methodLevel: the reply's error code, or its echo of the request's id,
 // shows the server read the body: a code of the method's own processing
-// (-32601, -32602, -32603, -32002), or the id it could only read there.
+// (-32601, -32602, -32002), or the id it could only read there. (-32603
+// shows nothing: a session store or a middleware fails with it too.)
 func methodLevel(p *Pass) bool {
 	r := p.Reply.Response
 	if r == nil {
 		return false
 	}
 	switch r.Get("error.code").Int() {
-	case envelope.CodeMethodNotFound, envelope.CodeInvalidParams, envelope.CodeInternalError, envelope.CodeResourceNotFound:
+	case envelope.CodeMethodNotFound, envelope.CodeInvalidParams, envelope.CodeResourceNotFound:
 		return true
 	}
 	id := r.Get("id")

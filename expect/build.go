@@ -579,6 +579,12 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// Read as invalid params of a valid request, a 200 is as right as
 		// the 400 of an invalid request.
 		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
+		if !p.IsArray() {
+			// Params neither object nor array make no JSON-RPC request
+			// at all (JSON-RPC §4.2): an Invalid Request's id may go
+			// undetected, as for a missing method.
+			e.malformedID()
+		}
 		if e.Version == envelope.V20260728 {
 			// Whichever way it is read, the request carries no _meta, and
 			// a 2026-07-28 request without its protocol version is refused
