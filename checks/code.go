@@ -200,20 +200,17 @@ for what the reply itself calls invalid params.`,
 			// the headers, made before the body is read.
 			p.Failf("error.code", "code -32700 (parse error) for a request that is valid JSON")
 			return nil
-		case x.AnyCode:
+		case x.AnyCode && code == envelope.CodeInternalError:
 			// The spec names no code for the condition; a code the
-			// server's own words or declarations deny is still wrong.
-			switch {
-			case code == envelope.CodeUnsupportedVer:
-				if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) {
-					p.Failf("error.code", "code -32022 (unsupported version) for %s, a version the server says it serves", Quote(v, quoteN))
-				}
-			case code == envelope.CodeInternalError:
-				hiddenInvalidParams(p, e)
-			}
+			// server's own words deny is still wrong.
+			hiddenInvalidParams(p, e)
+			return nil
+		case x.AnyCode && !(isCall(x.Condition) && x.Version == envelope.V20260728):
 			return nil
 		}
 		if isCall(x.Condition) && x.Version == envelope.V20260728 {
+			// (Under an open code too: these codes deny what the request
+			// and the server's own declarations show.)
 			// Some codes are wrong for a valid request whatever else is
 			// known; each is judged from what the server itself declared.
 			switch {
@@ -234,6 +231,9 @@ for what the reply itself calls invalid params.`,
 				p.Failf("error.code", "code -32020 (header mismatch) though every standard header matches the body")
 				return nil
 			}
+		}
+		if x.AnyCode {
+			return nil // the spec names no code for the condition
 		}
 		if len(x.Codes) > 0 && x.Code.Set() {
 			if x.Condition == expect.CondUnknownMethod && unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str) {

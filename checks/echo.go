@@ -1018,7 +1018,11 @@ look alike, an echo only warns. Strict contract only.`,
 func toolRefusal(x *expect.Expectation, text string) (expect.Want, error) {
 	switch {
 	case x.Condition == expect.CondUnknownTool || x.Condition == expect.CondMalformedCall || x.Condition == expect.CondInvalidParams,
-		x.Tool != nil && x.Tool.Refusal.Set():
+		x.Tool != nil && x.Tool.Refusal.Set(),
+		x.Error.Level == expect.Must:
+		// (The last: the protocol refuses the request before any tool
+		// runs, a header mismatch say: a result for it is a refusal in
+		// a result's clothes, not the tool's own failure.)
 		return expect.Want{Level: expect.Must}, nil
 	case x.Tool != nil && x.Tool.Judged && !refusalWords(text):
 		return expect.Want{}, Skip("the arguments match the listed tool's inputSchema: isError reports the tool's own failure (T-TOOL-13), not a refusal")
