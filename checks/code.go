@@ -153,9 +153,10 @@ fails only when the server itself declared the version served (in
 server/discover, or in the error's own data.supported). What the run's
 facts fix (the tool called does not exist: -32602, a SHOULD) is judged at
 their level. Where a fixture leaves the code open (a refusal on a header,
-a second initialize), the two codes its own words or declarations deny
-still fail: -32022 for a version the server says it serves, and -32603
-for what the reply itself calls invalid params.`,
+a second initialize), the codes its own words, the request or the
+server's declarations deny still fail: -32022 for a version the server
+says it serves, -32020 when every standard header matches the body, and
+-32603 for what the reply itself calls invalid params.`,
 	Run: func(p *Pass) error {
 		e, code, err := needCode(p)
 		if err != nil {
