@@ -83,7 +83,13 @@ not judged here.`,
 		}
 		mt := mediaType(resp)
 		if mt != "application/json" && mt != "text/event-stream" {
-			report("http.header.Content-Type", "status %d has Content-Type %s, want application/json with a JSON-RPC error%s", resp.Status, Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN), why)
+			what := "want application/json with a JSON-RPC error"
+			if r := p.Reply.Response; r != nil && r.IsObject() && r.Get("error").IsObject() {
+				// The body is one: only its label is wrong, and a person
+				// fixing the server needs to know which.
+				what = "want application/json: the body is a JSON-RPC error, labelled otherwise"
+			}
+			report("http.header.Content-Type", "status %d has Content-Type %s, %s%s", resp.Status, Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN), what, why)
 			return nil
 		}
 		r := p.Reply.Response
