@@ -109,7 +109,7 @@ names an MCP version; which one is not judged. A session that negotiated
 			return Skip("2026-07-28's version header is CLI1009's")
 		}
 		c := cp.view.c
-		hv, present := envelope.HeaderValue(cp.in.Message.Header, "Mcp-Protocol-Version")
+		hv, present := envelope.HeaderJoined(cp.in.Message.Header, "Mcp-Protocol-Version")
 		const path = "http.header.mcp-protocol-version"
 		switch {
 		case cp.method == "initialize" && cp.kind == kindRequest:
@@ -170,6 +170,12 @@ client itself ended with a DELETE warns, as the server may only answer 404
 		}
 		const path = "http.header.mcp-session-id"
 		v := cp.view
+		if all := envelope.HeaderValues(cp.in.Message.Header, "Mcp-Session-Id"); len(all) > 1 {
+			// Two field lines are one list (RFC 9110 §5.3): no session id.
+			joined, _ := envelope.HeaderJoined(cp.in.Message.Header, "Mcp-Session-Id")
+			p.Failf(path, "Mcp-Session-Id is sent %d times (%s); a request carries the one id its session was issued (T-SESS-2)", len(all), Quote(joined, quoteN))
+			return nil
+		}
 		if sid := v.headerSession; sid != "" {
 			switch {
 			case v.unknownSession:
@@ -369,7 +375,7 @@ and asks _meta of requests only.`,
 			return nil
 		}
 		const path = "http.header.mcp-protocol-version"
-		hv, ok := envelope.HeaderValue(cp.in.Message.Header, "Mcp-Protocol-Version")
+		hv, ok := envelope.HeaderJoined(cp.in.Message.Header, "Mcp-Protocol-Version")
 		switch {
 		case !ok:
 			p.Failf(path, "MCP-Protocol-Version is missing; every 2026-07-28 request POST carries it (T-HTTP-8)")

@@ -170,8 +170,9 @@ when it declared roots.listChanged. A client that answers a server's sampling/cr
 elicitation/create or roots/list with a result declared sampling,
 elicitation or roots in its initialize; in 2025-11-25 a URL-mode
 elicitation needs elicitation.url, and a form needs elicitation.form (or
-elicitation declared as {}, which means form). Refusing with an error is
-always right. The server's request was itself a breach of T-LIFE-4, judged
+elicitation declared as {}, which means form); declining an elicitation
+without the capability only warns, as it elicits nothing. Refusing with
+an error is always right. The server's request was itself a breach of T-LIFE-4, judged
 on the server's side. When the relay did not see the initialize, nothing
 is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 	Run: func(p *Pass) error {
@@ -213,12 +214,16 @@ is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 		if c.initDone && !envelope.KnownVersion(c.version) {
 			fail = p.Warnf // T-V0326-5: a SHOULD in 2025-03-26
 		}
+		decl := caps.Get(need)
 		if need == "elicitation" && cp.msg.Get("result.action").Str != "accept" {
-			// Declining or cancelling uses no capability: the MUST is the
-			// server's, not to send what was not declared.
+			if !decl.IsObject() {
+				// Declining elicits nothing, but answers as a client that
+				// supports elicitation; an error says it does not. The
+				// MUST is the server's, not to ask what was not declared.
+				p.Warnf("result", "answers the server's elicitation/create with %s, though the client did not declare the elicitation capability: an error refusal says it does not support it (T-LIFE-4)", Quote(cp.msg.Get("result.action").Str, quoteN))
+			}
 			return nil
 		}
-		decl := caps.Get(need)
 		if !decl.IsObject() {
 			fail("result", "answers the server's %s with a result, but the client did not declare the %s capability in its initialize (T-LIFE-4)", a.method, need)
 			return nil

@@ -68,12 +68,17 @@ const (
 // run. It is not safe for concurrent use: the relay's delivery order is
 // its order.
 type ClientTracker struct {
-	stdio        *conversation
-	sessions     map[string]*conversation // HTTP, by the session id the server issued
-	sessionless  *conversation            // HTTP: an initialize answered without a session id
-	unseen       *conversation            // HTTP: sessionless traffic whose start the relay did not see
-	detached     *conversation            // HTTP: traffic without the session id the server issued, among several sessions
-	modern       *conversation            // HTTP 2026-07-28: stateless requests
+	stdio       *conversation
+	sessions    map[string]*conversation // HTTP, by the session id the server issued
+	sessionless *conversation            // HTTP: an initialize answered without a session id
+	unseen      *conversation            // HTTP: sessionless traffic whose start the relay did not see
+	detached    *conversation            // HTTP: traffic without the session id the server issued, among several sessions
+	modern      *conversation            // HTTP 2026-07-28: stateless requests
+	// initializing is the conversation of an HTTP initialize not yet
+	// answered: a client that fell back from 2026-07-28 (its probe
+	// refused) speaks 2025 from that request on, and what it sends
+	// before the answer, with no mark of either era, is that session's.
+	initializing *conversation
 	byRequest    map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
 	order        []uint64                 // byRequest's keys, oldest first
 	deletes      map[uint64]bool          // HTTP: the Seqs of DELETEs of a known session
@@ -213,7 +218,11 @@ func (t *ClientTracker) lookup(m *ClientMessage, create bool) (c *conversation, 
 	switch {
 	case msg.Get("method").Str == "initialize" && msg.Get("id").Exists():
 		// A new session begins; it is keyed once the server answers.
-		return newConversation(true), false
+		c = newConversation(true)
+		if create {
+			t.initializing = c
+		}
+		return c, false
 	case modernMessage(m, &msg):
 		if t.modern == nil {
 			c = newConversation(true)
@@ -226,6 +235,10 @@ func (t *ClientTracker) lookup(m *ClientMessage, create bool) (c *conversation, 
 		return t.modern, false
 	case t.sessionless != nil:
 		return t.sessionless, false
+	case t.initializing != nil:
+		// Before its initialize's answer (a ping, say, T-LIFE-1): the
+		// handshake under way is the era the client speaks.
+		return t.initializing, false
 	case t.modern != nil && len(t.issued) == 0:
 		// Nothing marks its era (a notification needs neither _meta nor
 		// the header, AMB-5), and the client has spoken 2026-07-28.
@@ -447,6 +460,9 @@ func (t *ClientTracker) Close(e *Closed) {
 		if c.inFlight[key]--; c.inFlight[key] <= 0 {
 			delete(c.inFlight, key)
 		}
+	}
+	if e.Request == c.initSeq && t.initializing == c {
+		t.initializing = nil // answered: keyed below, or refused
 	}
 	if e.Request == c.initSeq && e.Answer != nil {
 		res := gjson.GetBytes(e.Answer, "result")

@@ -30,9 +30,10 @@ import (
 //	               facts: {…} (what the server declared; transcript form)
 //	               schema: off (no schema validation)
 //	-- traffic --  one event a line, numbered by its place in the order:
-//	   #N > [METHOD] [Name: value]… [-Name]… BODY
+//	   #N > [METHOD] [Name: value]… [-Name]… [+Name: value]… BODY
 //	               a client message (HTTP: METHOD defaults to POST; the
-//	               brackets set or drop headers; BODY may be empty)
+//	               brackets set, drop or add a field line to headers;
+//	               BODY may be empty)
 //	   #N < #M [status=S] [session=ID] BODY
 //	               the server answers client request #M (an empty BODY:
 //	               #M ended without an answer)
@@ -66,7 +67,7 @@ var clientSchemas = checks.ClientSchemas(schema.NewClientRegistry())
 
 var (
 	eventLine = regexp.MustCompile(`^#(\d+) (>|<\?|<)(?: (.*))?$`)
-	headerSet = regexp.MustCompile(`^\[(-?[A-Za-z][A-Za-z0-9-]*)(?:: ([^\]]*))?\]\s*`)
+	headerSet = regexp.MustCompile(`^\[([-+]?[A-Za-z][A-Za-z0-9-]*)(?:: ([^\]]*))?\]\s*`)
 	optionArg = regexp.MustCompile(`^(#\d+|status=\d+|session=\S+|on=#\d+)\s*`)
 )
 
@@ -191,6 +192,11 @@ func (cc *clientCase) parseEvent(line string) (clientEvent, error) {
 					break
 				}
 				name, drop := strings.CutPrefix(h[1], "-")
+				if name, again := strings.CutPrefix(name, "+"); again {
+					cm.Header[name] = append(cm.Header[name], unescape(h[2])) // one more field line
+					rest = rest[len(h[0]):]
+					continue
+				}
 				for k := range cm.Header {
 					if strings.EqualFold(k, name) {
 						delete(cm.Header, k)

@@ -79,6 +79,29 @@ func HeaderValues(h http.Header, name string) []string {
 	return out
 }
 
+// HeaderJoined is a header's value as RFC 9110 §5.3 reads its field
+// lines: every line of the name, in any case, joined with ", " (keys in
+// sorted order, so a report says the same every run); ok false when the
+// header is absent. A single-valued header sent twice reads as the list
+// it is, not as its first line.
+func HeaderJoined(h http.Header, name string) (string, bool) {
+	var keys []string
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return "", false
+	}
+	slices.Sort(keys)
+	var vs []string
+	for _, k := range keys {
+		vs = append(vs, h[k]...)
+	}
+	return strings.Join(vs, ", "), true
+}
+
 // ParamHeader reads an Mcp-Param-* header name (T-HDR-4), its prefix in
 // any case, without copying it: what follows the prefix, and whether
 // there was one.
