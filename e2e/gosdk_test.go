@@ -124,7 +124,7 @@ func TestGoSDKStdio(t *testing.T) {
 	holdsFindings(t, rep, []wantFinding{
 		{"rpc/garbage", "PRO1005", "fail", "malformed input ends the session (recorded: garbage-body)"},
 		{"id/fraction", "RPC1004", "fail", "id 1.5 answered as 1 (recorded: id-fraction)"},
-		{"id/null", "RPC1006", "fail", "no reply to id null (recorded: id-null)"},
+		{"id/null", "RPC1006", "warn", "no reply to id null, read as JSON-RPC 1.0 reads it, a notification (recorded: id-null)"},
 		{"canary/tool-name", "ERR4001", "fail", "the tool name echoed in full (recorded: canary-tool-name)"},
 		{"canary/argument", "ERR4002", "fail", "the argument value echoed in the isError text (recorded: canary-argument-value)"},
 	})

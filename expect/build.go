@@ -552,6 +552,12 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		e.Error, e.Code, e.AnyCode = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it"), Want{}, true
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true // an error reply passes (DESIGN rulings)
 		e.ID.Echo = []gjson.Result{id}
+		if id.Type == gjson.Null {
+			// JSON-RPC §4 discourages a null id because JSON-RPC 1.0
+			// reads it as a notification: a server that stays silent
+			// (202 over HTTP) read it so.
+			e.Reply = open("JSON-RPC §4: a null id is discouraged, as JSON-RPC 1.0 reads it as a notification")
+		}
 		return e
 	case hasID && !readable:
 		e.reject(CondInvalidRequest, "id is "+envelope.Kind(id)+", not a string or integer", envelope.CodeInvalidRequest)
