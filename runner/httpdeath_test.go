@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -13,11 +12,8 @@ import (
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
-	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
-	"github.com/wymcp/wymcp-check/schema"
-	"github.com/wymcp/wymcp-check/transport"
 )
 
 // TestHTTPServerDies: an HTTP server that goes away while handling a
@@ -28,36 +24,22 @@ import (
 func TestHTTPServerDies(t *testing.T) {
 	for _, dies := range []bool{true, false} {
 		t.Run(map[bool]string{true: "dies", false: "lives"}[dies], func(t *testing.T) {
-			srv, err := refserver.New(refserver.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			var hs *httptest.Server
-			hs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				body, _ := io.ReadAll(req.Body)
-				if dies && bytes.Contains(body, []byte(`"id":null`)) {
-					hs.Listener.Close() // nothing listens any more
-					c, _, err := w.(http.Hijacker).Hijack()
-					if err == nil {
-						c.Close()
+			hs = refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+				return func(w http.ResponseWriter, req *http.Request) {
+					body, _ := io.ReadAll(req.Body)
+					if dies && bytes.Contains(body, []byte(`"id":null`)) {
+						hs.Listener.Close() // nothing listens any more
+						if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+							c.Close()
+						}
+						return
 					}
-					return
+					req.Body = io.NopCloser(bytes.NewReader(body))
+					srv.ServeHTTP(w, req)
 				}
-				req.Body = io.NopCloser(bytes.NewReader(body))
-				srv.ServeHTTP(w, req)
-			}))
-			t.Cleanup(func() { srv.Close(); hs.Close() })
-			all, err := fixtures.Embedded()
-			if err != nil {
-				t.Fatal(err)
-			}
-			fx, err := fixtures.Select(all, []string{"id/null", "lifecycle/ping"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &collect{}
-			_, err = runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: time.Second}}},
-				runner.Options{Protocol: envelope.V20251125, Parallel: 1, Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c)
+			})
+			c, _, err := httpRun(t, hs.URL+"/mcp", envelope.V20251125, 1, time.Second, "id/null", "lifecycle/ping")
 			died := false
 			for _, v := range c.verdicts {
 				if v.Fixture == "id/null" && v.Check.ID == "PRO1005" && v.Status == checks.StatusFail {

@@ -2,11 +2,9 @@ package runner_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,11 +15,8 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
-	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
-	"github.com/wymcp/wymcp-check/schema"
-	"github.com/wymcp/wymcp-check/transport"
 )
 
 // TestServer20250326: a server that speaks only 2025-03-26 is judged,
@@ -33,36 +28,20 @@ func TestServer20250326(t *testing.T) {
 	// 2025-03-26 all the same, and its exceptions hold.)
 	for _, protocol := range []string{"auto", envelope.V20250326, envelope.V20250618} {
 		t.Run(protocol, func(t *testing.T) {
-			srv, err := refserver.New(refserver.Options{Only20250326: true})
-			if err != nil {
-				t.Fatal(err)
-			}
 			// The version header carries the negotiated version (a
 			// server that serves both reads it, T-HTTP-7), never the
 			// version whose rules judge the run.
 			var mu sync.Mutex
 			headers := map[string]int{}
-			hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				mu.Lock()
-				headers[req.Header.Get("MCP-Protocol-Version")]++
-				mu.Unlock()
-				srv.ServeHTTP(w, req)
-			}))
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			hs.Listener.Close()
-			hs.Listener = l
-			hs.Start()
-			t.Cleanup(func() { srv.Close(); hs.Close() })
-			fx, err := fixtures.Embedded()
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &collect{}
-			res, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: time.Second}}},
-				runner.Options{Protocol: protocol, Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c)
+			hs := refHTTP(t, refserver.Options{Only20250326: true}, func(srv http.Handler) http.HandlerFunc {
+				return func(w http.ResponseWriter, req *http.Request) {
+					mu.Lock()
+					headers[req.Header.Get("MCP-Protocol-Version")]++
+					mu.Unlock()
+					srv.ServeHTTP(w, req)
+				}
+			})
+			c, res, err := httpRun(t, hs.URL+"/mcp", protocol, 0, time.Second)
 			if err != nil {
 				t.Fatalf("a 2025-03-26 server was not driven: %v", err)
 			}
@@ -111,8 +90,7 @@ func TestServer20241105(t *testing.T) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`, id)
 	}))
 	t.Cleanup(hs.Close)
-	_, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL, Limits: transport.Limits{Timeout: time.Second}}},
-		runner.Options{Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, &collect{})
+	_, _, err := httpRun(t, hs.URL, "", 0, time.Second)
 	if err == nil || !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), `protocol version "2024-11-05", which the checker does not judge (initialize may settle on 2025-11-25, 2025-06-18, 2025-03-26)`) {
 		t.Errorf("err = %v; want not driven, naming the version the server answered", err)
 	}
@@ -136,8 +114,7 @@ func TestLegacySSEServer(t *testing.T) {
 				<-req.Context().Done()
 			}))
 			t.Cleanup(hs.Close)
-			_, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/sse", Limits: transport.Limits{Timeout: 5 * time.Second}}},
-				runner.Options{Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, &collect{})
+			_, _, err := httpRun(t, hs.URL+"/sse", "", 0, 5*time.Second)
 			says := err != nil && strings.Contains(err.Error(), "HTTP+SSE transport of 2024-11-05") && strings.Contains(err.Error(), "/messages?sessionId=abc")
 			asks := err != nil && strings.Contains(err.Error(), "is this the URL of the MCP endpoint")
 			if says != legacy || asks == legacy {
@@ -153,29 +130,20 @@ func TestLegacySSEServer(t *testing.T) {
 // judge"; it broke the run when the 2025-03-26 mapping followed only the
 // answer.
 func TestForced20250326AnsweredNewer(t *testing.T) {
-	srv, err := refserver.New(refserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		if gjson.GetBytes(body, "method").Str == "initialize" {
-			// A server that answers its own newest version whatever is
-			// asked.
-			body = bytes.Replace(body, []byte(`"protocolVersion":"2025-03-26"`), []byte(`"protocolVersion":"2025-06-18"`), 1)
+	hs := refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			if gjson.GetBytes(body, "method").Str == "initialize" {
+				// A server that answers its own newest version whatever
+				// is asked.
+				body = bytes.Replace(body, []byte(`"protocolVersion":"2025-03-26"`), []byte(`"protocolVersion":"2025-06-18"`), 1)
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			srv.ServeHTTP(w, req)
 		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.ContentLength = int64(len(body))
-		srv.ServeHTTP(w, req)
-	}))
-	t.Cleanup(func() { srv.Close(); hs.Close() })
-	fx, err := fixtures.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &collect{}
-	res, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL + "/mcp", Limits: transport.Limits{Timeout: time.Second}}},
-		runner.Options{Protocol: envelope.V20250326, Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c)
+	})
+	c, res, err := httpRun(t, hs.URL+"/mcp", envelope.V20250326, 0, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -278,3 +278,37 @@ func TestFaults2025(t *testing.T) {
 		})
 	}
 }
+
+// httpRun runs the embedded fixtures named by ids (every one when none)
+// against the HTTP endpoint url, each exchange bounded by timeout, in
+// protocol ("" probes) with parallel exchanges in flight (0: the
+// default), and collects what it reports.
+func httpRun(t *testing.T, url, protocol string, parallel int, timeout time.Duration, ids ...string) (*collect, runner.Result, error) {
+	t.Helper()
+	fx, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) > 0 {
+		if fx, err = fixtures.Select(fx, ids, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &collect{}
+	res, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: timeout}}},
+		runner.Options{Protocol: protocol, Parallel: parallel, Fixtures: fx, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c)
+	return c, res, err
+}
+
+// refHTTP serves the reference server on loopback behind wrap, which
+// sees every request first and hands it on (or not) to the server.
+func refHTTP(t *testing.T, opts refserver.Options, wrap func(srv http.Handler) http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv, err := refserver.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(wrap(srv))
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	return hs
+}
