@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,23 +22,12 @@ func recordedFindings(t *testing.T, file string) []string {
 	if code != exitFindings && code != exitOK {
 		t.Fatalf("lint %s: exit %d: %s", file, code, errOut)
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		Results []struct{ Fixture, Check, Status, Path string } `json:"results"`
-	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, r := range rep.Results {
-		if r.Status == "fail" || r.Status == "warn" || r.Status == "error" {
-			got = append(got, fmt.Sprintf("%s %s %s %s", r.Fixture, r.Check, r.Status, r.Path))
+	for _, r := range reportRows(t, out) {
+		if f := strings.Fields(r); len(f) >= 3 && (f[2] == "fail" || f[2] == "warn" || f[2] == "error") {
+			got = append(got, r)
 		}
 	}
-	slices.Sort(got)
 	return slices.Compact(got)
 }
 
