@@ -273,6 +273,8 @@ open, not the id).`,
 			// error it could read no id from leaves the id out or null
 			// (T-RPC-9, AMB-1): one finding, the code's, which ERR1002
 			// judges (-32700 for bytes that parse fails there).
+		case lost && len(x.ID.Echo) > 0 && !isResult && initSessionRefusal(p):
+			p.Deviate(expect.Want{Level: expect.Open, Rule: initSessionRule}, "id", "id is absent or null; want %s", clip(x.ID.Echo[0].Raw))
 		case lost && len(x.ID.Echo) > 0 && !isResult:
 			what := "the response has no id"
 			if got.Exists() {
@@ -308,6 +310,26 @@ open, not the id).`,
 		}
 		return nil
 	},
+}
+
+// initSessionRule says why an unreadable initialize refused as a
+// request outside a session only warns.
+const initSessionRule = "T-SESS-2: a server that keeps sessions tells an initialize by reading it as one; one it cannot read it may refuse as a request outside a session, before its id is read"
+
+// initSessionRefusal: an initialize whose params the server cannot read,
+// sent outside a session to a 2025 server that keeps them, refused as a
+// request outside a session is: 400, -32000 (as the TypeScript SDK's
+// examples and the frameworks on them refuse one), no id. The other
+// reading of the request: ERR1002 and RPC1004 warn.
+func initSessionRefusal(p *Pass) bool {
+	x, r := p.Expect, p.Exchange.Response
+	if p.Exchange.Transport != envelope.HTTP || r == nil || r.Status != 400 || p.Reply.Response == nil ||
+		x.Method != "initialize" || x.Condition != expect.CondInvalidParams || x.Version == envelope.V20260728 ||
+		x.Facts == nil || !x.Facts.Session || envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
+		return false
+	}
+	id := p.Reply.Response.Get("id")
+	return p.Reply.Response.Get("error.code").Int() == -32000 && (!id.Exists() || id.Type == gjson.Null)
 }
 
 // batchID: id is that of one of a batch's requests.

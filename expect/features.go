@@ -278,15 +278,4 @@ func (e *Expectation) initialize(req *envelope.Message) {
 	e.Error = should("T-LIFE-1: initialize needs protocolVersion, capabilities and clientInfo")
 	e.Codes, e.Code, e.AlsoCodes = []int{envelope.CodeInvalidParams}, must("T-ERR-4"), []int{envelope.CodeInvalidRequest}
 	e.AlsoWhy = "-32600: params that make no initialize make an invalid request"
-	if e.HTTPMethod != "" && e.Facts != nil && e.Facts.Session {
-		// A server that keeps sessions tells an initialize from the
-		// requests that need one by reading it as an initialize; params
-		// it cannot read leave it a request outside a session, refused on
-		// the header (T-SESS-2) the way the TypeScript SDK's examples and
-		// the frameworks on them refuse one (-32000, no id): the other
-		// reading of the request, so it warns.
-		e.AlsoCodes = append(e.AlsoCodes, -32000) // the legacy range's first, as those servers send it
-		e.AlsoWhy += "; -32000 and no id: a server that keeps sessions may take an initialize it cannot read for a request outside a session (T-SESS-2)"
-		e.ID.Lost = open("T-SESS-2: a server that keeps sessions may take an initialize it cannot read for a request outside a session, refused before its id is read")
-	}
 }
