@@ -239,7 +239,7 @@ a header that contradicts its body, and that warns.`,
 			return skipLegacy
 		}
 		h := cp.in.Message.Header
-		mm, ok := envelope.HeaderValue(h, "Mcp-Method")
+		mm, ok := envelope.HeaderJoined(h, "Mcp-Method")
 		if cp.kind == kindNotification {
 			if ok && mm != cp.method {
 				p.Warnf("http.header.mcp-method", "Mcp-Method is %s, the body's method is %s (AMB-5: header rules for notification POSTs are undefined)", Quote(mm, quoteN), Quote(cp.method, quoteN))
@@ -268,7 +268,7 @@ a header that contradicts its body, and that warns.`,
 // the Base64 sentinel where the value needs it (T-HDR-3).
 func headerMirrors(p *Pass, h http.Header, name, bodyPath, want string) {
 	path := "http.header." + strings.ToLower(name)
-	hv, ok := envelope.HeaderValue(h, name)
+	hv, ok := envelope.HeaderJoined(h, name)
 	if !ok {
 		p.Failf(path, "%s is missing; it mirrors %s (T-HDR-1, T-HDR-4)", name, bodyPath)
 		return
@@ -312,7 +312,7 @@ func paramHeaders(p *Pass, cp *clientPass) {
 			headerMirrors(p, cp.in.Message.Header, name, bodyPath, v.Raw)
 		case gjson.Number:
 			path := "http.header." + strings.ToLower(name)
-			hv, ok := envelope.HeaderValue(cp.in.Message.Header, name)
+			hv, ok := envelope.HeaderJoined(cp.in.Message.Header, name)
 			switch {
 			case !ok:
 				p.Failf(path, "%s is missing; it mirrors %s (T-HDR-4)", name, bodyPath)

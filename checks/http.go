@@ -83,13 +83,17 @@ not judged here.`,
 		}
 		mt := mediaType(resp)
 		if mt != "application/json" && mt != "text/event-stream" {
+			has := "has Content-Type " + Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN)
+			if _, ok := envelope.HeaderValue(resp.Header, "Content-Type"); !ok {
+				has = "has no Content-Type"
+			}
 			what := "want application/json with a JSON-RPC error"
 			if r := p.Reply.Response; r != nil && r.IsObject() && r.Get("error").IsObject() {
-				// The body is one: only its label is wrong, and a person
-				// fixing the server needs to know which.
-				what = "want application/json: the body is a JSON-RPC error, labelled otherwise"
+				// The body is one: only its label is wrong or missing, and
+				// a person fixing the server needs to know which.
+				what = "want application/json: the body is a JSON-RPC error"
 			}
-			report("http.header.Content-Type", "status %d has Content-Type %s, %s%s", resp.Status, Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN), what, why)
+			report("http.header.Content-Type", "status %d %s, %s%s", resp.Status, has, what, why)
 			return nil
 		}
 		r := p.Reply.Response
@@ -206,7 +210,10 @@ GET answered with a 2xx other than 200 and an event stream warns
 				// One stream per session is a server's own limit (the TS
 				// SDK's), which a request alone cannot show.
 				p.Warnf(path, "GET answered 409: the server refuses another stream; T-HTTP-12 asks for a stream or 405, and a client may hold several")
-			case st/100 == 2 && x.HTTPMethod == "GET" && mediaType(resp) == "text/event-stream" && p.Reply.Responses > 0 && envelope.HeaderGet(p.Exchange.Request.Header, "Last-Event-ID") == "":
+			case st/100 == 2 && x.HTTPMethod == "GET" && slices.Contains(x.Status, 200) && mediaType(resp) == "text/event-stream" && p.Reply.Responses > 0 && envelope.HeaderGet(p.Exchange.Request.Header, "Last-Event-ID") == "":
+				// (T-HTTP-12 binds a server that serves GET streams, 2025
+				// clients': one that speaks only 2026-07-28 answers 405,
+				// T-HTTP-13, which the status judges.)
 				// (A GET that resumes a stream with Last-Event-ID gets the
 				// earlier request's messages again, its response among them.)
 				p.Failf("http.body", "the GET stream carried %d JSON-RPC response(s); it may carry only requests and notifications (T-HTTP-12)", p.Reply.Responses)
