@@ -508,6 +508,11 @@ this check carries the exchange's one "error" verdict.`,
 					n++
 				}
 			}
+			if n > 0 && x.ID.Lost.Level < expect.Must {
+				// An id-less response answers such a request too (its id
+				// may go undetected): beside its own, it is a second.
+				n += idless(p.Reply.Messages)
+			}
 			if n == 0 && p.Reply.Has() {
 				// Answered, with the wrong id (RPC1004's finding); answered
 				// more than once so when several id-less responses came.

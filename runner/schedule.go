@@ -538,6 +538,12 @@ func requestIDKeys(body []byte) []string {
 		default:
 			keys = append(keys, unreadableID)
 		}
+		if id.Exists() && invalidRequest(m) {
+			// No request object by JSON-RPC: its id may go undetected,
+			// and the error come with a null one (AMB-1), so it is owed
+			// an id-less reply as much as its own.
+			keys = append(keys, unreadableID)
+		}
 	}
 	switch {
 	case v.IsArray():
@@ -555,6 +561,16 @@ func requestIDKeys(body []byte) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
+}
+
+// invalidRequest: m is no JSON-RPC 2.0 request object (jsonrpc not
+// "2.0", method missing or not a string, params neither object nor
+// array), the requests expect.Build lets a server answer with a null id.
+func invalidRequest(m gjson.Result) bool {
+	params := m.Get("params")
+	return m.Get("jsonrpc").Str != "2.0" || m.Get("jsonrpc").Type != gjson.String ||
+		m.Get("method").Type != gjson.String ||
+		params.Exists() && !params.IsObject() && !params.IsArray()
 }
 
 // trimBOM drops a leading UTF-8 byte order mark, which a receiver may
