@@ -368,6 +368,10 @@ func (r *run) lostWhy() string {
 	return fmt.Sprintf("%s, after it left unanswered %s: one of them may have stopped it (run each alone: --parallel 1 --run ID)", r.lost, strings.Join(cut, ", "))
 }
 
+// deathSettle is how long a cut liveness probe waits before it asks
+// again (see afterSilence).
+const deathSettle = 200 * time.Millisecond
+
 // maxCut bounds the fixtures a lost target's reason names.
 const maxCut = 8
 
@@ -432,6 +436,15 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		return ex, nil // a notification on stdio is owed no answer at all
 	}
 	probe, alive := r.liveness(ctx, fixture)
+	if !alive && probe.Unanswered && !probe.Refused && probe.Response == nil && r.t.Transport() == envelope.HTTP &&
+		!strings.HasPrefix(probe.Failure, "no reply within") && ctx.Err() == nil {
+		// The probe's connection was cut, not refused: a server going
+		// away still closes what it holds. A moment later nothing
+		// listens, or it answers: ask once more, so a death is told the
+		// same way every run.
+		time.Sleep(deathSettle)
+		probe, alive = r.liveness(ctx, fixture)
+	}
 	if probe.Failure == "" {
 		// A probe that got nothing would be a second error for one
 		// fixture's failure: the fixture's own note says it.
