@@ -217,7 +217,7 @@ GET answered with a 2xx other than 200 and an event stream warns
 				// (A GET that resumes a stream with Last-Event-ID gets the
 				// earlier request's messages again, its response among them.)
 				p.Failf("http.body", "the GET stream carried %d JSON-RPC response(s); it may carry only requests and notifications (T-HTTP-12)", p.Reply.Responses)
-			case x.HTTPMethod == "GET" && st/100 == 2 && st != 200 && st != 204 && mediaType(resp) == "text/event-stream" && !slices.Contains(x.Status, st):
+			case x.HTTPMethod == "GET" && st/100 == 2 && st != 200 && st != 204 && slices.Contains(x.Status, 200) && mediaType(resp) == "text/event-stream" && !slices.Contains(x.Status, st):
 				// T-HTTP-12's MUST is the stream's Content-Type (or 405);
 				// it names no status, and a GET's content comes with 200.
 				p.Warnf(path, "GET answered %d with an event stream, want 200 (RFC 9110 §15.3.1); T-HTTP-12 asks only for text/event-stream or 405", st)

@@ -503,15 +503,18 @@ this check carries the exchange's one "error" verdict.`,
 			// Count the responses to this request: a stray one with
 			// another id is not a second answer to it.
 			n = 0
+			var others []envelope.Message
 			for _, m := range p.Reply.Messages {
 				if m.IsObject() && !m.Get("method").Exists() && slices.ContainsFunc(x.ID.Echo, func(id gjson.Result) bool { return envelope.SameID(id, m.Get("id")) }) {
 					n++
+				} else {
+					others = append(others, m)
 				}
 			}
 			if n > 0 && x.ID.Lost.Level < expect.Must {
 				// An id-less response answers such a request too (its id
 				// may go undetected): beside its own, it is a second.
-				n += idless(p.Reply.Messages)
+				n += idless(others)
 			}
 			if n == 0 && p.Reply.Has() {
 				// Answered, with the wrong id (RPC1004's finding); answered

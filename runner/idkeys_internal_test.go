@@ -25,6 +25,8 @@ func TestRequestIDKeys(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":7}`, []string{"?", "n:1"}},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, []string{"?", "n:1"}},
 		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, []string{"?"}},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, []string{"?", "n:1.5"}},
+		{`{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`, []string{"?", "n:12345678901234567890"}},
 		{`{"jsonrpc":`, []string{"?"}},
 	} {
 		if diff := cmp.Diff(tc.want, requestIDKeys([]byte(tc.body))); diff != "" {

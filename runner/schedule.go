@@ -535,6 +535,11 @@ func requestIDKeys(body []byte) []string {
 			keys = append(keys, "s:"+id.Str)
 		case id.Type == gjson.Number:
 			keys = append(keys, "n:"+id.Raw)
+			if !envelope.IsInteger(id.Raw) || envelope.BeyondDouble(id) {
+				// An id MCP forbids (1.5), or one a receiver may not hold:
+				// it may be refused with a null id as unreadable.
+				keys = append(keys, unreadableID)
+			}
 		default:
 			keys = append(keys, unreadableID)
 		}
