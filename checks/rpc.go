@@ -364,6 +364,11 @@ func refusedOnHeaders(p *Pass) bool {
 			// error in 2026-07-28.
 			return true
 		}
+		if accept := headerValues(p.Exchange.Request.Header, "Accept"); len(accept) > 0 && (acceptance(accept, "application/json") == acceptRefused || acceptance(accept, "text/event-stream") == acceptRefused) {
+			// An Accept that leaves out a reply type the client must take
+			// is refused on the header (AMB-17), before the body is read.
+			return true
+		}
 		// A session-less request to a server the facts show issued a
 		// session: T-SESS-2's 400 may come before the body is read.
 		// Issuing one does not show the server requires it, so only the
