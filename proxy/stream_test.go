@@ -175,15 +175,7 @@ func TestHTTPStreamJudgedPastResponse(t *testing.T) {
 			// Quiet is generous against the 50ms the late event takes: a
 			// loaded machine may schedule the server late.
 			_, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Quiet: 2 * time.Second}})
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/mcp", strings.NewReader(callWithToken))
-			req.Header = streamHeaders("application/json, text/event-stream")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			resp := postCall(t, base)
 			// The client gets every event while the server still writes:
 			// judging waits, relaying does not.
 			br := bufio.NewReader(resp.Body)
@@ -258,13 +250,7 @@ func TestHTTPStreamPastResponseCutAtLastEvent(t *testing.T) {
 	})
 	rec := &recorder{}
 	_, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Quiet: 200 * time.Millisecond}})
-	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(callWithToken))
-	req.Header = streamHeaders("application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := postCall(t, base)
 	_, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
 	close(release)
 	io.Copy(io.Discard, resp.Body)
@@ -283,15 +269,7 @@ func TestHTTPCloseFlushesPendingStream(t *testing.T) {
 	up := streamingServer(t, []sseEvent{{0, callResult}, {50 * time.Millisecond, progressString}}, true)
 	rec := &recorder{}
 	h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Quiet: time.Hour}})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/mcp", strings.NewReader(callWithToken))
-	req.Header = streamHeaders("application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	postCall(t, base)
 	rec.waitFor(t, "the late notification", func(obs []Observation, _ []Pair) bool {
 		return len(obs) > 0 && obs[len(obs)-1].Kind == KindNotification
 	})
@@ -452,4 +430,21 @@ func TestHTTPGetStreamBounded(t *testing.T) {
 	if !noted {
 		t.Errorf("no observation says the rest of the stream is not judged")
 	}
+}
+
+// postCall posts the tools/call that offers a progress token through the
+// relay at base, as a client that takes either reply type; the reply is
+// closed when the test ends.
+func postCall(t *testing.T, base string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/mcp", strings.NewReader(callWithToken))
+	req.Header = streamHeaders("application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
