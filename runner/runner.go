@@ -442,8 +442,11 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		// away still closes what it holds. A moment later nothing
 		// listens, or it answers: ask once more, so a death is told the
 		// same way every run.
-		time.Sleep(deathSettle)
-		probe, alive = r.liveness(ctx, fixture)
+		select {
+		case <-time.After(deathSettle):
+			probe, alive = r.liveness(ctx, fixture)
+		case <-ctx.Done():
+		}
 	}
 	if probe.Failure == "" {
 		// A probe that got nothing would be a second error for one
