@@ -171,7 +171,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			p.Failf(envelope.JoinPath(path(), lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
 			return true
 		}
-		if !probs.IsArray() || !nonEmpty(probs) {
+		if !probs.IsArray() || !envelope.NonEmpty(probs) {
 			p.Failf(envelope.JoinPath(path(), pk), "%s is %s, want a non-empty array of strings", pk, envelope.Kind(probs))
 			return true
 		}
@@ -459,12 +459,4 @@ func sortedBy(es []distilledEntry, c func(a, b distilledEntry) int) bool {
 		}
 	}
 	return true
-}
-
-// nonEmpty reports whether an array or object has a member, without
-// reading them all.
-func nonEmpty(arr gjson.Result) bool {
-	has := false
-	arr.ForEach(func(_, _ gjson.Result) bool { has = true; return false })
-	return has
 }

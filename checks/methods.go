@@ -310,7 +310,7 @@ func judgeTools(p *Pass, tools gjson.Result) {
 	if !tools.IsArray() {
 		return // not a ListToolsResult: SCH1001's to judge
 	}
-	if declared, known := x.Facts.Declares("tools"); known && !declared && nonEmpty(tools) {
+	if declared, known := x.Facts.Declares("tools"); known && !declared && envelope.NonEmpty(tools) {
 		// An empty list offers no tool; answering the method undeclared
 		// is PRO1001's finding.
 		p.Failf("result.tools", "tools/list lists tools, but the server did not declare the tools capability (T-TOOL-1)")

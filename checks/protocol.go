@@ -93,7 +93,7 @@ func noExtension(caps gjson.Result) bool {
 
 // hasMembers: v is an object with at least one member. (ForEach stops at
 // the first; on anything but an object or array it calls nothing.)
-func hasMembers(v gjson.Result) bool { return v.IsObject() && nonEmpty(v) }
+func hasMembers(v gjson.Result) bool { return v.IsObject() && envelope.NonEmpty(v) }
 
 // inputNeeds maps an input request's method to the client capability it
 // needs (T-MRTR-3).

@@ -360,6 +360,14 @@ func JoinPath(path, key string) string {
 	return path + "." + key
 }
 
+// NonEmpty reports whether an array or object has a member, without
+// reading them all.
+func NonEmpty(v gjson.Result) bool {
+	has := false
+	v.ForEach(func(_, _ gjson.Result) bool { has = true; return false })
+	return has
+}
+
 // Kind names a JSON value's type as a person would: "string", "integer",
 // "number", "object", "array", "boolean", "null" or "absent".
 func Kind(v gjson.Result) string {

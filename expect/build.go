@@ -484,6 +484,18 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
 		e.Reply, e.Error, e.Code, e.ID.Other = open(amb), Want{}, open(amb), open(amb)
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
+		switch owes := owesAnswer(req.Root()); {
+		case owes:
+			// A 2025-03-26 server MUST support receiving batches, and a
+			// request in one is answered like any other (JSON-RPC §6).
+			e.Reply = must("T-V0326-1")
+		case envelope.NonEmpty(req.Root()):
+			// Notifications alone: JSON-RPC §6 returns nothing at all.
+			e.Reply = Want{}
+		}
+		// An empty batch stays open: JSON-RPC §6 answers it with one
+		// error, a 2025-03-26 HTTP server may read it as input of no
+		// requests, owed 202 (T-V0326-3).
 		return e
 	case req.IsArray():
 		amb := "AMB-7: the reaction to a batch is unspecified"
@@ -1257,4 +1269,17 @@ func union(a, b []int) []int {
 		}
 	}
 	return out
+}
+
+// owesAnswer says whether a batch holds an element JSON-RPC §6 answers:
+// a request with an id, or an element that is no valid message (it gets
+// an error). Notifications alone are owed nothing.
+func owesAnswer(batch gjson.Result) bool {
+	owes := false
+	batch.ForEach(func(_, m gjson.Result) bool {
+		notification := m.IsObject() && !m.Get("id").Exists() && m.Get("jsonrpc").Str == "2.0" && m.Get("method").Type == gjson.String
+		owes = !notification
+		return !owes
+	})
+	return owes
 }

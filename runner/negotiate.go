@@ -134,7 +134,6 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 func skipped20250326() []string {
 	return []string{
 		"SCH1001, SCH1003 and SCH1004 (2025-03-26 has its own draft-07 schema and no structuredContent, T-V0326-4)",
-		"the batch fixtures (batches are allowed in 2025-03-26, T-V0326-1)",
 		"the MCP-Protocol-Version header fixtures (the header came with 2025-06-18, T-V0326-2)",
 	}
 }
@@ -144,8 +143,6 @@ func skipped20250326() []string {
 func later20250326(rules []string) string {
 	for _, r := range rules {
 		switch r {
-		case "T-RPC-12", "AMB-7":
-			return "the server speaks 2025-03-26, where batches are allowed (T-V0326-1): not judged"
 		case "T-HTTP-7":
 			return "the server speaks 2025-03-26, which has no MCP-Protocol-Version header (T-V0326-2): not judged"
 		}
