@@ -773,18 +773,23 @@ func (e *Expectation) call(http bool) {
 				}
 				e.Error, e.Code = should("T-LIFE-4"), should(code)
 			}
+			// The params may be at fault too: the spec orders neither
+			// fault first (AMB-4), so the params' code is right as well,
+			// with the status it may come with.
+			probe := Expectation{Version: e.Version, Method: e.Method, Request: e.Request, Facts: e.Facts}
+			probe.params(req)
+			if slices.Contains(probe.Codes, envelope.CodeInvalidParams) {
+				e.Codes = append(e.Codes, envelope.CodeInvalidParams)
+				e.Detail += "; " + probe.Detail + " (AMB-4: either fault may be answered)"
+				if http && e.Version == envelope.V20260728 {
+					e.Status = append(e.Status, 400)
+				}
+			}
 			return
 		}
 	}
+	e.params(req)
 	switch e.Method {
-	case "tools/call":
-		e.toolCall(req)
-	case "prompts/get":
-		e.getPrompt(req)
-	case "resources/read":
-		e.readResource(req)
-	case "completion/complete":
-		e.complete(req)
 	case "initialize":
 		e.initialize(req)
 	case "subscriptions/listen":
@@ -800,6 +805,21 @@ func (e *Expectation) call(http bool) {
 		if l := req.Get(envelope.MetaPath(envelope.MetaLogLevel)); l.Exists() && (l.Type != gjson.String || !slices.Contains(logLevels, l.Str)) {
 			e.invalidParams("_meta logLevel "+valueText(l)+" is not a log level", should("T-LOG-3"))
 		}
+	}
+}
+
+// params refines a call by what its params fix: unknown tools and
+// prompts, arguments a tool's own schema forbids, missing arguments.
+func (e *Expectation) params(req *envelope.Message) {
+	switch e.Method {
+	case "tools/call":
+		e.toolCall(req)
+	case "prompts/get":
+		e.getPrompt(req)
+	case "resources/read":
+		e.readResource(req)
+	case "completion/complete":
+		e.complete(req)
 	}
 }
 
