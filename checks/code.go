@@ -285,22 +285,32 @@ params; -32020 when every standard header matches the body warns there
 // upstream too, or when the listed tool's schema accepts the arguments
 // (the server may still judge them by rules of its own).
 func hiddenInvalidParams(p *Pass, e gjson.Result) {
-	msg := e.Get("message").Str
-	args := p.Expect.Request.Get("params.arguments")
-	validator := validationMessage.MatchString(msg)
-	typed := typeComplaint.MatchString(msg)
-	sure := e.Get("data.errors").Exists() || invalidParamsName.MatchString(msg) ||
-		(validator || typed) && (namesArgument(msg, args) || validator && typed)
-	t := p.Expect.Tool
-	accepted := t != nil && t.Judged && !t.Refusal.Set()
+	sure, doubt := paramsRefusal(p, e)
+	accepted := p.Expect.ParamsSound
 	switch {
 	case sure && !accepted:
 		p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
 	case sure:
-		p.Warnf("error.code", "code -32603 (internal error) for what the reply calls invalid params, though the listed inputSchema accepts them: if the server refused them by rules of its own, want -32602")
-	case !accepted && (validator || typed || validationWords.MatchString(msg)):
+		p.Warnf("error.code", "code -32603 (internal error) for what the reply calls invalid params, though the run's facts show the params valid: if the server refused them by rules of its own, want -32602")
+	case !accepted && doubt:
 		p.Warnf("error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
 	}
+}
+
+// paramsRefusal reads an error's words as a refusal of the call's
+// parameters: sure when they name the condition by its protocol name or
+// read as a validator's refusal of the call's own arguments (or, under
+// the strict contract, whose vocabulary gives data.errors to validation
+// failures, when data.errors is there); a doubt when they only sound like
+// a validator's.
+func paramsRefusal(p *Pass, e gjson.Result) (sure, doubt bool) {
+	msg := e.Get("message").Str
+	args := p.Expect.Request.Get("params.arguments")
+	validator := validationMessage.MatchString(msg)
+	typed := typeComplaint.MatchString(msg)
+	sure = p.Contract.IsStrict() && e.Get("data.errors").Exists() || invalidParamsName.MatchString(msg) ||
+		(validator || typed) && (namesArgument(msg, args) || validator && typed)
+	return sure, validator || typed || validationWords.MatchString(msg)
 }
 
 // isCall: the request is a well-formed call of a defined method, whatever

@@ -500,7 +500,9 @@ either form passes; in 2026-07-28 so do -32021 (the tool needs a client
 capability the client lacks, T-LIFE-13) and -32020 (a header fault), as
 no order between the faults is set (AMB-4), and an input_required result
 is not judged: the tool has not run, and a later round would show whether
-it refuses. A result that is not an error means the tool ran on
+it refuses. -32603 says the tool failed inside, having run on the input,
+unless its words are a validator's (then the arguments were refused: a
+warning, as for any other code; ERR1002 judges the code). A result that is not an error means the tool ran on
 input it declared invalid: a failure; only a warning where the one fault
 is a null for an argument the schema lets be absent, which servers
 commonly read as absent (models send such nulls), or where the only
@@ -521,8 +523,15 @@ what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
 			code := m.Get("error.code").Int()
 			switch {
 			case code == envelope.CodeInternalError:
-				// -32603 says the tool failed inside: it ran on the input
-				// instead of validating it.
+				if sure, doubt := paramsRefusal(p, e); sure || doubt {
+					// Its words show the arguments refused, not run on: the
+					// MUST is kept, the form (T-TOOL-8) and the code are
+					// not (ERR1002 judges the code).
+					p.Warnf("error.code", "the refusal has code -32603, in a validator's words; want an isError result or -32602 (T-TOOL-8)")
+					break
+				}
+				// -32603 without a word of validation says the tool failed
+				// inside: it ran on the input instead of validating it.
 				p.Deviate(t.Refusal, "error.code", "the tool failed inside (-32603) instead of refusing arguments its inputSchema forbids; want an isError result or -32602")
 			case code == envelope.CodeMethodNotFound && t.TaskRequired:
 				// The tool needs a task the call did not carry: -32601 is

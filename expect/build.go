@@ -897,6 +897,7 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		return
 	}
 	e.Tool.OutputSchema = t.Output
+	e.ParamsSound = true
 }
 
 // withoutNulls is the arguments object args without its members whose

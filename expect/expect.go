@@ -169,6 +169,11 @@ type Expectation struct {
 	// EmptyContents says how sure a resources/read result with an empty
 	// contents list is wrong (T-RES-2: a resource that does not exist).
 	EmptyContents Want
+	// ParamsSound: the facts show the call's params valid (a listed tool
+	// whose schema accepts the arguments, a listed resource, a listed
+	// prompt given its required arguments), so a refusal of them is the
+	// server's own rule or an upstream's, not proof of a fault.
+	ParamsSound bool
 	// Stream: the response ends a stream that may stay open longer than
 	// the checker reads it (subscriptions/listen); its absence is no
 	// finding.

@@ -128,6 +128,7 @@ func (e *Expectation) getPrompt(req *envelope.Message) {
 			return
 		}
 	}
+	e.ParamsSound = true
 }
 
 // readResource: resources/read of a URI the server neither listed nor
@@ -145,6 +146,7 @@ func (e *Expectation) readResource(req *envelope.Message) {
 	}
 	declared, known := e.Facts.knownResource(uri.Str)
 	if !known || declared {
+		e.ParamsSound = declared || e.Facts != nil && slices.Contains(e.Facts.Resources, uri.Str)
 		return
 	}
 	e.unknownResource(uri.Str)
