@@ -37,9 +37,12 @@ server" (T-COMPAT-1), and tells a 2026-07-28 404 for an unknown method from
 a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
 nothing. Under --contract spec only the statuses the spec ties to a
 JSON-RPC body (400 and 404 in 2026-07-28, T-COMPAT-1's refusals for a
-protocol reason) fail; others warn, except a refusal made on the headers
+protocol reason) fail; others warn, and so does a 2026 400 or 404 where
+the spec leaves the reaction itself open (a batch, AMB-7; a posted
+response), except a refusal made on the headers
 or the session before the body is read (406, 415, 421, a 2025 session's
 400 or 404, a 400 to a body whose Content-Type is not application/json,
+or to a POST without Accept or whose Accept leaves out a reply type,
 AMB-17), where the spec asks for no body
 (T-SESS-2, T-SESS-3). A status the
 HTTP layer sends on its own account (a size or rate limit: 413, 414, 429,
@@ -73,13 +76,20 @@ not judged here.`,
 		case p.Contract.IsStrict():
 		case p.Expect.NoReply.Set():
 			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
-		case refusedOnHeaders(p) || resp.Status == 421:
+		case refusedOnHeaders(p) || resp.Status == 421 || len(headerValues(p.Exchange.Request.Header, "Accept")) == 0:
 			// Refused on its headers or its session before the body is
 			// read (T-SESS-2, T-SESS-3, T-HTTP-14; 421, a Host it does
-			// not serve): the spec asks for no body there.
+			// not serve; a POST without the Accept T-HTTP-2 requires,
+			// AMB-17): the spec asks for no body there.
 			return nil
 		case !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)):
 			report = p.Warnf
+		case p.Expect.Error.Level == expect.Open:
+			// The spec leaves the reaction itself open (a batch, AMB-7; a
+			// missing Accept, AMB-17): T-COMPAT-1 ties a JSON-RPC body to
+			// a refusal for a protocol reason, which this is not known
+			// to be.
+			report, why = p.Warnf, " ("+p.Expect.Error.Rule+")"
 		}
 		mt := mediaType(resp)
 		if mt != "application/json" && mt != "text/event-stream" {

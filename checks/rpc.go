@@ -369,6 +369,13 @@ func refusedOnHeaders(p *Pass) bool {
 			// is refused on the header (AMB-17), before the body is read.
 			return true
 		}
+		if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && p.Expect.Facts != nil && !p.Expect.Facts.Serves(v) && !methodLevel(p) {
+			// A version header naming a version the server does not
+			// serve is refused 400 on the header (T-HTTP-7), before the
+			// body is read: the TypeScript SDK's stateless servers so
+			// refuse a probing client's server/discover.
+			return true
+		}
 		// A session-less request to a server the facts show issued a
 		// session: T-SESS-2's 400 may come before the body is read.
 		// Issuing one does not show the server requires it, so only the
