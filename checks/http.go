@@ -2,6 +2,7 @@ package checks
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
@@ -340,7 +341,8 @@ var ReplyContentType = &Check{
 	Doc: `A POSTed request is answered either with Content-Type
 application/json holding one JSON object, or with text/event-stream (an SSE
 stream). Any other type (text/plain, text/html, none) is a breach, also on
-2xx answers.`,
+2xx answers, and so are two Content-Type field lines with different values
+(the field is single-valued, RFC 9110 §5.3, and clients read either).`,
 	Run: func(p *Pass) error {
 		resp, err := needHTTP(p)
 		if err != nil {
@@ -354,6 +356,12 @@ stream). Any other type (text/plain, text/html, none) is a breach, also on
 		}
 		if len(resp.Body) == 0 && resp.Messages == nil {
 			p.Deviate(p.Expect.Reply, "http.body", "status %d with an empty body, want a JSON-RPC response", resp.Status)
+			return nil
+		}
+		if cts := envelope.HeaderDistinct(resp.Header, "Content-Type"); len(cts) > 1 {
+			// A single-valued field sent with two values (RFC 9110 §5.3):
+			// clients differ on which they read, so none is sure.
+			p.Failf("http.header.Content-Type", "Content-Type is sent %d times with different values (%s); it is single-valued, and clients may read either", len(cts), Quote(strings.Join(cts, " | "), quoteN))
 			return nil
 		}
 		switch mt := mediaType(resp); mt {

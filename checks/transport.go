@@ -22,7 +22,10 @@ var SessionAndAuth = &Check{
 - An Mcp-Session-Id a 2025-xx server issues holds visible ASCII only
   (0x21 to 0x7E, T-SESS-1); one shorter than 16 characters warns (it
   SHOULD be globally unique and cryptographically secure). A 2026-07-28
-  server mints none (T-HTTP-18, a SHOULD: a warning).
+  server mints none (T-HTTP-18, a SHOULD: a warning), unless it served a
+  legacy initialize, whose session is judged as a 2025-xx one. Sent on
+  two field lines with different values, the single-valued header fails
+  (RFC 9110 §5.3): clients differ on which session they keep.
 - A 401 is the answer to a missing or invalid token (T-AUTH-1, T-AUTH-6)
   and carries a WWW-Authenticate challenge. MCP authorization names the
   Protected Resource Metadata with resource_metadata (T-AUTH-2); its
@@ -41,13 +44,17 @@ var SessionAndAuth = &Check{
 		resp := p.Exchange.Response
 		x := p.Expect
 		judged := false
-		if sid := envelope.HeaderGet(resp.Header, "Mcp-Session-Id"); sid != "" {
+		if sids := envelope.HeaderDistinct(resp.Header, "Mcp-Session-Id"); len(sids) > 0 && sids[0] != "" {
 			judged = true
+			sid := sids[0]
 			switch {
-			case x.Version == envelope.V20260728 && x.Condition == expect.CondLegacyInitialize:
-				// A served initialize switches to the legacy era, whose
-				// sessions it may start (T-COMPAT-2).
-			case x.Version == envelope.V20260728:
+			case len(sids) > 1:
+				// A single-valued field sent with two values (RFC 9110
+				// §5.3): clients differ on which session they keep.
+				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id is sent %d times with different values; a client may keep either session (T-SESS-1)", len(sids))
+			case x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize:
+				// (A served initialize switches to the legacy era, whose
+				// sessions it may start, T-COMPAT-2: judged as one below.)
 				p.Warnf("http.header.Mcp-Session-Id", "a 2026-07-28 reply carries Mcp-Session-Id; the version has no sessions (T-HTTP-18)")
 			case strings.IndexFunc(sid, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0:
 				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id holds characters outside visible ASCII 0x21-0x7E (T-SESS-1)")

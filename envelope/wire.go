@@ -85,6 +85,29 @@ func HeaderValues(h http.Header, name string) []string {
 // header is absent. A single-valued header sent twice reads as the list
 // it is, not as its first line.
 func HeaderJoined(h http.Header, name string) (string, bool) {
+	vs := headerLines(h, name)
+	if vs == nil {
+		return "", false
+	}
+	return strings.Join(vs, ", "), true
+}
+
+// HeaderDistinct is a header's field-line values without repeats, in the
+// order HeaderJoined reads them; nil when the header is absent. More than
+// one is a single-valued header a receiver may read either way.
+func HeaderDistinct(h http.Header, name string) []string {
+	var out []string
+	for _, v := range headerLines(h, name) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// headerLines are the values of every field line of the name, in any
+// case, keys in sorted order (so a report says the same every run).
+func headerLines(h http.Header, name string) []string {
 	var keys []string
 	for k := range h {
 		if strings.EqualFold(k, name) {
@@ -92,14 +115,14 @@ func HeaderJoined(h http.Header, name string) (string, bool) {
 		}
 	}
 	if len(keys) == 0 {
-		return "", false
+		return nil
 	}
 	slices.Sort(keys)
-	var vs []string
+	vs := []string{}
 	for _, k := range keys {
 		vs = append(vs, h[k]...)
 	}
-	return strings.Join(vs, ", "), true
+	return vs
 }
 
 // ParamHeader reads an Mcp-Param-* header name (T-HDR-4), its prefix in
