@@ -337,11 +337,26 @@ func replyReadings(r *envelope.Reply) []*Reply {
 	if !hasReadings(r) {
 		return []*Reply{{Reply: r}}
 	}
+	at := -1
+	for i := range r.Messages {
+		if &r.Messages[i] == r.Response {
+			at = i
+		}
+	}
 	var out []*Reply
 	for _, m := range r.Response.Readings() {
 		cp := *r
-		m := m
-		cp.Response = &m
+		// The reading keeps what was repeated (RPC1001 says so under
+		// either), and stands for the response among the messages too,
+		// which the envelope checks read.
+		m.Duplicates = r.Response.Duplicates
+		if at >= 0 {
+			cp.Messages = slices.Clone(r.Messages)
+			cp.Messages[at] = m
+			cp.Response = &cp.Messages[at]
+		} else {
+			cp.Response = &m
+		}
 		out = append(out, &Reply{Reply: &cp})
 	}
 	return out
