@@ -184,11 +184,14 @@ type sink struct {
 	ss     *session
 	record *os.File
 	recErr error
-	// selected, when set, names the fixtures a --run/--skip selection
-	// chose: the run's own exchanges (negotiation, tools/list, the end of
-	// the session) are then recorded, and counted in a note, but not
+	// selected, when set, names the fixtures a --run selection chose:
+	// the run's own exchanges (negotiation, tools/list, the end of the
+	// session) are then recorded, and counted in a note, but not
 	// reported, so a selection never fails on what it did not ask for.
+	// A --skip alone leaves out only what it names (setup/* included):
+	// the rest, the run's own exchanges among it, is what was asked for.
 	selected []*fixtures.Fixture
+	skip     []string
 	hidden   int
 	cov      *report.CoverageTracker
 }
@@ -213,7 +216,7 @@ func (k *sink) Exchange(j runner.Judged) error {
 	}
 	if k.selected != nil && !slices.ContainsFunc(k.selected, func(f *fixtures.Fixture) bool {
 		return j.Fixture == f.ID || strings.HasPrefix(j.Fixture, f.ID+"/")
-	}) {
+	}) || slices.ContainsFunc(k.skip, func(p string) bool { return fixtures.Matches(p, j.Fixture) }) {
 		k.hidden++
 		return nil
 	}
@@ -258,8 +261,10 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		ss.note(n)
 	}
 	k := &sink{ss: ss, cov: report.NewCoverageTracker(runner.Citations(fx), checks.All())}
-	if len(o.Run) > 0 || len(o.Skip) > 0 {
+	if len(o.Run) > 0 {
 		k.selected = fx
+	} else {
+		k.skip = o.Skip
 	}
 	if o.Record != "" {
 		f, err := os.Create(o.Record)

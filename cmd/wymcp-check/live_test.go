@@ -221,6 +221,17 @@ func TestSelectionGates(t *testing.T) {
 	if code, out, _ := runMain(t, "", "check", "--demo", "--protocol", "2025-11-25", "--demo-fault", "ended-session-served"); code != exitFindings || !strings.Contains(out, "session/reuse-after-delete") {
 		t.Errorf("whole run: exit %d, want 1 with session/reuse-after-delete failing\n%s", code, out)
 	}
+	// --skip alone leaves out what it names and nothing else: the run's
+	// own exchanges are reported and judged (a review found them hidden,
+	// where lint of the same recording reported them), unless named.
+	code, out, _ = runMain(t, "", "check", "--demo", "--demo-fault", "no-resultType", "--skip", "canary/*")
+	if code != exitFindings || !strings.Contains(out, "FAIL setup/tools-list") || strings.Contains(out, "canary/") {
+		t.Errorf("--skip 'canary/*': exit %d, want 1 with setup/tools-list failing and no canary\n%s", code, out)
+	}
+	code, out, _ = runMain(t, "", "check", "--demo", "--demo-fault", "no-resultType", "--skip", "canary/*", "--skip", "setup/*")
+	if strings.Contains(out, "setup/tools-list") || !strings.Contains(out, "were judged but are not reported") {
+		t.Errorf("--skip 'setup/*': exit %d, want setup/tools-list noted, not reported\n%s", code, out)
+	}
 	if code, _, _ := runMain(t, "", "check", "--demo", "--checks", "NOPE*"); code != exitUsage {
 		t.Errorf("a bad --checks: exit %d, want %d", code, exitUsage)
 	}
