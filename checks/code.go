@@ -412,7 +412,9 @@ cursor, T-PAGE-1; a method of a capability a 2025-xx server did not
 declare); where the spec lets a server serve the request anyway (a
 missing MCP-Protocol-Version header read as 2025-03-26 by a server that
 serves such clients; an id JSON-RPC allows and MCP forbids, echoed
-exactly) a result only warns.`,
+exactly) a result only warns. A missing header has no 2025-03-26 reading
+when the method is 2026-07-28's alone (server/discover) or the result
+carries resultType: served so, it fails.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		if !x.Error.Set() {
@@ -423,6 +425,13 @@ exactly) a result only warns.`,
 			return err
 		}
 		if m.Get("result").Exists() && !m.Get("error").Exists() {
+			if x.Error.Rule == expect.HeaderMissingRule && m.Get("result.resultType").Exists() {
+				// resultType is 2026-07-28's alone: the server served the
+				// request as 2026-07-28, not as the 2025-03-26 it may read
+				// a missing header as (T-HTTP-8).
+				p.Failf("result", "%s was served as 2026-07-28 (the result carries resultType), want -32020 and 400 (T-HTTP-8)", x.Cause())
+				return nil
+			}
 			p.Deviate(x.Error, "result", "%s was served with a result, want an error", x.Cause())
 		}
 		return nil

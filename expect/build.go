@@ -1119,15 +1119,20 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		e.AlsoCodes = append(e.AlsoCodes, envelope.CodeUnsupportedVer)
 		e.AlsoWhy = "AMB-4: the header names a version the server does not serve"
 	}
-	if onlyHeaderMissing {
-		amb := "T-HTTP-8: a server that deliberately serves pre-2025-06-18 clients may read a missing header as 2025-03-26"
-		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
+	if onlyHeaderMissing && slices.Contains(envelope.Methods(envelope.V20250618), e.Method) {
+		// (A method only 2026-07-28 defines, server/discover say, has no
+		// 2025-03-26 reading: served, it was served as 2026-07-28.)
+		e.Error, e.Code, e.StatusWant = open(HeaderMissingRule), open(HeaderMissingRule), open(HeaderMissingRule)
 	}
 	if preBody {
 		e.ID.Lost = Want{}
 	}
 	return true
 }
+
+// HeaderMissingRule is why a 2026-07-28 request without its version
+// header may be served: as 2025-03-26, which a result of that era shows.
+const HeaderMissingRule = "T-HTTP-8: a server that deliberately serves pre-2025-06-18 clients may read a missing header as 2025-03-26"
 
 // paramHeaderFaults judges the Mcp-Param-* headers of a tools/call
 // against the x-mcp-header properties of the tool the server listed
