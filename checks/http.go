@@ -47,7 +47,8 @@ or to a POST without Accept or whose Accept leaves out a reply type,
 AMB-17), where the spec asks for no body
 (T-SESS-2, T-SESS-3). A status the
 HTTP layer sends on its own account (a size or rate limit: 413, 414, 429,
-431; authorization: 401 with its OAuth body; a gateway: 502, 503, 504), and
+431; authorization: 401 with its OAuth body, and T-AUTH-5's 403 for an
+insufficient scope; a gateway: 502, 503, 504), and
 a refusal the spec or the fixture lets come bare (a foreign Origin's 403,
 T-HTTP-14; a web server's 400 for headers too large), may come before any
 MCP code runs: the strict contract's wish for a JSON-RPC body there only
@@ -66,7 +67,7 @@ not judged here.`,
 		}
 		report, why := p.Failf, ""
 		switch {
-		case httpLayer(resp.Status) || mayComeBare(p, resp.Status):
+		case httpLayer(resp.Status) || scopeRefusal(resp) || mayComeBare(p, resp.Status):
 			// The HTTP layer's own statuses, and refusals the spec or
 			// the fixture lets come bare, may come before any MCP code
 			// runs.
@@ -142,6 +143,13 @@ func httpLayer(status int) bool {
 		return true
 	}
 	return false
+}
+
+// scopeRefusal: a 403 whose challenge says the token's scope falls short
+// (T-AUTH-5, RFC 6750 §3.1): the authorization layer's answer, as a
+// 401's is, sent before any MCP code runs.
+func scopeRefusal(resp *envelope.Response) bool {
+	return resp.Status == 403 && strings.Contains(strings.ToLower(strings.Join(envelope.HeaderValues(resp.Header, "WWW-Authenticate"), ", ")), "insufficient_scope")
 }
 
 // getRefusedOnHeaders: a GET's refusal that its own headers explain: 403
