@@ -75,8 +75,11 @@ not judged here.`,
 				return nil
 			}
 			report, why = p.Warnf, " (the contract prefers one; the HTTP layer, its limits, its authorization or a proxy, may answer before any MCP code runs)"
+			if p.Expect.NoReply.Set() && !httpLayer(resp.Status) && !scopeRefusal(resp) {
+				why = " (the contract prefers one; T-HTTP-4 lets a notification's refusal come without one)"
+			}
 		case p.Contract.IsStrict():
-		case p.Expect.NoReply.Set():
+		case p.Expect.NoReply.Set() && !protocolRefusal2026(p, resp.Status):
 			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
 		case refusedOnHeaders(p) || resp.Status == 421 || len(headerValues(p.Exchange.Request.Header, "Accept")) == 0:
 			// Refused on its headers or its session before the body is
@@ -120,16 +123,40 @@ not judged here.`,
 // a JSON-RPC body: one the fixture marks so (a foreign Origin's 403,
 // T-HTTP-14; nginx's 400 for headers too large), and a notification's,
 // whose body MAY be a JSON-RPC error (T-HTTP-4), but for a 2026-07-28
-// 400, which T-COMPAT-1 ties to one.
+// 400 for a protocol reason (the version, the headers, _meta), which
+// T-COMPAT-1 ties to one: refusing a notification it does not know is
+// no such reason.
 func mayComeBare(p *Pass, status int) bool {
 	x := p.Expect
 	switch {
 	case status >= 500:
 		return false
-	case x.NoReply.Set() && !(x.Version == envelope.V20260728 && status == 400):
-		return true
+	case x.NoReply.Set():
+		return !protocolRefusal2026(p, status)
 	}
 	return x.BodyOptional && (len(x.Status) == 0 || slices.Contains(x.Status, status))
+}
+
+// protocolRefusal2026: a 2026-07-28 400 for a protocol reason, which
+// T-COMPAT-1 ties to a JSON-RPC error a dual-era client can read.
+func protocolRefusal2026(p *Pass, status int) bool {
+	x := p.Expect
+	if x.Version != envelope.V20260728 || status != 400 {
+		return false
+	}
+	switch x.Condition {
+	case expect.CondHeaderMismatch, expect.CondUnsupportedVersion, expect.CondMissingMeta:
+		return true
+	case expect.CondNotification:
+		// A notification's expectation is its silence: a version it
+		// names that the server does not speak is read off the request
+		// here (T-LIFE-7's _meta is a request's; a notification without
+		// it has no such fault).
+		v := x.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion))
+		hv, ok := envelope.HeaderValue(p.Exchange.Request.Header, "MCP-Protocol-Version")
+		return v.Exists() && v.Str != envelope.V20260728 || ok && strings.TrimSpace(hv) != envelope.V20260728
+	}
+	return false
 }
 
 // httpLayer: a status the HTTP layer sends on its own account, before
