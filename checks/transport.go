@@ -163,12 +163,24 @@ var SSEStream = &Check{
 
 // spokenVersion is the version the exchange's session speaks: an
 // initialize's own answer names the one it negotiates (2024-11-05 for a
-// client that asked for it); any other exchange speaks the run's.
+// client that asked for it); a 2025-xx request without the version
+// header is read as 2025-03-26; any other exchange speaks the run's.
 func spokenVersion(p *Pass) string {
 	if r := p.Reply.Response; p.Expect.Method == "initialize" && r != nil {
+		if asked := p.Expect.Request.Get("params.protocolVersion").Str; !envelope.KnownVersion(asked) {
+			// A client that asked for a version the checker does not
+			// know may not know priming events either: a server that
+			// primes only clients of 2025-11-25 or later is right.
+			return ""
+		}
 		if v := r.Get("result.protocolVersion"); v.Type == gjson.String {
 			return v.Str
 		}
+	}
+	if _, ok := envelope.HeaderValue(p.Exchange.Request.Header, "MCP-Protocol-Version"); !ok && p.Exchange.Transport == envelope.HTTP && p.Expect.Version != envelope.V20260728 {
+		// Without the header (and outside initialize) a 2025-xx server
+		// SHOULD assume 2025-03-26 (T-HTTP-7), which has no priming.
+		return envelope.V20250326
 	}
 	return p.Expect.Version
 }
