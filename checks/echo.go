@@ -479,7 +479,7 @@ func (s *echoScan) text(path, raw string) {
 // returns the readings of the text searched.
 func (s *echoScan) textPieces(path, raw string) []string {
 	for _, sec := range s.p.Secrets {
-		if len(sec.Value) >= 8 && strings.Contains(raw, sec.Value) {
+		if len(sec.Value) >= envelope.EchoedSecret && strings.Contains(raw, sec.Value) {
 			// Never quote it: the report must not leak it either.
 			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
 		}

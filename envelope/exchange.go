@@ -5,7 +5,9 @@
 package envelope
 
 import (
+	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -46,6 +48,10 @@ type Exchange struct {
 	// for the report: "no response within 10s; the server answered a
 	// liveness probe".
 	Note string
+	// Redacted names the secrets (--header values) its bodies held, each
+	// replaced by SecretMarker(name) where it stood: a transcript or a
+	// report shows that a secret was echoed, never the secret.
+	Redacted []string
 }
 
 // A Request is what was sent: raw body bytes and, for HTTP, the method and
@@ -107,3 +113,80 @@ func IsEventStream(contentType string) bool { return MediaType(contentType) == "
 // A Secret is a header value given on the command line (--header): a
 // credential, typically. It never reaches a transcript or a report.
 type Secret struct{ Name, Value string }
+
+// SecretMarker is what a secret's value becomes where it is shown or
+// recorded: it names the header, never the value.
+func SecretMarker(name string) string { return "<redacted:" + http.CanonicalHeaderKey(name) + ">" }
+
+// MarkedSecrets are the secrets a scrubbed exchange names, their values
+// the markers that stand for them: judged with these, a recorded echo
+// of a secret fails as the live one did.
+func MarkedSecrets(names []string) []Secret {
+	out := make([]Secret, 0, len(names))
+	for _, n := range names {
+		out = append(out, Secret{Name: n, Value: SecretMarker(n)})
+	}
+	return out
+}
+
+// ScrubSecrets returns b with every secret's value replaced by its
+// marker, the longest first (a token inside its "Bearer token" goes with
+// it), and the names of those it held whose echo is judged (EchoedSecret
+// bytes or more); b itself when it held none. Values shorter than
+// minSecret are left: they would mangle ordinary text and protect
+// nothing.
+func ScrubSecrets(b []byte, secrets []Secret) ([]byte, []string) {
+	var names []string
+	if len(secrets) == 0 || len(b) == 0 {
+		return b, nil
+	}
+	sorted := slices.Clone(secrets)
+	slices.SortStableFunc(sorted, func(x, y Secret) int { return len(y.Value) - len(x.Value) })
+	for _, s := range sorted {
+		if len(s.Value) < minSecret || !bytes.Contains(b, []byte(s.Value)) {
+			continue
+		}
+		b = bytes.ReplaceAll(b, []byte(s.Value), []byte(SecretMarker(s.Name)))
+		if n := http.CanonicalHeaderKey(s.Name); len(s.Value) >= EchoedSecret && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return b, names
+}
+
+// minSecret is the shortest value ScrubSecrets takes out.
+const minSecret = 4
+
+// EchoedSecret is the shortest secret whose echo in a reply is a
+// finding (ERR4001): a shorter one turns up in ordinary text.
+const EchoedSecret = 8
+
+// ScrubExchange is a copy of ex with the secrets taken out of its bodies
+// and their names in Redacted; ex itself when its bodies hold none.
+func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
+	if len(secrets) == 0 {
+		return ex
+	}
+	c := *ex
+	var names, got []string
+	c.Request.Body, names = ScrubSecrets(ex.Request.Body, secrets)
+	if r := ex.Response; r != nil {
+		rc := *r
+		rc.Body, got = ScrubSecrets(r.Body, secrets)
+		names = append(names, got...)
+		rc.Messages = nil
+		for _, m := range r.Messages {
+			m, got = ScrubSecrets(m, secrets)
+			rc.Messages = append(rc.Messages, m)
+			names = append(names, got...)
+		}
+		c.Response = &rc
+	}
+	if len(names) == 0 {
+		return ex
+	}
+	names = append(names, ex.Redacted...)
+	slices.Sort(names)
+	c.Redacted = slices.Compact(names)
+	return &c
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/wymcp/wymcp-check/checks"
@@ -257,6 +258,10 @@ func judge(it *Item, o Options, dst []checks.Verdict, scratch *checks.Scratch) {
 	it.Expect = expect.Build(&rec.Exchange, rec.Facts, rec.Override)
 	in := o.Shared
 	in.Fixture, in.Exchange, in.Expect, in.Scratch = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect, scratch
+	if len(rec.Exchange.Redacted) > 0 {
+		// A secret the live run saw echoed stands as its marker.
+		in.Secrets = append(slices.Clone(in.Secrets), envelope.MarkedSecrets(rec.Exchange.Redacted)...)
+	}
 	it.Verdicts = checks.JudgeInto(dst, in, o.Checks)
 }
 

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"net/http"
 	"slices"
 	"strings"
@@ -94,21 +93,9 @@ func (r *Redactor) Secrets() []envelope.Secret {
 	return slices.Clone(r.secrets)
 }
 
-// Scrub returns b with every known secret value replaced by Redacted;
-// b itself when it holds none.
+// Scrub returns b with every known secret value replaced by its marker
+// (envelope.SecretMarker); b itself when it holds none.
 func (r *Redactor) Scrub(b []byte) []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	// Longest first: a token inside its "Bearer token" goes with it.
-	vals := make([]string, 0, len(r.secrets))
-	for _, s := range r.secrets {
-		vals = append(vals, s.Value)
-	}
-	slices.SortFunc(vals, func(a, b string) int { return len(b) - len(a) })
-	for _, v := range vals {
-		if bytes.Contains(b, []byte(v)) {
-			b = bytes.ReplaceAll(b, []byte(v), []byte(Redacted))
-		}
-	}
+	b, _ = envelope.ScrubSecrets(b, r.Secrets())
 	return b
 }

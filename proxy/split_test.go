@@ -202,7 +202,7 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("Header (-want +got):\n%s", diff)
 	}
 	body := `{"error":{"message":"bad token Bearer tok-5678, or tok-5678 alone, or key-1234, or other-9999, not 123"}}`
-	wantBody := `{"error":{"message":"bad token <redacted>, or <redacted> alone, or <redacted>, or <redacted>, not 123"}}`
+	wantBody := `{"error":{"message":"bad token <redacted:Authorization>, or <redacted:Authorization> alone, or <redacted:X-Api-Key>, or <redacted:X-Api-Key>, not 123"}}`
 	if got := string(r.Scrub([]byte(body))); got != wantBody {
 		t.Errorf("Scrub:\n got %s\nwant %s", got, wantBody)
 	}

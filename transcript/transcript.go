@@ -8,6 +8,9 @@
 //	 "expect":{"expect-code":"-32602", …} (optional: the fixture's override),
 //	 "failure":"…" (optional: what the checker could not do), "died":"…",
 //	 "note":"…" (optional),
+//	 "redacted":["X-Api-Key"] (optional: the --header secrets its bodies
+//	  echoed, each recorded as "<redacted:Name>"; lint judges that marker
+//	  as the echo of a secret),
 //	 "request":{"method":"POST" (optional), "headers":{…}, "body":"<raw text>" | "bodyBase64":"…"},
 //	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…",
 //	             "cut":true (optional: the body ended before its end)} | null}
@@ -195,7 +198,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [9]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note
+	var root [10]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted
 	var req [4]string  // method, headers, body, bodyBase64
 	var resp [5]string // status, headers, body, bodyBase64, cut
 	// The request's and the response's members are read on the way
@@ -246,6 +249,17 @@ func (r *Reader) parse(line []byte) (Record, error) {
 		rec.Override = ov
 	}
 	ex.Failure, ex.Died, ex.Note = strings.Clone(value(root[6]).Str), strings.Clone(value(root[7]).Str), strings.Clone(value(root[8]).Str)
+	if red := value(root[9]); red.Exists() {
+		if !red.IsArray() {
+			return rec, fmt.Errorf(`"redacted" is %s, want an array of header names`, envelope.Kind(red))
+		}
+		for _, n := range red.Array() {
+			if n.Type != gjson.String || n.Str == "" {
+				return rec, fmt.Errorf(`"redacted" holds %s, want header names`, envelope.Kind(n))
+			}
+			ex.Redacted = append(ex.Redacted, strings.Clone(n.Str))
+		}
+	}
 	reqv := root[3]
 	if reqv == "" || reqv[0] != '{' {
 		return rec, errors.New(`"request" is required and must be an object`)
@@ -313,7 +327,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut"}
 	// versions are the known protocol versions, so that a record holds
@@ -514,9 +528,10 @@ func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Failure   string           `json:"failure,omitempty"`
 		Died      string           `json:"died,omitempty"`
 		Note      string           `json:"note,omitempty"`
+		Redacted  []string         `json:"redacted,omitempty"`
 		Request   msg              `json:"request"`
 		Response  *msg             `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note}
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note, Redacted: ex.Redacted}
 	if !o.Empty() {
 		rec.Expect = o
 	}

@@ -193,6 +193,10 @@ type sink struct {
 	selected []*fixtures.Fixture
 	skip     []string
 	hidden   int
+	// secrets are the --header values: judged as they came (an echo of
+	// one fails ERR4001), then taken out of everything recorded or
+	// reported, their markers standing in their place.
+	secrets []envelope.Secret
 	cov      *report.CoverageTracker
 }
 
@@ -205,6 +209,10 @@ func (k *sink) Facts(f *expect.Facts) {
 func (k *sink) Exchange(j runner.Judged) error {
 	if k.recErr != nil {
 		return fmt.Errorf("--record: %w", k.recErr)
+	}
+	if len(k.secrets) > 0 && j.Exchange != nil {
+		j.Exchange = envelope.ScrubExchange(j.Exchange, k.secrets)
+		j.Verdicts = scrubVerdicts(j.Verdicts, k.secrets)
 	}
 	if k.record != nil && j.Exchange != nil {
 		if err := transcript.Write(k.record, j.Fixture, j.Exchange, j.Override); err != nil {
@@ -225,7 +233,46 @@ func (k *sink) Exchange(j runner.Judged) error {
 	return k.ss.exchange(r)
 }
 
-func (k *sink) Note(n string) { k.ss.note(n) }
+func (k *sink) Note(n string) { k.ss.note(scrubText(n, k.secrets)) }
+
+// scrubText is s with the secrets' values replaced by their markers.
+func scrubText(s string, secrets []envelope.Secret) string {
+	b, names := envelope.ScrubSecrets([]byte(s), secrets)
+	if names == nil {
+		return s
+	}
+	return string(b)
+}
+
+// scrubVerdicts takes the secrets out of the findings' messages, which
+// may quote the reply (a message that holds one, say); vs itself when
+// none holds one.
+func scrubVerdicts(vs []checks.Verdict, secrets []envelope.Secret) []checks.Verdict {
+	out, cloned := vs, false
+	for i := range vs {
+		reason := scrubText(vs[i].Reason, secrets)
+		var fs []checks.Finding
+		for j, f := range vs[i].Findings {
+			if m := scrubText(f.Message, secrets); m != f.Message {
+				if fs == nil {
+					fs = slices.Clone(vs[i].Findings)
+				}
+				fs[j].Message = m
+			}
+		}
+		if reason == vs[i].Reason && fs == nil {
+			continue
+		}
+		if !cloned {
+			out, cloned = slices.Clone(vs), true
+		}
+		out[i].Reason = reason
+		if fs != nil {
+			out[i].Findings = fs
+		}
+	}
+	return out
+}
 
 func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	if ctx == nil {
@@ -266,6 +313,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	} else {
 		k.skip = o.Skip
 	}
+	k.secrets = secrets(extra)
 	if o.Record != "" {
 		f, err := os.Create(o.Record)
 		if err != nil {

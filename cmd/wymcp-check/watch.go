@@ -613,18 +613,7 @@ func (w *watcher) keep(fixture string, ex *envelope.Exchange, ov *expect.Overrid
 // scrubbed is a copy of ex with the secrets that passed taken out of
 // its bodies (its headers are redacted already): a transcript is shared.
 func (w *watcher) scrubbed(ex *envelope.Exchange) *envelope.Exchange {
-	c := *ex
-	c.Request.Body = w.red.Scrub(ex.Request.Body)
-	if r := ex.Response; r != nil {
-		rc := *r
-		rc.Body = w.red.Scrub(r.Body)
-		rc.Messages = nil
-		for _, m := range r.Messages {
-			rc.Messages = append(rc.Messages, w.red.Scrub(m))
-		}
-		c.Response = &rc
-	}
-	return &c
+	return envelope.ScrubExchange(ex, w.red.Secrets())
 }
 
 func (w *watcher) failOnce(msg string) string {
