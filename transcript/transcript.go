@@ -199,8 +199,8 @@ func (r *Reader) parse(line []byte) (Record, error) {
 		return rec, errors.New("not a JSON object")
 	}
 	var root [10]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted
-	var req [4]string  // method, headers, body, bodyBase64
-	var resp [5]string // status, headers, body, bodyBase64, cut
+	var req [4]string   // method, headers, body, bodyBase64
+	var resp [5]string  // status, headers, body, bodyBase64, cut
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	scanMembers(s[at:], func(key, rest string) int {

@@ -197,7 +197,7 @@ type sink struct {
 	// one fails ERR4001), then taken out of everything recorded or
 	// reported, their markers standing in their place.
 	secrets []envelope.Secret
-	cov      *report.CoverageTracker
+	cov     *report.CoverageTracker
 }
 
 func (k *sink) Facts(f *expect.Facts) {
