@@ -385,10 +385,12 @@ func refusedOnHeaders(p *Pass) bool {
 		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
 			return false
 		}
-		if x.Version == envelope.V20260728 {
+		if x.Method == "server/discover" && (x.Version == envelope.V20260728 || envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version") == envelope.V20260728) {
 			// A client's server/discover probe to a server not known to
-			// speak 2026-07-28: a legacy server refuses a request outside
-			// a session on its header before it reads the body (T-SESS-2),
+			// speak 2026-07-28 (whatever version the run then judged it
+			// by, and with no facts yet, as in a transcript that starts
+			// with it): a legacy server refuses a request outside a
+			// session on its header before it reads the body (T-SESS-2),
 			// which the probing client takes for "legacy, fall back"
 			// (T-COMPAT-4). One of the version's own codes shows a modern
 			// server that read the body.
@@ -396,8 +398,11 @@ func refusedOnHeaders(p *Pass) bool {
 			if m := p.Reply.Response; m != nil {
 				code = m.Get("error.code").Int()
 			}
-			return x.Method == "server/discover" && !x.Facts.Serves(envelope.V20260728) && code != envelope.CodeHeaderMismatch &&
+			return !x.Facts.Serves(envelope.V20260728) && code != envelope.CodeHeaderMismatch &&
 				code != envelope.CodeMissingClientCap && code != envelope.CodeUnsupportedVer
+		}
+		if x.Version == envelope.V20260728 {
+			return false
 		}
 		return x.Facts != nil && x.Facts.Session
 	case 404:
