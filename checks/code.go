@@ -152,7 +152,9 @@ gives servers no rule for either). -32022 is right for any version the server do
 fails only when the server itself declared the version served (in
 server/discover, or in the error's own data.supported). What the run's
 facts fix (the tool called does not exist: -32602, a SHOULD) is judged at
-their level. Where a fixture leaves the code open (a refusal on a header,
+their level; where they contradict the refusal (-32601 for a method of a
+capability the server declared, a listed resource refused as missing),
+it warns: the checker cannot see why the server says otherwise now. Where a fixture leaves the code open (a refusal on a header,
 a second initialize), the codes its own words, the request or the
 server's declarations deny still fail: -32022 for a version the server
 says it serves, and -32603 for what the reply itself calls invalid
@@ -268,14 +270,28 @@ params; -32020 when every standard header matches the body warns there
 		if x.Condition != expect.CondCall || refusedOnHeaders(p) {
 			return nil
 		}
-		switch {
+		switch c := expect.CapabilityOf(x.Method); {
 		case code == envelope.CodeInvalidRequest:
 			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
 		case code == envelope.CodeInternalError:
 			hiddenInvalidParams(p, e)
+		case code == envelope.CodeMethodNotFound && c != "" && declaredCap(x.Facts, c) && (x.Tool == nil || !x.Tool.TaskRequired):
+			// The server's own declaration says it implements the method;
+			// the checker cannot see why it says otherwise now.
+			p.Warnf("error.code", "code -32601 (method not found) for %s, though the server declared the %s capability (T-ERR-3)", Quote(x.Method, quoteN), c)
+		case x.Method == "resources/read" && x.ParamsSound && (code == envelope.CodeResourceNotFound || x.Version == envelope.V20260728 && code == envelope.CodeInvalidParams):
+			// The resource may have gone since it was listed: a doubt,
+			// not a finding the checker can be sure of.
+			p.Warnf("error.code", "code %d refuses a resource the server listed as missing (T-RES-1)", code)
 		}
 		return nil
 	},
+}
+
+// declaredCap: the facts show the server declared capability c.
+func declaredCap(f *expect.Facts, c string) bool {
+	declared, known := f.Declares(c)
+	return known && declared
 }
 
 // hiddenInvalidParams judges a -32603 whose reply reads as a refusal of

@@ -720,9 +720,9 @@ func (e *Expectation) extensionsOpen() bool {
 	return !known || declared
 }
 
-// capabilityOf is the server capability a method needs (T-ERR-3,
+// CapabilityOf is the server capability a method needs (T-ERR-3,
 // T-LIFE-4); "" for methods every server has.
-func capabilityOf(method string) string {
+func CapabilityOf(method string) string {
 	switch method {
 	case "tools/list", "tools/call":
 		return "tools"
@@ -755,7 +755,7 @@ var logLevels = []string{"debug", "info", "notice", "warning", "error", "critica
 // own schema forbids, bad log levels.
 func (e *Expectation) call(http bool) {
 	req := &e.Request
-	if c := capabilityOf(e.Method); c != "" {
+	if c := CapabilityOf(e.Method); c != "" {
 		if declared, known := e.Facts.Declares(c); known && !declared {
 			e.Condition, e.Detail = CondUndeclared, "the server did not declare the "+c+" capability"
 			e.Codes = []int{envelope.CodeMethodNotFound}
