@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,9 +124,11 @@ var Subscriptions = &Check{
 notifications/subscriptions/acknowledged, whose _meta
 io.modelcontextprotocol/subscriptionId equals the listen request's id in
 value and type (T-SUB-1, T-META-3); its notifications object grants no
-more than the request asked for (T-SUB-2). Every notification on the
+more than the request asked for (T-SUB-2; URIs compared as RFC 3986
+§6.2.2.1 does, scheme and host in any case). Every notification on the
 stream carries the same subscriptionId (T-SUB-3), only types the request
-opted in to follow (T-SUB-2), and none is a request-scoped progress or
+opted in to follow (T-SUB-2), updates only of the resources it subscribed
+to, and none is a request-scoped progress or
 log notification (T-SUB-5). A closing result carries the subscriptionId
 too (T-META-3; T-SUB-4).
 
@@ -178,7 +181,7 @@ how it combines with T-META-3 is not spelled out (AMB-20).`,
 				p.Failf(path, "%s arrived before the acknowledgment; the acknowledgment comes first (T-SUB-1)", Quote(method, quoteN))
 				acked = true // say it once
 			default:
-				optedIn(p, path, method)
+				optedIn(p, path, method, &m)
 			}
 		}
 		closed := p.Reply.Response != nil && p.Reply.Response.Get("result").IsObject()
@@ -214,15 +217,37 @@ var listenFilter = map[string]string{
 }
 
 // optedIn: a notification after the acknowledgment is of a type the
-// request opted in to (T-SUB-2).
-func optedIn(p *Pass, path, method string) {
+// request opted in to, and an update is of a resource it subscribed to
+// (T-SUB-2).
+func optedIn(p *Pass, path, method string, m *envelope.Message) {
 	key, ok := listenFilter[method]
 	if !ok {
 		return
 	}
-	if f := p.Expect.Request.Get(envelope.JoinPath("params.notifications", key)); !(f.Type == gjson.True || f.IsArray() && len(f.Array()) > 0) {
+	f := p.Expect.Request.Get(envelope.JoinPath("params.notifications", key))
+	switch {
+	case !(f.Type == gjson.True || f.IsArray() && len(f.Array()) > 0):
 		p.Failf(path, "%s, which the listen request did not opt in to (%s; T-SUB-2)", Quote(method, quoteN), key)
+	case f.IsArray():
+		if u := m.Get("params.uri"); u.Type == gjson.String && !slices.ContainsFunc(f.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u.Str) }) {
+			p.Failf(path+".params.uri", "an update of %s, a resource the listen request did not subscribe to (%s; T-SUB-2)", Quote(u.Str, quoteN), key)
+		}
 	}
+}
+
+// sameURI: a and b name the same resource, read as RFC 3986 §6.2.2.1
+// compares them: the scheme and the host in any case.
+func sameURI(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil || !strings.EqualFold(ua.Scheme, ub.Scheme) || !strings.EqualFold(ua.Host, ub.Host) {
+		return false
+	}
+	ua.Scheme, ua.Host, ub.Scheme, ub.Host = "", "", "", ""
+	return ua.String() == ub.String()
 }
 
 // ackFilter: the acknowledged notification types are a subset of those
@@ -235,7 +260,7 @@ func ackFilter(p *Pass, path string, ack *envelope.Message) {
 		case v.Type == gjson.False:
 		case k.Str == "resourceSubscriptions":
 			for _, u := range v.Array() {
-				if !slices.ContainsFunc(req.Array(), func(r gjson.Result) bool { return r.Str == u.Str }) {
+				if !slices.ContainsFunc(req.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u.Str) }) {
 					p.Failf(path+".params.notifications.resourceSubscriptions", "the acknowledgment subscribes %s, which the request did not ask for (T-SUB-2)", Quote(u.Str, quoteN))
 				}
 			}
