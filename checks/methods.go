@@ -432,6 +432,7 @@ func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
 const (
 	headerScalar   = iota // type string, integer or boolean
 	headerNullable        // one of them or null, or an enum or const of them
+	headerRef             // typed through $ref alone
 	headerOther
 )
 
@@ -462,6 +463,10 @@ func headerPropertyKind(prop gjson.Result) int {
 		case kinds == 1 && len(t.Array()) == 1:
 			return headerScalar // ["string"] is "string"
 		}
+	case !t.Exists() && prop.Get("$ref").Exists():
+		// The type stands elsewhere in the schema: the property may be
+		// a scalar, which a client must resolve the reference to see.
+		return headerRef
 	case !t.Exists():
 		// An enum or const of one scalar type (and null).
 		vals := prop.Get("enum").Array()
@@ -517,6 +522,8 @@ func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, see
 		// T-HDR-4 foresees a null value (no header then), so a
 		// nullable property may be meant; T-HDR-7 names single types.
 		p.Warnf(path, "x-mcp-header %s is on a property that is nullable, or typed by enum or const alone; T-HDR-7 names only integer, string and boolean properties", Quote(name, quoteN))
+	case headerRef:
+		p.Warnf(path, "x-mcp-header %s is on a property typed through $ref, which a client must resolve to see an integer, string or boolean (T-HDR-7)", Quote(name, quoteN))
 	}
 	lower := strings.ToLower(name + " " + prop.Get("description").Str)
 	for _, w := range secretWords {
