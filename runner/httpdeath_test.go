@@ -56,3 +56,29 @@ func TestHTTPServerDies(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPServerDiesOnDiscover: a server that goes away on the
+// server/discover probe (mcp-golang's HTTP transport panics on it) left
+// a reason that led with initialize's refused connection, as for a
+// wrong URL; it names the probe the server went away on.
+func TestHTTPServerDiesOnDiscover(t *testing.T) {
+	var hs *httptest.Server
+	hs = refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			if bytes.Contains(body, []byte(`"server/discover"`)) {
+				hs.Listener.Close()
+				if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+					c.Close()
+				}
+				return
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			srv.ServeHTTP(w, req)
+		}
+	})
+	_, _, err := httpRun(t, hs.URL+"/mcp", "", 1, time.Second, "lifecycle/ping")
+	if err == nil || !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), "stopped accepting connections after server/discover") {
+		t.Errorf("err = %v; want the reason to say the server went away on server/discover", err)
+	}
+}

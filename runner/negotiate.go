@@ -106,6 +106,7 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 		expect.Field{Key: "expect-condition", Value: "server/discover sent to a server that negotiated a legacy version"},
 	)
 	discovered := why(&ex) // before a silence becomes a note below
+	cut := ex.Response == nil && ex.Failure != ""
 	r.sink.Note("server/discover did not confirm 2026-07-28 (" + discovered + "); trying initialize")
 	if died, _ := r.t.Died(); died {
 		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex, o: legacy})
@@ -122,6 +123,12 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 	}
 	f, err := r.initialize(ctx, envelope.V20251125, false, probes)
 	if err != nil {
+		if ps := *probes; cut && len(ps) > 0 && ps[len(ps)-1].ex.Refused {
+			// The connection broke on server/discover and nothing has
+			// listened since: the server went away on the probe, which
+			// the user must see first (not a wrong URL).
+			return nil, errorf("the server stopped accepting connections after server/discover, which it answered with nothing (%s): it may have crashed on it (then %s)", discovered, strings.TrimPrefix(err.Error(), ErrNotDriven.Error()+": "))
+		}
 		// Say everything the server did answer: a report reader must see
 		// why no version was agreed.
 		return nil, fmt.Errorf("%w; server/discover: %s", err, discovered)
@@ -383,8 +390,13 @@ func hint(ex *envelope.Exchange) string {
 	switch {
 	case r.Status >= 300 && r.Status < 400:
 		return fmt.Sprintf("; the server redirects (to %q): give the checker the URL of the MCP endpoint itself", envelope.HeaderGet(r.Header, "Location"))
-	case r.Status == 401 || r.Status == 403:
+	case r.Status == 401 || r.Status == 403 && len(envelope.HeaderValues(r.Header, "WWW-Authenticate")) > 0:
 		return "; the server wants credentials: pass them with --header \"Authorization: Bearer $TOKEN\""
+	case r.Status == 403:
+		// No challenge: not a login the server asks for, but a refusal
+		// of something else the request carried; its Host or Origin,
+		// most often (a server that admits only localhost, say).
+		return "; the server forbids the request without asking for credentials (no WWW-Authenticate): its body may say why; a server bound to localhost may refuse another Host, so try the URL with the host it names"
 	case envelope.MediaType(r.Header.Get("Content-Type")) == "text/html":
 		return "; the answer is an HTML page: is this the URL of the MCP endpoint (often …/mcp)?"
 	case r.Status == 404 || r.Status == 405:

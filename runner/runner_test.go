@@ -230,20 +230,28 @@ func BenchmarkCorpus(b *testing.B) {
 // and what to try.
 func TestNotMCPHint(t *testing.T) {
 	tests := []struct {
-		status int
-		ctype  string
-		want   string
+		status    int
+		ctype     string
+		challenge string
+		want      string
 	}{
-		{404, "text/plain", "HTTP 404: is this the URL of the MCP endpoint"},
-		{200, "text/html; charset=utf-8", "the answer is an HTML page"},
-		{401, "application/json", "the server wants credentials"},
-		{302, "text/plain", "the server redirects"},
+		{404, "text/plain", "", "HTTP 404: is this the URL of the MCP endpoint"},
+		{200, "text/html; charset=utf-8", "", "the answer is an HTML page"},
+		{401, "application/json", "", "the server wants credentials"},
+		{403, "application/json", `Bearer error="insufficient_scope"`, "the server wants credentials"},
+		// No challenge: Playwright MCP refuses a Host other than
+		// localhost so; a token would not help (a sweep found the hint).
+		{403, "text/plain", "", "without asking for credentials"},
+		{302, "text/plain", "", "the server redirects"},
 	}
 	for _, tt := range tests {
 		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", tt.ctype)
 			if tt.status == 302 {
 				w.Header().Set("Location", "/elsewhere")
+			}
+			if tt.challenge != "" {
+				w.Header().Set("WWW-Authenticate", tt.challenge)
 			}
 			w.WriteHeader(tt.status)
 			fmt.Fprint(w, "<html>not here</html>")
