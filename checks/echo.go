@@ -373,7 +373,7 @@ func newEchoScan(p *Pass) *echoScan {
 func rawControl(report func(path, format string, args ...any), path, v string) {
 	if i := strings.IndexFunc(v, bareControl); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(v[i:])
-		report(path, "holds the control character %U as is; a quoted value has it escaped", r)
+		report(path, "holds the control character %U unescaped, which acts on a terminal that shows the text; write it escaped", r)
 	}
 }
 
