@@ -47,7 +47,7 @@ or to a POST without Accept or whose Accept leaves out a reply type,
 AMB-17), where the spec asks for no body
 (T-SESS-2, T-SESS-3). A status the
 HTTP layer sends on its own account (a size or rate limit: 413, 414, 429,
-431; authorization: 401 with its OAuth body, and T-AUTH-5's 403 for an
+431; authorization: 401 with its OAuth body, and the 403 for an
 insufficient scope; a gateway: 502, 503, 504), and
 a refusal the spec or the fixture lets come bare (a foreign Origin's 403,
 T-HTTP-14; a web server's 400 for headers too large), may come before any
