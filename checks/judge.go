@@ -375,20 +375,33 @@ func mergeReadings(a, b Verdict, why string) Verdict {
 		return a
 	}
 	if a.Status != StatusFail && b.Status != StatusFail {
-		// Neither reading fails: keep the one with something to say.
+		// Neither reading fails: keep the one with something to say,
+		// and say when the other reading has nothing against it.
+		keep := a
 		if rank(b.Status) > rank(a.Status) {
-			return b
+			keep = b
 		}
-		return a
+		if keep.Status == StatusWarn {
+			fs := make([]Finding, 0, len(keep.Findings))
+			for _, f := range keep.Findings {
+				f.Message += " (under one reading only: " + why + ")"
+				fs = append(fs, f)
+			}
+			keep.Findings = fs
+		}
+		return keep
 	}
-	failing := a
+	failing, other := a, b
 	if b.Status == StatusFail {
-		failing = b
+		failing, other = b, a
 	}
+	clean := other.Status == StatusPass || other.Status == StatusSkip
 	v := failing
 	v.Status, v.Findings = StatusWarn, nil
 	for _, f := range failing.Findings {
-		if f.Status == StatusFail {
+		if f.Status == StatusFail || clean {
+			// (A warning the other reading does not share holds under
+			// one reading too.)
 			f.Status = StatusWarn
 			f.Message += " (under one reading only: " + why + ")"
 		}

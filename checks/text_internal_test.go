@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // visibleLen counts every rune below firstMark without looking it up:
@@ -63,6 +65,31 @@ func TestReadProse(t *testing.T) {
 	for _, c := range cases {
 		if got := name[readProse(c.Text)]; got != c.Reading {
 			t.Errorf("readProse(%q) = %s, want %s", c.Text, got, c.Reading)
+		}
+	}
+}
+
+// TestMergeReadingsSaysOneReading: what one reading of a reply finds and
+// the other does not, warnings included, says it holds under one reading
+// only (a sweep found a warning from the 2026 reading of a request a
+// dual-era server read as 2025 stated as if sure).
+func TestMergeReadingsSaysOneReading(t *testing.T) {
+	fail := Verdict{Status: StatusFail, Findings: []Finding{{StatusFail, "a", "bad"}, {StatusWarn, "b", "odd"}}}
+	warn := Verdict{Status: StatusWarn, Findings: []Finding{{StatusWarn, "b", "odd"}}}
+	pass := Verdict{Status: StatusPass}
+	for _, tt := range []struct {
+		name string
+		a, b Verdict
+		want []Finding
+	}{
+		{"fail beside pass", fail, pass, []Finding{{StatusWarn, "a", "bad (under one reading only: why)"}, {StatusWarn, "b", "odd (under one reading only: why)"}}},
+		{"fail beside warn", fail, warn, []Finding{{StatusWarn, "a", "bad (under one reading only: why)"}, {StatusWarn, "b", "odd"}}},
+		{"warn beside pass", pass, warn, []Finding{{StatusWarn, "b", "odd (under one reading only: why)"}}},
+		{"warn beside warn", warn, warn, []Finding{{StatusWarn, "b", "odd"}}},
+	} {
+		got := mergeReadings(tt.a, tt.b, "why")
+		if diff := cmp.Diff(tt.want, got.Findings); diff != "" || got.Status != StatusWarn {
+			t.Errorf("%s: status %s, findings (-want +got):\n%s", tt.name, got.Status, diff)
 		}
 	}
 }
