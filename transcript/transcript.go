@@ -18,6 +18,11 @@
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
 //
+// A first line {"run":{"contract":"spec","schema":"none","checks":"RPC*"}}
+// records how the run judged; lint judges so unless its flags say
+// otherwise. An exchange with "unreported":true was judged but not
+// reported (a --run selection's negotiation): lint does the same.
+//
 // A line {"facts":{…}} records what the server declared in the run (the
 // negotiated version, the versions it serves, its capabilities, its
 // tools); every exchange after it is judged with those facts, as the live
@@ -67,6 +72,58 @@ type Record struct {
 	// Traffic is set for a relay's traffic line (see WriteTraffic); the
 	// record then holds no exchange.
 	Traffic *Traffic
+	// Unreported: the run judged the exchange but did not report it (one
+	// of its own a --run selection needed, as negotiation): lint does
+	// the same.
+	Unreported bool
+}
+
+// A Run is how a recorded run judged (a {"run":{…}} line): lint judges
+// the same way unless told otherwise.
+type Run struct {
+	Contract string `json:"contract,omitempty"` // strict, spec, or a contract file
+	Schema   string `json:"schema,omitempty"`   // builtin, none, or a schema file
+	Checks   string `json:"checks,omitempty"`   // the --checks list; "" is all
+}
+
+// WriteRun appends the run's settings to w as a {"run":{…}} line.
+func WriteRun(w io.Writer, run Run) error {
+	b, err := json.Marshal(struct {
+		Run Run `json:"run"`
+	}{run})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ReadRun reads the run line a transcript starts with (nil, nil when it
+// starts with anything else): lint takes its settings before it judges.
+func ReadRun(r io.Reader) (*Run, error) {
+	line, err := bufio.NewReaderSize(r, 4096).ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	run, ok, err := runLine(line)
+	if !ok {
+		return nil, nil
+	}
+	return run, err
+}
+
+// runLine reads a {"run":{…}} line; ok is false for any other line.
+func runLine(line []byte) (*Run, bool, error) {
+	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"run"`)) {
+		return nil, false, nil
+	}
+	var v struct {
+		Run *Run `json:"run"`
+	}
+	if err := json.Unmarshal(line, &v); err != nil || v.Run == nil {
+		return nil, true, fmt.Errorf(`a {"run":{…}} line that is no object of run settings: %v`, err)
+	}
+	return v.Run, true, nil
 }
 
 // A LineError is a line that could not be read; the reader goes on.
@@ -112,6 +169,13 @@ func (r *Reader) Next() (Record, error) {
 				return Record{}, &LineError{r.name, r.line, ferr}
 			}
 			r.facts, r.recorded = f, true
+			continue
+		}
+		if _, ok, rerr := runLine(line); ok {
+			// Read before judging (ReadRun); here it only must be sound.
+			if rerr != nil {
+				return Record{}, &LineError{r.name, r.line, rerr}
+			}
 			continue
 		}
 		if t, ok, terr := trafficLine(line); ok {
@@ -198,7 +262,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [10]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted
+	var root [11]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [5]string  // status, headers, body, bodyBase64, cut
 	// The request's and the response's members are read on the way
@@ -249,6 +313,13 @@ func (r *Reader) parse(line []byte) (Record, error) {
 		rec.Override = ov
 	}
 	ex.Failure, ex.Died, ex.Note = strings.Clone(value(root[6]).Str), strings.Clone(value(root[7]).Str), strings.Clone(value(root[8]).Str)
+	switch u := value(root[10]); u.Type {
+	case gjson.True:
+		rec.Unreported = true
+	case gjson.False, gjson.Null:
+	default:
+		return rec, fmt.Errorf(`"unreported" is %s, want true or false`, envelope.Kind(u))
+	}
 	if red := value(root[9]); red.Exists() {
 		if !red.IsArray() {
 			return rec, fmt.Errorf(`"redacted" is %s, want an array of header names`, envelope.Kind(red))
@@ -327,7 +398,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut"}
 	// versions are the known protocol versions, so that a record holds
@@ -503,6 +574,16 @@ func WriteFacts(w io.Writer, f *expect.Facts) error {
 // Bodies that are not valid UTF-8 go as bodyBase64, so the bytes survive
 // exactly.
 func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override) error {
+	return write(w, fixture, ex, o, false)
+}
+
+// WriteUnreported is Write for an exchange the run judged but did not
+// report (see Record.Unreported).
+func WriteUnreported(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override) error {
+	return write(w, fixture, ex, o, true)
+}
+
+func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override, unreported bool) error {
 	type msg struct {
 		Method     string              `json:"method,omitempty"`
 		Status     int                 `json:"status,omitempty"`
@@ -521,17 +602,18 @@ func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		}
 	}
 	rec := struct {
-		Transport string           `json:"transport"`
-		Version   string           `json:"protocolVersion,omitempty"`
-		Fixture   string           `json:"fixture,omitempty"`
-		Expect    *expect.Override `json:"expect,omitempty"`
-		Failure   string           `json:"failure,omitempty"`
-		Died      string           `json:"died,omitempty"`
-		Note      string           `json:"note,omitempty"`
-		Redacted  []string         `json:"redacted,omitempty"`
-		Request   msg              `json:"request"`
-		Response  *msg             `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note, Redacted: ex.Redacted}
+		Transport  string           `json:"transport"`
+		Version    string           `json:"protocolVersion,omitempty"`
+		Fixture    string           `json:"fixture,omitempty"`
+		Expect     *expect.Override `json:"expect,omitempty"`
+		Failure    string           `json:"failure,omitempty"`
+		Died       string           `json:"died,omitempty"`
+		Note       string           `json:"note,omitempty"`
+		Redacted   []string         `json:"redacted,omitempty"`
+		Unreported bool             `json:"unreported,omitempty"`
+		Request    msg              `json:"request"`
+		Response   *msg             `json:"response"`
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported}
 	if !o.Empty() {
 		rec.Expect = o
 	}
@@ -569,8 +651,8 @@ func (r *Reader) Ready() bool {
 		if i < 0 {
 			return false
 		}
-		// Next reads past blank lines and facts lines to the record.
-		if line := bytes.TrimSpace(b[:i]); len(line) > 0 && !bytes.HasPrefix(line, []byte(`{"facts"`)) {
+		// Next reads past blank lines, facts and run lines to the record.
+		if line := bytes.TrimSpace(b[:i]); len(line) > 0 && !bytes.HasPrefix(line, []byte(`{"facts"`)) && !bytes.HasPrefix(line, []byte(`{"run"`)) {
 			return true
 		}
 		b = b[i+1:]

@@ -214,17 +214,22 @@ func (k *sink) Exchange(j runner.Judged) error {
 		j.Exchange = envelope.ScrubExchange(j.Exchange, k.secrets)
 		j.Verdicts = scrubVerdicts(j.Verdicts, k.secrets)
 	}
+	hidden := k.selected != nil && !slices.ContainsFunc(k.selected, func(f *fixtures.Fixture) bool {
+		return j.Fixture == f.ID || strings.HasPrefix(j.Fixture, f.ID+"/")
+	}) || slices.ContainsFunc(k.skip, func(p string) bool { return fixtures.Matches(p, j.Fixture) })
 	if k.record != nil && j.Exchange != nil {
-		if err := transcript.Write(k.record, j.Fixture, j.Exchange, j.Override); err != nil {
+		write := transcript.Write
+		if hidden && j.Verdicts != nil {
+			write = transcript.WriteUnreported // so lint reports what check did
+		}
+		if err := write(k.record, j.Fixture, j.Exchange, j.Override); err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}
 	if j.Verdicts == nil {
 		return nil // recorded, not judged (a negotiation that failed)
 	}
-	if k.selected != nil && !slices.ContainsFunc(k.selected, func(f *fixtures.Fixture) bool {
-		return j.Fixture == f.ID || strings.HasPrefix(j.Fixture, f.ID+"/")
-	}) || slices.ContainsFunc(k.skip, func(p string) bool { return fixtures.Matches(p, j.Fixture) }) {
+	if hidden {
 		k.hidden++
 		return nil
 	}
@@ -321,6 +326,10 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		}
 		defer f.Close()
 		k.record = f
+		// How the run judges, so that lint of the recording judges alike.
+		if err := transcript.WriteRun(f, transcript.Run{Contract: o.Contract, Schema: o.Schema, Checks: o.Checks}); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
 	}
 	started := s.Now()
 	ctx, release := s.Interrupts(ctx)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,6 +23,9 @@ type lintOptions struct {
 	reportOptions
 	Files    []string
 	Parallel int
+	// changed says whether the user set a flag; the settings a
+	// recording's run line gives are taken only for flags left unset.
+	changed func(name string) bool
 }
 
 func newLintCmd(s *streams) *cobra.Command {
@@ -36,8 +40,8 @@ rest is still judged; the report is always written.
 
 ` + exitHelp,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Files = args
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Files, o.changed = args, cmd.Flags().Changed
 			return lintRun(s, o)
 		},
 	}
@@ -63,9 +67,13 @@ func lintRun(s *streams, o *lintOptions) error {
 		buffered.Out, s, flush = bw, &buffered, bw.Flush
 		defer bw.Flush() // a run that stops early still writes what it reported
 	}
+	adopted := o.adoptRun()
 	ss, err := o.open(s, report.Meta{Target: "lint " + strings.Join(o.Files, " "), Protocol: "per exchange (declared or inferred from the request)"})
 	if err != nil {
 		return err
+	}
+	for _, n := range adopted {
+		ss.note(n)
 	}
 	if flush != nil {
 		// Closing the reports writes the last block, and its error.
@@ -75,7 +83,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	// A transcript lists the same tools again and again: each schema is
 	// compiled once.
 	var tools schema.ToolCache
-	var inputErrs int
+	var inputErrs, unreported int
 	for _, name := range o.Files {
 		r, closeIn, err := openInput(s, name)
 		if err != nil {
@@ -109,6 +117,8 @@ func lintRun(s *streams, o *lintOptions) error {
 				if cvs := client.take(rec.Traffic, rec.Facts); cvs != nil {
 					return ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Verdicts: cvs})
 				}
+			case rec.Unreported:
+				unreported++ // judged, not reported, as the run did
 			default:
 				return ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: it.Expect, Verdicts: it.Verdicts})
 			}
@@ -119,6 +129,9 @@ func lintRun(s *streams, o *lintOptions) error {
 			return err
 		}
 		closeIn()
+	}
+	if unreported > 0 {
+		ss.note(fmt.Sprintf("%d exchange(s) the recorded run judged but did not report (what its --run selection needed: negotiation, tools/list, the end of the session) were judged but are not reported", unreported))
 	}
 	err = ss.finish()
 	if inputErrs > 0 && (err == nil || errors.Is(err, errFindings)) {
@@ -174,4 +187,59 @@ func tuneGC(getenv func(string) string) (restore func()) {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// adoptRun takes the settings the recordings' run lines give (contract,
+// schema, checks) for the flags the user left unset, so that lint judges
+// as the recorded run did; it returns notes saying what it took, or why
+// it did not (recordings that disagree, a file named on another machine).
+func (o *lintOptions) adoptRun() []string {
+	var runs []transcript.Run
+	for _, name := range o.Files {
+		if name == "-" {
+			continue // stdin is read once, by the judge
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			continue // reported when the file is judged
+		}
+		run, _ := transcript.ReadRun(f)
+		f.Close()
+		if run != nil {
+			runs = append(runs, *run)
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	var notes []string
+	take := func(flag string, dst *string, get func(transcript.Run) string, builtin ...string) {
+		v := get(runs[0])
+		for _, r := range runs[1:] {
+			if get(r) != v {
+				notes = append(notes, fmt.Sprintf("the recordings were judged with different --%s; judged here with --%s %s", flag, flag, *dst))
+				return
+			}
+		}
+		switch {
+		case o.changed != nil && o.changed(flag), v == *dst:
+		case v != "" && len(builtin) > 0 && !slices.Contains(builtin, v):
+			notes = append(notes, fmt.Sprintf("the recording was judged with --%s %s, a file of that machine; judged here with --%s %s (pass the file to judge alike)", flag, v, flag, *dst))
+		default:
+			*dst = v
+			notes = append(notes, fmt.Sprintf("judged with --%s %s, as the recorded run was", flag, quoteEmpty(v)))
+		}
+	}
+	take("contract", &o.Contract, func(r transcript.Run) string { return r.Contract }, "strict", "spec")
+	take("schema", &o.Schema, func(r transcript.Run) string { return r.Schema }, "builtin", "none", "off")
+	take("checks", &o.Checks, func(r transcript.Run) string { return r.Checks })
+	return notes
+}
+
+// quoteEmpty shows an empty flag value as "" (all checks).
+func quoteEmpty(v string) string {
+	if v == "" {
+		return `""`
+	}
+	return v
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestCheckDemo(t *testing.T) {
@@ -97,6 +100,49 @@ func TestCheckRecordThenLint(t *testing.T) {
 		if strings.Contains(k, "ERR4001") && !g[k] {
 			t.Errorf("lint of the recording lost %s", k)
 		}
+	}
+}
+
+// TestRecordedRunSettingsLintAlike: a run with a selection, a contract
+// and a checks list records them, and lint of the recording gives its
+// report row for row (an audit found lint judging with its own defaults
+// and reporting the negotiation the selection left out); flags given to
+// lint still win.
+func TestRecordedRunSettingsLintAlike(t *testing.T) {
+	dir := t.TempDir()
+	rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+	if code, _, errOut := runMain(t, "", "check", "--demo", "--demo-fault", "no-resultType", "--run", "id/*", "--contract", "spec", "--checks", "RPC*,PRO1002", "--record", rec, "--format", "json", "-o", live); code != exitFindings {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings {
+		t.Fatalf("lint: exit %d: %s", code, errOut)
+	}
+	rows := func(p string) []string {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Results []struct{ Fixture, Check, Status string }
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, x := range r.Results {
+			out = append(out, x.Fixture+" "+x.Check+" "+x.Status)
+		}
+		return out
+	}
+	want := rows(live)
+	if len(want) == 0 || slices.ContainsFunc(want, func(r string) bool { return strings.HasPrefix(r, "negotiate/") || strings.Contains(r, " ERR") }) {
+		t.Fatalf("the live run's rows are not the selection's: %v", want)
+	}
+	if diff := cmp.Diff(want, rows(linted)); diff != "" {
+		t.Errorf("lint of the recording (-check +lint):\n%s", diff)
+	}
+	if code, out, _ := runMain(t, "", "lint", "--checks", "all", rec); code != exitFindings || !strings.Contains(out, "fail SCH1001") {
+		t.Errorf("lint --checks all: exit %d, want the flag to win over the recording's list\n%s", code, out)
 	}
 }
 
