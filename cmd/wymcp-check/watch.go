@@ -836,6 +836,11 @@ func (w *watcher) openSinks(s *streams, o *relayOptions, target string) (func(no
 		}
 		w.record = f
 		closers = append(closers, f.Close)
+		// How the relay judges, so that lint of the recording judges alike.
+		if err := transcript.WriteRun(f, transcript.Run{Contract: o.Contract, Schema: o.Schema}); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("--record: %w", err)
+		}
 	}
 	if o.Report != "" {
 		ro := &reportOptions{Format: o.Format, Output: o.Report, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema}
