@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,14 +83,9 @@ func WriteTraffic(w io.Writer, t *Traffic) error {
 			wt.BodyBase64 = &e
 		}
 	}
-	b, err := json.Marshal(struct {
+	return writeLine(w, struct {
 		Traffic wireTraffic `json:"traffic"`
 	}{wt})
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // trafficLine reads a {"traffic":{…}} line; ok is false for any other.

@@ -88,9 +88,14 @@ type Run struct {
 
 // WriteRun appends the run's settings to w as a {"run":{…}} line.
 func WriteRun(w io.Writer, run Run) error {
-	b, err := json.Marshal(struct {
+	return writeLine(w, struct {
 		Run Run `json:"run"`
 	}{run})
+}
+
+// writeLine appends v to w as one JSON line.
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -559,14 +564,9 @@ func body(b, b64 string, where string) ([]byte, error) {
 // WriteFacts appends a facts line: what the server declared, for every
 // exchange written after it.
 func WriteFacts(w io.Writer, f *expect.Facts) error {
-	b, err := json.Marshal(struct {
+	return writeLine(w, struct {
 		Facts *expect.Facts `json:"facts"`
 	}{f})
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // Write appends one exchange to w as a transcript line, with the
@@ -632,12 +632,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		put(m, b)
 		rec.Response = m
 	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return writeLine(w, rec)
 }
 
 // Ready reports whether Next can return without waiting on the input:

@@ -117,28 +117,11 @@ func TestRecordedRunSettingsLintAlike(t *testing.T) {
 	if code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings {
 		t.Fatalf("lint: exit %d: %s", code, errOut)
 	}
-	rows := func(p string) []string {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Results []struct{ Fixture, Check, Status string }
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, x := range r.Results {
-			out = append(out, x.Fixture+" "+x.Check+" "+x.Status)
-		}
-		return out
-	}
-	want := rows(live)
+	want := reportRows(t, live)
 	if len(want) == 0 || slices.ContainsFunc(want, func(r string) bool { return strings.HasPrefix(r, "negotiate/") || strings.Contains(r, " ERR") }) {
 		t.Fatalf("the live run's rows are not the selection's: %v", want)
 	}
-	if diff := cmp.Diff(want, rows(linted)); diff != "" {
+	if diff := cmp.Diff(want, reportRows(t, linted)); diff != "" {
 		t.Errorf("lint of the recording (-check +lint):\n%s", diff)
 	}
 	if code, out, _ := runMain(t, "", "lint", "--checks", "all", rec); code != exitFindings || !strings.Contains(out, "fail SCH1001") {
