@@ -393,7 +393,8 @@ stream). Any other type (text/plain, text/html, none) is a breach, also on
 			p.Deviate(p.Expect.Reply, "http.body", "status %d with an empty body, want a JSON-RPC response", resp.Status)
 			return nil
 		}
-		if cts := envelope.HeaderDistinct(resp.Header, "Content-Type"); len(cts) > 1 {
+		if envelope.HeaderVaries(resp.Header, "Content-Type") {
+			cts := envelope.HeaderDistinct(resp.Header, "Content-Type")
 			// A single-valued field sent with two values (RFC 9110 §5.3):
 			// clients differ on which they read, so none is sure.
 			p.Failf("http.header.Content-Type", "Content-Type is sent %d times with different values (%s); it is single-valued, and clients may read either", len(cts), Quote(strings.Join(cts, " | "), quoteN))

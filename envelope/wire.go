@@ -96,6 +96,14 @@ func HeaderJoined(h http.Header, name string) (string, bool) {
 // order HeaderJoined reads them; nil when the header is absent. More than
 // one is a single-valued header a receiver may read either way.
 func HeaderDistinct(h http.Header, name string) []string {
+	if !HeaderVaries(h, name) {
+		// The common case, read without allocating: one value, or the
+		// same one again.
+		if v, ok := HeaderValue(h, name); ok {
+			return []string{v}
+		}
+		return nil
+	}
 	var out []string
 	for _, v := range headerLines(h, name) {
 		if !slices.Contains(out, v) {
@@ -103,6 +111,25 @@ func HeaderDistinct(h http.Header, name string) []string {
 		}
 	}
 	return out
+}
+
+// HeaderVaries: the header's field lines hold more than one value.
+func HeaderVaries(h http.Header, name string) bool {
+	first, seen := "", false
+	for k, vs := range h {
+		if !strings.EqualFold(k, name) {
+			continue
+		}
+		for _, v := range vs {
+			switch {
+			case !seen:
+				first, seen = v, true
+			case v != first:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // headerLines are the values of every field line of the name, in any
