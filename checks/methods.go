@@ -229,10 +229,17 @@ func optedIn(p *Pass, path, method string, m *envelope.Message) {
 	case !(f.Type == gjson.True || f.IsArray() && len(f.Array()) > 0):
 		p.Failf(path, "%s, which the listen request did not opt in to (%s; T-SUB-2)", Quote(method, quoteN), key)
 	case f.IsArray():
-		if u := m.Get("params.uri"); u.Type == gjson.String && !slices.ContainsFunc(f.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u.Str) }) {
+		if u := m.Get("params.uri"); u.Type == gjson.String && !slices.ContainsFunc(f.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u.Str) || subResource(r.Str, u.Str) }) {
 			p.Failf(path+".params.uri", "an update of %s, a resource the listen request did not subscribe to (%s; T-SUB-2)", Quote(u.Str, quoteN), key)
 		}
 	}
+}
+
+// subResource: u lies under sub (the 2026-07-28 schema: an update "might
+// be a sub-resource of the one that the client actually subscribed to").
+func subResource(sub, u string) bool {
+	sub = strings.TrimSuffix(sub, "/")
+	return len(u) > len(sub)+1 && u[len(sub)] == '/' && sameURI(sub, u[:len(sub)])
 }
 
 // sameURI: a and b name the same resource, read as RFC 3986 §6.2.2.1
@@ -409,7 +416,7 @@ func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
 		s.ForEach(func(k, v gjson.Result) bool {
 			switch {
 			case k.Str == "x-mcp-header":
-				judgeParamHeader(p, at, s, v, direct, seen)
+				judgeParamHeader(p, at, s, localRef(schema, s), v, direct, seen)
 			case k.Str == "properties" && v.IsObject():
 				v.ForEach(func(name, sub gjson.Result) bool {
 					walk(sub, envelope.JoinPath(at+".properties", name.Str), direct)
@@ -426,6 +433,34 @@ func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
 		})
 	}
 	walk(schema, path, true)
+}
+
+// localRef is the schema a property without a type of its own names
+// with a local $ref ("#/$defs/X", "#/definitions/X"), followed a few
+// steps (a loop ends there); prop itself when it has a type, names no
+// local reference, or one that does not resolve (then the kind is read
+// as typed through $ref).
+func localRef(root, prop gjson.Result) gjson.Result {
+	for range 8 {
+		ref := prop.Get("$ref")
+		if prop.Get("type").Exists() || ref.Type != gjson.String || !strings.HasPrefix(ref.Str, "#/") {
+			return prop
+		}
+		var path []string
+		for _, seg := range strings.Split(ref.Str[2:], "/") {
+			// JSON Pointer (RFC 6901): ~1 is "/", ~0 is "~".
+			path = append(path, strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~"))
+		}
+		target := root
+		for _, seg := range path {
+			target = target.Get(gjson.Escape(seg))
+		}
+		if !target.IsObject() {
+			return prop
+		}
+		prop = target
+	}
+	return prop
 }
 
 // Kinds of property an x-mcp-header may sit on.
@@ -502,7 +537,8 @@ func headerPropertyKind(prop gjson.Result) int {
 
 var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "api-key", "api_key", "credential", "authorization"}
 
-func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, seen map[string]bool) {
+// typed is prop, or the schema its local $ref names (see localRef).
+func judgeParamHeader(p *Pass, at string, prop, typed, v gjson.Result, direct bool, seen map[string]bool) {
 	path := at + ".x-mcp-header"
 	name := v.Str
 	switch {
@@ -515,9 +551,9 @@ func judgeParamHeader(p *Pass, at string, prop, v gjson.Result, direct bool, see
 		p.Failf(path, "x-mcp-header %s is used twice (case-insensitively) in one inputSchema (T-HDR-7)", Quote(name, quoteN))
 	}
 	seen[strings.ToLower(name)] = true
-	switch headerPropertyKind(prop) {
+	switch headerPropertyKind(typed) {
 	case headerOther:
-		p.Failf(path, "x-mcp-header %s is on a property of type %s; only integer, string and boolean may carry one (T-HDR-7)", Quote(name, quoteN), describe(prop.Get("type")))
+		p.Failf(path, "x-mcp-header %s is on a property of type %s; only integer, string and boolean may carry one (T-HDR-7)", Quote(name, quoteN), describe(typed.Get("type")))
 	case headerNullable:
 		// T-HDR-4 foresees a null value (no header then), so a
 		// nullable property may be meant; T-HDR-7 names single types.

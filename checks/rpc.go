@@ -369,13 +369,6 @@ func refusedOnHeaders(p *Pass) bool {
 			// is refused on the header (AMB-17), before the body is read.
 			return true
 		}
-		if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && p.Expect.Facts != nil && !p.Expect.Facts.Serves(v) && !methodLevel(p) {
-			// A version header naming a version the server does not
-			// serve is refused 400 on the header (T-HTTP-7), before the
-			// body is read: the TypeScript SDK's stateless servers so
-			// refuse a probing client's server/discover.
-			return true
-		}
 		// A session-less request to a server the facts show issued a
 		// session: T-SESS-2's 400 may come before the body is read.
 		// Issuing one does not show the server requires it, so only the
@@ -384,6 +377,15 @@ func refusedOnHeaders(p *Pass) bool {
 		x := p.Expect
 		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
 			return false
+		}
+		if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && x.Facts != nil && len(x.Facts.Supported) > 0 &&
+			!x.Facts.Serves(v) && v != x.Facts.Speaks() {
+			// A version header naming a version the server said it does
+			// not serve (its facts list the versions it serves) is
+			// refused 400 on the header (T-HTTP-7), before the body is
+			// read: the TypeScript SDK's stateless servers so refuse a
+			// probing client's server/discover outside a session.
+			return true
 		}
 		if x.Method == "server/discover" && (x.Version == envelope.V20260728 || envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version") == envelope.V20260728) {
 			// A client's server/discover probe to a server not known to
@@ -797,8 +799,9 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 	}
 	empty := !envelope.NonEmpty(batch)
 	if msgs := p.Reply.Messages; !empty && len(msgs) == 1 && msgs[0].IsObject() && msgs[0].Get("error").Exists() {
-		if id := msgs[0].Get("id"); !id.Exists() || id.Type == gjson.Null {
-			// The batch refused as a whole, with one JSON-RPC error: a
+		if id := msgs[0].Get("id"); id.Exists() && id.Type == gjson.Null {
+			// The batch refused as a whole, with one JSON-RPC error whose
+			// id is null (JSON-RPC §5: present, null when unreadable): a
 			// 2025-03-26 server that does not support batches answers so
 			// rather than crash (T-V0326-1); the error's own shape and
 			// code are the other checks'.
