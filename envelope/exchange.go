@@ -6,6 +6,7 @@ package envelope
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -131,27 +132,87 @@ func MarkedSecrets(names []string) []Secret {
 
 // ScrubSecrets returns b with every secret's value replaced by its
 // marker, the longest first (a token inside its "Bearer token" goes with
-// it), and the names of those it held whose echo is judged (EchoedSecret
-// bytes or more); b itself when it held none. Values shorter than
-// minSecret are left: they would mangle ordinary text and protect
-// nothing.
-func ScrubSecrets(b []byte, secrets []Secret) ([]byte, []string) {
-	var names []string
+// it), and the secrets it held; b itself when it held none. A value a
+// JSON string holds escaped ("sk\/live", "\u0073k") is found and
+// replaced too: the string is decoded, scrubbed and written anew. Values
+// shorter than minSecret are left: they would mangle ordinary text and
+// protect nothing.
+func ScrubSecrets(b []byte, secrets []Secret) ([]byte, []Secret) {
 	if len(secrets) == 0 || len(b) == 0 {
 		return b, nil
 	}
-	sorted := slices.Clone(secrets)
-	slices.SortStableFunc(sorted, func(x, y Secret) int { return len(y.Value) - len(x.Value) })
-	for _, s := range sorted {
-		if len(s.Value) < minSecret || !bytes.Contains(b, []byte(s.Value)) {
-			continue
-		}
-		b = bytes.ReplaceAll(b, []byte(s.Value), []byte(SecretMarker(s.Name)))
-		if n := http.CanonicalHeaderKey(s.Name); len(s.Value) >= EchoedSecret && !slices.Contains(names, n) {
-			names = append(names, n)
+	sorted := make([]Secret, 0, len(secrets))
+	for _, s := range secrets {
+		if len(s.Value) >= minSecret {
+			sorted = append(sorted, s)
 		}
 	}
-	return b, names
+	slices.SortStableFunc(sorted, func(x, y Secret) int { return len(y.Value) - len(x.Value) })
+	var found []Secret
+	note := func(s Secret) {
+		if !slices.Contains(found, s) {
+			found = append(found, s)
+		}
+	}
+	for _, s := range sorted {
+		if bytes.Contains(b, []byte(s.Value)) {
+			b = bytes.ReplaceAll(b, []byte(s.Value), []byte(SecretMarker(s.Name)))
+			note(s)
+		}
+	}
+	if bytes.IndexByte(b, '\\') >= 0 {
+		b = scrubEscaped(b, sorted, note)
+	}
+	return b, found
+}
+
+// scrubEscaped rewrites the JSON string tokens of b whose decoded text
+// holds a secret; a token that does not decode is left as it is.
+func scrubEscaped(b []byte, secrets []Secret, note func(Secret)) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		j, escaped := i+1, false
+		for ; j < len(b) && b[j] != '"'; j++ {
+			if b[j] == '\\' {
+				escaped = true
+				j++
+			}
+		}
+		if j >= len(b) {
+			break
+		}
+		if escaped {
+			var text string
+			if json.Unmarshal(b[i:j+1], &text) == nil {
+				changed := false
+				for _, s := range secrets {
+					if strings.Contains(text, s.Value) {
+						text = strings.ReplaceAll(text, s.Value, SecretMarker(s.Name))
+						changed = true
+						note(s)
+					}
+				}
+				if changed {
+					var enc bytes.Buffer
+					e := json.NewEncoder(&enc)
+					e.SetEscapeHTML(false)
+					if e.Encode(text) == nil {
+						out = append(append(out, b[last:i]...), bytes.TrimSuffix(enc.Bytes(), []byte("\n"))...)
+						last = j + 1
+					}
+				}
+			}
+		}
+		i = j
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
 
 // minSecret is the shortest value ScrubSecrets takes out.
@@ -162,31 +223,65 @@ const minSecret = 4
 const EchoedSecret = 8
 
 // ScrubExchange is a copy of ex with the secrets taken out of its bodies
-// and their names in Redacted; ex itself when its bodies hold none.
+// and header values, and the names of those whose echo is judged
+// (EchoedSecret bytes or more) in Redacted; ex itself when it holds none.
 func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 	if len(secrets) == 0 {
 		return ex
 	}
 	c := *ex
-	var names, got []string
-	c.Request.Body, names = ScrubSecrets(ex.Request.Body, secrets)
+	var found, got []Secret
+	c.Request.Body, found = ScrubSecrets(ex.Request.Body, secrets)
+	c.Request.Header, got = scrubHeader(ex.Request.Header, secrets)
+	found = append(found, got...)
 	if r := ex.Response; r != nil {
 		rc := *r
 		rc.Body, got = ScrubSecrets(r.Body, secrets)
-		names = append(names, got...)
+		found = append(found, got...)
+		rc.Header, got = scrubHeader(r.Header, secrets)
+		found = append(found, got...)
 		rc.Messages = nil
 		for _, m := range r.Messages {
 			m, got = ScrubSecrets(m, secrets)
 			rc.Messages = append(rc.Messages, m)
-			names = append(names, got...)
+			found = append(found, got...)
 		}
 		c.Response = &rc
 	}
-	if len(names) == 0 {
+	if len(found) == 0 {
 		return ex
 	}
-	names = append(names, ex.Redacted...)
+	names := slices.Clone(ex.Redacted)
+	for _, s := range found {
+		if len(s.Value) >= EchoedSecret {
+			names = append(names, http.CanonicalHeaderKey(s.Name))
+		}
+	}
 	slices.Sort(names)
 	c.Redacted = slices.Compact(names)
 	return &c
+}
+
+// scrubHeader is h with the secrets taken out of its values (a copy when
+// any held one), and the secrets found.
+func scrubHeader(h http.Header, secrets []Secret) (http.Header, []Secret) {
+	var out http.Header
+	var found []Secret
+	for k, vs := range h {
+		for i, v := range vs {
+			sv, got := ScrubSecrets([]byte(v), secrets)
+			if got == nil {
+				continue
+			}
+			if out == nil {
+				out = h.Clone()
+			}
+			out[k][i] = string(sv)
+			found = append(found, got...)
+		}
+	}
+	if out == nil {
+		return h, nil
+	}
+	return out, found
 }

@@ -25,26 +25,41 @@ func TestIsEventStream(t *testing.T) {
 }
 
 func TestScrubSecrets(t *testing.T) {
-	secrets := []Secret{{"authorization", "Bearer tok-5678"}, {"Authorization", "tok-5678"}, {"X-Api-Key", "key"}}
+	secrets := []Secret{{"authorization", "Bearer tok-5678"}, {"Authorization", "tok-5678"}, {"X-Api-Key", "sk/live/abcdef"}, {"X-Pin", "4321"}, {"X-Short", "key"}}
 	for _, tt := range []struct {
 		in, want string
-		names    []string
+		found    int
 	}{
-		{`{"m":"bad Bearer tok-5678, or tok-5678"}`, `{"m":"bad <redacted:Authorization>, or <redacted:Authorization>"}`, []string{"Authorization"}},
-		{`{"m":"no secret, a key too short to scrub"}`, `{"m":"no secret, a key too short to scrub"}`, nil},
+		{`{"m":"bad Bearer tok-5678, or tok-5678"}`, `{"m":"bad <redacted:Authorization>, or <redacted:Authorization>"}`, 2},
+		// Escaped as PHP's json_encode and \u escapes write it: the
+		// decoded text holds the secret, which is what a client reads.
+		{`{"m":"key sk\/live\/abcdef"}`, `{"m":"key <redacted:X-Api-Key>"}`, 1},
+		{`{"m":"key \u0073k/live/abcdef, \"quoted\""}`, `{"m":"key <redacted:X-Api-Key>, \"quoted\""}`, 1},
+		// Short values are taken out too; their echo is not judged.
+		{`{"m":"pin 4321"}`, `{"m":"pin <redacted:X-Pin>"}`, 1},
+		{`{"m":"no secret, a key too short to scrub"}`, `{"m":"no secret, a key too short to scrub"}`, 0},
 	} {
-		got, names := ScrubSecrets([]byte(tt.in), secrets)
-		if string(got) != tt.want || !slices.Equal(names, tt.names) {
-			t.Errorf("ScrubSecrets(%s) = %s, %v; want %s, %v", tt.in, got, names, tt.want, tt.names)
+		got, found := ScrubSecrets([]byte(tt.in), secrets)
+		if string(got) != tt.want || len(found) != tt.found {
+			t.Errorf("ScrubSecrets(%s) = %s, %v; want %s, %d found", tt.in, got, found, tt.want, tt.found)
 		}
 	}
-	ex := &Exchange{Request: Request{Body: []byte(`{}`)}, Response: &Response{Body: []byte("a tok-5678\n"), Messages: [][]byte{[]byte("a tok-5678")}}}
+	ex := &Exchange{Request: Request{Body: []byte(`{}`)}, Response: &Response{
+		Header:   map[string][]string{"X-Echo": {"tok-5678"}},
+		Body:     []byte("a tok-5678 4321\n"),
+		Messages: [][]byte{[]byte("a tok-5678 4321")},
+	}}
 	c := ScrubExchange(ex, secrets)
-	if c == ex || string(c.Response.Body) != "a <redacted:Authorization>\n" || string(c.Response.Messages[0]) != "a <redacted:Authorization>" || !slices.Equal(c.Redacted, []string{"Authorization"}) {
+	if c == ex || string(c.Response.Body) != "a <redacted:Authorization> <redacted:X-Pin>\n" || string(c.Response.Messages[0]) != "a <redacted:Authorization> <redacted:X-Pin>" ||
+		c.Response.Header["X-Echo"][0] != "<redacted:Authorization>" || !slices.Equal(c.Redacted, []string{"Authorization"}) {
 		t.Errorf("ScrubExchange: %+v %q", c.Response, c.Redacted)
 	}
-	if string(ex.Response.Body) != "a tok-5678\n" {
+	if string(ex.Response.Body) != "a tok-5678 4321\n" || ex.Response.Header["X-Echo"][0] != "tok-5678" {
 		t.Error("ScrubExchange changed the exchange it copied")
+	}
+	short := &Exchange{Response: &Response{Body: []byte("pin 4321")}}
+	if c := ScrubExchange(short, secrets); c == short || string(c.Response.Body) != "pin <redacted:X-Pin>" || c.Redacted != nil {
+		t.Errorf("a short secret: %q, redacted %q; want it scrubbed and not named (its echo is not judged)", c.Response.Body, c.Redacted)
 	}
 	if clean := (&Exchange{Response: &Response{Body: []byte("ok")}}); ScrubExchange(clean, secrets) != clean {
 		t.Error("an exchange without secrets was copied")

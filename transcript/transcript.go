@@ -143,6 +143,7 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // A Reader streams records from a transcript.
 type Reader struct {
+	run   *Run // the run line the input starts with
 	name  string
 	br    *bufio.Reader
 	line  int
@@ -176,10 +177,16 @@ func (r *Reader) Next() (Record, error) {
 			r.facts, r.recorded = f, true
 			continue
 		}
-		if _, ok, rerr := runLine(line); ok {
-			// Read before judging (ReadRun); here it only must be sound.
-			if rerr != nil {
+		if run, ok, rerr := runLine(line); ok {
+			// Read before judging (ReadRun, from the first line); here
+			// it must be sound, and a later one must not say otherwise.
+			switch {
+			case rerr != nil:
 				return Record{}, &LineError{r.name, r.line, rerr}
+			case r.run == nil && r.line == 1:
+				r.run = run
+			case r.run == nil || *run != *r.run:
+				return Record{}, &LineError{r.name, r.line, errors.New("a run line past the start, with other settings than the first line's (recordings joined?): the file is judged with one setting; judge the recordings apart")}
 			}
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -197,5 +198,35 @@ func TestStdioMessagesRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("body %q (-want +got):\n%s", body, diff)
 		}
+	}
+}
+
+// TestRunLinesAndMarks: the run line and the marks of an exchange (its
+// secrets redacted, unreported) survive a round trip; a second run line
+// with other settings, as where two recordings were joined, is an error
+// of its line, and the rest is read.
+func TestRunLinesAndMarks(t *testing.T) {
+	var buf bytes.Buffer
+	run := transcript.Run{Contract: "spec", Schema: "builtin", Checks: "RPC*"}
+	ex := envelope.Exchange{Transport: envelope.Stdio, Request: envelope.Request{Body: []byte(`{}`)}, Redacted: []string{"X-Api-Key"}}
+	if err := transcript.WriteRun(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := transcript.WriteUnreported(&buf, "a", &ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	transcript.WriteRun(&buf, run) // the same again: no fault
+	transcript.WriteRun(&buf, transcript.Run{Contract: "strict"})
+	transcript.Write(&buf, "b", &ex, nil)
+	got, err := transcript.ReadRun(bytes.NewReader(buf.Bytes()))
+	if err != nil || got == nil || *got != run {
+		t.Errorf("ReadRun = %+v, %v; want %+v", got, err, run)
+	}
+	recs, errs := readAll(t, "joined", &buf)
+	if len(recs) != 2 || !recs[0].Unreported || recs[1].Unreported || !slices.Equal(recs[0].Exchange.Redacted, []string{"X-Api-Key"}) {
+		t.Errorf("records %+v", recs)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "joined:4:") || !strings.Contains(errs[0], "recordings joined") {
+		t.Errorf("errors %q, want the fourth line's", errs)
 	}
 }

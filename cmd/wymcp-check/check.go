@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -201,8 +202,18 @@ type sink struct {
 }
 
 func (k *sink) Facts(f *expect.Facts) {
-	if k.record != nil && k.recErr == nil {
+	if k.record == nil || k.recErr != nil {
+		return
+	}
+	if len(k.secrets) == 0 {
 		k.recErr = transcript.WriteFacts(k.record, f)
+		return
+	}
+	// A tool's description may quote a secret as a reply may.
+	var line bytes.Buffer
+	if k.recErr = transcript.WriteFacts(&line, f); k.recErr == nil {
+		b, _ := envelope.ScrubSecrets(line.Bytes(), k.secrets)
+		_, k.recErr = k.record.Write(b)
 	}
 }
 
@@ -239,6 +250,27 @@ func (k *sink) Exchange(j runner.Judged) error {
 }
 
 func (k *sink) Note(n string) { k.ss.note(scrubText(n, k.secrets)) }
+
+// scrubErr is err with the secrets taken out of its text; it still
+// matches what err matched (errors.Is), and is err itself when its text
+// holds none.
+func scrubErr(err error, secrets []envelope.Secret) error {
+	if err == nil {
+		return nil
+	}
+	if msg := scrubText(err.Error(), secrets); msg != err.Error() {
+		return &scrubbedError{msg, err}
+	}
+	return err
+}
+
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
 
 // scrubText is s with the secrets' values replaced by their markers.
 func scrubText(s string, secrets []envelope.Secret) string {
@@ -343,6 +375,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		opts.Progress = prog
 	}
 	res, runErr := runner.Run(ctx, target, opts, k)
+	runErr = scrubErr(runErr, k.secrets) // the reason may quote a reply
 	prog.end()
 	if k.hidden > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the selected fixtures needed (negotiation, tools/list, the end of the session) were judged but are not reported: they are not part of the selection", k.hidden))
@@ -394,11 +427,29 @@ const stderrNote = 2048
 func secrets(h http.Header) []envelope.Secret {
 	var out []envelope.Secret
 	for k, vs := range h {
+		if protocolHeader(k) {
+			// A value the protocol itself carries (a version, a method):
+			// a server may echo it rightly, and no one hides it.
+			continue
+		}
 		for _, v := range vs {
 			out = append(out, envelope.Secret{Name: k, Value: v})
 		}
 	}
 	return out
+}
+
+// protocolHeader: a header MCP or HTTP content negotiation defines, whose
+// value is no credential.
+func protocolHeader(name string) bool {
+	if _, ok := envelope.ParamHeader(name); ok {
+		return true
+	}
+	switch http.CanonicalHeaderKey(name) {
+	case "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Session-Id", "Accept", "Content-Type", "Last-Event-Id", "Origin", "Host", "User-Agent":
+		return true
+	}
+	return false
 }
 
 // openTarget builds the target: the demo server, a URL, or a command.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +68,7 @@ func lintRun(s *streams, o *lintOptions) error {
 		buffered.Out, s, flush = bw, &buffered, bw.Flush
 		defer bw.Flush() // a run that stops early still writes what it reported
 	}
-	adopted := o.adoptRun()
+	adopted := o.adoptRun(s)
 	ss, err := o.open(s, report.Meta{Target: "lint " + strings.Join(o.Files, " "), Protocol: "per exchange (declared or inferred from the request)"})
 	if err != nil {
 		return err
@@ -191,36 +192,34 @@ func tuneGC(getenv func(string) string) (restore func()) {
 
 // adoptRun takes the settings the recordings' run lines give (contract,
 // schema, checks) for the flags the user left unset, so that lint judges
-// as the recorded run did; it returns notes saying what it took, or why
-// it did not (recordings that disagree, a file named on another machine).
-func (o *lintOptions) adoptRun() []string {
-	var runs []transcript.Run
+// as the recorded run did; only when every input has one and they agree
+// (a recording without one was judged with the defaults, or elsewhere).
+// It returns notes saying what it took, or why it did not. Standard input
+// is peeked at, not consumed: the judge reads it after.
+func (o *lintOptions) adoptRun(s *streams) []string {
+	var runs []*transcript.Run
 	for _, name := range o.Files {
+		var run *transcript.Run
 		if name == "-" {
-			continue // stdin is read once, by the judge
+			br := bufio.NewReaderSize(s.In, 64<<10)
+			s.In = br
+			run = peekRun(br)
+		} else if f, err := os.Open(name); err == nil {
+			run, _ = transcript.ReadRun(f)
+			f.Close()
 		}
-		f, err := os.Open(name)
-		if err != nil {
-			continue // reported when the file is judged
-		}
-		run, _ := transcript.ReadRun(f)
-		f.Close()
-		if run != nil {
-			runs = append(runs, *run)
-		}
+		runs = append(runs, run)
 	}
-	if len(runs) == 0 {
+	recorded := slices.IndexFunc(runs, func(r *transcript.Run) bool { return r != nil })
+	if recorded < 0 {
 		return nil
 	}
+	if slices.Contains(runs, nil) || slices.ContainsFunc(runs, func(r *transcript.Run) bool { return *r != *runs[0] }) {
+		return []string{"the inputs do not all record the same run settings (a run line of --contract, --schema, --checks): judged with lint's own flags"}
+	}
+	run := *runs[0]
 	var notes []string
-	take := func(flag string, dst *string, get func(transcript.Run) string, builtin ...string) {
-		v := get(runs[0])
-		for _, r := range runs[1:] {
-			if get(r) != v {
-				notes = append(notes, fmt.Sprintf("the recordings were judged with different --%s; judged here with --%s %s", flag, flag, *dst))
-				return
-			}
-		}
+	take := func(flag string, dst *string, v string, builtin ...string) {
 		switch {
 		case o.changed != nil && o.changed(flag), v == *dst:
 		case v != "" && len(builtin) > 0 && !slices.Contains(builtin, v):
@@ -230,10 +229,27 @@ func (o *lintOptions) adoptRun() []string {
 			notes = append(notes, fmt.Sprintf("judged with --%s %s, as the recorded run was", flag, quoteEmpty(v)))
 		}
 	}
-	take("contract", &o.Contract, func(r transcript.Run) string { return r.Contract }, "strict", "spec")
-	take("schema", &o.Schema, func(r transcript.Run) string { return r.Schema }, "builtin", "none", "off")
-	take("checks", &o.Checks, func(r transcript.Run) string { return r.Checks })
+	take("contract", &o.Contract, run.Contract, "strict", "spec")
+	take("schema", &o.Schema, run.Schema, "builtin", "none", "off")
+	take("checks", &o.Checks, run.Checks)
 	return notes
+}
+
+// peekRun reads the run line standard input starts with, if it does,
+// leaving every byte for the judge. It waits for no more than the first
+// line (a relay's output may come slowly through a pipe).
+func peekRun(br *bufio.Reader) *transcript.Run {
+	for n := 1; ; n++ {
+		b, err := br.Peek(max(n, br.Buffered())) // waits for one byte more at most
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[:i+1]
+		} else if err == nil && len(b) < br.Size() {
+			n = len(b)
+			continue
+		}
+		run, _ := transcript.ReadRun(bytes.NewReader(b))
+		return run
+	}
 }
 
 // quoteEmpty shows an empty flag value as "" (all checks).

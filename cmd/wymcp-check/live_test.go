@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -126,6 +127,26 @@ func TestRecordedRunSettingsLintAlike(t *testing.T) {
 	}
 	if code, out, _ := runMain(t, "", "lint", "--checks", "all", rec); code != exitFindings || !strings.Contains(out, "fail SCH1001") {
 		t.Errorf("lint --checks all: exit %d, want the flag to win over the recording's list\n%s", code, out)
+	}
+	// From standard input alike (a review found the run line ignored
+	// there), and not for a second input that records no settings.
+	raw, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	piped := filepath.Join(dir, "piped.json")
+	if code, _, errOut := runMain(t, string(raw), "lint", "--format", "json", "-o", piped, "-"); code != exitFindings {
+		t.Fatalf("lint -: exit %d: %s", code, errOut)
+	}
+	if diff := cmp.Diff(want, reportRows(t, piped)); diff != "" {
+		t.Errorf("lint of the recording from standard input (-check +lint):\n%s", diff)
+	}
+	bare := filepath.Join(dir, "bare.jsonl")
+	if err := os.WriteFile(bare, raw[bytes.IndexByte(raw, '\n')+1:], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ := runMain(t, "", "lint", rec, bare); !strings.Contains(out, "do not all record the same run settings") || strings.Contains(out, "as the recorded run was") {
+		t.Errorf("lint of a recording with settings and one without took the settings:\n%s", out)
 	}
 }
 
