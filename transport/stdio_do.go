@@ -512,6 +512,7 @@ func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, c
 	select {
 	case ln, ok := <-s.lines:
 		if ok {
+			s.received(ln.data)
 			return ln.data, ln.cut, Line, ""
 		}
 		return nil, false, Gone, s.deathNote()
@@ -527,6 +528,7 @@ func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, c
 			if !ok {
 				return nil, false, Gone, s.deathNote()
 			}
+			s.received(ln.data)
 			return ln.data, ln.cut, Line, ""
 		case <-exited:
 			exited = nil
@@ -543,6 +545,14 @@ func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, c
 		case <-s.stop:
 			return nil, false, Canceled, "transport closed"
 		}
+	}
+}
+
+// received notes a line Receive hands over: a response whose id was owed
+// (see Owe) has come, so a later line with that id is no late reply.
+func (s *Stdio) received(data []byte) {
+	if envelope.IsResponse(data) {
+		delete(s.late, idKey(gjson.GetBytes(data, "id")))
 	}
 }
 
