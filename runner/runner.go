@@ -178,9 +178,17 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 }
 
 // Fire sends one fixture (or its variants) and hands the verdicts to the
-// sink.
+// sink. Over stdio with Options.Parallel above 1 it goes as in a
+// multiplexed run (see mux), so that it is judged as check judges it by
+// default: what the server writes until the marker's reply is the
+// request's (a second response too, RPC1006), not only what came up to
+// the first response.
 func (s *Session) Fire(ctx context.Context, f *fixtures.Fixture) error {
-	return s.r.main().fixture(ctx, f)
+	r := s.r
+	if r.o.Parallel > 1 && r.t.Transport() == envelope.Stdio && f.Stage == "" && !f.Last {
+		return r.multiplexed(ctx, []*fixtures.Fixture{f}, nil)
+	}
+	return r.main().fixture(ctx, f)
 }
 
 // End ends a 2025-xx HTTP session (and judges the reuse of the ended
