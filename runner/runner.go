@@ -178,9 +178,17 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 }
 
 // Fire sends one fixture (or its variants) and hands the verdicts to the
-// sink.
+// sink. Over stdio with Options.Parallel above 1 it goes as in a
+// multiplexed run (see mux), so that it is judged as check judges it by
+// default: what the server writes until the marker's reply is the
+// request's (a second response too, RPC1006), not only what came up to
+// the first response.
 func (s *Session) Fire(ctx context.Context, f *fixtures.Fixture) error {
-	return s.r.main().fixture(ctx, f)
+	r := s.r
+	if r.o.Parallel > 1 && r.t.Transport() == envelope.Stdio && f.Stage == "" && !f.Last {
+		return r.multiplexed(ctx, []*fixtures.Fixture{f}, nil)
+	}
+	return r.main().fixture(ctx, f)
 }
 
 // End ends a 2025-xx HTTP session (and judges the reuse of the ended
@@ -209,6 +217,11 @@ type run struct {
 	// response again, from a server that answers twice, belongs to no
 	// later exchange (as the transport drops it in a run in sequence).
 	replies map[string]string
+	// late are the late replies the stdio transport left out of the
+	// exchanges they arrived in (their ids name requests that timed
+	// out), until a request's liveness probe claims its own (lateReply).
+	// Bounded; guarded by mu.
+	late [][]byte
 	// stale: a stdio exchange failed and the server did not answer a
 	// liveness probe, so a late reply could land in the next fixture's
 	// exchange; restart before it.
@@ -408,6 +421,9 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 	if died, why := r.t.Died(); died {
 		ex.Died = why
 	}
+	if st, ok := r.t.(*StdioTarget); ok {
+		r.keepLate(st, &ex)
+	}
 	if ex.Failure != "" && r.t.Transport() == envelope.Stdio {
 		r.mu.Lock()
 		r.stale = true
@@ -448,6 +464,7 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		case <-ctx.Done():
 		}
 	}
+	late := r.lateReply(&ex, &probe, nil)
 	if probe.Failure == "" {
 		// A probe that got nothing would be a second error for one
 		// fixture's failure: the fixture's own note says it.
@@ -455,8 +472,14 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 			return ex, err
 		}
 	}
+	if late {
+		r.mu.Lock()
+		r.stale = false // the server is in step: each reply came with its id
+		r.mu.Unlock()
+		return ex, nil
+	}
 	if alive {
-		ex.Note = ex.Failure + "; the server answered a liveness probe, so it is alive and left this request unanswered"
+		ex.Note = addNote(ex.Failure+"; the server answered a liveness probe, so it is alive and left this request unanswered", ex.Note)
 		ex.Failure, ex.Unanswered = "", false
 		r.mu.Lock()
 		r.stale = false // the server is in step: its probe reply matched
@@ -475,6 +498,106 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		}
 	}
 	return ex, nil
+}
+
+// keepLate takes the late replies the transport left out of ex, to be
+// claimed by the requests they name (lateReply), and notes those that
+// answer no request of the checker's own (a marker, a probe): they came
+// during ex, and are not its.
+func (r *run) keepLate(st *StdioTarget, ex *envelope.Exchange) {
+	p := st.proc()
+	if p == nil {
+		return
+	}
+	late := p.TakeLate()
+	if len(late) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var ids []string
+	for _, d := range late {
+		id := gjson.GetBytes(d, "id")
+		if id.Type == gjson.String && (strings.HasPrefix(id.Str, "wymcp-mark:") || strings.HasPrefix(id.Str, "wymcp-liveness:")) {
+			continue
+		}
+		ids = append(ids, id.Raw)
+		if len(r.late) >= maxReplies {
+			r.late = r.late[1:]
+		}
+		r.late = append(r.late, d)
+	}
+	if len(ids) > 0 {
+		ex.Note = addNote(ex.Note, fmt.Sprintf("a late reply to an earlier request that timed out (id %s) arrived during this exchange; it is not this exchange's", strings.Join(ids, ", ")))
+	}
+}
+
+// addNote joins two notes.
+func addNote(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// lateReply moves from a liveness probe's lines to ex the responses whose
+// id names ex's request, and says whether there were any. Over stdio a
+// probe goes out on the pipe the request went out on, right after its
+// --timeout: a reply that names the request is that request's, however
+// late (the probe's own reply is the one with its id), and the request
+// was answered, not left silent. sent, when not nil, tells whether an id
+// key was sent once only on the process (a multiplexed run's count); a
+// key sent more than once names no request for sure.
+func (r *run) lateReply(ex, probe *envelope.Exchange, sent func(string) bool) bool {
+	if r.t.Transport() != envelope.Stdio || ex.Died != "" {
+		return false
+	}
+	keys := slices.DeleteFunc(requestIDKeys(ex.Request.Body), func(k string) bool { return k == unreadableID })
+	var mine, rest [][]byte
+	r.mu.Lock()
+	r.late = slices.DeleteFunc(r.late, func(d []byte) bool {
+		if k, ok := responseKey(d); ok && slices.Contains(keys, k) && (sent == nil || sent(k)) {
+			mine = append(mine, d)
+			return true
+		}
+		return false
+	})
+	r.mu.Unlock()
+	for _, d := range mine {
+		k, _ := responseKey(d)
+		r.took(k, d)
+	}
+	if probe.Response == nil {
+		probe.Response = &envelope.Response{}
+	}
+	for _, d := range probe.Response.Messages {
+		if k, ok := responseKey(d); ok && slices.Contains(keys, k) && (sent == nil || sent(k)) {
+			mine = append(mine, d)
+			r.took(k, d)
+			continue
+		}
+		rest = append(rest, d)
+	}
+	probe.Response.Messages = rest
+	if len(mine) == 0 {
+		if len(rest) == 0 && !probe.Response.Truncated {
+			probe.Response = nil
+		}
+		return false
+	}
+	if len(rest) == 0 && !probe.Response.Truncated {
+		probe.Response = nil
+	}
+	if ex.Response == nil {
+		ex.Response = &envelope.Response{}
+	}
+	ex.Response.Messages = append(ex.Response.Messages, mine...)
+	ex.Note = addNote(ex.Failure+"; its response came later, while a liveness probe was out, and is judged as its reply", ex.Note)
+	ex.Failure, ex.Unanswered = "", false
+	return true
 }
 
 // liveness sends a request every server of the version answers at once:

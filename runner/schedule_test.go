@@ -678,6 +678,10 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		lastID = id.Raw
+		if m, d, ok := strings.Cut(os.Getenv(serialEnv), ":"); ok && (m == "*" || m == method.Str) {
+			delay, _ := time.ParseDuration(d)
+			time.Sleep(delay) // reading nothing meanwhile: one message at a time
+		}
 		if m, d, ok := strings.Cut(os.Getenv(strayEnv), ":"); ok && m == method.Str {
 			delay, _ := time.ParseDuration(d)
 			time.AfterFunc(delay, func() {
@@ -763,6 +767,12 @@ const slowStartEnv = "WYMCP_RUNNER_SLOW_START"
 // with a null id the duration after it reads a request of that method:
 // a line any request still waiting could take for its reply.
 const strayEnv = "WYMCP_RUNNER_STRAY"
+
+// serialEnv ("method:duration", "*" for every method) makes the ignoring
+// server work the duration on each request of the method before it
+// answers, reading nothing meanwhile: a server that handles one message
+// at a time, in order.
+const serialEnv = "WYMCP_RUNNER_SERIAL"
 
 // slowMethodEnv ("method:duration") makes the ignoring server answer
 // that method after the duration, while it goes on reading.

@@ -231,14 +231,27 @@ type mux struct {
 	// run has an id of its own, but a user's fixtures may write one out).
 	sent map[string]int
 	proc *transport.Stdio
+	// rtt is how long the last exchange whose marker was answered took
+	// from its send to the marker's reply: a server's pace, which sets
+	// how soon a marker is nudged (see exchange).
+	rtt time.Duration
+	// order is the place each id key (a request's, a marker's) was
+	// written to proc in, seq the last place given.
+	order map[string]int
+	seq   int
 }
 
 // A pend is a request whose window was still open when the run went on.
 type pend struct {
-	name     string
-	req      envelope.Request
-	keys     []string
+	name string
+	req  envelope.Request
+	keys []string
+	// deadline is when its silence is judged: --timeout after the
+	// later of its send and the last response the server wrote while it
+	// was pending (see heard).
 	deadline time.Time
+	heard    int // the responses that pushed deadline back
+	seq      int // its place in the order messages were written in
 	exp      *expect.Expectation
 	o        *expect.Override
 	ex       *envelope.Exchange // as buffered, judged at the end
@@ -336,6 +349,7 @@ func (r *run) repeated(data []byte) bool {
 // outside any open exchange: it follows the last exchange, and flags the
 // pending requests whose late reply it could be.
 func (m *mux) stray(data []byte) {
+	m.heard(data)
 	if m.r.repeated(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
@@ -374,22 +388,50 @@ func (m *mux) owesIDless() bool {
 }
 
 // count notes the id keys of a request written to p.
-func (m *mux) count(p *transport.Stdio, keys []string) {
+func (m *mux) count(p *transport.Stdio, keys []string) int {
 	if p != m.proc {
-		m.sent, m.proc = map[string]int{}, p
+		m.sent, m.proc, m.order = map[string]int{}, p, map[string]int{}
 	}
 	for _, k := range keys {
 		m.sent[k]++
 	}
+	return m.queued(keys...)
+}
+
+// queued gives the messages with the id keys the next place in the
+// order they were written to the process in (see heard).
+func (m *mux) queued(keys ...string) int {
+	if m.order == nil {
+		m.order = map[string]int{}
+	}
+	m.seq++
+	for _, k := range keys {
+		if k != unreadableID {
+			m.order[k] = m.seq
+		}
+	}
+	return m.seq
+}
+
+// ahead reports whether a response answers a message written before the
+// one at place seq: progress through the queue ahead of it.
+func (m *mux) ahead(data []byte, seq int) bool {
+	k, ok := responseKey(data)
+	if !ok || m.r.repeated(data) {
+		return false
+	}
+	at, ok := m.order[k]
+	return ok && at < seq
 }
 
 // answer gives a pending request the reply that names it: a response
-// with the id only that request was sent with on this process, come
-// within its --timeout window. A run in sequence would have waited for
-// it; taken as the reply of whatever exchange was open, it would fail
-// that one and leave its own silent. A reply past the window, or whose id
-// more than one request was sent with, is left to flag; one to a request
-// that goes again alone is dropped (it is no other exchange's).
+// with the id only that request was sent with on this process, whenever
+// it comes (an id that names a request identifies its reply even after
+// its timeout; one past its silence window is noted so). Taken as the
+// reply of whatever exchange was open, it would fail that one and leave
+// its own silent. A reply whose id more than one request was sent with
+// is left to flag; one to a request that goes again alone is dropped (it
+// is no other exchange's).
 func (m *mux) answer(data []byte) bool {
 	k, ok := responseKey(data)
 	if !ok || k == unreadableID || m.sent[k] != 1 || m.proc != m.r.t.(*StdioTarget).proc() {
@@ -406,7 +448,7 @@ func (m *mux) answer(data []byte) bool {
 			return true
 		}
 		if now.After(p.deadline) {
-			return false
+			p.ex.Note = p.ex.Failure + "; its response came later, and is judged as its reply"
 		}
 		if p.ex.Response == nil {
 			p.ex.Response = &envelope.Response{}
@@ -464,6 +506,32 @@ func (m *mux) flag(data []byte) bool {
 	return any
 }
 
+// heard notes a line the server wrote. A response (not one it wrote
+// before) to a message written ahead of a pending request is progress
+// through the queue in front of that request, so its silence window
+// starts again. A server that answers in order, slowly, works through a
+// queue the checker itself filled (requests, markers): a request is not
+// silent while the server answers the ones before it. Silence is the
+// server's quiet on what stands ahead of a request, not the time since
+// its send. A response to a message written after it (a server that
+// handles messages side by side) pushes nothing back: the request was
+// not waiting behind that one. Each pending request is pushed back at
+// most MaxEvents times, so a server writing responses without end cannot
+// keep a silence from being judged.
+func (m *mux) heard(data []byte) {
+	if m.proc == nil {
+		return
+	}
+	lim := m.proc.Limits()
+	until := time.Now().Add(lim.Timeout)
+	for _, p := range m.pending {
+		if p.heard < lim.MaxEvents && until.After(p.deadline) && m.ahead(data, p.seq) {
+			p.heard++
+			p.deadline = until
+		}
+	}
+}
+
 // drain takes the lines waiting before a request is written: they
 // cannot belong to it.
 func (m *mux) drain(ctx context.Context, p *transport.Stdio) {
@@ -492,6 +560,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		ex := r.send(ctx, req, false)
 		idless := false
 		if ex.Response != nil {
+			for _, d := range ex.Response.Messages {
+				m.heard(d)
+			}
 			ex.Response.Messages = slices.DeleteFunc(ex.Response.Messages, m.late)
 			for _, d := range ex.Response.Messages {
 				if k, ok := responseKey(d); ok && k == unreadableID && m.owesIDless() {
@@ -523,7 +594,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		m.died(&ex)
 		return ex, nil, nil
 	}
-	m.count(p, r.idKeysStdio(req))
+	seq := m.count(p, r.idKeysStdio(req))
 	// Timed from here: Send waits for a server just started (after a
 	// restart without handshake, 2026-07-28) to read the line.
 	start := time.Now()
@@ -536,6 +607,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	nudge, every := func() bool {
 		id := fmt.Sprintf("wymcp-mark:%s#%d", name, len(mine)+1)
 		m.markers[id], mine["s:"+id] = true, true
+		m.queued("s:" + id)
 		body := r.markerBody(id)
 		if p.Send(ctx, body) != "" {
 			return false
@@ -546,6 +618,13 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		p.Owe(body)
 		return true
 	}, markNudge
+	// At the server's pace: each nudge is one more message a server that
+	// answers in order must work through before the next request's, and
+	// nudges at a fast server's pace pile up before a slow one (0.4 s a
+	// message: the queue outgrew --timeout within a few fixtures). A
+	// quarter of the timeout at most, so that a server that stalls after
+	// a slow exchange is still nudged within the window.
+	every = min(max(every, 2*m.rtt), max(lim.Timeout/4, markNudge))
 	marked := nudge()
 	next := start.Add(every)
 	var msgs [][]byte
@@ -576,10 +655,11 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		size += int64(len(data))
 	}
 	var grace time.Time // set once a marker's reply came first
+	heard := 0          // the responses that pushed deadline back
 	pending := func() (envelope.Exchange, *pend, error) {
 		ex = finish(noResponse(lim.Timeout, len(msgs)))
 		ex.Unanswered = true
-		return ex, &pend{name: name, req: req, keys: r.idKeysStdio(req), deadline: deadline}, nil
+		return ex, &pend{name: name, req: req, keys: r.idKeysStdio(req), deadline: deadline, seq: seq}, nil
 	}
 	for {
 		until := deadline
@@ -590,6 +670,18 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			until = next
 		}
 		data, cut, what, why := p.Receive(ctx, until)
+		if what == transport.Line {
+			// The server is writing, so not stalled: a nudge waits for a
+			// quiet as long as the one before it; and a response is
+			// progress through the queue, so the silence window starts
+			// again (see heard), up to MaxEvents times.
+			next = time.Now().Add(every)
+			if heard < lim.MaxEvents && m.ahead(data, seq) {
+				heard++
+				deadline = maxTime(deadline, time.Now().Add(lim.Timeout))
+			}
+			m.heard(data)
+		}
 		if what == transport.Quiet && until.Before(deadline) {
 			if !grace.IsZero() {
 				return pending()
@@ -616,6 +708,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			}
 			ex = finish(noResponse(lim.Timeout, len(msgs)))
 			ex.Unanswered = true
+			// The liveness probe goes next, on this pipe: the request's
+			// reply, should it come now, is not the probe's.
+			p.Owe(req.Body)
 			return ex, nil, nil
 		}
 		if m.r.repeated(data) {
@@ -628,6 +723,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		if k, ok := responseKey(data); ok && mine[k] {
 			m.markerAnswered(k, data)
+			m.rtt = time.Since(start)
 			switch {
 			case answered:
 				return finish(""), nil, nil
@@ -740,9 +836,12 @@ func (m *mux) settle(ctx context.Context) error {
 	if len(m.pending) == 0 {
 		return nil
 	}
-	until := time.Time{}
-	for _, p := range m.pending {
-		until = maxTime(until, p.deadline)
+	until := func() time.Time {
+		u := time.Time{}
+		for _, p := range m.pending {
+			u = maxTime(u, p.deadline)
+		}
+		return u
 	}
 	if died, _ := r.t.Died(); died {
 		// Dead before the windows ran out: any open request may have
@@ -755,7 +854,8 @@ func (m *mux) settle(ctx context.Context) error {
 		// Until every window has closed, or no request waits for its
 		// reply (an ambiguous one goes again anyway).
 		for ctx.Err() == nil && slices.ContainsFunc(m.pending, func(p *pend) bool { return !p.ambiguous }) {
-			data, _, what, _ := proc.Receive(ctx, until)
+			// (A response pushes the windows back: see heard.)
+			data, _, what, _ := proc.Receive(ctx, until())
 			if what != transport.Line {
 				if what == transport.Gone {
 					for _, p := range m.pending {
@@ -811,6 +911,12 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 		}
 	}
 	probe, alive := r.liveness(ctx, silent[0].name)
+	// A reply that came while the probe was out, with the id only a
+	// silent request was sent with, is that request's (late) reply.
+	answered := map[*pend]bool{}
+	for _, p := range silent {
+		answered[p] = r.lateReply(p.ex, &probe, func(k string) bool { return m.sent[k] == 1 })
+	}
 	for _, p := range silent {
 		if probe.Failure == "" { // (see afterSilence)
 			pr := probe
@@ -822,8 +928,11 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 			}
 			ev.before = append(ev.before, lb.events...)
 		}
+		if answered[p] {
+			continue
+		}
 		if alive {
-			p.ex.Note = p.ex.Failure + "; the server answered a liveness probe, so it is alive and left this request unanswered"
+			p.ex.Note = addNote(p.ex.Failure+"; the server answered a liveness probe, so it is alive and left this request unanswered", p.ex.Note)
 			p.ex.Failure, p.ex.Unanswered = "", false
 		} else {
 			p.ex.Failure += "; the server did not answer a liveness probe either"

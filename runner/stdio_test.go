@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/transport"
@@ -130,5 +133,60 @@ func TestNegotiationSaysWhatEachProbeGot(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
+	}
+}
+
+// TestLateReplyAfterTimeout: a server that handles one message at a
+// time answers a request after its --timeout, then the liveness probe.
+// The late reply names the request: it is the request's (RPC1006 passes,
+// with a note), not the probe's (which failed RPC1004 for its id), and
+// the probe's own reply lands in no later exchange (which failed "2
+// responses" and SCH1001). The twin: the same request answered within
+// its --timeout. In sequence and multiplexed alike.
+func TestLateReplyAfterTimeout(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
+		return f.ID != "prompts/list" && f.ID != "lifecycle/ping" && f.ID != "id/string"
+	})
+	lim := transport.Limits{Timeout: 400 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	for _, work := range []string{"600ms", "100ms"} {
+		t.Setenv(serialEnv, "prompts/list:"+work)
+		for _, parallel := range []int{1, 8} {
+			t.Run(fmt.Sprintf("%s/parallel=%d", work, parallel), func(t *testing.T) {
+				rows, _ := stdioCorpusRunAt(t, lim, parallel, fx, envelope.V20251125)
+				if !slices.Contains(rows, "prompts/list RPC1006 pass ") {
+					t.Errorf("prompts/list RPC1006 did not pass:\n%s", strings.Join(rows, "\n"))
+				}
+				if bad := slices.DeleteFunc(slices.Clone(rows), func(l string) bool { return !strings.Contains(l, " fail ") }); len(bad) > 0 {
+					t.Errorf("fails on a server that answered every request with its id:\n%s", strings.Join(bad, "\n"))
+				}
+			})
+		}
+	}
+}
+
+// TestSerialServerNotSilent: a server that answers every message in
+// order, each after 0.4 s (the audit's, with --timeout 3s), is never
+// silent: under a multiplexed run its
+// requests wait behind the markers and nudges the checker itself sent,
+// and silence is judged by the server's quiet on what stands ahead of a
+// request, not by the time since its send. The run gives the verdicts of
+// one in sequence (before: RPC1006 fails and RPC1004 fails on the
+// liveness probes, none in sequence).
+func TestSerialServerNotSilent(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(serialEnv, "*:400ms")
+	// Requests it answers (it ignores a line it cannot read as one).
+	answered := []string{"id/string", "id/integer", "id/zero", "id/negative", "id/unicode-string", "lifecycle/ping",
+		"method/unknown", "prompts/list"}
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return !slices.Contains(answered, f.ID) })
+	lim := transport.Limits{Timeout: 3 * time.Second, Quiet: 50 * time.Millisecond}
+	seq, _ := stdioCorpusRunAt(t, lim, 1, fx, envelope.V20251125)
+	if !slices.Contains(seq, "id/string RPC1006 pass ") {
+		t.Fatalf("in sequence id/string was not answered: the test no longer tests this:\n%s", strings.Join(seq, "\n"))
+	}
+	mux, _ := stdioCorpusRunAt(t, lim, 8, fx, envelope.V20251125)
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
 	}
 }

@@ -111,6 +111,24 @@ func fakeServer(name string) func() int {
 			}
 			return 0
 		}
+	case "null-once", "null-twice": // echo, and a line that is no JSON gets a null-id error (twice)
+		return func() int {
+			in := bufio.NewScanner(os.Stdin)
+			for in.Scan() {
+				msg := in.Bytes()
+				if gjson.ValidBytes(msg) {
+					fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", gjson.GetBytes(msg, "id").Raw)
+					continue
+				}
+				parse := `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n"
+				os.Stdout.WriteString(parse)
+				if name == "null-twice" {
+					time.Sleep(30 * time.Millisecond) // after the checker read the first
+					os.Stdout.WriteString(parse)
+				}
+			}
+			return 0
+		}
 	case "chatty": // floods stderr, then serves
 		return func() int {
 			for i := range 5000 {

@@ -34,7 +34,9 @@ var ErrIgnoredStdinClose = errors.New("server did not exit when its stdin closed
 // writes between exchanges (unsolicited, or late replies to an exchange
 // that timed out) are therefore never lost and never dropped: they open
 // the next exchange's Messages, ahead of its own reply. A runner that
-// wants clean attribution after a timeout restarts the server.
+// wants clean attribution after a timeout restarts the server. A late
+// reply whose id names a request that timed out is the exception: it is
+// left out of the exchange it arrives in, for the caller (TakeLate).
 type Stdio struct {
 	lim  Limits
 	argv []string
@@ -69,12 +71,18 @@ type Stdio struct {
 	// response: when it comes after all, it is a late reply, kept among
 	// the next exchange's lines but not taken for that exchange's end.
 	late map[string]bool
+	// lateLines are the late replies read since TakeLate last took them.
+	lateLines [][]byte
 	// answered are the responses exchanges took, by the id of their
 	// request: the same response again (a server that answers twice)
 	// belongs to no later exchange and is dropped; another naming one is
 	// a stray among the next exchange's lines, or its reply if no other
 	// comes (a server that answers with a stale id).
 	answered map[string]string
+	// lastTaken is the response the last exchange ended at: the same
+	// line waiting before the next request is written is a second
+	// response to the same request, whatever its id (null too).
+	lastTaken string
 
 	closeOnce sync.Once
 	closeErr  error

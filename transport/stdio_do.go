@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -48,6 +50,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Failure = s.broken
 		return ex
 	}
+	pre := s.waiting()
 	f, werr := s.writeFirst(ctx, req.Body)
 	if s.fresh {
 		s.awaitRead(ctx)
@@ -57,7 +60,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	case werr != nil:
 		// Most likely the server is gone; what it wrote before going
 		// still belongs in the record, and so does how it went.
-		ex.Response, f = s.collect(ctx, deadline, false, "")
+		ex.Response, f = s.collect(ctx, deadline, false, "", pre)
 		if f == "" {
 			f = s.deathNote()
 		}
@@ -65,14 +68,15 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	case f != "":
 		ex.Failure = f
 	default:
-		id := envelope.IDKey(gjson.GetBytes(req.Body, "id"))
-		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id)
-		if ex.Failure == "" && wantReply && id != "" && ex.Response != nil {
-			if s.answered == nil || len(s.answered) >= maxLate {
-				s.answered = map[string]string{}
-			}
+		id := idKey(gjson.GetBytes(req.Body, "id"))
+		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id, pre)
+		if ex.Failure == "" && wantReply && ex.Response != nil {
 			last := ex.Response.Messages[len(ex.Response.Messages)-1]
-			if envelope.IDKey(gjson.GetBytes(last, "id")) == id {
+			s.lastTaken = string(last)
+			if id != "" && idKey(gjson.GetBytes(last, "id")) == id {
+				if s.answered == nil || len(s.answered) >= maxLate {
+					s.answered = map[string]string{}
+				}
 				s.answered[id] = string(last)
 			}
 		}
@@ -84,6 +88,44 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		}
 	}
 	return ex
+}
+
+// ended: the last line is a response.
+func ended(msgs [][]byte) bool {
+	return len(msgs) > 0 && envelope.IsResponse(msgs[len(msgs)-1])
+}
+
+// waiting takes the lines the server wrote before the request about to
+// be written (MaxEvents at most): they cannot be its reply.
+func (s *Stdio) waiting() []line {
+	var pre []line
+	for len(pre) < s.lim.MaxEvents {
+		select {
+		case ln, ok := <-s.lines:
+			if !ok {
+				return pre
+			}
+			pre = append(pre, ln)
+		default:
+			return pre
+		}
+	}
+	return pre
+}
+
+// idKey is the key of an id of any JSON type but null: envelope.IDKey's
+// for a string or a number; for true, false, an array or an object (ids
+// JSON-RPC forbids, which fixtures send), its JSON compacted. A reply
+// that names such a request, again, is known as that request's too.
+func idKey(id gjson.Result) string {
+	if k := envelope.IDKey(id); k != "" || !id.Exists() || id.Type == gjson.Null {
+		return k
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(id.Raw)) != nil {
+		return "j" + id.Raw
+	}
+	return "j" + b.String()
 }
 
 // maxLate bounds the ids remembered as owed a late reply, and the
@@ -99,11 +141,23 @@ func remember(set map[string]bool, id string) map[string]bool {
 	return set
 }
 
+// TakeLate returns the late replies exchanges read since the last call
+// and left out of their Messages: responses whose id names a request
+// that timed out (Do's own, or one declared with Owe). The caller knows
+// which request each answers; the exchange it came in is not that one.
+func (s *Stdio) TakeLate() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	late := s.lateLines
+	s.lateLines = nil
+	return late
+}
+
 // Owe says the server may yet answer the request body, sent with Send
 // and left unanswered: its late reply is not taken for a later
 // exchange's, as Do's own timed-out requests are not.
 func (s *Stdio) Owe(body []byte) {
-	k := envelope.IDKey(gjson.GetBytes(body, "id"))
+	k := idKey(gjson.GetBytes(body, "id"))
 	if k == "" {
 		return
 	}
@@ -207,7 +261,7 @@ func (s *Stdio) breakIfPartial(n, total int) {
 
 // collect reads lines until the exchange ends; see Do. id is the key of
 // the request's id ("" when it has none).
-func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool, id string) (*envelope.Response, string) {
+func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool, id string, pre []line) (*envelope.Response, string) {
 	var c collector
 	wait := time.Until(deadline)
 	if !wantReply {
@@ -222,49 +276,93 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 	// reply soon after, while one that answers with a stale id sends no
 	// other; after a quiet moment that response is this exchange's.
 	var again <-chan time.Time
+	var held line // a second response to the exchange before (see take)
+	// take handles one line; done says the exchange ends (with failure
+	// f). before: the line was waiting before the request was written, so
+	// it cannot be its reply.
+	take := func(ln line, before bool) (done bool, f string) {
+		if f := c.add(ln, s.lim.MaxBytes); f != "" {
+			return true, f
+		}
+		k := ""
+		if envelope.IsResponse(ln.data) {
+			k = idKey(gjson.GetBytes(ln.data, "id"))
+			if prev, ok := s.answered[k]; ok && k != id && prev == string(ln.data) {
+				c.drop(len(ln.data)) // the earlier exchange's reply, again
+				return false, ""
+			}
+			if string(ln.data) == s.lastTaken && (k != id || k == "") {
+				// The reply the exchange before took, again (a server
+				// that answers twice), with an id that names no request
+				// (null): it belongs to no later exchange. One that came
+				// before this request was written cannot be its reply; one
+				// that came after is held for a quiet moment: if no other
+				// response comes, it was this request's after all (a
+				// server that answers two requests alike). A notification
+				// is owed nothing: the copy is not held against it.
+				s.lastTaken = ""
+				c.drop(len(ln.data))
+				if !before && wantReply {
+					held = ln
+					if again == nil {
+						again = time.After(min(s.lim.Quiet, time.Until(deadline)))
+					}
+				}
+				return false, ""
+			}
+			if k != "" && k != id && s.late[k] {
+				// A late reply to an earlier request that timed out
+				// (a server slow to start, say): its id names that
+				// request, so it is no line of this exchange's; it
+				// is kept for the caller (see TakeLate), and this
+				// request's own reply is awaited.
+				delete(s.late, k)
+				c.drop(len(ln.data))
+				if len(s.lateLines) < s.lim.MaxEvents {
+					s.lateLines = append(s.lateLines, ln.data)
+				}
+				return false, ""
+			}
+		}
+		if wantReply && envelope.IsResponse(ln.data) && !before {
+			if _, ok := s.answered[k]; k != id && ok {
+				if again == nil && id != "" {
+					// (A request whose id cannot be read is answered
+					// with none: such a response is no stale reply to
+					// it, only the second of another's.)
+					again = time.After(min(s.lim.Quiet, time.Until(deadline)))
+				}
+				return false, ""
+			}
+			return true, ""
+		}
+		if len(c.msgs) >= s.lim.MaxEvents {
+			c.truncated = true
+			if wantReply {
+				return true, fmt.Sprintf("no response in the first %d lines", len(c.msgs))
+			}
+			return true, fmt.Sprintf("%d lines after a notification; stopped reading", len(c.msgs))
+		}
+		return false, ""
+	}
+	for _, ln := range pre {
+		if done, f := take(ln, true); done {
+			return c.response(), f
+		}
+	}
 	for {
 		select {
 		case <-again:
+			if held.data != nil && !ended(c.msgs) {
+				c.add(held, s.lim.MaxBytes)
+			}
 			return c.response(), ""
 		case ln, ok := <-s.lines:
 			if !ok {
 				return c.response(), s.deathNote()
 			}
-			if f := c.add(ln, s.lim.MaxBytes); f != "" {
+			if done, f := take(ln, false); done {
 				return c.response(), f
-			}
-			k := ""
-			if envelope.IsResponse(ln.data) {
-				k = envelope.IDKey(gjson.GetBytes(ln.data, "id"))
-				if prev, ok := s.answered[k]; ok && k != id && prev == string(ln.data) {
-					c.drop(len(ln.data)) // the earlier exchange's reply, again
-					continue
-				}
-			}
-			if wantReply && envelope.IsResponse(ln.data) {
-				if k != id && s.late[k] {
-					// A late reply to an earlier request that timed out
-					// (a server slow to start, say): it stays among the
-					// lines, and this request's own reply is awaited.
-					delete(s.late, k)
-					continue
-				} else if _, ok := s.answered[k]; k != id && ok {
-					if again == nil && id != "" {
-						// (A request whose id cannot be read is answered
-						// with none: such a response is no stale reply to
-						// it, only the second of another's.)
-						again = time.After(min(s.lim.Quiet, time.Until(deadline)))
-					}
-					continue
-				}
-				return c.response(), ""
-			}
-			if len(c.msgs) >= s.lim.MaxEvents {
-				c.truncated = true
-				if wantReply {
-					return c.response(), fmt.Sprintf("no response in the first %d lines", len(c.msgs))
-				}
-				return c.response(), fmt.Sprintf("%d lines after a notification; stopped reading", len(c.msgs))
 			}
 		case <-exited:
 			// Lines written before the exit may still be in the pipe:
@@ -414,6 +512,7 @@ func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, c
 	select {
 	case ln, ok := <-s.lines:
 		if ok {
+			s.received(ln.data)
 			return ln.data, ln.cut, Line, ""
 		}
 		return nil, false, Gone, s.deathNote()
@@ -429,6 +528,7 @@ func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, c
 			if !ok {
 				return nil, false, Gone, s.deathNote()
 			}
+			s.received(ln.data)
 			return ln.data, ln.cut, Line, ""
 		case <-exited:
 			exited = nil
@@ -445,6 +545,14 @@ func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, c
 		case <-s.stop:
 			return nil, false, Canceled, "transport closed"
 		}
+	}
+}
+
+// received notes a line Receive hands over: a response whose id was owed
+// (see Owe) has come, so a later line with that id is no late reply.
+func (s *Stdio) received(data []byte) {
+	if envelope.IsResponse(data) {
+		delete(s.late, idKey(gjson.GetBytes(data, "id")))
 	}
 }
 

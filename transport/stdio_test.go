@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -485,8 +486,18 @@ func TestStdioLateReply(t *testing.T) {
 		t.Fatalf("first exchange: failure %q, unanswered %v; want a timeout", first.Failure, first.Unanswered)
 	}
 	time.Sleep(300 * time.Millisecond) // the late reply is in the pipe now
-	if want, ids := []string{"1", "2"}, pingIDs(t, s); !slices.Equal(ids, want) {
-		t.Errorf("second exchange's lines have ids %v, want %v (the late reply, then its own)", ids, want)
+	// The late reply names the first request: it is none of the second
+	// exchange's lines (taken for them, it failed RPC1004 there, or was
+	// its reply when its own came late too), and the caller gets it.
+	if want, ids := []string{"2"}, pingIDs(t, s); !slices.Equal(ids, want) {
+		t.Errorf("second exchange's lines have ids %v, want %v (its own only)", ids, want)
+	}
+	late := s.TakeLate()
+	if len(late) != 1 || gjson.GetBytes(late[0], "id").Raw != "1" {
+		t.Errorf("TakeLate = %q, want the late reply with id 1", late)
+	}
+	if again := s.TakeLate(); len(again) != 0 {
+		t.Errorf("TakeLate again = %q, want nothing", again)
 	}
 }
 
@@ -573,7 +584,8 @@ func testOwed(t *testing.T, owe bool) {
 	if owe {
 		s.Owe(slow)
 	}
-	time.Sleep(400 * time.Millisecond) // the late reply is in the pipe now
+	// The late reply comes while the next exchange is open (one waiting
+	// before its request was written is never its reply).
 	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
 	if ex.Failure != "" || ex.Response == nil {
 		t.Fatalf("owe %v: failure %q, response %v", owe, ex.Failure, ex.Response)
@@ -585,5 +597,54 @@ func testOwed(t *testing.T, owe bool) {
 	}
 	if got := gjson.GetBytes(last, "id").Raw; got != want {
 		t.Errorf("owe %v: the exchange ended at the reply with id %s, want %s", owe, got, want)
+	}
+}
+
+// TestStdioSecondReplyAnyID: a server that answers twice does not lend
+// the copy to the next exchange whatever the id: one JSON-RPC forbids
+// (an array, an object, a boolean: fixtures send them) or none (null, a
+// parse error's). Taken for the next exchange's reply, every later
+// exchange took its predecessor's reply (false RPC1004 and SCH1001),
+// while the fault itself drew no RPC1006.
+func TestStdioSecondReplyAnyID(t *testing.T) {
+	lim := Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 100 * time.Millisecond}
+	for _, id := range []string{`[1]`, `{"a": 1}`, `true`} {
+		t.Run(id, func(t *testing.T) {
+			s := startFake(t, context.Background(), "echo", lim)
+			first := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":`+strings.ReplaceAll(id, " ", "")+`,"method":"twice"}`), true)
+			if first.Failure != "" || first.Response == nil {
+				t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
+			}
+			// At once: the copy comes while the next exchange is open.
+			if ids := pingIDs(t, s); !slices.Equal(ids, []string{"2"}) {
+				t.Errorf("second exchange's lines have ids %v, want [2]", ids)
+			}
+		})
+	}
+	for _, wait := range []time.Duration{0, 200 * time.Millisecond} {
+		t.Run(fmt.Sprintf("null/after %v", wait), func(t *testing.T) {
+			s := startFake(t, context.Background(), "null-twice", lim)
+			first := s.Do(context.Background(), stdioReq(`this is not json {`), true)
+			if first.Failure != "" || first.Response == nil {
+				t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
+			}
+			time.Sleep(wait) // 0: the copy comes during the next exchange; else before it
+			if ids := pingIDs(t, s); !slices.Equal(ids, []string{"2"}) {
+				t.Errorf("second exchange's lines have ids %v, want [2]", ids)
+			}
+		})
+	}
+}
+
+// The twin of TestStdioSecondReplyAnyID: a server that answers two
+// unreadable lines alike, once each, gives the second exchange its own
+// reply, the same bytes as the first's.
+func TestStdioSameReplyTwiceTaken(t *testing.T) {
+	s := startFake(t, context.Background(), "null-once", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 100 * time.Millisecond})
+	for i := range 2 {
+		ex := s.Do(context.Background(), stdioReq(`this is not json {`), true)
+		if ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 1 {
+			t.Fatalf("exchange %d: failure %q, response %v; want its one reply", i+1, ex.Failure, ex.Response)
+		}
 	}
 }

@@ -212,7 +212,11 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	defer target.Close()
 
 	k := &sendSink{}
-	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secrets(extra), CallTools: runner.CallAll}, k)
+	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secrets(extra), CallTools: runner.CallAll,
+		// As check runs by default: over stdio, the lines up to a
+		// marker's reply are the request's, so a second response is
+		// judged (RPC1006) as check judges it.
+		Parallel: defaultParallel}, k)
 	if err != nil {
 		return &targetError{err}
 	}
