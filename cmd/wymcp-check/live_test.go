@@ -150,6 +150,16 @@ func TestRecordedRunSettingsLintAlike(t *testing.T) {
 	}
 }
 
+// TestSendShowsFindingsWithoutABody: a reply with no body (here none at
+// all: the tool hangs) has no line to put its findings beside; send
+// lists them below, where an audit found nothing but the counts.
+func TestSendShowsFindingsWithoutABody(t *testing.T) {
+	code, out, _ := runMain(t, "", "send", "--demo", "--demo-fault", "hang", "--timeout", "1s", "--fixture", "tools/call-valid")
+	if code != exitFindings || !strings.Contains(out, "findings outside the body:\n  fail RPC1006 reply: no response arrived") {
+		t.Errorf("exit %d, want RPC1006's finding listed\n%s", code, out)
+	}
+}
+
 func TestSend(t *testing.T) {
 	msg := `{"jsonrpc":"2.0","id":"7","method":"tools/call","params":{"name":"nope",{{meta}}}}`
 	code, out, errOut := runMain(t, msg, "send", "--demo", "--demo-fault", "prose-data", "-H", "Authorization: Bearer sekrit", "-")

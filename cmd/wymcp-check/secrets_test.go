@@ -91,11 +91,22 @@ func TestHeaderSecretsStayOut(t *testing.T) {
 					}
 				}
 			}
+			// send shows the exchange as check judged it: the key stays
+			// out there too (a review found it printed in the body).
+			scode, sout, serr := runMain(t, "", "send", hs.URL+"/mcp", "-H", "X-Api-Key: "+key, "--fixture", "method/unknown")
+			for _, form := range []string{key, strings.ReplaceAll(key, "/", `\/`)} {
+				if strings.Contains(sout+serr, form) {
+					t.Errorf("send printed the --header value:\n%s\n%s", sout, serr)
+				}
+			}
 			if mode == "refused" {
-				if !strings.Contains(errOut, "redacted:X-Api-Key") {
-					t.Errorf("the reason does not show where the key stood:\n%s", errOut)
+				if !strings.Contains(errOut, "redacted:X-Api-Key") || scode != exitTarget {
+					t.Errorf("the reason does not show where the key stood (send: exit %d):\n%s", scode, errOut)
 				}
 				return
+			}
+			if scode != exitFindings || !strings.Contains(sout, "ERR4001") {
+				t.Errorf("send: exit %d, want ERR4001 failing as in check\n%s", scode, sout)
 			}
 			if !strings.Contains(outputs["report.json"], `"ERR4001"`) || !strings.Contains(outputs["rec.jsonl"], `"redacted":["X-Api-Key"]`) {
 				t.Fatalf("no ERR4001 in the report, or no redacted field in the recording:\n%s", outputs["rec.jsonl"])

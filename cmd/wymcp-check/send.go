@@ -218,7 +218,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 		// judged (RPC1006) as check judges it.
 		Parallel: defaultParallel}, k)
 	if err != nil {
-		return &targetError{err}
+		return &targetError{scrubErr(err, secrets(extra))} // the reason may quote a reply
 	}
 	k.id = msg.ID
 	if err := sess.Fire(ctx, msg); err != nil {
@@ -230,7 +230,12 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	}
 	var sum report.Summary
 	sent := 0
+	secs := secrets(extra)
 	for _, j := range k.got {
+		if j.Exchange != nil && len(secs) > 0 {
+			// Printed as check reports it: a --header value is never shown.
+			j.Exchange, j.Verdicts = envelope.ScrubExchange(j.Exchange, secs), scrubVerdicts(j.Verdicts, secs)
+		}
 		for _, v := range j.Verdicts {
 			sum.Add(v)
 		}
@@ -300,6 +305,15 @@ func printExchange(w io.Writer, target, endpoint string, res runner.Result, j ru
 	// Split the reply as the checks did, and annotate the message they
 	// judged as the response.
 	rep := j.Expect.ReadReply(ex.Response)
+	if rep.Response == nil {
+		// No message stands for the response (no body, silence): the
+		// findings have nowhere to stand but below.
+		for _, v := range vs {
+			for _, f := range v.Findings {
+				unplaced = append(unplaced, fmt.Sprintf("%s %s %s: %s", f.Status, v.Check.ID, f.Path, f.Message))
+			}
+		}
+	}
 	for i := range rep.Messages {
 		m := &rep.Messages[i]
 		var mvs []checks.Verdict
