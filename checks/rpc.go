@@ -799,9 +799,10 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 	}
 	empty := !envelope.NonEmpty(batch)
 	if msgs := p.Reply.Messages; !empty && len(msgs) == 1 && msgs[0].IsObject() && msgs[0].Get("error").Exists() {
-		if id := msgs[0].Get("id"); id.Exists() && id.Type == gjson.Null {
+		if id := msgs[0].Get("id"); !id.Exists() || id.Type == gjson.Null {
 			// The batch refused as a whole, with one JSON-RPC error whose
-			// id is null (JSON-RPC §5: present, null when unreadable): a
+			// id is null or absent (AMB-1: an error about a request whose
+			// id cannot be read may leave it out; a batch has none): a
 			// 2025-03-26 server that does not support batches answers so
 			// rather than crash (T-V0326-1); the error's own shape and
 			// code are the other checks'.

@@ -158,12 +158,14 @@ func TestFaults(t *testing.T) {
 		"empty-contents":              {"PRO1001", "PRO1008"}, // refusing is a SHOULD; empty contents fail (T-RES-2)
 		"resource-not-found-internal": {"ERR1002"},            // -32603 where 2026-07-28 wants -32602 (T-RES-1)
 		"completion-null":             {"RPC1008", "SCH1001"},
-		"log-level-accepted":          {"PRO1001"},
-		"ack-without-id":              {"PRO1009"},
-		"format-internal-error":       {"HTTP1002"}, // a 500 for a valid call warns (T-HTTP-11)
-		"origin-unchecked":            {"PRO1001"},
-		"host-unchecked":              {"PRO1001"}, // AMB-19: warns
-		"large-header-error":          {"HTTP1002"},
+		// The 2026 reference server declares no logging: a logLevel rule
+		// is the logging page's, not its to keep (TestFaults2025 has it).
+		"log-level-accepted":    nil,
+		"ack-without-id":        {"PRO1009"},
+		"format-internal-error": {"HTTP1002"}, // a 500 for a valid call warns (T-HTTP-11)
+		"origin-unchecked":      {"PRO1001"},
+		"host-unchecked":        {"PRO1001"}, // AMB-19: warns
+		"large-header-error":    {"HTTP1002"},
 		// AMB-17: the spec sets no reaction to a narrower Accept, and a
 		// refusal over a request's headers may say -32600: nothing to report.
 		"accept-strict": nil,
@@ -275,6 +277,7 @@ func TestFaults2025(t *testing.T) {
 		"sessionless-served":         {"PRO1001"}, // T-SESS-2 is a SHOULD: warns
 		"initialize-refuses-version": {"PRO1007"}, // AMB-3: warns
 		"ended-session-served":       {"PRO1001"},
+		"log-level-accepted":         {"PRO1001"}, // logging/setLevel with no level: T-LOG-1, a SHOULD: warns
 	}
 	for fault, w := range want {
 		t.Run(fault, func(t *testing.T) {
