@@ -44,14 +44,13 @@ var SessionAndAuth = &Check{
 		resp := p.Exchange.Response
 		x := p.Expect
 		judged := false
-		if sids := envelope.HeaderDistinct(resp.Header, "Mcp-Session-Id"); len(sids) > 0 && sids[0] != "" {
+		if sid := envelope.HeaderGet(resp.Header, "Mcp-Session-Id"); sid != "" {
 			judged = true
-			sid := sids[0]
 			switch {
-			case len(sids) > 1:
+			case envelope.HeaderVaries(resp.Header, "Mcp-Session-Id"):
 				// A single-valued field sent with two values (RFC 9110
 				// §5.3): clients differ on which session they keep.
-				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id is sent %d times with different values; a client may keep either session (T-SESS-1)", len(sids))
+				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id is sent %d times with different values; a client may keep either session (T-SESS-1)", len(envelope.HeaderDistinct(resp.Header, "Mcp-Session-Id")))
 			case x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize:
 				// (A served initialize switches to the legacy era, whose
 				// sessions it may start, T-COMPAT-2: judged as one below.)

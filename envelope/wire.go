@@ -94,16 +94,9 @@ func HeaderJoined(h http.Header, name string) (string, bool) {
 
 // HeaderDistinct is a header's field-line values without repeats, in the
 // order HeaderJoined reads them; nil when the header is absent. More than
-// one is a single-valued header a receiver may read either way.
+// one is a single-valued header a receiver may read either way (ask
+// HeaderVaries first on a hot path: it allocates nothing).
 func HeaderDistinct(h http.Header, name string) []string {
-	if !HeaderVaries(h, name) {
-		// The common case, read without allocating: one value, or the
-		// same one again.
-		if v, ok := HeaderValue(h, name); ok {
-			return []string{v}
-		}
-		return nil
-	}
 	var out []string
 	for _, v := range headerLines(h, name) {
 		if !slices.Contains(out, v) {

@@ -212,13 +212,14 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	defer target.Close()
 
 	k := &sendSink{}
-	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secrets(extra), CallTools: runner.CallAll,
+	secs := secrets(extra)
+	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secs, CallTools: runner.CallAll,
 		// As check runs by default: over stdio, the lines up to a
 		// marker's reply are the request's, so a second response is
 		// judged (RPC1006) as check judges it.
 		Parallel: defaultParallel}, k)
 	if err != nil {
-		return &targetError{scrubErr(err, secrets(extra))} // the reason may quote a reply
+		return &targetError{scrubErr(err, secs)} // the reason may quote a reply
 	}
 	k.id = msg.ID
 	if err := sess.Fire(ctx, msg); err != nil {
@@ -230,7 +231,6 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	}
 	var sum report.Summary
 	sent := 0
-	secs := secrets(extra)
 	for _, j := range k.got {
 		if j.Exchange != nil && len(secs) > 0 {
 			// Printed as check reports it: a --header value is never shown.
