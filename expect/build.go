@@ -776,7 +776,10 @@ func (e *Expectation) call(http bool) {
 			// The params may be at fault too: the spec orders neither
 			// fault first (AMB-4), so the params' code is right as well,
 			// with the status it may come with.
-			probe := Expectation{Version: e.Version, Method: e.Method, Request: e.Request, Facts: e.Facts}
+			// A server without the capability has no tool, prompt or
+			// resource of any name: one the request names is unknown to
+			// it, a params fault as certain as a missing member.
+			probe := Expectation{Version: e.Version, Method: e.Method, Request: e.Request, Facts: e.Facts.holdsNone(c)}
 			probe.params(req)
 			if slices.Contains(probe.Codes, envelope.CodeInvalidParams) {
 				e.Codes = append(e.Codes, envelope.CodeInvalidParams)

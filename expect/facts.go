@@ -458,6 +458,27 @@ func ParseFacts(raw []byte) (*Facts, error) {
 	return f, err
 }
 
+// holdsNone is f as a server that did not declare capability would be:
+// it has no tool, prompt or resource of that kind, so a name the request
+// gives is one it does not have (a list it never answered is empty).
+func (f *Facts) holdsNone(capability string) *Facts {
+	var n Facts
+	if f != nil {
+		n = *f
+	}
+	switch capability {
+	case "tools":
+		n.Tools, n.ToolsListed, n.ToolOrder, n.toolsVary = nil, true, nil, false
+	case "prompts":
+		n.Prompts, n.PromptsListed = nil, true
+	case "resources":
+		n.Resources, n.ResourcesListed, n.Templates, n.TemplatesListed = nil, true, nil, true
+	default:
+		return f
+	}
+	return &n
+}
+
 // Forget drops the list a list-changed notification from the server
 // says is stale: tools, prompts, or resources and templates. Until the
 // next full listing, a name missing from it is no longer known to be
