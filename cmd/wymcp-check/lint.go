@@ -212,7 +212,14 @@ func (o *lintOptions) adoptRun(s *streams) []string {
 	}
 	recorded := slices.IndexFunc(runs, func(r *transcript.Run) bool { return r != nil })
 	if recorded < 0 {
-		return nil
+		// Recorded before run lines, written by hand or by another tool:
+		// nothing says how it was judged, and the reader should know
+		// which settings these verdicts are under.
+		checks := "all checks"
+		if o.Checks != "" {
+			checks = "--checks " + o.Checks
+		}
+		return []string{fmt.Sprintf("the input records no run settings (no run line): judged with --contract %s, --schema %s and %s", o.Contract, o.Schema, checks)}
 	}
 	if slices.Contains(runs, nil) || slices.ContainsFunc(runs, func(r *transcript.Run) bool { return *r != *runs[0] }) {
 		return []string{"the inputs do not all record the same run settings (a run line of --contract, --schema, --checks): judged with lint's own flags"}

@@ -148,6 +148,13 @@ func TestRecordedRunSettingsLintAlike(t *testing.T) {
 	if _, out, _ := runMain(t, "", "lint", rec, bare); !strings.Contains(out, "do not all record the same run settings") || strings.Contains(out, "as the recorded run was") {
 		t.Errorf("lint of a recording with settings and one without took the settings:\n%s", out)
 	}
+	// A recording without settings alone says which settings judged it.
+	if _, out, _ := runMain(t, "", "lint", "--contract", "spec", bare); !strings.Contains(out, "records no run settings (no run line): judged with --contract spec, --schema builtin and all checks") {
+		t.Errorf("lint of a recording without settings does not say what judged it:\n%s", out)
+	}
+	if _, out, _ := runMain(t, "", "lint", rec); strings.Contains(out, "records no run settings") {
+		t.Errorf("lint of a recording with settings says it has none:\n%s", out)
+	}
 }
 
 // TestSendShowsFindingsWithoutABody: a reply with no body (here none at
