@@ -702,12 +702,15 @@ func hugeExponent(raw string) bool {
 func IDKey(id gjson.Result) string {
 	switch id.Type {
 	case gjson.String:
-		return "s" + id.Str
+		return StringIDKey(id.Str)
 	case gjson.Number:
 		return "n" + id.Raw
 	}
 	return ""
 }
+
+// StringIDKey is IDKey of the string id s, for ids the checker makes.
+func StringIDKey(s string) string { return "s" + s }
 
 // OtherTypeKey is the key of the same id value in the other JSON type: a
 // reply that answers "7" with 7 still answers it (and is judged for the

@@ -16,17 +16,17 @@ func TestRequestIDKeys(t *testing.T) {
 		body string
 		want []string
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"n:1"}},
-		{`{"jsonrpc":"2.0","id":"a","method":"tools/list","params":[1]}`, []string{"s:a"}},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"n1"}},
+		{`{"jsonrpc":"2.0","id":"a","method":"tools/list","params":[1]}`, []string{"sa"}},
 		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil},
-		{`{"jsonrpc":"1.0","id":1,"method":"ping"}`, []string{"?", "n:1"}},
-		{`{"id":1,"method":"ping"}`, []string{"?", "n:1"}},
-		{`{"jsonrpc":"2.0","id":1}`, []string{"?", "n:1"}},
-		{`{"jsonrpc":"2.0","id":1,"method":7}`, []string{"?", "n:1"}},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, []string{"?", "n:1"}},
+		{`{"jsonrpc":"1.0","id":1,"method":"ping"}`, []string{"?", "n1"}},
+		{`{"id":1,"method":"ping"}`, []string{"?", "n1"}},
+		{`{"jsonrpc":"2.0","id":1}`, []string{"?", "n1"}},
+		{`{"jsonrpc":"2.0","id":1,"method":7}`, []string{"?", "n1"}},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}`, []string{"?", "n1"}},
 		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, []string{"?"}},
-		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, []string{"?", "n:1.5"}},
-		{`{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`, []string{"?", "n:12345678901234567890"}},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, []string{"?", "n1.5"}},
+		{`{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`, []string{"?", "n12345678901234567890"}},
 		{`{"jsonrpc":`, []string{"?"}},
 	} {
 		if diff := cmp.Diff(tc.want, requestIDKeys([]byte(tc.body))); diff != "" {

@@ -619,7 +619,7 @@ func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, 
 	ex := r.send(ctx, req, true)
 	if ex.Response != nil {
 		for _, d := range ex.Response.Messages {
-			if k, ok := responseKey(d); ok && k == "s:"+id {
+			if k, ok := responseKey(d); ok && k == envelope.StringIDKey(id) {
 				r.took(k, d)
 			}
 		}

@@ -532,9 +532,9 @@ func requestIDKeys(body []byte) []string {
 		switch {
 		case !id.Exists():
 		case id.Type == gjson.String:
-			keys = append(keys, "s:"+id.Str)
+			keys = append(keys, envelope.IDKey(id))
 		case id.Type == gjson.Number:
-			keys = append(keys, "n:"+id.Raw)
+			keys = append(keys, envelope.IDKey(id))
 			if !envelope.IsInteger(id.Raw) || envelope.BeyondDouble(id) {
 				// An id MCP forbids (1.5), or one a receiver may not hold:
 				// it may be refused with a null id as unreadable.

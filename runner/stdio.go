@@ -284,11 +284,8 @@ func responseKey(line []byte) (string, bool) {
 	if !m.IsObject() {
 		return unreadableID, true
 	}
-	switch id := m.Get("id"); id.Type {
-	case gjson.String:
-		return "s:" + id.Str, true
-	case gjson.Number:
-		return "n:" + id.Raw, true
+	if k := envelope.IDKey(m.Get("id")); k != "" {
+		return k, true
 	}
 	return unreadableID, true
 }
@@ -299,10 +296,10 @@ func responseKey(line []byte) (string, bool) {
 // marker's reply (the same reply again is dropped before: see repeated).
 func (m *mux) marker(data []byte) bool {
 	k, ok := responseKey(data)
-	if !ok || !strings.HasPrefix(k, "s:") {
+	if !ok {
 		return false
 	}
-	if !m.markers[k[2:]] {
+	if id, ok := strings.CutPrefix(k, envelope.StringIDKey("")); !ok || !m.markers[id] {
 		return false
 	}
 	m.markerAnswered(k, data)
@@ -312,7 +309,7 @@ func (m *mux) marker(data []byte) bool {
 // markerAnswered takes a marker off the list of those owed a reply, and
 // keeps its reply.
 func (m *mux) markerAnswered(k string, data []byte) {
-	delete(m.markers, k[2:])
+	delete(m.markers, strings.TrimPrefix(k, envelope.StringIDKey("")))
 	m.r.took(k, data)
 }
 
@@ -606,8 +603,8 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	mine := map[string]bool{}
 	nudge, every := func() bool {
 		id := fmt.Sprintf("wymcp-mark:%s#%d", name, len(mine)+1)
-		m.markers[id], mine["s:"+id] = true, true
-		m.queued("s:" + id)
+		m.markers[id], mine[envelope.StringIDKey(id)] = true, true
+		m.queued(envelope.StringIDKey(id))
 		body := r.markerBody(id)
 		if p.Send(ctx, body) != "" {
 			return false
