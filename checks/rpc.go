@@ -375,6 +375,12 @@ func refusedOnHeaders(p *Pass) bool {
 		// refusal is excused, not a lost id on anything else.
 		// A method-level code shows the body was read, as at 404.
 		x := p.Expect
+		if !methodLevel(p) && p.Exchange.Request.HTTPMethod() == "POST" && len(headerValues(p.Exchange.Request.Header, "Accept")) == 0 {
+			// A POST without the Accept the client must send (T-HTTP-2)
+			// may be refused on that header too (AMB-17), before the body
+			// is read; a method-level code shows the body was read.
+			return true
+		}
 		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
 			return false
 		}
