@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,16 +10,19 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transport"
 )
 
@@ -40,6 +44,10 @@ func TestMain(m *testing.M) {
 		for sc.Scan() {
 			os.Stdout.WriteString("not json\n")
 		}
+		os.Exit(0)
+	}
+	if os.Getenv(dualEraEnv) != "" {
+		serveDualEra(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
 	if fault, ok := os.LookupEnv(serverEnv); ok {
@@ -198,5 +206,74 @@ func TestSerialServerNotSilent(t *testing.T) {
 	mux, _ := stdioCorpusRunAt(t, lim, 8, fx, envelope.V20251125)
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// dualEraEnv makes the test binary a dual-era reference server: once it
+// has answered a legacy initialize, its process speaks 2025 (T-COMPAT-2),
+// and its results carry no resultType.
+const dualEraEnv = "WYMCP_RUNNER_DUAL_ERA"
+
+func serveDualEra(in io.Reader, out io.Writer) {
+	srv, err := refserver.New(refserver.Options{})
+	if err != nil {
+		os.Exit(2)
+	}
+	var legacy atomic.Bool
+	toSrv, fromClient := io.Pipe()
+	fromSrv, toClient := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if gjson.GetBytes(sc.Bytes(), "method").Str == "initialize" {
+				legacy.Store(true)
+			}
+			fromClient.Write(append(sc.Bytes(), '\n'))
+		}
+		fromClient.Close()
+	}()
+	go srv.ServeStdio(context.Background(), toSrv, toClient)
+	sc := bufio.NewScanner(fromSrv)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if legacy.Load() {
+			// (The reference server writes resultType beside other members.)
+			line = bytes.Replace(line, []byte(`"resultType":"complete",`), nil, 1)
+			line = bytes.Replace(line, []byte(`,"resultType":"complete"`), nil, 1)
+		}
+		out.Write(append(line, '\n'))
+	}
+}
+
+// TestDualEraStdioNotSwitched: method/initialize-removed's legacy
+// initialize switches a dual-era server's process to 2025 semantics
+// (T-COMPAT-2); it goes to a process of its own, so no other fixture of
+// a 2026-07-28 run is judged on a switched process (a helper's dual-era
+// server drew 18 false fails before).
+func TestDualEraStdioNotSwitched(t *testing.T) {
+	t.Setenv(dualEraEnv, "1")
+	for _, parallel := range []int{1, 8} {
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx, err := fixtures.Embedded()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &collect{}
+		_, err = runner.Run(context.Background(), target, runner.Options{
+			Protocol: envelope.V20260728, Fixtures: fx, Parallel: parallel, Contract: envelope.Strict(),
+			Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute,
+		}, c)
+		target.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids, detail := c.bad(); len(ids) > 0 {
+			t.Errorf("--parallel %d: a dual-era server drew findings:\n%s", parallel, detail)
+		}
 	}
 }
