@@ -496,8 +496,9 @@ var DataShapes = &Check{
 against the request and against itself:
 -32022 (2026-07-28) has data.supported, a non-empty array of version
 strings, and data.requested, the version string the request asked for
-(under the strict contract a requested value longer than the quote bound
-may be truncated, never replaced); supported never holds the version
+(_meta's, the header's, or a legacy initialize's protocolVersion; under
+the strict contract a requested value longer than the quote bound may
+be truncated, never replaced); supported never holds the version
 requested names as unsupported; -32021 (2026-07-28) has
 data.requiredCapabilities, an object naming only capabilities the request
 did not declare; -32042 (2025-11-25) has
@@ -598,9 +599,16 @@ func leafPaths(v gjson.Result, prefix string) []string {
 }
 
 // sentVersions are the versions the request asked for: _meta's and the
-// header's. When they differ either may be the one refused (AMB-4).
+// header's, and an initialize's protocolVersion. When they differ either
+// may be the one refused (AMB-4); a dual-era reading of a legacy
+// initialize refuses the version it names (T-LIFE-14).
 func sentVersions(p *Pass) []string {
 	var out []string
+	if p.Expect.Method == "initialize" {
+		if v := p.Expect.Request.Get("params.protocolVersion"); v.Type == gjson.String {
+			out = append(out, v.Str)
+		}
+	}
 	if v := p.Expect.Request.Get("params._meta." + envelope.JoinPath("", envelope.MetaProtocolVersion)); v.Type == gjson.String {
 		out = append(out, v.Str)
 	}
