@@ -122,7 +122,7 @@ var unknownMethodMessage = regexp.MustCompile(`(?i)method not found|unknown meth
 var CodeFits = &Check{
 	ID:       "ERR1002",
 	Title:    "The error code fits the condition",
-	SpecRef:  "T-ERR-1..T-ERR-5, T-ERR-8, T-ERR-12..T-ERR-14; contract clause 1",
+	SpecRef:  "T-ERR-1..T-ERR-5, T-ERR-8, T-ERR-12..T-ERR-14, T-LIFE-8; contract clause 1",
 	Severity: MUST,
 	Area:     AreaCode,
 	Doc: `The code must name the condition the request provoked: bytes that are
@@ -154,7 +154,9 @@ server/discover, or in the error's own data.supported). What the run's
 facts fix (the tool called does not exist: -32602, a SHOULD) is judged at
 their level; where they contradict the refusal (-32601 for a method of a
 capability the server declared, a listed resource refused as missing),
-it warns: the checker cannot see why the server says otherwise now. Where a fixture leaves the code open (a refusal on a header,
+it warns: the checker cannot see why the server says otherwise now;
+-32601 for server/discover fails where the run speaks 2026-07-28 with
+the server, which then implements it (T-LIFE-8). Where a fixture leaves the code open (a refusal on a header,
 a second initialize), the codes its own words, the request or the
 server's declarations deny still fail: -32022 for a version the server
 says it serves, and -32603 for what the reply itself calls invalid
@@ -275,6 +277,12 @@ params; -32020 when every standard header matches the body warns there
 			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
 		case code == envelope.CodeInternalError:
 			hiddenInvalidParams(p, e)
+		case code == envelope.CodeMethodNotFound && x.Method == "server/discover" && x.Version == envelope.V20260728 && x.Facts != nil && x.Facts.Version == envelope.V20260728:
+			// Every 2026-07-28 server implements it (T-LIFE-8, MUST), and
+			// the run speaks 2026-07-28 with this server (negotiated, or
+			// forced with --protocol). A probe of a server whose version
+			// is not known is what a 2025 server rightly refuses so.
+			p.Failf("error.code", "code -32601 (method not found) for server/discover, which every 2026-07-28 server implements (T-LIFE-8)")
 		case code == envelope.CodeMethodNotFound && c != "" && declaredCap(x.Facts, c) && (x.Tool == nil || !x.Tool.TaskRequired):
 			// The server's own declaration says it implements the method;
 			// the checker cannot see why it says otherwise now.
