@@ -319,7 +319,7 @@ const initSessionRule = "T-SESS-2: a server that keeps sessions tells an initial
 // initSessionRefusal: an initialize whose params the server cannot read,
 // sent outside a session to a 2025 server that keeps them, refused as a
 // request outside a session is: 400, -32000 (as the TypeScript SDK's
-// examples and the frameworks on them refuse one), no id. The other
+// examples and the frameworks on them refuse one), no id or its own. The other
 // reading of the request: ERR1002 and RPC1004 warn.
 func initSessionRefusal(p *Pass) bool {
 	x, r := p.Expect, p.Exchange.Response
@@ -328,8 +328,10 @@ func initSessionRefusal(p *Pass) bool {
 		x.Facts == nil || !x.Facts.Session || envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
 		return false
 	}
+	// The id may be absent or null (refused before it was read) or the
+	// request's own (@mastra/mcp reads it first).
 	id := p.Reply.Response.Get("id")
-	return p.Reply.Response.Get("error.code").Int() == -32000 && (!id.Exists() || id.Type == gjson.Null)
+	return p.Reply.Response.Get("error.code").Int() == -32000 && (!id.Exists() || id.Type == gjson.Null || envelope.SameID(x.Request.Get("id"), id))
 }
 
 // batchID: id is that of one of a batch's requests.
