@@ -149,7 +149,7 @@ var freeForm = map[string]bool{"structuredContent": true, "inputSchema": true, "
 var Negotiation = &Check{
 	ID:       "PRO1007",
 	Title:    "Version negotiation answers what the server serves",
-	SpecRef:  "T-LIFE-2, T-LIFE-8, T-LIFE-14, AMB-3",
+	SpecRef:  "T-LIFE-2, T-LIFE-8, T-LIFE-9, T-LIFE-14, AMB-3",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `The answers to version negotiation agree with what the server itself
@@ -214,7 +214,7 @@ is judged.`,
 			}
 			asked := x.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str
 			if asked != "" && !listsVersion(sup, asked) {
-				p.Failf("result.supportedVersions", "server/discover for %s is served, but supportedVersions does not list %s (T-LIFE-8)", Quote(asked, quoteN), Quote(asked, quoteN))
+				p.Failf("result.supportedVersions", "server/discover for %s is served, but supportedVersions does not list %s: a version it does not serve gets -32022 (T-LIFE-9), one it serves is listed (T-LIFE-8)", Quote(asked, quoteN), Quote(asked, quoteN))
 			}
 		default:
 			return Skip("not a negotiation request")
