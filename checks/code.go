@@ -115,6 +115,12 @@ var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|int
 // use too: with -32603 they only warn.
 var validationWords = regexp.MustCompile(`(?i)must be (a|an|of|at)\b|validation (error|failed)`)
 
+// argumentWords are what any refusal of a call's arguments says in some
+// words (a validator's, a schema's, a hand-written check's): an isError
+// text with none of them reads as the tool's own failure, after it ran
+// on the arguments ("API error: getaddrinfo EAI_AGAIN", "fetch failed").
+var argumentWords = regexp.MustCompile(`(?i)invalid|validat|requir|missing|expect|must|schema|not allowed|unexpected|unknown|unrecogni[sz]ed|additional|enum|type|argument|param|propert|field|input|format|wrong|bad|malformed|allowed|accept|should`)
+
 // unknownMethodMessage recognises a reply that says the method is not
 // there, which settles whether an extension might define it.
 var unknownMethodMessage = regexp.MustCompile(`(?i)method not found|unknown method|no such method|method .*(not found|not supported|unsupported|does not exist|not implemented)|not implemented`)

@@ -502,7 +502,12 @@ no order between the faults is set (AMB-4), and an input_required result
 is not judged: the tool has not run, and a later round would show whether
 it refuses. -32603 says the tool failed inside, having run on the input,
 unless its words are a validator's (then the arguments were refused: a
-warning, as for any other code; ERR1002 judges the code). A result that is not an error means the tool ran on
+warning, as for any other code; ERR1002 judges the code). An isError
+result whose text says nothing of arguments (no word a refusal of them
+uses: invalid, required, expected, type, argument, …; "API error:
+getaddrinfo EAI_AGAIN" say) reads as the tool's own failure after it ran
+on them: a warning, as the checker cannot see the tool's work. A result
+that is not an error means the tool ran on
 input it declared invalid: a failure; only a warning where the one fault
 is a null for an argument the schema lets be absent, which servers
 commonly read as absent (models send such nulls), or where the only
@@ -559,9 +564,34 @@ what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
 		}
 		if m.Get("result.isError").Type != gjson.True {
 			p.Deviate(t.Refusal, "result", "tool %s ran on arguments its inputSchema forbids (%s); want an isError result", Quote(t.Name, quoteN), schema.FirstProblem(t.Problems))
+			return nil
+		}
+		if text, ok := toolFailureText(m.Get("result.content")); ok {
+			// isError is also how a tool that ran reports its own failure:
+			// words that say nothing of the arguments read as that.
+			p.Warnf("result.content", "the isError result says %s, nothing of the arguments its inputSchema forbids (%s): the tool may have run on them (T-TOOL-8)", Quote(text, quoteN), schema.FirstProblem(t.Problems))
 		}
 		return nil
 	},
+}
+
+// toolFailureText is the text of an isError result's content when there
+// is some and none of it speaks of arguments (see argumentWords).
+func toolFailureText(content gjson.Result) (string, bool) {
+	var first string
+	for _, c := range content.Array() {
+		if c.Get("type").Str != "text" {
+			continue
+		}
+		text := c.Get("text").Str
+		if argumentWords.MatchString(text) {
+			return "", false
+		}
+		if first == "" {
+			first = text
+		}
+	}
+	return first, strings.TrimSpace(first) != ""
 }
 
 var Survives = &Check{
