@@ -426,7 +426,7 @@ func codeList(codes []int) string {
 
 var Refused = &Check{
 	ID:       "PRO1001",
-	Title:    "A request the protocol rejects gets an error",
+	Title:    "A request is refused or served as the protocol says",
 	SpecRef:  "T-ERR-1..T-ERR-3, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1",
 	Severity: MUST,
 	Area:     AreaProtocol,
@@ -444,9 +444,17 @@ missing MCP-Protocol-Version header read as 2025-03-26 by a server that
 serves such clients; an id JSON-RPC allows and MCP forbids, echoed
 exactly) a result only warns. A missing header has no 2025-03-26 reading
 when the method is 2026-07-28's alone (server/discover) or the result
-carries resultType: served so, it fails.`,
+carries resultType: served so, it fails.
+
+The other way round: a valid request a fixture only spells another way
+the spec allows (header names in lowercase, T-HTTP-19) must be served: a
+JSON-RPC error or an HTTP error status fails, but 429 and 503, which
+say the server is busy, warn.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
+		if x.Served.Set() {
+			return mustServe(p)
+		}
 		if !x.Error.Set() {
 			return Skip("the request may be served")
 		}
@@ -466,6 +474,33 @@ carries resultType: served so, it fails.`,
 		}
 		return nil
 	},
+}
+
+// mustServe judges a reply to a request the expectation says must be
+// served (Expectation.Served).
+func mustServe(p *Pass) error {
+	x := p.Expect
+	r := p.Exchange.Response
+	if r == nil {
+		return Skip("no reply arrived (see RPC1006)")
+	}
+	if p.Exchange.Transport == envelope.HTTP && (r.Status == 429 || r.Status == 503) {
+		p.Warnf("http.status", "status %d says the server is busy: whether it serves %s is not seen", r.Status, x.Cause())
+		return nil
+	}
+	if p.Reply.Response != nil && p.Reply.Response.IsObject() {
+		if e := p.Reply.Response.Get("error"); e.Exists() {
+			p.Deviate(x.Served, "error", "%s was refused (code %s: %s), want it served", x.Cause(), clip(e.Get("code").Raw), Quote(e.Get("message").Str, quoteN))
+			return nil
+		}
+		if p.Reply.Response.Get("result").Exists() {
+			return nil
+		}
+	}
+	if p.Exchange.Transport == envelope.HTTP && r.Status >= 400 {
+		p.Deviate(x.Served, "http.status", "%s was refused with status %d, want it served", x.Cause(), r.Status)
+	}
+	return nil
 }
 
 // namesArgument: msg names one of the call's arguments as a validator

@@ -135,6 +135,9 @@ type Expectation struct {
 	NoReply Want
 	// Error: a result is wrong; the request must be refused (PRO1001).
 	Error Want
+	// Served: an error is wrong; the request must be served (PRO1001):
+	// it is valid, spelled another way the spec allows.
+	Served Want
 	// Codes name the condition, preferred first; Code says how sure. With
 	// Code Free any code of the version's table is right.
 	Codes []int

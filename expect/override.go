@@ -26,6 +26,9 @@ import (
 //	expect-status: 403               statuses the spec fixes (comma list), or any
 //	expect-error: must | should RULE | open RULE | false
 //	                                 a result is wrong (at that level), or right
+//	expect-served: must RULE         an error is wrong: the request is valid and the
+//	                                 fixture only spells it another legal way (header
+//	                                 names in lowercase), so a refusal breaks RULE
 //	expect-error: local RULE         a result is wrong (must) from a server the
 //	                                 facts show local (loopback, private, link-local),
 //	                                 open by RULE from any other (a foreign Origin)
@@ -52,6 +55,7 @@ type Override struct {
 	anyStatus     bool
 	err           *Want
 	errLocal      string // expect-error: local RULE
+	served        *Want
 	reply         *Want
 	ambiguity     string
 	noAmbiguity   bool
@@ -70,7 +74,7 @@ type Field struct{ Key, Value string }
 
 // Keys lists the override vocabulary.
 func Keys() []string {
-	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-ambiguity", "expect-code-ambiguity",
+	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-served", "expect-ambiguity", "expect-code-ambiguity",
 		"expect-tool-refusal", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing"}
 }
 
@@ -113,6 +117,10 @@ func (o *Override) Set(key, value string) error {
 		var w Want
 		w, err = parseLevel(value)
 		o.err = &w
+	case "expect-served":
+		var w Want
+		w, err = parseLevel(value)
+		o.served = &w
 	case "expect-reply":
 		var w Want
 		w, err = parseLevel(value)
@@ -310,6 +318,9 @@ func (o *Override) apply(e *Expectation) {
 	}
 	if o.err != nil && !(undeclared && o.err.Level < e.Error.Level) {
 		e.Error = *o.err
+	}
+	if o.served != nil {
+		e.Served = *o.served
 	}
 	if o.errLocal != "" {
 		w := open(o.errLocal)
