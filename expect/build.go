@@ -1128,6 +1128,13 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		// (A method only 2026-07-28 defines, server/discover say, has no
 		// 2025-03-26 reading: served, it was served as 2026-07-28.)
 		e.Error, e.Code, e.StatusWant = open(HeaderMissingRule), open(HeaderMissingRule), open(HeaderMissingRule)
+	} else if onlyHeaderMissing && e.Facts.Serves(envelope.V20250326) {
+		// A server that says it serves 2025-03-26 may read the request
+		// so (T-HTTP-8); a method that version lacks is then unknown:
+		// -32601, with the status it may come with (T-HTTP-9's 404, or
+		// the 400 of a refusal).
+		e.ReadCodes = append(e.ReadCodes, envelope.CodeMethodNotFound)
+		e.ReadStatus = append(e.ReadStatus, 404, 400)
 	}
 	if preBody {
 		e.ID.Lost = Want{}
