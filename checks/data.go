@@ -495,7 +495,8 @@ var DataShapes = &Check{
 	Doc: `Errors whose data the spec defines carry it, and it means what it says,
 against the request and against itself:
 -32022 (2026-07-28) has data.supported, a non-empty array of version
-strings, and data.requested, the version string the request asked for
+strings that holds 2026-07-28 where the server's server/discover lists
+it, and data.requested, the version string the request asked for
 (_meta's, the header's, or a legacy initialize's protocolVersion; under
 the strict contract a requested value longer than the quote bound may
 be truncated, never replaced); supported never holds the version
@@ -526,6 +527,13 @@ elicitationId, url and message.`,
 					if s.Type != gjson.String {
 						p.Failf("error.data.supported."+strconv.Itoa(i), "supported entry is %s, want a string", envelope.Kind(s))
 					}
+				}
+				if x := p.Expect.Facts; x.Serves(envelope.V20260728) && !listsVersion(sup, envelope.V20260728) && !slices.Contains(sentVersions(p), envelope.V20260728) {
+					// The server's own server/discover lists it: a client
+					// reading this list would fall back from a version the
+					// server serves (T-LIFE-9: the server's versions). (A
+					// refusal of that very version is ERR1002's to fail.)
+					p.Failf("error.data.supported", "supported lacks %s, which the server's server/discover lists", Quote(envelope.V20260728, quoteN))
 				}
 			}
 			req := d.Get("requested")
