@@ -139,7 +139,8 @@ subscription are judged there. The other messages of a listen stream
 are this check's alone: PRO1003 leaves them. A notifications/cancelled
 that ends the subscription by naming the listen id in requestId, without
 the subscriptionId, warns: the cancellation page gives it that form, and
-how it combines with T-META-3 is not spelled out (AMB-20).`,
+how it combines with T-META-3 is not spelled out (AMB-20); one naming
+another request fails (T-STDIO-8: it only ends a listen stream).`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		if x.Method != "subscriptions/listen" || x.Version != envelope.V20260728 {
@@ -177,6 +178,11 @@ how it combines with T-META-3 is not spelled out (AMB-20).`,
 				acked = true
 			case method == "notifications/progress" || method == "notifications/message":
 				p.Failf(path, "%s on a listen stream; request-scoped notifications never travel there (T-SUB-5)", Quote(method, quoteN))
+			case method == "notifications/cancelled" && m.Get("params.requestId").Exists() && !envelope.SameID(id, m.Get("params.requestId")):
+				// It only ends a listen stream, naming its request
+				// (T-STDIO-8): another id here cancels what 2026-07-28
+				// never cancels.
+				p.Failf(path+".params.requestId", "notifications/cancelled on the listen stream names request %s, not the listen request %s (T-STDIO-8)", clip(m.Get("params.requestId").Raw), clip(id.Raw))
 			case !acked:
 				p.Failf(path, "%s arrived before the acknowledgment; the acknowledgment comes first (T-SUB-1)", Quote(method, quoteN))
 				acked = true // say it once
