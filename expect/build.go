@@ -1112,11 +1112,9 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			e.StatusWant = open("T-HTTP-10 names missing _meta fields; a client capabilities value of the wrong type is invalid params, whose HTTP status is open (T-HTTP-11, AMB-6)")
 		}
 	}
-	if len(codes) > 1 {
-		// AMB-4: no precedence between the codes; each is accepted. The
-		// refusal and its 400 stay MUSTs.
-		e.Code = open("AMB-4: no precedence between -32020, -32022 and -32602")
-	}
+	// AMB-4: no precedence between the codes (each in Codes is right);
+	// a code none of the faults names is still wrong (-32600 for a
+	// request JSON-RPC finds valid).
 	if headerUnserved {
 		// AMB-4: the header names a version the server does not serve
 		// while _meta names one it does: -32020 is the literal reading,
