@@ -49,7 +49,8 @@ AMB-17), where the spec asks for no body
 HTTP layer sends on its own account (a size or rate limit: 413, 414, 429,
 431; authorization: 401 with its OAuth body, and the 403 for an
 insufficient scope; a gateway: 502, 503, 504), and
-a refusal the spec or the fixture lets come bare (a foreign Origin's 403,
+a refusal the spec or the fixture lets come bare (a notification's or a
+posted response's, T-HTTP-3, T-HTTP-4; a foreign Origin's 403,
 T-HTTP-14; a web server's 400 for headers too large), may come before any
 MCP code runs: the strict contract's wish for a JSON-RPC body there only
 warns, and --contract spec asks for none. Answers to GET or DELETE are not JSON-RPC exchanges and are
@@ -75,7 +76,11 @@ not judged here.`,
 				return nil
 			}
 			report, why = p.Warnf, " (the contract prefers one; the HTTP layer, its limits, its authorization or a proxy, may answer before any MCP code runs)"
-			if p.Expect.NoReply.Set() && !httpLayer(resp.Status) && !scopeRefusal(resp) {
+			switch {
+			case httpLayer(resp.Status) || scopeRefusal(resp):
+			case p.Expect.Condition == expect.CondResponsePosted:
+				why = " (the contract prefers one; the spec lets the refusal of a posted response come without one, T-HTTP-3)"
+			case p.Expect.NoReply.Set():
 				why = " (the contract prefers one; T-HTTP-4 lets a notification's refusal come without one)"
 			}
 		case p.Contract.IsStrict():
@@ -133,6 +138,13 @@ func mayComeBare(p *Pass, status int) bool {
 		return false
 	case x.NoReply.Set():
 		return !protocolRefusal2026(p, status)
+	case x.Condition == expect.CondResponsePosted:
+		// A posted response's refusal is a notification's (T-HTTP-3,
+		// T-HTTP-4: the body MAY be an error). 2026-07-28 leaves the
+		// reaction open: under --contract spec its want of a body warns
+		// as for a batch, so that a dual-era client can read it
+		// (T-COMPAT-1).
+		return x.Version != envelope.V20260728 || p.Contract.IsStrict()
 	}
 	return x.BodyOptional && (len(x.Status) == 0 || slices.Contains(x.Status, status))
 }
