@@ -153,8 +153,10 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 	if o.FixtureDir != "" {
 		mine, err := fixtures.LoadDir(o.FixtureDir)
 		if err != nil {
-			if _, statErr := os.Stat(o.FixtureDir); statErr != nil {
+			if fi, statErr := os.Stat(o.FixtureDir); statErr != nil {
 				return nil, nil, usagef("--fixtures: %v", statErr)
+			} else if !fi.IsDir() {
+				return nil, nil, usagef("--fixtures %s: not a directory (want the directory that holds the *.txtar files)", o.FixtureDir)
 			}
 			problems = append(problems, strings.Split(err.Error(), "\n")...)
 		}

@@ -54,6 +54,8 @@ func TestFirstHour(t *testing.T) {
 		{"wrap max-bytes negative", []string{"wrap", "--max-bytes", "-5", "--", "true"}, exitUsage, "", "--max-bytes -5: want a positive number of bytes", true},
 		{"check max-bytes positive", []string{"check", "--demo", "--run", "lifecycle/ping", "--max-bytes", "1048576"}, exitOK, "PASSED", "", false},
 		{"lint missing file", []string{"lint", missing}, exitUsage, "", "opening transcript: open " + missing, true},
+		{"--fixtures names a file", []string{"check", "--demo", "--fixtures", "../../examples/demo.jsonl"}, exitUsage, "", "--fixtures ../../examples/demo.jsonl: not a directory", true},
+		{"--run bad glob names the flag", []string{"check", "--demo", "--run", "["}, exitUsage, "", `--run "[": syntax error in pattern`, true},
 		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
 	}
 	for _, tt := range tests {
