@@ -110,7 +110,7 @@ func ReadRun(r io.Reader) (*Run, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, err
 	}
-	run, ok, err := runLine(line)
+	run, ok, err := runLine(bytes.TrimPrefix(line, bom))
 	if !ok {
 		return nil, nil
 	}
@@ -239,9 +239,14 @@ func (r *Reader) readLine() ([]byte, error) {
 		if tooLong {
 			return nil, &LineError{r.name, r.line, errTooLong}
 		}
-		return bytes.TrimRight(r.buf, "\r\n"), nil
+		// A byte order mark (an editor's on Windows; one per file joined
+		// with cat) is no part of the JSON text (RFC 8259 §8.1).
+		return bytes.TrimPrefix(bytes.TrimRight(r.buf, "\r\n"), bom), nil
 	}
 }
+
+// bom is the UTF-8 byte order mark.
+var bom = []byte("\xef\xbb\xbf")
 
 // factsLine reads a {"facts":{…}} line; ok is false for any other line.
 func factsLine(line []byte) (*expect.Facts, bool, error) {

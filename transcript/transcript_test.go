@@ -230,3 +230,28 @@ func TestRunLinesAndMarks(t *testing.T) {
 		t.Errorf("errors %q, want the fourth line's", errs)
 	}
 }
+
+// TestReaderSkipsByteOrderMark: a transcript saved with a byte order mark
+// (line 1), or files so saved joined with cat (line 3), reads as without
+// one; the run line behind the mark is still the run line.
+func TestReaderSkipsByteOrderMark(t *testing.T) {
+	raw, err := os.ReadFile("testdata/bom.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, errs := readAll(t, "bom.jsonl", bytes.NewReader(raw))
+	if diff := cmp.Diff([]string{"bom.jsonl:4: not valid JSON"}, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Fixture)
+	}
+	if diff := cmp.Diff([]string{"first", "joined"}, got); diff != "" {
+		t.Errorf("fixtures (-want +got):\n%s", diff)
+	}
+	run, err := transcript.ReadRun(bytes.NewReader(raw))
+	if err != nil || run == nil || run.Contract != "spec" || run.Schema != "none" {
+		t.Errorf("ReadRun = %+v, %v; want the run line behind the mark", run, err)
+	}
+}
