@@ -336,6 +336,9 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	defer cleanup()
 
+	if o.Record != "" {
+		o.writes = append(o.writes, flagPath{"--record", o.Record})
+	}
 	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol + " (the version chosen is noted at the end)"})
 	if err != nil {
 		return err
