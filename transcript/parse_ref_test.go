@@ -106,7 +106,7 @@ func refParse(line []byte) (Record, error) {
 		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
 	}
 	if !gjson.ValidBytes(line) {
-		return rec, errors.New("not valid JSON")
+		return rec, invalidJSON(line) // the message, not the reading, is shared
 	}
 	obj := gjson.ParseBytes(line)
 	if !obj.IsObject() {

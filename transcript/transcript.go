@@ -245,6 +245,35 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 }
 
+// invalidJSON says where and why line is not valid JSON, for a person
+// to find the fault in a line that may be megabytes long: the byte
+// (counted from 1) and the cause, as encoding/json tells them, which
+// quotes a control character escaped. Only a bad line pays for it.
+func invalidJSON(line []byte) error {
+	bad := -1 // the first byte that is no UTF-8
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && n == 1 {
+			bad = i
+			break
+		}
+		i += n
+	}
+	var se *json.SyntaxError
+	errors.As(json.Unmarshal(line, new(json.RawMessage)), &se)
+	switch {
+	case se != nil && bad >= 0 && int64(bad) == se.Offset-1:
+		// encoding/json would quote the byte as the character it codes
+		// in Latin-1.
+		return fmt.Errorf("not valid JSON at byte %d: byte 0x%02x, which is no UTF-8", se.Offset, line[bad])
+	case se != nil && se.Offset >= int64(len(line)):
+		return fmt.Errorf("not valid JSON: the line ends before its value does (%d bytes; truncated?)", len(line))
+	case se != nil:
+		return fmt.Errorf("not valid JSON at byte %d: %v", se.Offset, se)
+	}
+	return errors.New("not valid JSON")
+}
+
 // bom is the UTF-8 byte order mark.
 var bom = []byte("\xef\xbb\xbf")
 
@@ -273,7 +302,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	case deep:
 		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
 	case !valid:
-		return rec, errors.New("not valid JSON")
+		return rec, invalidJSON(line)
 	}
 	at := skipSpace(s, 0)
 	if s[at] != '{' {
