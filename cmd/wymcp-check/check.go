@@ -133,10 +133,16 @@ func parseHeaders(hs []string) (http.Header, error) {
 	for i, kv := range hs {
 		k, v, ok := strings.Cut(kv, ":")
 		k = strings.TrimSpace(k)
-		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+		if !ok || k == "" {
 			return nil, usagef("--header #%d: want 'Name: value'", i+1)
 		}
-		h.Add(k, strings.TrimSpace(v))
+		v = strings.TrimSpace(v)
+		if err := fixtures.CheckHeader(k, v); err != nil {
+			// Refused here, not by the transport at the first request,
+			// which blamed the target (exit 3).
+			return nil, usagef("--header #%d: %w", i+1, err)
+		}
+		h.Add(k, v)
 	}
 	return h, nil
 }

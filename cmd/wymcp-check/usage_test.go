@@ -56,6 +56,9 @@ func TestFirstHour(t *testing.T) {
 		{"lint missing file", []string{"lint", missing}, exitUsage, "", "opening transcript: open " + missing, true},
 		{"--fixtures names a file", []string{"check", "--demo", "--fixtures", "../../examples/demo.jsonl"}, exitUsage, "", "--fixtures ../../examples/demo.jsonl: not a directory", true},
 		{"--run bad glob names the flag", []string{"check", "--demo", "--run", "["}, exitUsage, "", `--run "[": syntax error in pattern`, true},
+		{"--header CR LF", []string{"check", "--demo", "--header", "X-A: a\r\nInjected: b"}, exitUsage, "", "--header #1: header X-A: the value holds the control character U+000D", true},
+		{"--header name no token", []string{"send", "--demo", "--header", "Bad Name: b", "-"}, exitUsage, "", `--header #1: header name "Bad Name": want a token`, true},
+		{"--header escape never quoted", []string{"proxy", "http://127.0.0.1:1/", "--header", "X: secret\x1b"}, exitUsage, "", "U+001B", true},
 		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
 	}
 	for _, tt := range tests {
@@ -83,5 +86,17 @@ func TestHelpQuotesHeaderForTheShell(t *testing.T) {
 	}
 	if !strings.Contains(out, "not at all (none; off is the same)") {
 		t.Errorf("--schema help does not name none")
+	}
+}
+
+// TestHeaderFlagErrorHidesValue: a --header value HTTP cannot carry is a
+// usage error that names the header and the character, never the value.
+func TestHeaderFlagErrorHidesValue(t *testing.T) {
+	code, _, errOut := runMain(t, "", "check", "--demo", "--header", "Authorization: Bearer tok3n\rs3cret")
+	if code != exitUsage || !strings.Contains(errOut, "header Authorization") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming the header", code, errOut)
+	}
+	if strings.Contains(errOut, "tok3n") {
+		t.Errorf("the value was printed: %q", errOut)
 	}
 }
