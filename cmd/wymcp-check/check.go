@@ -337,6 +337,11 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	lim := o.limits()
 
 	target, describe, cleanup, err := openTarget(ctx, o, extra, lim)
+	var te *targetError
+	if errors.As(err, &te) {
+		// Not started: the reports are still written, and say so.
+		return abortedRun(s, o, fixtureProblems, te)
+	}
 	if err != nil {
 		return err
 	}
@@ -461,6 +466,28 @@ func protocolHeader(name string) bool {
 		return true
 	}
 	return false
+}
+
+// abortedRun writes the reports of a run whose target could not be
+// started (a command not found): a CI job that reads the JUnit file
+// finds why, as it does for a server that went away.
+func abortedRun(s *streams, o *checkOptions, fixtureProblems []string, te *targetError) error {
+	describe := "stdio: " + strings.Join(o.Command, " ")
+	if o.Demo {
+		describe = "demo: reference server over stdio" + faultSuffix(o.DemoFault)
+	}
+	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol})
+	if err != nil {
+		return err
+	}
+	for _, p := range fixtureProblems {
+		ss.note("--fixtures: " + p)
+	}
+	ss.sum.Aborted = "target could not be driven: " + strings.TrimPrefix(te.Error(), "target could not be driven: ")
+	if err := ss.finish(); err != nil && !errors.Is(err, errFindings) {
+		return err
+	}
+	return te
 }
 
 // openTarget builds the target: the demo server, a URL, or a command.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -98,5 +100,36 @@ func TestHeaderFlagErrorHidesValue(t *testing.T) {
 	}
 	if strings.Contains(errOut, "tok3n") {
 		t.Errorf("the value was printed: %q", errOut)
+	}
+}
+
+// TestUnstartableServerStillReports: a stdio server that cannot start
+// ends the run with exit 3, and every report is still written, aborted,
+// with the reason; the reason on stderr has its escapes escaped.
+func TestUnstartableServerStillReports(t *testing.T) {
+	dir := t.TempDir()
+	cmd := filepath.Join(dir, "no-such-server\x1b[2J")
+	code, _, errOut := runMain(t, "", "check", "--format", "json", "-o", filepath.Join(dir, "r.json"), "--report", "junit="+filepath.Join(dir, "r.xml"), "--", cmd)
+	if code != exitTarget {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitTarget, errOut)
+	}
+	if strings.Contains(errOut, "\x1b") || !strings.Contains(errOut, `no-such-server\x1b[2J`) {
+		t.Errorf("stderr %q: want the command's escape escaped", errOut)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("the JSON report was not written: %v", err)
+	}
+	var r struct {
+		Summary struct{ Aborted, Gate string }
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Gate != "aborted" || !strings.Contains(r.Summary.Aborted, "target could not be driven: starting") {
+		t.Errorf("summary %+v, want aborted with the reason", r.Summary)
+	}
+	if xml, err := os.ReadFile(filepath.Join(dir, "r.xml")); err != nil || !strings.Contains(string(xml), `errors="1"`) {
+		t.Errorf("the JUnit report: %v, %s", err, xml)
 	}
 }
