@@ -274,6 +274,24 @@ func invalidJSON(line []byte) error {
 	return errors.New("not valid JSON")
 }
 
+// noTransport is the error for an object line without "transport". A
+// line whose one member holds an object is a kind of line, as run, facts
+// and traffic lines are: one this checker does not know comes from a
+// newer recorder, and is named so.
+func noTransport(line []byte) error {
+	var keys []string
+	kind := false
+	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+		keys = append(keys, k.Str)
+		kind = v.IsObject()
+		return len(keys) < 2
+	})
+	if len(keys) == 1 && kind {
+		return fmt.Errorf("a %q line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts and traffic lines", keys[0])
+	}
+	return errors.New(`"transport" is required ("http" or "stdio")`)
+}
+
 // bom is the UTF-8 byte order mark.
 var bom = []byte("\xef\xbb\xbf")
 
@@ -335,7 +353,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	ex := &rec.Exchange
 	switch t := value(root[0]); {
 	case !t.Exists():
-		return rec, errors.New(`"transport" is required ("http" or "stdio")`)
+		return rec, noTransport(line)
 	case t.Str == envelope.HTTP:
 		ex.Transport = envelope.HTTP
 	case t.Str == envelope.Stdio:

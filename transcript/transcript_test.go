@@ -292,3 +292,22 @@ func TestReaderSaysWhereJSONBreaks(t *testing.T) {
 		t.Errorf("records' lines (-want +got):\n%s", diff)
 	}
 }
+
+// TestReaderNamesUnknownLineKinds: a line of a kind a newer recorder
+// writes ({"kind":{…}}) is named as such, not as an exchange without a
+// transport; the lines after it are read.
+func TestReaderNamesUnknownLineKinds(t *testing.T) {
+	in := `{"snapshot":{"v":2}}` + "\n" + `{"fixture":"x","request":{"body":"x"}}` + "\n" +
+		`{"transport":"http","request":{"body":"x"},"response":null,"future":{"x":1}}` + "\n"
+	recs, errs := readAll(t, "f.jsonl", strings.NewReader(in))
+	want := []string{
+		`f.jsonl:1: a "snapshot" line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts and traffic lines`,
+		`f.jsonl:2: "transport" is required ("http" or "stdio")`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if len(recs) != 1 || recs[0].Line != 3 {
+		t.Errorf("records %+v, want line 3's (an unknown member is no error)", recs)
+	}
+}
