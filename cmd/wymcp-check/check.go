@@ -180,7 +180,13 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 	}
 	if len(o.Run) > 0 || len(o.Skip) > 0 {
 		if all, err = fixtures.Select(all, o.Run, o.Skip); err != nil {
-			return nil, nil, &usageError{err}
+			// A selection of the user's fixtures may be empty because
+			// they did not load: say why first.
+			var errs []error
+			for _, p := range problems {
+				errs = append(errs, errors.New("--fixtures: "+p))
+			}
+			return nil, nil, &usageError{errors.Join(append(errs, err)...)}
 		}
 	}
 	return all, problems, nil

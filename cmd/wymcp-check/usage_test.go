@@ -133,3 +133,20 @@ func TestUnstartableServerStillReports(t *testing.T) {
 		t.Errorf("the JUnit report: %v, %s", err, xml)
 	}
 }
+
+// TestRunOfUnloadedFixturesSaysWhy: a --run that matches nothing because
+// the user's fixtures did not load names their problems first.
+func TestRunOfUnloadedFixturesSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txtar"), []byte("Mine.\n-- fixture --\nid: mine/a\nversions: banana\n-- body --\n{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, "", "check", "--demo", "--fixtures", dir, "--run", "mine/*")
+	want := "wymcp-check: --fixtures: " + filepath.Join(dir, "a.txtar") + `:4: versions: "banana" is not a protocol version`
+	if code != exitUsage || !strings.Contains(errOut, want) || !strings.Contains(errOut, `--run "mine/*" matches no fixture`) {
+		t.Errorf("exit %d, stderr %q; want exit 2, %q and the --run error", code, errOut, want)
+	}
+	if out != "" {
+		t.Errorf("a report was started before the usage error: %q", out)
+	}
+}
