@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -129,8 +130,14 @@ func LoadContract(arg string) (*Contract, error) {
 // another case, a key given twice and anything after the object, which
 // a JSON decoder would let pass. Errors name the line.
 func ParseContract(raw []byte) (*Contract, error) {
+	// A byte order mark (an editor's on Windows) is no part of the JSON
+	// text (RFC 8259 §8.1); it stands for no line.
+	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, errors.New("the file is empty; want a JSON object")
+	}
+	if v := gjson.ParseBytes(raw); !v.IsObject() && gjson.ValidBytes(raw) {
+		return nil, fmt.Errorf("line %d: the contract is %s, want a JSON object", lineAt(raw, int64(v.Index)), jsonKind(v))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -143,6 +150,8 @@ func ParseContract(raw []byte) (*Contract, error) {
 			return nil, fmt.Errorf("line %d: %w", lineAt(raw, se.Offset), err)
 		case errors.As(err, &te):
 			return nil, fmt.Errorf("line %d: %s is %s, want %s", lineAt(raw, te.Offset), te.Field, te.Value, te.Type)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("line %d: the file ends inside the contract's object: %w", lineAt(raw, int64(len(raw))), err)
 		}
 		if kerr := exactKeys(raw, gjson.ParseBytes(raw), contractKeys); kerr != nil {
 			return nil, kerr // an unknown field, with its line
@@ -251,6 +260,21 @@ func in(where string) string {
 		return ""
 	}
 	return " in " + where
+}
+
+// jsonKind names a JSON value's type for an error.
+func jsonKind(v gjson.Result) string {
+	switch {
+	case v.IsArray():
+		return "an array"
+	case v.Type == gjson.Null:
+		return "null"
+	case v.Type == gjson.String:
+		return "a string"
+	case v.Type == gjson.Number:
+		return "a number"
+	}
+	return "a boolean"
 }
 
 // lineAt is the line of raw that holds byte off.

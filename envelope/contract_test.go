@@ -50,6 +50,11 @@ func TestLoadContract(t *testing.T) {
 		{"{\"codes\":[\n{\"code\":1,\"name\":\"a\"},\n{\"code\":2,\"Name\":\"b\"}]}", `line 3: unknown key "Name" in codes`},
 		{"{\"distilled\":{\"location\":\"a\",\n\"problems\":\"b\",\"problems\":\"c\"}}", `line 2: key "problems" given twice in distilled`},
 		{"{\n\"quoteBound\": \"64\"}", "line 2: quoteBound is string, want int"},
+		{"null", "line 1: the contract is null, want a JSON object"},
+		{"\n[]", "line 2: the contract is an array, want a JSON object"},
+		{`"strict"`, "line 1: the contract is a string, want a JSON object"},
+		{"{\"extends\":\n\"strict\"", "line 2: the file ends inside the contract's object"},
+		{"\xef\xbb\xbf{\"extends\":\"lenient\"}", `extends "lenient"`}, // a byte order mark is read past
 		{"{\"codes\":[\n{\"code\":1,\"name\":\"a\"},\n{\"code\":-32500,\"name\":\"b\"}]}", "line 3: codes[1]: -32500 lies in the range"},
 	}
 	for i, b := range bad {

@@ -116,7 +116,7 @@ func (j *jsonWriter) Begin(m Meta) error {
 	j.passPart = map[*checks.Check][]byte{}
 	j.reasons = map[string][]byte{}
 	j.cited = map[string]bool{}
-	_, err = j.w.Write(b)
+	_, err = j.w.Write(escapeC1(b))
 	return err
 }
 
@@ -266,7 +266,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		}
 	}
 	j.buf = b
-	_, err := j.w.Write(b)
+	_, err := j.w.Write(escapeC1(b))
 	return err
 }
 
@@ -355,8 +355,48 @@ func (j *jsonWriter) End(s Summary) error {
 	}
 	// The tail's members continue the open object.
 	out := append([]byte("\n],\n"), b[1:]...)
-	_, err = j.w.Write(append(out, '\n'))
+	_, err = j.w.Write(escapeC1(append(out, '\n')))
 	return err
+}
+
+// escapeC1 writes the C1 control characters (U+0080 to U+009F) of the
+// JSON text b as \u escapes, as encoding/json does the C0 ones: a
+// terminal that shows the report (cat, jq, less -R) may act on them
+// (U+009B is CSI), and a server's text (a tool's name, a data key)
+// reaches the report. Outside strings JSON text is ASCII, so each such
+// character lies in a string. b is returned as it is when it has none.
+func escapeC1(b []byte) []byte {
+	i := indexC1(b)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i >= 0 {
+		out = append(out, b[:i]...)
+		out = append(out, `\u00`...)
+		out = append(out, hexDigits[b[i+1]>>4], hexDigits[b[i+1]&0xf])
+		b = b[i+2:]
+		i = indexC1(b)
+	}
+	return append(out, b...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// indexC1 is the index of the first C1 control character of b (its
+// UTF-8 form: 0xC2 then 0x80 to 0x9F), or -1.
+func indexC1(b []byte) int {
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], 0xc2)
+		if i < 0 {
+			return -1
+		}
+		off += i
+		if off+1 < len(b) && b[off+1] >= 0x80 && b[off+1] <= 0x9f {
+			return off
+		}
+		off++
+	}
 }
 
 // jsonCoverage is the coverage table of the JSON report.

@@ -2,12 +2,14 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -315,5 +317,54 @@ func TestJUnitFileIsPatched(t *testing.T) {
 	}
 	if err := xml.Unmarshal(got, new(struct{})); err != nil {
 		t.Errorf("patched file is not XML: %v", err)
+	}
+}
+
+// TestNoTerminalControls: a server's text reaches a report through a
+// fixture name (a tool's property), a finding's path (a data key), a
+// reason and a note. No format writes a C0 or C1 control character raw
+// (U+009B is CSI to a terminal that shows the report with cat); the JSON
+// report still reads back to the same text.
+func TestNoTerminalControls(t *testing.T) {
+	const hostile = "t\x1b]0;title\x07\x1b[31m\u009b31m\u0085"
+	c := checks.All()[0]
+	r := &report.Result{Fixture: "tools/args/" + hostile, Verdicts: []checks.Verdict{
+		{Fixture: "tools/args/" + hostile, Check: c, Status: checks.StatusFail, Findings: []checks.Finding{{Status: checks.StatusFail, Path: "error.data." + hostile, Message: "key " + hostile}}},
+		{Fixture: "tools/args/" + hostile, Check: checks.All()[1], Status: checks.StatusError, Reason: "reading " + hostile},
+	}}
+	sum := report.Summary{Fail: 1, Error: 1, Notes: []string{"server stderr: " + hostile}}
+	c1 := regexp.MustCompile(`[\x00-\x08\x0b-\x1f\x7f\x{80}-\x{9f}]`)
+	for _, format := range report.Formats() {
+		var out bytes.Buffer
+		w, err := report.New(format, &out, report.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta := testMeta
+		meta.Verbose = true
+		if err := w.Begin(meta); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Exchange(r); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.End(sum); err != nil {
+			t.Fatal(err)
+		}
+		if loc := c1.FindIndex(out.Bytes()); loc != nil {
+			t.Errorf("%s: a raw control character at byte %d: %q", format, loc[0], out.Bytes()[max(0, loc[0]-40):loc[1]])
+		}
+		if format != "json" {
+			continue
+		}
+		var got struct {
+			Results []struct{ Fixture, Path string }
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("json: %v", err)
+		}
+		if len(got.Results) == 0 || got.Results[0].Fixture != r.Fixture || got.Results[0].Path != "error.data."+hostile {
+			t.Errorf("json: results %+v, want the fixture and path as they were", got.Results)
+		}
 	}
 }

@@ -106,7 +106,7 @@ func refParse(line []byte) (Record, error) {
 		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
 	}
 	if !gjson.ValidBytes(line) {
-		return rec, errors.New("not valid JSON")
+		return rec, invalidJSON(line) // the message, not the reading, is shared
 	}
 	obj := gjson.ParseBytes(line)
 	if !obj.IsObject() {
@@ -117,7 +117,7 @@ func refParse(line []byte) (Record, error) {
 	ex := &rec.Exchange
 	switch t := root[0]; {
 	case !t.Exists():
-		return rec, errors.New(`"transport" is required ("http" or "stdio")`)
+		return rec, noTransport(line) // the message, not the reading, is shared
 	case t.Str == envelope.HTTP || t.Str == envelope.Stdio:
 		ex.Transport = t.Str
 	default:

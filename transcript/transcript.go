@@ -110,7 +110,7 @@ func ReadRun(r io.Reader) (*Run, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, err
 	}
-	run, ok, err := runLine(line)
+	run, ok, err := runLine(bytes.TrimPrefix(line, bom))
 	if !ok {
 		return nil, nil
 	}
@@ -239,9 +239,61 @@ func (r *Reader) readLine() ([]byte, error) {
 		if tooLong {
 			return nil, &LineError{r.name, r.line, errTooLong}
 		}
-		return bytes.TrimRight(r.buf, "\r\n"), nil
+		// A byte order mark (an editor's on Windows; one per file joined
+		// with cat) is no part of the JSON text (RFC 8259 §8.1).
+		return bytes.TrimPrefix(bytes.TrimRight(r.buf, "\r\n"), bom), nil
 	}
 }
+
+// invalidJSON says where and why line is not valid JSON, for a person
+// to find the fault in a line that may be megabytes long: the byte
+// (counted from 1) and the cause, as encoding/json tells them, which
+// quotes a control character escaped. Only a bad line pays for it.
+func invalidJSON(line []byte) error {
+	bad := -1 // the first byte that is no UTF-8
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && n == 1 {
+			bad = i
+			break
+		}
+		i += n
+	}
+	var se *json.SyntaxError
+	errors.As(json.Unmarshal(line, new(json.RawMessage)), &se)
+	switch {
+	case se != nil && bad >= 0 && int64(bad) == se.Offset-1:
+		// encoding/json would quote the byte as the character it codes
+		// in Latin-1.
+		return fmt.Errorf("not valid JSON at byte %d: byte 0x%02x, which is no UTF-8", se.Offset, line[bad])
+	case se != nil && se.Offset >= int64(len(line)):
+		return fmt.Errorf("not valid JSON: the line ends before its value does (%d bytes; truncated?)", len(line))
+	case se != nil:
+		return fmt.Errorf("not valid JSON at byte %d: %v", se.Offset, se)
+	}
+	return errors.New("not valid JSON")
+}
+
+// noTransport is the error for an object line without "transport". A
+// line whose one member holds an object is a kind of line, as run, facts
+// and traffic lines are: one this checker does not know comes from a
+// newer recorder, and is named so.
+func noTransport(line []byte) error {
+	var keys []string
+	kind := false
+	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+		keys = append(keys, k.Str)
+		kind = v.IsObject()
+		return len(keys) < 2
+	})
+	if len(keys) == 1 && kind {
+		return fmt.Errorf("a %q line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts and traffic lines", keys[0])
+	}
+	return errors.New(`"transport" is required ("http" or "stdio")`)
+}
+
+// bom is the UTF-8 byte order mark.
+var bom = []byte("\xef\xbb\xbf")
 
 // factsLine reads a {"facts":{…}} line; ok is false for any other line.
 func factsLine(line []byte) (*expect.Facts, bool, error) {
@@ -268,7 +320,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	case deep:
 		return rec, fmt.Errorf("nested deeper than %d levels", envelope.MaxDepth)
 	case !valid:
-		return rec, errors.New("not valid JSON")
+		return rec, invalidJSON(line)
 	}
 	at := skipSpace(s, 0)
 	if s[at] != '{' {
@@ -301,7 +353,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	ex := &rec.Exchange
 	switch t := value(root[0]); {
 	case !t.Exists():
-		return rec, errors.New(`"transport" is required ("http" or "stdio")`)
+		return rec, noTransport(line)
 	case t.Str == envelope.HTTP:
 		ex.Transport = envelope.HTTP
 	case t.Str == envelope.Stdio:

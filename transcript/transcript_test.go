@@ -48,7 +48,7 @@ func TestReaderReportsLinesAndGoesOn(t *testing.T) {
 	defer f.Close()
 	recs, errs := readAll(t, "mixed.jsonl", f)
 	wantErrs := []string{
-		"mixed.jsonl:3: not valid JSON",
+		"mixed.jsonl:3: not valid JSON at byte 2: invalid character 'o' in literal null (expecting 'u')",
 		`mixed.jsonl:4: "transport" is "smoke", want "http" or "stdio"`,
 		`mixed.jsonl:6: "response" is required (null when no reply arrived)`,
 		`mixed.jsonl:7: "response.status" is required for http`,
@@ -228,5 +228,86 @@ func TestRunLinesAndMarks(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0], "joined:4:") || !strings.Contains(errs[0], "recordings joined") {
 		t.Errorf("errors %q, want the fourth line's", errs)
+	}
+}
+
+// TestReaderSkipsByteOrderMark: a transcript saved with a byte order mark
+// (line 1), or files so saved joined with cat (line 3), reads as without
+// one; the run line behind the mark is still the run line.
+func TestReaderSkipsByteOrderMark(t *testing.T) {
+	raw, err := os.ReadFile("testdata/bom.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, errs := readAll(t, "bom.jsonl", bytes.NewReader(raw))
+	if diff := cmp.Diff([]string{"bom.jsonl:4: not valid JSON at byte 2: invalid character 'o' in literal null (expecting 'u')"}, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Fixture)
+	}
+	if diff := cmp.Diff([]string{"first", "joined"}, got); diff != "" {
+		t.Errorf("fixtures (-want +got):\n%s", diff)
+	}
+	run, err := transcript.ReadRun(bytes.NewReader(raw))
+	if err != nil || run == nil || run.Contract != "spec" || run.Schema != "none" {
+		t.Errorf("ReadRun = %+v, %v; want the run line behind the mark", run, err)
+	}
+}
+
+// TestReaderSaysWhereJSONBreaks: a line that is no JSON is named with the
+// byte where it breaks and why, control characters quoted escaped; a
+// truncated line (a recording cut short, a 50 MB line copied in part)
+// says so; a byte that is no UTF-8 is named as a byte. (Such bytes inside
+// a string are read as they are: line 4 is a record.)
+func TestReaderSaysWhereJSONBreaks(t *testing.T) {
+	good := `{"transport":"http","request":{"body":"x"},"response":null}`
+	in := strings.Join([]string{
+		good[:30],
+		`{"transport":"http","request":{"body":"a` + "\x1b" + `"}}`,
+		"\x00\x00",
+		`{"transport":"http","request":{"body":"` + "\xff\xfe" + `"},"response":null}`,
+		`{"transport":"http",,}`,
+		"\xff" + good,
+		good,
+	}, "\n")
+	in = strings.NewReplacer(`\x1b`, "\x1b", `\x00`, "\x00", `\xff`, "\xff", `\xfe`, "\xfe").Replace(in)
+	recs, errs := readAll(t, "t.jsonl", strings.NewReader(in))
+	want := []string{
+		"t.jsonl:1: not valid JSON: the line ends before its value does (30 bytes; truncated?)",
+		`t.jsonl:2: not valid JSON at byte 41: invalid character '\x1b' in string literal`,
+		`t.jsonl:3: not valid JSON at byte 1: invalid character '\x00' looking for beginning of value`,
+		"t.jsonl:5: not valid JSON at byte 21: invalid character ',' looking for beginning of object key string",
+		"t.jsonl:6: not valid JSON at byte 1: byte 0xff, which is no UTF-8",
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	var lines []int
+	for _, r := range recs {
+		lines = append(lines, r.Line)
+	}
+	if diff := cmp.Diff([]int{4, 7}, lines); diff != "" {
+		t.Errorf("records' lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestReaderNamesUnknownLineKinds: a line of a kind a newer recorder
+// writes ({"kind":{…}}) is named as such, not as an exchange without a
+// transport; the lines after it are read.
+func TestReaderNamesUnknownLineKinds(t *testing.T) {
+	in := `{"snapshot":{"v":2}}` + "\n" + `{"fixture":"x","request":{"body":"x"}}` + "\n" +
+		`{"transport":"http","request":{"body":"x"},"response":null,"future":{"x":1}}` + "\n"
+	recs, errs := readAll(t, "f.jsonl", strings.NewReader(in))
+	want := []string{
+		`f.jsonl:1: a "snapshot" line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts and traffic lines`,
+		`f.jsonl:2: "transport" is required ("http" or "stdio")`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if len(recs) != 1 || recs[0].Line != 3 {
+		t.Errorf("records %+v, want line 3's (an unknown member is no error)", recs)
 	}
 }

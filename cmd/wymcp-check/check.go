@@ -133,10 +133,16 @@ func parseHeaders(hs []string) (http.Header, error) {
 	for i, kv := range hs {
 		k, v, ok := strings.Cut(kv, ":")
 		k = strings.TrimSpace(k)
-		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+		if !ok || k == "" {
 			return nil, usagef("--header #%d: want 'Name: value'", i+1)
 		}
-		h.Add(k, strings.TrimSpace(v))
+		v = strings.TrimSpace(v)
+		if err := fixtures.CheckHeader(k, v); err != nil {
+			// Refused here, not by the transport at the first request,
+			// which blamed the target (exit 3).
+			return nil, usagef("--header #%d: %w", i+1, err)
+		}
+		h.Add(k, v)
 	}
 	return h, nil
 }
@@ -153,8 +159,10 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 	if o.FixtureDir != "" {
 		mine, err := fixtures.LoadDir(o.FixtureDir)
 		if err != nil {
-			if _, statErr := os.Stat(o.FixtureDir); statErr != nil {
+			if fi, statErr := os.Stat(o.FixtureDir); statErr != nil {
 				return nil, nil, usagef("--fixtures: %v", statErr)
+			} else if !fi.IsDir() {
+				return nil, nil, usagef("--fixtures %s: not a directory (want the directory that holds the *.txtar files)", o.FixtureDir)
 			}
 			problems = append(problems, strings.Split(err.Error(), "\n")...)
 		}
@@ -172,7 +180,13 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 	}
 	if len(o.Run) > 0 || len(o.Skip) > 0 {
 		if all, err = fixtures.Select(all, o.Run, o.Skip); err != nil {
-			return nil, nil, &usageError{err}
+			// A selection of the user's fixtures may be empty because
+			// they did not load: say why first.
+			var errs []error
+			for _, p := range problems {
+				errs = append(errs, errors.New("--fixtures: "+p))
+			}
+			return nil, nil, &usageError{errors.Join(append(errs, err)...)}
 		}
 	}
 	return all, problems, nil
@@ -329,11 +343,19 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	lim := o.limits()
 
 	target, describe, cleanup, err := openTarget(ctx, o, extra, lim)
+	var te *targetError
+	if errors.As(err, &te) {
+		// Not started: the reports are still written, and say so.
+		return abortedRun(s, o, fixtureProblems, te)
+	}
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 
+	if o.Record != "" {
+		o.writes = append(o.writes, flagPath{"--record", o.Record})
+	}
 	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol + " (the version chosen is noted at the end)"})
 	if err != nil {
 		return err
@@ -450,6 +472,28 @@ func protocolHeader(name string) bool {
 		return true
 	}
 	return false
+}
+
+// abortedRun writes the reports of a run whose target could not be
+// started (a command not found): a CI job that reads the JUnit file
+// finds why, as it does for a server that went away.
+func abortedRun(s *streams, o *checkOptions, fixtureProblems []string, te *targetError) error {
+	describe := "stdio: " + strings.Join(o.Command, " ")
+	if o.Demo {
+		describe = "demo: reference server over stdio" + faultSuffix(o.DemoFault)
+	}
+	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol})
+	if err != nil {
+		return err
+	}
+	for _, p := range fixtureProblems {
+		ss.note("--fixtures: " + p)
+	}
+	ss.sum.Aborted = "target could not be driven: " + strings.TrimPrefix(te.Error(), "target could not be driven: ")
+	if err := ss.finish(); err != nil && !errors.Is(err, errFindings) {
+		return err
+	}
+	return te
 }
 
 // openTarget builds the target: the demo server, a URL, or a command.

@@ -69,6 +69,9 @@ func lintRun(s *streams, o *lintOptions) error {
 		defer bw.Flush() // a run that stops early still writes what it reported
 	}
 	adopted := o.adoptRun(s)
+	for _, f := range o.Files {
+		o.reads = append(o.reads, flagPath{"transcript", f})
+	}
 	ss, err := o.open(s, report.Meta{Target: "lint " + strings.Join(o.Files, " "), Protocol: "per exchange (declared or inferred from the request)"})
 	if err != nil {
 		return err

@@ -56,7 +56,7 @@ func TestMainExitCodes(t *testing.T) {
 		{"lint findings", "", []string{"lint", "../../examples/demo.jsonl"}, exitFindings, "FAILED", ""},
 		{"lint warn passes the default gate", warnOnly, []string{"lint", "-"}, exitOK, "PASSED", ""},
 		{"lint warn fails with --fail-on warn", warnOnly, []string{"lint", "--fail-on", "warn", "-"}, exitFindings, "FAILED", ""},
-		{"lint bad line still reports", "", []string{"lint", bad}, exitUsage, "FAILED", "bad.jsonl:9: not valid JSON"},
+		{"lint bad line still reports", "", []string{"lint", bad}, exitUsage, "FAILED", "bad.jsonl:9: not valid JSON"}, // and where, and why,
 		{"lint missing file", "", []string{"lint", filepath.Join(dir, "none.jsonl")}, exitUsage, "", "opening transcript"},
 		{"lint needs a file", "", []string{"lint"}, exitUsage, "", "requires at least 1 arg"},
 	}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -30,7 +32,16 @@ type reportOptions struct {
 	Baseline      string
 	WriteBaseline string
 	Checks        string
+	// The files the command reads (lint's transcripts) and writes
+	// besides the reports (--record), by flag: no report may be written
+	// over one (lint FILE -o FILE once truncated the transcript before a
+	// line of it was read).
+	reads, writes []flagPath
+	mainFlag      string // the flag of Output, if not -o
 }
+
+// A flagPath is a file a flag names.
+type flagPath struct{ flag, path string }
 
 func addReportFlags(cmd *cobra.Command, o *reportOptions) {
 	addEnum(cmd, &o.Format, "format", "human", "the main report's format (stdout, or -o FILE)", report.Formats()...)
@@ -83,17 +94,72 @@ func (o *reportOptions) outputs() ([]output, error) {
 		outs = append(outs, output{format, path})
 	}
 	seen := map[string]bool{}
-	for _, out := range outs {
-		key := "stdout " + out.format
-		if out.path != "" {
-			key = out.path
+	var writes []flagPath
+	for i, out := range outs {
+		if out.path == "" {
+			key := "stdout " + out.format
+			if seen[key] {
+				return nil, usagef("--report: %s is written twice", out.format)
+			}
+			seen[key] = true
+			continue
 		}
-		if seen[key] {
-			return nil, usagef("--report: %s is written twice", strings.TrimPrefix(key, "stdout "))
+		flag := "--report"
+		if i == 0 {
+			flag = cmp.Or(o.mainFlag, "-o")
 		}
-		seen[key] = true
+		writes = append(writes, flagPath{flag, out.path})
+	}
+	if o.WriteBaseline != "" {
+		writes = append(writes, flagPath{"--write-baseline", o.WriteBaseline})
+	}
+	writes = append(writes, o.writes...)
+	reads := slices.Clone(o.reads)
+	for _, r := range []flagPath{{"--contract", o.Contract}, {"--schema", o.Schema}, {"--baseline", o.Baseline}} {
+		switch r.path {
+		case "", "strict", "spec", "builtin", "none", "off":
+		default:
+			reads = append(reads, r)
+		}
+	}
+	// --baseline and --write-baseline may name one file: the baseline is
+	// read before the run and rewritten after it.
+	for i, w := range writes {
+		for _, v := range writes[:i] {
+			if sameFile(v.path, w.path) {
+				return nil, usagef("%s is written twice (%s %s, %s %s)", w.path, v.flag, v.path, w.flag, w.path)
+			}
+		}
+		for _, r := range reads {
+			if r.path == "-" || w.flag == "--write-baseline" && r.flag == "--baseline" {
+				continue
+			}
+			if sameFile(r.path, w.path) {
+				return nil, usagef("%s %s is also read (%s %s): writing it would destroy it", w.flag, w.path, r.flag, r.path)
+			}
+		}
 	}
 	return outs, nil
+}
+
+// sameFile reports whether two paths name one file: the same path once
+// cleaned and made absolute, or, where both exist, the same file by its
+// device and inode (links).
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if aa, err := filepath.Abs(a); err == nil {
+		if bb, err := filepath.Abs(b); err == nil && aa == bb {
+			return true
+		}
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // session is one judged run: the contract, the report writers, the

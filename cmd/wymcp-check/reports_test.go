@@ -90,6 +90,57 @@ func TestSeveralReports(t *testing.T) {
 	}
 }
 
+// TestOutputsNeverOverwriteInputs: a report, a recording or a baseline
+// written over a file the run reads, or over another output, however
+// the path is spelled, is a usage error before anything is written; the
+// input is left whole.
+func TestOutputsNeverOverwriteInputs(t *testing.T) {
+	dir := t.TempDir()
+	transcript := filepath.Join(dir, "demo.jsonl")
+	raw := readFile(t, "../../examples/demo.jsonl")
+	contract := filepath.Join(dir, "contract.json")
+	base := filepath.Join(dir, "known.txt")
+	for p, body := range map[string]string{transcript: raw, contract: `{"extends":"strict"}`, base: ""} {
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(transcript, link); err != nil {
+		t.Fatal(err)
+	}
+	dotted := filepath.Join(dir, ".", "demo.jsonl")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lint", transcript, "-o", transcript}, "-o " + transcript + " is also read (transcript " + transcript + "): writing it would destroy it"},
+		{[]string{"lint", transcript, "-o", dotted}, "is also read (transcript " + transcript + ")"},
+		{[]string{"lint", transcript, "--report", "json=" + link}, "--report " + link + " is also read"},
+		{[]string{"lint", transcript, "--contract", contract, "--report", "html=" + contract}, "is also read (--contract " + contract + ")"},
+		{[]string{"lint", transcript, "--baseline", base, "-o", base}, "is also read (--baseline " + base + ")"},
+		{[]string{"check", "--demo", "--record", transcript, "-o", dotted}, "is written twice (-o " + dotted + ", --record " + transcript + ")"},
+		{[]string{"check", "--demo", "--write-baseline", transcript, "--report", "json=" + link}, "is written twice"},
+		{[]string{"wrap", "--report", filepath.Join(dir, "w.txt"), "--log", filepath.Join(dir, ".", "w.txt"), "--", "true"}, "is written twice (--report " + filepath.Join(dir, "w.txt")},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runMain(t, "", tt.args...)
+		if code != exitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tt.args, code, errOut, tt.want)
+		}
+		if out != "" {
+			t.Errorf("%v: a report was started before the usage error: %q", tt.args, out)
+		}
+	}
+	if got := readFile(t, transcript); got != raw {
+		t.Errorf("the transcript was changed (%d bytes, want %d)", len(got), len(raw))
+	}
+	// The baseline a run reads is the one it may rewrite.
+	if code, _, errOut := runMain(t, "", "lint", transcript, "--baseline", base, "--write-baseline", base); code == exitUsage {
+		t.Errorf("--baseline and --write-baseline of one file: exit 2, %s", errOut)
+	}
+}
+
 func TestReportFlagErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/wymcp/wymcp-check/report"
 )
 
 // version is the checker's version; releases set it with -ldflags
@@ -80,15 +81,25 @@ func Main(args []string, s *streams) exitCode {
 	case errors.Is(err, errStopped):
 		return exitStopped
 	case errors.As(err, &te):
-		fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+		printErr(s, err)
 		return exitTarget
 	case errors.As(err, &ue):
-		fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+		printErr(s, err)
 		return exitUsage
 	default:
 		// cobra's own flag and argument errors are usage errors too.
-		fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+		printErr(s, err)
 		return exitUsage
+	}
+}
+
+// printErr prints the error that ends the run, each line with its control
+// characters escaped: an error may quote what a server, a file or an
+// argument held (fork/exec quotes the command as given), and a terminal
+// would act on an escape sequence in it.
+func printErr(s *streams, err error) {
+	for l := range strings.SplitSeq(err.Error(), "\n") {
+		fmt.Fprintf(s.ErrOut, "wymcp-check: %s\n", report.Sanitize(l))
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -54,6 +56,11 @@ func TestFirstHour(t *testing.T) {
 		{"wrap max-bytes negative", []string{"wrap", "--max-bytes", "-5", "--", "true"}, exitUsage, "", "--max-bytes -5: want a positive number of bytes", true},
 		{"check max-bytes positive", []string{"check", "--demo", "--run", "lifecycle/ping", "--max-bytes", "1048576"}, exitOK, "PASSED", "", false},
 		{"lint missing file", []string{"lint", missing}, exitUsage, "", "opening transcript: open " + missing, true},
+		{"--fixtures names a file", []string{"check", "--demo", "--fixtures", "../../examples/demo.jsonl"}, exitUsage, "", "--fixtures ../../examples/demo.jsonl: not a directory", true},
+		{"--run bad glob names the flag", []string{"check", "--demo", "--run", "["}, exitUsage, "", `--run "[": syntax error in pattern`, true},
+		{"--header CR LF", []string{"check", "--demo", "--header", "X-A: a\r\nInjected: b"}, exitUsage, "", "--header #1: header X-A: the value holds the control character U+000D", true},
+		{"--header name no token", []string{"send", "--demo", "--header", "Bad Name: b", "-"}, exitUsage, "", `--header #1: header name "Bad Name": want a token`, true},
+		{"--header escape never quoted", []string{"proxy", "http://127.0.0.1:1/", "--header", "X: secret\x1b"}, exitUsage, "", "U+001B", true},
 		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
 	}
 	for _, tt := range tests {
@@ -81,5 +88,65 @@ func TestHelpQuotesHeaderForTheShell(t *testing.T) {
 	}
 	if !strings.Contains(out, "not at all (none; off is the same)") {
 		t.Errorf("--schema help does not name none")
+	}
+}
+
+// TestHeaderFlagErrorHidesValue: a --header value HTTP cannot carry is a
+// usage error that names the header and the character, never the value.
+func TestHeaderFlagErrorHidesValue(t *testing.T) {
+	code, _, errOut := runMain(t, "", "check", "--demo", "--header", "Authorization: Bearer tok3n\rs3cret")
+	if code != exitUsage || !strings.Contains(errOut, "header Authorization") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming the header", code, errOut)
+	}
+	if strings.Contains(errOut, "tok3n") {
+		t.Errorf("the value was printed: %q", errOut)
+	}
+}
+
+// TestUnstartableServerStillReports: a stdio server that cannot start
+// ends the run with exit 3, and every report is still written, aborted,
+// with the reason; the reason on stderr has its escapes escaped.
+func TestUnstartableServerStillReports(t *testing.T) {
+	dir := t.TempDir()
+	cmd := filepath.Join(dir, "no-such-server\x1b[2J")
+	code, _, errOut := runMain(t, "", "check", "--format", "json", "-o", filepath.Join(dir, "r.json"), "--report", "junit="+filepath.Join(dir, "r.xml"), "--", cmd)
+	if code != exitTarget {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitTarget, errOut)
+	}
+	if strings.Contains(errOut, "\x1b") || !strings.Contains(errOut, `no-such-server\x1b[2J`) {
+		t.Errorf("stderr %q: want the command's escape escaped", errOut)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatalf("the JSON report was not written: %v", err)
+	}
+	var r struct {
+		Summary struct{ Aborted, Gate string }
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Gate != "aborted" || !strings.Contains(r.Summary.Aborted, "target could not be driven: starting") {
+		t.Errorf("summary %+v, want aborted with the reason", r.Summary)
+	}
+	if xml, err := os.ReadFile(filepath.Join(dir, "r.xml")); err != nil || !strings.Contains(string(xml), `errors="1"`) {
+		t.Errorf("the JUnit report: %v, %s", err, xml)
+	}
+}
+
+// TestRunOfUnloadedFixturesSaysWhy: a --run that matches nothing because
+// the user's fixtures did not load names their problems first.
+func TestRunOfUnloadedFixturesSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txtar"), []byte("Mine.\n-- fixture --\nid: mine/a\nversions: banana\n-- body --\n{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, "", "check", "--demo", "--fixtures", dir, "--run", "mine/*")
+	want := "wymcp-check: --fixtures: " + filepath.Join(dir, "a.txtar") + `:4: versions: "banana" is not a protocol version`
+	if code != exitUsage || !strings.Contains(errOut, want) || !strings.Contains(errOut, `--run "mine/*" matches no fixture`) {
+		t.Errorf("exit %d, stderr %q; want exit 2, %q and the --run error", code, errOut, want)
+	}
+	if out != "" {
+		t.Errorf("a report was started before the usage error: %q", out)
 	}
 }

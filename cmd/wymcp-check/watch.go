@@ -843,7 +843,9 @@ func (w *watcher) openSinks(s *streams, o *relayOptions, target string) (func(no
 		}
 	}
 	if o.Report != "" {
-		ro := &reportOptions{Format: o.Format, Output: o.Report, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema}
+		ro := &reportOptions{Format: o.Format, Output: o.Report, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema,
+			writes: []flagPath{{"--record", o.Record}, {"--log", o.Log}}, mainFlag: "--report"}
+		ro.writes = slices.DeleteFunc(ro.writes, func(f flagPath) bool { return f.path == "" })
 		ss, err := ro.open(s, report.Meta{Target: target, Protocol: "per exchange (negotiated in the session, or read from the request)"})
 		if err != nil {
 			for _, c := range closers {
