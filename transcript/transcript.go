@@ -202,7 +202,9 @@ func (r *Reader) Next() (Record, error) {
 		}
 		rec.Line, rec.Facts = r.line, r.facts
 		if rec.Fixture == "" {
-			rec.Fixture = "line:" + strconv.Itoa(r.line)
+			// One string, where "line:" + strconv.Itoa is two.
+			var b [32]byte
+			rec.Fixture = string(strconv.AppendInt(append(b[:0], "line:"...), int64(r.line), 10))
 		}
 		if !r.recorded {
 			r.facts = r.facts.Learn(&rec.Exchange)
