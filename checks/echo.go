@@ -296,7 +296,16 @@ func (x *windowIndex) grow(sources []source) {
 }
 
 func newEchoScan(p *Pass) *echoScan {
-	s := &echoScan{p: p, vocabulary: vocabulary(p)}
+	var s *echoScan
+	if sc := p.scratch; sc != nil {
+		// The last scan is done with (see Scratch); its list of
+		// containers is kept for its memory alone.
+		s = &sc.scan
+		*s = echoScan{containers: containerSet{few: s.containers.few[:0]}}
+	} else {
+		s = &echoScan{}
+	}
+	s.p, s.vocabulary = p, vocabulary(p)
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
 	// Made once at its size, but for decoded variants (rare): a string
@@ -427,9 +436,10 @@ func (s *echoScan) build() {
 	if s.index != nil {
 		return
 	}
-	s.index = &windowIndex{}
 	if s.p.scratch != nil {
 		s.index = &s.p.scratch.index // the pass's scans run one after another
+	} else {
+		s.index = &windowIndex{}
 	}
 	windows := 0
 	for _, src := range s.sources {

@@ -192,6 +192,24 @@ type Input struct {
 type Scratch struct {
 	index   windowIndex
 	sources []source
+	// judged is JudgeInto's pass and reply, made afresh for each
+	// exchange in the same memory: nothing keeps a pass or a reply past
+	// the judging (verdicts hold copies of what they say).
+	judged judgeState
+	// scan is the echo scan's own struct, and path the stack of member
+	// names its shape walk keeps (see newEchoScan, structures): the
+	// scans of one pass run one after another, as do the passes of one
+	// Scratch.
+	scan echoScan
+	path []string
+}
+
+// judgeState is the pass and the reply as read, in one allocation
+// (or none, in a Scratch): most replies have one reading.
+type judgeState struct {
+	pass  Pass
+	reply Reply
+	one   [1]*Reply
 }
 
 // Judge applies every check in list to one exchange. It returns exactly
@@ -222,13 +240,13 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	if why, owner := unjudgeable(ex, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
-	// The pass and the reply as read, in one allocation: most replies
-	// have one reading.
-	st := &struct {
-		pass  Pass
-		reply Reply
-		one   [1]*Reply
-	}{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}}
+	var st *judgeState
+	if in.Scratch != nil {
+		st = &in.Scratch.judged
+	} else {
+		st = &judgeState{}
+	}
+	*st = judgeState{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}}
 	p := &st.pass
 	var readings []*Reply
 	if hasReadings(base) {
