@@ -228,8 +228,12 @@ func (m *Message) Get(path string) gjson.Result {
 				return c.errm[errorMember(path)]
 			}
 		}
-		if key, ok := metaKeys[path]; ok && c.top[3].IsObject() {
-			return metaMember(c.top[3], key)
+		// (Every path of metaKeys has this prefix: the other paths, most
+		// of them, are spared hashing.)
+		if strings.HasPrefix(path, "params._meta.") {
+			if key, ok := metaKeys[path]; ok && c.top[3].IsObject() {
+				return metaMember(c.top[3], key)
+			}
 		}
 	}
 	head, rest, nested := strings.Cut(path, ".")
