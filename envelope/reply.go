@@ -74,7 +74,12 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		return r
 	}
 	raw := resp.Messages
-	sse := IsEventStream(resp.Header.Get("Content-Type"))
+	// (resp.Header.Get, without canonicalizing a name that is canonical)
+	var ct string
+	if vs := resp.Header[canonicalName("Content-Type")]; len(vs) > 0 {
+		ct = vs[0]
+	}
+	sse := IsEventStream(ct)
 	var whole *Message // the body read whole, when it was
 	r.Body = resp.Body
 	if body := resp.Body; (raw == nil || sse) && len(body) > 0 {
