@@ -23,7 +23,9 @@ import (
 // its own expectation and the result keeps only what holds under all of
 // them: a server that picked an allowed reading is never failed for it.
 func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
-	rs := readings(ex)
+	// Most requests have one reading: held here, not allocated.
+	var one [1]reading
+	rs := readings(one[:0], ex)
 	e := build(ex, rs[0], f)
 	for _, r := range rs[1:] {
 		e = merge(e, build(ex, r, f), r.why)
@@ -118,9 +120,10 @@ type reading struct {
 	why string
 }
 
-func readings(ex *envelope.Exchange) []reading {
+// readings appends the readings of the request to dst.
+func readings(dst []reading, ex *envelope.Exchange) []reading {
 	base := reading{body: envelope.Parse(ex.Request.Body), header: ex.Request.Header}
-	rs := []reading{base}
+	rs := append(dst, base)
 	m := base.body
 	if m.BOM {
 		rs = append(rs, reading{reject: true, header: base.header,
