@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -1241,8 +1242,21 @@ func valueText(v gjson.Result) string {
 // shortQuote quotes a request value for a Detail line: cut to 40
 // characters, escaped, so a 4 KB canary does not flood a report.
 func shortQuote(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return strconv.QuoteToGraphic(string(r[:40])) + "…"
+	if !utf8.ValidString(s) {
+		// (Cut as runes, each invalid byte one U+FFFD, as before.)
+		if r := []rune(s); len(r) > 40 {
+			return strconv.QuoteToGraphic(string(r[:40])) + "…"
+		}
+		return strconv.QuoteToGraphic(s)
+	}
+	// Valid text is cut at its 40th rune in place: a rune slice of a
+	// long name is an allocation per request that names it.
+	n := 0
+	for i := range s {
+		if n == 40 {
+			return strconv.QuoteToGraphic(s[:i]) + "…"
+		}
+		n++
 	}
 	return strconv.QuoteToGraphic(s)
 }
