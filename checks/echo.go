@@ -184,13 +184,20 @@ func (x *windowIndex) init(windows int) {
 	for 1<<bits < 2*windows && 1<<bits < initMax {
 		bits++
 	}
-	if c := cap(x.heads); c >= 1<<bits && c <= 4<<bits {
+	switch c := cap(x.heads); {
+	case c >= 1<<bits && c <= 4<<bits:
 		for 1<<bits < c {
 			bits++
 		}
 		x.heads, x.counts = x.heads[:c], x.counts[:c]
 		clear(x.counts)
-	} else {
+	case c >= 1<<bits && c <= initMax:
+		// A table no larger than one init may make is kept whatever the
+		// request (traffic mixes small requests with larger ones), and
+		// only the part this one needs is used and cleared.
+		x.heads, x.counts = x.heads[:1<<bits], x.counts[:1<<bits]
+		clear(x.counts)
+	default:
 		x.heads, x.counts = make([]int32, 1<<bits), make([]uint8, 1<<bits)
 	}
 	x.shift = 64 - bits
@@ -202,7 +209,9 @@ func (x *windowIndex) init(windows int) {
 	// The first block is kept if it holds as many places as this index
 	// starts with; the rest, made for a long request, are let go.
 	var first []place
-	if len(x.blocks) > 0 && cap(x.blocks[0]) >= x.firstBlock && cap(x.blocks[0]) <= 4*x.firstBlock+64 {
+	// (A first block is at most blockLen places: one that large is
+	// kept too, as the table is.)
+	if len(x.blocks) > 0 && cap(x.blocks[0]) >= x.firstBlock && (cap(x.blocks[0]) <= 4*x.firstBlock+64 || cap(x.blocks[0]) <= blockLen) {
 		first = x.blocks[0][:0]
 	}
 	clear(x.blocks)
@@ -296,7 +305,16 @@ func (x *windowIndex) grow(sources []source) {
 }
 
 func newEchoScan(p *Pass) *echoScan {
-	s := &echoScan{p: p, vocabulary: vocabulary(p)}
+	var s *echoScan
+	if sc := p.scratch; sc != nil {
+		// The last scan is done with (see Scratch); its list of
+		// containers is kept for its memory alone.
+		s = &sc.scan
+		*s = echoScan{containers: containerSet{few: s.containers.few[:0]}}
+	} else {
+		s = &echoScan{}
+	}
+	s.p, s.vocabulary = p, vocabulary(p)
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
 	// Made once at its size, but for decoded variants (rare): a string
@@ -427,9 +445,10 @@ func (s *echoScan) build() {
 	if s.index != nil {
 		return
 	}
-	s.index = &windowIndex{}
 	if s.p.scratch != nil {
 		s.index = &s.p.scratch.index // the pass's scans run one after another
+	} else {
+		s.index = &windowIndex{}
 	}
 	windows := 0
 	for _, src := range s.sources {

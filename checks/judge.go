@@ -56,8 +56,12 @@ func (r *Reply) requestTexts(exp *expect.Expectation) []requestText {
 	if !r.textsDone {
 		r.textsDone = true
 		if exp.Request.Valid {
-			// Every string has two quote marks of its own.
-			r.texts = make([]requestText, 0, bytes.Count(exp.Request.Raw, []byte{'"'})/2)
+			// Every string has two quote marks of its own. A list kept
+			// from the last exchange (Scratch) serves unless far larger.
+			n := bytes.Count(exp.Request.Raw, []byte{'"'}) / 2
+			if c := cap(r.texts); c < n || c > 4*n+64 {
+				r.texts = make([]requestText, 0, n)
+			}
 			walkTexts(exp.Request.Root(), func(v gjson.Result, key bool) {
 				r.texts = append(r.texts, requestText{v.Str, v.Index, verbatim(v), key})
 				if !key {
@@ -192,6 +196,24 @@ type Input struct {
 type Scratch struct {
 	index   windowIndex
 	sources []source
+	// judged is JudgeInto's pass and reply, made afresh for each
+	// exchange in the same memory: nothing keeps a pass or a reply past
+	// the judging (verdicts hold copies of what they say).
+	judged judgeState
+	// scan is the echo scan's own struct, and path the stack of member
+	// names its shape walk keeps (see newEchoScan, structures): the
+	// scans of one pass run one after another, as do the passes of one
+	// Scratch.
+	scan echoScan
+	path []string
+}
+
+// judgeState is the pass and the reply as read, in one allocation
+// (or none, in a Scratch): most replies have one reading.
+type judgeState struct {
+	pass  Pass
+	reply Reply
+	one   [1]*Reply
 }
 
 // Judge applies every check in list to one exchange. It returns exactly
@@ -222,13 +244,22 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	if why, owner := unjudgeable(ex, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
-	// The pass and the reply as read, in one allocation: most replies
-	// have one reading.
-	st := &struct {
-		pass  Pass
-		reply Reply
-		one   [1]*Reply
-	}{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}}
+	var st *judgeState
+	var texts []requestText
+	var data []pathString
+	if in.Scratch != nil {
+		st = &in.Scratch.judged
+		// The last reply's lists of strings are done with: their memory
+		// is kept, their strings (the last exchange's bodies) are not.
+		texts, data = st.reply.texts, st.reply.data
+		clear(texts)
+		clear(data)
+		texts, data = texts[:0], data[:0]
+	} else {
+		st = &judgeState{}
+	}
+	*st = judgeState{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}}
+	st.reply.texts, st.reply.data = texts, data
 	p := &st.pass
 	var readings []*Reply
 	if hasReadings(base) {

@@ -150,9 +150,20 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 	if !data.IsObject() && !data.IsArray() {
 		return nil
 	}
+	// The walks' stack of names: one after the other, in one list (the
+	// Scratch's, when the pass has one).
+	var stack []string
+	if sc := s.p.scratch; sc != nil {
+		if sc.path == nil {
+			sc.path = make([]string, 0, 16)
+		}
+		stack = sc.path[:0]
+	} else {
+		stack = make([]string, 0, 16)
+	}
 	if !s.containersDone {
 		s.containersDone = true
-		shapes(parsedRequest(s.p).Root(), make([]string, 0, 16), func(_ []string, sh shape) {
+		shapes(parsedRequest(s.p).Root(), stack, func(_ []string, sh shape) {
 			if sh.n >= minPiece {
 				s.containers.add(sh)
 			}
@@ -160,7 +171,7 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 	}
 	var found []string
 	var shs []shape
-	shapes(data, make([]string, 0, 16), func(at []string, sh shape) {
+	shapes(data, stack, func(at []string, sh shape) {
 		if s.containers.holds(sh) {
 			p := displayPath(path, at)
 			// Children are visited first: a parent found later

@@ -45,8 +45,11 @@ type Message struct {
 // Get would): checks read them dozens of times per reply, and a path
 // lookup rescans the object. Indexed like topKeys and errorKeys.
 type members struct {
-	top  [6]gjson.Result
-	errm [3]gjson.Result
+	top [6]gjson.Result
+	// errm is set when the error member is an object (see scan): most
+	// messages are requests or results, and their cache is then a
+	// 512-byte block, not a 768-byte one.
+	errm *[3]gjson.Result
 }
 
 // topKeys and errorKeys name the cached members of a message and of its
@@ -90,10 +93,20 @@ func (m *Message) scan() {
 	if m.members != nil || !m.Valid || !m.root.IsObject() {
 		return
 	}
-	c := &members{}
-	Members(m.root, topKeys[:], c.top[:])
-	if e := c.top[5]; e.IsObject() {
-		Members(e, errorKeys[:], c.errm[:])
+	var top [len(topKeys)]gjson.Result
+	Members(m.root, topKeys[:], top[:])
+	var c *members
+	if e := top[5]; e.IsObject() {
+		// The error's members in the same allocation.
+		both := &struct {
+			members
+			errm [len(errorKeys)]gjson.Result
+		}{members: members{top: top}}
+		Members(e, errorKeys[:], both.errm[:])
+		both.members.errm = &both.errm
+		c = &both.members
+	} else {
+		c = &members{top: top}
 	}
 	m.members = c
 }
@@ -224,12 +237,16 @@ func (m *Message) Get(path string) gjson.Result {
 		case "error":
 			return c.top[5]
 		case "error.code", "error.message", "error.data":
-			if c.top[5].IsObject() {
+			if c.errm != nil { // the error member is an object
 				return c.errm[errorMember(path)]
 			}
 		}
-		if key, ok := metaKeys[path]; ok && c.top[3].IsObject() {
-			return metaMember(c.top[3], key)
+		// (Every path of metaKeys has this prefix: the other paths, most
+		// of them, are spared hashing.)
+		if strings.HasPrefix(path, "params._meta.") {
+			if key, ok := metaKeys[path]; ok && c.top[3].IsObject() {
+				return metaMember(c.top[3], key)
+			}
 		}
 	}
 	head, rest, nested := strings.Cut(path, ".")
@@ -249,7 +266,7 @@ func (m *Message) Get(path string) gjson.Result {
 	if !nested {
 		return v
 	}
-	if c != nil && head == "error" && v.IsObject() {
+	if c != nil && head == "error" && c.errm != nil {
 		if j := slices.Index(errorKeys[:], rest); j >= 0 {
 			return c.errm[j]
 		}

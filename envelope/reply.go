@@ -36,6 +36,9 @@ type Reply struct {
 	// resume the stream from it (2025-xx), so a stream that ended without
 	// the response may still deliver it.
 	LastEventID string
+	// one holds Messages when there is one (most replies): the reply and
+	// its message in one allocation.
+	one [1]Message
 }
 
 // Has reports whether a response arrived.
@@ -71,7 +74,12 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		return r
 	}
 	raw := resp.Messages
-	sse := IsEventStream(resp.Header.Get("Content-Type"))
+	// (resp.Header.Get, without canonicalizing a name that is canonical)
+	var ct string
+	if vs := resp.Header[canonicalName("Content-Type")]; len(vs) > 0 {
+		ct = vs[0]
+	}
+	sse := IsEventStream(ct)
 	var whole *Message // the body read whole, when it was
 	r.Body = resp.Body
 	if body := resp.Body; (raw == nil || sse) && len(body) > 0 {
@@ -115,7 +123,11 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	// Indexes, not pointers, until the slice stops growing: an append may
 	// move it.
 	first, garbage, match := -1, -1, -1
-	r.Messages = make([]Message, 0, len(raw))
+	if len(raw) == 1 {
+		r.Messages = r.one[:0:1]
+	} else {
+		r.Messages = make([]Message, 0, len(raw))
+	}
 	for _, b := range raw {
 		var m Message
 		if whole != nil && len(raw) == 1 {

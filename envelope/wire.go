@@ -56,7 +56,7 @@ func HeaderValue(h http.Header, name string) (string, bool) {
 		}
 		return vs[0]
 	}
-	if vs, ok := h[http.CanonicalHeaderKey(name)]; ok {
+	if vs, ok := h[canonicalName(name)]; ok {
 		return first(vs), true
 	}
 	for k, vs := range h {
@@ -65,6 +65,20 @@ func HeaderValue(h http.Header, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// canonicalName is http.CanonicalHeaderKey(name), with the names the
+// checks read on every exchange answered without it: it scans the name
+// each time, and copies one not in canonical form (MCP-Protocol-Version)
+// each time. TestCanonicalName holds the two to the same answers.
+func canonicalName(name string) string {
+	switch name {
+	case "Mcp-Session-Id", "Content-Type", "Mcp-Protocol-Version", "Mcp-Name", "Mcp-Method":
+		return name
+	case "MCP-Protocol-Version":
+		return "Mcp-Protocol-Version"
+	}
+	return http.CanonicalHeaderKey(name)
 }
 
 // HeaderValues is every value of a header whatever the case of its

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -23,7 +24,9 @@ import (
 // its own expectation and the result keeps only what holds under all of
 // them: a server that picked an allowed reading is never failed for it.
 func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
-	rs := readings(ex)
+	// Most requests have one reading: held here, not allocated.
+	var one [1]reading
+	rs := readings(one[:0], ex)
 	e := build(ex, rs[0], f)
 	for _, r := range rs[1:] {
 		e = merge(e, build(ex, r, f), r.why)
@@ -118,9 +121,10 @@ type reading struct {
 	why string
 }
 
-func readings(ex *envelope.Exchange) []reading {
+// readings appends the readings of the request to dst.
+func readings(dst []reading, ex *envelope.Exchange) []reading {
 	base := reading{body: envelope.Parse(ex.Request.Body), header: ex.Request.Header}
-	rs := []reading{base}
+	rs := append(dst, base)
 	m := base.body
 	if m.BOM {
 		rs = append(rs, reading{reject: true, header: base.header,
@@ -1246,8 +1250,21 @@ func valueText(v gjson.Result) string {
 // shortQuote quotes a request value for a Detail line: cut to 40
 // characters, escaped, so a 4 KB canary does not flood a report.
 func shortQuote(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return strconv.QuoteToGraphic(string(r[:40])) + "…"
+	if !utf8.ValidString(s) {
+		// (Cut as runes, each invalid byte one U+FFFD, as before.)
+		if r := []rune(s); len(r) > 40 {
+			return strconv.QuoteToGraphic(string(r[:40])) + "…"
+		}
+		return strconv.QuoteToGraphic(s)
+	}
+	// Valid text is cut at its 40th rune in place: a rune slice of a
+	// long name is an allocation per request that names it.
+	n := 0
+	for i := range s {
+		if n == 40 {
+			return strconv.QuoteToGraphic(s[:i]) + "…"
+		}
+		n++
 	}
 	return strconv.QuoteToGraphic(s)
 }

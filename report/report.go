@@ -138,7 +138,9 @@ func (s Summary) verdictWord(failOnWarn bool) string {
 type Writer interface {
 	Begin(Meta) error
 	// Exchange writes one judged exchange: a fixture of a live run, or a
-	// transcript record. Verdicts come in check order.
+	// transcript record. Verdicts come in check order. A writer keeps
+	// nothing of the *Result past its return (copies only): lint fills
+	// the same one for every record.
 	Exchange(*Result) error
 	End(Summary) error
 }

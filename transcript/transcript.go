@@ -202,7 +202,9 @@ func (r *Reader) Next() (Record, error) {
 		}
 		rec.Line, rec.Facts = r.line, r.facts
 		if rec.Fixture == "" {
-			rec.Fixture = "line:" + strconv.Itoa(r.line)
+			// One string, where "line:" + strconv.Itoa is two.
+			var b [32]byte
+			rec.Fixture = string(strconv.AppendInt(append(b[:0], "line:"...), int64(r.line), 10))
 		}
 		if !r.recorded {
 			r.facts = r.facts.Learn(&rec.Exchange)
@@ -487,13 +489,17 @@ const maxInterned = 1024
 // headers reads a headers object (raw; "" when absent) as http.Header
 // would hold it: keys canonical, values in order. The names and short
 // values a transcript repeats are kept once per reader, so a header
-// usually costs no string of its own.
+// usually costs no string of its own; a headers object written just as
+// an earlier one was is that one's map (see interner.header).
 func headers(raw string, where string, seen *interner) (http.Header, error) {
 	if raw == "" {
 		return http.Header{}, nil
 	}
 	if raw[0] != '{' {
 		return nil, fmt.Errorf(`"%s.headers" must be an object`, where)
+	}
+	if h, ok := seen.header(raw); ok {
+		return h, nil
 	}
 	// One pass to judge the values and count the names, so that no
 	// header is added before all are known good.
@@ -542,6 +548,7 @@ func headers(raw string, where string, seen *interner) (http.Header, error) {
 		}
 		return true
 	})
+	seen.keepHeader(raw, h)
 	return h, nil
 }
 
@@ -551,6 +558,40 @@ func headers(raw string, where string, seen *interner) (http.Header, error) {
 type interner struct {
 	names  map[string]string   // as written: canonical
 	values map[string][]string // JSON literal: its text, alone in a list
+	// headers are whole headers objects by their JSON text. Most records
+	// of a transcript repeat a few sets of headers word for word, and a
+	// map of its own per record is two allocations and a few hundred
+	// bytes of the reading's cost. A map is shared by the records that
+	// repeat its text, which is sound because nothing writes to a
+	// record's headers: checks and expectations only read them (the
+	// values were shared already, see value), and the workers that
+	// judge records at once only read a map too.
+	headers map[string]http.Header
+}
+
+// maxHeaderText bounds the headers objects an interner keeps: a short
+// one is what repeats (content type, protocol version, session id); a
+// long one is likelier a one-off, not worth holding.
+const maxHeaderText = 512
+
+// header is the map read before from a headers object written as raw.
+func (in *interner) header(raw string) (http.Header, bool) {
+	if in == nil || len(raw) > maxHeaderText {
+		return nil, false
+	}
+	h, ok := in.headers[raw]
+	return h, ok
+}
+
+// keepHeader keeps h, read from raw, for the records that repeat raw.
+func (in *interner) keepHeader(raw string, h http.Header) {
+	if in == nil || len(raw) > maxHeaderText || len(in.headers) >= maxInterned {
+		return
+	}
+	if in.headers == nil {
+		in.headers = map[string]http.Header{}
+	}
+	in.headers[strings.Clone(raw)] = h
 }
 
 // name is textproto's canonical form of a header name read from a line,

@@ -106,6 +106,10 @@ func lintRun(s *streams, o *lintOptions) error {
 		client := newClientJudge(o.Schema, all)
 		opts := lint.Options{Workers: o.Parallel, Prefix: prefix, Checks: all,
 			Shared: checks.Input{Contract: ss.contract, Schemas: ss.schemas, ToolCache: &tools}}
+		// One result, filled afresh for each record: writers keep nothing
+		// of it past Exchange (see report.Writer), and a record's own
+		// would be an allocation per exchange.
+		var res report.Result
 		err = lint.Judge(tr, opts, func(it *lint.Item) error {
 			rec := &it.Record
 			switch {
@@ -119,12 +123,14 @@ func lintRun(s *streams, o *lintOptions) error {
 				}
 			case rec.Traffic != nil:
 				if cvs := client.take(rec.Traffic, rec.Facts); cvs != nil {
-					return ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Verdicts: cvs})
+					res = report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Verdicts: cvs}
+					return ss.exchange(&res)
 				}
 			case rec.Unreported:
 				unreported++ // judged, not reported, as the run did
 			default:
-				return ss.exchange(&report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: it.Expect, Verdicts: it.Verdicts})
+				res = report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: it.Expect, Verdicts: it.Verdicts}
+				return ss.exchange(&res)
 			}
 			return nil
 		})
