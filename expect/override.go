@@ -105,6 +105,13 @@ func (o *Override) Set(key, value string) error {
 			break
 		}
 		o.status, err = ints(value)
+		for _, st := range o.status {
+			if err == nil && (st < 100 || st > 599) {
+				// A status no server can send (RFC 9110 §15: three
+				// digits, 100 to 599) would fail every reply.
+				err = fmt.Errorf("%d is not an HTTP status (want 100 to 599)", st)
+			}
+		}
 	case "expect-error":
 		if rule, ok := strings.CutPrefix(value, "local "); ok {
 			// Fixed where the server is local; elsewhere open by rule.
