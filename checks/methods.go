@@ -18,7 +18,7 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 var MethodResults = &Check{
 	ID:       "PRO1008",
 	Title:    "A result keeps the rules of the method it answers",
-	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8, T-LIFE-17",
+	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8, T-LIFE-17, T-CACHE-3",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `What a result may carry depends on the method and the request:
@@ -29,6 +29,8 @@ var MethodResults = &Check{
   schema.ts types it as one or the other, while the JSON Schema's anyOf
   accepts both).
 - completion/complete answers at most 100 values (T-COMP-1).
+- A later page of a 2026-07-28 list keeps the cacheScope of its first
+  page (T-CACHE-3; ttlMs may differ), where the run followed the pages.
 - The keys of capabilities.extensions (2026-07-28) follow the _meta key
   grammar with a prefix that is not optional: "io.example/tasks", never
   "tasks" (T-LIFE-17).
@@ -85,6 +87,12 @@ PRO1002's to judge.`,
 					// Schema's anyOf accepts both at once, so only warns.
 					p.Warnf(fmt.Sprintf("result.contents.%d", i), "a content item carries both text and blob; T-RES-4 gives an item one of them, and clients read such an item either way")
 				}
+			}
+		}
+		if x.PageScope != "" && x.Version == envelope.V20260728 {
+			judged = true
+			if s := r.Get("cacheScope"); s.Type == gjson.String && s.Str != x.PageScope {
+				p.Failf("result.cacheScope", "cacheScope is %s on a later page, %s on the first; every page of one list keeps one (T-CACHE-3)", Quote(s.Str, quoteN), Quote(x.PageScope, quoteN))
 			}
 		}
 		switch {

@@ -138,6 +138,9 @@ type Expectation struct {
 	// Served: an error is wrong; the request must be served (PRO1001):
 	// it is valid, spelled another way the spec allows.
 	Served Want
+	// PageScope is the cacheScope the first page of the list gave, when
+	// the request asks a later page: every page keeps it (T-CACHE-3).
+	PageScope string
 	// Codes name the condition, preferred first; Code says how sure. With
 	// Code Free any code of the version's table is right.
 	Codes []int

@@ -35,6 +35,9 @@ import (
 //	expect-ambiguity: RULE | none    the reaction is open: every deviation warns
 //	                                 (none: the request's own ambiguities do not apply)
 //	expect-code-ambiguity: RULE      only the code is open: another code warns
+//	expect-page-scope: private       the request asks a later page of a list whose
+//	                                 first page gave this cacheScope, which every
+//	                                 page keeps (T-CACHE-3)
 //	expect-tool-refusal: true        the call breaks the tool's inputSchema
 //	                                 (when the facts cannot show it)
 //	expect-id: optional | lenient    the error may leave the id out (lenient: that warns)
@@ -56,6 +59,7 @@ type Override struct {
 	err           *Want
 	errLocal      string // expect-error: local RULE
 	served        *Want
+	pageScope     string
 	reply         *Want
 	ambiguity     string
 	noAmbiguity   bool
@@ -75,7 +79,7 @@ type Field struct{ Key, Value string }
 // Keys lists the override vocabulary.
 func Keys() []string {
 	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-served", "expect-ambiguity", "expect-code-ambiguity",
-		"expect-tool-refusal", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing"}
+		"expect-tool-refusal", "expect-page-scope", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing"}
 }
 
 // IsKey reports whether key belongs to the override vocabulary.
@@ -146,6 +150,11 @@ func (o *Override) Set(key, value string) error {
 			return errors.New("name the rule that leaves the code open")
 		}
 		o.codeAmbiguity = value
+	case "expect-page-scope":
+		if value == "" {
+			return errors.New("name the cacheScope of the list's first page")
+		}
+		o.pageScope = value
 	case "expect-tool-refusal":
 		o.toolRefusal, err = strconv.ParseBool(value)
 	case "expect-id":
@@ -329,6 +338,7 @@ func (o *Override) apply(e *Expectation) {
 	if o.served != nil {
 		e.Served = *o.served
 	}
+	e.PageScope = o.pageScope
 	if o.errLocal != "" {
 		w := open(o.errLocal)
 		if e.Facts != nil && e.Facts.Local {

@@ -95,6 +95,9 @@ func (r *run) discoverTools(ctx context.Context) error {
 func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Result)) (bool, error) {
 	cursor, base := "", "setup/"+strings.ReplaceAll(method, "/", "-")
 	used := map[string]bool{}
+	// Every page keeps the first's cacheScope (T-CACHE-3): the later
+	// pages' expectations carry it, and so their recordings.
+	var scope *expect.Override
 	for page := 1; page <= maxToolPages; page++ {
 		params := ""
 		if page > 1 {
@@ -117,10 +120,16 @@ func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Re
 		if err != nil {
 			return false, err
 		}
-		if err := r.judge(name, &ex, nil, nil); err != nil {
+		if err := r.judge(name, &ex, nil, scope); err != nil {
 			return false, err
 		}
 		m := reply(&ex)
+		if s := m.Get("result.cacheScope"); page == 1 && s.Type == gjson.String && s.Str != "" {
+			scope = &expect.Override{}
+			if err := scope.Set("expect-page-scope", s.Str); err != nil {
+				scope = nil
+			}
+		}
 		items := m.Get("result." + key)
 		if ex.Failure != "" || !items.IsArray() {
 			r.sink.Note(method + " for the fixtures: " + why(&ex))
