@@ -501,8 +501,8 @@ it, and data.requested, the version string the request asked for
 the strict contract a requested value longer than the quote bound may
 be truncated, never replaced); supported never holds the version
 requested names as unsupported; -32021 (2026-07-28) has
-data.requiredCapabilities, an object naming only capabilities the request
-did not declare; -32042 (2025-11-25) has
+data.requiredCapabilities, a non-empty object naming only capabilities
+the request did not declare; -32042 (2025-11-25) has
 data.elicitations, a non-empty array of objects with mode "url",
 elicitationId, url and message.`,
 	Run: func(p *Pass) error {
@@ -555,6 +555,12 @@ elicitationId, url and message.`,
 			rc := d.Get("requiredCapabilities")
 			if !rc.IsObject() {
 				p.Failf("error.data.requiredCapabilities", "-32021 needs data.requiredCapabilities, an object; it is %s", envelope.Kind(rc))
+				return nil
+			}
+			if !envelope.NonEmpty(rc) {
+				// It lists what is missing (T-ERR-13): an empty list
+				// tells the client nothing to declare.
+				p.Failf("error.data.requiredCapabilities", "requiredCapabilities is empty; it names the capabilities the request lacks (T-ERR-13)")
 				return nil
 			}
 			// It names what the request lacked: a capability the request
