@@ -452,7 +452,10 @@ JSON-RPC error or an HTTP error status fails, but 429 and 503, which
 say the server is busy, warn.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
-		if x.Served.Set() {
+		if x.Served.Set() && !x.Error.Set() {
+			// (A request the expectation says must be refused all the
+			// same, a method of a capability the server did not declare
+			// say, is judged as that refusal.)
 			return mustServe(p)
 		}
 		if !x.Error.Set() {

@@ -1116,6 +1116,19 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			e.StatusWant = open("T-HTTP-10 names missing _meta fields; a client capabilities value of the wrong type is invalid params, whose HTTP status is open (T-HTTP-11, AMB-6)")
 		}
 	}
+	if c := CapabilityOf(e.Method); c != "" {
+		if declared, known := e.Facts.Declares(c); known && !declared {
+			// The method is of a capability the server did not declare
+			// too (T-ERR-3): a server that dispatches on the method first
+			// refuses it so, and the spec orders neither fault first
+			// (AMB-4).
+			e.Codes = append(e.Codes, envelope.CodeMethodNotFound)
+			e.Detail += "; the server did not declare the " + c + " capability (AMB-4: either fault may be answered)"
+			if http {
+				e.Status = append(e.Status, 404)
+			}
+		}
+	}
 	// AMB-4: no precedence between the codes (each in Codes is right);
 	// a code none of the faults names is still wrong (-32600 for a
 	// request JSON-RPC finds valid).
