@@ -115,11 +115,15 @@ var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|int
 // use too: with -32603 they only warn.
 var validationWords = regexp.MustCompile(`(?i)must be (a|an|of|at)\b|validation (error|failed)`)
 
-// argumentWords are what any refusal of a call's arguments says in some
-// words (a validator's, a schema's, a hand-written check's): an isError
-// text with none of them reads as the tool's own failure, after it ran
-// on the arguments ("API error: getaddrinfo EAI_AGAIN", "fetch failed").
-var argumentWords = regexp.MustCompile(`(?i)invalid|validat|requir|missing|expect|must|schema|not allowed|unexpected|unknown|unrecogni[sz]ed|additional|enum|type|argument|param|propert|field|input|format|wrong|bad|malformed|allowed|accept|should`)
+// ranWords are what a tool says when it ran and failed on its own
+// account: a call upstream that failed, a crash inside its code. With
+// them, an isError text reads as the tool having run on the arguments.
+var ranWords = regexp.MustCompile(`(?i)fetch failed|getaddrinfo|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|\bAPI error|Bad Gateway|Service Unavailable|Gateway Time-?out|status code [45]\d\d|Failed to make request|request failed|execution failed|Cannot read propert|is not a function|NullPointerException|Traceback \(most recent call last\)|panic: `)
+
+// argumentRefusal are what a refusal of a call's arguments says in some
+// words (a validator's, a schema's, a hand-written check's); with them an
+// isError text may be a refusal whatever else it says.
+var argumentRefusal = regexp.MustCompile(`(?i)invalid|validat|requir|missing|expected|must be|must not|schema|not allowed|unexpected|unrecogni[sz]ed|additional propert|enum|argument|param|out of range|cannot be empty|is empty|not an? (valid )?(number|string|integer|boolean|array|object)`)
 
 // unknownMethodMessage recognises a reply that says the method is not
 // there, which settles whether an extension might define it.

@@ -503,10 +503,12 @@ is not judged: the tool has not run, and a later round would show whether
 it refuses. -32603 says the tool failed inside, having run on the input,
 unless its words are a validator's (then the arguments were refused: a
 warning, as for any other code; ERR1002 judges the code). An isError
-result whose text says nothing of arguments (no word a refusal of them
-uses: invalid, required, expected, type, argument, …; "API error:
-getaddrinfo EAI_AGAIN" say) reads as the tool's own failure after it ran
-on them: a warning, as the checker cannot see the tool's work. A result
+result whose text reads as the tool's own failure after it ran (an
+upstream call that failed: "API error: getaddrinfo EAI_AGAIN", "fetch
+failed", "502 Bad Gateway"; a crash: "Cannot read properties of
+undefined") and says nothing of the arguments (no word of a refusal, no
+argument named) warns: the tool may have run on them, which the checker
+cannot see. Any other isError result passes. A result
 that is not an error means the tool ran on
 input it declared invalid: a failure; only a warning where the one fault
 is a null for an argument the schema lets be absent, which servers
@@ -566,32 +568,36 @@ what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
 			p.Deviate(t.Refusal, "result", "tool %s ran on arguments its inputSchema forbids (%s); want an isError result", Quote(t.Name, quoteN), schema.FirstProblem(t.Problems))
 			return nil
 		}
-		if text, ok := toolFailureText(m.Get("result.content")); ok {
+		if text, ok := toolFailureText(m.Get("result.content"), p.Expect.Request.Get("params.arguments")); ok {
 			// isError is also how a tool that ran reports its own failure:
-			// words that say nothing of the arguments read as that.
-			p.Warnf("result.content", "the isError result says %s, nothing of the arguments its inputSchema forbids (%s): the tool may have run on them (T-TOOL-8)", Quote(text, quoteN), schema.FirstProblem(t.Problems))
+			// an upstream's or a crash's words, with nothing of the
+			// arguments, read as that.
+			p.Warnf("result.content", "the isError result says %s, a failure of the tool's own work and nothing of the arguments its inputSchema forbids (%s): the tool may have run on them (T-TOOL-8)", Quote(text, quoteN), schema.FirstProblem(t.Problems))
 		}
 		return nil
 	},
 }
 
-// toolFailureText is the text of an isError result's content when there
-// is some and none of it speaks of arguments (see argumentWords).
-func toolFailureText(content gjson.Result) (string, bool) {
-	var first string
+// toolFailureText is the text of an isError result's content that reads
+// as the tool's own failure after it ran (see ranWords), when none of
+// the content speaks of the arguments: in a refusal's words, or naming
+// one of them. A text that shows neither (C# SDK's "An error occurred
+// invoking 'search'.") says nothing either way.
+func toolFailureText(content, args gjson.Result) (string, bool) {
+	var ran string
 	for _, c := range content.Array() {
 		if c.Get("type").Str != "text" {
 			continue
 		}
 		text := c.Get("text").Str
-		if argumentWords.MatchString(text) {
+		if argumentRefusal.MatchString(text) || namesArgument(text, args) {
 			return "", false
 		}
-		if first == "" {
-			first = text
+		if ran == "" && ranWords.MatchString(text) {
+			ran = text
 		}
 	}
-	return first, strings.TrimSpace(first) != ""
+	return ran, ran != ""
 }
 
 var Survives = &Check{
