@@ -132,7 +132,7 @@ judged, and one whose structuredContent breaks the schema warns.`,
 			return Skip("an isError result without structuredContent (AMB-13)")
 		case r.Get("resultType").Str == "input_required":
 			return Skip("an input_required result carries no output")
-		case r.Get("resultType").Exists() && r.Get("resultType").Str != "complete":
+		case p.Expect.Version == envelope.V20260728 && r.Get("resultType").Exists() && r.Get("resultType").Str != "complete":
 			// Another result type (an extension's, "task" say) is no
 			// CallToolResult; PRO1002 judges whether it may come.
 			return Skip("a result of another resultType than complete is no CallToolResult")
