@@ -78,8 +78,10 @@ not judged here.`,
 			report, why = p.Warnf, " (the contract prefers one; the HTTP layer, its limits, its authorization or a proxy, may answer before any MCP code runs)"
 			switch {
 			case httpLayer(resp.Status) || scopeRefusal(resp):
+			case p.Expect.Condition == expect.CondResponsePosted && p.Expect.Version == envelope.V20260728:
+				why = " (the contract prefers one; the spec leaves the reaction to a posted response open, T-HTTP-3)"
 			case p.Expect.Condition == expect.CondResponsePosted:
-				why = " (the contract prefers one; the spec lets the refusal of a posted response come without one, T-HTTP-3)"
+				why = " (the contract prefers one; T-HTTP-4 lets the refusal of a posted response come without one)"
 			case p.Expect.NoReply.Set():
 				why = " (the contract prefers one; T-HTTP-4 lets a notification's refusal come without one)"
 			}
