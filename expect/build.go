@@ -780,15 +780,17 @@ func (e *Expectation) call(http bool) {
 			// The params may be at fault too: the spec orders neither
 			// fault first (AMB-4), so the params' code is right as well,
 			// with the status it may come with.
-			// A server without the capability has no tool, prompt or
-			// resource of any name: one the request names is unknown to
-			// it, a params fault as certain as a missing member.
-			probe := Expectation{Version: e.Version, Method: e.Method, Request: e.Request, Facts: e.Facts.holdsNone(c)}
+			// A server without a capability has no tool, prompt or
+			// resource of that kind: one the request names (a completion's
+			// prompt too) is unknown to it, a params fault as certain as a
+			// missing member, answered with its own code (-32602, or a
+			// 2025 resource's -32002).
+			probe := Expectation{Version: e.Version, Method: e.Method, Request: e.Request, Facts: e.Facts.holdsNone()}
 			probe.params(req)
-			if slices.Contains(probe.Codes, envelope.CodeInvalidParams) {
-				e.Codes = append(e.Codes, envelope.CodeInvalidParams)
+			if len(probe.Codes) > 0 {
+				e.Codes = union(e.Codes, probe.Codes)
 				e.Detail += "; " + probe.Detail + " (AMB-4: either fault may be answered)"
-				if http && e.Version == envelope.V20260728 {
+				if http && e.Version == envelope.V20260728 && slices.Contains(probe.Codes, envelope.CodeInvalidParams) {
 					e.Status = append(e.Status, 400)
 				}
 			}

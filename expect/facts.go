@@ -458,23 +458,28 @@ func ParseFacts(raw []byte) (*Facts, error) {
 	return f, err
 }
 
-// holdsNone is f as a server that did not declare capability would be:
-// it has no tool, prompt or resource of that kind, so a name the request
-// gives is one it does not have (a list it never answered is empty).
-func (f *Facts) holdsNone(capability string) *Facts {
-	var n Facts
-	if f != nil {
-		n = *f
-	}
-	switch capability {
-	case "tools":
-		n.Tools, n.ToolsListed, n.ToolOrder, n.toolsVary = nil, true, nil, false
-	case "prompts":
-		n.Prompts, n.PromptsListed = nil, true
-	case "resources":
-		n.Resources, n.ResourcesListed, n.Templates, n.TemplatesListed = nil, true, nil, true
-	default:
+// holdsNone is f with what it shows of the server's undeclared
+// capabilities made explicit: a server that did not declare tools,
+// prompts or resources has none of them, so a name the request gives of
+// such a kind is one it does not have (a list it never answered is
+// empty).
+func (f *Facts) holdsNone() *Facts {
+	if f == nil {
 		return f
+	}
+	n := *f
+	for _, c := range []string{"tools", "prompts", "resources"} {
+		if declared, known := f.Declares(c); !known || declared {
+			continue
+		}
+		switch c {
+		case "tools":
+			n.Tools, n.ToolsListed, n.ToolOrder, n.toolsVary = nil, true, nil, false
+		case "prompts":
+			n.Prompts, n.PromptsListed = nil, true
+		case "resources":
+			n.Resources, n.ResourcesListed, n.Templates, n.TemplatesListed = nil, true, nil, true
+		}
 	}
 	return &n
 }
