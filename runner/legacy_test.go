@@ -159,3 +159,36 @@ func TestForced20250326AnsweredNewer(t *testing.T) {
 		}
 	}
 }
+
+// TestForcedAnsweredOther: --protocol 2025-11-25 against a server that
+// answers initialize with 2025-06-18, another version it serves (as
+// T-LIFE-2 lets it): the session speaks 2025-06-18 and is judged by its
+// rules, with a note; judged by 2025-11-25's, a helper's server drew
+// false fails (a foreign Origin refused 400, which 2025-06-18 allows).
+func TestForcedAnsweredOther(t *testing.T) {
+	hs := refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			if gjson.GetBytes(body, "method").Str == "initialize" {
+				// A server that serves 2025-06-18 and nothing newer.
+				body = bytes.Replace(body, []byte(`"protocolVersion":"2025-11-25"`), []byte(`"protocolVersion":"2025-06-18"`), 1)
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			srv.ServeHTTP(w, req)
+		}
+	})
+	c, res, err := httpRun(t, hs.URL+"/mcp", envelope.V20251125, 0, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Facts.Version != envelope.V20250618 {
+		t.Errorf("judged under %q, want 2025-06-18, the version the server answered", res.Facts.Version)
+	}
+	if ids, detail := c.bad(); len(ids) > 0 {
+		t.Errorf("the reference server speaking 2025-06-18 drew findings:\n%s", detail)
+	}
+	if said := strings.Join(c.notes, "\n"); !strings.Contains(said, "the server answered initialize with 2025-06-18") {
+		t.Errorf("no note says the session speaks another version than asked:\n%s", said)
+	}
+}

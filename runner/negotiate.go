@@ -307,10 +307,13 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		r.sess.version = got
 		how := "auto: server/discover failed; initialize answered " + got
 		if forced {
-			r.sess.version = want
 			how = "forced with --protocol; initialize answered " + got
 			if got != want {
-				r.sess.wire = got
+				// The server answered another version it serves, as it
+				// may (T-LIFE-2): the session speaks that one, and its
+				// replies keep that version's rules, not the one asked.
+				how += ", another version it serves (T-LIFE-2): judged by " + got + "'s rules, not " + want + "'s"
+				r.sink.Note("--protocol " + want + ": the server answered initialize with " + got + ", so the session speaks " + got + " and is judged by its rules; " + want + "'s are not tested")
 			}
 		}
 		if r.sess.version == envelope.V20250326 {
