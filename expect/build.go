@@ -601,6 +601,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// Read as invalid params of a valid request, a 200 is as right as
 		// the 400 of an invalid request.
 		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
+		e.ReadCodes, e.ReadStatus = append(e.ReadCodes, envelope.CodeInvalidParams), append(e.ReadStatus, 200)
 		if !p.IsArray() {
 			// Params neither object nor array make no JSON-RPC request
 			// at all (JSON-RPC §4.2): an Invalid Request's id may go
