@@ -295,7 +295,7 @@ func ackFilter(p *Pass, path string, ack *envelope.Message) {
 var ToolListing = &Check{
 	ID:       "PRO1010",
 	Title:    "Listed tools are valid and the lists stay stable",
-	SpecRef:  "T-TOOL-1, T-TOOL-3, T-TOOL-4, T-TOOL-5, T-TOOL-11, T-SCHEMA-7, T-HDR-7, T-HDR-8, T-RES-3, T-PROMPT-2",
+	SpecRef:  "T-TOOL-1, T-TOOL-3, T-TOOL-4, T-TOOL-5, T-TOOL-11, T-SCHEMA-7, T-HDR-7, T-HDR-8, T-RES-3, T-PROMPT-2, T-LIFE-4",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `A tools/list result lists tools a client can use:
@@ -310,7 +310,9 @@ var ToolListing = &Check{
   (T-HDR-8);
 - the server declared the tools capability, since it lists tools
   (T-TOOL-1; an empty list offers none, and answering tools/list
-  undeclared is PRO1001's finding);
+  undeclared is PRO1001's finding); so, in 2025-xx, the prompts or
+  resources capability for a prompts/list, resources/list or
+  resources/templates/list that lists any (T-LIFE-4);
 - an x-mcp-header on a nullable property of one such type
   (["string","null"]), or on one typed by an enum or const of one such
   type alone, only warns: a null value needs no header (the mirroring
@@ -336,8 +338,12 @@ and resources/list the same set (T-PROMPT-2, T-RES-3).`,
 		case "tools/list":
 			judgeTools(p, r.Get("tools"))
 		case "prompts/list":
+			offeredUndeclared(p, r.Get("prompts"), "prompts")
 			sameSet(p, r.Get("prompts"), "name", promptNames(x.Facts), x.Facts != nil && x.Facts.PromptsListed, "T-PROMPT-2")
+		case "resources/templates/list":
+			offeredUndeclared(p, r.Get("resourceTemplates"), "resources")
 		case "resources/list":
+			offeredUndeclared(p, r.Get("resources"), "resources")
 			var have []string
 			listed := false
 			if x.Facts != nil {
@@ -345,10 +351,24 @@ and resources/list the same set (T-PROMPT-2, T-RES-3).`,
 			}
 			sameSet(p, r.Get("resources"), "uri", have, listed, "T-RES-3")
 		default:
-			return Skip("not a tools, prompts or resources listing")
+			return Skip("not a tools, prompts, resources or templates listing")
 		}
 		return nil
 	},
+}
+
+// offeredUndeclared: a 2025-xx list that offers prompts or resources from
+// a server that did not declare the capability (T-LIFE-4: it offers only
+// the feature methods its capabilities advertise), as judgeTools judges
+// tools (T-TOOL-1). An empty list offers nothing; in 2026-07-28 the
+// method itself is refused (PRO1001).
+func offeredUndeclared(p *Pass, items gjson.Result, capability string) {
+	if p.Expect.Version == envelope.V20260728 || !items.IsArray() || !envelope.NonEmpty(items) {
+		return
+	}
+	if declared, known := p.Expect.Facts.Declares(capability); known && !declared {
+		p.Failf("result", "%s lists items, but the server did not declare the %s capability (T-LIFE-4)", p.Expect.Method, capability)
+	}
 }
 
 func judgeTools(p *Pass, tools gjson.Result) {
