@@ -285,3 +285,15 @@ func scrubHeader(h http.Header, secrets []Secret) (http.Header, []Secret) {
 	}
 	return out, found
 }
+
+// JoinNotes joins two notes of an exchange (Exchange.Note) with "; ",
+// either of them possibly empty.
+func JoinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}

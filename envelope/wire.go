@@ -45,6 +45,16 @@ func NameField(method string) string {
 	return ""
 }
 
+// HeaderDel removes a header whatever the case of its name: a map keyed
+// in the case given holds the name in any spelling.
+func HeaderDel(h http.Header, name string) {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			delete(h, k)
+		}
+	}
+}
+
 // HeaderValue reads a header whatever the case of its name (T-HTTP-19).
 // Keys are matched case-insensitively, not only in canonical form: a
 // fixture may send a name in odd case on purpose. Every header lookup of

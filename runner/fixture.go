@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"sync"
 	"time"
 
@@ -89,14 +88,14 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	}
 	for _, e := range f.Headers {
 		if e.Drop {
-			delHeader(h, e.Name)
+			envelope.HeaderDel(h, e.Name)
 			continue
 		}
 		val, err := fixtures.Expand([]byte(e.Value), v.ctx)
 		if err != nil {
 			return l.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
 		}
-		delHeader(h, e.Name)
+		envelope.HeaderDel(h, e.Name)
 		// Keep the fixture's own spelling of the name: some probe
 		// case-insensitivity (T-HTTP-19).
 		h[e.Name] = []string{string(val)}
@@ -162,15 +161,6 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 		m.pending = append(m.pending, pd)
 	}
 	return nil
-}
-
-// delHeader removes a header whatever the case of its name.
-func delHeader(h http.Header, name string) {
-	for k := range h {
-		if strings.EqualFold(k, name) {
-			delete(h, k)
-		}
-	}
 }
 
 // streamLook is how long a GET stream is read: an open SSE stream is the

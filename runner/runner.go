@@ -479,7 +479,7 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		return ex, nil
 	}
 	if alive {
-		ex.Note = addNote(ex.Failure+"; the server answered a liveness probe, so it is alive and left this request unanswered", ex.Note)
+		ex.Note = envelope.JoinNotes(ex.Failure+"; the server answered a liveness probe, so it is alive and left this request unanswered", ex.Note)
 		ex.Failure, ex.Unanswered = "", false
 		r.mu.Lock()
 		r.stale = false // the server is in step: its probe reply matched
@@ -528,19 +528,8 @@ func (r *run) keepLate(st *StdioTarget, ex *envelope.Exchange) {
 		r.late = append(r.late, d)
 	}
 	if len(ids) > 0 {
-		ex.Note = addNote(ex.Note, fmt.Sprintf("a late reply to an earlier request that timed out (id %s) arrived during this exchange; it is not this exchange's", strings.Join(ids, ", ")))
+		ex.Note = envelope.JoinNotes(ex.Note, fmt.Sprintf("a late reply to an earlier request that timed out (id %s) arrived during this exchange; it is not this exchange's", strings.Join(ids, ", ")))
 	}
-}
-
-// addNote joins two notes.
-func addNote(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "; " + b
 }
 
 // lateReply takes from a liveness probe's lines (and from the late
@@ -597,7 +586,7 @@ func (r *run) lateReply(ex, probe *envelope.Exchange, sent func(string) bool) bo
 	// but it came past --timeout, and silence within --timeout is the
 	// finding (DESIGN, Silence is a finding), as for a tool that runs
 	// longer: the note says it came, and when.
-	ex.Note = addNote(ex.Failure+"; its response came later, while a liveness probe was out (so the server is alive, and slower than --timeout)", ex.Note)
+	ex.Note = envelope.JoinNotes(ex.Failure+"; its response came later, while a liveness probe was out (so the server is alive, and slower than --timeout)", ex.Note)
 	ex.Failure, ex.Unanswered = "", false
 	return true
 }

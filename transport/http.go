@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
 )
@@ -87,7 +90,12 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	r := &envelope.Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
 	ex.Response = r
 	if envelope.IsEventStream(resp.Header.Get("Content-Type")) {
-		ex.Failure = readSSE(b, resp.Body, r, answersOther(req.Body), cancel)
+		var end sseEnd
+		other := answersOther(req.Body)
+		ex.Failure = readSSE(b, resp.Body, r, other, cancel, &end)
+		if ex.Failure == "" && !end.answered && end.lastID != "" && req.HTTPMethod() == "POST" && resumes(req) {
+			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, r, other, cancel, end)
+		}
 	} else {
 		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
 	}
@@ -95,6 +103,70 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	// the headers, is an answer withheld.
 	ex.Unanswered = ex.Failure != "" && (b.timedOut() || r.Cut && b.parent.Err() == nil)
 	return ex
+}
+
+// maxResumes bounds the GETs that resume one POST's stream.
+const maxResumes = 3
+
+// resumes: the request's stream may be resumed after it ends without
+// the response: 2025-11-25 lets a server close it after an event with an
+// id, the client then resuming with GET and Last-Event-ID (T-HTTP-15).
+// (2025-06-18 asks the server not to close it, which the checks judge on
+// the stream as it came; 2026-07-28 has no resumption.)
+func resumes(req envelope.Request) bool {
+	v, _ := envelope.HeaderValue(req.Header, "MCP-Protocol-Version")
+	return strings.TrimSpace(v) == envelope.V20251125
+}
+
+// resume follows a POST's stream that ended without its response, as a
+// 2025-11-25 client does: after the retry the stream set, a GET with
+// Last-Event-ID and the request's session and version headers, whose
+// events join the exchange's (Body and Messages), until the response
+// comes, a stream ends without an id, or maxResumes. It returns the
+// exchange's failure and a note of what it did.
+func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelope.Response, other func([]byte) bool, linger func(), end sseEnd) (failure, note string) {
+	for i := 0; i < maxResumes && !end.answered && end.lastID != ""; i++ {
+		note = envelope.JoinNotes(note, fmt.Sprintf("the POST's stream ended after event id %s without the response; resumed with GET and Last-Event-ID (T-HTTP-15)", strconv.Quote(end.lastID)))
+		if ms, err := strconv.Atoi(strings.TrimSpace(end.retry)); err == nil && ms > 0 {
+			t := time.NewTimer(time.Duration(min(ms, 5000)) * time.Millisecond)
+			select {
+			case <-t.C:
+			case <-b.ctx.Done():
+				t.Stop()
+				return b.describe(fmt.Sprintf("no response within %s", b.lim.Timeout), "stopped"), note
+			}
+		}
+		get, err := http.NewRequestWithContext(b.ctx, http.MethodGet, h.URL, nil)
+		if err != nil {
+			return "", envelope.JoinNotes(note, fmt.Sprintf("cannot build the GET: %v", err))
+		}
+		get.Header = sent.Clone()
+		for _, k := range []string{"Content-Type", "Content-Length", "Mcp-Method", "Mcp-Name", "Accept", "Last-Event-ID"} {
+			envelope.HeaderDel(get.Header, k)
+		}
+		get.Host = sent.Get("Host")
+		get.Header.Set("Accept", "text/event-stream")
+		get.Header.Set("Last-Event-ID", end.lastID)
+		resp, err := client.Do(get)
+		if err != nil {
+			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET failed: %v", err))
+		}
+		if resp.StatusCode != http.StatusOK || !envelope.IsEventStream(resp.Header.Get("Content-Type")) {
+			resp.Body.Close()
+			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET was answered %d %s, not a stream", resp.StatusCode, strconv.Quote(resp.Header.Get("Content-Type"))))
+		}
+		more := &envelope.Response{}
+		end = sseEnd{}
+		failure = readSSE(b, resp.Body, more, other, linger, &end)
+		resp.Body.Close()
+		r.Body = append(r.Body, more.Body...)
+		r.Messages = append(r.Messages, more.Messages...)
+		r.Truncated, r.Cut = r.Truncated || more.Truncated, r.Cut || more.Cut
+		if failure != "" {
+			return failure, note
+		}
+	}
+	return "", note
 }
 
 func newTransport(lim Limits) *http.Transport {

@@ -60,7 +60,15 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 // second response, progress after the response. r.Body gets the raw
 // bytes of the events read; the reader reads ahead, and what it read
 // past the last whole event is dropped.
-func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool, linger func()) string {
+// sseEnd is what a client needs to resume a stream that ended: whether
+// it carried the awaited response, and the last event id and retry it set.
+type sseEnd struct {
+	answered bool
+	lastID   string
+	retry    string
+}
+
+func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool, linger func(), end *sseEnd) string {
 	rec := &recorder{r: body, max: b.lim.MaxBytes}
 	cut := int64(-1) // where the last event ended, once the response came
 	defer func() {
@@ -103,10 +111,17 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		if cut >= 0 {
 			cut = sr.Consumed()
 		}
+		if ev.IDSet {
+			end.lastID = ev.ID
+		}
+		if ev.Retry != "" {
+			end.retry = ev.Retry
+		}
 		if len(ev.Data) > 0 && ev.IsMessage() {
 			r.Messages = append(r.Messages, ev.Data)
 			if cut < 0 && envelope.IsResponse(ev.Data) && (other == nil || !other(ev.Data)) {
 				cut = sr.Consumed()
+				end.answered = true
 				if linger == nil {
 					return ""
 				}

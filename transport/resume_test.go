@@ -1,0 +1,88 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestHTTPResumeSSE: a 2025-11-25 server may close a POST's stream after
+// an event with an id, before the response, and deliver the response on
+// the stream a GET with Last-Event-ID resumes (T-HTTP-15); the exchange
+// follows it as a client does, bounded. Before, the exchange ended at the
+// close and every check but one skipped.
+func TestHTTPResumeSSE(t *testing.T) {
+	tests := []struct {
+		name     string
+		version  string
+		pending  int // GETs that again end with an id and no response
+		wantGets int
+		want     []string
+		note     string
+	}{
+		{name: "resumed once", version: "2025-11-25", wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
+		{name: "resumed twice", version: "2025-11-25", pending: 1, wantGets: 2, want: []string{pong}, note: `after event id "e2"`},
+		{name: "bounded", version: "2025-11-25", pending: 100, wantGets: maxResumes, want: nil},
+		{name: "2025-06-18 is not resumed", version: "2025-06-18", wantGets: 0, want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var gets []http.Header
+			url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					s := startSSE(w)
+					s.send("id: e1\nretry: 10\ndata:\n\n")
+					return // the connection closes before the response
+				}
+				mu.Lock()
+				gets = append(gets, r.Header.Clone())
+				n := len(gets)
+				mu.Unlock()
+				s := startSSE(w)
+				if n <= tc.pending {
+					s.send(fmt.Sprintf("id: e%d\ndata:\n\n", n+1))
+					return
+				}
+				s.send("id: r1\ndata: " + pong + "\n\n")
+			})
+			req := post(ping)
+			req.Header.Set("MCP-Protocol-Version", tc.version)
+			req.Header.Set("Mcp-Session-Id", "s-1")
+			ex := (&HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}).Do(context.Background(), req)
+			if ex.Failure != "" {
+				t.Fatalf("failure %q", ex.Failure)
+			}
+			var got []string
+			for _, m := range ex.Response.Messages {
+				got = append(got, string(m))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(gets) != tc.wantGets {
+				t.Fatalf("%d GETs, want %d", len(gets), tc.wantGets)
+			}
+			if len(gets) > 0 {
+				h := gets[0]
+				if h.Get("Last-Event-ID") != "e1" || h.Get("Mcp-Session-Id") != "s-1" || h.Get("MCP-Protocol-Version") != tc.version || h.Get("Accept") != "text/event-stream" || h.Get("Content-Type") != "" {
+					t.Errorf("the GET's headers: %v", h)
+				}
+			}
+			if !strings.Contains(ex.Note, tc.note) {
+				t.Errorf("note %q, want it to say %q", ex.Note, tc.note)
+			}
+			if tc.want != nil && !strings.Contains(string(ex.Response.Body), "id: r1") {
+				t.Errorf("the resumed stream's bytes are not in the body:\n%s", ex.Response.Body)
+			}
+		})
+	}
+}
