@@ -133,19 +133,8 @@ func TestLegacySSEServer(t *testing.T) {
 // judge"; it broke the run when the 2025-03-26 mapping followed only the
 // answer.
 func TestForced20250326AnsweredNewer(t *testing.T) {
-	hs := refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
-		return func(w http.ResponseWriter, req *http.Request) {
-			body, _ := io.ReadAll(req.Body)
-			if gjson.GetBytes(body, "method").Str == "initialize" {
-				// A server that answers its own newest version whatever
-				// is asked.
-				body = bytes.Replace(body, []byte(`"protocolVersion":"2025-03-26"`), []byte(`"protocolVersion":"2025-06-18"`), 1)
-			}
-			req.Body = io.NopCloser(bytes.NewReader(body))
-			req.ContentLength = int64(len(body))
-			srv.ServeHTTP(w, req)
-		}
-	})
+	// A server that answers its own newest version whatever is asked.
+	hs := answeringInitialize(t, envelope.V20250326, envelope.V20250618)
 	c, res, err := httpRun(t, hs.URL+"/mcp", envelope.V20250326, 0, time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -166,18 +155,8 @@ func TestForced20250326AnsweredNewer(t *testing.T) {
 // rules, with a note; judged by 2025-11-25's, a helper's server drew
 // false fails (a foreign Origin refused 400, which 2025-06-18 allows).
 func TestForcedAnsweredOther(t *testing.T) {
-	hs := refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
-		return func(w http.ResponseWriter, req *http.Request) {
-			body, _ := io.ReadAll(req.Body)
-			if gjson.GetBytes(body, "method").Str == "initialize" {
-				// A server that serves 2025-06-18 and nothing newer.
-				body = bytes.Replace(body, []byte(`"protocolVersion":"2025-11-25"`), []byte(`"protocolVersion":"2025-06-18"`), 1)
-			}
-			req.Body = io.NopCloser(bytes.NewReader(body))
-			req.ContentLength = int64(len(body))
-			srv.ServeHTTP(w, req)
-		}
-	})
+	// A server that serves 2025-06-18 and nothing newer.
+	hs := answeringInitialize(t, envelope.V20251125, envelope.V20250618)
 	c, res, err := httpRun(t, hs.URL+"/mcp", envelope.V20251125, 0, time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -191,4 +170,21 @@ func TestForcedAnsweredOther(t *testing.T) {
 	if said := strings.Join(c.notes, "\n"); !strings.Contains(said, "the server answered initialize with 2025-06-18") {
 		t.Errorf("no note says the session speaks another version than asked:\n%s", said)
 	}
+}
+
+// answeringInitialize is the reference server behind a front that turns
+// an initialize asking asked into one asking answered, so the server
+// answers that version.
+func answeringInitialize(t *testing.T, asked, answered string) *httptest.Server {
+	return refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			if gjson.GetBytes(body, "method").Str == "initialize" {
+				body = bytes.Replace(body, []byte(`"protocolVersion":"`+asked+`"`), []byte(`"protocolVersion":"`+answered+`"`), 1)
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			srv.ServeHTTP(w, req)
+		}
+	})
 }
