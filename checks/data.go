@@ -504,8 +504,9 @@ requested names as unsupported; -32021 (2026-07-28) has
 data.requiredCapabilities, a non-empty object naming only capabilities
 the request did not declare; -32042 (2025-11-25) has
 data.elicitations, a non-empty array of objects with mode "url",
-elicitationId, url and message, and comes only to a client that declared
-URL-mode elicitation (T-LIFE-4).`,
+elicitationId, url and message; one to a client that declared no
+URL-mode elicitation warns (T-LIFE-4 names the server's requests, and
+the error's own rule names no capability).`,
 	Run: func(p *Pass) error {
 		e, code, err := needCode(p)
 		if err != nil {
@@ -575,9 +576,10 @@ URL-mode elicitation (T-LIFE-4).`,
 		case code == envelope.CodeURLElicitation && v == envelope.V20251125:
 			if f := p.Expect.Facts; f != nil && f.ClientCapabilities != nil && !elicitationModeDeclared(gjson.ParseBytes(f.ClientCapabilities).Get("elicitation"), "url") {
 				// It asks the client for URL-mode elicitation, which a
-				// server uses only where the client declared it (T-LIFE-4),
-				// as an elicitation/create request would.
-				undeclaredUse(p)("error.code", "-32042 asks the client for a URL-mode elicitation, but the client declared no elicitation.url capability (T-LIFE-4)")
+				// server uses only where the client declared it (T-LIFE-4)
+				// as an elicitation/create request; the error's own rule
+				// names no capability, so it only warns.
+				p.Warnf("error.code", "-32042 asks the client for a URL-mode elicitation, but the client declared no elicitation.url capability (T-LIFE-4 names requests; the error's rule names no capability)")
 			}
 			el := d.Get("elicitations")
 			if !el.IsArray() || len(el.Array()) == 0 {

@@ -126,6 +126,16 @@ not judged here.`,
 	},
 }
 
+// undeclaredMethod: the facts show the method's capability undeclared.
+func undeclaredMethod(x *expect.Expectation) bool {
+	c := expect.CapabilityOf(x.Method)
+	if c == "" {
+		return false
+	}
+	declared, known := x.Facts.Declares(c)
+	return known && !declared
+}
+
 // mayComeBare: a 4xx refusal the spec or the fixture lets come without
 // a JSON-RPC body: one the fixture marks so (a foreign Origin's 403,
 // T-HTTP-14; nginx's 400 for headers too large), and a notification's,
@@ -314,7 +324,7 @@ GET answered with a 2xx other than 200 and an event stream warns
 		fixed := 0
 		if isErr && x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize {
 			switch {
-			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared || names404(x.Method)):
+			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared || names404(x.Method) || undeclaredMethod(x)):
 				fixed = 404 // T-HTTP-9
 			case code == envelope.CodeHeaderMismatch, code == envelope.CodeMissingClientCap, code == envelope.CodeUnsupportedVer:
 				fixed = 400 // T-HTTP-8, T-HTTP-10

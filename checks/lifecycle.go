@@ -199,11 +199,11 @@ is judged.`,
 				// 2026-07-28 has no handshake: an initialize puts a server
 				// in the legacy era (T-COMPAT-2), whose version it names.
 				p.Failf("result.protocolVersion", "initialize is answered %s, a version that has no initialize; the answer names the legacy version the session speaks (T-LIFE-2, T-COMPAT-2)", Quote(got.Str, quoteN))
-			case got.Str == asked && !envelope.KnownVersion(asked) && asked < firstRevision:
-				// A version dated before MCP's first revision is no
-				// version any server serves (the fixture made it up):
-				// echoing it names none the server supports.
-				p.Failf("result.protocolVersion", "initialize for %s is answered with that same version, which predates every MCP revision; the answer names a version the server supports (T-LIFE-2)", Quote(asked, quoteN))
+			case got.Str == asked && !envelope.KnownVersion(asked) && asked < beforeMCP:
+				// A version dated before MCP was drafted is no version any
+				// server serves (the fixture made it up): echoing it names
+				// none the server supports.
+				p.Failf("result.protocolVersion", "initialize for %s is answered with that same version, dated before MCP existed; the answer names a version the server supports (T-LIFE-2)", Quote(asked, quoteN))
 			case got.Str == asked:
 			case x.Facts.Serves(asked):
 				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
@@ -260,6 +260,7 @@ func judgeInitializeRefusal(p *Pass, m *envelope.Message) error {
 	return nil
 }
 
-// firstRevision is MCP's first revision: a version string that sorts
-// before it is a date no server's version can be.
-const firstRevision = "2024-11-05"
+// beforeMCP: a version string that sorts before it is a date no MCP
+// version can be. (Not the first revision, 2024-11-05: the TypeScript
+// SDK still serves the pre-release 2024-10-07.)
+const beforeMCP = "2024-01-01"

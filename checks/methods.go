@@ -367,7 +367,7 @@ func offeredUndeclared(p *Pass, items gjson.Result, capability string) {
 		return
 	}
 	if declared, known := p.Expect.Facts.Declares(capability); known && !declared {
-		p.Failf("result", "%s lists items, but the server did not declare the %s capability (T-LIFE-4)", p.Expect.Method, capability)
+		undeclaredUse(p)("result", "%s lists items, but the server did not declare the %s capability (T-LIFE-4)", p.Expect.Method, capability)
 	}
 }
 

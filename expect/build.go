@@ -601,7 +601,11 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// Read as invalid params of a valid request, a 200 is as right as
 		// the 400 of an invalid request.
 		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
-		e.ReadCodes, e.ReadStatus = append(e.ReadCodes, envelope.CodeInvalidParams), append(e.ReadStatus, 200)
+		if e.Version != envelope.V20260728 {
+			// (In 2026-07-28 either reading lacks _meta, whose refusal
+			// is 400, T-HTTP-10.)
+			e.ReadCodes, e.ReadStatus = append(e.ReadCodes, envelope.CodeInvalidParams), append(e.ReadStatus, 200)
+		}
 		if !p.IsArray() {
 			// Params neither object nor array make no JSON-RPC request
 			// at all (JSON-RPC §4.2): an Invalid Request's id may go
@@ -1125,10 +1129,11 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			// too (T-ERR-3): a server that dispatches on the method first
 			// refuses it so, and the spec orders neither fault first
 			// (AMB-4).
-			e.Codes = append(e.Codes, envelope.CodeMethodNotFound)
+			// (-32601 with its 404, never the other fault's code with it.)
+			e.ReadCodes = append(e.ReadCodes, envelope.CodeMethodNotFound)
 			e.Detail += "; the server did not declare the " + c + " capability (AMB-4: either fault may be answered)"
 			if http {
-				e.Status = append(e.Status, 404)
+				e.ReadStatus = append(e.ReadStatus, 404)
 			}
 		}
 	}
