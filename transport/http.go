@@ -93,7 +93,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		var end sseEnd
 		other := answersOther(req.Body)
 		ex.Failure = readSSE(b, resp.Body, r, other, cancel, &end)
-		if ex.Failure == "" && !end.answered && end.lastID != "" && req.HTTPMethod() == "POST" && resumes(req) {
+		if ex.Failure == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && resumes(req) {
 			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, r, other, cancel, end)
 		}
 	} else {
@@ -125,7 +125,7 @@ func resumes(req envelope.Request) bool {
 // comes, a stream ends without an id, or maxResumes. It returns the
 // exchange's failure and a note of what it did.
 func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelope.Response, other func([]byte) bool, linger func(), end sseEnd) (failure, note string) {
-	for i := 0; i < maxResumes && !end.answered && end.lastID != ""; i++ {
+	for i := 0; i < maxResumes && !end.answered && !end.partial && end.lastID != ""; i++ {
 		note = envelope.JoinNotes(note, fmt.Sprintf("the POST's stream ended after event id %s without the response; resumed with GET and Last-Event-ID (T-HTTP-15)", strconv.Quote(end.lastID)))
 		if ms, err := strconv.Atoi(strings.TrimSpace(end.retry)); err == nil && ms > 0 {
 			t := time.NewTimer(time.Duration(min(ms, 5000)) * time.Millisecond)

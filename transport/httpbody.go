@@ -51,6 +51,17 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 	return ""
 }
 
+// sseEnd is what a client needs to resume a stream that ended: whether
+// it carried the awaited response, the last event id and retry it set,
+// and whether it ended inside an event (whose bytes a resumed stream's
+// would then join mid-event).
+type sseEnd struct {
+	answered bool
+	lastID   string
+	retry    string
+	partial  bool
+}
+
 // readSSE reads an event stream until its end, or a bound. It waits for
 // the first response-shaped message that may answer the request (other
 // answers nothing, see answersOther); past that response it reads on for
@@ -59,15 +70,7 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 // the request's stream is judged as lint and the relays judge it: a
 // second response, progress after the response. r.Body gets the raw
 // bytes of the events read; the reader reads ahead, and what it read
-// past the last whole event is dropped.
-// sseEnd is what a client needs to resume a stream that ended: whether
-// it carried the awaited response, and the last event id and retry it set.
-type sseEnd struct {
-	answered bool
-	lastID   string
-	retry    string
-}
-
+// past the last whole event is dropped. end says how the stream ended.
 func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool, linger func(), end *sseEnd) string {
 	rec := &recorder{r: body, max: b.lim.MaxBytes}
 	cut := int64(-1) // where the last event ended, once the response came
@@ -90,6 +93,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		ev, err := sr.Next()
 		switch {
 		case err == io.EOF:
+			end.partial = !endsAtBlankLine(rec.buf.Bytes())
 			return ""
 		case err != nil && cut >= 0:
 			// Past the response, the end of the look, a bound or a
@@ -209,4 +213,18 @@ func (c *recorder) Read(p []byte) (int, error) {
 	}
 	c.buf.Write(p[:n])
 	return n, err
+}
+
+// endsAtBlankLine: an event stream's bytes end where an event does, at a
+// blank line (two line ends, each CRLF, LF or CR), or hold nothing.
+func endsAtBlankLine(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	for _, end := range []string{"\n\n", "\n\r\n", "\r\r", "\n\r", "\r\r\n"} {
+		if bytes.HasSuffix(b, []byte(end)) {
+			return true
+		}
+	}
+	return false
 }

@@ -21,7 +21,8 @@ func TestHTTPResumeSSE(t *testing.T) {
 	tests := []struct {
 		name     string
 		version  string
-		pending  int // GETs that again end with an id and no response
+		pending  int  // GETs that again end with an id and no response
+		partial  bool // the POST's stream ends inside an event
 		wantGets int
 		want     []string
 		note     string
@@ -30,6 +31,7 @@ func TestHTTPResumeSSE(t *testing.T) {
 		{name: "resumed twice", version: "2025-11-25", pending: 1, wantGets: 2, want: []string{pong}, note: `after event id "e2"`},
 		{name: "bounded", version: "2025-11-25", pending: 100, wantGets: maxResumes, want: nil},
 		{name: "2025-06-18 is not resumed", version: "2025-06-18", wantGets: 0, want: nil},
+		{name: "a stream that ends inside an event is not resumed", version: "2025-11-25", partial: true, wantGets: 0, want: nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,6 +41,10 @@ func TestHTTPResumeSSE(t *testing.T) {
 				if r.Method == http.MethodPost {
 					s := startSSE(w)
 					s.send("id: e1\nretry: 10\ndata:\n\n")
+					if tc.partial {
+						// A resumed stream's bytes would join this event's.
+						s.send("data: {\"jsonrpc\":")
+					}
 					return // the connection closes before the response
 				}
 				mu.Lock()
