@@ -121,6 +121,9 @@ type Pass struct {
 	// ToolCache compiles the tool schemas a reply lists, once per run
 	// when the run keeps one (nil: every time).
 	ToolCache *schema.ToolCache
+	// Reused are the event ids of the reply's stream an earlier stream
+	// of its session used (Input.Reused).
+	Reused []string
 	// client is the message a client check judges (JudgeClient); nil
 	// when the pass judges a reply.
 	client   *clientPass

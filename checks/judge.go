@@ -182,6 +182,10 @@ type Input struct {
 	// ToolCache, when set, compiles each tool schema a reply lists once
 	// per run; nil compiles it for every reply.
 	ToolCache *schema.ToolCache
+	// Reused are the SSE event ids of the reply's stream that an earlier
+	// stream of its session used (Streams.Reused, called by a caller that
+	// judges a session's exchanges in report order); nil: none known.
+	Reused []string
 	// Scratch, when set, is memory the judge reuses from one exchange to
 	// the next: a caller judging a stream of exchanges keeps one per
 	// goroutine (it is not safe for concurrent use). Nil: judging
@@ -258,7 +262,7 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	} else {
 		st = &judgeState{}
 	}
-	*st = judgeState{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, scratch: in.Scratch}}
+	*st = judgeState{pass: Pass{Exchange: ex, Expect: exp, Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, Reused: in.Reused, scratch: in.Scratch}}
 	st.reply.texts, st.reply.data = texts, data
 	p := &st.pass
 	var readings []*Reply

@@ -105,10 +105,14 @@ var SSEStream = &Check{
 	Area:     AreaHTTP,
 	Doc: `A reply sent as text/event-stream:
 
-- in 2025 versions its event ids, when used, are unique on the stream
-  (T-HTTP-16, a rule of resumption, which 2026-07-28 does not have: ids are
-  unique across all streams of a session; one stream is what one
-  exchange shows);
+- in 2025 versions its event ids, when used, are unique across all the
+  streams of the session (T-HTTP-16, a rule of resumption, which 2026-07-28
+  does not have): an id used twice on the stream fails, and so does one an
+  earlier stream of the session used (the later of the two exchanges in the
+  report's order; a GET resuming a stream with Last-Event-ID gives its
+  events again, and is not compared). Without a session the rule binds the
+  ids of all the streams of one client, whom a server without sessions
+  cannot tell from another: an id an earlier stream used warns there;
 - in 2025-11-25 a stream answering a POST that sets event ids (one the
   client may resume) starts with a priming event, an id and empty data (T-HTTP-15,
   a SHOULD: a warning); not on an initialize answered with an older
@@ -145,6 +149,14 @@ var SSEStream = &Check{
 				p.Failf("http.body", "SSE event id %s is used twice on one stream (T-HTTP-16)", Quote(ev.ID, quoteN))
 			}
 			seen[ev.ID] = true
+		}
+		if len(p.Reused) > 0 && p.Expect.Version != envelope.V20260728 {
+			msg := "SSE event id %s was used by an earlier stream of this session (%d such id(s)); an id is unique across all streams of a session (T-HTTP-16)"
+			if streamSession(p.Exchange.Request.Header, resp.Header) == "" {
+				p.Warnf("http.body", "SSE event id %s was used by an earlier stream (%d such id(s)); without a session T-HTTP-16 binds the ids of all streams with this client, which a server without sessions cannot tell from another", Quote(p.Reused[0], quoteN), len(p.Reused))
+			} else {
+				p.Failf("http.body", msg, Quote(p.Reused[0], quoteN), len(p.Reused))
+			}
 		}
 		// Priming serves resumption: judged on a stream that sets event
 		// ids, i.e. one the server lets clients resume, and that answers

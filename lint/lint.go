@@ -30,6 +30,10 @@ type Item struct {
 	// the client's messages in order.
 	Expect   *expect.Expectation
 	Verdicts []checks.Verdict
+	// reused are the event ids of the record's SSE stream that an
+	// earlier record's stream of its session used: read in line order,
+	// before the records part for the workers.
+	reused []string
 }
 
 // Options are what every exchange of a transcript is judged with.
@@ -76,6 +80,7 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	defer cancel()
 
 	sem := semaphore.NewWeighted(budget)
+	streams := checks.NewStreams()
 	// The queue holds the batches in line order, judged or not; its
 	// capacity bounds how far reading runs ahead of writing: a batch per
 	// worker keeps them busy.
@@ -134,7 +139,11 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 					return
 				}
 			}
-			b.items = append(b.items, Item{Record: rec, Err: err})
+			it := Item{Record: rec, Err: err}
+			if err == nil && rec.Traffic == nil {
+				it.reused = streams.Reused(&rec.Exchange)
+			}
+			b.items = append(b.items, it)
 			b.weight += w
 			b.judged = b.judged || err == nil && rec.Traffic == nil
 			if err != nil {
@@ -257,7 +266,7 @@ func judge(it *Item, o Options, dst []checks.Verdict, scratch *checks.Scratch) {
 	rec := &it.Record
 	it.Expect = expect.Build(&rec.Exchange, rec.Facts, rec.Override)
 	in := o.Shared
-	in.Fixture, in.Exchange, in.Expect, in.Scratch = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect, scratch
+	in.Fixture, in.Exchange, in.Expect, in.Scratch, in.Reused = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect, scratch, it.reused
 	if len(rec.Exchange.Redacted) > 0 {
 		// A secret the live run saw echoed stands as its marker.
 		in.Secrets = append(slices.Clone(in.Secrets), envelope.MarkedSecrets(rec.Exchange.Redacted)...)

@@ -84,10 +84,12 @@ func options(workers int, budget int64) lint.Options {
 }
 
 // sequential is the reference: each record read and judged alone, with
-// fresh memory, one after another.
+// fresh memory, one after another, and the event ids of the streams
+// before it (which the input, read twice, repeats).
 func sequential(t *testing.T, text []byte, o lint.Options) []item {
 	t.Helper()
 	r := transcript.NewReader("t.jsonl", bytes.NewReader(text))
+	streams := checks.NewStreams()
 	var want []item
 	for {
 		rec, err := r.Next()
@@ -99,6 +101,7 @@ func sequential(t *testing.T, text []byte, o lint.Options) []item {
 			it.Expect = expect.Build(&rec.Exchange, rec.Facts, rec.Override)
 			in := o.Shared
 			in.Fixture, in.Exchange, in.Expect = o.Prefix+rec.Fixture, &rec.Exchange, it.Expect
+			in.Reused = streams.Reused(&rec.Exchange)
 			it.Verdicts = checks.Judge(in, o.Checks)
 		}
 		want = append(want, summarize(it))

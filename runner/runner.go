@@ -165,7 +165,7 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 	if o.Checks == nil {
 		o.Checks = checks.All()
 	}
-	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}}
+	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}, streams: checks.NewStreams()}
 	res, err := r.negotiate(ctx)
 	if err != nil {
 		return nil, res, err
@@ -240,6 +240,10 @@ type run struct {
 	// run lists tools again and again (a fixture's tools/list, the
 	// envelope fixtures that carry one).
 	tools *schema.ToolCache
+	// streams are the SSE event ids of the exchanges judged so far, given
+	// each exchange as it is judged, in report order (as lint reads a
+	// transcript).
+	streams *checks.Streams
 	// blocks are the fixtures' request ids (see ids.go); guarded by mu
 	// until set.
 	blocks *idBlocks
@@ -328,7 +332,7 @@ func (l *lane) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectat
 
 // verdicts judges an exchange with the checks of the run.
 func (r *run) verdicts(j *Judged) []checks.Verdict {
-	return checks.Judge(checks.Input{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Contract: r.o.Contract, Schemas: r.o.Schemas, Secrets: r.o.Secrets, ToolCache: r.tools}, r.o.Checks)
+	return checks.Judge(checks.Input{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Contract: r.o.Contract, Schemas: r.o.Schemas, Secrets: r.o.Secrets, ToolCache: r.tools, Reused: r.streams.Reused(j.Exchange)}, r.o.Checks)
 }
 
 // skipAll reports a fixture that does not apply: every check skips.

@@ -123,10 +123,13 @@ type watcher struct {
 	red      *proxy.Redactor
 	contract *envelope.Contract
 	schemas  checks.SchemaValidator
-	tools    schema.ToolCache   // a client lists tools again and again
-	record   io.Writer          // nil: no --record
-	ss       *session           // nil: no --report
-	held     *proxy.Observation // a message that completes a pair, printed with its verdict
+	tools    schema.ToolCache // a client lists tools again and again
+	// streams are the SSE event ids of the replies judged so far, in the
+	// order they are judged and recorded (as lint reads the recording).
+	streams *checks.Streams
+	record  io.Writer          // nil: no --record
+	ss      *session           // nil: no --report
+	held    *proxy.Observation // a message that completes a pair, printed with its verdict
 	// later are answers on POST streams whose pairs come later (the
 	// stream is read on past them), printed with their verdicts then;
 	// closedEarly the client requests they closed, by number, and
@@ -171,7 +174,7 @@ func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watche
 		return nil, err
 	}
 	return &watcher{out: out, pal: newPalette(out.color), verbose: o.Verbose, red: red, contract: c, schemas: sv,
-		client: newClientJudge(o.Schema, checks.All())}, nil
+		client: newClientJudge(o.Schema, checks.All()), streams: checks.NewStreams()}, nil
 }
 
 // judge judges the server's reply to one client request. It is the one
@@ -182,7 +185,7 @@ func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watche
 // which never quote them.
 func (w *watcher) judge(fixture string, ex *envelope.Exchange, ov *expect.Override) ([]checks.Verdict, *expect.Expectation) {
 	exp := expect.Build(ex, w.facts, ov)
-	return checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: w.contract, Schemas: w.schemas, Secrets: w.red.Secrets(), ToolCache: &w.tools}, checks.All()), exp
+	return checks.Judge(checks.Input{Fixture: fixture, Exchange: ex, Expect: exp, Contract: w.contract, Schemas: w.schemas, Secrets: w.red.Secrets(), ToolCache: &w.tools, Reused: w.streams.Reused(ex)}, checks.All()), exp
 }
 
 // maxCancelled bounds the cancellations remembered.

@@ -1,0 +1,99 @@
+package checks
+
+import (
+	"hash/maphash"
+	"net/http"
+	"sync"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// Streams remembers the SSE event ids the streams of each session used,
+// so that a stream can be held to T-HTTP-16 across the session: an id
+// names one event of one stream, which is what lets a client resume
+// with Last-Event-ID. One exchange shows one stream; this is what the
+// earlier exchanges showed.
+//
+// check, lint and the relays each keep one and give it every exchange
+// they judge, in the order they report them (never the order replies
+// happened to arrive in): a transcript read in its line order then
+// gives lint what the live run knew, and the later exchange of two in
+// the report is the one that reused an id.
+type Streams struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	// seen holds a hash of each session and id: bounded memory per id
+	// whatever its length, and a collision among maxStreamIDs ids is
+	// about one chance in 10^7.
+	seen map[uint64]struct{}
+}
+
+// maxStreamIDs bounds the ids remembered (about 40 MB): past it, a
+// stream is still compared with the ids remembered, and adds none.
+const maxStreamIDs = 1 << 20
+
+// NewStreams returns an empty memory of streams.
+func NewStreams() *Streams {
+	return &Streams{seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+}
+
+// Reused records the event ids of ex's reply stream and returns those
+// an earlier stream of its session (or, without a session, of this
+// client) used. It returns nil for anything but an SSE reply over HTTP,
+// and for a GET that resumes a stream: a resumed stream gives its own
+// events again, ids and all.
+func (s *Streams) Reused(ex *envelope.Exchange) []string {
+	if s == nil || ex == nil || ex.Transport != envelope.HTTP || ex.Response == nil ||
+		!envelope.IsEventStream(envelope.HeaderGet(ex.Response.Header, "Content-Type")) ||
+		envelope.HeaderGet(ex.Request.Header, "Last-Event-ID") != "" {
+		return nil
+	}
+	sess := streamSession(ex.Request.Header, ex.Response.Header)
+	var mine map[uint64]struct{}
+	var reused []string
+	r := envelope.NewSSEBodyReader(ex.Response.Body, envelope.MaxSSELine)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			break
+		}
+		if ev.ID == "" {
+			continue
+		}
+		var h maphash.Hash
+		h.SetSeed(s.seed)
+		h.WriteString(sess)
+		h.WriteByte(0)
+		h.WriteString(ev.ID)
+		k := h.Sum64()
+		if _, dup := mine[k]; dup {
+			continue // twice on one stream: HTTP1005's own finding
+		}
+		if mine == nil {
+			mine = map[uint64]struct{}{}
+		}
+		mine[k] = struct{}{}
+		if _, ok := s.seen[k]; ok {
+			reused = append(reused, ev.ID)
+		}
+	}
+	for k := range mine {
+		if len(s.seen) >= maxStreamIDs {
+			break
+		}
+		s.seen[k] = struct{}{}
+	}
+	return reused
+}
+
+// streamSession names the session a stream belongs to: the one the
+// request names, or for an initialize the one its answer issues; ""
+// without sessions.
+func streamSession(req, resp http.Header) string {
+	if sid := envelope.HeaderGet(req, "Mcp-Session-Id"); sid != "" {
+		return sid
+	}
+	return envelope.HeaderGet(resp, "Mcp-Session-Id")
+}

@@ -1,0 +1,59 @@
+package lint_test
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/lint"
+	"github.com/wymcp/wymcp-check/transcript"
+	"golang.org/x/tools/txtar"
+)
+
+// TestStreamsAcrossExchanges: an SSE event id is unique across all the
+// streams of a session (T-HTTP-16), which no one exchange shows. Each
+// transcript of testdata/streams.txtar is judged in line order, with
+// HTTP1005's verdict per line compared with its .want: a reused id fails
+// the later stream of one session, warns without a session, and is no
+// finding across two sessions, on a resumed stream, or in 2026-07-28.
+func TestStreamsAcrossExchanges(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "streams.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, f := range ar.Files {
+		if name, ok := strings.CutSuffix(f.Name, ".want"); ok {
+			want[name] = string(f.Data)
+		}
+	}
+	for _, f := range ar.Files {
+		name, ok := strings.CutSuffix(f.Name, ".jsonl")
+		if !ok {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			var got strings.Builder
+			err := lint.Judge(transcript.NewReader(f.Name, bytes.NewReader(f.Data)), options(2, 0), func(it *lint.Item) error {
+				if it.Err != nil {
+					return it.Err
+				}
+				for _, v := range it.Verdicts {
+					if v.Check.ID == "HTTP1005" {
+						fmt.Fprintf(&got, "%d %s\n", it.Record.Line, v.Status)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want[name], got.String()); diff != "" {
+				t.Errorf("HTTP1005 by line (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
