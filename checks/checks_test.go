@@ -51,6 +51,9 @@ type testCase struct {
 	facts    *expect.Facts    // what the run learned, as a live run knows it
 	override *expect.Override // the fixture's, as a live run applies it
 	secrets  []envelope.Secret
+	// skips are checks that must skip (a skip is no finding, so want
+	// cannot tell it from a pass).
+	skips []string
 }
 
 var caseFile = flag.String("case", "", "run only the case files matching this glob")
@@ -133,6 +136,8 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					resp.Status = n
 				case "no-reply":
 					resp = nil
+				case "skips":
+					tc.skips = append(tc.skips, strings.Fields(v)...)
 				case "failure":
 					tc.ex.Failure = v
 				case "died":
@@ -246,6 +251,12 @@ func TestCases(t *testing.T) {
 					for _, f := range v.Findings {
 						t.Logf("%s %s %s: %s", v.Check.ID, f.Status, f.Path, f.Message)
 					}
+				}
+			}
+			for _, id := range tc.skips {
+				i := slices.IndexFunc(vs, func(v checks.Verdict) bool { return v.Check.ID == id })
+				if i < 0 || vs[i].Status != checks.StatusSkip {
+					t.Errorf("%s: want a skip, got %v", id, vs[max(i, 0)].Status)
 				}
 			}
 			for _, v := range vs {
