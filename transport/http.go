@@ -133,7 +133,7 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 			case <-t.C:
 			case <-b.ctx.Done():
 				t.Stop()
-				return b.describe(fmt.Sprintf("no response within %s", b.lim.Timeout), "stopped"), note
+				return b.describe(fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(end.events, "event")), "stopped"), note
 			}
 		}
 		get, err := http.NewRequestWithContext(b.ctx, http.MethodGet, h.URL, nil)
@@ -149,6 +149,11 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 		get.Header.Set("Last-Event-ID", end.lastID)
 		resp, err := client.Do(get)
 		if err != nil {
+			if b.ctx.Err() != nil {
+				// The wait for the response ran out on the GET: silence,
+				// as on the POST's own stream.
+				return b.describe(fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(end.events, "event")), "stopped"), note
+			}
 			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET failed: %v", err))
 		}
 		if resp.StatusCode != http.StatusOK || !envelope.IsEventStream(resp.Header.Get("Content-Type")) {
@@ -156,7 +161,7 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET was answered %d %s, not a stream", resp.StatusCode, strconv.Quote(resp.Header.Get("Content-Type"))))
 		}
 		more := &envelope.Response{}
-		end = sseEnd{}
+		end = sseEnd{events: end.events}
 		failure = readSSE(b, resp.Body, more, other, linger, &end)
 		resp.Body.Close()
 		r.Body = append(r.Body, more.Body...)

@@ -60,6 +60,10 @@ type sseEnd struct {
 	lastID   string
 	retry    string
 	partial  bool
+	// events counts the events the exchange read: a resumed stream's
+	// count on from the POST's, so a message and the MaxEvents bound
+	// speak of the whole exchange.
+	events int
 }
 
 // readSSE reads an event stream until its end, or a bound. It waits for
@@ -89,7 +93,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			stop.Stop()
 		}
 	}()
-	for events := 0; ; {
+	for {
 		ev, err := sr.Next()
 		switch {
 		case err == io.EOF:
@@ -108,10 +112,10 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			// the answer, as a JSON body cut short does.
 			r.Cut = true
 			return b.describe(
-				fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(events, "event")),
-				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(events, "event")))
+				fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(end.events, "event")),
+				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(end.events, "event")))
 		}
-		events++
+		end.events++
 		if cut >= 0 {
 			cut = sr.Consumed()
 		}
@@ -132,12 +136,12 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 				stop = time.AfterFunc(b.lim.Quiet, linger)
 			}
 		}
-		if events >= b.lim.MaxEvents {
+		if end.events >= b.lim.MaxEvents {
 			if cut >= 0 {
 				return ""
 			}
 			r.Truncated = true
-			return fmt.Sprintf("no response in the first %d events", events)
+			return fmt.Sprintf("no response in the first %d events", end.events)
 		}
 	}
 }

@@ -92,3 +92,33 @@ func TestHTTPResumeSSE(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPResumedSilenceCountsTheExchange: a resumed stream that brings
+// nothing until the timeout (held open, or its headers never sent) is
+// the exchange's silence, and its message counts the events of the whole
+// exchange (the POST's priming event): before, the first said "0 events"
+// and the second left the exchange without a failure, its silence read
+// as a stream that ended.
+func TestHTTPResumedSilenceCountsTheExchange(t *testing.T) {
+	for _, headers := range []bool{true, false} {
+		t.Run(fmt.Sprintf("headers sent %v", headers), func(t *testing.T) {
+			url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					startSSE(w).send("id: e1\nretry: 10\ndata:\n\n")
+					return
+				}
+				if headers {
+					startSSE(w).send("")
+				}
+				<-r.Context().Done()
+			})
+			req := post(ping)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			req.Header.Set("Mcp-Session-Id", "s-1")
+			ex := (&HTTP{URL: url, Limits: Limits{Timeout: 300 * time.Millisecond}}).Do(context.Background(), req)
+			if want := "no response within 300ms: 1 event without a response"; ex.Failure != want {
+				t.Errorf("failure %q, want %q", ex.Failure, want)
+			}
+		})
+	}
+}
