@@ -158,7 +158,9 @@ serves is answered with that version (T-LIFE-2, MUST); for a version it
 does not serve, with another version it serves, which SHOULD be its
 newest: an older one warns when the run saw the server serve a newer
 one. Refusing initialize with an error instead of naming a version warns
-(AMB-3: the spec's error example conflicts with its rule). In 2026-07-28,
+(AMB-3: the spec's error example conflicts with its rule), unless the
+server serves no version that has initialize (2026-07-28 alone), which
+has none to name. In 2026-07-28,
 a server/discover answered with a result lists the version the request
 asked for in supportedVersions: it has just served it (T-LIFE-8); a
 server that serves 2026-07-28 alone and refuses a legacy initialize
@@ -185,7 +187,9 @@ is judged.`,
 				return Skip("the initialize params are invalid; no version was asked for")
 			}
 			if m.Get("error").Exists() {
-				if x.Facts != nil && len(x.Facts.Supported) > 0 && !x.Facts.Serves(asked) {
+				// (A server that serves no version with initialize, 2026-07-28
+				// alone, refuses it as T-LIFE-14 says: no version to name.)
+				if x.Facts != nil && len(x.Facts.Supported) > 0 && !x.Facts.Serves(asked) && slices.ContainsFunc(x.Facts.Supported, hasInitialize) {
 					p.Warnf("error", "initialize for %s, which the server does not serve, is refused; the spec wants a result naming a version it serves (AMB-3)", Quote(asked, quoteN))
 				}
 				return nil
@@ -264,3 +268,7 @@ func judgeInitializeRefusal(p *Pass, m *envelope.Message) error {
 // version can be. (Not the first revision, 2024-11-05: the TypeScript
 // SDK still serves the pre-release 2024-10-07.)
 const beforeMCP = "2024-01-01"
+
+// hasInitialize: the version negotiates with initialize (those before
+// 2026-07-28).
+func hasInitialize(v string) bool { return v < envelope.V20260728 }
