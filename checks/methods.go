@@ -300,7 +300,8 @@ var ToolListing = &Check{
 	Area:     AreaProtocol,
 	Doc: `A tools/list result lists tools a client can use:
 
-- each inputSchema has root type "object" (T-SCHEMA-7), and in 2025-xx
+- each inputSchema has root type "object" (T-SCHEMA-7; T-TOOL-2 before
+  2026-07-28), and in 2025-xx
   each outputSchema too (T-TOOL-11);
 - tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . and unique
   (T-TOOL-5, a SHOULD from 2025-11-25: a warning);
@@ -403,7 +404,11 @@ func judgeTools(p *Pass, tools gjson.Result) {
 		}
 		seen[name] = true
 		if in := t.Get("inputSchema"); in.IsObject() && in.Get("type").Str != "object" {
-			p.Failf(path+".inputSchema.type", "inputSchema's root type is %s, not \"object\" (T-SCHEMA-7)", describe(in.Get("type")))
+			rule := "T-SCHEMA-7"
+			if x.Version != envelope.V20260728 {
+				rule = "T-TOOL-2"
+			}
+			p.Failf(path+".inputSchema.type", "inputSchema's root type is %s, not \"object\" (%s)", describe(in.Get("type")), rule)
 		}
 		if out := t.Get("outputSchema"); out.IsObject() && x.Version != envelope.V20260728 && out.Get("type").Str != "object" {
 			p.Failf(path+".outputSchema.type", "outputSchema's root type is %s; before 2026-07-28 it is \"object\" (T-TOOL-11)", describe(out.Get("type")))
