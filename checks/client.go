@@ -116,7 +116,8 @@ func readClient(in *ClientInput) *clientPass {
 // inferVersion says which protocol version governs the message: the one
 // the message itself names in _meta (only 2026-07-28 carries it), the
 // one its session negotiated, its MCP-Protocol-Version header, the one
-// an initialize asks for, or 2026-07-28 when the client spoke it before.
+// an initialize asks for (an initialize is never 2026-07-28's), or
+// 2026-07-28 when the client spoke it before.
 func (cp *clientPass) inferVersion() (string, string) {
 	if v := cp.msg.Get(envelope.MetaPath(envelope.MetaProtocolVersion)); v.Str == envelope.V20260728 {
 		return v.Str, "_meta"
@@ -131,9 +132,14 @@ func (cp *clientPass) inferVersion() (string, string) {
 		}
 	}
 	if cp.method == "initialize" {
+		// initialize is a message of the handshake versions alone: a
+		// client that probed 2026-07-28 first and falls back to it
+		// speaks the version it asks for, or one the checker does not
+		// know (2025-03-26, 2024-11-05), never 2026-07-28.
 		if v := cp.msg.Get("params.protocolVersion").Str; envelope.KnownVersion(v) && v != envelope.V20260728 {
 			return v, "initialize"
 		}
+		return "", ""
 	}
 	if c.modern {
 		return envelope.V20260728, "earlier messages"

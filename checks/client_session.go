@@ -194,8 +194,11 @@ func (t *ClientTracker) View(m *ClientMessage) *ClientView {
 func (t *ClientTracker) lookup(m *ClientMessage, create bool) (c *conversation, unknown bool) {
 	if m.Transport != envelope.HTTP {
 		if t.stdio == nil {
-			// wrap starts the server: it sees the session from its start.
-			c = newConversation(true)
+			// wrap starts the server: it sees the session from its start,
+			// its first message the traffic's first. A later first one
+			// (a recording cut to begin mid-session, as a user cuts one
+			// to show a problem) is a session whose start went unseen.
+			c = newConversation(m.Seq <= 1)
 			if create {
 				t.stdio = c
 			}
@@ -466,6 +469,14 @@ func (t *ClientTracker) Close(e *Closed) {
 	}
 	if e.Request == c.initSeq && e.Answer != nil {
 		res := gjson.GetBytes(e.Answer, "result")
+		if !res.IsObject() && gjson.GetBytes(e.Answer, "error").Exists() {
+			// Refused (a version the server does not serve answered
+			// -32602, as the spec's own example does, AMB-3): nothing
+			// was negotiated, and the client's next initialize, with
+			// capabilities of its own, is the one that counts.
+			c.initSeq, c.initKey, c.caps, c.capsKnown = 0, "", nil, false
+			return
+		}
 		if res.IsObject() && (e.Status == 0 || e.Status/100 == 2) {
 			c.initDone, c.version = true, res.Get("protocolVersion").Str
 			if caps := res.Get("capabilities"); caps.IsObject() {
