@@ -184,13 +184,16 @@ func TestLearn(t *testing.T) {
 	if declared, known := f.Declares("tools"); !declared || !known {
 		t.Errorf("tools capability not learned")
 	}
-	same := f.Learn(ex(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"c"}}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`))
-	if same != f {
-		t.Error("a page asked from a cursor taught which tools exist")
+	// A page says its tools exist, with their schemas, but not which
+	// others do not: no list is whole, and the facts before it do not
+	// change.
+	paged := f.Learn(ex(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"c"}}`, `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"b","inputSchema":{"type":"object"}}]}}`))
+	if paged.ToolsListed || paged.Tool("b") == nil || f.Tool("b") != nil {
+		t.Errorf("a page asked from a cursor: listed %v, tool b known %v (want false, true; the old facts unchanged)", paged.ToolsListed, paged.Tool("b") != nil)
 	}
-	same = f.Learn(ex(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":3,"result":{"tools":[],"nextCursor":"n"}}`))
-	if same != f {
-		t.Error("a list that goes on taught which tools exist")
+	paged = paged.Learn(ex(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"n"}}`))
+	if paged.ToolsListed || paged.Tool("a") == nil || paged.Tool("b") == nil {
+		t.Errorf("a list that goes on: listed %v, tools %v (want both pages' tools, no list whole)", paged.ToolsListed, paged.ToolOrder)
 	}
 	g := f.Learn(ex(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`))
 	if g == f || !g.ToolsListed || g.Tool("a") == nil || f.ToolsListed {

@@ -611,8 +611,18 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		// Only a whole list, asked from its start, says what exists.
 		key := listMembers[method]
 		items := res.Get(key)
-		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() || !items.IsArray() {
+		if !items.IsArray() {
 			return f
+		}
+		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() {
+			// A page: the tools it lists exist, with their schemas (which
+			// judge calls of them: arguments, Mcp-Param headers, output),
+			// though a tool it lacks may be on another page.
+			if key != "tools" || n.ToolsListed {
+				return f
+			}
+			n.learnToolPage(items)
+			return n
 		}
 		n.learnList(key, items, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	}
@@ -648,6 +658,30 @@ func (f *Facts) forgetChanged(resp *envelope.Response) *Facts {
 		}
 	}
 	return f
+}
+
+// learnToolPage adds the tools of one page of a list to those known,
+// the page's listing of a name winning; the list stays unknown as a
+// whole, so no tool is unknown for its absence.
+func (n *Facts) learnToolPage(items gjson.Result) {
+	tools := slices.Clone(n.Tools)
+	for _, t := range items.Array() {
+		tl, ok := NewTool([]byte(t.Raw))
+		if !ok {
+			continue
+		}
+		i, found := slices.BinarySearchFunc(tools, tl.Name, func(o *Tool, name string) int { return strings.Compare(o.Name, name) })
+		if found {
+			tl.shareCompiled(tools[i])
+			tools[i] = tl
+			continue
+		}
+		tools = slices.Insert(tools, i, tl)
+	}
+	n.Tools, n.ToolOrder = tools, nil
+	for _, t := range tools {
+		n.ToolOrder = append(n.ToolOrder, t.Name)
+	}
 }
 
 // learnList takes in a whole list of what the server offers.
