@@ -63,6 +63,10 @@ request (2025 cancellation: initialize MUST NOT be cancelled by clients).
 		}
 		what := Quote(cp.method, quoteN)
 		switch {
+		case c.initSeq == 0 && c.initFailed != 0:
+			// The handshake came first and failed: the order is kept,
+			// the session is not initialized.
+			p.Warnf("method", "%s after the server refused initialize (%s) or left it unanswered: nothing was negotiated, so the session is not initialized (T-LIFE-1)", what, seqText(c.initFailed))
 		case c.initSeq == 0 && c.fromStart:
 			p.Failf("method", "%s before initialize: the initialize request is the first exchange of a session (T-LIFE-1)", what)
 		case c.initSeq == 0 && c.msgs == 0:

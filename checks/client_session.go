@@ -79,6 +79,10 @@ type ClientTracker struct {
 	// refused) speaks 2025 from that request on, and what it sends
 	// before the answer, with no mark of either era, is that session's.
 	initializing *conversation
+	// refused is the conversation of the last HTTP initialize the server
+	// refused or left unanswered: what the client sends next without a
+	// session is that client's, whose session is not initialized.
+	refused      *conversation
 	byRequest    map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
 	order        []uint64                 // byRequest's keys, oldest first
 	deletes      map[uint64]bool          // HTTP: the Seqs of DELETEs of a known session
@@ -117,14 +121,17 @@ type conversation struct {
 	// issued several; which session each belongs to is unknown.
 	detached bool
 
-	initSeq   uint64 // the initialize request, 0 none
-	initKey   string // its id key
-	initDone  bool   // initialize was answered with a result
-	version   string // the version that answer negotiated
-	notified  bool   // notifications/initialized was sent
-	modern    bool   // the client spoke 2026-07-28 (_meta) in it
-	caps      json.RawMessage
-	capsKnown bool
+	initSeq uint64 // the initialize request, 0 none
+	// initFailed is the last initialize the server refused or left
+	// unanswered (0 none): nothing was negotiated.
+	initFailed uint64
+	initKey    string // its id key
+	initDone   bool   // initialize was answered with a result
+	version    string // the version that answer negotiated
+	notified   bool   // notifications/initialized was sent
+	modern     bool   // the client spoke 2026-07-28 (_meta) in it
+	caps       json.RawMessage
+	capsKnown  bool
 	// serverCaps are the capabilities the server's initialize result
 	// declared (nil: none seen).
 	serverCaps json.RawMessage
@@ -242,6 +249,9 @@ func (t *ClientTracker) lookup(m *ClientMessage, create bool) (c *conversation, 
 		// Before its initialize's answer (a ping, say, T-LIFE-1): the
 		// handshake under way is the era the client speaks.
 		return t.initializing, false
+	case t.refused != nil && len(t.issued) == 0:
+		// After a handshake that failed: that client's, uninitialized.
+		return t.refused, false
 	case t.modern != nil && len(t.issued) == 0:
 		// Nothing marks its era (a notification needs neither _meta nor
 		// the header, AMB-5), and the client has spoken 2026-07-28.
@@ -467,40 +477,42 @@ func (t *ClientTracker) Close(e *Closed) {
 	if e.Request == c.initSeq && t.initializing == c {
 		t.initializing = nil // answered: keyed below, or refused
 	}
-	if e.Request == c.initSeq && e.Answer != nil {
+	if e.Request == c.initSeq && c.initSeq != 0 {
 		res := gjson.GetBytes(e.Answer, "result")
-		if !res.IsObject() && gjson.GetBytes(e.Answer, "error").Exists() {
+		if !res.IsObject() || e.Status != 0 && e.Status/100 != 2 {
 			// Refused (a version the server does not serve answered
-			// -32602, as the spec's own example does, AMB-3): nothing
-			// was negotiated, and the client's next initialize, with
-			// capabilities of its own, is the one that counts.
-			c.initSeq, c.initKey, c.caps, c.capsKnown = 0, "", nil, false
+			// -32602, as the spec's own example does, AMB-3) or left
+			// unanswered: nothing was negotiated, and the client's next
+			// initialize, with capabilities of its own, is the one that
+			// counts.
+			c.initFailed, c.initSeq, c.initKey, c.caps, c.capsKnown = c.initSeq, 0, "", nil, false
+			if t.stdio == nil {
+				t.refused = c
+			}
 			return
 		}
-		if res.IsObject() && (e.Status == 0 || e.Status/100 == 2) {
-			c.initDone, c.version = true, res.Get("protocolVersion").Str
-			if caps := res.Get("capabilities"); caps.IsObject() {
-				c.serverCaps = json.RawMessage(caps.Raw)
-			}
-			if t.stdio == nil {
-				// HTTP: the session is known now, by its id or as the
-				// sessionless one.
-				if e.SessionID != "" {
-					c.sessionID = e.SessionID
-					t.addSession(e.SessionID, c)
-					if len(t.issued) >= maxConversation {
-						t.issued = t.issued[1:]
-					}
-					t.issued = append(t.issued, e.SessionID)
-				} else {
-					// Every client without a session lands here: the relay
-					// cannot tell them apart.
-					c.stateless = true
-					t.sessionless = c
-					t.sessionlessInits++
-					if !slices.Contains(t.sessionlessVersions, c.version) && len(t.sessionlessVersions) < maxConversation {
-						t.sessionlessVersions = append(t.sessionlessVersions, c.version)
-					}
+		c.initDone, c.version = true, res.Get("protocolVersion").Str
+		if caps := res.Get("capabilities"); caps.IsObject() {
+			c.serverCaps = json.RawMessage(caps.Raw)
+		}
+		if t.stdio == nil {
+			// HTTP: the session is known now, by its id or as the
+			// sessionless one.
+			if e.SessionID != "" {
+				c.sessionID = e.SessionID
+				t.addSession(e.SessionID, c)
+				if len(t.issued) >= maxConversation {
+					t.issued = t.issued[1:]
+				}
+				t.issued = append(t.issued, e.SessionID)
+			} else {
+				// Every client without a session lands here: the relay
+				// cannot tell them apart.
+				c.stateless = true
+				t.sessionless = c
+				t.sessionlessInits++
+				if !slices.Contains(t.sessionlessVersions, c.version) && len(t.sessionlessVersions) < maxConversation {
+					t.sessionlessVersions = append(t.sessionlessVersions, c.version)
 				}
 			}
 		}
