@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"regexp"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -21,27 +22,55 @@ type refusingLoader struct{}
 func (refusingLoader) Load(string) (any, error) { return nil, ErrExternalRef }
 
 func newCompiler(draft *jsonschema.Draft) *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(draft)
-	c.UseLoader(refusingLoader{})
-	c.UseRegexpEngine(lenientRegexp)
+	c, _ := newLoggingCompiler(draft)
 	return c
 }
 
-// lenientRegexp compiles a pattern with Go's regexp (RE2: linear time on
-// any input, which a server's schema and strings may be), and a pattern
-// RE2 cannot read as a pattern the checker does not enforce. JSON Schema
-// patterns are ECMA-262, and the ones RE2 lacks (lookahead, lookbehind,
-// back-references, [^]) are what the TypeScript SDK's zod emits for
-// .regex(): failing such a schema as invalid, or a server for a value
-// that breaks it, would be a guess. A pattern that is no ECMA-262 either
-// breaks only a SHOULD (the pattern SHOULD be one), which the checker
-// cannot tell from the rest, so it is not judged either.
-func lenientRegexp(pattern string) (jsonschema.Regexp, error) {
-	if re, err := regexp.Compile(pattern); err == nil {
-		return re, nil
+// newLoggingCompiler is newCompiler that also keeps the patterns it could
+// not read, so that a schema holding one knows its verdicts are not sure.
+func newLoggingCompiler(draft *jsonschema.Draft) (*jsonschema.Compiler, *patternLog) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(draft)
+	c.UseLoader(refusingLoader{})
+	log := &patternLog{}
+	c.UseRegexpEngine(log.compile)
+	return c, log
+}
+
+// patternLog compiles patterns for one compiler and keeps those it could
+// not read.
+type patternLog struct {
+	mu         sync.Mutex
+	unreadable []string
+}
+
+// compile compiles a pattern as ECMA-262 means it, in RE2 (linear time on
+// any input, which a server's schema and strings may be; see
+// translateECMA), and a pattern RE2 cannot read even so as a pattern the
+// checker does not enforce. JSON Schema patterns are ECMA-262, and the
+// ones RE2 lacks (lookahead, lookbehind, back-references) are what the
+// TypeScript SDK's zod emits for .regex(): failing such a schema as
+// invalid would be a guess. A pattern that is no ECMA-262 either breaks
+// only a SHOULD (the pattern SHOULD be one), which the checker cannot
+// tell from the rest, so it is not judged either. A value that fails a
+// schema holding such a pattern is not surely invalid: under not,
+// oneOf or patternProperties, matching every string makes the schema
+// stricter, not laxer (Unreadable).
+func (l *patternLog) compile(pattern string) (jsonschema.Regexp, error) {
+	if re, err := compileECMA(pattern); err == nil {
+		return ecmaRegexp{re, pattern}, nil
 	}
+	l.mu.Lock()
+	l.unreadable = append(l.unreadable, pattern)
+	l.mu.Unlock()
 	return unenforced(pattern), nil
+}
+
+// patterns is what the log kept.
+func (l *patternLog) patterns() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.unreadable...)
 }
 
 // unenforced is a pattern the checker cannot read: every string matches.
@@ -49,3 +78,13 @@ type unenforced string
 
 func (u unenforced) MatchString(string) bool { return true }
 func (u unenforced) String() string          { return string(u) }
+
+// ecmaRegexp is a translated pattern that shows itself, in messages, as
+// the schema wrote it.
+type ecmaRegexp struct {
+	re  *regexp.Regexp
+	src string
+}
+
+func (e ecmaRegexp) MatchString(s string) bool { return e.re.MatchString(s) }
+func (e ecmaRegexp) String() string            { return e.src }
