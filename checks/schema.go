@@ -52,10 +52,12 @@ T-SCHEMA-5), which warns; so does a schema beyond the checker's bounds
 (1 MiB, 64 levels, 10,000 subschemas; T-SCHEMA-6), and one whose $schema
 names a dialect the checker does not know (T-SCHEMA-1 lets a server pick
 one; whether clients know it is open). In 2025-06-18, which names no
-dialect (AMB-15), a schema that fails to compile as 2020-12 only warns. A
-pattern Go's regexp cannot read (ECMA-262 lookahead, lookbehind,
-back-references) does not make a schema invalid; the pattern is not
-enforced where the checker validates against the schema.`,
+dialect (AMB-15), a schema that fails to compile as 2020-12 only warns.
+Patterns are ECMA-262 (read with the u flag) and translated for Go's
+regexp; one it cannot express even so (lookahead, lookbehind,
+back-references) does not make a schema invalid: it is read as matching
+every string, and a value that fails after such a pattern was asked is
+not surely invalid (SCH1003 warns).`,
 	Run: func(p *Pass) error {
 		if p.Expect.Method != "tools/list" {
 			return Skip("not a tools/list reply")
@@ -110,7 +112,10 @@ that schema (T-TOOL-10, MUST); each violation is reported once per
 location, distilled. The server SHOULD also put the serialised JSON in a
 text block for older clients: its absence warns. Whether an isError result
 must conform is not stated (AMB-13): one without structuredContent is not
-judged, and one whose structuredContent breaks the schema warns.`,
+judged, and one whose structuredContent breaks the schema warns. So does
+a failure after a pattern the checker cannot read (lookahead,
+back-references) was asked: read as matching every string, under not,
+oneOf or patternProperties it makes the schema stricter than it is.`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || t.OutputSchema == nil {
@@ -147,11 +152,20 @@ judged, and one whose structuredContent breaks the schema warns.`,
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
 		}
 		entries, err := ts.Validate([]byte(sc.Raw))
-		if err != nil {
+		unsure := errors.Is(err, schema.ErrUnreadablePattern)
+		if err != nil && !unsure {
 			return err // beyond the validator's bounds: could not judge
 		}
 		report := p.Failf
-		if isError {
+		switch {
+		case unsure:
+			// The pattern was read as matching every string, which under
+			// not, oneOf or patternProperties makes the schema stricter
+			// than it is.
+			report = func(path, format string, args ...any) {
+				p.Warnf(path, format+" (not sure: %v, read as matching every string)", append(args, err)...)
+			}
+		case isError:
 			// Whether an error result's structuredContent must conform is
 			// not stated (AMB-13): a mismatch warns.
 			report = func(path, format string, args ...any) {

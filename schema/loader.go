@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -37,11 +38,14 @@ func newLoggingCompiler(draft *jsonschema.Draft) (*jsonschema.Compiler, *pattern
 	return c, log
 }
 
-// patternLog compiles patterns for one compiler and keeps those it could
-// not read.
+// patternLog compiles patterns for one compiler, keeps those it could not
+// read while the schema compiles, and counts how often they are asked to
+// match: a validation that asked none of them did not depend on them.
 type patternLog struct {
 	mu         sync.Mutex
 	unreadable []string
+	done       bool // compiled: patterns met later (format "regex") are values
+	calls      atomic.Int64
 }
 
 // compile compiles a pattern as ECMA-262 means it, in RE2 (linear time on
@@ -52,32 +56,42 @@ type patternLog struct {
 // TypeScript SDK's zod emits for .regex(): failing such a schema as
 // invalid would be a guess. A pattern that is no ECMA-262 either breaks
 // only a SHOULD (the pattern SHOULD be one), which the checker cannot
-// tell from the rest, so it is not judged either. A value that fails a
-// schema holding such a pattern is not surely invalid: under not,
-// oneOf or patternProperties, matching every string makes the schema
-// stricter, not laxer (Unreadable).
+// tell from the rest, so it is not judged either. Matching every string
+// is laxer than the schema under pattern, but stricter under not, oneOf,
+// if or patternProperties: a validation that failed after asking such a
+// pattern is not sure (ToolSchema.Validate).
 func (l *patternLog) compile(pattern string) (jsonschema.Regexp, error) {
 	if re, err := compileECMA(pattern); err == nil {
 		return ecmaRegexp{re, pattern}, nil
 	}
 	l.mu.Lock()
-	l.unreadable = append(l.unreadable, pattern)
+	if !l.done {
+		l.unreadable = append(l.unreadable, pattern)
+	}
 	l.mu.Unlock()
-	return unenforced(pattern), nil
+	return unenforced{pattern, &l.calls}, nil
 }
 
-// patterns is what the log kept.
-func (l *patternLog) patterns() []string {
+// finish ends the compile: the patterns kept are the schema's own.
+func (l *patternLog) finish() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]string(nil), l.unreadable...)
+	l.done = true
+	return l.unreadable
 }
 
-// unenforced is a pattern the checker cannot read: every string matches.
-type unenforced string
+// unenforced is a pattern the checker cannot read: every string matches,
+// and each match is counted.
+type unenforced struct {
+	src   string
+	calls *atomic.Int64
+}
 
-func (u unenforced) MatchString(string) bool { return true }
-func (u unenforced) String() string          { return string(u) }
+func (u unenforced) MatchString(string) bool {
+	u.calls.Add(1)
+	return true
+}
+func (u unenforced) String() string { return u.src }
 
 // ecmaRegexp is a translated pattern that shows itself, in messages, as
 // the schema wrote it.

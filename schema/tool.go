@@ -40,6 +40,12 @@ const toolSchemaURL = "mem://wymcp/tool-schema.json"
 type ToolSchema struct {
 	schema  *jsonschema.Schema
 	dialect string
+	// unreadable are the schema's patterns the checker cannot read; log
+	// counts their use. Validations of such a schema take mu, so that a
+	// change of the count is this validation's (see Validate).
+	unreadable []string
+	log        *patternLog
+	mu         sync.Mutex
 }
 
 // CompileToolSchema compiles a tool's inputSchema or outputSchema as
@@ -80,7 +86,7 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
-	c := newCompiler(draft)
+	c, log := newLoggingCompiler(draft)
 	annotateFormats(c, doc)
 	if err := c.AddResource(toolSchemaURL, doc); err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
@@ -89,7 +95,7 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
 	}
-	return &ToolSchema{schema: sch, dialect: dialectOf(doc)}, nil
+	return &ToolSchema{schema: sch, dialect: dialectOf(doc), unreadable: log.finish(), log: log}, nil
 }
 
 // annotateFormats makes every format the document names an annotation:
@@ -128,7 +134,11 @@ func (t *ToolSchema) Dialect() string { return t.dialect }
 
 // Validate validates instance, one JSON value (tool arguments, structured
 // content), and returns nil when it is valid; an error (ErrBeyondBounds)
-// when the checker does not validate it.
+// when the checker does not validate it. When the instance fails after a
+// pattern the checker cannot read was asked to match, the problems come
+// with an error wrapping ErrUnreadablePattern: that pattern was read as
+// matching everything, which may have made the schema stricter than it
+// is (under not, oneOf, patternProperties), so the failure is not sure.
 func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error) {
 	v, err := decode(instance)
 	if errors.Is(err, ErrBeyondBounds) {
@@ -137,12 +147,32 @@ func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error
 	if err != nil {
 		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
 	}
-	return Distill(t.schema.Validate(v)), nil
+	es, asked := t.validate(v)
+	if len(es) > 0 && asked {
+		return es, fmt.Errorf("%w (%s)", ErrUnreadablePattern, quote(t.unreadable[0]))
+	}
+	return es, nil
 }
 
 // valid reports whether an already decoded value is valid.
 func (t *ToolSchema) valid(v any) []envelope.DistilledEntry {
-	return Distill(t.schema.Validate(v))
+	es, _ := t.validate(v)
+	return es
+}
+
+// validate validates a decoded value and reports whether a pattern the
+// checker cannot read was asked to match on the way. Schemas without one
+// validate concurrently; the others one at a time, so the count is this
+// validation's own.
+func (t *ToolSchema) validate(v any) ([]envelope.DistilledEntry, bool) {
+	if len(t.unreadable) == 0 {
+		return Distill(t.schema.Validate(v)), false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	before := t.log.calls.Load()
+	es := Distill(t.schema.Validate(v))
+	return es, t.log.calls.Load() != before
 }
 
 const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
