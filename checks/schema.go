@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ not surely invalid (SCH1003 warns).`,
 var StructuredContent = &Check{
 	ID:       "SCH1003",
 	Title:    "A tool's structuredContent matches its outputSchema",
-	SpecRef:  "T-TOOL-10, AMB-13",
+	SpecRef:  "T-TOOL-10, AMB-13, AMB-15",
 	Severity: MUST,
 	Area:     AreaSchema,
 	Doc: `When a live run calls a tool that declares an outputSchema (with
@@ -115,7 +116,10 @@ must conform is not stated (AMB-13): one without structuredContent is not
 judged, and one whose structuredContent breaks the schema warns. So does
 a failure after a pattern the checker cannot read (lookahead,
 back-references) was asked: read as matching every string, under not,
-oneOf or patternProperties it makes the schema stricter than it is.`,
+oneOf or patternProperties it makes the schema stricter than it is. In
+2025-06-18, which names no dialect (AMB-15), an outputSchema without
+$schema is read as 2020-12 and as draft-07 (where a $ref's siblings are
+ignored): a value both reject fails, one only one rejects warns.`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || t.OutputSchema == nil {
@@ -151,19 +155,15 @@ oneOf or patternProperties it makes the schema stricter than it is.`,
 		if cerr != nil {
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
 		}
-		entries, err := ts.Validate([]byte(sc.Raw))
-		unsure := errors.Is(err, schema.ErrUnreadablePattern)
-		if err != nil && !unsure {
+		entries, unsure, err := structuredProblems(p, ts, t.OutputSchema, []byte(sc.Raw))
+		if err != nil {
 			return err // beyond the validator's bounds: could not judge
 		}
 		report := p.Failf
 		switch {
-		case unsure:
-			// The pattern was read as matching every string, which under
-			// not, oneOf or patternProperties makes the schema stricter
-			// than it is.
+		case unsure != "":
 			report = func(path, format string, args ...any) {
-				p.Warnf(path, format+" (not sure: %v, read as matching every string)", append(args, err)...)
+				p.Warnf(path, format+" (%s)", append(args, unsure)...)
 			}
 		case isError:
 			// Whether an error result's structuredContent must conform is
@@ -185,6 +185,51 @@ oneOf or patternProperties it makes the schema stricter than it is.`,
 		}
 		return nil
 	},
+}
+
+// structuredProblems validates structuredContent against the outputSchema
+// under every reading the version allows. unsure says why the problems
+// only warn: a pattern the checker cannot read was asked (read as
+// matching every string, it may make the schema stricter than it is), or,
+// in 2025-06-18, whose schemas without $schema may be 2020-12 or draft-07
+// (AMB-15), only one reading rejects the value; then the problems are
+// that reading's. err: beyond the validator's bounds.
+func structuredProblems(p *Pass, ts *schema.ToolSchema, raw, sc []byte) (entries []envelope.DistilledEntry, unsure string, err error) {
+	entries, err = ts.Validate(sc)
+	if err = unsureOf(err, &unsure); err != nil {
+		return nil, "", err
+	}
+	if p.Expect.Version != envelope.V20250618 || schema.Declared(raw) {
+		return entries, unsure, nil
+	}
+	d7, cerr := p.ToolCache.CompileDraft7(raw)
+	if cerr != nil {
+		return entries, unsure, nil // no draft-07 schema: 2020-12 is the one reading
+	}
+	e7, err := d7.Validate(sc)
+	var unsure7 string
+	if err = unsureOf(err, &unsure7); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case len(entries) > 0 && len(e7) > 0:
+		return entries, cmp.Or(unsure, unsure7), nil
+	case len(entries) > 0:
+		return entries, "AMB-15: valid read as draft-07, which 2025-06-18 allows for a schema without $schema", nil
+	case len(e7) > 0:
+		return e7, "AMB-15: invalid only read as draft-07, which 2025-06-18 allows for a schema without $schema; valid as 2020-12", nil
+	}
+	return nil, "", nil
+}
+
+// unsureOf turns a validation error that only makes the problems unsure
+// into the reason they are, and returns any other.
+func unsureOf(err error, unsure *string) error {
+	if errors.Is(err, schema.ErrUnreadablePattern) {
+		*unsure = fmt.Sprintf("not sure: %v, read as matching every string", err)
+		return nil
+	}
+	return err
 }
 
 // hasJSONText: some text block parses to the same JSON value.

@@ -336,6 +336,14 @@ type compiledTool struct {
 	err error
 }
 
+// draft7Key is the version a ToolCache files draft-07 compilations under.
+const draft7Key = "draft-07"
+
+// CompileDraft7 is CompileToolSchemaDraft7, remembered.
+func (c *ToolCache) CompileDraft7(raw []byte) (*ToolSchema, error) {
+	return c.compile(raw, draft7Key, CompileToolSchemaDraft7)
+}
+
 // maxCachedSchemaBytes bounds the schemas a ToolCache keeps.
 const maxCachedSchemaBytes = 16 << 20
 
@@ -343,21 +351,27 @@ const maxCachedSchemaBytes = 16 << 20
 // compiling the same bytes for the same version gives the same schema or
 // the same error.
 func (c *ToolCache) Compile(raw []byte, version string) (*ToolSchema, error) {
+	return c.compile(raw, version, func(raw []byte) (*ToolSchema, error) { return CompileToolSchema(raw, version) })
+}
+
+// compile compiles raw with build, remembered under reading (a
+// version, or draft7Key).
+func (c *ToolCache) compile(raw []byte, reading string, build func([]byte) (*ToolSchema, error)) (*ToolSchema, error) {
 	if c == nil {
-		return CompileToolSchema(raw, version)
+		return build(raw)
 	}
 	c.mu.Lock()
-	r, ok := c.m[toolKey{version, string(raw)}]
+	r, ok := c.m[toolKey{reading, string(raw)}]
 	c.mu.Unlock()
 	if ok {
 		return r.ts, r.err
 	}
-	ts, err := CompileToolSchema(raw, version)
+	ts, err := build(raw)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// Another caller may have compiled the same schema meanwhile: its
 	// entry stays, and the bytes are counted once.
-	key := toolKey{version, string(raw)}
+	key := toolKey{reading, string(raw)}
 	if r, ok := c.m[key]; ok {
 		return r.ts, r.err
 	}
