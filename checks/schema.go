@@ -49,10 +49,13 @@ declared (T-SCHEMA-1, T-SCHEMA-2). A schema that does not compile cannot be
 used by any client to validate arguments or results. The checker never
 fetches a $ref: a reference outside the schema document makes the schema
 unusable without a network fetch the spec forbids by default (T-SCHEMA-4,
-T-SCHEMA-5), which warns; so does a schema beyond the checker's bounds
-(1 MiB, 64 levels, 10,000 subschemas; T-SCHEMA-6), and one whose $schema
-names a dialect the checker does not know (T-SCHEMA-1 lets a server pick
-one; whether clients know it is open). In 2025-06-18, which names no
+T-SCHEMA-5), which warns; so does one whose $schema names a dialect the
+checker does not know (T-SCHEMA-1 lets a server pick one; whether clients
+know it is open). A schema beyond the checker's own bounds (1 MiB, 256
+levels, two to a nested object; 10,000 subschemas, and their depths
+summed at most 640,000; T-SCHEMA-6 lets a validator bound schemas) is
+not judged: the verdict is error, unless another schema of the list
+fails. In 2025-06-18, which names no
 dialect (AMB-15), a schema that fails to compile as 2020-12 only warns.
 Patterns are ECMA-262 (read with the u flag) and translated for Go's
 regexp; one it cannot express even so (lookahead, lookbehind,
@@ -71,6 +74,8 @@ not surely invalid (SCH1003 warns).`,
 		if !tools.IsArray() {
 			return Skip("the reply lists no tools")
 		}
+		var beyond error // the first schema beyond the checker's bounds
+		failed := false
 		for i, t := range tools.Array() {
 			for _, key := range []string{"inputSchema", "outputSchema"} {
 				s := t.Get(key)
@@ -85,7 +90,9 @@ not surely invalid (SCH1003 warns).`,
 				name := Quote(t.Get("name").Str, quoteN)
 				switch {
 				case errors.Is(cerr, schema.ErrSchemaBounds):
-					p.Warnf(path, "%s of tool %s is too large to judge (T-SCHEMA-6: validators bound such schemas): %v", key, name, cerr)
+					if beyond == nil {
+						beyond = fmt.Errorf("%s of tool %s is not judged: %w", key, name, cerr)
+					}
 				case errors.Is(cerr, schema.ErrUnknownDialect):
 					p.Warnf(path, "%s of tool %s names a dialect the checker does not know, so it is not judged (T-SCHEMA-1 lets a server choose its dialect; clients may not know it either): %v", key, name, cerr)
 				case errors.Is(cerr, schema.ErrExternalRef):
@@ -94,8 +101,15 @@ not surely invalid (SCH1003 warns).`,
 					p.Warnf(path, "%s of tool %s does not compile as JSON Schema 2020-12 (2025-06-18 names no dialect): %v", key, name, cerr)
 				default:
 					p.Failf(path, "%s of tool %s is not a valid schema: %v", key, name, cerr)
+					failed = true
 				}
 			}
+		}
+		if beyond != nil && !failed {
+			// The checker's own limits: could not judge, never a finding
+			// of the server (DESIGN). A schema that surely fails still
+			// fails the reply.
+			return beyond
 		}
 		return nil
 	},
@@ -152,7 +166,10 @@ ignored): a value both reject fails, one only one rejects warns.`,
 			return nil
 		}
 		ts, cerr := p.ToolCache.Compile(t.OutputSchema, p.Expect.Version)
-		if cerr != nil {
+		switch {
+		case errors.Is(cerr, schema.ErrSchemaBounds):
+			return fmt.Errorf("the result is not judged: the tool's outputSchema: %w", cerr)
+		case cerr != nil:
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
 		}
 		entries, unsure, err := structuredProblems(p, ts, t.OutputSchema, []byte(sc.Raw))

@@ -14,11 +14,20 @@ import (
 
 // Bounds on a schema a server publishes, so that one hostile tools/list
 // cannot make the checker spend unbounded memory or time (T-SCHEMA-6; the
-// spec sets no numbers, these are generous for real tools).
+// spec sets no numbers, these are generous for real tools). Depth counts
+// JSON levels, two for each nested object (properties, then the member),
+// so 256 levels are 127 nested objects. The compiler's cost grows with
+// the number of subschemas times the length of their locations (it looks
+// each one up in a list of those seen), so the sum of the subschemas'
+// depths is bounded too: 10,000 subschemas 64 levels deep, or fewer
+// deeper, which keeps the worst case within a couple of seconds
+// (BenchmarkCompileDeepSchema) while a deep schema of a few hundred
+// subschemas compiles.
 const (
 	maxSchemaBytes      = 1 << 20
-	maxSchemaDepth      = 64
+	maxSchemaDepth      = 256
 	maxSchemaSubschemas = 10000
+	maxSchemaDepthSum   = 64 * maxSchemaSubschemas
 )
 
 // ErrSchemaBounds marks a schema refused for its size, depth or number
@@ -201,33 +210,43 @@ func parseSchemaDoc(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	count := 0
-	if err := measure(doc, 0, &count); err != nil {
+	var m measures
+	if err := m.measure(doc, 0); err != nil {
 		return nil, err
 	}
 	return doc, nil
 }
 
-// measure walks the document counting objects (every subschema is one)
-// and failing past the bounds.
-func measure(v any, depth int, count *int) error {
+// measures are what measure has counted so far.
+type measures struct {
+	count    int // objects: every subschema is one
+	depthSum int // their depths added up
+}
+
+// measure walks the document counting objects and failing past the
+// bounds.
+func (m *measures) measure(v any, depth int) error {
 	if depth > maxSchemaDepth {
 		return fmt.Errorf("%w: nested deeper than %d levels", ErrSchemaBounds, maxSchemaDepth)
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		*count++
-		if *count > maxSchemaSubschemas {
+		m.count++
+		m.depthSum += depth
+		if m.count > maxSchemaSubschemas {
 			return fmt.Errorf("%w: more than %d subschemas", ErrSchemaBounds, maxSchemaSubschemas)
 		}
+		if m.depthSum > maxSchemaDepthSum {
+			return fmt.Errorf("%w: subschemas nested more than %d levels deep in all", ErrSchemaBounds, maxSchemaDepthSum)
+		}
 		for _, e := range v {
-			if err := measure(e, depth+1, count); err != nil {
+			if err := m.measure(e, depth+1); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, e := range v {
-			if err := measure(e, depth+1, count); err != nil {
+			if err := m.measure(e, depth+1); err != nil {
 				return err
 			}
 		}
