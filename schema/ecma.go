@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -286,15 +287,18 @@ func (t *translator) property(c rune) (rune, string, error) {
 	name := string(t.src[t.i+1 : end])
 	t.i = end + 1
 	// RE2 knows scripts and general categories by their bare short
-	// names; ECMA-262 also writes them as Script=Greek or gc=Lu.
-	for _, key := range []string{"Script=", "sc=", "General_Category=", "gc="} {
-		name = strings.TrimPrefix(name, key)
+	// names; ECMA-262 writes a script as Script=Greek (a bare Greek is no
+	// ECMA-262 pattern) and a category as Lu or gc=Lu.
+	table := unicode.Categories
+	if v, ok := cutAny(name, "Script=", "sc="); ok {
+		name, table = v, unicode.Scripts
+	} else if v, ok := cutAny(name, "General_Category=", "gc="); ok {
+		name = v
 	}
-	text := `\` + string(c) + "{" + name + "}"
-	if _, err := regexp.Compile(text); err != nil || strings.ContainsAny(name, "=^") {
+	if _, ok := table[name]; !ok {
 		return 0, "", fmt.Errorf("property %s", quote(name))
 	}
-	return 0, text, nil
+	return 0, `\` + string(c) + "{" + name + "}", nil
 }
 
 // hex reads n hex digits at t.i.
@@ -421,4 +425,14 @@ func (t *translator) classAtom() (rune, string, error) {
 		return c, "", nil
 	}
 	return t.escapeValue(true)
+}
+
+// cutAny cuts the first of prefixes s starts with.
+func cutAny(s string, prefixes ...string) (string, bool) {
+	for _, p := range prefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			return rest, true
+		}
+	}
+	return s, false
 }

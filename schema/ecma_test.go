@@ -20,8 +20,9 @@ type ecmaCase struct {
 }
 
 // beyondRE2 are the patterns of the table JavaScript reads (u flag) but
-// RE2 cannot, even translated: lookaround and back-references.
-var beyondRE2 = []string{`^(?!count$)[a-z]+$`, `(?<=@)example\.com$`, `^(a)\1$`}
+// RE2 cannot, even translated: lookaround, back-references and long
+// property value names.
+var beyondRE2 = []string{`^(?!count$)[a-z]+$`, `(?<=@)example\.com$`, `^(a)\1$`, `^\p{Letter}$`}
 
 // TestECMAPatterns: a translated pattern matches what JavaScript's RegExp
 // matches with the u flag; a pattern RE2 cannot express is

@@ -44,6 +44,9 @@ const cases = [
   ["^(a)\\1$", ["aa"]],
   ["^\\a$", ["a"]],
   ["^\\p{Script=Greek}$", ["\u03b1"]],
+  ["^\\p{sc=Greek}\\p{gc=Lu}$", ["\u03b1A", "aA"]],
+  ["^\\p{Greek}$", ["\u03b1", "p{Greek}"]],
+  ["^\\p{Letter}$", ["a"]],
   ["^\\k<x>$", ["k<x>"]],
 ];
 const out = [];
