@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,14 +49,19 @@ declared (T-SCHEMA-1, T-SCHEMA-2). A schema that does not compile cannot be
 used by any client to validate arguments or results. The checker never
 fetches a $ref: a reference outside the schema document makes the schema
 unusable without a network fetch the spec forbids by default (T-SCHEMA-4,
-T-SCHEMA-5), which warns; so does a schema beyond the checker's bounds
-(1 MiB, 64 levels, 10,000 subschemas; T-SCHEMA-6), and one whose $schema
-names a dialect the checker does not know (T-SCHEMA-1 lets a server pick
-one; whether clients know it is open). In 2025-06-18, which names no
-dialect (AMB-15), a schema that fails to compile as 2020-12 only warns. A
-pattern Go's regexp cannot read (ECMA-262 lookahead, lookbehind,
-back-references) does not make a schema invalid; the pattern is not
-enforced where the checker validates against the schema.`,
+T-SCHEMA-5), which warns; so does one whose $schema names a dialect the
+checker does not know (T-SCHEMA-1 lets a server pick one; whether clients
+know it is open). A schema beyond the checker's own bounds (1 MiB, 256
+levels, two to a nested object; 10,000 subschemas, and their depths
+summed at most 640,000; T-SCHEMA-6 lets a validator bound schemas) is
+not judged: the verdict is error, unless another schema of the list
+fails. In 2025-06-18, which names no
+dialect (AMB-15), a schema that fails to compile as 2020-12 only warns.
+Patterns are ECMA-262 (read with the u flag) and translated for Go's
+regexp; one it cannot express even so (lookahead, lookbehind,
+back-references) does not make a schema invalid: it is read as matching
+every string, and a value that fails after such a pattern was asked is
+not surely invalid (SCH1003 warns).`,
 	Run: func(p *Pass) error {
 		if p.Expect.Method != "tools/list" {
 			return Skip("not a tools/list reply")
@@ -68,6 +74,8 @@ enforced where the checker validates against the schema.`,
 		if !tools.IsArray() {
 			return Skip("the reply lists no tools")
 		}
+		var beyond error // the first schema beyond the checker's bounds
+		failed := false
 		for i, t := range tools.Array() {
 			for _, key := range []string{"inputSchema", "outputSchema"} {
 				s := t.Get(key)
@@ -82,7 +90,9 @@ enforced where the checker validates against the schema.`,
 				name := Quote(t.Get("name").Str, quoteN)
 				switch {
 				case errors.Is(cerr, schema.ErrSchemaBounds):
-					p.Warnf(path, "%s of tool %s is too large to judge (T-SCHEMA-6: validators bound such schemas): %v", key, name, cerr)
+					if beyond == nil {
+						beyond = fmt.Errorf("%s of tool %s is not judged: %w", key, name, cerr)
+					}
 				case errors.Is(cerr, schema.ErrUnknownDialect):
 					p.Warnf(path, "%s of tool %s names a dialect the checker does not know, so it is not judged (T-SCHEMA-1 lets a server choose its dialect; clients may not know it either): %v", key, name, cerr)
 				case errors.Is(cerr, schema.ErrExternalRef):
@@ -91,8 +101,15 @@ enforced where the checker validates against the schema.`,
 					p.Warnf(path, "%s of tool %s does not compile as JSON Schema 2020-12 (2025-06-18 names no dialect): %v", key, name, cerr)
 				default:
 					p.Failf(path, "%s of tool %s is not a valid schema: %v", key, name, cerr)
+					failed = true
 				}
 			}
+		}
+		if beyond != nil && !failed {
+			// The checker's own limits: could not judge, never a finding
+			// of the server (DESIGN). A schema that surely fails still
+			// fails the reply.
+			return beyond
 		}
 		return nil
 	},
@@ -101,7 +118,7 @@ enforced where the checker validates against the schema.`,
 var StructuredContent = &Check{
 	ID:       "SCH1003",
 	Title:    "A tool's structuredContent matches its outputSchema",
-	SpecRef:  "T-TOOL-10, AMB-13",
+	SpecRef:  "T-TOOL-10, AMB-13, AMB-15",
 	Severity: MUST,
 	Area:     AreaSchema,
 	Doc: `When a live run calls a tool that declares an outputSchema (with
@@ -110,7 +127,13 @@ that schema (T-TOOL-10, MUST); each violation is reported once per
 location, distilled. The server SHOULD also put the serialised JSON in a
 text block for older clients: its absence warns. Whether an isError result
 must conform is not stated (AMB-13): one without structuredContent is not
-judged, and one whose structuredContent breaks the schema warns.`,
+judged, and one whose structuredContent breaks the schema warns. So does
+a failure after a pattern the checker cannot read (lookahead,
+back-references) was asked: read as matching every string, under not,
+oneOf or patternProperties it makes the schema stricter than it is. In
+2025-06-18, which names no dialect (AMB-15), an outputSchema without
+$schema is read as 2020-12 and as draft-07 (where a $ref's siblings are
+ignored): a value both reject fails, one only one rejects warns.`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || t.OutputSchema == nil {
@@ -143,15 +166,23 @@ judged, and one whose structuredContent breaks the schema warns.`,
 			return nil
 		}
 		ts, cerr := p.ToolCache.Compile(t.OutputSchema, p.Expect.Version)
-		if cerr != nil {
+		switch {
+		case errors.Is(cerr, schema.ErrSchemaBounds):
+			return fmt.Errorf("the result is not judged: the tool's outputSchema: %w", cerr)
+		case cerr != nil:
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
 		}
-		entries, err := ts.Validate([]byte(sc.Raw))
+		entries, unsure, err := structuredProblems(p, ts, t.OutputSchema, []byte(sc.Raw))
 		if err != nil {
 			return err // beyond the validator's bounds: could not judge
 		}
 		report := p.Failf
-		if isError {
+		switch {
+		case unsure != "":
+			report = func(path, format string, args ...any) {
+				p.Warnf(path, format+" (%s)", append(args, unsure)...)
+			}
+		case isError:
 			// Whether an error result's structuredContent must conform is
 			// not stated (AMB-13): a mismatch warns.
 			report = func(path, format string, args ...any) {
@@ -171,6 +202,51 @@ judged, and one whose structuredContent breaks the schema warns.`,
 		}
 		return nil
 	},
+}
+
+// structuredProblems validates structuredContent against the outputSchema
+// under every reading the version allows. unsure says why the problems
+// only warn: a pattern the checker cannot read was asked (read as
+// matching every string, it may make the schema stricter than it is), or,
+// in 2025-06-18, whose schemas without $schema may be 2020-12 or draft-07
+// (AMB-15), only one reading rejects the value; then the problems are
+// that reading's. err: beyond the validator's bounds.
+func structuredProblems(p *Pass, ts *schema.ToolSchema, raw, sc []byte) (entries []envelope.DistilledEntry, unsure string, err error) {
+	entries, err = ts.Validate(sc)
+	if err = unsureOf(err, &unsure); err != nil {
+		return nil, "", err
+	}
+	if p.Expect.Version != envelope.V20250618 || schema.Declared(raw) {
+		return entries, unsure, nil
+	}
+	d7, cerr := p.ToolCache.CompileDraft7(raw)
+	if cerr != nil {
+		return entries, unsure, nil // no draft-07 schema: 2020-12 is the one reading
+	}
+	e7, err := d7.Validate(sc)
+	var unsure7 string
+	if err = unsureOf(err, &unsure7); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case len(entries) > 0 && len(e7) > 0:
+		return entries, cmp.Or(unsure, unsure7), nil
+	case len(entries) > 0:
+		return entries, "AMB-15: valid read as draft-07, which 2025-06-18 allows for a schema without $schema", nil
+	case len(e7) > 0:
+		return e7, "AMB-15: invalid only read as draft-07, which 2025-06-18 allows for a schema without $schema; valid as 2020-12", nil
+	}
+	return nil, "", nil
+}
+
+// unsureOf turns a validation error that only makes the problems unsure
+// into the reason they are, and returns any other.
+func unsureOf(err error, unsure *string) error {
+	if errors.Is(err, schema.ErrUnreadablePattern) {
+		*unsure = fmt.Sprintf("not sure: %v, read as matching every string", err)
+		return nil
+	}
+	return err
 }
 
 // hasJSONText: some text block parses to the same JSON value.

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -118,5 +119,48 @@ func BenchmarkDistillGarbage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Distill(err)
+	}
+}
+
+// deepSchema is an object schema nested objects deep (two levels each:
+// properties, then the member's schema) whose innermost object has
+// leaves members: the most compile work a schema within the bounds can
+// ask, with every subschema's location as long as the depth allows.
+func deepSchema(objects, leaves int) []byte {
+	var b strings.Builder
+	for range objects {
+		b.WriteString(`{"type":"object","properties":{"a":`)
+	}
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range leaves {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"type":"integer"}`, i)
+	}
+	b.WriteString(`}}`)
+	b.WriteString(strings.Repeat(`}}`, objects))
+	return []byte(b.String())
+}
+
+// BenchmarkCompileDeepSchema: schemas as deep, with as many subschemas
+// down there, as the bounds let, compiled and used once: the compiler's
+// cost grows with the subschemas times their locations' length.
+func BenchmarkCompileDeepSchema(b *testing.B) {
+	for _, objects := range []int{31, 64, (maxSchemaDepth - 3) / 2} {
+		depth := 2*objects + 2           // the leaves'
+		trunk := (depth - 1) * depth / 2 // the objects' and their properties' depths
+		leaves := min(maxSchemaSubschemas-depth, (maxSchemaDepthSum-trunk)/depth)
+		raw := deepSchema(objects, leaves)
+		b.Run(fmt.Sprintf("objects=%d,leaves=%d", objects, leaves), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ts, err := CompileToolSchema(raw, "2025-11-25")
+				if err != nil {
+					b.Fatal(err)
+				}
+				ts.Validate([]byte(`{"a":{"a":1}}`))
+			}
+		})
 	}
 }

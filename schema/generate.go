@@ -481,7 +481,7 @@ func stringValue(s map[string]any, variant int) (any, error) {
 	format, _ := s["format"].(string)
 	v := variantString(formatExample(format), variant)
 	if p, ok := s["pattern"].(string); ok {
-		re, err := regexp.Compile(p)
+		re, err := compileECMA(p)
 		if err != nil {
 			return nil, fmt.Errorf("cannot satisfy pattern %s", quote(p))
 		}
@@ -706,15 +706,19 @@ func outsideEnum(allowed []any) (any, bool) {
 // extraName is a member name the schema neither lists nor matches with
 // patternProperties; false when a few tries find none (a pattern such as
 // ".*" admits every name: a schema from a server must not keep the
-// checker searching).
+// checker searching) or when a pattern the checker cannot read might
+// admit the name it would pick.
 func extraName(s map[string]any) (string, bool) {
 	props, _ := s["properties"].(map[string]any)
 	patterns, _ := s["patternProperties"].(map[string]any)
 	var res []*regexp.Regexp
 	for p := range patterns {
-		if re, err := regexp.Compile(p); err == nil {
-			res = append(res, re)
+		re, err := compileECMA(p)
+		if err != nil {
+			// A pattern the checker cannot read may match any name.
+			return "", false
 		}
+		res = append(res, re)
 	}
 	for i := range maxExtraTries {
 		name := variantString("zz_unexpected", i)

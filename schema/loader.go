@@ -3,6 +3,8 @@ package schema
 import (
 	"errors"
 	"regexp"
+	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -21,31 +23,82 @@ type refusingLoader struct{}
 func (refusingLoader) Load(string) (any, error) { return nil, ErrExternalRef }
 
 func newCompiler(draft *jsonschema.Draft) *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(draft)
-	c.UseLoader(refusingLoader{})
-	c.UseRegexpEngine(lenientRegexp)
+	c, _ := newLoggingCompiler(draft)
 	return c
 }
 
-// lenientRegexp compiles a pattern with Go's regexp (RE2: linear time on
-// any input, which a server's schema and strings may be), and a pattern
-// RE2 cannot read as a pattern the checker does not enforce. JSON Schema
-// patterns are ECMA-262, and the ones RE2 lacks (lookahead, lookbehind,
-// back-references, [^]) are what the TypeScript SDK's zod emits for
-// .regex(): failing such a schema as invalid, or a server for a value
-// that breaks it, would be a guess. A pattern that is no ECMA-262 either
-// breaks only a SHOULD (the pattern SHOULD be one), which the checker
-// cannot tell from the rest, so it is not judged either.
-func lenientRegexp(pattern string) (jsonschema.Regexp, error) {
-	if re, err := regexp.Compile(pattern); err == nil {
-		return re, nil
-	}
-	return unenforced(pattern), nil
+// newLoggingCompiler is newCompiler that also keeps the patterns it could
+// not read, so that a schema holding one knows its verdicts are not sure.
+func newLoggingCompiler(draft *jsonschema.Draft) (*jsonschema.Compiler, *patternLog) {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(draft)
+	c.UseLoader(refusingLoader{})
+	log := &patternLog{}
+	c.UseRegexpEngine(log.compile)
+	return c, log
 }
 
-// unenforced is a pattern the checker cannot read: every string matches.
-type unenforced string
+// patternLog compiles patterns for one compiler, keeps those it could not
+// read while the schema compiles, and counts how often they are asked to
+// match: a validation that asked none of them did not depend on them.
+type patternLog struct {
+	mu         sync.Mutex
+	unreadable []string
+	done       bool // compiled: patterns met later (format "regex") are values
+	calls      atomic.Int64
+}
 
-func (u unenforced) MatchString(string) bool { return true }
-func (u unenforced) String() string          { return string(u) }
+// compile compiles a pattern as ECMA-262 means it, in RE2 (linear time on
+// any input, which a server's schema and strings may be; see
+// translateECMA), and a pattern RE2 cannot read even so as a pattern the
+// checker does not enforce. JSON Schema patterns are ECMA-262, and the
+// ones RE2 lacks (lookahead, lookbehind, back-references) are what the
+// TypeScript SDK's zod emits for .regex(): failing such a schema as
+// invalid would be a guess. A pattern that is no ECMA-262 either breaks
+// only a SHOULD (the pattern SHOULD be one), which the checker cannot
+// tell from the rest, so it is not judged either. Matching every string
+// is laxer than the schema under pattern, but stricter under not, oneOf,
+// if or patternProperties: a validation that failed after asking such a
+// pattern is not sure (ToolSchema.Validate).
+func (l *patternLog) compile(pattern string) (jsonschema.Regexp, error) {
+	if re, err := compileECMA(pattern); err == nil {
+		return ecmaRegexp{re, pattern}, nil
+	}
+	l.mu.Lock()
+	if !l.done {
+		l.unreadable = append(l.unreadable, pattern)
+	}
+	l.mu.Unlock()
+	return unenforced{pattern, &l.calls}, nil
+}
+
+// finish ends the compile: the patterns kept are the schema's own.
+func (l *patternLog) finish() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done = true
+	return l.unreadable
+}
+
+// unenforced is a pattern the checker cannot read: every string matches,
+// and each match is counted.
+type unenforced struct {
+	src   string
+	calls *atomic.Int64
+}
+
+func (u unenforced) MatchString(string) bool {
+	u.calls.Add(1)
+	return true
+}
+func (u unenforced) String() string { return u.src }
+
+// ecmaRegexp is a translated pattern that shows itself, in messages, as
+// the schema wrote it.
+type ecmaRegexp struct {
+	re  *regexp.Regexp
+	src string
+}
+
+func (e ecmaRegexp) MatchString(s string) bool { return e.re.MatchString(s) }
+func (e ecmaRegexp) String() string            { return e.src }

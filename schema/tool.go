@@ -14,11 +14,20 @@ import (
 
 // Bounds on a schema a server publishes, so that one hostile tools/list
 // cannot make the checker spend unbounded memory or time (T-SCHEMA-6; the
-// spec sets no numbers, these are generous for real tools).
+// spec sets no numbers, these are generous for real tools). Depth counts
+// JSON levels, two for each nested object (properties, then the member),
+// so 256 levels are 127 nested objects. The compiler's cost grows with
+// the number of subschemas times the length of their locations (it looks
+// each one up in a list of those seen), so the sum of the subschemas'
+// depths is bounded too: 10,000 subschemas 64 levels deep, or fewer
+// deeper, which keeps the worst case within a couple of seconds
+// (BenchmarkCompileDeepSchema) while a deep schema of a few hundred
+// subschemas compiles.
 const (
 	maxSchemaBytes      = 1 << 20
-	maxSchemaDepth      = 64
+	maxSchemaDepth      = 256
 	maxSchemaSubschemas = 10000
+	maxSchemaDepthSum   = 64 * maxSchemaSubschemas
 )
 
 // ErrSchemaBounds marks a schema refused for its size, depth or number
@@ -40,6 +49,12 @@ const toolSchemaURL = "mem://wymcp/tool-schema.json"
 type ToolSchema struct {
 	schema  *jsonschema.Schema
 	dialect string
+	// unreadable are the schema's patterns the checker cannot read; log
+	// counts their use. Validations of such a schema take mu, so that a
+	// change of the count is this validation's (see Validate).
+	unreadable []string
+	log        *patternLog
+	mu         sync.Mutex
 }
 
 // CompileToolSchema compiles a tool's inputSchema or outputSchema as
@@ -80,7 +95,7 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
-	c := newCompiler(draft)
+	c, log := newLoggingCompiler(draft)
 	annotateFormats(c, doc)
 	if err := c.AddResource(toolSchemaURL, doc); err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
@@ -89,7 +104,7 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
 	}
-	return &ToolSchema{schema: sch, dialect: dialectOf(doc)}, nil
+	return &ToolSchema{schema: sch, dialect: dialectOf(doc), unreadable: log.finish(), log: log}, nil
 }
 
 // annotateFormats makes every format the document names an annotation:
@@ -128,7 +143,11 @@ func (t *ToolSchema) Dialect() string { return t.dialect }
 
 // Validate validates instance, one JSON value (tool arguments, structured
 // content), and returns nil when it is valid; an error (ErrBeyondBounds)
-// when the checker does not validate it.
+// when the checker does not validate it. When the instance fails after a
+// pattern the checker cannot read was asked to match, the problems come
+// with an error wrapping ErrUnreadablePattern: that pattern was read as
+// matching everything, which may have made the schema stricter than it
+// is (under not, oneOf, patternProperties), so the failure is not sure.
 func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error) {
 	v, err := decode(instance)
 	if errors.Is(err, ErrBeyondBounds) {
@@ -137,12 +156,32 @@ func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error
 	if err != nil {
 		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
 	}
-	return Distill(t.schema.Validate(v)), nil
+	es, asked := t.validate(v)
+	if len(es) > 0 && asked {
+		return es, fmt.Errorf("%w (%s)", ErrUnreadablePattern, quote(t.unreadable[0]))
+	}
+	return es, nil
 }
 
 // valid reports whether an already decoded value is valid.
 func (t *ToolSchema) valid(v any) []envelope.DistilledEntry {
-	return Distill(t.schema.Validate(v))
+	es, _ := t.validate(v)
+	return es
+}
+
+// validate validates a decoded value and reports whether a pattern the
+// checker cannot read was asked to match on the way. Schemas without one
+// validate concurrently; the others one at a time, so the count is this
+// validation's own.
+func (t *ToolSchema) validate(v any) ([]envelope.DistilledEntry, bool) {
+	if len(t.unreadable) == 0 {
+		return Distill(t.schema.Validate(v)), false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	before := t.log.calls.Load()
+	es := Distill(t.schema.Validate(v))
+	return es, t.log.calls.Load() != before
 }
 
 const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
@@ -171,33 +210,43 @@ func parseSchemaDoc(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	count := 0
-	if err := measure(doc, 0, &count); err != nil {
+	var m measures
+	if err := m.measure(doc, 0); err != nil {
 		return nil, err
 	}
 	return doc, nil
 }
 
-// measure walks the document counting objects (every subschema is one)
-// and failing past the bounds.
-func measure(v any, depth int, count *int) error {
+// measures are what measure has counted so far.
+type measures struct {
+	count    int // objects: every subschema is one
+	depthSum int // their depths added up
+}
+
+// measure walks the document counting objects and failing past the
+// bounds.
+func (m *measures) measure(v any, depth int) error {
 	if depth > maxSchemaDepth {
 		return fmt.Errorf("%w: nested deeper than %d levels", ErrSchemaBounds, maxSchemaDepth)
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		*count++
-		if *count > maxSchemaSubschemas {
+		m.count++
+		m.depthSum += depth
+		if m.count > maxSchemaSubschemas {
 			return fmt.Errorf("%w: more than %d subschemas", ErrSchemaBounds, maxSchemaSubschemas)
 		}
+		if m.depthSum > maxSchemaDepthSum {
+			return fmt.Errorf("%w: subschemas nested more than %d levels deep in all", ErrSchemaBounds, maxSchemaDepthSum)
+		}
 		for _, e := range v {
-			if err := measure(e, depth+1, count); err != nil {
+			if err := m.measure(e, depth+1); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, e := range v {
-			if err := measure(e, depth+1, count); err != nil {
+			if err := m.measure(e, depth+1); err != nil {
 				return err
 			}
 		}
@@ -306,6 +355,14 @@ type compiledTool struct {
 	err error
 }
 
+// draft7Key is the version a ToolCache files draft-07 compilations under.
+const draft7Key = "draft-07"
+
+// CompileDraft7 is CompileToolSchemaDraft7, remembered.
+func (c *ToolCache) CompileDraft7(raw []byte) (*ToolSchema, error) {
+	return c.compile(raw, draft7Key, CompileToolSchemaDraft7)
+}
+
 // maxCachedSchemaBytes bounds the schemas a ToolCache keeps.
 const maxCachedSchemaBytes = 16 << 20
 
@@ -313,21 +370,27 @@ const maxCachedSchemaBytes = 16 << 20
 // compiling the same bytes for the same version gives the same schema or
 // the same error.
 func (c *ToolCache) Compile(raw []byte, version string) (*ToolSchema, error) {
+	return c.compile(raw, version, func(raw []byte) (*ToolSchema, error) { return CompileToolSchema(raw, version) })
+}
+
+// compile compiles raw with build, remembered under reading (a
+// version, or draft7Key).
+func (c *ToolCache) compile(raw []byte, reading string, build func([]byte) (*ToolSchema, error)) (*ToolSchema, error) {
 	if c == nil {
-		return CompileToolSchema(raw, version)
+		return build(raw)
 	}
 	c.mu.Lock()
-	r, ok := c.m[toolKey{version, string(raw)}]
+	r, ok := c.m[toolKey{reading, string(raw)}]
 	c.mu.Unlock()
 	if ok {
 		return r.ts, r.err
 	}
-	ts, err := CompileToolSchema(raw, version)
+	ts, err := build(raw)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// Another caller may have compiled the same schema meanwhile: its
 	// entry stays, and the bytes are counted once.
-	key := toolKey{version, string(raw)}
+	key := toolKey{reading, string(raw)}
 	if r, ok := c.m[key]; ok {
 		return r.ts, r.err
 	}

@@ -91,9 +91,23 @@ func TestUserSchemaOfficial(t *testing.T) {
 		{"2026-07-28", "tools/call",
 			`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","requestState":7}}`,
 			entries{{Location: "/result/requestState", Problems: []string{"got number, want string"}}}},
+		// An error response's id may be null (JSON-RPC 2.0 §5) or absent
+		// (2025-11-25 and later) in every version, as under the checker's
+		// own schemas (T-RPC-9); the rest of it is still validated.
 		{"2026-07-28", "tools/list",
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+			nil},
+		{"2026-07-28", "tools/list", `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}`, nil},
+		{"2026-07-28", "tools/list", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`,
+			entries{{Location: "/error", Problems: []string{"missing property 'message'"}}}},
+		{"2026-07-28", "tools/list", `{"jsonrpc":"2.0","id":true,"error":{"code":-32700,"message":"Parse error"}}`,
+			entries{{Location: "/id", Problems: []string{"got boolean, want integer or string"}}}},
+		{"2026-07-28", "tools/list", `{"jsonrpc":"2.0","id":null,"result":{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"public"}}`,
 			entries{{Location: "/id", Problems: []string{"got null, want integer or string"}}}},
+		{"2025-11-25", "tools/list", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, nil},
+		{"2025-11-25", "tools/list", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`, nil},
+		{"2025-06-18", "tools/list", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, nil},
+		{"2025-06-18", "tools/list", `{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}`, nil},
 		{"2025-11-25", "tasks/get",
 			`{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","status":"running"}}`,
 			entries{
