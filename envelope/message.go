@@ -50,6 +50,20 @@ type members struct {
 	// messages are requests or results, and their cache is then a
 	// 512-byte block, not a 768-byte one.
 	errm *[3]gjson.Result
+	// par is set when params is an object: the expectation and the
+	// checks read the same few params members again and again (the
+	// tool's name, its arguments, a _meta key), and each lookup through
+	// params would rescan it past the arguments.
+	par *paramMembers
+}
+
+// paramMembers are the cached members of an object params, indexed like
+// paramKeys, and how many members are named _meta: gjson goes on to a
+// repeated _meta for a key the first one lacks, so its keys are answered
+// from the cache only when there is one.
+type paramMembers struct {
+	m     [len(paramKeys)]gjson.Result
+	metas int
 }
 
 // topKeys and errorKeys name the cached members of a message and of its
@@ -57,6 +71,8 @@ type members struct {
 var (
 	topKeys   = [6]string{"jsonrpc", "id", "method", "params", "result", "error"}
 	errorKeys = [3]string{"code", "message", "data"}
+	// paramKeys: _meta is last, the others are read as "params.<key>".
+	paramKeys = [5]string{"name", "arguments", "uri", "inputResponses", "_meta"}
 )
 
 // Parse reads raw bytes without changing them. It never fails: what is
@@ -96,7 +112,8 @@ func (m *Message) scan() {
 	var top [len(topKeys)]gjson.Result
 	Members(m.root, topKeys[:], top[:])
 	var c *members
-	if e := top[5]; e.IsObject() {
+	switch e, p := top[5], top[3]; {
+	case e.IsObject() && !p.IsObject():
 		// The error's members in the same allocation.
 		both := &struct {
 			members
@@ -105,10 +122,87 @@ func (m *Message) scan() {
 		Members(e, errorKeys[:], both.errm[:])
 		both.members.errm = &both.errm
 		c = &both.members
-	} else {
+	case p.IsObject() && !e.IsObject():
+		// A request's params, likewise.
+		both := &struct {
+			members
+			par paramMembers
+		}{members: members{top: top}}
+		both.par.scan(p)
+		both.members.par = &both.par
+		c = &both.members
+	default:
 		c = &members{top: top}
+		if e.IsObject() {
+			c.errm = new([len(errorKeys)]gjson.Result)
+			Members(e, errorKeys[:], c.errm[:])
+		}
+		if p.IsObject() {
+			c.par = new(paramMembers)
+			c.par.scan(p)
+		}
 	}
 	m.members = c
+}
+
+// scan fills pm from the object params in one pass, as Members does.
+func (pm *paramMembers) scan(params gjson.Result) {
+	params.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == "_meta" {
+			pm.metas++
+		}
+		for i, key := range paramKeys {
+			if k.Str == key && !pm.m[i].Exists() {
+				pm.m[i] = v
+				break
+			}
+		}
+		return true
+	})
+}
+
+// get answers the path rest under params (rest is the path after
+// "params.") as params.Get(rest) would, when the cache holds it: a member
+// of paramKeys, or a key of the one _meta object (metaKey is set for a
+// path of metaKeys, whose dots are escaped in rest). A member not found
+// stands at params' own Index, as Result.Get leaves it.
+func (pm *paramMembers) get(params gjson.Result, rest, metaKey string) (gjson.Result, bool) {
+	if i := slices.Index(paramKeys[:len(paramKeys)-1], rest); i >= 0 {
+		if v := pm.m[i]; v.Exists() {
+			return v, true
+		}
+		return gjson.Result{Index: params.Index}, true
+	}
+	key, ok := strings.CutPrefix(rest, "_meta.")
+	if metaKey != "" {
+		key, ok = metaKey, true
+	} else if ok && !plainKey(key) {
+		ok = false
+	}
+	meta := pm.m[len(paramKeys)-1]
+	if !ok || pm.metas != 1 || !meta.IsObject() {
+		return gjson.Result{}, false
+	}
+	out := gjson.Result{Index: params.Index}
+	meta.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == key {
+			out = v
+			return false
+		}
+		return true
+	})
+	return out, true
+}
+
+// plainKey: k is a non-empty run of ASCII letters, digits and
+// underscores, which a gjson path names as it is.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // bom is the UTF-8 encoding of U+FEFF.
@@ -239,6 +333,15 @@ func (m *Message) Get(path string) gjson.Result {
 		case "error.code", "error.message", "error.data":
 			if c.errm != nil { // the error member is an object
 				return c.errm[errorMember(path)]
+			}
+		}
+		if rest, ok := strings.CutPrefix(path, "params."); ok && c.par != nil {
+			metaKey := ""
+			if strings.HasPrefix(rest, "_meta.") {
+				metaKey = metaKeys[path]
+			}
+			if v, ok := c.par.get(c.top[3], rest, metaKey); ok {
+				return v
 			}
 		}
 		// (Every path of metaKeys has this prefix: the other paths, most
