@@ -464,7 +464,7 @@ const smallObject = 16
 // Keys with dots or wildcards are escaped as gjson would need them, so a
 // reported path can be fed back to Get.
 func JoinPath(path, key string) string {
-	if strings.ContainsAny(key, ".*?|#@\\") {
+	if pathSyntax(key) {
 		var b strings.Builder
 		for _, r := range key {
 			if strings.ContainsRune(".*?|#@\\", r) {
@@ -478,6 +478,20 @@ func JoinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// pathSyntax: key holds a byte JoinPath escapes. It is
+// strings.ContainsAny(key, ".*?|#@\\") without the set ContainsAny makes
+// on every call: every string under a reply's data has its path joined,
+// and a check asks for the contract's location key's on each one.
+func pathSyntax(key string) bool {
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '.', '*', '?', '|', '#', '@', '\\':
+			return true
+		}
+	}
+	return false
 }
 
 // NonEmpty reports whether an array or object has a member, without
