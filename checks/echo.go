@@ -1000,12 +1000,15 @@ look alike, an echo only warns. Strict contract only.`,
 		if err != nil {
 			return err
 		}
-		r := m.Get("result")
-		if r.Get("isError").Type != gjson.True {
+		// (Through the message, whose member cache answers both: most
+		// replies are results, and each read through the result would
+		// pass over its content again.)
+		if m.Get("result.isError").Type != gjson.True {
 			return Skip("the reply is not a tool error result")
 		}
+		content := m.Get("result.content")
 		var text strings.Builder
-		for _, c := range r.Get("content").Array() {
+		for _, c := range content.Array() {
 			text.WriteString(c.Get("text").Str)
 			text.WriteByte('\n')
 		}
@@ -1014,7 +1017,7 @@ look alike, an echo only warns. Strict contract only.`,
 			return err
 		}
 		s := newEchoScan(p)
-		for i, c := range r.Get("content").Array() {
+		for i, c := range content.Array() {
 			if t := c.Get("text"); t.Type == gjson.String {
 				path := fmt.Sprintf("result.content.%d.text", i)
 				// A tool's own output may be colored (a compiler's, a

@@ -46,22 +46,24 @@ type Message struct {
 // lookup rescans the object. Indexed like topKeys and errorKeys.
 type members struct {
 	top [6]gjson.Result
-	// errm is set when the error member is an object (see scan): most
-	// messages are requests or results, and their cache is then a
-	// 512-byte block, not a 768-byte one.
+	// errm is set when the error member is an object (see scan): an
+	// error's cache is then one block with its members, as a request's
+	// or a result's is with par's or res's.
 	errm *[3]gjson.Result
-	// par is set when params is an object: the expectation and the
-	// checks read the same few params members again and again (the
-	// tool's name, its arguments, a _meta key), and each lookup through
-	// params would rescan it past the arguments.
-	par *paramMembers
+	// par and res are set when params, or result, is an object: the
+	// expectation and the checks read the same few members of them again
+	// and again (a tool's name, its arguments, a _meta key, a result's
+	// resultType), and each lookup through params or result would rescan
+	// it past the arguments, the content or the tools.
+	par, res *subMembers
 }
 
-// paramMembers are the cached members of an object params, indexed like
-// paramKeys, and how many members are named _meta: gjson goes on to a
-// repeated _meta for a key the first one lacks, so its keys are answered
-// from the cache only when there is one.
-type paramMembers struct {
+// subMembers are the cached members of an object params or result,
+// indexed like paramKeys or resultKeys, and how many of params' members
+// are named _meta: gjson goes on to a repeated _meta for a key the first
+// one lacks, so _meta's keys are answered from the cache only when there
+// is at most one.
+type subMembers struct {
 	m     [len(paramKeys)]gjson.Result
 	metas int
 }
@@ -71,8 +73,11 @@ type paramMembers struct {
 var (
 	topKeys   = [6]string{"jsonrpc", "id", "method", "params", "result", "error"}
 	errorKeys = [3]string{"code", "message", "data"}
-	// paramKeys: _meta is last, the others are read as "params.<key>".
-	paramKeys = [5]string{"name", "arguments", "uri", "inputResponses", "_meta"}
+	// paramKeys and resultKeys name the cached members of params and
+	// result. params' _meta is last; the others are read as
+	// "params.<key>" and "result.<key>".
+	paramKeys  = [6]string{"name", "arguments", "uri", "inputResponses", "task", "_meta"}
+	resultKeys = [len(paramKeys)]string{"resultType", "isError", "content", "tools", "protocolVersion", "structuredContent"}
 )
 
 // Parse reads raw bytes without changing them. It never fails: what is
@@ -112,8 +117,9 @@ func (m *Message) scan() {
 	var top [len(topKeys)]gjson.Result
 	Members(m.root, topKeys[:], top[:])
 	var c *members
-	switch e, p := top[5], top[3]; {
-	case e.IsObject() && !p.IsObject():
+	e, p, r := top[5], top[3], top[4]
+	switch {
+	case e.IsObject():
 		// The error's members in the same allocation.
 		both := &struct {
 			members
@@ -122,38 +128,47 @@ func (m *Message) scan() {
 		Members(e, errorKeys[:], both.errm[:])
 		both.members.errm = &both.errm
 		c = &both.members
-	case p.IsObject() && !e.IsObject():
-		// A request's params, likewise.
+	case p.IsObject() || r.IsObject():
+		// A request's params, or a result's members, likewise.
 		both := &struct {
 			members
-			par paramMembers
+			sub subMembers
 		}{members: members{top: top}}
-		both.par.scan(p)
-		both.members.par = &both.par
 		c = &both.members
+		if p.IsObject() {
+			c.par = &both.sub
+		} else {
+			c.res = &both.sub
+		}
 	default:
 		c = &members{top: top}
-		if e.IsObject() {
-			c.errm = new([len(errorKeys)]gjson.Result)
-			Members(e, errorKeys[:], c.errm[:])
+	}
+	// (A message with more than one of them is no sane message, and
+	// pays an allocation for each.)
+	if p.IsObject() {
+		if c.par == nil {
+			c.par = new(subMembers)
 		}
-		if p.IsObject() {
-			c.par = new(paramMembers)
-			c.par.scan(p)
+		c.par.scan(p, &paramKeys)
+	}
+	if r.IsObject() {
+		if c.res == nil {
+			c.res = new(subMembers)
 		}
+		c.res.scan(r, &resultKeys)
 	}
 	m.members = c
 }
 
-// scan fills pm from the object params in one pass, as Members does.
-func (pm *paramMembers) scan(params gjson.Result) {
-	params.ForEach(func(k, v gjson.Result) bool {
+// scan fills sm from the object obj in one pass, as Members does.
+func (sm *subMembers) scan(obj gjson.Result, keys *[len(paramKeys)]string) {
+	obj.ForEach(func(k, v gjson.Result) bool {
 		if k.Str == "_meta" {
-			pm.metas++
+			sm.metas++
 		}
-		for i, key := range paramKeys {
-			if k.Str == key && !pm.m[i].Exists() {
-				pm.m[i] = v
+		for i, key := range keys {
+			if k.Str == key && !sm.m[i].Exists() {
+				sm.m[i] = v
 				break
 			}
 		}
@@ -161,17 +176,22 @@ func (pm *paramMembers) scan(params gjson.Result) {
 	})
 }
 
-// get answers the path rest under params (rest is the path after
-// "params.") as params.Get(rest) would, when the cache holds it: a member
-// of paramKeys, or a key of the one _meta object (metaKey is set for a
-// path of metaKeys, whose dots are escaped in rest). A member not found
-// stands at params' own Index, as Result.Get leaves it.
-func (pm *paramMembers) get(params gjson.Result, rest, metaKey string) (gjson.Result, bool) {
-	if i := slices.Index(paramKeys[:len(paramKeys)-1], rest); i >= 0 {
-		if v := pm.m[i]; v.Exists() {
+// get answers the path rest under the object obj that sm caches, with
+// keys its keys, as obj.Get(rest) would, when the cache holds it: a
+// member of keys, or (params) a key of its one _meta object, or of none
+// (metaKey is set for a path of metaKeys, whose dots are escaped in
+// rest). A member not found stands at obj's own Index, as Result.Get
+// leaves it.
+func (sm *subMembers) get(obj gjson.Result, keys *[len(paramKeys)]string, rest, metaKey string) (gjson.Result, bool) {
+	notFound := gjson.Result{Index: obj.Index}
+	if i := slices.Index(keys[:], rest); i >= 0 && keys[i] != "_meta" {
+		if v := sm.m[i]; v.Exists() {
 			return v, true
 		}
-		return gjson.Result{Index: params.Index}, true
+		return notFound, true
+	}
+	if keys != &paramKeys {
+		return gjson.Result{}, false
 	}
 	key, ok := strings.CutPrefix(rest, "_meta.")
 	if metaKey != "" {
@@ -179,11 +199,17 @@ func (pm *paramMembers) get(params gjson.Result, rest, metaKey string) (gjson.Re
 	} else if ok && !plainKey(key) {
 		ok = false
 	}
-	meta := pm.m[len(paramKeys)-1]
-	if !ok || pm.metas != 1 || !meta.IsObject() {
+	switch {
+	case !ok || sm.metas > 1:
+		return gjson.Result{}, false
+	case sm.metas == 0:
+		return notFound, true
+	}
+	meta := sm.m[len(paramKeys)-1]
+	if !meta.IsObject() {
 		return gjson.Result{}, false
 	}
-	out := gjson.Result{Index: params.Index}
+	out := notFound
 	meta.ForEach(func(k, v gjson.Result) bool {
 		if k.Str == key {
 			out = v
@@ -340,7 +366,12 @@ func (m *Message) Get(path string) gjson.Result {
 			if strings.HasPrefix(rest, "_meta.") {
 				metaKey = metaKeys[path]
 			}
-			if v, ok := c.par.get(c.top[3], rest, metaKey); ok {
+			if v, ok := c.par.get(c.top[3], &paramKeys, rest, metaKey); ok {
+				return v
+			}
+		}
+		if rest, ok := strings.CutPrefix(path, "result."); ok && c.res != nil {
+			if v, ok := c.res.get(c.top[4], &resultKeys, rest, ""); ok {
 				return v
 			}
 		}
