@@ -270,6 +270,17 @@ func (j *jsonWriter) Exchange(r *Result) error {
 			for _, f := range v.Findings {
 				row(v, j.members(v.Check, f.Status, j.str(f.Message, false)), f.Path, f.Message)
 			}
+		case checks.StatusPass, checks.StatusSkip:
+			if j.first || len(r.Known) > 0 {
+				row(v, j.cachedMembers(i, v), "", "")
+				continue
+			}
+			// Most rows: no path, no rules, nothing known, not the
+			// report's first row; row's work in line.
+			b = append(b, head...)
+			b = append(b, j.cachedMembers(i, v)...)
+			b = append(b, tail...)
+			b = append(b, '}')
 		default:
 			row(v, j.cachedMembers(i, v), "", "")
 		}
