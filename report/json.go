@@ -217,6 +217,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		tail = append(tail, `,"line":`...)
 		tail = strconv.AppendInt(tail, int64(r.Line), 10)
 	}
+	j.tail = tail
 	// Every row of the exchange opens with the same bytes up to its
 	// members: made once here, ",\n" and all, where the first row of the
 	// report has "\n" alone.
