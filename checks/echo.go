@@ -1000,13 +1000,20 @@ look alike, an echo only warns. Strict contract only.`,
 		if err != nil {
 			return err
 		}
-		r := m.Get("result")
-		if r.Get("isError").Type != gjson.True {
+		// (Through the message, whose member cache answers both: most
+		// replies are results, and each read through the result would
+		// pass over its content again.)
+		if m.Get("result.isError").Type != gjson.True {
 			return Skip("the reply is not a tool error result")
 		}
+		// Each item's text is read once, for both uses: a tool's
+		// output may be long, and a path lookup reads it whole.
+		items := m.Get("result.content").Array()
+		texts := make([]gjson.Result, len(items))
 		var text strings.Builder
-		for _, c := range r.Get("content").Array() {
-			text.WriteString(c.Get("text").Str)
+		for i, c := range items {
+			texts[i] = c.Get("text")
+			text.WriteString(texts[i].Str)
 			text.WriteByte('\n')
 		}
 		sure, err := toolRefusal(p.Expect, text.String())
@@ -1014,8 +1021,8 @@ look alike, an echo only warns. Strict contract only.`,
 			return err
 		}
 		s := newEchoScan(p)
-		for i, c := range r.Get("content").Array() {
-			if t := c.Get("text"); t.Type == gjson.String {
+		for i, t := range texts {
+			if t.Type == gjson.String {
 				path := fmt.Sprintf("result.content.%d.text", i)
 				// A tool's own output may be colored (a compiler's, a
 				// CLI's): only a warning there.

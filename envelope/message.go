@@ -46,10 +46,26 @@ type Message struct {
 // lookup rescans the object. Indexed like topKeys and errorKeys.
 type members struct {
 	top [6]gjson.Result
-	// errm is set when the error member is an object (see scan): most
-	// messages are requests or results, and their cache is then a
-	// 512-byte block, not a 768-byte one.
+	// errm is set when the error member is an object (see scan): an
+	// error's cache is then one block with its members, as a request's
+	// or a result's is with par's or res's.
 	errm *[3]gjson.Result
+	// par and res are set when params, or result, is an object: the
+	// expectation and the checks read the same few members of them again
+	// and again (a tool's name, its arguments, a _meta key, a result's
+	// resultType), and each lookup through params or result would rescan
+	// it past the arguments, the content or the tools.
+	par, res *subMembers
+}
+
+// subMembers are the cached members of an object params or result,
+// indexed like paramKeys or resultKeys, and how many of params' members
+// are named _meta: gjson goes on to a repeated _meta for a key the first
+// one lacks, so _meta's keys are answered from the cache only when there
+// is at most one.
+type subMembers struct {
+	m     [len(paramKeys)]gjson.Result
+	metas int
 }
 
 // topKeys and errorKeys name the cached members of a message and of its
@@ -57,6 +73,11 @@ type members struct {
 var (
 	topKeys   = [6]string{"jsonrpc", "id", "method", "params", "result", "error"}
 	errorKeys = [3]string{"code", "message", "data"}
+	// paramKeys and resultKeys name the cached members of params and
+	// result. params' _meta is last; the others are read as
+	// "params.<key>" and "result.<key>".
+	paramKeys  = [6]string{"name", "arguments", "uri", "inputResponses", "task", "_meta"}
+	resultKeys = [len(paramKeys)]string{"resultType", "isError", "content", "tools", "protocolVersion", "structuredContent"}
 )
 
 // Parse reads raw bytes without changing them. It never fails: what is
@@ -96,7 +117,9 @@ func (m *Message) scan() {
 	var top [len(topKeys)]gjson.Result
 	Members(m.root, topKeys[:], top[:])
 	var c *members
-	if e := top[5]; e.IsObject() {
+	e, p, r := top[5], top[3], top[4]
+	switch {
+	case e.IsObject():
 		// The error's members in the same allocation.
 		both := &struct {
 			members
@@ -105,10 +128,107 @@ func (m *Message) scan() {
 		Members(e, errorKeys[:], both.errm[:])
 		both.members.errm = &both.errm
 		c = &both.members
-	} else {
+	case p.IsObject() || r.IsObject():
+		// A request's params, or a result's members, likewise.
+		both := &struct {
+			members
+			sub subMembers
+		}{members: members{top: top}}
+		c = &both.members
+		if p.IsObject() {
+			c.par = &both.sub
+		} else {
+			c.res = &both.sub
+		}
+	default:
 		c = &members{top: top}
 	}
+	// (A message with more than one of them is no sane message, and
+	// pays an allocation for each.)
+	if p.IsObject() {
+		if c.par == nil {
+			c.par = new(subMembers)
+		}
+		c.par.scan(p, &paramKeys)
+	}
+	if r.IsObject() {
+		if c.res == nil {
+			c.res = new(subMembers)
+		}
+		c.res.scan(r, &resultKeys)
+	}
 	m.members = c
+}
+
+// scan fills sm from the object obj in one pass, as Members does.
+func (sm *subMembers) scan(obj gjson.Result, keys *[len(paramKeys)]string) {
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == "_meta" {
+			sm.metas++
+		}
+		for i, key := range keys {
+			if k.Str == key && !sm.m[i].Exists() {
+				sm.m[i] = v
+				break
+			}
+		}
+		return true
+	})
+}
+
+// get answers the path rest under the object obj that sm caches, with
+// keys its keys, as obj.Get(rest) would, when the cache holds it: a
+// member of keys, or (params) a key of its one _meta object, or of none
+// (metaKey is set for a path of metaKeys, whose dots are escaped in
+// rest). A member not found stands at obj's own Index, as Result.Get
+// leaves it.
+func (sm *subMembers) get(obj gjson.Result, keys *[len(paramKeys)]string, rest, metaKey string) (gjson.Result, bool) {
+	notFound := gjson.Result{Index: obj.Index}
+	if i := slices.Index(keys[:], rest); i >= 0 && keys[i] != "_meta" {
+		if v := sm.m[i]; v.Exists() {
+			return v, true
+		}
+		return notFound, true
+	}
+	if keys != &paramKeys {
+		return gjson.Result{}, false
+	}
+	key, ok := strings.CutPrefix(rest, "_meta.")
+	if metaKey != "" {
+		key, ok = metaKey, true
+	} else if ok && !plainKey(key) {
+		ok = false
+	}
+	switch {
+	case !ok || sm.metas > 1:
+		return gjson.Result{}, false
+	case sm.metas == 0:
+		return notFound, true
+	}
+	meta := sm.m[len(paramKeys)-1]
+	if !meta.IsObject() {
+		return gjson.Result{}, false
+	}
+	out := notFound
+	meta.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == key {
+			out = v
+			return false
+		}
+		return true
+	})
+	return out, true
+}
+
+// plainKey: k is a non-empty run of ASCII letters, digits and
+// underscores, which a gjson path names as it is.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // bom is the UTF-8 encoding of U+FEFF.
@@ -241,6 +361,20 @@ func (m *Message) Get(path string) gjson.Result {
 				return c.errm[errorMember(path)]
 			}
 		}
+		if rest, ok := strings.CutPrefix(path, "params."); ok && c.par != nil {
+			metaKey := ""
+			if strings.HasPrefix(rest, "_meta.") {
+				metaKey = metaKeys[path]
+			}
+			if v, ok := c.par.get(c.top[3], &paramKeys, rest, metaKey); ok {
+				return v
+			}
+		}
+		if rest, ok := strings.CutPrefix(path, "result."); ok && c.res != nil {
+			if v, ok := c.res.get(c.top[4], &resultKeys, rest, ""); ok {
+				return v
+			}
+		}
 		// (Every path of metaKeys has this prefix: the other paths, most
 		// of them, are spared hashing.)
 		if strings.HasPrefix(path, "params._meta.") {
@@ -361,7 +495,7 @@ const smallObject = 16
 // Keys with dots or wildcards are escaped as gjson would need them, so a
 // reported path can be fed back to Get.
 func JoinPath(path, key string) string {
-	if strings.ContainsAny(key, ".*?|#@\\") {
+	if pathSyntax(key) {
 		var b strings.Builder
 		for _, r := range key {
 			if strings.ContainsRune(".*?|#@\\", r) {
@@ -375,6 +509,20 @@ func JoinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// pathSyntax: key holds a byte JoinPath escapes. It is
+// strings.ContainsAny(key, ".*?|#@\\") without the set ContainsAny makes
+// on every call: every string under a reply's data has its path joined,
+// and a check asks for the contract's location key's on each one.
+func pathSyntax(key string) bool {
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '.', '*', '?', '|', '#', '@', '\\':
+			return true
+		}
+	}
+	return false
 }
 
 // NonEmpty reports whether an array or object has a member, without

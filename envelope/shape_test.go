@@ -142,24 +142,44 @@ func TestMetaMemberAsGJSON(t *testing.T) {
 		`{"params":{"a":"\u005f","_m\u0065ta":{"io.modelcontextprotocol\u002fprotocolVersion":"e\u00e9"}}}`,
 		`{"params":{"_meta":{}}}`, `{"params":{}}`, `{"params":[{"_meta":{}}]}`, `{"params":"{\"_meta\":{}}"}`,
 		`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}},"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":8}}}`,
+		`{"params":{"name":"a","arguments":{"x":{"name":1}},"name":"b","_meta":{"progressToken":3,"x":{"y":1},"x":2}}}`,
+		`{"params":{"n\u0061me":"a","arguments":[1,2],"uri":7,"inputResponses":null,"_meta":{"progress\u0054oken":"t"}}}`,
+		`{"params":{"_meta":{"x":1},"_meta":{"progressToken":2}},"error":{"code":1}}`,
+		`{"params":{"_meta":"s","name":{}}, "error":{"code":1,"data":{"a":1}}}`,
+		`{"params":{"task":{"ttl":1},"name":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"}],"isError":true,"isError":false,"resultType":"complete"}}`,
+		`{"result":{"tools":[],"protocolVersion":"2025-06-18","structuredContent":{"a":{"b":1}},"_meta":{}},"params":{"name":"n"}}`,
+		`{"result":{"res\u0075ltType":"x"},"error":{"code":1}}`,
+		`{"result":[1,2],"params":"s"}`, `{"result":{}}`,
 	} {
 		sameMeta(t, []byte(raw))
 	}
 }
 
+// sameMeta: the _meta keys and the params and result members the cache
+// answers (subMembers) are what gjson finds by the path, Index included.
 func sameMeta(t *testing.T, raw []byte) {
 	t.Helper()
 	m := Parse(raw)
-	for key, path := range metaPaths {
+	paths := []string{"params.name", "params.arguments", "params.uri", "params.inputResponses", "params.task",
+		"params._meta.progressToken", "params._meta.x", "params._meta.a_1", "params._meta", "params.other",
+		"result.resultType", "result.isError", "result.content", "result.tools", "result.protocolVersion",
+		"result.structuredContent", "result._meta", "result.other", "result.content.0"}
+	for _, path := range metaPaths {
+		paths = append(paths, path)
+	}
+	for _, path := range paths {
+		head, rest, _ := strings.Cut(path, ".")
 		got := m.Get(path)
-		want := m.Get("params").Get(path[len("params."):])
+		want := m.Get(head).Get(rest)
 		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
-			t.Errorf("%s %s: %#v, want %#v", raw, key, got, want)
+			t.Errorf("%s %s: %#v, want %#v", raw, path, got, want)
 		}
 	}
 }
 
 func FuzzMetaMember(f *testing.F) {
 	f.Add([]byte(`{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"x"}}}`))
+	f.Add([]byte(`{"result":{"isError":true,"content":[{"type":"text","text":"x"}]}}`))
 	f.Fuzz(sameMeta)
 }

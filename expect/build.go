@@ -209,7 +209,7 @@ func limitText(t string) string {
 		case c == '"':
 			j, escaped := i+1, false
 			for {
-				j += strings.IndexAny(t[j:], `"\`) // the text is valid: the string ends
+				j += quoteOrEscape(t[j:]) // the text is valid: the string ends
 				if t[j] == '"' {
 					break
 				}
@@ -234,6 +234,18 @@ func limitText(t string) string {
 		}
 	}
 	return limit
+}
+
+// quoteOrEscape is strings.IndexAny(s, `"\`), without the set IndexAny
+// makes on every call: limitText asks it for every string of every
+// request.
+func quoteOrEscape(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			return i
+		}
+	}
+	return -1
 }
 
 // maxPlainNumber is the longest number text without an exponent that

@@ -44,16 +44,19 @@ const (
 // arrays, strings, bools, nil, and numbers as json.Number so that large
 // integers stay exact. Anything but exactly one value (with surrounding
 // whitespace) is errNotJSON. Decoding is the larger half of validating a
-// typical reply, so it is one pass over bytes gjson has already checked,
-// with strings sliced from one copy of the input.
+// typical reply, so it is one pass over bytes already checked, with
+// strings sliced from one copy of the input.
 func decode(raw []byte) (any, error) {
-	if envelope.TooDeep(raw) {
+	// One iterative pass for both bounds (envelope.ValidJSON stands for
+	// TooDeep followed by gjson.Valid), over the copy the parser reads.
+	s := string(raw)
+	switch valid, deep := envelope.ValidJSON(s); {
+	case deep:
 		return nil, errTooDeep
-	}
-	if !gjson.ValidBytes(raw) {
+	case !valid:
 		return nil, errNotJSON
 	}
-	p := parser{s: string(raw)}
+	p := parser{s: s}
 	v := p.value()
 	if p.beyond != "" {
 		return nil, fmt.Errorf("%w: %s", ErrBeyondBounds, p.beyond)
@@ -61,7 +64,8 @@ func decode(raw []byte) (any, error) {
 	return v, nil
 }
 
-// parser reads valid JSON; it relies on gjson.ValidBytes for every check.
+// parser reads valid JSON: decode has checked it (envelope.ValidJSON,
+// gjson.Valid's judgement), and the parser checks nothing again.
 type parser struct {
 	s string
 	i int
