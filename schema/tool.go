@@ -55,6 +55,11 @@ type ToolSchema struct {
 	unreadable []string
 	log        *patternLog
 	mu         sync.Mutex
+	// stricter: the schema has a place where a pattern read as matching
+	// everything can make it stricter than it is (see stricterPlaces);
+	// elsewhere such a pattern only makes it laxer, and a failure stays
+	// sure.
+	stricter bool
 }
 
 // CompileToolSchema compiles a tool's inputSchema or outputSchema as
@@ -104,7 +109,56 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
 	}
-	return &ToolSchema{schema: sch, dialect: dialectOf(doc), unreadable: log.finish(), log: log}, nil
+	t := &ToolSchema{schema: sch, dialect: dialectOf(doc), unreadable: log.finish(), log: log}
+	t.stricter = len(t.unreadable) > 0 && stricterPlaces(doc, false)
+	return t, nil
+}
+
+// stricterPlaces reports whether a schema document has a keyword under
+// which a pattern read as matching everything may make a value fail that
+// the schema accepts: not, oneOf and if (a subschema that matches more
+// rejects or selects more), contains (with maxContains, more items
+// count), and a patternProperties key the checker cannot read (it
+// applies its schema to every member). Under any other keyword matching
+// more only accepts more. The walk tells keywords from the names that
+// properties, $defs and their kind hold; a subschema reached through a
+// $ref from such a place is in the document all the same, so the answer
+// is for the whole document.
+func stricterPlaces(v any, names bool) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if !names {
+				switch k {
+				case "not", "oneOf", "if":
+					return true
+				case "contains":
+					if _, ok := v["maxContains"]; ok {
+						return true
+					}
+				case "patternProperties":
+					if pp, ok := e.(map[string]any); ok {
+						for key := range pp {
+							if _, err := compileECMA(key); err != nil {
+								return true
+							}
+						}
+					}
+				}
+			}
+			holdsNames := !names && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas")
+			if stricterPlaces(e, holdsNames) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if stricterPlaces(e, false) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // annotateFormats makes every format the document names an annotation:
@@ -157,7 +211,7 @@ func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error
 		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
 	}
 	es, asked := t.validate(v)
-	if len(es) > 0 && asked {
+	if len(es) > 0 && asked && t.stricter {
 		return es, fmt.Errorf("%w (%s)", ErrUnreadablePattern, quote(t.unreadable[0]))
 	}
 	return es, nil
