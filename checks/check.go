@@ -123,7 +123,7 @@ type Pass struct {
 	ToolCache *schema.ToolCache
 	// Reused are the event ids of the reply's stream an earlier stream
 	// of its session used (Input.Reused).
-	Reused []string
+	Reused []Reuse
 	// client is the message a client check judges (JudgeClient); nil
 	// when the pass judges a reply.
 	client   *clientPass

@@ -185,7 +185,7 @@ type Input struct {
 	// Reused are the SSE event ids of the reply's stream that an earlier
 	// stream of its session used (Streams.Reused, called by a caller that
 	// judges a session's exchanges in report order); nil: none known.
-	Reused []string
+	Reused []Reuse
 	// Scratch, when set, is memory the judge reuses from one exchange to
 	// the next: a caller judging a stream of exchanges keeps one per
 	// goroutine (it is not safe for concurrent use). Nil: judging

@@ -22,10 +22,19 @@ import (
 type Streams struct {
 	mu   sync.Mutex
 	seed maphash.Seed
-	// seen holds a hash of each session and id: bounded memory per id
-	// whatever its length, and a collision among maxStreamIDs ids is
-	// about one chance in 10^7.
-	seen map[uint64]struct{}
+	// seen holds a hash of each session and id, and one of the event it
+	// named: bounded memory per id whatever its length, and a collision
+	// among maxStreamIDs ids is about one chance in 10^7.
+	seen map[uint64]uint64
+}
+
+// A Reuse is an event id of a stream that an earlier stream of its
+// session used. Same: it names the same event there (its type and data),
+// given again on a stream that is not a resumption; the id still names
+// one event, which is what resumption needs.
+type Reuse struct {
+	ID   string
+	Same bool
 }
 
 // maxStreamIDs bounds the ids remembered (about 40 MB): past it, a
@@ -34,23 +43,25 @@ const maxStreamIDs = 1 << 20
 
 // NewStreams returns an empty memory of streams.
 func NewStreams() *Streams {
-	return &Streams{seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+	return &Streams{seed: maphash.MakeSeed(), seen: map[uint64]uint64{}}
 }
 
 // Reused records the event ids of ex's reply stream and returns those
 // an earlier stream of its session (or, without a session, of this
-// client) used. It returns nil for anything but an SSE reply over HTTP,
-// and for a GET that resumes a stream: a resumed stream gives its own
-// events again, ids and all.
-func (s *Streams) Reused(ex *envelope.Exchange) []string {
+// client) used. It returns nil, and records nothing, for anything but an
+// SSE reply over HTTP, for a GET that resumes a stream (a resumed stream
+// gives its own events again, ids and all), and for a 2026-07-28
+// request, whose streams are not resumed.
+func (s *Streams) Reused(ex *envelope.Exchange) []Reuse {
 	if s == nil || ex == nil || ex.Transport != envelope.HTTP || ex.Response == nil ||
 		!envelope.IsEventStream(envelope.HeaderGet(ex.Response.Header, "Content-Type")) ||
-		envelope.HeaderGet(ex.Request.Header, "Last-Event-ID") != "" {
+		envelope.HeaderGet(ex.Request.Header, "Last-Event-ID") != "" ||
+		envelope.HeaderGet(ex.Request.Header, "MCP-Protocol-Version") == envelope.V20260728 {
 		return nil
 	}
 	sess := streamSession(ex.Request.Header, ex.Response.Header)
-	var mine map[uint64]struct{}
-	var reused []string
+	var mine map[uint64]uint64
+	var reused []Reuse
 	r := envelope.NewSSEBodyReader(ex.Response.Body, envelope.MaxSSELine)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -71,19 +82,26 @@ func (s *Streams) Reused(ex *envelope.Exchange) []string {
 		if _, dup := mine[k]; dup {
 			continue // twice on one stream: HTTP1005's own finding
 		}
+		h.Reset()
+		h.WriteString(ev.Name)
+		h.WriteByte(0)
+		h.Write(ev.Data)
+		event := h.Sum64()
 		if mine == nil {
-			mine = map[uint64]struct{}{}
+			mine = map[uint64]uint64{}
 		}
-		mine[k] = struct{}{}
-		if _, ok := s.seen[k]; ok {
-			reused = append(reused, ev.ID)
+		mine[k] = event
+		if first, ok := s.seen[k]; ok {
+			reused = append(reused, Reuse{ID: ev.ID, Same: first == event})
 		}
 	}
-	for k := range mine {
+	for k, event := range mine {
 		if len(s.seen) >= maxStreamIDs {
 			break
 		}
-		s.seen[k] = struct{}{}
+		if _, ok := s.seen[k]; !ok {
+			s.seen[k] = event
+		}
 	}
 	return reused
 }

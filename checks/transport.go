@@ -112,7 +112,11 @@ var SSEStream = &Check{
   report's order; a GET resuming a stream with Last-Event-ID gives its
   events again, and is not compared). Without a session the rule binds the
   ids of all the streams of one client, whom a server without sessions
-  cannot tell from another: an id an earlier stream used warns there;
+  cannot tell from another: an id an earlier stream used warns there. An
+  id that comes again with the very event it named, on a new stream that
+  resumes nothing, warns: it still names one event (the official Go SDK
+  replays its standalone stream to each GET so), and whether a new stream
+  may replay another's the spec does not settle;
 - in 2025-11-25 a stream answering a POST that sets event ids (one the
   client may resume) starts with a priming event, an id and empty data (T-HTTP-15,
   a SHOULD: a warning); not on an initialize answered with an older
@@ -150,13 +154,8 @@ var SSEStream = &Check{
 			}
 			seen[ev.ID] = true
 		}
-		if len(p.Reused) > 0 && p.Expect.Version != envelope.V20260728 {
-			msg := "SSE event id %s was used by an earlier stream of this session (%d such id(s)); an id is unique across all streams of a session (T-HTTP-16)"
-			if streamSession(p.Exchange.Request.Header, resp.Header) == "" {
-				p.Warnf("http.body", "SSE event id %s was used by an earlier stream (%d such id(s)); without a session T-HTTP-16 binds the ids of all streams with this client, which a server without sessions cannot tell from another", Quote(p.Reused[0], quoteN), len(p.Reused))
-			} else {
-				p.Failf("http.body", msg, Quote(p.Reused[0], quoteN), len(p.Reused))
-			}
+		if p.Expect.Version != envelope.V20260728 {
+			judgeReusedIDs(p, streamSession(p.Exchange.Request.Header, resp.Header) != "")
 		}
 		// Priming serves resumption: judged on a stream that sets event
 		// ids, i.e. one the server lets clients resume, and that answers
@@ -223,4 +222,31 @@ func hasAuthParam(challenge, name string) bool {
 		}
 	}
 	return false
+}
+
+// judgeReusedIDs judges the event ids this stream shares with earlier
+// streams of its session (T-HTTP-16). An id naming another event fails
+// in a session; without one it warns, as the rule then binds the streams
+// of one client, whom a server without sessions cannot tell apart. An id
+// that comes again with the same event, on a new stream that resumes
+// nothing, warns: the id still names one event, and whether a server may
+// give a stream's events again to a new connection (the official Go SDK
+// replays its standalone stream to every GET) the spec does not settle.
+func judgeReusedIDs(p *Pass, session bool) {
+	var other, same []string
+	for _, r := range p.Reused {
+		if r.Same {
+			same = append(same, r.ID)
+		} else {
+			other = append(other, r.ID)
+		}
+	}
+	switch {
+	case len(other) > 0 && session:
+		p.Failf("http.body", "SSE event id %s names another event than on an earlier stream of this session (%d such id(s)); an id is unique across all streams of a session (T-HTTP-16)", Quote(other[0], quoteN), len(other))
+	case len(other) > 0:
+		p.Warnf("http.body", "SSE event id %s names another event than on an earlier stream (%d such id(s)); without a session T-HTTP-16 binds the ids of all streams with this client, which a server without sessions cannot tell from another", Quote(other[0], quoteN), len(other))
+	case len(same) > 0:
+		p.Warnf("http.body", "the stream gives again, with its id %s, an event an earlier stream gave (%d such event(s)) though it resumes nothing; T-HTTP-16 sends each message on one stream, and whether a new stream may replay another's is not settled", Quote(same[0], quoteN), len(same))
+	}
 }

@@ -33,7 +33,7 @@ type Item struct {
 	// reused are the event ids of the record's SSE stream that an
 	// earlier record's stream of its session used: read in line order,
 	// before the records part for the workers.
-	reused []string
+	reused []checks.Reuse
 }
 
 // Options are what every exchange of a transcript is judged with.
