@@ -201,11 +201,11 @@ func (t *ClientTracker) View(m *ClientMessage) *ClientView {
 func (t *ClientTracker) lookup(m *ClientMessage, create bool) (c *conversation, unknown bool) {
 	if m.Transport != envelope.HTTP {
 		if t.stdio == nil {
-			// wrap starts the server: it sees the session from its start,
-			// its first message the traffic's first. A later first one
-			// (a recording cut to begin mid-session, as a user cuts one
-			// to show a problem) is a session whose start went unseen.
-			c = newConversation(m.Seq <= 1)
+			// wrap starts the server: it sees the session from its start.
+			// (A recording cut to begin mid-session cannot be told from
+			// one whose server wrote first: a server's notifications are
+			// not traffic lines, yet take the first numbers.)
+			c = newConversation(true)
 			if create {
 				t.stdio = c
 			}
