@@ -134,6 +134,12 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 						t.Fatalf("%s: status: %v", file, err)
 					}
 					resp.Status = n
+				case "resumed":
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						t.Fatalf("%s: resumed: %v", file, err)
+					}
+					resp.Resumed = n
 				case "no-reply":
 					resp = nil
 				case "skips":

@@ -83,7 +83,17 @@ type Response struct {
 	// is no message: a JSON body so cut is no reply at all (an SSE
 	// stream's complete events still are messages).
 	Cut bool
+	// Resumed counts the GETs with Last-Event-ID by which the checker
+	// resumed a POST's stream that ended after an event id without the
+	// response (T-HTTP-15): their events follow in Body. Fewer than
+	// MaxResumes and still no response: the server refused the GET, or
+	// ended the resumed stream with nothing left to resume.
+	Resumed int
 }
+
+// MaxResumes is how many times the checker resumes one POST's stream, as
+// a client follows a server that answers on resumed streams (T-HTTP-15).
+const MaxResumes = 3
 
 // HTTPMethod is the request's HTTP method, POST when unset.
 func (r Request) HTTPMethod() string {

@@ -75,6 +75,9 @@ var parseSeeds = []string{
 	`{"transport":"stdio","request":{"bodyBase64":"AAE="},"response":null,"protocolVersion":"2025-06-18","expect":{"expect-code":"-32602"}}`,
 	`{"transport":"http","request":{"body":""},"response":{"status":"200"}}`,
 	`{"transport":"http","request":{"body":""},"response":{"status":200,"cut":1}}`,
+	`{"transport":"http","request":{"body":""},"response":{"status":200,"resumed":2,"body":"id: 1\ndata:\n\n"}}`,
+	`{"transport":"http","request":{"body":""},"response":{"status":200,"resumed":-1}}`,
+	`{"transport":"http","request":{"body":""},"response":{"status":200,"resumed":1.5}}`,
 	`{"transport":"http","request":{"body":5},"response":null}`,
 	`{"transport":"http","request":{"body":"a","bodyBase64":"YQ=="},"response":null}`,
 	`{"transport":"http","request":{"headers":{"a":5}},"response":null}`,
@@ -161,8 +164,8 @@ func refParse(line []byte) (Record, error) {
 	case !respv.IsObject():
 		return rec, errors.New(`"response" must be an object or null`)
 	}
-	var resp [5]gjson.Result // status, headers, body, bodyBase64, cut
-	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut"}, resp[:])
+	var resp [6]gjson.Result // status, headers, body, bodyBase64, cut, resumed
+	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut", "resumed"}, resp[:])
 	r := &envelope.Response{}
 	switch c := resp[4]; c.Type {
 	case gjson.True:
@@ -172,6 +175,12 @@ func refParse(line []byte) (Record, error) {
 		if c.Exists() {
 			return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c.Raw)
 		}
+	}
+	if n := resp[5]; n.Exists() {
+		if n.Type != gjson.Number || !envelope.IsInteger(n.Raw) || n.Int() < 0 || n.Int() > 100 {
+			return rec, fmt.Errorf(`"response.resumed" is %s, want how many times the stream was resumed`, n.Raw)
+		}
+		r.Resumed = int(n.Int())
 	}
 	if s := resp[0]; s.Exists() {
 		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {

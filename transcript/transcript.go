@@ -13,7 +13,10 @@
 //	  as the echo of a secret),
 //	 "request":{"method":"POST" (optional), "headers":{…}, "body":"<raw text>" | "bodyBase64":"…"},
 //	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…",
-//	             "cut":true (optional: the body ended before its end)} | null}
+//	             "cut":true (optional: the body ended before its end),
+//	             "resumed":2 (optional: the checker resumed the stream with
+//	             GET and Last-Event-ID so often; their events follow in
+//	             the body)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
@@ -330,7 +333,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	}
 	var root [11]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported
 	var req [4]string   // method, headers, body, bodyBase64
-	var resp [5]string  // status, headers, body, bodyBase64, cut
+	var resp [6]string  // status, headers, body, bodyBase64, cut, resumed
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	scanMembers(s[at:], func(key, rest string) int {
@@ -430,6 +433,12 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	default:
 		return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c)
 	}
+	if n := value(resp[5]); n.Exists() {
+		if n.Type != gjson.Number || !envelope.IsInteger(n.Raw) || n.Int() < 0 || n.Int() > 100 {
+			return rec, fmt.Errorf(`"response.resumed" is %s, want how many times the stream was resumed`, n.Raw)
+		}
+		rs.Resumed = int(n.Int())
+	}
 	if s := value(resp[0]); s.Exists() {
 		if s.Type != gjson.Number || !envelope.IsInteger(s.Raw) || s.Int() < 100 || s.Int() > 599 {
 			return rec, fmt.Errorf(`"response.status" is %s, want an HTTP status`, s.Raw)
@@ -466,7 +475,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 var (
 	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
-	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed"}
 	// versions are the known protocol versions, so that a record holds
 	// the constant rather than a copy of the line's text.
 	versions = envelope.Versions()
@@ -691,6 +700,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Body       *string             `json:"body,omitempty"`
 		BodyBase64 *string             `json:"bodyBase64,omitempty"`
 		Cut        bool                `json:"cut,omitempty"`
+		Resumed    int                 `json:"resumed,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -720,7 +730,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {
-		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut}
+		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed}
 		b := r.Body
 		if ex.Transport == envelope.Stdio && r.Messages != nil {
 			// Each message ends its line, so an empty last one survives.

@@ -106,7 +106,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 }
 
 // maxResumes bounds the GETs that resume one POST's stream.
-const maxResumes = 3
+const maxResumes = envelope.MaxResumes
 
 // resumes: the request's stream may be resumed after it ends without
 // the response: 2025-11-25 lets a server close it after an event with an
@@ -136,6 +136,7 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 				return b.describe(fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(end.events, "event")), "stopped"), note
 			}
 		}
+		r.Resumed++
 		get, err := http.NewRequestWithContext(b.ctx, http.MethodGet, h.URL, nil)
 		if err != nil {
 			return "", envelope.JoinNotes(note, fmt.Sprintf("cannot build the GET: %v", err))

@@ -74,8 +74,8 @@ func TestHTTPResumeSSE(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if len(gets) != tc.wantGets {
-				t.Fatalf("%d GETs, want %d", len(gets), tc.wantGets)
+			if len(gets) != tc.wantGets || ex.Response.Resumed != tc.wantGets {
+				t.Fatalf("%d GETs, %d recorded as resumptions, want %d", len(gets), ex.Response.Resumed, tc.wantGets)
 			}
 			if len(gets) > 0 {
 				h := gets[0]
