@@ -379,7 +379,10 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 				c.probed[key] = true
 			}
 		}
-		if method.Str == "initialize" && c.initSeq == 0 {
+		if _, pending := c.open[c.initSeq]; method.Str == "initialize" && (c.initSeq == 0 || !c.initDone && pending && c.initSeq != m.Seq) {
+			// (An initialize sent again while the first still awaits its
+			// answer, one the server may never give: the newer one is the
+			// handshake whose answer counts.)
 			c.initSeq, c.initKey = m.Seq, key
 			if caps := msg.Get("params.capabilities"); caps.IsObject() {
 				c.caps, c.capsKnown = json.RawMessage(caps.Raw), true
