@@ -166,15 +166,34 @@ ignored): a value both reject fails, one only one rejects warns.`,
 			return nil
 		}
 		ts, cerr := p.ToolCache.Compile(t.OutputSchema, p.Expect.Version)
+		var entries []envelope.DistilledEntry
+		var unsure string
 		switch {
 		case errors.Is(cerr, schema.ErrSchemaBounds):
 			return fmt.Errorf("the result is not judged: the tool's outputSchema: %w", cerr)
+		case cerr != nil && p.Expect.Version == envelope.V20250618 && !schema.Declared(t.OutputSchema):
+			// Not a 2020-12 schema, but perhaps a draft-07 one (tuple
+			// items, additionalItems), the other reading 2025-06-18
+			// allows (AMB-15): what it rejects warns.
+			d7, err := p.ToolCache.CompileDraft7(t.OutputSchema)
+			switch {
+			case errors.Is(err, schema.ErrSchemaBounds):
+				return fmt.Errorf("the result is not judged: the tool's outputSchema: %w", err)
+			case err != nil:
+				return Skip("the tool's outputSchema does not compile (see SCH1002)")
+			}
+			entries, err = d7.Validate([]byte(sc.Raw))
+			if err = unsureOf(err, &unsure); err != nil {
+				return err // beyond the validator's bounds: could not judge
+			}
+			unsure = cmp.Or(unsure, "AMB-15: read as draft-07, which 2025-06-18 allows for a schema without $schema; it is no 2020-12 schema")
 		case cerr != nil:
 			return Skip("the tool's outputSchema does not compile (see SCH1002)")
-		}
-		entries, unsure, err := structuredProblems(p, ts, t.OutputSchema, []byte(sc.Raw))
-		if err != nil {
-			return err // beyond the validator's bounds: could not judge
+		default:
+			var err error
+			if entries, unsure, err = structuredProblems(p, ts, t.OutputSchema, []byte(sc.Raw)); err != nil {
+				return err // beyond the validator's bounds: could not judge
+			}
 		}
 		report := p.Failf
 		switch {
