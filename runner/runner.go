@@ -618,6 +618,13 @@ func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, 
 		}
 	}
 	rep := r.expect(req, nil).ReadReply(ex.Response)
+	if resp := ex.Response; resp != nil && resp.Resumed > 0 && resp.Status/100 == 2 {
+		// The server answered the probe with a stream that set an event
+		// id, and its resumption brought nothing: it is there and
+		// serving HTTP, and the responses it does not deliver are its
+		// own silence, not a server gone away.
+		return ex, true
+	}
 	if alive := ex.Failure == "" && rep.Has() && rep.Response.IsObject(); alive || r.t.Transport() != envelope.HTTP || ex.Response != nil {
 		return ex, alive
 	}

@@ -1,7 +1,9 @@
 package runner_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -68,5 +70,51 @@ func TestStreamIDsAcrossSession(t *testing.T) {
 				t.Errorf("ids unique across the session, and HTTP1005 did not pass:\n%s", strings.Join(fails, "\n"))
 			}
 		})
+	}
+}
+
+// TestResumedStreamHangsIsSilence: a 2025-11-25 server that answers each
+// POST (but initialize) with a stream that sets an event id and ends,
+// and holds the resuming GET open without events: the liveness probe
+// meets the same stream, so it never got an answer either, and every
+// fixture was "could not judge" (error). The server answered the probe's
+// POST and set an id: it is there, and the responses it does not deliver
+// are its silence (RPC1006 fails).
+func TestResumedStreamHangsIsSilence(t *testing.T) {
+	hs := refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			switch {
+			case r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "":
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			case r.Method == http.MethodPost && !bytes.Contains(body, []byte(`"initialize"`)) && !bytes.Contains(body, []byte(`"notifications/`)):
+				w.Header().Set("Content-Type", "text/event-stream")
+				if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+					w.Header().Set("Mcp-Session-Id", sid)
+				}
+				w.WriteHeader(http.StatusOK)
+				fmt.Fprintf(w, "id: e-%d\nretry: 10\ndata:\n\n", time.Now().UnixNano())
+			default:
+				srv.ServeHTTP(w, r)
+			}
+		}
+	})
+	c, _, err := httpRun(t, hs.URL, envelope.V20251125, 0, 500*time.Millisecond, "lifecycle/ping")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range c.verdicts {
+		if v.Fixture == "lifecycle/ping" && v.Check.ID == "RPC1006" {
+			got = append(got, string(v.Status))
+		}
+	}
+	if !slices.Equal(got, []string{string(checks.StatusFail)}) {
+		_, detail := c.bad()
+		t.Errorf("RPC1006 of lifecycle/ping: %v, want one fail\n%s", got, detail)
 	}
 }
