@@ -512,7 +512,12 @@ batch holding a request, sent to a server that speaks 2025-03-26, is
 owed its answers (T-V0326-1, JSON-RPC §6): silence fails, while an
 empty batch there may be read as input owed nothing, so silence warns. An
 HTTP 4xx answers the request even without a body (HTTP1001 judges the
-body). When the checker could not tell (it could not send, the server
+body). A 2025-xx SSE stream that sets an event id and ends before the
+response may deliver it on a resumed stream (T-HTTP-15): where no one
+resumed it (a relay's recording) that warns; where the checker resumed it
+with GET and Last-Event-ID, as a client does, and the response still did
+not come (the GET refused, or nothing left to resume) it fails, unless
+the checker stopped at its own bound of resumptions. When the checker could not tell (it could not send, the server
 stopped answering even the probe, the reply broke the checker's bounds)
 this check carries the exchange's one "error" verdict.`,
 	Run: func(p *Pass) error {
