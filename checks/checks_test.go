@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/tidwall/gjson"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -140,6 +141,15 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 						t.Fatalf("%s: resumed: %v", file, err)
 					}
 					resp.Resumed = n
+				case "offered":
+					toks := gjson.Parse(v)
+					if !toks.IsArray() {
+						t.Fatalf("%s: offered: want a JSON array of tokens", file)
+					}
+					tc.ex.Offered = []string{}
+					for _, tok := range toks.Array() {
+						tc.ex.Offered = append(tc.ex.Offered, tok.Raw)
+					}
 				case "no-reply":
 					resp = nil
 				case "skips":

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -171,11 +172,14 @@ declarations set, not only for form:
   id are the stream's, and the rest are judged here as on any exchange
   (an untagged list change fails T-STDIO-5).
 
-On stdio other requests may be in flight, so a progress or log
-notification that names another request only warns there; on a POST's
-own SSE stream it fails in 2026-07-28 (T-HTTP-17, MUST) and warns before
+A progress or log notification that names another request fails on a
+POST's own SSE stream in 2026-07-28 (T-HTTP-17, MUST) and warns before
 in a session (T-HTTP-15: they SHOULD relate to the request, and another
-request of the session may own what they name). What the server declared is known in live runs
+request of the session may own what they name). On stdio other requests
+may be in flight, so it only warns there, unless it is progress for a
+token no request of the run offered at all: that fails wherever the run
+knew every token it sent (check and send, and the "offered" of their
+transcripts' stdio exchanges; a relay does not know them). What the server declared is known in live runs
 and in transcripts that carry the run's facts; without them the
 declaration rules are not judged.`,
 	Run: func(p *Pass) error {
@@ -234,9 +238,13 @@ declaration rules are not judged.`,
 					p.Failf(path+".params.progressToken", "progress notification whose progressToken is %s, want a string or an integer (T-PROG-1)", describe(tok))
 				case respAt >= 0 && i > respAt && token.Exists() && envelope.SameID(token, tok):
 					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
+				case token.Exists() && envelope.SameID(token, tok):
+				case unoffered(p.Exchange, tok):
+					// Every request on the pipe is known, and none gave it.
+					p.Failf(path+".params.progressToken", "progress for token %s, which no request sent to the server offered (T-PROG-1)", clip(tok.Raw))
 				case !token.Exists():
 					p.Deviate(scoped, path+".params.progressToken", "progress for token %s, but the request gave no progressToken (T-PROG-1)", clip(tok.Raw))
-				case !envelope.SameID(token, tok):
+				default:
 					p.Deviate(scoped, path+".params.progressToken", "progress for token %s, but the request gave %s (T-PROG-1)", clip(tok.Raw), clip(token.Raw))
 				}
 				if pr := m.Get("params.progress"); pr.Type != gjson.Number {
@@ -258,6 +266,16 @@ declaration rules are not judged.`,
 		}
 		return nil
 	},
+}
+
+// unoffered: ex is a stdio exchange whose run knew every progress token
+// its requests offered (see envelope.Exchange.Offered), and tok is none
+// of them.
+func unoffered(ex *envelope.Exchange, tok gjson.Result) bool {
+	if ex.Transport != envelope.Stdio || ex.Offered == nil {
+		return false
+	}
+	return !slices.ContainsFunc(ex.Offered, func(t string) bool { return envelope.SameID(gjson.Parse(t), tok) })
 }
 
 // ownTag: m carries the subscriptionId of the listen request whose id is

@@ -49,6 +49,14 @@ type Exchange struct {
 	// for the report: "no response within 10s; the server answered a
 	// liveness probe".
 	Note string
+	// Offered holds, for a stdio exchange of a run, the progress tokens
+	// (each as raw JSON) that the run's requests had offered when it was
+	// judged; nil when that is not known (a relay's exchange, a
+	// transcript that does not say). Every request on a pipe shares its
+	// stdout, so progress naming another request's token may be that
+	// one's; progress naming a token outside this list names no request
+	// at all (T-PROG-1). Empty but not nil: none was offered.
+	Offered []string
 	// Redacted names the secrets (--header values) its bodies held, each
 	// replaced by SecretMarker(name) where it stood: a transcript or a
 	// report shows that a secret was echoed, never the secret.

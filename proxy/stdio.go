@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -65,6 +66,38 @@ type stdioRelay struct {
 	*core
 	client  ledger // the client's requests, waiting for the server
 	version string // negotiated by initialize, for the exchanges after it
+	// offered are the progress tokens (raw JSON) the client's requests
+	// offered, in order; nil once one could not be read (a message too
+	// large to read, more than maxOffered tokens): then an exchange says
+	// nothing of them (see envelope.Exchange.Offered).
+	offered []string
+}
+
+// maxOffered bounds the progress tokens a relay remembers.
+const maxOffered = 256
+
+// offerLocked notes the progress tokens a client's message offers.
+func (r *stdioRelay) offerLocked(o *Observation) {
+	if r.offered == nil {
+		return
+	}
+	if o.Oversized {
+		r.offered = nil
+		return
+	}
+	msgs := []gjson.Result{gjson.ParseBytes(o.Raw)}
+	if msgs[0].IsArray() {
+		msgs = msgs[0].Array()
+	}
+	for _, m := range msgs {
+		if tok := m.Get("params._meta.progressToken"); tok.Exists() && m.Get("id").Exists() {
+			if len(r.offered) >= maxOffered {
+				r.offered = nil
+				return
+			}
+			r.offered = append(r.offered, tok.Raw)
+		}
+	}
 }
 
 // Run starts the server and relays until it has exited and its stdout
@@ -84,7 +117,7 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r := &stdioRelay{core: newCore(s.Observer, s.Limits, s.Now)}
+	r := &stdioRelay{core: newCore(s.Observer, s.Limits, s.Now), offered: []string{}}
 	lim := r.lim
 
 	var res Result
@@ -221,6 +254,7 @@ func (r *stdioRelay) rejoined(emit func(frame)) (feed func(frame), flush func())
 // the error that answers it.
 func (r *stdioRelay) clientFrame(f frame) {
 	o := r.observeFrameLocked(ClientToServer, f)
+	r.offerLocked(o)
 	if o.Kind == KindResponse {
 		if p := r.clientResponseLocked(o); p != nil {
 			r.q.put(obsEvent(o), pairEvent(p))
@@ -309,6 +343,9 @@ func (r *stdioRelay) serverFrame(f frame) {
 	}
 	o.Completes = true
 	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: o.Oversized}
+	if r.offered != nil {
+		w.ex.Offered = slices.Clone(r.offered)
+	}
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as
 		// this request's would blame the server for it.

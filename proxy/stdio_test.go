@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -391,5 +392,52 @@ func TestStdioVersionReachesExchanges(t *testing.T) {
 	l := pairsOf(pairs, ClientToServer, "tools/list")
 	if len(l) != 1 || l[0].Exchange.Version != envelope.V20250618 || l[0].Exchange.Transport != envelope.Stdio {
 		t.Errorf("tools/list pair: %s", describe(nil, l))
+	}
+}
+
+// TestStdioOfferedTokens: each exchange the relay pairs carries the
+// progress tokens the client's requests had offered on the pipe (so
+// PRO1003 fails progress for a token none offered, and a recording
+// says so to lint); after a message the relay could not read whole, the
+// tokens are no longer known and exchanges say nothing of them.
+func TestStdioOfferedTokens(t *testing.T) {
+	s := startStdio(t, "echo", Limits{MaxBytes: 200}, nil)
+	// One at a time: an exchange knows the tokens offered until its
+	// reply came, which may be more than those before it.
+	for i, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"t2"}}}`,
+		`[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"progressToken":3}}}]`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"pad":"` + strings.Repeat("p", 300) + `"}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,
+	} {
+		s.in.Write([]byte(line + "\n"))
+		if line[0] == '{' { // the fake answers no batch
+			waitContains(t, s.out, fmt.Sprintf(`"id":%d`, i+1))
+		}
+	}
+	s.in.Close()
+	s.wait(t, 10*time.Second)
+	_, pairs := s.rec.snapshot()
+	got := map[string][]string{}
+	for _, p := range pairs {
+		if p.Asker == ClientToServer && p.Exchange != nil {
+			got[string(p.Exchange.Request.Body[:min(len(p.Exchange.Request.Body), 30)])] = p.Exchange.Offered
+		}
+	}
+	want := map[string][]string{
+		`{"jsonrpc":"2.0","id":1,"metho`: {},
+		`{"jsonrpc":"2.0","id":2,"metho`: {`"t2"`},
+		`[{"jsonrpc":"2.0","id":3,"meth`: nil, // unanswered
+		`{"jsonrpc":"2.0","id":4,"metho`: {`"t2"`, `3`},
+		`{"jsonrpc":"2.0","id":5,"metho`: nil, // too large to read whole
+		`{"jsonrpc":"2.0","id":6,"metho`: nil,
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("offered tokens by exchange (-want +got):\n%s", diff)
+	}
+	if got[`{"jsonrpc":"2.0","id":1,"metho`] == nil || got[`{"jsonrpc":"2.0","id":6,"metho`] != nil {
+		t.Errorf("known-but-none and unknown must differ: %#v, %#v", got[`{"jsonrpc":"2.0","id":1,"metho`], got[`{"jsonrpc":"2.0","id":6,"metho`])
 	}
 }

@@ -165,7 +165,7 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 	if o.Checks == nil {
 		o.Checks = checks.All()
 	}
-	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}, streams: checks.NewStreams()}
+	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}, streams: checks.NewStreams(), offered: []string{}}
 	res, err := r.negotiate(ctx)
 	if err != nil {
 		return nil, res, err
@@ -247,6 +247,10 @@ type run struct {
 	// blocks are the fixtures' request ids (see ids.go); guarded by mu
 	// until set.
 	blocks *idBlocks
+	// offered are the progress tokens (raw JSON) the run's stdio
+	// requests offered, in the order sent; nil once more than maxOffered
+	// were (then no exchange says what was offered). Guarded by mu.
+	offered []string
 }
 
 // session is what the handshake established.
@@ -314,6 +318,7 @@ func (r *run) sendJudged(ctx context.Context, fixture string, req envelope.Reque
 // judge judges one exchange with its expectation and hands it on.
 func (l *lane) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectation, o *expect.Override) error {
 	r := l.r
+	r.knowOffered(ex)
 	if exp == nil {
 		exp = expect.Build(ex, r.facts, o)
 	}
@@ -412,8 +417,47 @@ func (r *run) restartTarget(ctx context.Context) error {
 	return err
 }
 
+// maxOffered bounds the progress tokens a run remembers (and each stdio
+// exchange of its transcript carries).
+const maxOffered = 256
+
+// offer notes the progress token a stdio request offers, before it is
+// written: the server may answer with progress for it at once.
+func (r *run) offer(req envelope.Request) {
+	if r.t.Transport() != envelope.Stdio {
+		return
+	}
+	tok := gjson.GetBytes(req.Body, "params._meta.progressToken")
+	if !tok.Exists() {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.offered == nil:
+	case len(r.offered) >= maxOffered:
+		r.offered = nil
+	default:
+		r.offered = append(r.offered, tok.Raw)
+	}
+}
+
+// knowOffered gives a stdio exchange the tokens offered so far, which
+// PRO1003 judges its progress notifications by (see envelope.Exchange).
+func (r *run) knowOffered(ex *envelope.Exchange) {
+	if ex.Transport != envelope.Stdio || ex.Offered != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.offered != nil {
+		ex.Offered = slices.Clone(r.offered)
+	}
+}
+
 // send performs one exchange and notes a death of the server.
 func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
+	r.offer(req)
 	ex := r.t.Conn().Do(ctx, req, wantReply)
 	switch {
 	case ex.Refused && ctx.Err() == nil:

@@ -586,6 +586,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	}
 	lim := p.Limits()
 	ex := envelope.Exchange{Transport: envelope.Stdio, Version: r.sess.version, Request: req}
+	r.offer(req)
 	if f := p.Send(ctx, req.Body); f != "" {
 		ex.Failure = f
 		m.died(&ex)

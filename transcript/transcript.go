@@ -8,6 +8,8 @@
 //	 "expect":{"expect-code":"-32602", …} (optional: the fixture's override),
 //	 "failure":"…" (optional: what the checker could not do), "died":"…",
 //	 "note":"…" (optional),
+//	 "offered":["wymcp-3",7] (optional, stdio: the progress tokens the
+//	  run's requests had offered on the pipe; see envelope.Exchange),
 //	 "redacted":["X-Api-Key"] (optional: the --header secrets its bodies
 //	  echoed, each recorded as "<redacted:Name>"; lint judges that marker
 //	  as the echo of a secret),
@@ -331,7 +333,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [11]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported
+	var root [12]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [6]string  // status, headers, body, bodyBase64, cut, resumed
 	// The request's and the response's members are read on the way
@@ -398,6 +400,21 @@ func (r *Reader) parse(line []byte) (Record, error) {
 				return rec, fmt.Errorf(`"redacted" holds %s, want header names`, envelope.Kind(n))
 			}
 			ex.Redacted = append(ex.Redacted, strings.Clone(n.Str))
+		}
+	}
+	if of := value(root[11]); of.Exists() {
+		switch {
+		case ex.Transport != envelope.Stdio:
+			return rec, errors.New(`"offered" belongs to stdio exchanges only`)
+		case !of.IsArray():
+			return rec, fmt.Errorf(`"offered" is %s, want an array of progress tokens`, envelope.Kind(of))
+		}
+		ex.Offered = []string{}
+		for _, t := range of.Array() {
+			if t.Type != gjson.String && !(t.Type == gjson.Number && envelope.IsInteger(t.Raw)) {
+				return rec, fmt.Errorf(`"offered" holds %s, want progress tokens (strings or integers)`, envelope.Kind(t))
+			}
+			ex.Offered = append(ex.Offered, strings.Clone(t.Raw))
 		}
 	}
 	reqv := root[3]
@@ -473,7 +490,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed"}
 	// versions are the known protocol versions, so that a record holds
@@ -712,20 +729,28 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		}
 	}
 	rec := struct {
-		Transport  string           `json:"transport"`
-		Version    string           `json:"protocolVersion,omitempty"`
-		Fixture    string           `json:"fixture,omitempty"`
-		Expect     *expect.Override `json:"expect,omitempty"`
-		Failure    string           `json:"failure,omitempty"`
-		Died       string           `json:"died,omitempty"`
-		Note       string           `json:"note,omitempty"`
-		Redacted   []string         `json:"redacted,omitempty"`
-		Unreported bool             `json:"unreported,omitempty"`
-		Request    msg              `json:"request"`
-		Response   *msg             `json:"response"`
+		Transport  string             `json:"transport"`
+		Version    string             `json:"protocolVersion,omitempty"`
+		Fixture    string             `json:"fixture,omitempty"`
+		Expect     *expect.Override   `json:"expect,omitempty"`
+		Failure    string             `json:"failure,omitempty"`
+		Died       string             `json:"died,omitempty"`
+		Note       string             `json:"note,omitempty"`
+		Redacted   []string           `json:"redacted,omitempty"`
+		Unreported bool               `json:"unreported,omitempty"`
+		Offered    *[]json.RawMessage `json:"offered,omitempty"`
+		Request    msg                `json:"request"`
+		Response   *msg               `json:"response"`
 	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported}
 	if !o.Empty() {
 		rec.Expect = o
+	}
+	if ex.Offered != nil {
+		of := make([]json.RawMessage, len(ex.Offered))
+		for i, t := range ex.Offered {
+			of[i] = json.RawMessage(t)
+		}
+		rec.Offered = &of
 	}
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)

@@ -111,6 +111,43 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 }
 
+// TestOfferedRoundTrip: a stdio exchange carries the progress tokens its
+// run had offered (an empty list too: none was), and one that says
+// nothing reads back as not known; a list elsewhere or of other values
+// is refused with the line.
+func TestOfferedRoundTrip(t *testing.T) {
+	for _, offered := range [][]string{nil, {}, {`"wymcp-3"`, `7`, `"a\u003cb"`}} {
+		ex := envelope.Exchange{Transport: envelope.Stdio, Version: "2025-11-25", Offered: offered,
+			Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)},
+			Response: &envelope.Response{Body: []byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"), Messages: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)}}}
+		var buf bytes.Buffer
+		if err := transcript.Write(&buf, "ping", &ex, nil); err != nil {
+			t.Fatal(err)
+		}
+		recs, errs := readAll(t, "rt", &buf)
+		if len(errs) != 0 || len(recs) != 1 {
+			t.Fatalf("errs %v recs %d", errs, len(recs))
+		}
+		if got := recs[0].Exchange.Offered; got == nil != (offered == nil) || !slices.Equal(got, offered) {
+			t.Errorf("offered %#v read back as %#v", offered, got)
+		}
+	}
+	in := `{"transport":"http","offered":[],"request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"stdio","offered":"a","request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"stdio","offered":[{"a":1}],"request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"stdio","offered":[1.5],"request":{"body":""},"response":null}` + "\n"
+	_, errs := readAll(t, "of", strings.NewReader(in))
+	want := []string{
+		`of:1: "offered" belongs to stdio exchanges only`,
+		`of:2: "offered" is string, want an array of progress tokens`,
+		`of:3: "offered" holds object, want progress tokens (strings or integers)`,
+		`of:4: "offered" holds number, want progress tokens (strings or integers)`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}
+
 // A transcript without facts lines learns them from its traffic, as a
 // relay does: each exchange is judged with what the ones before it
 // declared. Its first facts line ends the learning: recorded facts are

@@ -2,16 +2,23 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 )
 
 // stdioServerEnv makes the test binary a small stdio MCP server:
-// "once" answers each request once, "twice" writes each response twice.
+// "once" answers each request once, "twice" writes each response twice;
+// "progress-own" lists a tool and sends progress for the token a
+// request offers before its response, "progress-foreign" progress for a
+// token no request offered before every response but initialize's.
 const stdioServerEnv = "WYMCP_CMD_STDIO_SERVER"
 
 func TestMain(m *testing.M) {
@@ -38,9 +45,22 @@ func serveStdio(mode string) {
 		case "ping":
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id.Raw)
 		case "tools/list":
-			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, id.Raw)
+			tools := `[]`
+			if strings.HasPrefix(mode, "progress-") {
+				tools = `[{"name":"echo","inputSchema":{"type":"object"}}]`
+			}
+			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s}}`, id.Raw, tools)
+		case "tools/call":
+			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id.Raw)
 		default:
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, id.Raw)
+		}
+		tok := gjson.GetBytes(msg, "params._meta.progressToken")
+		switch {
+		case mode == "progress-own" && tok.Exists():
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok.Raw + `,"progress":1}}` + "\n")
+		case mode == "progress-foreign" && gjson.GetBytes(msg, "method").Str != "initialize":
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"not-offered","progress":1}}` + "\n")
 		}
 		os.Stdout.WriteString(reply + "\n")
 		if mode == "twice" {
@@ -64,6 +84,68 @@ func TestSendStdioReadsAsCheck(t *testing.T) {
 			}
 			if failed := strings.Contains(out, "fail RPC1006"); failed != (mode == "twice") {
 				t.Errorf("RPC1006 failed: %v, want %v:\n%s", failed, mode == "twice", out)
+			}
+		})
+	}
+}
+
+// TestStdioProgressTokensLintAlike: over stdio check knows every progress
+// token its requests offered, so progress for a token none offered fails
+// PRO1003 (it warned that another request might own it), and the
+// recording carries what check knew: lint gives the same PRO1003 rows.
+// The twin: progress for the request's own token passes.
+func TestStdioProgressTokensLintAlike(t *testing.T) {
+	for _, tc := range []struct{ mode, parallel string }{{"progress-foreign", "8"}, {"progress-foreign", "1"}, {"progress-own", "8"}, {"progress-own", "1"}} {
+		mode := tc.mode
+		t.Run(mode+"/parallel="+tc.parallel, func(t *testing.T) {
+			t.Setenv(stdioServerEnv, mode)
+			dir := t.TempDir()
+			rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+			if code, _, errOut := runMain(t, "", "check", "--timeout", "2s", "--parallel", tc.parallel, "--call-tools=all", "--record", rec, "--format", "json", "-o", live, "--", os.Args[0]); code != exitFindings && code != exitOK {
+				t.Fatalf("check: exit %d: %s", code, errOut)
+			}
+			if code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings && code != exitOK {
+				t.Fatalf("lint: exit %d: %s", code, errOut)
+			}
+			rows := func(p string) (map[string]string, []string) {
+				raw, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var r struct {
+					Results []struct{ Fixture, Check, Status, Message string }
+				}
+				if err := json.Unmarshal(raw, &r); err != nil {
+					t.Fatal(err)
+				}
+				m, msgs := map[string]string{}, []string(nil)
+				for _, x := range r.Results {
+					// Fixtures that do not apply are in check's report
+					// alone: nothing of them was sent, or recorded.
+					if x.Check == "PRO1003" && x.Status != "skip" {
+						m[x.Fixture] = x.Status
+						msgs = append(msgs, x.Message)
+					}
+				}
+				return m, msgs
+			}
+			l, msgs := rows(live)
+			g, _ := rows(linted)
+			if diff := cmp.Diff(l, g); diff != "" {
+				t.Errorf("PRO1003 rows of check (-) and lint of its recording (+):\n%s", diff)
+			}
+			count := map[string]int{}
+			for _, st := range l {
+				count[st]++
+			}
+			if mode == "progress-foreign" {
+				if count["fail"] == 0 || count["warn"] > 0 || !slices.ContainsFunc(msgs, func(m string) bool { return strings.Contains(m, "no request sent to the server offered") }) {
+					t.Errorf("progress for a token no request offered: PRO1003 %v, want fails only:\n%s", count, strings.Join(msgs, "\n"))
+				}
+				return
+			}
+			if count["fail"] > 0 || count["warn"] > 0 || count["pass"] == 0 {
+				t.Errorf("progress for the request's own token: PRO1003 %v, want passes only:\n%s", count, strings.Join(msgs, "\n"))
 			}
 		})
 	}
