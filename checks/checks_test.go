@@ -150,6 +150,10 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					for _, tok := range toks.Array() {
 						tc.ex.Offered = append(tc.ex.Offered, tok.Raw)
 					}
+				case "cut":
+					// The reply was cut off by the checker (its look at a
+					// stream ended while the server held it open).
+					resp.Cut = v == "true"
 				case "no-reply":
 					resp = nil
 				case "skips":

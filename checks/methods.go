@@ -141,7 +141,11 @@ log notification (T-SUB-5). A closing result carries the subscriptionId
 too (T-META-3; T-SUB-4).
 
 The stream need not end while the checker reads it: a stream with no
-acknowledgment yet only warns (it may come later); on stdio, messages of
+acknowledgment yet only warns (it may come later), one the server ended
+without any fails; a stream the server ended with neither a closing
+result nor a notifications/cancelled naming the listen request warns
+(AMB-20 accepts either, or both; neither is what no reading allows, but
+which of them binds an HTTP stream is not spelled out); on stdio, messages of
 other requests may be interleaved, so only those tagged with this
 subscription are judged there. The other messages of a listen stream
 are this check's alone: PRO1003 leaves them. A notifications/cancelled
@@ -157,7 +161,7 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 		id := x.Request.Get("id")
 		stdio := p.Exchange.Transport == envelope.Stdio
 		key := envelope.JoinPath("params._meta", metaSubscriptionID)
-		acked := false
+		acked, cancelled := false, false
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !m.Get("method").Exists() || m.Get("id").Exists() {
 				continue
@@ -179,6 +183,9 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 				p.Failf(path, "%s lacks _meta %s (T-SUB-3, T-META-3)", Quote(method, quoteN), metaSubscriptionID)
 			case !mine:
 				p.Failf(path, "%s carries subscriptionId %s, not the listen request's id %s (T-META-3)", Quote(method, quoteN), clip(sub.Raw), clip(id.Raw))
+			}
+			if method == "notifications/cancelled" && envelope.SameID(id, m.Get("params.requestId")) {
+				cancelled = true
 			}
 			switch {
 			case method == "notifications/subscriptions/acknowledged":
@@ -208,8 +215,15 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 			// The closing result ends the stream: no acknowledgment can
 			// come after it, and the first message was not one.
 			p.Failf("reply", "the stream closed with its result and no notifications/subscriptions/acknowledged came first (T-SUB-1)")
+		case !acked && endedByServer(p):
+			p.Failf("reply", "the server ended the stream with no notifications/subscriptions/acknowledged; it is the stream's first message (T-SUB-1)")
 		case !acked:
 			p.Warnf("reply", "no acknowledgment arrived while the stream was read; the first message on the stream must be notifications/subscriptions/acknowledged (T-SUB-1)")
+		case !closed && !cancelled && endedByServer(p):
+			// Either signal, or both, is right (AMB-20); neither leaves
+			// the client to guess whether its subscription ended on
+			// purpose or the connection broke.
+			p.Warnf("reply", "the server ended the stream with neither a closing result (T-SUB-4) nor a notifications/cancelled naming the listen request (T-STDIO-8); one of them, or both, comes before it closes (AMB-20)")
 		}
 		if r := p.Reply.Response; r != nil && r.Get("result").IsObject() {
 			sub := r.Get(envelope.JoinPath("result._meta", metaSubscriptionID))
@@ -219,6 +233,15 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 		}
 		return nil
 	},
+}
+
+// endedByServer: an HTTP listen stream that the server closed, read to
+// its end, where one the server holds open is cut when the checker's
+// look ends (a relay's recording of one the client left is cut too).
+func endedByServer(p *Pass) bool {
+	r := p.Exchange.Response
+	return p.Exchange.Transport == envelope.HTTP && p.Exchange.Failure == "" && r != nil && !r.Cut && !r.Truncated &&
+		envelope.IsEventStream(envelope.HeaderGet(r.Header, "Content-Type"))
 }
 
 // listenFilter maps a notification a listen stream may carry to the
