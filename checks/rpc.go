@@ -433,7 +433,10 @@ func refusedOnHeaders(p *Pass) bool {
 func sessionRefusal(p *Pass) bool {
 	r, x := p.Exchange.Response, p.Expect
 	if p.Exchange.Transport != envelope.HTTP || r == nil || p.Reply.Response == nil ||
-		r.Status != 400 && !(r.Status == 404 && x.Condition == expect.CondSession) {
+		r.Status != 400 && !(r.Status/100 == 4 && x.Condition == expect.CondSession) {
+		// (Which 4xx refuses a session the server never issued is not
+		// fixed, AMB-8: HTTP1002 judges the status; whichever it is, the
+		// refusal is the session's.)
 		return false
 	}
 	sid := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id")
