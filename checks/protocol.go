@@ -523,7 +523,10 @@ no order between the faults is set (AMB-4), and an input_required result
 is not judged: the tool has not run, and a later round would show whether
 it refuses. -32603 says the tool failed inside, having run on the input,
 unless its words are a validator's (then the arguments were refused: a
-warning, as for any other code; ERR1002 judges the code). An isError
+warning, as for any other code; ERR1002 judges the code); only where its
+words read as the tool's own failure after it ran (an upstream's, a
+crash's) does it fail, and words that tell neither ("Internal error": a
+framework may so answer a validation exception) warn. An isError
 result whose text reads as the tool's own failure after it ran (an
 upstream call that failed: "API error: getaddrinfo EAI_AGAIN", "fetch
 failed", "502 Bad Gateway"; a crash: "Cannot read properties of
@@ -558,9 +561,17 @@ what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
 					p.Warnf("error.code", "the refusal has code -32603, in a validator's words; want an isError result or -32602 (T-TOOL-8)")
 					break
 				}
-				// -32603 without a word of validation says the tool failed
-				// inside: it ran on the input instead of validating it.
-				p.Deviate(t.Refusal, "error.code", "the tool failed inside (-32603) instead of refusing arguments its inputSchema forbids; want an isError result or -32602")
+				if words := e.Get("message").Str + " " + e.Get("data").Raw; ranWords.MatchString(words) {
+					// Its words are the tool's own failure after it ran (an
+					// upstream's, a crash's): it ran on the input instead
+					// of validating it.
+					p.Deviate(t.Refusal, "error.code", "the tool failed inside (-32603, %s) instead of refusing arguments its inputSchema forbids; want an isError result or -32602", Quote(e.Get("message").Str, quoteN))
+					break
+				}
+				// Words that tell neither ("Internal error"): a framework
+				// may answer a validation exception so, or the tool may
+				// have run and failed; the checker cannot see which.
+				p.Warnf("error.code", "the refusal has code -32603 and says %s, which tells neither a refusal of the arguments nor the tool's own failure: the tool may have run on arguments its inputSchema forbids; want an isError result or -32602 (T-TOOL-8)", Quote(e.Get("message").Str, quoteN))
 			case code == envelope.CodeMethodNotFound && t.TaskRequired:
 				// The tool needs a task the call did not carry: -32601 is
 				// T-TASK-1's refusal, as right as one for the arguments.
