@@ -169,7 +169,8 @@ capability the server declared, a listed resource refused as missing),
 it warns: the checker cannot see why the server says otherwise now;
 -32601 for server/discover fails where the run speaks 2026-07-28 with
 the server, which then implements it (T-LIFE-8). Where a fixture leaves the code open (a refusal on a header,
-a second initialize), the codes its own words, the request or the
+a second initialize) or asks for it only as a SHOULD (a malformed
+tools/call, T-TOOL-7), the codes its own words, the request or the
 server's declarations deny still fail: -32022 for a version the server
 says it serves, and -32603 for what the reply itself calls invalid
 params; -32020 when every standard header matches the body warns there
@@ -277,6 +278,14 @@ params; -32020 when every standard header matches the body warns there
 				// extension defines it: the code must be -32601.
 				p.Failf("error.code", "code %d for a method the reply itself calls unknown, want -32601", code)
 				return nil
+			}
+			if code == envelope.CodeInternalError && slices.Contains(x.Codes, envelope.CodeInvalidParams) {
+				if sure, _ := paramsRefusal(p, e); sure {
+					// The code is left to the server, but not one its own
+					// words deny (T-ERR-4), as under an open code.
+					hiddenInvalidParams(p, e)
+					return nil
+				}
 			}
 			p.Deviate(x.Code, "error.code", "code %d for %s, want %s", code, x.Cause(), codeList(x.Codes))
 			return nil
