@@ -38,6 +38,9 @@ import (
 //	                no-reply: true (nothing came back)
 //	                request-header: Name: value (repeatable)
 //	                reply-header: Name: value (repeatable; default Content-Type: application/json on HTTP)
+//	                no-content-type: true (no default Content-Type)
+//	                cut: true (the checker cut the reply off: a stream held open)
+//	                offered: ["tok"] (stdio: the progress tokens the run had offered)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
 //	-- want --      one finding per line: CHECKID fail|warn PATH
@@ -89,6 +92,7 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 	tc.ex = envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Header: http.Header{}}}
 	resp := &envelope.Response{Status: 200, Header: http.Header{}}
 	var replyBody []byte
+	noContentType := false
 	seen := map[string]bool{}
 	for _, f := range ar.Files {
 		if seen[f.Name] {
@@ -150,6 +154,10 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					for _, tok := range toks.Array() {
 						tc.ex.Offered = append(tc.ex.Offered, tok.Raw)
 					}
+				case "no-content-type":
+					// The reply carries no Content-Type at all (else an
+					// HTTP body gets application/json).
+					noContentType = v == "true"
 				case "cut":
 					// The reply was cut off by the checker (its look at a
 					// stream ended while the server held it open).
@@ -209,7 +217,7 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 			// is one message.
 			resp.Messages = append([][]byte{}, envelope.Rejoin(lines)...)
 		} else {
-			if resp.Header.Get("Content-Type") == "" && len(replyBody) > 0 {
+			if resp.Header.Get("Content-Type") == "" && len(replyBody) > 0 && !noContentType {
 				resp.Header.Set("Content-Type", "application/json")
 			}
 			if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {

@@ -36,7 +36,9 @@ as an application/json body (or an SSE stream holding one). The body is what
 tells a dual-era client "modern server, fix and retry" from "legacy
 server" (T-COMPAT-1), and tells a 2026-07-28 404 for an unknown method from
 a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
-nothing. Under --contract spec only the statuses the spec ties to a
+nothing. A JSON-RPC error body that lacks only its Content-Type warns
+(RFC 9110 §8.3 asks senders to label content as a SHOULD; TypeScript SDK
+servers before 1.25 so answer). Under --contract spec only the statuses the spec ties to a
 JSON-RPC body (400 and 404 in 2026-07-28, T-COMPAT-1's refusals for a
 protocol reason) fail; others warn, and so does a 2026 400 or 404 where
 the spec leaves the reaction itself open (a batch, AMB-7; a posted
@@ -109,8 +111,16 @@ not judged here.`,
 			if _, ok := envelope.HeaderValue(resp.Header, "Content-Type"); !ok {
 				has = "has no Content-Type"
 			}
+			isErr := p.Reply.Response != nil && p.Reply.Response.IsObject() && p.Reply.Response.Get("error").IsObject()
+			if _, labelled := envelope.HeaderValue(resp.Header, "Content-Type"); !labelled && isErr {
+				// The JSON-RPC error the contract and T-COMPAT-1 ask for is
+				// there; only its label is missing, which RFC 9110 §8.3
+				// asks of a sender as a SHOULD.
+				p.Warnf("http.header.Content-Type", "status %d has no Content-Type; the body is a JSON-RPC error, which application/json should label (RFC 9110 §8.3)", resp.Status)
+				return nil
+			}
 			what := "want application/json with a JSON-RPC error"
-			if r := p.Reply.Response; r != nil && r.IsObject() && r.Get("error").IsObject() {
+			if isErr {
 				// The body is one: only its label is wrong or missing, and
 				// a person fixing the server needs to know which.
 				what = "want application/json: the body is a JSON-RPC error"
