@@ -44,7 +44,7 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 		if err != nil {
 			// Nothing was negotiated, so nothing is judged; the probes are
 			// still handed on, so a --record shows what the server said.
-			if jerr := r.sink.Exchange(Judged{Fixture: pr.fixture, Exchange: &pr.ex, Override: pr.o}); jerr != nil {
+			if jerr := r.sink.Exchange(Judged{Fixture: pr.fixture, Exchange: &pr.ex, Override: pr.o, Unjudged: err.Error()}); jerr != nil {
 				return res, jerr
 			}
 			continue

@@ -107,6 +107,9 @@ type Judged struct {
 	// when it was not sent.
 	Expect   *expect.Expectation
 	Verdicts []checks.Verdict
+	// Unjudged says why an exchange the run recorded was not judged (a
+	// negotiation that failed); Verdicts is then nil.
+	Unjudged string
 	// Duration is the wall time the exchange took, its liveness probe and
 	// judging included (in a concurrent run, beside other exchanges).
 	Duration time.Duration

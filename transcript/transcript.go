@@ -26,7 +26,9 @@
 // A first line {"run":{"contract":"spec","schema":"none","checks":"RPC*"}}
 // records how the run judged; lint judges so unless its flags say
 // otherwise. An exchange with "unreported":true was judged but not
-// reported (a --run selection's negotiation): lint does the same.
+// reported (a --run selection's negotiation): lint does the same. One
+// with "unjudged":"why" was recorded and not judged (a negotiation that
+// settled on no version the checker judges): lint judges it no more.
 //
 // A line {"facts":{…}} records what the server declared in the run (the
 // negotiated version, the versions it serves, its capabilities, its
@@ -81,6 +83,10 @@ type Record struct {
 	// of its own a --run selection needed, as negotiation): lint does
 	// the same.
 	Unreported bool
+	// Unjudged says why the run recorded the exchange without judging it
+	// (a negotiation that settled on no version the checker judges):
+	// lint judges it no more than the run did.
+	Unjudged string
 }
 
 // A Run is how a recorded run judged (a {"run":{…}} line): lint judges
@@ -333,7 +339,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [12]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered
+	var root [13]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [6]string  // status, headers, body, bodyBase64, cut, resumed
 	// The request's and the response's members are read on the way
@@ -401,6 +407,13 @@ func (r *Reader) parse(line []byte) (Record, error) {
 			}
 			ex.Redacted = append(ex.Redacted, strings.Clone(n.Str))
 		}
+	}
+	switch u := value(root[12]); {
+	case !u.Exists():
+	case u.Type != gjson.String || u.Str == "":
+		return rec, fmt.Errorf(`"unjudged" is %s, want why the run did not judge the exchange`, envelope.Kind(u))
+	default:
+		rec.Unjudged = strings.Clone(u.Str)
 	}
 	if of := value(root[11]); of.Exists() {
 		switch {
@@ -490,7 +503,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed"}
 	// versions are the known protocol versions, so that a record holds
@@ -700,16 +713,22 @@ func WriteFacts(w io.Writer, f *expect.Facts) error {
 // Bodies that are not valid UTF-8 go as bodyBase64, so the bytes survive
 // exactly.
 func Write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override) error {
-	return write(w, fixture, ex, o, false)
+	return write(w, fixture, ex, o, false, "")
 }
 
 // WriteUnreported is Write for an exchange the run judged but did not
 // report (see Record.Unreported).
 func WriteUnreported(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override) error {
-	return write(w, fixture, ex, o, true)
+	return write(w, fixture, ex, o, true, "")
 }
 
-func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override, unreported bool) error {
+// WriteUnjudged is Write for an exchange the run recorded but did not
+// judge, saying why (see Record.Unjudged).
+func WriteUnjudged(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override, why string) error {
+	return write(w, fixture, ex, o, false, why)
+}
+
+func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Override, unreported bool, unjudged string) error {
 	type msg struct {
 		Method     string              `json:"method,omitempty"`
 		Status     int                 `json:"status,omitempty"`
@@ -739,9 +758,10 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Redacted   []string           `json:"redacted,omitempty"`
 		Unreported bool               `json:"unreported,omitempty"`
 		Offered    *[]json.RawMessage `json:"offered,omitempty"`
+		Unjudged   string             `json:"unjudged,omitempty"`
 		Request    msg                `json:"request"`
 		Response   *msg               `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported}
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged}
 	if !o.Empty() {
 		rec.Expect = o
 	}

@@ -111,7 +111,8 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 }
 
-// TestOfferedRoundTrip: a stdio exchange carries the progress tokens its
+// TestOfferedRoundTrip: an exchange the run did not judge says why; a
+// stdio exchange carries the progress tokens its
 // run had offered (an empty list too: none was), and one that says
 // nothing reads back as not known; a list elsewhere or of other values
 // is refused with the line.
@@ -132,16 +133,27 @@ func TestOfferedRoundTrip(t *testing.T) {
 			t.Errorf("offered %#v read back as %#v", offered, got)
 		}
 	}
-	in := `{"transport":"http","offered":[],"request":{"body":""},"response":null}` + "\n" +
+	var buf bytes.Buffer
+	ex := envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Body: []byte("{}")}}
+	if err := transcript.WriteUnjudged(&buf, "negotiate/initialize", &ex, nil, "no version negotiated"); err != nil {
+		t.Fatal(err)
+	}
+	recs, errs := readAll(t, "uj", &buf)
+	if len(errs) != 0 || len(recs) != 1 || recs[0].Unjudged != "no version negotiated" {
+		t.Fatalf("unjudged record read back as %+v, %v", recs, errs)
+	}
+	in := `{"transport":"http","unjudged":"","request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"http","offered":[],"request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":"a","request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":[{"a":1}],"request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":[1.5],"request":{"body":""},"response":null}` + "\n"
-	_, errs := readAll(t, "of", strings.NewReader(in))
+	_, errs = readAll(t, "of", strings.NewReader(in))
 	want := []string{
-		`of:1: "offered" belongs to stdio exchanges only`,
-		`of:2: "offered" is string, want an array of progress tokens`,
-		`of:3: "offered" holds object, want progress tokens (strings or integers)`,
-		`of:4: "offered" holds number, want progress tokens (strings or integers)`,
+		`of:1: "unjudged" is string, want why the run did not judge the exchange`,
+		`of:2: "offered" belongs to stdio exchanges only`,
+		`of:3: "offered" is string, want an array of progress tokens`,
+		`of:4: "offered" holds object, want progress tokens (strings or integers)`,
+		`of:5: "offered" holds number, want progress tokens (strings or integers)`,
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

@@ -243,11 +243,21 @@ func (k *sink) Exchange(j runner.Judged) error {
 		return j.Fixture == f.ID || strings.HasPrefix(j.Fixture, f.ID+"/")
 	}) || slices.ContainsFunc(k.skip, func(p string) bool { return fixtures.Matches(p, j.Fixture) })
 	if k.record != nil && j.Exchange != nil {
-		write := transcript.Write
-		if hidden && j.Verdicts != nil {
-			write = transcript.WriteUnreported // so lint reports what check did
+		var err error
+		switch {
+		case j.Verdicts == nil:
+			// So lint judges no more of it than check did.
+			why := j.Unjudged
+			if why == "" {
+				why = "the run did not judge it"
+			}
+			err = transcript.WriteUnjudged(k.record, j.Fixture, j.Exchange, j.Override, scrubText(why, k.secrets))
+		case hidden:
+			err = transcript.WriteUnreported(k.record, j.Fixture, j.Exchange, j.Override) // so lint reports what check did
+		default:
+			err = transcript.Write(k.record, j.Fixture, j.Exchange, j.Override)
 		}
-		if err := write(k.record, j.Fixture, j.Exchange, j.Override); err != nil {
+		if err != nil {
 			return fmt.Errorf("--record: %w", err)
 		}
 	}

@@ -87,7 +87,8 @@ func lintRun(s *streams, o *lintOptions) error {
 	// A transcript lists the same tools again and again: each schema is
 	// compiled once.
 	var tools schema.ToolCache
-	var inputErrs, unreported int
+	var inputErrs, unreported, unjudged, reported int
+	var unjudgedWhy string
 	for _, name := range o.Files {
 		r, closeIn, err := openInput(s, name)
 		if err != nil {
@@ -128,7 +129,13 @@ func lintRun(s *streams, o *lintOptions) error {
 				}
 			case rec.Unreported:
 				unreported++ // judged, not reported, as the run did
+			case rec.Unjudged != "":
+				// Not judged, as the run did not judge it.
+				if unjudged++; unjudgedWhy == "" {
+					unjudgedWhy = rec.Unjudged
+				}
 			default:
+				reported++
 				res = report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: it.Expect, Verdicts: it.Verdicts}
 				return ss.exchange(&res)
 			}
@@ -142,6 +149,18 @@ func lintRun(s *streams, o *lintOptions) error {
 	}
 	if unreported > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the recorded run judged but did not report (what its --run selection needed: negotiation, tools/list, the end of the session) were judged but are not reported", unreported))
+	}
+	if unjudged > 0 && reported == 0 && inputErrs == 0 {
+		// The recorded run could not be driven, and judged nothing: lint
+		// says so as check did, and exits as check did.
+		ss.sum.Aborted = fmt.Sprintf("the recorded run judged none of its %d exchange(s): %s", unjudged, unjudgedWhy)
+		if err := ss.finish(); err != nil && !errors.Is(err, errFindings) {
+			return err
+		}
+		return &targetError{errors.New(ss.sum.Aborted)}
+	}
+	if unjudged > 0 {
+		ss.note(fmt.Sprintf("%d exchange(s) the recorded run did not judge (%s) are not judged", unjudged, unjudgedWhy))
 	}
 	err = ss.finish()
 	if inputErrs > 0 && (err == nil || errors.Is(err, errFindings)) {

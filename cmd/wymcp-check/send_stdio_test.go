@@ -14,7 +14,8 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// stdioServerEnv makes the test binary a small stdio MCP server:
+// stdioServerEnv makes the test binary a small stdio MCP server
+// ("legacy-2024" answers initialize with 2024-11-05 alone):
 // "once" answers each request once, "twice" writes each response twice;
 // "progress-own" lists a tool and sends progress for the token a
 // request offers before its response, "progress-foreign" progress for a
@@ -41,7 +42,11 @@ func serveStdio(mode string) {
 		var reply string
 		switch gjson.GetBytes(msg, "method").Str {
 		case "initialize":
-			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"t","version":"1"}}}`, id.Raw)
+			v := "2025-11-25"
+			if mode == "legacy-2024" {
+				v = "2024-11-05" // a version the checker does not judge
+			}
+			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},"serverInfo":{"name":"t","version":"1"}}}`, id.Raw, v)
 		case "ping":
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id.Raw)
 		case "tools/list":
@@ -148,5 +153,23 @@ func TestStdioProgressTokensLintAlike(t *testing.T) {
 				t.Errorf("progress for the request's own token: PRO1003 %v, want passes only:\n%s", count, strings.Join(msgs, "\n"))
 			}
 		})
+	}
+}
+
+// TestUnjudgedRunLintsUnjudged: a run that could negotiate no version it
+// judges records what the server said, and lint of the recording judges
+// it no more than check did: no verdict, and the same exit (3), where
+// lint judged the probes under 2025-11-25 and reported a pass (a helper's
+// sweep of TypeScript SDK 1.5, which speaks 2024-11-05 alone).
+func TestUnjudgedRunLintsUnjudged(t *testing.T) {
+	t.Setenv(stdioServerEnv, "legacy-2024")
+	rec := filepath.Join(t.TempDir(), "run.jsonl")
+	code, out, errOut := runMain(t, "", "check", "--timeout", "2s", "--record", rec, "--", os.Args[0])
+	if code != exitTarget || !strings.Contains(errOut, "2024-11-05") {
+		t.Fatalf("check: exit %d, want %d:\n%s\n%s", code, exitTarget, out, errOut)
+	}
+	code, out, errOut = runMain(t, "", "lint", rec)
+	if code != exitTarget || !strings.Contains(errOut, "judged none of its") || !strings.Contains(errOut, "2024-11-05") || strings.Contains(out, "PASSED") {
+		t.Errorf("lint of the recording: exit %d, want %d, saying the run judged nothing and why:\n%s\n%s", code, exitTarget, out, errOut)
 	}
 }
