@@ -72,6 +72,18 @@ func TestServer20250326(t *testing.T) {
 			if !batch {
 				t.Error("rpc/batch was not judged (RPC1001 pass) for 2025-03-26 (T-V0326-1)")
 			}
+			// Sessions are 2025-03-26's too (T-SESS-2): only the version
+			// header's own fixture is not judged, not every fixture that
+			// carries the header (session/missing-header was skipped).
+			judged := map[string]bool{}
+			for _, v := range c.verdicts {
+				if v.Status != checks.StatusSkip {
+					judged[v.Fixture] = true
+				}
+			}
+			if !judged["session/missing-header"] || judged["version/bad-header"] {
+				t.Errorf("judged session/missing-header %v (want true), version/bad-header %v (want false)", judged["session/missing-header"], judged["version/bad-header"])
+			}
 		})
 	}
 }

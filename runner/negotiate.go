@@ -146,11 +146,15 @@ func skipped20250326() []string {
 }
 
 // later20250326 says why a fixture depends on a version after 2025-03-26
-// ("" when it does not).
+// ("" when it does not): one that probes the MCP-Protocol-Version header
+// says so by citing T-V0326-2, the rule that 2025-03-26 has none. (A
+// fixture may cite T-HTTP-7 for the header it merely carries, as
+// session/missing-header does: it was skipped, and the session rule
+// it probes, which 2025-03-26 has, went unjudged.)
 func later20250326(rules []string) string {
 	for _, r := range rules {
 		switch r {
-		case "T-HTTP-7":
+		case "T-V0326-2":
 			return "the server speaks 2025-03-26, which has no MCP-Protocol-Version header (T-V0326-2): not judged"
 		}
 	}
