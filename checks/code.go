@@ -466,7 +466,13 @@ missing MCP-Protocol-Version header read as 2025-03-26 by a server that
 serves such clients; an id JSON-RPC allows and MCP forbids, echoed
 exactly) a result only warns. A missing header has no 2025-03-26 reading
 when the method is 2026-07-28's alone (server/discover) or the result
-carries resultType: served so, it fails.
+carries resultType: served so, it fails. A request with a foreign
+Origin served by a server on loopback fails (T-HTTP-14: DNS rebinding),
+and by a remote one warns, as the spec does not say what an invalid
+Origin is (AMB-19); a foreign Host served only warns (AMB-19 names
+Origin, not Host). Where the spec sets no code for a refusal (a
+tampered requestState, malformed inputResponses, AMB-12), any error
+refuses it (ERR1002 judges its code) and a result warns.
 
 The other way round: a valid request a fixture only spells another way
 the spec allows (header names in lowercase, T-HTTP-19) must be served: a

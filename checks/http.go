@@ -255,6 +255,8 @@ session (T-SESS-3). A 5xx for a client's mistake fails under the strict
 contract: the client did wrong, not the server; -32603 with a 5xx only
 warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 (T-HTTP-11 leaves it open, and says only that 5xx is the worse choice).
+A session id the server never issued is refused 404 or 400; another 4xx
+warns, as only an ended session's 404 is fixed (AMB-8).
 Where a fixture leaves the status open, it is open among 200 and the
 4xx: an error response with another 2xx or a 3xx fails everywhere. A
 GET answered with a 2xx other than 200 and an event stream warns
@@ -374,6 +376,10 @@ GET answered with a 2xx other than 200 and an event stream warns
 				if p.Contract.IsStrict() {
 					p.Warnf(path, "status %d for %s, the contract wants %d", st, x.Condition, want)
 				}
+			case x.StatusWant.Level == expect.Contract:
+				// A person fixing the server needs to know it is the
+				// contract's rule, not the spec's.
+				p.Deviate(x.StatusWant, path, "status %d for %s, the contract wants %s (the spec leaves the status open, AMB-6)", st, x.Condition, codeList(x.Status))
 			default:
 				p.Deviate(x.StatusWant, path, "status %d for %s, want %s", st, x.Condition, codeList(x.Status))
 			}

@@ -190,7 +190,7 @@ is judged.`,
 				// (A server that serves no version with initialize, 2026-07-28
 				// alone, refuses it as T-LIFE-14 says: no version to name.)
 				if x.Facts != nil && len(x.Facts.Supported) > 0 && !x.Facts.Serves(asked) && slices.ContainsFunc(x.Facts.Supported, hasInitialize) {
-					p.Warnf("error", "initialize for %s, which the server does not serve, is refused; the spec wants a result naming a version it serves (AMB-3)", Quote(asked, quoteN))
+					p.Warnf("error", "initialize for %s, which the server does not serve, is refused; the spec's negotiation rule wants a result naming a version it serves, though its own error example refuses so (AMB-3)", Quote(asked, quoteN))
 				}
 				return nil
 			}

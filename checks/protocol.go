@@ -463,6 +463,13 @@ supplies instead.`,
 				p.Warnf(pointerPath(e.Location), "ttlMs is %s, not an integer: the JSON Schema and prose say integer, schema.ts says number (AMB-18)", clip(ttl.Raw))
 				continue
 			}
+			if ttl := m.Get("result.ttlMs"); e.Location == "/result/ttlMs" && ttl.Type == gjson.Number && ttl.Num < 0 && !envelope.IsInteger(ttl.Raw) {
+				// The validator names the fraction first; the fault no
+				// reading forgives is the sign (a person who makes it an
+				// integer would still fail).
+				p.Failf(pointerPath(e.Location), "ttlMs is %s: negative, which neither reading allows (a fraction is only AMB-18's question)", clip(ttl.Raw))
+				continue
+			}
 			for _, pr := range e.Problems {
 				p.Failf(pointerPath(e.Location), "%s", pr)
 			}
@@ -586,7 +593,7 @@ what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
 				// Refused, as it must be; the form is a SHOULD (T-TOOL-8).
 				p.Warnf("error.code", "the refusal has code %d, want an isError result or -32602 (T-TOOL-8)", code)
 			case p.Expect.Version != envelope.V20250618:
-				p.Warnf("error.code", "refused with -32602; since 2025-11-25 the tools page asks for an isError result (AMB-2)")
+				p.Warnf("error.code", "refused with -32602; since 2025-11-25 the tools page asks for an isError result, though schema.ts and its example give -32602 (AMB-2)")
 			}
 			return nil
 		}
