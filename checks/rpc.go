@@ -294,6 +294,10 @@ open, not the id).`,
 			// answer one of its requests; an id none of them carries is
 			// invented (T-RPC-9).
 			p.Failf("id", "id is %s, which no request of the batch carries; want it absent or null", clip(got.Raw))
+		case x.Condition == expect.CondBatch:
+			// It answers one of the batch's requests by that request's
+			// id: the id is right for what it answers, and whether a
+			// batch may be served so is PRO1001's (AMB-7).
 		default:
 			// Say why the request had no usable id: a person fixing the
 			// server needs the reason, not just the rule.
