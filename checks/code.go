@@ -83,11 +83,11 @@ pass.`,
 				// Before 2026-07-28 the range is JSON-RPC's own for
 				// implementation-defined server errors: only the contract
 				// asks for the table, and its legacy range warns.
-				p.Warnf("error.code", "code %d is an implementation-defined server error, not in the %s code table or the contract (declare it in a contract file if it is yours)", code, p.Expect.Version)
+				p.Warnf("error.code", "code %d is an implementation-defined server error, not in the %s or the contract (declare it in a contract file if it is yours)", code, tableName(p.Expect))
 			}
 		case envelope.CodeServerRange, envelope.CodeUnlisted:
 			if p.Contract.IsStrict() {
-				p.Failf("error.code", "code %d is not in the %s code table or the contract", code, p.Expect.Version)
+				p.Failf("error.code", "code %d is not in the %s or the contract", code, tableName(p.Expect))
 			}
 		}
 		return nil
@@ -130,6 +130,16 @@ var argumentRefusal = regexp.MustCompile(`(?i)invalid|validat|requir|missing|exp
 // unknownMethodMessage recognises a reply that says the method is not
 // there, which settles whether an extension might define it.
 var unknownMethodMessage = regexp.MustCompile(`(?i)method not found|unknown method|no such method|method .*(not found|not supported|unsupported|does not exist|not implemented)|not implemented`)
+
+// tableName names the code table an error is judged by: the version's,
+// and for a server that speaks 2025-03-26 (judged by 2025-06-18's rules)
+// both, so the report does not name a version the server never spoke.
+func tableName(x *expect.Expectation) string {
+	if sp := x.Facts.Speaks(); sp != "" && sp != x.Version {
+		return x.Version + " code table (whose rules judge this " + sp + " server)"
+	}
+	return x.Version + " code table"
+}
 
 var CodeFits = &Check{
 	ID:       "ERR1002",
