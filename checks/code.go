@@ -110,8 +110,9 @@ var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|input)\b|mi
 // typeComplaint is a validator's comparison of JSON types ("expected
 // number, received string"): a refused argument when the message names
 // one of the call's arguments, and otherwise maybe a backend's own
-// decoding failure ("backend reply: expected object, got array").
-var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|integer|boolean|object|array|null)\b[^.]*\b(got|received)\b`)
+// decoding failure ("backend reply: expected object, got array"). Zod 4
+// names an object map "record" and a fixed array "tuple".
+var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|integer|boolean|object|array|null|record|tuple)\b[^.]*\b(got|received)\b`)
 
 // validationWords are a validator's words that an internal failure may
 // use too: with -32603 they only warn.
