@@ -121,7 +121,7 @@ var validationWords = regexp.MustCompile(`(?i)must be (a|an|of|at)\b|validation 
 // ranWords are what a tool says when it ran and failed on its own
 // account: a call upstream that failed, a crash inside its code. With
 // them, an isError text reads as the tool having run on the arguments.
-var ranWords = regexp.MustCompile(`(?i)fetch failed|getaddrinfo|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|\bAPI error|Bad Gateway|Service Unavailable|Gateway Time-?out|status code [45]\d\d|Failed to make request|request failed|execution failed|\btool (\S+ )?failed|Cannot read propert|is not a function|NullPointerException|Traceback \(most recent call last\)|panic: `)
+var ranWords = regexp.MustCompile(`(?i)fetch failed|getaddrinfo|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|\bAPI error|Bad Gateway|Service Unavailable|Gateway Time-?out|status code [45]\d\d|Failed to make request|request failed|execution failed|Cannot read propert|is not a function|NullPointerException|Traceback \(most recent call last\)|panic: `)
 
 // argumentRefusal are what a refusal of a call's arguments says in some
 // words (a validator's, a schema's, a hand-written check's); with them an
