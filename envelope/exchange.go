@@ -63,6 +63,10 @@ type Exchange struct {
 	Redacted []string
 }
 
+// MaxOffered bounds the progress tokens a run or a relay remembers (see
+// Exchange.Offered): past it, what was offered is no longer known.
+const MaxOffered = 256
+
 // A Request is what was sent: raw body bytes and, for HTTP, the method and
 // headers. Bodies are kept byte for byte; nothing is re-encoded.
 type Request struct {

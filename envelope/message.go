@@ -889,3 +889,21 @@ func OtherTypeKey(key string) string {
 	}
 	return "s" + key[1:]
 }
+
+// OfferedTokens are the progress tokens (raw JSON) a client's message
+// offers: the params._meta.progressToken of the request it is, or of
+// each request of a batch. A notification offers none.
+func OfferedTokens(body []byte) []string {
+	msg := gjson.ParseBytes(body)
+	msgs := []gjson.Result{msg}
+	if msg.IsArray() {
+		msgs = msg.Array()
+	}
+	var toks []string
+	for _, m := range msgs {
+		if tok := m.Get("params._meta.progressToken"); tok.Exists() && m.Get("id").Exists() {
+			toks = append(toks, tok.Raw)
+		}
+	}
+	return toks
+}

@@ -68,35 +68,19 @@ type stdioRelay struct {
 	version string // negotiated by initialize, for the exchanges after it
 	// offered are the progress tokens (raw JSON) the client's requests
 	// offered, in order; nil once one could not be read (a message too
-	// large to read, more than maxOffered tokens): then an exchange says
-	// nothing of them (see envelope.Exchange.Offered).
+	// large to read, more than envelope.MaxOffered tokens): then an
+	// exchange says nothing of them (see envelope.Exchange.Offered).
 	offered []string
 }
 
-// maxOffered bounds the progress tokens a relay remembers.
-const maxOffered = 256
-
 // offerLocked notes the progress tokens a client's message offers.
 func (r *stdioRelay) offerLocked(o *Observation) {
-	if r.offered == nil {
-		return
-	}
-	if o.Oversized {
+	switch toks := envelope.OfferedTokens(o.Raw); {
+	case r.offered == nil:
+	case o.Oversized || len(r.offered)+len(toks) > envelope.MaxOffered:
 		r.offered = nil
-		return
-	}
-	msgs := []gjson.Result{gjson.ParseBytes(o.Raw)}
-	if msgs[0].IsArray() {
-		msgs = msgs[0].Array()
-	}
-	for _, m := range msgs {
-		if tok := m.Get("params._meta.progressToken"); tok.Exists() && m.Get("id").Exists() {
-			if len(r.offered) >= maxOffered {
-				r.offered = nil
-				return
-			}
-			r.offered = append(r.offered, tok.Raw)
-		}
+	default:
+		r.offered = append(r.offered, toks...)
 	}
 }
 

@@ -251,8 +251,9 @@ type run struct {
 	// until set.
 	blocks *idBlocks
 	// offered are the progress tokens (raw JSON) the run's stdio
-	// requests offered, in the order sent; nil once more than maxOffered
-	// were (then no exchange says what was offered). Guarded by mu.
+	// requests offered, in the order sent; nil once more than
+	// envelope.MaxOffered were (then no exchange says what was offered).
+	// Guarded by mu.
 	offered []string
 }
 
@@ -420,28 +421,24 @@ func (r *run) restartTarget(ctx context.Context) error {
 	return err
 }
 
-// maxOffered bounds the progress tokens a run remembers (and each stdio
-// exchange of its transcript carries).
-const maxOffered = 256
-
-// offer notes the progress token a stdio request offers, before it is
-// written: the server may answer with progress for it at once.
+// offer notes the progress tokens a stdio request (or batch) offers,
+// before it is written: the server may answer with progress at once.
 func (r *run) offer(req envelope.Request) {
 	if r.t.Transport() != envelope.Stdio {
 		return
 	}
-	tok := gjson.GetBytes(req.Body, "params._meta.progressToken")
-	if !tok.Exists() {
+	toks := envelope.OfferedTokens(req.Body)
+	if len(toks) == 0 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.offered == nil:
-	case len(r.offered) >= maxOffered:
+	case len(r.offered)+len(toks) > envelope.MaxOffered:
 		r.offered = nil
 	default:
-		r.offered = append(r.offered, tok.Raw)
+		r.offered = append(r.offered, toks...)
 	}
 }
 
