@@ -892,18 +892,24 @@ func OtherTypeKey(key string) string {
 
 // OfferedTokens are the progress tokens (raw JSON) a client's message
 // offers: the params._meta.progressToken of the request it is, or of
-// each request of a batch. A notification offers none.
-func OfferedTokens(body []byte) []string {
+// each request of a batch. A notification offers none. ok is false when
+// one is no token a transcript can carry (not a string or an integer, or
+// not UTF-8): what was offered is then no longer known.
+func OfferedTokens(body []byte) (toks []string, ok bool) {
 	msg := gjson.ParseBytes(body)
 	msgs := []gjson.Result{msg}
 	if msg.IsArray() {
 		msgs = msg.Array()
 	}
-	var toks []string
 	for _, m := range msgs {
-		if tok := m.Get("params._meta.progressToken"); tok.Exists() && m.Get("id").Exists() {
-			toks = append(toks, tok.Raw)
+		tok := m.Get("params._meta.progressToken")
+		if !tok.Exists() || !m.Get("id").Exists() {
+			continue
 		}
+		if tok.Type != gjson.String && !(tok.Type == gjson.Number && IsInteger(tok.Raw)) || !utf8.ValidString(tok.Raw) {
+			return nil, false
+		}
+		toks = append(toks, tok.Raw)
 	}
-	return toks
+	return toks, true
 }

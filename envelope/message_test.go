@@ -23,8 +23,22 @@ func TestOfferedTokens(t *testing.T) {
 		{`not json`, nil},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, OfferedTokens([]byte(tt.body))); diff != "" {
-			t.Errorf("OfferedTokens(%s) (-want +got):\n%s", tt.body, diff)
+		got, ok := OfferedTokens([]byte(tt.body))
+		if diff := cmp.Diff(tt.want, got); diff != "" || !ok {
+			t.Errorf("OfferedTokens(%s) = %v (-want +got):\n%s", tt.body, ok, diff)
+		}
+	}
+	// A token no transcript can carry (a null, a fraction, bytes that
+	// are no UTF-8) makes what was offered unknown: a recording that
+	// carried it would not lint (a review found lint refusing every
+	// later line of a wrap recording after a client's null token).
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"progressToken":null}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"progressToken":1.5}}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"_meta\":{\"progressToken\":\"a\xff\"}}}",
+	} {
+		if _, ok := OfferedTokens([]byte(body)); ok {
+			t.Errorf("OfferedTokens(%q) is ok, want not", body)
 		}
 	}
 }

@@ -75,9 +75,9 @@ type stdioRelay struct {
 
 // offerLocked notes the progress tokens a client's message offers.
 func (r *stdioRelay) offerLocked(o *Observation) {
-	switch toks := envelope.OfferedTokens(o.Raw); {
+	switch toks, ok := envelope.OfferedTokens(o.Raw); {
 	case r.offered == nil:
-	case o.Oversized || len(r.offered)+len(toks) > envelope.MaxOffered:
+	case o.Oversized || !ok || len(r.offered)+len(toks) > envelope.MaxOffered:
 		r.offered = nil
 	default:
 		r.offered = append(r.offered, toks...)

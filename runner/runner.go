@@ -427,15 +427,15 @@ func (r *run) offer(req envelope.Request) {
 	if r.t.Transport() != envelope.Stdio {
 		return
 	}
-	toks := envelope.OfferedTokens(req.Body)
-	if len(toks) == 0 {
+	toks, ok := envelope.OfferedTokens(req.Body)
+	if ok && len(toks) == 0 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.offered == nil:
-	case len(r.offered)+len(toks) > envelope.MaxOffered:
+	case !ok || len(r.offered)+len(toks) > envelope.MaxOffered:
 		r.offered = nil
 	default:
 		r.offered = append(r.offered, toks...)

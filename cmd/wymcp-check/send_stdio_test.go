@@ -173,3 +173,51 @@ func TestUnjudgedRunLintsUnjudged(t *testing.T) {
 		t.Errorf("lint of the recording: exit %d, want %d, saying the run judged nothing and why:\n%s\n%s", code, exitTarget, out, errOut)
 	}
 }
+
+// TestOddTokenRecordingLints: a fixture that offers a token no
+// transcript carries as one (a fraction) makes what was offered unknown,
+// so the recording lints whole and as check judged it; it recorded
+// "offered":[1.5] on every later stdio line, which lint refused (exit 2).
+func TestOddTokenRecordingLints(t *testing.T) {
+	t.Setenv(stdioServerEnv, "progress-foreign")
+	dir := t.TempDir()
+	fx := filepath.Join(dir, "fx")
+	if err := os.MkdirAll(fx, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "A call offering a fractional progress token.\n-- fixture --\nid: my/odd-token\nrules: T-PROG-1\n-- body --\n" +
+		`{"jsonrpc":"2.0","id":{{id}},"method":"tools/list","params":{"_meta":{"progressToken":1.5}}}` + "\n"
+	if err := os.WriteFile(filepath.Join(fx, "odd.txtar"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+	if code, _, errOut := runMain(t, "", "check", "--timeout", "2s", "--fixtures", fx, "--run", "my/*", "--record", rec, "--format", "json", "-o", live, "--", os.Args[0]); code != exitFindings && code != exitOK {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec)
+	if code == exitUsage {
+		t.Fatalf("lint refused the recording: %s", errOut)
+	}
+	statuses := func(p string) map[string]string {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Results []struct{ Fixture, Check, Status string }
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, x := range r.Results {
+			if x.Fixture == "my/odd-token" {
+				m[x.Check] = x.Status
+			}
+		}
+		return m
+	}
+	if diff := cmp.Diff(statuses(live), statuses(linted)); diff != "" {
+		t.Errorf("my/odd-token by check (-) and lint (+):\n%s", diff)
+	}
+}
