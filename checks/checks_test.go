@@ -40,6 +40,7 @@ import (
 //	                reply-header: Name: value (repeatable; default Content-Type: application/json on HTTP)
 //	                no-content-type: true (no default Content-Type)
 //	                cut: true (the checker cut the reply off: a stream held open)
+//	                ended: true (the server closed the event stream)
 //	                offered: ["tok"] (stdio: the progress tokens the run had offered)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
@@ -154,6 +155,9 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					for _, tok := range toks.Array() {
 						tc.ex.Offered = append(tc.ex.Offered, tok.Raw)
 					}
+				case "ended":
+					// The server closed the event stream, read to its end.
+					resp.Ended = v == "true"
 				case "no-content-type":
 					// The reply carries no Content-Type at all (else an
 					// HTTP body gets application/json).

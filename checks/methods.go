@@ -236,11 +236,11 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 }
 
 // endedByServer: an HTTP listen stream that the server closed, read to
-// its end, where one the server holds open is cut when the checker's
-// look ends (a relay's recording of one the client left is cut too).
+// its end (Response.Ended: a recording says so; one made before it did
+// says nothing, and the stream is then not known to have ended).
 func endedByServer(p *Pass) bool {
 	r := p.Exchange.Response
-	return p.Exchange.Transport == envelope.HTTP && p.Exchange.Failure == "" && r != nil && !r.Cut && !r.Truncated &&
+	return p.Exchange.Transport == envelope.HTTP && p.Exchange.Failure == "" && r != nil && r.Ended && !r.Cut && !r.Truncated &&
 		envelope.IsEventStream(envelope.HeaderGet(r.Header, "Content-Type"))
 }
 

@@ -101,6 +101,10 @@ type Response struct {
 	// MaxResumes and still no response: the server refused the GET, or
 	// ended the resumed stream with nothing left to resume.
 	Resumed int
+	// Ended: an event stream the server closed, read to its end (not cut
+	// off by the checker's bounds or look). Recordings made before it was
+	// recorded say nothing, and a stream is then not known to have ended.
+	Ended bool
 }
 
 // MaxResumes is how many times the checker resumes one POST's stream, as

@@ -18,7 +18,9 @@
 //	             "cut":true (optional: the body ended before its end),
 //	             "resumed":2 (optional: the checker resumed the stream with
 //	             GET and Last-Event-ID so often; their events follow in
-//	             the body)} | null}
+//	             the body),
+//	             "ended":true (optional: the server closed the event
+//	             stream, which was read to its end)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
@@ -341,7 +343,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	}
 	var root [13]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged
 	var req [4]string   // method, headers, body, bodyBase64
-	var resp [6]string  // status, headers, body, bodyBase64, cut, resumed
+	var resp [7]string  // status, headers, body, bodyBase64, cut, resumed, ended
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	scanMembers(s[at:], func(key, rest string) int {
@@ -463,6 +465,13 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	default:
 		return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c)
 	}
+	switch c := resp[6]; c {
+	case "true":
+		rs.Ended = true
+	case "false", "":
+	default:
+		return rec, fmt.Errorf(`"response.ended" is %s, want true or false`, c)
+	}
 	if n := value(resp[5]); n.Exists() {
 		if n.Type != gjson.Number || !envelope.IsInteger(n.Raw) || n.Int() < 0 || n.Int() > 100 {
 			return rec, fmt.Errorf(`"response.resumed" is %s, want how many times the stream was resumed`, n.Raw)
@@ -505,7 +514,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 var (
 	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
-	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended"}
 	// versions are the known protocol versions, so that a record holds
 	// the constant rather than a copy of the line's text.
 	versions = envelope.Versions()
@@ -737,6 +746,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		BodyBase64 *string             `json:"bodyBase64,omitempty"`
 		Cut        bool                `json:"cut,omitempty"`
 		Resumed    int                 `json:"resumed,omitempty"`
+		Ended      bool                `json:"ended,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -775,7 +785,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {
-		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed}
+		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended}
 		b := r.Body
 		if ex.Transport == envelope.Stdio && r.Messages != nil {
 			// Each message ends its line, so an empty last one survives.

@@ -97,6 +97,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		ev, err := sr.Next()
 		switch {
 		case err == io.EOF:
+			r.Ended = true
 			end.partial = !endsAtBlankLine(rec.buf.Bytes())
 			return ""
 		case err != nil && cut >= 0:
