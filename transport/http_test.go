@@ -693,3 +693,25 @@ func TestMergeHeader(t *testing.T) {
 		t.Error("merge shares value slices with its input")
 	}
 }
+
+// TestHTTPSSEEnded: a stream the server closes, read to its end, says
+// so (PRO1009 judges a listen stream so ended); one the read leaves open
+// (its look after the response ended) does not.
+func TestHTTPSSEEnded(t *testing.T) {
+	for _, closes := range []bool{true, false} {
+		url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			startSSE(w).send("data: " + pong + "\n\n")
+			if !closes {
+				<-r.Context().Done()
+			}
+		})
+		h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second, Quiet: 300 * time.Millisecond}}
+		ex := h.Do(context.Background(), post(ping))
+		if ex.Response == nil || ex.Failure != "" {
+			t.Fatalf("closes=%v: failure %q", closes, ex.Failure)
+		}
+		if ex.Response.Ended != closes {
+			t.Errorf("closes=%v: Ended = %v", closes, ex.Response.Ended)
+		}
+	}
+}
