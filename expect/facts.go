@@ -136,6 +136,7 @@ type Tool struct {
 	ReadOnly bool            // annotations.readOnlyHint
 
 	once    sync.Once
+	first   string // the version once compiled for
 	compile *schema.ToolSchema
 	cerr    error
 	once7   sync.Once
@@ -143,9 +144,10 @@ type Tool struct {
 	err7    error
 	// compiled holds the compilations of this inputSchema, shared with
 	// the same tool listed again (Learn): a server relisted in every
-	// session would have the same schema compiled for each list. Each
-	// Tool still compiles for the first version it is asked for, as a
-	// fresh one does; only the work is shared. Set when the tool is
+	// session would have the same schema compiled for each list. Another
+	// version than the first one asked for (a relay's client check and
+	// server check may name one session's version differently) is
+	// compiled there too. Set when the tool is
 	// made, never after.
 	compiled *compiledSchemas
 }
@@ -211,15 +213,26 @@ func NewTool(raw []byte) (*Tool, bool) {
 	return tl, true
 }
 
-// inputSchema compiles the tool's inputSchema once, for the version the
-// tool was listed in.
+// inputSchema compiles the tool's inputSchema once per version: the
+// first one asked for without a lock (a run asks by one), any other
+// through the shared cache. A 2025-03-26 session's tools are read by
+// 2025-06-18's rules, as its exchanges are judged (digest §1a).
 func (t *Tool) inputSchema(version string) (*schema.ToolSchema, error) {
 	if t.Input == nil {
 		return nil, errors.New("no inputSchema object")
 	}
+	if version == envelope.V20250326 {
+		version = envelope.V20250618
+	}
+	compile := func() (*schema.ToolSchema, error) { return schema.CompileToolSchema(t.Input, version) }
 	t.once.Do(func() {
-		t.compile, t.cerr = t.compiled.get(version, func() (*schema.ToolSchema, error) { return schema.CompileToolSchema(t.Input, version) })
+		t.first = version
+		t.compile, t.cerr = t.compiled.get(version, compile)
 	})
+	if version != t.first {
+		// (The first compile's fields are set for good once Do returned.)
+		return t.compiled.get(version, compile)
+	}
 	return t.compile, t.cerr
 }
 
