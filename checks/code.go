@@ -283,6 +283,13 @@ params; -32020 when every standard header matches the body warns there
 		if x.AnyCode {
 			return nil // the spec names no code for the condition
 		}
+		if x.Method == "server/discover" && x.Version != envelope.V20260728 && x.Condition == expect.CondUnknownMethod && refusedOnHeaders(p) && !methodLevel(p) {
+			// A 2026-07-28 probe to a server the facts show legacy (a
+			// relay that saw a 2025 session first), refused outside a
+			// session on its header: the code is the session refusal's,
+			// not an unknown method's (T-SESS-2, T-COMPAT-4).
+			return nil
+		}
 		if len(x.Codes) > 0 && x.Code.Set() {
 			if x.Condition == expect.CondUnknownMethod && unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str) {
 				// The server itself says the method is unknown, so no
