@@ -253,6 +253,12 @@ func judgeInitializeRefusal(p *Pass, m *envelope.Message) error {
 	if f == nil || len(f.Supported) == 0 || !slices.Equal(f.Supported, []string{envelope.V20260728}) {
 		return Skip("initialize is not 2026-07-28's negotiation, and the server is not known to serve 2026-07-28 alone")
 	}
+	if p.Expect.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str == envelope.V20260728 {
+		// A dual-era server reads it as a modern request for a removed
+		// method (-32601, T-LIFE-16), and supportedVersions lists only
+		// the versions for such requests: no sign it serves them alone.
+		return Skip("initialize carries 2026-07-28's _meta: a modern request for a removed method (T-LIFE-16); T-LIFE-14 speaks of a legacy client's initialize")
+	}
 	e := m.Get("error")
 	if !e.Exists() {
 		return Skip("initialize was not refused (PRO1001 judges a served one)")
