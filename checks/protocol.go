@@ -392,6 +392,12 @@ func judgeListChanged(p *Pass, path, method string, m envelope.Message) {
 		if p.Exchange.Transport == envelope.Stdio && m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
 			return // stdout is shared: a listen stream's, tagged as T-STDIO-5 asks
 		}
+		if p.Exchange.Transport == envelope.Stdio {
+			// On stdout, shared by every exchange, only the tag says
+			// whose it is (a listen request's own traffic included).
+			p.Failf(path, "%s without _meta %s; on stdio 2026-07-28 sends list changes only on a subscriptions/listen stream, each tagged with it (T-STDIO-5)", Quote(method, quoteN), metaSubscriptionID)
+			return
+		}
 		p.Failf(path, "%s on the stream of %s; 2026-07-28 sends list changes only on a subscriptions/listen stream (T-HTTP-17, T-STDIO-5)", Quote(method, quoteN), Quote(x.Method, quoteN))
 		return
 	}
