@@ -1233,6 +1233,14 @@ func inferVersion(ex *envelope.Exchange, req envelope.Message, f *Facts) (string
 		if v, how := requestVersion(ex, req); v != "" && v != f.Version && f.Serves(v) {
 			return v, how
 		}
+		if v, how := requestVersion(ex, req); v == envelope.V20260728 && how == "_meta" && f.Session && f.Version != envelope.V20260728 &&
+			envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") == "" {
+			// The facts are a 2025 session's (a relay that saw one
+			// first); a request outside every session that names
+			// 2026-07-28 in its _meta, which only that era carries, is a
+			// modern client's, judged by its own version.
+			return v, how
+		}
 		return f.Version, "facts"
 	}
 	if req.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Exists() {
