@@ -73,18 +73,8 @@ func TestCheckRecordThenLint(t *testing.T) {
 		t.Fatalf("lint: exit %d: %s", code, errOut)
 	}
 	fails := func(p string) map[string]bool {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Results []struct{ Fixture, Check, Status string }
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			t.Fatal(err)
-		}
 		m := map[string]bool{}
-		for _, x := range r.Results {
+		for _, x := range reportResults(t, p) {
 			if x.Status == "fail" {
 				m[x.Fixture+" "+x.Check] = true
 			}
@@ -236,19 +226,9 @@ func TestSendFixtureIsCheck(t *testing.T) {
 		if code, _, errOut := runMain(t, "", args...); code != exitFindings && code != exitOK {
 			t.Fatalf("check: exit %d: %s", code, errOut)
 		}
-		raw, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep struct {
-			Results []struct{ Fixture, Check, Status string }
-		}
-		if err := json.Unmarshal(raw, &rep); err != nil {
-			t.Fatal(err)
-		}
 		counts := map[string]int{}
 		seen := map[string]bool{}
-		for _, r := range rep.Results {
+		for _, r := range reportResults(t, out) {
 			if r.Fixture != "tools/unknown-tool" || seen[r.Check] {
 				continue // one verdict per check; a fail may have several rows
 			}
@@ -306,4 +286,21 @@ func TestSelectionGates(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "tools/unknown-tool") || !strings.Contains(out, "T-TOOL-6") {
 		t.Errorf("list --fixtures: exit %d\n%s", code, out)
 	}
+}
+
+// reportRow is one row of a JSON report's results.
+type reportRow struct{ Fixture, Check, Status, Message, Path string }
+
+// reportResults reads the results of the JSON report at p.
+func reportResults(t *testing.T, p string) []reportRow {
+	t.Helper()
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ Results []reportRow }
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Results
 }

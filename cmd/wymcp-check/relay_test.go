@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -490,18 +489,8 @@ func streamsServer(t *testing.T) *httptest.Server {
 // path", every one, sorted.
 func reportRows(t *testing.T, file string) []string {
 	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		Results []struct{ Fixture, Check, Status, Path string } `json:"results"`
-	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
 	var rows []string
-	for _, r := range rep.Results {
+	for _, r := range reportResults(t, file) {
 		rows = append(rows, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", r.Fixture, r.Check, r.Status, r.Path)))
 	}
 	slices.Sort(rows)

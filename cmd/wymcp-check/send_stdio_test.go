@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,18 +112,8 @@ func TestStdioProgressTokensLintAlike(t *testing.T) {
 				t.Fatalf("lint: exit %d: %s", code, errOut)
 			}
 			rows := func(p string) (map[string]string, []string) {
-				raw, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var r struct {
-					Results []struct{ Fixture, Check, Status, Message string }
-				}
-				if err := json.Unmarshal(raw, &r); err != nil {
-					t.Fatal(err)
-				}
 				m, msgs := map[string]string{}, []string(nil)
-				for _, x := range r.Results {
+				for _, x := range reportResults(t, p) {
 					// Fixtures that do not apply are in check's report
 					// alone: nothing of them was sent, or recorded.
 					if x.Check == "PRO1003" && x.Status != "skip" {
@@ -199,18 +188,8 @@ func TestOddTokenRecordingLints(t *testing.T) {
 		t.Fatalf("lint refused the recording: %s", errOut)
 	}
 	statuses := func(p string) map[string]string {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Results []struct{ Fixture, Check, Status string }
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			t.Fatal(err)
-		}
 		m := map[string]string{}
-		for _, x := range r.Results {
+		for _, x := range reportResults(t, p) {
 			if x.Fixture == "my/odd-token" {
 				m[x.Check] = x.Status
 			}
