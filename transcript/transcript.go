@@ -307,6 +307,17 @@ func noTransport(line []byte) error {
 	return errors.New(`"transport" is required ("http" or "stdio")`)
 }
 
+// flag reads an optional true/false member, as written (raw JSON).
+func flag(raw, name string) (bool, error) {
+	switch raw {
+	case "true":
+		return true, nil
+	case "false", "":
+		return false, nil
+	}
+	return false, fmt.Errorf(`"%s" is %s, want true or false`, name, raw)
+}
+
 // bom is the UTF-8 byte order mark.
 var bom = []byte("\xef\xbb\xbf")
 
@@ -458,19 +469,11 @@ func (r *Reader) parse(line []byte) (Record, error) {
 		return rec, errors.New(`"response" must be an object or null`)
 	}
 	rs := &envelope.Response{}
-	switch c := resp[4]; c {
-	case "true":
-		rs.Cut = true
-	case "false", "":
-	default:
-		return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c)
+	if rs.Cut, err = flag(resp[4], "response.cut"); err != nil {
+		return rec, err
 	}
-	switch c := resp[6]; c {
-	case "true":
-		rs.Ended = true
-	case "false", "":
-	default:
-		return rec, fmt.Errorf(`"response.ended" is %s, want true or false`, c)
+	if rs.Ended, err = flag(resp[6], "response.ended"); err != nil {
+		return rec, err
 	}
 	if n := value(resp[5]); n.Exists() {
 		if n.Type != gjson.Number || !envelope.IsInteger(n.Raw) || n.Int() < 0 || n.Int() > 100 {
