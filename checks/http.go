@@ -88,27 +88,18 @@ not judged here.`,
 				why = " (the contract prefers one; T-HTTP-4 lets a notification's refusal come without one)"
 			}
 		case p.Contract.IsStrict():
-			if specBare(p, resp.Status) {
+			if need, _ := specBody(p, resp.Status); need != bodyMust {
 				// A person fixing the server needs to know whose rule
 				// this is: the spec alone asks for no body here.
 				why = " (the strict contract's rule: every rejection carries a JSON-RPC error; the spec alone does not require one here)"
 			}
-		case p.Expect.NoReply.Set() && !protocolRefusal2026(p, resp.Status):
-			return nil // T-HTTP-4: the refusal of a notification MAY carry a body
-		case refusedOnHeaders(p) || resp.Status == 421 || len(headerValues(p.Exchange.Request.Header, "Accept")) == 0:
-			// Refused on its headers or its session before the body is
-			// read (T-SESS-2, T-SESS-3, T-HTTP-14; 421, a Host it does
-			// not serve; a POST without the Accept T-HTTP-2 requires,
-			// AMB-17): the spec asks for no body there.
-			return nil
-		case !(p.Expect.Version == envelope.V20260728 && (resp.Status == 400 || resp.Status == 404)):
-			report = p.Warnf
-		case p.Expect.Error.Level == expect.Open:
-			// The spec leaves the reaction itself open (a batch, AMB-7; a
-			// missing Accept, AMB-17): T-COMPAT-1 ties a JSON-RPC body to
-			// a refusal for a protocol reason, which this is not known
-			// to be.
-			report, why = p.Warnf, " ("+p.Expect.Error.Rule+")"
+		default:
+			switch need, rule := specBody(p, resp.Status); need {
+			case bodyNone:
+				return nil
+			case bodyShould:
+				report, why = p.Warnf, rule
+			}
 		}
 		mt := mediaType(resp)
 		if mt != "application/json" && mt != "text/event-stream" {
@@ -141,19 +132,36 @@ not judged here.`,
 	},
 }
 
-// specBare: under --contract spec this rejection would not fail for
-// lack of a JSON-RPC body (see ErrorStatusBody's spec cases).
-func specBare(p *Pass, status int) bool {
+// What the spec alone asks of a rejection's body (see specBody).
+const (
+	bodyMust   = iota // T-COMPAT-1's JSON-RPC error: fails without
+	bodyShould        // wanted, not required: warns without
+	bodyNone          // the spec asks for none
+)
+
+// specBody is what the spec alone (--contract spec) asks of the body of
+// a rejection the HTTP layer may not have sent on its own, and why when
+// it only warns.
+func specBody(p *Pass, status int) (need int, why string) {
 	x := p.Expect
 	switch {
 	case x.NoReply.Set() && !protocolRefusal2026(p, status):
-		return true
+		return bodyNone, "" // T-HTTP-4: the refusal of a notification MAY carry a body
 	case refusedOnHeaders(p) || status == 421 || len(headerValues(p.Exchange.Request.Header, "Accept")) == 0:
-		return true
+		// Refused on its headers or its session before the body is read
+		// (T-SESS-2, T-SESS-3, T-HTTP-14; 421, a Host it does not serve;
+		// a POST without the Accept T-HTTP-2 requires, AMB-17): the spec
+		// asks for no body there.
+		return bodyNone, ""
 	case !(x.Version == envelope.V20260728 && (status == 400 || status == 404)):
-		return true
+		return bodyShould, ""
+	case x.Error.Level == expect.Open:
+		// The spec leaves the reaction itself open (a batch, AMB-7; a
+		// missing Accept, AMB-17): T-COMPAT-1 ties a JSON-RPC body to a
+		// refusal for a protocol reason, which this is not known to be.
+		return bodyShould, " (" + x.Error.Rule + ")"
 	}
-	return x.Error.Level == expect.Open
+	return bodyMust, ""
 }
 
 // undeclaredMethod: the facts show the method's capability undeclared.

@@ -204,16 +204,6 @@ declaration rules are not judged.`,
 			scoped = expect.Want{Level: expect.Open, Rule: "on stdio another request may be in flight"}
 		}
 		token := x.Request.Get("params._meta.progressToken")
-		// A batch's requests each offer their own (2025-03-26).
-		var batchTokens []gjson.Result
-		if x.Request.IsArray() {
-			x.Request.Root().ForEach(func(_, m gjson.Result) bool {
-				if t := m.Get("params._meta.progressToken"); t.Exists() {
-					batchTokens = append(batchTokens, t)
-				}
-				return true
-			})
-		}
 		progress := map[string]float64{}
 		listen := x.Method == "subscriptions/listen" && x.Version == envelope.V20260728
 		seen := map[string]bool{} // the server's request ids (T-RPC-4)
@@ -249,7 +239,8 @@ declaration rules are not judged.`,
 				case respAt >= 0 && i > respAt && token.Exists() && envelope.SameID(token, tok):
 					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
 				case token.Exists() && envelope.SameID(token, tok):
-				case slices.ContainsFunc(batchTokens, func(t gjson.Result) bool { return envelope.SameID(t, tok) }):
+				case x.Request.IsArray() && namesToken(batchTokens(x), tok):
+					// A batch's requests each offer their own (2025-03-26).
 				case unoffered(p.Exchange, tok):
 					// Every request on the pipe is known, and none gave it.
 					p.Failf(path+".params.progressToken", "progress for token %s, which no request sent to the server offered (T-PROG-1)", clip(tok.Raw))
@@ -283,10 +274,18 @@ declaration rules are not judged.`,
 // its requests offered (see envelope.Exchange.Offered), and tok is none
 // of them.
 func unoffered(ex *envelope.Exchange, tok gjson.Result) bool {
-	if ex.Transport != envelope.Stdio || ex.Offered == nil {
-		return false
-	}
-	return !slices.ContainsFunc(ex.Offered, func(t string) bool { return envelope.SameID(gjson.Parse(t), tok) })
+	return ex.Transport == envelope.Stdio && ex.Offered != nil && !namesToken(ex.Offered, tok)
+}
+
+// batchTokens are the tokens a batch's requests offer.
+func batchTokens(x *expect.Expectation) []string {
+	toks, _ := envelope.OfferedTokens(x.Request.JSON())
+	return toks
+}
+
+// namesToken: tok is one of toks (raw JSON), as the id rules compare.
+func namesToken(toks []string, tok gjson.Result) bool {
+	return slices.ContainsFunc(toks, func(t string) bool { return envelope.SameID(gjson.Parse(t), tok) })
 }
 
 // ownTag: m carries the subscriptionId of the listen request whose id is

@@ -894,8 +894,10 @@ func OtherTypeKey(key string) string {
 // offers: the params._meta.progressToken of the request it is, or of
 // each request of a batch. A notification offers none. ok is false when
 // one is no token a transcript can carry (not a string or an integer, or
-// not UTF-8): what was offered is then no longer known.
+// not UTF-8), which toks leaves out: what was offered is then no longer
+// known.
 func OfferedTokens(body []byte) (toks []string, ok bool) {
+	ok = true
 	msg := gjson.ParseBytes(body)
 	msgs := []gjson.Result{msg}
 	if msg.IsArray() {
@@ -907,9 +909,10 @@ func OfferedTokens(body []byte) (toks []string, ok bool) {
 			continue
 		}
 		if tok.Type != gjson.String && !(tok.Type == gjson.Number && IsInteger(tok.Raw)) || !utf8.ValidString(tok.Raw) {
-			return nil, false
+			ok = false
+			continue
 		}
 		toks = append(toks, tok.Raw)
 	}
-	return toks, true
+	return toks, ok
 }

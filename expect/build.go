@@ -1230,11 +1230,12 @@ func inferVersion(ex *envelope.Exchange, req envelope.Message, f *Facts) (string
 		// Facts shared by many clients (a proxy before a server without
 		// sessions) name one version; a request that names another the
 		// server serves speaks that one.
-		if v, how := requestVersion(ex, req); v != "" && v != f.Version && f.Serves(v) {
+		v, how := requestVersion(ex, req)
+		switch {
+		case v != "" && v != f.Version && f.Serves(v):
 			return v, how
-		}
-		if v, how := requestVersion(ex, req); v == envelope.V20260728 && how == "_meta" && f.Session && f.Version != envelope.V20260728 &&
-			envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") == "" {
+		case v == envelope.V20260728 && how == "_meta" && f.Session && f.Version != envelope.V20260728 &&
+			envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") == "":
 			// The facts are a 2025 session's (a relay that saw one
 			// first); a request outside every session that names
 			// 2026-07-28 in its _meta, which only that era carries, is a
