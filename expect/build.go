@@ -24,6 +24,7 @@ import (
 // its own expectation and the result keeps only what holds under all of
 // them: a server that picked an allowed reading is never failed for it.
 func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
+	f = f.inSessionOf(ex)
 	// Most requests have one reading: held here, not allocated.
 	var one [1]reading
 	rs := readings(one[:0], ex)

@@ -78,10 +78,81 @@ type Facts struct {
 	// maxSessions): a request naming an issued session not ended is in a
 	// session the server holds.
 	issued, ended []string
+	// bySession are what each HTTP session of the traffic negotiated
+	// (the latest maxSessions): a relay before several clients judges an
+	// exchange in a session by that session's version and capabilities,
+	// not by those learned last (another client's initialize, or a 2026
+	// client's server/discover). Requests outside every session are
+	// judged by the facts learned last, as before.
+	bySession []negotiation
+}
+
+// A negotiation is what one session's initialize settled: the version
+// and the capabilities of both sides.
+type negotiation struct {
+	Session      string          `json:"session"`
+	Version      string          `json:"protocolVersion,omitempty"`
+	Negotiated   string          `json:"negotiated,omitempty"`
+	Spoken       string          `json:"spoken,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	ClientCaps   json.RawMessage `json:"clientCapabilities,omitempty"`
 }
 
 // maxSessions bounds the session ids Facts remembers.
 const maxSessions = 64
+
+// inSession returns the facts an exchange in session sid is judged
+// with: those of its own session's negotiation where the traffic showed
+// it, else f. Where they are what f holds (one client), f itself.
+func (f *Facts) inSession(sid string) *Facts {
+	if f == nil || sid == "" || len(f.bySession) == 0 {
+		return f
+	}
+	i := slices.IndexFunc(f.bySession, func(n negotiation) bool { return n.Session == sid })
+	if i < 0 {
+		return f
+	}
+	s := &f.bySession[i]
+	if s.Version == f.Version && s.Negotiated == f.Negotiated && s.Spoken == f.Spoken &&
+		sameBytes(s.Capabilities, f.Capabilities) && sameBytes(s.ClientCaps, f.ClientCapabilities) {
+		return f
+	}
+	n := *f
+	n.Version, n.Negotiated, n.Spoken = s.Version, s.Negotiated, s.Spoken
+	n.Capabilities, n.ClientCapabilities, n.clientsDiffer = s.Capabilities, s.ClientCaps, false
+	return &n
+}
+
+// inSessionOf is inSession for the session an HTTP exchange's request
+// names.
+func (f *Facts) inSessionOf(ex *envelope.Exchange) *Facts {
+	if f == nil || len(f.bySession) == 0 || ex.Transport != envelope.HTTP {
+		return f
+	}
+	return f.inSession(envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
+}
+
+// sameBytes: a and b are the same slice or equal text (facts share the
+// slices they learned, so the first test settles the common case).
+func sameBytes(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
+}
+
+// negotiated keeps what n now holds as session sid's negotiation,
+// replacing an earlier one of sid, dropping the oldest beyond
+// maxSessions; clientCaps are what this session's client declared.
+func (n *Facts) negotiated(sid string, clientCaps json.RawMessage) {
+	list := slices.DeleteFunc(slices.Clone(n.bySession), func(x negotiation) bool { return x.Session == sid })
+	list = append(list, negotiation{Session: sid, Version: n.Version, Negotiated: n.Negotiated, Spoken: n.Spoken,
+		Capabilities: n.Capabilities, ClientCaps: clientCaps})
+	if len(list) > maxSessions {
+		list = list[len(list)-maxSessions:]
+	}
+	n.bySession = list
+}
 
 // WithSession returns facts that know sid as a session the server issued
 // (a live run's own).
@@ -363,6 +434,9 @@ type wireFacts struct {
 	// lint of a recording judges a session refusal as the run did.
 	Sessions      []string `json:"sessions,omitempty"`
 	EndedSessions []string `json:"endedSessions,omitempty"`
+	// BySession carries what each session negotiated, so that lint of
+	// a relay's recording judges each exchange by its own session.
+	BySession []negotiation `json:"bySession,omitempty"`
 }
 
 // wirePrompt is the transcript form of a Prompt.
@@ -378,7 +452,7 @@ func (f *Facts) MarshalJSON() ([]byte, error) {
 		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
 		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
 		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Local: f.Local, Spoken: f.Spoken,
-		Sessions: f.issued, EndedSessions: f.ended}
+		Sessions: f.issued, EndedSessions: f.ended, BySession: f.bySession}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
 	}
@@ -443,6 +517,8 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			for _, sid := range stringList(val) {
 				f.ended = remember(f.ended, sid)
 			}
+		case "bySession":
+			f.bySession, err = parseNegotiations(val)
 		case "prompts":
 			for _, p := range val.Array() {
 				if n := p.Get("name"); n.Type == gjson.String {
@@ -469,6 +545,40 @@ func ParseFacts(raw []byte) (*Facts, error) {
 		return err == nil
 	})
 	return f, err
+}
+
+// parseNegotiations reads a facts line's bySession.
+func parseNegotiations(val gjson.Result) ([]negotiation, error) {
+	if !val.IsArray() {
+		return nil, errors.New("facts.bySession must be an array of objects")
+	}
+	var out []negotiation
+	for i, s := range val.Array() {
+		sid, v := s.Get("session"), s.Get("protocolVersion").Str
+		switch {
+		case !s.IsObject() || sid.Type != gjson.String:
+			return nil, fmt.Errorf("facts.bySession[%d] must be an object with a string session", i)
+		case v != "" && !envelope.KnownVersion(v):
+			return nil, fmt.Errorf("facts.bySession[%d].protocolVersion is %s, want one of %v", i, s.Get("protocolVersion").Raw, envelope.Versions())
+		}
+		n := negotiation{Session: sid.Str, Version: v, Negotiated: s.Get("negotiated").Str, Spoken: s.Get("spoken").Str}
+		for _, c := range []struct {
+			name string
+			dst  *json.RawMessage
+		}{{"capabilities", &n.Capabilities}, {"clientCapabilities", &n.ClientCaps}} {
+			switch m := s.Get(c.name); {
+			case m.IsObject():
+				*c.dst = json.RawMessage(m.Raw)
+			case m.Exists():
+				return nil, fmt.Errorf("facts.bySession[%d].%s must be an object", i, c.name)
+			}
+		}
+		out = append(out, n)
+	}
+	if len(out) > maxSessions {
+		out = out[len(out)-maxSessions:]
+	}
+	return out, nil
 }
 
 // holdsNone is f with what it shows of the server's undeclared
@@ -595,7 +705,9 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if c := res.Get("capabilities"); c.IsObject() {
 			n.Capabilities = json.RawMessage(c.Raw)
 		}
+		var own json.RawMessage
 		if c := req.Get("params.capabilities"); c.IsObject() {
+			own = json.RawMessage(c.Raw)
 			switch {
 			case n.clientsDiffer:
 			case n.ClientCapabilities != nil && !sameJSON(n.ClientCapabilities, []byte(c.Raw)):
@@ -608,6 +720,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		n.Session = ex.Transport == envelope.HTTP && sid != ""
 		if n.Session {
 			n.issued = remember(n.issued, sid)
+			n.negotiated(sid, own)
 		}
 	case "server/discover":
 		n.Supported = nil
@@ -615,7 +728,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 			n.Supported = append(n.Supported, s.Str)
 		}
 		if slices.Contains(n.Supported, envelope.V20260728) {
-			n.Version, n.Negotiated = envelope.V20260728, "server/discover lists "+envelope.V20260728
+			n.Version, n.Negotiated, n.Spoken = envelope.V20260728, "server/discover lists "+envelope.V20260728, ""
 		}
 		if c := res.Get("capabilities"); c.IsObject() {
 			n.Capabilities = json.RawMessage(c.Raw)

@@ -89,3 +89,104 @@ func TestSessionRefusalNeedsAnUnheldSession(t *testing.T) {
 		})
 	}
 }
+
+// TestFactsBySession: a relay before two clients sees each negotiate
+// its own session. A request in one session is judged by that session's
+// capabilities, not by those learned last (here a 2026 client's
+// server/discover): logging/setLevel served in a session whose
+// initialize declared logging passes, and the same in a session whose
+// initialize declared none warns (T-LIFE-4), whichever declaration came
+// last. Lint of the traffic alone and of a relay's recording (a facts
+// line first) agree.
+func TestFactsBySession(t *testing.T) {
+	hdr := func(sid string) http.Header {
+		h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+		if sid != "" {
+			h.Set("Mcp-Session-Id", sid)
+			h.Set("Mcp-Protocol-Version", envelope.V20251125)
+		}
+		return h
+	}
+	reply := func(sid, body string) *envelope.Response {
+		h := http.Header{"Content-Type": {"application/json"}}
+		if sid != "" {
+			h.Set("Mcp-Session-Id", sid)
+		}
+		return &envelope.Response{Status: 200, Header: h, Body: []byte(body)}
+	}
+	initialize := func(sid, caps string) *envelope.Exchange {
+		return &envelope.Exchange{Transport: envelope.HTTP,
+			Request:  envelope.Request{Method: "POST", Header: hdr(""), Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)},
+			Response: reply(sid, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"serverInfo":{"name":"s","version":"1"}}}`)}
+	}
+	discover := func(caps string) *envelope.Exchange {
+		h := hdr("")
+		h.Set("Mcp-Protocol-Version", envelope.V20260728)
+		return &envelope.Exchange{Transport: envelope.HTTP,
+			Request:  envelope.Request{Method: "POST", Header: h, Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)},
+			Response: reply("", `{"jsonrpc":"2.0","id":2,"result":{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":`+caps+`,"serverInfo":{"name":"s","version":"1"}}}`)}
+	}
+	setLevel := func(sid string) *envelope.Exchange {
+		return &envelope.Exchange{Transport: envelope.HTTP,
+			Request:  envelope.Request{Method: "POST", Header: hdr(sid), Body: []byte(`{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"info"}}`)},
+			Response: reply("", `{"jsonrpc":"2.0","id":3,"result":{}}`)}
+	}
+	const withLogging, without = `{"logging":{},"tools":{}}`, `{"tools":{}}`
+	for _, tc := range []struct {
+		name    string
+		learned []*envelope.Exchange // the traffic before the call
+		sid     string
+		warn    bool
+	}{
+		{"its session declared logging, a discover after did not", []*envelope.Exchange{initialize("s1", withLogging), discover(without)}, "s1", false},
+		{"its session declared logging, another session after did not", []*envelope.Exchange{initialize("s1", withLogging), initialize("s2", without)}, "s1", false},
+		{"its session declared no logging, a discover after did", []*envelope.Exchange{initialize("s2", without), discover(withLogging)}, "s2", true},
+		{"its session declared no logging, another session after did", []*envelope.Exchange{initialize("s2", without), initialize("s1", withLogging)}, "s2", true},
+	} {
+		var facts *expect.Facts
+		for _, ex := range tc.learned {
+			facts = facts.Learn(ex)
+		}
+		for _, recorded := range []bool{false, true} {
+			name := tc.name + ", traffic"
+			if recorded {
+				name = tc.name + ", recorded facts"
+			}
+			t.Run(name, func(t *testing.T) {
+				var lines bytes.Buffer
+				traffic := append(slices.Clone(tc.learned), setLevel(tc.sid))
+				if recorded {
+					if err := transcript.WriteFacts(&lines, facts); err != nil {
+						t.Fatal(err)
+					}
+					traffic = traffic[len(traffic)-1:]
+				}
+				for _, ex := range traffic {
+					if err := transcript.Write(&lines, "s", ex, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var last []checks.Verdict
+				err := lint.Judge(transcript.NewReader("t.jsonl", &lines), options(1, 0), func(it *lint.Item) error {
+					if it.Err != nil {
+						return it.Err
+					}
+					last = it.Verdicts
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var bad []string
+				for _, v := range last {
+					if v.Status == checks.StatusWarn || v.Status == checks.StatusFail {
+						bad = append(bad, v.Check.ID+" "+string(v.Status)+": "+v.Reason)
+					}
+				}
+				if warned := len(bad) > 0; warned != tc.warn {
+					t.Errorf("setLevel in %s judged %q, want a warn: %v", tc.sid, bad, tc.warn)
+				}
+			})
+		}
+	}
+}

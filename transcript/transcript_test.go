@@ -360,3 +360,40 @@ func TestReaderNamesUnknownLineKinds(t *testing.T) {
 		t.Errorf("records %+v, want line 3's (an unknown member is no error)", recs)
 	}
 }
+
+// TestReaderNamesBadFacts: a facts line that breaks the facts' form is
+// named with its line and the member at fault; the records after it are
+// read, and a sound one's sessions reach them.
+func TestReaderNamesBadFacts(t *testing.T) {
+	ex := `{"transport":"http","request":{"headers":{"Mcp-Session-Id":"s1"},"body":"{}"},"response":null}`
+	in := strings.Join([]string{
+		`{"facts":{"protocolVersion":"1999-01-01"}}`,
+		`{"facts":{"bySession":{"s1":{}}}}`,
+		`{"facts":{"bySession":[{"protocolVersion":"2025-11-25"}]}}`,
+		`{"facts":{"bySession":[{"session":"s1","protocolVersion":"2099-01-01"}]}}`,
+		`{"facts":{"bySession":[{"session":"s1","capabilities":[]}]}}`,
+		`{"facts":{"protocolVersion":"2025-11-25","bySession":[{"session":"s1","protocolVersion":"2025-06-18","capabilities":{"logging":{}}}]}}`,
+		ex,
+	}, "\n")
+	recs, errs := readAll(t, "f.jsonl", strings.NewReader(in))
+	want := []string{
+		`f.jsonl:1: facts.protocolVersion is "1999-01-01", want one of [2026-07-28 2025-11-25 2025-06-18]`,
+		"f.jsonl:2: facts.bySession must be an array of objects",
+		"f.jsonl:3: facts.bySession[0] must be an object with a string session",
+		`f.jsonl:4: facts.bySession[0].protocolVersion is "2099-01-01", want one of [2026-07-28 2025-11-25 2025-06-18]`,
+		"f.jsonl:5: facts.bySession[0].capabilities must be an object",
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if len(recs) != 1 || recs[0].Line != 7 || recs[0].Facts == nil {
+		t.Fatalf("records %+v, want line 7's with the facts of line 6", recs)
+	}
+	var line bytes.Buffer
+	if err := transcript.WriteFacts(&line, recs[0].Facts); err != nil {
+		t.Fatal(err)
+	}
+	if got := line.String(); !strings.Contains(got, `"bySession":[{"session":"s1","protocolVersion":"2025-06-18","capabilities":{"logging":{}}}]`) {
+		t.Errorf("facts written again as %s, want line 6's bySession kept", got)
+	}
+}
