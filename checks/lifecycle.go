@@ -165,7 +165,11 @@ a server/discover answered with a result lists the version the request
 asked for in supportedVersions: it has just served it (T-LIFE-8); a
 server that serves 2026-07-28 alone and refuses a legacy initialize
 names the versions it serves in the error, in data.supported or its
-message (T-LIFE-14, SHOULD: a warn).
+message (T-LIFE-14, SHOULD: a warn); a dual-era server that serves a
+legacy initialize has switched to the legacy era (T-COMPAT-2), and its
+answer is judged as that era's negotiation above. 2026-07-28 itself is
+never the newer version an answer should have named: it has no
+initialize.
 
 What the server serves is known from the run (the versions its
 initialize answers named, server/discover's supportedVersions); without
@@ -179,9 +183,12 @@ is judged.`,
 		}
 		switch x.Method {
 		case "initialize":
-			if x.Version == envelope.V20260728 {
+			if x.Version == envelope.V20260728 && (!m.Get("result").Exists() || x.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Exists()) {
 				return judgeInitializeRefusal(p, m)
 			}
+			// A legacy initialize served in the 2026-07-28 era switched a
+			// dual-era server to the legacy era (T-COMPAT-2): its answer
+			// is that era's negotiation.
 			asked := x.Request.Get("params.protocolVersion").Str
 			if x.Condition == expect.CondInvalidParams {
 				return Skip("the initialize params are invalid; no version was asked for")
@@ -212,7 +219,7 @@ is judged.`,
 			case x.Facts.Serves(asked):
 				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
 			case x.Facts != nil:
-				if newer := newestAfter(x.Facts.Supported, got.Str); newer != "" {
+				if newer := newestAfter(slices.DeleteFunc(slices.Clone(x.Facts.Supported), func(v string) bool { return !hasInitialize(v) }), got.Str); newer != "" {
 					p.Warnf("result.protocolVersion", "initialize for %s is answered %s, though the server serves the newer %s (T-LIFE-2: SHOULD be its newest)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(newer, quoteN))
 				}
 			}
