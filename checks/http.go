@@ -333,6 +333,11 @@ GET answered with a 2xx other than 200 and an event stream warns
 				p.Warnf(path, "GET answered %d with an event stream, want 200 (RFC 9110 §15.3.1); T-HTTP-12 asks only for text/event-stream or 405", st)
 			case len(x.Status) > 0 && !slices.Contains(x.Status, st):
 				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
+			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream" && x.Version == envelope.V20260728:
+				// A dual-era server may answer a GET by the 2025 rules or
+				// by 2026-07-28's, whose refusal is a SHOULD: the reply
+				// breaks either, a MUST of neither for sure.
+				p.Warnf("http.header.Content-Type", "GET answered 200 with Content-Type %s: a 2026-07-28 GET SHOULD be refused with 405 (T-HTTP-13), and the 2025 rules a dual-era server may apply want text/event-stream (T-HTTP-12)", Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN))
 			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream":
 				p.Failf("http.header.Content-Type", "GET answered 200 with Content-Type %s, want text/event-stream (or 405)", Quote(envelope.HeaderGet(resp.Header, "Content-Type"), quoteN))
 			}

@@ -174,8 +174,9 @@ declarations set, not only for form:
 
 A progress or log notification that names another request fails on a
 POST's own SSE stream in 2026-07-28 (T-HTTP-17, MUST) and warns before
-in a session (T-HTTP-15: they SHOULD relate to the request, and another
-request of the session may own what they name). On stdio other requests
+(T-HTTP-15: they SHOULD relate to the request, and another request in
+flight, of the session or of any client a stateless server serves, may
+own what they name). On stdio other requests
 may be in flight, so it only warns there, unless it is progress for a
 token no request of the run offered at all: that fails wherever the run
 knew every token it sent (check and send, and the "offered" of their
@@ -193,11 +194,10 @@ declaration rules are not judged.`,
 		// On a POST's own stream every message concerns the request; on
 		// stdio other requests may be in flight.
 		scoped := expect.Want{Level: expect.Must, Rule: "T-HTTP-17"}
-		if x.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
-			// Before 2026-07-28 they only SHOULD relate to it, and in a
-			// session another request may own what they name. Without
-			// one, no other request of this client's is known to the
-			// server: a foreign token fails as before.
+		if x.Version != envelope.V20260728 {
+			// Before 2026-07-28 they only SHOULD relate to it, and another
+			// request in flight may own what they name: in the session,
+			// or, without one, of any client a stateless server serves.
 			scoped = expect.Want{Level: expect.Should, Rule: "T-HTTP-15"}
 		}
 		if p.Exchange.Transport == envelope.Stdio {

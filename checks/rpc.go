@@ -512,7 +512,10 @@ var OneReply = &Check{
 must report the error) is answered by exactly one response: not silence,
 not two responses. Silence is a finding: in a live run a request that gets
 nothing within --timeout, from a server that still answers a liveness
-probe, fails here once (a recorded "response": null is the same finding).
+probe, fails here once (a recorded "response": null is the same finding);
+silence after progress notifications for the request's own token only
+warns, as the server had taken the request up and was still at work when
+the checker stopped waiting.
 Where the spec leaves the reaction itself open (a batch, AMB-7; an empty
 stdio line) silence only warns; an open error code never softens it. A
 batch holding a request, sent to a server that speaks 2025-03-26, is
@@ -592,8 +595,19 @@ this check carries the exchange's one "error" verdict.`,
 			// past as many resumptions as the checker follows. (Resumed
 			// fewer times and still without it: the server refused the
 			// GET, or ended the resumed stream with nothing to resume.)
+			what := "the SSE stream ended before the response"
+			if resp.Cut {
+				what = "no response arrived before the checker stopped reading the stream"
+			}
 			p.Deviate(expect.Want{Level: expect.Open, Rule: "T-HTTP-15: a 2025-xx server may deliver the response on a resumed stream"},
-				"reply", "the SSE stream ended before the response, after event id %s", Quote(p.Reply.LastEventID, quoteN))
+				"reply", "%s, after event id %s", what, Quote(p.Reply.LastEventID, quoteN))
+		case n == 0 && !p.Reply.Has() && x.Reply.Level > expect.Open && hidden == "" && ownProgress(p) > 0:
+			// The server reported progress on this very request: it took
+			// it up and was at work when the checker stopped waiting; its
+			// response lies past the exchange (DESIGN: what happens after
+			// the recording ends is not known).
+			p.Deviate(expect.Want{Level: expect.Open, Rule: "the server was still reporting progress on it; a higher --timeout may show the response"},
+				"reply", "no response arrived within the exchange, after %d progress notification(s) for the request's own token", ownProgress(p))
 		case n == 0 && !p.Reply.Has():
 			note := ""
 			if p.Exchange.Note != "" {
@@ -615,6 +629,22 @@ this check carries the exchange's one "error" verdict.`,
 		}
 		return nil
 	},
+}
+
+// ownProgress counts the progress notifications of the reply that name
+// the progressToken the request gave.
+func ownProgress(p *Pass) int {
+	token := p.Expect.Request.Get("params._meta.progressToken")
+	if !token.Exists() {
+		return 0
+	}
+	n := 0
+	for _, m := range p.Reply.Messages {
+		if m.IsObject() && m.Get("method").Str == "notifications/progress" && !m.Get("id").Exists() && envelope.SameID(token, m.Get("params.progressToken")) {
+			n++
+		}
+	}
+	return n
 }
 
 // idless counts the responses among msgs whose id is absent or null.
