@@ -546,6 +546,12 @@ this check carries the exchange's one "error" verdict.`,
 		}
 		resp := p.Exchange.Response
 		n := p.Reply.Responses
+		// On stdio a line that is no JSON object or array answers
+		// nothing: the transport read on past it for the response (log
+		// lines on stdout are RPC1001's finding), and silence after
+		// them is silence. Over HTTP the body is the answer, however
+		// malformed.
+		answered := p.Reply.Has() && (p.Exchange.Transport != envelope.Stdio || p.Reply.Response.IsObject() || p.Reply.Response.IsArray())
 		if len(x.ID.Echo) > 0 {
 			// Count the responses to this request: a stray one with
 			// another id is not a second answer to it.
@@ -563,7 +569,7 @@ this check carries the exchange's one "error" verdict.`,
 				// may go undetected): beside its own, it is a second.
 				n += idless(others)
 			}
-			if n == 0 && p.Reply.Has() {
+			if n == 0 && answered {
 				// Answered, with the wrong id (RPC1004's finding); answered
 				// more than once so when several id-less responses came.
 				n = max(1, idless(p.Reply.Messages))
@@ -580,14 +586,14 @@ this check carries the exchange's one "error" verdict.`,
 			}
 		}
 		hidden := ""
-		if n == 0 && !p.Reply.Has() {
+		if n == 0 && !answered {
 			hidden = hiddenResponse(resp, p.Reply.Body)
 		}
 		switch {
 		case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
 			// An HTTP rejection answers the request, with or without a
 			// body (HTTP1001 judges the body, HTTP1002 the status).
-		case n == 0 && !p.Reply.Has() && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
+		case n == 0 && !answered && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
 			(resp.Resumed == 0 || resp.Resumed >= envelope.MaxResumes):
 			// The stream set an event id and ended: a 2025-xx client
 			// resumes it with GET and Last-Event-ID, and the response may
@@ -601,14 +607,14 @@ this check carries the exchange's one "error" verdict.`,
 			}
 			p.Deviate(expect.Want{Level: expect.Open, Rule: "T-HTTP-15: a 2025-xx server may deliver the response on a resumed stream"},
 				"reply", "%s, after event id %s", what, Quote(p.Reply.LastEventID, quoteN))
-		case n == 0 && !p.Reply.Has() && x.Reply.Level > expect.Open && hidden == "" && ownProgress(p) > 0:
+		case n == 0 && !answered && x.Reply.Level > expect.Open && hidden == "" && ownProgress(p) > 0:
 			// The server reported progress on this very request: it took
 			// it up and was at work when the checker stopped waiting; its
 			// response lies past the exchange (DESIGN: what happens after
 			// the recording ends is not known).
 			p.Deviate(expect.Want{Level: expect.Open, Rule: "the server was still reporting progress on it; a higher --timeout may show the response"},
 				"reply", "no response arrived within the exchange, after %d progress notification(s) for the request's own token", ownProgress(p))
-		case n == 0 && !p.Reply.Has():
+		case n == 0 && !answered:
 			note := ""
 			if p.Exchange.Note != "" {
 				note = ": " + p.Exchange.Note
