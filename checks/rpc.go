@@ -876,7 +876,7 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 		switch {
 		case m.IsArray():
 			if empty {
-				p.Failf(path, "an empty batch is answered with a single error object, not an array (JSON-RPC §6)")
+				p.Failf(path, "an empty batch was answered with an array; JSON-RPC §6 answers it with a single error object")
 				continue
 			}
 			if len(m.Root().Array()) == 0 {

@@ -426,6 +426,16 @@ func (e *Expectation) httpMethod(ex *envelope.Exchange, f *Facts) {
 		}
 	case "DELETE":
 		e.Status, e.StatusWant = []int{200, 202, 204, 405}, open("T-SESS-4: a server may accept the end of a session or refuse it with 405")
+		if f != nil && (f.Session || e.Version == envelope.V20260728) {
+			// A server that keeps sessions answers a DELETE without one
+			// 400 (T-SESS-2), and one naming a session it does not hold
+			// 404 (T-SESS-3), as any other request.
+			if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
+				e.Status = append(e.Status, 404)
+			} else {
+				e.Status = append(e.Status, 400)
+			}
+		}
 	}
 	if e.Version == envelope.V20260728 {
 		// A server that serves 2025 clients too answers their GET and
@@ -577,7 +587,14 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// JSON-RPC allows null and fractional ids; MCP forbids them
 		// (T-RPC-3). Refusing is right with any code; serving is lenient
 		// and only warns, as long as the id comes back exactly.
-		e.reject(CondInvalidRequest, "id is "+envelope.Kind(id)+" "+id.Raw+", which MCP forbids (T-RPC-3)", envelope.CodeInvalidRequest)
+		what := "null"
+		if id.Type == gjson.Number {
+			what = "the number " + id.Raw
+			if len(id.Raw) > 24 {
+				what = "the number " + id.Raw[:20] + "…"
+			}
+		}
+		e.reject(CondInvalidRequest, "id is "+what+", which MCP forbids (T-RPC-3)", envelope.CodeInvalidRequest)
 		e.Error, e.Code, e.AnyCode = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it"), Want{}, true
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true // an error reply passes (DESIGN rulings)
 		e.ID.Echo = []gjson.Result{id}
