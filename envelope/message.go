@@ -877,6 +877,9 @@ func IDKey(id gjson.Result) string {
 // StringIDKey is IDKey of the string id s, for ids the checker makes.
 func StringIDKey(s string) string { return "s" + s }
 
+// IntIDKey is IDKey of the integer id n, for ids the checker makes.
+func IntIDKey(n int) string { return "n" + strconv.Itoa(n) }
+
 // OtherTypeKey is the key of the same id value in the other JSON type: a
 // reply that answers "7" with 7 still answers it (and is judged for the
 // wrong id).

@@ -145,6 +145,12 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 		if ex, err = l.afterSilence(ctx, id, ex, wantReply); err != nil {
 			return err
 		}
+		if ex.Failure != "" && ex.Died == "" && len(m.pending) > 0 && !interrupted(ctx) {
+			// It stopped answering while earlier requests were still
+			// open: one of them may have hung it. This one goes again,
+			// alone, with them (see probe).
+			pd = &pend{name: id, req: req, notification: !wantReply, ambiguous: true}
+		}
 	}
 	if ex.Failure != "" && interrupted(ctx) {
 		// Cut short by the interrupt, not by the server: not judged.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
 )
 
@@ -108,6 +109,23 @@ func (r *run) id() int {
 		}
 	}
 	return r.sess.nextID
+}
+
+// maxOwn bounds the marker and probe ids a run remembers as its own.
+const maxOwn = 16384
+
+// ownID is the id of a marker or a liveness probe: the next of the
+// runner's own, remembered so that its reply, however late, is known for
+// no fixture's.
+func (r *run) ownID() int {
+	id := r.id()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.own == nil || len(r.own) >= maxOwn {
+		r.own = map[string]bool{}
+	}
+	r.own[envelope.IntIDKey(id)] = true
+	return id
 }
 
 // stageID is the id of the initialize that opens a staged fixture's own

@@ -220,6 +220,9 @@ type run struct {
 	// response again, from a server that answers twice, belongs to no
 	// later exchange (as the transport drops it in a run in sequence).
 	replies map[string]string
+	// own are the id keys of the runner's markers and liveness probes
+	// (bounded): their replies, however late, are no fixture's.
+	own map[string]bool
 	// late are the late replies the stdio transport left out of the
 	// exchanges they arrived in (their ids name requests that timed
 	// out), until a request's liveness probe claims its own (lateReply).
@@ -566,8 +569,8 @@ func (r *run) keepLate(st *StdioTarget, ex *envelope.Exchange) {
 	var ids []string
 	for _, d := range late {
 		id := gjson.GetBytes(d, "id")
-		if id.Type == gjson.String && (strings.HasPrefix(id.Str, "wymcp-mark:") || strings.HasPrefix(id.Str, "wymcp-liveness:")) {
-			continue
+		if r.own[envelope.IDKey(id)] {
+			continue // a marker's or a probe's
 		}
 		ids = append(ids, id.Raw)
 		if len(r.late) >= maxReplies {
@@ -640,23 +643,16 @@ func (r *run) lateReply(ex, probe *envelope.Exchange, sent func(string) bool) bo
 }
 
 // liveness sends a request every server of the version answers at once:
-// ping in 2025-xx (T-LIFE-5), server/discover in 2026-07-28 (T-LIFE-8).
-// Its id names the exchange it probes for: unique among the requests in
-// flight, and the same in every run.
+// ping in 2025-xx (T-LIFE-5), server/discover in 2026-07-28 (T-LIFE-8),
+// with an integer id of the runner's own (see markerBody).
 func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, bool) {
-	id := "wymcp-liveness:" + fixture
-	var body []byte
-	if r.sess.version == envelope.V20260728 {
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
-			id, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
-	} else {
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"ping"}`, id)
-	}
+	id := r.ownID()
+	body := r.markerBody(id)
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	ex := r.send(ctx, req, true)
 	if ex.Response != nil {
 		for _, d := range ex.Response.Messages {
-			if k, ok := responseKey(d); ok && k == envelope.StringIDKey(id) {
+			if k, ok := responseKey(d); ok && k == envelope.IntIDKey(id) {
 				r.took(k, d)
 			}
 		}

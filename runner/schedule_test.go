@@ -628,6 +628,8 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		return w.Write(b)
 	})
 	dieOn, _ := strings.CutPrefix(quirk, "die-on:")
+	hangOn, _ := strings.CutPrefix(quirk, "hang-on:")
+	hung := false
 	lastID, reinits := "", 0
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
@@ -645,6 +647,16 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		}
 		m := gjson.ParseBytes(sc.Bytes())
 		id, method := m.Get("id"), m.Get("method")
+		if quirk == "die-on-string-id" && id.Type == gjson.String {
+			os.Exit(9) // reads every id into a number
+		}
+		if hung || hangOn != "" && method.Str == hangOn {
+			hung = true // alive, reading, and answering nothing again
+			continue
+		}
+		if ignore := os.Getenv(ignoreMethodEnv); ignore != "" && method.Str == ignore {
+			continue // left unanswered, the server alive and well
+		}
 		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
 			if d, ok := strings.CutPrefix(quirk, "late-invalid:"); ok {
 				// Refused rightly, id-less, but late: a server that
@@ -747,8 +759,14 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // reading a message of METHOD; "mute-dies-on-batch" answers only
 // initialize and ping and exits on reading a batch; "reinit-breaks" exits on the first
 // request after a second notifications/initialized; "note-last-id"
-// answers each notification (wrongly) with the id it read last.
+// answers each notification (wrongly) with the id it read last;
+// "hang-on:METHOD" stops answering anything once it reads a message of
+// METHOD, alive and reading; "die-on-string-id" exits on any string id.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
+
+// ignoreMethodEnv makes the ignoring server leave every request of the
+// method it names unanswered.
+const ignoreMethodEnv = "WYMCP_RUNNER_IGNORE_METHOD"
 
 // singleEnv names a lock file: an ignoring server that finds it locked
 // by another exits at once, as a server that allows one instance at a
@@ -807,6 +825,14 @@ type serverEvent struct {
 }
 
 // readServerLog reads the log the ignoring servers append to.
+// runnersOwn: a logged id is one of the runner's own requests (the
+// handshake, a marker, a liveness probe): its count runs from 1, where
+// the fixtures' ids stand in blocks of a thousand and more.
+func runnersOwn(id string) bool {
+	n, err := strconv.Atoi(id)
+	return err == nil && n < 1000
+}
+
 func readServerLog(t *testing.T, log string) ([]serverEvent, []byte) {
 	t.Helper()
 	raw, err := os.ReadFile(log)
@@ -1232,7 +1258,7 @@ func TestMultiplexedNotificationsLast(t *testing.T) {
 		case e.pid != main || e.what != "line":
 		case e.id == noID && !handshake:
 			handshake = true
-		case !handshake || strings.HasPrefix(e.id, "wymcp-"):
+		case !handshake || runnersOwn(e.id):
 			// the handshake's requests, markers and liveness probes
 		case e.id == noID && e.method == "notifications/initialized":
 			reinit = i
@@ -1302,8 +1328,8 @@ func windowAndStarts(t *testing.T, log string) (main int, first, end int64) {
 			main = e.pid
 		case e.what == "start" && first == 0:
 			first = e.at
-		case e.pid == main && strings.HasPrefix(e.id, "wymcp-liveness:"):
-			end = e.at
+		case e.pid == main && runnersOwn(e.id):
+			end = e.at // (markers go with the requests, before it)
 		}
 	}
 	if main == 0 || end == 0 || first == 0 {

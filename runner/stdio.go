@@ -221,8 +221,8 @@ func (t *StdioTarget) proc() *transport.Stdio {
 type mux struct {
 	r       *run
 	pending []*pend
-	// markers are the ids of every marker written: a late reply to one
-	// is dropped wherever it arrives.
+	// markers are the id keys of every marker written: a late reply to
+	// one is dropped wherever it arrives.
 	markers map[string]bool
 	// last is the exchange lines between exchanges follow.
 	last *envelope.Exchange
@@ -266,12 +266,16 @@ type pend struct {
 }
 
 // markerBody is a request every server of the version answers at once.
-func (r *run) markerBody(id string) []byte {
+// Its id, as the liveness probe's, is an integer of the runner's own
+// count: every server reads one, where some choke on a string id (die
+// or hang on it), and a marker that kills the server would pin its
+// death on the fixture it follows.
+func (r *run) markerBody(id int) []byte {
 	if r.sess.version == envelope.V20260728 {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
 			id, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
 	}
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"ping"}`, id)
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)
 }
 
 // responseKey is the id key of a response-shaped line ("?" when it has
@@ -299,7 +303,7 @@ func (m *mux) marker(data []byte) bool {
 	if !ok {
 		return false
 	}
-	if id, ok := strings.CutPrefix(k, envelope.StringIDKey("")); !ok || !m.markers[id] {
+	if !m.markers[k] {
 		return false
 	}
 	m.markerAnswered(k, data)
@@ -309,7 +313,7 @@ func (m *mux) marker(data []byte) bool {
 // markerAnswered takes a marker off the list of those owed a reply, and
 // keeps its reply.
 func (m *mux) markerAnswered(k string, data []byte) {
-	delete(m.markers, strings.TrimPrefix(k, envelope.StringIDKey("")))
+	delete(m.markers, k)
 	m.r.took(k, data)
 }
 
@@ -603,9 +607,10 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	// request's markers counts.
 	mine := map[string]bool{}
 	nudge, every := func() bool {
-		id := fmt.Sprintf("wymcp-mark:%s#%d", name, len(mine)+1)
-		m.markers[id], mine[envelope.StringIDKey(id)] = true, true
-		m.queued(envelope.StringIDKey(id))
+		id := r.ownID()
+		k := envelope.IntIDKey(id)
+		m.markers[k], mine[k] = true, true
+		m.queued(k)
 		body := r.markerBody(id)
 		if p.Send(ctx, body) != "" {
 			return false
@@ -914,6 +919,19 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 	answered := map[*pend]bool{}
 	for _, p := range silent {
 		answered[p] = r.lateReply(p.ex, &probe, func(k string) bool { return m.sent[k] == 1 })
+	}
+	if !alive && probe.Failure != "" {
+		// The server stopped answering anything (hung, or gone deaf to
+		// the pipe) while requests were open: one of them may have hung
+		// it, or a request sent after them. Which is not known, so each
+		// goes again, alone, to a fresh process (see settle): the one
+		// that hangs it again is the one not judged, and the rest are.
+		for _, p := range silent {
+			if !answered[p] {
+				p.ambiguous = true
+			}
+		}
+		return nil
 	}
 	for _, p := range silent {
 		if probe.Failure == "" { // (see afterSilence)
