@@ -113,8 +113,16 @@ const maxResumes = envelope.MaxResumes
 // id, the client then resuming with GET and Last-Event-ID (T-HTTP-15).
 // (2025-06-18 asks the server not to close it, which the checks judge on
 // the stream as it came; 2026-07-28 has no resumption.)
+//
+// The initialize that negotiates carries no version header yet: its
+// body names the version asked, and a client asking 2025-11-25 resumes
+// its stream as it would any other.
 func resumes(req envelope.Request) bool {
-	v, _ := envelope.HeaderValue(req.Header, "MCP-Protocol-Version")
+	v, ok := envelope.HeaderValue(req.Header, "MCP-Protocol-Version")
+	if !ok {
+		m := envelope.Parse(req.Body)
+		return m.Get("method").Str == "initialize" && m.Get("params.protocolVersion").Str == envelope.V20251125
+	}
 	return strings.TrimSpace(v) == envelope.V20251125
 }
 
@@ -148,6 +156,14 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 		get.Host = sent.Get("Host")
 		get.Header.Set("Accept", "text/event-stream")
 		get.Header.Set("Last-Event-ID", end.lastID)
+		if sid := envelope.HeaderGet(r.Header, "Mcp-Session-Id"); sid != "" && envelope.HeaderGet(get.Header, "Mcp-Session-Id") == "" {
+			// An initialize's stream: the session it opened, and the
+			// version it asked for, are the client's from here on.
+			get.Header.Set("Mcp-Session-Id", sid)
+			if envelope.HeaderGet(get.Header, "MCP-Protocol-Version") == "" {
+				get.Header.Set("MCP-Protocol-Version", envelope.V20251125)
+			}
+		}
 		resp, err := client.Do(get)
 		if err != nil {
 			if b.ctx.Err() != nil {

@@ -93,6 +93,52 @@ func TestHTTPResumeSSE(t *testing.T) {
 	}
 }
 
+// TestHTTPResumeInitialize: the initialize that negotiates carries no
+// version header yet; one asking 2025-11-25 is resumed as any other
+// request of that version, its GET in the session the POST's answer
+// opened. Before, the run could not negotiate at all (exit 3) against a
+// server that closes every stream after its priming event. One asking
+// 2025-06-18 is not resumed, as that version's requests are not.
+func TestHTTPResumeInitialize(t *testing.T) {
+	for _, tc := range []struct {
+		asked    string
+		wantGets int
+	}{{"2025-11-25", 1}, {"2025-06-18", 0}} {
+		t.Run(tc.asked, func(t *testing.T) {
+			initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.asked + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+			result := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"` + tc.asked + `","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
+			var mu sync.Mutex
+			var gets []http.Header
+			url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					w.Header().Set("Mcp-Session-Id", "s-9")
+					startSSE(w).send("id: e1\nretry: 10\ndata:\n\n")
+					return
+				}
+				mu.Lock()
+				gets = append(gets, r.Header.Clone())
+				mu.Unlock()
+				startSSE(w).send("id: r1\ndata: " + result + "\n\n")
+			})
+			ex := (&HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}).Do(context.Background(), post(initialize))
+			mu.Lock()
+			defer mu.Unlock()
+			if len(gets) != tc.wantGets {
+				t.Fatalf("%d GETs, want %d", len(gets), tc.wantGets)
+			}
+			if tc.wantGets == 0 {
+				return
+			}
+			if h := gets[0]; h.Get("Last-Event-ID") != "e1" || h.Get("Mcp-Session-Id") != "s-9" || h.Get("MCP-Protocol-Version") != tc.asked {
+				t.Errorf("the GET's headers: %v", h)
+			}
+			if ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 1 || string(ex.Response.Messages[0]) != result {
+				t.Errorf("exchange %+v, want the initialize result resumed", ex)
+			}
+		})
+	}
+}
+
 // TestHTTPResumedSilenceCountsTheExchange: a resumed stream that brings
 // nothing until the timeout (held open, or its headers never sent) is
 // the exchange's silence, and its message counts the events of the whole
