@@ -200,3 +200,60 @@ func answeringInitialize(t *testing.T, asked, answered string) *httptest.Server 
 		}
 	})
 }
+
+// TestForced2026NeedsDiscover: --protocol 2026-07-28 against a server
+// whose server/discover fails (a 2025-only one, here refusing it as a
+// version it does not speak) is not driven, as a forced 2025 version the
+// server does not answer is not: judged by 2026-07-28's rules, every
+// refusal it makes failed for what it is not. The twin, a server that
+// serves 2026-07-28, is driven.
+func TestForced2026NeedsDiscover(t *testing.T) {
+	legacy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Protocol version mismatch"}}`)
+	}))
+	t.Cleanup(legacy.Close)
+	_, _, err := httpRun(t, legacy.URL, envelope.V20260728, 0, time.Second, "lifecycle/ping")
+	if err == nil || !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), "did not confirm it serves 2026-07-28 (server/discover: HTTP 400") {
+		t.Errorf("err = %v; want not driven, naming server/discover's answer", err)
+	}
+	srv, err := refserver.New(refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modern := httptest.NewServer(srv)
+	t.Cleanup(modern.Close)
+	if _, res, err := httpRun(t, modern.URL, envelope.V20260728, 0, time.Second, "lifecycle/ping"); err != nil || res.Version != envelope.V20260728 {
+		t.Errorf("the reference server, forced to 2026-07-28: %+v, %v", res, err)
+	}
+}
+
+// TestAutoAsks20250326: a server that answers initialize with
+// 2024-11-05 unless asked for 2025-03-26 (strowk/foxy-contexts does) is
+// negotiated in auto mode as it is with --protocol 2025-03-26: the third
+// initialize asks for that version. It was not driven at all (exit 3).
+func TestAutoAsks20250326(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		id := gjson.GetBytes(body, "id").Raw
+		if id == "" {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch v := gjson.GetBytes(body, "params.protocolVersion").Str; {
+		case gjson.GetBytes(body, "method").Str != "initialize":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
+		case v == envelope.V20250326:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`, id)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`, id)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	_, res, err := httpRun(t, hs.URL, "", 0, time.Second, "lifecycle/ping")
+	if err != nil || res.Version != envelope.V20250326 {
+		t.Errorf("auto: %+v, %v; want 2025-03-26 negotiated", res, err)
+	}
+}

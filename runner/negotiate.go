@@ -68,8 +68,12 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex})
 		r.sess.version = v
 		if !ok {
-			*res = Result{Version: v, Negotiated: "forced with --protocol (server/discover failed: " + why(&ex) + ")"}
-			return &expect.Facts{Version: v, Negotiated: res.Negotiated}, nil
+			// Every 2026-07-28 server answers server/discover (T-LIFE-8):
+			// one that does not speaks another version, or none, and its
+			// replies judged by 2026-07-28's rules would fail for what
+			// they are not (as a forced 2025 version a server does not
+			// answer is not driven either).
+			return nil, errorf("--protocol %s: the server did not confirm it serves %s (server/discover: %s); --protocol auto judges the version it speaks", v, v, why(&ex))
 		}
 		*res = Result{Version: v, Negotiated: "forced with --protocol; server/discover confirms it"}
 		return discoverFacts(&ex, res.Negotiated), nil
@@ -269,12 +273,19 @@ func (r *run) discover(ctx context.Context) (envelope.Exchange, bool) {
 func (r *run) initialize(ctx context.Context, want string, forced bool, probes *[]probe) (*expect.Facts, error) {
 	ask := []string{want}
 	if !forced && want == envelope.V20251125 {
-		ask = append(ask, envelope.V20250618)
+		// A server that answers the others with a version the checker
+		// does not negotiate (its oldest, say) may still speak
+		// 2025-03-26 when asked for it.
+		ask = append(ask, envelope.V20250618, envelope.V20250326)
 	}
 	var supported []string
 	var last, hintText string
 	refused := false // an initialize was refused with a 4xx: a server answered
+	older := false   // an initialize was answered with a version not negotiated
 	for i, v := range ask {
+		if i > 0 && v == envelope.V20250326 && !older {
+			break // asked only of a server that answers with a version
+		}
 		r.sess.version, r.sess.wire, r.sess.sessionID = "", "", ""
 		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
 		ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
@@ -288,7 +299,12 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 			supported = append(supported, got) // an answer names a version the server serves
 		}
 		if !slices.Contains(negotiable, got) {
+			older = older || got != ""
 			ex.Version = v
+			if v == envelope.V20250326 {
+				// (Recorded as the rules it is judged by, digest §1a.)
+				ex.Version = envelope.V20250618
+			}
 			*probes = append(*probes, probe{fixture: name, ex: ex})
 			if last != "" {
 				last += "; "
