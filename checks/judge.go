@@ -244,6 +244,11 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	}
 	ex := in.Exchange
 	out := dst[:0]
+	if ex.NotSent {
+		// A recording's fixture the run could not send: the verdicts the
+		// run gave it.
+		return append(out, NotSent(in.Fixture, ex.Failure, list)...)
+	}
 	base := exp.ReadReply(ex.Response)
 	if why, owner := unjudgeable(ex, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)

@@ -45,6 +45,10 @@ type Exchange struct {
 	// Refused: the target refused the connection, so the request never
 	// reached it (a server that is not, or no longer, listening).
 	Refused bool
+	// NotSent: the run could not send the fixture at all (its deadline
+	// passed, the server could not be started again); Failure says why.
+	// Nothing of the server's is judged: one error, the rest skipped.
+	NotSent bool
 	// Note is what the run knows about the exchange beyond its bytes,
 	// for the report: "no response within 10s; the server answered a
 	// liveness probe".

@@ -7,6 +7,7 @@
 //	 "fixture":"name" (optional),
 //	 "expect":{"expect-code":"-32602", …} (optional: the fixture's override),
 //	 "failure":"…" (optional: what the checker could not do), "died":"…",
+//	 "notSent":true (optional: the run could not send it; failure says why),
 //	 "note":"…" (optional),
 //	 "offered":["wymcp-3",7] (optional, stdio: the progress tokens the
 //	  run's requests had offered on the pipe; see envelope.Exchange),
@@ -352,7 +353,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [13]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged
+	var root [14]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [7]string  // status, headers, body, bodyBase64, cut, resumed, ended
 	// The request's and the response's members are read on the way
@@ -410,6 +411,11 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	default:
 		return rec, fmt.Errorf(`"unreported" is %s, want true or false`, envelope.Kind(u))
 	}
+	notSent, ferr := flag(root[13], "notSent")
+	if ferr != nil {
+		return rec, ferr
+	}
+	ex.NotSent = notSent
 	if red := value(root[9]); red.Exists() {
 		if !red.IsArray() {
 			return rec, fmt.Errorf(`"redacted" is %s, want an array of header names`, envelope.Kind(red))
@@ -515,7 +521,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended"}
 	// versions are the known protocol versions, so that a record holds
@@ -767,6 +773,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Expect     *expect.Override   `json:"expect,omitempty"`
 		Failure    string             `json:"failure,omitempty"`
 		Died       string             `json:"died,omitempty"`
+		NotSent    bool               `json:"notSent,omitempty"`
 		Note       string             `json:"note,omitempty"`
 		Redacted   []string           `json:"redacted,omitempty"`
 		Unreported bool               `json:"unreported,omitempty"`
@@ -774,7 +781,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Unjudged   string             `json:"unjudged,omitempty"`
 		Request    msg                `json:"request"`
 		Response   *msg               `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged}
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, NotSent: ex.NotSent, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged}
 	if !o.Empty() {
 		rec.Expect = o
 	}

@@ -213,6 +213,22 @@ type sink struct {
 	// reported, their markers standing in their place.
 	secrets []envelope.Secret
 	cov     *report.CoverageTracker
+	// transport is the target's, for the record of a fixture not sent.
+	transport string
+}
+
+// notSent is why the run could not send j's fixture: the reason of its
+// one error verdict, when it was judged without an exchange.
+func notSent(j runner.Judged) string {
+	if j.Exchange != nil {
+		return ""
+	}
+	for _, v := range j.Verdicts {
+		if v.Status == checks.StatusError {
+			return v.Reason
+		}
+	}
+	return ""
 }
 
 func (k *sink) Facts(f *expect.Facts) {
@@ -242,6 +258,14 @@ func (k *sink) Exchange(j runner.Judged) error {
 	hidden := k.selected != nil && !slices.ContainsFunc(k.selected, func(f *fixtures.Fixture) bool {
 		return j.Fixture == f.ID || strings.HasPrefix(j.Fixture, f.ID+"/")
 	}) || slices.ContainsFunc(k.skip, func(p string) bool { return fixtures.Matches(p, j.Fixture) })
+	if why := notSent(j); k.record != nil && why != "" {
+		// A fixture the run could not send (its deadline passed, the
+		// server could not be restarted) is an error of the run's: the
+		// recording says so, so that lint ends as check did.
+		if err := transcript.Write(k.record, j.Fixture, &envelope.Exchange{Transport: k.transport, Failure: why, NotSent: true}, nil); err != nil {
+			return fmt.Errorf("--record: %w", err)
+		}
+	}
 	if k.record != nil && j.Exchange != nil {
 		var err error
 		switch {
@@ -376,7 +400,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	for _, n := range o.demoNotes {
 		ss.note(n)
 	}
-	k := &sink{ss: ss, cov: report.NewCoverageTracker(runner.Citations(fx), checks.All())}
+	k := &sink{ss: ss, cov: report.NewCoverageTracker(runner.Citations(fx), checks.All()), transport: target.Transport()}
 	if len(o.Run) > 0 {
 		k.selected = fx
 	} else {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
@@ -18,7 +19,8 @@ import (
 // "once" answers each request once, "twice" writes each response twice;
 // "progress-own" lists a tool and sends progress for the token a
 // request offers before its response, "progress-foreign" progress for a
-// token no request offered before every response but initialize's.
+// token no request offered before every response but initialize's;
+// "slow" answers each request but initialize after 200 ms.
 const stdioServerEnv = "WYMCP_CMD_STDIO_SERVER"
 
 func TestMain(m *testing.M) {
@@ -58,6 +60,9 @@ func serveStdio(mode string) {
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id.Raw)
 		default:
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, id.Raw)
+		}
+		if mode == "slow" && gjson.GetBytes(msg, "method").Str != "initialize" {
+			time.Sleep(200 * time.Millisecond)
 		}
 		tok := gjson.GetBytes(msg, "params._meta.progressToken")
 		switch {
@@ -160,6 +165,39 @@ func TestUnjudgedRunLintsUnjudged(t *testing.T) {
 	code, out, errOut = runMain(t, "", "lint", rec)
 	if code != exitTarget || !strings.Contains(errOut, "judged none of its") || !strings.Contains(errOut, "2024-11-05") || strings.Contains(out, "PASSED") {
 		t.Errorf("lint of the recording: exit %d, want %d, saying the run judged nothing and why:\n%s\n%s", code, exitTarget, out, errOut)
+	}
+}
+
+// TestDeadlineCutRecordingLints: the fixtures a run's --deadline left
+// unsent are its errors, and its recording carries them ("notSent"), so
+// lint of it ends as check did; lint found none of them, and passed a
+// run that check failed.
+func TestDeadlineCutRecordingLints(t *testing.T) {
+	t.Setenv(stdioServerEnv, "slow")
+	dir := t.TempDir()
+	rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+	code, out, errOut := runMain(t, "", "check", "--parallel", "1", "--timeout", "1s", "--deadline", "2s", "--format", "json", "-o", live, "--record", rec, "--", os.Args[0])
+	if code != exitFindings {
+		t.Fatalf("check: exit %d, want %d:\n%s\n%s", code, exitFindings, out, errOut)
+	}
+	if code, out, errOut = runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings {
+		t.Errorf("lint of the recording: exit %d, want %d:\n%s\n%s", code, exitFindings, out, errOut)
+	}
+	errs := func(file string) []string {
+		var out []string
+		for _, r := range reportResults(t, file) {
+			if r.Status == "error" {
+				out = append(out, r.Fixture+" "+r.Message)
+			}
+		}
+		return out
+	}
+	l, g := errs(live), errs(linted)
+	if len(l) == 0 {
+		t.Fatal("the deadline left no fixture unsent; the test needs some")
+	}
+	if diff := cmp.Diff(l, g); diff != "" {
+		t.Errorf("errors of check (-) and of lint of its recording (+):\n%s", diff)
 	}
 }
 
