@@ -467,7 +467,7 @@ func codeList(codes []int) string {
 var Refused = &Check{
 	ID:       "PRO1001",
 	Title:    "A request is refused or served as the protocol says",
-	SpecRef:  "T-ERR-1..T-ERR-3, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1",
+	SpecRef:  "T-ERR-1..T-ERR-3, T-LIFE-5, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `Garbage, invalid requests, unknown methods, and in 2026-07-28 header
@@ -495,7 +495,10 @@ refuses it (ERR1002 judges its code) and a result warns.
 The other way round: a valid request a fixture only spells another way
 the spec allows (header names in lowercase, T-HTTP-19) must be served: a
 JSON-RPC error or an HTTP error status fails, but 429 and 503, which
-say the server is busy, warn.`,
+say the server is busy, warn. So must a 2025-xx ping (T-LIFE-5: a
+prompt, empty result), on stdio, to a server without sessions, or in a
+session the server is known to hold: outside one, a server that relies
+on sessions refuses it as any request (T-SESS-2).`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		if x.Served.Set() && !x.Error.Set() {
@@ -532,6 +535,9 @@ func mustServe(p *Pass) error {
 	r := p.Exchange.Response
 	if r == nil {
 		return Skip("no reply arrived (see RPC1006)")
+	}
+	if p.Exchange.Transport == envelope.HTTP && r.Status >= 300 && x.ServedAsJSONRPC {
+		return Skip("refused over HTTP, maybe by its transport (credentials, headers, a session), before the request was handled")
 	}
 	if p.Exchange.Transport == envelope.HTTP && (r.Status == 429 || r.Status == 503) {
 		p.Warnf("http.status", "status %d says the server is busy: whether it serves %s is not seen", r.Status, x.Cause())

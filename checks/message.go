@@ -93,7 +93,9 @@ var MessageNotGeneric = &Check{
 	Severity: MUST,
 	Area:     AreaMessage,
 	Doc: `The JSON-RPC generic string ("Invalid params", "Internal error", …) is
-fine when there is nothing more to say. But a reply whose message is only
+fine when there is nothing more to say, and so is "Server error" for the
+range JSON-RPC reserves for implementation-defined server errors. But a
+reply whose message is only
 the generic string while data carries the cause hides the cause where
 clients do not look: they render message, and a calling model that sees
 only "Invalid params" cannot fix its call. Put the one-line cause in
@@ -109,19 +111,26 @@ Strict contract only.`,
 		if err != nil {
 			return err
 		}
-		// Only the five JSON-RPC names are generic: an MCP-defined name such
-		// as "Unsupported protocol version" is itself the cause, and its
-		// spec-defined data is structured detail, not a hidden cause.
+		// Only JSON-RPC's own names are generic: the five codes', and
+		// "Server error" for its range of implementation-defined server
+		// errors (-32000 to -32099, JSON-RPC §5.1). An MCP-defined name
+		// such as "Unsupported protocol version" is itself the cause, and
+		// its spec-defined data is structured detail, not a hidden cause.
 		code := int(e.Get("code").Int())
-		if code != envelope.CodeParseError && (code < envelope.CodeInternalError || code > envelope.CodeInvalidRequest) {
-			return nil
-		}
-		_, row := envelope.ClassifyCode(p.Expect.Version, code, nil)
 		data := e.Get("data")
-		if row == nil || !data.Exists() || isEmptyValue(data) {
+		if !data.Exists() || isEmptyValue(data) {
 			return nil
 		}
-		if genericOnly(msg, code, row.Name) {
+		name := ""
+		switch {
+		case code == envelope.CodeParseError || code >= envelope.CodeInternalError && code <= envelope.CodeInvalidRequest:
+			if _, row := envelope.ClassifyCode(p.Expect.Version, code, nil); row != nil {
+				name = row.Name
+			}
+		case code >= -32099 && code <= -32000:
+			name = "Server error"
+		}
+		if name != "" && genericOnly(msg, code, name) {
 			p.Failf("error.message", "message is only the generic %s while error.data carries the cause", Quote(msg, quoteN))
 		}
 		return nil

@@ -32,6 +32,14 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 	for _, r := range rs[1:] {
 		e = merge(e, build(ex, r, f), r.why)
 	}
+	if len(rs) == 1 && e.Method == "ping" && e.Version != envelope.V20260728 && e.Condition == CondCall && pingOwed(ex, e, f) {
+		// A 2025-xx ping gets a prompt, empty result (T-LIFE-5): an
+		// error says the server does not keep the liveness check every
+		// peer may rely on. Over HTTP only an answer the server made as
+		// JSON-RPC (a 2xx) says so: a refusal of the HTTP request may be
+		// its transport's (credentials, headers, a session).
+		e.Served, e.ServedAsJSONRPC = must("T-LIFE-5: a ping gets an empty result"), ex.Transport == envelope.HTTP
+	}
 	o.apply(e)
 	e.bigID()
 	if v := legacyReading(ex, e, rs[0].body); v != "" {
@@ -507,7 +515,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	case req.IsArray() && f.Speaks() == envelope.V20250326:
 		// 2025-03-26 has batches (T-V0326-1): served or refused with a
 		// JSON-RPC error, but never a crash.
-		amb := "T-V0326-1: a 2025-03-26 server may serve a batch"
+		amb := "T-V0326-1: a 2025-03-26 server serves a batch, or refuses one it does not support with an error whose code the spec does not fix"
 		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
 		e.Reply, e.Error, e.Code, e.ID.Other = open(amb), Want{}, open(amb), open(amb)
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
@@ -573,14 +581,17 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		return e
 	case req.Get("jsonrpc").Type != gjson.String || req.Get("jsonrpc").Str != "2.0":
 		e.reject(CondInvalidRequest, `jsonrpc is not "2.0"`, envelope.CodeInvalidRequest)
+		e.metaMissingToo(req, http)
 		e.malformedID()
 		return e
 	case !method.Exists():
 		e.reject(CondInvalidRequest, "method is missing", envelope.CodeInvalidRequest)
+		e.metaMissingToo(req, http)
 		e.malformedID()
 		return e
 	case method.Type != gjson.String:
 		e.reject(CondInvalidRequest, "method is not a string", envelope.CodeInvalidRequest)
+		e.metaMissingToo(req, http)
 		e.malformedID()
 		return e
 	case hasID && !readable && (id.Type == gjson.Null || id.Type == gjson.Number):
@@ -691,6 +702,28 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	return e
 }
 
+// pingOwed: nothing but the ping itself can explain a refusal of it.
+// Over HTTP a server that relies on sessions refuses any request outside
+// one it holds (T-SESS-2, T-SESS-3), a ping too: the ping is owed its
+// result only where the server keeps no sessions or the request names
+// one it is known to hold.
+func pingOwed(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
+	if id := e.Request.Get("id"); envelope.BeyondDouble(id) {
+		return false // a receiver may refuse an id it cannot hold (bigID)
+	}
+	if ex.Transport != envelope.HTTP {
+		return true
+	}
+	if f == nil {
+		return false
+	}
+	if !f.Session {
+		return true
+	}
+	held, known := f.SessionHeld(envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
+	return held && known
+}
+
 // malformedID: the request is no valid JSON-RPC 2.0 request object, yet
 // its id reads. JSON-RPC §5 gives such an Invalid Request a null id ("an
 // error in detecting the id ... e.g. Invalid Request") and MCP excepts
@@ -714,6 +747,22 @@ func (e *Expectation) reject(c Condition, detail string, codes ...int) {
 	// The spec fixes no status for these outside 2026-07-28's own
 	// conditions (AMB-6); the strict contract wants 400.
 	e.Status, e.StatusWant = []int{400}, contract("contract: a rejection is 400")
+}
+
+// metaMissingToo: a 2026-07-28 invalid request that also lacks its _meta
+// protocol version has a second fault, the missing _meta (T-LIFE-7:
+// -32602), and over HTTP a version header that matches no body version
+// (-32020): the spec orders neither fault first (AMB-4), so their codes
+// are right as well.
+func (e *Expectation) metaMissingToo(req envelope.Message, http bool) {
+	if e.Version != envelope.V20260728 || req.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Exists() {
+		return
+	}
+	e.Codes = append(e.Codes, envelope.CodeInvalidParams)
+	if http {
+		e.Codes = append(e.Codes, envelope.CodeHeaderMismatch)
+	}
+	e.Detail += "; the request also lacks _meta (AMB-4: either fault may be answered)"
 }
 
 // unknownMethod: a method the version does not define.
@@ -840,10 +889,6 @@ func (e *Expectation) call(http bool) {
 		// The response ends the subscription: it may come long after
 		// the checker stops reading (T-SUB-4).
 		e.Reply, e.Stream = Want{}, true
-	case "logging/setLevel":
-		if l := req.Get("params.level"); l.Type != gjson.String || !slices.Contains(logLevels, l.Str) {
-			e.invalidParams("level "+valueText(l)+" is not a log level", should("T-LOG-1"))
-		}
 	}
 	if declared, known := e.Facts.Declares("logging"); e.Version == envelope.V20260728 && (declared || !known) {
 		// (A server that declared no logging sends no log messages: the
@@ -866,6 +911,10 @@ func (e *Expectation) params(req *envelope.Message) {
 		e.readResource(req)
 	case "completion/complete":
 		e.complete(req)
+	case "logging/setLevel":
+		if l := req.Get("params.level"); l.Type != gjson.String || !slices.Contains(logLevels, l.Str) {
+			e.invalidParams("level "+valueText(l)+" is not a log level", should("T-LOG-1"))
+		}
 	}
 }
 

@@ -138,6 +138,10 @@ type Expectation struct {
 	// Served: an error is wrong; the request must be served (PRO1001):
 	// it is valid, spelled another way the spec allows.
 	Served Want
+	// ServedAsJSONRPC: Served binds only an answer the server made as
+	// JSON-RPC (over HTTP, a 2xx); an HTTP refusal may be its
+	// transport's.
+	ServedAsJSONRPC bool
 	// PageScope is the cacheScope the first page of the list gave, when
 	// the request asks a later page: every page keeps it (T-CACHE-3).
 	PageScope string

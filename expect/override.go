@@ -336,7 +336,7 @@ func (o *Override) apply(e *Expectation) {
 		e.Error = *o.err
 	}
 	if o.served != nil {
-		e.Served = *o.served
+		e.Served, e.ServedAsJSONRPC = *o.served, false
 	}
 	e.PageScope = o.pageScope
 	if o.errLocal != "" {
@@ -400,7 +400,7 @@ func (o *Override) apply(e *Expectation) {
 		// another (T-RPC-5, T-RPC-9). A refusal that may come before the
 		// body is read says so with expect-id, or RPC1004 reads it off
 		// the status.
-		e.Error, e.Code = soften(e.Error, r), soften(e.Code, r)
+		e.Error, e.Code, e.Served = soften(e.Error, r), soften(e.Code, r), soften(e.Served, r)
 		if !e.NoReply.Set() {
 			// (A notification's open reaction, accepted or refused, is
 			// the 202 or the 4xx it already allows: no other status.)
