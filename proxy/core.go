@@ -99,7 +99,7 @@ func (c *core) observeFrameLocked(dir Direction, f frame) *Observation {
 // serverRequestLocked keeps a request the server sent, to pair it with
 // the client's response.
 func (c *core) serverRequestLocked(o *Observation, transport, version string) []event {
-	w := &waiting{key: idKey(o.ID), method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
+	w := &waiting{key: idKey(o.ID), id: o.ID, method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
 		ex: &envelope.Exchange{Transport: transport, Version: version, Request: envelope.Request{Body: o.Raw}}}
 	evs := []event{obsEvent(o)}
 	if old, why := c.server.add(w); old != nil {

@@ -15,6 +15,7 @@ const maxWaiting = 1024
 // A waiting request, until its reply comes.
 type waiting struct {
 	key    string // idKey of its id
+	id     string // its id as sent (raw JSON; "" for none)
 	method string
 	seq    uint64
 	sent   time.Time
@@ -88,6 +89,15 @@ func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
 // right -32700 to the line after it as the notification's reply.
 func (l *ledger) match(id string, isError bool) *waiting {
 	key := idKey(id)
+	if v := gjson.Parse(id); key == "" && (v.IsObject() || v.IsArray() || v.IsBool()) {
+		// An id of a type MCP forbids, echoed: the request sent with it,
+		// before any whose id could not be read (a null one's).
+		for i, w := range l.list {
+			if !w.quiet && w.id != "" && envelope.SameID(gjson.Parse(w.id), v) {
+				return l.remove(i)
+			}
+		}
+	}
 	if key == "" {
 		for i, w := range l.list {
 			if !w.quiet && (w.key == "" && (isError || w.method != "") || isError && unreadable(w)) {

@@ -126,7 +126,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestLedgerMatch(t *testing.T) {
-	req := func(id string) *waiting { return &waiting{key: idKey(id), method: "m" + id} }
+	req := func(id string) *waiting { return &waiting{key: idKey(id), id: id, method: "m" + id} }
 	quiet := func() *waiting { return &waiting{quiet: true, method: "note"} }
 	garbage := func() *waiting { return &waiting{} } // a line that is no message: method ""
 	batch := func() *waiting { return &waiting{key: "[", method: "batch"} }
@@ -151,6 +151,8 @@ func TestLedgerMatch(t *testing.T) {
 		{"the id in the other type, when it alone fits", []*waiting{req(`"7"`), req("8")}, "7", false, `m"7"`},
 		{"null answers a notification", []*waiting{req("1"), quiet()}, "null", false, "note"},
 		{"null answers an unreadable id first", []*waiting{req("true"), quiet()}, "null", false, "mtrue"},
+		{"an object id echoed answers its own request, not an earlier null-id one", []*waiting{req("null"), req(`{"a":1}`)}, `{"a":1}`, false, `m{"a":1}`},
+		{"a null id still answers the null-id request", []*waiting{req("null"), req(`{"a":1}`)}, "null", false, "mnull"},
 		{"a mangled id answers the only request", []*waiting{req("1")}, "99", false, "m1"},
 		{"a mangled id among several answers none", []*waiting{req("1"), req("2")}, "99", false, ""},
 		{"nothing waits", nil, "1", false, ""},

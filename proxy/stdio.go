@@ -252,7 +252,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 		r.q.put(obsEvent(o))
 		return
 	}
-	w := &waiting{key: idKey(o.ID), method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
+	w := &waiting{key: idKey(o.ID), id: o.ID, method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
 		ex: &envelope.Exchange{Transport: envelope.Stdio, Version: r.version, Request: envelope.Request{Body: o.Raw}}}
 	switch o.Kind {
 	case KindNotification:
