@@ -57,28 +57,7 @@ func TestSessionRefusalNeedsAnUnheldSession(t *testing.T) {
 		{"a recorded run's ended session", held.Learn(deleted), []*envelope.Exchange{refused("s1")}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var lines bytes.Buffer
-			if tc.facts != nil {
-				if err := transcript.WriteFacts(&lines, tc.facts); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for _, ex := range tc.traffic {
-				if err := transcript.Write(&lines, "s", ex, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var last []checks.Verdict
-			err := lint.Judge(transcript.NewReader("t.jsonl", &lines), options(1, 0), func(it *lint.Item) error {
-				if it.Err != nil {
-					return it.Err
-				}
-				last = it.Verdicts
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			last := lintLast(t, tc.facts, tc.traffic)
 			i := slices.IndexFunc(last, func(v checks.Verdict) bool { return v.Check.ID == "RPC1004" })
 			if i < 0 {
 				t.Fatal("no RPC1004 verdict")
@@ -153,30 +132,11 @@ func TestFactsBySession(t *testing.T) {
 				name = tc.name + ", recorded facts"
 			}
 			t.Run(name, func(t *testing.T) {
-				var lines bytes.Buffer
-				traffic := append(slices.Clone(tc.learned), setLevel(tc.sid))
+				traffic, recordedFacts := append(slices.Clone(tc.learned), setLevel(tc.sid)), (*expect.Facts)(nil)
 				if recorded {
-					if err := transcript.WriteFacts(&lines, facts); err != nil {
-						t.Fatal(err)
-					}
-					traffic = traffic[len(traffic)-1:]
+					traffic, recordedFacts = traffic[len(traffic)-1:], facts
 				}
-				for _, ex := range traffic {
-					if err := transcript.Write(&lines, "s", ex, nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-				var last []checks.Verdict
-				err := lint.Judge(transcript.NewReader("t.jsonl", &lines), options(1, 0), func(it *lint.Item) error {
-					if it.Err != nil {
-						return it.Err
-					}
-					last = it.Verdicts
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				last := lintLast(t, recordedFacts, traffic)
 				var bad []string
 				for _, v := range last {
 					if v.Status == checks.StatusWarn || v.Status == checks.StatusFail {
@@ -189,4 +149,34 @@ func TestFactsBySession(t *testing.T) {
 			})
 		}
 	}
+}
+
+// lintLast lints the traffic as a transcript, after a facts line when
+// facts is not nil (as check --record writes), and returns the verdicts
+// of its last exchange.
+func lintLast(t *testing.T, facts *expect.Facts, traffic []*envelope.Exchange) []checks.Verdict {
+	t.Helper()
+	var lines bytes.Buffer
+	if facts != nil {
+		if err := transcript.WriteFacts(&lines, facts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ex := range traffic {
+		if err := transcript.Write(&lines, "s", ex, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var last []checks.Verdict
+	err := lint.Judge(transcript.NewReader("t.jsonl", &lines), options(1, 0), func(it *lint.Item) error {
+		if it.Err != nil {
+			return it.Err
+		}
+		last = it.Verdicts
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return last
 }
