@@ -417,33 +417,19 @@ func (e *Expectation) httpMethod(ex *envelope.Exchange, f *Facts) {
 	switch e.HTTPMethod {
 	case "GET":
 		e.Status, e.StatusWant = []int{200, 405}, must("T-HTTP-12")
-		if f != nil && (f.Session || e.Version == envelope.V20260728) {
-			// The client's session may have ended (404, T-SESS-3) or
-			// not been sent (400, T-SESS-2); only the checker knows
-			// its own is live (expect-session: live). A dual-era server
-			// may keep sessions for its 2025 clients.
-			if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
-				e.Status = append(e.Status, 404)
-			} else {
-				e.Status = append(e.Status, 400)
-			}
-		}
+		// The client's session may have ended (404, T-SESS-3) or not
+		// been sent (400, T-SESS-2); only the checker knows its own is
+		// live (expect-session: live).
+		e.sessionRefusal(ex, f)
 		if hv := envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version"); hv != "" && !slices.Contains(e.Status, 400) &&
 			(!envelope.KnownVersion(hv) && !envelope.HistoricVersion(hv) || hv != e.Version && !f.Serves(hv)) {
 			e.Status = append(e.Status, 400) // T-HTTP-7: a version it does not serve is refused 400
 		}
 	case "DELETE":
 		e.Status, e.StatusWant = []int{200, 202, 204, 405}, open("T-SESS-4: a server may accept the end of a session or refuse it with 405")
-		if f != nil && (f.Session || e.Version == envelope.V20260728) {
-			// A server that keeps sessions answers a DELETE without one
-			// 400 (T-SESS-2), and one naming a session it does not hold
-			// 404 (T-SESS-3), as any other request.
-			if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
-				e.Status = append(e.Status, 404)
-			} else {
-				e.Status = append(e.Status, 400)
-			}
-		}
+		// A server that keeps sessions refuses a DELETE outside one it
+		// holds as any other request.
+		e.sessionRefusal(ex, f)
 	}
 	if e.Version == envelope.V20260728 {
 		// A server that serves 2025 clients too answers their GET and
@@ -453,6 +439,21 @@ func (e *Expectation) httpMethod(ex *envelope.Exchange, f *Facts) {
 			e.Status = append(e.Status, 405)
 		}
 		e.StatusWant = open("T-HTTP-13 binds only a server that speaks only 2026-07-28; this one serves 2025 clients too")
+	}
+}
+
+// sessionRefusal adds the status a server that keeps sessions refuses a
+// GET or DELETE outside one it holds with: 404 for a session it does not
+// hold (T-SESS-3), 400 without one (T-SESS-2). A dual-era server may keep
+// sessions for its 2025 clients.
+func (e *Expectation) sessionRefusal(ex *envelope.Exchange, f *Facts) {
+	if f == nil || !f.Session && e.Version != envelope.V20260728 {
+		return
+	}
+	if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
+		e.Status = append(e.Status, 404)
+	} else {
+		e.Status = append(e.Status, 400)
 	}
 }
 
@@ -703,19 +704,21 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 }
 
 // pingOwed: nothing but the ping itself can explain a refusal of it.
-// Over HTTP a server that relies on sessions refuses any request outside
-// one it holds (T-SESS-2, T-SESS-3), a ping too: the ping is owed its
-// result only where the server keeps no sessions or the request names
-// one it is known to hold.
+// Before the traffic shows an initialize answered (no facts), the ping
+// may precede it, where no server reaction is set (T-LIFE-6). Over HTTP
+// a server that relies on sessions refuses any request outside one it
+// holds (T-SESS-2, T-SESS-3), a ping too: the ping is owed its result
+// only where the server keeps no sessions or the request names one it
+// is known to hold.
 func pingOwed(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
 	if id := e.Request.Get("id"); envelope.BeyondDouble(id) {
 		return false // a receiver may refuse an id it cannot hold (bigID)
 	}
-	if ex.Transport != envelope.HTTP {
-		return true
-	}
 	if f == nil {
 		return false
+	}
+	if ex.Transport != envelope.HTTP {
+		return true
 	}
 	if !f.Session {
 		return true

@@ -141,13 +141,14 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
 }
 
-// negotiated keeps what n now holds as session sid's negotiation,
-// replacing an earlier one of sid, dropping the oldest beyond
-// maxSessions; clientCaps are what this session's client declared.
-func (n *Facts) negotiated(sid string, clientCaps json.RawMessage) {
+// negotiated keeps session sid's negotiation: the version n now holds,
+// and the capabilities this session's answer and client declared (nil
+// where they declared none, not another session's); it replaces an
+// earlier one of sid, and drops the oldest beyond maxSessions.
+func (n *Facts) negotiated(sid string, caps, clientCaps json.RawMessage) {
 	list := slices.DeleteFunc(slices.Clone(n.bySession), func(x negotiation) bool { return x.Session == sid })
 	list = append(list, negotiation{Session: sid, Version: n.Version, Negotiated: n.Negotiated, Spoken: n.Spoken,
-		Capabilities: n.Capabilities, ClientCaps: clientCaps})
+		Capabilities: caps, ClientCaps: clientCaps})
 	if len(list) > maxSessions {
 		list = list[len(list)-maxSessions:]
 	}
@@ -702,8 +703,10 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if !slices.Contains(n.Supported, v) {
 			n.Supported = append(slices.Clone(n.Supported), v)
 		}
+		var caps json.RawMessage // this answer's own, for its session
 		if c := res.Get("capabilities"); c.IsObject() {
-			n.Capabilities = json.RawMessage(c.Raw)
+			caps = json.RawMessage(c.Raw)
+			n.Capabilities = caps
 		}
 		var own json.RawMessage
 		if c := req.Get("params.capabilities"); c.IsObject() {
@@ -720,7 +723,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		n.Session = ex.Transport == envelope.HTTP && sid != ""
 		if n.Session {
 			n.issued = remember(n.issued, sid)
-			n.negotiated(sid, own)
+			n.negotiated(sid, caps, own)
 		}
 	case "server/discover":
 		n.Supported = nil

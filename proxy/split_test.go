@@ -153,6 +153,7 @@ func TestLedgerMatch(t *testing.T) {
 		{"null answers an unreadable id first", []*waiting{req("true"), quiet()}, "null", false, "mtrue"},
 		{"an object id echoed answers its own request, not an earlier null-id one", []*waiting{req("null"), req(`{"a":1}`)}, `{"a":1}`, false, `m{"a":1}`},
 		{"a null id still answers the null-id request", []*waiting{req("null"), req(`{"a":1}`)}, "null", false, "mnull"},
+		{"an object id written back with other spacing answers its request", []*waiting{req("null"), req(`{"a":1}`)}, `{"a": 1}`, false, `m{"a":1}`},
 		{"a mangled id answers the only request", []*waiting{req("1")}, "99", false, "m1"},
 		{"a mangled id among several answers none", []*waiting{req("1"), req("2")}, "99", false, ""},
 		{"nothing waits", nil, "1", false, ""},

@@ -416,6 +416,9 @@ func (r *Reader) parse(line []byte) (Record, error) {
 		return rec, ferr
 	}
 	ex.NotSent = notSent
+	if notSent && (ex.Failure == "" || value(root[4]).Type != gjson.Null) {
+		return rec, errors.New(`"notSent" goes with a "failure" saying why and "response": null`)
+	}
 	if red := value(root[9]); red.Exists() {
 		if !red.IsArray() {
 			return rec, fmt.Errorf(`"redacted" is %s, want an array of header names`, envelope.Kind(red))

@@ -397,3 +397,27 @@ func TestReaderNamesBadFacts(t *testing.T) {
 		t.Errorf("facts written again as %s, want line 6's bySession kept", got)
 	}
 }
+
+// TestReaderNotSent: a fixture the run could not send is read with its
+// failure and no response; "notSent" beside a response, or without the
+// failure that says why, is refused by name, and the next line read.
+func TestReaderNotSent(t *testing.T) {
+	in := strings.Join([]string{
+		`{"transport":"stdio","fixture":"a","notSent":true,"failure":"the run's deadline passed before this fixture","request":{},"response":null}`,
+		`{"transport":"stdio","fixture":"b","notSent":true,"failure":"x","request":{},"response":{"body":"{}"}}`,
+		`{"transport":"stdio","fixture":"c","notSent":true,"request":{},"response":null}`,
+		`{"transport":"stdio","fixture":"d","notSent":"yes","failure":"x","request":{},"response":null}`,
+	}, "\n")
+	recs, errs := readAll(t, "n.jsonl", strings.NewReader(in))
+	want := []string{
+		`n.jsonl:2: "notSent" goes with a "failure" saying why and "response": null`,
+		`n.jsonl:3: "notSent" goes with a "failure" saying why and "response": null`,
+		`n.jsonl:4: "notSent" is "yes", want true or false`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if len(recs) != 1 || !recs[0].Exchange.NotSent || recs[0].Exchange.Failure == "" {
+		t.Errorf("records %+v, want line 1's, not sent", recs)
+	}
+}
