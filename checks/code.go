@@ -496,9 +496,13 @@ The other way round: a valid request a fixture only spells another way
 the spec allows (header names in lowercase, T-HTTP-19) must be served: a
 JSON-RPC error or an HTTP error status fails, but 429 and 503, which
 say the server is busy, warn. So must a 2025-xx ping (T-LIFE-5: a
-prompt, empty result), on stdio, to a server without sessions, or in a
-session the server is known to hold: outside one, a server that relies
-on sessions refuses it as any request (T-SESS-2).`,
+prompt, empty result) once the traffic shows an initialize answered
+(before, T-LIFE-6 sets no reaction): on stdio, to a server without
+sessions, or in a session the server is known to hold (outside one, a
+server that relies on sessions refuses it as any request, T-SESS-2).
+Over HTTP only an answer the server made as JSON-RPC (a 2xx) is judged
+so: an HTTP refusal may be its transport's (credentials, headers). A
+ping whose id is beyond 2^53 may be refused (RFC 8259 §6).`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		if x.Served.Set() && !x.Error.Set() {
