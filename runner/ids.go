@@ -3,6 +3,8 @@ package runner
 import (
 	"hash/fnv"
 	"math"
+	"regexp"
+	"strconv"
 	"sync"
 
 	"github.com/wymcp/wymcp-check/envelope"
@@ -40,7 +42,17 @@ type idBlocks struct {
 	stride int
 	start  map[*fixtures.Fixture]int
 	taken  map[int]bool // blocks by number: start / stride
+	// literal holds the ids below the first block that fixtures write
+	// as numbers instead of {{id}}: the runner's own ids step over them,
+	// or a marker in flight beside such a fixture would take its reply.
+	literal map[int]bool
 }
+
+// literalID finds an "id" member written as an integer in a fixture's
+// body template. It reads text, not JSON: a template need not parse
+// before it is expanded, and a tool argument named "id" that is taken
+// for a request id only costs the runner one id it does not use.
+var literalID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,10})\s*[,}\]]`)
 
 // reserve gives each fixture that has none a block of ids, in order:
 // the block its ID hashes to, or the next free one after it.
@@ -48,13 +60,29 @@ func (r *run) reserve(fx ...*fixtures.Fixture) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.blocks == nil {
-		r.blocks = &idBlocks{stride: r.idStride(), start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}}
+		r.blocks = &idBlocks{stride: r.idStride(), start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}, literal: map[int]bool{}}
 	}
 	b := r.blocks
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	// Ids stay below 2^31: some servers read an id into an int32.
 	blocks := math.MaxInt32/b.stride - 1
+	// A literal id inside a block would be sent beside that block's
+	// fixture; the block is then no fixture's, and one below the blocks
+	// is no id of the runner's own.
+	for _, f := range fx {
+		for _, m := range literalID.FindAllSubmatch(f.Body, -1) {
+			id, err := strconv.Atoi(string(m[1]))
+			if err != nil || id <= 0 {
+				continue
+			}
+			if id < b.stride {
+				b.literal[id] = true
+			} else {
+				b.taken[id/b.stride] = true
+			}
+		}
+	}
 	for _, f := range fx {
 		if _, ok := b.start[f]; ok {
 			continue
@@ -104,7 +132,11 @@ func (r *run) id() int {
 	if b := r.blocks; b != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for b.taken[r.sess.nextID/b.stride] {
+		for b.taken[r.sess.nextID/b.stride] || b.literal[r.sess.nextID] {
+			if b.literal[r.sess.nextID] {
+				r.sess.nextID++
+				continue
+			}
 			r.sess.nextID += b.stride - r.sess.nextID%b.stride
 		}
 	}
