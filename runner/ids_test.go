@@ -53,6 +53,9 @@ func TestIDsOnceOnPipe(t *testing.T) {
 		// slow reply: it could be that reply, so tools/list goes again,
 		// alone.
 		{8, map[string]string{slowMethodEnv: "tools/list:300ms", strayEnv: "tools/list:100ms"}, toolsList},
+		// Fixtures that write their ids as numbers, in the range the
+		// runner's own markers and probes count through.
+		{8, nil, withLiteralIDs(t, 20, 40)},
 	} {
 		t.Run(fmt.Sprint(tc.parallel, tc.env), func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "servers.log")
@@ -83,6 +86,21 @@ func TestIDsOnceOnPipe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withLiteralIDs is the corpus and a ping for every id in [from, to),
+// each written as a number, as a user's fixture may write it.
+func withLiteralIDs(t *testing.T, from, to int) []*fixtures.Fixture {
+	t.Helper()
+	fx := embeddedWithout(t, func(*fixtures.Fixture) bool { return false })
+	for id := from; id < to; id++ {
+		f, err := fixtures.Parse("literal.txtar", fmt.Appendf(nil, "a ping whose id is written as a number\n-- fixture --\nid: user/literal-%d\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", id, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx = append(fx, f)
+	}
+	return fx
 }
 
 // TestIDsSameInPartialRun: a fixture sends the ids it sends in a run of
