@@ -280,7 +280,12 @@ For other method errors on a valid request the spec leaves the status open
 prefers 200). Before 2026-07-28 a 404 whose code (-32601, -32602, -32002)
 or echoed id shows the method was answered warns under the strict
 contract even in a session, as a client takes any 404 for the end of its
-session (T-SESS-3). A 5xx for a client's mistake fails under the strict
+session (T-SESS-3). A 400 that fits a reading the code checks allow
+passes here, as ERR1002 already warns of the reading: -32700 or -32600
+for a message a receiver may refuse as unreadable (an id beyond 2^53,
+RFC 8259 §6), and -32000 for an initialize a server that keeps sessions
+could not read, refused as a request outside a session (T-SESS-2).
+A 5xx for a client's mistake fails under the strict
 contract: the client did wrong, not the server; -32603 with a 5xx only
 warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 (T-HTTP-11 leaves it open, and says only that 5xx is the worse choice).
@@ -419,6 +424,13 @@ GET answered with a 2xx other than 200 and an event stream warns
 			}
 		case isErr && slices.Contains(x.ReadStatus, st):
 			// Right under one reading of the request.
+		case isErr && st == 400 && (code == envelope.CodeParseError || code == envelope.CodeInvalidRequest) && slices.Contains(x.AlsoCodes, code):
+			// A defensible reading refuses the message as unreadable or
+			// invalid (an id beyond 2^53, RFC 8259 §6), and such a
+			// refusal's status is 400; ERR1002 warns of the reading once.
+		case isErr && initSessionRefusal(p):
+			// Refused as a request outside a session: T-SESS-2's 400;
+			// ERR1002 warns of the reading once.
 		case isErr && st == 404 && methodLevel(p) &&
 			x.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "":
 			// The code or the echoed id says the method was answered, not
