@@ -285,6 +285,9 @@ passes here, as ERR1002 already warns of the reading: -32700 or -32600
 for a message a receiver may refuse as unreadable (an id beyond 2^53,
 RFC 8259 §6), and -32000 for an initialize a server that keeps sessions
 could not read, refused as a request outside a session (T-SESS-2).
+A request refused on an unserved MCP-Protocol-Version header with a 4xx
+other than 400 warns (T-HTTP-7 asks 400; a discover probe comes before
+any version is agreed).
 A 5xx for a client's mistake fails under the strict
 contract: the client did wrong, not the server; -32603 with a 5xx only
 warns. Under --contract spec a 5xx warns unless a MUST fixes the status
@@ -439,6 +442,12 @@ GET answered with a 2xx other than 200 and an event stream warns
 			if p.Contract.IsStrict() {
 				p.Warnf(path, "status 404 for error %d: a 2025 client reads 404 as the end of its session (T-SESS-3); the spec leaves a method error's status open (T-HTTP-11), the contract prefers 200", code)
 			}
+		case isErr && st != 400 && st/100 == 4 && !methodLevel(p) && versionHeaderRefusal(p):
+			// Refused on the version header, as the lost id shows, with
+			// another 4xx than the 400 such a refusal takes (T-HTTP-7);
+			// a discover probe reaches a server before any version is
+			// agreed, so only a warn.
+			p.Warnf(path, "status %d for a request refused on its MCP-Protocol-Version header: an unsupported version gets 400 (T-HTTP-7)", st)
 		case isErr && refusedOnHeaders(p) && st < 500:
 			// A refusal on the request's headers (credentials, Origin,
 			// Accept): its status is the transport's to choose.

@@ -231,7 +231,8 @@ request is no valid request object (jsonrpc not "2.0", method missing
 or not a string): JSON-RPC §5 counts an Invalid Request among the errors
 in detecting the id, and MCP excepts malformed input (AMB-1). A rejection a server can
 make on the headers alone, before reading the body (a refused Accept or
-Content-Type, a missing or unserved version header, an ended session, or
+Content-Type, a missing or unserved version header with whatever 4xx, an
+ended session, or
 in 2025-xx a session refused with 400 and no method's code, as the
 TypeScript SDK's examples refuse a session they do not hold), may leave
 the id out, unless its code (-32601, -32602, -32002) shows the body was
@@ -390,37 +391,55 @@ func refusedOnHeaders(p *Pass) bool {
 		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
 			return false
 		}
-		if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && x.Facts != nil && len(x.Facts.Supported) > 0 &&
-			!x.Facts.Serves(v) && v != x.Facts.Speaks() {
-			// A version header naming a version the server said it does
-			// not serve (its facts list the versions it serves) is
-			// refused 400 on the header (T-HTTP-7), before the body is
-			// read: the TypeScript SDK's stateless servers so refuse a
-			// probing client's server/discover outside a session.
+		if versionHeaderRefusal(p) {
 			return true
-		}
-		if x.Method == "server/discover" && (x.Version == envelope.V20260728 || envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version") == envelope.V20260728) {
-			// A client's server/discover probe to a server not known to
-			// speak 2026-07-28 (whatever version the run then judged it
-			// by, and with no facts yet, as in a transcript that starts
-			// with it): a legacy server refuses a request outside a
-			// session on its header before it reads the body (T-SESS-2),
-			// which the probing client takes for "legacy, fall back"
-			// (T-COMPAT-4). One of the version's own codes shows a modern
-			// server that read the body.
-			var code int64
-			if m := p.Reply.Response; m != nil {
-				code = m.Get("error.code").Int()
-			}
-			return !x.Facts.Serves(envelope.V20260728) && code != envelope.CodeHeaderMismatch &&
-				code != envelope.CodeMissingClientCap && code != envelope.CodeUnsupportedVer
 		}
 		if x.Version == envelope.V20260728 {
 			return false
 		}
 		return x.Facts != nil && x.Facts.Session
 	case 404:
-		return p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != ""
+		if p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
+			return true
+		}
+	}
+	// A refusal on the version header may come with another 4xx than
+	// the 400 T-HTTP-7 asks (@hono/mcp answers 404): the id is lost the
+	// same way, and the status is HTTP1002's question.
+	return r.Status/100 == 4 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" &&
+		!methodLevel(p) && p.Expect.Method != "initialize" && versionHeaderRefusal(p)
+}
+
+// versionHeaderRefusal: a request refused on its MCP-Protocol-Version
+// header before its body was read, by a server whose facts say it does
+// not serve that version, or by a legacy server a 2026-07-28 discover
+// probe reached.
+func versionHeaderRefusal(p *Pass) bool {
+	x := p.Expect
+	if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && x.Facts != nil && len(x.Facts.Supported) > 0 &&
+		!x.Facts.Serves(v) && v != x.Facts.Speaks() {
+		// A version header naming a version the server said it does
+		// not serve (its facts list the versions it serves) is
+		// refused 400 on the header (T-HTTP-7), before the body is
+		// read: the TypeScript SDK's stateless servers so refuse a
+		// probing client's server/discover outside a session.
+		return true
+	}
+	if x.Method == "server/discover" && (x.Version == envelope.V20260728 || envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version") == envelope.V20260728) {
+		// A client's server/discover probe to a server not known to
+		// speak 2026-07-28 (whatever version the run then judged it
+		// by, and with no facts yet, as in a transcript that starts
+		// with it): a legacy server refuses a request outside a
+		// session on its header before it reads the body (T-SESS-2),
+		// which the probing client takes for "legacy, fall back"
+		// (T-COMPAT-4). One of the version's own codes shows a modern
+		// server that read the body.
+		var code int64
+		if m := p.Reply.Response; m != nil {
+			code = m.Get("error.code").Int()
+		}
+		return !x.Facts.Serves(envelope.V20260728) && code != envelope.CodeHeaderMismatch &&
+			code != envelope.CodeMissingClientCap && code != envelope.CodeUnsupportedVer
 	}
 	return false
 }
