@@ -100,6 +100,9 @@ pass.`,
 // "internal error", and the client cannot know to fix its call.
 var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|arguments?)\b|invalid request parameters|unknown tool|-32602`)
 
+// unknownToolWords: the reply names the unknown-tool condition.
+var unknownToolWords = regexp.MustCompile(`(?i)unknown tool`)
+
 // validationMessage recognises a validator's phrases, which a failure
 // upstream uses too ("database error: invalid input syntax for type
 // uuid", "Stripe API error: Missing required param: amount"): they
@@ -352,7 +355,11 @@ func hiddenInvalidParams(p *Pass, e gjson.Result) {
 	accepted := p.Expect.ParamsSound
 	switch {
 	case sure && !accepted:
-		p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls invalid params; want -32602")
+		what := "invalid params"
+		if unknownToolWords.MatchString(e.Get("message").Str) {
+			what = "an unknown tool (a client's mistake, not the server's failure)"
+		}
+		p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls %s; want -32602", what)
 	case sure:
 		p.Warnf("error.code", "code -32603 (internal error) for what the reply calls invalid params, though the run's facts show the params valid: if the server refused them by rules of its own, want -32602")
 	case !accepted && doubt:
