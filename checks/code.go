@@ -108,7 +108,7 @@ var unknownToolWords = regexp.MustCompile(`(?i)unknown tool`)
 // uuid", "Stripe API error: Missing required param: amount"): they
 // settle a hidden -32602 only with more of a validator's reading (the
 // name of one of the call's arguments, a comparison of JSON types).
-var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|input)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
+var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
 
 // typeComplaint is a validator's comparison of JSON types ("expected
 // number, received string"): a refused argument when the message names
