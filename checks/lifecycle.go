@@ -146,6 +146,10 @@ func walkMeta(v gjson.Result, at []string, fn func(at []string, meta gjson.Resul
 var freeForm = map[string]bool{"structuredContent": true, "inputSchema": true, "outputSchema": true,
 	"requestedSchema": true, "arguments": true, "data": true, "experimental": true}
 
+// alreadyInitialized: a refusal that says the server was initialized
+// before, which has nothing to say of the version asked.
+var alreadyInitialized = regexp.MustCompile(`(?i)already initiali[sz]ed`)
+
 var Negotiation = &Check{
 	ID:       "PRO1007",
 	Title:    "Version negotiation answers what the server serves",
@@ -158,7 +162,9 @@ serves is answered with that version (T-LIFE-2, MUST); for a version it
 does not serve, with another version it serves, which SHOULD be its
 newest: an older one warns when the run saw the server serve a newer
 one. Refusing initialize with an error instead of naming a version warns
-(AMB-3: the spec's error example conflicts with its rule), unless the
+(AMB-3: the spec's error example conflicts with its rule); a refusal
+that says the server was already initialized is about the session, not
+the version, and skips. The warn holds unless the
 server serves no version that has initialize (2026-07-28 alone), which
 has none to name. In 2026-07-28,
 a server/discover answered with a result lists the version the request
@@ -194,6 +200,12 @@ is judged.`,
 				return Skip("the initialize params are invalid; no version was asked for")
 			}
 			if m.Get("error").Exists() {
+				if msg := m.Get("error.message").Str; alreadyInitialized.MatchString(msg) {
+					// A server of one session per process (@hono/mcp as
+					// its README wires it) refuses any initialize after
+					// the first, whatever version it asks.
+					return Skipf("initialize was refused as a second one (%s), not for the version it asked", Quote(msg, quoteN))
+				}
 				// (A server that serves no version with initialize, 2026-07-28
 				// alone, refuses it as T-LIFE-14 says: no version to name.)
 				if x.Facts != nil && len(x.Facts.Supported) > 0 && !x.Facts.Serves(asked) && slices.ContainsFunc(x.Facts.Supported, hasInitialize) {
