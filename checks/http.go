@@ -47,7 +47,10 @@ or the session before the body is read (406, 415, 421, a 2025 session's
 400 or 404, a 400 to a body whose Content-Type is not application/json,
 or to a POST without Accept or whose Accept leaves out a reply type,
 AMB-17), where the spec asks for no body
-(T-SESS-2, T-SESS-3). A status the
+(T-SESS-2, T-SESS-3); a 2026-07-28 400 for a protocol reason (an
+unsupported version, mismatched headers, missing _meta) carries its
+JSON-RPC error even when the header alone decided it (T-HTTP-8,
+T-COMPAT-1). A status the
 HTTP layer sends on its own account (a size or rate limit: 413, 414, 429,
 431; authorization: 401 with its OAuth body, and the 403 for an
 insufficient scope; a gateway: 502, 503, 504), and
@@ -147,6 +150,11 @@ func specBody(p *Pass, status int) (need int, why string) {
 	switch {
 	case x.NoReply.Set() && !protocolRefusal2026(p, status):
 		return bodyNone, "" // T-HTTP-4: the refusal of a notification MAY carry a body
+	case protocolRefusal2026(p, status):
+		// A 2026-07-28 refusal for a protocol reason carries its
+		// JSON-RPC error even when the header alone decided it: an
+		// unsupported version is -32022 (T-HTTP-8, T-LIFE-9).
+		return bodyMust, ""
 	case refusedOnHeaders(p) || status == 421 || len(headerValues(p.Exchange.Request.Header, "Accept")) == 0:
 		// Refused on its headers or its session before the body is read
 		// (T-SESS-2, T-SESS-3, T-HTTP-14; 421, a Host it does not serve;
