@@ -98,10 +98,13 @@ pass.`,
 // protocol's own name for a client's mistake (JSON-RPC's "Invalid
 // params", its -32602, MCP's unknown tool): -32603 then hides it behind
 // "internal error", and the client cannot know to fix its call.
-var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|arguments?)\b|invalid request parameters|unknown tool|-32602`)
+var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|arguments?)\b|invalid request parameters|` + unknownTool + `|-32602`)
+
+// unknownTool is how a reply names the unknown-tool condition.
+const unknownTool = `unknown tool`
 
 // unknownToolWords: the reply names the unknown-tool condition.
-var unknownToolWords = regexp.MustCompile(`(?i)unknown tool`)
+var unknownToolWords = regexp.MustCompile(`(?i)` + unknownTool)
 
 // validationMessage recognises a validator's phrases, which a failure
 // upstream uses too ("database error: invalid input syntax for type
@@ -355,16 +358,20 @@ func hiddenInvalidParams(p *Pass, e gjson.Result) {
 	accepted := p.Expect.ParamsSound
 	switch {
 	case sure && !accepted:
-		what := "invalid params"
-		if unknownToolWords.MatchString(e.Get("message").Str) {
-			what = "an unknown tool (a client's mistake, not the server's failure)"
-		}
-		p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls %s; want -32602", what)
+		p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls %s; want -32602", refusedAs(e))
 	case sure:
-		p.Warnf("error.code", "code -32603 (internal error) for what the reply calls invalid params, though the run's facts show the params valid: if the server refused them by rules of its own, want -32602")
+		p.Warnf("error.code", "code -32603 (internal error) for what the reply calls %s, though the run's facts show the params valid: if the server refused them by rules of its own, want -32602", refusedAs(e))
 	case !accepted && doubt:
 		p.Warnf("error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
 	}
+}
+
+// refusedAs names what a -32603 reply calls the fault, for a finding.
+func refusedAs(e gjson.Result) string {
+	if unknownToolWords.MatchString(e.Get("message").Str) {
+		return "an unknown tool (a client's mistake, not the server's failure)"
+	}
+	return "invalid params"
 }
 
 // paramsRefusal reads an error's words as a refusal of the call's

@@ -290,12 +290,12 @@ or echoed id shows the method was answered warns under the strict
 contract even in a session, as a client takes any 404 for the end of its
 session (T-SESS-3). A 400 that fits a reading the code checks allow
 passes here, as ERR1002 already warns of the reading: -32700 or -32600
-for a message a receiver may refuse as unreadable (an id beyond 2^53,
-RFC 8259 §6), and -32000 for an initialize a server that keeps sessions
+where ERR1002 allows that code with a warn (a message a receiver may
+refuse as unreadable, such as an id beyond 2^53, RFC 8259 §6), and -32000 for an initialize a server that keeps sessions
 could not read, refused as a request outside a session (T-SESS-2).
 A request refused on an unserved MCP-Protocol-Version header with a 4xx
-other than 400 warns (T-HTTP-7 asks 400; a discover probe comes before
-any version is agreed).
+no other header explains (a 404) warns under the strict contract
+(T-HTTP-7 asks 400, after initialization; a discover probe comes before).
 A 5xx for a client's mistake fails under the strict
 contract: the client did wrong, not the server; -32603 with a 5xx only
 warns. Under --contract spec a 5xx warns unless a MUST fixes the status
@@ -437,8 +437,9 @@ GET answered with a 2xx other than 200 and an event stream warns
 			// Right under one reading of the request.
 		case isErr && st == 400 && (code == envelope.CodeParseError || code == envelope.CodeInvalidRequest) && slices.Contains(x.AlsoCodes, code):
 			// A defensible reading refuses the message as unreadable or
-			// invalid (an id beyond 2^53, RFC 8259 §6), and such a
-			// refusal's status is 400; ERR1002 warns of the reading once.
+			// invalid (an id beyond 2^53, RFC 8259 §6; initialize params
+			// it cannot use; any reading ERR1002 allows with a warn), and
+			// such a refusal's status is 400; ERR1002 warns of it once.
 		case isErr && initSessionRefusal(p):
 			// Refused as a request outside a session: T-SESS-2's 400;
 			// ERR1002 warns of the reading once.
@@ -450,12 +451,15 @@ GET answered with a 2xx other than 200 and an event stream warns
 			if p.Contract.IsStrict() {
 				p.Warnf(path, "status 404 for error %d: a 2025 client reads 404 as the end of its session (T-SESS-3); the spec leaves a method error's status open (T-HTTP-11), the contract prefers 200", code)
 			}
-		case isErr && st != 400 && st/100 == 4 && !methodLevel(p) && versionHeaderRefusal(p):
+		case isErr && st != 400 && st/100 == 4 && st != 429 && !headerStatus(st) && !methodLevel(p) && versionHeaderRefusal(p):
 			// Refused on the version header, as the lost id shows, with
-			// another 4xx than the 400 such a refusal takes (T-HTTP-7);
-			// a discover probe reaches a server before any version is
-			// agreed, so only a warn.
-			p.Warnf(path, "status %d for a request refused on its MCP-Protocol-Version header: an unsupported version gets 400 (T-HTTP-7)", st)
+			// a 4xx no other header explains, where such a refusal takes
+			// 400 (T-HTTP-7). That rule binds after initialization, and
+			// a discover probe comes before it: only the strict
+			// contract's warn.
+			if p.Contract.IsStrict() {
+				p.Warnf(path, "status %d for a request refused on its MCP-Protocol-Version header: an unsupported version gets 400 (T-HTTP-7)", st)
+			}
 		case isErr && refusedOnHeaders(p) && st < 500:
 			// A refusal on the request's headers (credentials, Origin,
 			// Accept): its status is the transport's to choose.

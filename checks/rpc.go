@@ -358,12 +358,10 @@ func refusedOnHeaders(p *Pass) bool {
 	if p.Exchange.Transport != envelope.HTTP || r == nil {
 		return false
 	}
-	switch r.Status {
-	case 401, 403, 405, 406, 411, 413, 414, 415, 431:
-		// (Not 429 or a gateway's 5xx: when those carry a JSON-RPC
-		// error, MCP code wrote it, and it is judged like any other.)
+	switch {
+	case headerStatus(r.Status):
 		return true
-	case 400:
+	case r.Status == 400:
 		if mt := envelope.MediaType(envelope.HeaderGet(p.Exchange.Request.Header, "Content-Type")); mt != "" && mt != "application/json" {
 			// A body declared as something else than JSON is refused on
 			// its header (AMB-17: the spec names no status for it): not
@@ -398,7 +396,7 @@ func refusedOnHeaders(p *Pass) bool {
 			return false
 		}
 		return x.Facts != nil && x.Facts.Session
-	case 404:
+	case r.Status == 404:
 		if p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
 			return true
 		}
@@ -406,8 +404,20 @@ func refusedOnHeaders(p *Pass) bool {
 	// A refusal on the version header may come with another 4xx than
 	// the 400 T-HTTP-7 asks (@hono/mcp answers 404): the id is lost the
 	// same way, and the status is HTTP1002's question.
-	return r.Status/100 == 4 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" &&
+	return r.Status/100 == 4 && r.Status != 429 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" &&
 		!methodLevel(p) && p.Expect.Method != "initialize" && versionHeaderRefusal(p)
+}
+
+// headerStatus: a status that refuses a request on what comes before
+// its body (credentials, Origin, the method, Accept, size, Content-Type).
+// (Not 429 or a gateway's 5xx: when those carry a JSON-RPC error, MCP
+// code wrote it, and it is judged like any other.)
+func headerStatus(st int) bool {
+	switch st {
+	case 401, 403, 405, 406, 411, 413, 414, 415, 431:
+		return true
+	}
+	return false
 }
 
 // versionHeaderRefusal: a request refused on its MCP-Protocol-Version
