@@ -42,10 +42,6 @@ type idBlocks struct {
 	stride int
 	start  map[*fixtures.Fixture]int
 	taken  map[int]bool // blocks by number: start / stride
-	// literal holds the ids below the first block that fixtures write
-	// as numbers instead of {{id}}: the runner's own ids step over them,
-	// or a marker in flight beside such a fixture would take its reply.
-	literal map[int]bool
 }
 
 // literalID finds an "id" member written as an integer in a fixture's
@@ -54,13 +50,39 @@ type idBlocks struct {
 // for a request id only costs the runner one id it does not use.
 var literalID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,10})\s*[,}\]]`)
 
+// literalIDs are the positive integer ids f writes as numbers.
+func literalIDs(f *fixtures.Fixture) []int {
+	var ids []int
+	for _, m := range literalID.FindAllSubmatch(f.Body, -1) {
+		if id, err := strconv.Atoi(string(m[1])); err == nil && id > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// literalBelow is the set of literal ids the fixtures write below the
+// first block, where the runner's own ids count: known before the
+// negotiation, so even its first request steps over them.
+func literalBelow(fx []*fixtures.Fixture) map[int]bool {
+	below := map[int]bool{}
+	for _, f := range fx {
+		for _, id := range literalIDs(f) {
+			if id < idStrideMin {
+				below[id] = true
+			}
+		}
+	}
+	return below
+}
+
 // reserve gives each fixture that has none a block of ids, in order:
 // the block its ID hashes to, or the next free one after it.
 func (r *run) reserve(fx ...*fixtures.Fixture) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.blocks == nil {
-		r.blocks = &idBlocks{stride: r.idStride(), start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}, literal: map[int]bool{}}
+		r.blocks = &idBlocks{stride: r.idStride(), start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}}
 	}
 	b := r.blocks
 	b.mu.Lock()
@@ -68,17 +90,11 @@ func (r *run) reserve(fx ...*fixtures.Fixture) {
 	// Ids stay below 2^31: some servers read an id into an int32.
 	blocks := math.MaxInt32/b.stride - 1
 	// A literal id inside a block would be sent beside that block's
-	// fixture; the block is then no fixture's, and one below the blocks
-	// is no id of the runner's own.
+	// fixture: the block is then no fixture's. (One below the blocks is
+	// no id of the runner's own: see literalBelow.)
 	for _, f := range fx {
-		for _, m := range literalID.FindAllSubmatch(f.Body, -1) {
-			id, err := strconv.Atoi(string(m[1]))
-			if err != nil || id <= 0 {
-				continue
-			}
-			if id < b.stride {
-				b.literal[id] = true
-			} else {
+		for _, id := range literalIDs(f) {
+			if id >= b.stride {
 				b.taken[id/b.stride] = true
 			}
 		}
@@ -129,11 +145,14 @@ func (r *run) id() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sess.nextID++
+	for r.literal[r.sess.nextID] {
+		r.sess.nextID++
+	}
 	if b := r.blocks; b != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for b.taken[r.sess.nextID/b.stride] || b.literal[r.sess.nextID] {
-			if b.literal[r.sess.nextID] {
+		for b.taken[r.sess.nextID/b.stride] || r.literal[r.sess.nextID] {
+			if r.literal[r.sess.nextID] {
 				r.sess.nextID++
 				continue
 			}

@@ -44,34 +44,35 @@ func TestOwnIDsStepOverBlocks(t *testing.T) {
 // own; ids written as {{id}}, 0, negative or too long for an int32 take
 // nothing. Its twin: a run without such fixtures counts up one by one.
 func TestOwnIDsStepOverLiteralIDs(t *testing.T) {
-	r := &run{}
-	r.reserve(&fixtures.Fixture{ID: "plain", Body: []byte(`{"jsonrpc":"2.0","id":{{id}},"method":"ping"}`)},
-		&fixtures.Fixture{ID: "odd", Body: []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"} {"id":-1}`)})
+	plain := []*fixtures.Fixture{{ID: "plain", Body: []byte(`{"jsonrpc":"2.0","id":{{id}},"method":"ping"}`)},
+		{ID: "odd", Body: []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"} {"id":-1} {"id":12345678901234567890}`)}}
+	r := &run{literal: literalBelow(plain)}
+	r.reserve(plain...)
 	for want := 1; want <= 5; want++ {
 		if got := r.id(); got != want {
 			t.Fatalf("own id %d, want %d: nothing to step over", got, want)
 		}
 	}
 
-	r = &run{}
-	lit := &fixtures.Fixture{ID: "user/literal", Body: []byte(`[{"jsonrpc":"2.0","id": 3 ,"method":"ping"},{"jsonrpc":"2.0","id":4}]`)}
-	r.reserve(lit)
+	lit := &fixtures.Fixture{ID: "user/literal", Body: []byte(`[{"jsonrpc":"2.0","id": 1 ,"method":"ping"},{"jsonrpc":"2.0","id":3}]`)}
+	far := &fixtures.Fixture{ID: "user/far", Body: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 5*idStrideMin+7))}
+	r = &run{literal: literalBelow([]*fixtures.Fixture{lit, far})}
+	// The negotiation's ids come before any block is reserved.
+	got := []int{r.id(), r.id()}
+	r.reserve(lit, far)
 	s := r.blocks.stride
-	far := &fixtures.Fixture{ID: "user/far", Body: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 5*s+7))}
-	r.reserve(far)
-	var got []int
-	for range 4 {
+	for range 2 {
 		got = append(got, r.id())
 	}
-	if diff := cmp.Diff([]int{1, 2, 5, 6}, got); diff != "" {
+	if diff := cmp.Diff([]int{2, 4, 5, 6}, got); diff != "" {
 		t.Errorf("own ids (-want +got):\n%s", diff)
 	}
-	if !r.blocks.taken[5] {
-		t.Errorf("block 5 (ids %d..%d) not kept from fixtures, though a fixture sends %d", 5*s, 6*s-1, 5*s+7)
+	if !r.blocks.taken[5*idStrideMin/s] {
+		t.Errorf("the block holding %d is not kept from fixtures, though a fixture sends it", 5*idStrideMin+7)
 	}
 	for _, f := range []*fixtures.Fixture{lit, far} {
-		if id := r.requestID(f, 0); id/s == 5 {
-			t.Errorf("fixture %s got block 5, which holds a literal id", f.ID)
+		if id := r.requestID(f, 0); id/s == (5*idStrideMin+7)/s {
+			t.Errorf("fixture %s got the block that holds a literal id", f.ID)
 		}
 	}
 }
@@ -79,7 +80,7 @@ func TestOwnIDsStepOverLiteralIDs(t *testing.T) {
 // TestReserveEnds: with more fixtures than blocks (a server listing
 // millions of tools widens them), reserving still ends.
 func TestReserveEnds(t *testing.T) {
-	r := &run{blocks: &idBlocks{stride: 500_000_000, start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}, literal: map[int]bool{}}}
+	r := &run{blocks: &idBlocks{stride: 500_000_000, start: map[*fixtures.Fixture]int{}, taken: map[int]bool{}}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -54,8 +54,8 @@ func TestIDsOnceOnPipe(t *testing.T) {
 		// alone.
 		{8, map[string]string{slowMethodEnv: "tools/list:300ms", strayEnv: "tools/list:100ms"}, toolsList},
 		// Fixtures that write their ids as numbers, in the range the
-		// runner's own markers and probes count through.
-		{8, nil, withLiteralIDs(t, 20, 40)},
+		// runner's own requests count through, the negotiation's first.
+		{8, nil, withLiteralIDs(t, 1, 40)},
 	} {
 		t.Run(fmt.Sprint(tc.parallel, tc.env), func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "servers.log")

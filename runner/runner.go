@@ -168,7 +168,7 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 	if o.Checks == nil {
 		o.Checks = checks.All()
 	}
-	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}, streams: checks.NewStreams(), offered: []string{}}
+	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}, streams: checks.NewStreams(), offered: []string{}, literal: literalBelow(o.Fixtures)}
 	res, err := r.negotiate(ctx)
 	if err != nil {
 		return nil, res, err
@@ -253,6 +253,11 @@ type run struct {
 	// blocks are the fixtures' request ids (see ids.go); guarded by mu
 	// until set.
 	blocks *idBlocks
+	// literal are the ids below the first block that fixtures write as
+	// numbers instead of {{id}}: the runner's own ids step over them, or
+	// a marker in flight beside such a fixture would take its reply.
+	// Set when the run is made, before the negotiation; only read after.
+	literal map[int]bool
 	// offered are the progress tokens (raw JSON) the run's stdio
 	// requests offered, in the order sent; nil once more than
 	// envelope.MaxOffered were (then no exchange says what was offered).

@@ -298,7 +298,7 @@ func (r *run) aside(ctx context.Context, staged []*fixtures.Fixture) func() ([]*
 func (r *run) sibling(out Sink, sess session) *run {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return &run{t: r.t.(*StdioTarget).newSibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools, streams: r.streams, blocks: r.blocks, offered: []string{}}
+	return &run{t: r.t.(*StdioTarget).newSibling(), o: r.o, sink: out, sess: sess, facts: r.facts, tools: r.tools, streams: r.streams, blocks: r.blocks, literal: r.literal, offered: []string{}}
 }
 
 // A buffer holds one fixture's output until its turn comes.
