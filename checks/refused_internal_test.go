@@ -11,7 +11,7 @@ import (
 // unknown tool where its message says so, invalid params otherwise.
 func TestRefusedAs(t *testing.T) {
 	for msg, want := range map[string]string{
-		`Unknown tool: nope. Available tools: add`: "an unknown tool (a client's mistake, not the server's failure)",
+		`Unknown tool: nope. Available tools: add`:               "an unknown tool (a client's mistake, not the server's failure)",
 		`Invalid input: expected number, received string at "a"`: "invalid params",
 	} {
 		e := gjson.Parse(`{"code":-32603,"message":` + strconv.Quote(msg) + `}`)
