@@ -61,19 +61,17 @@ func literalIDs(f *fixtures.Fixture) []int {
 	return ids
 }
 
-// literalBelow is the set of literal ids the fixtures write below the
-// first block, where the runner's own ids count: known before the
-// negotiation, so even its first request steps over them.
-func literalBelow(fx []*fixtures.Fixture) map[int]bool {
-	below := map[int]bool{}
+// literalSet is the set of literal ids the fixtures write: known before
+// the negotiation, so even the runner's first request steps over them,
+// wherever the blocks (whose width the tools listed set) come to stand.
+func literalSet(fx []*fixtures.Fixture) map[int]bool {
+	set := map[int]bool{}
 	for _, f := range fx {
 		for _, id := range literalIDs(f) {
-			if id < idStrideMin {
-				below[id] = true
-			}
+			set[id] = true
 		}
 	}
-	return below
+	return set
 }
 
 // reserve gives each fixture that has none a block of ids, in order:
@@ -91,7 +89,7 @@ func (r *run) reserve(fx ...*fixtures.Fixture) {
 	blocks := math.MaxInt32/b.stride - 1
 	// A literal id inside a block would be sent beside that block's
 	// fixture: the block is then no fixture's. (One below the blocks is
-	// no id of the runner's own: see literalBelow.)
+	// no id of the runner's own: see literalSet.)
 	for _, f := range fx {
 		for _, id := range literalIDs(f) {
 			if id >= b.stride {

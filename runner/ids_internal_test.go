@@ -46,7 +46,7 @@ func TestOwnIDsStepOverBlocks(t *testing.T) {
 func TestOwnIDsStepOverLiteralIDs(t *testing.T) {
 	plain := []*fixtures.Fixture{{ID: "plain", Body: []byte(`{"jsonrpc":"2.0","id":{{id}},"method":"ping"}`)},
 		{ID: "odd", Body: []byte(`{"jsonrpc":"2.0","id":0,"method":"ping"} {"id":-1} {"id":12345678901234567890}`)}}
-	r := &run{literal: literalBelow(plain)}
+	r := &run{literal: literalSet(plain)}
 	r.reserve(plain...)
 	for want := 1; want <= 5; want++ {
 		if got := r.id(); got != want {
@@ -56,7 +56,7 @@ func TestOwnIDsStepOverLiteralIDs(t *testing.T) {
 
 	lit := &fixtures.Fixture{ID: "user/literal", Body: []byte(`[{"jsonrpc":"2.0","id": 1 ,"method":"ping"},{"jsonrpc":"2.0","id":3}]`)}
 	far := &fixtures.Fixture{ID: "user/far", Body: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 5*idStrideMin+7))}
-	r = &run{literal: literalBelow([]*fixtures.Fixture{lit, far})}
+	r = &run{literal: literalSet([]*fixtures.Fixture{lit, far})}
 	// The negotiation's ids come before any block is reserved.
 	got := []int{r.id(), r.id()}
 	r.reserve(lit, far)
@@ -66,6 +66,13 @@ func TestOwnIDsStepOverLiteralIDs(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{2, 4, 5, 6}, got); diff != "" {
 		t.Errorf("own ids (-want +got):\n%s", diff)
+	}
+	// A wide stride (a server listing many tools) leaves a literal past
+	// idStrideMin below the first block, where the own ids count.
+	wide := &run{literal: literalSet([]*fixtures.Fixture{{ID: "user/wide", Body: []byte(`{"id":5000}`)}})}
+	wide.sess.nextID = 4998
+	if got := []int{wide.id(), wide.id()}; got[0] != 4999 || got[1] != 5001 {
+		t.Errorf("own ids %v past 4998, want [4999 5001]: 5000 is a fixture's", got)
 	}
 	if !r.blocks.taken[5*idStrideMin/s] {
 		t.Errorf("the block holding %d is not kept from fixtures, though a fixture sends it", 5*idStrideMin+7)

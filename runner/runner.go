@@ -168,7 +168,7 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 	if o.Checks == nil {
 		o.Checks = checks.All()
 	}
-	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}, streams: checks.NewStreams(), offered: []string{}, literal: literalBelow(o.Fixtures)}
+	r := &run{t: t, o: o, sink: sink, tools: &schema.ToolCache{}, streams: checks.NewStreams(), offered: []string{}, literal: literalSet(o.Fixtures)}
 	res, err := r.negotiate(ctx)
 	if err != nil {
 		return nil, res, err
@@ -253,7 +253,7 @@ type run struct {
 	// blocks are the fixtures' request ids (see ids.go); guarded by mu
 	// until set.
 	blocks *idBlocks
-	// literal are the ids below the first block that fixtures write as
+	// literal are the ids that fixtures write as
 	// numbers instead of {{id}}: the runner's own ids step over them, or
 	// a marker in flight beside such a fixture would take its reply.
 	// Set when the run is made, before the negotiation; only read after.
