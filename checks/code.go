@@ -103,9 +103,6 @@ var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|argum
 // unknownTool is how a reply names the unknown-tool condition.
 const unknownTool = `unknown tool`
 
-// unknownToolWords: the reply names the unknown-tool condition.
-var unknownToolWords = regexp.MustCompile(`(?i)` + unknownTool)
-
 // validationMessage recognises a validator's phrases, which a failure
 // upstream uses too ("database error: invalid input syntax for type
 // uuid", "Stripe API error: Missing required param: amount"): they
@@ -368,7 +365,7 @@ func hiddenInvalidParams(p *Pass, e gjson.Result) {
 
 // refusedAs names what a -32603 reply calls the fault, for a finding.
 func refusedAs(e gjson.Result) string {
-	if unknownToolWords.MatchString(e.Get("message").Str) {
+	if strings.Contains(strings.ToLower(e.Get("message").Str), unknownTool) {
 		return "an unknown tool (a client's mistake, not the server's failure)"
 	}
 	return "invalid params"

@@ -291,8 +291,9 @@ contract even in a session, as a client takes any 404 for the end of its
 session (T-SESS-3). A 400 that fits a reading the code checks allow
 passes here, as ERR1002 already warns of the reading: -32700 or -32600
 where ERR1002 allows that code with a warn (a message a receiver may
-refuse as unreadable, such as an id beyond 2^53, RFC 8259 §6), and -32000 for an initialize a server that keeps sessions
-could not read, refused as a request outside a session (T-SESS-2).
+refuse as unreadable, such as an id beyond 2^53, RFC 8259 §6), and
+-32000 for an initialize a server that keeps sessions could not read,
+refused as a request outside a session (T-SESS-2).
 A request refused on an unserved MCP-Protocol-Version header with a 4xx
 no other header explains (a 404) warns under the strict contract
 (T-HTTP-7 asks 400, after initialization; a discover probe comes before).
@@ -451,7 +452,7 @@ GET answered with a 2xx other than 200 and an event stream warns
 			if p.Contract.IsStrict() {
 				p.Warnf(path, "status 404 for error %d: a 2025 client reads 404 as the end of its session (T-SESS-3); the spec leaves a method error's status open (T-HTTP-11), the contract prefers 200", code)
 			}
-		case isErr && st != 400 && st/100 == 4 && st != 429 && !headerStatus(st) && !methodLevel(p) && versionHeaderRefusal(p):
+		case isErr && st != 400 && st/100 == 4 && st != 429 && !headerStatus(st) && versionHeaderRefusal(p):
 			// Refused on the version header, as the lost id shows, with
 			// a 4xx no other header explains, where such a refusal takes
 			// 400 (T-HTTP-7). That rule binds after initialization, and

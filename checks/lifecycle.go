@@ -243,21 +243,18 @@ is judged.`,
 				return Skip("no DiscoverResult with supportedVersions (see SCH1001)")
 			}
 			asked := x.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str
-			legacyOnly := true
-			for _, v := range sup.Array() {
-				legacyOnly = legacyOnly && v.Type == gjson.String && hasInitialize(v.Str)
-			}
-			if asked != "" && !listsVersion(sup, asked) && legacyOnly && len(sup.Array()) > 0 {
-				// The go-sdk's stateful handler so answers: the
-				// versions its transport serves, all of them legacy.
-				// Read as a modern server's answer it owed -32022
-				// (T-LIFE-9); read as the legacy server it declares
-				// itself, 2026-07-28's rules do not bind it. Two
-				// readings: a warn.
-				p.Warnf("result.supportedVersions", "server/discover for %s is served, but supportedVersions lists only versions negotiated with initialize: a server of 2026-07-28 answers a version it does not serve with -32022 (T-LIFE-9); one that declares itself legacy is not bound by that rule", Quote(asked, quoteN))
-				return nil
-			}
 			if asked != "" && !listsVersion(sup, asked) {
+				vs := sup.Array()
+				if len(vs) > 0 && !slices.ContainsFunc(vs, func(v gjson.Result) bool { return v.Type != gjson.String || !hasInitialize(v.Str) }) {
+					// The go-sdk's stateful handler so answers: the
+					// versions its transport serves, all of them legacy.
+					// Read as a modern server's answer it owed -32022
+					// (T-LIFE-9); read as the legacy server it declares
+					// itself, 2026-07-28's rules do not bind it. Two
+					// readings: a warn.
+					p.Warnf("result.supportedVersions", "server/discover for %s is served, but supportedVersions lists only versions negotiated with initialize: a server of 2026-07-28 answers a version it does not serve with -32022 (T-LIFE-9); one that declares itself legacy is not bound by that rule", Quote(asked, quoteN))
+					return nil
+				}
 				p.Failf("result.supportedVersions", "server/discover for %s is served, but supportedVersions does not list %s: a version it does not serve gets -32022 (T-LIFE-9), one it serves is listed (T-LIFE-8)", Quote(asked, quoteN), Quote(asked, quoteN))
 			}
 		default:

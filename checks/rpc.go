@@ -386,13 +386,10 @@ func refusedOnHeaders(p *Pass) bool {
 			// is read; a method-level code shows the body was read.
 			return true
 		}
-		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
-			return false
-		}
 		if versionHeaderRefusal(p) {
 			return true
 		}
-		if x.Version == envelope.V20260728 {
+		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" || x.Version == envelope.V20260728 {
 			return false
 		}
 		return x.Facts != nil && x.Facts.Session
@@ -404,8 +401,7 @@ func refusedOnHeaders(p *Pass) bool {
 	// A refusal on the version header may come with another 4xx than
 	// the 400 T-HTTP-7 asks (@hono/mcp answers 404): the id is lost the
 	// same way, and the status is HTTP1002's question.
-	return r.Status/100 == 4 && r.Status != 429 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") == "" &&
-		!methodLevel(p) && p.Expect.Method != "initialize" && versionHeaderRefusal(p)
+	return r.Status/100 == 4 && r.Status != 429 && versionHeaderRefusal(p)
 }
 
 // headerStatus: a status that refuses a request on what comes before
@@ -420,12 +416,15 @@ func headerStatus(st int) bool {
 	return false
 }
 
-// versionHeaderRefusal: a request refused on its MCP-Protocol-Version
-// header before its body was read, by a server whose facts say it does
-// not serve that version, or by a legacy server a 2026-07-28 discover
-// probe reached.
+// versionHeaderRefusal: a request outside a session refused on its
+// MCP-Protocol-Version header before its body was read (no method's
+// code), by a server whose facts say it does not serve that version, or
+// by a legacy server a 2026-07-28 discover probe reached.
 func versionHeaderRefusal(p *Pass) bool {
 	x := p.Expect
+	if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
+		return false
+	}
 	if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && x.Facts != nil && len(x.Facts.Supported) > 0 &&
 		!x.Facts.Serves(v) && v != x.Facts.Speaks() {
 		// A version header naming a version the server said it does

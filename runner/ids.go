@@ -142,22 +142,21 @@ func (r *run) requestID(f *fixtures.Fixture, i int) int {
 func (r *run) id() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.sess.nextID++
-	for r.literal[r.sess.nextID] {
-		r.sess.nextID++
-	}
-	if b := r.blocks; b != nil {
+	b := r.blocks
+	if b != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		for b.taken[r.sess.nextID/b.stride] || r.literal[r.sess.nextID] {
-			if r.literal[r.sess.nextID] {
-				r.sess.nextID++
-				continue
-			}
-			r.sess.nextID += b.stride - r.sess.nextID%b.stride
+	}
+	for r.sess.nextID++; ; {
+		switch n := r.sess.nextID; {
+		case r.literal[n]:
+			r.sess.nextID++
+		case b != nil && b.taken[n/b.stride]:
+			r.sess.nextID += b.stride - n%b.stride
+		default:
+			return n
 		}
 	}
-	return r.sess.nextID
 }
 
 // maxOwn bounds the marker and probe ids a run remembers as its own.
