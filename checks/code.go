@@ -513,7 +513,17 @@ sessions, or in a session the server is known to hold (outside one, a
 server that relies on sessions refuses it as any request, T-SESS-2).
 Over HTTP only an answer the server made as JSON-RPC (a 2xx) is judged
 so: an HTTP refusal may be its transport's (credentials, headers). A
-ping whose id is beyond 2^53 may be refused (RFC 8259 §6).`,
+ping whose id is beyond 2^53 may be refused (RFC 8259 §6).
+
+A listed tool called with arguments its inputSchema accepts SHOULD be
+served (T-TOOL-13): a failure inside the tool (an API down, a missing
+key, a rule of the business) comes back as a result with isError, so a
+JSON-RPC error warns. Only -32603 and codes outside the version's table
+say that much: every other code of the table names a condition of its
+own (-32042, a URL the user must visit; -32021, a capability the client
+lacks; -32602, arguments the server refuses by a rule of its own, which
+ERR1002 judges, as it does a -32603 whose words call it a refusal of the
+params). Over HTTP only a 2xx answer is judged so.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		if x.Served.Set() && !x.Error.Set() {
@@ -560,6 +570,14 @@ func mustServe(p *Pass) error {
 	}
 	if p.Reply.Response != nil && p.Reply.Response.IsObject() {
 		if e := p.Reply.Response.Get("error"); e.Exists() {
+			if c := e.Get("code"); c.Type == gjson.Number && slices.Contains(x.ServedExcept, int(c.Int())) {
+				return Skipf("code %s names a condition of its own, not a failure in serving %s", c.Raw, x.Cause())
+			}
+			if x.Tool != nil {
+				if sure, _ := paramsRefusal(p, e); sure {
+					return Skip("the reply calls it a refusal of the call's params, not a failure inside the tool: ERR1002 judges its code")
+				}
+			}
 			p.Deviate(x.Served, "error", "%s was refused (code %s: %s), want it served", x.Cause(), clip(e.Get("code").Raw), Quote(e.Get("message").Str, quoteN))
 			return nil
 		}

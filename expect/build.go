@@ -996,6 +996,17 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 	}
 	e.Tool.OutputSchema = t.Output
 	e.ParamsSound = true
+	// T-TOOL-13: a failure inside the tool (an API down, a rule of the
+	// business) comes back as a result with isError. Only -32603 and codes
+	// outside the version's table say that much: each other code of the
+	// table names a condition of its own.
+	e.Detail = "tool " + shortQuote(t.Name) + " with arguments its inputSchema accepts"
+	e.Served, e.ServedAsJSONRPC = should("T-TOOL-13: a failure inside the tool comes back as a result with isError, not a JSON-RPC error"), true
+	for _, r := range envelope.CodeTable(e.Version) {
+		if r.Code != envelope.CodeInternalError {
+			e.ServedExcept = append(e.ServedExcept, r.Code)
+		}
+	}
 }
 
 // withoutNulls is the arguments object args without its members whose
@@ -1402,6 +1413,8 @@ func merge(a, b *Expectation, why string) *Expectation {
 		a.Status, a.StatusWant = union(a.Status, b.Status), weaker(a.StatusWant, b.StatusWant)
 	}
 	a.EmptyContents = weaker(a.EmptyContents, b.EmptyContents)
+	a.Served, a.ServedExcept = weaker(a.Served, b.Served), union(a.ServedExcept, b.ServedExcept)
+	a.ParamsSound = a.ParamsSound && b.ParamsSound
 	a.BodyOptional = a.BodyOptional || b.BodyOptional
 	a.AnyCode = a.AnyCode || b.AnyCode
 	a.AnyStatus = a.AnyStatus || b.AnyStatus

@@ -142,6 +142,10 @@ type Expectation struct {
 	// JSON-RPC (over HTTP, a 2xx); an HTTP refusal may be its
 	// transport's.
 	ServedAsJSONRPC bool
+	// ServedExcept are codes that name a condition of their own (a URL
+	// the user must visit, a capability the client lacks, a validator's
+	// rule): an error with one of them does not break Served.
+	ServedExcept []int
 	// PageScope is the cacheScope the first page of the list gave, when
 	// the request asks a later page: every page keeps it (T-CACHE-3).
 	PageScope string
