@@ -155,11 +155,13 @@ func specBody(p *Pass, status int) (need int, why string) {
 		// JSON-RPC error even when the header alone decided it: an
 		// unsupported version is -32022 (T-HTTP-8, T-LIFE-9).
 		return bodyMust, ""
-	case refusedOnHeaders(p) || status == 421 || len(headerValues(p.Exchange.Request.Header, "Accept")) == 0:
+	case refusedOnHeaders(p) || status == 421 || len(headerValues(p.Exchange.Request.Header, "Accept")) == 0 ||
+		x.Condition == expect.CondUnsupportedVersion && x.Version != envelope.V20260728:
 		// Refused on its headers or its session before the body is read
 		// (T-SESS-2, T-SESS-3, T-HTTP-14; 421, a Host it does not serve;
-		// a POST without the Accept T-HTTP-2 requires, AMB-17): the spec
-		// asks for no body there.
+		// a POST without the Accept T-HTTP-2 requires, AMB-17; a 2025
+		// version header the server cannot serve, whose 400 is all
+		// T-HTTP-7 fixes): the spec asks for no body there.
 		return bodyNone, ""
 	case !(x.Version == envelope.V20260728 && (status == 400 || status == 404)):
 		return bodyShould, ""

@@ -50,7 +50,7 @@ const (
 	faultHostUnchecked       = "host-unchecked"
 	faultInitCodeZero        = "initialize-code-zero"
 	faultLargeHeader         = "large-header-error"
-	faultSessionless         = "sessionless-served"
+	faultSessionless         = "sessionless-wrong-status"
 	faultInitRefusesVersion  = "initialize-refuses-version"
 	faultAcceptStrict        = "accept-strict"
 	faultProgressAfter       = "progress-after-response"
@@ -157,8 +157,8 @@ func Faults() []Fault {
 			"a client's mistake is never a 5xx (T-HTTP-11)",
 			"HTTP, a request whose headers exceed 32 KiB: HTTP 500 with a -32603 error instead of serving it"},
 		{faultSessionless,
-			"T-SESS-2: a server that uses sessions answers a request without Mcp-Session-Id with 400",
-			"HTTP, 2025-xx, a request that names a 2025 MCP-Protocol-Version but carries no Mcp-Session-Id: served in that version instead of 400"},
+			"T-SESS-2: a server that requires sessions refuses a request without Mcp-Session-Id with 400",
+			"HTTP, 2025-xx, a request that names a 2025 MCP-Protocol-Version but carries no Mcp-Session-Id: refused 404, an ended session's status (T-SESS-3), instead of 400"},
 		{faultInitRefusesVersion,
 			"T-LIFE-2 / AMB-3: initialize for an unsupported version is answered with a result naming a supported one",
 			"initialize for a version the server does not speak: -32602 with data {supported, requested} (the lifecycle page's error example) instead of a result"},

@@ -122,10 +122,11 @@ func (s *Server) route(m *message, h http.Header) reply {
 		return s.serveModern(m, h)
 	case sid == "" && legacyHeader(h) != "":
 		// A 2025-xx request outside any session (T-SESS-2).
+		e := invalidRequest("missing Mcp-Session-Id header")
 		if s.fault == faultSessionless {
-			return s.serveLegacy(m, legacyHeader(h))
+			e.status = http.StatusNotFound
 		}
-		return s.fail(m, invalidRequest("missing Mcp-Session-Id header"))
+		return s.fail(m, e)
 	case sid == "":
 		return s.serveModern(m, h)
 	}

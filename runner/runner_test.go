@@ -174,7 +174,7 @@ func TestFaults(t *testing.T) {
 		"progress-after-response": {"PRO1003"},
 		// 2025-xx only: nothing of the 2026-07-28 run changes.
 		"initialize-code-zero":       nil,
-		"sessionless-served":         nil,
+		"sessionless-wrong-status":   nil,
 		"initialize-refuses-version": nil,
 	}
 	for _, f := range refserver.Faults() {
@@ -274,8 +274,8 @@ func TestFaults2025(t *testing.T) {
 		// code 0 for a refused initialize (invalid params, a second
 		// one): the official go-sdk's answer to both.
 		"initialize-code-zero":       {"ERR1001", "ERR1002"},
-		"sessionless-served":         {"PRO1001"}, // T-SESS-2 is a SHOULD: warns
-		"initialize-refuses-version": {"PRO1007"}, // AMB-3: warns
+		"sessionless-wrong-status":   {"HTTP1002"}, // T-SESS-2 is a SHOULD: warns
+		"initialize-refuses-version": {"PRO1007"},  // AMB-3: warns
 		"ended-session-served":       {"PRO1001"},
 		"log-level-accepted":         {"PRO1001"}, // logging/setLevel with no level: T-LOG-1, a SHOULD: warns
 	}
