@@ -222,7 +222,8 @@ of a type JSON-RPC forbids: an object, an array, a boolean), the error's
 id is absent or null (AMB-1: JSON-RPC wants null, MCP 2025-11-25 and later
 allow leaving it out), and so is the id of an error that says -32700:
 whether the request could not be parsed is ERR1002's finding, not a
-second one here. Any other id, invented or copied, fails. An id
+second one here; so is the null id of a -32600 that refuses an id beyond
+2^53 (RFC 8259 §6 lets a receiver refuse one it cannot hold). Any other id, invented or copied, fails. An id
 JSON-RPC allows and MCP forbids (1.5, null) may be refused with an id
 absent, null or echoed exactly; a result that echoes it exactly only
 warns (PRO1001); any other id fails. When the id was readable, leaving it
@@ -274,6 +275,11 @@ open, not the id).`,
 			// error it could read no id from leaves the id out or null
 			// (T-RPC-9, AMB-1): one finding, the code's, which ERR1002
 			// judges (-32700 for bytes that parse fails there).
+		case lost && len(x.ID.Echo) > 0 && !isResult && x.ID.Rounded.Set() && m.Get("error.code").Int() == envelope.CodeInvalidRequest:
+			// An id beyond 2^53 refused as invalid: the reading RFC 8259
+			// §6 allows a receiver that cannot hold it, under which the id
+			// is one it could not read, and such an error's id is null
+			// (JSON-RPC §5). ERR1002 warns of the reading once.
 		case lost && len(x.ID.Echo) > 0 && !isResult && initSessionRefusal(p):
 			p.Deviate(expect.Want{Level: expect.Open, Rule: initSessionRule}, "id", "id is absent or null; want %s", clip(x.ID.Echo[0].Raw))
 		case lost && len(x.ID.Echo) > 0 && !isResult:
