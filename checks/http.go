@@ -417,6 +417,10 @@ GET answered with a 2xx other than 200 and an event stream warns
 			// Right under the reading of the request the code names
 			// (params that are no object read as invalid params: a
 			// method error's 200).
+		case r == nil && st == 202 && slices.Contains(x.ReadStatus, st):
+			// A reading under which the message is no request (a message
+			// without method, read as a response) owes nothing but the
+			// 202 (T-HTTP-4); RPC1006 warns of the silence once.
 		case len(x.Status) > 0 && x.StatusWant.Set():
 			want := x.Status[0]
 			switch {

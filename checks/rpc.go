@@ -549,7 +549,10 @@ nothing within --timeout, from a server that still answers a liveness
 probe, fails here once (a recorded "response": null is the same finding),
 progress reported on it or not: --timeout is the client's bound.
 Where the spec leaves the reaction itself open (a batch, AMB-7; an empty
-stdio line) silence only warns; an open error code never softens it. A
+stdio line) silence only warns, as it does for a message with an id and
+no method, which a peer may read as an invalid response (nothing answers
+a response) where JSON-RPC §5.1 reads an Invalid Request (over HTTP the
+202 of a posted response, T-HTTP-4); an open error code never softens it. A
 batch holding a request, sent to a server that speaks 2025-03-26, is
 owed its answers (T-V0326-1, JSON-RPC §6): silence fails, while an
 empty batch there may be read as input owed nothing, so silence warns. An

@@ -105,7 +105,7 @@ func TestGoSDKHTTP(t *testing.T) {
 		{"lifecycle/request-before-initialize", "ERR1001", "fail", "error code 0 for a request before initialize"},
 		{"rpc/garbage", "HTTP1001", "fail", "a text/plain body for a parse error (recorded: garbage-body)"},
 		{"method/unknown", "HTTP1001", "fail", "a text/plain 400 for an unknown method (recorded: unknown-method)"},
-		{"rpc/method-missing", "RPC1006", "fail", "202 with no body for a request with an id and no method (recorded: missing-method)"},
+		{"rpc/method-missing", "RPC1006", "warn", "202 with no body for a message with an id and no method, read as a posted response (recorded: missing-method)"},
 		{"id/fraction", "RPC1004", "fail", "id 1.5 answered as 1 (recorded: id-fraction)"},
 		{"canary/tool-name", "ERR4001", "fail", "the tool name echoed in full (recorded: canary-tool-name)"},
 		{"canary/argument", "ERR4002", "fail", "the argument value echoed in the isError text (recorded: canary-argument-value)"},

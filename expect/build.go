@@ -589,6 +589,19 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		e.reject(CondInvalidRequest, "method is missing", envelope.CodeInvalidRequest)
 		e.metaMissingToo(req, http)
 		e.malformedID()
+		if hasID {
+			// A message with an id and no method is no request, and no
+			// response either (it has neither result nor error): a peer
+			// that tells the two apart by method alone reads it as a
+			// malformed response, which nothing answers (over HTTP in
+			// 2025-xx, a posted response's 202, T-HTTP-4). JSON-RPC §5.1
+			// reads it as an Invalid Request: silence only warns.
+			amb := "a message with an id and no method is read as an invalid request (JSON-RPC §5.1: -32600) or as an invalid response, which nothing answers"
+			e.Reply = should(amb)
+			if http {
+				e.ReadStatus = append(e.ReadStatus, 202)
+			}
+		}
 		return e
 	case method.Type != gjson.String:
 		e.reject(CondInvalidRequest, "method is not a string", envelope.CodeInvalidRequest)
