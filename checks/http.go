@@ -482,7 +482,12 @@ GET answered with a 2xx other than 200 and an event stream warns
 			case st >= 500:
 				p.serverFailedStatus(false, path, "status %d for error %d, a client's mistake: want 200 or a 4xx", st, code)
 			case st >= 400 && p.Contract.IsStrict():
-				p.Warnf(path, "status %d for error %d on a valid request: the spec leaves it open (T-HTTP-11), the contract prefers 200", st, code)
+				on := "on a valid request"
+				if x.Condition == expect.CondMalformedCall {
+					// (Malformed params are still a method's error.)
+					on = "for " + x.Cause()
+				}
+				p.Warnf(path, "status %d for error %d %s: the spec leaves it open (T-HTTP-11), the contract prefers 200", st, code, on)
 			}
 		}
 		return nil

@@ -78,15 +78,21 @@ func (e *Expectation) bigID() {
 	if len(e.ID.Echo) == 0 || !e.ID.Rounded.Set() {
 		return
 	}
-	why := "RFC 8259 §6: a receiver may limit the numbers it reads, and refuse an id beyond 2^53"
-	for _, c := range []int{envelope.CodeParseError, envelope.CodeInvalidRequest} {
+	e.also("RFC 8259 §6: a receiver may limit the numbers it reads, and refuse an id beyond 2^53", envelope.CodeParseError, envelope.CodeInvalidRequest)
+}
+
+// also adds codes a defensible reading of the request names beside the
+// literal one, and why: each reading that applies keeps its codes and
+// its reason.
+func (e *Expectation) also(why string, codes ...int) {
+	for _, c := range codes {
 		if !slices.Contains(e.Codes, c) && !slices.Contains(e.AlsoCodes, c) {
 			e.AlsoCodes = append(e.AlsoCodes, c)
 		}
 	}
 	if e.AlsoWhy == "" {
 		e.AlsoWhy = why
-	} else {
+	} else if !strings.Contains(e.AlsoWhy, why) {
 		e.AlsoWhy += "; " + why
 	}
 }
@@ -953,6 +959,10 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 	}
 	if e.Condition == CondMalformedCall {
 		e.Error, e.Codes, e.Code = should("T-TOOL-7"), []int{envelope.CodeInvalidParams}, open("T-TOOL-7 does not pin the code")
+		// A server that decodes the whole request into its types before
+		// it dispatches finds the request itself unreadable: -32600, and
+		// that refusal's 400, are its reading (ERR1002 warns of it once).
+		e.also("a server that decodes params into the method's types before dispatch refuses a field of the wrong JSON type as an invalid request", envelope.CodeInvalidRequest)
 		return
 	}
 	f := e.Facts
@@ -977,7 +987,7 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		// -32601 is one more right form of it.
 		e.Condition, e.Detail = CondTaskRequired, "tool "+shortQuote(name.Str)+" declares taskSupport \"required\" and the call carries no task"
 		e.Error, e.Codes, e.Code = must("T-TASK-1"), []int{envelope.CodeMethodNotFound}, must("T-TASK-1")
-		e.AlsoCodes, e.AlsoWhy = []int{envelope.CodeInvalidRequest}, "AMB-14: the tasks page's protocol errors give -32600 for a task-required request without a task"
+		e.also("AMB-14: the tasks page's protocol errors give -32600 for a task-required request without a task", envelope.CodeInvalidRequest)
 		return
 	}
 	e.Tool = &ToolCall{Name: t.Name, TaskRequired: taskRequired}
@@ -1148,12 +1158,13 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		// Mcp-Name mirrors a body value; a body without it is malformed
 		// params (-32602), which is not a header fault. But the header is
 		// required on these methods (T-HDR-1), and a missing required
-		// header gets -32020 (T-HDR-2): with both missing, either fault
-		// may be answered first (AMB-4), so -32020 is defensible there.
+		// header gets -32020 (T-HDR-2, a MUST): with both missing, the
+		// request has two faults and the spec orders neither first
+		// (AMB-4: accept either), so -32020 is as right as -32602, under
+		// any code a fixture names for the body's fault.
 		if field := envelope.NameField(e.Method); field != "" && req.Get("params."+field).Type != gjson.String {
 			if _, ok := envelope.HeaderValue(h, "Mcp-Name"); !ok {
-				e.AlsoCodes = append(e.AlsoCodes, envelope.CodeHeaderMismatch)
-				e.AlsoWhy = "AMB-4: Mcp-Name, required on " + e.Method + " (T-HDR-1), is missing too, and the spec orders no header fault before a params fault"
+				e.ReadCodes = append(e.ReadCodes, envelope.CodeHeaderMismatch)
 			}
 		} else if field != "" {
 			want := req.Get("params." + field)
@@ -1186,8 +1197,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			if numeric {
 				// T-HDR-5 (SHOULD): 42.0 for 42 should be accepted; a
 				// server comparing text refuses it, which only warns.
-				e.AlsoCodes = append(e.AlsoCodes, envelope.CodeHeaderMismatch)
-				e.AlsoWhy = "T-HDR-5: integer headers SHOULD compare as numbers"
+				e.also("T-HDR-5: integer headers SHOULD compare as numbers", envelope.CodeHeaderMismatch)
 			}
 		}
 		if len(codes) > 1 || len(details) > 1 {
@@ -1250,8 +1260,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		// AMB-4: the header names a version the server does not serve
 		// while _meta names one it does: -32020 is the literal reading,
 		// -32022 defensible.
-		e.AlsoCodes = append(e.AlsoCodes, envelope.CodeUnsupportedVer)
-		e.AlsoWhy = "AMB-4: the header names a version the server does not serve"
+		e.also("AMB-4: the header names a version the server does not serve", envelope.CodeUnsupportedVer)
 	}
 	if onlyHeaderMissing && slices.Contains(envelope.Methods(envelope.V20250618), e.Method) {
 		// (A method only 2026-07-28 defines, server/discover say, has no

@@ -281,6 +281,6 @@ func (e *Expectation) initialize(req *envelope.Message) {
 	}
 	e.Condition, e.Detail = CondInvalidParams, "initialize params lack "+strings.Join(missing, ", ")
 	e.Error = should("T-LIFE-1: initialize needs protocolVersion, capabilities and clientInfo")
-	e.Codes, e.Code, e.AlsoCodes = []int{envelope.CodeInvalidParams}, must("T-ERR-4"), []int{envelope.CodeInvalidRequest}
-	e.AlsoWhy = "-32600: params that make no initialize make an invalid request"
+	e.Codes, e.Code = []int{envelope.CodeInvalidParams}, must("T-ERR-4")
+	e.also("-32600: params that make no initialize make an invalid request", envelope.CodeInvalidRequest)
 }
