@@ -970,7 +970,7 @@ func TestDeadlineStopsRestarts(t *testing.T) {
 
 // TestMultiplexedSilenceOnce: a stdio server that ignores malformed
 // lines costs a multiplexed run one --timeout, not one per ignored
-// line, and each ignored request still fails RPC1006 once, with the
+// line, and each ignored request still gets its RPC1006 finding once, with the
 // same verdicts as a run in sequence.
 func TestMultiplexedSilenceOnce(t *testing.T) {
 	const timeout = 700 * time.Millisecond
@@ -984,12 +984,14 @@ func TestMultiplexedSilenceOnce(t *testing.T) {
 	mux, tmux := stdioCorpusRun(t, lim, 8, fx)
 	silent := 0
 	for _, l := range mux {
-		if strings.Contains(l, " RPC1006 fail ") {
+		// (Silence warns where the message has a reading nothing answers:
+		// a null id, a message without method.)
+		if strings.Contains(l, " RPC1006 fail ") || strings.Contains(l, " RPC1006 warn ") {
 			silent++
 		}
 	}
 	if silent < 10 {
-		t.Errorf("%d RPC1006 failures: the ignored lines were not judged as silence", silent)
+		t.Errorf("%d RPC1006 findings: the ignored lines were not judged as silence", silent)
 	}
 	if tmux > 3*timeout {
 		t.Errorf("multiplexed run took %v with --timeout %v (in sequence %v): the silences did not share one window", tmux, timeout, tseq)
