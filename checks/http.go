@@ -438,7 +438,7 @@ GET answered with a 2xx other than 200 and an event stream warns
 				// contract's rule, not the spec's.
 				p.Deviate(x.StatusWant, path, "status %d for %s, the contract wants %s (the spec leaves the status open, AMB-6)", st, x.Condition, codeList(x.Status))
 			default:
-				p.Deviate(x.StatusWant, path, "status %d for %s, want %s", st, x.Condition, codeList(x.Status))
+				p.Deviate(x.StatusWant, path, "status %d for %s, want %s", st, x.Cause(), codeList(x.Status))
 			}
 		case isErr && slices.Contains(x.ReadStatus, st):
 			// Right under one reading of the request.
