@@ -201,11 +201,13 @@ code of its method: an unknown or undeclared one was never looked at.`,
 		switch {
 		case slices.Contains(x.Codes, code):
 			return nil
-		case (x.Condition == expect.CondUndeclared || x.Condition == expect.CondUnknownMethod) && refusedOnHeaders(p) && !methodLevel(p):
-			// Refused on its headers (an Accept, an Origin, credentials)
-			// before the body was read: the method, and the capability
-			// behind it, were never looked at (DESIGN: transport-level
-			// rejections), so the code is the refusal's, not the method's.
+		case (x.Condition == expect.CondUndeclared || x.Condition == expect.CondUnknownMethod) && headersExplain(p) && !methodLevel(p) &&
+			!unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str):
+			// Refused on what its own headers say (an Accept, an Origin,
+			// credentials) before the body was read: the method, and the
+			// capability behind it, were never looked at (DESIGN:
+			// transport-level rejections), so the code is the refusal's,
+			// not the method's. A status alone shows no such thing.
 			return nil
 		case initSessionRefusal(p):
 			p.Deviate(expect.Want{Level: expect.Open, Rule: initSessionRule}, "error.code", "code %d for %s, refused as a request outside a session; want %s", code, x.Cause(), codeList(x.Codes))
@@ -635,6 +637,35 @@ var jsonTypeNames = map[string]bool{"string": true, "number": true, "integer": t
 // though the standard ones match the body: an Accept or Content-Type the
 // transport does not accept (T-HTTP-2, T-HTTP-6, AMB-17), or an
 // Mcp-Param-* header no listed tool parameter names (AMB-11).
+// headersExplain: the request's own headers give its refusal a cause a
+// server sees before it reads the body: credentials (401), an Origin
+// (403), an Accept that leaves out a reply type or is missing (406, or
+// 400), a Content-Type other than JSON (415, or 400), a size (413, 414,
+// 431), or a version header the server does not serve (400).
+func headersExplain(p *Pass) bool {
+	r := p.Exchange.Response
+	if p.Exchange.Transport != envelope.HTTP || r == nil {
+		return false
+	}
+	h := p.Exchange.Request.Header
+	accept := headerValues(h, "Accept")
+	acceptWrong := len(accept) == 0 || acceptance(accept, "application/json") == acceptRefused || acceptance(accept, "text/event-stream") == acceptRefused
+	typeWrong := envelope.MediaType(envelope.HeaderGet(h, "Content-Type")) != "application/json"
+	switch r.Status {
+	case 401, 413, 414, 431:
+		return true
+	case 403:
+		return envelope.HeaderGet(h, "Origin") != "" || scopeRefusal(r)
+	case 406:
+		return acceptWrong
+	case 415:
+		return typeWrong
+	case 400:
+		return acceptWrong || typeWrong || versionHeaderRefusal(p)
+	}
+	return false
+}
+
 func headersInDoubt(p *Pass) bool {
 	h := p.Exchange.Request.Header
 	accept := headerValues(h, "Accept") // read as CLI1010 reads a client's

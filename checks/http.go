@@ -280,7 +280,10 @@ var StatusFits = &Check{
 header mismatches, unsupported versions and missing _meta fields (MUST in
 2026-07-28: T-HTTP-8, T-HTTP-10; the strict contract's rule elsewhere,
 where the spec is silent, AMB-6). In 2026-07-28 an unknown method is 404
-with a JSON-RPC body (T-HTTP-9). A notification is 202 (T-HTTP-4), or a 4xx
+with a JSON-RPC body (T-HTTP-9). A message with an id and no method may
+be read as a posted response: in 2025-xx its 202 is that reading's status
+(RPC1006 warns of the silence), in 2026-07-28 the reaction is open
+(T-HTTP-3) and another status warns. A notification is 202 (T-HTTP-4), or a 4xx
 when the server cannot accept it; no HTTP response at all within --timeout,
 from a server that still answers a liveness probe, fails too. A result is
 200.

@@ -90,9 +90,11 @@ func (e *Expectation) also(why string, codes ...int) {
 			e.AlsoCodes = append(e.AlsoCodes, c)
 		}
 	}
-	if e.AlsoWhy == "" {
+	switch {
+	case why == "":
+	case e.AlsoWhy == "":
 		e.AlsoWhy = why
-	} else if !strings.Contains(e.AlsoWhy, why) {
+	case !strings.Contains(e.AlsoWhy, why):
 		e.AlsoWhy += "; " + why
 	}
 }
@@ -595,24 +597,17 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		e.reject(CondInvalidRequest, "method is missing", envelope.CodeInvalidRequest)
 		e.metaMissingToo(req, http)
 		e.malformedID()
-		if hasID {
-			// A message with an id and no method is no request, and no
-			// response either (it has neither result nor error): a peer
-			// that tells the two apart by method alone reads it as a
-			// malformed response, which nothing answers (over HTTP in
-			// 2025-xx, a posted response's 202, T-HTTP-4). JSON-RPC §5.1
-			// reads it as an Invalid Request: silence only warns.
-			amb := "a message with an id and no method is read as an invalid request (JSON-RPC §5.1: -32600) or as an invalid response, which nothing answers"
-			e.Reply = should(amb)
-			if http {
-				e.ReadStatus = append(e.ReadStatus, 202)
-			}
-		}
+		e.responseReading(hasID, http)
 		return e
 	case method.Type != gjson.String:
 		e.reject(CondInvalidRequest, "method is not a string", envelope.CodeInvalidRequest)
 		e.metaMissingToo(req, http)
 		e.malformedID()
+		if method.Type == gjson.Null {
+			// (Decoders that read a null member as absent, go-sdk's and
+			// mcp-go's, see no method at all.)
+			e.responseReading(hasID, http)
+		}
 		return e
 	case hasID && !readable && (id.Type == gjson.Null || id.Type == gjson.Number):
 		// JSON-RPC allows null and fractional ids; MCP forbids them
@@ -755,6 +750,26 @@ func pingOwed(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
 func (e *Expectation) malformedID() {
 	if len(e.ID.Echo) > 0 && e.ID.Lost.Level > Open {
 		e.ID.Lost = open("AMB-1: JSON-RPC §5 gives an Invalid Request a null id, and MCP excepts malformed input from the echo (T-RPC-9); echoing the readable id lets the client match the error")
+	}
+}
+
+// responseReading: a message with an id and no method is no request, and
+// no response either (it has neither result nor error); a peer that tells
+// the two apart by method alone reads it as a malformed response, which
+// nothing answers (over HTTP in 2025-xx, a posted response's 202,
+// T-HTTP-4; in 2026-07-28 the reaction to a posted response is open,
+// T-HTTP-3, and a 202 is no answer of it). JSON-RPC §5.1 reads it as an
+// Invalid Request: silence only warns.
+func (e *Expectation) responseReading(hasID, http bool) {
+	if !hasID {
+		return
+	}
+	e.Reply = should("a message with an id and no method is read as an invalid request (JSON-RPC §5.1: -32600) or as an invalid response, which nothing answers")
+	switch {
+	case http && e.Version == envelope.V20260728:
+		e.StatusWant = open("T-HTTP-3: read as a posted response, whose reaction is unspecified")
+	case http:
+		e.ReadStatus = append(e.ReadStatus, 202)
 	}
 }
 
@@ -1158,14 +1173,13 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		// Mcp-Name mirrors a body value; a body without it is malformed
 		// params (-32602), which is not a header fault. But the header is
 		// required on these methods (T-HDR-1), and a missing required
-		// header gets -32020 (T-HDR-2, a MUST): with both missing, the
-		// request has two faults and the spec orders neither first
-		// (AMB-4: accept either), so -32020 is as right as -32602, under
-		// any code a fixture names for the body's fault.
+		// header, or one whose value the body does not hold, gets -32020
+		// (T-HDR-2, a MUST): the request has two faults and the spec
+		// orders neither first (AMB-4: accept either), so -32020 is as
+		// right as -32602, under any code a fixture names for the body's
+		// fault.
 		if field := envelope.NameField(e.Method); field != "" && req.Get("params."+field).Type != gjson.String {
-			if _, ok := envelope.HeaderValue(h, "Mcp-Name"); !ok {
-				e.ReadCodes = append(e.ReadCodes, envelope.CodeHeaderMismatch)
-			}
+			e.ReadCodes = append(e.ReadCodes, envelope.CodeHeaderMismatch)
 		} else if field != "" {
 			want := req.Get("params." + field)
 			nv, ok := envelope.HeaderValue(h, "Mcp-Name")
@@ -1427,7 +1441,8 @@ func merge(a, b *Expectation, why string) *Expectation {
 	if !a.Code.Set() || !b.Code.Set() {
 		a.Codes, a.Code, a.AlsoCodes = nil, Want{}, nil
 	} else {
-		a.Codes, a.Code, a.AlsoCodes = union(a.Codes, b.Codes), weaker(a.Code, b.Code), union(a.AlsoCodes, b.AlsoCodes)
+		a.Codes, a.Code = union(a.Codes, b.Codes), weaker(a.Code, b.Code)
+		a.also(b.AlsoWhy, b.AlsoCodes...) // each reading keeps its reason
 	}
 	if !a.StatusWant.Set() || !b.StatusWant.Set() {
 		a.Status, a.StatusWant = nil, Want{}

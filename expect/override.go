@@ -318,9 +318,15 @@ func (o *Override) apply(e *Expectation) {
 		// request also carries may be answered first (AMB-4), and stays
 		// defensible.
 		e.Codes = o.codes
+		// So does a malformed tools/call's -32600, the reading of a
+		// server that decodes params into its types before dispatch.
 		e.AlsoCodes = slices.DeleteFunc(e.AlsoCodes, func(c int) bool {
-			return c != envelope.CodeHeaderMismatch && c != envelope.CodeUnsupportedVer
+			return c != envelope.CodeHeaderMismatch && c != envelope.CodeUnsupportedVer &&
+				!(c == envelope.CodeInvalidRequest && e.Condition == CondMalformedCall)
 		})
+		if len(e.AlsoCodes) == 0 {
+			e.AlsoWhy = ""
+		}
 		if e.Code.Level < Must {
 			e.Code = must(e.Code.Rule)
 		}
