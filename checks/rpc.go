@@ -547,7 +547,10 @@ must report the error) is answered by exactly one response: not silence,
 not two responses. Silence is a finding: in a live run a request that gets
 nothing within --timeout, from a server that still answers a liveness
 probe, fails here once (a recorded "response": null is the same finding),
-progress reported on it or not: --timeout is the client's bound.
+--timeout is the client's bound. A request the server reported progress
+on (notifications/progress for its own token) was not met with silence:
+it was still being worked on when --timeout ran out, which no rule
+forbids, so the verdict is "error" (could not judge; raise --timeout).
 Where the spec leaves the reaction itself open (a batch, AMB-7; an empty
 stdio line) silence only warns, as it does for a message with an id and
 no method, which a peer may read as an invalid response (nothing answers
@@ -652,6 +655,14 @@ this check carries the exchange's one "error" verdict.`,
 			} else if unendedEvent(resp, p.Reply.Body) {
 				note += " (the stream's last event has no blank line after it, so no client dispatches it)"
 			}
+			if ownProgress(p) {
+				// Not silence: the server said it was working on the
+				// request when the checker's own bound ran out, and no rule
+				// gives the request a time to finish in (the lifecycle's
+				// timeouts are the client's). That is the checker's limit:
+				// could not judge.
+				return fmt.Errorf("no response within --timeout, but the server reported progress on this request, so it was still working on it when the checker stopped waiting; a higher --timeout judges it%s", note)
+			}
 			if x.Tool != nil && !x.Tool.Refusal.Set() {
 				// Silence within --timeout is the finding (DESIGN); a tool
 				// that legitimately runs longer needs a longer bound.
@@ -663,6 +674,21 @@ this check carries the exchange's one "error" verdict.`,
 		}
 		return nil
 	},
+}
+
+// ownProgress: the reply carries a progress notification for the
+// progressToken the request offered.
+func ownProgress(p *Pass) bool {
+	token := p.Expect.Request.Get("params._meta.progressToken")
+	if !token.Exists() {
+		return false
+	}
+	for _, m := range p.Reply.Messages {
+		if m.IsObject() && m.Get("method").Str == "notifications/progress" && !m.Get("id").Exists() && envelope.SameID(token, m.Get("params.progressToken")) {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonShaped: a line meant as a JSON-RPC message or batch, however
