@@ -633,10 +633,6 @@ func namesArgument(msg string, args gjson.Result) bool {
 // jsonTypeNames are the words a type complaint is made of.
 var jsonTypeNames = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true, "null": true}
 
-// headersInDoubt: the request carries a header -32020 may fairly name
-// though the standard ones match the body: an Accept or Content-Type the
-// transport does not accept (T-HTTP-2, T-HTTP-6, AMB-17), or an
-// Mcp-Param-* header no listed tool parameter names (AMB-11).
 // headersExplain: the request's own headers give its refusal a cause a
 // server sees before it reads the body: credentials (401), an Origin
 // (403), an Accept that leaves out a reply type or is missing (406, or
@@ -666,6 +662,10 @@ func headersExplain(p *Pass) bool {
 	return false
 }
 
+// headersInDoubt: the request carries a header -32020 may fairly name
+// though the standard ones match the body: an Accept or Content-Type the
+// transport does not accept (T-HTTP-2, T-HTTP-6, AMB-17), or an
+// Mcp-Param-* header no listed tool parameter names (AMB-11).
 func headersInDoubt(p *Pass) bool {
 	h := p.Exchange.Request.Header
 	accept := headerValues(h, "Accept") // read as CLI1010 reads a client's
