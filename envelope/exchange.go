@@ -18,6 +18,16 @@ const (
 	Stdio = "stdio"
 )
 
+// Liveness names the exchange of the liveness probe sent after fixture's
+// request went unanswered: the probe is the run's, not the fixture's, and
+// its verdicts judge neither the fixture's rules nor its report line.
+func Liveness(fixture string) string { return fixture + livenessSuffix }
+
+// IsLiveness says whether name is a liveness probe's (see Liveness).
+func IsLiveness(name string) bool { return strings.HasSuffix(name, livenessSuffix) }
+
+const livenessSuffix = "/liveness"
+
 // An Exchange is one request the checker sent (or a client sent, for lint)
 // and everything that came back for it.
 type Exchange struct {

@@ -524,7 +524,7 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 	if probe.Failure == "" {
 		// A probe that got nothing would be a second error for one
 		// fixture's failure: the fixture's own note says it.
-		if err := l.judge(fixture+"/liveness", &probe, nil, nil); err != nil {
+		if err := l.judge(envelope.Liveness(fixture), &probe, nil, nil); err != nil {
 			return ex, err
 		}
 	}

@@ -45,7 +45,7 @@ func (c *rows) Exchange(j runner.Judged) error {
 	defer c.mu.Unlock()
 	// A multiplexed run's one liveness probe for all silent requests is
 	// named for the first of them.
-	if j.Exchange != nil && !strings.HasSuffix(j.Fixture, "/liveness") {
+	if j.Exchange != nil && !envelope.IsLiveness(j.Fixture) {
 		c.lines = append(c.lines, fmt.Sprintf("%s sent %.300q", j.Fixture, j.Exchange.Request.Body))
 	}
 	for _, v := range j.Verdicts {

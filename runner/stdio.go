@@ -939,7 +939,7 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 			ev := &p.buf.events[p.at]
 			lb := &buffer{}
 			l := &lane{r: r, out: lb, mark: time.Now()}
-			if err := l.judge(p.name+"/liveness", &pr, nil, nil); err != nil {
+			if err := l.judge(envelope.Liveness(p.name), &pr, nil, nil); err != nil {
 				return err
 			}
 			ev.before = append(ev.before, lb.events...)

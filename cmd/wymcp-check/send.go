@@ -240,7 +240,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 			sum.Add(v)
 		}
 		if j.Exchange == nil {
-			if !strings.HasSuffix(j.Fixture, "/liveness") {
+			if !envelope.IsLiveness(j.Fixture) {
 				fmt.Fprintf(s.Out, "# %s not sent: %s\n", report.Sanitize(j.Fixture), report.Sanitize(skipReason(j.Verdicts)))
 			}
 			continue
