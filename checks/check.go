@@ -63,6 +63,10 @@ type Check struct {
 	// JudgesFailures: the check runs even when the exchange failed (no
 	// complete reply); it judges the failure itself, not the reply.
 	JudgesFailures bool
+	// JudgesOutcome: the check judges the outcome a fixture expects
+	// (refused or served, the code, the status), so its breach breaks the
+	// rules the fixture probes, not only those it cites itself.
+	JudgesOutcome bool
 }
 
 // SkipError says why a check does not apply to an exchange. It is a
@@ -94,6 +98,10 @@ type Finding struct {
 	Status  Status // StatusFail or StatusWarn
 	Path    string // where in the reply: "error.data.stack", "http.status"
 	Message string // one line, lowercase, concrete values quoted
+	// Rule is the rule of the expectation the finding breaks ("T-RPC-5",
+	// "AMB-7: the reaction to a batch is unspecified"), where the check
+	// judged one; the coverage table counts the breach against it.
+	Rule string
 }
 
 // A Verdict is the outcome of one check on one exchange.
@@ -162,13 +170,13 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 	if st == StatusWarn && w.Rule != "" {
 		msg += " (" + w.Rule + ")"
 	}
-	p.findings = append(p.findings, Finding{st, path, msg})
+	p.findings = append(p.findings, Finding{Status: st, Path: path, Message: msg, Rule: w.Rule})
 }
 
 // closeFindings adds the line that stands for the unlisted findings.
 func (p *Pass) closeFindings() {
 	if p.unlisted > 0 {
-		p.findings = append(p.findings, Finding{p.worst, "", fmt.Sprintf("%d more findings of this check are not listed", p.unlisted)})
+		p.findings = append(p.findings, Finding{Status: p.worst, Message: fmt.Sprintf("%d more findings of this check are not listed", p.unlisted)})
 	}
 	p.unlisted, p.worst = 0, ""
 }

@@ -146,11 +146,12 @@ func tableName(x *expect.Expectation) string {
 }
 
 var CodeFits = &Check{
-	ID:       "ERR1002",
-	Title:    "The error code fits the condition",
-	SpecRef:  "T-ERR-1..T-ERR-5, T-ERR-8, T-ERR-12..T-ERR-14, T-LIFE-8; contract clause 1",
-	Severity: MUST,
-	Area:     AreaCode,
+	ID:            "ERR1002",
+	Title:         "The error code fits the condition",
+	SpecRef:       "T-ERR-1..T-ERR-5, T-ERR-8, T-ERR-12..T-ERR-14, T-LIFE-8; contract clause 1",
+	Severity:      MUST,
+	Area:          AreaCode,
+	JudgesOutcome: true,
 	Doc: `The code must name the condition the request provoked: bytes that are
 not JSON are -32700; valid JSON that is not a request is -32600; an unknown
 method is -32601 (from a request alone an unknown method may belong to an
@@ -487,11 +488,12 @@ func codeList(codes []int) string {
 }
 
 var Refused = &Check{
-	ID:       "PRO1001",
-	Title:    "A request is refused or served as the protocol says",
-	SpecRef:  "T-ERR-1..T-ERR-3, T-LIFE-5, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1",
-	Severity: MUST,
-	Area:     AreaProtocol,
+	ID:            "PRO1001",
+	Title:         "A request is refused or served as the protocol says",
+	SpecRef:       "T-ERR-1..T-ERR-3, T-LIFE-5, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1",
+	Severity:      MUST,
+	Area:          AreaProtocol,
+	JudgesOutcome: true,
 	Doc: `Garbage, invalid requests, unknown methods, and in 2026-07-28 header
 mismatches, unsupported versions and missing _meta fields must be refused
 with an error response, not served with a result; so must, in 2025-11-25,

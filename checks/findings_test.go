@@ -79,3 +79,28 @@ func TestTTLFractionWarnsAlone(t *testing.T) {
 		}
 	}
 }
+
+// A finding that breaks the expectation built from the request names the
+// expectation's rule, so the coverage table can count it against that
+// rule; a finding of a check that judged no expectation names none.
+func TestFindingNamesItsRule(t *testing.T) {
+	judge := func(reply string, c *checks.Check) []checks.Finding {
+		ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20260728,
+			Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
+			Response: &envelope.Response{Messages: [][]byte{[]byte(reply)}}}
+		vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil)}, []*checks.Check{c})
+		if len(vs) != 1 {
+			t.Fatalf("%s: %d verdicts, want 1", c.ID, len(vs))
+		}
+		return vs[0].Findings
+	}
+	if fs := judge(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}`, checks.IDEcho); len(fs) != 1 || fs[0].Rule != "T-RPC-5" {
+		t.Errorf("a wrong id: %+v, want one finding naming T-RPC-5", fs)
+	}
+	if fs := judge(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}`, checks.IDEcho); len(fs) != 0 {
+		t.Errorf("the request's id: %+v, want no finding", fs)
+	}
+	if fs := judge(`{"jsonrpc":"1.0","id":1,"result":{"resultType":"complete","tools":[]}}`, checks.JSONRPCVersion); len(fs) != 1 || fs[0].Rule != "" {
+		t.Errorf("jsonrpc 1.0: %+v, want one finding naming no expectation's rule", fs)
+	}
+}

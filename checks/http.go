@@ -26,11 +26,12 @@ func mediaType(resp *envelope.Response) string {
 }
 
 var ErrorStatusBody = &Check{
-	ID:       "HTTP1001",
-	Title:    "An HTTP error status carries a JSON-RPC error body",
-	SpecRef:  "T-COMPAT-1, T-COMPAT-5, T-HTTP-9; contract",
-	Severity: MUST,
-	Area:     AreaHTTP,
+	ID:            "HTTP1001",
+	Title:         "An HTTP error status carries a JSON-RPC error body",
+	SpecRef:       "T-COMPAT-1, T-COMPAT-5, T-HTTP-9; contract",
+	Severity:      MUST,
+	Area:          AreaHTTP,
+	JudgesOutcome: true,
 	Doc: `Every 4xx or 5xx answer to a POSTed message carries a JSON-RPC error
 as an application/json body (or an SSE stream holding one). The body is what
 tells a dual-era client "modern server, fix and retry" from "legacy
@@ -271,11 +272,12 @@ func getRefusedOnHeaders(p *Pass, st int) bool {
 }
 
 var StatusFits = &Check{
-	ID:       "HTTP1002",
-	Title:    "The HTTP status fits the condition",
-	SpecRef:  "T-HTTP-4, T-HTTP-8..T-HTTP-11, T-HTTP-13, AMB-6; contract",
-	Severity: MUST,
-	Area:     AreaHTTP,
+	ID:            "HTTP1002",
+	Title:         "The HTTP status fits the condition",
+	SpecRef:       "T-HTTP-4, T-HTTP-8..T-HTTP-11, T-HTTP-13, AMB-6; contract",
+	Severity:      MUST,
+	Area:          AreaHTTP,
+	JudgesOutcome: true,
 	Doc: `Rejections are 400: parse errors, invalid requests, and in 2026-07-28
 header mismatches, unsupported versions and missing _meta fields (MUST in
 2026-07-28: T-HTTP-8, T-HTTP-10; the strict contract's rule elsewhere,

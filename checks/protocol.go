@@ -55,9 +55,9 @@ no io.modelcontextprotocol/serverInfo (name and version) warns
 		rt := r.Get("resultType")
 		switch {
 		case !rt.Exists():
-			p.Failf("result.resultType", "resultType is missing")
+			p.Failf("result.resultType", "resultType is missing (T-LIFE-10)")
 		case rt.Type != gjson.String:
-			p.Failf("result.resultType", `resultType is %s, want "complete" or "input_required"`, describe(rt))
+			p.Failf("result.resultType", `resultType is %s, want "complete" or "input_required" (T-LIFE-10)`, describe(rt))
 		case rt.Str != "complete" && rt.Str != "input_required" && advertisesNoExtension(p.Expect.Facts):
 			p.Failf("result.resultType", `resultType is %s: not "complete" or "input_required", and the server advertises no extension that could define it (T-LIFE-10)`, describe(rt))
 		case rt.Str != "complete" && rt.Str != "input_required" && noExtension(p.Expect.Request.Get(envelope.MetaPath(envelope.MetaClientCapabilities))):
@@ -65,9 +65,9 @@ no io.modelcontextprotocol/serverInfo (name and version) warns
 		case rt.Str != "complete" && rt.Str != "input_required":
 			// An extension the server advertises may define more values
 			// (T-LIFE-10); which ones, its capabilities do not say.
-			p.Warnf("result.resultType", `resultType is %s: not "complete" or "input_required"; valid only if an advertised extension defines it`, describe(rt))
+			p.Warnf("result.resultType", `resultType is %s: not "complete" or "input_required"; valid only if an advertised extension defines it (T-LIFE-10)`, describe(rt))
 		case rt.Str == "input_required" && envelope.NameField(p.Expect.Method) == "":
-			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may", Quote(p.Expect.Method, quoteN))
+			p.Failf("result.resultType", "input_required answers %s; only tools/call, prompts/get and resources/read may (T-MRTR-1)", Quote(p.Expect.Method, quoteN))
 		case rt.Str == "input_required":
 			judgeInputRequired(p, r)
 		}

@@ -114,17 +114,24 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 				// it), but no sender may add it.
 				p.Failf(path, "the message starts with a byte order mark, which RFC 8259 §8.1 forbids a sender to add")
 			}
+			// Which rule a message that is no JSON object breaks depends on
+			// the transport: on stdio it is a line of stdout that is no MCP
+			// message (a log line, a banner).
+			rule := "T-RPC-1"
+			if p.Exchange.Transport == envelope.Stdio {
+				rule = "T-STDIO-2"
+			}
 			switch {
 			case !m.UTF8:
 			case !m.Valid:
-				p.Failf(path, "the message is not valid JSON: %s", Quote(string(m.Raw), quoteN))
+				p.Failf(path, "the message is not valid JSON (%s): %s", rule, Quote(string(m.Raw), quoteN))
 			case m.IsArray() && batch0326(p):
 				// A server of 2025-03-26 may answer a batch with one
 				// (T-V0326-1): judged below, across the reply's messages.
 			case m.IsArray():
 				p.Failf(path, "the message is a JSON array (a batch); each message must be one object")
 			case !m.IsObject():
-				p.Failf(path, "the message is a JSON %s, not an object", envelope.Kind(m.Root()))
+				p.Failf(path, "the message is a JSON %s, not an object (%s)", envelope.Kind(m.Root()), rule)
 			}
 			if n := bytes.Count(m.Raw, []byte("\n")) + bytes.Count(m.Raw, []byte("\r")); n > 0 && p.Exchange.Transport == envelope.Stdio {
 				// Pretty-printed or wrapped: the transport read it whole

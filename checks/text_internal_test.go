@@ -74,18 +74,18 @@ func TestReadProse(t *testing.T) {
 // only (a sweep found a warning from the 2026 reading of a request a
 // dual-era server read as 2025 stated as if sure).
 func TestMergeReadingsSaysOneReading(t *testing.T) {
-	fail := Verdict{Status: StatusFail, Findings: []Finding{{StatusFail, "a", "bad"}, {StatusWarn, "b", "odd"}}}
-	warn := Verdict{Status: StatusWarn, Findings: []Finding{{StatusWarn, "b", "odd"}}}
+	fail := Verdict{Status: StatusFail, Findings: []Finding{{Status: StatusFail, Path: "a", Message: "bad"}, {Status: StatusWarn, Path: "b", Message: "odd"}}}
+	warn := Verdict{Status: StatusWarn, Findings: []Finding{{Status: StatusWarn, Path: "b", Message: "odd"}}}
 	pass := Verdict{Status: StatusPass}
 	for _, tt := range []struct {
 		name string
 		a, b Verdict
 		want []Finding
 	}{
-		{"fail beside pass", fail, pass, []Finding{{StatusWarn, "a", "bad (under one reading only: why)"}, {StatusWarn, "b", "odd (under one reading only: why)"}}},
-		{"fail beside warn", fail, warn, []Finding{{StatusWarn, "a", "bad (under one reading only: why)"}, {StatusWarn, "b", "odd"}}},
-		{"warn beside pass", pass, warn, []Finding{{StatusWarn, "b", "odd (under one reading only: why)"}}},
-		{"warn beside warn", warn, warn, []Finding{{StatusWarn, "b", "odd"}}},
+		{"fail beside pass", fail, pass, []Finding{{Status: StatusWarn, Path: "a", Message: "bad (under one reading only: why)"}, {Status: StatusWarn, Path: "b", Message: "odd (under one reading only: why)"}}},
+		{"fail beside warn", fail, warn, []Finding{{Status: StatusWarn, Path: "a", Message: "bad (under one reading only: why)"}, {Status: StatusWarn, Path: "b", Message: "odd"}}},
+		{"warn beside pass", pass, warn, []Finding{{Status: StatusWarn, Path: "b", Message: "odd (under one reading only: why)"}}},
+		{"warn beside warn", warn, warn, []Finding{{Status: StatusWarn, Path: "b", Message: "odd"}}},
 	} {
 		got := mergeReadings(tt.a, tt.b, "why")
 		if diff := cmp.Diff(tt.want, got.Findings); diff != "" || got.Status != StatusWarn {

@@ -1111,6 +1111,33 @@ func withoutUndeclared(args, schema gjson.Result) (out []byte, ok bool) {
 	return keepMembers(args, func(name string, _ gjson.Result) bool { return declared(name) })
 }
 
+// modernRules are the rules a 2026-07-28 per-request fault breaks, by what
+// they fix: that it is refused, its code, its HTTP status. Each want names
+// the faults' own rules, so a breach counts against the rule that set it
+// (a header mismatch answered 200 breaks T-HDR-2, not T-LIFE-9).
+type modernRules struct{ refusal, code, status string }
+
+var (
+	httpVersionHeader = modernRules{"T-HTTP-8, T-HDR-2", "T-ERR-12, T-HTTP-8", "T-HTTP-8, T-HDR-2"}
+	standardHeader    = modernRules{"T-HDR-2", "T-ERR-12, T-HDR-2", "T-HDR-2"}
+	versionUnserved   = modernRules{"T-LIFE-9", "T-ERR-14, T-LIFE-9", "T-HTTP-8, T-LIFE-9"}
+	metaMissing       = modernRules{"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"}
+)
+
+// with joins the rules of two faults the request has at once.
+func (m modernRules) with(o modernRules) modernRules {
+	join := func(a, b string) string {
+		ids := strings.Split(a, ", ")
+		for _, id := range strings.Split(b, ", ") {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+		return strings.TrimPrefix(strings.Join(ids, ", "), ", ")
+	}
+	return modernRules{join(m.refusal, o.refusal), join(m.code, o.code), join(m.status, o.status)}
+}
+
 // modern applies the 2026-07-28 per-request rules: the _meta fields on
 // every transport, the standard headers on HTTP. When several faults
 // coexist the spec sets no precedence (AMB-4), so every applicable code
@@ -1137,10 +1164,12 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 	// refuse before reading the body, and then has no id to echo (DESIGN:
 	// transport-level rejections).
 	preBody := false
-	set := func(c Condition) {
+	var cited modernRules // the rules of every fault found
+	set := func(c Condition, r modernRules) {
 		if cond == "" {
 			cond = c
 		}
+		cited = cited.with(r)
 	}
 
 	if http {
@@ -1152,21 +1181,21 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		preBody = !hasHV || !envelope.KnownVersion(hv)
 		switch {
 		case !hasHV:
-			set(CondHeaderMismatch)
+			set(CondHeaderMismatch, httpVersionHeader)
 			add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version is missing")
 			onlyHeaderMissing = true
 		case ver.Type == gjson.String && hv != ver.Str:
-			set(CondHeaderMismatch)
+			set(CondHeaderMismatch, httpVersionHeader)
 			add(envelope.CodeHeaderMismatch, "MCP-Protocol-Version differs from _meta")
 			e.Quote = hv
 			headerUnserved = ver.Str == envelope.V20260728
 		}
 		if mv, ok := envelope.HeaderValue(h, "Mcp-Method"); !ok {
-			set(CondHeaderMismatch)
+			set(CondHeaderMismatch, standardHeader)
 			add(envelope.CodeHeaderMismatch, "Mcp-Method is missing")
 			preBody = true
 		} else if trimOWS(mv) != e.Method {
-			set(CondHeaderMismatch)
+			set(CondHeaderMismatch, standardHeader)
 			add(envelope.CodeHeaderMismatch, "Mcp-Method differs from the body's method")
 			e.Quote = mv
 		}
@@ -1186,17 +1215,17 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			nv = trimOWS(nv)
 			switch {
 			case !ok:
-				set(CondHeaderMismatch)
+				set(CondHeaderMismatch, standardHeader)
 				add(envelope.CodeHeaderMismatch, "Mcp-Name is missing")
 				preBody = true
 			case !envelope.ValidHeaderValue(nv):
-				set(CondHeaderMismatch)
+				set(CondHeaderMismatch, standardHeader)
 				add(envelope.CodeHeaderMismatch, "Mcp-Name has invalid characters")
 				preBody = true
 			default:
 				got, decoded := envelope.DecodeHeaderValue(nv, rd.b64)
 				if !decoded || got != want.Str {
-					set(CondHeaderMismatch)
+					set(CondHeaderMismatch, standardHeader)
 					add(envelope.CodeHeaderMismatch, "Mcp-Name differs from params."+field)
 					e.Quote = nv
 				}
@@ -1205,7 +1234,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		if e.Method == "tools/call" {
 			faults, numeric := paramHeaderFaults(e.Facts, req, h, rd.b64)
 			for _, d := range faults {
-				set(CondHeaderMismatch)
+				set(CondHeaderMismatch, standardHeader)
 				add(envelope.CodeHeaderMismatch, d)
 			}
 			if numeric {
@@ -1220,14 +1249,14 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 	}
 	switch {
 	case !ver.Exists() || ver.Type != gjson.String:
-		set(CondMissingMeta)
+		set(CondMissingMeta, metaMissing)
 		add(envelope.CodeInvalidParams, "_meta "+envelope.MetaProtocolVersion+" is missing")
 		if http {
 			add(envelope.CodeHeaderMismatch, "") // AMB-4: the header no longer matches the body either
 		}
 		onlyHeaderMissing = false
 	case ver.Str != envelope.V20260728:
-		set(CondUnsupportedVersion)
+		set(CondUnsupportedVersion, versionUnserved)
 		add(envelope.CodeUnsupportedVer, "protocol version "+ver.Str+" is not served")
 		if e.Quote == "" {
 			e.Quote = ver.Str
@@ -1235,7 +1264,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		onlyHeaderMissing = false
 	}
 	if !caps.IsObject() {
-		set(CondMissingMeta)
+		set(CondMissingMeta, metaMissing)
 		add(envelope.CodeInvalidParams, "_meta "+envelope.MetaClientCapabilities+" is missing or not an object")
 		onlyHeaderMissing = false
 	}
@@ -1243,9 +1272,9 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		return false
 	}
 	e.Condition, e.Codes, e.Detail = cond, codes, strings.Join(details, "; ")
-	e.Error, e.Code = must("T-LIFE-7, T-LIFE-9, T-HDR-2"), must("T-ERR-12..T-ERR-14")
+	e.Error, e.Code = must(cited.refusal), must(cited.code)
 	if http {
-		e.Status, e.StatusWant = []int{400}, must("T-HTTP-8, T-HTTP-10, T-HDR-2")
+		e.Status, e.StatusWant = []int{400}, must(cited.status)
 		if caps.Exists() && !caps.IsObject() && len(details) == 1 {
 			// The 400 is for a request missing a required field: one
 			// present with the wrong type is invalid params, whose status

@@ -22,7 +22,7 @@ const (
 	CovPassed        = "passed"         // exercised, nothing found
 	CovWarned        = "warned"         // exercised, the worst finding a warning
 	CovFailed        = "failed"         // exercised, a failure
-	CovNotObserved   = "not observed"   // applies, but nothing was there to probe (Why says what)
+	CovNotObserved   = "not observed"   // applies, but nothing was there to probe, or a breach could not be told to be its (Why says which)
 	CovNotApplicable = "not applicable" // another protocol version or transport
 	CovNotCheckable  = "not checkable"  // invisible from outside (the digest's n/c)
 	CovNotCovered    = "not covered"    // checkable, but no fixture or check cites it yet (Why says why)
@@ -107,15 +107,39 @@ func CatalogueCoverage(fixtures map[string][]string, cs []*checks.Check) []RuleC
 type CoverageTracker struct {
 	fixtures map[string][]string
 	checks   []*checks.Check
-	worst    map[string]string // rule → passed | warned | failed
-	skips    map[string]string // rule → the first skip reason of a fixture citing it
-	checkRan map[string]bool   // check ID → judged some exchange
+	worst    map[string]string          // rule → passed | warned | failed
+	skips    map[string]string          // rule → the first skip reason of a fixture citing it
+	checkRan map[string]bool            // check ID → judged some exchange
+	cites    map[string]map[string]bool // check ID → the rules it cites
+	// judgedOnlyByOutcome: the rules no check of a server's replies cites
+	// (a client check never judges one).
+	judgedOnlyByOutcome map[string]bool
+	// unnamed: check ID → its worst breach that named no rule, where the
+	// check cites several (so which of them it broke is not known).
+	unnamed map[string]unnamedBreach
 }
+
+type unnamedBreach struct{ status, fixture string }
 
 // NewCoverageTracker starts tracking a run of the given fixtures (and
 // runner probes: ID → the rules each cites) judged by cs.
 func NewCoverageTracker(fixtures map[string][]string, cs []*checks.Check) *CoverageTracker {
-	return &CoverageTracker{fixtures: fixtures, checks: cs, worst: map[string]string{}, skips: map[string]string{}, checkRan: map[string]bool{}}
+	t := &CoverageTracker{fixtures: fixtures, checks: cs, worst: map[string]string{}, skips: map[string]string{}, checkRan: map[string]bool{},
+		cites: map[string]map[string]bool{}, unnamed: map[string]unnamedBreach{}, judgedOnlyByOutcome: map[string]bool{}}
+	for _, c := range cs {
+		t.cites[c.ID] = map[string]bool{}
+		for _, id := range rules.Cited(c.SpecRef + "\n" + c.Doc) {
+			t.cites[c.ID][id] = true
+		}
+	}
+	for _, rs := range fixtures {
+		for _, id := range rs {
+			t.judgedOnlyByOutcome[id] = !slices.ContainsFunc(cs, func(c *checks.Check) bool {
+				return c.Area != checks.AreaClient && t.cites[c.ID][id]
+			})
+		}
+	}
+	return t
 }
 
 // fixtureOf finds the fixture an exchange belongs to: its ID, or a
@@ -150,10 +174,44 @@ func (t *CoverageTracker) mark(rule, status string) {
 }
 
 // Add takes one judged exchange.
+//
+// A verdict speaks to the rules of the exchange's fixture that its check
+// cites. A check that judges the outcome the fixture expects (refused or
+// served, the code, the status) speaks to all of them when it fails, as
+// the condition the fixture probes was mishandled; when it passes, to the
+// rules no check cites (T-TOOL-6's unknown tool is judged by its code
+// alone), whatever else the reply broke. Any other rule no citing check
+// judged on this exchange (its check judges only results, and the request
+// was refused) passes with the exchange's passes if no envelope, schema or
+// protocol check faulted the reply's form; a contract breach (an echo, a
+// multi-line message) is not a fault of the form. So a multi-line message
+// on a fixture probing T-ERR-3 breaks the contract, not T-ERR-3; a null
+// completion result leaves T-COMP-1 (how many values) unjudged rather
+// than passed by its status 200; and a silent server leaves the fixture's
+// own rules unjudged.
 func (t *CoverageTracker) Add(r *Result) {
+	if envelope.IsLiveness(r.Fixture) {
+		return
+	}
 	fx := t.fixtureOf(r.Fixture)
 	cited := t.fixtures[fx]
-	judged := false
+	intact := true                // no envelope, schema or protocol check faulted the reply
+	byCiting := map[string]bool{} // a fixture rule a check citing it judged
+	for _, v := range r.Verdicts {
+		switch v.Status {
+		case checks.StatusFail, checks.StatusWarn:
+			switch v.Check.Area {
+			case checks.AreaEnvelope, checks.AreaSchema, checks.AreaProtocol:
+				intact = false
+			}
+		case checks.StatusSkip, checks.StatusError:
+			continue
+		}
+		for _, rule := range cited {
+			byCiting[rule] = byCiting[rule] || t.cites[v.Check.ID][rule]
+		}
+	}
+	judged := map[string]bool{} // the fixture's rules a verdict spoke to
 	for _, v := range r.Verdicts {
 		switch v.Status {
 		case checks.StatusSkip:
@@ -166,7 +224,6 @@ func (t *CoverageTracker) Add(r *Result) {
 		case checks.StatusError:
 			continue
 		}
-		judged = true
 		t.checkRan[v.Check.ID] = true
 		st := CovPassed
 		switch v.Status {
@@ -175,24 +232,49 @@ func (t *CoverageTracker) Add(r *Result) {
 		case checks.StatusWarn:
 			st = CovWarned
 		}
+		named := false // the verdict named a rule it breaks
 		for _, rule := range cited {
-			t.mark(rule, st)
+			speaks := t.cites[v.Check.ID][rule] ||
+				v.Check.JudgesOutcome && (st != CovPassed || t.judgedOnlyByOutcome[rule]) ||
+				st == CovPassed && intact && !byCiting[rule]
+			if speaks {
+				t.mark(rule, st)
+				judged[rule], named = true, true
+			}
 		}
 		for _, f := range v.Findings {
 			fs := CovWarned
 			if f.Status == checks.StatusFail {
 				fs = CovFailed
 			}
-			for _, rule := range rules.Cited(f.Message) {
+			for _, rule := range rules.Cited(f.Message + "\n" + f.Rule) {
 				t.mark(rule, fs)
+				named = true
+			}
+		}
+		// A breach that names no rule is one of the check's own: which one
+		// is certain only when the check cites a single rule; otherwise
+		// none of its rules may pass on the strength of its verdicts.
+		if own := t.cites[v.Check.ID]; st != CovPassed && !named {
+			if len(own) == 1 {
+				for rule := range own {
+					t.mark(rule, st)
+				}
+			} else if covRank(st) > covRank(t.unnamed[v.Check.ID].status) {
+				t.unnamed[v.Check.ID] = unnamedBreach{st, r.Fixture}
 			}
 		}
 	}
-	if !judged {
-		for _, rule := range cited {
-			if _, ok := t.skips[rule]; !ok {
-				t.skips[rule] = fx + ": not judged"
-			}
+	why := "the checks that judge it found nothing to judge"
+	switch {
+	case r.Exchange != nil && r.Exchange.Failure != "":
+		why = r.Exchange.Failure
+	case !intact:
+		why += ", and the reply's form was faulted"
+	}
+	for _, rule := range cited {
+		if _, ok := t.skips[rule]; !ok && !judged[rule] {
+			t.skips[rule] = fx + ": " + why
 		}
 	}
 }
@@ -212,6 +294,7 @@ func (t *CoverageTracker) Summary(version, transport string) *CoverageSummary {
 		case rc.Status == CovNotCovered:
 		case t.worst[r.ID] != "":
 			rc.Status, rc.Why = t.worst[r.ID], ""
+		case t.unnamedBreach(&rc):
 		case len(rc.Fixtures) == 0 && slices.ContainsFunc(rc.Checks, func(id string) bool { return t.checkRan[id] }):
 			// Only checks cite it, and one of them judged an exchange.
 			rc.Status = CovPassed
@@ -242,6 +325,28 @@ func (t *CoverageTracker) Summary(version, transport string) *CoverageSummary {
 	}
 	s.Exercised = s.Passed + s.Warned + s.Failed
 	return s
+}
+
+// unnamedBreach keeps rc, a rule no fixture of the run showed passing or
+// failing, from passing on the strength of a check that cites it and
+// found a breach without naming which of its rules it breaks: the rule
+// may be the one broken, or not (a schema check citing twenty rules fails
+// a missing resultType), so it is neither passed nor failed but not
+// observed, and Why names the breach; the verdict list carries the
+// failure itself.
+func (t *CoverageTracker) unnamedBreach(rc *RuleCoverage) bool {
+	worst, by := unnamedBreach{}, ""
+	for _, id := range rc.Checks {
+		if b := t.unnamed[id]; covRank(b.status) > covRank(worst.status) {
+			worst, by = b, id
+		}
+	}
+	if worst.status == "" {
+		return false
+	}
+	rc.Status = CovNotObserved
+	rc.Why = fmt.Sprintf("%s found a breach on %s without naming which of its rules it breaks, so whether this one holds is not known", by, worst.fixture)
+	return true
 }
 
 // appliesToVersion reads a catalogue versions field ("all", "2025-xx",

@@ -1,0 +1,42 @@
+package expect_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
+)
+
+// TestModernFaultRules: a 2026-07-28 refusal's wants name the rules of
+// the faults the request has, and no other fault's, so a breach counts
+// against the rule that set it.
+func TestModernFaultRules(t *testing.T) {
+	body := func(version, caps string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + version + `"` + caps + `}}}`)
+	}
+	const caps = `,"io.modelcontextprotocol/clientCapabilities":{}`
+	for _, c := range []struct {
+		name                  string
+		header                http.Header
+		body                  []byte
+		refusal, code, status string
+	}{
+		{"Mcp-Method differs", http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"prompts/list"}}, body("2026-07-28", caps),
+			"T-HDR-2", "T-ERR-12, T-HDR-2", "T-HDR-2"},
+		{"version not served", http.Header{"Mcp-Protocol-Version": {"2099-01-01"}, "Mcp-Method": {"tools/list"}}, body("2099-01-01", caps),
+			"T-LIFE-9", "T-ERR-14, T-LIFE-9", "T-HTTP-8, T-LIFE-9"},
+		{"client capabilities missing", http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/list"}}, body("2026-07-28", ""),
+			"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"},
+		{"protocol header differs and capabilities missing", http.Header{"Mcp-Protocol-Version": {"2025-11-25"}, "Mcp-Method": {"tools/list"}}, body("2026-07-28", ""),
+			"T-HTTP-8, T-HDR-2, T-LIFE-7", "T-ERR-12, T-HTTP-8, T-LIFE-7, T-HTTP-10", "T-HTTP-8, T-HDR-2, T-HTTP-10, T-LIFE-7"},
+	} {
+		ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20260728, Request: envelope.Request{Method: http.MethodPost, Header: c.header, Body: c.body}}
+		x := expect.Build(ex, nil, nil)
+		got := []string{x.Error.Rule, x.Code.Rule, x.StatusWant.Rule}
+		if diff := cmp.Diff([]string{c.refusal, c.code, c.status}, got); diff != "" {
+			t.Errorf("%s: the rules of refusal, code, status (-want +got):\n%s", c.name, diff)
+		}
+	}
+}

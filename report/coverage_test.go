@@ -1,0 +1,67 @@
+package report_test
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/report"
+)
+
+// TestCoverageStatus pins which rules a judged exchange speaks to: the
+// cases of testdata/coverage.json, each a run's fixtures (ID → the rules
+// each cites), its results, and the coverage status of some rules
+// ("STATUS: WHY" where it says why).
+func TestCoverageStatus(t *testing.T) {
+	data, err := os.ReadFile("testdata/coverage.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name     string
+		Fixtures map[string][]string
+		Results  []struct {
+			Fixture, Failure string
+			Verdicts         []struct {
+				Check, Status, Reason string
+				Findings              []checks.Finding
+			}
+		}
+		Want map[string]string
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatalf("testdata/coverage.json: %v", err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			cov := report.NewCoverageTracker(tc.Fixtures, checks.All())
+			for _, r := range tc.Results {
+				res := &report.Result{Fixture: r.Fixture, Exchange: &envelope.Exchange{Transport: envelope.HTTP, Failure: r.Failure}}
+				for _, v := range r.Verdicts {
+					c := checks.Lookup(v.Check)
+					if c == nil {
+						t.Fatalf("no check %s", v.Check)
+					}
+					res.Verdicts = append(res.Verdicts, checks.Verdict{Fixture: r.Fixture, Check: c, Status: checks.Status(v.Status), Reason: v.Reason, Findings: v.Findings})
+				}
+				cov.Add(res)
+			}
+			got := map[string]string{}
+			for _, rc := range cov.Summary(envelope.V20260728, envelope.HTTP).Rules {
+				if _, ok := tc.Want[rc.ID]; ok {
+					got[rc.ID] = rc.Status
+					if rc.Why != "" {
+						got[rc.ID] += ": " + rc.Why
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.Want, got); diff != "" {
+				t.Errorf("coverage (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
