@@ -47,7 +47,9 @@ const streamLookMin = 100 * time.Millisecond
 const streamLookPoll = 5 * time.Millisecond
 
 // fireAll runs the fixtures: one after another when Parallel is 1 or
-// less, else concurrently. Either way the ones sent in a lifecycle stage
+// less, else concurrently. Either way the stream looks (a GET stream,
+// subscriptions/listen) are reported after the other fixtures of their
+// stage, in corpus order; the ones sent in a lifecycle stage
 // of their own (a connection not yet initialized) are reported after the
 // rest, in corpus order: over HTTP they also run after the rest, one
 // after another; over stdio, each in a process of its own, they run
@@ -55,17 +57,22 @@ const streamLookPoll = 5 * time.Millisecond
 // last) run, and are reported, after those, one after another.
 func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 	r.reserve(fx...)
-	var now, staged, last []*fixtures.Fixture
+	var now, looks, staged, last []*fixtures.Fixture
 	for _, f := range fx {
 		switch {
 		case f.Last:
 			last = append(last, f)
 		case f.Stage != "":
 			staged = append(staged, f)
+		case isStream(f):
+			looks = append(looks, f)
 		default:
 			now = append(now, f)
 		}
 	}
+	// The stream looks go after the rest, so that a look, which lasts
+	// while the others run, holds back no other fixture's output.
+	now = append(now, looks...)
 	switch {
 	case r.o.Parallel <= 1:
 		last = append(append(now, staged...), last...)
@@ -107,15 +114,17 @@ func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
+	order := dispatchOrder(fx, n)
 	go func() {
 		defer wg.Done()
 		defer fl.dispatching(true)
-		for i, f := range fx {
+		for k, i := range order {
+			f := fx[i]
 			if !fl.admit(window, stop) {
 				// Nothing more is wanted; the emitter still waits on
 				// every fixture it has not seen.
-				for _, d := range done[i:] {
-					close(d)
+				for _, j := range order[k:] {
+					close(done[j])
 				}
 				return
 			}
@@ -148,6 +157,29 @@ func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 	}
 	wg.Wait()
 	return err
+}
+
+// dispatchOrder is the order in which a concurrent run of n exchanges
+// starts fx: the stream looks first, then the rest in corpus order. A
+// look lasts at least streamLookMin, and while the others run; begun
+// with them, that time passes beside their work, and as the looks are
+// reported last (see fireAll) the output waits on none of them. At most
+// n-1 looks go early, so that a slot stays free for the rest.
+func dispatchOrder(fx []*fixtures.Fixture, n int) []int {
+	order := make([]int, 0, len(fx))
+	early := map[int]bool{}
+	for i, f := range fx {
+		if isStream(f) && len(early) < n-1 {
+			early[i] = true
+			order = append(order, i)
+		}
+	}
+	for i := range fx {
+		if !early[i] {
+			order = append(order, i)
+		}
+	}
+	return order
 }
 
 // multiplexed runs fx over one stdio pipe (see mux): one after another,

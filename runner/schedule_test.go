@@ -530,6 +530,38 @@ func TestOrderLast(t *testing.T) {
 	}
 }
 
+// TestStreamLooksReportedLast: a stream look (here a GET) is reported
+// after the other fixtures of its stage, whatever --parallel is, so that
+// in a concurrent run, where it starts first and lasts while the others
+// run, no other fixture's output waits on it.
+func TestStreamLooksReportedLast(t *testing.T) {
+	var fx []*fixtures.Fixture
+	for _, src := range []string{
+		"A look.\n-- fixture --\nid: a/get\nmethod: GET\n-- headers --\nAccept: text/event-stream\n",
+		"A call.\n-- fixture --\nid: b/second\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":201,\"method\":\"tools/list\"}\n",
+		"A call.\n-- fixture --\nid: c/third\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":202,\"method\":\"no/such\"}\n",
+	} {
+		f, err := fixtures.Parse("x.txtar", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx = append(fx, f)
+	}
+	for _, parallel := range []int{1, 8} {
+		url := startSlow(t, &slowSession{pause: 10 * time.Millisecond})
+		lines, _ := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url}}, parallel, fx)
+		var seen []string
+		for _, l := range lines {
+			if f := strings.Fields(l)[0]; !strings.HasPrefix(l, "note:") && !strings.HasPrefix(f, "negotiate/") && !strings.HasPrefix(f, "setup/") && !strings.HasPrefix(f, "session/") && (len(seen) == 0 || seen[len(seen)-1] != f) {
+				seen = append(seen, f)
+			}
+		}
+		if diff := cmp.Diff([]string{"b/second", "c/third", "a/get"}, seen); diff != "" {
+			t.Errorf("--parallel %d: output order (-want +got):\n%s", parallel, diff)
+		}
+	}
+}
+
 // TestMultiplexedSameAsSequence: over stdio, one pipe multiplexed gives
 // the output of a run in sequence, for the clean reference server and
 // faults that leave requests unanswered, kill the server or mangle ids.
