@@ -99,10 +99,15 @@ type Finding struct {
 	Path    string // where in the reply: "error.data.stack", "http.status"
 	Message string // one line, lowercase, concrete values quoted
 	// Rule is the rule of the expectation the finding breaks ("T-RPC-5",
-	// "AMB-7: the reaction to a batch is unspecified"), where the check
-	// judged one; the coverage table counts the breach against it.
+	// "AMB-7: the reaction to a batch is unspecified", ContractRule),
+	// where the check judged one; the coverage table counts the breach
+	// against it.
 	Rule string
 }
+
+// ContractRule is the Rule of a finding that breaks the error-envelope
+// contract alone, no rule of the spec.
+const ContractRule = "contract"
 
 // A Verdict is the outcome of one check on one exchange.
 type Verdict struct {
@@ -167,7 +172,7 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 		return
 	}
 	msg := fmt.Sprintf(format, args...)
-	if st == StatusWarn && w.Rule != "" {
+	if st == StatusWarn && w.Rule != "" && w.Rule != ContractRule {
 		msg += " (" + w.Rule + ")"
 	}
 	p.findings = append(p.findings, Finding{Status: st, Path: path, Message: msg, Rule: w.Rule})
@@ -216,13 +221,18 @@ func (p *Pass) Warnf(path, format string, args ...any) {
 
 // Contractf reports a breach of the strict contract: a failure under it,
 // a warning under --contract spec when the spec itself asks the same as a
-// SHOULD (shouldToo), nothing otherwise.
+// SHOULD (shouldToo), nothing otherwise. A breach of the contract alone
+// names ContractRule: the coverage table counts it against no rule of
+// the spec.
 func (p *Pass) Contractf(shouldToo bool, path, format string, args ...any) {
-	if !p.Contract.IsStrict() && shouldToo {
+	switch {
+	case !p.Contract.IsStrict() && shouldToo:
 		p.Warnf(path, format, args...)
-		return
+	case shouldToo:
+		p.Deviate(expect.Want{Level: expect.Contract}, path, format, args...)
+	default:
+		p.Deviate(expect.Want{Level: expect.Contract, Rule: ContractRule}, path, format, args...)
 	}
-	p.Deviate(expect.Want{Level: expect.Contract}, path, format, args...)
 }
 
 // errCheckBroken marks a check that panicked: an error verdict, never a pass.

@@ -64,10 +64,14 @@ pass.`,
 		cls, _ := envelope.ClassifyCode(p.Expect.Version, code, p.Contract.Codes)
 		switch cls {
 		case envelope.CodeForbidden:
-			p.Failf("error.code", "code %d is forbidden in %s", code, p.Expect.Version)
+			rule := "T-ERR-8"
+			if code == envelope.CodeResourceNotFound || code == envelope.CodeURLElicitation {
+				rule = "T-ERR-10"
+			}
+			p.Deviate(expect.Want{Level: expect.Must, Rule: rule}, "error.code", "code %d is forbidden in %s", code, p.Expect.Version)
 		case envelope.CodeReserved:
 			if p.Contract.IsStrict() {
-				p.Failf("error.code", "code %d lies in the range JSON-RPC reserves for pre-defined errors", code)
+				p.Contractf(false, "error.code", "code %d lies in the range JSON-RPC reserves for pre-defined errors", code)
 			} else {
 				rule := "JSON-RPC §5.1"
 				if p.Expect.Version == envelope.V20260728 {
@@ -87,7 +91,7 @@ pass.`,
 			}
 		case envelope.CodeServerRange, envelope.CodeUnlisted:
 			if p.Contract.IsStrict() {
-				p.Failf("error.code", "code %d is not in the %s or the contract", code, tableName(p.Expect))
+				p.Contractf(false, "error.code", "code %d is not in the %s or the contract", code, tableName(p.Expect))
 			}
 		}
 		return nil

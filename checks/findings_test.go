@@ -103,4 +103,18 @@ func TestFindingNamesItsRule(t *testing.T) {
 	if fs := judge(`{"jsonrpc":"1.0","id":1,"result":{"resultType":"complete","tools":[]}}`, checks.JSONRPCVersion); len(fs) != 1 || fs[0].Rule != "" {
 		t.Errorf("jsonrpc 1.0: %+v, want one finding naming no expectation's rule", fs)
 	}
+	// The code table: a code 2026-07-28 forbids names its rule; one only
+	// the strict contract refuses names the contract.
+	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"resource not found"}}`, checks.CodeInTable); len(fs) != 1 || fs[0].Rule != "T-ERR-10" {
+		t.Errorf("-32002 in 2026-07-28: %+v, want one finding naming T-ERR-10", fs)
+	}
+	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"odd"}}`, checks.CodeInTable); len(fs) != 1 || fs[0].Rule != "T-ERR-8" {
+		t.Errorf("-32050 in 2026-07-28: %+v, want one finding naming T-ERR-8", fs)
+	}
+	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"odd"}}`, checks.CodeInTable); len(fs) != 1 || fs[0].Rule != checks.ContractRule {
+		t.Errorf("code 0: %+v, want one finding naming the contract", fs)
+	}
+	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"unknown method"}}`, checks.CodeInTable); len(fs) != 0 {
+		t.Errorf("-32601: %+v, want no finding", fs)
+	}
 }

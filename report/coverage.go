@@ -251,6 +251,8 @@ func (t *CoverageTracker) Add(r *Result) {
 				t.mark(rule, fs)
 				named = true
 			}
+			// A breach of the contract alone breaks no rule of the spec.
+			named = named || f.Rule == checks.ContractRule
 		}
 		// A breach that names no rule is one of the check's own: which one
 		// is certain only when the check cites a single rule; otherwise
