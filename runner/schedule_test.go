@@ -498,6 +498,19 @@ func TestStreamLookEndsWithTheRest(t *testing.T) {
 	}
 }
 
+// fixtureOrder is the order in which a run's output names the corpus
+// fixtures, the run's own (negotiation, setup, the session's end) and
+// its notes left out.
+func fixtureOrder(lines []string) []string {
+	var seen []string
+	for _, l := range lines {
+		if f := strings.Fields(l)[0]; !strings.HasPrefix(l, "note:") && !strings.HasPrefix(f, "negotiate/") && !strings.HasPrefix(f, "setup/") && !strings.HasPrefix(f, "session/") && (len(seen) == 0 || seen[len(seen)-1] != f) {
+			seen = append(seen, f)
+		}
+	}
+	return seen
+}
+
 // TestOrderLast: a fixture that declares order: last is sent, and
 // reported, after every other fixture, whatever --parallel is.
 func TestOrderLast(t *testing.T) {
@@ -518,12 +531,7 @@ func TestOrderLast(t *testing.T) {
 		if got := s.order[len(s.order)-1]; got != "ping" {
 			t.Errorf("--parallel %d: last request was %s, want the order: last fixture's ping (arrivals %q)", parallel, got, s.order)
 		}
-		var seen []string
-		for _, l := range lines {
-			if f := strings.Fields(l)[0]; !strings.HasPrefix(l, "note:") && !strings.HasPrefix(f, "negotiate/") && !strings.HasPrefix(f, "setup/") && !strings.HasPrefix(f, "session/") && (len(seen) == 0 || seen[len(seen)-1] != f) {
-				seen = append(seen, f)
-			}
-		}
+		seen := fixtureOrder(lines)
 		if diff := cmp.Diff([]string{"b/second", "c/third", "a/first"}, seen); diff != "" {
 			t.Errorf("--parallel %d: output order (-want +got):\n%s", parallel, diff)
 		}
@@ -550,12 +558,7 @@ func TestStreamLooksReportedLast(t *testing.T) {
 	for _, parallel := range []int{1, 8} {
 		url := startSlow(t, &slowSession{pause: 10 * time.Millisecond})
 		lines, _ := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url}}, parallel, fx)
-		var seen []string
-		for _, l := range lines {
-			if f := strings.Fields(l)[0]; !strings.HasPrefix(l, "note:") && !strings.HasPrefix(f, "negotiate/") && !strings.HasPrefix(f, "setup/") && !strings.HasPrefix(f, "session/") && (len(seen) == 0 || seen[len(seen)-1] != f) {
-				seen = append(seen, f)
-			}
-		}
+		seen := fixtureOrder(lines)
 		if diff := cmp.Diff([]string{"b/second", "c/third", "a/get"}, seen); diff != "" {
 			t.Errorf("--parallel %d: output order (-want +got):\n%s", parallel, diff)
 		}
