@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -192,8 +194,16 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 }
 
 func newTransport(lim Limits) *http.Transport {
+	var d net.Dialer
 	return &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &hangupConn{Conn: c}, nil
+		},
 		// The checks judge the bytes the server sent, not a decoded
 		// copy, and the request must carry no Accept-Encoding it was not
 		// given.
@@ -201,6 +211,31 @@ func newTransport(lim Limits) *http.Transport {
 		ForceAttemptHTTP2:      true,
 		MaxResponseHeaderBytes: lim.MaxBytes,
 	}
+}
+
+// hangupConn lets the rest of a request go unsent, silently, once the
+// server has hung up. A server refusing an oversized request (Node
+// answers 16 KB of headers with a 431) writes its refusal and closes
+// before it has read the whole request; the refusal stays readable, but
+// net/http gives up on the write error and never reads it, so whether
+// the checker saw the refusal or "broken pipe" hung on how much of the
+// request the kernel had taken first. A server that hung up without a
+// word still fails the read that follows.
+type hangupConn struct {
+	net.Conn
+	hungUp atomic.Bool
+}
+
+func (c *hangupConn) Write(p []byte) (int, error) {
+	if c.hungUp.Load() {
+		return len(p), nil
+	}
+	n, err := c.Conn.Write(p)
+	if err != nil && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+		c.hungUp.Store(true)
+		return len(p), nil
+	}
+	return n, err
 }
 
 // noRedirect makes a redirect the reply itself: following it would send

@@ -715,3 +715,60 @@ func TestHTTPSSEEnded(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPServerHangsUpMidRequest: a server that refuses a request it
+// has read only part of (as Node refuses 40 KB of headers with a 431)
+// answers and hangs up while the request is still being written; the
+// answer is judged, not the broken pipe. Its twin hangs up without a
+// word: the answer is withheld.
+func TestHTTPServerHangsUpMidRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		reply   string
+		status  int
+		failure string // prefix
+	}{
+		{name: "refuses with 431", reply: "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n", status: 431},
+		{name: "hangs up without a word", failure: "request failed: Post "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkNoLeaks(t)
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				io.ReadFull(c, make([]byte, 16<<10))
+				io.WriteString(c, tt.reply)
+				c.Close() // with the rest of the request unread: a reset
+			}()
+			req := post(ping)
+			// Far beyond what loopback buffers take before the server
+			// hangs up, so the write fails every time.
+			req.Header.Set("X-Padding", strings.Repeat("a", 8<<20))
+			h := &HTTP{URL: "http://" + ln.Addr().String(), Limits: Limits{Timeout: 2 * time.Second}}
+			ex := h.Do(context.Background(), req)
+			hasPrefix(t, "failure", ex.Failure, tt.failure)
+			if tt.failure == "" && ex.Failure != "" {
+				t.Errorf("failure = %q, want none", ex.Failure)
+			}
+			switch {
+			case tt.status == 0 && ex.Response != nil:
+				t.Errorf("response = %+v, want none", ex.Response)
+			case tt.status != 0 && ex.Response == nil:
+				t.Errorf("no response, want status %d", tt.status)
+			case tt.status != 0 && ex.Response.Status != tt.status:
+				t.Errorf("status = %d, want %d", ex.Response.Status, tt.status)
+			}
+			if want := tt.status == 0; ex.Unanswered != want {
+				t.Errorf("unanswered = %v, want %v", ex.Unanswered, want)
+			}
+		})
+	}
+}
