@@ -1,13 +1,17 @@
 package checks_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/schema"
 )
 
 // A reply that breaks one rule many times is one verdict with a bounded
@@ -82,39 +86,97 @@ func TestTTLFractionWarnsAlone(t *testing.T) {
 
 // A finding that breaks the expectation built from the request names the
 // expectation's rule, so the coverage table can count it against that
-// rule; a finding of a check that judged no expectation names none.
+// rule; a finding of a check that judged no expectation names none. A
+// finding the spec does not speak to names what it breaks instead (the
+// contract, JSON-RPC's own text), so it counts against no rule of the
+// check's.
 func TestFindingNamesItsRule(t *testing.T) {
-	judge := func(reply string, c *checks.Check) []checks.Finding {
-		ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20260728,
-			Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
-			Response: &envelope.Response{Messages: [][]byte{[]byte(reply)}}}
-		vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil)}, []*checks.Check{c})
-		if len(vs) != 1 {
-			t.Fatalf("%s: %d verdicts, want 1", c.ID, len(vs))
-		}
-		return vs[0].Findings
+	tests := []struct {
+		name     string
+		version  string
+		contract *envelope.Contract
+		check    *checks.Check
+		reply    string
+		want     []string // each finding's Rule
+	}{
+		{"a wrong id", envelope.V20260728, nil, checks.IDEcho, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}`, []string{"T-RPC-5"}},
+		{"the request's id", envelope.V20260728, nil, checks.IDEcho, `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}`, nil},
+		{"jsonrpc 1.0 (no expectation)", envelope.V20260728, nil, checks.JSONRPCVersion, `{"jsonrpc":"1.0","id":1,"result":{"resultType":"complete","tools":[]}}`, []string{""}},
+		{"-32002 in 2026-07-28", envelope.V20260728, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"resource not found"}}`, []string{"T-ERR-10"}},
+		{"-32050 in 2026-07-28", envelope.V20260728, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"odd"}}`, []string{"T-ERR-8"}},
+		{"code 0, strict", envelope.V20260728, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"odd"}}`, []string{checks.ContractRule}},
+		{"-32601", envelope.V20260728, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"unknown method"}}`, nil},
+		{"-32000 in 2026-07-28", envelope.V20260728, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"odd"}}`, []string{"T-ERR-9"}},
+		// The TypeScript SDK's transport refuses with -32000: a warn of
+		// the contract, which keeps T-ERR-5 and its kin judgeable.
+		{"-32000 in 2025-11-25, strict", envelope.V20251125, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"odd"}}`, []string{checks.ContractRule}},
+		{"-32000 in 2025-11-25, spec", envelope.V20251125, envelope.Spec(), checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"odd"}}`, nil},
+		{"-32100 in 2025-11-25, spec", envelope.V20251125, envelope.Spec(), checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, []string{"JSON-RPC §5.1"}},
+		{"-32100 in 2026-07-28, spec", envelope.V20260728, envelope.Spec(), checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, []string{"T-ERR-11"}},
+		{"-32100 in 2025-11-25, strict", envelope.V20251125, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, []string{checks.ContractRule}},
 	}
-	if fs := judge(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}`, checks.IDEcho); len(fs) != 1 || fs[0].Rule != "T-RPC-5" {
-		t.Errorf("a wrong id: %+v, want one finding naming T-RPC-5", fs)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := &envelope.Exchange{Transport: envelope.Stdio, Version: tt.version,
+				Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
+				Response: &envelope.Response{Messages: [][]byte{[]byte(tt.reply)}}}
+			vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Contract: tt.contract}, []*checks.Check{tt.check})
+			if len(vs) != 1 {
+				t.Fatalf("%d verdicts, want 1", len(vs))
+			}
+			var got []string
+			for _, f := range vs[0].Findings {
+				got = append(got, f.Rule)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("rules of the findings (-want +got):\n%s", diff)
+			}
+		})
 	}
-	if fs := judge(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}`, checks.IDEcho); len(fs) != 0 {
-		t.Errorf("the request's id: %+v, want no finding", fs)
+}
+
+// A problem the checker's own schema finds names the rule of the digest
+// its location breaks (the coverage table counts it there alone); one the
+// location does not tell, or a user's --schema finds, names none.
+func TestSchemaProblemNamesItsRule(t *testing.T) {
+	raw, err := os.ReadFile("testdata/schemarules/cases.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if fs := judge(`{"jsonrpc":"1.0","id":1,"result":{"resultType":"complete","tools":[]}}`, checks.JSONRPCVersion); len(fs) != 1 || fs[0].Rule != "" {
-		t.Errorf("jsonrpc 1.0: %+v, want one finding naming no expectation's rule", fs)
+	var cases []struct {
+		Name, Version, Method string
+		Reply                 json.RawMessage
+		UserSchema            bool
+		Want                  []string
 	}
-	// The code table: a code 2026-07-28 forbids names its rule; one only
-	// the strict contract refuses names the contract.
-	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"resource not found"}}`, checks.CodeInTable); len(fs) != 1 || fs[0].Rule != "T-ERR-10" {
-		t.Errorf("-32002 in 2026-07-28: %+v, want one finding naming T-ERR-10", fs)
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatalf("testdata/schemarules/cases.json: %v", err)
 	}
-	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":-32050,"message":"odd"}}`, checks.CodeInTable); len(fs) != 1 || fs[0].Rule != "T-ERR-8" {
-		t.Errorf("-32050 in 2026-07-28: %+v, want one finding naming T-ERR-8", fs)
-	}
-	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"odd"}}`, checks.CodeInTable); len(fs) != 1 || fs[0].Rule != checks.ContractRule {
-		t.Errorf("code 0: %+v, want one finding naming the contract", fs)
-	}
-	if fs := judge(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"unknown method"}}`, checks.CodeInTable); len(fs) != 0 {
-		t.Errorf("-32601: %+v, want no finding", fs)
+	ours := checks.ProtocolSchemas(schema.NewRegistry())
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			ex := &envelope.Exchange{Transport: envelope.Stdio, Version: c.Version,
+				Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + c.Method + `","params":{}}`)},
+				Response: &envelope.Response{Messages: [][]byte{c.Reply}}}
+			in := checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Schemas: ours}
+			if c.UserSchema {
+				entries, err := ours.ValidateReply(c.Version, c.Method, c.Reply)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Schemas = stubSchemas(entries)
+			}
+			vs := checks.Judge(in, []*checks.Check{checks.SchemaValid})
+			if len(vs) != 1 {
+				t.Fatalf("%d verdicts, want 1", len(vs))
+			}
+			var got []string
+			for _, f := range vs[0].Findings {
+				got = append(got, f.Rule)
+			}
+			if diff := cmp.Diff(c.Want, got); diff != "" {
+				t.Errorf("rules of the findings %+v (-want +got):\n%s", vs[0].Findings, diff)
+			}
+		})
 	}
 }

@@ -483,15 +483,76 @@ supplies instead.`,
 				// The validator names the fraction first; the fault no
 				// reading forgives is the sign (a person who makes it an
 				// integer would still fail).
-				p.Failf(pointerPath(e.Location), "ttlMs is %s: negative, which neither reading allows (a fraction is only AMB-18's question)", clip(ttl.Raw))
+				p.Deviate(expect.Want{Level: expect.Must, Rule: "T-CACHE-2"}, pointerPath(e.Location), "ttlMs is %s: negative, which neither reading allows (a fraction is only AMB-18's question)", clip(ttl.Raw))
 				continue
 			}
 			for _, pr := range e.Problems {
-				p.Failf(pointerPath(e.Location), "%s", pr)
+				rule := ""
+				if _, ours := p.Schemas.(protocolSchemas); ours {
+					rule = schemaRule(m, p.Expect.Method, method, e.Location, pr)
+				}
+				p.Deviate(expect.Want{Level: expect.Must, Rule: rule}, pointerPath(e.Location), "%s", pr)
 			}
 		}
 		return nil
 	},
+}
+
+// schemaRule names the rule of the digest a problem the checker's own
+// schema found at loc breaks, so the coverage table counts it against
+// that rule alone; "" where the location does not tell which of SCH1001's
+// rules it is (then none of them passes on this reply, rather than a
+// guess). called is the method the request named, validated the one
+// whose result type the reply was held to ("" for the envelope alone,
+// another for a task-augmented call). A user's --schema may ask more than
+// the spec: its problems name no rule.
+func schemaRule(m *envelope.Message, called, validated, loc, problem string) string {
+	missing := func(names ...string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return problem == schema.MissingProperty(n) })
+	}
+	wrongType := strings.HasPrefix(problem, "got ")
+	switch {
+	case loc == "/jsonrpc" || loc == "" && missing("jsonrpc"):
+		return "T-RPC-1"
+	case loc == "/id" && m.Get("error").Exists():
+		return "T-RPC-9"
+	case loc == "/id":
+		return "T-RPC-5"
+	case loc == "/error" && (wrongType || missing("code", "message")), loc == "/error/code", loc == "/error/message":
+		return "T-RPC-8"
+	case strings.HasPrefix(loc, "/error/data"):
+		switch m.Get("error.code").Int() {
+		case envelope.CodeMissingClientCap:
+			return "T-ERR-13"
+		case envelope.CodeUnsupportedVer:
+			return "T-ERR-14"
+		case envelope.CodeURLElicitation:
+			return "T-ERR-7"
+		}
+		return ""
+	case loc == "/result" && wrongType:
+		return "T-RPC-7"
+	case loc == "/result/resultType" || loc == "/result" && missing("resultType"):
+		return "T-LIFE-10"
+	case loc == "/result/ttlMs" || loc == "/result/cacheScope":
+		return "T-CACHE-2"
+	case loc == "/result" && missing("ttlMs", "cacheScope"):
+		return "T-CACHE-1"
+	case validated != called || loc != "/result" && !strings.HasPrefix(loc, "/result/"):
+		return ""
+	}
+	// The shape of a result the digest gives a rule of its own.
+	switch called {
+	case "tools/list":
+		return "T-TOOL-2"
+	case "tools/call":
+		return "T-TOOL-9"
+	case "initialize":
+		return "T-LIFE-1"
+	case "server/discover":
+		return "T-LIFE-8"
+	}
+	return ""
 }
 
 // faithfulID is the reply's JSON text to validate. When the request's id

@@ -251,8 +251,11 @@ func (t *CoverageTracker) Add(r *Result) {
 				t.mark(rule, fs)
 				named = true
 			}
-			// A breach of the contract alone breaks no rule of the spec.
-			named = named || f.Rule == checks.ContractRule
+			// A finding that names the expectation it breaks, and no rule
+			// of the digest in it (the contract alone, JSON-RPC's text, a
+			// receiver's latitude under RFC 8259), breaks none of the
+			// check's rules.
+			named = named || f.Rule != ""
 		}
 		// A breach that names no rule is one of the check's own: which one
 		// is certain only when the check cites a single rule; otherwise
