@@ -120,17 +120,7 @@ func TestFindingNamesItsRule(t *testing.T) {
 			ex := &envelope.Exchange{Transport: envelope.Stdio, Version: tt.version,
 				Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
 				Response: &envelope.Response{Messages: [][]byte{[]byte(tt.reply)}}}
-			vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Contract: tt.contract}, []*checks.Check{tt.check})
-			if len(vs) != 1 {
-				t.Fatalf("%d verdicts, want 1", len(vs))
-			}
-			var got []string
-			for _, f := range vs[0].Findings {
-				got = append(got, f.Rule)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("rules of the findings (-want +got):\n%s", diff)
-			}
+			wantRules(t, checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Contract: tt.contract}, tt.check, tt.want)
 		})
 	}
 }
@@ -166,17 +156,24 @@ func TestSchemaProblemNamesItsRule(t *testing.T) {
 				}
 				in.Schemas = stubSchemas(entries)
 			}
-			vs := checks.Judge(in, []*checks.Check{checks.SchemaValid})
-			if len(vs) != 1 {
-				t.Fatalf("%d verdicts, want 1", len(vs))
-			}
-			var got []string
-			for _, f := range vs[0].Findings {
-				got = append(got, f.Rule)
-			}
-			if diff := cmp.Diff(c.Want, got); diff != "" {
-				t.Errorf("rules of the findings %+v (-want +got):\n%s", vs[0].Findings, diff)
-			}
+			wantRules(t, in, checks.SchemaValid, c.Want)
 		})
+	}
+}
+
+// wantRules judges in with c alone and compares the rule each finding
+// names with want.
+func wantRules(t *testing.T, in checks.Input, c *checks.Check, want []string) {
+	t.Helper()
+	vs := checks.Judge(in, []*checks.Check{c})
+	if len(vs) != 1 {
+		t.Fatalf("%d verdicts, want 1", len(vs))
+	}
+	var got []string
+	for _, f := range vs[0].Findings {
+		got = append(got, f.Rule)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules of the findings %+v (-want +got):\n%s", vs[0].Findings, diff)
 	}
 }
