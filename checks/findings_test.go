@@ -177,3 +177,36 @@ func wantRules(t *testing.T, in checks.Input, c *checks.Check, want []string) {
 		t.Errorf("rules of the findings %+v (-want +got):\n%s", vs[0].Findings, diff)
 	}
 }
+
+// A breach the strict contract fails and the spec only asks (a SHOULD)
+// says so, for the coverage table that speaks of the spec's rules; a
+// breach of the contract alone, or one judged under --contract spec,
+// carries no second verdict.
+func TestFindingSaysWhatTheSpecGivesIt(t *testing.T) {
+	tests := []struct {
+		name     string
+		contract *envelope.Contract
+		check    *checks.Check
+		reply    string
+		want     checks.Finding // Status and Spec
+	}{
+		{"a multi-line message, strict", nil, checks.MessageOneLine, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no\nsuch method"}}`, checks.Finding{Status: checks.StatusFail, Spec: checks.StatusWarn}},
+		{"a multi-line message, spec", envelope.Spec(), checks.MessageOneLine, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no\nsuch method"}}`, checks.Finding{Status: checks.StatusWarn}},
+		{"code 0, strict: the contract alone", nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"odd"}}`, checks.Finding{Status: checks.StatusFail}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125,
+				Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
+				Response: &envelope.Response{Messages: [][]byte{[]byte(tt.reply)}}}
+			vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Contract: tt.contract}, []*checks.Check{tt.check})
+			if len(vs) != 1 || len(vs[0].Findings) != 1 {
+				t.Fatalf("verdicts %+v, want one with one finding", vs)
+			}
+			f := vs[0].Findings[0]
+			if got := (checks.Finding{Status: f.Status, Spec: f.Spec}); got != tt.want {
+				t.Errorf("finding %+v: status and spec %+v, want %+v", f, got, tt.want)
+			}
+		})
+	}
+}
