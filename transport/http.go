@@ -82,8 +82,10 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	if err != nil {
 		ex.Failure = b.describe(fmt.Sprintf("no reply within %s", lim.Timeout), fmt.Sprintf("request failed: %v", err))
 		// A connection the server closed or reset after the request went
-		// out is an answer withheld, like a timeout; a refused one never
-		// carried the request.
+		// out is an answer withheld, like a timeout; so is one it reset
+		// while the request was still going out (hangupConn lets the rest
+		// go unsent, and no reply came). A refused one never carried the
+		// request.
 		ex.Unanswered = b.timedOut() || b.parent.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
 		ex.Refused = errors.Is(err, syscall.ECONNREFUSED)
 		return ex
