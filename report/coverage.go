@@ -249,7 +249,7 @@ func (t *CoverageTracker) Add(r *Result) {
 		}
 		for _, f := range v.Findings {
 			fs := CovWarned
-			if f.Status == checks.StatusFail && f.Spec != checks.StatusWarn {
+			if specFails(f) {
 				fs = CovFailed
 			}
 			for _, rule := range rules.Cited(f.Message + "\n" + f.Rule) {
@@ -292,9 +292,13 @@ func (t *CoverageTracker) Add(r *Result) {
 // specWarnsOnly: every failing finding is one the spec alone only warns
 // of (and there are findings to tell).
 func specWarnsOnly(fs []checks.Finding) bool {
-	return len(fs) > 0 && !slices.ContainsFunc(fs, func(f checks.Finding) bool {
-		return f.Status == checks.StatusFail && f.Spec != checks.StatusWarn
-	})
+	return len(fs) > 0 && !slices.ContainsFunc(fs, specFails)
+}
+
+// specFails: the finding fails under the spec too, not only under the
+// strict contract.
+func specFails(f checks.Finding) bool {
+	return f.Status == checks.StatusFail && f.Spec != checks.StatusWarn
 }
 
 // Summary makes the coverage table of the run, for the version it
