@@ -18,6 +18,7 @@ import (
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/rules"
 	"github.com/wymcp/wymcp-check/schema"
 	"golang.org/x/tools/txtar"
 )
@@ -59,6 +60,9 @@ type testCase struct {
 	// skips are checks that must skip (a skip is no finding, so want
 	// cannot tell it from a pass).
 	skips []string
+	// cites: "CHECK PATH RULE…", the rules a finding names in its own
+	// words (for the coverage table), where a case pins them.
+	cites []string
 }
 
 var caseFile = flag.String("case", "", "run only the case files matching this glob")
@@ -201,6 +205,12 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.want = append(tc.want, line)
 				}
 			}
+		case "cites":
+			for _, line := range strings.Split(string(data), "\n") {
+				if line = strings.TrimSpace(line); line != "" {
+					tc.cites = append(tc.cites, line)
+				}
+			}
 		default:
 			t.Fatalf("%s: unknown section %q", file, f.Name)
 		}
@@ -283,6 +293,21 @@ func TestCases(t *testing.T) {
 					for _, f := range v.Findings {
 						t.Logf("%s %s %s: %s", v.Check.ID, f.Status, f.Path, f.Message)
 					}
+				}
+			}
+			for _, c := range tc.cites {
+				check, path, _ := strings.Cut(c, " ")
+				path, want, _ := strings.Cut(path, " ")
+				var got []string
+				for _, v := range vs {
+					for _, f := range v.Findings {
+						if v.Check.ID == check && f.Path == path {
+							got = append(got, strings.Join(rules.CitedUnquoted(f.Message+" "+f.Rule), " "))
+						}
+					}
+				}
+				if diff := cmp.Diff([]string{want}, got); diff != "" {
+					t.Errorf("%s %s: rules the finding names (-want +got):\n%s", check, path, diff)
 				}
 			}
 			for _, id := range tc.skips {

@@ -3,6 +3,7 @@ package checks_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -175,6 +176,56 @@ func wantRules(t *testing.T, in checks.Input, c *checks.Check, want []string) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rules of the findings %+v (-want +got):\n%s", vs[0].Findings, diff)
+	}
+}
+
+// HTTP1001's findings say whose rule a bare error status breaks: the
+// contract's alone (a status the HTTP layer may send, a refusal the spec
+// lets come bare) names the contract, so the coverage table counts it
+// against none of the fixture's rules; a body the spec asks only as a
+// SHOULD fails the strict contract and says the spec warns; one the spec
+// requires names none, and fails the fixture's rules (testdata/bodyrules).
+func TestErrorStatusBodyNamesItsRule(t *testing.T) {
+	raw, err := os.ReadFile("testdata/bodyrules/cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type finding struct{ Rule, Status, Spec string }
+	var cases []struct {
+		Name, Version, Contract, ContentType, Body string
+		Status                                     int
+		Want                                       []finding
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatalf("testdata/bodyrules/cases.json: %v", err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var contract *envelope.Contract
+			if c.Contract == "spec" {
+				contract = envelope.Spec()
+			}
+			h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {c.Version}}
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + c.Version + `"}}}`
+			if c.Version != envelope.V20260728 {
+				body = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+			}
+			ex := &envelope.Exchange{Transport: envelope.HTTP, Version: c.Version,
+				Request:  envelope.Request{Header: h, Body: []byte(body)},
+				Response: &envelope.Response{Status: c.Status, Header: http.Header{"Content-Type": {c.ContentType}}, Body: []byte(c.Body)}}
+			in := checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Contract: contract}
+			vs := checks.Judge(in, []*checks.Check{checks.ErrorStatusBody})
+			if len(vs) != 1 {
+				t.Fatalf("%d verdicts, want 1", len(vs))
+			}
+			var got []finding
+			for _, f := range vs[0].Findings {
+				got = append(got, finding{f.Rule, string(f.Status), string(f.Spec)})
+			}
+			if diff := cmp.Diff(c.Want, got); diff != "" {
+				t.Errorf("findings %+v (-want +got):\n%s", vs[0].Findings, diff)
+			}
+		})
 	}
 }
 

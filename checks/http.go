@@ -81,7 +81,12 @@ not judged here.`,
 			if !p.Contract.IsStrict() {
 				return nil
 			}
-			report, why = p.Warnf, " (the contract prefers one; the HTTP layer, its limits, its authorization or a proxy, may answer before any MCP code runs)"
+			// The spec asks for no body here: the warn is the
+			// contract's alone, and breaks no rule of the spec.
+			report = func(path, format string, args ...any) {
+				p.Deviate(expect.Want{Level: expect.Should, Rule: ContractRule}, path, format, args...)
+			}
+			why = " (the contract prefers one; the HTTP layer, its limits, its authorization or a proxy, may answer before any MCP code runs)"
 			switch {
 			case httpLayer(resp.Status) || scopeRefusal(resp):
 			case p.Expect.Condition == expect.CondResponsePosted && p.Expect.Version == envelope.V20260728:
@@ -92,9 +97,17 @@ not judged here.`,
 				why = " (the contract prefers one; T-HTTP-4 lets a notification's refusal come without one)"
 			}
 		case p.Contract.IsStrict():
-			if need, _ := specBody(p, resp.Status); need != bodyMust {
-				// A person fixing the server needs to know whose rule
-				// this is: the spec alone asks for no body here.
+			switch need, _ := specBody(p, resp.Status); need {
+			case bodyNone:
+				// The contract's rule alone: it breaks none of the spec.
+				report = func(path, format string, args ...any) { p.Contractf(false, path, format, args...) }
+				why = " (the strict contract's rule: every rejection carries a JSON-RPC error; the spec alone does not require one here)"
+			case bodyShould:
+				// The spec asks it only as a SHOULD: that is the verdict
+				// the coverage table, which speaks of the spec, counts. A
+				// person fixing the server needs to know whose rule this
+				// is.
+				report = func(path, format string, args ...any) { p.Contractf(true, path, format, args...) }
 				why = " (the strict contract's rule: every rejection carries a JSON-RPC error; the spec alone does not require one here)"
 			}
 		default:

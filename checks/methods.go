@@ -173,6 +173,12 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 				continue // another request's traffic on the shared stream
 			}
 			method := m.Get("method").Str
+			// The acknowledgment's subscriptionId is T-SUB-1's; every
+			// other notification's, T-SUB-3's.
+			rule := "T-SUB-3, T-META-3"
+			if method == "notifications/subscriptions/acknowledged" {
+				rule = "T-SUB-1, T-META-3"
+			}
 			switch {
 			case !sub.Exists() && method == "notifications/cancelled" && envelope.SameID(id, m.Get("params.requestId")):
 				// The server's end of the subscription, naming it by
@@ -180,9 +186,9 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 				// carries the subscriptionId too is not spelled out.
 				p.Warnf(path, "%s ends the subscription without _meta %s; it names the listen request by requestId (T-META-3, AMB-20)", Quote(method, quoteN), metaSubscriptionID)
 			case !sub.Exists():
-				p.Failf(path, "%s lacks _meta %s (T-SUB-3, T-META-3)", Quote(method, quoteN), metaSubscriptionID)
+				p.Failf(path, "%s lacks _meta %s (%s)", Quote(method, quoteN), metaSubscriptionID, rule)
 			case !mine:
-				p.Failf(path, "%s carries subscriptionId %s, not the listen request's id %s (T-META-3)", Quote(method, quoteN), clip(sub.Raw), clip(id.Raw))
+				p.Failf(path, "%s carries subscriptionId %s, not the listen request's id %s (%s)", Quote(method, quoteN), clip(sub.Raw), clip(id.Raw), rule)
 			}
 			if method == "notifications/cancelled" && envelope.SameID(id, m.Get("params.requestId")) {
 				cancelled = true

@@ -158,6 +158,32 @@ func checkLevel(l string) error {
 // ("T-ERR-1..T-ERR-11") and area wildcards ("T-RPC-*").
 var citeRE = regexp.MustCompile(`\b(?:T-[A-Z0-9]+-(?:[0-9]+|\*)|AMB-[0-9]+)(?:\.\.(?:T-[A-Z0-9]+-[0-9]+|AMB-[0-9]+))?`)
 
+// CitedUnquoted returns the rule IDs a finding's message cites in its own
+// words: the spans it quotes (a server's or a request's text, which may
+// spell a rule ID: a resultType of "T-ERR-1") are not read. A quote cut
+// off before its closing mark runs to the end.
+func CitedUnquoted(msg string) []string {
+	if !strings.Contains(msg, `"`) {
+		return Cited(msg)
+	}
+	var own strings.Builder
+	quoted, escaped := false, false
+	for _, r := range msg {
+		switch {
+		case escaped:
+			escaped = false
+		case quoted && r == '\\':
+			escaped = true
+		case r == '"':
+			quoted = !quoted
+			own.WriteByte(' ')
+		case !quoted:
+			own.WriteRune(r)
+		}
+	}
+	return Cited(own.String())
+}
+
 // Cited returns the rule IDs a text cites, in order of first citation,
 // each once. Ranges and wildcards expand to the catalogue's IDs they
 // cover; an ID the catalogue lacks is returned as written, so a test can

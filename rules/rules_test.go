@@ -97,6 +97,30 @@ func TestCited(t *testing.T) {
 	}
 }
 
+// TestCitedUnquoted: a finding's message cites rules in its own words;
+// what it quotes of a server or a request cites none.
+func TestCitedUnquoted(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want []string
+	}{
+		{`resultType "T-ERR-1" is not one of the version's (T-LIFE-10)`, []string{"T-LIFE-10"}},
+		{`resultType "T-ERR-1" is not one of the version's`, nil},
+		// Its twin: the same citation outside the quotes counts.
+		{`resultType T-ERR-1 is not one of the version's`, []string{"T-ERR-1"}},
+		// An escaped quote does not end the span; a span cut off runs to
+		// the end.
+		{`message "a \"T-RPC-8\" b" breaks AMB-6`, []string{"AMB-6"}},
+		{`T-RPC-7: result is "T-RPC-1 cut…`, []string{"T-RPC-7"}},
+		{"no quotes, T-HTTP-11", []string{"T-HTTP-11"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, rules.CitedUnquoted(tt.msg)); diff != "" {
+			t.Errorf("CitedUnquoted(%q) (-want +got):\n%s", tt.msg, diff)
+		}
+	}
+}
+
 // TestParseRejects: each catalogue in testdata/bad is refused with the
 // cause its comment names ("want: …"); a well-formed entry is accepted.
 func TestParseRejects(t *testing.T) {
