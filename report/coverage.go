@@ -188,7 +188,11 @@ func (t *CoverageTracker) mark(rule, status string) {
 // on a fixture probing T-ERR-3 breaks the contract, not T-ERR-3; a null
 // completion result leaves T-COMP-1 (how many values) unjudged rather
 // than passed by its status 200; and a silent server leaves the fixture's
-// own rules unjudged.
+// own rules unjudged. Neither passing path passes a rule of a request that
+// wanted serving and was refused (its result's rules were not exercised).
+// A verdict whose findings each name the digest rule they break, or the
+// contract, speaks to those rules alone: the fixture's others are then
+// neither broken by it nor known to hold.
 func (t *CoverageTracker) Add(r *Result) {
 	if envelope.IsLiveness(r.Fixture) {
 		return
@@ -211,7 +215,12 @@ func (t *CoverageTracker) Add(r *Result) {
 			byCiting[rule] = byCiting[rule] || t.cites[v.Check.ID][rule]
 		}
 	}
+	// A request refused where the fixture asked for no refusal (a valid
+	// completion answered -32603) exercised none of the rules of the
+	// result it would have served: passing checks do not pass them.
+	unserved := refusedUnasked(r)
 	judged := map[string]bool{} // the fixture's rules a verdict spoke to
+	aside := ""                 // why a rule a verdict did not speak to is unjudged
 	for _, v := range r.Verdicts {
 		switch v.Status {
 		case checks.StatusSkip:
@@ -237,12 +246,30 @@ func (t *CoverageTracker) Add(r *Result) {
 		case checks.StatusWarn:
 			st = CovWarned
 		}
+		// Findings that each name the rule they break speak for the
+		// verdict: the fixture's other rules are neither broken by it
+		// nor known to hold (PRO1010 naming T-TOOL-2 breaks no T-TOOL-5).
+		// A rule outside the digest (JSON-RPC §5.1 for a parse error's
+		// code) may be the one a fixture's rule restates: it does not
+		// speak alone.
+		ownWords := st != CovPassed && len(v.Findings) > 0 && !slices.ContainsFunc(v.Findings, func(f checks.Finding) bool {
+			return f.Rule != checks.ContractRule && len(brokenRules(f)) == 0
+		})
+		// A failed outcome still fails the rules only outcomes judge:
+		// they are the condition the fixture probes, whatever rule the
+		// finding names of its handling (an uppercase base64 marker,
+		// T-HDR-3, refused as an unknown tool and not as a mismatch,
+		// T-HDR-2), unless it broke the contract alone.
+		contractOnly := ownWords && !slices.ContainsFunc(v.Findings, func(f checks.Finding) bool { return f.Rule != checks.ContractRule })
 		named := false // the verdict named a rule it breaks
 		for _, rule := range cited {
 			speaks := t.cites[v.Check.ID][rule] ||
-				v.Check.JudgesOutcome && (st != CovPassed || t.judgedOnlyByOutcome[rule]) ||
-				st == CovPassed && intact && !byCiting[rule]
-			if speaks {
+				v.Check.JudgesOutcome && (st != CovPassed || t.judgedOnlyByOutcome[rule] && !unserved) ||
+				st == CovPassed && intact && !byCiting[rule] && !unserved
+			switch {
+			case speaks && ownWords && !(v.Check.JudgesOutcome && t.judgedOnlyByOutcome[rule] && !contractOnly):
+				aside = v.Check.ID + "'s findings on " + r.Fixture + " name other rules, so whether this one holds is not known"
+			case speaks:
 				t.mark(rule, st)
 				judged[rule], named = true, true
 			}
@@ -252,7 +279,7 @@ func (t *CoverageTracker) Add(r *Result) {
 			if specFails(f) {
 				fs = CovFailed
 			}
-			for _, rule := range rules.Cited(f.Message + "\n" + f.Rule) {
+			for _, rule := range brokenRules(f) {
 				t.mark(rule, fs)
 				named = true
 			}
@@ -279,6 +306,10 @@ func (t *CoverageTracker) Add(r *Result) {
 	switch {
 	case r.Exchange != nil && r.Exchange.Failure != "":
 		why = r.Exchange.Failure
+	case aside != "":
+		why = aside
+	case unserved:
+		why = "the request was refused where no refusal was expected, so what the fixture probes was not exercised"
 	case !intact:
 		why += ", and the reply's form was faulted"
 	}
@@ -287,6 +318,36 @@ func (t *CoverageTracker) Add(r *Result) {
 			t.skips[rule] = fx + ": " + why
 		}
 	}
+}
+
+// brokenRules are the digest's rules a finding says it breaks: its Rule,
+// where it has one (its message may cite a rule that allows what it
+// found: "T-HTTP-4 lets a notification's refusal come bare"), else the
+// rules its message cites in its own words.
+func brokenRules(f checks.Finding) []string {
+	if f.Rule != "" {
+		return rules.Cited(f.Rule)
+	}
+	return rules.CitedUnquoted(f.Message)
+}
+
+// refusedUnasked: the exchange's reply refuses the request (a JSON-RPC
+// error, an HTTP error status) and its expectation neither asked for a
+// refusal nor left one open.
+func refusedUnasked(r *Result) bool {
+	rp := r.Reply()
+	if rp == nil {
+		return false
+	}
+	m := rp.Response
+	if r.Exchange.Response.Status < 400 && (m == nil || !m.IsObject() || !m.Get("error").Exists()) {
+		return false
+	}
+	// (Without a recorded expectation what was asked is not known.) A
+	// fixture that leaves the status open (AnyStatus: a narrower Accept,
+	// AMB-17) lets a refusal come.
+	x := r.Expect
+	return x != nil && !x.Error.Set() && !x.AnyStatus && !(x.StatusWant.Set() && slices.ContainsFunc(x.Status, func(st int) bool { return st >= 400 }))
 }
 
 // specWarnsOnly: every failing finding is one the spec alone only warns

@@ -2,13 +2,16 @@ package report_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/report"
 )
 
@@ -26,7 +29,12 @@ func TestCoverageStatus(t *testing.T) {
 		Fixtures map[string][]string
 		Results  []struct {
 			Fixture, Failure string
-			Verdicts         []struct {
+			// Version, Request and Reply, when given, make a stdio
+			// exchange judged as a run judges it: its expectation built,
+			// and every check's verdict where Verdicts lists none.
+			Version, Request, Reply string
+			Override                map[string]string // the fixture's expect- keys
+			Verdicts                []struct {
 				Check, Status, Reason string
 				Findings              []checks.Finding
 			}
@@ -41,6 +49,22 @@ func TestCoverageStatus(t *testing.T) {
 			cov := report.NewCoverageTracker(tc.Fixtures, checks.All())
 			for _, r := range tc.Results {
 				res := &report.Result{Fixture: r.Fixture, Exchange: &envelope.Exchange{Transport: envelope.HTTP, Failure: r.Failure}}
+				if r.Request != "" {
+					ex := &envelope.Exchange{Transport: envelope.Stdio, Version: r.Version, Request: envelope.Request{Body: []byte(r.Request)},
+						Response: &envelope.Response{Messages: [][]byte{[]byte(r.Reply)}}}
+					var fields []expect.Field
+					for _, k := range slices.Sorted(maps.Keys(r.Override)) {
+						fields = append(fields, expect.Field{Key: k, Value: r.Override[k]})
+					}
+					o, err := expect.NewOverride(fields...)
+					if err != nil {
+						t.Fatalf("%s: %v", r.Fixture, err)
+					}
+					res.Exchange, res.Expect = ex, expect.Build(ex, nil, o)
+					if len(r.Verdicts) == 0 {
+						res.Verdicts = checks.Judge(checks.Input{Fixture: r.Fixture, Exchange: ex, Expect: res.Expect}, checks.All())
+					}
+				}
 				for _, v := range r.Verdicts {
 					c := checks.Lookup(v.Check)
 					if c == nil {

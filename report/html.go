@@ -204,10 +204,7 @@ func (h *htmlWriter) wire(b *strings.Builder, r *Result) {
 			rep = append(rep, wline{text: "(incomplete: " + ex.Failure + ")"})
 		}
 		// Split the reply as the judge did (the same expectation).
-		reply := envelope.ReadReply(ex.Response, envelope.ReadOptions{})
-		if r.Expect != nil {
-			reply = r.Expect.ReadReply(ex.Response)
-		}
+		reply := r.Reply()
 		if len(reply.Messages) == 0 {
 			rep = append(rep, wline{path: "reply", text: string(clip(ex.Response.Body))})
 		}

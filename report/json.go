@@ -296,7 +296,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 func (j *jsonWriter) findingRules(c *checks.Check, message string) []string {
 	mr, ok := j.messageRules[message]
 	if !ok {
-		if mr.cites = rules.Cited(message) != nil; mr.cites {
+		if mr.cites = rules.CitedUnquoted(message) != nil; mr.cites {
 			mr.ids = findingRules(c, message) // c's own rules are not read: the message cites
 		}
 		if len(j.messageRules) < maxMessageRules {

@@ -55,6 +55,18 @@ type Result struct {
 	Known map[string]string
 }
 
+// Reply splits the exchange's reply the way its judge did (through the
+// expectation, when recorded); nil when nothing came back.
+func (r *Result) Reply() *envelope.Reply {
+	if r.Exchange == nil || r.Exchange.Response == nil {
+		return nil
+	}
+	if r.Expect != nil {
+		return r.Expect.ReadReply(r.Exchange.Response)
+	}
+	return envelope.ReadReply(r.Exchange.Response, envelope.ReadOptions{})
+}
+
 // A Stale entry is a baseline entry whose failure did not happen: the
 // server got better, and the baseline must be tightened.
 type Stale struct {

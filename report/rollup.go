@@ -154,10 +154,11 @@ func (r *rollup) unit(n int) string {
 }
 
 // findingRules lists the rules behind a finding: those its message
-// cites (the situation's own rule, often an ambiguity), else those of its
+// cites in its own words (the situation's own rule, often an ambiguity;
+// not what it quotes of a server), else those of its
 // check's SpecRef.
 func findingRules(c *checks.Check, message string) []string {
-	ids := rules.Cited(message)
+	ids := rules.CitedUnquoted(message)
 	if len(ids) == 0 {
 		ids = rules.Cited(c.SpecRef)
 	}
