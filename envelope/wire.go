@@ -205,12 +205,16 @@ type Base64Reading struct {
 	Padded  bool // a payload without its padding does not decode
 }
 
+// Base64Marker opens a header value in the Base64 sentinel's form
+// (T-HDR-3): lowercase, and case-sensitive.
+const Base64Marker = "=?base64?"
+
 // DecodeHeaderValue undoes the Base64 sentinel of T-HDR-3. The markers are
 // lowercase and case-sensitive; anything else is the literal value. The
 // second result is false when the sentinel's payload does not decode
 // under the reading r.
 func DecodeHeaderValue(v string, r Base64Reading) (string, bool) {
-	inner, ok := strings.CutPrefix(v, "=?base64?")
+	inner, ok := strings.CutPrefix(v, Base64Marker)
 	if !ok {
 		return v, true
 	}
@@ -250,7 +254,7 @@ func Unpadded(v string) bool {
 // sentinel itself.
 func EncodeHeaderValue(v string) string {
 	plain := strings.TrimLeft(v, " \t") == v && strings.TrimRight(v, " \t") == v &&
-		!strings.HasPrefix(v, "=?base64?")
+		!strings.HasPrefix(v, Base64Marker)
 	for i := 0; plain && i < len(v); i++ {
 		if c := v[i]; c < 0x20 || c >= 0x7f {
 			plain = false
@@ -259,7 +263,7 @@ func EncodeHeaderValue(v string) string {
 	if plain {
 		return v
 	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+	return Base64Marker + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
 }
 
 // removed20260728 are the methods 2026-07-28 removed (T-LIFE-16): a

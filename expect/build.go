@@ -392,7 +392,7 @@ func sentinels(h http.Header) (urlSafe, unpadded bool) {
 			continue
 		}
 		for _, v := range vs {
-			if strings.HasPrefix(v, "=?base64?") {
+			if strings.HasPrefix(v, envelope.Base64Marker) {
 				urlSafe = urlSafe || strings.ContainsAny(v, "-_")
 				unpadded = unpadded || envelope.Unpadded(v)
 			}
@@ -1120,8 +1120,12 @@ type modernRules struct{ refusal, code, status string }
 var (
 	httpVersionHeader = modernRules{"T-HTTP-8, T-HDR-2", "T-ERR-12, T-HTTP-8", "T-HTTP-8, T-HDR-2"}
 	standardHeader    = modernRules{"T-HDR-2", "T-ERR-12, T-HDR-2", "T-HDR-2"}
-	versionUnserved   = modernRules{"T-LIFE-9", "T-ERR-14, T-LIFE-9", "T-HTTP-8, T-LIFE-9"}
-	metaMissing       = modernRules{"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"}
+	// A value in the Base64 sentinel's form that mismatches breaks the
+	// sentinel's rule too: its markers are lowercase, its payload decoded
+	// before comparing (T-HDR-3).
+	sentinelHeader  = standardHeader.with(modernRules{"T-HDR-3", "T-HDR-3", "T-HDR-3"})
+	versionUnserved = modernRules{"T-LIFE-9", "T-ERR-14, T-LIFE-9", "T-HTTP-8, T-LIFE-9"}
+	metaMissing     = modernRules{"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"}
 )
 
 // with joins the rules of two faults the request has at once.
@@ -1225,7 +1229,11 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			default:
 				got, decoded := envelope.DecodeHeaderValue(nv, rd.b64)
 				if !decoded || got != want.Str {
-					set(CondHeaderMismatch, standardHeader)
+					rules := standardHeader
+					if len(nv) >= len(envelope.Base64Marker) && strings.EqualFold(nv[:len(envelope.Base64Marker)], envelope.Base64Marker) {
+						rules = sentinelHeader
+					}
+					set(CondHeaderMismatch, rules)
 					add(envelope.CodeHeaderMismatch, "Mcp-Name differs from params."+field)
 					e.Quote = nv
 				}

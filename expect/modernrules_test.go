@@ -17,6 +17,10 @@ func TestModernFaultRules(t *testing.T) {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + version + `"` + caps + `}}}`)
 	}
 	const caps = `,"io.modelcontextprotocol/clientCapabilities":{}`
+	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"héllo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"` + caps + `}}}`)
+	callHeader := func(name string) http.Header {
+		return http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {name}}
+	}
 	for _, c := range []struct {
 		name                  string
 		header                http.Header
@@ -31,6 +35,18 @@ func TestModernFaultRules(t *testing.T) {
 			"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"},
 		{"protocol header differs and capabilities missing", http.Header{"Mcp-Protocol-Version": {"2025-11-25"}, "Mcp-Method": {"tools/list"}}, body("2026-07-28", ""),
 			"T-HTTP-8, T-HDR-2, T-LIFE-7", "T-ERR-12, T-HTTP-8, T-LIFE-7, T-HTTP-10", "T-HTTP-8, T-HDR-2, T-HTTP-10, T-LIFE-7"},
+		// The sentinel's markers are lowercase: an uppercase one is the
+		// literal value, which mismatches by T-HDR-3's rule.
+		{"Mcp-Name in an uppercase sentinel", callHeader("=?BASE64?aMOpbGxv?="), call,
+			"T-HDR-2, T-HDR-3", "T-ERR-12, T-HDR-2, T-HDR-3", "T-HDR-2, T-HDR-3"},
+		{"Mcp-Name in a sentinel that differs", callHeader("=?base64?aGVsbG8=?="), call,
+			"T-HDR-2, T-HDR-3", "T-ERR-12, T-HDR-2, T-HDR-3", "T-HDR-2, T-HDR-3"},
+		// Its twins: a plain value that differs is T-HDR-2's alone; the
+		// sentinel of the body's value is no fault.
+		{"Mcp-Name plain and different", callHeader("hello"), call,
+			"T-HDR-2", "T-ERR-12, T-HDR-2", "T-HDR-2"},
+		{"Mcp-Name in the sentinel of the body's value", callHeader("=?base64?aMOpbGxv?="), call,
+			"", "", ""},
 	} {
 		ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20260728, Request: envelope.Request{Method: http.MethodPost, Header: c.header, Body: c.body}}
 		x := expect.Build(ex, nil, nil)

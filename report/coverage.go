@@ -192,7 +192,8 @@ func (t *CoverageTracker) mark(rule, status string) {
 // wanted serving and was refused (its result's rules were not exercised).
 // A verdict whose findings each name the digest rule they break, or the
 // contract, speaks to those rules alone: the fixture's others are then
-// neither broken by it nor known to hold.
+// neither broken by it nor known to hold, and where such a verdict found
+// the outcome wrong, no other check's pass passes them either.
 func (t *CoverageTracker) Add(r *Result) {
 	if envelope.IsLiveness(r.Fixture) {
 		return
@@ -200,6 +201,7 @@ func (t *CoverageTracker) Add(r *Result) {
 	fx := t.fixtureOf(r.Fixture)
 	cited := t.fixtures[fx]
 	intact := true                // no envelope, schema or protocol check faulted the reply
+	outcomeOff := false           // a check of the outcome found it wrong by the spec
 	byCiting := map[string]bool{} // a fixture rule a check citing it judged
 	for _, v := range r.Verdicts {
 		switch v.Status {
@@ -208,6 +210,7 @@ func (t *CoverageTracker) Add(r *Result) {
 			case checks.AreaEnvelope, checks.AreaSchema, checks.AreaProtocol:
 				intact = false
 			}
+			outcomeOff = outcomeOff || v.Check.JudgesOutcome && !contractAlone(v.Findings)
 		case checks.StatusSkip, checks.StatusError:
 			continue
 		}
@@ -255,19 +258,18 @@ func (t *CoverageTracker) Add(r *Result) {
 		ownWords := st != CovPassed && len(v.Findings) > 0 && !slices.ContainsFunc(v.Findings, func(f checks.Finding) bool {
 			return f.Rule != checks.ContractRule && len(brokenRules(f)) == 0
 		})
-		// A failed outcome still fails the rules only outcomes judge:
-		// they are the condition the fixture probes, whatever rule the
-		// finding names of its handling (an uppercase base64 marker,
-		// T-HDR-3, refused as an unknown tool and not as a mismatch,
-		// T-HDR-2), unless it broke the contract alone.
-		contractOnly := ownWords && !slices.ContainsFunc(v.Findings, func(f checks.Finding) bool { return f.Rule != checks.ContractRule })
+		// Where the outcome was wrong, the passes of other checks do not
+		// pass the rules no check of theirs judges (an uppercase base64
+		// marker, T-HDR-3, refused as an unknown tool where a mismatch,
+		// T-HDR-2, was due: whether the server decodes is not known).
+		passes := !unserved && !outcomeOff
 		named := false // the verdict named a rule it breaks
 		for _, rule := range cited {
 			speaks := t.cites[v.Check.ID][rule] ||
-				v.Check.JudgesOutcome && (st != CovPassed || t.judgedOnlyByOutcome[rule] && !unserved) ||
-				st == CovPassed && intact && !byCiting[rule] && !unserved
+				v.Check.JudgesOutcome && (st != CovPassed || t.judgedOnlyByOutcome[rule] && passes) ||
+				st == CovPassed && intact && !byCiting[rule] && passes
 			switch {
-			case speaks && ownWords && !(v.Check.JudgesOutcome && t.judgedOnlyByOutcome[rule] && !contractOnly):
+			case speaks && ownWords:
 				aside = v.Check.ID + "'s findings on " + r.Fixture + " name other rules, so whether this one holds is not known"
 			case speaks:
 				t.mark(rule, st)
@@ -318,6 +320,12 @@ func (t *CoverageTracker) Add(r *Result) {
 			t.skips[rule] = fx + ": " + why
 		}
 	}
+}
+
+// contractAlone: every finding breaks the contract alone (no rule of the
+// spec), and there are findings to tell.
+func contractAlone(fs []checks.Finding) bool {
+	return len(fs) > 0 && !slices.ContainsFunc(fs, func(f checks.Finding) bool { return f.Rule != checks.ContractRule })
 }
 
 // brokenRules are the digest's rules a finding says it breaks: its Rule,
