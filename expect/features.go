@@ -154,7 +154,7 @@ func (e *Expectation) readResource(req *envelope.Message) {
 		e.Codes, e.Code = []int{envelope.CodeInvalidParams}, should("T-RES-1: the server may have a resource it does not list")
 		return
 	}
-	e.Codes, e.Code = []int{envelope.CodeResourceNotFound}, should("T-ERR-6")
+	e.Codes, e.Code = []int{envelope.CodeResourceNotFound}, should("T-ERR-6, T-RES-1")
 }
 
 func (e *Expectation) unknownResource(uri string) {
@@ -186,7 +186,7 @@ func (e *Expectation) missingResource() {
 		e.Error, e.Codes, e.Code, e.EmptyContents = must(made), []int{envelope.CodeInvalidParams}, must("T-RES-1"), must("T-RES-2")
 		return
 	}
-	e.Error, e.Codes, e.Code = should(made), []int{envelope.CodeResourceNotFound}, should("T-ERR-6")
+	e.Error, e.Codes, e.Code = should(made), []int{envelope.CodeResourceNotFound}, should("T-ERR-6, T-RES-1")
 }
 
 // complete: completion/complete with a malformed reference, or one to a
