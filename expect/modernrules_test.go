@@ -56,3 +56,23 @@ func TestModernFaultRules(t *testing.T) {
 		}
 	}
 }
+
+// TestRemovedMethodRules: a method 2026-07-28 removed is refused as an
+// unknown one by T-LIFE-16 as by T-ERR-3 (and T-HTTP-9), so a wrong code
+// or status counts against both; a method no version defined, against
+// T-ERR-3 (and T-HTTP-9) alone.
+func TestRemovedMethodRules(t *testing.T) {
+	for _, c := range []struct{ method, code, status string }{
+		{"ping", "T-ERR-3, T-LIFE-16", "T-HTTP-9, T-LIFE-16"},
+		{"resources/subscribe", "T-ERR-3, T-LIFE-16", "T-HTTP-9, T-LIFE-16"},
+		{"no/such_method", "T-ERR-3", "T-HTTP-9"},
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"` + c.method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		h := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {c.method}}
+		ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20260728, Request: envelope.Request{Method: http.MethodPost, Header: h, Body: []byte(body)}}
+		x := expect.Build(ex, &expect.Facts{Version: envelope.V20260728, Capabilities: []byte(`{"tools":{}}`)}, nil)
+		if diff := cmp.Diff([]string{c.code, c.status}, []string{x.Code.Rule, x.StatusWant.Rule}); diff != "" {
+			t.Errorf("%s: the rules of code, status (-want +got):\n%s", c.method, diff)
+		}
+	}
+}
