@@ -7,11 +7,13 @@ package checks
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/rules"
 	"github.com/wymcp/wymcp-check/schema"
 )
 
@@ -151,6 +153,11 @@ type Pass struct {
 	// times is one verdict with a bounded list, not a report as large.
 	unlisted int
 	worst    Status
+	// unlistedRules are the rules the unlisted findings name, each once;
+	// unlistedUnnamed: one of them named none. The line that stands for
+	// them names the rules, for the coverage table, only when all did.
+	unlistedRules   []string
+	unlistedUnnamed bool
 	// scratch is memory the pass's echo scans reuse (Input.Scratch);
 	// nil: they allocate their own.
 	scratch *Scratch
@@ -174,6 +181,18 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 		} else if p.worst != StatusFail {
 			p.worst = st
 		}
+		// (The format's citations, not the arguments': those quote the
+		// server.)
+		named := []string{w.Rule}
+		if w.Rule == "" {
+			named = rules.Cited(format)
+		}
+		for _, id := range named {
+			if !slices.Contains(p.unlistedRules, id) {
+				p.unlistedRules = append(p.unlistedRules, id)
+			}
+		}
+		p.unlistedUnnamed = p.unlistedUnnamed || len(named) == 0
 		return
 	}
 	msg := fmt.Sprintf(format, args...)
@@ -186,9 +205,25 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 // closeFindings adds the line that stands for the unlisted findings.
 func (p *Pass) closeFindings() {
 	if p.unlisted > 0 {
-		p.findings = append(p.findings, Finding{Status: p.worst, Message: fmt.Sprintf("%d more findings of this check are not listed", p.unlisted)})
+		f := Finding{Status: p.worst, Message: fmt.Sprintf("%d more findings of this check are not listed", p.unlisted)}
+		if !p.unlistedUnnamed {
+			slices.Sort(p.unlistedRules)
+			f.Rule = strings.Join(p.unlistedRules, ", ")
+		}
+		p.findings = append(p.findings, f)
 	}
-	p.unlisted, p.worst = 0, ""
+	p.unlisted, p.worst, p.unlistedRules, p.unlistedUnnamed = 0, "", nil, false
+}
+
+// Rules are the digest's rules a finding says it breaks: those of its
+// Rule where it has one (its message may cite a rule that allows what it
+// found: "T-HTTP-4 lets a notification's refusal come bare"), else those
+// its message cites in its own words, never in what it quotes.
+func (f Finding) Rules() []string {
+	if f.Rule != "" {
+		return rules.Cited(f.Rule)
+	}
+	return rules.CitedUnquoted(f.Message)
 }
 
 // statusFor maps the level of a broken expectation to a verdict: a MUST

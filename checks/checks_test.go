@@ -18,7 +18,6 @@ import (
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
-	"github.com/wymcp/wymcp-check/rules"
 	"github.com/wymcp/wymcp-check/schema"
 	"golang.org/x/tools/txtar"
 )
@@ -302,7 +301,7 @@ func TestCases(t *testing.T) {
 				for _, v := range vs {
 					for _, f := range v.Findings {
 						if v.Check.ID == check && f.Path == path {
-							got = append(got, strings.Join(rules.CitedUnquoted(f.Message+" "+f.Rule), " "))
+							got = append(got, strings.Join(f.Rules(), " "))
 						}
 					}
 				}

@@ -179,7 +179,8 @@ func wantRules(t *testing.T, in checks.Input, c *checks.Check, want []string) {
 	}
 }
 
-// HTTP1001's findings say whose rule a bare error status breaks: the
+// HTTP1001's findings say whose rule a bare error status breaks, and
+// HTTP1002's whose rule a status breaks: the
 // contract's alone (a status the HTTP layer may send, a refusal the spec
 // lets come bare) names the contract, so the coverage table counts it
 // against none of the fixture's rules; a body the spec asks only as a
@@ -193,6 +194,7 @@ func TestErrorStatusBodyNamesItsRule(t *testing.T) {
 	type finding struct{ Rule, Status, Spec string }
 	var cases []struct {
 		Name, Version, Contract, ContentType, Body string
+		Check                                      string // HTTP1001 when empty
 		Status                                     int
 		Want                                       []finding
 	}
@@ -214,7 +216,10 @@ func TestErrorStatusBodyNamesItsRule(t *testing.T) {
 				Request:  envelope.Request{Header: h, Body: []byte(body)},
 				Response: &envelope.Response{Status: c.Status, Header: http.Header{"Content-Type": {c.ContentType}}, Body: []byte(c.Body)}}
 			in := checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Contract: contract}
-			vs := checks.Judge(in, []*checks.Check{checks.ErrorStatusBody})
+			if c.Check == "" {
+				c.Check = checks.ErrorStatusBody.ID
+			}
+			vs := checks.Judge(in, []*checks.Check{checks.Lookup(c.Check)})
 			if len(vs) != 1 {
 				t.Fatalf("%d verdicts, want 1", len(vs))
 			}

@@ -816,6 +816,12 @@ var ResultObject = &Check{
 func clip(raw string) string {
 	if r := []rune(raw); len(r) > quoteN {
 		raw = string(r[:quoteN]) + "…"
+		if openQuote(raw) {
+			// A string cut before its end is still closed, so that what
+			// follows in the finding reads as the checker's words (the
+			// rule it cites), not as the server's text.
+			raw += `"`
+		}
 	}
 	return strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
@@ -823,6 +829,22 @@ func clip(raw string) string {
 		}
 		return r
 	}, raw)
+}
+
+// openQuote: raw JSON text ends inside a string.
+func openQuote(raw string) bool {
+	in, esc := false, false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		}
+	}
+	return in
 }
 
 // describe names a value's type and, for scalars, its text.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode"
 
@@ -90,6 +91,25 @@ func TestMergeReadingsSaysOneReading(t *testing.T) {
 		got := mergeReadings(tt.a, tt.b, "why")
 		if diff := cmp.Diff(tt.want, got.Findings); diff != "" || got.Status != StatusWarn {
 			t.Errorf("%s: status %s, findings (-want +got):\n%s", tt.name, got.Status, diff)
+		}
+	}
+}
+
+// A value clipped inside a string is closed again, so that the rule a
+// finding cites after it is read as the checker's, not as quoted server
+// text (rules.CitedUnquoted).
+func TestClipClosesAString(t *testing.T) {
+	long := strings.Repeat("x", 60)
+	for _, c := range []struct{ raw, want string }{
+		{`"task-` + long + `"`, `"task-` + long[:34] + `…"`},
+		{`{"a":"` + long + `"}`, `{"a":"` + long[:34] + `…"`},
+		// Its twins: a cut outside any string, or no cut, adds nothing.
+		{`[` + strings.Repeat(`"x",`, 12) + `"y"]`, `[` + strings.Repeat(`"x",`, 9) + `"x"…`},
+		{`12345`, `12345`},
+		{`"short"`, `"short"`},
+	} {
+		if got := clip(c.raw); got != c.want {
+			t.Errorf("clip(%q) = %q, want %q", c.raw, got, c.want)
 		}
 	}
 }

@@ -204,13 +204,13 @@ func (t *CoverageTracker) Add(r *Result) {
 	outcomeOff := false           // a check of the outcome found it wrong by the spec
 	byCiting := map[string]bool{} // a fixture rule a check citing it judged
 	for _, v := range r.Verdicts {
-		switch v.Status {
+		switch specStatus(v) {
 		case checks.StatusFail, checks.StatusWarn:
 			switch v.Check.Area {
 			case checks.AreaEnvelope, checks.AreaSchema, checks.AreaProtocol:
 				intact = false
 			}
-			outcomeOff = outcomeOff || v.Check.JudgesOutcome && !contractAlone(v.Findings)
+			outcomeOff = outcomeOff || v.Check.JudgesOutcome
 		case checks.StatusSkip, checks.StatusError:
 			continue
 		}
@@ -222,8 +222,8 @@ func (t *CoverageTracker) Add(r *Result) {
 	// completion answered -32603) exercised none of the rules of the
 	// result it would have served: passing checks do not pass them.
 	unserved := refusedUnasked(r)
-	judged := map[string]bool{} // the fixture's rules a verdict spoke to
-	aside := ""                 // why a rule a verdict did not speak to is unjudged
+	judged := map[string]bool{}  // the fixture's rules a verdict spoke to
+	aside := map[string]string{} // why a rule a verdict would have spoken to is unjudged
 	for _, v := range r.Verdicts {
 		switch v.Status {
 		case checks.StatusSkip:
@@ -238,7 +238,7 @@ func (t *CoverageTracker) Add(r *Result) {
 		}
 		t.checkRan[v.Check.ID] = true
 		st := CovPassed
-		switch v.Status {
+		switch specStatus(v) {
 		case checks.StatusFail:
 			st = CovFailed
 			if specWarnsOnly(v.Findings) {
@@ -256,7 +256,7 @@ func (t *CoverageTracker) Add(r *Result) {
 		// code) may be the one a fixture's rule restates: it does not
 		// speak alone.
 		ownWords := st != CovPassed && len(v.Findings) > 0 && !slices.ContainsFunc(v.Findings, func(f checks.Finding) bool {
-			return f.Rule != checks.ContractRule && len(brokenRules(f)) == 0
+			return f.Rule != checks.ContractRule && len(f.Rules()) == 0
 		})
 		// Where the outcome was wrong, the passes of other checks do not
 		// pass the rules no check of theirs judges (an uppercase base64
@@ -270,7 +270,9 @@ func (t *CoverageTracker) Add(r *Result) {
 				st == CovPassed && intact && !byCiting[rule] && passes
 			switch {
 			case speaks && ownWords:
-				aside = v.Check.ID + "'s findings on " + r.Fixture + " name other rules, so whether this one holds is not known"
+				if _, ok := aside[rule]; !ok {
+					aside[rule] = v.Check.ID + "'s findings on " + r.Fixture + " name other rules, so whether this one holds is not known"
+				}
 			case speaks:
 				t.mark(rule, st)
 				judged[rule], named = true, true
@@ -281,7 +283,7 @@ func (t *CoverageTracker) Add(r *Result) {
 			if specFails(f) {
 				fs = CovFailed
 			}
-			for _, rule := range brokenRules(f) {
+			for _, rule := range f.Rules() {
 				t.mark(rule, fs)
 				named = true
 			}
@@ -308,35 +310,31 @@ func (t *CoverageTracker) Add(r *Result) {
 	switch {
 	case r.Exchange != nil && r.Exchange.Failure != "":
 		why = r.Exchange.Failure
-	case aside != "":
-		why = aside
 	case unserved:
-		why = "the request was refused where no refusal was expected, so what the fixture probes was not exercised"
+		why = "the request was refused, though nothing asked for a refusal, so what a served reply would show was not exercised"
 	case !intact:
 		why += ", and the reply's form was faulted"
 	}
 	for _, rule := range cited {
 		if _, ok := t.skips[rule]; !ok && !judged[rule] {
-			t.skips[rule] = fx + ": " + why
+			if a, ok := aside[rule]; ok {
+				t.skips[rule] = fx + ": " + a
+			} else {
+				t.skips[rule] = fx + ": " + why
+			}
 		}
 	}
 }
 
-// contractAlone: every finding breaks the contract alone (no rule of the
-// spec), and there are findings to tell.
-func contractAlone(fs []checks.Finding) bool {
-	return len(fs) > 0 && !slices.ContainsFunc(fs, func(f checks.Finding) bool { return f.Rule != checks.ContractRule })
-}
-
-// brokenRules are the digest's rules a finding says it breaks: its Rule,
-// where it has one (its message may cite a rule that allows what it
-// found: "T-HTTP-4 lets a notification's refusal come bare"), else the
-// rules its message cites in its own words.
-func brokenRules(f checks.Finding) []string {
-	if f.Rule != "" {
-		return rules.Cited(f.Rule)
+// specStatus is a verdict's status under the spec, of whose rules the
+// table speaks: a verdict whose findings all break the contract alone
+// passes (the same reply under --contract spec has no finding).
+func specStatus(v checks.Verdict) checks.Status {
+	if (v.Status == checks.StatusFail || v.Status == checks.StatusWarn) && len(v.Findings) > 0 &&
+		!slices.ContainsFunc(v.Findings, func(f checks.Finding) bool { return f.Rule != checks.ContractRule }) {
+		return checks.StatusPass
 	}
-	return rules.CitedUnquoted(f.Message)
+	return v.Status
 }
 
 // refusedUnasked: the exchange's reply refuses the request (a JSON-RPC
