@@ -69,6 +69,20 @@ type Check struct {
 	// (refused or served, the code, the status), so its breach breaks the
 	// rules the fixture probes, not only those it cites itself.
 	JudgesOutcome bool
+	// StrictOnly: the check judges the strict contract alone (its own
+	// clauses, beyond the spec): under --contract spec it skips, and it
+	// judges none of the spec's rules, whatever its Doc cites to explain
+	// itself, so the coverage table counts none of its verdicts.
+	StrictOnly bool
+}
+
+// Rules are the digest's rules the check judges: those its SpecRef and
+// Doc cite, none for a check of the strict contract alone.
+func (c *Check) Rules() []string {
+	if c.StrictOnly {
+		return nil
+	}
+	return rules.Cited(c.SpecRef + "\n" + c.Doc)
 }
 
 // SkipError says why a check does not apply to an exchange. It is a

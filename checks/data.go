@@ -30,19 +30,17 @@ func needData(p *Pass) (gjson.Result, gjson.Result, error) {
 }
 
 var DataObject = &Check{
-	ID:       "ERR3001",
-	Title:    "Error data is absent or an object",
-	SpecRef:  "contract clause 3",
-	Severity: MUST,
-	Area:     AreaData,
+	ID:         "ERR3001",
+	StrictOnly: true,
+	Title:      "Error data is absent or an object",
+	SpecRef:    "contract clause 3",
+	Severity:   MUST,
+	Area:       AreaData,
 	Doc: `error.data is either absent or a JSON object of structured detail. A
 string, number or array under data is free-form text or an unnamed list
 that no client can read reliably. Strict contract only: the spec lets data
 be any JSON value.`,
 	Run: func(p *Pass) error {
-		if !p.Contract.IsStrict() {
-			return skipSpecOnly
-		}
 		e, err := needError(p)
 		if err != nil {
 			return err
@@ -55,11 +53,12 @@ be any JSON value.`,
 }
 
 var DataKeys = &Check{
-	ID:       "ERR3002",
-	Title:    "Error data keys come from the closed vocabulary",
-	SpecRef:  "contract clauses 3 and 4",
-	Severity: MUST,
-	Area:     AreaData,
+	ID:         "ERR3002",
+	StrictOnly: true,
+	Title:      "Error data keys come from the closed vocabulary",
+	SpecRef:    "contract clauses 3 and 4",
+	Severity:   MUST,
+	Area:       AreaData,
 	Doc: `Every key of error.data comes from the contract's closed vocabulary:
 errors, header, expected, received, supported, requested (a contract file
 may add keys). Keys the MCP schema defines for a spec-defined error are
@@ -68,9 +67,6 @@ contract cannot forbid what the protocol requires. Any other key (stack,
 detail, reason, request) tends to leak internals and lets clients depend on
 undocumented shapes. Strict contract only.`,
 	Run: func(p *Pass) error {
-		if !p.Contract.IsStrict() {
-			return skipSpecOnly
-		}
 		e, d, err := needData(p)
 		if err != nil {
 			return err
@@ -87,11 +83,12 @@ undocumented shapes. Strict contract only.`,
 }
 
 var DataNoProse = &Check{
-	ID:       "ERR3003",
-	Title:    "Error data values are not prose",
-	SpecRef:  "contract clause 3",
-	Severity: MUST,
-	Area:     AreaData,
+	ID:         "ERR3003",
+	StrictOnly: true,
+	Title:      "Error data values are not prose",
+	SpecRef:    "contract clause 3",
+	Severity:   MUST,
+	Area:       AreaData,
 	Doc: `No value under error.data is a prose sentence of the server's: the cause
 belongs in the one-line message, and data holds structured values
 (pointers, header names, versions). A string counts as prose when it
@@ -109,9 +106,6 @@ value of the request (or a truncation of one) is a quote, whatever its
 words, and ERR4001 bounds it; the problems of a distilled errors entry
 are judged by ERR5001 as short cause phrases. Strict contract only.`,
 	Run: func(p *Pass) error {
-		if !p.Contract.IsStrict() {
-			return skipSpecOnly
-		}
 		e, _, err := needData(p)
 		if err != nil {
 			return err

@@ -912,11 +912,12 @@ func (s *echoScan) conditionValue(path string) bool {
 }
 
 var NoEcho = &Check{
-	ID:       "ERR4001",
-	Title:    "The error does not echo the request",
-	SpecRef:  "contract: no echo",
-	Severity: MUST,
-	Area:     AreaEcho,
+	ID:         "ERR4001",
+	StrictOnly: true,
+	Title:      "The error does not echo the request",
+	SpecRef:    "contract: no echo",
+	Severity:   MUST,
+	Area:       AreaEcho,
 	Doc: `Nothing in error.message or under error.data carries the request beyond
 one short quoted value. Echo is judged on what a reader sees, not on the
 bytes: reply texts are read with JSON escapes and percent-encoding undone,
@@ -944,9 +945,6 @@ A server that echoes the request leaks what the client sent into logs and
 into the calling model's context, and a hostile request becomes the
 server's own words. Strict contract only.`,
 	Run: func(p *Pass) error {
-		if !p.Contract.IsStrict() {
-			return skipSpecOnly
-		}
 		e, err := needError(p)
 		if err != nil {
 			return err
@@ -977,11 +975,12 @@ server's own words. Strict contract only.`,
 }
 
 var NoEchoInToolError = &Check{
-	ID:       "ERR4002",
-	Title:    "A refused tool call does not echo the request",
-	SpecRef:  "contract: no echo; T-TOOL-8",
-	Severity: MUST,
-	Area:     AreaEcho,
+	ID:         "ERR4002",
+	StrictOnly: true,
+	Title:      "A refused tool call does not echo the request",
+	SpecRef:    "contract: no echo; T-TOOL-8",
+	Severity:   MUST,
+	Area:       AreaEcho,
 	Doc: `Since 2025-11-25 a tool refuses bad arguments with a result whose
 isError is true (T-TOOL-8): the tool dialect of a refusal. Its text content
 obeys the same no-echo rule as error messages, judged the same way (see
@@ -993,9 +992,6 @@ not judged, unless its text calls the arguments wrong (a rule of the
 server's own): then, as without the listed inputSchema, where the two
 look alike, an echo only warns. Strict contract only.`,
 	Run: func(p *Pass) error {
-		if !p.Contract.IsStrict() {
-			return skipSpecOnly
-		}
 		m, err := needObject(p)
 		if err != nil {
 			return err

@@ -266,3 +266,28 @@ func TestFindingSaysWhatTheSpecGivesIt(t *testing.T) {
 		})
 	}
 }
+
+// A check of the strict contract alone skips under --contract spec, for
+// any reply; under the strict contract the same reply is judged.
+func TestStrictOnlyChecksSkipUnderSpec(t *testing.T) {
+	ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125,
+		Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":"wymcp-echo-canary-value-long-enough"}}}`)},
+		Response: &envelope.Response{Messages: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params","data":"wymcp-echo-canary-value-long-enough"}}`)}}}
+	n := 0
+	for _, c := range checks.All() {
+		if !c.StrictOnly {
+			continue
+		}
+		n++
+		for _, contract := range []*envelope.Contract{envelope.Spec(), envelope.Strict()} {
+			vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Contract: contract}, []*checks.Check{c})
+			skipped := vs[0].Status == checks.StatusSkip && vs[0].Reason == "not part of the spec contract"
+			if skipped != !contract.IsStrict() {
+				t.Errorf("%s under %s: %s %q", c.ID, contract.Name, vs[0].Status, vs[0].Reason)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no check is marked StrictOnly")
+	}
+}

@@ -568,6 +568,9 @@ func run(c *Check, p *Pass) (err error) {
 			err = fmt.Errorf("%w: %s: %v", errCheckBroken, c.ID, r)
 		}
 	}()
+	if c.StrictOnly && !p.Contract.IsStrict() {
+		return skipSpecOnly
+	}
 	return c.Run(p)
 }
 

@@ -87,11 +87,12 @@ punctuation of what it quotes end no sentence.`,
 }
 
 var MessageNotGeneric = &Check{
-	ID:       "ERR2003",
-	Title:    "The message states the cause, not only the generic name",
-	SpecRef:  "contract clause 2",
-	Severity: MUST,
-	Area:     AreaMessage,
+	ID:         "ERR2003",
+	StrictOnly: true,
+	Title:      "The message states the cause, not only the generic name",
+	SpecRef:    "contract clause 2",
+	Severity:   MUST,
+	Area:       AreaMessage,
 	Doc: `The JSON-RPC generic string ("Invalid params", "Internal error", …) is
 fine when there is nothing more to say, and so is "Server error" for the
 range JSON-RPC reserves for implementation-defined server errors. But a
@@ -104,9 +105,6 @@ request parameters", "Internal server error"), behind the TypeScript SDK's
 "MCP error -32602: " prefix, and with a pointer to data ("see data").
 Strict contract only.`,
 	Run: func(p *Pass) error {
-		if !p.Contract.IsStrict() {
-			return skipSpecOnly
-		}
 		e, msg, err := needMessage(p)
 		if err != nil {
 			return err

@@ -81,7 +81,7 @@ func CatalogueCoverage(fixtures map[string][]string, cs []*checks.Check) []RuleC
 	}
 	checksOf := map[string][]string{}
 	for _, c := range cs { // each check's texts read once, not once per rule
-		for _, id := range rules.Cited(c.SpecRef + "\n" + c.Doc) {
+		for _, id := range c.Rules() {
 			checksOf[id] = append(checksOf[id], c.ID)
 		}
 	}
@@ -128,7 +128,7 @@ func NewCoverageTracker(fixtures map[string][]string, cs []*checks.Check) *Cover
 		cites: map[string]map[string]bool{}, unnamed: map[string]unnamedBreach{}, judgedOnlyByOutcome: map[string]bool{}}
 	for _, c := range cs {
 		t.cites[c.ID] = map[string]bool{}
-		for _, id := range rules.Cited(c.SpecRef + "\n" + c.Doc) {
+		for _, id := range c.Rules() {
 			t.cites[c.ID][id] = true
 		}
 	}
@@ -327,11 +327,12 @@ func (t *CoverageTracker) Add(r *Result) {
 }
 
 // specStatus is a verdict's status under the spec, of whose rules the
-// table speaks: a verdict whose findings all break the contract alone
-// passes (the same reply under --contract spec has no finding).
+// table speaks: a verdict of a check of the strict contract alone, or
+// whose findings all break the contract alone, passes (the same reply
+// under --contract spec has no finding).
 func specStatus(v checks.Verdict) checks.Status {
-	if (v.Status == checks.StatusFail || v.Status == checks.StatusWarn) && len(v.Findings) > 0 &&
-		!slices.ContainsFunc(v.Findings, func(f checks.Finding) bool { return f.Rule != checks.ContractRule }) {
+	if (v.Status == checks.StatusFail || v.Status == checks.StatusWarn) && (v.Check.StrictOnly || len(v.Findings) > 0 &&
+		!slices.ContainsFunc(v.Findings, func(f checks.Finding) bool { return f.Rule != checks.ContractRule })) {
 		return checks.StatusPass
 	}
 	return v.Status
