@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/report"
@@ -97,5 +98,58 @@ func TestRunCoverage(t *testing.T) {
 		if r.Status == report.CovNotObserved && r.Why == "" {
 			t.Errorf("%s is not observed, and the report does not say why", r.ID)
 		}
+	}
+}
+
+// TestCoverageSpeaksOfTheSpec: the coverage table speaks of the spec's
+// rules, so the contract a run judges by changes its verdicts, never its
+// table: every fault of the reference server, and none, gives the same
+// status for every rule under the strict contract and --contract spec.
+func TestCoverageSpeaksOfTheSpec(t *testing.T) {
+	_, out, _ := runMain(t, "", "faults")
+	faults := []string{""}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 {
+			faults = append(faults, f[0])
+		}
+	}
+	if len(faults) < 30 {
+		t.Fatalf("faults lists %d faults:\n%s", len(faults)-1, out)
+	}
+	table := func(t *testing.T, args ...string) map[string]string {
+		js := filepath.Join(t.TempDir(), "r.json")
+		runMain(t, "", append([]string{"check", "--demo", "--timeout", "1s", "--report", "json=" + js}, args...)...)
+		raw, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Coverage struct{ Rules []struct{ ID, Status string } }
+		}
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, r := range rep.Coverage.Rules {
+			m[r.ID] = r.Status
+		}
+		if len(m) == 0 {
+			t.Fatal("the report has no coverage table")
+		}
+		return m
+	}
+	for _, f := range faults {
+		t.Run("fault="+f, func(t *testing.T) {
+			t.Parallel()
+			var args []string
+			if f != "" {
+				args = []string{"--demo-fault", f}
+			}
+			strict := table(t, args...)
+			spec := table(t, append(args, "--contract", "spec")...)
+			if diff := cmp.Diff(strict, spec); diff != "" {
+				t.Errorf("coverage (-strict +spec):\n%s", diff)
+			}
+		})
 	}
 }
