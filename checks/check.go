@@ -120,9 +120,11 @@ type Finding struct {
 	// against it.
 	Rule string
 	// Spec is the verdict the spec alone gives a breach the strict
-	// contract fails ("" when the same as Status): a multi-line message
-	// fails the contract and is a SHOULD of T-RPC-8's. The coverage
-	// table, which speaks of the spec's rules, counts this one.
+	// contract fails ("" when the same as Status): StatusPass when the
+	// spec asks nothing of it (the contract's own clauses), StatusWarn
+	// when it asks the same as a SHOULD (a multi-line message fails the
+	// contract and is a SHOULD of T-RPC-8's). The coverage table, which
+	// speaks of the spec's rules, counts this one.
 	Spec Status
 }
 
@@ -213,7 +215,13 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 	if st == StatusWarn && w.Rule != "" && w.Rule != ContractRule {
 		msg += " (" + w.Rule + ")"
 	}
-	p.findings = append(p.findings, Finding{Status: st, Path: path, Message: msg, Rule: w.Rule})
+	f := Finding{Status: st, Path: path, Message: msg, Rule: w.Rule}
+	if w.Level == expect.Contract {
+		// The strict contract's want: the spec asks nothing of it,
+		// unless contractOr says what it does ask.
+		f.Spec = StatusPass
+	}
+	p.findings = append(p.findings, f)
 }
 
 // closeFindings adds the line that stands for the unlisted findings.
@@ -279,17 +287,27 @@ func (p *Pass) Warnf(path, format string, args ...any) {
 // names ContractRule: the coverage table counts it against no rule of
 // the spec.
 func (p *Pass) Contractf(shouldToo bool, path, format string, args ...any) {
-	switch {
-	case !p.Contract.IsStrict() && shouldToo:
-		p.Warnf(path, format, args...)
-	case shouldToo:
-		n := len(p.findings)
-		p.Deviate(expect.Want{Level: expect.Contract}, path, format, args...)
-		if len(p.findings) > n {
-			p.findings[n].Spec = StatusWarn
-		}
-	default:
-		p.Deviate(expect.Want{Level: expect.Contract, Rule: ContractRule}, path, format, args...)
+	spec := expect.Want{Rule: ContractRule}
+	if shouldToo {
+		spec = expect.Want{Level: expect.Should}
+	}
+	p.contractOr(spec, path, format, args...)
+}
+
+// contractOr reports a breach the strict contract fails, and the spec
+// judges as spec asks (a warn naming its rule; nothing when spec is not
+// Set): under --contract spec it is spec's finding, under the strict
+// contract a failure that says what the spec gives it, for the coverage
+// table.
+func (p *Pass) contractOr(spec expect.Want, path, format string, args ...any) {
+	if !p.Contract.IsStrict() {
+		p.Deviate(spec, path, format, args...)
+		return
+	}
+	n := len(p.findings)
+	p.Deviate(expect.Want{Level: expect.Contract, Rule: spec.Rule}, path, format, args...)
+	if len(p.findings) > n && spec.Set() {
+		p.findings[n].Spec, _ = statusFor(spec.Level, envelope.Spec())
 	}
 }
 

@@ -114,7 +114,8 @@ func TestFindingNamesItsRule(t *testing.T) {
 		{"-32000 in 2025-11-25, spec", envelope.V20251125, envelope.Spec(), checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"odd"}}`, nil},
 		{"-32100 in 2025-11-25, spec", envelope.V20251125, envelope.Spec(), checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, []string{"JSON-RPC §5.1"}},
 		{"-32100 in 2026-07-28, spec", envelope.V20260728, envelope.Spec(), checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, []string{"T-ERR-11"}},
-		{"-32100 in 2025-11-25, strict", envelope.V20251125, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, []string{checks.ContractRule}},
+		// The strict contract fails it; the spec warns of JSON-RPC's text.
+		{"-32100 in 2025-11-25, strict", envelope.V20251125, nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, []string{"JSON-RPC §5.1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,6 +196,7 @@ func TestErrorStatusBodyNamesItsRule(t *testing.T) {
 	var cases []struct {
 		Name, Version, Contract, ContentType, Body string
 		Check                                      string // HTTP1001 when empty
+		Request                                    string // tools/list when empty
 		Status                                     int
 		Want                                       []finding
 	}
@@ -211,6 +213,9 @@ func TestErrorStatusBodyNamesItsRule(t *testing.T) {
 			body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + c.Version + `"}}}`
 			if c.Version != envelope.V20260728 {
 				body = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+			}
+			if c.Request != "" {
+				body = c.Request
 			}
 			ex := &envelope.Exchange{Transport: envelope.HTTP, Version: c.Version,
 				Request:  envelope.Request{Header: h, Body: []byte(body)},
@@ -236,8 +241,8 @@ func TestErrorStatusBodyNamesItsRule(t *testing.T) {
 
 // A breach the strict contract fails and the spec only asks (a SHOULD)
 // says so, for the coverage table that speaks of the spec's rules; a
-// breach of the contract alone, or one judged under --contract spec,
-// carries no second verdict.
+// breach of the contract alone says the spec gives it none (a pass); one
+// judged under --contract spec carries no second verdict.
 func TestFindingSaysWhatTheSpecGivesIt(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -248,7 +253,10 @@ func TestFindingSaysWhatTheSpecGivesIt(t *testing.T) {
 	}{
 		{"a multi-line message, strict", nil, checks.MessageOneLine, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no\nsuch method"}}`, checks.Finding{Status: checks.StatusFail, Spec: checks.StatusWarn}},
 		{"a multi-line message, spec", envelope.Spec(), checks.MessageOneLine, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no\nsuch method"}}`, checks.Finding{Status: checks.StatusWarn}},
-		{"code 0, strict: the contract alone", nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"odd"}}`, checks.Finding{Status: checks.StatusFail}},
+		{"code 0, strict: the contract alone", nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"odd"}}`, checks.Finding{Status: checks.StatusFail, Spec: checks.StatusPass}},
+		// The reserved range: the strict contract fails it, the spec
+		// warns (T-ERR-11 in 2026-07-28; JSON-RPC's text before).
+		{"-32100, strict: the spec warns", nil, checks.CodeInTable, `{"jsonrpc":"2.0","id":1,"error":{"code":-32100,"message":"odd"}}`, checks.Finding{Status: checks.StatusFail, Spec: checks.StatusWarn}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

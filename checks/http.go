@@ -567,7 +567,11 @@ func names404(method string) bool {
 // the point open).
 func (p *Pass) contractWarnf(path, format string, args ...any) {
 	if p.Contract.IsStrict() {
+		n := len(p.findings)
 		p.Deviate(expect.Want{Level: expect.Should, Rule: ContractRule}, path, format, args...)
+		if len(p.findings) > n {
+			p.findings[n].Spec = StatusPass
+		}
 	}
 }
 
@@ -576,8 +580,12 @@ func (p *Pass) contractWarnf(path, format string, args ...any) {
 // --contract spec, with no MUST fixing it, the spec leaves the status
 // open (T-HTTP-11) and it warns.
 func (p *Pass) serverFailedStatus(fixed bool, path, format string, args ...any) {
-	if fixed || p.Contract.IsStrict() {
+	if fixed {
 		p.Failf(path, format, args...)
+		return
+	}
+	if p.Contract.IsStrict() {
+		p.contractOr(expect.Want{Level: expect.Should, Rule: "T-HTTP-11"}, path, format, args...)
 		return
 	}
 	p.Warnf(path, format+" (T-HTTP-11 leaves the status open)", args...)

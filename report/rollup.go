@@ -159,7 +159,9 @@ func (r *rollup) unit(n int) string {
 // check's SpecRef.
 func findingRules(c *checks.Check, message string) []string {
 	ids := rules.CitedUnquoted(message)
-	if len(ids) == 0 {
+	if len(ids) == 0 && !c.StrictOnly {
+		// (A check of the strict contract alone judges no rule of the
+		// spec, whatever its SpecRef names to explain itself.)
 		ids = rules.Cited(c.SpecRef)
 	}
 	return slices.DeleteFunc(ids, func(id string) bool { return rules.Lookup(id) == nil })

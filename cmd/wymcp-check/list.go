@@ -101,7 +101,7 @@ func explainRule(w io.Writer, r *rules.Rule) error {
 		r.ID, r.Title, r.Level, r.Versions, r.Section, checkable, r.Text)
 	var cs []string
 	for _, c := range checks.All() {
-		if slices.Contains(rules.Cited(c.SpecRef+"\n"+c.Doc), r.ID) {
+		if slices.Contains(c.Rules(), r.ID) {
 			cs = append(cs, c.ID)
 		}
 	}
