@@ -176,7 +176,11 @@ func TestDeadlineCutRecordingLints(t *testing.T) {
 	t.Setenv(stdioServerEnv, "slow")
 	dir := t.TempDir()
 	rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
-	code, out, errOut := runMain(t, "", "check", "--parallel", "1", "--timeout", "1s", "--deadline", "2s", "--format", "json", "-o", live, "--record", rec, "--", os.Args[0])
+	// (4s: the negotiation, a process start and some 200 ms replies,
+	// must end before the deadline on a loaded machine, or the run has
+	// nothing to cut; a hundred fixtures at 200 ms each still leave most
+	// unsent.)
+	code, out, errOut := runMain(t, "", "check", "--parallel", "1", "--timeout", "1s", "--deadline", "4s", "--format", "json", "-o", live, "--record", rec, "--", os.Args[0])
 	if code != exitFindings {
 		t.Fatalf("check: exit %d, want %d:\n%s\n%s", code, exitFindings, out, errOut)
 	}
