@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -29,6 +30,9 @@ type htmlWriter struct {
 	roll  rollup
 	cited map[string]bool
 	total int
+	// buf holds one exchange's markup, its memory kept for the next: a
+	// page of a long transcript is written exchange by exchange.
+	buf bytes.Buffer
 }
 
 // htmlClip bounds each body shown: a flood must not make a page no
@@ -76,32 +80,36 @@ func (h *htmlWriter) Exchange(r *Result) error {
 	if status == "ok" {
 		status = "pass"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "<article class=\"fx\" id=\"x%d\" data-status=\"%s\">\n<h3><span class=\"badge st-%s\">%s</span> <span class=\"fxname\">%s</span>",
+	b := &h.buf
+	b.Reset()
+	fmt.Fprintf(b, "<article class=\"fx\" id=\"x%d\" data-status=\"%s\">\n<h3><span class=\"badge st-%s\">%s</span> <span class=\"fxname\">%s</span>",
 		h.roll.n, status, status, label, esc(r.Fixture))
 	if r.Line > 0 {
-		fmt.Fprintf(&b, " <span class=\"loc\">%s:%d</span>", esc(r.File), r.Line)
+		fmt.Fprintf(b, " <span class=\"loc\">%s:%d</span>", esc(r.File), r.Line)
 	}
-	fmt.Fprintf(&b, " <span class=\"counts\">%s</span>", esc(c.counts(true)))
+	fmt.Fprintf(b, " <span class=\"counts\">%s</span>", esc(c.counts(true)))
 	if r.Timed {
-		fmt.Fprintf(&b, " <span class=\"dur\">%s ms</span>", strconv.FormatFloat(float64(r.Duration.Microseconds())/1000, 'f', 1, 64))
+		fmt.Fprintf(b, " <span class=\"dur\">%s ms</span>", strconv.FormatFloat(float64(r.Duration.Microseconds())/1000, 'f', 1, 64))
 	}
 	b.WriteString("</h3>\n")
 	interesting := c.Fail+c.Warn+c.Error > 0
 	if interesting || h.meta.Verbose {
-		h.verdicts(&b, r)
+		h.verdicts(b, r)
 	}
 	if interesting && r.Exchange != nil {
-		h.wire(&b, r)
+		h.wire(b, r)
 	}
 	b.WriteString("</article>\n")
-	_, err := io.WriteString(h.w, b.String())
+	_, err := h.w.Write(b.Bytes())
+	if b.Cap() > 4*htmlClip {
+		h.buf = bytes.Buffer{} // one flood's room is not kept for the run
+	}
 	return err
 }
 
 // verdicts lists every verdict of an exchange, findings first; the
 // filters act on each line.
-func (h *htmlWriter) verdicts(b *strings.Builder, r *Result) {
+func (h *htmlWriter) verdicts(b *bytes.Buffer, r *Result) {
 	b.WriteString("<ul class=\"verdicts\">\n")
 	order := []checks.Status{checks.StatusFail, checks.StatusError, checks.StatusWarn, checks.StatusPass, checks.StatusSkip}
 	for _, want := range order {
@@ -144,7 +152,7 @@ func (h *htmlWriter) verdicts(b *strings.Builder, r *Result) {
 	b.WriteString("</ul>\n")
 }
 
-func (h *htmlWriter) ruleLinks(b *strings.Builder, c *checks.Check, msg string) {
+func (h *htmlWriter) ruleLinks(b *bytes.Buffer, c *checks.Check, msg string) {
 	ids := findingRules(c, msg)
 	if len(ids) == 0 {
 		return
@@ -178,7 +186,7 @@ type wline struct {
 
 // wire shows the request and the reply, each finding on the line of the
 // member its path names (or the nearest enclosing one).
-func (h *htmlWriter) wire(b *strings.Builder, r *Result) {
+func (h *htmlWriter) wire(b *bytes.Buffer, r *Result) {
 	ex := r.Exchange
 	b.WriteString("<div class=\"wire\">\n<figure class=\"req\"><figcaption>request</figcaption><pre>")
 	var req []wline
@@ -367,7 +375,7 @@ func clipLine(s string) string {
 	return string(r[:lineClip]) + fmt.Sprintf("…[+%d characters]", len(r)-lineClip)
 }
 
-func writeLines(b *strings.Builder, ls []wline) {
+func writeLines(b *bytes.Buffer, ls []wline) {
 	for _, l := range ls {
 		l.text = clipLine(l.text)
 		if len(l.notes) == 0 {
@@ -430,7 +438,7 @@ func (h *htmlWriter) End(s Summary) error {
 				fmt.Fprintf(&b, " <code class=\"path\">%s</code>", esc(c.first.path))
 			}
 			fmt.Fprintf(&b, " %s</td><td>", esc(c.first.message))
-			var rb strings.Builder
+			var rb bytes.Buffer
 			h.ruleLinks(&rb, c.check, c.first.message)
 			if rb.Len() == 0 {
 				rb.WriteString(esc(c.check.SpecRef)) // the contract's own clauses

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wymcp/wymcp-check/checks"
 )
@@ -73,11 +74,18 @@ type junitWriter struct {
 	meta Meta
 	// The totals belong on <testsuites>, before the suites they count. A
 	// file gets a header padded to a fixed width, rewritten in place at
-	// the end; any other writer gets the suites buffered until then.
+	// the end; any other writer gets the suites spooled (Options.Spool)
+	// or, without a spool, buffered until then.
 	seeker  io.WriteSeeker
 	headAt  int64
 	headLen int
+	spool   io.ReadWriteSeeker
 	buf     bytes.Buffer
+	// out holds suites encoded but not yet written, handed on in blocks
+	// of about junitBlock bytes: a write per suite is a system call per
+	// transcript record.
+	out     []byte
+	cases   []junitCase // reused from one suite to the next
 	total   junitSuites
 	elapsed time.Duration
 	// names counts suite names already used: a transcript may repeat a
@@ -85,6 +93,9 @@ type junitWriter struct {
 	// by their line are unique already and are not kept.
 	names map[string]int
 }
+
+// junitBlock is about how many encoded bytes are handed on at once.
+const junitBlock = 64 << 10
 
 func (j *junitWriter) Begin(m Meta) error {
 	j.meta = m
@@ -160,31 +171,27 @@ func (j *junitWriter) suiteName(fixture string, line int) string {
 
 func (j *junitWriter) Exchange(r *Result) error {
 	name := j.suiteName(r.Fixture, r.Line)
-	s := junitSuite{Name: name, Time: seconds(r.Duration), Timestamp: junitStamp(j.meta.Started), File: r.File}
+	s := junitSuite{Name: name, Time: seconds(r.Duration), Timestamp: junitStamp(j.meta.Started), File: r.File, Cases: j.cases[:0]}
 	// The exchange's time is shared by its checks, so times add up.
 	per := time.Duration(0)
 	if n := len(r.Verdicts); n > 0 {
 		per = r.Duration / time.Duration(n)
 	}
-	for _, v := range r.Verdicts {
-		c := junitCase{Name: v.Check.ID, Classname: name, Time: seconds(per), File: r.File, Line: r.Line}
-		lines := make([]string, 0, len(v.Findings)+1)
-		lines = append(lines, v.Check.ID+" "+v.Check.Title)
-		for _, f := range v.Findings {
-			lines = append(lines, fmt.Sprintf("%s %s: %s", f.Status, Sanitize(f.Path), Sanitize(f.Message)))
-		}
-		text := strings.Join(lines, "\n")
+	perText := seconds(per)
+	for i := range r.Verdicts {
+		v := &r.Verdicts[i]
+		c := junitCase{Name: v.Check.ID, Classname: name, Time: perText, File: r.File, Line: r.Line}
 		reason, known := r.Known[v.Check.ID]
 		switch {
 		case known:
 			c.Skipped = &junitSkip{Message: "known failure (baseline): " + Sanitize(reason)}
-			c.SystemOut = text
+			c.SystemOut = verdictText(v)
 			s.Skipped++
 		case v.Status == checks.StatusFail || v.Status == checks.StatusWarn && j.meta.FailOnWarn:
-			c.Failure = &junitProblem{Message: Sanitize(firstMessage(v)), Type: string(v.Status), Text: text}
+			c.Failure = &junitProblem{Message: Sanitize(firstMessage(*v)), Type: string(v.Status), Text: verdictText(v)}
 			s.Failures++
 		case v.Status == checks.StatusWarn:
-			c.SystemOut = text
+			c.SystemOut = verdictText(v)
 		case v.Status == checks.StatusError:
 			c.Error = &junitProblem{Message: Sanitize(v.Reason), Type: "could not judge", Text: v.Check.ID + " " + v.Check.Title}
 			s.Errors++
@@ -196,7 +203,21 @@ func (j *junitWriter) Exchange(r *Result) error {
 	}
 	s.Tests = len(s.Cases)
 	j.elapsed += r.Duration
-	return j.suite(s)
+	err := j.suite(s)
+	clear(s.Cases) // the strings are the record's: not kept past it
+	j.cases = s.Cases[:0]
+	return err
+}
+
+// verdictText is a verdict's check and findings, one a line, for the
+// body of a failure or system-out.
+func verdictText(v *checks.Verdict) string {
+	var b strings.Builder
+	b.WriteString(v.Check.ID + " " + v.Check.Title)
+	for _, f := range v.Findings {
+		fmt.Fprintf(&b, "\n%s %s: %s", f.Status, Sanitize(f.Path), Sanitize(f.Message))
+	}
+	return b.String()
 }
 
 func (j *junitWriter) suite(s junitSuite) error {
@@ -204,17 +225,173 @@ func (j *junitWriter) suite(s junitSuite) error {
 	j.total.Failures += s.Failures
 	j.total.Errors += s.Errors
 	j.total.Skipped += s.Skipped
-	b, err := xml.MarshalIndent(s, "  ", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if j.seeker == nil {
-		j.buf.Write(b)
+	j.out = appendSuite(j.out, &s)
+	if len(j.out) < junitBlock {
 		return nil
 	}
-	_, err = j.w.Write(b)
+	return j.flush()
+}
+
+// flush hands the suites encoded so far on: to the file, the spool or
+// the buffer.
+func (j *junitWriter) flush() error {
+	if len(j.out) == 0 {
+		return nil
+	}
+	var err error
+	switch {
+	case j.seeker != nil:
+		_, err = j.w.Write(j.out)
+	case j.spool != nil:
+		_, err = j.spool.Write(j.out)
+	default:
+		j.buf.Write(j.out)
+	}
+	j.out = j.out[:0]
 	return err
+}
+
+// appendSuite appends s as xml.MarshalIndent(s, "  ", "  ") encodes it,
+// and a newline: reflection cost six times the whole judging of a
+// transcript, and the encoding is pinned to encoding/xml's by
+// TestJUnitEncodingIsXMLs and FuzzJUnitEncoding.
+func appendSuite(b []byte, s *junitSuite) []byte {
+	b = append(b, "  <testsuite"...)
+	b = appendXMLAttr(b, "name", s.Name)
+	b = appendXMLIntAttr(b, "tests", s.Tests)
+	b = appendXMLIntAttr(b, "failures", s.Failures)
+	b = appendXMLIntAttr(b, "errors", s.Errors)
+	b = appendXMLIntAttr(b, "skipped", s.Skipped)
+	b = appendXMLAttr(b, "time", s.Time)
+	b = appendXMLAttr(b, "timestamp", s.Timestamp)
+	if s.File != "" {
+		b = appendXMLAttr(b, "file", s.File)
+	}
+	b = append(b, '>')
+	for i := range s.Cases {
+		b = appendCase(b, &s.Cases[i])
+	}
+	if len(s.Cases) > 0 {
+		b = append(b, "\n  "...)
+	}
+	return append(b, "</testsuite>\n"...)
+}
+
+func appendCase(b []byte, c *junitCase) []byte {
+	b = append(b, "\n    <testcase"...)
+	b = appendXMLAttr(b, "name", c.Name)
+	b = appendXMLAttr(b, "classname", c.Classname)
+	b = appendXMLAttr(b, "time", c.Time)
+	if c.File != "" {
+		b = appendXMLAttr(b, "file", c.File)
+	}
+	if c.Line != 0 {
+		b = appendXMLIntAttr(b, "line", c.Line)
+	}
+	b = append(b, '>')
+	inner := len(b)
+	for _, p := range []struct {
+		tag string
+		p   *junitProblem
+	}{{"failure", c.Failure}, {"error", c.Error}} {
+		if p.p == nil {
+			continue
+		}
+		b = append(b, "\n      <"...)
+		b = append(b, p.tag...)
+		b = appendXMLAttr(b, "message", p.p.Message)
+		b = appendXMLAttr(b, "type", p.p.Type)
+		b = append(b, '>')
+		b = appendXMLText(b, p.p.Text)
+		b = append(b, "</"...)
+		b = append(b, p.tag...)
+		b = append(b, '>')
+	}
+	if c.Skipped != nil {
+		b = append(b, "\n      <skipped"...)
+		b = appendXMLAttr(b, "message", c.Skipped.Message)
+		b = append(b, "></skipped>"...)
+	}
+	if c.SystemOut != "" {
+		b = append(b, "\n      <system-out>"...)
+		b = appendXMLText(b, c.SystemOut)
+		b = append(b, "</system-out>"...)
+	}
+	if len(b) > inner {
+		b = append(b, "\n    "...)
+	}
+	return append(b, "</testcase>"...)
+}
+
+func appendXMLAttr(b []byte, name, value string) []byte {
+	b = append(b, ' ')
+	b = append(b, name...)
+	b = append(b, `="`...)
+	b = appendXMLText(b, value)
+	return append(b, '"')
+}
+
+func appendXMLIntAttr(b []byte, name string, n int) []byte {
+	b = append(b, ' ')
+	b = append(b, name...)
+	b = append(b, `="`...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '"')
+}
+
+// appendXMLText appends s escaped as encoding/xml escapes text and
+// attribute values: markup characters, tab and line breaks as
+// references, and what XML cannot hold (a control character, a byte that
+// is no UTF-8) as U+FFFD.
+func appendXMLText(b []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		var esc string
+		width := 1
+		switch {
+		case c == '"':
+			esc = "&#34;"
+		case c == '\'':
+			esc = "&#39;"
+		case c == '&':
+			esc = "&amp;"
+		case c == '<':
+			esc = "&lt;"
+		case c == '>':
+			esc = "&gt;"
+		case c == '\t':
+			esc = "&#x9;"
+		case c == '\n':
+			esc = "&#xA;"
+		case c == '\r':
+			esc = "&#xD;"
+		case c < 0x20:
+			esc = "\uFFFD"
+		case c < utf8.RuneSelf:
+			i++
+			continue
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			width = n
+			if r == utf8.RuneError && n == 1 || !inXMLRange(r) {
+				esc = "\uFFFD"
+				break
+			}
+			i += n
+			continue
+		}
+		b = append(b, s[last:i]...)
+		b = append(b, esc...)
+		i += width
+		last = i
+	}
+	return append(b, s[last:]...)
+}
+
+// inXMLRange is XML 1.0's Char production above ASCII.
+func inXMLRange(r rune) bool {
+	return r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }
 
 func firstMessage(v checks.Verdict) string {
@@ -255,18 +432,31 @@ func (j *junitWriter) End(s Summary) error {
 		}
 	}
 	j.total.Time = seconds(max(s.Duration, j.elapsed))
+	if err := j.flush(); err != nil {
+		return err
+	}
 	if j.seeker == nil {
 		head, err := junitHead(j.total, 0)
 		if err != nil {
 			return err
 		}
-		var out bytes.Buffer
-		out.Grow(len(xml.Header) + len(head) + j.buf.Len() + 16)
-		out.WriteString(xml.Header)
-		out.Write(head)
-		out.Write(j.buf.Bytes())
-		out.WriteString("</testsuites>\n")
-		_, err = j.w.Write(out.Bytes())
+		if _, err := io.WriteString(j.w, xml.Header); err != nil {
+			return err
+		}
+		if _, err := j.w.Write(head); err != nil {
+			return err
+		}
+		if j.spool != nil {
+			if _, err := j.spool.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("junit: reading back the spooled suites: %w", err)
+			}
+			if _, err := io.Copy(j.w, j.spool); err != nil {
+				return err
+			}
+		} else if _, err := j.w.Write(j.buf.Bytes()); err != nil {
+			return err
+		}
+		_, err = io.WriteString(j.w, "</testsuites>\n")
 		return err
 	}
 	if _, err := io.WriteString(j.w, "</testsuites>\n"); err != nil {

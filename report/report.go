@@ -163,6 +163,11 @@ type Options struct {
 	// StepSummary receives the github format's Markdown summary (the
 	// file $GITHUB_STEP_SUMMARY names); nil writes none.
 	StepSummary io.Writer
+	// Spool holds the junit format's suites until the end, when its
+	// stream cannot be rewritten in place (a pipe, a terminal): the
+	// totals go before the suites they count. A temporary file keeps a
+	// long transcript's report out of memory; nil holds it in memory.
+	Spool io.ReadWriteSeeker
 }
 
 // Formats lists the names New accepts.
@@ -176,7 +181,7 @@ func New(format string, w io.Writer, o Options) (Writer, error) {
 	case "json":
 		return &jsonWriter{w: w}, nil
 	case "junit":
-		return &junitWriter{w: w}, nil
+		return &junitWriter{w: w, spool: o.Spool}, nil
 	case "github":
 		return &githubWriter{w: w, summary: o.StepSummary}, nil
 	case "html":

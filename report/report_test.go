@@ -36,7 +36,7 @@ var knownFailures = map[string]string{
 }
 
 // results judges the demo transcript plus a could-not-judge exchange.
-func results(t *testing.T, sc scenario, failOnWarn bool) ([]*report.Result, report.Summary) {
+func results(t testing.TB, sc scenario, failOnWarn bool) ([]*report.Result, report.Summary) {
 	t.Helper()
 	f, err := os.Open("../examples/demo.jsonl")
 	if err != nil {
@@ -317,6 +317,38 @@ func TestJUnitFileIsPatched(t *testing.T) {
 	}
 	if err := xml.Unmarshal(got, new(struct{})); err != nil {
 		t.Errorf("patched file is not XML: %v", err)
+	}
+}
+
+// TestJUnitSpooled: written to a stream that cannot be rewritten in
+// place, with a spool, the JUnit report's suites wait in the spool, and
+// the document is the one buffered in memory.
+func TestJUnitSpooled(t *testing.T) {
+	buffered := run(t, "junit", scenario{}, false, false, false)
+	spool, err := os.Create(filepath.Join(t.TempDir(), "spool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spool.Close()
+	var out bytes.Buffer
+	w, _ := report.New("junit", &out, report.Options{Spool: spool})
+	if err := w.Begin(testMeta); err != nil {
+		t.Fatal(err)
+	}
+	rs, sum := results(t, scenario{}, false)
+	for _, r := range rs {
+		if err := w.Exchange(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(sum); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := spool.Stat(); err != nil || info.Size() < int64(out.Len())/2 {
+		t.Errorf("the suites did not wait in the spool: %v, %v; the report is %d bytes", info, err, out.Len())
+	}
+	if diff := cmp.Diff(string(buffered), out.String()); diff != "" {
+		t.Errorf("spooled output differs from buffered output (-buffered +spooled):\n%s", diff)
 	}
 }
 

@@ -233,6 +233,9 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 			w, color = f, o.Color == "always"
 		}
 		ro := report.Options{Color: color}
+		if out.path == "" && out.format == "junit" {
+			ro.Spool = ss.spool(s)
+		}
 		if out.format == "github" && !stepSummary {
 			// GitHub names the summary file per step; it is appended to.
 			if p := s.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
@@ -304,6 +307,21 @@ func (ss *session) reasonFor(fixture string, v checks.Verdict) string {
 }
 
 func (ss *session) note(n string) { ss.sum.Notes = append(ss.sum.Notes, n) }
+
+// spool is a temporary file for a JUnit report written to stdout, which
+// cannot be rewritten in place: its suites wait there for the totals,
+// not in memory (a long transcript's report runs to gigabytes). It is
+// removed when the reports close; nil (memory) where none can be made.
+func (ss *session) spool(s *streams) *os.File {
+	f, err := os.CreateTemp(s.Getenv("TMPDIR"), "wymcp-check-junit-*.xml")
+	if err != nil {
+		return nil
+	}
+	ss.closers = append(ss.closers, func() error {
+		return errors.Join(f.Close(), os.Remove(f.Name()))
+	})
+	return f
+}
 
 // negotiated records the protocol version the run settled on.
 func (ss *session) negotiated(version, how string) {

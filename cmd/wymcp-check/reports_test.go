@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/wymcp/wymcp-check/report"
 )
@@ -332,5 +333,71 @@ func TestJSONReportSchema(t *testing.T) {
 		if s.Validate(mustJSON(t, []byte(bad))) == nil {
 			t.Errorf("the schema accepts a malformed report: %.200s", bad)
 		}
+	}
+}
+
+// spoolWatch is a stdout that, when the report first reaches it, notes
+// the spool files in dir and their sizes.
+type spoolWatch struct {
+	bytes.Buffer
+	dir    string
+	seen   bool
+	spools map[string]int64
+}
+
+func (w *spoolWatch) Write(p []byte) (int, error) {
+	if !w.seen {
+		w.seen, w.spools = true, map[string]int64{}
+		entries, _ := os.ReadDir(w.dir)
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil {
+				w.spools[e.Name()] = info.Size()
+			}
+		}
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestJUnitStdoutSpooled: a JUnit report on stdout, which cannot be
+// rewritten in place, waits in a temporary file in $TMPDIR, not in
+// memory (a long transcript's report runs to gigabytes). The document is
+// the one written to a file (less the header's padding), and the spool
+// is gone after the run.
+func TestJUnitStdoutSpooled(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/recorded/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded transcripts: %v", err)
+	}
+	tmp, dir := t.TempDir(), t.TempDir()
+	s, _, _ := testStreams()
+	s.Getenv = func(k string) string { return map[string]string{"TMPDIR": tmp}[k] }
+	out := &spoolWatch{dir: tmp}
+	s.Out = out
+	if code := Main(append([]string{"lint", "--format", "junit"}, files...), s); code != exitFindings {
+		t.Fatalf("lint to stdout: exit %d", code)
+	}
+	var spooled int64
+	for name, size := range out.spools {
+		if strings.HasPrefix(name, "wymcp-check-junit-") {
+			spooled += size
+		}
+	}
+	if spooled < int64(out.Len())/2 {
+		t.Errorf("the suites were not spooled: at the first write to stdout $TMPDIR held %v; the report is %d bytes", out.spools, out.Len())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("the spool was left behind: %v", left)
+	}
+	file := filepath.Join(dir, "r.xml")
+	if code, _, _ := runMain(t, "", append([]string{"lint", "--format", "junit", "-o", file}, files...)...); code != exitFindings {
+		t.Fatalf("lint -o: exit %d", code)
+	}
+	lines := strings.SplitAfter(readFile(t, file), "\n")
+	lines[1] = strings.TrimRight(strings.TrimSuffix(lines[1], ">\n"), " ") + ">\n"
+	if diff := cmp.Diff(strings.Join(lines, ""), out.String()); diff != "" {
+		t.Errorf("stdout report differs from the file's (-file +stdout):\n%s", diff)
+	}
+	if err := xml.Unmarshal(out.Bytes(), new(struct{})); err != nil {
+		t.Errorf("stdout report is not XML: %v", err)
 	}
 }
