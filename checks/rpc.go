@@ -324,7 +324,13 @@ open, not the id).`,
 			case x.Request.IsObject():
 				why = "the request has no id"
 			}
-			p.Deviate(x.ID.Other, "id", "id is %s but %s; want it absent or null", clip(got.Raw), why)
+			// An error's id made up where none could be read breaks
+			// T-RPC-9; a result's, the echo of T-RPC-5.
+			w := x.ID.Other
+			if !isResult {
+				w = x.ID.Invented
+			}
+			p.Deviate(w, "id", "id is %s but %s; want it absent or null", clip(got.Raw), why)
 		}
 		return nil
 	},

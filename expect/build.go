@@ -476,6 +476,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	}
 	e.Reply = must("JSON-RPC §5: every request is answered")
 	e.ID.Other = must("T-RPC-5")
+	e.ID.Invented = must("T-RPC-9")
 
 	if http && e.HTTPMethod != "POST" {
 		e.Reply = Want{}
@@ -526,7 +527,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// JSON-RPC error, but never a crash.
 		amb := "T-V0326-1: a 2025-03-26 server serves a batch, or refuses one it does not support with an error whose code the spec does not fix"
 		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
-		e.Reply, e.Error, e.Code, e.ID.Other = open(amb), Want{}, open(amb), open(amb)
+		e.Reply, e.Error, e.Code, e.ID.Other, e.ID.Invented = open(amb), Want{}, open(amb), open(amb), open(amb)
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
 		switch owes := owesAnswer(req.Root()); {
 		case owes:
@@ -544,7 +545,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	case req.IsArray():
 		amb := "AMB-7: the reaction to a batch is unspecified"
 		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
-		e.Reply, e.Error, e.Code, e.StatusWant, e.ID.Other = open(amb), open(amb), open(amb), open(amb), open(amb)
+		e.Reply, e.Error, e.Code, e.StatusWant, e.ID.Other, e.ID.Invented = open(amb), open(amb), open(amb), open(amb), open(amb), open(amb)
 		return e
 	case !req.IsObject():
 		e.reject(CondInvalidRequest, "the body is not a JSON object", envelope.CodeInvalidRequest)
@@ -1502,7 +1503,7 @@ func merge(a, b *Expectation, why string) *Expectation {
 			a.ID.Echo = append(a.ID.Echo, id)
 		}
 	}
-	a.ID.Lost, a.ID.Other = weaker(a.ID.Lost, b.ID.Lost), weaker(a.ID.Other, b.ID.Other)
+	a.ID.Lost, a.ID.Other, a.ID.Invented = weaker(a.ID.Lost, b.ID.Lost), weaker(a.ID.Other, b.ID.Other), weaker(a.ID.Invented, b.ID.Invented)
 	if !a.ID.Rounded.Set() {
 		a.ID.Rounded = b.ID.Rounded
 	}

@@ -204,6 +204,10 @@ type IDRule struct {
 	Lost Want
 	// Other is how sure any other id is a fault.
 	Other Want
+	// Invented is how sure an error's id is a fault where no id could be
+	// read from the request (T-RPC-9: left out, or null): the id was made
+	// up, not echoed wrong.
+	Invented Want
 	// Rounded: an echo equal to Echo[0] read through a float64 (an integer
 	// beyond 2^53) deviates at this level rather than Other's (RFC 8259 §6).
 	Rounded Want

@@ -118,7 +118,8 @@ func (h *htmlWriter) verdicts(b *bytes.Buffer, r *Result) {
 				continue
 			}
 			reason, known := r.Known[v.Check.ID]
-			item := func(st checks.Status, path, msg string) {
+			item := func(f checks.Finding) {
+				st, path, msg := f.Status, f.Path, f.Message
 				status := string(st)
 				if known {
 					status = "known"
@@ -130,7 +131,7 @@ func (h *htmlWriter) verdicts(b *bytes.Buffer, r *Result) {
 				}
 				fmt.Fprintf(b, " <span class=\"msg\">%s</span>", esc(msg))
 				if st == checks.StatusFail || st == checks.StatusWarn || st == checks.StatusError {
-					h.ruleLinks(b, v.Check, msg)
+					h.ruleLinks(b, v.Check, f)
 				}
 				if known {
 					fmt.Fprintf(b, " <span class=\"knownwhy\">known: %s</span>", esc(reason))
@@ -140,20 +141,20 @@ func (h *htmlWriter) verdicts(b *bytes.Buffer, r *Result) {
 			switch v.Status {
 			case checks.StatusFail, checks.StatusWarn:
 				for _, f := range v.Findings {
-					item(f.Status, f.Path, f.Message)
+					item(f)
 				}
 			case checks.StatusPass:
-				item(v.Status, "", v.Check.Title)
+				item(checks.Finding{Status: v.Status, Message: v.Check.Title})
 			default:
-				item(v.Status, "", v.Reason)
+				item(checks.Finding{Status: v.Status, Message: v.Reason})
 			}
 		}
 	}
 	b.WriteString("</ul>\n")
 }
 
-func (h *htmlWriter) ruleLinks(b *bytes.Buffer, c *checks.Check, msg string) {
-	ids := findingRules(c, msg)
+func (h *htmlWriter) ruleLinks(b *bytes.Buffer, c *checks.Check, f checks.Finding) {
+	ids := findingRules(c, f)
 	if len(ids) == 0 {
 		return
 	}
@@ -439,7 +440,7 @@ func (h *htmlWriter) End(s Summary) error {
 			}
 			fmt.Fprintf(&b, " %s</td><td>", esc(c.first.message))
 			var rb bytes.Buffer
-			h.ruleLinks(&rb, c.check, c.first.message)
+			h.ruleLinks(&rb, c.check, c.first.finding())
 			if rb.Len() == 0 {
 				rb.WriteString(esc(c.check.SpecRef)) // the contract's own clauses
 			}

@@ -86,8 +86,10 @@ type jsonWriter struct {
 	// failure repeats from exchange to exchange, and reading a message
 	// for its citations is a regular expression's search.
 	messageRules map[string]messageRules
-	buf          []byte
-	scratch      []byte
+	// ruleRules are the rules of the finding Rules met so far.
+	ruleRules map[string][]string
+	buf       []byte
+	scratch   []byte
 	// fx and tail hold the current exchange's fixture and shared members,
 	// head the bytes of its rows before their members.
 	fx, tail, head []byte
@@ -229,7 +231,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 	b := j.buf[:0]
 	// row writes one row; members are those from the check's to the
 	// message.
-	row := func(v *checks.Verdict, members []byte, path string, ruleText string) {
+	row := func(v *checks.Verdict, members []byte, path string, f *checks.Finding) {
 		if j.first {
 			b, j.first = append(b, head[len(","):]...), false
 		} else {
@@ -241,8 +243,8 @@ func (j *jsonWriter) Exchange(r *Result) error {
 			b = append(b, j.str(path, false)...)
 		}
 		b = append(b, tail...)
-		if ruleText != "" {
-			if ids := j.findingRules(v.Check, ruleText); len(ids) > 0 {
+		if f != nil {
+			if ids := j.findingRules(v.Check, f); len(ids) > 0 {
 				b = append(b, `,"rules":[`...)
 				for i, id := range ids {
 					if i > 0 {
@@ -268,12 +270,13 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		v := &r.Verdicts[i]
 		switch v.Status {
 		case checks.StatusFail, checks.StatusWarn:
-			for _, f := range v.Findings {
-				row(v, j.members(v.Check, f.Status, j.str(f.Message, false)), f.Path, f.Message)
+			for k := range v.Findings {
+				f := &v.Findings[k]
+				row(v, j.members(v.Check, f.Status, j.str(f.Message, false)), f.Path, f)
 			}
 		case checks.StatusPass, checks.StatusSkip:
 			if j.first || len(r.Known) > 0 {
-				row(v, j.cachedMembers(i, v), "", "")
+				row(v, j.cachedMembers(i, v), "", nil)
 				continue
 			}
 			// Most rows: no path, no rules, nothing known, not the
@@ -283,7 +286,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 			b = append(b, tail...)
 			b = append(b, '}')
 		default:
-			row(v, j.cachedMembers(i, v), "", "")
+			row(v, j.cachedMembers(i, v), "", nil)
 		}
 	}
 	j.buf = b
@@ -292,12 +295,29 @@ func (j *jsonWriter) Exchange(r *Result) error {
 }
 
 // findingRules is findingRules with the rules of each check's SpecRef,
-// which a finding that cites none falls back to, read once per check.
-func (j *jsonWriter) findingRules(c *checks.Check, message string) []string {
+// which a finding that names none falls back to, read once per check,
+// and those of a finding's Rule once per Rule.
+func (j *jsonWriter) findingRules(c *checks.Check, f *checks.Finding) []string {
+	if f.Rule != "" {
+		// A finding with a Rule names its rules there, whatever its
+		// check or message: c is not read.
+		ids, ok := j.ruleRules[f.Rule]
+		if !ok {
+			ids = findingRules(c, *f)
+			if len(j.ruleRules) < maxMessageRules {
+				if j.ruleRules == nil {
+					j.ruleRules = map[string][]string{}
+				}
+				j.ruleRules[f.Rule] = ids
+			}
+		}
+		return ids
+	}
+	message := f.Message
 	mr, ok := j.messageRules[message]
 	if !ok {
 		if mr.cites = rules.CitedUnquoted(message) != nil; mr.cites {
-			mr.ids = findingRules(c, message) // c's own rules are not read: the message cites
+			mr.ids = findingRules(c, checks.Finding{Message: message}) // c's own rules are not read: the message cites
 		}
 		if len(j.messageRules) < maxMessageRules {
 			if j.messageRules == nil {
@@ -311,7 +331,7 @@ func (j *jsonWriter) findingRules(c *checks.Check, message string) []string {
 	}
 	ids, ok := j.specRules[c]
 	if !ok {
-		ids = findingRules(c, "")
+		ids = findingRules(c, checks.Finding{})
 		if j.specRules == nil {
 			j.specRules = map[*checks.Check][]string{}
 		}

@@ -25,6 +25,7 @@ type sample struct {
 	fixture, file string
 	line          int
 	path, message string
+	rule          string // the finding's Rule
 	status        checks.Status
 	known         string // the baseline's reason, if known
 	seq           int    // the exchange's position in the run, from 1
@@ -83,7 +84,8 @@ func (r *rollup) add(res *Result, failOnWarn bool) {
 			c.warn++
 		}
 		if len(v.Findings) > 0 {
-			s.path, s.message, s.status = v.Findings[0].Path, v.Findings[0].Message, v.Findings[0].Status
+			f := v.Findings[0]
+			s.path, s.message, s.rule, s.status = f.Path, f.Message, f.Rule, f.Status
 		}
 		c.note(res.Fixture, s, !known && Gates(v.Status, failOnWarn))
 	}
@@ -153,18 +155,30 @@ func (r *rollup) unit(n int) string {
 	return word
 }
 
-// findingRules lists the rules behind a finding: those its message
-// cites in its own words (the situation's own rule, often an ambiguity;
-// not what it quotes of a server), else those of its
-// check's SpecRef.
-func findingRules(c *checks.Check, message string) []string {
-	ids := rules.CitedUnquoted(message)
-	if len(ids) == 0 && !c.StrictOnly {
-		// (A check of the strict contract alone judges no rule of the
-		// spec, whatever its SpecRef names to explain itself.)
-		ids = rules.Cited(c.SpecRef)
+// findingRules lists the rules behind a finding, as the coverage table
+// reads them: those it names (Finding.Rules: its Rule, else the rules its
+// message cites in its own words, not what it quotes of a server); for a
+// Rule outside the catalogue (JSON-RPC §5.1), those its message cites;
+// else those of its check's SpecRef. A finding of the contract alone, or
+// of a check of the strict contract alone, names none of the spec's,
+// whatever its check's SpecRef names to explain itself.
+func findingRules(c *checks.Check, f checks.Finding) []string {
+	known := func(ids []string) []string {
+		return slices.DeleteFunc(ids, func(id string) bool { return rules.Lookup(id) == nil })
 	}
-	return slices.DeleteFunc(ids, func(id string) bool { return rules.Lookup(id) == nil })
+	ids := known(f.Rules())
+	if len(ids) == 0 && f.Rule != "" && f.Rule != checks.ContractRule {
+		ids = known(rules.CitedUnquoted(f.Message))
+	}
+	if len(ids) == 0 && f.Rule != checks.ContractRule && !c.StrictOnly {
+		ids = known(rules.Cited(c.SpecRef))
+	}
+	return ids
+}
+
+// finding is the sample's finding, as far as a report reads it again.
+func (s sample) finding() checks.Finding {
+	return checks.Finding{Status: s.status, Path: s.path, Message: s.message, Rule: s.rule}
 }
 
 // shortRules lists at most four rules, then how many more.
