@@ -501,8 +501,11 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// JSON text must be UTF-8 (T-RPC-2), but that binds the sender;
 		// RFC 8259 §8.2 leaves a receiver's handling of invalid strings
 		// open, so a server that decodes leniently is not wrong for sure.
+		// The open point is T-ERR-1's (is this a parse error?); naming
+		// T-RPC-2 here would hold the server's own UTF-8 to account for
+		// what the checker sent.
 		e.reject(CondParseError, "the body is not valid UTF-8", envelope.CodeParseError, envelope.CodeInvalidRequest)
-		amb := "T-RPC-2 binds the sender; RFC 8259 §8.2 leaves a receiver's handling of invalid UTF-8 open"
+		amb := "T-ERR-1 is open here: RFC 8259 §8.2 leaves a receiver's handling of invalid UTF-8 open, and the spec's UTF-8 rule binds the sender"
 		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
 		if req.Valid {
 			// The id is readable to a lenient decoder: echoing it is right,

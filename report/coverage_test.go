@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,6 +16,16 @@ import (
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/report"
 )
+
+var hexEsc = regexp.MustCompile(`\\x([0-9a-f]{2})`)
+
+// hexBytes is s with each \xHH the byte HH.
+func hexBytes(s string) []byte {
+	return hexEsc.ReplaceAllFunc([]byte(s), func(m []byte) []byte {
+		b, _ := strconv.ParseUint(string(m[2:]), 16, 8)
+		return []byte{byte(b)}
+	})
+}
 
 // TestCoverageStatus pins which rules a judged exchange speaks to: the
 // cases of testdata/coverage.json, each a run's fixtures (ID → the rules
@@ -31,7 +43,9 @@ func TestCoverageStatus(t *testing.T) {
 			Fixture, Failure string
 			// Version, Request and Reply, when given, make a stdio
 			// exchange judged as a run judges it: its expectation built,
-			// and every check's verdict where Verdicts lists none.
+			// and every check's verdict where Verdicts lists none. \\xHH
+			// in Request and Reply is the byte HH (bytes that are no
+			// UTF-8 have no JSON spelling).
 			Version, Request, Reply string
 			Override                map[string]string // the fixture's expect- keys
 			Verdicts                []struct {
@@ -50,8 +64,8 @@ func TestCoverageStatus(t *testing.T) {
 			for _, r := range tc.Results {
 				res := &report.Result{Fixture: r.Fixture, Exchange: &envelope.Exchange{Transport: envelope.HTTP, Failure: r.Failure}}
 				if r.Request != "" {
-					ex := &envelope.Exchange{Transport: envelope.Stdio, Version: r.Version, Request: envelope.Request{Body: []byte(r.Request)},
-						Response: &envelope.Response{Messages: [][]byte{[]byte(r.Reply)}}}
+					ex := &envelope.Exchange{Transport: envelope.Stdio, Version: r.Version, Request: envelope.Request{Body: hexBytes(r.Request)},
+						Response: &envelope.Response{Messages: [][]byte{hexBytes(r.Reply)}}}
 					var fields []expect.Field
 					for _, k := range slices.Sorted(maps.Keys(r.Override)) {
 						fields = append(fields, expect.Field{Key: k, Value: r.Override[k]})
