@@ -780,10 +780,21 @@ func (e *Expectation) responseReading(hasID, http bool) {
 // reject fills in a condition the server must refuse with one of codes.
 func (e *Expectation) reject(c Condition, detail string, codes ...int) {
 	e.Condition, e.Detail = c, detail
-	e.Error = must("JSON-RPC §5.1")
+	// The digest's rule for the condition, where it has one: a wrong
+	// answer breaks that rule, not the one the request broke on purpose
+	// (an array id breaks T-RPC-3, which binds the sender; answering it
+	// -32700 breaks T-ERR-2).
+	rule := "JSON-RPC §5.1"
+	switch c {
+	case CondParseError:
+		rule = "T-ERR-1"
+	case CondInvalidRequest:
+		rule = "T-ERR-2"
+	}
+	e.Error = must(rule)
 	e.Codes = codes
 	if len(codes) > 0 {
-		e.Code = must("JSON-RPC §5.1")
+		e.Code = must(rule)
 	}
 	// The spec fixes no status for these outside 2026-07-28's own
 	// conditions (AMB-6); the strict contract wants 400.

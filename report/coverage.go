@@ -374,9 +374,13 @@ func specWarnsOnly(fs []checks.Finding) bool {
 }
 
 // specFails: the finding fails under the spec too, not only under the
-// strict contract.
+// strict contract: the spec's verdict, where the finding records one (a
+// contract breach the spec judges too), else its own.
 func specFails(f checks.Finding) bool {
-	return f.Status == checks.StatusFail && f.Spec == "" && f.Rule != checks.ContractRule
+	if f.Spec != "" {
+		return f.Spec == checks.StatusFail
+	}
+	return f.Status == checks.StatusFail && f.Rule != checks.ContractRule
 }
 
 // specAsksNothing: the finding breaks the strict contract alone; under
