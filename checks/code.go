@@ -382,22 +382,28 @@ func declaredCap(f *expect.Facts, c string) bool {
 func hiddenInvalidParams(p *Pass, e gjson.Result) {
 	sure, doubt := paramsRefusal(p, e)
 	accepted := p.Expect.ParamsSound
+	// The rule broken is the code's (T-ERR-4: invalid params are -32602;
+	// T-ERR-5: -32603 is for a failure inside the server, and an unknown
+	// tool is the client's mistake), not the fixture's, which may ask the
+	// code only as a SHOULD (T-TOOL-7).
+	what, rule := refusedAs(e)
 	switch {
 	case sure && !accepted:
-		p.Failf("error.code", "code -32603 (internal error) for what the reply itself calls %s; want -32602", refusedAs(e))
+		p.Deviate(expect.Want{Level: expect.Must, Rule: rule}, "error.code", "code -32603 (internal error) for what the reply itself calls %s; want -32602", what)
 	case sure:
-		p.Warnf("error.code", "code -32603 (internal error) for what the reply calls %s, though the run's facts show the params valid: if the server refused them by rules of its own, want -32602", refusedAs(e))
+		p.Deviate(expect.Want{Level: expect.Should, Rule: rule}, "error.code", "code -32603 (internal error) for what the reply calls %s, though the run's facts show the params valid: if the server refused them by rules of its own, want -32602", what)
 	case !accepted && doubt:
-		p.Warnf("error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
+		p.Deviate(expect.Want{Level: expect.Should, Rule: "T-ERR-4"}, "error.code", "code -32603 (internal error) with a validator's words in its message: if the call's parameters were wrong, want -32602")
 	}
 }
 
-// refusedAs names what a -32603 reply calls the fault, for a finding.
-func refusedAs(e gjson.Result) string {
+// refusedAs names what a -32603 reply calls the fault, for a finding,
+// and the rule its code breaks.
+func refusedAs(e gjson.Result) (what, rule string) {
 	if strings.Contains(strings.ToLower(e.Get("message").Str), unknownTool) {
-		return "an unknown tool (a client's mistake, not the server's failure)"
+		return "an unknown tool (a client's mistake, not the server's failure)", "T-ERR-5"
 	}
-	return "invalid params"
+	return "invalid params", "T-ERR-4"
 }
 
 // paramsRefusal reads an error's words as a refusal of the call's

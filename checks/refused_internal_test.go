@@ -7,16 +7,18 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// TestRefusedAs: a -32603 finding names the fault as the reply does: an
-// unknown tool where its message says so, invalid params otherwise.
+// TestRefusedAs: a -32603 finding names the fault as the reply does, and
+// the rule the code breaks: an unknown tool where its message says so
+// (T-ERR-5: -32603 is for the server's own failures), invalid params
+// otherwise (T-ERR-4).
 func TestRefusedAs(t *testing.T) {
-	for msg, want := range map[string]string{
-		`Unknown tool: nope. Available tools: add`:               "an unknown tool (a client's mistake, not the server's failure)",
-		`Invalid input: expected number, received string at "a"`: "invalid params",
+	for msg, want := range map[string][2]string{
+		`Unknown tool: nope. Available tools: add`:               {"an unknown tool (a client's mistake, not the server's failure)", "T-ERR-5"},
+		`Invalid input: expected number, received string at "a"`: {"invalid params", "T-ERR-4"},
 	} {
 		e := gjson.Parse(`{"code":-32603,"message":` + strconv.Quote(msg) + `}`)
-		if got := refusedAs(e); got != want {
-			t.Errorf("refusedAs(%q) = %q, want %q", msg, got, want)
+		if what, rule := refusedAs(e); what != want[0] || rule != want[1] {
+			t.Errorf("refusedAs(%q) = %q, %q; want %q, %q", msg, what, rule, want[0], want[1])
 		}
 	}
 }
