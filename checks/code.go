@@ -253,15 +253,18 @@ code of its method: an unknown or undeclared one was never looked at.`,
 			// body may fail to read an array at all; so is a refusal on
 			// the headers, made before the body is read.
 			//
-			// The code fits no condition of the request (the contract);
-			// the spec gives it what it gives a wrong code here: a MUST
-			// for an invalid request (T-ERR-2), a warn where it leaves
-			// the code open (T-RPC-13's params that are no object), and
-			// T-ERR-1's MUST where no error was due at all. Never the rule
+			// The code fits no condition of the request (the contract),
+			// and the spec fails it (T-ERR-1: -32700 is for bytes that
+			// are not JSON), save for an invalid request, which gets what
+			// a wrong code gets there: a MUST (T-ERR-2), or a warn where
+			// the spec leaves the code open (T-RPC-13's params that are no
+			// object; its probe warns on another code). Never the rule
 			// the request broke on purpose (T-RPC-3 for an array id).
-			spec := x.Code
-			if !spec.Set() {
-				spec = expect.Want{Level: expect.Must, Rule: "T-ERR-1"}
+			// Elsewhere the code's own want only chooses among plausible
+			// codes (a SHOULD for an unknown tool), none of them -32700.
+			spec := expect.Want{Level: expect.Must, Rule: "T-ERR-1"}
+			if x.Condition == expect.CondInvalidRequest && x.Code.Set() {
+				spec = x.Code
 			}
 			p.contractOr(spec, "error.code", "code -32700 (parse error) for a request that is valid JSON")
 			return nil

@@ -530,7 +530,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// JSON-RPC error, but never a crash.
 		amb := "T-V0326-1: a 2025-03-26 server serves a batch, or refuses one it does not support with an error whose code the spec does not fix"
 		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
-		e.Reply, e.Error, e.Code, e.ID.Other, e.ID.Invented = open(amb), Want{}, open(amb), open(amb), open(amb)
+		e.Reply, e.Error, e.Code, e.ID.Other = open(amb), Want{}, open(amb), open(amb)
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
 		switch owes := owesAnswer(req.Root()); {
 		case owes:
@@ -548,7 +548,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	case req.IsArray():
 		amb := "AMB-7: the reaction to a batch is unspecified"
 		e.reject(CondBatch, "the body is a JSON array (batch)", envelope.CodeInvalidRequest)
-		e.Reply, e.Error, e.Code, e.StatusWant, e.ID.Other, e.ID.Invented = open(amb), open(amb), open(amb), open(amb), open(amb), open(amb)
+		e.Reply, e.Error, e.Code, e.StatusWant, e.ID.Other = open(amb), open(amb), open(amb), open(amb), open(amb)
 		return e
 	case !req.IsObject():
 		e.reject(CondInvalidRequest, "the body is not a JSON object", envelope.CodeInvalidRequest)

@@ -79,17 +79,13 @@ type jsonWriter struct {
 	// did before, so a row costs a comparison of the reason (its one
 	// constant string, compared by address first) and a copy.
 	rows []cachedRow
-	// specRules are the rules each check's SpecRef cites.
-	specRules map[*checks.Check][]string
-	// messageRules are the rules of the finding messages met so far that
-	// cite some (nil ids: none), up to maxMessageRules of them: a
-	// failure repeats from exchange to exchange, and reading a message
-	// for its citations is a regular expression's search.
-	messageRules map[string]messageRules
-	// ruleRules are the rules of the finding Rules met so far.
-	ruleRules map[string][]string
-	buf       []byte
-	scratch   []byte
+	// findingIDs are the rules of the findings met so far (findingRules),
+	// up to maxMessageRules of them: a failure repeats from exchange to
+	// exchange, and reading a message for its citations is a regular
+	// expression's search.
+	findingIDs map[findingKey][]string
+	buf        []byte
+	scratch    []byte
 	// fx and tail hold the current exchange's fixture and shared members,
 	// head the bytes of its rows before their members.
 	fx, tail, head []byte
@@ -294,56 +290,27 @@ func (j *jsonWriter) Exchange(r *Result) error {
 	return err
 }
 
-// findingRules is findingRules with the rules of each check's SpecRef,
-// which a finding that names none falls back to, read once per check,
-// and those of a finding's Rule once per Rule.
+// findingRules is findingRules, remembered for the findings met so far.
 func (j *jsonWriter) findingRules(c *checks.Check, f *checks.Finding) []string {
-	if f.Rule != "" {
-		// A finding with a Rule names its rules there, whatever its
-		// check or message: c is not read.
-		ids, ok := j.ruleRules[f.Rule]
-		if !ok {
-			ids = findingRules(c, *f)
-			if len(j.ruleRules) < maxMessageRules {
-				if j.ruleRules == nil {
-					j.ruleRules = map[string][]string{}
-				}
-				j.ruleRules[f.Rule] = ids
-			}
-		}
-		return ids
-	}
-	message := f.Message
-	mr, ok := j.messageRules[message]
+	k := findingKey{c, f.Rule, f.Message, f.Spec}
+	ids, ok := j.findingIDs[k]
 	if !ok {
-		if mr.cites = rules.CitedUnquoted(message) != nil; mr.cites {
-			mr.ids = findingRules(c, checks.Finding{Message: message}) // c's own rules are not read: the message cites
-		}
-		if len(j.messageRules) < maxMessageRules {
-			if j.messageRules == nil {
-				j.messageRules = map[string]messageRules{}
+		ids = findingRules(c, *f)
+		if len(j.findingIDs) < maxMessageRules {
+			if j.findingIDs == nil {
+				j.findingIDs = map[findingKey][]string{}
 			}
-			j.messageRules[message] = mr
+			j.findingIDs[k] = ids
 		}
-	}
-	if mr.cites {
-		return mr.ids
-	}
-	ids, ok := j.specRules[c]
-	if !ok {
-		ids = findingRules(c, checks.Finding{})
-		if j.specRules == nil {
-			j.specRules = map[*checks.Check][]string{}
-		}
-		j.specRules[c] = ids
 	}
 	return ids
 }
 
-// messageRules are the rules a finding message cites.
-type messageRules struct {
-	cites bool
-	ids   []string // the catalogue's rules among them
+// findingKey is what findingRules reads of a finding and its check.
+type findingKey struct {
+	check         *checks.Check
+	rule, message string
+	spec          checks.Status
 }
 
 // maxMessageRules bounds the finding messages a JSON report remembers

@@ -243,12 +243,32 @@ func (j *junitWriter) flush() error {
 	case j.seeker != nil:
 		_, err = j.w.Write(j.out)
 	case j.spool != nil:
-		_, err = j.spool.Write(j.out)
+		var n int
+		if n, err = j.spool.Write(j.out); err != nil {
+			// A full or failing spool: what it holds moves to memory,
+			// and the report goes on there rather than being lost.
+			err = j.unspool(j.out[n:])
+		}
 	default:
 		j.buf.Write(j.out)
 	}
 	j.out = j.out[:0]
 	return err
+}
+
+// unspool moves what the spool holds to the memory buffer, then rest,
+// and writes no more to the spool.
+func (j *junitWriter) unspool(rest []byte) error {
+	sp := j.spool
+	j.spool = nil
+	if _, err := sp.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("junit: the spool failed and cannot be read back: %w", err)
+	}
+	if _, err := io.Copy(&j.buf, sp); err != nil {
+		return fmt.Errorf("junit: the spool failed and cannot be read back: %w", err)
+	}
+	j.buf.Write(rest)
+	return nil
 }
 
 // appendSuite appends s as xml.MarshalIndent(s, "  ", "  ") encodes it,

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -349,6 +350,137 @@ func TestJUnitSpooled(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(buffered), out.String()); diff != "" {
 		t.Errorf("spooled output differs from buffered output (-buffered +spooled):\n%s", diff)
+	}
+}
+
+// fullSpool is a spool that takes limit bytes and fails after (a small
+// tmpfs filling up), part of a write included.
+type fullSpool struct {
+	data  []byte
+	limit int
+	at    int
+}
+
+func (s *fullSpool) Write(p []byte) (int, error) {
+	n := min(len(p), s.limit-len(s.data))
+	s.data = append(s.data, p[:n]...)
+	if n < len(p) {
+		return n, errors.New("no space left on device")
+	}
+	return n, nil
+}
+
+func (s *fullSpool) Read(p []byte) (int, error) {
+	if s.at >= len(s.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, s.data[s.at:])
+	s.at += n
+	return n, nil
+}
+
+func (s *fullSpool) Seek(off int64, whence int) (int64, error) {
+	if off != 0 || whence != io.SeekStart {
+		return 0, errors.New("only a rewind")
+	}
+	s.at = 0
+	return 0, nil
+}
+
+// TestJUnitSpoolFills: a spool that fails part way (a write cut short)
+// loses nothing: what it holds moves to memory, and the document is the
+// one buffered in memory from the start.
+func TestJUnitSpoolFills(t *testing.T) {
+	rs, sum := results(t, scenario{}, false)
+	// Repeated past two of the writer's 64 KB blocks, so that a spool
+	// may fail on a later block as well as on the first.
+	var many []*report.Result
+	for range 4 {
+		many = append(many, rs...)
+	}
+	write := func(o report.Options) string {
+		var out bytes.Buffer
+		w, _ := report.New("junit", &out, o)
+		if err := w.Begin(testMeta); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range many {
+			if err := w.Exchange(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.End(sum); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	buffered := write(report.Options{})
+	if len(buffered) < 150<<10 {
+		t.Fatalf("the report is %d bytes: too short to fill two blocks", len(buffered))
+	}
+	for _, limit := range []int{0, 1000, 70 << 10, 150 << 10, 1 << 20} {
+		spool := &fullSpool{limit: limit}
+		if diff := cmp.Diff(buffered, write(report.Options{Spool: spool})); diff != "" {
+			t.Errorf("limit %d: output differs from buffered output (-buffered +spooled):\n%s", limit, diff)
+		}
+		if limit == 1<<20 && len(spool.data) == 0 {
+			t.Errorf("a spool with room held nothing")
+		}
+	}
+}
+
+// TestFindingRules: the rules a JSON row links a finding to, read as the
+// coverage table reads them (testdata/finding-rules.json), all in one
+// report, so that what the writer remembers of one finding never answers
+// for another.
+func TestFindingRules(t *testing.T) {
+	raw, err := os.ReadFile("testdata/finding-rules.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name, Check, Rule, Message, Spec string
+		Want                             []string
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatalf("testdata/finding-rules.json: %v", err)
+	}
+	var out bytes.Buffer
+	w, _ := report.New("json", &out, report.Options{})
+	if err := w.Begin(testMeta); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		ch := checks.Lookup(c.Check)
+		if ch == nil {
+			t.Fatalf("%s: no check %s", c.Name, c.Check)
+		}
+		f := checks.Finding{Status: checks.StatusFail, Path: "x", Message: c.Message, Rule: c.Rule, Spec: checks.Status(c.Spec)}
+		v := checks.Verdict{Fixture: fmt.Sprintf("case-%d", i), Check: ch, Status: checks.StatusFail, Findings: []checks.Finding{f}}
+		if err := w.Exchange(&report.Result{Fixture: v.Fixture, Verdicts: []checks.Verdict{v}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(report.Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Results []struct {
+			Fixture string
+			Rules   []string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range doc.Results {
+		got[r.Fixture] = r.Rules
+	}
+	for i, c := range cases {
+		if diff := cmp.Diff(c.Want, got[fmt.Sprintf("case-%d", i)]); diff != "" {
+			t.Errorf("%s: rules (-want +got):\n%s", c.Name, diff)
+		}
 	}
 }
 

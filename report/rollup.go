@@ -25,7 +25,8 @@ type sample struct {
 	fixture, file string
 	line          int
 	path, message string
-	rule          string // the finding's Rule
+	rule          string        // the finding's Rule
+	spec          checks.Status // the finding's Spec
 	status        checks.Status
 	known         string // the baseline's reason, if known
 	seq           int    // the exchange's position in the run, from 1
@@ -85,7 +86,7 @@ func (r *rollup) add(res *Result, failOnWarn bool) {
 		}
 		if len(v.Findings) > 0 {
 			f := v.Findings[0]
-			s.path, s.message, s.rule, s.status = f.Path, f.Message, f.Rule, f.Status
+			s.path, s.message, s.rule, s.spec, s.status = f.Path, f.Message, f.Rule, f.Spec, f.Status
 		}
 		c.note(res.Fixture, s, !known && Gates(v.Status, failOnWarn))
 	}
@@ -159,18 +160,22 @@ func (r *rollup) unit(n int) string {
 // reads them: those it names (Finding.Rules: its Rule, else the rules its
 // message cites in its own words, not what it quotes of a server); for a
 // Rule outside the catalogue (JSON-RPC §5.1), those its message cites;
-// else those of its check's SpecRef. A finding of the contract alone, or
-// of a check of the strict contract alone, names none of the spec's,
-// whatever its check's SpecRef names to explain itself.
+// else those of its check's SpecRef. A finding the spec asks nothing of
+// (the strict contract's alone), or one of a check of the strict contract
+// alone, names none of the spec's rules, whatever its words or its
+// check's SpecRef cite to explain it.
 func findingRules(c *checks.Check, f checks.Finding) []string {
+	if c.StrictOnly || specAsksNothing(f) {
+		return nil
+	}
 	known := func(ids []string) []string {
 		return slices.DeleteFunc(ids, func(id string) bool { return rules.Lookup(id) == nil })
 	}
 	ids := known(f.Rules())
-	if len(ids) == 0 && f.Rule != "" && f.Rule != checks.ContractRule {
+	if len(ids) == 0 && f.Rule != "" {
 		ids = known(rules.CitedUnquoted(f.Message))
 	}
-	if len(ids) == 0 && f.Rule != checks.ContractRule && !c.StrictOnly {
+	if len(ids) == 0 {
 		ids = known(rules.Cited(c.SpecRef))
 	}
 	return ids
@@ -178,7 +183,7 @@ func findingRules(c *checks.Check, f checks.Finding) []string {
 
 // finding is the sample's finding, as far as a report reads it again.
 func (s sample) finding() checks.Finding {
-	return checks.Finding{Status: s.status, Path: s.path, Message: s.message, Rule: s.rule}
+	return checks.Finding{Status: s.status, Path: s.path, Message: s.message, Rule: s.rule, Spec: s.spec}
 }
 
 // shortRules lists at most four rules, then how many more.

@@ -312,10 +312,10 @@ func (ss *session) note(n string) { ss.sum.Notes = append(ss.sum.Notes, n) }
 // cannot be rewritten in place: its suites wait there for the totals,
 // not in memory (a long transcript's report runs to gigabytes). It is
 // removed when the reports close; nil (memory) where none can be made.
-func (ss *session) spool(s *streams) *os.File {
+func (ss *session) spool(s *streams) io.ReadWriteSeeker {
 	f, err := os.CreateTemp(s.Getenv("TMPDIR"), "wymcp-check-junit-*.xml")
 	if err != nil {
-		return nil
+		return nil // a nil interface: an *os.File that is nil would not be
 	}
 	ss.closers = append(ss.closers, func() error {
 		return errors.Join(f.Close(), os.Remove(f.Name()))

@@ -401,3 +401,27 @@ func TestJUnitStdoutSpooled(t *testing.T) {
 		t.Errorf("stdout report is not XML: %v", err)
 	}
 }
+
+// TestJUnitStdoutNoSpool: where no spool can be made ($TMPDIR missing),
+// a JUnit report on stdout is held in memory and written whole, the one
+// written to a file.
+func TestJUnitStdoutNoSpool(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/recorded/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded transcripts: %v", err)
+	}
+	dir := t.TempDir()
+	code, out, errOut := runEnv(t, map[string]string{"TMPDIR": filepath.Join(dir, "missing")}, append([]string{"lint", "--format", "junit"}, files...)...)
+	if code != exitFindings {
+		t.Fatalf("lint to stdout without a spool: exit %d: %s", code, errOut)
+	}
+	file := filepath.Join(dir, "r.xml")
+	if code, _, _ := runMain(t, "", append([]string{"lint", "--format", "junit", "-o", file}, files...)...); code != exitFindings {
+		t.Fatalf("lint -o: exit %d", code)
+	}
+	lines := strings.SplitAfter(readFile(t, file), "\n")
+	lines[1] = strings.TrimRight(strings.TrimSuffix(lines[1], ">\n"), " ") + ">\n"
+	if diff := cmp.Diff(strings.Join(lines, ""), out); diff != "" {
+		t.Errorf("stdout report differs from the file's (-file +stdout):\n%s", diff)
+	}
+}
