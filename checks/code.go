@@ -172,7 +172,10 @@ reaction open (a batch, AMB-7) a different code warns.
 For an ordinary method call the request alone does not fix the code, but
 some codes are wrong whatever the server knows: -32700 for a request that
 is valid JSON (unless a reading of it, such as a byte order mark or a
-duplicate name, may be refused as malformed); -32603 (internal error)
+duplicate name, may be refused as malformed; it fails T-ERR-1, or for an
+invalid request T-ERR-2, and for params that are no object the strict
+contract fails it while the spec, which leaves that code open, warns:
+T-RPC-13); -32603 (internal error)
 when the reply itself says the params were invalid (that is -32602, a
 client mistake the client can fix): by the protocol's name for it, or in
 a validator's words about the call's own arguments. A validator's words
