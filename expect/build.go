@@ -838,12 +838,13 @@ func (e *Expectation) unknownMethod(http bool) {
 	switch {
 	case e.Version == envelope.V20260728 && envelope.Removed2026(e.Method):
 		// T-LIFE-16 is descriptive: a server that still serves the old
-		// method is lenient; if it refuses, -32601 (and 404) are fixed,
-		// by T-LIFE-16 as by T-ERR-3 (and T-HTTP-9).
+		// method is lenient (a warn of it); if it refuses, -32601 (and
+		// 404) are fixed by T-ERR-3 (and T-HTTP-9), the MUSTs a wrong
+		// code breaks: a description is never failed.
 		e.Error = should("T-LIFE-16: 2026-07-28 removed " + shortQuote(e.Method))
-		e.Code = must("T-ERR-3, T-LIFE-16")
+		e.Code = must("T-ERR-3")
 		if e.StatusWant.Set() {
-			e.StatusWant = must("T-HTTP-9, T-LIFE-16")
+			e.StatusWant = must("T-HTTP-9")
 		}
 	case e.extensionsOpen():
 		// The request alone cannot tell an unknown method from one an

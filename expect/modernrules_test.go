@@ -58,13 +58,13 @@ func TestModernFaultRules(t *testing.T) {
 }
 
 // TestRemovedMethodRules: a method 2026-07-28 removed is refused as an
-// unknown one by T-LIFE-16 as by T-ERR-3 (and T-HTTP-9), so a wrong code
-// or status counts against both; a method no version defined, against
-// T-ERR-3 (and T-HTTP-9) alone.
+// unknown one, so a wrong code or status breaks T-ERR-3 (and T-HTTP-9),
+// as for a method no version defined: T-LIFE-16 only describes the
+// removal, and a description is never failed.
 func TestRemovedMethodRules(t *testing.T) {
 	for _, c := range []struct{ method, code, status string }{
-		{"ping", "T-ERR-3, T-LIFE-16", "T-HTTP-9, T-LIFE-16"},
-		{"resources/subscribe", "T-ERR-3, T-LIFE-16", "T-HTTP-9, T-LIFE-16"},
+		{"ping", "T-ERR-3", "T-HTTP-9"},
+		{"resources/subscribe", "T-ERR-3", "T-HTTP-9"},
 		{"no/such_method", "T-ERR-3", "T-HTTP-9"},
 	} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"` + c.method + `","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
