@@ -281,6 +281,26 @@ type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
 
+// writeRun writes rs and sum as a run of format to out, with o.
+func writeRun(t *testing.T, format string, out io.Writer, o report.Options, rs []*report.Result, sum report.Summary) {
+	t.Helper()
+	w, err := report.New(format, out, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Begin(testMeta); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if err := w.Exchange(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(sum); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestJUnitFileIsPatched: written to a file, the JUnit report streams
 // and its header's totals are filled in at the end; the document is the
 // buffered one with padding in the start tag.
@@ -291,19 +311,8 @@ func TestJUnitFileIsPatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	w, _ := report.New("junit", f, report.Options{})
-	if err := w.Begin(testMeta); err != nil {
-		t.Fatal(err)
-	}
 	rs, sum := results(t, scenario{}, false)
-	for _, r := range rs {
-		if err := w.Exchange(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.End(sum); err != nil {
-		t.Fatal(err)
-	}
+	writeRun(t, "junit", f, report.Options{}, rs, sum)
 	got, err := os.ReadFile(f.Name())
 	if err != nil {
 		t.Fatal(err)
@@ -332,19 +341,8 @@ func TestJUnitSpooled(t *testing.T) {
 	}
 	defer spool.Close()
 	var out bytes.Buffer
-	w, _ := report.New("junit", &out, report.Options{Spool: spool})
-	if err := w.Begin(testMeta); err != nil {
-		t.Fatal(err)
-	}
 	rs, sum := results(t, scenario{}, false)
-	for _, r := range rs {
-		if err := w.Exchange(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.End(sum); err != nil {
-		t.Fatal(err)
-	}
+	writeRun(t, "junit", &out, report.Options{Spool: spool}, rs, sum)
 	if info, err := spool.Stat(); err != nil || info.Size() < int64(out.Len())/2 {
 		t.Errorf("the suites did not wait in the spool: %v, %v; the report is %d bytes", info, err, out.Len())
 	}
@@ -400,18 +398,7 @@ func TestJUnitSpoolFills(t *testing.T) {
 	}
 	write := func(o report.Options) string {
 		var out bytes.Buffer
-		w, _ := report.New("junit", &out, o)
-		if err := w.Begin(testMeta); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range many {
-			if err := w.Exchange(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.End(sum); err != nil {
-			t.Fatal(err)
-		}
+		writeRun(t, "junit", &out, o, many, sum)
 		return out.String()
 	}
 	buffered := write(report.Options{})
