@@ -72,7 +72,22 @@ not judged here.`,
 		if resp.Status < 400 {
 			return skipNotErrStatus
 		}
-		report, why := p.Failf, ""
+		// A body the spec requires breaks the rule that requires it, not
+		// the fixture's (a garbage body's T-RPC-9, which has no id to
+		// judge without one).
+		// So does the error it left out, where one was due (a parse
+		// error's -32700, T-ERR-1).
+		bodyRule := "T-COMPAT-1"
+		if resp.Status == 404 {
+			bodyRule = "T-HTTP-9"
+		}
+		if x := p.Expect; x.Error.Level == expect.Must && (x.Condition == expect.CondParseError || x.Condition == expect.CondInvalidRequest) {
+			bodyRule += ", " + x.Error.Rule
+		}
+		report := func(path, format string, args ...any) {
+			p.Deviate(expect.Want{Level: expect.Must, Rule: bodyRule}, path, format, args...)
+		}
+		why := ""
 		switch {
 		case httpLayer(resp.Status) || scopeRefusal(resp) || mayComeBare(p, resp.Status):
 			// The HTTP layer's own statuses, and refusals the spec or
