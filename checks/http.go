@@ -77,15 +77,17 @@ not judged here.`,
 		// judge without one).
 		// So does the error it left out, where one was due (a parse
 		// error's -32700, T-ERR-1).
-		bodyRule := "T-COMPAT-1"
-		if resp.Status == 404 {
-			bodyRule = "T-HTTP-9"
-		}
-		if x := p.Expect; x.Error.Level == expect.Must && (x.Condition == expect.CondParseError || x.Condition == expect.CondInvalidRequest) {
-			bodyRule += ", " + x.Error.Rule
-		}
+		// (Named only when there is a finding: most error replies have
+		// their body.)
 		report := func(path, format string, args ...any) {
-			p.Deviate(expect.Want{Level: expect.Must, Rule: bodyRule}, path, format, args...)
+			rule := "T-COMPAT-1"
+			if resp.Status == 404 {
+				rule = "T-HTTP-9"
+			}
+			if x := p.Expect; x.Error.Level == expect.Must && (x.Condition == expect.CondParseError || x.Condition == expect.CondInvalidRequest) {
+				rule += ", " + x.Error.Rule
+			}
+			p.Deviate(expect.Want{Level: expect.Must, Rule: rule}, path, format, args...)
 		}
 		why := ""
 		switch {
