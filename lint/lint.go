@@ -5,6 +5,7 @@
 package lint
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -34,6 +35,8 @@ type Item struct {
 	// earlier record's stream of its session used: read in line order,
 	// before the records part for the workers.
 	reused []checks.Reuse
+	// line is the record's text until a worker parses it.
+	line transcript.Line
 }
 
 // Options are what every exchange of a transcript is judged with.
@@ -65,11 +68,15 @@ const DefaultBudget = 2 * transcript.MaxLine
 // once the workers are done; the reading goroutine ends with its current
 // read (close the input to end it sooner).
 //
-// Records go from the reader to a worker and on to emit in batches: a
-// hand-over between goroutines costs about what judging a small record
-// does, and one per batch leaves the cores to the judging. A batch is
-// handed on early when the next record is not in the reader's buffer
-// yet, so a record read from a pipe is judged as it comes.
+// A record passes four hands: the reader cuts the transcript into lines,
+// a worker parses them, one goroutine settles each record's facts and
+// stream in line order (what a record declares bears on the records
+// after it), a worker judges it, and emit writes it. Records go from hand
+// to hand in batches: a hand-over between goroutines costs about what
+// judging a small record does, and one per batch leaves the cores to the
+// parsing and the judging. A batch is handed on early when the next
+// record is not in the reader's buffer yet, so a record read from a pipe
+// is judged as it comes.
 func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	workers := max(o.Workers, 1)
 	budget := o.Budget
@@ -80,42 +87,40 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	defer cancel()
 
 	sem := semaphore.NewWeighted(budget)
-	streams := checks.NewStreams()
-	// The queue holds the batches in line order, judged or not; its
-	// capacity bounds how far reading runs ahead of writing: a batch per
-	// worker keeps them busy.
+	// parsing and queue hold the batches in line order, before and after
+	// they are settled; their capacity bounds how far reading runs ahead
+	// of writing: a batch per worker keeps them busy.
+	parsing := make(chan *batch, workers)
 	queue := make(chan *batch, workers)
-	jobs := make(chan *batch)
+	// jobs are batches to parse or to judge, for whichever worker is free.
+	jobs := make(chan job)
 	// Batches come back once written, with the verdict slices of their
-	// items: a long transcript allocates about one of each per item in
-	// flight, not one per record.
-	spare := make(chan *batch, cap(queue)+cap(jobs)+workers+1)
+	// items and the buffer of their lines: a long transcript allocates
+	// about one of each per item in flight, not one per record.
+	spare := make(chan *batch, cap(parsing)+cap(queue)+workers+2)
 
 	go func() {
-		defer close(queue)
-		defer close(jobs)
+		defer close(parsing)
 		b := takeBatch(spare)
-		// send hands b on, to the writer and, when it holds a record to
-		// judge, to a worker; false: the run was stopped.
+		// send hands b on to be parsed and settled; false: the run was
+		// stopped.
 		send := func() bool {
 			if len(b.items) == 0 {
 				return true
 			}
-			judged := b.judged
-			if judged {
-				b.done.Add(1)
-			}
+			// Added before the job is sent, so that the settler, which
+			// waits for it, gets only a batch that a worker has taken.
+			b.parsed.Add(1)
 			select {
-			case queue <- b:
+			case jobs <- job{b, parse}:
 			case <-ctx.Done():
+				b.parsed.Done()
 				return false
 			}
-			if judged {
-				select {
-				case jobs <- b:
-				case <-ctx.Done():
-					return false
-				}
+			select {
+			case parsing <- b:
+			case <-ctx.Done():
+				return false
 			}
 			b = takeBatch(spare)
 			return true
@@ -126,12 +131,12 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 					return
 				}
 			}
-			rec, err := r.Next()
+			l, err := r.Read()
 			if err == io.EOF {
 				send()
 				return
 			}
-			w := min(weight(&rec), budget)
+			w := min(weight(len(l.Text)), budget)
 			if !sem.TryAcquire(w) {
 				// The batch in hand holds budget that is freed only once
 				// it is written: hand it on before waiting for more.
@@ -139,13 +144,13 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 					return
 				}
 			}
-			it := Item{Record: rec, Err: err}
-			if err == nil && rec.Traffic == nil {
-				it.reused = streams.Reused(&rec.Exchange)
+			it := Item{Err: err}
+			if err == nil {
+				it.line = l
+				it.line.Text = b.keepText(l.Text)
 			}
 			b.items = append(b.items, it)
 			b.weight += w
-			b.judged = b.judged || err == nil && rec.Traffic == nil
 			if err != nil {
 				if le := (*transcript.LineError)(nil); !errors.As(err, &le) {
 					send()
@@ -155,29 +160,69 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 		}
 	}()
 
+	// The settler: facts and streams in line order, then on to a worker
+	// to judge and to the writer. It reads parsing to its end (the reader
+	// closes it) so that no job is sent once jobs is closed.
+	go func() {
+		defer close(queue)
+		defer close(jobs)
+		var learner transcript.Learner
+		streams := checks.NewStreams()
+		for b := range parsing {
+			b.parsed.Wait()
+			if ctx.Err() != nil {
+				continue
+			}
+			for i := range b.items {
+				it := &b.items[i]
+				if it.Err != nil {
+					continue
+				}
+				learner.Settle(&it.line, &it.Record)
+				if it.Record.Traffic == nil {
+					it.reused = streams.Reused(&it.Record.Exchange)
+					b.judged = true
+				}
+			}
+			// Read before the writer has b, which it may empty once judged.
+			judged := b.judged
+			if judged {
+				b.done.Add(1)
+			}
+			select {
+			case queue <- b:
+			case <-ctx.Done():
+				continue
+			}
+			if judged {
+				select {
+				case jobs <- job{b, judge}:
+				case <-ctx.Done():
+				}
+			}
+		}
+	}()
+
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			// Memory each worker's judging reuses, exchange after exchange.
+			// Memory each worker's parsing and judging reuse, record after
+			// record.
+			var parser transcript.Parser
 			scratch := &checks.Scratch{}
 			for {
 				select {
-				case b, ok := <-jobs:
+				case j, ok := <-jobs:
 					if !ok {
 						return
 					}
-					for i := range b.items {
-						it := &b.items[i]
-						if it.Err != nil || it.Record.Traffic != nil {
-							continue
-						}
-						if ctx.Err() != nil {
-							break // the writer stopped: nothing more is emitted
-						}
-						judge(it, o, b.verdicts(i), scratch)
-						b.keep(i, it.Verdicts)
+					if j.step == parse {
+						j.b.parse(ctx, &parser)
+						j.b.parsed.Done()
+						continue
 					}
-					b.done.Done()
+					j.b.judge(ctx, o, scratch)
+					j.b.done.Done()
 				case <-ctx.Done():
 					return
 				}
@@ -209,22 +254,38 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 
 // maxBatch is the most records one batch carries: enough that handing it
 // on costs little per record, few enough that the workers share a short
-// transcript and that the batches in flight (about two per worker) hold
-// no more memory than the records did one by one.
+// transcript and that the batches in flight (about three per worker)
+// hold no more memory than the records did one by one.
 const maxBatch = 16
+
+// A job is a batch for a worker, to parse or to judge.
+type job struct {
+	b    *batch
+	step step
+}
+
+type step int
+
+const (
+	parse step = iota
+	judge
+)
 
 // A batch is records handed on together, in line order.
 type batch struct {
 	items  []Item
 	weight int64
 	judged bool // an item is an exchange, for a worker to judge
+	// text holds the lines of the items, one after another: one buffer
+	// for the batch, kept from its last use.
+	text []byte
 	// spare are the verdict slices of the items, kept from the batch's
 	// last use.
 	spare [][]checks.Verdict
-	// done is waited on by the writer until the batch is judged: a
-	// WaitGroup in the batch, where a channel would be an allocation of
-	// its own per batch.
-	done sync.WaitGroup
+	// parsed and done are waited on by the settler and the writer until
+	// the batch is parsed and judged: WaitGroups in the batch, where
+	// channels would be allocations of their own per batch.
+	parsed, done sync.WaitGroup
 }
 
 func takeBatch(spare chan *batch) *batch {
@@ -233,6 +294,54 @@ func takeBatch(spare chan *batch) *batch {
 		return b
 	default:
 		return &batch{items: make([]Item, 0, maxBatch)}
+	}
+}
+
+// maxBatchText bounds a line kept in a batch's buffer: a longer one
+// (rare, and up to transcript.MaxLine) has memory of its own, dropped
+// once written, so a buffer kept for reuse stays small.
+const maxBatchText = 64 << 10
+
+// keepText is a copy of line, which the reader reuses, for the batch's
+// life.
+func (b *batch) keepText(line []byte) []byte {
+	if len(line) > maxBatchText {
+		return bytes.Clone(line)
+	}
+	// An append past the buffer's capacity moves it; the lines kept
+	// before stay where they were, in memory of their own.
+	start := len(b.text)
+	b.text = append(b.text, line...)
+	return b.text[start:len(b.text):len(b.text)]
+}
+
+// parse reads the lines of b's items into their records.
+func (b *batch) parse(ctx context.Context, p *transcript.Parser) {
+	for i := range b.items {
+		it := &b.items[i]
+		if it.Err != nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			return // the writer stopped: nothing more is emitted
+		}
+		it.Record, it.Err = p.Parse(&it.line)
+		it.line.Text = nil
+	}
+}
+
+// judge judges the exchanges of b.
+func (b *batch) judge(ctx context.Context, o Options, scratch *checks.Scratch) {
+	for i := range b.items {
+		it := &b.items[i]
+		if it.Err != nil || it.Record.Traffic != nil {
+			continue
+		}
+		if ctx.Err() != nil {
+			return // the writer stopped: nothing more is emitted
+		}
+		judgeItem(it, o, b.verdicts(i), scratch)
+		b.keep(i, it.Verdicts)
 	}
 }
 
@@ -253,16 +362,17 @@ func (b *batch) keep(i int, vs []checks.Verdict) {
 }
 
 // reset empties b for its next use, dropping the records it held (their
-// bodies are garbage once written) but not the verdict slices.
+// bodies are garbage once written) but not the verdict slices or the
+// buffer of lines.
 func (b *batch) reset() {
 	clear(b.items)
-	b.items, b.weight, b.judged = b.items[:0], 0, false
+	b.items, b.weight, b.judged, b.text = b.items[:0], 0, false, b.text[:0]
 }
 
 // judge builds the expectation a live run built (from the request, the
 // facts the transcript carries and the fixture's override) and judges the
 // exchange with it.
-func judge(it *Item, o Options, dst []checks.Verdict, scratch *checks.Scratch) {
+func judgeItem(it *Item, o Options, dst []checks.Verdict, scratch *checks.Scratch) {
 	rec := &it.Record
 	it.Expect = expect.Build(&rec.Exchange, rec.Facts, rec.Override)
 	in := o.Shared
@@ -274,21 +384,8 @@ func judge(it *Item, o Options, dst []checks.Verdict, scratch *checks.Scratch) {
 	it.Verdicts = checks.JudgeInto(dst, in, o.Checks)
 }
 
-// weight is about the memory a record holds: its bodies, and a little
-// for the rest.
-func weight(rec *transcript.Record) int64 {
-	n := int64(1 << 10)
-	if t := rec.Traffic; t != nil {
-		return n + int64(len(t.Body))
-	}
-	ex := &rec.Exchange
-	n += int64(len(ex.Request.Body))
-	if ex.Response != nil {
-		n += int64(len(ex.Response.Body))
-		if ex.Transport == envelope.Stdio {
-			// the messages of a stdio body are slices of it
-			n += int64(24 * len(ex.Response.Messages))
-		}
-	}
-	return n
+// weight is about the memory a record holds: its line, the bodies read
+// from it (about as long), and a little for the rest.
+func weight(line int) int64 {
+	return 1<<10 + 2*int64(line)
 }

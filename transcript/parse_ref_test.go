@@ -20,10 +20,10 @@ import (
 // as it was); the scanner that replaced it must read every line alike:
 // the same record, or the same error.
 
-func sameParse(t *testing.T, r *Reader, line []byte) {
+func sameParse(t *testing.T, p *Parser, line []byte) {
 	t.Helper()
 	want, werr := refParse(line)
-	got, gerr := r.parse(line)
+	got, gerr := parse(line, &p.seen)
 	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
 		t.Fatalf("%q:\nerror %v, want %v", line, gerr, werr)
 	}
@@ -45,16 +45,16 @@ func TestParseAsGJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r Reader // one per file: its header caches fill as they would
+		var p Parser // one per file: its header caches fill as they would
 		for _, l := range bytes.Split(raw, []byte("\n")) {
 			if bytes.Contains(l, []byte(`"transport"`)) {
-				sameParse(t, &r, bytes.TrimRight(l, "\r"))
+				sameParse(t, &p, bytes.TrimRight(l, "\r"))
 			}
 		}
 	}
-	var r Reader
+	var p Parser
 	for _, l := range parseSeeds {
-		sameParse(t, &r, []byte(l))
+		sameParse(t, &p, []byte(l))
 	}
 }
 
@@ -63,9 +63,9 @@ func FuzzParseAsGJSON(f *testing.F) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var r Reader
-		sameParse(t, &r, line)
-		sameParse(t, &r, line) // read again from the caches
+		var p Parser
+		sameParse(t, &p, line)
+		sameParse(t, &p, line) // read again from the caches
 	})
 }
 

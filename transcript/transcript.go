@@ -155,17 +155,22 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// A Reader streams records from a transcript.
+// A Reader streams records from a transcript. Next reads, parses and
+// settles each in turn; a caller that parses on several goroutines reads
+// lines with Read, parses them with a Parser of each goroutine's own, and
+// settles the records with a Learner in line order.
 type Reader struct {
 	run   *Run // the run line the input starts with
 	name  string
 	br    *bufio.Reader
 	line  int
 	buf   []byte
-	facts *expect.Facts
+	facts *expect.Facts // the last facts line's
 	// recorded: a facts line was read; the facts are no longer learned.
 	recorded bool
-	seen     interner
+	// parser and learner serve Next.
+	parser  Parser
+	learner Learner
 }
 
 // NewReader reads the transcript r; name is used in errors.
@@ -176,17 +181,45 @@ func NewReader(name string, r io.Reader) *Reader {
 // Next returns the next record. A malformed line yields a *LineError and
 // the reader stays usable; the end yields io.EOF. Blank lines are skipped.
 func (r *Reader) Next() (Record, error) {
+	l, err := r.Read()
+	if err != nil {
+		return Record{}, err
+	}
+	rec, err := r.parser.Parse(&l)
+	if err != nil {
+		return Record{}, err
+	}
+	r.learner.Settle(&l, &rec)
+	return rec, nil
+}
+
+// A Line is the text of a record's line, read in order and not yet
+// parsed, with the facts line in force where it stands.
+type Line struct {
+	N        int
+	Text     []byte
+	name     string
+	facts    *expect.Facts
+	recorded bool
+}
+
+// Read returns the next line that holds a record (an exchange or a
+// traffic line). It reads past blank lines and takes in run and facts
+// lines itself, as they bear on the lines after them: a malformed one
+// yields a *LineError, and the reader stays usable; the end yields
+// io.EOF. The line's Text is valid until the next Read.
+func (r *Reader) Read() (Line, error) {
 	for {
 		line, err := r.readLine()
 		if err != nil {
-			return Record{}, err
+			return Line{}, err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if f, ok, ferr := factsLine(line); ok {
 			if ferr != nil {
-				return Record{}, &LineError{r.name, r.line, ferr}
+				return Line{}, &LineError{r.name, r.line, ferr}
 			}
 			r.facts, r.recorded = f, true
 			continue
@@ -196,34 +229,66 @@ func (r *Reader) Next() (Record, error) {
 			// it must be sound, and a later one must not say otherwise.
 			switch {
 			case rerr != nil:
-				return Record{}, &LineError{r.name, r.line, rerr}
+				return Line{}, &LineError{r.name, r.line, rerr}
 			case r.run == nil && r.line == 1:
 				r.run = run
 			case r.run == nil || *run != *r.run:
-				return Record{}, &LineError{r.name, r.line, errors.New("a run line past the start, with other settings than the first line's (recordings joined?): the file is judged with one setting; judge the recordings apart")}
+				return Line{}, &LineError{r.name, r.line, errors.New("a run line past the start, with other settings than the first line's (recordings joined?): the file is judged with one setting; judge the recordings apart")}
 			}
 			continue
 		}
-		if t, ok, terr := trafficLine(line); ok {
-			if terr != nil {
-				return Record{}, &LineError{r.name, r.line, terr}
-			}
-			return Record{Line: r.line, Fixture: t.Fixture, Facts: r.facts, Traffic: t}, nil
+		return Line{N: r.line, Text: line, name: r.name, facts: r.facts, recorded: r.recorded}, nil
+	}
+}
+
+// A Parser reads lines into records. Its memory of the header names and
+// values it has read makes it for one goroutine; parsers of their own
+// read the lines of one transcript at once.
+type Parser struct {
+	seen interner
+}
+
+// Parse reads l into a record, whose facts a Learner settles. Nothing in
+// the record shares memory with l's text. A malformed line yields a
+// *LineError.
+func (p *Parser) Parse(l *Line) (Record, error) {
+	if t, ok, terr := trafficLine(l.Text); ok {
+		if terr != nil {
+			return Record{}, &LineError{l.name, l.N, terr}
 		}
-		rec, perr := r.parse(line)
-		if perr != nil {
-			return Record{}, &LineError{r.name, r.line, perr}
-		}
-		rec.Line, rec.Facts = r.line, r.facts
-		if rec.Fixture == "" {
-			// One string, where "line:" + strconv.Itoa is two.
-			var b [32]byte
-			rec.Fixture = string(strconv.AppendInt(append(b[:0], "line:"...), int64(r.line), 10))
-		}
-		if !r.recorded {
-			r.facts = r.facts.Learn(&rec.Exchange)
-		}
-		return rec, nil
+		return Record{Line: l.N, Fixture: t.Fixture, Traffic: t}, nil
+	}
+	rec, err := parse(l.Text, &p.seen)
+	if err != nil {
+		return Record{}, &LineError{l.name, l.N, err}
+	}
+	rec.Line = l.N
+	if rec.Fixture == "" {
+		// One string, where "line:" + strconv.Itoa is two.
+		var b [32]byte
+		rec.Fixture = string(strconv.AppendInt(append(b[:0], "line:"...), int64(l.N), 10))
+	}
+	return rec, nil
+}
+
+// A Learner settles the facts of records in line order. Until a
+// transcript's first facts line, the facts are learned from its traffic
+// as a relay learns them: what an exchange declares holds for the records
+// after it.
+type Learner struct {
+	facts *expect.Facts
+}
+
+// Settle gives rec, parsed from line, the facts in force there and
+// learns from it. Records go through Settle in line order, each once.
+func (l *Learner) Settle(line *Line, rec *Record) {
+	if line.recorded {
+		rec.Facts = line.facts
+		return
+	}
+	rec.Facts = l.facts
+	if rec.Traffic == nil {
+		l.facts = l.facts.Learn(&rec.Exchange)
 	}
 }
 
@@ -340,7 +405,7 @@ func factsLine(line []byte) (*expect.Facts, bool, error) {
 // record keeps, and a header is read without a string of its own per
 // value. Nothing in the record shares memory with the line, whose bytes
 // the reader reuses.
-func (r *Reader) parse(line []byte) (Record, error) {
+func parse(line []byte, seen *interner) (Record, error) {
 	var rec Record
 	s := string(line)
 	switch valid, deep := envelope.ValidJSON(s); {
@@ -462,7 +527,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	} else {
 		ex.Request.Method = strings.Clone(m)
 	}
-	if ex.Request.Header, err = headers(req[1], "request", &r.seen); err != nil {
+	if ex.Request.Header, err = headers(req[1], "request", seen); err != nil {
 		return rec, err
 	}
 	if ex.Request.Body, err = body(req[2], req[3], "request"); err != nil {
@@ -498,7 +563,7 @@ func (r *Reader) parse(line []byte) (Record, error) {
 	} else if ex.Transport == envelope.HTTP {
 		return rec, errors.New(`"response.status" is required for http`)
 	}
-	if rs.Header, err = headers(resp[1], "response", &r.seen); err != nil {
+	if rs.Header, err = headers(resp[1], "response", seen); err != nil {
 		return rec, err
 	}
 	if rs.Body, err = body(resp[2], resp[3], "response"); err != nil {
