@@ -1140,11 +1140,11 @@ type modernRules struct{ refusal, code, status string }
 
 var (
 	httpVersionHeader = modernRules{"T-HTTP-8, T-HDR-2", "T-ERR-12, T-HTTP-8", "T-HTTP-8, T-HDR-2"}
-	standardHeader    = modernRules{"T-HDR-2", "T-ERR-12, T-HDR-2", "T-HDR-2"}
-	// A value in the Base64 sentinel's form that mismatches breaks the
-	// sentinel's rule too: its markers are lowercase, its payload decoded
-	// before comparing (T-HDR-3).
-	sentinelHeader  = standardHeader.with(modernRules{"T-HDR-3", "T-HDR-3", "T-HDR-3"})
+	// A value in the Base64 sentinel's form that mismatches (an
+	// uppercase marker, a payload of another name) breaks T-HDR-2 and
+	// no more that is sure: a server that served it may have decoded
+	// what it must not (T-HDR-3), or compare no header at all.
+	standardHeader  = modernRules{"T-HDR-2", "T-ERR-12, T-HDR-2", "T-HDR-2"}
 	versionUnserved = modernRules{"T-LIFE-9", "T-ERR-14, T-LIFE-9", "T-HTTP-8, T-LIFE-9"}
 	metaMissing     = modernRules{"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"}
 )
@@ -1250,11 +1250,7 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			default:
 				got, decoded := envelope.DecodeHeaderValue(nv, rd.b64)
 				if !decoded || got != want.Str {
-					rules := standardHeader
-					if len(nv) >= len(envelope.Base64Marker) && strings.EqualFold(nv[:len(envelope.Base64Marker)], envelope.Base64Marker) {
-						rules = sentinelHeader
-					}
-					set(CondHeaderMismatch, rules)
+					set(CondHeaderMismatch, standardHeader)
 					add(envelope.CodeHeaderMismatch, "Mcp-Name differs from params."+field)
 					e.Quote = nv
 				}
