@@ -24,6 +24,9 @@ import (
 //	                                 open RULE | false); a request with an id needs one
 //	expect-code: -32602              codes naming the condition (comma list), or any
 //	expect-status: 403               statuses the spec fixes (comma list), or any
+//	expect-status-open: RULE         the spec leaves the status open by RULE: the
+//	                                 listed statuses are the contract's (a 5xx
+//	                                 fails it and warns under the spec)
 //	expect-error: must | should RULE | open RULE | false
 //	                                 a result is wrong (at that level), or right
 //	expect-served: must RULE         an error is wrong: the request is valid and the
@@ -64,6 +67,7 @@ type Override struct {
 	ambiguity     string
 	noAmbiguity   bool
 	codeAmbiguity string
+	statusOpen    string
 	toolRefusal   bool
 	missing       bool
 	idOptional    bool
@@ -79,7 +83,7 @@ type Field struct{ Key, Value string }
 // Keys lists the override vocabulary.
 func Keys() []string {
 	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-served", "expect-ambiguity", "expect-code-ambiguity",
-		"expect-tool-refusal", "expect-page-scope", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing"}
+		"expect-status-open", "expect-tool-refusal", "expect-page-scope", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing"}
 }
 
 // IsKey reports whether key belongs to the override vocabulary.
@@ -150,6 +154,11 @@ func (o *Override) Set(key, value string) error {
 			return errors.New("name the rule that leaves the code open")
 		}
 		o.codeAmbiguity = value
+	case "expect-status-open":
+		if value == "" {
+			return errors.New("name the rule that leaves the status open")
+		}
+		o.statusOpen = value
 	case "expect-page-scope":
 		if value == "" {
 			return errors.New("name the cacheScope of the list's first page")
@@ -334,6 +343,10 @@ func (o *Override) apply(e *Expectation) {
 	switch {
 	case o.anyStatus:
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true
+	case len(o.status) > 0 && o.statusOpen != "":
+		// The spec leaves it open (T-HTTP-11): the statuses are the
+		// contract's, and a 5xx, the worse choice, warns under the spec.
+		e.Status, e.StatusWant = o.status, contract(o.statusOpen)
 	case len(o.status) > 0:
 		// A fixture names a status only where the spec fixes it.
 		e.Status, e.StatusWant = o.status, must("")
