@@ -1149,6 +1149,23 @@ var (
 	metaMissing     = modernRules{"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"}
 )
 
+// unlistedName is the tool or prompt the request calls for by a name the
+// server's own listing lacks ("tool \"x\""), or "" when the facts do not
+// show it is unknown.
+func (e *Expectation) unlistedName(req *envelope.Message) string {
+	name := req.Get("params.name")
+	if name.Type != gjson.String || e.Facts == nil {
+		return ""
+	}
+	switch f := e.Facts; {
+	case e.Method == "tools/call" && f.ToolsListed && f.Tool(name.Str) == nil:
+		return "tool " + shortQuote(name.Str)
+	case e.Method == "prompts/get" && f.PromptsListed && f.prompt(name.Str) == nil:
+		return "prompt " + shortQuote(name.Str)
+	}
+	return ""
+}
+
 // with joins the rules of two faults the request has at once.
 func (m modernRules) with(o modernRules) modernRules {
 	join := func(a, b string) string {
@@ -1319,6 +1336,18 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			if http {
 				e.ReadStatus = append(e.ReadStatus, 404)
 			}
+		}
+	}
+	if what := e.unlistedName(req); what != "" {
+		// The request names a tool or prompt the server does not list
+		// too (T-TOOL-6, T-PROMPT-1): a server that looks the name up
+		// first answers -32602, with the status a method error may have
+		// (T-HTTP-11: 200 or a 4xx), and the spec orders neither fault
+		// first (AMB-4).
+		e.ReadCodes = append(e.ReadCodes, envelope.CodeInvalidParams)
+		e.Detail += "; the server lists no " + what + " (AMB-4: either fault may be answered)"
+		if http {
+			e.ReadStatus = append(e.ReadStatus, 200, 400, 404)
 		}
 	}
 	// AMB-4: no precedence between the codes (each in Codes is right);
