@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/rules"
@@ -228,6 +229,10 @@ func (t *CoverageTracker) Add(r *Result) {
 	// completion answered -32603) exercised none of the rules of the
 	// result it would have served: passing checks do not pass them.
 	unserved := refusedUnasked(r)
+	// A reply that answers another fault of the request (an unknown tool
+	// beside a header mismatch, AMB-4) shows nothing of the one the
+	// fixture probes: passing checks do not pass its rules either.
+	elsewhere := answeredAnotherFault(r)
 	judged := map[string]bool{}  // the fixture's rules a verdict spoke to
 	aside := map[string]string{} // why a rule a verdict would have spoken to is unjudged
 	for _, v := range r.Verdicts {
@@ -268,7 +273,7 @@ func (t *CoverageTracker) Add(r *Result) {
 		// pass the rules no check of theirs judges (an uppercase base64
 		// marker, T-HDR-3, refused as an unknown tool where a mismatch,
 		// T-HDR-2, was due: whether the server decodes is not known).
-		passes := !unserved && !outcomeOff
+		passes := !unserved && !outcomeOff && !elsewhere
 		named := false // the verdict named a rule it breaks
 		for _, rule := range cited {
 			speaks := t.cites[v.Check.ID][rule] ||
@@ -323,6 +328,8 @@ func (t *CoverageTracker) Add(r *Result) {
 	switch {
 	case r.Exchange != nil && r.Exchange.Failure != "":
 		why = r.Exchange.Failure
+	case elsewhere:
+		why = "the reply answered another fault of the request, which the spec lets come first (AMB-4), so the one the fixture probes was not exercised"
 	case unserved:
 		why = "the request was refused, though nothing asked for a refusal, so what a served reply would show was not exercised"
 	case !intact:
@@ -333,13 +340,17 @@ func (t *CoverageTracker) Add(r *Result) {
 			continue
 		}
 		a, isAside := aside[rule]
-		if isAside && outcomeFailed && t.judgedOnlyByOutcome[rule] {
+		if isAside && outcomeFailed && t.judgedOnlyByOutcome[rule] && breakable(rule) {
 			// The outcome the fixture probes broke a MUST, the findings
 			// named other rules, and only outcomes speak to this one:
 			// the fault may be its too (an uppercase Base64 marker served
 			// breaks T-HDR-2; whether the server decoded it, T-HDR-3, or
 			// compares no header at all is not known), so no other
-			// fixture's pass passes it.
+			// fixture's pass passes it. (Nor where a finding names a
+			// sibling the fixture cites: a -32603 for a bad completion
+			// argument breaks T-ERR-4, which it names, and T-COMP-2's
+			// SHOULD, which it does not.) An open point, a MAY or a
+			// description cannot be broken: no doubt falls on it.
 			if _, ok := t.doubted[rule]; !ok {
 				t.doubted[rule] = fx + ": " + a
 			}
@@ -352,6 +363,14 @@ func (t *CoverageTracker) Add(r *Result) {
 			}
 		}
 	}
+}
+
+// breakable: the rule binds (a MUST or a SHOULD, alone or beside another
+// level), so a fault may break it; an ambiguity, an UNSPEC, a MAY or a
+// description binds nothing.
+func breakable(id string) bool {
+	r := rules.Lookup(id)
+	return r != nil && (strings.Contains(r.Level, "MUST") || strings.Contains(r.Level, "SHOULD"))
 }
 
 // specStatus is a verdict's status under the spec, of whose rules the
@@ -386,6 +405,26 @@ func refusedUnasked(r *Result) bool {
 	}
 	m := r.Reply().Response
 	return m != nil && m.IsObject() && m.Get("error").Exists()
+}
+
+// answeredAnotherFault: the reply's error code is one only another
+// reading of the request calls for (expect.Expectation.ReadCodes), none
+// of the codes of the condition the fixture probes.
+func answeredAnotherFault(r *Result) bool {
+	x := r.Expect
+	if x == nil || len(x.ReadCodes) == 0 || r.Exchange == nil || r.Exchange.Response == nil {
+		return false
+	}
+	m := r.Reply().Response
+	if m == nil || !m.IsObject() {
+		return false
+	}
+	c := m.Get("error.code")
+	if c.Type != gjson.Number || !envelope.IsInteger(c.Raw) {
+		return false
+	}
+	code := int(c.Int())
+	return slices.Contains(x.ReadCodes, code) && !slices.Contains(x.Codes, code)
 }
 
 // specWarnsOnly: every failing finding is one the spec alone only warns

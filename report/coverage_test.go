@@ -48,6 +48,7 @@ func TestCoverageStatus(t *testing.T) {
 			// UTF-8 have no JSON spelling).
 			Version, Request, Reply string
 			Override                map[string]string // the fixture's expect- keys
+			Facts                   json.RawMessage   // what the server declared, when given
 			Verdicts                []struct {
 				Check, Status, Reason string
 				Findings              []checks.Finding
@@ -74,7 +75,13 @@ func TestCoverageStatus(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", r.Fixture, err)
 					}
-					res.Exchange, res.Expect = ex, expect.Build(ex, nil, o)
+					var facts *expect.Facts
+					if len(r.Facts) > 0 {
+						if facts, err = expect.ParseFacts(r.Facts); err != nil {
+							t.Fatalf("%s: facts: %v", r.Fixture, err)
+						}
+					}
+					res.Exchange, res.Expect = ex, expect.Build(ex, facts, o)
 					if len(r.Verdicts) == 0 {
 						res.Verdicts = checks.Judge(checks.Input{Fixture: r.Fixture, Exchange: ex, Expect: res.Expect}, checks.All())
 					}
