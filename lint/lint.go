@@ -65,8 +65,9 @@ const DefaultBudget = 2 * transcript.MaxLine
 // Judge reads r to its end and hands each item to emit in line order.
 // emit must be done with the item's verdicts when it returns: their
 // memory is reused. An error from emit stops the judging and is returned
-// once the workers are done; the reading goroutine ends with its current
-// read (close the input to end it sooner).
+// once the workers are done; the reading goroutine, and the settling one
+// that waits for it, end with its current read (close the input to end
+// them sooner).
 //
 // A record passes four hands: the reader cuts the transcript into lines,
 // a worker parses them, one goroutine settles each record's facts and
@@ -363,11 +364,21 @@ func (b *batch) keep(i int, vs []checks.Verdict) {
 
 // reset empties b for its next use, dropping the records it held (their
 // bodies are garbage once written) but not the verdict slices or the
-// buffer of lines.
+// buffer of lines, unless lines near maxBatchText grew it past what the
+// batches kept for reuse should hold: the budget does not count it.
 func (b *batch) reset() {
 	clear(b.items)
-	b.items, b.weight, b.judged, b.text = b.items[:0], 0, false, b.text[:0]
+	b.items, b.weight, b.judged = b.items[:0], 0, false
+	if cap(b.text) > maxKeptText {
+		b.text = nil
+	} else {
+		b.text = b.text[:0]
+	}
 }
+
+// maxKeptText bounds the buffer of lines a batch keeps for its next use:
+// typical lines fill a few kilobytes of it.
+const maxKeptText = 256 << 10
 
 // judge builds the expectation a live run built (from the request, the
 // facts the transcript carries and the fixture's override) and judges the
