@@ -175,7 +175,9 @@ is valid JSON (unless a reading of it, such as a byte order mark or a
 duplicate name, may be refused as malformed; it fails T-ERR-1, or for an
 invalid request T-ERR-2, and for params that are no object the strict
 contract fails it while the spec, which leaves that code open, warns:
-T-RPC-13); -32603 (internal error)
+T-RPC-13; for an id JSON-RPC allows and MCP forbids, 1.5 or null, any
+error reply passes under the spec, as a decoder may fail to hold such an
+id, and only the strict contract fails it); -32603 (internal error)
 when the reply itself says the params were invalid (that is -32602, a
 client mistake the client can fix): by the protocol's name for it, or in
 a validator's words about the call's own arguments. A validator's words
@@ -266,7 +268,13 @@ code of its method: an unknown or undeclared one was never looked at.`,
 			// Elsewhere the code's own want only chooses among plausible
 			// codes (a SHOULD for an unknown tool), none of them -32700.
 			spec := expect.Want{Level: expect.Must, Rule: "T-ERR-1"}
-			if x.Condition == expect.CondInvalidRequest && x.Code.Set() {
+			switch {
+			case x.AnyError:
+				// An id MCP forbids and JSON-RPC allows: any error reply
+				// passes (DESIGN rulings), a decoder that cannot hold the
+				// id may call it unparseable; only the contract objects.
+				spec = expect.Want{}
+			case x.Condition == expect.CondInvalidRequest && x.Code.Set():
 				spec = x.Code
 			}
 			p.contractOr(spec, "error.code", "code -32700 (parse error) for a request that is valid JSON")

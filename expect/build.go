@@ -625,7 +625,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 			}
 		}
 		e.reject(CondInvalidRequest, "id is "+what+", which MCP forbids (T-RPC-3)", envelope.CodeInvalidRequest)
-		e.Error, e.Code, e.AnyCode = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it"), Want{}, true
+		e.Error, e.Code, e.AnyCode, e.AnyError = should("T-RPC-3: MCP forbids this id, JSON-RPC allows it"), Want{}, true, true
 		e.Status, e.StatusWant, e.AnyStatus = nil, Want{}, true // an error reply passes (DESIGN rulings)
 		e.ID.Echo = []gjson.Result{id}
 		if id.Type == gjson.Null {
