@@ -222,7 +222,7 @@ code of its method: an unknown or undeclared one was never looked at.`,
 			// not the method's. A status alone shows no such thing.
 			return nil
 		case initSessionRefusal(p):
-			p.Deviate(expect.Want{Level: expect.Open, Rule: initSessionRule}, "error.code", "code %d for %s, refused as a request outside a session; want %s", code, x.Cause(), codeList(x.Codes))
+			p.Deviate(expect.Want{Level: expect.Open, Rule: x.Code.Rule}, "error.code", "code %d for %s, refused as a request outside a session, %s; want %s", code, x.Cause(), initSessionWhy, codeList(x.Codes))
 			return nil
 		case readCode(p, code):
 			return nil // right under one reading of the request

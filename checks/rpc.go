@@ -288,7 +288,7 @@ open, not the id).`,
 			// is one it could not read, and such an error's id is null
 			// (JSON-RPC §5). ERR1002 warns of the reading once.
 		case lost && len(x.ID.Echo) > 0 && !isResult && initSessionRefusal(p):
-			p.Deviate(expect.Want{Level: expect.Open, Rule: initSessionRule}, "id", "id is absent or null; want %s", clip(x.ID.Echo[0].Raw))
+			p.Deviate(expect.Want{Level: expect.Open, Rule: idRule(x)}, "id", "id is absent or null in a refusal as a request outside a session, %s; want %s", initSessionWhy, clip(x.ID.Echo[0].Raw))
 		case lost && len(x.ID.Echo) > 0 && !isResult:
 			what := "the response has no id"
 			if got.Exists() {
@@ -341,9 +341,19 @@ open, not the id).`,
 	},
 }
 
-// initSessionRule says why an unreadable initialize refused as a
-// request outside a session only warns.
-const initSessionRule = "T-SESS-2: a server that keeps sessions tells an initialize by reading it as one; one it cannot read it may refuse as a request outside a session, before its id is read"
+// initSessionWhy says why an unreadable initialize refused as a request
+// outside a session only warns. It cites T-SESS-2 for the reader; the
+// finding names the rule of the want it softens (the code's, the id's):
+// the server's reading keeps T-SESS-2, it does not break it.
+const initSessionWhy = "which a server that keeps sessions may give an initialize it cannot read (T-SESS-2's 400, before reading its id)"
+
+// idRule is the rule an error reply's missing id breaks: T-RPC-9.
+func idRule(x *expect.Expectation) string {
+	if r := x.ID.Lost.Rule; r != "" {
+		return r
+	}
+	return "T-RPC-9"
+}
 
 // initSessionRefusal: an initialize whose params the server cannot read,
 // sent outside a session to a 2025 server that keeps them, refused as a
