@@ -292,7 +292,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 
 // findingRules is findingRules, remembered for the findings met so far.
 func (j *jsonWriter) findingRules(c *checks.Check, f *checks.Finding) []string {
-	k := findingKey{c, f.Rule, f.Message, f.Spec}
+	k := findingKey{c, f.Rule, f.Message, f.Spec, f.Status}
 	ids, ok := j.findingIDs[k]
 	if !ok {
 		ids = findingRules(c, *f)
@@ -310,7 +310,7 @@ func (j *jsonWriter) findingRules(c *checks.Check, f *checks.Finding) []string {
 type findingKey struct {
 	check         *checks.Check
 	rule, message string
-	spec          checks.Status
+	spec, status  checks.Status
 }
 
 // maxMessageRules bounds the finding messages a JSON report remembers

@@ -427,6 +427,7 @@ func TestFindingRules(t *testing.T) {
 	}
 	var cases []struct {
 		Name, Check, Rule, Message, Spec string
+		Status                           checks.Status // fail unless given
 		Want                             []string
 	}
 	if err := json.Unmarshal(raw, &cases); err != nil {
@@ -442,8 +443,12 @@ func TestFindingRules(t *testing.T) {
 		if ch == nil {
 			t.Fatalf("%s: no check %s", c.Name, c.Check)
 		}
-		f := checks.Finding{Status: checks.StatusFail, Path: "x", Message: c.Message, Rule: c.Rule, Spec: checks.Status(c.Spec)}
-		v := checks.Verdict{Fixture: fmt.Sprintf("case-%d", i), Check: ch, Status: checks.StatusFail, Findings: []checks.Finding{f}}
+		st := c.Status
+		if st == "" {
+			st = checks.StatusFail
+		}
+		f := checks.Finding{Status: st, Path: "x", Message: c.Message, Rule: c.Rule, Spec: checks.Status(c.Spec)}
+		v := checks.Verdict{Fixture: fmt.Sprintf("case-%d", i), Check: ch, Status: st, Findings: []checks.Finding{f}}
 		if err := w.Exchange(&report.Result{Fixture: v.Fixture, Verdicts: []checks.Verdict{v}}); err != nil {
 			t.Fatal(err)
 		}

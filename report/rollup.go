@@ -160,7 +160,8 @@ func (r *rollup) unit(n int) string {
 // reads them: those it names (Finding.Rules: its Rule, else the rules its
 // message cites in its own words, not what it quotes of a server); for a
 // Rule outside the catalogue (JSON-RPC §5.1), those its message cites;
-// else those of its check's SpecRef. A finding the spec asks nothing of
+// else those of its check's SpecRef, unless the finding only warns: an
+// open point outside the catalogue breaks none of them. A finding the spec asks nothing of
 // (the strict contract's alone), or one of a check of the strict contract
 // alone, names none of the spec's rules, whatever its words or its
 // check's SpecRef cite to explain it.
@@ -174,11 +175,25 @@ func findingRules(c *checks.Check, f checks.Finding) []string {
 	ids := known(f.Rules())
 	if len(ids) == 0 && f.Rule != "" {
 		ids = known(rules.CitedUnquoted(f.Message))
+		if len(ids) == 0 && specWarns(f) {
+			// An open point or a SHOULD outside the catalogue (a
+			// receiver's latitude under RFC 8259, JSON-RPC's advice):
+			// no rule of the check's is what it breaks.
+			return nil
+		}
 	}
 	if len(ids) == 0 {
 		ids = known(rules.Cited(c.SpecRef))
 	}
 	return ids
+}
+
+// specWarns: under the spec the finding is a warn, not a failure.
+func specWarns(f checks.Finding) bool {
+	if f.Spec != "" {
+		return f.Spec == checks.StatusWarn
+	}
+	return f.Status == checks.StatusWarn
 }
 
 // finding is the sample's finding, as far as a report reads it again.
