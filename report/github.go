@@ -128,7 +128,7 @@ func (g *githubWriter) annotate(c *checkRoll, n int) ghAnnotation {
 		}
 	}
 	if c.check != nil {
-		if ids, more := shortRules(findingRules(c.check, c.first.finding())); len(ids) > 0 {
+		if ids, more := shortRules(findingRules(c.check, c.first.finding(), c.first.scope)); len(ids) > 0 {
 			fmt.Fprintf(&t, "\nRules: %s", strings.Join(ids, ", "))
 			if more > 0 {
 				fmt.Fprintf(&t, " and %d more", more)
@@ -204,7 +204,7 @@ func (g *githubWriter) markdown(s Summary) string {
 			}
 			first += ": " + md(c.first.message)
 			var rs []string
-			ids, more := shortRules(findingRules(c.check, c.first.finding()))
+			ids, more := shortRules(findingRules(c.check, c.first.finding(), c.first.scope))
 			for _, id := range ids {
 				if r := rules.Lookup(id); r != nil {
 					rs = append(rs, fmt.Sprintf(`<abbr title="%s">%s</abbr>`, html.EscapeString(Sanitize(r.Level+": "+r.Title)), id))

@@ -111,6 +111,7 @@ func (h *htmlWriter) Exchange(r *Result) error {
 // filters act on each line.
 func (h *htmlWriter) verdicts(b *bytes.Buffer, r *Result) {
 	b.WriteString("<ul class=\"verdicts\">\n")
+	sc := scopeOf(r)
 	order := []checks.Status{checks.StatusFail, checks.StatusError, checks.StatusWarn, checks.StatusPass, checks.StatusSkip}
 	for _, want := range order {
 		for _, v := range r.Verdicts {
@@ -131,7 +132,7 @@ func (h *htmlWriter) verdicts(b *bytes.Buffer, r *Result) {
 				}
 				fmt.Fprintf(b, " <span class=\"msg\">%s</span>", esc(msg))
 				if st == checks.StatusFail || st == checks.StatusWarn || st == checks.StatusError {
-					h.ruleLinks(b, v.Check, f)
+					h.ruleLinks(b, v.Check, f, sc)
 				}
 				if known {
 					fmt.Fprintf(b, " <span class=\"knownwhy\">known: %s</span>", esc(reason))
@@ -153,8 +154,8 @@ func (h *htmlWriter) verdicts(b *bytes.Buffer, r *Result) {
 	b.WriteString("</ul>\n")
 }
 
-func (h *htmlWriter) ruleLinks(b *bytes.Buffer, c *checks.Check, f checks.Finding) {
-	ids := findingRules(c, f)
+func (h *htmlWriter) ruleLinks(b *bytes.Buffer, c *checks.Check, f checks.Finding, sc scope) {
+	ids := findingRules(c, f, sc)
 	if len(ids) == 0 {
 		return
 	}
@@ -440,7 +441,7 @@ func (h *htmlWriter) End(s Summary) error {
 			}
 			fmt.Fprintf(&b, " %s</td><td>", esc(c.first.message))
 			var rb bytes.Buffer
-			h.ruleLinks(&rb, c.check, c.first.finding())
+			h.ruleLinks(&rb, c.check, c.first.finding(), c.first.scope)
 			if rb.Len() == 0 {
 				rb.WriteString(esc(c.check.SpecRef)) // the contract's own clauses
 			}

@@ -216,6 +216,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		tail = strconv.AppendInt(tail, int64(r.Line), 10)
 	}
 	j.tail = tail
+	sc := scopeOf(r)
 	// Every row of the exchange opens with the same bytes up to its
 	// members: made once here, ",\n" and all, where the first row of the
 	// report has "\n" alone.
@@ -240,7 +241,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		}
 		b = append(b, tail...)
 		if f != nil {
-			if ids := j.findingRules(v.Check, f); len(ids) > 0 {
+			if ids := j.findingRules(v.Check, f, sc); len(ids) > 0 {
 				b = append(b, `,"rules":[`...)
 				for i, id := range ids {
 					if i > 0 {
@@ -291,11 +292,11 @@ func (j *jsonWriter) Exchange(r *Result) error {
 }
 
 // findingRules is findingRules, remembered for the findings met so far.
-func (j *jsonWriter) findingRules(c *checks.Check, f *checks.Finding) []string {
-	k := findingKey{c, f.Rule, f.Message, f.Spec, f.Status}
+func (j *jsonWriter) findingRules(c *checks.Check, f *checks.Finding, sc scope) []string {
+	k := findingKey{c, f.Rule, f.Message, f.Spec, f.Status, sc}
 	ids, ok := j.findingIDs[k]
 	if !ok {
-		ids = findingRules(c, *f)
+		ids = findingRules(c, *f, sc)
 		if len(j.findingIDs) < maxMessageRules {
 			if j.findingIDs == nil {
 				j.findingIDs = map[findingKey][]string{}
@@ -311,6 +312,7 @@ type findingKey struct {
 	check         *checks.Check
 	rule, message string
 	spec, status  checks.Status
+	scope         scope
 }
 
 // maxMessageRules bounds the finding messages a JSON report remembers

@@ -428,6 +428,7 @@ func TestFindingRules(t *testing.T) {
 	var cases []struct {
 		Name, Check, Rule, Message, Spec string
 		Status                           checks.Status // fail unless given
+		Transport, Version               string        // the exchange's, when given
 		Want                             []string
 	}
 	if err := json.Unmarshal(raw, &cases); err != nil {
@@ -449,7 +450,11 @@ func TestFindingRules(t *testing.T) {
 		}
 		f := checks.Finding{Status: st, Path: "x", Message: c.Message, Rule: c.Rule, Spec: checks.Status(c.Spec)}
 		v := checks.Verdict{Fixture: fmt.Sprintf("case-%d", i), Check: ch, Status: st, Findings: []checks.Finding{f}}
-		if err := w.Exchange(&report.Result{Fixture: v.Fixture, Verdicts: []checks.Verdict{v}}); err != nil {
+		res := &report.Result{Fixture: v.Fixture, Verdicts: []checks.Verdict{v}}
+		if c.Transport != "" || c.Version != "" {
+			res.Exchange = &envelope.Exchange{Transport: c.Transport, Version: c.Version}
+		}
+		if err := w.Exchange(res); err != nil {
 			t.Fatal(err)
 		}
 	}

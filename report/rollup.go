@@ -30,6 +30,29 @@ type sample struct {
 	status        checks.Status
 	known         string // the baseline's reason, if known
 	seq           int    // the exchange's position in the run, from 1
+	scope         scope  // what the exchange was judged under
+}
+
+// A scope is the protocol version and the transport an exchange was
+// judged under (empty: not known).
+type scope struct{ version, transport string }
+
+func scopeOf(res *Result) scope {
+	var s scope
+	if ex := res.Exchange; ex != nil {
+		s = scope{ex.Version, ex.Transport}
+	}
+	if res.Expect != nil && res.Expect.Version != "" {
+		s.version = res.Expect.Version
+	}
+	return s
+}
+
+// binds: rule id binds an exchange of the scope (as far as it is known).
+func (s scope) binds(id string) bool {
+	r := rules.Lookup(id)
+	return r != nil && (s.transport == "" || appliesToTransport(id, s.transport)) &&
+		(s.version == "" || appliesToVersion(r.Versions, s.version))
 }
 
 // maxNamed bounds the exchanges a rollup names per check.
@@ -55,9 +78,10 @@ func (r *rollup) add(res *Result, failOnWarn bool) {
 		r.lint = true
 	}
 	var errored, erroredUnknown bool
+	sc := scopeOf(res)
 	for _, v := range res.Verdicts {
 		reason, known := res.Known[v.Check.ID]
-		s := sample{fixture: res.Fixture, file: res.File, line: res.Line, status: v.Status, known: reason, seq: r.n}
+		s := sample{fixture: res.Fixture, file: res.File, line: res.Line, status: v.Status, known: reason, seq: r.n, scope: sc}
 		switch v.Status {
 		case checks.StatusError:
 			if !errored {
@@ -160,12 +184,13 @@ func (r *rollup) unit(n int) string {
 // reads them: those it names (Finding.Rules: its Rule, else the rules its
 // message cites in its own words, not what it quotes of a server); for a
 // Rule outside the catalogue (JSON-RPC §5.1), those its message cites;
-// else those of its check's SpecRef, unless the finding only warns: an
-// open point outside the catalogue breaks none of them. A finding the spec asks nothing of
+// else those of its check's SpecRef that bind the exchange's version and
+// transport (sc), unless the finding only warns: an open point outside
+// the catalogue breaks none of them. A finding the spec asks nothing of
 // (the strict contract's alone), or one of a check of the strict contract
 // alone, names none of the spec's rules, whatever its words or its
 // check's SpecRef cite to explain it.
-func findingRules(c *checks.Check, f checks.Finding) []string {
+func findingRules(c *checks.Check, f checks.Finding, sc scope) []string {
 	if c.StrictOnly || specAsksNothing(f) {
 		return nil
 	}
@@ -183,7 +208,10 @@ func findingRules(c *checks.Check, f checks.Finding) []string {
 		}
 	}
 	if len(ids) == 0 {
-		ids = known(rules.Cited(c.SpecRef))
+		// A check's rules are a guess at the finding's: an HTTP rule is
+		// none of a stdio exchange's (RPC1006's silence cites T-HTTP-5
+		// for a POST left unanswered).
+		ids = slices.DeleteFunc(rules.Cited(c.SpecRef), func(id string) bool { return !sc.binds(id) })
 	}
 	return ids
 }
