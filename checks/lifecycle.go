@@ -150,6 +150,20 @@ var freeForm = map[string]bool{"structuredContent": true, "inputSchema": true, "
 // before, which has nothing to say of the version asked.
 var alreadyInitialized = regexp.MustCompile(`(?i)already initiali[sz]ed`)
 
+// refusedUnserved: asked is a version the server does not serve, of a
+// server that serves one with initialize, so an error names no version
+// where the negotiation rule wants one (AMB-3). The run's facts say so,
+// or, without them, the request and the exchange: a version dated before
+// MCP existed is served by none, and an exchange that declares a legacy
+// version was made with a server that serves it (one inferred from the
+// request itself says nothing of the server).
+func refusedUnserved(x *expect.Expectation, asked string) bool {
+	if x.Facts != nil && len(x.Facts.Supported) > 0 {
+		return !x.Facts.Serves(asked) && slices.ContainsFunc(x.Facts.Supported, hasInitialize)
+	}
+	return !envelope.KnownVersion(asked) && asked < beforeMCP && x.VersionSource == "declared" && hasInitialize(x.Version)
+}
+
 var Negotiation = &Check{
 	ID:       "PRO1007",
 	Title:    "Version negotiation answers what the server serves",
@@ -177,12 +191,15 @@ message (T-LIFE-14, SHOULD: a warn); a dual-era server that serves a
 legacy initialize has switched to the legacy era (T-COMPAT-2), and its
 answer is judged as that era's negotiation above. 2026-07-28 itself is
 never the newer version an answer should have named: it has no
-initialize.
+initialize, so an initialize that asks a dual-era server for it is
+answered with a legacy version, as for one it does not serve.
 
 What the server serves is known from the run (the versions its
 initialize answers named, server/discover's supportedVersions); without
 those facts (lint of a transcript that lacks them) only the discover rule
-is judged.`,
+is judged, and what needs no facts: a version dated before MCP existed
+is served by no server, and an exchange that declares a legacy version
+was made with a server that serves one.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		m, err := needObject(p)
@@ -210,7 +227,7 @@ is judged.`,
 				}
 				// (A server that serves no version with initialize, 2026-07-28
 				// alone, refuses it as T-LIFE-14 says: no version to name.)
-				if x.Facts != nil && len(x.Facts.Supported) > 0 && !x.Facts.Serves(asked) && slices.ContainsFunc(x.Facts.Supported, hasInitialize) {
+				if refusedUnserved(x, asked) {
 					p.Warnf("error", "initialize for %s, which the server does not serve, is refused; the spec's negotiation rule wants a result naming a version it serves, though its own error example refuses so (AMB-3)", Quote(asked, quoteN))
 				}
 				return nil
@@ -230,7 +247,9 @@ is judged.`,
 				// none the server supports.
 				p.Failf("result.protocolVersion", "initialize for %s is answered with that same version, dated before MCP existed; the answer names a version the server supports (T-LIFE-2)", Quote(asked, quoteN))
 			case got.Str == asked:
-			case x.Facts.Serves(asked):
+			case x.Facts.Serves(asked) && hasInitialize(asked):
+				// (A version without initialize, 2026-07-28, cannot be
+				// answered in one: a dual-era server names a legacy one.)
 				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
 			case x.Facts != nil:
 				if newer := newestAfter(slices.DeleteFunc(slices.Clone(x.Facts.Supported), func(v string) bool { return !hasInitialize(v) }), got.Str); newer != "" {

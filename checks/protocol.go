@@ -366,7 +366,7 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 		p.Failf(path+".params.level", "log level %s is not one of the eight levels (T-LOG-1)", describe(l))
 	}
 	if x.Version != envelope.V20260728 {
-		if declared, known := x.Facts.Declares("logging"); known && !declared {
+		if declared, known := declares(p, "logging"); known && !declared {
 			p.Failf(path, "a log message from a server that did not declare the logging capability (T-LOG-1)")
 		}
 		return
@@ -400,9 +400,26 @@ func judgeListChanged(p *Pass, path, method string, m envelope.Message) {
 		p.Failf(path, "%s on the stream of %s; 2026-07-28 sends list changes only on a subscriptions/listen stream (T-HTTP-17, T-STDIO-5)", Quote(method, quoteN), Quote(x.Method, quoteN))
 		return
 	}
-	if declared, known := x.Facts.Declares(kind + ".listChanged"); known && !declared {
+	if declared, known := declares(p, kind+".listChanged"); known && !declared {
 		undeclaredUse(p)(path, "%s from a server that did not declare %s.listChanged (T-LIFE-4)", Quote(method, quoteN), kind)
 	}
+}
+
+// declares reports whether the server declared the capability at path:
+// as the run's facts know it, else, for an initialize the server served,
+// as its own result declares it (lint of a transcript without facts: the
+// messages before that result are bound by what it declares).
+func declares(p *Pass, path string) (declared, known bool) {
+	x := p.Expect
+	if declared, known = x.Facts.Declares(path); known || x.Method != "initialize" || p.Reply == nil || p.Reply.Response == nil {
+		return declared, known
+	}
+	caps := p.Reply.Response.Get("result.capabilities")
+	if !caps.IsObject() {
+		return false, false
+	}
+	v := caps.Get(path)
+	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
 }
 
 // undeclaredUse reports a capability used without its declaration: a

@@ -155,6 +155,10 @@ ignored): a value both reject fails, one only one rejects warns.`,
 			return Skip("an isError result without structuredContent (AMB-13)")
 		case r.Get("resultType").Str == "input_required":
 			return Skip("an input_required result carries no output")
+		case p.Expect.Request.Get("params.task").Exists() && r.Get("task").IsObject() && !r.Get("content").Exists():
+			// A task-augmented call (2025-11-25 tasks) answered with the
+			// task it created: the output comes later, from tasks/result.
+			return Skip("a task-augmented call answered with the task it created (CreateTaskResult) carries no output")
 		case p.Expect.Version == envelope.V20260728 && r.Get("resultType").Exists() && r.Get("resultType").Str != "complete":
 			// Another result type (an extension's, "task" say) is no
 			// CallToolResult; PRO1002 judges whether it may come.

@@ -66,15 +66,19 @@ func (f *Facts) knownResource(uri string) (declared, known bool) {
 	if f == nil || !f.ResourcesListed || !f.TemplatesListed {
 		return false, false
 	}
+	return f.declaresURI(uri), true
+}
+
+// declaresURI: the server listed the resource at uri, or a template of
+// its own matches it.
+func (f *Facts) declaresURI(uri string) bool {
+	if f == nil {
+		return false
+	}
 	if slices.Contains(f.Resources, uri) {
-		return true, true
+		return true
 	}
-	for _, t := range f.Templates {
-		if templateRE(t).MatchString(uri) {
-			return true, true
-		}
-	}
-	return false, true
+	return slices.ContainsFunc(f.Templates, func(t string) bool { return templateRE(t).MatchString(uri) })
 }
 
 var templateExpr = regexp.MustCompile(`\{[^{}]*\}`)
@@ -166,10 +170,14 @@ func (e *Expectation) unknownResource(uri string) {
 // what a missing resource gets, whatever the lists showed (they may not
 // have been read): a refusal, -32602 and never empty contents in
 // 2026-07-28 (T-RES-1, T-RES-2, MUSTs), -32002 before (T-RES-1, T-ERR-6,
-// SHOULDs). A server that did not declare resources keeps -32601.
+// SHOULDs). A server that did not declare resources keeps -32601. One
+// whose lists declare the URI after all (a template of its own matches
+// it: a catch-all of a server that fetches any URI) may serve it: the
+// URI is no longer made up to it, and it is judged as any declared one.
 func (e *Expectation) missingResource() {
 	uri := e.Request.Get("params.uri")
-	if e.Method != "resources/read" || uri.Type != gjson.String || (e.Condition != CondCall && e.Condition != CondUnknownName) {
+	if e.Method != "resources/read" || uri.Type != gjson.String || (e.Condition != CondCall && e.Condition != CondUnknownName) ||
+		e.Facts.declaresURI(uri.Str) {
 		return
 	}
 	e.unknownResource(uri.Str)
