@@ -103,8 +103,10 @@ pass.`,
 // invalidParamsName recognises a reply that calls the condition by the
 // protocol's own name for a client's mistake (JSON-RPC's "Invalid
 // params", its -32602, MCP's unknown tool): -32603 then hides it behind
-// "internal error", and the client cannot know to fix its call.
-var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|arguments?)\b|invalid request parameters|` + unknownTool + `|-32602`)
+// "internal error", and the client cannot know to fix its call. "Invalid
+// argument" alone is no such name: it is what an operating system says
+// of a failed call (EINVAL), and a validator's words (validationMessage).
+var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|arguments)\b|invalid request parameters|` + unknownTool + `|-32602`)
 
 // unknownTool is how a reply names the unknown-tool condition.
 const unknownTool = `unknown tool`
@@ -114,7 +116,7 @@ const unknownTool = `unknown tool`
 // uuid", "Stripe API error: Missing required param: amount"): they
 // settle a hidden -32602 only with more of a validator's reading (the
 // name of one of the call's arguments, a comparison of JSON types).
-var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
+var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|argument|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
 
 // typeComplaint is a validator's comparison of JSON types ("expected
 // number, received string"): a refused argument when the message names
@@ -122,6 +124,12 @@ var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|input|optio
 // decoding failure ("backend reply: expected object, got array"). Zod 4
 // names an object map "record" and a fixed array "tuple".
 var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|integer|boolean|object|array|null|record|tuple)\b[^.]*\b(got|received)\b`)
+
+// upstreamWords say the words after them are another system's, relayed:
+// a backend's, an upstream server's, an API's. Even a protocol name for
+// invalid params is then the upstream's refusal, which the server met as
+// a failure of its own (-32603), not its own refusal of the call.
+var upstreamWords = regexp.MustCompile(`(?i)\b(upstream|backend|downstream)\b|\b(database|db|sql|api|rpc|grpc|http) error\b|\brpc failed\b|\b(server|service|backend) (replied|returned|responded|said)\b`)
 
 // validationWords are a validator's words that an internal failure may
 // use too: with -32603 they only warn.
@@ -182,8 +190,10 @@ when the reply itself says the params were invalid (that is -32602, a
 client mistake the client can fix): by the protocol's name for it, or in
 a validator's words about the call's own arguments. A validator's words
 that fit a failure upstream too ("API error: invalid parameter
-'max_tokens'") only warn, and not at all when the listed tool's
-inputSchema accepts the arguments; -32020 when every header matches the
+'max_tokens'", or "invalid argument", which an operating system prints
+for a failed call), and any words relayed from another system ("upstream
+server replied: Invalid params"), only warn, and not at all when the
+listed tool's inputSchema accepts the arguments; -32020 when every header matches the
 body (an Accept or Content-Type the transport refuses, or an Mcp-Param-*
 header no listed tool parameter names, may be what it names: the spec
 gives servers no rule for either). -32022 is right for any version the server does not serve: it
@@ -422,18 +432,20 @@ func refusedAs(e gjson.Result) (what, rule string) {
 
 // paramsRefusal reads an error's words as a refusal of the call's
 // parameters: sure when they name the condition by its protocol name or
-// read as a validator's refusal of the call's own arguments (or, under
-// the strict contract, whose vocabulary gives data.errors to validation
-// failures, when data.errors is there); a doubt when they only sound like
-// a validator's.
+// read as a validator's refusal of the call's own arguments, and are not
+// relayed from another system (or, under the strict contract, whose
+// vocabulary gives data.errors to validation failures, when data.errors
+// is there); a doubt when they only sound like a validator's, or are
+// another system's.
 func paramsRefusal(p *Pass, e gjson.Result) (sure, doubt bool) {
 	msg := e.Get("message").Str
 	args := p.Expect.Request.Get("params.arguments")
 	validator := validationMessage.MatchString(msg)
 	typed := typeComplaint.MatchString(msg)
-	sure = p.Contract.IsStrict() && e.Get("data.errors").Exists() || invalidParamsName.MatchString(msg) ||
-		(validator || typed) && (namesArgument(msg, args) || validator && typed)
-	return sure, validator || typed || validationWords.MatchString(msg)
+	named := invalidParamsName.MatchString(msg)
+	sure = p.Contract.IsStrict() && e.Get("data.errors").Exists() ||
+		!upstreamWords.MatchString(msg) && !ranWords.MatchString(msg) && (named || (validator || typed) && (namesArgument(msg, args) || validator && typed))
+	return sure, named || validator || typed || validationWords.MatchString(msg)
 }
 
 // isCall: the request is a well-formed call of a defined method, whatever

@@ -538,8 +538,9 @@ the error's own rule names no capability).`,
 			case req.Type != gjson.String:
 				p.Failf("error.data.requested", "requested is %s, want the version string sent", envelope.Kind(req))
 			case len(sent) > 0 && !slices.ContainsFunc(sent, func(v string) bool {
-				// Only the strict contract's quote bound may cut it.
-				return req.Str == v || p.Contract.IsStrict() && truncationOf(req.Str, v, p.Contract.QuoteBound)
+				// Only the strict contract's quote may cut it, and
+				// escape its control characters.
+				return req.Str == v || p.Contract.IsStrict() && quotedAs(req.Str, v, p.Contract.QuoteBound)
 			}):
 				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent[0], quoteN))
 			case listsVersion(sup, req.Str):
@@ -633,6 +634,56 @@ func sentVersions(p *Pass) []string {
 		out = append(out, h)
 	}
 	return out
+}
+
+// quotedAs: got is sent as the strict contract quotes a value: its
+// control characters escaped (\u001b, \x1b, \e, \n), cut to at most
+// bound characters.
+func quotedAs(got, sent string, bound int) bool {
+	u := unescapeControls(got)
+	return u == sent || truncationOf(u, sent, bound) || truncationOf(got, sent, bound)
+}
+
+// unescapeControls undoes the escapes of control characters a quote
+// writes (JSON's, C's, Go's); any other escape stays as it is.
+func unescapeControls(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		r, n := rune(-1), 2
+		switch c := s[i+1]; c {
+		case '\\':
+			// An escaped backslash: what follows it is no escape.
+			b.WriteString(`\\`)
+			i++
+			continue
+		case 'u':
+			if v, err := strconv.ParseUint(s[i+2:min(i+6, len(s))], 16, 16); err == nil && i+6 <= len(s) {
+				r, n = rune(v), 6
+			}
+		case 'x':
+			if v, err := strconv.ParseUint(s[i+2:min(i+4, len(s))], 16, 8); err == nil && i+4 <= len(s) {
+				r, n = rune(v), 4
+			}
+		default:
+			if j := strings.IndexByte("abfnrtve0", c); j >= 0 {
+				r = rune("\a\b\f\n\r\t\v\x1b\x00"[j])
+			}
+		}
+		if r < 0 || !unicode.IsControl(r) {
+			b.WriteByte(s[i])
+			continue
+		}
+		b.WriteRune(r)
+		i += n - 1
+	}
+	return b.String()
 }
 
 // truncationOf: got is sent cut to at most bound characters (an ellipsis

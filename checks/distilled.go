@@ -70,10 +70,11 @@ type distilledEntry struct {
 }
 
 // multiSentence finds a candidate sentence break inside a phrase: a word
-// of two letters or more ends in sentence punctuation and a capitalised
-// word, or a quoted value, follows. Abbreviations made of single letters
-// ("U.S. State", "e.g. A") do not end a sentence.
-var multiSentence = regexp.MustCompile(`([A-Za-z]{2,})["')\]]?([.!?])\s+(?:[A-Z][a-z]|"quoted")`)
+// of two letters or more, or a number, ends in sentence punctuation and a
+// capitalised word, a word in capitals, or a quoted value follows.
+// Abbreviations made of single letters ("U.S. State", "e.g. A") do not
+// end a sentence.
+var multiSentence = regexp.MustCompile(`([A-Za-z]{2,}|[0-9]+)["')\]]?([.!?])\s+(?:[A-Z][a-z]|[A-Z]{2,}\b|"quoted")`)
 
 // quotedText is a run the phrase quotes, whose own punctuation is no
 // sentence of the phrase's: in double quotes, backquotes, typographic

@@ -746,7 +746,7 @@ func (s *echoScan) done(path string, sure expect.Want) {
 	for i := range s.sources {
 		src := &s.sources[i]
 		// The body holds every value: at equal counts, name the value.
-		if n := coveredRunes(src); n > bound && (n > worstN || n == worstN && worst.body && !src.body) {
+		if n := coveredRunes(src, bound); n > bound && (n > worstN || n == worstN && worst.body && !src.body) {
 			worst, worstN = src, n
 		}
 	}
@@ -766,8 +766,8 @@ func (s *echoScan) done(path string, sure expect.Want) {
 }
 
 // coveredRunes counts the characters of src the reply carries, each once
-// however often it was copied.
-func coveredRunes(src *source) int {
+// however often it was copied, as a bound counts them (readLen).
+func coveredRunes(src *source, bound int) int {
 	if src.cov == nil {
 		return 0
 	}
@@ -779,10 +779,10 @@ func coveredRunes(src *source) int {
 			hi = max(hi, r[1])
 			continue
 		}
-		n += utf8.RuneCountInString(src.text[lo:hi])
+		n += readLen(src.text[lo:hi], bound)
 		lo, hi = r[0], r[1]
 	}
-	return n + utf8.RuneCountInString(src.text[lo:hi])
+	return n + readLen(src.text[lo:hi], bound)
 }
 
 // jsonUnescape undoes JSON string escapes in a text that carries a JSON

@@ -306,7 +306,7 @@ var StatusFits = &Check{
 header mismatches, unsupported versions and missing _meta fields (MUST in
 2026-07-28: T-HTTP-8, T-HTTP-10; the strict contract's rule elsewhere,
 where the spec is silent, AMB-6). In 2026-07-28 an unknown method is 404
-with a JSON-RPC body (T-HTTP-9). A message with an id and no method may
+with a JSON-RPC body (T-HTTP-9), and any -32601 may come with 404. A message with an id and no method may
 be read as a posted response: in 2025-xx its 202 is that reading's status
 (RPC1006 warns of the silence), in 2026-07-28 the reaction is open
 (T-HTTP-3) and another status warns. A notification is 202 (T-HTTP-4), or a 4xx
@@ -521,6 +521,12 @@ GET answered with a 2xx other than 200 and an event stream warns
 		case isErr && refusedOnHeaders(p) && st < 500:
 			// A refusal on the request's headers (credentials, Origin,
 			// Accept): its status is the transport's to choose.
+		case isErr && st == 404 && code == envelope.CodeMethodNotFound && x.Version == envelope.V20260728:
+			// Where the code does not fix the status (a method of a
+			// capability the server declared, a tool it does not list),
+			// -32601 still says the method was not found, and 404 is
+			// T-HTTP-9's status for that: never a worse choice than 200
+			// (ERR1002 judges the code).
 		case isErr && x.AnyStatus:
 			if st >= 500 && code != envelope.CodeInternalError {
 				p.serverFailedStatus(false, path, "status %d for error %d, a client's mistake: want a 4xx", st, code)

@@ -40,21 +40,50 @@ func hasLineBreak(s string) bool { return strings.ContainsFunc(s, isLineBreak) }
 const firstMark = '\u0300'
 
 // visibleLen counts the characters of s a reader sees: a combining mark,
-// a zero-width joiner or a variation selector adds to the character
-// before it, not a character of its own.
+// a variation selector, an emoji's skin tone or tag adds to the character
+// before it, not a character of its own; a zero-width joiner joins the
+// symbol after it to the one before (👨‍👩‍👧 is one), and two regional
+// indicators are one flag.
 func visibleLen(s string) int {
 	n := 0
+	joined, flagHalf := false, false
 	for _, r := range s {
 		if r < firstMark {
 			n++ // most text: spares unicode.In its table search
+			joined, flagHalf = false, false
 			continue
 		}
-		if unicode.In(r, unicode.Mn, unicode.Me) || r == '\u200d' || r >= '\ufe00' && r <= '\ufe0f' {
+		switch {
+		case unicode.In(r, unicode.Mn, unicode.Me) || r >= '\ufe00' && r <= '\ufe0f' ||
+			r >= 0x1F3FB && r <= 0x1F3FF || r >= 0xE0020 && r <= 0xE007F:
+			continue
+		case r == '\u200d':
+			joined = true
+			continue
+		case joined:
+			joined = false
+			continue
+		case r >= 0x1F1E6 && r <= 0x1F1FF:
+			if flagHalf = !flagHalf; !flagHalf {
+				continue // the second of a flag's pair
+			}
+			n++
 			continue
 		}
+		flagHalf = false
 		n++
 	}
 	return n
+}
+
+// readLen is how many characters of s a bound counts: those a reader
+// sees, or its code points where combining marks pile past four to a
+// character (a Zalgo text of 16 letters and 6 KB is no short text).
+func readLen(s string, bound int) int {
+	if cps := utf8.RuneCountInString(s); cps > 4*bound {
+		return cps
+	}
+	return visibleLen(s)
 }
 
 // hasControl: s holds a control character other than a line break

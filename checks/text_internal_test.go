@@ -24,6 +24,31 @@ func TestFirstMark(t *testing.T) {
 	}
 }
 
+// visibleLen counts what a reader sees as one character once: a letter
+// and its marks, a flag, an emoji with its skin tone or its ZWJ family
+// (testdata/text/visible.json).
+func TestVisibleLen(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "text", "visible.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Text string
+		Len  int
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatalf("visible.json: %v", err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("visible.json holds %d cases; the test means nothing without them", len(cases))
+	}
+	for _, c := range cases {
+		if got := visibleLen(c.Text); got != c.Len {
+			t.Errorf("visibleLen(%q) = %d, want %d", c.Text, got, c.Len)
+		}
+	}
+}
+
 // severalSentences finds a sentence break, not an abbreviation's period
 // nor punctuation inside what the phrase quotes (testdata/text).
 func TestSeveralSentences(t *testing.T) {
