@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -297,7 +298,7 @@ code of its method: an unknown or undeclared one was never looked at.`,
 		case x.AnyCode && code == envelope.CodeUnsupportedVer && !(isCall(x.Condition) && x.Version == envelope.V20260728):
 			// (A request that is no call, an id MCP forbids say: the
 			// version it names is still one the server declared.)
-			if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) {
+			if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) && !combinedVersionHeader(p) {
 				p.Failf("error.code", "code -32022 (unsupported version) for %s, a version the server says it serves", Quote(v, quoteN))
 			}
 			return nil
@@ -311,7 +312,7 @@ code of its method: an unknown or undeclared one was never looked at.`,
 			// known; each is judged from what the server itself declared.
 			switch {
 			case code == envelope.CodeUnsupportedVer:
-				if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) {
+				if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) && !combinedVersionHeader(p) {
 					p.Failf("error.code", "code -32022 (unsupported version) for %s, a version the server says it serves", Quote(v, quoteN))
 				}
 				// Otherwise the server does not serve the version asked
@@ -515,6 +516,25 @@ func sentVersion(p *Pass) string {
 	return ""
 }
 
+// combinedVersionHeader: the request repeats MCP-Protocol-Version, whose
+// field lines a receiver may read combined into one list (RFC 9110 §5.3;
+// DESIGN: receiver latitude), a value no server serves: -32022 answers
+// that reading.
+func combinedVersionHeader(p *Pass) bool {
+	_, ok := combinedHeader(p.Exchange.Request.Header, "Mcp-Protocol-Version")
+	return ok
+}
+
+// combinedHeader is the value of a header sent on several field lines as
+// a receiver may combine them (RFC 9110 §5.3); ok is false for one line.
+func combinedHeader(h http.Header, name string) (string, bool) {
+	vs := envelope.HeaderValues(h, name)
+	if len(vs) < 2 {
+		return "", false
+	}
+	return strings.Join(vs, ", "), true
+}
+
 // listsVersion: v is one of the strings of an array.
 func listsVersion(arr gjson.Result, v string) bool {
 	for _, s := range arr.Array() {
@@ -695,8 +715,7 @@ func headersExplain(p *Pass) bool {
 		return false
 	}
 	h := p.Exchange.Request.Header
-	accept := headerValues(h, "Accept")
-	acceptWrong := len(accept) == 0 || acceptance(accept, "application/json") == acceptRefused || acceptance(accept, "text/event-stream") == acceptRefused
+	acceptWrong := acceptLacking(h)
 	typeWrong := envelope.MediaType(envelope.HeaderGet(h, "Content-Type")) != "application/json"
 	switch r.Status {
 	case 401, 413, 414, 431:
@@ -711,6 +730,14 @@ func headersExplain(p *Pass) bool {
 		return acceptWrong || typeWrong || versionHeaderRefusal(p)
 	}
 	return false
+}
+
+// acceptLacking: the request's Accept is not the one a client must send,
+// listing both reply types by name (T-HTTP-2): missing, narrower, or a
+// wildcard; a refusal may be its (AMB-17).
+func acceptLacking(h http.Header) bool {
+	accept := headerValues(h, "Accept")
+	return acceptance(accept, "application/json") != acceptListed || acceptance(accept, "text/event-stream") != acceptListed
 }
 
 // headersInDoubt: the request carries a header -32020 may fairly name

@@ -617,9 +617,10 @@ func leafPaths(v gjson.Result, prefix string) []string {
 }
 
 // sentVersions are the versions the request asked for: _meta's and the
-// header's, and an initialize's protocolVersion. When they differ either
-// may be the one refused (AMB-4); a dual-era reading of a legacy
-// initialize refuses the version it names (T-LIFE-14).
+// header's (its field lines combined too, when it repeats), and an
+// initialize's protocolVersion. When they differ either may be the one
+// refused (AMB-4); a dual-era reading of a legacy initialize refuses the
+// version it names (T-LIFE-14).
 func sentVersions(p *Pass) []string {
 	var out []string
 	if p.Expect.Method == "initialize" {
@@ -632,6 +633,9 @@ func sentVersions(p *Pass) []string {
 	}
 	if h := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version"); h != "" {
 		out = append(out, h)
+	}
+	if h, ok := combinedHeader(p.Exchange.Request.Header, "Mcp-Protocol-Version"); ok {
+		out = append(out, h) // its field lines read as one (RFC 9110 §5.3)
 	}
 	return out
 }

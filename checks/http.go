@@ -306,7 +306,10 @@ var StatusFits = &Check{
 header mismatches, unsupported versions and missing _meta fields (MUST in
 2026-07-28: T-HTTP-8, T-HTTP-10; the strict contract's rule elsewhere,
 where the spec is silent, AMB-6). In 2026-07-28 an unknown method is 404
-with a JSON-RPC body (T-HTTP-9), and any -32601 may come with 404. A message with an id and no method may
+with a JSON-RPC body (T-HTTP-9), and any -32601 may come with 404. A
+2025 request without a session, to a server that issued one, refused 404
+warns: a server that requires sessions SHOULD answer 400, and a client
+reads 404 as the end of its session. A message with an id and no method may
 be read as a posted response: in 2025-xx its 202 is that reading's status
 (RPC1006 warns of the silence), in 2026-07-28 the reaction is open
 (T-HTTP-3) and another status warns. A notification is 202 (T-HTTP-4), or a 4xx
@@ -518,6 +521,10 @@ GET answered with a 2xx other than 200 and an event stream warns
 			// a discover probe comes before it: only the strict
 			// contract's warn.
 			p.contractWarnf(path, "status %d for a request refused on its MCP-Protocol-Version header: an unsupported version gets 400 (T-HTTP-7)", st)
+		case isErr && st == 404 && sessionless(p):
+			// Refused for want of a session it requires, at the status
+			// a 2025 client reads as the end of its session (T-SESS-3).
+			p.Deviate(expect.Want{Level: expect.Should, Rule: "T-SESS-2"}, path, "status 404 for a request without a session, want 400")
 		case isErr && refusedOnHeaders(p) && st < 500:
 			// A refusal on the request's headers (credentials, Origin,
 			// Accept): its status is the transport's to choose.
@@ -560,8 +567,9 @@ var ReplyContentType = &Check{
 	Doc: `A POSTed request is answered either with Content-Type
 application/json holding one JSON object, or with text/event-stream (an SSE
 stream). Any other type (text/plain, text/html, none) is a breach, also on
-2xx answers, and so are two Content-Type field lines with different values
-(the field is single-valued, RFC 9110 §5.3, and clients read either).`,
+2xx answers, and so are two Content-Type field lines with different media
+types (the field is single-valued, RFC 9110 §5.3, and clients read
+either; lines that differ only in case or a charset name one type).`,
 	Run: func(p *Pass) error {
 		resp, err := needHTTP(p)
 		if err != nil {
@@ -581,9 +589,17 @@ stream). Any other type (text/plain, text/html, none) is a breach, also on
 		if envelope.HeaderVaries(resp.Header, "Content-Type") {
 			cts := envelope.HeaderDistinct(resp.Header, "Content-Type")
 			// A single-valued field sent with two values (RFC 9110 §5.3):
-			// clients differ on which they read, so none is sure.
-			p.Failf("http.header.Content-Type", "Content-Type is sent %d times with different values (%s); it is single-valued, and clients may read either", len(cts), Quote(strings.Join(cts, " | "), quoteN))
-			return nil
+			// clients differ on which they read, so none is sure, unless
+			// every one names the same media type (its case and a JSON
+			// charset change nothing, RFC 9110 §8.3.1, RFC 8259 §11).
+			types := map[string]bool{}
+			for _, ct := range cts {
+				types[envelope.MediaType(ct)] = true
+			}
+			if len(types) > 1 {
+				p.Failf("http.header.Content-Type", "Content-Type is sent %d times with different media types (%s); it is single-valued, and clients may read either", len(cts), Quote(strings.Join(cts, " | "), quoteN))
+				return nil
+			}
 		}
 		switch mt := mediaType(resp); mt {
 		case "application/json", "text/event-stream":

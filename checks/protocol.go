@@ -172,6 +172,9 @@ declarations set, not only for form:
   id are the stream's, and the rest are judged here as on any exchange
   (an untagged list change fails T-STDIO-5).
 
+A message after the response on a POST's stream warns: the stream
+SHOULD end with the response (T-HTTP-15; T-HTTP-17 in 2026-07-28).
+
 A progress or log notification that names another request fails on a
 POST's own SSE stream in 2026-07-28 (T-HTTP-17, MUST) and warns before
 (T-HTTP-15: they SHOULD relate to the request, and another request in
@@ -207,12 +210,15 @@ declaration rules are not judged.`,
 		progress := map[string]float64{}
 		listen := x.Method == "subscriptions/listen" && x.Version == envelope.V20260728
 		seen := map[string]bool{} // the server's request ids (T-RPC-4)
-		n := 0
+		n, after := 0, -1
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !m.Get("method").Exists() {
 				continue
 			}
 			n++
+			if respAt >= 0 && i > respAt && after < 0 {
+				after = i
+			}
 			path := msgPath(p, i)
 			id := m.Get("id")
 			method := m.Get("method").Str
@@ -262,6 +268,15 @@ declaration rules are not judged.`,
 			case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
 				judgeListChanged(p, path, method, m)
 			}
+		}
+		if after >= 0 && p.Exchange.Transport == envelope.HTTP && p.Exchange.Request.HTTPMethod() == "POST" {
+			// The response ends the POST's stream: what follows reaches a
+			// client that may have stopped reading.
+			rule := "T-HTTP-15"
+			if x.Version == envelope.V20260728 {
+				rule = "T-HTTP-17"
+			}
+			p.Deviate(expect.Want{Level: expect.Should, Rule: rule}, msgPath(p, after), "%s follows the response on the POST's stream, which should end with the response", Quote(p.Reply.Messages[after].Get("method").Str, quoteN))
 		}
 		if n == 0 {
 			return Skip("no notification or server request arrived")

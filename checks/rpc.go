@@ -393,6 +393,10 @@ func refusedOnHeaders(p *Pass) bool {
 		return false
 	}
 	switch {
+	case r.Status == 406 && !acceptLacking(p.Exchange.Request.Header):
+		// The Accept a client must send, refused all the same: nothing in
+		// the headers explains it (as for a GET stream).
+		return false
 	case headerStatus(r.Status):
 		return true
 	case r.Status == 400:
@@ -408,12 +412,6 @@ func refusedOnHeaders(p *Pass) bool {
 			// is refused on the header (AMB-17), before the body is read.
 			return true
 		}
-		// A session-less request to a server the facts show issued a
-		// session: T-SESS-2's 400 may come before the body is read.
-		// Issuing one does not show the server requires it, so only the
-		// refusal is excused, not a lost id on anything else.
-		// A method-level code shows the body was read, as at 404.
-		x := p.Expect
 		if !methodLevel(p) && p.Exchange.Request.HTTPMethod() == "POST" && len(headerValues(p.Exchange.Request.Header, "Accept")) == 0 {
 			// A POST without the Accept the client must send (T-HTTP-2)
 			// may be refused on that header too (AMB-17), before the body
@@ -423,12 +421,16 @@ func refusedOnHeaders(p *Pass) bool {
 		if versionHeaderRefusal(p) {
 			return true
 		}
-		if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" || x.Version == envelope.V20260728 {
-			return false
-		}
-		return x.Facts != nil && x.Facts.Session
+		// Issuing a session does not show the server requires it, so
+		// only the refusal is excused, not a lost id on anything else.
+		return sessionless(p)
 	case r.Status == 404:
 		if p.Expect.Version != envelope.V20260728 && envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
+			return true
+		}
+		// T-SESS-2 asks 400 of a missing session as a SHOULD; a 404 is
+		// the same refusal on the header, at a status HTTP1002 judges.
+		if sessionless(p) {
 			return true
 		}
 	}
@@ -436,6 +438,17 @@ func refusedOnHeaders(p *Pass) bool {
 	// the 400 T-HTTP-7 asks (@hono/mcp answers 404): the id is lost the
 	// same way, and the status is HTTP1002's question.
 	return r.Status/100 == 4 && r.Status != 429 && versionHeaderRefusal(p)
+}
+
+// sessionless: a 2025 request without a session header (not initialize,
+// and answered with no method's code) to a server the facts show issued
+// a session: T-SESS-2's refusal may come before the body is read.
+func sessionless(p *Pass) bool {
+	x := p.Expect
+	if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" || x.Version == envelope.V20260728 {
+		return false
+	}
+	return x.Facts != nil && x.Facts.Session
 }
 
 // headerStatus: a status that refuses a request on what comes before

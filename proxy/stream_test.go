@@ -155,7 +155,7 @@ func TestHTTPStreamJudgedPastResponse(t *testing.T) {
 			wantMsgs: 2, wantFail: []string{"PRO1003 fail"}},
 		{name: "rising progress, the response, a log message after it",
 			events:   []sseEvent{{0, progress(1)}, {late, progress(2)}, {0, callResult}, {late, logMessage("info")}},
-			holdOpen: true, wantMsgs: 4},
+			holdOpen: true, wantMsgs: 4, wantFail: []string{"PRO1003 warn"}}, // T-HTTP-15: the stream SHOULD end with the response
 		{name: "rising progress after the response",
 			events:   []sseEvent{{0, progress(1)}, {0, callResult}, {late, progress(2)}},
 			holdOpen: true, wantMsgs: 3, wantFail: []string{"PRO1003 fail"}}, // T-PROG-1: none after the response
@@ -259,7 +259,8 @@ func TestHTTPStreamPastResponseCutAtLastEvent(t *testing.T) {
 	if string(ex.Response.Body) != want {
 		t.Errorf("recorded body %q, want %q", ex.Response.Body, want)
 	}
-	checkJudged(t, newJudge(), ex, nil)
+	// (The notification after the response warns: T-HTTP-15.)
+	checkJudged(t, newJudge(), ex, []string{"PRO1003 warn"})
 }
 
 // TestHTTPCloseFlushesPendingStream: an exchange whose response came and

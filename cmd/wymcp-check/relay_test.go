@@ -644,7 +644,9 @@ func TestWatcherLaterAnswer(t *testing.T) {
 	w.Message(proxy.Observation{Seq: 5, Dir: proxy.ServerToClient, Time: at, Raw: reply, Size: int64(len(reply)), Kind: proxy.KindResponse, ID: "1", Completes: true, Later: true, HTTP: meta(1)})
 	got := out.w.(*bytes.Buffer).String() + w.summary(proxy.Stats{}, nil)
 	for _, want := range []string{
-		"12:00:00.000 ← #3 event 2 of #1: notifications/message (87 B)\n12:00:00.000 ← #2 event 1 of #1: result id 1 (36 B)  2ms  ok\n",
+		// (The notification after the response warns: the stream
+		// SHOULD end with the response, T-HTTP-15.)
+		"12:00:00.000 ← #3 event 2 of #1: notifications/message (87 B)\n12:00:00.000 ← #2 event 1 of #1: result id 1 (36 B)  2ms  WARN 1\n",
 		"← #5 event 1 of #1: result id 1 (36 B)\n\nsummary:",
 	} {
 		if !strings.Contains(got, want) {
