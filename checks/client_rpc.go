@@ -183,6 +183,13 @@ were dropped) is not judged either.`,
 					p.Warnf("id", "id %s was used by a 2026-07-28 request before this session's initialize (%s); whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(first))
 					return nil
 				}
+				if c.refusedInit[key] {
+					// The server refused that initialize: whether a
+					// session held it, or began with the one after, is
+					// open.
+					p.Warnf("id", "id %s was used by an initialize the server refused (%s); whether that request belongs to this session is open (T-RPC-4)", idText(id.Raw), seqText(first))
+					return nil
+				}
 				p.Failf("id", "id %s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), seqText(first))
 			}
 		}

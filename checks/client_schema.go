@@ -2,10 +2,12 @@ package checks
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/schema"
 )
 
@@ -25,7 +27,11 @@ answer (roots, sampling, elicitation). Each violation is reported once per
 location, distilled. A method the version does not define is not judged.
 The version is the one the message names or its session negotiated, else
 2025-11-25. A session that speaks 2025-03-26 is not judged here: its
-schema is draft-07 and the checker does not carry it (T-V0326-4).`,
+schema is draft-07 and the checker does not carry it (T-V0326-4); nor is
+one of an older version (2024-11-05). An answer to a task-augmented
+request (2025-11-25) may be the task the client created. A fraction in an
+elicitation answer warns: the generated JSON Schema says integer,
+schema.ts (and a NumberSchema's request) number.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -46,11 +52,18 @@ schema is draft-07 and the checker does not carry it (T-V0326-4).`,
 			version = envelope.V20251125
 		case version == envelope.V20250326:
 			return Skip("the session speaks 2025-03-26, whose own schema (draft-07) the checker does not carry (T-V0326-4)")
+		case !slices.Contains(schema.Versions(), version):
+			// An older version a server may still answer (2024-11-05):
+			// not judged, as the checker carries no schema of it.
+			return Skipf("the session speaks %s, whose schema the checker does not carry", Quote(version, quoteN))
 		}
-		method := cp.method
+		method, answers := cp.method, ""
 		if cp.kind == kindResponse {
 			if a, ok := cp.view.c.match(cp.msg.Get("id")); ok {
-				method = a.method
+				method, answers = a.method, a.method
+				if a.task {
+					method = schema.TaskAugmented(method)
+				}
 			}
 		}
 		es, covered, err := sv.ValidateClient(version, method, cp.in.Message.Body)
@@ -68,6 +81,14 @@ schema is draft-07 and the checker does not carry it (T-V0326-4).`,
 			for _, pr := range e.Problems {
 				p.Failf(clientPath(e.Location), "%s", pr)
 			}
+		}
+		if answers == "elicitation/create" {
+			cp.msg.Get("result.content").ForEach(func(k, v gjson.Result) bool {
+				if v.Type == gjson.Number && !envelope.IsInteger(v.Raw) {
+					p.Deviate(expect.Want{Level: expect.Open, Rule: "the generated JSON Schema types an elicitation answer's numbers as integer, schema.ts as number"}, "result.content."+k.Str, "value %s is no integer", clip(v.Raw))
+				}
+				return true
+			})
 		}
 		return nil
 	},

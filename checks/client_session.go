@@ -144,6 +144,9 @@ type conversation struct {
 	// session's initialize: a dual-era client's probe, before it fell
 	// back to a 2025 session.
 	probed map[string]bool
+	// refusedInit are the id keys of initialize requests the server
+	// refused: no session began with them.
+	refusedInit map[string]bool
 
 	asked   map[string]asked  // the server's requests awaiting the client's answer
 	answers map[string]uint64 // id key of a server request → the client's answer to it
@@ -153,6 +156,7 @@ type conversation struct {
 type asked struct {
 	method string
 	mode   string // an elicitation's mode ("" is form)
+	task   bool   // task-augmented (params.task, 2025-11-25): a task may answer it
 	id     gjson.Result
 	seq    uint64
 }
@@ -388,10 +392,11 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 				c.caps, c.capsKnown = json.RawMessage(caps.Raw), true
 			}
 		}
-		if c.probed[key] && c.initSeq != 0 {
-			// The session's own use of a probe's id: from now on a reuse
-			// is one within the session.
+		if (c.probed[key] || c.refusedInit[key]) && c.initSeq != 0 {
+			// The session's own use of a probe's id, or of a refused
+			// initialize's: from now on a reuse is one within the session.
 			delete(c.probed, key)
+			delete(c.refusedInit, key)
 			c.used[key] = m.Seq
 		}
 	case method.Exists():
@@ -455,7 +460,7 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 	msg := envelope.Parse(r.Body)
 	id := msg.Get("id")
 	if key := envelope.IDKey(id); key != "" && len(c.asked) < maxOpen {
-		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, id: id, seq: r.Seq}
+		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, task: msg.Get("params.task").Exists(), id: id, seq: r.Seq}
 	}
 }
 
@@ -488,6 +493,12 @@ func (t *ClientTracker) Close(e *Closed) {
 			// unanswered: nothing was negotiated, and the client's next
 			// initialize, with capabilities of its own, is the one that
 			// counts.
+			if c.initKey != "" && len(c.refusedInit) < maxUsedIDs {
+				if c.refusedInit == nil {
+					c.refusedInit = map[string]bool{}
+				}
+				c.refusedInit[c.initKey] = true
+			}
 			c.initFailed, c.initSeq, c.initKey, c.caps, c.capsKnown = c.initSeq, 0, "", nil, false
 			if t.stdio == nil {
 				t.refused = c

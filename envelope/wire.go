@@ -250,11 +250,12 @@ func Unpadded(v string) bool {
 
 // EncodeHeaderValue applies the Base64 sentinel of T-HDR-3 where a value
 // cannot travel as plain header text: non-ASCII, control characters,
-// leading or trailing space or tab, or a literal that looks like the
-// sentinel itself.
+// leading or trailing space or tab, or a literal that matches the
+// sentinel's pattern itself (it starts with the marker and ends with
+// "?="; one that only starts so travels plain).
 func EncodeHeaderValue(v string) string {
 	plain := strings.TrimLeft(v, " \t") == v && strings.TrimRight(v, " \t") == v &&
-		!strings.HasPrefix(v, Base64Marker)
+		!(strings.HasPrefix(v, Base64Marker) && strings.HasSuffix(v, "?="))
 	for i := 0; plain && i < len(v); i++ {
 		if c := v[i]; c < 0x20 || c >= 0x7f {
 			plain = false

@@ -69,13 +69,15 @@ type ClientSet struct {
 	requests      map[string]*jsonschema.Schema // method → the whole request
 	notifications map[string]*jsonschema.Schema
 	answers       map[string]*jsonschema.Schema // the server's method → the client's result response
+	taskAnswers   map[string]*jsonschema.Schema // the same, for a task-augmented request (TaskAugmented)
 	answer        *jsonschema.Schema            // a result to a method not in answers; nil: clients send none
 	errAnswer     *jsonschema.Schema
 }
 
 // ValidateClient validates raw, one whole message a client sent: a
 // request or notification of method, or the client's answer to a server
-// request of method. covered is false when the set has no schema for the
+// request of method (TaskAugmented(method) for a request whose params
+// carry task). covered is false when the set has no schema for the
 // message (a method the version does not define, an answer in a version
 // where clients send none, a message that is not a JSON object); nil
 // problems with covered true is a valid message.
@@ -103,7 +105,15 @@ func (s *ClientSet) ValidateClient(method string, raw []byte) (problems []envelo
 	case isError:
 		sch = s.errAnswer
 	default:
-		if sch = s.answers[method]; sch == nil {
+		if base, ok := strings.CutSuffix(method, taskSuffix); ok {
+			if sch = s.taskAnswers[base]; sch == nil {
+				method = base // a version, or a method, without tasks ignores task
+			}
+		}
+		if sch == nil {
+			sch = s.answers[method]
+		}
+		if sch == nil {
 			sch = s.answer
 		}
 	}
@@ -131,7 +141,7 @@ func loadClient(version string) (*protocolDoc, map[string]map[string]string, err
 	defs, _ := doc["$defs"].(map[string]any)
 	tables := map[string]map[string]string{}
 	top, _ := doc[clientKey].(map[string]any)
-	for _, kind := range []string{"requests", "notifications", "answers"} {
+	for _, kind := range []string{"requests", "notifications", "answers", "taskAnswers"} {
 		tables[kind] = map[string]string{}
 		t, _ := top[kind].(map[string]any)
 		for m, d := range t {
@@ -155,7 +165,7 @@ func compileClientSet(version string) (*ClientSet, error) {
 		return nil, err
 	}
 	s := &ClientSet{version: version}
-	for kind, dst := range map[string]*map[string]*jsonschema.Schema{"requests": &s.requests, "notifications": &s.notifications, "answers": &s.answers} {
+	for kind, dst := range map[string]*map[string]*jsonschema.Schema{"requests": &s.requests, "notifications": &s.notifications, "answers": &s.answers, "taskAnswers": &s.taskAnswers} {
 		*dst = map[string]*jsonschema.Schema{}
 		for m, def := range tables[kind] {
 			if (*dst)[m], err = p.compileDef(c, def); err != nil {
