@@ -44,6 +44,28 @@ func fakeServer(name string) func() int {
 			os.Stdout.WriteString("MyServer v1.0 starting...\r\n")
 			return echo(bufio.NewScanner(os.Stdin))
 		}
+	case "pinger": // asks the client a ping and a sampling request before each answer, and answers with what came back
+		return func() int {
+			in := bufio.NewScanner(os.Stdin)
+			for in.Scan() {
+				id := gjson.GetBytes(in.Bytes(), "id")
+				if !id.Exists() || !gjson.GetBytes(in.Bytes(), "method").Exists() {
+					continue
+				}
+				id = gjson.Parse(id.Raw) // (the scanner's buffer is reused)
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":"srv-1","method":"ping"}` + "\n")
+				if !in.Scan() {
+					return 0
+				}
+				pong := in.Text()
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":"srv-2","method":"sampling/createMessage","params":{}}` + "\n")
+				if !in.Scan() {
+					return 0
+				}
+				fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":{"pong":%q,"refusal":%q}}`+"\n", id.Raw, pong, in.Text())
+			}
+			return 0
+		}
 	case "hang": // reads, never answers, leaves at EOF
 		return func() int {
 			in := bufio.NewScanner(os.Stdin)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -59,6 +61,14 @@ type Stdio struct {
 
 	mu     sync.Mutex // one exchange at a time
 	broken string     // why stdin cannot carry another request
+	// wmu serialises writes to stdin: an exchange's request, and the
+	// answers to the server's own requests (see answerServer), which
+	// must never land inside a request written in parts.
+	wmu sync.Mutex
+	// answers are the checker's answers to the server's requests,
+	// waiting to be written; a server flooding requests finds it full,
+	// and the rest go unanswered.
+	answers chan []byte
 	// fresh: nothing written has been seen read yet; the first message
 	// waits for the server to read it before its clock starts.
 	fresh   bool
@@ -131,12 +141,57 @@ func StartStdio(ctx context.Context, argv []string, env []string, dir string, li
 		fresh:      true,
 		ready:      make(chan struct{}),
 		started:    time.Now(),
+		answers:    make(chan []byte, maxAnswers),
 	}
-	s.wg.Add(3)
+	s.wg.Add(4)
 	go s.wait()
 	go s.readStdout()
 	go s.readStderr()
+	go s.answerServer()
 	return s, nil
+}
+
+// maxAnswers bounds the answers to the server's requests waiting to be
+// written.
+const maxAnswers = 64
+
+// answerServer writes the checker's answers to the server's requests (a
+// ping above all: "the receiver must promptly respond, or else may be
+// disconnected"), each bounded by the timeout: a server that stops
+// reading its stdin holds none of them for longer.
+func (s *Stdio) answerServer() {
+	defer s.wg.Done()
+	for {
+		select {
+		case a := <-s.answers:
+			s.wmu.Lock()
+			_ = s.stdin.SetWriteDeadline(time.Now().Add(s.lim.Timeout))
+			_, _ = s.stdin.Write(a)
+			s.wmu.Unlock()
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// answer queues the checker's answer to line if it is a request of the
+// server's, as a client that declared no capabilities answers: an empty
+// result to a ping, -32601 to anything else (sampling, elicitation,
+// roots: never offered). The line itself is still judged.
+func (s *Stdio) answer(data []byte) {
+	m := gjson.ParseBytes(data)
+	method, id := m.Get("method"), m.Get("id")
+	if !m.IsObject() || method.Type != gjson.String || !id.Exists() || id.Type == gjson.Null || (id.Type != gjson.String && id.Type != gjson.Number) {
+		return
+	}
+	a := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`+"\n", id.Raw)
+	if method.Str == "ping" {
+		a = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+	}
+	select {
+	case s.answers <- a:
+	default:
+	}
 }
 
 func (s *Stdio) wait() {
@@ -178,6 +233,7 @@ func (s *Stdio) readStdout() {
 	}
 	sendAll := func(data [][]byte) bool {
 		for _, d := range data {
+			s.answer(d)
 			if !send(line{data: d}) {
 				return false
 			}

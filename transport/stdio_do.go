@@ -220,6 +220,8 @@ func (s *Stdio) awaitRead(ctx context.Context) {
 // the Failure for those ends, or the error of a write that failed
 // otherwise.
 func (s *Stdio) write(ctx context.Context, body []byte, deadline time.Time, bound string) (failure string, err error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	var n int
 	msg := make([]byte, len(body)+1)
 	copy(msg, body)

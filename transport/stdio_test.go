@@ -648,3 +648,27 @@ func TestStdioSameReplyTwiceTaken(t *testing.T) {
 		}
 	}
 }
+
+// The checker is a client that answers the server's requests at once, as
+// a receiver must ("promptly respond, or else may be disconnected"): an
+// empty result to a ping, -32601 to a capability it never declared. A
+// server that pings and waits, or hangs up on silence, met a checker
+// that answered nothing and was failed for its death. The server's
+// requests are still in the exchange, for the checks.
+func TestStdioAnswersServerRequests(t *testing.T) {
+	s := startFake(t, context.Background(), "pinger", Limits{Timeout: 2 * time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)}, true)
+	if ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 3 {
+		t.Fatalf("exchange: failure %q, response %v; want the server's two requests and its result", ex.Failure, ex.Response)
+	}
+	res := gjson.ParseBytes(ex.Response.Messages[2])
+	if got, want := res.Get("result.pong").Str, `{"jsonrpc":"2.0","id":"srv-1","result":{}}`; got != want {
+		t.Errorf("the server read %q after its ping, want %q", got, want)
+	}
+	if got, want := res.Get("result.refusal").Str, `{"jsonrpc":"2.0","id":"srv-2","error":{"code":-32601,"message":"Method not found"}}`; got != want {
+		t.Errorf("the server read %q after its sampling request, want %q", got, want)
+	}
+	if m := gjson.GetBytes(ex.Response.Messages[0], "method").Str; m != "ping" {
+		t.Errorf("the exchange's first message is %q, want the server's ping", m)
+	}
+}
