@@ -24,25 +24,32 @@ func TestFirstMark(t *testing.T) {
 	}
 }
 
+// textCases reads the cases of testdata/text/file, at least min of them:
+// a test of fewer means nothing.
+func textCases[C any](t *testing.T, file string, min int) []C {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "text", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []C
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if len(cases) < min {
+		t.Fatalf("%s holds %d cases; the test means nothing without them", file, len(cases))
+	}
+	return cases
+}
+
 // visibleLen counts what a reader sees as one character once: a letter
 // and its marks, a flag, an emoji with its skin tone or its ZWJ family
 // (testdata/text/visible.json).
 func TestVisibleLen(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "text", "visible.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct {
+	for _, c := range textCases[struct {
 		Text string
 		Len  int
-	}
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatalf("visible.json: %v", err)
-	}
-	if len(cases) < 10 {
-		t.Fatalf("visible.json holds %d cases; the test means nothing without them", len(cases))
-	}
-	for _, c := range cases {
+	}](t, "visible.json", 10) {
 		if got := visibleLen(c.Text); got != c.Len {
 			t.Errorf("visibleLen(%q) = %d, want %d", c.Text, got, c.Len)
 		}
@@ -52,21 +59,10 @@ func TestVisibleLen(t *testing.T) {
 // severalSentences finds a sentence break, not an abbreviation's period
 // nor punctuation inside what the phrase quotes (testdata/text).
 func TestSeveralSentences(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "text", "sentences.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct {
+	for _, c := range textCases[struct {
 		Text    string
 		Several bool
-	}
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatalf("sentences.json: %v", err)
-	}
-	if len(cases) < 20 {
-		t.Fatalf("sentences.json holds %d cases; the test means nothing without them", len(cases))
-	}
-	for _, c := range cases {
+	}](t, "sentences.json", 20) {
 		if got := severalSentences(c.Text); got != c.Several {
 			t.Errorf("severalSentences(%q) = %v, want %v", c.Text, got, c.Several)
 		}
@@ -76,19 +72,8 @@ func TestSeveralSentences(t *testing.T) {
 // readProse on the sentences and values reviews found misread: the data
 // file holds each with its reading (prose, maybe, value).
 func TestReadProse(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "text", "prose.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct{ Text, Reading string }
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatalf("prose.json: %v", err)
-	}
-	if len(cases) < 20 {
-		t.Fatalf("prose.json holds %d cases; the test means nothing without them", len(cases))
-	}
 	name := map[proseReading]string{surelyProse: "prose", maybeProse: "maybe", notProse: "value"}
-	for _, c := range cases {
+	for _, c := range textCases[struct{ Text, Reading string }](t, "prose.json", 20) {
 		if got := name[readProse(c.Text)]; got != c.Reading {
 			t.Errorf("readProse(%q) = %s, want %s", c.Text, got, c.Reading)
 		}
