@@ -1,12 +1,14 @@
 package checks
 
 import (
+	"math/big"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 )
 
 var ClientLifecycle = &Check{
@@ -222,8 +224,9 @@ plain header-safe ASCII (non-ASCII, control characters, leading or trailing
 space, or a literal that looks like the sentinel) is sent Base64-encoded as
 =?base64?…?= (T-HDR-3): sent plain it fails, and an encoded value must
 decode to the body's. Parameters a listed tool marks with x-mcp-header go as
-Mcp-Param-Name headers, strings as they are, integers in decimal (compared
-numerically, T-HDR-5), booleans as true or false (T-HDR-4), whenever the
+Mcp-Param-Name headers, strings as they are, integers in decimal (another
+spelling of the same number warns: servers compare numerically, T-HDR-5),
+booleans as true or false (T-HDR-4), whenever the
 argument is present and not null. A Base64 payload only the URL-safe
 alphabet decodes warns (AMB-10: no alphabet is named). Header rules for
 notification POSTs are undefined (AMB-5): a notification is judged only for
@@ -329,9 +332,28 @@ func paramHeaders(p *Pass, cp *clientPass) {
 				p.Failf(path, "%s is missing; it mirrors %s (T-HDR-4)", name, bodyPath)
 			case !sameNumber(hv, v.Raw):
 				p.Failf(path, "%s is %s, but %s is %s (T-HDR-4, T-HDR-5)", name, Quote(hv, quoteN), bodyPath, idText(v.Raw))
+			case decimalText(v.Raw) != "" && strings.TrimSpace(hv) != decimalText(v.Raw):
+				// The same number in another spelling (42.0, 4.2e1): a
+				// server compares numerically (T-HDR-5, a SHOULD), but an
+				// integer goes as its decimal text.
+				p.Deviate(expect.Want{Level: expect.Should, Rule: "T-HDR-4: an integer goes as its decimal text, though servers are asked to compare numbers by value"}, path, "%s is %s, the same number as %s %s in another spelling", name, Quote(hv, quoteN), bodyPath, v.Raw)
 			}
 		}
 	}
+}
+
+// decimalText is an integral JSON number written as decimal text (42 for
+// 42.0 or 4.2e1), "" for a number that is no integer.
+func decimalText(raw string) string {
+	f, _, err := big.ParseFloat(raw, 10, 2048, big.ToNearestEven)
+	if err != nil || f.MantExp(nil) > 1024 {
+		return "" // (1e999999999 is no header's integer, nor a buffer's)
+	}
+	i, acc := f.Int(nil)
+	if acc != big.Exact {
+		return ""
+	}
+	return i.String()
 }
 
 // sameNumber compares a header's decimal text with a JSON number by
