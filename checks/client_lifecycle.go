@@ -280,14 +280,14 @@ func headerMirrors(p *Pass, h http.Header, name, bodyPath, want string) {
 		p.Failf(path, "%s is missing; it mirrors %s (T-HDR-1, T-HDR-4)", name, bodyPath)
 		return
 	}
-	if hv == want && strings.HasPrefix(want, envelope.Base64Marker) && strings.HasSuffix(want, "?=") {
+	if hv == want && envelope.SentinelShaped(want) {
 		// A value that itself looks like the sentinel goes encoded, or
 		// a server decodes it (T-HDR-3): its Base64 reading is beside
 		// the point.
 		p.Failf(path, "%s is sent plain, but %s %s looks like the Base64 sentinel: it goes as =?base64?…?= (T-HDR-3)", name, bodyPath, Quote(want, quoteN))
 		return
 	}
-	if strings.HasPrefix(hv, envelope.Base64Marker) && strings.HasSuffix(hv, "?=") && len(hv) >= len(envelope.Base64Marker+"?=") {
+	if envelope.SentinelShaped(hv) && len(hv) >= len(envelope.Base64Marker+"?=") {
 		got, ok := envelope.DecodeHeaderValue(hv, envelope.Base64Reading{})
 		if !ok {
 			if got, ok = envelope.DecodeHeaderValue(hv, envelope.Base64Reading{URLSafe: true}); !ok {

@@ -433,8 +433,7 @@ func declares(p *Pass, path string) (declared, known bool) {
 	if !caps.IsObject() {
 		return false, false
 	}
-	v := caps.Get(path)
-	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
+	return expect.DeclaredIn(caps, path), true
 }
 
 // undeclaredUse reports a capability used without its declaration: a

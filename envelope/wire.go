@@ -248,6 +248,12 @@ func Unpadded(v string) bool {
 	return lenient && !padded
 }
 
+// SentinelShaped: v matches the Base64 sentinel's pattern (T-HDR-3): it
+// starts with the marker and ends with "?=".
+func SentinelShaped(v string) bool {
+	return strings.HasPrefix(v, Base64Marker) && strings.HasSuffix(v, "?=")
+}
+
 // EncodeHeaderValue applies the Base64 sentinel of T-HDR-3 where a value
 // cannot travel as plain header text: non-ASCII, control characters,
 // leading or trailing space or tab, or a literal that matches the
@@ -255,7 +261,7 @@ func Unpadded(v string) bool {
 // "?="; one that only starts so travels plain).
 func EncodeHeaderValue(v string) string {
 	plain := strings.TrimLeft(v, " \t") == v && strings.TrimRight(v, " \t") == v &&
-		!(strings.HasPrefix(v, Base64Marker) && strings.HasSuffix(v, "?="))
+		!SentinelShaped(v)
 	for i := 0; plain && i < len(v); i++ {
 		if c := v[i]; c < 0x20 || c >= 0x7f {
 			plain = false

@@ -381,8 +381,14 @@ func (f *Facts) Declares(path string) (declared, known bool) {
 	if f == nil || f.Capabilities == nil {
 		return false, false
 	}
-	v := f.Capability(path)
-	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
+	return DeclaredIn(gjson.ParseBytes(f.Capabilities), path), true
+}
+
+// DeclaredIn: the capabilities object caps declares the capability at
+// path (a member that is not null or false).
+func DeclaredIn(caps gjson.Result, path string) bool {
+	v := caps.Get(path)
+	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False
 }
 
 // Capability is the member at path of the server's capabilities; it does
