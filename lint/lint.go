@@ -162,17 +162,32 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 	}()
 
 	// The settler: facts and streams in line order, then on to a worker
-	// to judge and to the writer. It reads parsing to its end (the reader
-	// closes it) so that no job is sent once jobs is closed.
+	// to judge and to the writer. It closes jobs only once the reader has
+	// closed parsing, so that no job is sent on a closed channel; when the
+	// run is stopped it returns at once and leaves jobs open (the workers
+	// stop on ctx), so that Judge can wait for it while the reader may
+	// still be blocked in a read.
+	settled := make(chan struct{})
 	go func() {
+		defer close(settled)
 		defer close(queue)
-		defer close(jobs)
 		var learner transcript.Learner
 		streams := checks.NewStreams()
-		for b := range parsing {
+		for {
+			var b *batch
+			select {
+			case next, ok := <-parsing:
+				if !ok {
+					close(jobs)
+					return
+				}
+				b = next
+			case <-ctx.Done():
+				return
+			}
 			b.parsed.Wait()
 			if ctx.Err() != nil {
-				continue
+				return
 			}
 			for i := range b.items {
 				it := &b.items[i]
@@ -193,12 +208,13 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 			select {
 			case queue <- b:
 			case <-ctx.Done():
-				continue
+				return
 			}
 			if judged {
 				select {
 				case jobs <- job{b, judge}:
 				case <-ctx.Done():
+					return
 				}
 			}
 		}
@@ -239,6 +255,7 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 				// reader stops once its current read returns.
 				cancel()
 				wg.Wait()
+				<-settled
 				return err
 			}
 		}
@@ -250,6 +267,7 @@ func Judge(r *transcript.Reader, o Options, emit func(*Item) error) error {
 		}
 	}
 	wg.Wait()
+	<-settled
 	return nil
 }
 
