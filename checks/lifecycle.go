@@ -18,8 +18,8 @@ var MetaKeys = &Check{
 	SpecRef:  "T-META-1, T-META-2",
 	Severity: MUST,
 	Area:     AreaProtocol,
-	Doc: `Every _meta object the server sends (on a result, an error's data, a
-notification, a content block, a tool) has keys of the form
+	Doc: `Every _meta object the server sends (on a result, a notification, a
+content block, a tool) has keys of the form
 [prefix/]name: the prefix is dot-separated labels (each starting with a
 letter, ending with a letter or digit, with letters, digits or hyphens
 inside) followed by "/"; the name, unless empty, starts and ends with a
@@ -31,7 +31,13 @@ and later; in 2025-06-18 any such label followed by another) are reserved
 for the spec (T-META-2). A reserved key the checker does not know as
 spec-defined only warns: the spec may define keys the checker has not
 learned yet. A server that speaks 2025-03-26 is not judged here: the
-grammar came with 2025-06-18 (T-V0326-4).`,
+grammar came with 2025-06-18 (T-V0326-4).
+
+A "_meta" member inside what MCP leaves free-form is the owner's own key,
+not the protocol's, and is not judged: an error's data, a tool's
+arguments, schemas and structured content, and a capabilities object
+(its logging, completions, experimental and extensions settings are
+free-form JSON objects).`,
 	Run: func(p *Pass) error {
 		if p.Expect.Facts.Speaks() == envelope.V20250326 {
 			return Skip("the server speaks 2025-03-26, which has no rule for _meta key names (T-V0326-4)")
@@ -142,9 +148,12 @@ func walkMeta(v gjson.Result, at []string, fn func(at []string, meta gjson.Resul
 }
 
 // freeForm are the members whose values MCP leaves to the server or the
-// tool: no _meta inside them is the protocol's.
+// tool: no _meta inside them is the protocol's. A capabilities object
+// defines no _meta at any depth, and holds free-form settings (logging,
+// completions, experimental, 2026-07-28's extensions) whose keys are the
+// extension's own.
 var freeForm = map[string]bool{"structuredContent": true, "inputSchema": true, "outputSchema": true,
-	"requestedSchema": true, "arguments": true, "data": true, "experimental": true}
+	"requestedSchema": true, "arguments": true, "data": true, "experimental": true, "capabilities": true}
 
 // alreadyInitialized: a refusal that says the server was initialized
 // before, which has nothing to say of the version asked.

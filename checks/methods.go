@@ -473,6 +473,23 @@ func validToolName(n string) bool {
 	return true
 }
 
+// subschemas are the keywords (JSON Schema 2020-12 and draft-07) whose
+// value is a schema or an array of schemas; schemaMaps those whose value
+// maps names to schemas (besides properties). Only these hold annotations
+// such as x-mcp-header.
+var (
+	subschemas = map[string]bool{
+		"additionalProperties": true, "items": true, "prefixItems": true, "additionalItems": true,
+		"contains": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true,
+		"if": true, "then": true, "else": true, "propertyNames": true,
+		"unevaluatedItems": true, "unevaluatedProperties": true, "contentSchema": true,
+	}
+	schemaMaps = map[string]bool{
+		"$defs": true, "definitions": true, "patternProperties": true,
+		"dependentSchemas": true, "dependencies": true,
+	}
+)
+
 // judgeParamHeaders applies T-HDR-7 and T-HDR-8 to one inputSchema.
 func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
 	seen := map[string]bool{}
@@ -490,6 +507,15 @@ func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
 					walk(sub, envelope.JoinPath(at+".properties", name.Str), direct)
 					return true
 				})
+			case schemaMaps[k.Str] && v.IsObject():
+				v.ForEach(func(name, sub gjson.Result) bool {
+					walk(sub, envelope.JoinPath(envelope.JoinPath(at, k.Str), name.Str), false)
+					return true
+				})
+			case !subschemas[k.Str]:
+				// A value (default, examples, const, enum) or an unknown
+				// keyword: what it holds is data, not a schema, and an
+				// "x-mcp-header" key in it annotates nothing.
 			case v.IsObject():
 				walk(v, envelope.JoinPath(at, k.Str), false)
 			case v.IsArray():

@@ -162,9 +162,10 @@ declarations set, not only for form:
 - notifications/message in 2026-07-28 comes only for a request whose
   _meta sets logLevel, and at or above that level (T-LOG-2); in 2025-xx
   only from a server that declared the logging capability (T-LOG-1).
-- List-change notifications come only from a server that declared the
-  matching listChanged (2025-xx, T-LIFE-4); in 2026-07-28 only on a
-  subscriptions/listen stream (T-HTTP-17, T-STDIO-5); on stdio, whose
+- List-change and resource-update notifications come only from a server
+  that declared the matching listChanged or resources.subscribe (2025-xx,
+  T-LIFE-4); in 2026-07-28 only on a subscriptions/listen stream, as does
+  its acknowledgment (T-HTTP-17, T-STDIO-5, T-SUB-2); on stdio, whose
   stdout every exchange shares, one tagged with a subscriptionId is such
   a stream's.
 - The notifications of a subscriptions/listen stream (2026-07-28) are
@@ -265,8 +266,9 @@ declaration rules are not judged.`,
 				}
 			case "notifications/message":
 				judgeLogMessage(p, scoped, path, m)
-			case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
-				judgeListChanged(p, path, method, m)
+			case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed",
+				"notifications/resources/updated", "notifications/subscriptions/acknowledged":
+				judgeSubscribed(p, path, method, m)
 			}
 		}
 		if after >= 0 && p.Exchange.Transport == envelope.HTTP && p.Exchange.Request.HTTPMethod() == "POST" {
@@ -399,9 +401,13 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 	}
 }
 
-func judgeListChanged(p *Pass, path, method string, m envelope.Message) {
+// judgeSubscribed judges a notification a client gets only by asking:
+// a list change or a resource update, and in 2026-07-28 a listen's
+// acknowledgment. In 2026-07-28 they come only on a subscriptions/listen
+// stream (T-SUB-2: no type the client did not opt into); in 2025-xx only
+// from a server that declared the capability (T-LIFE-4).
+func judgeSubscribed(p *Pass, path, method string, m envelope.Message) {
 	x := p.Expect
-	kind := strings.TrimSuffix(strings.TrimPrefix(method, "notifications/"), "/list_changed")
 	if x.Version == envelope.V20260728 {
 		if p.Exchange.Transport == envelope.Stdio && m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
 			return // stdout is shared: a listen stream's, tagged as T-STDIO-5 asks
@@ -409,14 +415,23 @@ func judgeListChanged(p *Pass, path, method string, m envelope.Message) {
 		if p.Exchange.Transport == envelope.Stdio {
 			// On stdout, shared by every exchange, only the tag says
 			// whose it is (a listen request's own traffic included).
-			p.Failf(path, "%s without _meta %s; on stdio 2026-07-28 sends list changes only on a subscriptions/listen stream, each tagged with it (T-STDIO-5)", Quote(method, quoteN), metaSubscriptionID)
+			p.Failf(path, "%s without _meta %s; on stdio 2026-07-28 sends it only on a subscriptions/listen stream, tagged with it (T-STDIO-5, T-SUB-2)", Quote(method, quoteN), metaSubscriptionID)
 			return
 		}
-		p.Failf(path, "%s on the stream of %s; 2026-07-28 sends list changes only on a subscriptions/listen stream (T-HTTP-17, T-STDIO-5)", Quote(method, quoteN), Quote(x.Method, quoteN))
+		p.Failf(path, "%s on the stream of %s; 2026-07-28 sends it only on a subscriptions/listen stream (T-HTTP-17, T-SUB-2)", Quote(method, quoteN), Quote(x.Method, quoteN))
 		return
 	}
-	if declared, known := declares(p, kind+".listChanged"); known && !declared {
-		undeclaredUse(p)(path, "%s from a server that did not declare %s.listChanged (T-LIFE-4)", Quote(method, quoteN), kind)
+	capability := ""
+	switch method {
+	case "notifications/resources/updated":
+		capability = "resources.subscribe"
+	case "notifications/subscriptions/acknowledged":
+		return // no method of 2025-xx
+	default:
+		capability = strings.TrimSuffix(strings.TrimPrefix(method, "notifications/"), "/list_changed") + ".listChanged"
+	}
+	if declared, known := declares(p, capability); known && !declared {
+		undeclaredUse(p)(path, "%s from a server that did not declare %s (T-LIFE-4)", Quote(method, quoteN), capability)
 	}
 }
 

@@ -672,6 +672,51 @@ func SameID(req, reply gjson.Result) bool {
 	}
 }
 
+// SameValue reports whether two JSON values are equal as values: numbers
+// by their exact value whatever the spelling (1e400 is 1E400, 1.0 is 1),
+// strings by their decoded text, objects by their members whatever the
+// order (a repeated name read as its last), arrays element by element.
+func SameValue(a, b gjson.Result) bool {
+	switch {
+	case a.Type != b.Type:
+		return false
+	case a.Type == gjson.String:
+		return a.Str == b.Str
+	case a.Type == gjson.Number:
+		return SameID(a, b)
+	case a.IsArray():
+		if !b.IsArray() {
+			return false
+		}
+		as, bs := a.Array(), b.Array()
+		if len(as) != len(bs) {
+			return false
+		}
+		for i := range as {
+			if !SameValue(as[i], bs[i]) {
+				return false
+			}
+		}
+		return true
+	case a.IsObject():
+		if !b.IsObject() {
+			return false
+		}
+		am, bm := a.Map(), b.Map()
+		if len(am) != len(bm) {
+			return false
+		}
+		for k, v := range am {
+			w, ok := bm[k]
+			if !ok || !SameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return true // null, true, false: the same type is the same value
+}
+
 // sameUnits compares two JSON string literals whose decoded texts agree
 // as gjson reads them, which turns every unpaired surrogate escape into
 // U+FFFD: by their UTF-16 code units, where a lone surrogate stays
