@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -90,7 +89,7 @@ func WriteTraffic(w io.Writer, t *Traffic) error {
 
 // trafficLine reads a {"traffic":{…}} line; ok is false for any other.
 func trafficLine(line []byte) (*Traffic, bool, error) {
-	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"traffic"`)) {
+	if lineKind(line) != "traffic" {
 		return nil, false, nil
 	}
 	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {

@@ -120,20 +120,27 @@ func writeLine(w io.Writer, v any) error {
 // ReadRun reads the run line a transcript starts with (nil, nil when it
 // starts with anything else): lint takes its settings before it judges.
 func ReadRun(r io.Reader) (*Run, error) {
-	line, err := bufio.NewReaderSize(r, 4096).ReadSlice('\n')
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, err
+	br := bufio.NewReaderSize(r, 4096)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+		line = bytes.TrimPrefix(line, bom)
+		if len(bytes.TrimSpace(line)) == 0 && err == nil {
+			continue // blank lines before it are read past, as Read does
+		}
+		run, ok, rerr := runLine(line)
+		if !ok {
+			return nil, nil
+		}
+		return run, rerr
 	}
-	run, ok, err := runLine(bytes.TrimPrefix(line, bom))
-	if !ok {
-		return nil, nil
-	}
-	return run, err
 }
 
 // runLine reads a {"run":{…}} line; ok is false for any other line.
 func runLine(line []byte) (*Run, bool, error) {
-	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"run"`)) {
+	if lineKind(line) != "run" {
 		return nil, false, nil
 	}
 	var v struct {
@@ -168,6 +175,9 @@ type Reader struct {
 	facts *expect.Facts // the last facts line's
 	// recorded: a facts line was read; the facts are no longer learned.
 	recorded bool
+	// begun: a line other than a blank one was read; a run line is the
+	// transcript's only before it.
+	begun bool
 	// parser and learner serve Next.
 	parser  Parser
 	learner Learner
@@ -217,6 +227,8 @@ func (r *Reader) Read() (Line, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		begun := r.begun
+		r.begun = true
 		if f, ok, ferr := factsLine(line); ok {
 			if ferr != nil {
 				return Line{}, &LineError{r.name, r.line, ferr}
@@ -230,7 +242,7 @@ func (r *Reader) Read() (Line, error) {
 			switch {
 			case rerr != nil:
 				return Line{}, &LineError{r.name, r.line, rerr}
-			case r.run == nil && r.line == 1:
+			case r.run == nil && !begun:
 				r.run = run
 			case r.run == nil || *run != *r.run:
 				return Line{}, &LineError{r.name, r.line, errors.New("a run line past the start, with other settings than the first line's (recordings joined?): the file is judged with one setting; judge the recordings apart")}
@@ -384,12 +396,57 @@ func flag(raw, name string) (bool, error) {
 	return false, fmt.Errorf(`"%s" is %s, want true or false`, name, raw)
 }
 
+// lineKind is the first member name of a line's object, as JSON reads
+// it, when it names a kind of line other than an exchange ("" else): a run, facts or traffic line is an object of that one member, which
+// may be written with space around it or with escapes in its name (RFC
+// 8259), as a recorder other than ours may write it. It reads no further
+// than the name, as every exchange line is asked.
+func lineKind(line []byte) string {
+	line = bytes.TrimLeft(line, " \t\r\n")
+	if len(line) == 0 || line[0] != '{' {
+		return ""
+	}
+	line = bytes.TrimLeft(line[1:], " \t\r\n")
+	if len(line) == 0 || line[0] != '"' {
+		return ""
+	}
+	escaped := false
+	for i := 1; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			name := line[1:i]
+			if escaped {
+				var s string
+				if json.Unmarshal(line[:i+1], &s) != nil {
+					return ""
+				}
+				name = []byte(s)
+			}
+			// Constants, so that an exchange line's name costs no
+			// allocation.
+			switch string(name) {
+			case "run":
+				return "run"
+			case "facts":
+				return "facts"
+			case "traffic":
+				return "traffic"
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
 // bom is the UTF-8 byte order mark.
 var bom = []byte("\xef\xbb\xbf")
 
 // factsLine reads a {"facts":{…}} line; ok is false for any other line.
 func factsLine(line []byte) (*expect.Facts, bool, error) {
-	if !bytes.HasPrefix(bytes.TrimSpace(line), []byte(`{"facts"`)) {
+	if lineKind(line) != "facts" {
 		return nil, false, nil
 	}
 	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {
@@ -890,7 +947,7 @@ func (r *Reader) Ready() bool {
 			return false
 		}
 		// Next reads past blank lines, facts and run lines to the record.
-		if line := bytes.TrimSpace(b[:i]); len(line) > 0 && !bytes.HasPrefix(line, []byte(`{"facts"`)) && !bytes.HasPrefix(line, []byte(`{"run"`)) {
+		if line := bytes.TrimSpace(b[:i]); len(line) > 0 && lineKind(line) != "facts" && lineKind(line) != "run" {
 			return true
 		}
 		b = b[i+1:]

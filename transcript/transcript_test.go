@@ -305,6 +305,41 @@ func TestReaderSkipsByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestReaderReadsKindsAsJSON: a run, facts or traffic line is known by
+// its member's name as JSON reads it, whatever space stands around it or
+// escapes spell it (another recorder's, or a hand's); blank lines before
+// the run line leave it the transcript's run line.
+func TestReaderReadsKindsAsJSON(t *testing.T) {
+	raw, err := os.ReadFile("testdata/spaced.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := transcript.ReadRun(bytes.NewReader(raw))
+	if err != nil || run == nil || run.Contract != "spec" || run.Schema != "none" {
+		t.Errorf("ReadRun = %+v, %v; want the run line after the blank ones", run, err)
+	}
+	recs, errs := readAll(t, "spaced.jsonl", bytes.NewReader(raw))
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	type seen struct {
+		Fixture, Version string
+		Traffic          bool
+	}
+	var got []seen
+	for _, r := range recs {
+		s := seen{Fixture: r.Fixture, Traffic: r.Traffic != nil}
+		if r.Facts != nil {
+			s.Version = r.Facts.Version
+		}
+		got = append(got, s)
+	}
+	want := []seen{{Fixture: "first", Version: "2025-11-25"}, {Version: "2025-11-25", Traffic: true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+}
+
 // TestReaderSaysWhereJSONBreaks: a line that is no JSON is named with the
 // byte where it breaks and why, control characters quoted escaped; a
 // truncated line (a recording cut short, a 50 MB line copied in part)
