@@ -43,7 +43,7 @@ type Baseline struct {
 	File    string
 	entries []Entry
 	index   map[key]int
-	failed  []bool // the entry's failure happened
+	failed  []bool // its check still found something there (warn, fail or error), gating or not
 	judged  []bool // its check gave a verdict on its fixture (pass, fail, …; not skip)
 }
 
@@ -178,8 +178,13 @@ func (b *Baseline) Match(fixture string, vs []checks.Verdict, gates func(checks.
 			continue
 		}
 		b.judged[i] = true
-		if gates(v.Status) {
+		if v.Status != checks.StatusPass {
+			// A warning that this run's gate lets through (a baseline
+			// written with --fail-on warn, read without) is still there:
+			// the entry is not stale, only not needed.
 			b.failed[i] = true
+		}
+		if gates(v.Status) {
 			if known == nil {
 				known = map[string]string{}
 			}
@@ -189,7 +194,7 @@ func (b *Baseline) Match(fixture string, vs []checks.Verdict, gates func(checks.
 	return known
 }
 
-// Stale returns the entries that were judged and never failed: the
+// Stale returns the entries whose check was judged and passed: the
 // server got better, and each of them fails the gate until removed.
 func (b *Baseline) Stale() []Entry {
 	return b.filter(func(i int) bool { return b.judged[i] && !b.failed[i] })
