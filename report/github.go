@@ -76,6 +76,9 @@ func (g *githubWriter) End(s Summary) error {
 	if s.Aborted != "" {
 		errs = append(errs, ghAnnotation{title: "wymcp-check: not judged", text: s.Aborted})
 	}
+	if s.Invalid != "" {
+		errs = append(errs, ghAnnotation{title: "wymcp-check: input problems", text: s.Invalid})
+	}
 	var b strings.Builder
 	for _, level := range []struct {
 		name string
@@ -185,6 +188,9 @@ func (g *githubWriter) markdown(s Summary) string {
 	}
 	if s.Interrupted != "" {
 		fmt.Fprintf(&b, "**Interrupted:** %s\n\n", md(s.Interrupted))
+	}
+	if s.Invalid != "" {
+		fmt.Fprintf(&b, "**Input problems:** %s\n\n", md(s.Invalid))
 	}
 	b.WriteString("| pass | fail | warn | error | skip | known | stale |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d | %d | %d |\n\n", s.Pass, s.Fail, s.Warn, s.Error, s.Skip, s.Known, len(s.Stale))

@@ -411,6 +411,9 @@ func (h *htmlWriter) End(s Summary) error {
 	if s.Interrupted != "" {
 		fmt.Fprintf(&b, "<p class=\"aborted\">Interrupted: %s</p>\n", esc(s.Interrupted))
 	}
+	if s.Invalid != "" {
+		fmt.Fprintf(&b, "<p class=\"aborted\">Input problems: %s</p>\n", esc(s.Invalid))
+	}
 	b.WriteString("<dl class=\"totals\">")
 	for _, kv := range []struct {
 		k string
@@ -494,7 +497,7 @@ h1{font-size:1.3rem;margin:.2rem 0}h1 small{color:#666;font-weight:normal}
 h2{font-size:1.1rem;margin:1.2rem 0 .5rem}h3{font-size:1rem;margin:0;font-weight:normal}
 #meta dl{display:flex;flex-wrap:wrap;gap:.2rem 1.5rem;margin:.3rem 0}#meta dt{color:#666;display:inline}#meta dt::after{content:": "}#meta dd{display:inline;margin:0}
 .verdict{font-size:1.6rem;font-weight:700;margin:.6rem 0;padding:.4rem .8rem;border-radius:6px;color:#fff;display:inline-block}
-.verdict.passed{background:var(--pass)}.verdict.failed{background:var(--fail)}.verdict.aborted{background:var(--error)}
+.verdict.passed{background:var(--pass)}.verdict.failed{background:var(--fail)}.verdict.aborted,.verdict.interrupted,.verdict.invalid{background:var(--error)}
 .totals{display:flex;gap:.6rem;margin:.4rem 0}.totals div{background:#fff;border:1px solid var(--line);border-radius:6px;padding:.3rem .8rem;text-align:center}
 .totals dt{font-size:.8rem;color:#666}.totals dd{margin:0;font-size:1.3rem;font-weight:600}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}

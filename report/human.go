@@ -251,6 +251,9 @@ func (h *human) End(s Summary) error {
 	case "INTERRUPTED":
 		fmt.Fprintf(&b, "\n%s: %s\n", h.err.Sprint("INTERRUPTED"), Sanitize(s.Interrupted))
 		verdict = h.err.Sprint(word)
+	case "INVALID":
+		fmt.Fprintf(&b, "\n%s: %s\n", h.err.Sprint("INPUT PROBLEMS"), Sanitize(s.Invalid))
+		verdict = h.err.Sprint(word)
 	}
 	fmt.Fprintf(&b, "\n%s: %d pass, %d fail, %d warn, %d error", verdict, s.Pass, s.Fail, s.Warn, s.Error)
 	if h.meta.Verbose {

@@ -47,6 +47,7 @@ type jsonSummary struct {
 	DurationMs  int64       `json:"durationMs"`
 	Aborted     string      `json:"aborted,omitempty"`
 	Interrupted string      `json:"interrupted,omitempty"`
+	Invalid     string      `json:"invalid,omitempty"`
 	Gate        string      `json:"gate"`
 }
 
@@ -345,8 +346,8 @@ func (j *jsonWriter) End(s Summary) error {
 	for _, e := range s.Stale {
 		stale = append(stale, jsonStale(e))
 	}
-	sum := jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Known, stale, s.Notes, s.Duration.Milliseconds(), s.Aborted, s.Interrupted,
-		map[string]string{"PASSED": "passed", "FAILED": "failed", "ABORTED": "aborted", "INTERRUPTED": "interrupted"}[s.verdictWord(j.meta.FailOnWarn)]}
+	sum := jsonSummary{s.Pass, s.Fail, s.Warn, s.Skip, s.Error, s.Known, stale, s.Notes, s.Duration.Milliseconds(), s.Aborted, s.Interrupted, s.Invalid,
+		map[string]string{"PASSED": "passed", "FAILED": "failed", "ABORTED": "aborted", "INTERRUPTED": "interrupted", "INVALID": "invalid"}[s.verdictWord(j.meta.FailOnWarn)]}
 	tail := struct {
 		Protocol    string              `json:"protocolVersion,omitempty"`
 		Negotiation string              `json:"negotiation,omitempty"`

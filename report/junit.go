@@ -443,6 +443,14 @@ func (j *junitWriter) End(s Summary) error {
 			return err
 		}
 	}
+	if s.Invalid != "" {
+		// Nor a run whose input was in part unusable.
+		in := junitSuite{Name: "run", Tests: 1, Errors: 1, Time: seconds(0), Timestamp: junitStamp(j.meta.Started),
+			Cases: []junitCase{{Name: "input", Classname: "run", Time: seconds(0), Error: &junitProblem{Message: Sanitize(s.Invalid), Type: "input"}}}}
+		if err := j.suite(in); err != nil {
+			return err
+		}
+	}
 	if s.Interrupted != "" {
 		// An incomplete run must not read as a complete one either.
 		in := junitSuite{Name: "run", Tests: 1, Errors: 1, Time: seconds(0), Timestamp: junitStamp(j.meta.Started),

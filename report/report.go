@@ -92,6 +92,11 @@ type Summary struct {
 	// judged and reported, the rest was not run. The gate cannot pass an
 	// incomplete run.
 	Interrupted string
+	// Invalid says what of the user's input could not be used (transcript
+	// lines, fixture files, baseline lines: each named in the notes): the
+	// rest was judged, and the exit code is 2. A CI system that reads
+	// only the report must not see a green run.
+	Invalid string
 	// Protocol is the version negotiated with the target and Negotiation
 	// how it was chosen; both empty for lint, where each exchange has its own.
 	Protocol, Negotiation string
@@ -124,13 +129,14 @@ func Gates(st checks.Status, failOnWarn bool) bool {
 
 // Gate reports whether the run fails the gate: a fail or error the
 // baseline does not know (with failOnWarn a warning too), a stale
-// baseline entry, or a run that judged nothing.
+// baseline entry, input that could not be used, or a run that could not
+// judge its target.
 func (s Summary) Gate(failOnWarn bool) bool {
 	gating := s.Fail + s.Error
 	if failOnWarn {
 		gating += s.Warn
 	}
-	return s.Aborted != "" || s.Interrupted != "" || len(s.Stale) > 0 || gating > s.Known
+	return s.Aborted != "" || s.Interrupted != "" || s.Invalid != "" || len(s.Stale) > 0 || gating > s.Known
 }
 
 // verdictWord names the outcome of a run.
@@ -140,6 +146,8 @@ func (s Summary) verdictWord(failOnWarn bool) string {
 		return "ABORTED"
 	case s.Interrupted != "":
 		return "INTERRUPTED"
+	case s.Invalid != "":
+		return "INVALID"
 	case s.Gate(failOnWarn):
 		return "FAILED"
 	}

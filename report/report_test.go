@@ -216,6 +216,7 @@ func TestGate(t *testing.T) {
 		{report.Summary{Fail: 1, Warn: 1, Known: 2}, true, false},
 		{report.Summary{Pass: 3, Stale: []report.Stale{{Fixture: "a", Check: "RPC1001"}}}, false, true},
 		{report.Summary{Aborted: "refused"}, false, true},
+		{report.Summary{Pass: 3, Invalid: "1 input problem"}, false, true},
 	}
 	for _, tt := range tests {
 		if got := tt.s.Gate(tt.failOnWarn); got != tt.want {
@@ -224,34 +225,46 @@ func TestGate(t *testing.T) {
 	}
 }
 
-// TestAborted: a run that judged nothing must not read like a clean one
-// in any format.
-func TestAborted(t *testing.T) {
-	for _, format := range report.Formats() {
-		var out bytes.Buffer
-		w, err := report.New(format, &out, report.Options{})
-		if err != nil {
-			t.Fatal(err)
+// TestNotClean: a run that judged nothing, one stopped early and one
+// whose input was in part unusable must not read like a clean run in any
+// format: each says why, and none says passed.
+func TestNotClean(t *testing.T) {
+	for _, tt := range []struct {
+		name, why string
+		sum       report.Summary
+	}{
+		{"aborted", "connection refused", report.Summary{Pass: 2, Aborted: "target could not be driven: connection refused"}},
+		{"interrupted", "SIGINT", report.Summary{Pass: 2, Interrupted: "SIGINT; no fixture was sent after it"}},
+		{"invalid", "bad.jsonl:3", report.Summary{Pass: 2, Invalid: "1 input problem (bad.jsonl:3, in the notes); the rest was judged"}},
+	} {
+		if !tt.sum.Gate(false) {
+			t.Errorf("%s: passes the gate", tt.name)
 		}
-		if err := w.Begin(report.Meta{Tool: "wymcp-check", Target: "x", Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
-			t.Fatal(err)
-		}
-		s := report.Summary{Aborted: "target could not be driven: connection refused"}
-		if err := w.End(s); err != nil {
-			t.Fatal(err)
-		}
-		if !s.Gate(false) {
-			t.Error("an aborted run passes the gate")
-		}
-		got := out.String()
-		if !strings.Contains(got, "connection refused") {
-			t.Errorf("%s: the reason is missing:\n%s", format, got)
-		}
-		if strings.Contains(got, "PASSED") || strings.Contains(got, `"passed"`) {
-			t.Errorf("%s report says passed:\n%s", format, got)
-		}
-		if format == "junit" && !strings.Contains(got, `errors="1"`) {
-			t.Errorf("junit report has no error:\n%s", got)
+		for _, format := range report.Formats() {
+			var out bytes.Buffer
+			w, err := report.New(format, &out, report.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Begin(report.Meta{Tool: "wymcp-check", Target: "x", Started: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.End(tt.sum); err != nil {
+				t.Fatal(err)
+			}
+			got := out.String()
+			if !strings.Contains(got, tt.why) {
+				t.Errorf("%s, %s: the reason is missing:\n%s", tt.name, format, got)
+			}
+			if strings.Contains(got, "PASSED") || strings.Contains(got, `"passed"`) {
+				t.Errorf("%s, %s report says passed:\n%s", tt.name, format, got)
+			}
+			if format == "junit" && !strings.Contains(got, `errors="1"`) {
+				t.Errorf("%s: junit report has no error:\n%s", tt.name, got)
+			}
+			if format == "json" && !strings.Contains(got, `"gate":"`+tt.name+`"`) {
+				t.Errorf("%s: json gate is not %q:\n%s", tt.name, tt.name, got)
+			}
 		}
 	}
 }

@@ -107,6 +107,38 @@ func WriteRun(w io.Writer, run Run) error {
 	}{run})
 }
 
+// WriteAborted appends why a run stopped before it judged everything (its
+// target could no longer be driven) as an {"aborted":{"why":…}} line:
+// lint of the recording ends as the run did.
+func WriteAborted(w io.Writer, why string) error {
+	type aborted struct {
+		Why string `json:"why"`
+	}
+	return writeLine(w, struct {
+		Aborted aborted `json:"aborted"`
+	}{aborted{why}})
+}
+
+// abortedLine reads an {"aborted":{"why":…}} line; ok is false for any
+// other line.
+func abortedLine(line []byte) (why string, ok bool, err error) {
+	if lineKind(line) != "aborted" {
+		return "", false, nil
+	}
+	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {
+		return "", true, errors.New("aborted line is not valid JSON")
+	}
+	w := gjson.GetBytes(line, "aborted.why")
+	if w.Type != gjson.String || w.Str == "" {
+		return "", true, errors.New(`an {"aborted":{…}} line without its "why", a string`)
+	}
+	return w.Str, true, nil
+}
+
+// Aborted says why the recorded run stopped before it judged everything
+// ("" when it did not), once the input is read to its end.
+func (r *Reader) Aborted() string { return r.aborted }
+
 // writeLine appends v to w as one JSON line.
 func writeLine(w io.Writer, v any) error {
 	b, err := json.Marshal(v)
@@ -178,6 +210,8 @@ type Reader struct {
 	// begun: a line other than a blank one was read; a run line is the
 	// transcript's only before it.
 	begun bool
+	// aborted is the recorded run's reason for stopping early.
+	aborted string
 	// parser and learner serve Next.
 	parser  Parser
 	learner Learner
@@ -214,10 +248,10 @@ type Line struct {
 }
 
 // Read returns the next line that holds a record (an exchange or a
-// traffic line). It reads past blank lines and takes in run and facts
-// lines itself, as they bear on the lines after them: a malformed one
-// yields a *LineError, and the reader stays usable; the end yields
-// io.EOF. The line's Text is valid until the next Read.
+// traffic line). It reads past blank lines and takes in run, facts and
+// aborted lines itself, as they bear on the run or the lines after them:
+// a malformed one yields a *LineError, and the reader stays usable; the
+// end yields io.EOF. The line's Text is valid until the next Read.
 func (r *Reader) Read() (Line, error) {
 	for {
 		line, err := r.readLine()
@@ -234,6 +268,13 @@ func (r *Reader) Read() (Line, error) {
 				return Line{}, &LineError{r.name, r.line, ferr}
 			}
 			r.facts, r.recorded = f, true
+			continue
+		}
+		if why, ok, aerr := abortedLine(line); ok {
+			if aerr != nil {
+				return Line{}, &LineError{r.name, r.line, aerr}
+			}
+			r.aborted = why
 			continue
 		}
 		if run, ok, rerr := runLine(line); ok {
@@ -380,7 +421,7 @@ func noTransport(line []byte) error {
 		return len(keys) < 2
 	})
 	if len(keys) == 1 && kind {
-		return fmt.Errorf("a %q line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts and traffic lines", keys[0])
+		return fmt.Errorf("a %q line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts, traffic and aborted lines", keys[0])
 	}
 	return errors.New(`"transport" is required ("http" or "stdio")`)
 }
@@ -434,11 +475,18 @@ func lineKind(line []byte) string {
 				return "facts"
 			case "traffic":
 				return "traffic"
+			case "aborted":
+				return "aborted"
 			}
 			return ""
 		}
 	}
 	return ""
+}
+
+// inReader: lines of the kind are taken in by Read itself, not records.
+func inReader(kind string) bool {
+	return kind == "facts" || kind == "run" || kind == "aborted"
 }
 
 // bom is the UTF-8 byte order mark.
@@ -947,7 +995,7 @@ func (r *Reader) Ready() bool {
 			return false
 		}
 		// Next reads past blank lines, facts and run lines to the record.
-		if line := bytes.TrimSpace(b[:i]); len(line) > 0 && lineKind(line) != "facts" && lineKind(line) != "run" {
+		if line := bytes.TrimSpace(b[:i]); len(line) > 0 && !inReader(lineKind(line)) {
 			return true
 		}
 		b = b[i+1:]

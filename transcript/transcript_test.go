@@ -385,7 +385,7 @@ func TestReaderNamesUnknownLineKinds(t *testing.T) {
 		`{"transport":"http","request":{"body":"x"},"response":null,"future":{"x":1}}` + "\n"
 	recs, errs := readAll(t, "f.jsonl", strings.NewReader(in))
 	want := []string{
-		`f.jsonl:1: a "snapshot" line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts and traffic lines`,
+		`f.jsonl:1: a "snapshot" line, which this checker does not know (a newer recorder's?); it reads exchange, run, facts, traffic and aborted lines`,
 		`f.jsonl:2: "transport" is required ("http" or "stdio")`,
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {

@@ -397,6 +397,9 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	for _, p := range fixtureProblems {
 		ss.note("--fixtures: " + p)
 	}
+	if len(fixtureProblems) > 0 {
+		ss.invalid("%d fixture problem(s), named in the notes; the other fixtures ran", len(fixtureProblems))
+	}
 	for _, n := range o.demoNotes {
 		ss.note(n)
 	}
@@ -432,6 +435,12 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	res, runErr := runner.Run(ctx, target, opts, k)
 	runErr = scrubErr(runErr, k.secrets) // the reason may quote a reply
+	if k.record != nil && errors.Is(runErr, runner.ErrNotDriven) {
+		// lint of the recording ends as the run does.
+		if err := transcript.WriteAborted(k.record, runErr.Error()); err != nil {
+			ss.note("--record: " + err.Error())
+		}
+	}
 	prog.end()
 	if k.hidden > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the selected fixtures needed (negotiation, tools/list, the end of the session) were judged but are not reported: they are not part of the selection", k.hidden))
@@ -464,9 +473,6 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		return &targetError{runErr}
 	case runErr != nil:
 		return runErr
-	case len(fixtureProblems) > 0 && (err == nil || errors.Is(err, errFindings)):
-		// The report is written; the fixture files still need fixing.
-		return usagef("%d fixture problem(s); the other fixtures ran", len(fixtureProblems))
 	}
 	return err
 }

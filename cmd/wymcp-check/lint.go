@@ -87,8 +87,8 @@ func lintRun(s *streams, o *lintOptions) error {
 	// A transcript lists the same tools again and again: each schema is
 	// compiled once.
 	var tools schema.ToolCache
-	var inputErrs, unreported, unjudged, reported int
-	var unjudgedWhy string
+	var inputErrs, unreported, unjudged, reported, records int
+	var unjudgedWhy, abortedWhy string
 	for _, name := range o.Files {
 		r, closeIn, err := openInput(s, name)
 		if err != nil {
@@ -113,6 +113,9 @@ func lintRun(s *streams, o *lintOptions) error {
 		var res report.Result
 		err = lint.Judge(tr, opts, func(it *lint.Item) error {
 			rec := &it.Record
+			if it.Err == nil {
+				records++
+			}
 			switch {
 			case it.Err != nil:
 				inputErrs++
@@ -146,14 +149,31 @@ func lintRun(s *streams, o *lintOptions) error {
 			return err
 		}
 		closeIn()
+		if why := tr.Aborted(); why != "" {
+			abortedWhy = prefix + why
+		}
 	}
 	if unreported > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the recorded run judged but did not report (what its --run selection needed: negotiation, tools/list, the end of the session) were judged but are not reported", unreported))
 	}
-	if unjudged > 0 && reported == 0 && inputErrs == 0 {
-		// The recorded run could not be driven, and judged nothing: lint
-		// says so as check did, and exits as check did.
+	switch {
+	case inputErrs > 0:
+		ss.invalid("%d input problem(s), named in the notes; the rest was judged", inputErrs)
+	case records == 0:
+		// An empty recording (a run that wrote nothing, a pipe that
+		// carried nothing) must not pass a gate.
+		ss.invalid("the input holds no exchange to judge")
+	}
+	switch {
+	case abortedWhy != "":
+		// The recorded run stopped when its target could no longer be
+		// driven: lint says so as check did, and exits as check did.
+		ss.sum.Aborted = "the recorded run was aborted: " + abortedWhy
+	case unjudged > 0 && reported == 0 && inputErrs == 0:
+		// The recorded run could not be driven, and judged nothing.
 		ss.sum.Aborted = fmt.Sprintf("the recorded run judged none of its %d exchange(s): %s", unjudged, unjudgedWhy)
+	}
+	if ss.sum.Aborted != "" {
 		if err := ss.finish(); err != nil && !errors.Is(err, errFindings) {
 			return err
 		}
@@ -162,12 +182,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	if unjudged > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the recorded run did not judge (%s) are not judged", unjudged, unjudgedWhy))
 	}
-	err = ss.finish()
-	if inputErrs > 0 && (err == nil || errors.Is(err, errFindings)) {
-		// The report is written; the input still needs fixing.
-		return usagef("%d input problem(s); the rest was judged", inputErrs)
-	}
-	return err
+	return ss.finish()
 }
 
 // lineError is the bad line err reports, if it is one. The target of
@@ -270,13 +285,14 @@ func (o *lintOptions) adoptRun(s *streams) []string {
 	return notes
 }
 
-// peekRun reads the run line standard input starts with, if it does,
-// leaving every byte for the judge. It waits for no more than the first
-// line (a relay's output may come slowly through a pipe).
+// peekRun reads the run line standard input starts with, if it does
+// (blank lines before it are read past, as the reader does), leaving
+// every byte for the judge. It waits for no more than the first line
+// that is not blank (a relay's output may come slowly through a pipe).
 func peekRun(br *bufio.Reader) *transcript.Run {
 	for n := 1; ; n++ {
 		b, err := br.Peek(max(n, br.Buffered())) // waits for one byte more at most
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		if i := firstLineEnd(b); i >= 0 {
 			b = b[:i+1]
 		} else if err == nil && len(b) < br.Size() {
 			n = len(b)
@@ -293,4 +309,19 @@ func quoteEmpty(v string) string {
 		return `""`
 	}
 	return v
+}
+
+// firstLineEnd is the index of the "\n" that ends the first line of b
+// that is not blank, -1 when b holds no such line whole.
+func firstLineEnd(b []byte) int {
+	for at := 0; ; {
+		i := bytes.IndexByte(b[at:], '\n')
+		if i < 0 {
+			return -1
+		}
+		if len(bytes.TrimSpace(b[at:at+i])) > 0 {
+			return at + i
+		}
+		at += i + 1
+	}
 }

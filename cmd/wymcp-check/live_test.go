@@ -201,7 +201,7 @@ func TestCheckUserFixtures(t *testing.T) {
 	if code != exitUsage {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitUsage, out, errOut)
 	}
-	for _, want := range []string{"ok my/list", "bad.txtar:4: versions:", "PASSED"} {
+	for _, want := range []string{"ok my/list", "bad.txtar:4: versions:", "INPUT PROBLEMS: 1 fixture problem(s)", "INVALID"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

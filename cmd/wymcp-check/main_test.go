@@ -37,6 +37,7 @@ func TestMainExitCodes(t *testing.T) {
 	}
 	clean := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}"}}` + "\n"
 	warnOnly := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}"},"response":{"status":400,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"unknown tool\"}}"}}` + "\n"
+	unknownKey := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope/x\"}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"method not found\",\"data\":{\"stack\":\"x\"}}}"}}` + "\n"
 	tests := []struct {
 		name    string
 		stdin   string
@@ -56,8 +57,18 @@ func TestMainExitCodes(t *testing.T) {
 		{"lint findings", "", []string{"lint", "../../examples/demo.jsonl"}, exitFindings, "FAILED", ""},
 		{"lint warn passes the default gate", warnOnly, []string{"lint", "-"}, exitOK, "PASSED", ""},
 		{"lint warn fails with --fail-on warn", warnOnly, []string{"lint", "--fail-on", "warn", "-"}, exitFindings, "FAILED", ""},
-		{"lint bad line still reports", "", []string{"lint", bad}, exitUsage, "FAILED", "bad.jsonl:9: not valid JSON"}, // and where, and why,
+		{"lint bad line still reports", "", []string{"lint", bad}, exitUsage, "INVALID", "bad.jsonl:9: not valid JSON"}, // and where, and why,
 		{"lint missing file", "", []string{"lint", filepath.Join(dir, "none.jsonl")}, exitUsage, "", "opening transcript"},
+		// Nothing to judge fails no server, and passes no gate either.
+		{"lint empty input", "", []string{"lint", "-"}, exitUsage, "INPUT PROBLEMS: the input holds no exchange to judge", "holds no exchange"},
+		{"lint blank input", "\n\n", []string{"lint", "-"}, exitUsage, "INVALID", "holds no exchange"},
+		// A recording of a run whose target went away ends as that run did.
+		{"lint aborted recording", clean + `{"aborted":{"why":"target could not be driven: the server died"}}` + "\n", []string{"lint", "-"}, exitTarget, "NOT JUDGED: the recorded run was aborted: target could not be driven: the server died", ""},
+		{"lint recording not aborted", clean, []string{"lint", "-"}, exitOK, "PASSED", ""},
+		// The run line after blank lines is still the run's: judged under
+		// its contract (spec), the unknown key in data passes.
+		{"lint run line after blank lines", "\n \n" + `{ "run" : {"contract":"spec"}}` + "\n" + unknownKey, []string{"lint", "-"}, exitOK, "judged with --contract spec", ""},
+		{"lint without run line", unknownKey, []string{"lint", "-"}, exitFindings, "ERR3002", ""},
 		{"lint needs a file", "", []string{"lint"}, exitUsage, "", "requires at least 1 arg"},
 	}
 	for _, tt := range tests {

@@ -308,6 +308,15 @@ func (ss *session) reasonFor(fixture string, v checks.Verdict) string {
 
 func (ss *session) note(n string) { ss.sum.Notes = append(ss.sum.Notes, n) }
 
+// invalid says what of the user's input could not be used: the reports
+// say so and the run exits 2 once they are written (see finish).
+func (ss *session) invalid(format string, args ...any) {
+	if ss.sum.Invalid != "" {
+		ss.sum.Invalid += "; "
+	}
+	ss.sum.Invalid += fmt.Sprintf(format, args...)
+}
+
 // spool is a temporary file for a JUnit report written to stdout, which
 // cannot be rewritten in place: its suites wait there for the totals,
 // not in memory (a long transcript's report runs to gigabytes). It is
@@ -360,6 +369,9 @@ func (ss *session) finish() error {
 			ss.note(fmt.Sprintf("baseline: %d entr%s not judged in this run (neither known nor stale): %s%s", len(un), plural(len(un)), strings.Join(names, ", "), more))
 		}
 	}
+	if ss.baseProblems > 0 {
+		ss.invalid("--baseline: %d bad line(s) in %s; the rest was used", ss.baseProblems, ss.base.File)
+	}
 	var writeErr error
 	switch {
 	case ss.writeBaseline != "" && ss.sum.Aborted != "":
@@ -383,11 +395,15 @@ func (ss *session) finish() error {
 		return fmt.Errorf("writing report: %w", err)
 	case writeErr != nil:
 		return fmt.Errorf("--write-baseline: %w", writeErr)
-	case ss.baseProblems > 0:
-		// The report is written; the baseline file still needs fixing.
-		return usagef("--baseline: %d bad line(s) in %s; the rest was used", ss.baseProblems, ss.base.File)
+	// In the order the reports name the run (see report.Summary):
+	// aborted (the caller exits 3), interrupted, input problems, findings.
+	case ss.sum.Aborted != "":
+		return errFindings
 	case ss.sum.Interrupted != "":
 		return errStopped
+	case ss.sum.Invalid != "":
+		// The reports are written; the input still needs fixing.
+		return usagef("%s", ss.sum.Invalid)
 	case ss.sum.Gate(ss.failWarn):
 		return errFindings
 	}

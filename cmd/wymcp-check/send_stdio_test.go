@@ -20,8 +20,12 @@ import (
 // "progress-own" lists a tool and sends progress for the token a
 // request offers before its response, "progress-foreign" progress for a
 // token no request offered before every response but initialize's;
-// "slow" answers each request but initialize after 200 ms.
+// "slow" answers each request but initialize after 200 ms; "dies"
+// exits after its tenth request, and at once when started again (the
+// file stdioMarkEnv names says it ran).
 const stdioServerEnv = "WYMCP_CMD_STDIO_SERVER"
+
+const stdioMarkEnv = "WYMCP_CMD_STDIO_MARK"
 
 func TestMain(m *testing.M) {
 	if mode, ok := os.LookupEnv(stdioServerEnv); ok {
@@ -32,13 +36,24 @@ func TestMain(m *testing.M) {
 }
 
 func serveStdio(mode string) {
+	if mode == "dies" {
+		mark := os.Getenv(stdioMarkEnv)
+		if _, err := os.Stat(mark); err == nil {
+			os.Exit(1) // it cannot start again
+		}
+		os.WriteFile(mark, nil, 0o600)
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 8<<20)
+	requests := 0
 	for in.Scan() {
 		msg := in.Bytes()
 		id := gjson.GetBytes(msg, "id")
 		if !id.Exists() {
 			continue
+		}
+		if requests++; mode == "dies" && requests > 10 {
+			os.Exit(1)
 		}
 		var reply string
 		switch gjson.GetBytes(msg, "method").Str {
@@ -163,8 +178,72 @@ func TestUnjudgedRunLintsUnjudged(t *testing.T) {
 		t.Fatalf("check: exit %d, want %d:\n%s\n%s", code, exitTarget, out, errOut)
 	}
 	code, out, errOut = runMain(t, "", "lint", rec)
+	if code != exitTarget || !strings.Contains(errOut, "the recorded run was aborted") || !strings.Contains(errOut, "2024-11-05") || strings.Contains(out, "PASSED") {
+		t.Errorf("lint of the recording: exit %d, want %d, saying the run was aborted and why:\n%s\n%s", code, exitTarget, out, errOut)
+	}
+	// A recording without the abort's line (an older checker's) says
+	// as much from its unjudged exchanges.
+	raw, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(raw), "\n") {
+		if !strings.HasPrefix(line, `{"aborted"`) {
+			kept = append(kept, line)
+		}
+	}
+	code, out, errOut = runMain(t, strings.Join(kept, ""), "lint", "-")
 	if code != exitTarget || !strings.Contains(errOut, "judged none of its") || !strings.Contains(errOut, "2024-11-05") || strings.Contains(out, "PASSED") {
-		t.Errorf("lint of the recording: exit %d, want %d, saying the run judged nothing and why:\n%s\n%s", code, exitTarget, out, errOut)
+		t.Errorf("lint of the recording without its abort: exit %d, want %d, saying the run judged nothing and why:\n%s\n%s", code, exitTarget, out, errOut)
+	}
+}
+
+// TestAbortedRecordingLintsAborted: a run whose server died and could
+// not be started again ends aborted (exit 3), and its recording says so,
+// so lint of it ends as check did, with the same rows; lint judged the
+// exchanges recorded and failed the run (exit 1), moving it from "the
+// checker could not run" to "the server is wrong". The twin: a run that
+// ends whole records no abort, and lints to its exit.
+func TestAbortedRecordingLintsAborted(t *testing.T) {
+	for _, mode := range []string{"dies", "once"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv(stdioServerEnv, mode)
+			t.Setenv(stdioMarkEnv, filepath.Join(dir, "started"))
+			rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+			want, out, errOut := runMain(t, "", "check", "--parallel", "1", "--timeout", "2s", "--format", "json", "-o", live, "--record", rec, "--", os.Args[0])
+			if aborted := want == exitTarget; aborted != (mode == "dies") {
+				t.Fatalf("check: exit %d, want %d only for the server that dies:\n%s\n%s", want, exitTarget, out, errOut)
+			}
+			if code, out, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != want {
+				t.Errorf("lint of the recording: exit %d, want check's %d:\n%s\n%s", code, want, out, errOut)
+			}
+			gate := func(file string) string {
+				raw, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return gjson.GetBytes(raw, "summary.gate").Str
+			}
+			if l, g := gate(live), gate(linted); l != g {
+				t.Errorf("gate: check %q, lint %q", l, g)
+			}
+			rows := func(file string) []string {
+				var out []string
+				for _, r := range reportResults(t, file) {
+					// (check also reports the fixtures it did not send,
+					// skipped, which no recording holds.)
+					if r.Status != "skip" {
+						out = append(out, r.Fixture+" "+r.Check+" "+r.Status)
+					}
+				}
+				return out
+			}
+			if diff := cmp.Diff(rows(live), rows(linted)); diff != "" {
+				t.Errorf("rows of check (-) and of lint of its recording (+):\n%s", diff)
+			}
+		})
 	}
 }
 
