@@ -422,7 +422,10 @@ GET answered with a 2xx other than 200 and an event stream warns
 		// method is unknown (T-HTTP-9; -32601 for an unknown tool is a
 		// code choice, not an unknown method), and the MCP codes are 400.
 		fixed, fixedBy := 0, ""
-		if isErr && x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize {
+		// (-32601 to a request a server may read as 2025-03-26, T-HTTP-8,
+		// answers it so, and 2025-03-26 fixes no status for it.)
+		read0326 := code == envelope.CodeMethodNotFound && (x.Code.Rule == expect.HeaderMissing0326Rule || x.Code.Rule == expect.HeaderMissingRule)
+		if isErr && x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize && !read0326 {
 			switch {
 			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared || names404(x.Method) || undeclaredMethod(x)):
 				fixed, fixedBy = 404, "T-HTTP-9"

@@ -52,6 +52,9 @@ no io.modelcontextprotocol/serverInfo (name and version) warns
 		if !r.IsObject() {
 			return Skip("the reply is not a result object")
 		}
+		if readAs0326(p, m) {
+			return Skip("served as 2025-03-26, as a request without MCP-Protocol-Version may be read (T-HTTP-8): no resultType is owed")
+		}
 		rt := r.Get("resultType")
 		switch {
 		case !rt.Exists():
@@ -287,6 +290,14 @@ declaration rules are not judged.`,
 	},
 }
 
+// readAs0326: m is a result without resultType to a 2026-07-28 request
+// that lacked its MCP-Protocol-Version header, from a server that may
+// read such a request as 2025-03-26 (T-HTTP-8): it served it so, and a
+// result of that era owes 2026-07-28's shape nothing.
+func readAs0326(p *Pass, m *envelope.Message) bool {
+	return p.Expect.Error.Rule == expect.HeaderMissingRule && m.Get("result").IsObject() && !m.Get("result.resultType").Exists()
+}
+
 // unoffered: ex is a stdio exchange whose run knew every progress token
 // its requests offered (see envelope.Exchange.Offered), and tok is none
 // of them.
@@ -491,6 +502,9 @@ supplies instead.`,
 		m, err := needObject(p)
 		if err != nil {
 			return err
+		}
+		if readAs0326(p, m) {
+			return Skip("served as 2025-03-26, as a request without MCP-Protocol-Version may be read (T-HTTP-8), whose own schema (draft-07) the checker does not carry (T-V0326-4)")
 		}
 		version := p.Expect.Version
 		if p.Expect.Condition == expect.CondLegacyInitialize && m.Get("result").Exists() {

@@ -1359,17 +1359,25 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		// -32022 defensible.
 		e.also("AMB-4: the header names a version the server does not serve", envelope.CodeUnsupportedVer)
 	}
-	if onlyHeaderMissing && slices.Contains(envelope.Methods(envelope.V20250618), e.Method) {
+	// Whether the server serves 2025-03-26 is known only from its facts:
+	// one whose versions are known and leave it out has no such reading,
+	// and must refuse (T-HTTP-8).
+	no0326 := e.Facts != nil && len(e.Facts.Supported) > 0 && !e.Facts.Serves(envelope.V20250326)
+	if onlyHeaderMissing && !no0326 && slices.Contains(envelope.Methods(envelope.V20250618), e.Method) {
 		// (A method only 2026-07-28 defines, server/discover say, has no
 		// 2025-03-26 reading: served, it was served as 2026-07-28.)
 		e.Error, e.Code, e.StatusWant = open(HeaderMissingRule), open(HeaderMissingRule), open(HeaderMissingRule)
 	} else if onlyHeaderMissing && e.Facts.Serves(envelope.V20250326) {
 		// A server that says it serves 2025-03-26 may read the request
-		// so (T-HTTP-8); a method that version lacks is then unknown:
-		// -32601, with the status it may come with (T-HTTP-9's 404, or
-		// the 400 of a refusal).
+		// so (T-HTTP-8); a method that version lacks is then unknown
+		// (-32601), and the request comes before any initialize, where
+		// any error is defensible (T-LIFE-6), at the status a 2025
+		// error may have (200 or a 4xx: T-HTTP-9's 404, the 400 of a
+		// refusal). Which reading the server took its code alone may not
+		// show: a code neither names warns.
 		e.ReadCodes = append(e.ReadCodes, envelope.CodeMethodNotFound)
-		e.ReadStatus = append(e.ReadStatus, 404, 400)
+		e.ReadStatus = append(e.ReadStatus, 404, 400, 200)
+		e.Code, e.StatusWant = should(HeaderMissing0326Rule), soften(e.StatusWant, HeaderMissing0326Rule)
 	}
 	if preBody {
 		e.ID.Lost = Want{}
@@ -1380,6 +1388,11 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 // HeaderMissingRule is why a 2026-07-28 request without its version
 // header may be served: as 2025-03-26, which a result of that era shows.
 const HeaderMissingRule = "T-HTTP-8: a server that deliberately serves pre-2025-06-18 clients may read a missing header as 2025-03-26"
+
+// HeaderMissing0326Rule is why such a request for a method 2025-03-26
+// lacks may get any error: read as 2025-03-26 it comes before
+// initialize.
+const HeaderMissing0326Rule = "T-HTTP-8, T-LIFE-6: a server that serves 2025-03-26 may read a missing header so, and then the request comes before initialize, where any error is defensible"
 
 // paramHeaderFaults judges the Mcp-Param-* headers of a tools/call
 // against the x-mcp-header properties of the tool the server listed
@@ -1434,12 +1447,15 @@ func inferVersion(ex *envelope.Exchange, req envelope.Message, f *Facts) (string
 		switch {
 		case v != "" && v != f.Version && f.Serves(v):
 			return v, how
-		case v == envelope.V20260728 && how == "_meta" && f.Session && f.Version != envelope.V20260728 &&
-			envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") == "":
-			// The facts are a 2025 session's (a relay that saw one
-			// first); a request outside every session that names
-			// 2026-07-28 in its _meta, which only that era carries, is a
-			// modern client's, judged by its own version.
+		case v == envelope.V20260728 && how == "_meta" && f.Version != envelope.V20260728 &&
+			(f.Session || ex.Transport == envelope.HTTP) && envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") == "":
+			// The facts are a 2025 client's (a relay that saw one first);
+			// a request outside every session that names 2026-07-28 in
+			// its _meta, which only that era carries, is a modern
+			// client's, judged by its own version. Over HTTP every
+			// request of a server without sessions stands alone (both
+			// eras may be served on one endpoint, T-COMPAT-2); on stdio
+			// without a session the pipe is the one client's.
 			return v, how
 		}
 		return f.Version, "facts"
