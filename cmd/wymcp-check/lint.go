@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/lint"
 	"github.com/wymcp/wymcp-check/report"
 	"github.com/wymcp/wymcp-check/schema"
@@ -27,6 +28,53 @@ type lintOptions struct {
 	// changed says whether the user set a flag; the settings a
 	// recording's run line gives are taken only for flags left unset.
 	changed func(name string) bool
+	// ownRuns holds each input's run line, when the inputs record
+	// different settings: each is judged with its own (fileSettings).
+	ownRuns []*transcript.Run
+}
+
+// settings are how one input is judged.
+type settings struct {
+	contract *envelope.Contract
+	schemas  checks.SchemaValidator
+	schema   string // the --schema the client judge reads
+	checks   []*checks.Check
+}
+
+// fileSettings are the settings input i is judged with: its own run
+// line's, for the flags the user left unset and the settings this
+// machine has (a contract or schema file of the recording machine's is
+// not), else the session's. The notes say what was taken.
+func (o *lintOptions) fileSettings(i int, ss *session) (settings, []string) {
+	st := settings{ss.contract, ss.schemas, o.Schema, ss.checks}
+	if i >= len(o.ownRuns) || o.ownRuns[i] == nil {
+		return st, nil
+	}
+	run, name := o.ownRuns[i], o.Files[i]
+	var notes []string
+	took := func(flag, v string) {
+		notes = append(notes, fmt.Sprintf("%s: judged with --%s %s, as its recorded run was", name, flag, quoteEmpty(v)))
+	}
+	unset := func(flag string) bool { return o.changed == nil || !o.changed(flag) }
+	if v := run.Contract; v != "" && v != o.Contract && unset("contract") && (v == "strict" || v == "spec") {
+		if c, err := envelope.LoadContract(v); err == nil {
+			st.contract = c
+			took("contract", v)
+		}
+	}
+	if v := run.Schema; v != "" && v != o.Schema && unset("schema") && slices.Contains([]string{"builtin", "none", "off"}, v) {
+		if sv, err := (&reportOptions{Schema: v}).validator(); err == nil {
+			st.schemas, st.schema = sv, v
+			took("schema", v)
+		}
+	}
+	if v := run.Checks; v != o.Checks && unset("checks") {
+		if list, err := checks.Select(v); err == nil {
+			st.checks = list
+			took("checks", v)
+		}
+	}
+	return st, notes
 }
 
 func newLintCmd(s *streams) *cobra.Command {
@@ -83,13 +131,16 @@ func lintRun(s *streams, o *lintOptions) error {
 		// Closing the reports writes the last block, and its error.
 		ss.closers = append(ss.closers, flush)
 	}
-	all := ss.checks
 	// A transcript lists the same tools again and again: each schema is
 	// compiled once.
 	var tools schema.ToolCache
 	var inputErrs, unreported, unjudged, reported, records int
 	var unjudgedWhy, abortedWhy string
-	for _, name := range o.Files {
+	for i, name := range o.Files {
+		own, notes := o.fileSettings(i, ss)
+		for _, n := range notes {
+			ss.note(n)
+		}
 		r, closeIn, err := openInput(s, name)
 		if err != nil {
 			inputErrs++
@@ -104,9 +155,9 @@ func lintRun(s *streams, o *lintOptions) error {
 		tr := transcript.NewReader(name, r)
 		// A relay's recording carries its traffic: the client's messages
 		// are judged against the session it builds, as the relay did.
-		client := newClientJudge(o.Schema, all)
-		opts := lint.Options{Workers: o.Parallel, Prefix: prefix, Checks: all,
-			Shared: checks.Input{Contract: ss.contract, Schemas: ss.schemas, ToolCache: &tools}}
+		client := newClientJudge(own.schema, own.checks)
+		opts := lint.Options{Workers: o.Parallel, Prefix: prefix, Checks: own.checks,
+			Shared: checks.Input{Contract: own.contract, Schemas: own.schemas, ToolCache: &tools}}
 		// One result, filled afresh for each record: writers keep nothing
 		// of it past Exchange (see report.Writer), and a record's own
 		// would be an allocation per exchange.
@@ -265,7 +316,8 @@ func (o *lintOptions) adoptRun(s *streams) []string {
 		return []string{fmt.Sprintf("the input records no run settings (no run line): judged with --contract %s, --schema %s and %s", o.Contract, o.Schema, checks)}
 	}
 	if slices.Contains(runs, nil) || slices.ContainsFunc(runs, func(r *transcript.Run) bool { return *r != *runs[0] }) {
-		return []string{"the inputs do not all record the same run settings (a run line of --contract, --schema, --checks): judged with lint's own flags"}
+		o.ownRuns = runs
+		return []string{"the inputs do not all record the same run settings (a run line of --contract, --schema, --checks): each input with one is judged with its own, for the flags you left unset; the others with lint's own flags"}
 	}
 	run := *runs[0]
 	var notes []string

@@ -289,7 +289,7 @@ func TestSelectionGates(t *testing.T) {
 }
 
 // reportRow is one row of a JSON report's results.
-type reportRow struct{ Fixture, Check, Status, Message, Path string }
+type reportRow struct{ Fixture, Check, Status, Message, Path, File string }
 
 // reportResults reads the results of the JSON report at p.
 func reportResults(t *testing.T, p string) []reportRow {

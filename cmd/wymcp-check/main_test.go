@@ -121,6 +121,39 @@ func TestLintJSONAndOutputFile(t *testing.T) {
 	}
 }
 
+// TestLintInputsOwnSettings: inputs whose run lines differ are each
+// judged with their own settings, as each recorded run judged; all were
+// judged with lint's flags (strict), and the spec-contract recording's
+// unknown data key failed. A flag the user sets still wins.
+func TestLintInputsOwnSettings(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"transport":"http","fixture":"unknown-key","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope/x\"}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"method not found\",\"data\":{\"stack\":\"x\"}}}"}}` + "\n"
+	spec, strict := filepath.Join(dir, "spec.jsonl"), filepath.Join(dir, "strict.jsonl")
+	for file, run := range map[string]string{spec: `{"run":{"contract":"spec"}}`, strict: `{"run":{"contract":"strict","checks":"ERR*"}}`} {
+		if err := os.WriteFile(file, []byte(run+"\n"+line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failed := func(args ...string) []string {
+		t.Helper()
+		out := filepath.Join(dir, "r.json")
+		runMain(t, "", append([]string{"lint", "--format", "json", "-o", out}, args...)...)
+		var got []string
+		for _, r := range reportResults(t, out) {
+			if r.Status == "fail" {
+				got = append(got, filepath.Base(r.File)+" "+r.Check)
+			}
+		}
+		return got
+	}
+	if diff := cmp.Diff([]string{"strict.jsonl ERR2003", "strict.jsonl ERR3002"}, failed(spec, strict)); diff != "" {
+		t.Errorf("each with its own settings: fails (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"spec.jsonl ERR2003", "spec.jsonl ERR3002", "strict.jsonl ERR2003", "strict.jsonl ERR3002"}, failed("--contract", "strict", spec, strict)); diff != "" {
+		t.Errorf("--contract strict given: fails (-want +got):\n%s", diff)
+	}
+}
+
 // TestLintParallelSameReport: the report of many workers is the report of
 // one, byte for byte, on the recorded transcripts and the demo (line
 // errors, relay traffic and facts among them).
