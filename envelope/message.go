@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -685,34 +686,9 @@ func SameValue(a, b gjson.Result) bool {
 	case a.Type == gjson.Number:
 		return SameID(a, b)
 	case a.IsArray():
-		if !b.IsArray() {
-			return false
-		}
-		as, bs := a.Array(), b.Array()
-		if len(as) != len(bs) {
-			return false
-		}
-		for i := range as {
-			if !SameValue(as[i], bs[i]) {
-				return false
-			}
-		}
-		return true
+		return b.IsArray() && slices.EqualFunc(a.Array(), b.Array(), SameValue)
 	case a.IsObject():
-		if !b.IsObject() {
-			return false
-		}
-		am, bm := a.Map(), b.Map()
-		if len(am) != len(bm) {
-			return false
-		}
-		for k, v := range am {
-			w, ok := bm[k]
-			if !ok || !SameValue(v, w) {
-				return false
-			}
-		}
-		return true
+		return b.IsObject() && maps.EqualFunc(a.Map(), b.Map(), SameValue)
 	}
 	return true // null, true, false: the same type is the same value
 }
