@@ -90,6 +90,8 @@ var knownMetaKeys = []string{
 	"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/serverInfo",
 	"io.modelcontextprotocol/subscriptionId", "io.modelcontextprotocol/logLevel",
 	"io.modelcontextprotocol/related-task",
+	// (2025-11-25 tasks.mdx: on a CreateTaskResult.)
+	"io.modelcontextprotocol/model-immediate-response",
 }
 
 // reservedPrefix applies T-META-2's rule of the version.
