@@ -379,7 +379,7 @@ code of its method: an unknown or undeclared one was never looked at.`,
 			// forced with --protocol). A probe of a server whose version
 			// is not known is what a 2025 server rightly refuses so.
 			p.Failf("error.code", "code -32601 (method not found) for server/discover, which every 2026-07-28 server implements (T-LIFE-8)")
-		case code == envelope.CodeMethodNotFound && c != "" && declaredCap(x.Facts, c) && (x.Tool == nil || !x.Tool.TaskRequired):
+		case code == envelope.CodeMethodNotFound && c != "" && declaredCap(x.Facts, c) && (x.Tool == nil || !x.Tool.TaskRefused):
 			// The server's own declaration says it implements the method;
 			// the checker cannot see why it says otherwise now.
 			p.Warnf("error.code", "code -32601 (method not found) for %s, though the server declared the %s capability (T-ERR-3)", Quote(x.Method, quoteN), c)
@@ -559,7 +559,7 @@ func codeList(codes []int) string {
 var Refused = &Check{
 	ID:            "PRO1001",
 	Title:         "A request is refused or served as the protocol says",
-	SpecRef:       "T-ERR-1..T-ERR-3, T-LIFE-5, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1",
+	SpecRef:       "T-ERR-1..T-ERR-3, T-LIFE-5, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1, T-TASK-2",
 	Severity:      MUST,
 	Area:          AreaProtocol,
 	JudgesOutcome: true,
@@ -571,7 +571,9 @@ a call without a task to a tool that declares taskSupport "required"
 How sure that is comes
 from the expectation: a MUST fails (the refusals above); a SHOULD warns
 (an unknown tool, T-TOOL-6; a malformed tools/call, T-TOOL-7; an invalid
-cursor, T-PAGE-1; a method of a capability a 2025-xx server did not
+cursor, T-PAGE-1; a task-augmented call of a tool whose taskSupport is
+absent or "forbidden", T-TASK-2, unless the server does not declare
+task-augmented tools/call, which then runs it ignoring the task; a method of a capability a 2025-xx server did not
 declare); where the spec lets a server serve the request anyway (a
 missing MCP-Protocol-Version header read as 2025-03-26 by a server that
 serves such clients; an id JSON-RPC allows and MCP forbids, echoed

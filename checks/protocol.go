@@ -724,9 +724,10 @@ what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
 				// may answer a validation exception so, or the tool may
 				// have run and failed; the checker cannot see which.
 				p.Warnf("error.code", "the refusal has code -32603 and says %s, which tells neither a refusal of the arguments nor the tool's own failure: the tool may have run on arguments its inputSchema forbids; want an isError result or -32602 (T-TOOL-8)", Quote(e.Get("message").Str, quoteN))
-			case code == envelope.CodeMethodNotFound && t.TaskRequired:
-				// The tool needs a task the call did not carry: -32601 is
-				// T-TASK-1's refusal, as right as one for the arguments.
+			case code == envelope.CodeMethodNotFound && t.TaskRefused:
+				// The call's task and the tool's taskSupport disagree:
+				// -32601 is T-TASK-1's (or T-TASK-2's) refusal, as right as
+				// one for the arguments.
 			case code == envelope.CodeMissingClientCap && p.Expect.Version == envelope.V20260728:
 				// The tool needs a capability the client did not declare
 				// (T-LIFE-13, MUST): a refusal too, and no order between

@@ -1014,7 +1014,23 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 	if args.Exists() {
 		in = []byte(args.Raw)
 	}
-	taskRequired := e.Version == envelope.V20251125 && gjson.GetBytes(t.Raw, "execution.taskSupport").Str == "required" && !req.Get("params.task").Exists()
+	support, withTask := gjson.GetBytes(t.Raw, "execution.taskSupport").Str, req.Get("params.task").Exists()
+	taskRequired := e.Version == envelope.V20251125 && support == "required" && !withTask
+	taskForbidden := e.Version == envelope.V20251125 && withTask && (support == "" || support == "forbidden")
+	if taskForbidden && !t.Rejects(in, e.Version) {
+		// T-TASK-2 asks -32601 of a task-augmented call of a tool that
+		// does not take tasks. A server that does not declare
+		// task-augmented tools/call at all processes the request normally
+		// and ignores the task (the tasks page's capability negotiation),
+		// so there its result is as right as the refusal: nothing is
+		// expected of whether it errs, only of the code if it does.
+		e.Condition, e.Detail = CondTaskForbidden, "tool "+shortQuote(name.Str)+" does not declare task support and the call carries a task"
+		e.Error, e.Codes, e.Code = should("T-TASK-2"), []int{envelope.CodeMethodNotFound}, should("T-TASK-2")
+		if declared, known := f.Declares("tasks.requests.tools.call"); !known || !declared {
+			e.Error = Want{}
+		}
+		return
+	}
 	if taskRequired && !t.Rejects(in, e.Version) {
 		// T-TASK-1: such a tool does not run without a task; the tasks
 		// page's protocol errors name -32600 for the same case (AMB-14).
@@ -1026,7 +1042,7 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		e.also("AMB-14: the tasks page's protocol errors give -32600 for a task-required request without a task", envelope.CodeInvalidRequest)
 		return
 	}
-	e.Tool = &ToolCall{Name: t.Name, TaskRequired: taskRequired}
+	e.Tool = &ToolCall{Name: t.Name, TaskRefused: taskRequired || taskForbidden}
 	probs, agree, err := t.CheckArgs(in, e.Version)
 	e.Tool.Judged = err == nil
 	if err != nil || !agree {

@@ -108,6 +108,7 @@ const (
 	CondUnknownName        Condition = "a prompt or resource the server did not declare"
 	CondSession            Condition = "a request outside the session"
 	CondTaskRequired       Condition = "a tool that requires a task called without one"
+	CondTaskForbidden      Condition = "a tool that takes no task called with one"
 	CondCall               Condition = "method call"
 )
 
@@ -234,10 +235,11 @@ type ToolCall struct {
 	// or left open by AMB-15), so a fixture's expect-tool-refusal, meant
 	// for when the facts cannot show it, does not override it.
 	Judged bool
-	// TaskRequired: the tool declares taskSupport "required" and the call
-	// carries no task (2025-11-25), so -32601 refuses it as T-TASK-1 asks,
+	// TaskRefused: the call and the tool's taskSupport disagree (2025-11-25):
+	// a tool that requires a task called without one, or one that takes
+	// none called with one. -32601 refuses it as T-TASK-1 and T-TASK-2 ask,
 	// whatever else is wrong with the call.
-	TaskRequired bool
+	TaskRefused bool
 }
 
 // IDs are the ids a response may echo, for envelope.ReadReply.
