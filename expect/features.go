@@ -220,8 +220,11 @@ func (e *Expectation) complete(req *envelope.Message) {
 		}
 	case "ref/resource":
 		uri := ref.Get("uri")
+		// The reference names "the URI or URI template of the resource":
+		// a template as listed, or a URI the server listed or one of its
+		// templates expands to.
 		if uri.Type == gjson.String && f != nil && f.TemplatesListed && f.ResourcesListed &&
-			!slices.Contains(f.Templates, uri.Str) && !slices.Contains(f.Resources, uri.Str) {
+			!slices.Contains(f.Templates, uri.Str) && !f.declaresURI(uri.Str) {
 			e.invalidParams("the reference names no resource or template the server lists: "+shortQuote(uri.Str), should("T-COMP-2"))
 			e.Quote = uri.Str
 		}
