@@ -327,7 +327,7 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 	f := r.facts
 	if uses("prompt") {
 		if len(f.Prompts) == 0 {
-			return "the server lists no prompts"
+			return noneListed(f, "prompts", f.PromptsListed)
 		}
 		c.Prompt = jsonStringContents(f.Prompts[0].Name)
 	}
@@ -349,7 +349,7 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 	}
 	if uses("resource") {
 		if len(f.Resources) == 0 {
-			return "the server lists no resources"
+			return noneListed(f, "resources", f.ResourcesListed)
 		}
 		c.Resource = jsonStringContents(f.Resources[0])
 	}
@@ -361,6 +361,21 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 		c.CompleteRef, c.CompleteArg = ref, jsonStringContents(arg)
 	}
 	return ""
+}
+
+// noneListed says why the run knows no prompt or resource to name (kind
+// is the capability and the list's key): a reason that blames the
+// server only for what it said.
+func noneListed(f *expect.Facts, kind string, listed bool) string {
+	switch declared, known := f.Declares(kind); {
+	case known && !declared:
+		return "the server does not declare the " + kind + " capability"
+	case !known:
+		return "the server's capabilities are not known, so its " + kind + " were not listed"
+	case !listed:
+		return kind + "/list was not read to its end, so no " + strings.TrimSuffix(kind, "s") + " the server has is known"
+	}
+	return "the server lists no " + kind
 }
 
 // completionTarget picks something completion/complete can name: a
