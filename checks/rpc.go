@@ -916,19 +916,7 @@ func hiddenResponse(resp *envelope.Response, body []byte) string {
 	if resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 		return ""
 	}
-	if !bytes.Contains(body, []byte("event:")) {
-		return ""
-	}
-	r := envelope.NewSSEBodyReader(body, envelope.MaxSSELine)
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			return ""
-		}
-		if !ev.IsMessage() && envelope.IsResponse(ev.Data) {
-			return ev.Name
-		}
-	}
+	return envelope.HiddenResponse(body)
 }
 
 // unendedEvent: an SSE body ends in an event with data but no blank

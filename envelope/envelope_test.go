@@ -96,6 +96,21 @@ func TestSplitSSELastID(t *testing.T) {
 	}
 }
 
+func TestHiddenResponse(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"event: mcp\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", "mcp"},
+		{"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", ""},
+		{"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", ""},
+		// A named event with a notification hides no response.
+		{"event: log\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n", ""},
+		{"event: endpoint\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"m\"}}\r\n\r\n", "endpoint"},
+	} {
+		if got := envelope.HiddenResponse([]byte(tc.body)); got != tc.want {
+			t.Errorf("HiddenResponse(%q) = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}
+
 func TestSSEReader(t *testing.T) {
 	stream := "\ufeff: keep-alive\r\n" + // a stream may start with a byte order mark
 		"id: 1\r\ndata:\r\n\r\n" + // priming event: id, empty data

@@ -231,6 +231,25 @@ func SplitSSE(body []byte, maxLine int) ([][]byte, string, error) {
 	}
 }
 
+// HiddenResponse is the name of an event of a whole SSE body that is not
+// a message event yet carries a JSON-RPC response: no client reads it
+// (IsMessage). "" if there is none.
+func HiddenResponse(body []byte) string {
+	if !bytes.Contains(body, []byte("event:")) {
+		return ""
+	}
+	r := NewSSEBodyReader(body, MaxSSELine)
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			return ""
+		}
+		if !ev.IsMessage() && IsResponse(ev.Data) {
+			return ev.Name
+		}
+	}
+}
+
 // scanSSELines splits on LF, CRLF or a lone CR.
 func scanSSELines(data []byte, atEOF bool) (int, []byte, error) {
 	if atEOF && len(data) == 0 {

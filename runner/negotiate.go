@@ -212,6 +212,9 @@ func why(ex *envelope.Exchange) string {
 		keys := []string{}
 		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, k.Str); return len(keys) < 6 })
 		parts = append(parts, "a result with "+strings.Join(keys, ", "))
+	case len(ex.Response.Body) > 0 && envelope.IsEventStream(envelope.HeaderGet(ex.Response.Header, "Content-Type")) && envelope.HiddenResponse(ex.Response.Body) != "":
+		parts = append(parts, fmt.Sprintf("a response in an SSE event named %s, which no client reads as a message (only unnamed or \"message\" events are)",
+			strconvQuote(envelope.HiddenResponse(ex.Response.Body))))
 	case len(ex.Response.Body) > 0:
 		parts = append(parts, "a body that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Body)))
 	default:

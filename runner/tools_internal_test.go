@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"net/http"
 	"testing"
 
+	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 )
 
@@ -28,6 +30,30 @@ func TestNoneListed(t *testing.T) {
 			}
 			if got := noneListed(f, "prompts", tc.listed); got != tc.want {
 				t.Errorf("noneListed = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A negotiation that failed says what the server answered; a response
+// hidden in a named SSE event is named as such, not as a body that is no
+// JSON-RPC.
+func TestWhyNamesHiddenResponse(t *testing.T) {
+	sse := http.Header{"Content-Type": {"text/event-stream"}}
+	for _, tc := range []struct {
+		name, body string
+		header     http.Header
+		want       string
+	}{
+		{"named event", "event: mcp\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", sse,
+			`HTTP 200, a response in an SSE event named "mcp", which no client reads as a message (only unnamed or "message" events are)`},
+		{"not json", "hello", http.Header{"Content-Type": {"text/plain"}},
+			`HTTP 200, a body that is no JSON-RPC response: "hello"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex := &envelope.Exchange{Transport: envelope.HTTP, Response: &envelope.Response{Status: 200, Header: tc.header, Body: []byte(tc.body)}}
+			if got := why(ex); got != tc.want {
+				t.Errorf("why = %q\nwant %q", got, tc.want)
 			}
 		})
 	}
