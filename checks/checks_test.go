@@ -41,6 +41,7 @@ import (
 //	                no-content-type: true (no default Content-Type)
 //	                cut: true (the checker cut the reply off: a stream held open)
 //	                ended: true (the server closed the event stream)
+//	                held-open: true (the stream carried its response and was still open when the checker stopped reading)
 //	                offered: ["tok"] (stdio: the progress tokens the run had offered)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
@@ -161,6 +162,8 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 				case "ended":
 					// The server closed the event stream, read to its end.
 					resp.Ended = v == "true"
+				case "held-open":
+					resp.HeldOpen = v == "true"
 				case "no-content-type":
 					// The reply carries no Content-Type at all (else an
 					// HTTP body gets application/json).

@@ -123,7 +123,13 @@ var SSEStream = &Check{
   version (2024-11-05), whose session has no such rule;
 - in 2026-07-28 the response to a POST carries X-Accel-Buffering: no (T-HTTP-17, a
   SHOULD: a warning), since a buffering proxy would hold back the
-  messages that precede the response.`,
+  messages that precede the response;
+- a POST's stream ends after its response (T-HTTP-15 in 2025 versions,
+  T-HTTP-17 in 2026-07-28, both SHOULD: a warning when the server still
+  held it open as the checker stopped reading, a short while after the
+  response; a client that waits for the end of the stream waits on). A
+  recording that does not say whether its stream was held open is not
+  judged so.`,
 	Run: func(p *Pass) error {
 		resp := p.Exchange.Response
 		if p.Exchange.Transport != envelope.HTTP || resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
@@ -163,6 +169,13 @@ var SSEStream = &Check{
 		post := p.Exchange.Request.Method == "" || p.Exchange.Request.Method == http.MethodPost
 		if post && spokenVersion(p) == envelope.V20251125 && len(seen) > 0 && !primed {
 			p.Warnf("http.body", "the stream sets event ids but does not start with a priming event (an id and empty data) (T-HTTP-15, SHOULD)")
+		}
+		if post && resp.HeldOpen {
+			rule := "T-HTTP-17"
+			if p.Expect.Version != envelope.V20260728 {
+				rule = "T-HTTP-15"
+			}
+			p.Warnf("http.body", "the stream stayed open after its response; the response SHOULD end it (%s)", rule)
 		}
 		if post && p.Expect.Version == envelope.V20260728 && !strings.EqualFold(envelope.HeaderGet(resp.Header, "X-Accel-Buffering"), "no") {
 			p.Warnf("http.header.X-Accel-Buffering", "the SSE response lacks X-Accel-Buffering: no (T-HTTP-17, SHOULD)")

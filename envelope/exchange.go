@@ -119,6 +119,11 @@ type Response struct {
 	// off by the checker's bounds or look). Recordings made before it was
 	// recorded say nothing, and a stream is then not known to have ended.
 	Ended bool
+	// HeldOpen: an event stream that carried its response and was still
+	// open when the checker stopped reading, Limits.Quiet after it (the
+	// response SHOULD end the stream: T-HTTP-15, T-HTTP-17). False says
+	// nothing of a recording made before it was recorded.
+	HeldOpen bool
 }
 
 // MaxResumes is how many times the checker resumes one POST's stream, as

@@ -66,7 +66,6 @@ var Pending = map[string]string{
 	"T-STDIO-6": "shutdown is the transport's, after the run; its timing is not judged",
 	"T-STDIO-7": "needs a tool slow enough to cancel while it runs",
 	"AMB-9":     "needs a tool slow enough to cancel while it runs (T-STDIO-7)",
-	"T-TASK-2":  "needs a server that declares tasks, called with a task on a tool without task support",
 	"T-AUTH-3":  "needs the Protected Resource Metadata document fetched, which checks (no I/O) cannot",
 }
 

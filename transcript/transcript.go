@@ -21,7 +21,9 @@
 //	             GET and Last-Event-ID so often; their events follow in
 //	             the body),
 //	             "ended":true (optional: the server closed the event
-//	             stream, which was read to its end)} | null}
+//	             stream, which was read to its end),
+//	             "heldOpen":true (optional: the stream carried its response
+//	             and was still open when the checker stopped reading)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
@@ -525,7 +527,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	}
 	var root [14]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent
 	var req [4]string   // method, headers, body, bodyBase64
-	var resp [7]string  // status, headers, body, bodyBase64, cut, resumed, ended
+	var resp [8]string  // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	scanMembers(s[at:], func(key, rest string) int {
@@ -654,6 +656,9 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if rs.Ended, err = flag(resp[6], "response.ended"); err != nil {
 		return rec, err
 	}
+	if rs.HeldOpen, err = flag(resp[7], "response.heldOpen"); err != nil {
+		return rec, err
+	}
 	if n := value(resp[5]); n.Exists() {
 		if n.Type != gjson.Number || !envelope.IsInteger(n.Raw) || n.Int() < 0 || n.Int() > 100 {
 			return rec, fmt.Errorf(`"response.resumed" is %s, want how many times the stream was resumed`, n.Raw)
@@ -696,7 +701,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 var (
 	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
-	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen"}
 	// versions are the known protocol versions, so that a record holds
 	// the constant rather than a copy of the line's text.
 	versions = envelope.Versions()
@@ -929,6 +934,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Cut        bool                `json:"cut,omitempty"`
 		Resumed    int                 `json:"resumed,omitempty"`
 		Ended      bool                `json:"ended,omitempty"`
+		HeldOpen   bool                `json:"heldOpen,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -968,7 +974,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {
-		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended}
+		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended, HeldOpen: r.HeldOpen}
 		b := r.Body
 		if ex.Transport == envelope.Stdio && r.Messages != nil {
 			// Each message ends its line, so an empty last one survives.

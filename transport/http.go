@@ -187,7 +187,7 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 		resp.Body.Close()
 		r.Body = append(r.Body, more.Body...)
 		r.Messages = append(r.Messages, more.Messages...)
-		r.Truncated, r.Cut, r.Ended = r.Truncated || more.Truncated, r.Cut || more.Cut, more.Ended
+		r.Truncated, r.Cut, r.Ended, r.HeldOpen = r.Truncated || more.Truncated, r.Cut || more.Cut, more.Ended, more.HeldOpen
 		if failure != "" {
 			return failure, note
 		}

@@ -696,7 +696,8 @@ func TestMergeHeader(t *testing.T) {
 
 // TestHTTPSSEEnded: a stream the server closes, read to its end, says
 // so (PRO1009 judges a listen stream so ended); one the read leaves open
-// (its look after the response ended) does not.
+// (its look after the response ended) does not, and says it was held
+// open past its response (HTTP1005 warns of it).
 func TestHTTPSSEEnded(t *testing.T) {
 	for _, closes := range []bool{true, false} {
 		url := serve(t, func(w http.ResponseWriter, r *http.Request) {
@@ -712,6 +713,9 @@ func TestHTTPSSEEnded(t *testing.T) {
 		}
 		if ex.Response.Ended != closes {
 			t.Errorf("closes=%v: Ended = %v", closes, ex.Response.Ended)
+		}
+		if ex.Response.HeldOpen != !closes {
+			t.Errorf("closes=%v: HeldOpen = %v", closes, ex.Response.HeldOpen)
 		}
 	}
 }

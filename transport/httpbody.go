@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -88,6 +89,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 	}()
 	sr := envelope.NewSSEReader(rec, int(b.lim.MaxBytes)+1)
 	var stop *time.Timer
+	var lingered atomic.Bool
 	defer func() {
 		if stop != nil {
 			stop.Stop()
@@ -104,6 +106,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			// Past the response, the end of the look, a bound or a
 			// broken stream ends what is read; the exchange had its
 			// answer.
+			r.HeldOpen = lingered.Load()
 			return ""
 		case errors.Is(err, errTooLarge), errors.Is(err, envelope.ErrEventTooLarge):
 			r.Truncated = true
@@ -134,7 +137,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 				if linger == nil {
 					return ""
 				}
-				stop = time.AfterFunc(b.lim.Quiet, linger)
+				stop = time.AfterFunc(b.lim.Quiet, func() { lingered.Store(true); linger() })
 			}
 		}
 		if end.events >= b.lim.MaxEvents {
