@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"bytes"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -671,6 +672,14 @@ func SameID(req, reply gjson.Result) bool {
 	default:
 		return req.Raw == reply.Raw
 	}
+}
+
+// SameText: a and b are the same JSON text but for insignificant space
+// (a peer that writes a value back re-serialised, as Python's json does:
+// {"a": 1} for {"a":1}).
+func SameText(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // SameValue reports whether two JSON values are equal as values: numbers

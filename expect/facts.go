@@ -719,7 +719,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 			own = json.RawMessage(c.Raw)
 			switch {
 			case n.clientsDiffer:
-			case n.ClientCapabilities != nil && !sameJSON(n.ClientCapabilities, []byte(c.Raw)):
+			case n.ClientCapabilities != nil && !envelope.SameText(n.ClientCapabilities, []byte(c.Raw)):
 				n.ClientCapabilities, n.clientsDiffer = nil, true
 			default:
 				n.ClientCapabilities = json.RawMessage(c.Raw)
@@ -762,12 +762,6 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		n.learnList(key, items, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	}
 	return n
-}
-
-// sameJSON: a and b are the same JSON text but for insignificant space.
-func sameJSON(a, b []byte) bool {
-	var ca, cb bytes.Buffer
-	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // listMembers maps the list methods that teach what exists to the result

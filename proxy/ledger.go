@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"bytes"
-	"encoding/json"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -95,7 +93,7 @@ func (l *ledger) match(id string, isError bool) *waiting {
 		// An id of a type MCP forbids, echoed: the request sent with it,
 		// before any whose id could not be read (a null one's).
 		for i, w := range l.list {
-			if !w.quiet && w.id != "" && sameJSON(w.id, v.Raw) {
+			if !w.quiet && w.id != "" && envelope.SameText([]byte(w.id), []byte(v.Raw)) {
 				return l.remove(i)
 			}
 		}
@@ -120,14 +118,6 @@ func (l *ledger) match(id string, isError bool) *waiting {
 		return l.remove(0)
 	}
 	return nil
-}
-
-// sameJSON: a and b are the same JSON text but for insignificant space
-// (a server that writes the id back re-serialised, as Python's json
-// does: {"a": 1} for {"a":1}).
-func sameJSON(a, b string) bool {
-	var ca, cb bytes.Buffer
-	return json.Compact(&ca, []byte(a)) == nil && json.Compact(&cb, []byte(b)) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // idlessError reports whether o is a reply with no readable id that is
