@@ -290,8 +290,11 @@ func subResource(sub, u string) bool {
 	return len(u) > len(sub)+1 && u[len(sub)] == '/' && sameURI(sub, u[:len(sub)])
 }
 
-// sameURI: a and b name the same resource, read as RFC 3986 §6.2.2.1
-// compares them: the scheme and the host in any case.
+// sameURI: a and b name the same resource, read as RFC 3986 §6.2.2
+// compares them: the scheme and the host in any case (§6.2.2.1), and
+// percent-encodings in any hex case, an unreserved character encoded or
+// not (§6.2.2.2). Nothing scheme-specific is assumed (§6.2.3): which
+// other spellings name one resource is the server's to say.
 func sameURI(a, b string) bool {
 	if a == b {
 		return true
@@ -302,7 +305,34 @@ func sameURI(a, b string) bool {
 		return false
 	}
 	ua.Scheme, ua.Host, ub.Scheme, ub.Host = "", "", "", ""
-	return ua.String() == ub.String()
+	return normalPercent(ua.String()) == normalPercent(ub.String())
+}
+
+// normalPercent writes each percent-encoding of s in upper-case hex, and
+// one of an unreserved character as the character itself.
+func normalPercent(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' || i+2 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		switch c := byte(v); {
+		case err != nil:
+			b.WriteByte(s[i])
+			continue
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~':
+			b.WriteByte(c)
+		default:
+			b.WriteString(strings.ToUpper(s[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String()
 }
 
 // ackFilter: the acknowledged notification types are a subset of those
