@@ -25,8 +25,10 @@ var Distilled = &Check{
 entry per instance location, each entry an object with "location" (a JSON
 Pointer into the request as RFC 6901 writes it, "" for the root: "/" then
 tokens, "~" only as "~0" or "~1") and "problems" (non-empty strings, each
-a short cause phrase: one line under every Unicode line break, one
-sentence, at most the contract's message bound; no duplicates); entries
+a short cause phrase: something visible, one line under every Unicode
+line break, one sentence, at most the contract's message bound, not a
+sentence written for a person (a full stop, "!" or "?" at its end, or
+"please"); no duplicates); entries
 sorted by location, no location twice. Sorted means sorted as strings or
 token by token with array indices as numbers (/9 before /10): both orders
 are a reasonable reading of "sorted". Entries in either order with letter
@@ -36,8 +38,11 @@ members.
 No entry only points at a deeper one or restates an ancestor's problem,
 judged by location and problem, not by text alone: an entry whose every
 problem names a deeper entry's location (its pointer, or its key in
-quotes) is a pointer to that entry, not a cause; an entry whose every
-problem names an ancestor's location restates it. The same phrase at two
+quotes) is a pointer to that entry, not a cause, and so is one above a
+deeper entry whose every problem says only that something failed
+("invalid", "1 validation error", "jsonschema validation failed with
+'…'"); an entry whose every problem names an ancestor's location
+restates it. The same phrase at two
 locations ("additional properties are not allowed" on an object and on
 one nested in it) is two causes, and passes.
 
@@ -181,7 +186,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			j++
 			pp := func() string { return envelope.JoinPath(path(), pk) + "." + strconv.Itoa(j) }
 			switch {
-			case pr.Type != gjson.String || strings.TrimSpace(pr.Str) == "":
+			case pr.Type != gjson.String || blank(pr.Str):
 				p.Failf(pp(), "problem is %s, want a non-empty string", describe(pr))
 			case hasLineBreak(pr.Str):
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
@@ -189,6 +194,8 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
 			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
+			case proseProblem(pr.Str):
+				p.Failf(pp(), "problem is a prose sentence, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case !seenProb.add(pr.Str):
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
@@ -290,7 +297,7 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 				last = child.tokens[depth] // a direct child may be named by its key
 			}
 			for _, pr := range anc.problems {
-				if pointsAt(pr, child, rel, last) {
+				if pointsAt(pr, child, rel, last) || statesNoCause(pr) {
 					if pointing[ai] == nil {
 						pointing[ai] = map[string]bool{}
 					}
@@ -339,6 +346,60 @@ func pointsAt(pr string, child distilledEntry, rel, last string) bool {
 		}
 	}
 	return true
+}
+
+// statesNoCause: pr says only that something failed ("invalid", "1
+// validation error", "jsonschema validation failed with 'mcp://…#'"):
+// above a deeper entry it only points at that entry's problems. What it
+// quotes names a schema or a value, not a cause.
+func statesNoCause(pr string) bool {
+	words := strings.FieldsFunc(strings.ToLower(unquoted(pr)), func(r rune) bool { return !unicode.IsLetter(r) })
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if !noCause[w] && !noCauseBesides[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// noCauseBesides name what failed, not why: said alone, with the words
+// of noCause, they state no cause.
+var noCauseBesides = map[string]bool{"jsonschema": true, "schema": true, "with": true, "against": true,
+	"input": true, "request": true, "params": true, "parameters": true, "instance": true, "data": true}
+
+// unquoted is s without its quoted parts ('…', "…", `…`).
+func unquoted(s string) string {
+	var b strings.Builder
+	var in rune
+	for _, r := range s {
+		switch {
+		case in != 0:
+			if r == in {
+				in = 0
+			}
+		case r == '\'' || r == '"' || r == '`':
+			in = r
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// proseProblem: a problem written as a sentence for a person (a space, and
+// a full stop, "!" or "?" at its end, an ellipsis aside), or one that
+// addresses the reader ("please"): a cause phrase is neither.
+func proseProblem(pr string) bool {
+	s := strings.TrimSpace(pr)
+	if strings.HasSuffix(s, "...") || strings.HasSuffix(s, "…") {
+		s = strings.TrimRight(s, ".…")
+	} else if strings.ContainsFunc(s, unicode.IsSpace) && strings.ContainsAny(s[len(s)-1:], ".!?") {
+		return true
+	}
+	return slices.Contains(strings.FieldsFunc(strings.ToLower(unquoted(s)), func(r rune) bool { return !unicode.IsLetter(r) }), "please")
 }
 
 // noCause are the words that state no cause of their own.

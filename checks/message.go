@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -29,7 +30,8 @@ var MessageOneLine = &Check{
 	SpecRef:  "T-RPC-8 (SHOULD be one short sentence); contract clause 2",
 	Severity: MUST,
 	Area:     AreaMessage,
-	Doc: `error.message is the one-line cause: not empty, no line break (CR, LF,
+	Doc: `error.message is the one-line cause: not empty (format characters
+alone, such as a zero-width space, show nothing and count as empty), no line break (CR, LF,
 NEL, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR all end a line for
 some reader), no other control character (a terminal escape in a message reaches the user's
 screen and the calling model's context). Clients render message; a stack
@@ -43,7 +45,7 @@ one short sentence.`,
 			return err
 		}
 		switch {
-		case strings.TrimSpace(msg) == "":
+		case blank(msg):
 			p.Contractf(true, "error.message", "message is empty")
 		case hasLineBreak(msg):
 			p.Contractf(true, "error.message", "message spans %d lines: %s", lineCount(msg), Quote(msg, quoteN))
@@ -181,4 +183,10 @@ func isEmptyValue(v gjson.Result) bool {
 		return empty
 	}
 	return false
+}
+
+// blank: s shows nothing: only spaces and format characters (a zero-width
+// space, a word joiner, a byte order mark), which state no cause.
+func blank(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) == ""
 }
