@@ -80,6 +80,22 @@ func runFake(name string) int {
 			}
 		}
 		return 0
+	case "junk": // answers each request after a line that is no JSON (a debug print)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			if id := gjson.GetBytes(sc.Bytes(), "id"); id.Exists() {
+				fmt.Fprintf(out, "this is not json\n"+`{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+			}
+		}
+		return 0
+	case "burst-exit": // reads one line, answers it after 100 KB of notifications, exits at once
+		line, _ := bufio.NewReader(in).ReadBytes('\n')
+		note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("b", 20<<10) + `"}}` + "\n"
+		for range 5 {
+			io.WriteString(out, note)
+		}
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", gjson.GetBytes(line, "id").Raw)
+		return 0
 	case "exit7": // reads one line, says goodbye on stderr, exits 7
 		bufio.NewReader(in).ReadString('\n')
 		os.Stderr.WriteString("fatal: bye\n")

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,10 +18,44 @@ import (
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
-// settle is how long the relay reads a server's stdout and stderr after
-// it exited: the last lines trail the exit, and a grandchild that kept
-// the pipes must not keep the relay.
+// settle is how long the relay waits, after the server exited, for its
+// stdout and stderr to move: the last lines trail the exit, and a
+// grandchild that kept the pipes must not keep the relay. While bytes
+// still pass (a slow client reading the server's last words) it waits
+// on: what the server wrote before it went is the client's.
 const settle = 500 * time.Millisecond
+
+// flow tells whether the server's output is still passing through the
+// relay: bytes read from its pipes, or a write to the client under way.
+type flow struct {
+	moved   atomic.Int64
+	writing atomic.Int32
+}
+
+func (f *flow) reader(r io.Reader) io.Reader { return flowReader{r, f} }
+func (f *flow) writer(w io.Writer) io.Writer { return flowWriter{w, f} }
+
+type flowReader struct {
+	r io.Reader
+	f *flow
+}
+
+func (r flowReader) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	r.f.moved.Add(int64(n))
+	return n, err
+}
+
+type flowWriter struct {
+	w io.Writer
+	f *flow
+}
+
+func (w flowWriter) Write(b []byte) (int, error) {
+	w.f.writing.Add(1)
+	defer w.f.writing.Add(-1)
+	return w.w.Write(b)
+}
 
 // Stdio starts a server command and relays its stdio: what the client
 // writes to Stdin goes to the server's stdin, what the server writes to
@@ -120,18 +155,19 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 		p.stdin.Close() // the client is done: tell the server, as MCP's shutdown does
 	}()
 	var out sync.WaitGroup
+	var fl flow
 	out.Add(2)
 	go func() {
 		defer out.Done()
 		frame, flush := r.rejoined(r.serverFrame)
-		r.pump(p.stdout, s.Stdout, frame)
+		r.pump(fl.reader(p.stdout), fl.writer(s.Stdout), frame)
 		r.mu.Lock()
 		flush()
 		r.mu.Unlock()
 	}()
 	go func() {
 		defer out.Done()
-		copyAll(s.Stderr, p.stderr)
+		copyAll(fl.writer(s.Stderr), fl.reader(p.stderr))
 	}()
 	stopSignals := make(chan struct{})
 	go forwardSignals(s.Signals, p, stopSignals)
@@ -157,10 +193,18 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	// of pipes a grandchild may still hold.
 	outDone := make(chan struct{})
 	go func() { out.Wait(); close(outDone) }()
-	select {
-	case <-outDone:
-	case <-time.After(settle):
-		note("the server's stdout or stderr stayed open after it exited (a child of it holds them); stopped reading")
+	for waiting := true; waiting; {
+		moved := fl.moved.Load()
+		select {
+		case <-outDone:
+			waiting = false
+		case <-time.After(settle):
+			// Stopped (ctx), the relay waits no longer than before.
+			if ctx.Err() != nil || fl.moved.Load() == moved && fl.writing.Load() == 0 {
+				note("the server's stdout or stderr stayed open after it exited (a child of it holds them); stopped reading")
+				waiting = false
+			}
+		}
 	}
 	p.stdout.Close()
 	p.stderr.Close()
@@ -294,6 +338,11 @@ func (r *stdioRelay) serverFrame(f frame) {
 	default:
 		if o.Note == "" {
 			o.Note = "not a JSON-RPC message; stdout carries only messages"
+		}
+		if len(bytes.TrimSpace(o.Raw)) > 0 {
+			// Judged with the reply of a request waiting, as check
+			// judges what shares the pipe with it (T-STDIO-2).
+			r.besidesLocked(o)
 		}
 		r.q.put(obsEvent(o))
 		return

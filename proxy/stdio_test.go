@@ -441,3 +441,74 @@ func TestStdioOfferedTokens(t *testing.T) {
 		t.Errorf("known-but-none and unknown must differ: %#v, %#v", got[`{"jsonrpc":"2.0","id":1,"metho`], got[`{"jsonrpc":"2.0","id":6,"metho`])
 	}
 }
+
+// TestStdioJunkLineJoinsReply: a line that is no JSON, written while a
+// request waits, joins that request's reply, as check's transport has it
+// (RPC1001 then fails it: T-STDIO-2). It was only observed, and the
+// reply judged clean.
+func TestStdioJunkLineJoinsReply(t *testing.T) {
+	s := startStdio(t, "junk", Limits{}, nil)
+	s.in.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	waitContains(t, s.out, `"result"`)
+	s.in.Close()
+	s.wait(t, 10*time.Second)
+	_, pairs := s.rec.snapshot()
+	if len(pairs) != 1 || pairs[0].Exchange.Response == nil {
+		t.Fatalf("pairs:\n%s", describe(nil, pairs))
+	}
+	want := [][]byte{[]byte("this is not json"), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)}
+	if diff := cmp.Diff(want, pairs[0].Exchange.Response.Messages); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+// slowWriter takes nothing until open is closed: a client that reads
+// its stdout late.
+type slowWriter struct {
+	open <-chan struct{}
+	buf  lockedBuffer
+}
+
+func (w *slowWriter) Write(b []byte) (int, error) {
+	<-w.open
+	return w.buf.Write(b)
+}
+
+// TestStdioSlowClientGetsLastWords: a server that writes its last
+// messages and exits while the client reads slowly: every byte reaches
+// the client, and the request has its reply. The relay gave up reading
+// the pipe half a second after the exit, dropped what was left and
+// called the request unanswered.
+func TestStdioSlowClientGetsLastWords(t *testing.T) {
+	open := make(chan struct{})
+	out := &slowWriter{open: open}
+	rec := &recorder{}
+	pr, pw := io.Pipe()
+	st := &Stdio{Argv: fakeArgv(t), Env: append(os.Environ(), fakeEnv+"=burst-exit"), Stdin: pr, Stdout: out, Stderr: io.Discard, Observer: rec}
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		_, err = st.Run(context.Background())
+	}()
+	pw.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	time.Sleep(3 * settle) // the server has exited by now, its words unread
+	close(open)
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the relay did not end")
+	}
+	pw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.buf.String()
+	if n := strings.Count(got, "\n"); n != 6 || !strings.HasSuffix(got, `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n") {
+		t.Errorf("the client got %d bytes in %d lines, want 6 lines ending in the result", len(got), n)
+	}
+	_, pairs := rec.snapshot()
+	if len(pairs) != 1 || pairs[0].Exchange.Failure != "" || pairs[0].Exchange.Response == nil {
+		t.Errorf("pairs:\n%s", describe(nil, pairs))
+	}
+}

@@ -321,6 +321,47 @@ func TestWatcherCancelledRequest(t *testing.T) {
 	}
 }
 
+// TestWatcherCancelledStdioNoReply: over stdio, a request the client
+// cancelled that the server, rightly, never answered before the session
+// ended is owed no reply: judged and recorded so, not "✗ no reply". The
+// twin, not cancelled, is a request the server left unanswered.
+func TestWatcherCancelledStdioNoReply(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	req := []byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	cancel := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
+	for _, tc := range []struct {
+		name  string
+		noted bool // "✗ … no reply", not judged; else cancelled
+	}{
+		{name: "cancelled"},
+		{name: "not cancelled", noted: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := &watchOutput{w: &bytes.Buffer{}}
+			w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &bytes.Buffer{}
+			w.record = rec
+			w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/call", ID: "4"})
+			if !tc.noted {
+				w.Message(proxy.Observation{Seq: 2, Dir: proxy.ClientToServer, Time: at, Raw: cancel, Kind: proxy.KindNotification, Method: "notifications/cancelled"})
+			}
+			ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125, Request: envelope.Request{Body: req},
+				Failure: "no reply before the server ended (exit status 0)"}
+			w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/call", Sent: at, Done: at, RequestSeq: 1, Exchange: ex})
+			got := out.w.(*bytes.Buffer).String()
+			if noted := strings.Contains(got, "no reply before the server ended"); noted != tc.noted || (w.notJudged == 1) != tc.noted {
+				t.Errorf("noted as unanswered: %v (not judged %d), want %v; lines:\n%s", noted, w.notJudged, tc.noted, got)
+			}
+			if !tc.noted && (!strings.Contains(rec.String(), `"expect":{"expect-reply":"false"}`) || strings.Contains(rec.String(), `"failure"`)) {
+				t.Errorf("recording wants the override and no failure:\n%s", rec)
+			}
+		})
+	}
+}
+
 // A list-changed notification makes the listed tools stale: a call the
 // old inputSchema forbids may be valid under the new one, so it is not
 // judged against the old (the twin without the notification is).

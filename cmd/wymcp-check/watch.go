@@ -485,6 +485,14 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		w.client.take(t, w.facts)
 		b.WriteString(w.traffic(t))
 	}
+	if cancelled && reply == nil && ex.Response == nil && ex.Failure != "" {
+		// The client cancelled it, and no reply is owed (T-STDIO-7):
+		// that none came before the session ended is no failure to
+		// judge, but the reply the cancellation asked for.
+		c := *ex
+		c.Failure = ""
+		ex = &c
+	}
 	switch {
 	case p.Asker == proxy.ServerToClient:
 		// The client's answer was judged as it passed (the client checks).
