@@ -132,7 +132,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := h.begin(r, kept, over)
 
 	target := *h.cfg.Upstream
-	target.Path, target.RawPath, target.RawQuery = r.URL.Path, r.URL.RawPath, r.URL.RawQuery
+	target.Path, target.RawPath = r.URL.Path, r.URL.RawPath
+	if r.URL.RawQuery != "" {
+		// A client's own query goes as it came; one without keeps the
+		// upstream URL's (a server that takes its key in the query).
+		target.RawQuery = r.URL.RawQuery
+	}
 	var body io.Reader = bytes.NewReader(kept)
 	if over {
 		body = io.MultiReader(body, r.Body)
@@ -636,10 +641,11 @@ func (x *httpExchange) keepLocked(o *Observation, f frame, data []byte) []event 
 func (x *httpExchange) tailLocked(o *Observation, f frame, data []byte) (event, bool) {
 	c := x.h.c
 	resumed := x.ex.Request.Header.Get("Last-Event-ID") != ""
-	if x.h.stopped || o.Oversized || o.Kind != KindNotification && o.Kind != KindRequest && (resumed || o.Kind != KindResponse) {
+	if x.h.stopped || o.Oversized || o.Kind == KindBatch || resumed && o.Kind == KindResponse {
 		// (A response on a stream resumed with Last-Event-ID replays an
 		// earlier exchange's answer; on a fresh one it breaks T-HTTP-12,
-		// and is judged as check judges it.)
+		// and is judged as check judges it. An event that is no message,
+		// or no JSON, breaks T-RPC-1 and is judged too.)
 		return event{}, false
 	}
 	if x.tail >= maxEvents || x.tailBytes+int64(len(f.raw)) > c.lim.MaxBytes {

@@ -535,3 +535,30 @@ func TestHTTPClientLeavesAfterA202(t *testing.T) {
 		t.Errorf("failure %q, response %+v", f, pairs[0].Exchange.Response)
 	}
 }
+
+// TestHTTPKeepsUpstreamQueryAndEscapedPath: the upstream URL's query (a
+// server that takes its key there) reaches the server when the client's
+// request has none, and its own when it has one; an escaped slash in the
+// path stays escaped. The relay sent the client's empty query instead,
+// and the path decoded.
+func TestHTTPKeepsUpstreamQueryAndEscapedPath(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
+	target, _ := url.Parse(up.srv.URL + "/api%2Fv1/mcp?api_key=S3")
+	_, base := startRelay(t, target, &recorder{}, HTTPConfig{})
+	for _, path := range []string{"/api%2Fv1/mcp", "/api%2Fv1/mcp?api_key=other"} {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		req.Header = sentHeaders()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	var got []string
+	for _, s := range up.received() {
+		got = append(got, s.Path)
+	}
+	if diff := cmp.Diff([]string{"/api%2Fv1/mcp?api_key=S3", "/api%2Fv1/mcp?api_key=other"}, got); diff != "" {
+		t.Errorf("request URIs the server saw (-want +got):\n%s", diff)
+	}
+}

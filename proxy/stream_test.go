@@ -330,10 +330,13 @@ func TestHTTPGetStreamJudged(t *testing.T) {
 		msg      string
 		wantFail []string
 		response bool // the message is a response (a fresh stream must carry none)
+		other    bool // the event is no message (T-RPC-1), judged all the same
 	}{
 		{name: "response on a fresh stream", msg: `{"jsonrpc":"2.0","id":99,"result":{}}`, wantFail: []string{"HTTP1002 fail"}, response: true},
 		{name: "log message with an invalid level", msg: logMessage("loud"), wantFail: []string{"PRO1003 fail"}},
 		{name: "log message without data", msg: `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`, wantFail: []string{"SCH1004 fail"}},
+		{name: "no JSON", msg: `this is not json`, wantFail: []string{"RPC1001 fail"}, other: true},
+		{name: "JSON that is no message", msg: `{"foo":1}`, wantFail: []string{"HTTP1002 fail", "RPC1002 fail", "RPC1003 fail", "SCH1001 fail"}, other: true},
 		{name: "log message", msg: logMessage("info")},
 		{name: "tools list changed", msg: `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`},
 	}
@@ -373,8 +376,11 @@ func TestHTTPGetStreamJudged(t *testing.T) {
 				t.Errorf("body %q, want the event alone", got)
 			}
 			kind := KindNotification
-			if tc.response {
+			switch {
+			case tc.response:
 				kind = KindResponse
+			case tc.other:
+				kind = KindOther
 			}
 			if o := obsBySeq(obs, p.ReplySeq); o == nil || !o.Completes || o.Kind != kind {
 				t.Errorf("the pair's reply #%d is not the notification, completing it\n%s", p.ReplySeq, describe(obs, pairs))

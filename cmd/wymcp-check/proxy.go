@@ -102,7 +102,7 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 	if err != nil {
 		return err
 	}
-	closeSinks, err := w.openSinks(s, &o.relayOptions, "proxy "+up.Redacted())
+	closeSinks, err := w.openSinks(s, &o.relayOptions, "proxy "+shownURL(up))
 	if err != nil {
 		return err
 	}
@@ -116,11 +116,13 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 		Limits: proxy.Limits{MaxBytes: o.MaxBytes}, Observer: w})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: log.New(io.Discard, "", 0)}
-	local := &url.URL{Scheme: "http", Host: l.Addr().String(), Path: up.Path}
+	// The client is pointed at the upstream's path as it was written (an
+	// escaped slash stays escaped); its query the relay adds itself.
+	local := &url.URL{Scheme: "http", Host: l.Addr().String(), Path: up.Path, RawPath: up.RawPath}
 	if !loopback(host) {
 		fmt.Fprintf(out, "warning: listening on %s, which is not loopback: anyone who reaches it reaches the server through the proxy\n", l.Addr())
 	}
-	fmt.Fprintf(out, "proxy: listening on %s, relaying to %s (Ctrl-C stops)\n", local, up.Redacted())
+	fmt.Fprintf(out, "proxy: listening on %s, relaying to %s (Ctrl-C stops)\n", local, shownURL(up))
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -150,4 +152,21 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 		return errFindings
 	}
 	return nil
+}
+
+// shownURL is u as a report or the terminal may show it: no password,
+// and the query's values hidden (a server may take its key there).
+func shownURL(u *url.URL) string {
+	c := *u
+	if c.RawQuery != "" {
+		q := c.Query()
+		for k, vs := range q {
+			for i := range vs {
+				vs[i] = "xxxxx"
+			}
+			q[k] = vs
+		}
+		c.RawQuery = q.Encode()
+	}
+	return c.Redacted()
 }

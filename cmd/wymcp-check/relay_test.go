@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -693,5 +694,17 @@ func TestWatcherLaterAnswer(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("lines lack %q:\n%s", want, got)
 		}
+	}
+}
+
+// The proxy names its upstream in the terminal and the reports without
+// the secrets its URL may carry: a password, or a key in the query.
+func TestShownURL(t *testing.T) {
+	u, _ := url.Parse("http://user:pw@127.0.0.1:8080/api%2Fv1/mcp?api_key=S3&b=2")
+	if got, want := shownURL(u), "http://user:xxxxx@127.0.0.1:8080/api%2Fv1/mcp?api_key=xxxxx&b=xxxxx"; got != want {
+		t.Errorf("shownURL = %q, want %q", got, want)
+	}
+	if u.RawQuery != "api_key=S3&b=2" {
+		t.Errorf("shownURL changed its argument: %q", u.RawQuery)
 	}
 }
