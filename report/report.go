@@ -1,6 +1,7 @@
 // Package report writes the verdicts of a run in the formats people and
 // CI systems read: human text, JSON, JUnit XML, GitHub annotations with a
-// step summary, and a self-contained HTML page. Writers stream where the
+// step summary, a self-contained HTML page, and SARIF 2.1.0 for code
+// scanning. Writers stream where the
 // format allows: a run of a million exchanges is written as it goes, in
 // memory that does not grow with it (JUnit, whose totals come first,
 // patches its header in place when it writes to a file). Every writer is
@@ -179,7 +180,7 @@ type Options struct {
 }
 
 // Formats lists the names New accepts.
-func Formats() []string { return []string{"human", "json", "junit", "github", "html"} }
+func Formats() []string { return []string{"human", "json", "junit", "github", "html", "sarif"} }
 
 // New returns the writer of a format.
 func New(format string, w io.Writer, o Options) (Writer, error) {
@@ -194,8 +195,10 @@ func New(format string, w io.Writer, o Options) (Writer, error) {
 		return &githubWriter{w: w, summary: o.StepSummary}, nil
 	case "html":
 		return &htmlWriter{w: w}, nil
+	case "sarif":
+		return &sarifWriter{w: w}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want one of human, json, junit, github, html)", format)
+	return nil, fmt.Errorf("unknown format %q (want one of human, json, junit, github, html, sarif)", format)
 }
 
 // Tee writes one run to several writers. A writer that fails does not

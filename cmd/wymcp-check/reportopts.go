@@ -46,7 +46,7 @@ type flagPath struct{ flag, path string }
 func addReportFlags(cmd *cobra.Command, o *reportOptions) {
 	addEnum(cmd, &o.Format, "format", "human", "the main report's format (stdout, or -o FILE)", report.Formats()...)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write the main report to `FILE` instead of stdout")
-	cmd.Flags().StringArrayVar(&o.Reports, "report", nil, "also write a report of the same run, `FORMAT=PATH` (repeatable): junit=r.xml, json=r.json, html=r.html; github alone writes annotations to stdout and the step summary to $GITHUB_STEP_SUMMARY")
+	cmd.Flags().StringArrayVar(&o.Reports, "report", nil, "also write a report of the same run, `FORMAT=PATH` (repeatable): junit=r.xml, json=r.json, html=r.html, sarif=r.sarif; github alone writes annotations to stdout and the step summary to $GITHUB_STEP_SUMMARY")
 	cmd.Flags().StringVar(&o.Contract, "contract", "strict", "the error-envelope contract: strict, spec, or a contract `FILE` (JSON)")
 	addEnum(cmd, &o.FailOn, "fail-on", "fail", "what fails the gate (exit 1): fail = any fail or error; warn = warnings too", "fail", "warn")
 	addEnum(cmd, &o.Color, "color", "auto", "color the human report", "auto", "always", "never")
