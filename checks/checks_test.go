@@ -43,6 +43,8 @@ import (
 //	                ended: true (the server closed the event stream)
 //	                held-open: true (the stream carried its response and was still open when the checker stopped reading)
 //	                offered: ["tok"] (stdio: the progress tokens the run had offered)
+//	                log-asked: true (beside offered: a request on the pipe had set a log level)
+//	                listens: ["L1"] (beside offered: the listen requests sent on the pipe)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
 //	-- want --      one finding per line: CHECKID fail|warn PATH
@@ -150,6 +152,13 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 						t.Fatalf("%s: resumed: %v", file, err)
 					}
 					resp.Resumed = n
+				case "log-asked":
+					// A request on the pipe had set a log level (beside offered).
+					tc.ex.LogAsked = v == "true"
+				case "listens":
+					for _, id := range gjson.Parse(v).Array() {
+						tc.ex.Listens = append(tc.ex.Listens, id.Raw)
+					}
 				case "offered":
 					toks := gjson.Parse(v)
 					if !toks.IsArray() {

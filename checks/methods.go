@@ -38,7 +38,10 @@ var MethodResults = &Check{
   subscriptions/listen stream, so none arrives on another request's
   stream (T-STDIO-8); on stdio, whose stdout every exchange shares, one
   naming another request is that listen stream's when tagged with a
-  subscriptionId, and warns untagged (AMB-20).
+  subscriptionId, and warns untagged (AMB-20); where the run knew the
+  listen requests sent on the pipe (check, send and wrap, and the
+  "listens" of their transcripts), one naming none of them fails: it
+  can end no listen stream.
 
 An input_required result and a 2026-07-28 result's serverInfo are
 PRO1002's to judge.`,
@@ -54,6 +57,14 @@ PRO1002's to judge.`,
 						// exchange opened (T-STDIO-8), which this one cannot see.
 						// Tagged with its subscriptionId it surely does; untagged
 						// it may too (AMB-20), so it only warns.
+						ex := p.Exchange
+						if ex.Offered != nil && !slices.ContainsFunc(ex.Listens, func(l string) bool { return envelope.SameID(gjson.Parse(l), rid) }) {
+							// No listen request on the pipe has that id:
+							// there is no listen stream it could end.
+							judged = true
+							p.Failf(msgPath(p, i), "notifications/cancelled naming request %s, which opened no listen stream on the pipe; in 2026-07-28 it only ends a subscriptions/listen stream (T-STDIO-8)", Quote(rid.Raw, quoteN))
+							continue
+						}
 						if !m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
 							judged = true
 							p.Warnf(msgPath(p, i), "notifications/cancelled naming another request without a subscriptionId: on stdio it may end a listen stream another exchange opened (AMB-20), or cancel what 2026-07-28 never cancels (T-STDIO-8)")

@@ -185,9 +185,10 @@ POST's own SSE stream in 2026-07-28 (T-HTTP-17, MUST) and warns before
 flight, of the session or of any client a stateless server serves, may
 own what they name). On stdio other requests
 may be in flight, so it only warns there, unless it is progress for a
-token no request of the run offered at all: that fails wherever the run
-knew every token it sent (check and send, and the "offered" of their
-transcripts' stdio exchanges; a relay does not know them). What the server declared is known in live runs
+token no request of the run offered at all, or a 2026-07-28 log message
+when no request on the pipe had set a logLevel: that fails wherever the
+run knew what its requests asked for (check, send and wrap, and the
+"offered" and "logAsked" of their transcripts' stdio exchanges). What the server declared is known in live runs
 and in transcripts that carry the run's facts; without them the
 declaration rules are not judged.`,
 	Run: func(p *Pass) error {
@@ -385,12 +386,15 @@ func elicitationModeDeclared(decl gjson.Result, mode string) bool {
 	return decl.Get(mode).IsObject() || mode == "form" && empty && decl.IsObject()
 }
 
-// logRank orders the log levels (T-LOG-1).
-var logRank = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
+
+func validLevel(l string) bool {
+	_, ok := envelope.LogLevelRank(l)
+	return ok
+}
 
 func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Message) {
 	x := p.Expect
-	if l := m.Get("params.level"); l.Type != gjson.String || logRank[l.Str] == 0 && l.Str != "debug" {
+	if l := m.Get("params.level"); l.Type != gjson.String || !validLevel(l.Str) {
 		p.Failf(path+".params.level", "log level %s is not one of the eight levels (T-LOG-1)", describe(l))
 	}
 	if x.Version != envelope.V20260728 {
@@ -401,12 +405,18 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 	}
 	want := x.Request.Get(envelope.MetaPath(envelope.MetaLogLevel))
 	if !want.Exists() {
+		if ex := p.Exchange; ex.Transport == envelope.Stdio && ex.Offered != nil && !ex.LogAsked {
+			// No request on the pipe asked for log messages: this one
+			// is no other request's either.
+			p.Failf(path, "a log message, though no request on the pipe set a logLevel in its _meta (T-LOG-2)")
+			return
+		}
 		p.Deviate(scoped, path, "a log message for a request whose _meta sets no logLevel (T-LOG-2)")
 		return
 	}
 	got := m.Get("params.level").Str
-	if gr, ok := logRank[got]; ok {
-		if wr, ok := logRank[want.Str]; ok && gr < wr {
+	if gr, ok := envelope.LogLevelRank(got); ok {
+		if wr, ok := envelope.LogLevelRank(want.Str); ok && gr < wr {
 			p.Deviate(scoped, path+".params.level", "a %s message for a request that asked for %s and above (T-LOG-2)", Quote(got, quoteN), Quote(want.Str, quoteN))
 		}
 	}

@@ -71,6 +71,15 @@ type Exchange struct {
 	// one's; progress naming a token outside this list names no request
 	// at all (T-PROG-1). Empty but not nil: none was offered.
 	Offered []string
+	// LogAsked and Listens say, where Offered is known, what else the
+	// run's requests on the pipe had asked the server to send (see
+	// PipeAsks): log messages, and a listen stream's notifications (the
+	// listen requests' ids, raw JSON). A log message on a pipe where no
+	// request asked for one belongs to no request (T-LOG-2); a
+	// notifications/cancelled naming no listen request ends no listen
+	// stream (T-STDIO-8).
+	LogAsked bool
+	Listens  []string
 	// Redacted names the secrets (--header values) its bodies held, each
 	// replaced by SecretMarker(name) where it stood: a transcript or a
 	// report shows that a secret was echoed, never the secret.

@@ -923,6 +923,41 @@ func OtherTypeKey(key string) string {
 	return "s" + key[1:]
 }
 
+// LogLevelRank orders the eight log levels, debug lowest (T-LOG-1); ok
+// is false for any other string.
+func LogLevelRank(level string) (rank int, ok bool) {
+	rank, ok = logRank[level]
+	return rank, ok
+}
+
+var logRank = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
+
+// PipeAsks is what else a client's message asks the server to send on a
+// pipe every request shares: log messages (a 2026-07-28 request whose
+// _meta names one of the eight log levels) and the notifications of a
+// listen stream (the ids, raw JSON, of the subscriptions/listen requests
+// it is or holds).
+func PipeAsks(body []byte) (logAsked bool, listens []string) {
+	msg := gjson.ParseBytes(body)
+	msgs := []gjson.Result{msg}
+	if msg.IsArray() {
+		msgs = msg.Array()
+	}
+	for _, m := range msgs {
+		id := m.Get("id")
+		if !id.Exists() {
+			continue
+		}
+		if _, ok := LogLevelRank(m.Get(MetaPath(MetaLogLevel)).Str); ok {
+			logAsked = true
+		}
+		if m.Get("method").Str == "subscriptions/listen" {
+			listens = append(listens, id.Raw)
+		}
+	}
+	return logAsked, listens
+}
+
 // OfferedTokens are the progress tokens (raw JSON) a client's message
 // offers: the params._meta.progressToken of the request it is, or of
 // each request of a batch. A notification offers none. ok is false when

@@ -106,16 +106,24 @@ type stdioRelay struct {
 	// large to read, more than envelope.MaxOffered tokens): then an
 	// exchange says nothing of them (see envelope.Exchange.Offered).
 	offered []string
+	// logAsked and listens are what else the client's requests asked the
+	// server to send (envelope.PipeAsks); known where offered is.
+	logAsked bool
+	listens  []string
 }
 
 // offerLocked notes the progress tokens a client's message offers.
 func (r *stdioRelay) offerLocked(o *Observation) {
-	switch toks, ok := envelope.OfferedTokens(o.Raw); {
+	toks, ok := envelope.OfferedTokens(o.Raw)
+	logAsked, listens := envelope.PipeAsks(o.Raw)
+	switch {
 	case r.offered == nil:
-	case o.Oversized || !ok || len(r.offered)+len(toks) > envelope.MaxOffered:
-		r.offered = nil
+	case o.Oversized || !ok || len(r.offered)+len(toks) > envelope.MaxOffered || len(r.listens)+len(listens) > envelope.MaxOffered:
+		r.offered, r.listens = nil, nil
 	default:
 		r.offered = append(r.offered, toks...)
+		r.logAsked = r.logAsked || logAsked
+		r.listens = append(r.listens, listens...)
 	}
 }
 
@@ -378,6 +386,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: o.Oversized}
 	if r.offered != nil {
 		w.ex.Offered = slices.Clone(r.offered)
+		w.ex.LogAsked, w.ex.Listens = r.logAsked, slices.Clone(r.listens)
 	}
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as

@@ -263,6 +263,11 @@ type run struct {
 	// envelope.MaxOffered were (then no exchange says what was offered).
 	// Guarded by mu.
 	offered []string
+	// logAsked and listens are what else the run's stdio requests asked
+	// the server to send (envelope.PipeAsks); known where offered is.
+	// Guarded by mu.
+	logAsked bool
+	listens  []string
 }
 
 // session is what the handshake established.
@@ -436,17 +441,20 @@ func (r *run) offer(req envelope.Request) {
 		return
 	}
 	toks, ok := envelope.OfferedTokens(req.Body)
-	if ok && len(toks) == 0 {
+	logAsked, listens := envelope.PipeAsks(req.Body)
+	if ok && len(toks) == 0 && !logAsked && len(listens) == 0 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
 	case r.offered == nil:
-	case !ok || len(r.offered)+len(toks) > envelope.MaxOffered:
-		r.offered = nil
+	case !ok || len(r.offered)+len(toks) > envelope.MaxOffered || len(r.listens)+len(listens) > envelope.MaxOffered:
+		r.offered, r.listens = nil, nil
 	default:
 		r.offered = append(r.offered, toks...)
+		r.logAsked = r.logAsked || logAsked
+		r.listens = append(r.listens, listens...)
 	}
 }
 
@@ -460,6 +468,7 @@ func (r *run) knowOffered(ex *envelope.Exchange) {
 	defer r.mu.Unlock()
 	if r.offered != nil {
 		ex.Offered = slices.Clone(r.offered)
+		ex.LogAsked, ex.Listens = r.logAsked, slices.Clone(r.listens)
 	}
 }
 

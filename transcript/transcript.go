@@ -11,6 +11,9 @@
 //	 "note":"…" (optional),
 //	 "offered":["wymcp-3",7] (optional, stdio: the progress tokens the
 //	  run's requests had offered on the pipe; see envelope.Exchange),
+//	 "logAsked":true, "listens":["L1"] (optional, beside "offered": a
+//	  request on the pipe had set a log level; the ids of the listen
+//	  requests sent on it),
 //	 "redacted":["X-Api-Key"] (optional: the --header secrets its bodies
 //	  echoed, each recorded as "<redacted:Name>"; lint judges that marker
 //	  as the echo of a secret),
@@ -525,7 +528,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [14]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent
+	var root [16]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [8]string  // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen
 	// The request's and the response's members are read on the way
@@ -624,6 +627,23 @@ func parse(line []byte, seen *interner) (Record, error) {
 			ex.Offered = append(ex.Offered, strings.Clone(t.Raw))
 		}
 	}
+	if la, ls := value(root[14]), value(root[15]); la.Exists() || ls.Exists() {
+		switch {
+		case ex.Offered == nil:
+			return rec, errors.New(`"logAsked" and "listens" belong beside "offered" only`)
+		case la.Exists() && la.Type != gjson.True && la.Type != gjson.False:
+			return rec, fmt.Errorf(`"logAsked" is %s, want true or false`, envelope.Kind(la))
+		case ls.Exists() && !ls.IsArray():
+			return rec, fmt.Errorf(`"listens" is %s, want an array of request ids`, envelope.Kind(ls))
+		}
+		ex.LogAsked = la.Type == gjson.True
+		for _, id := range ls.Array() {
+			if id.Type != gjson.String && !(id.Type == gjson.Number && envelope.IsInteger(id.Raw)) {
+				return rec, fmt.Errorf(`"listens" holds %s, want request ids (strings or integers)`, envelope.Kind(id))
+			}
+			ex.Listens = append(ex.Listens, strings.Clone(id.Raw))
+		}
+	}
 	reqv := root[3]
 	if reqv == "" || reqv[0] != '{' {
 		return rec, errors.New(`"request" is required and must be an object`)
@@ -699,7 +719,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen"}
 	// versions are the known protocol versions, so that a record holds
@@ -957,6 +977,8 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Redacted   []string           `json:"redacted,omitempty"`
 		Unreported bool               `json:"unreported,omitempty"`
 		Offered    *[]json.RawMessage `json:"offered,omitempty"`
+		LogAsked   bool               `json:"logAsked,omitempty"`
+		Listens    []json.RawMessage  `json:"listens,omitempty"`
 		Unjudged   string             `json:"unjudged,omitempty"`
 		Request    msg                `json:"request"`
 		Response   *msg               `json:"response"`
@@ -970,6 +992,10 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 			of[i] = json.RawMessage(t)
 		}
 		rec.Offered = &of
+		rec.LogAsked = ex.LogAsked
+		for _, id := range ex.Listens {
+			rec.Listens = append(rec.Listens, json.RawMessage(id))
+		}
 	}
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)

@@ -133,8 +133,18 @@ func TestOfferedRoundTrip(t *testing.T) {
 			t.Errorf("offered %#v read back as %#v", offered, got)
 		}
 	}
+	// What else the pipe's requests asked for goes with the tokens.
+	ex := envelope.Exchange{Transport: envelope.Stdio, Offered: []string{}, LogAsked: true, Listens: []string{`"L1"`, `4`},
+		Request: envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}}
+	var lbuf bytes.Buffer
+	if err := transcript.Write(&lbuf, "ping", &ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	if recs, errs := readAll(t, "la", &lbuf); len(errs) != 0 || len(recs) != 1 || !recs[0].Exchange.LogAsked || !slices.Equal(recs[0].Exchange.Listens, ex.Listens) {
+		t.Errorf("logAsked and listens read back as %+v, %v", recs, errs)
+	}
 	var buf bytes.Buffer
-	ex := envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Body: []byte("{}")}}
+	ex = envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Body: []byte("{}")}}
 	if err := transcript.WriteUnjudged(&buf, "negotiate/initialize", &ex, nil, "no version negotiated"); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +156,9 @@ func TestOfferedRoundTrip(t *testing.T) {
 		`{"transport":"http","offered":[],"request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":"a","request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":[{"a":1}],"request":{"body":""},"response":null}` + "\n" +
-		`{"transport":"stdio","offered":[1.5],"request":{"body":""},"response":null}` + "\n"
+		`{"transport":"stdio","offered":[1.5],"request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"stdio","logAsked":true,"request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"stdio","offered":[],"listens":[{}],"request":{"body":""},"response":null}` + "\n"
 	_, errs = readAll(t, "of", strings.NewReader(in))
 	want := []string{
 		`of:1: "unjudged" is string, want why the run did not judge the exchange`,
@@ -154,6 +166,8 @@ func TestOfferedRoundTrip(t *testing.T) {
 		`of:3: "offered" is string, want an array of progress tokens`,
 		`of:4: "offered" holds object, want progress tokens (strings or integers)`,
 		`of:5: "offered" holds number, want progress tokens (strings or integers)`,
+		`of:6: "logAsked" and "listens" belong beside "offered" only`,
+		`of:7: "listens" holds object, want request ids (strings or integers)`,
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
