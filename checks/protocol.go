@@ -386,7 +386,6 @@ func elicitationModeDeclared(decl gjson.Result, mode string) bool {
 	return decl.Get(mode).IsObject() || mode == "form" && empty && decl.IsObject()
 }
 
-
 func validLevel(l string) bool {
 	_, ok := envelope.LogLevelRank(l)
 	return ok
