@@ -406,7 +406,8 @@ func vocabulary(p *Pass) []string {
 	if x.Facts == nil {
 		return out // nothing is published without facts: spared the reads
 	}
-	for _, k := range []string{"params.name", "params.uri"} {
+	// (completion/complete names its prompt or resource under ref.)
+	for _, k := range []string{"params.name", "params.uri", "params.ref.name", "params.ref.uri"} {
 		if v := x.Request.Get(k); v.Type == gjson.String && len(v.Str) >= minPiece && x.Facts.Published(v.Str) {
 			out = append(out, v.Str)
 		}

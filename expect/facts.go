@@ -401,10 +401,10 @@ func (f *Facts) Capability(path string) gjson.Result {
 }
 
 // Published reports whether the server itself listed a tool or a prompt
-// named s, or a resource at URI s (not one a template merely matches: its
-// variables are the client's).
+// named s, a resource at URI s, or the resource template s (not a URI a
+// template merely matches: its variables are the client's).
 func (f *Facts) Published(s string) bool {
-	return f != nil && (f.Tool(s) != nil || f.prompt(s) != nil || slices.Contains(f.Resources, s))
+	return f != nil && (f.Tool(s) != nil || f.prompt(s) != nil || slices.Contains(f.Resources, s) || slices.Contains(f.Templates, s))
 }
 
 // Serves reports whether the server declared it serves version.
