@@ -155,16 +155,42 @@ func humanText(version string, code int, path string) bool {
 // a header value, decoded), whole or cut to a prefix: a quote, not the
 // server's prose.
 func quotesRequest(p *Pass, s string) bool {
-	core := strings.TrimSuffix(strings.TrimSuffix(s, "…"), "...")
-	if utf8.RuneCountInString(core) < 4 {
-		return false
+	// The quote as written, and as the contract asks it written: its
+	// control characters escaped (undone here), between quote marks
+	// (not counted).
+	for _, q := range quoteReadings(s) {
+		core := strings.TrimSuffix(strings.TrimSuffix(q, "…"), "...")
+		if utf8.RuneCountInString(core) < 4 {
+			continue
+		}
+		values, rest := p.Reply.sortedTexts(p.Exchange, p.Expect)
+		if quotesSorted(values, q, core) || quotesSorted(rest, q, core) {
+			return true
+		}
+		// A value quoted as the server decoded it (a percent-encoded URI).
+		if quotesSorted(p.Reply.decodedValues(p.Exchange, p.Expect), q, core) {
+			return true
+		}
 	}
-	values, rest := p.Reply.sortedTexts(p.Exchange, p.Expect)
-	if quotesSorted(values, s, core) || quotesSorted(rest, s, core) {
-		return true
+	return false
+}
+
+// quoteReadings are the texts a quoted value s may stand for: s itself,
+// s without the quote marks around it, and each with its control
+// characters' escapes undone.
+func quoteReadings(s string) []string {
+	out := []string{s}
+	if n := len(s); n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n-1] == s[0] {
+		out = append(out, s[1:n-1])
+	} else if q, ok := strings.CutPrefix(s, "“"); ok && strings.HasSuffix(q, "”") {
+		out = append(out, strings.TrimSuffix(q, "”"))
 	}
-	// A value quoted as the server decoded it (a percent-encoded URI).
-	return quotesSorted(p.Reply.decodedValues(p.Exchange, p.Expect), s, core)
+	for _, q := range out[:len(out):len(out)] {
+		if u := unescapeControls(q); u != q {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // decodedValues are the request's values that hold a percent sign,
