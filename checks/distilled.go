@@ -29,9 +29,10 @@ a short cause phrase: something visible, one line under every Unicode
 line break, one sentence, at most the contract's message bound, not a
 sentence written for a person (a full stop, "!" or "?" at its end, or
 "please"); no duplicates); entries
-sorted by location, no location twice. Sorted means sorted as strings or
-token by token with array indices as numbers (/9 before /10): both orders
-are a reasonable reading of "sorted". Entries in either order with letter
+sorted by location, no location twice. Sorted means sorted as strings, or
+token by token with array indices as numbers (/9 before /10) or the
+decoded tokens compared as strings: each is a reasonable reading of
+"sorted". Entries in such an order with letter
 case ignored (a locale's collation) only warn. A contract file may rename the two
 members.
 
@@ -212,7 +213,9 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 		return true
 	})
 	byString := func(a, b distilledEntry) int { return strings.Compare(a.loc, b.loc) }
-	if !sortedBy(entries, byString) && !sortedBy(entries, compareTokens) && !sortedBy(entries, compareUTF16) {
+	// Python's sorted(key=path) compares the decoded tokens as strings.
+	byTokenText := func(a, b distilledEntry) int { return slices.Compare(a.tokens, b.tokens) }
+	if !sortedBy(entries, byString) && !sortedBy(entries, compareTokens) && !sortedBy(entries, compareUTF16) && !sortedBy(entries, byTokenText) {
 		report := p.Failf
 		if sortedBy(entries, folded(byString)) || sortedBy(entries, folded(compareTokens)) {
 			// A locale's collation (Python's key=str.lower, JavaScript's
