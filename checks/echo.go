@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -124,7 +125,17 @@ type echoScan struct {
 	containers     containerSet
 	containersDone bool
 	variants       [3]string // see textPieces
+	// reserial are the request's objects that a reply text may carry
+	// re-serialised (see reserialised); found, the first one it did.
+	reserial     []reserialText
+	reserialDone bool
+	reserialAt   *reserialText
+	reserialPath string
 }
+
+// A reserialText is a request object or array in the form it is compared
+// in when a reply writes it out another way.
+type reserialText struct{ path, form string }
 
 // markValue records that the reply carries the request value v whole.
 func (s *echoScan) markValue(v string) {
@@ -469,6 +480,7 @@ func (s *echoScan) build() {
 // text scans one reply text at path.
 func (s *echoScan) text(path, raw string) {
 	variants := s.textPieces(path, raw)
+	s.reserialised(path, raw)
 	if s.conditionValue(path) {
 		return // the condition's own value, by the vocabulary's name
 	}
@@ -490,6 +502,60 @@ func (s *echoScan) text(path, raw string) {
 			}
 		}
 	})
+}
+
+// reserialisedForm is how a JSON text and a reply's rendering of it are
+// compared: a server that formats the arguments it got (Python's repr or
+// json.dumps with its spaces, an f-string over a dict) writes the
+// request's object out in other bytes than the client's. Spaces are
+// dropped, single quotes read as double, and Python's True, False and
+// None as JSON's literals.
+var reserialReplacer = strings.NewReplacer("True", "true", "False", "false", "None", "null", "'", `"`)
+
+func reserialisedForm(t string) string {
+	return strings.Join(strings.FieldsFunc(reserialReplacer.Replace(t), unicode.IsSpace), "")
+}
+
+// reserialised notes a reply text that carries, re-serialised, one of the
+// request's objects past the quote bound: params, params.arguments, or an
+// object or array among the arguments. Written out byte for byte it is
+// the pieces' finding; in another form no piece of it is found, yet it is
+// the client's text all the same.
+func (s *echoScan) reserialised(path, raw string) {
+	if s.reserialAt != nil {
+		return
+	}
+	if !s.reserialDone {
+		s.reserialDone = true
+		req := s.p.Expect.Request
+		add := func(at string, v gjson.Result) {
+			if !v.IsObject() && !v.IsArray() {
+				return
+			}
+			if f := reserialisedForm(v.Raw); len(f) > s.p.Contract.QuoteBound {
+				s.reserial = append(s.reserial, reserialText{at, f})
+			}
+		}
+		add("params", req.Get("params"))
+		args := req.Get("params.arguments")
+		add("params.arguments", args)
+		n := 0
+		args.ForEach(func(k, v gjson.Result) bool {
+			add(envelope.JoinPath("params.arguments", k.Str), v)
+			n++
+			return n < 16
+		})
+	}
+	if len(s.reserial) == 0 || len(raw) <= s.p.Contract.QuoteBound {
+		return
+	}
+	form := reserialisedForm(raw)
+	for i := range s.reserial {
+		if strings.Contains(form, s.reserial[i].form) {
+			s.reserialAt, s.reserialPath = &s.reserial[i], path
+			return
+		}
+	}
 }
 
 // textPieces counts the pieces of the request a reply text carries (and
@@ -764,6 +830,9 @@ func (s *echoScan) done(path string, sure expect.Want) {
 	if n := len(s.values); n > 1 {
 		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
 	}
+	if r := s.reserialAt; r != nil && worst == nil {
+		s.p.Deviate(sure, s.reserialPath, "the request's %s is echoed, written out again (%d characters without spaces), over the quote bound of %d", r.path, len(r.form), bound)
+	}
 }
 
 // coveredRunes counts the characters of src the reply carries, each once
@@ -930,7 +999,10 @@ data value, must stay within the quote bound (64 characters by default;
 pieces shorter than 16 characters are not counted, they recur by chance);
 at most one whole request value (of 16 characters or more) may be quoted,
 in text or as structure (the request's object or array put back under
-data, re-encoded or not: its compact text counts toward the bound) — the
+data, re-encoded or not: its compact text counts toward the bound; and
+params, params.arguments or an object among the arguments written into a
+text another way, as Python's repr or json.dumps writes it, past the
+bound) — the
 values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
 -32022), nor are the tokens of a distilled error's location that name the
