@@ -1029,6 +1029,9 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		if declared, known := f.Declares("tasks.requests.tools.call"); !known || !declared {
 			e.Error = Want{}
 		}
+		// A tool run so returns its own result, held to its
+		// outputSchema (T-TOOL-10) like any other.
+		e.Tool = &ToolCall{Name: t.Name, TaskRefused: true, Judged: true, OutputSchema: t.Output}
 		return
 	}
 	if taskRequired && !t.Rejects(in, e.Version) {
