@@ -156,6 +156,7 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					// A request on the pipe had set a log level (beside offered).
 					tc.ex.LogAsked = v == "true"
 				case "listens":
+					tc.ex.Listens = []string{}
 					for _, id := range gjson.Parse(v).Array() {
 						tc.ex.Listens = append(tc.ex.Listens, id.Raw)
 					}

@@ -58,7 +58,7 @@ PRO1002's to judge.`,
 						// Tagged with its subscriptionId it surely does; untagged
 						// it may too (AMB-20), so it only warns.
 						ex := p.Exchange
-						if ex.Offered != nil && !slices.ContainsFunc(ex.Listens, func(l string) bool { return envelope.SameID(gjson.Parse(l), rid) }) {
+						if ex.Offered != nil && ex.Listens != nil && !slices.ContainsFunc(ex.Listens, func(l string) bool { return envelope.SameID(gjson.Parse(l), rid) }) {
 							// No listen request on the pipe has that id:
 							// there is no listen stream it could end.
 							judged = true

@@ -404,7 +404,7 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 	}
 	want := x.Request.Get(envelope.MetaPath(envelope.MetaLogLevel))
 	if !want.Exists() {
-		if ex := p.Exchange; ex.Transport == envelope.Stdio && ex.Offered != nil && !ex.LogAsked {
+		if ex := p.Exchange; ex.Transport == envelope.Stdio && ex.Offered != nil && ex.Listens != nil && !ex.LogAsked {
 			// No request on the pipe asked for log messages: this one
 			// is no other request's either.
 			p.Failf(path, "a log message, though no request on the pipe set a logLevel in its _meta (T-LOG-2)")

@@ -77,7 +77,8 @@ type Exchange struct {
 	// listen requests' ids, raw JSON). A log message on a pipe where no
 	// request asked for one belongs to no request (T-LOG-2); a
 	// notifications/cancelled naming no listen request ends no listen
-	// stream (T-STDIO-8).
+	// stream (T-STDIO-8). Listens is nil when that is not known (a
+	// recording made before it was recorded), empty when none was sent.
 	LogAsked bool
 	Listens  []string
 	// Redacted names the secrets (--header values) its bodies held, each

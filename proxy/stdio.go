@@ -386,7 +386,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: o.Oversized}
 	if r.offered != nil {
 		w.ex.Offered = slices.Clone(r.offered)
-		w.ex.LogAsked, w.ex.Listens = r.logAsked, slices.Clone(r.listens)
+		w.ex.LogAsked, w.ex.Listens = r.logAsked, append([]string{}, r.listens...)
 	}
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as

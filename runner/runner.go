@@ -468,7 +468,7 @@ func (r *run) knowOffered(ex *envelope.Exchange) {
 	defer r.mu.Unlock()
 	if r.offered != nil {
 		ex.Offered = slices.Clone(r.offered)
-		ex.LogAsked, ex.Listens = r.logAsked, slices.Clone(r.listens)
+		ex.LogAsked, ex.Listens = r.logAsked, append([]string{}, r.listens...)
 	}
 }
 

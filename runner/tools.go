@@ -353,6 +353,23 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 		}
 		c.Resource = jsonStringContents(f.Resources[0])
 	}
+	if uses("tasklesstool") {
+		if declared, _ := f.Declares("tasks.requests.tools.call"); !declared {
+			return "the server does not declare task-augmented tools/call"
+		}
+		// A server that breaks T-TASK-2 runs the tool: only one marked
+		// readOnlyHint, or one whose schema refuses the call's empty
+		// arguments (which a server that validates refuses unrun), is
+		// called so.
+		i := slices.IndexFunc(f.Tools, func(t *expect.Tool) bool {
+			s := gjson.GetBytes(t.Raw, "execution.taskSupport").Str
+			return (s == "" || s == "forbidden") && (t.ReadOnly || t.Rejects([]byte("{}"), r.sess.version))
+		})
+		if i < 0 {
+			return "the server lists no tool without task support that is read-only or refuses empty arguments"
+		}
+		c.TasklessTool = jsonStringContents(f.Tools[i].Name)
+	}
 	if uses("completeref") || uses("completearg") {
 		ref, arg, ok := completionTarget(f)
 		if !ok {

@@ -11,9 +11,10 @@
 //	 "note":"…" (optional),
 //	 "offered":["wymcp-3",7] (optional, stdio: the progress tokens the
 //	  run's requests had offered on the pipe; see envelope.Exchange),
-//	 "logAsked":true, "listens":["L1"] (optional, beside "offered": a
-//	  request on the pipe had set a log level; the ids of the listen
-//	  requests sent on it),
+//	 "logAsked":false, "listens":["L1"] (optional, beside "offered":
+//	  whether a request on the pipe had set a log level; the ids of the
+//	  listen requests sent on it; a record without "listens" says
+//	  nothing of either),
 //	 "redacted":["X-Api-Key"] (optional: the --header secrets its bodies
 //	  echoed, each recorded as "<redacted:Name>"; lint judges that marker
 //	  as the echo of a secret),
@@ -637,6 +638,9 @@ func parse(line []byte, seen *interner) (Record, error) {
 			return rec, fmt.Errorf(`"listens" is %s, want an array of request ids`, envelope.Kind(ls))
 		}
 		ex.LogAsked = la.Type == gjson.True
+		if ls.Exists() {
+			ex.Listens = []string{}
+		}
 		for _, id := range ls.Array() {
 			if id.Type != gjson.String && !(id.Type == gjson.Number && envelope.IsInteger(id.Raw)) {
 				return rec, fmt.Errorf(`"listens" holds %s, want request ids (strings or integers)`, envelope.Kind(id))
@@ -977,8 +981,8 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Redacted   []string           `json:"redacted,omitempty"`
 		Unreported bool               `json:"unreported,omitempty"`
 		Offered    *[]json.RawMessage `json:"offered,omitempty"`
-		LogAsked   bool               `json:"logAsked,omitempty"`
-		Listens    []json.RawMessage  `json:"listens,omitempty"`
+		LogAsked   *bool              `json:"logAsked,omitempty"`
+		Listens    *[]json.RawMessage `json:"listens,omitempty"`
 		Unjudged   string             `json:"unjudged,omitempty"`
 		Request    msg                `json:"request"`
 		Response   *msg               `json:"response"`
@@ -992,9 +996,14 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 			of[i] = json.RawMessage(t)
 		}
 		rec.Offered = &of
-		rec.LogAsked = ex.LogAsked
-		for _, id := range ex.Listens {
-			rec.Listens = append(rec.Listens, json.RawMessage(id))
+		if ex.Listens != nil {
+			// Both, false and empty too: a recording without them says
+			// nothing of what the pipe's requests asked for.
+			ls := make([]json.RawMessage, len(ex.Listens))
+			for i, id := range ex.Listens {
+				ls[i] = json.RawMessage(id)
+			}
+			rec.LogAsked, rec.Listens = &ex.LogAsked, &ls
 		}
 	}
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}

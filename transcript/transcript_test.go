@@ -143,6 +143,23 @@ func TestOfferedRoundTrip(t *testing.T) {
 	if recs, errs := readAll(t, "la", &lbuf); len(errs) != 0 || len(recs) != 1 || !recs[0].Exchange.LogAsked || !slices.Equal(recs[0].Exchange.Listens, ex.Listens) {
 		t.Errorf("logAsked and listens read back as %+v, %v", recs, errs)
 	}
+	// None asked is written as such, and read back as known; a record
+	// without them (made before they were recorded) reads as not known.
+	ex.LogAsked, ex.Listens = false, []string{}
+	lbuf.Reset()
+	if err := transcript.Write(&lbuf, "ping", &ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(lbuf.String(), `"logAsked":false,"listens":[]`) {
+		t.Errorf("none asked written as %s", lbuf.String())
+	}
+	if recs, errs := readAll(t, "la", &lbuf); len(errs) != 0 || len(recs) != 1 || recs[0].Exchange.Listens == nil || recs[0].Exchange.LogAsked {
+		t.Errorf("none asked read back as %+v, %v", recs, errs)
+	}
+	old := `{"transport":"stdio","offered":[],"request":{"body":"{}"},"response":null}` + "\n"
+	if recs, errs := readAll(t, "old", strings.NewReader(old)); len(errs) != 0 || len(recs) != 1 || recs[0].Exchange.Listens != nil {
+		t.Errorf("an older record read back as %+v, %v", recs, errs)
+	}
 	var buf bytes.Buffer
 	ex = envelope.Exchange{Transport: envelope.HTTP, Request: envelope.Request{Body: []byte("{}")}}
 	if err := transcript.WriteUnjudged(&buf, "negotiate/initialize", &ex, nil, "no version negotiated"); err != nil {
