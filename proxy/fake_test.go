@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -95,6 +96,19 @@ func runFake(name string) int {
 			io.WriteString(out, note)
 		}
 		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", gjson.GetBytes(line, "id").Raw)
+		return 0
+	case "orphan": // leaves a child that holds stdout and stderr and writes for 3 s, exits at once
+		exe, _ := os.Executable()
+		c := exec.Command(exe)
+		c.Env = append(os.Environ(), fakeEnv+"=ticker")
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		c.Start()
+		return 0
+	case "ticker": // writes a line to stderr every 100 ms for 3 s
+		for range 30 {
+			fmt.Fprintln(os.Stderr, "tick")
+			time.Sleep(100 * time.Millisecond)
+		}
 		return 0
 	case "exit7": // reads one line, says goodbye on stderr, exits 7
 		bufio.NewReader(in).ReadString('\n')

@@ -18,33 +18,24 @@ import (
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
-// settle is how long the relay waits, after the server exited, for its
-// stdout and stderr to move: the last lines trail the exit, and a
-// grandchild that kept the pipes must not keep the relay. While bytes
-// still pass (a slow client reading the server's last words) it waits
-// on: what the server wrote before it went is the client's.
+// settle is how long the relay reads a server's stdout and stderr after
+// it exited: the last lines trail the exit, and a grandchild that kept
+// the pipes must not keep the relay. While a write to the client is
+// under way (a slow client reading the server's last words, the rest
+// still in the pipe) it waits on, up to maxSettle: what the server wrote
+// before it went is the client's.
 const settle = 500 * time.Millisecond
 
-// flow tells whether the server's output is still passing through the
-// relay: bytes read from its pipes, or a write to the client under way.
+// maxSettle bounds that wait, whatever the client's pace.
+const maxSettle = 30 * time.Second
+
+// flow tells whether a write of the server's output to the client is
+// under way.
 type flow struct {
-	moved   atomic.Int64
 	writing atomic.Int32
 }
 
-func (f *flow) reader(r io.Reader) io.Reader { return flowReader{r, f} }
 func (f *flow) writer(w io.Writer) io.Writer { return flowWriter{w, f} }
-
-type flowReader struct {
-	r io.Reader
-	f *flow
-}
-
-func (r flowReader) Read(b []byte) (int, error) {
-	n, err := r.r.Read(b)
-	r.f.moved.Add(int64(n))
-	return n, err
-}
 
 type flowWriter struct {
 	w io.Writer
@@ -168,14 +159,14 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	go func() {
 		defer out.Done()
 		frame, flush := r.rejoined(r.serverFrame)
-		r.pump(fl.reader(p.stdout), fl.writer(s.Stdout), frame)
+		r.pump(p.stdout, fl.writer(s.Stdout), frame)
 		r.mu.Lock()
 		flush()
 		r.mu.Unlock()
 	}()
 	go func() {
 		defer out.Done()
-		copyAll(fl.writer(s.Stderr), fl.reader(p.stderr))
+		copyAll(fl.writer(s.Stderr), p.stderr)
 	}()
 	stopSignals := make(chan struct{})
 	go forwardSignals(s.Signals, p, stopSignals)
@@ -201,14 +192,16 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	// of pipes a grandchild may still hold.
 	outDone := make(chan struct{})
 	go func() { out.Wait(); close(outDone) }()
+	// A grandchild that keeps writing is read and passed on at once, so
+	// no write is under way at a tick for long: the wait ends.
+	deadline := time.Now().Add(maxSettle)
 	for waiting := true; waiting; {
-		moved := fl.moved.Load()
 		select {
 		case <-outDone:
 			waiting = false
 		case <-time.After(settle):
 			// Stopped (ctx), the relay waits no longer than before.
-			if ctx.Err() != nil || fl.moved.Load() == moved && fl.writing.Load() == 0 {
+			if ctx.Err() != nil || fl.writing.Load() == 0 || time.Now().After(deadline) {
 				note("the server's stdout or stderr stayed open after it exited (a child of it holds them); stopped reading")
 				waiting = false
 			}

@@ -512,3 +512,20 @@ func TestStdioSlowClientGetsLastWords(t *testing.T) {
 		t.Errorf("pairs:\n%s", describe(nil, pairs))
 	}
 }
+
+// TestStdioOrphanDoesNotHoldTheRelay: a server that exits and leaves a
+// child writing to the pipes it holds: the relay stops reading them a
+// short while after the exit, and says so; the child does not keep it
+// for its lifetime. The twin is TestStdioSlowClientGetsLastWords, where
+// a write to a slow client keeps it.
+func TestStdioOrphanDoesNotHoldTheRelay(t *testing.T) {
+	s := startStdio(t, "orphan", Limits{}, nil)
+	start := time.Now()
+	res := s.wait(t, 8*time.Second)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the relay ended %v after the server exited", d)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "stayed open after it exited") }) {
+		t.Errorf("notes %q lack the pipes held open", res.Notes)
+	}
+}
