@@ -553,6 +553,11 @@ func (x *httpExchange) quietEnd() {
 	c := x.h.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if x.reply != nil && !x.paired {
+		// Held open past its response, as check's transport records it
+		// (HTTP1005 warns: the response SHOULD end the stream).
+		x.reply.HeldOpen = true
+	}
 	x.settleLocked()
 }
 

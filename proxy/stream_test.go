@@ -455,3 +455,20 @@ func postCall(t *testing.T, base string) *http.Response {
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
 }
+
+// TestHTTPHeldOpenRecorded: a POST's stream still open Limits.Quiet past
+// its response says so in the exchange, as check's transport records it
+// (HTTP1005 warns of it); one the server closes after it does not.
+func TestHTTPHeldOpenRecorded(t *testing.T) {
+	for _, hold := range []bool{true, false} {
+		up := streamingServer(t, []sseEvent{{0, callResult}}, hold)
+		rec := &recorder{}
+		_, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Quiet: 200 * time.Millisecond}})
+		resp := postCall(t, base)
+		_, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
+		resp.Body.Close()
+		if r := pairs[0].Exchange.Response; r == nil || r.HeldOpen != hold {
+			t.Errorf("held open %v: response %+v", hold, r)
+		}
+	}
+}
