@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -78,6 +79,19 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		hreq.Header["User-Agent"] = nil // present but empty: net/http then sends none
 	}
 
+	if envelope.HeaderGet(hreq.Header, "MCP-Protocol-Version") != envelope.V20260728 {
+		// (A 2026-07-28 server sends no request on a request's stream,
+		// T-HTTP-17; nor has it a session to answer in.)
+		actx, stop := context.WithCancel(cctx)
+		var wait func()
+		b.answer, wait = h.answerer(actx, client, hreq.Header)
+		defer func() {
+			// The exchange is over: an answer still under way matters no
+			// more, and none outlives it.
+			stop()
+			wait()
+		}()
+	}
 	resp, err := client.Do(hreq)
 	if err != nil {
 		ex.Failure = b.describe(fmt.Sprintf("no reply within %s", lim.Timeout), fmt.Sprintf("request failed: %v", err))
@@ -265,6 +279,55 @@ type bound struct {
 	parent context.Context // the caller's
 	ctx    context.Context // parent plus Limits.Timeout
 	lim    Limits
+	// answer, when set, answers a request the server sends on a stream
+	// (see answerer).
+	answer func(msg []byte)
+}
+
+// maxHTTPAnswers bounds the server's requests one exchange answers.
+const maxHTTPAnswers = 8
+
+// answerer answers the requests a 2025-xx server sends on a stream (a
+// ping before it answers, a sampling request), as a client must and as
+// the checker does on stdio (clientAnswer): each answer POSTed in the
+// session the request was sent in. A server that waits for the answer
+// before it responds is not left to be blamed for the checker's
+// silence. wait waits for the answers under way, which ctx bounds.
+func (h *HTTP) answerer(ctx context.Context, client *http.Client, sent http.Header) (answer func([]byte), wait func()) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	n := 0
+	hdr := sent.Clone()
+	for _, k := range []string{"Mcp-Method", "Mcp-Name", "Last-Event-ID", "Content-Length"} {
+		envelope.HeaderDel(hdr, k)
+	}
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Accept", "application/json, text/event-stream")
+	answer = func(msg []byte) {
+		a := clientAnswer(msg)
+		mu.Lock()
+		defer mu.Unlock()
+		if a == nil || n >= maxHTTPAnswers {
+			return
+		}
+		n++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(a))
+			if err != nil {
+				return
+			}
+			req.Header, req.Host = hdr.Clone(), sent.Get("Host")
+			resp, err := client.Do(req)
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+		}()
+	}
+	return answer, wg.Wait
 }
 
 // timedOut: the exchange's own clock ran out (not the caller's).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -774,5 +775,46 @@ func TestHTTPServerHangsUpMidRequest(t *testing.T) {
 				t.Errorf("unanswered = %v, want %v", ex.Unanswered, want)
 			}
 		})
+	}
+}
+
+// TestHTTPAnswersServerRequest: a 2025-xx server that sends a ping on a
+// POST's stream and waits for the answer before it responds gets the
+// answer, POSTed in the session, and the exchange its response. The
+// checker's silence was blamed on the server (RPC1006). The twin: a
+// request the checker does not serve (sampling) gets -32601.
+func TestHTTPAnswersServerRequest(t *testing.T) {
+	for _, tc := range []struct{ method, want string }{
+		{"ping", `{"jsonrpc":"2.0","id":"srv-1","result":{}}`},
+		{"sampling/createMessage", `{"jsonrpc":"2.0","id":"srv-1","error":{"code":-32601,"message":"Method not found"}}`},
+	} {
+		answered := make(chan string, 1)
+		url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if gjson.GetBytes(body, "method").Exists() {
+				s := startSSE(w)
+				s.send(`data: {"jsonrpc":"2.0","id":"srv-1","method":"` + tc.method + `"}` + "\n\n")
+				select {
+				case a := <-answered:
+					if a == tc.want {
+						s.send("data: " + pong + "\n\n")
+					}
+				case <-time.After(3 * time.Second):
+				}
+				return
+			}
+			if r.Header.Get("Mcp-Session-Id") == "s-1" {
+				answered <- string(body)
+			}
+			w.WriteHeader(http.StatusAccepted)
+		})
+		h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second, Quiet: 100 * time.Millisecond}}
+		req := post(ping)
+		req.Header.Set("Mcp-Session-Id", "s-1")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		ex := h.Do(context.Background(), req)
+		if ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 2 {
+			t.Errorf("%s: failure %q, response %+v", tc.method, ex.Failure, ex.Response)
+		}
 	}
 }

@@ -131,6 +131,9 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		}
 		if len(ev.Data) > 0 && ev.IsMessage() {
 			r.Messages = append(r.Messages, ev.Data)
+			if b.answer != nil {
+				b.answer(ev.Data)
+			}
 			if cut < 0 && envelope.IsResponse(ev.Data) && (other == nil || !other(ev.Data)) {
 				cut = sr.Consumed()
 				end.answered = true

@@ -179,19 +179,30 @@ func (s *Stdio) answerServer() {
 // result to a ping, -32601 to anything else (sampling, elicitation,
 // roots: never offered). The line itself is still judged.
 func (s *Stdio) answer(data []byte) {
+	a := clientAnswer(data)
+	if a == nil {
+		return
+	}
+	select {
+	case s.answers <- append(a, '\n'):
+	default:
+	}
+}
+
+// clientAnswer is the checker's answer to a request of the server's, as a
+// client that declared no capabilities answers it: an empty result to a
+// ping (T-LIFE-5: promptly), -32601 to anything else (sampling,
+// elicitation, roots: never offered). nil when data is no such request.
+func clientAnswer(data []byte) []byte {
 	m := gjson.ParseBytes(data)
 	method, id := m.Get("method"), m.Get("id")
 	if !m.IsObject() || method.Type != gjson.String || !id.Exists() || id.Type == gjson.Null || (id.Type != gjson.String && id.Type != gjson.Number) {
-		return
+		return nil
 	}
-	a := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`+"\n", id.Raw)
 	if method.Str == "ping" {
-		a = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id.Raw)
 	}
-	select {
-	case s.answers <- a:
-	default:
-	}
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, id.Raw)
 }
 
 func (s *Stdio) wait() {
