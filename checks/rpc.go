@@ -407,9 +407,10 @@ func refusedOnHeaders(p *Pass) bool {
 			// error in 2026-07-28.
 			return true
 		}
-		if accept := headerValues(p.Exchange.Request.Header, "Accept"); len(accept) > 0 && (acceptance(accept, "application/json") == acceptRefused || acceptance(accept, "text/event-stream") == acceptRefused) {
-			// An Accept that leaves out a reply type the client must take
-			// is refused on the header (AMB-17), before the body is read.
+		if accept := headerValues(p.Exchange.Request.Header, "Accept"); len(accept) > 0 && (acceptance(accept, "application/json") != acceptListed || acceptance(accept, "text/event-stream") != acceptListed) {
+			// An Accept that does not list both reply types, as T-HTTP-2
+			// asks (one left out, or both under a wildcard), may be
+			// refused on the header (AMB-17), before the body is read.
 			return true
 		}
 		if !methodLevel(p) && p.Exchange.Request.HTTPMethod() == "POST" && len(headerValues(p.Exchange.Request.Header, "Accept")) == 0 {
