@@ -124,6 +124,9 @@ var SSEStream = &Check{
 - in 2026-07-28 the response to a POST carries X-Accel-Buffering: no (T-HTTP-17, a
   SHOULD: a warning), since a buffering proxy would hold back the
   messages that precede the response;
+- in 2025-06-18 the server does not close a POST's stream before its
+  response (T-HTTP-15, SHOULD NOT: a warning when the response came on
+  a stream the checker resumed);
 - a POST's stream ends after its response (T-HTTP-15 in 2025 versions,
   T-HTTP-17 in 2026-07-28, both SHOULD: a warning when the server still
   held it open as the checker stopped reading, a short while after the
@@ -169,6 +172,9 @@ var SSEStream = &Check{
 		post := p.Exchange.Request.Method == "" || p.Exchange.Request.Method == http.MethodPost
 		if post && spokenVersion(p) == envelope.V20251125 && len(seen) > 0 && !primed {
 			p.Warnf("http.body", "the stream sets event ids but does not start with a priming event (an id and empty data) (T-HTTP-15, SHOULD)")
+		}
+		if post && resp.Resumed > 0 && spokenVersion(p) == envelope.V20250618 {
+			p.Warnf("http.body", "the server closed the POST's stream before its response, which came on a stream resumed with Last-Event-ID; 2025-06-18 asks it not to close the stream before the response (T-HTTP-15, SHOULD NOT)")
 		}
 		if post && resp.HeldOpen {
 			rule := "T-HTTP-17"

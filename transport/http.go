@@ -111,8 +111,8 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		var end sseEnd
 		other := answersOther(req.Body)
 		ex.Failure = readSSE(b, resp.Body, r, other, cancel, &end)
-		if ex.Failure == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && resumes(req) {
-			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, r, other, cancel, end)
+		if v := resumes(req); ex.Failure == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
+			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, other, cancel, end)
 		}
 	} else {
 		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
@@ -128,20 +128,28 @@ const maxResumes = envelope.MaxResumes
 
 // resumes: the request's stream may be resumed after it ends without
 // the response: 2025-11-25 lets a server close it after an event with an
-// id, the client then resuming with GET and Last-Event-ID (T-HTTP-15).
-// (2025-06-18 asks the server not to close it, which the checks judge on
-// the stream as it came; 2026-07-28 has no resumption.)
+// id, the client then resuming with GET and Last-Event-ID (T-HTTP-15);
+// 2025-06-18 asks the server not to close it (HTTP1005 warns of it) but
+// has the same resumption, which a client follows. (2026-07-28 has no
+// resumption.)
 //
 // The initialize that negotiates carries no version header yet: its
-// body names the version asked, and a client asking 2025-11-25 resumes
-// its stream as it would any other.
-func resumes(req envelope.Request) bool {
+// body names the version asked, and a client asking one of those
+// resumes its stream as it would any other.
+// It returns the version the stream speaks, "" when it is not resumed.
+func resumes(req envelope.Request) string {
 	v, ok := envelope.HeaderValue(req.Header, "MCP-Protocol-Version")
 	if !ok {
 		m := envelope.Parse(req.Body)
-		return m.Get("method").Str == "initialize" && m.Get("params.protocolVersion").Str == envelope.V20251125
+		v = m.Get("params.protocolVersion").Str
+		if m.Get("method").Str != "initialize" {
+			return ""
+		}
 	}
-	return strings.TrimSpace(v) == envelope.V20251125
+	if v = strings.TrimSpace(v); v == envelope.V20251125 || v == envelope.V20250618 {
+		return v
+	}
+	return ""
 }
 
 // resume follows a POST's stream that ended without its response, as a
@@ -150,7 +158,7 @@ func resumes(req envelope.Request) bool {
 // events join the exchange's (Body and Messages), until the response
 // comes, a stream ends without an id, or maxResumes. It returns the
 // exchange's failure and a note of what it did.
-func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelope.Response, other func([]byte) bool, linger func(), end sseEnd) (failure, note string) {
+func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version string, r *envelope.Response, other func([]byte) bool, linger func(), end sseEnd) (failure, note string) {
 	for i := 0; i < maxResumes && !end.answered && !end.partial && end.lastID != ""; i++ {
 		note = envelope.JoinNotes(note, fmt.Sprintf("the POST's stream ended after event id %s without the response; resumed with GET and Last-Event-ID (T-HTTP-15)", strconv.Quote(end.lastID)))
 		if ms, err := strconv.Atoi(strings.TrimSpace(end.retry)); err == nil && ms > 0 {
@@ -179,7 +187,7 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, r *envelop
 			// version it asked for, are the client's from here on.
 			get.Header.Set("Mcp-Session-Id", sid)
 			if envelope.HeaderGet(get.Header, "MCP-Protocol-Version") == "" {
-				get.Header.Set("MCP-Protocol-Version", envelope.V20251125)
+				get.Header.Set("MCP-Protocol-Version", version)
 			}
 		}
 		resp, err := client.Do(get)

@@ -30,7 +30,8 @@ func TestHTTPResumeSSE(t *testing.T) {
 		{name: "resumed once", version: "2025-11-25", wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
 		{name: "resumed twice", version: "2025-11-25", pending: 1, wantGets: 2, want: []string{pong}, note: `after event id "e2"`},
 		{name: "bounded", version: "2025-11-25", pending: 100, wantGets: maxResumes, want: nil},
-		{name: "2025-06-18 is not resumed", version: "2025-06-18", wantGets: 0, want: nil},
+		{name: "2025-06-18 is resumed too", version: "2025-06-18", wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
+		{name: "2026-07-28 is not resumed", version: "2026-07-28", wantGets: 0, want: nil},
 		{name: "a stream that ends inside an event is not resumed", version: "2025-11-25", partial: true, wantGets: 0, want: nil},
 	}
 	for _, tc := range tests {
@@ -98,12 +99,14 @@ func TestHTTPResumeSSE(t *testing.T) {
 // request of that version, its GET in the session the POST's answer
 // opened. Before, the run could not negotiate at all (exit 3) against a
 // server that closes every stream after its priming event. One asking
-// 2025-06-18 is not resumed, as that version's requests are not.
+// 2025-06-18 is resumed as well (that version asks the server not to
+// close the stream, which HTTP1005 warns of, but has resumption); one
+// asking 2025-03-26 is not.
 func TestHTTPResumeInitialize(t *testing.T) {
 	for _, tc := range []struct {
 		asked    string
 		wantGets int
-	}{{"2025-11-25", 1}, {"2025-06-18", 0}} {
+	}{{"2025-11-25", 1}, {"2025-06-18", 1}, {"2025-03-26", 0}} {
 		t.Run(tc.asked, func(t *testing.T) {
 			initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.asked + `","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
 			result := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"` + tc.asked + `","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
