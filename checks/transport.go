@@ -138,6 +138,10 @@ var SSEStream = &Check{
 		if p.Exchange.Transport != envelope.HTTP || resp == nil || !envelope.IsEventStream(envelope.HeaderGet(resp.Header, "Content-Type")) {
 			return Skip("not an SSE reply")
 		}
+		if resp.Status == http.StatusAccepted && len(p.Reply.Body) == 0 {
+			// A 202 carries no stream, whatever its Content-Type says.
+			return Skip("a 202 without a body carries no stream")
+		}
 		r := envelope.NewSSEBodyReader(p.Reply.Body, envelope.MaxSSELine)
 		seen := map[string]bool{}
 		primed, first := false, true
