@@ -1378,16 +1378,16 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		// -32022 defensible.
 		e.also("AMB-4: the header names a version the server does not serve", envelope.CodeUnsupportedVer)
 	}
-	// Whether the server serves 2025-03-26 is known only from its facts:
-	// one whose versions are known and leave it out has no such reading,
-	// and must refuse (T-HTTP-8).
-	no0326 := e.Facts != nil && len(e.Facts.Supported) > 0 && !e.Facts.Serves(envelope.V20250326)
-	if onlyHeaderMissing && !no0326 && slices.Contains(envelope.Methods(envelope.V20250618), e.Method) {
+	// Whether the server deliberately serves pre-2025-06-18 clients its
+	// facts cannot show: server/discover lists the versions a request's
+	// _meta may name, which 2025-03-26 never is (the reference server
+	// lists 2026-07-28 alone and serves 2025-03-26 through initialize).
+	if onlyHeaderMissing && slices.Contains(envelope.Methods(envelope.V20250618), e.Method) {
 		// (A method only 2026-07-28 defines, server/discover say, has no
 		// 2025-03-26 reading: served, it was served as 2026-07-28.)
 		e.Error, e.Code, e.StatusWant = open(HeaderMissingRule), open(HeaderMissingRule), open(HeaderMissingRule)
-	} else if onlyHeaderMissing && e.Facts.Serves(envelope.V20250326) {
-		// A server that says it serves 2025-03-26 may read the request
+	} else if onlyHeaderMissing {
+		// A server that serves 2025-03-26 may read the request
 		// so (T-HTTP-8); a method that version lacks is then unknown
 		// (-32601), and the request comes before any initialize, where
 		// any error is defensible (T-LIFE-6), at the status a 2025
