@@ -2,11 +2,13 @@ package runner_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +17,10 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
+	"github.com/wymcp/wymcp-check/transport"
 )
 
 // TestServer20250326: a server that speaks only 2025-03-26 is judged,
@@ -255,5 +259,65 @@ func TestAutoAsks20250326(t *testing.T) {
 	_, res, err := httpRun(t, hs.URL, "", 0, time.Second, "lifecycle/ping")
 	if err != nil || res.Version != envelope.V20250326 {
 		t.Errorf("auto: %+v, %v; want 2025-03-26 negotiated", res, err)
+	}
+}
+
+// TestAutoAsksVersionTheRefusalNames: a server that serves 2025-03-26
+// alone and refuses the other versions with -32602 and data.supported
+// naming it (the spec's own example of the refusal) is negotiated at
+// 2025-03-26: the refusal names it. It was not driven (exit 3). Its twin
+// names no version the checker negotiates, and is not driven, the
+// reason quoting what it said it serves.
+func TestAutoAsksVersionTheRefusalNames(t *testing.T) {
+	for _, tc := range []struct {
+		supported string
+		driven    bool
+	}{{`["2025-03-26"]`, true}, {`["2024-11-05"]`, false}} {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			id := gjson.GetBytes(body, "id").Raw
+			if id == "" {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			switch v := gjson.GetBytes(body, "params.protocolVersion").Str; {
+			case gjson.GetBytes(body, "method").Str != "initialize":
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
+			case v == envelope.V20250326 && tc.driven:
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}`, id)
+			default:
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":%s,"requested":%q}}}`, id, tc.supported, v)
+			}
+		}))
+		_, res, err := httpRun(t, hs.URL, "", 0, time.Second, "lifecycle/ping")
+		hs.Close()
+		switch {
+		case tc.driven && (err != nil || res.Version != envelope.V20250326):
+			t.Errorf("supported %s: %+v, %v; want 2025-03-26 negotiated", tc.supported, res, err)
+		case !tc.driven && (err == nil || !strings.Contains(err.Error(), `supported ["2024-11-05"]`)):
+			t.Errorf("supported %s: %v; want not driven, quoting what it serves", tc.supported, err)
+		}
+	}
+}
+
+// TestStdioFallbackInFreshProcess: over stdio each initialize of the
+// version fallback goes to a fresh process. A server that answers its
+// oldest version unless asked 2025-03-26, and refuses a second
+// initialize in one process (as it may), was asked the fallback in the
+// process that took the first, refused it, and was not driven (exit 3);
+// over HTTP each initialize opens a session of its own and it was.
+func TestStdioFallbackInFreshProcess(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(quirkEnv, "older-once")
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping" })
+	res, err := runner.Run(context.Background(), target, runner.Options{Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 8}, &rows{})
+	if err != nil || res.Version != envelope.V20250326 {
+		t.Errorf("%+v, %v; want 2025-03-26 negotiated", res, err)
 	}
 }

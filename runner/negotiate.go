@@ -197,6 +197,11 @@ func why(ex *envelope.Exchange) string {
 	switch {
 	case m.Get("error").Exists():
 		parts = append(parts, fmt.Sprintf("error %s %s", clipRaw(m.Get("error.code").Raw), strconvQuote(m.Get("error.message").Str)))
+		if s := m.Get("error.data.supported"); s.IsArray() {
+			// What the server says it serves tells the user which
+			// --protocol to try.
+			parts = append(parts, "supported "+clipRaw(s.Raw))
+		}
 	case m.Get("result.protocolVersion").Type == gjson.String && !slices.Contains(negotiable, m.Get("result.protocolVersion").Str):
 		// The version a server answered is what a person needs to know:
 		// one older than 2025-03-26 is not judged, and 2026-07-28 is not
@@ -285,9 +290,21 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 	var last, hintText string
 	refused := false // an initialize was refused with a 4xx: a server answered
 	older := false   // an initialize was answered with a version not negotiated
+	offered := false // a refusal's data.supported named 2025-03-26
 	for i, v := range ask {
-		if i > 0 && v == envelope.V20250326 && !older {
-			break // asked only of a server that answers with a version
+		if i > 0 && v == envelope.V20250326 && !older && !offered {
+			break // asked only of a server that answers with a version, or names it
+		}
+		if i > 0 && r.t.Transport() == envelope.Stdio {
+			// The process may have taken the last initialize (answered
+			// it with a version the checker does not negotiate) and may
+			// rightly refuse a second one: the next is asked of a fresh
+			// process, as over HTTP each opens a session of its own.
+			if died, _ := r.t.Died(); !died {
+				if err := r.t.Restart(ctx); err != nil {
+					return nil, errorf("restarting for initialize %s: %v", v, err)
+				}
+			}
 		}
 		r.sess.version, r.sess.wire, r.sess.sessionID = "", "", ""
 		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
@@ -303,6 +320,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		}
 		if !slices.Contains(negotiable, got) {
 			older = older || got != ""
+			offered = offered || slices.ContainsFunc(m.Get("error.data.supported").Array(), func(s gjson.Result) bool { return s.Str == envelope.V20250326 })
 			ex.Version = v
 			if v == envelope.V20250326 {
 				// (Recorded as the rules it is judged by, digest §1a.)

@@ -757,6 +757,19 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			}
 			time.AfterFunc(150*time.Millisecond, func() { io.WriteString(out, lines) })
 			continue
+		case quirk == "older-once" && method.Str == "initialize":
+			// Answers its oldest version unless asked 2025-03-26, and
+			// refuses a second initialize in one process, as it may.
+			reinits++
+			switch {
+			case reinits > 1:
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"already initialized"}}`+"\n", id.Raw)
+			case m.Get("params.protocolVersion").Str == "2025-03-26":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+			default:
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+			}
+			continue
 		case quirk == "cursor-loop" && method.Str == "initialize":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
 			continue
