@@ -443,10 +443,25 @@ func hint(ex *envelope.Exchange) string {
 		return "; the server forbids the request without asking for credentials (no WWW-Authenticate): its body may say why; a server bound to localhost may refuse another Host, so try the URL with the host it names"
 	case envelope.MediaType(r.Header.Get("Content-Type")) == "text/html":
 		return "; the answer is an HTML page: is this the URL of the MCP endpoint (often …/mcp)?"
+	case (r.Status == 404 || r.Status == 405) && jsonRPCError(ex):
+		// A JSON-RPC error says the endpoint is right (T-HTTP-9 tells
+		// this 404 apart by its body): the method or version is not
+		// served there.
+		if m := reply(ex); m.Get("error.data.supported").IsArray() {
+			v := m.Get("error.data.supported")
+			return fmt.Sprintf("; the server says it serves %s: try --protocol auto, or one of those", clipRaw(v.Raw))
+		}
+		return "; the endpoint answers in JSON-RPC but not this method or version: a server of 2026-07-28 alone refuses initialize (try --protocol auto)"
 	case r.Status == 404 || r.Status == 405:
 		return fmt.Sprintf("; HTTP %d: is this the URL of the MCP endpoint (often …/mcp)?", r.Status)
 	}
 	return ""
+}
+
+// jsonRPCError: the exchange's reply is a JSON-RPC error.
+func jsonRPCError(ex *envelope.Exchange) bool {
+	m := reply(ex)
+	return m.Get("error.code").Exists()
 }
 
 // endSession ends a 2025-xx HTTP session with DELETE (T-SESS-4; the
