@@ -317,7 +317,7 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 		if lv, ok := legacy[c]; ok && v.Status == StatusFail {
 			// The literal reading fails the reply: it warns if the
 			// legacy reading, which the server may have taken, passes it.
-			v = mergeReadings(v, lv, expect.LegacyWhy)
+			v = mergeReadings(v, lv, exp.LegacyReason)
 		}
 		out = append(out, v)
 	}

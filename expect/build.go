@@ -64,9 +64,44 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		}
 		o.apply(l)
 		l.bigID()
-		e.Legacy = l
+		e.Legacy, e.LegacyReason = l, LegacyWhy
+	}
+	if e.Legacy == nil && sessionMayHaveEnded(ex, e, f) {
+		e.Legacy, e.LegacyReason = e.endedReading(), EndedWhy
 	}
 	return e
+}
+
+// EndedWhy is why a 404 in the run's own session is judged as the end of
+// that session too.
+const EndedWhy = "the server may end a session at any time (T-SESS-5), and then answers a request in it 404 (T-SESS-3): the request's own condition was not judged"
+
+// sessionMayHaveEnded: a 2025-xx request over HTTP in a session the run
+// holds (the server issued it, and it was not ended by the run) was
+// answered 404, which T-SESS-3 makes the answer of a session the server
+// ended, as it may at any time (T-SESS-5). (The reply's status is read
+// only to spare every other exchange a second reading.)
+func sessionMayHaveEnded(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
+	if ex.Transport != envelope.HTTP || ex.Response == nil || ex.Response.Status != 404 || e.Version == envelope.V20260728 ||
+		e.Condition == CondSession || e.Method == "initialize" || f == nil || !f.Session {
+		return false
+	}
+	held, known := f.SessionHeld(envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
+	return known && held
+}
+
+// endedReading is e read as a request in a session the server ended: it
+// is refused, with any code, 404, before its body is read.
+func (e *Expectation) endedReading() *Expectation {
+	l := *e
+	l.Legacy, l.LegacyReason = nil, ""
+	l.Condition, l.Detail = CondSession, "a request in a session the server may have ended"
+	l.Error, l.Codes, l.Code, l.AnyCode, l.AlsoCodes, l.AlsoWhy, l.ReadCodes = must("T-SESS-3"), nil, Want{}, true, nil, "", nil
+	l.Status, l.StatusWant, l.ReadStatus = []int{404}, must("T-SESS-3"), nil
+	l.Served, l.ServedExcept, l.ServedAsJSONRPC = Want{}, nil, false
+	l.Tool, l.ParamsSound = nil, false
+	l.ID.Lost = Want{}
+	return &l
 }
 
 // bigID: RFC 8259 §6 lets a receiver limit the numbers it reads, so one

@@ -126,9 +126,12 @@ type Expectation struct {
 	// (lint of a transcript that does not carry them).
 	Facts *Facts
 	// Legacy is the expectation of a second reading the server may take
-	// of the request, in another version (see LegacyWhy); nil when there
-	// is none. A check fails the reply only if it fails under both.
-	Legacy *Expectation
+	// of the request, in another version (see LegacyWhy), or of the
+	// server's own state (see EndedWhy); nil when there is none. A check
+	// fails the reply only if it fails under both. LegacyReason says
+	// which.
+	Legacy       *Expectation
+	LegacyReason string
 
 	// Reply: a response must arrive (RPC1006).
 	Reply Want
