@@ -134,8 +134,28 @@ type echoScan struct {
 }
 
 // A reserialText is a request object or array in the form it is compared
-// in when a reply writes it out another way.
-type reserialText struct{ path, form string }
+// in when a reply writes it out another way: whole, and as its members
+// ("key":value) or elements, which a reply may write in another order
+// (Go's maps sort their keys) or only in part (cut short with "...").
+type reserialText struct {
+	path, form string
+	parts      []string
+	covered    int // found: how much of it the reply carried
+}
+
+// minReserialPart is the shortest member or element counted: shorter ones
+// ("a":1) recur by chance.
+const minReserialPart = 8
+
+// Bounds of the search for request objects written out again, which
+// keep it linear in a reply's size: the objects looked for, the members
+// of each, and the bytes of a reply text searched for members (a whole
+// object is looked for in all of it).
+const (
+	maxReserial      = 4
+	maxReserialParts = 16
+	maxReserialText  = 1 << 20
+)
 
 // markValue records that the reply carries the request value v whole.
 func (s *echoScan) markValue(v string) {
@@ -532,27 +552,54 @@ func (s *echoScan) reserialised(path, raw string) {
 			if !v.IsObject() && !v.IsArray() {
 				return
 			}
-			if f := reserialisedForm(v.Raw); len(f) > s.p.Contract.QuoteBound {
-				s.reserial = append(s.reserial, reserialText{at, f})
+			f := reserialisedForm(jsonUnescape(v.Raw))
+			if len(f) <= s.p.Contract.QuoteBound {
+				return
+			}
+			rt := reserialText{path: at, form: f}
+			v.ForEach(func(k, e gjson.Result) bool {
+				part := e.Raw
+				if v.IsObject() {
+					part = k.Raw + ":" + e.Raw
+				}
+				if pf := reserialisedForm(jsonUnescape(part)); len(pf) >= minReserialPart {
+					rt.parts = append(rt.parts, pf)
+				}
+				return len(rt.parts) < maxReserialParts
+			})
+			if len(s.reserial) < maxReserial {
+				s.reserial = append(s.reserial, rt)
 			}
 		}
 		add("params", req.Get("params"))
 		args := req.Get("params.arguments")
 		add("params.arguments", args)
-		n := 0
 		args.ForEach(func(k, v gjson.Result) bool {
 			add(envelope.JoinPath("params.arguments", k.Str), v)
-			n++
-			return n < 16
+			return len(s.reserial) < maxReserial
 		})
 	}
 	if len(s.reserial) == 0 || len(raw) <= s.p.Contract.QuoteBound {
 		return
 	}
-	form := reserialisedForm(raw)
+	// (Only the first of a text this long is read again: a copy of a
+	// 60 MB message would break the memory bound of an exchange.)
+	form := reserialisedForm(jsonUnescape(raw[:min(len(raw), 8*maxReserialText)]))
 	for i := range s.reserial {
-		if strings.Contains(form, s.reserial[i].form) {
-			s.reserialAt, s.reserialPath = &s.reserial[i], path
+		rt := &s.reserial[i]
+		covered := 0
+		if strings.Contains(form, rt.form) {
+			covered = len(rt.form)
+		} else {
+			for _, part := range rt.parts {
+				if strings.Contains(form[:min(len(form), maxReserialText)], part) {
+					covered += len(part)
+				}
+			}
+		}
+		if covered > s.p.Contract.QuoteBound {
+			rt.covered = covered
+			s.reserialAt, s.reserialPath = rt, path
 			return
 		}
 	}
@@ -831,7 +878,7 @@ func (s *echoScan) done(path string, sure expect.Want) {
 		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
 	}
 	if r := s.reserialAt; r != nil && worst == nil {
-		s.p.Deviate(sure, s.reserialPath, "the request's %s is echoed, written out again (%d characters without spaces), over the quote bound of %d", r.path, len(r.form), bound)
+		s.p.Deviate(sure, s.reserialPath, "the request's %s is echoed, written out again (%d characters of it without spaces), over the quote bound of %d", r.path, r.covered, bound)
 	}
 }
 
