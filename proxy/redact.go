@@ -86,6 +86,15 @@ func (r *Redactor) learn(name, v string) {
 	}
 }
 
+// Learn takes v for a secret of the name given (a value of the upstream
+// URL's query, say, which the relay adds to every request it forwards):
+// scrubbed wherever it comes back, as a header's is.
+func (r *Redactor) Learn(name, v string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.learn(name, v)
+}
+
 // Secrets returns the secrets learned so far.
 func (r *Redactor) Secrets() []envelope.Secret {
 	r.mu.Lock()

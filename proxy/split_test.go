@@ -213,3 +213,16 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("%d secrets learned, want 5 (key, the whole Authorization, its token, the cookie, the client's key): %v", n, r.Secrets())
 	}
 }
+
+// A value learned by name (the upstream URL's query key) is scrubbed
+// wherever it comes back, as a header's is; a short one, as ever, is not.
+func TestRedactorLearn(t *testing.T) {
+	r := NewRedactor(nil)
+	r.Learn("Query-api_key", "S3CRET-key-42")
+	r.Learn("Query-x", "ab")
+	body := `{"error":{"message":"GET /mcp?api_key=S3CRET-key-42&x=ab refused"}}`
+	want := `{"error":{"message":"GET /mcp?api_key=<redacted:Query-Api_key>&x=ab refused"}}`
+	if got := string(r.Scrub([]byte(body))); got != want {
+		t.Errorf("Scrub:\n got %s\nwant %s", got, want)
+	}
+}

@@ -98,6 +98,13 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 	}
 	defer out.close()
 	red := proxy.NewRedactor(extra)
+	for k, vs := range up.Query() {
+		// The relay sends these with every request the client's own
+		// query does not replace: as secret as a --header value.
+		for _, v := range vs {
+			red.Learn("Query-"+k, v)
+		}
+	}
 	w, err := newWatcher(&o.relayOptions, out, red)
 	if err != nil {
 		return err
