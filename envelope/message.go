@@ -932,18 +932,23 @@ func LogLevelRank(level string) (rank int, ok bool) {
 
 var logRank = map[string]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
 
+// messagesOf are the messages of a client's body: the one it is, or each
+// of a batch.
+func messagesOf(body []byte) []gjson.Result {
+	msg := gjson.ParseBytes(body)
+	if msg.IsArray() {
+		return msg.Array()
+	}
+	return []gjson.Result{msg}
+}
+
 // PipeAsks is what else a client's message asks the server to send on a
 // pipe every request shares: log messages (a 2026-07-28 request whose
 // _meta names one of the eight log levels) and the notifications of a
 // listen stream (the ids, raw JSON, of the subscriptions/listen requests
 // it is or holds).
 func PipeAsks(body []byte) (logAsked bool, listens []string) {
-	msg := gjson.ParseBytes(body)
-	msgs := []gjson.Result{msg}
-	if msg.IsArray() {
-		msgs = msg.Array()
-	}
-	for _, m := range msgs {
+	for _, m := range messagesOf(body) {
 		id := m.Get("id")
 		if !id.Exists() {
 			continue
@@ -966,12 +971,7 @@ func PipeAsks(body []byte) (logAsked bool, listens []string) {
 // known.
 func OfferedTokens(body []byte) (toks []string, ok bool) {
 	ok = true
-	msg := gjson.ParseBytes(body)
-	msgs := []gjson.Result{msg}
-	if msg.IsArray() {
-		msgs = msg.Array()
-	}
-	for _, m := range msgs {
+	for _, m := range messagesOf(body) {
 		tok := m.Get("params._meta.progressToken")
 		if !tok.Exists() || !m.Get("id").Exists() {
 			continue
