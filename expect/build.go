@@ -79,12 +79,21 @@ const EndedWhy = "the server may end a session at any time (T-SESS-5), and then 
 // sessionMayHaveEnded: a 2025-xx request over HTTP in a session the run
 // holds (the server issued it, and it was not ended by the run) was
 // answered 404, which T-SESS-3 makes the answer of a session the server
-// ended, as it may at any time (T-SESS-5). (The reply's status is read
-// only to spare every other exchange a second reading.)
+// ended, as it may at any time (T-SESS-5), with what a session refusal
+// carries: no JSON-RPC error, -32600, or a server error of
+// -32000..-32099 ("Session not found"). A code that names something of
+// the request (-32603 for a parse error, -32601) is no session's
+// refusal, and gets no such reading. (The reply is read only to spare
+// every other exchange a second reading.)
 func sessionMayHaveEnded(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
 	if ex.Transport != envelope.HTTP || ex.Response == nil || ex.Response.Status != 404 || e.Version == envelope.V20260728 ||
 		e.Condition == CondSession || e.Method == "initialize" || f == nil || !f.Session {
 		return false
+	}
+	if c := gjson.GetBytes(ex.Response.Body, "error.code"); c.Exists() {
+		if n := c.Int(); c.Type != gjson.Number || n != envelope.CodeInvalidRequest && (n < -32099 || n > -32000) {
+			return false
+		}
 	}
 	held, known := f.SessionHeld(envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	return known && held
