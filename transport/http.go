@@ -79,12 +79,13 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		hreq.Header["User-Agent"] = nil // present but empty: net/http then sends none
 	}
 
+	answerIn := func(http.Header) {}
 	if envelope.HeaderGet(hreq.Header, "MCP-Protocol-Version") != envelope.V20260728 {
 		// (A 2026-07-28 server sends no request on a request's stream,
 		// T-HTTP-17; nor has it a session to answer in.)
 		actx, stop := context.WithCancel(cctx)
 		var wait func()
-		b.answer, wait = h.answerer(actx, client, hreq.Header)
+		b.answer, wait, answerIn = h.answerer(actx, client, hreq.Header, req)
 		defer func() {
 			// The exchange is over: an answer still under way matters no
 			// more, and none outlives it.
@@ -105,6 +106,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		return ex
 	}
 	defer resp.Body.Close()
+	answerIn(resp.Header)
 	r := &envelope.Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
 	ex.Response = r
 	if envelope.IsEventStream(resp.Header.Get("Content-Type")) {
@@ -300,8 +302,10 @@ const maxHTTPAnswers = 8
 // the checker does on stdio (clientAnswer): each answer POSTed in the
 // session the request was sent in. A server that waits for the answer
 // before it responds is not left to be blamed for the checker's
-// silence. wait waits for the answers under way, which ctx bounds.
-func (h *HTTP) answerer(ctx context.Context, client *http.Client, sent http.Header) (answer func([]byte), wait func()) {
+// silence. wait waits for the answers under way, which ctx bounds. in
+// takes the reply's headers: the session an initialize's answer opens is
+// the one its stream's requests are answered in, with the version asked.
+func (h *HTTP) answerer(ctx context.Context, client *http.Client, sent http.Header, req envelope.Request) (answer func([]byte), wait func(), in func(http.Header)) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	n := 0
@@ -311,6 +315,20 @@ func (h *HTTP) answerer(ctx context.Context, client *http.Client, sent http.Head
 	}
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Accept", "application/json, text/event-stream")
+	in = func(reply http.Header) {
+		mu.Lock()
+		defer mu.Unlock()
+		if sid := envelope.HeaderGet(reply, "Mcp-Session-Id"); sid != "" && envelope.HeaderGet(hdr, "Mcp-Session-Id") == "" {
+			hdr.Set("Mcp-Session-Id", sid)
+			if envelope.HeaderGet(hdr, "MCP-Protocol-Version") == "" {
+				if m := envelope.Parse(req.Body); m.Get("method").Str == "initialize" {
+					if v := m.Get("params.protocolVersion").Str; envelope.KnownVersion(v) {
+						hdr.Set("MCP-Protocol-Version", v)
+					}
+				}
+			}
+		}
+	}
 	answer = func(msg []byte) {
 		a := clientAnswer(msg)
 		mu.Lock()
@@ -319,6 +337,7 @@ func (h *HTTP) answerer(ctx context.Context, client *http.Client, sent http.Head
 			return
 		}
 		n++
+		ah := hdr.Clone()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -326,7 +345,7 @@ func (h *HTTP) answerer(ctx context.Context, client *http.Client, sent http.Head
 			if err != nil {
 				return
 			}
-			req.Header, req.Host = hdr.Clone(), sent.Get("Host")
+			req.Header, req.Host = ah, sent.Get("Host")
 			resp, err := client.Do(req)
 			if err != nil {
 				return
@@ -335,7 +354,7 @@ func (h *HTTP) answerer(ctx context.Context, client *http.Client, sent http.Head
 			resp.Body.Close()
 		}()
 	}
-	return answer, wg.Wait
+	return answer, wg.Wait, in
 }
 
 // timedOut: the exchange's own clock ran out (not the caller's).

@@ -818,3 +818,35 @@ func TestHTTPAnswersServerRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPAnswersInTheSessionInitializeOpens: a ping on an initialize's
+// stream is answered in the session that answer opens, with the version
+// asked; the request carried neither yet. The answer went without them,
+// and a server that keeps sessions refused it.
+func TestHTTPAnswersInTheSessionInitializeOpens(t *testing.T) {
+	answered := make(chan http.Header, 1)
+	result := `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if gjson.GetBytes(body, "method").Str == "initialize" {
+			w.Header().Set("Mcp-Session-Id", "s-7")
+			s := startSSE(w)
+			s.send(`data: {"jsonrpc":"2.0","id":"srv-1","method":"ping"}` + "\n\n")
+			select {
+			case h := <-answered:
+				if h.Get("Mcp-Session-Id") == "s-7" && h.Get("MCP-Protocol-Version") == "2025-06-18" {
+					s.send("data: " + result + "\n\n")
+				}
+			case <-time.After(3 * time.Second):
+			}
+			return
+		}
+		answered <- r.Header.Clone()
+		w.WriteHeader(http.StatusAccepted)
+	})
+	h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second, Quiet: 100 * time.Millisecond}}
+	ex := h.Do(context.Background(), post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+	if ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 2 {
+		t.Errorf("failure %q, response %+v", ex.Failure, ex.Response)
+	}
+}
