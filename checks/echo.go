@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -139,13 +140,21 @@ type echoScan struct {
 // (Go's maps sort their keys) or only in part (cut short with "...").
 type reserialText struct {
 	path, form string
-	parts      []string
+	size       int // its compact length, as the client wrote it
+	parts      []reserialPart
 	covered    int // found: how much of it the reply carried
+}
+
+// A reserialPart is a member or element: its form, and its compact
+// length as the client wrote it, which is what the quote bound counts.
+type reserialPart struct {
+	form string
+	size int
 }
 
 // minReserialPart is the shortest member or element counted: shorter ones
 // ("a":1) recur by chance.
-const minReserialPart = 8
+const minReserialPart = 6
 
 // Bounds of the search for request objects written out again, which
 // keep it linear in a reply's size: the objects looked for, the members
@@ -526,14 +535,24 @@ func (s *echoScan) text(path, raw string) {
 
 // reserialisedForm is how a JSON text and a reply's rendering of it are
 // compared: a server that formats the arguments it got (Python's repr or
-// json.dumps with its spaces, an f-string over a dict) writes the
-// request's object out in other bytes than the client's. Spaces are
-// dropped, single quotes read as double, and Python's True, False and
-// None as JSON's literals.
-var reserialReplacer = strings.NewReplacer("True", "true", "False", "false", "None", "null", "'", `"`)
+// json.dumps with its spaces, an f-string over a dict, Go's %v of a map,
+// Node's util.inspect, key=value pairs) writes the request's object out
+// in other bytes than the client's. Spaces and quote marks are dropped,
+// "=" read as ":", and Python's True, False and None as JSON's literals.
+var reserialReplacer = strings.NewReplacer("True", "true", "False", "false", "None", "null", "'", "", `"`, "", "=", ":")
 
 func reserialisedForm(t string) string {
 	return strings.Join(strings.FieldsFunc(reserialReplacer.Replace(t), unicode.IsSpace), "")
+}
+
+// compactLen is the length of the JSON text raw without its
+// insignificant space.
+func compactLen(raw string) int {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(raw)) != nil {
+		return len(raw)
+	}
+	return b.Len()
 }
 
 // reserialised notes a reply text that carries, re-serialised, one of the
@@ -552,18 +571,18 @@ func (s *echoScan) reserialised(path, raw string) {
 			if !v.IsObject() && !v.IsArray() {
 				return
 			}
-			f := reserialisedForm(jsonUnescape(v.Raw))
-			if len(f) <= s.p.Contract.QuoteBound {
+			size := compactLen(v.Raw)
+			if size <= s.p.Contract.QuoteBound {
 				return
 			}
-			rt := reserialText{path: at, form: f}
+			rt := reserialText{path: at, form: reserialisedForm(jsonUnescape(v.Raw)), size: size}
 			v.ForEach(func(k, e gjson.Result) bool {
 				part := e.Raw
 				if v.IsObject() {
 					part = k.Raw + ":" + e.Raw
 				}
 				if pf := reserialisedForm(jsonUnescape(part)); len(pf) >= minReserialPart {
-					rt.parts = append(rt.parts, pf)
+					rt.parts = append(rt.parts, reserialPart{pf, compactLen(part)})
 				}
 				return len(rt.parts) < maxReserialParts
 			})
@@ -587,17 +606,20 @@ func (s *echoScan) reserialised(path, raw string) {
 	form := reserialisedForm(jsonUnescape(raw[:min(len(raw), 8*maxReserialText)]))
 	for i := range s.reserial {
 		rt := &s.reserial[i]
-		covered := 0
+		covered, members := 0, 0
 		if strings.Contains(form, rt.form) {
-			covered = len(rt.form)
+			covered, members = rt.size, len(rt.parts)
 		} else {
 			for _, part := range rt.parts {
-				if strings.Contains(form[:min(len(form), maxReserialText)], part) {
-					covered += len(part)
+				if strings.Contains(form[:min(len(form), maxReserialText)], part.form) {
+					covered, members = covered+part.size, members+1
 				}
 			}
 		}
-		if covered > s.p.Contract.QuoteBound {
+		// One member is one value, which the reply may quote (within
+		// the bound, which the pieces judge); two or more are the
+		// client's structure.
+		if covered > s.p.Contract.QuoteBound && members > 1 {
 			rt.covered = covered
 			s.reserialAt, s.reserialPath = rt, path
 			return
