@@ -636,6 +636,11 @@ func (s *echoScan) textPieces(path, raw string) []string {
 	for _, sec := range s.p.Secrets {
 		if len(sec.Value) >= envelope.EchoedSecret && strings.Contains(raw, sec.Value) {
 			// Never quote it: the report must not leak it either.
+			if q, ok := strings.CutPrefix(sec.Name, "Query-"); ok {
+				// (A relay's upstream URL carries it: see learnQuery.)
+				s.p.Failf(path, "the value of the upstream URL's query parameter %s is echoed", q)
+				continue
+			}
 			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -98,13 +99,7 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 	}
 	defer out.close()
 	red := proxy.NewRedactor(extra)
-	for k, vs := range up.Query() {
-		// The relay sends these with every request the client's own
-		// query does not replace: as secret as a --header value.
-		for _, v := range vs {
-			red.Learn("Query-"+k, v)
-		}
-	}
+	learnQuery(red, up)
 	w, err := newWatcher(&o.relayOptions, out, red)
 	if err != nil {
 		return err
@@ -176,4 +171,22 @@ func shownURL(u *url.URL) string {
 		c.RawQuery = q.Encode()
 	}
 	return c.Redacted()
+}
+
+// learnQuery takes the values of the upstream URL's query for secrets:
+// the relay sends them with every request the client's own query does
+// not replace, as secret as a --header value. A server may echo them
+// decoded, as they were written in the URL, or escaped anew.
+func learnQuery(red *proxy.Redactor, up *url.URL) {
+	for k, vs := range up.Query() {
+		for _, v := range vs {
+			red.Learn("Query-"+k, v)
+			red.Learn("Query-"+k, url.QueryEscape(v))
+		}
+	}
+	for _, kv := range strings.Split(up.RawQuery, "&") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			red.Learn("Query-"+k, v)
+		}
+	}
 }

@@ -709,3 +709,16 @@ func TestShownURL(t *testing.T) {
 		t.Errorf("shownURL changed its argument: %q", u.RawQuery)
 	}
 }
+
+// The upstream URL's query values are scrubbed however a server echoes
+// them: decoded, as written in the URL, or escaped anew.
+func TestLearnQuery(t *testing.T) {
+	up, _ := url.Parse("http://127.0.0.1:1/mcp?api_key=sk%2Flive%2Babc%3D42")
+	red := proxy.NewRedactor(nil)
+	learnQuery(red, up)
+	for _, echoed := range []string{"sk/live+abc=42", "sk%2Flive%2Babc%3D42"} {
+		if got := string(red.Scrub([]byte(`{"message":"key ` + echoed + `"}`))); strings.Contains(got, "abc") {
+			t.Errorf("%s scrubbed to %s", echoed, got)
+		}
+	}
+}
