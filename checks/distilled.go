@@ -402,7 +402,20 @@ func proseProblem(pr string) bool {
 	} else if strings.ContainsFunc(s, unicode.IsSpace) && strings.ContainsAny(s[len(s)-1:], ".!?") {
 		return true
 	}
+	if !containsFold(s, "please") {
+		return false // (most problems: spared the reading below)
+	}
 	return slices.Contains(strings.FieldsFunc(strings.ToLower(unquoted(s)), func(r rune) bool { return !unicode.IsLetter(r) }), "please")
+}
+
+// containsFold: s holds the ASCII word w in any letter case.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // noCause are the words that state no cause of their own.

@@ -561,7 +561,9 @@ func compactLen(raw string) int {
 // the pieces' finding; in another form no piece of it is found, yet it is
 // the client's text all the same.
 func (s *echoScan) reserialised(path, raw string) {
-	if s.reserialAt != nil {
+	if s.reserialAt != nil || len(raw) <= s.p.Contract.QuoteBound {
+		// (A text within the bound carries too little to judge: most
+		// messages are, and make no candidates.)
 		return
 	}
 	if !s.reserialDone {
@@ -577,12 +579,12 @@ func (s *echoScan) reserialised(path, raw string) {
 			}
 			rt := reserialText{path: at, form: reserialisedForm(jsonUnescape(v.Raw)), size: size}
 			v.ForEach(func(k, e gjson.Result) bool {
-				part := e.Raw
+				part, size := e.Raw, compactLen(e.Raw)
 				if v.IsObject() {
-					part = k.Raw + ":" + e.Raw
+					part, size = k.Raw+":"+e.Raw, len(k.Raw)+1+size
 				}
 				if pf := reserialisedForm(jsonUnescape(part)); len(pf) >= minReserialPart {
-					rt.parts = append(rt.parts, reserialPart{pf, compactLen(part)})
+					rt.parts = append(rt.parts, reserialPart{pf, size})
 				}
 				return len(rt.parts) < maxReserialParts
 			})
@@ -598,7 +600,7 @@ func (s *echoScan) reserialised(path, raw string) {
 			return len(s.reserial) < maxReserial
 		})
 	}
-	if len(s.reserial) == 0 || len(raw) <= s.p.Contract.QuoteBound {
+	if len(s.reserial) == 0 {
 		return
 	}
 	// (Only the first of a text this long is read again: a copy of a
