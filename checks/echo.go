@@ -2,7 +2,6 @@ package checks
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -539,20 +538,64 @@ func (s *echoScan) text(path, raw string) {
 // Node's util.inspect, key=value pairs) writes the request's object out
 // in other bytes than the client's. Spaces and quote marks are dropped,
 // "=" read as ":", and Python's True, False and None as JSON's literals.
-var reserialReplacer = strings.NewReplacer("True", "true", "False", "false", "None", "null", "'", "", `"`, "", "=", ":")
-
 func reserialisedForm(t string) string {
-	return strings.Join(strings.FieldsFunc(reserialReplacer.Replace(t), unicode.IsSpace), "")
+	var b strings.Builder
+	b.Grow(len(t))
+	appendReserialised(&b, t)
+	return b.String()
+}
+
+// appendReserialised writes the form of t to b.
+func appendReserialised(b *strings.Builder, t string) {
+	for i := 0; i < len(t); {
+		c := t[i]
+		switch {
+		case c == '"' || c == '\'' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			i++
+		case c == '=':
+			b.WriteByte(':')
+			i++
+		case c == 'T' && strings.HasPrefix(t[i:], "True"):
+			b.WriteString("true")
+			i += 4
+		case c == 'F' && strings.HasPrefix(t[i:], "False"):
+			b.WriteString("false")
+			i += 5
+		case c == 'N' && strings.HasPrefix(t[i:], "None"):
+			b.WriteString("null")
+			i += 4
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(t[i:])
+			if !unicode.IsSpace(r) {
+				b.WriteString(t[i : i+n])
+			}
+			i += n
+		}
+	}
 }
 
 // compactLen is the length of the JSON text raw without its
-// insignificant space.
+// insignificant space (the space outside its strings).
 func compactLen(raw string) int {
-	var b bytes.Buffer
-	if json.Compact(&b, []byte(raw)) != nil {
-		return len(raw)
+	n, in, esc := 0, false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			continue
+		}
+		n++
 	}
-	return b.Len()
+	return n
 }
 
 // reserialised notes a reply text that carries, re-serialised, one of the
@@ -577,23 +620,42 @@ func (s *echoScan) reserialised(path, raw string) {
 			if size <= s.p.Contract.QuoteBound {
 				return
 			}
-			rt := reserialText{path: at, form: reserialisedForm(jsonUnescape(v.Raw)), size: size}
+			// The whole form and its members' are written into one
+			// buffer, and each is a slice of it.
+			var b strings.Builder
+			b.Grow(len(v.Raw) * 2)
+			appendReserialised(&b, jsonUnescape(v.Raw))
+			whole := b.Len()
+			var spans [][2]int
+			var sizes []int
 			v.ForEach(func(k, e gjson.Result) bool {
-				part, size := e.Raw, compactLen(e.Raw)
+				start, size := b.Len(), compactLen(e.Raw)
 				if v.IsObject() {
-					part, size = k.Raw+":"+e.Raw, len(k.Raw)+1+size
+					appendReserialised(&b, jsonUnescape(k.Raw))
+					b.WriteByte(':')
+					size += len(k.Raw) + 1
 				}
-				if pf := reserialisedForm(jsonUnescape(part)); len(pf) >= minReserialPart {
-					rt.parts = append(rt.parts, reserialPart{pf, size})
+				appendReserialised(&b, jsonUnescape(e.Raw))
+				if b.Len()-start >= minReserialPart {
+					spans, sizes = append(spans, [2]int{start, b.Len()}), append(sizes, size)
 				}
-				return len(rt.parts) < maxReserialParts
+				return len(spans) < maxReserialParts
 			})
+			all := b.String()
+			rt := reserialText{path: at, form: all[:whole], size: size}
+			for i, sp := range spans {
+				rt.parts = append(rt.parts, reserialPart{all[sp[0]:sp[1]], sizes[i]})
+			}
 			if len(s.reserial) < maxReserial {
 				s.reserial = append(s.reserial, rt)
 			}
 		}
-		add("params", req.Get("params"))
 		args := req.Get("params.arguments")
+		if !args.Exists() {
+			// (Where the arguments are, they are the client's content;
+			// the rest of params is the method's name and _meta.)
+			add("params", req.Get("params"))
+		}
 		add("params.arguments", args)
 		args.ForEach(func(k, v gjson.Result) bool {
 			add(envelope.JoinPath("params.arguments", k.Str), v)
