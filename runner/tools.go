@@ -172,6 +172,10 @@ func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 	if why := r.fillDeclared(f.Body, &base); why != "" {
 		return nil, why
 	}
+	if base.TasklessTool != "" {
+		// A tool called outside --call-tools is named, as a probe's is.
+		l.out.Note(fmt.Sprintf("%s: called tool %s with a task it does not take (%s)", f.ID, strconv.Quote(base.TasklessTool), r.tasklessWhy(base.TasklessTool)))
+	}
 	if !bytes.Contains(f.Body, []byte("{{tool}}")) {
 		return []variant{{ctx: base}}, ""
 	}
@@ -393,6 +397,17 @@ func noneListed(f *expect.Facts, kind string, listed bool) string {
 		return kind + "/list was not read to its end, so no " + strings.TrimSuffix(kind, "s") + " the server has is known"
 	}
 	return "the server lists no " + kind
+}
+
+// tasklessWhy says why the taskless tool may be called outside
+// --call-tools: it is read-only, or refuses the empty arguments sent.
+func (r *run) tasklessWhy(contents string) string {
+	for _, t := range r.facts.Tools {
+		if jsonStringContents(t.Name) == contents && t.ReadOnly {
+			return "marked readOnlyHint"
+		}
+	}
+	return "not marked readOnlyHint: its inputSchema refuses the empty arguments sent"
 }
 
 // completionTarget picks something completion/complete can name: a
