@@ -41,6 +41,11 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		e.Served, e.ServedAsJSONRPC = must("T-LIFE-5: a ping gets an empty result"), ex.Transport == envelope.HTTP
 	}
 	o.apply(e)
+	if c := e.Request.Get("params.cursor"); e.PageScope == "" && c.Type == gjson.String && e.Version == envelope.V20260728 {
+		// A page the traffic showed the list's first page of (lint, a
+		// relay): held to its cacheScope as the run's own pages are.
+		e.PageScope = f.PageScope(e.Method, c.Str)
+	}
 	e.bigID()
 	if v := legacyReading(ex, e, rs[0].body); v != "" {
 		alt := *ex

@@ -78,6 +78,11 @@ type Facts struct {
 	// maxSessions): a request naming an issued session not ended is in a
 	// session the server holds.
 	issued, ended []string
+	// pages are the 2026-07-28 list pages the traffic showed: for a
+	// method's nextCursor, the cacheScope the list's first page gave
+	// (the latest maxPages), so that the page it leads to is held to it
+	// (T-CACHE-3).
+	pages []pageScope
 	// bySession are what each HTTP session of the traffic negotiated
 	// (the latest maxSessions): a relay before several clients judges an
 	// exchange in a session by that session's version and capabilities,
@@ -444,6 +449,8 @@ type wireFacts struct {
 	// BySession carries what each session negotiated, so that lint of
 	// a relay's recording judges each exchange by its own session.
 	BySession []negotiation `json:"bySession,omitempty"`
+	// Pages carry the list pages' cacheScopes (see Facts.PageScope).
+	Pages []pageScope `json:"pages,omitempty"`
 }
 
 // wirePrompt is the transcript form of a Prompt.
@@ -459,7 +466,7 @@ func (f *Facts) MarshalJSON() ([]byte, error) {
 		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
 		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
 		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Local: f.Local, Spoken: f.Spoken,
-		Sessions: f.issued, EndedSessions: f.ended, BySession: f.bySession}
+		Sessions: f.issued, EndedSessions: f.ended, BySession: f.bySession, Pages: f.pages}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
 	}
@@ -526,6 +533,12 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			}
 		case "bySession":
 			f.bySession, err = parseNegotiations(val)
+		case "pages":
+			for _, pg := range val.Array() {
+				if m, c, s := pg.Get("method"), pg.Get("cursor"), pg.Get("cacheScope"); m.Type == gjson.String && c.Type == gjson.String && s.Type == gjson.String {
+					f.pages = append(f.pages, pageScope{m.Str, c.Str, s.Str})
+				}
+			}
 		case "prompts":
 			for _, p := range val.Array() {
 				if n := p.Get("name"); n.Type == gjson.String {
@@ -749,11 +762,15 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if !items.IsArray() {
 			return f
 		}
+		paged := n.learnPage(method, req, res)
 		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() {
 			// A page: the tools it lists exist, with their schemas (which
 			// judge calls of them: arguments, Mcp-Param headers, output),
 			// though a tool it lacks may be on another page.
 			if key != "tools" || n.ToolsListed {
+				if paged {
+					return n // (only the page it leads to learned)
+				}
 				return f
 			}
 			n.learnToolPage(items)
@@ -762,6 +779,56 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		n.learnList(key, items, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	}
 	return n
+}
+
+// A pageScope is the cacheScope a list's first page gave, for the page a
+// cursor leads to.
+type pageScope struct {
+	Method string `json:"method"`
+	Cursor string `json:"cursor"`
+	Scope  string `json:"cacheScope"`
+}
+
+// maxPages bounds the pages remembered.
+const maxPages = 64
+
+// PageScope is the cacheScope of the first page of the list whose page a
+// request with cursor asks for, "" when the traffic did not show it.
+func (f *Facts) PageScope(method, cursor string) string {
+	if f == nil {
+		return ""
+	}
+	for _, p := range f.pages {
+		if p.Method == method && p.Cursor == cursor {
+			return p.Scope
+		}
+	}
+	return ""
+}
+
+// learnPage remembers the scope a page of a 2026-07-28 list hands on to
+// the page its nextCursor leads to: its own on a first page, the first
+// page's on a later one.
+func (n *Facts) learnPage(method string, req envelope.Message, res gjson.Result) bool {
+	next := res.Get("nextCursor")
+	if next.Type != gjson.String || !res.Get("resultType").Exists() {
+		return false
+	}
+	scope := res.Get("cacheScope").Str
+	if c := req.Get("params.cursor"); c.Type == gjson.String {
+		if first := n.PageScope(method, c.Str); first != "" {
+			scope = first
+		}
+	}
+	if scope == "" {
+		return false
+	}
+	pages := append(slices.Clone(n.pages), pageScope{method, next.Str, scope})
+	if len(pages) > maxPages {
+		pages = pages[len(pages)-maxPages:]
+	}
+	n.pages = pages
+	return true
 }
 
 // listMembers maps the list methods that teach what exists to the result

@@ -19,8 +19,18 @@ import (
 // HTTP1005's verdict per line compared with its .want: a reused id fails
 // the later stream of one session, warns without a session, and is no
 // finding across two sessions, on a resumed stream, or in 2026-07-28.
-func TestStreamsAcrossExchanges(t *testing.T) {
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "streams.txtar"))
+func TestStreamsAcrossExchanges(t *testing.T) { verdictsByLine(t, "streams.txtar", "HTTP1005") }
+
+// TestPagesAcrossExchanges: every page of one 2026-07-28 list keeps the
+// first page's cacheScope (T-CACHE-3), which lint learns from the cursor
+// each page hands on, as a relay does. A later page of another scope
+// passed in lint: only check's own pages were held to it.
+func TestPagesAcrossExchanges(t *testing.T) { verdictsByLine(t, "pages.txtar", "PRO1008") }
+
+// verdictsByLine judges each transcript of the txtar file in line order
+// and compares the check's verdict per line with the file's .want.
+func verdictsByLine(t *testing.T, file, check string) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +52,7 @@ func TestStreamsAcrossExchanges(t *testing.T) {
 					return it.Err
 				}
 				for _, v := range it.Verdicts {
-					if v.Check.ID == "HTTP1005" {
+					if v.Check.ID == check {
 						fmt.Fprintf(&got, "%d %s\n", it.Record.Line, v.Status)
 					}
 				}
@@ -52,7 +62,7 @@ func TestStreamsAcrossExchanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(want[name], got.String()); diff != "" {
-				t.Errorf("HTTP1005 by line (-want +got):\n%s", diff)
+				t.Errorf("%s by line (-want +got):\n%s", check, diff)
 			}
 		})
 	}
