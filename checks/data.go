@@ -590,7 +590,7 @@ the error's own rule names no capability).`,
 			// declared is not missing.
 			declared := p.Expect.Request.Get(envelope.MetaPath(envelope.MetaClientCapabilities))
 			for _, leaf := range leafPaths(rc, "") {
-				if declared.IsObject() && declared.Get(leaf).Exists() {
+				if declared.IsObject() && capabilityDeclared(declared, leaf) {
 					p.Failf(envelope.JoinPath("error.data.requiredCapabilities", leaf), "requiredCapabilities names %s, which the request declared", Quote(leaf, quoteN))
 				}
 			}
@@ -724,4 +724,17 @@ func truncationOf(got, sent string, bound int) bool {
 	}
 	core := strings.TrimSuffix(strings.TrimSuffix(got, "…"), "...")
 	return core != "" && utf8.RuneCountInString(got) <= bound+3 && strings.HasPrefix(sent, core)
+}
+
+// capabilityDeclared: the client capabilities declared hold the one at
+// leaf. Elicitation's form mode is implicit: an elicitation object that
+// names no mode declares form alone, so "elicitation" named bare (as
+// {}, the spelling of form mode) or "elicitation.form" is declared then,
+// and not by an object that names url alone.
+func capabilityDeclared(declared gjson.Result, leaf string) bool {
+	switch leaf {
+	case "elicitation", "elicitation.form":
+		return elicitationModeDeclared(declared.Get("elicitation"), "form")
+	}
+	return declared.Get(leaf).Exists()
 }
