@@ -201,7 +201,16 @@ func IsResponse(msg []byte) bool {
 	case r.IsObject():
 		return !r.Get("method").Exists()
 	case r.IsArray():
-		return true
+		// A batch answers when it holds a response, or holds nothing (an
+		// empty one is judged as such); one of the server's own
+		// notifications and requests (2025-03-26) answers nothing.
+		n, answers := 0, false
+		r.ForEach(func(_, e gjson.Result) bool {
+			n++
+			answers = !e.IsObject() || !e.Get("method").Exists()
+			return !answers
+		})
+		return n == 0 || answers
 	}
 	return false
 }

@@ -222,6 +222,9 @@ func why(ex *envelope.Exchange) string {
 			strconvQuote(envelope.HiddenResponse(ex.Response.Body))))
 	case len(ex.Response.Body) > 0:
 		parts = append(parts, "a body that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Body)))
+	case len(ex.Response.Messages) > 0:
+		// On stdio the lines are the reply's messages, its body empty.
+		parts = append(parts, "a reply that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Messages[0])))
 	default:
 		parts = append(parts, "an empty body")
 	}

@@ -58,3 +58,15 @@ func TestWhyNamesHiddenResponse(t *testing.T) {
 		})
 	}
 }
+
+// On stdio a reply's lines are its messages, its body empty: one that is
+// no response is quoted, not called an empty body.
+func TestWhyQuotesStdioLines(t *testing.T) {
+	ex := &envelope.Exchange{Transport: envelope.Stdio, Response: &envelope.Response{Messages: [][]byte{[]byte(`[{"jsonrpc":"2.0","method":"notifications/message"}]`)}}}
+	if got, want := why(ex), `a reply that is no JSON-RPC response: "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}]"`; got != want {
+		t.Errorf("why = %q\nwant %q", got, want)
+	}
+	if got := why(&envelope.Exchange{Transport: envelope.Stdio, Response: &envelope.Response{}}); got != "an empty body" {
+		t.Errorf("why of nothing = %q", got)
+	}
+}

@@ -180,6 +180,8 @@ func echo(in *bufio.Scanner) int {
 			time.Sleep(300 * time.Millisecond)
 		case "tools/call":
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}` + "\n")
+		case "note-batch": // a batch of its own notifications first (2025-03-26 has batches)
+			os.Stdout.WriteString(`[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}},{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":2}}]` + "\n")
 		case "escape":
 			os.Stdout.WriteString("\x1b[2J\x1b]0;owned\x07\x00\xff\n")
 		case "crlf":

@@ -672,3 +672,20 @@ func TestStdioAnswersServerRequests(t *testing.T) {
 		t.Errorf("the exchange's first message is %q, want the server's ping", m)
 	}
 }
+
+// TestStdioNotificationBatchIsNoAnswer: a batch of the server's own
+// notifications before its response does not end the exchange: the
+// response that follows is the exchange's, not the next one's. The
+// exchange ended at the batch, and every later one took the reply
+// before it.
+func TestStdioNotificationBatchIsNoAnswer(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: 2 * time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":7,"method":"note-batch"}`)}, true)
+	if ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 2 || gjson.GetBytes(ex.Response.Messages[1], "id").Int() != 7 {
+		t.Fatalf("exchange: failure %q, response %v; want the batch, then the response to id 7", ex.Failure, ex.Response)
+	}
+	ex = s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)}, true)
+	if ex.Response == nil || len(ex.Response.Messages) != 1 || gjson.GetBytes(ex.Response.Messages[0], "id").Int() != 8 {
+		t.Errorf("the next exchange: %v; want its own response alone", ex.Response)
+	}
+}
