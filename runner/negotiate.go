@@ -194,6 +194,10 @@ func why(ex *envelope.Exchange) string {
 		parts = append(parts, fmt.Sprintf("HTTP %d", ex.Response.Status))
 	}
 	m := reply(ex)
+	hidden := ""
+	if envelope.IsEventStream(envelope.HeaderGet(ex.Response.Header, "Content-Type")) {
+		hidden = envelope.HiddenResponse(ex.Response.Body) // read once, named below
+	}
 	switch {
 	case m.Get("error").Exists():
 		parts = append(parts, fmt.Sprintf("error %s %s", clipRaw(m.Get("error.code").Raw), strconvQuote(m.Get("error.message").Str)))
@@ -217,9 +221,9 @@ func why(ex *envelope.Exchange) string {
 		keys := []string{}
 		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, k.Str); return len(keys) < 6 })
 		parts = append(parts, "a result with "+strings.Join(keys, ", "))
-	case len(ex.Response.Body) > 0 && envelope.IsEventStream(envelope.HeaderGet(ex.Response.Header, "Content-Type")) && envelope.HiddenResponse(ex.Response.Body) != "":
+	case hidden != "":
 		parts = append(parts, fmt.Sprintf("a response in an SSE event named %s, which no client reads as a message (only unnamed or \"message\" events are)",
-			strconvQuote(envelope.HiddenResponse(ex.Response.Body))))
+			strconvQuote(hidden)))
 	case len(ex.Response.Body) > 0:
 		parts = append(parts, "a body that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Body)))
 	case len(ex.Response.Messages) > 0:
