@@ -88,7 +88,11 @@ A JSON array is a batch, which no covered version has (T-RPC-12), but a
 server that speaks 2025-03-26 may answer a batch with one (T-V0326-1), as
 JSON-RPC §6 asks: a response object per request of the batch, with its id,
 none twice, none missing, and an empty batch answered by one error object,
-never an array; a stdout
+never an array. Such a server may also send its own notifications and
+requests as a batch, and may answer a single request inside one (its
+SSE responses "MAY be batched"): each element is then read as a message
+of its own, and a response answered so warns, for JSON-RPC §5 answers a
+single request with a single Response object; a stdout
 line that is not JSON is a banner or a log line (T-STDIO-2). A value
 pretty-printed or wrapped over several stdout lines is read whole, so
 that the exchange is judged for what the server meant, and fails for
@@ -104,8 +108,18 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 		if len(p.Reply.Messages) == 0 {
 			return Skip("no message arrived")
 		}
+		batched := false // a message read out of a batch was judged
 		for i, m := range p.Reply.Messages {
 			path := msgPath(p, i)
+			if m.InBatch && !batched {
+				batched = true
+				switch {
+				case !speaks0326(p):
+					p.Failf(path, "the message came inside a JSON array (a batch); each message must be one object (T-RPC-12)")
+				case p.Reply.Response != nil && p.Reply.Response.InBatch:
+					p.Warnf("reply", "the response came inside a JSON array (a batch): 2025-03-26 lets a server batch its messages (T-V0326-1), but JSON-RPC §5 answers a single request with a single Response object")
+				}
+			}
 			switch {
 			case !m.UTF8:
 				p.Failf(path, "the message is not valid UTF-8 (T-RPC-2)")
@@ -155,6 +169,15 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 		}
 		return nil
 	},
+}
+
+// speaks0326: the server speaks 2025-03-26, as the run learned or as
+// the initialize being judged answers.
+func speaks0326(p *Pass) bool {
+	if p.Expect.Facts.Speaks() == envelope.V20250326 {
+		return true
+	}
+	return p.Expect.Method == "initialize" && p.Reply.Response != nil && p.Reply.Response.Get("result.protocolVersion").Str == envelope.V20250326
 }
 
 // ownBatch: m is a batch of the server's own messages, each a

@@ -35,8 +35,11 @@ type Message struct {
 	// BOM: Raw starts with a UTF-8 byte order mark. RFC 8259 §8.1 forbids
 	// a sender to add one and lets a receiver ignore it, so the message
 	// is read without it (Raw keeps every byte).
-	BOM  bool
-	root gjson.Result
+	BOM bool
+	// InBatch: the message is an element of a batch (a JSON array) the
+	// server sent, read as a message of its own (see ReadOptions.Batches).
+	InBatch bool
+	root    gjson.Result
 	// members are the members every check reads, found in one pass over
 	// the object; nil until scanned, and for the lean messages of a long
 	// stream, whose every member is looked up afresh.

@@ -3,6 +3,7 @@ package envelope
 import (
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/tidwall/gjson"
 )
@@ -64,6 +65,11 @@ type ReadOptions struct {
 	// error body is judged whatever the status. The same holds for the
 	// body of any HTTP error status (a 401's OAuth error, a proxy's HTML).
 	NotRPC bool
+	// Batches: a message may be a batch (2025-03-26 has them, T-V0326-1),
+	// whose elements are then read as messages of their own, so the
+	// response to a single request is found inside one. Not for a batch
+	// request, whose reply is judged as the array it is.
+	Batches bool
 }
 
 // ReadReply splits a response into messages and finds the reply to the
@@ -110,7 +116,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 			raw, r.LastEventID, r.SplitErr = SplitSSE(body, MaxSSELine)
 		case resp.Cut:
 			// The start of a body whose end never came: no message.
-		case notRPC && !whole.rpcShaped() && !whole.TooDeep:
+		case notRPC && !whole.rpcShaped() && !whole.TooDeep && !(o.Batches && whole.batchOfRPC()):
 			// (A body too deep to read is read as a message all the same,
 			// so the judge says it could not judge it.)
 			// (A 202's body is no message unless it means to be one:
@@ -135,33 +141,21 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		} else {
 			m = parseLean(b)
 		}
-		if len(r.Messages) < cachedMessages {
-			m.scan()
-		}
-		r.Messages = append(r.Messages, m)
-		i := len(r.Messages) - 1
-		if !m.IsObject() {
-			if garbage < 0 {
-				garbage = i
+		if o.Batches && m.IsArray() && len(m.root.Array()) > 0 {
+			r.Messages = slices.Grow(r.Messages, len(m.root.Array()))
+			body := trimBOM(m.Raw)
+			for _, e := range m.root.Array() {
+				raw := []byte(e.Raw)
+				if end := e.Index + len(e.Raw); e.Index > 0 && end <= len(body) {
+					raw = body[e.Index:end] // the bytes as they came
+				}
+				em := parseLean(raw)
+				em.InBatch = true
+				r.read(em, o, &first, &garbage, &match)
 			}
 			continue
 		}
-		if m.Get("method").Exists() {
-			continue // a notification or a server request
-		}
-		r.Responses++
-		if first < 0 {
-			first = i
-		}
-		if match < 0 {
-			id := m.Get("id")
-			for _, want := range o.IDs {
-				if SameID(want, id) {
-					match = i
-					break
-				}
-			}
-		}
+		r.read(m, o, &first, &garbage, &match)
 	}
 	switch {
 	case match >= 0:
@@ -177,12 +171,61 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	return r
 }
 
+// read appends one message to the reply, keeping the indexes of its
+// first response-shaped message, its first non-object one and the one
+// echoing the request's id.
+func (r *Reply) read(m Message, o ReadOptions, first, garbage, match *int) {
+	if len(r.Messages) < cachedMessages {
+		m.scan()
+	}
+	r.Messages = append(r.Messages, m)
+	i := len(r.Messages) - 1
+	if !m.IsObject() {
+		if *garbage < 0 {
+			*garbage = i
+		}
+		return
+	}
+	if m.Get("method").Exists() {
+		return // a notification or a server request
+	}
+	r.Responses++
+	if *first < 0 {
+		*first = i
+	}
+	if *match < 0 {
+		id := m.Get("id")
+		for _, want := range o.IDs {
+			if SameID(want, id) {
+				*match = i
+				break
+			}
+		}
+	}
+}
+
 // rpcShaped: a body that means to be a JSON-RPC message: an object with a
 // jsonrpc member, or an error object with a code, as a 405's JSON-RPC
 // error body has. {"error":"invalid_token"} (OAuth) is not one.
 func (m *Message) rpcShaped() bool {
 	v := m.root
 	return m.Valid && v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").IsObject() && v.Get("error.code").Exists())
+}
+
+// batchOfRPC: a batch whose elements all mean to be JSON-RPC messages,
+// as a 2025-03-26 server's error body may be.
+func (m *Message) batchOfRPC() bool {
+	if !m.IsArray() {
+		return false
+	}
+	n := 0
+	ok := true
+	m.root.ForEach(func(_, e gjson.Result) bool {
+		n++
+		ok = e.IsObject() && (e.Get("jsonrpc").Exists() || e.Get("error").IsObject() && e.Get("error.code").Exists())
+		return ok
+	})
+	return ok && n > 0
 }
 
 // IsResponse reports whether msg ends an exchange: a JSON object with no

@@ -250,7 +250,22 @@ func (e *Expectation) IDs() []gjson.Result { return e.ID.Echo }
 
 // ReadReply splits an exchange's reply the way every judge of it must.
 func (e *Expectation) ReadReply(resp *envelope.Response) *envelope.Reply {
-	return envelope.ReadReply(resp, envelope.ReadOptions{IDs: e.ID.Echo, NotRPC: e.Condition == CondHTTPMethod})
+	return envelope.ReadReply(resp, envelope.ReadOptions{IDs: e.ID.Echo, NotRPC: e.Condition == CondHTTPMethod, Batches: e.Batches()})
+}
+
+// Batches: the reply to this single request may come inside a batch,
+// which 2025-03-26 has (T-V0326-1): the server speaks it, or the request
+// is the initialize whose answer says which version the server speaks.
+// A batch request's reply is judged as the array it is.
+func (e *Expectation) Batches() bool {
+	return ReadsBatches(e.Facts, e.Method, e.Condition == CondBatch || e.Request.IsArray())
+}
+
+// ReadsBatches: the reply to a request of method, sent to a server of
+// the facts f, is read into a batch's elements (see Batches); batch is
+// whether the request is one.
+func ReadsBatches(f *Facts, method string, batch bool) bool {
+	return !batch && (f.Speaks() == envelope.V20250326 || method == "initialize")
 }
 
 // Cause names the condition for a finding: "unknown tool (\"x\")", or the

@@ -690,7 +690,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		return f // most exchanges teach nothing: spared a full parse
 	}
 	req := envelope.Parse(ex.Request.Body)
-	rep := envelope.ReadReply(ex.Response, envelope.ReadOptions{IDs: []gjson.Result{req.Get("id")}})
+	rep := envelope.ReadReply(ex.Response, envelope.ReadOptions{IDs: []gjson.Result{req.Get("id")}, Batches: ReadsBatches(f, method, req.IsArray())})
 	if !rep.Has() {
 		return f
 	}
@@ -848,7 +848,7 @@ func (f *Facts) forgetChanged(resp *envelope.Response) *Facts {
 	if !found {
 		return f
 	}
-	for _, m := range envelope.ReadReply(resp, envelope.ReadOptions{}).Messages {
+	for _, m := range envelope.ReadReply(resp, envelope.ReadOptions{Batches: ReadsBatches(f, "", false)}).Messages {
 		if method := m.Get("method").Str; strings.HasSuffix(method, "/list_changed") && !m.Get("id").Exists() {
 			f = f.Forget(method)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -320,4 +321,91 @@ func TestStdioFallbackInFreshProcess(t *testing.T) {
 	if err != nil || res.Version != envelope.V20250326 {
 		t.Errorf("%+v, %v; want 2025-03-26 negotiated", res, err)
 	}
+}
+
+// batchOneEnv makes the stdio reference server speak 2025-03-26 only
+// and write each response as a batch of one.
+const batchOneEnv = "WYMCP_RUNNER_BATCH_ONE"
+
+// batchOne writes each response line it is given as a batch of one, as
+// a 2025-03-26 server may (T-V0326-1); other lines go through as they
+// are, and so does an error with a null id (a batch refused whole is
+// answered by one error object, JSON-RPC §6).
+type batchOne struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (b *batchOne) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	for {
+		i := bytes.IndexByte(b.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := b.buf[:i]
+		if batchOneOf(line) {
+			line = append(append([]byte("["), line...), ']')
+		}
+		if _, err := b.w.Write(append(line, '\n')); err != nil {
+			return 0, err
+		}
+		b.buf = b.buf[i+1:]
+	}
+}
+
+// batchOneOf: a response batchOne writes as a batch of one.
+func batchOneOf(line []byte) bool {
+	r := gjson.ParseBytes(line)
+	return r.IsObject() && !r.Get("method").Exists() && r.Get("id").Type != gjson.Null
+}
+
+// TestBatchOneReplies20250326: a 2025-03-26 server that answers every
+// single request with a batch of one, over stdio and over HTTP, is
+// driven and judged: each response is read inside its batch, RPC1001
+// warns of the batch (JSON-RPC §5), and nothing else is found. Before,
+// the negotiation found no response and the run was not driven.
+func TestBatchOneReplies20250326(t *testing.T) {
+	check := func(t *testing.T, c *collect) {
+		t.Helper()
+		warned := 0
+		var other []string
+		for _, v := range c.verdicts {
+			switch {
+			case v.Status == checks.StatusPass || v.Status == checks.StatusSkip:
+			case v.Check.ID == "RPC1001" && v.Status == checks.StatusWarn && strings.Contains(v.Findings[0].Message, "inside a JSON array"):
+				warned++
+			default:
+				other = append(other, fmt.Sprintf("%s %s %s %v", v.Fixture, v.Check.ID, v.Status, v.Findings))
+			}
+		}
+		if warned < 20 || len(other) > 0 {
+			t.Errorf("RPC1001 warned of %d batches of one (want 20 or more); other findings:\n%s", warned, strings.Join(other, "\n"))
+		}
+	}
+	t.Run("stdio", func(t *testing.T) {
+		t.Setenv(batchOneEnv, "1")
+		check(t, runStdio(t, "", "auto"))
+	})
+	t.Run("http", func(t *testing.T) {
+		hs := refHTTP(t, refserver.Options{Only20250326: true}, func(srv http.Handler) http.HandlerFunc {
+			return func(w http.ResponseWriter, req *http.Request) {
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				body := rec.Body.Bytes()
+				if envelope.MediaType(rec.Header().Get("Content-Type")) == "application/json" && batchOneOf(body) {
+					body = append(append([]byte("["), bytes.TrimSpace(body)...), ']')
+					rec.Header().Del("Content-Length")
+				}
+				maps.Copy(w.Header(), rec.Header())
+				w.WriteHeader(rec.Code)
+				w.Write(body)
+			}
+		})
+		c, res, err := httpRun(t, hs.URL+"/mcp", "auto", 0, time.Second)
+		if err != nil || res.Version != envelope.V20250326 {
+			t.Fatalf("version %q, err %v; want 2025-03-26 driven", res.Version, err)
+		}
+		check(t, c)
+	})
 }

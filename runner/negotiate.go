@@ -167,7 +167,7 @@ func later20250326(rules []string) string {
 
 // discoverFacts reads what a DiscoverResult declares.
 func discoverFacts(ex *envelope.Exchange, how string) *expect.Facts {
-	m := reply(ex)
+	m := reply(ex, nil)
 	f := &expect.Facts{Version: envelope.V20260728, Negotiated: how}
 	for _, v := range m.Get("result.supportedVersions").Array() {
 		if v.Type == gjson.String {
@@ -193,7 +193,7 @@ func why(ex *envelope.Exchange) string {
 	if ex.Transport == envelope.HTTP || ex.Transport == "" && ex.Response.Status != 0 {
 		parts = append(parts, fmt.Sprintf("HTTP %d", ex.Response.Status))
 	}
-	m := reply(ex)
+	m := reply(ex, nil)
 	hidden := ""
 	if envelope.IsEventStream(envelope.HeaderGet(ex.Response.Header, "Content-Type")) {
 		hidden = envelope.HiddenResponse(ex.Response.Body) // read once, named below
@@ -254,10 +254,12 @@ func clipRaw(s string) string {
 }
 
 // reply is the response message of an exchange, read the way the judge
-// reads it (a zero Message when none came).
-func reply(ex *envelope.Exchange) envelope.Message {
-	id := gjson.GetBytes(ex.Request.Body, "id")
-	if r := envelope.ReadReply(ex.Response, envelope.ReadOptions{IDs: []gjson.Result{id}}); r.Response != nil {
+// reads it (a zero Message when none came), f being what is known of
+// the server.
+func reply(ex *envelope.Exchange, f *expect.Facts) envelope.Message {
+	req := envelope.Parse(ex.Request.Body)
+	o := envelope.ReadOptions{IDs: []gjson.Result{req.Get("id")}, Batches: expect.ReadsBatches(f, req.Get("method").Str, req.IsArray())}
+	if r := envelope.ReadReply(ex.Response, o); r.Response != nil {
 		return *r.Response
 	}
 	return envelope.Message{}
@@ -271,7 +273,7 @@ func (r *run) discover(ctx context.Context) (envelope.Exchange, bool) {
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
 		r.id(), envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
 	ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
-	m := reply(&ex)
+	m := reply(&ex, nil)
 	for _, v := range m.Get("result.supportedVersions").Array() {
 		if v.Str == envelope.V20260728 {
 			return ex, true
@@ -320,7 +322,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		if i > 0 {
 			name += "-" + v
 		}
-		m := reply(&ex)
+		m := reply(&ex, nil)
 		got := m.Get("result.protocolVersion").Str
 		if envelope.KnownVersion(got) && got != envelope.V20260728 && !slices.Contains(supported, got) {
 			supported = append(supported, got) // an answer names a version the server serves
@@ -454,7 +456,7 @@ func hint(ex *envelope.Exchange) string {
 		// A JSON-RPC error says the endpoint is right (T-HTTP-9 tells
 		// this 404 apart by its body): the method or version is not
 		// served there.
-		if m := reply(ex); m.Get("error.data.supported").IsArray() {
+		if m := reply(ex, nil); m.Get("error.data.supported").IsArray() {
 			v := m.Get("error.data.supported")
 			return fmt.Sprintf("; the server says it serves %s: try --protocol auto, or one of those", clipRaw(v.Raw))
 		}
@@ -467,7 +469,7 @@ func hint(ex *envelope.Exchange) string {
 
 // jsonRPCError: the exchange's reply is a JSON-RPC error.
 func jsonRPCError(ex *envelope.Exchange) bool {
-	m := reply(ex)
+	m := reply(ex, nil)
 	return m.Get("error.code").Exists()
 }
 

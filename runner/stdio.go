@@ -279,12 +279,31 @@ func (r *run) markerBody(id int) []byte {
 }
 
 // responseKey is the id key of a response-shaped line ("?" when it has
-// no readable id); ok false when the line is no response.
+// no readable id); ok false when the line is no response. A batch that
+// holds one response (2025-03-26 lets a server answer inside one,
+// T-V0326-1) has that response's key: the batch is its request's reply,
+// judged as such.
 func responseKey(line []byte) (string, bool) {
 	if !envelope.IsResponse(line) {
 		return "", false
 	}
 	m := envelope.Parse(line)
+	if m.IsArray() {
+		var one gjson.Result
+		n := 0
+		m.Root().ForEach(func(_, e gjson.Result) bool {
+			if !e.IsObject() || !e.Get("method").Exists() {
+				one, n = e, n+1
+			}
+			return n < 2
+		})
+		if n == 1 && one.IsObject() {
+			if k := envelope.IDKey(one.Get("id")); k != "" {
+				return k, true
+			}
+		}
+		return unreadableID, true
+	}
 	if !m.IsObject() {
 		return unreadableID, true
 	}

@@ -51,7 +51,11 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if fault, ok := os.LookupEnv(serverEnv); ok {
-		srv, err := refserver.New(refserver.Options{Fault: fault})
+		opts := refserver.Options{Fault: fault}
+		if os.Getenv(batchOneEnv) != "" {
+			opts.Only20250326 = true
+		}
+		srv, err := refserver.New(opts)
 		if err != nil {
 			os.Exit(2)
 		}
@@ -64,6 +68,9 @@ func TestMain(m *testing.M) {
 				time.Sleep(d)
 				return os.Stdout.Write(b)
 			})
+		}
+		if os.Getenv(batchOneEnv) != "" {
+			out = &batchOne{w: out}
 		}
 		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
 			os.Stderr.WriteString("refserver: " + err.Error() + "\n")

@@ -123,7 +123,7 @@ func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Re
 		if err := r.judge(name, &ex, nil, scope); err != nil {
 			return false, err
 		}
-		m := reply(&ex)
+		m := reply(&ex, r.facts)
 		if s := m.Get("result.cacheScope"); page == 1 && s.Type == gjson.String && s.Str != "" {
 			scope = &expect.Override{}
 			if err := scope.Set("expect-page-scope", s.Str); err != nil {
