@@ -149,7 +149,8 @@ func TestSSEReaderBoundsLines(t *testing.T) {
 // TestSSEBoundStreamAsWhole: a body read whole meets the line bound
 // exactly where a stream read as it comes does (a live check and lint of
 // its recording must agree), at the bound's edge for every line end: a
-// line ending in a lone CR, or in nothing, needs one byte more.
+// line and the first byte of its end fit (a line with no end needs the
+// stream's end seen, one byte more).
 func TestSSEBoundStreamAsWhole(t *testing.T) {
 	const maxLine = 4000 // under the scanner's first buffer: the bound is 4096
 	line := func(n int) string { return "data: " + strings.Repeat("a", n-6) }
@@ -158,11 +159,13 @@ func TestSSEBoundStreamAsWhole(t *testing.T) {
 		tooLarge   bool
 	}{
 		{"LF fits", line(4095) + "\n\n", false},
-		{"CRLF fits", line(4094) + "\r\n\r\n", false},
-		{"CRLF over", line(4095) + "\r\n\r\n", true},
-		{"lone CR, then more", line(4095) + "\rx\r\r", true},
-		{"lone CR one shorter", line(4094) + "\rx\r\r", false},
-		{"lone CR at the end", line(4095) + "\r", true},
+		{"LF over", line(4096) + "\n\n", true},
+		{"CRLF fits", line(4095) + "\r\n\r\n", false},
+		{"CRLF over", line(4096) + "\r\n\r\n", true},
+		{"lone CR, then more", line(4096) + "\rx\r\r", true},
+		{"lone CR one shorter", line(4095) + "\rx\r\r", false},
+		{"lone CR at the end", line(4095) + "\r", false},
+		{"lone CR at the end, over", line(4096) + "\r", true},
 		{"no end, at the bound", line(4096), true},
 		{"no end, one shorter", line(4095), false},
 	} {

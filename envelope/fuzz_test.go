@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -58,6 +59,12 @@ func FuzzSplitSSE(f *testing.F) {
 		whole, werr := sseEvents(envelope.NewSSEBodyReader(body, maxLine))
 		if diff := cmp.Diff(stream, whole, cmpopts.EquateEmpty()); diff != "" || (serr == nil) != (werr == nil) || serr != nil && !errors.Is(serr, werr) {
 			t.Fatalf("streamed vs whole (-stream +whole):\n%s\nends: %v vs %v", diff, serr, werr)
+		}
+		// So does a stream that arrives a byte at a time, where every
+		// line end is the last byte read (a CR whose LF is still to come).
+		trickle, terr := sseEvents(envelope.NewSSEReader(iotest.OneByteReader(bytes.NewReader(body)), maxLine))
+		if diff := cmp.Diff(trickle, whole, cmpopts.EquateEmpty()); diff != "" || (terr == nil) != (werr == nil) || terr != nil && !errors.Is(terr, werr) {
+			t.Fatalf("a byte at a time vs whole (-trickle +whole):\n%s\nends: %v vs %v", diff, terr, werr)
 		}
 	})
 }

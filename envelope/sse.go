@@ -42,6 +42,9 @@ type SSEReader struct {
 	tooLong  bool
 	consumed int64 // bytes of the stream the events so far took
 	bomDone  bool  // the stream's start was looked at for a byte order mark
+	// afterCR: the last line of a stream ended in a CR that was the last
+	// byte read, so an LF that comes next is the rest of its CRLF.
+	afterCR bool
 }
 
 // scanBuffer is the first buffer of a stream's scanner.
@@ -68,6 +71,23 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 			default:
 				sr.bomDone = true
 			}
+		}
+		if sr.afterCR && len(data) > 0 {
+			sr.afterCR = false
+			if data[0] == '\n' {
+				sr.consumed++
+				return 1, nil, nil
+			}
+		}
+		if i := len(data) - 1; !atEOF && i >= 0 && data[i] == '\r' && bytes.IndexAny(data, "\r\n") == i {
+			// A line ended by a CR that is the last byte yet: it is a line
+			// end whatever follows (an LF would only complete it), so the
+			// line is given now. A held-open stream whose events end in
+			// lone CRs would otherwise give its last event only when
+			// more came.
+			sr.afterCR = true
+			sr.consumed += int64(i + 1)
+			return i + 1, data[:i], nil
 		}
 		n, tok, err := scanSSELines(data, atEOF)
 		sr.consumed += int64(n)
@@ -111,16 +131,12 @@ func (r *SSEReader) line() ([]byte, bool) {
 		return nil, false
 	}
 	n, tok, _ := scanSSELines(r.mem[r.pos:], true)
-	// The bound a stream's reader applies: a line with its end must fit
-	// a buffer of maxLine bytes, or of 4096 (the scanner's first buffer)
-	// when that is larger. A line that ends in a lone CR, or not at all,
-	// needs one byte more there: the scanner cuts it only once it sees
-	// what follows (an LF or not, the end of the stream).
-	need := n
-	if n == len(tok) || n == len(tok)+1 && r.mem[r.pos+n-1] == '\r' {
-		need++
-	}
-	if need > max(r.maxLine, scanBuffer) {
+	// The bound a stream's reader applies: a line with the first byte of
+	// its end (the CR of a CRLF is end enough) must fit a buffer of
+	// maxLine bytes, or of 4096 (the scanner's first buffer) when that
+	// is larger; a line with no end needs a byte more too, as the scanner
+	// cuts it only once it sees the stream end.
+	if len(tok)+1 > max(r.maxLine, scanBuffer) {
 		r.tooLong = true
 		return nil, false
 	}

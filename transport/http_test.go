@@ -721,6 +721,30 @@ func TestHTTPSSEEnded(t *testing.T) {
 	}
 }
 
+// TestHTTPSSEHeldOpenLineEnds: a held-open stream's response is read
+// as soon as its event ends, whichever line end the server writes: a
+// lone CR that is the last byte sent ends its line (an LF would only
+// make it a CRLF). The CR-framed event waited out the whole timeout.
+func TestHTTPSSEHeldOpenLineEnds(t *testing.T) {
+	for name, end := range map[string]string{"LF": "\n", "CRLF": "\r\n", "CR": "\r"} {
+		t.Run(name, func(t *testing.T) {
+			url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				startSSE(w).send("data: " + pong + end + end)
+				<-r.Context().Done()
+			})
+			h := &HTTP{URL: url, Limits: Limits{Timeout: 10 * time.Second, Quiet: 100 * time.Millisecond}}
+			start := time.Now()
+			ex := h.Do(context.Background(), post(ping))
+			if ex.Response == nil || ex.Failure != "" || len(ex.Response.Messages) != 1 || !ex.Response.HeldOpen {
+				t.Fatalf("failure %q, response %+v", ex.Failure, ex.Response)
+			}
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("the response took %s, the timeout is 10s", took)
+			}
+		})
+	}
+}
+
 // TestHTTPServerHangsUpMidRequest: a server that refuses a request it
 // has read only part of (as Node refuses 40 KB of headers with a 431)
 // answers and hangs up while the request is still being written; the
