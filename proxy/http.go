@@ -133,11 +133,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	target := *h.cfg.Upstream
 	target.Path, target.RawPath = r.URL.Path, r.URL.RawPath
-	if r.URL.RawQuery != "" {
-		// A client's own query goes as it came; one without keeps the
-		// upstream URL's (a server that takes its key in the query).
-		target.RawQuery = r.URL.RawQuery
-	}
+	target.RawQuery = mergeQuery(r.URL.RawQuery, h.cfg.Upstream.RawQuery)
 	var body io.Reader = bytes.NewReader(kept)
 	if over {
 		body = io.MultiReader(body, r.Body)
@@ -744,4 +740,32 @@ func (x *httpExchange) end(failure string) {
 		evs = append(evs, ev)
 	}
 	c.q.put(evs...)
+}
+
+// mergeQuery is the query a request goes upstream with: the client's own
+// as it came, but the upstream URL's parameters (a server that takes its
+// key in the query) replace the client's of the same names, as --header
+// replaces the client's headers.
+func mergeQuery(client, upstream string) string {
+	if client == "" || upstream == "" {
+		return client + upstream
+	}
+	name := func(pair string) string {
+		k, _, _ := strings.Cut(pair, "=")
+		if u, err := url.QueryUnescape(k); err == nil {
+			return u
+		}
+		return k
+	}
+	ours := map[string]bool{}
+	for pair := range strings.SplitSeq(upstream, "&") {
+		ours[name(pair)] = true
+	}
+	var kept []string
+	for pair := range strings.SplitSeq(client, "&") {
+		if !ours[name(pair)] {
+			kept = append(kept, pair)
+		}
+	}
+	return strings.Join(append(kept, upstream), "&")
 }

@@ -537,15 +537,17 @@ func TestHTTPClientLeavesAfterA202(t *testing.T) {
 }
 
 // TestHTTPKeepsUpstreamQueryAndEscapedPath: the upstream URL's query (a
-// server that takes its key there) reaches the server when the client's
-// request has none, and its own when it has one; an escaped slash in the
-// path stays escaped. The relay sent the client's empty query instead,
-// and the path decoded.
+// server that takes its key there) reaches the server whatever query the
+// client's request has: the client's parameters go as they came beside
+// it, and one of the same name gives way to it, as a client's header
+// gives way to --header's. An escaped slash in the path stays escaped.
+// The relay sent the client's empty query instead, and the path
+// decoded; then a client's query replaced the upstream's whole.
 func TestHTTPKeepsUpstreamQueryAndEscapedPath(t *testing.T) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) })
 	target, _ := url.Parse(up.srv.URL + "/api%2Fv1/mcp?api_key=S3")
 	_, base := startRelay(t, target, &recorder{}, HTTPConfig{})
-	for _, path := range []string{"/api%2Fv1/mcp", "/api%2Fv1/mcp?api_key=other"} {
+	for _, path := range []string{"/api%2Fv1/mcp", "/api%2Fv1/mcp?api_key=other", "/api%2Fv1/mcp?session=a%20b&api%5Fkey=x", "/api%2Fv1/mcp?session=1"} {
 		req, _ := http.NewRequest("POST", base+path, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		req.Header = sentHeaders()
 		resp, err := http.DefaultClient.Do(req)
@@ -558,7 +560,7 @@ func TestHTTPKeepsUpstreamQueryAndEscapedPath(t *testing.T) {
 	for _, s := range up.received() {
 		got = append(got, s.Path)
 	}
-	if diff := cmp.Diff([]string{"/api%2Fv1/mcp?api_key=S3", "/api%2Fv1/mcp?api_key=other"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"/api%2Fv1/mcp?api_key=S3", "/api%2Fv1/mcp?api_key=S3", "/api%2Fv1/mcp?session=a%20b&api_key=S3", "/api%2Fv1/mcp?session=1&api_key=S3"}, got); diff != "" {
 		t.Errorf("request URIs the server saw (-want +got):\n%s", diff)
 	}
 }
