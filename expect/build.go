@@ -71,7 +71,7 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		l.bigID()
 		e.Legacy, e.LegacyReason = l, LegacyWhy
 	}
-	if e.Legacy == nil && sessionMayHaveEnded(ex, e, f) {
+	if e.Legacy == nil && SessionMayHaveEnded(ex, e, f) {
 		e.Legacy, e.LegacyReason = e.endedReading(), EndedWhy
 	}
 	return e
@@ -81,7 +81,7 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 // that session too.
 const EndedWhy = "the server may end a session at any time (T-SESS-5), and then answers a request in it 404 (T-SESS-3): the request's own condition was not judged"
 
-// sessionMayHaveEnded: a 2025-xx request over HTTP in a session the run
+// SessionMayHaveEnded: a 2025-xx request over HTTP in a session the run
 // holds (the server issued it, and it was not ended by the run) was
 // answered 404, which T-SESS-3 makes the answer of a session the server
 // ended, as it may at any time (T-SESS-5), with what a session refusal
@@ -90,9 +90,16 @@ const EndedWhy = "the server may end a session at any time (T-SESS-5), and then 
 // the request (-32603 for a parse error, -32601) is no session's
 // refusal, and gets no such reading. (The reply is read only to spare
 // every other exchange a second reading.)
-func sessionMayHaveEnded(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
-	if ex.Transport != envelope.HTTP || ex.Response == nil || ex.Response.Status != 404 || e.Version == envelope.V20260728 ||
-		e.Condition == CondSession || e.Method == "initialize" || f == nil || !f.Session {
+func SessionMayHaveEnded(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
+	return e.Condition != CondSession && e.Method != "initialize" && SessionRefusal(ex, e.Version, f)
+}
+
+// SessionRefusal: a 2025-xx request over HTTP in a session the run holds
+// was answered 404 with what a session refusal carries (see
+// SessionMayHaveEnded), whatever the request.
+func SessionRefusal(ex *envelope.Exchange, version string, f *Facts) bool {
+	if ex.Transport != envelope.HTTP || ex.Response == nil || ex.Response.Status != 404 || version == envelope.V20260728 ||
+		f == nil || !f.Session {
 		return false
 	}
 	if c := gjson.GetBytes(ex.Response.Body, "error.code"); c.Exists() {

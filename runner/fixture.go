@@ -39,7 +39,7 @@ func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 	}
 	for i, v := range variants {
 		v.ctx.ID = r.requestID(f, i)
-		if err := l.fireStaged(ctx, f, v); err != nil {
+		if err := l.fireStaged(ctx, f, v); err != nil || l.deferred {
 			return err
 		}
 	}
@@ -127,6 +127,19 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	if ex.Failure != "" && interrupted(ctx) {
 		// Cut short by the interrupt, not by the server: not judged.
 		return l.skipAll(id, "not judged: the run was interrupted during this exchange")
+	}
+	if r.sessionEnded(f, &ex, exp) {
+		if l.fl != nil {
+			l.deferred = true
+			return nil
+		}
+		renewed, err := l.renew(ctx, id, &ex)
+		if err != nil {
+			return err
+		}
+		if renewed {
+			return l.fire(ctx, f, v)
+		}
 	}
 	return l.judge(id, &ex, exp, f.Expect)
 }

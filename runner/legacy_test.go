@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -408,4 +409,52 @@ func TestBatchOneReplies20250326(t *testing.T) {
 		}
 		check(t, c)
 	})
+}
+
+// TestSessionEndedRenewed: a 2025 server may end a session at any time
+// (T-SESS-5) and answers 404 in it after (T-SESS-3); the run then begins
+// a new session, as a client does, and sends the fixture again in it.
+// The server here ends each session after its 25th request: the whole
+// corpus is judged clean, in sequence and side by side, and the notes
+// say what the run did. Before, every fixture after the end was judged
+// on its 404 (warns, and a fail where another reading of the request
+// came first).
+func TestSessionEndedRenewed(t *testing.T) {
+	for _, parallel := range []int{1, 8} {
+		t.Run(fmt.Sprint("parallel=", parallel), func(t *testing.T) {
+			var mu sync.Mutex
+			served := map[string]int{}
+			hs := refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+				return func(w http.ResponseWriter, req *http.Request) {
+					sid := req.Header.Get("Mcp-Session-Id")
+					mu.Lock()
+					if sid != "" && req.Method == http.MethodPost {
+						served[sid]++
+					}
+					ended := served[sid] > 25
+					mu.Unlock()
+					if ended {
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusNotFound)
+						io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"session not found"}}`)
+						return
+					}
+					srv.ServeHTTP(w, req)
+				}
+			})
+			c, res, err := httpRun(t, hs.URL+"/mcp", envelope.V20251125, parallel, 2*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ids, detail := c.bad(); len(ids) > 0 {
+				t.Errorf("a server that ends its sessions drew findings:\n%s", detail)
+			}
+			if !slices.ContainsFunc(c.notes, func(n string) bool { return strings.Contains(n, "the run began a new session") }) {
+				t.Errorf("no note says the session was renewed: %q", c.notes)
+			}
+			if res.Version != envelope.V20251125 {
+				t.Errorf("version %q", res.Version)
+			}
+		})
+	}
 }

@@ -268,6 +268,9 @@ type run struct {
 	// Guarded by mu.
 	logAsked bool
 	listens  []string
+	// renewals counts the sessions the run began after the server ended
+	// its own (see renew).
+	renewals int
 }
 
 // session is what the handshake established.
@@ -304,6 +307,10 @@ type lane struct {
 	fl   *flight   // nil in a run in sequence
 	mux  *mux      // a stdio run's multiplexer; nil: one exchange at a time
 	mark time.Time // when the lane's last output went out, or it began
+	// deferred: the server ended the run's session under this lane's
+	// fixture, in a concurrent run; the fixture goes again, whole, in a
+	// new session once nothing else is in flight (see renew).
+	deferred bool
 }
 
 // main is the lane of the run's own exchanges (negotiation, setup, the

@@ -85,10 +85,13 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 		// server may keep what a session negotiates beyond it (one
 		// server object behind a stateless transport): it goes after
 		// the rest, as in sequence.
-		last = append(staged, last...)
-		if err := r.concurrently(ctx, now); err != nil {
+		deferred, err := r.concurrently(ctx, now)
+		if err != nil {
 			return err
 		}
+		// The fixtures a session the server ended refused go again, in a
+		// new session, before the staged ones (see renew).
+		last = append(append(deferred, staged...), last...)
 	}
 	for _, f := range last {
 		if err := r.main().fixture(ctx, f); err != nil {
@@ -100,13 +103,16 @@ func (r *run) fireAll(ctx context.Context, fx []*fixtures.Fixture) error {
 
 // concurrently runs fx side by side, at most Parallel exchanges in
 // flight, and hands each fixture's output to the sink in corpus order.
-func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
+// It returns, in corpus order, the fixtures that met the end of the
+// run's session (see renew): their output is dropped, for they go again.
+func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) ([]*fixtures.Fixture, error) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := r.o.Parallel
 	fl := newFlight(n)
 	bufs := make([]*buffer, len(fx))
 	done := make([]chan struct{}, len(fx))
+	deferred := make([]bool, len(fx)) // each written by its fixture's goroutine, before done
 	for i := range fx {
 		bufs[i], done[i] = &buffer{}, make(chan struct{})
 	}
@@ -138,6 +144,9 @@ func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 				// A buffer's Exchange never fails: the sink's error comes
 				// when the buffer is emptied.
 				_ = l.fixture(cctx, f)
+				if l.deferred {
+					deferred[i], bufs[i].events = true, nil
+				}
 			}()
 		}
 	}()
@@ -156,7 +165,13 @@ func (r *run) concurrently(ctx context.Context, fx []*fixtures.Fixture) error {
 		}
 	}
 	wg.Wait()
-	return err
+	var again []*fixtures.Fixture
+	for i, d := range deferred {
+		if d {
+			again = append(again, fx[i])
+		}
+	}
+	return again, err
 }
 
 // dispatchOrder is the order in which a concurrent run of n exchanges
