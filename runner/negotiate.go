@@ -219,8 +219,15 @@ func why(ex *envelope.Exchange) string {
 		}
 	case m.Get("result").Exists():
 		keys := []string{}
-		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, k.Str); return len(keys) < 6 })
-		parts = append(parts, "a result with "+strings.Join(keys, ", "))
+		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, strconvQuote(k.Str)); return len(keys) < 6 })
+		switch {
+		case !m.Get("result").IsObject():
+			parts = append(parts, "a result that is "+envelope.Kind(m.Get("result"))+", not an object")
+		case len(keys) == 0:
+			parts = append(parts, "an empty result")
+		default:
+			parts = append(parts, "a result with "+strings.Join(keys, ", "))
+		}
 	case hidden != "":
 		parts = append(parts, fmt.Sprintf("a response in an SSE event named %s, which no client reads as a message (only unnamed or \"message\" events are)",
 			strconvQuote(hidden)))

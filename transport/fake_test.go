@@ -190,6 +190,11 @@ func echo(in *bufio.Scanner) int {
 		case "pretty": // the reply over three lines, with CRLF
 			os.Stdout.WriteString("{\"jsonrpc\":\"2.0\",\r\n  \"id\":" + id.Raw + ",\r\n  \"result\":{}}\r\n")
 			continue
+		case "stray-first": // a response to no request it read, then the reply
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":"never-sent","result":{}}` + "\n")
+		case "wrong-id": // answers with the request's id plus 1000
+			fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%d,"result":{"method":"wrong-id"}}`+"\n", id.Int()+1000)
+			continue
 		case "stale": // answers with id 1, whatever the request's
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"method":"stale"}}` + "\n")
 			continue

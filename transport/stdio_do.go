@@ -336,6 +336,17 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				}
 				return false, ""
 			}
+			if k != "" && id != "" && k != id {
+				// A response naming another id, which no earlier request
+				// of the pipe had answered: a stray before this request's
+				// own reply, or that reply with a wrong id. It ends the
+				// exchange only after a quiet moment (again), so a stray
+				// takes no later exchange's reply.
+				if again == nil {
+					again = time.After(min(s.lim.Quiet, time.Until(deadline)))
+				}
+				return false, ""
+			}
 			return true, ""
 		}
 		if len(c.msgs) >= s.lim.MaxEvents {

@@ -82,6 +82,24 @@ func TestStdioExchanges(t *testing.T) {
 				want: &envelope.Response{Messages: lines("{\"jsonrpc\":\"2.0\",\n  \"id\":3,\n  \"result\":{}}")}},
 		},
 	}, {
+		// A response naming another id, which no request of the pipe had
+		// answered, is no end of the exchange by itself: a stray before
+		// the reply stays in it, and the reply ends it, where it ended
+		// it and took the next exchange's reply (the negotiation matched
+		// initialize with server/discover's answer). A reply with a
+		// wrong id ends it after a quiet moment, and the next exchange
+		// is its own.
+		name: "a stray response before the reply",
+		fake: "echo",
+		steps: []step{
+			{body: `{"jsonrpc":"2.0","id":1,"method":"stray-first"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`, `{"jsonrpc":"2.0","id":1,"result":{"method":"stray-first"}}`)}},
+			{body: `{"jsonrpc":"2.0","id":2,"method":"wrong-id"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":1002,"result":{"method":"wrong-id"}}`)}},
+			{body: `{"jsonrpc":"2.0","id":3,"method":"ping"}`, wantReply: true,
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":3,"result":{"method":"ping"}}`)}},
+		},
+	}, {
 		name: "a banner opens the first exchange",
 		fake: "banner",
 		steps: []step{
@@ -590,13 +608,20 @@ func testOwed(t *testing.T, owe bool) {
 	if ex.Failure != "" || ex.Response == nil {
 		t.Fatalf("owe %v: failure %q, response %v", owe, ex.Failure, ex.Response)
 	}
-	last := ex.Response.Messages[len(ex.Response.Messages)-1]
-	want := "1" // without Owe, the late reply ends the exchange
-	if owe {
-		want = "2"
+	// The exchange ends at its own reply either way: a response naming
+	// another id ends none by itself. Without Owe the late reply is a
+	// line of the exchange (a stray, for the checks); with it, it is set
+	// aside for the request it answers.
+	var ids []string
+	for _, m := range ex.Response.Messages {
+		ids = append(ids, gjson.GetBytes(m, "id").Raw)
 	}
-	if got := gjson.GetBytes(last, "id").Raw; got != want {
-		t.Errorf("owe %v: the exchange ended at the reply with id %s, want %s", owe, got, want)
+	want := []string{"1", "2"}
+	if owe {
+		want = []string{"2"}
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("owe %v: the exchange's responses have ids %v, want %v", owe, ids, want)
 	}
 }
 
