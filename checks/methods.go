@@ -463,7 +463,11 @@ func judgeTools(p *Pass, tools gjson.Result) {
 		path := "result.tools." + strconv.Itoa(i)
 		nm := t.Get("name")
 		name := nm.Str
-		names = append(names, name)
+		if nm.Type == gjson.String && !seen[name] {
+			// A name listed twice is one tool, as the run's facts hold it
+			// (the second listing is T-TOOL-5's finding, below).
+			names = append(names, name)
+		}
 		switch {
 		case nm.Type != gjson.String:
 			// No name to judge: SCH1001 fails the tool.
@@ -500,9 +504,9 @@ func judgeTools(p *Pass, tools gjson.Result) {
 	// session.
 	switch {
 	case x.Version != envelope.V20260728:
-	case !sameStrings(sorted(names), sorted(f.ToolOrder)):
+	case !sameStrings(sorted(names), sorted(firstOnly(f.ToolOrder))):
 		p.Warnf("result.tools", "the tools listed differ from the run's first tools/list; a tool set does not vary by connection (T-TOOL-4) and changes are announced")
-	case !slices.Equal(names, f.ToolOrder):
+	case !slices.Equal(names, firstOnly(f.ToolOrder)):
 		p.Warnf("result.tools", "the same tools in another order than the run's first tools/list (T-TOOL-3, SHOULD)")
 	}
 }
@@ -746,6 +750,16 @@ func sameSet(p *Pass, items gjson.Result, key string, have []string, listed bool
 	if !sameStrings(sorted(got), sorted(have)) {
 		p.Warnf("result", "the list differs from the run's first listing; it does not vary by connection (%s) and changes are announced", rule)
 	}
+}
+
+// firstOnly is s with each string at its first place only.
+func firstOnly(s []string) []string {
+	seen := make(map[string]bool, len(s))
+	return slices.DeleteFunc(slices.Clone(s), func(x string) bool {
+		dup := seen[x]
+		seen[x] = true
+		return dup
+	})
 }
 
 func sorted(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
