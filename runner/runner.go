@@ -138,6 +138,9 @@ type Result struct {
 // Run negotiates, then runs every fixture. It returns an error wrapping
 // ErrNotDriven when nothing could be judged, and a sink's error as is.
 func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
+	if st, ok := t.(*StdioTarget); ok {
+		st.hurryAt(ctx, o.Deadline)
+	}
 	if o.Deadline > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Deadline)

@@ -40,6 +40,23 @@ type aside struct {
 	mu    sync.RWMutex
 	mainM sync.Mutex
 	main  *transport.Stdio
+	// hurry is closed once the run is out of time (see hurry).
+	hurry     chan struct{}
+	hurryOnce sync.Once
+}
+
+// hurryAt makes the target's closes, and its siblings', short once the
+// run's deadline (from now) passes or ctx (the caller's: an interrupt)
+// ends: a server that ignores its stdin's end and SIGTERM held the
+// reports back two grace periods a process, one process after another,
+// past --deadline.
+func (t *StdioTarget) hurryAt(ctx context.Context, deadline time.Duration) {
+	a := t.aside
+	hurry := func() { a.hurryOnce.Do(func() { close(a.hurry) }) }
+	context.AfterFunc(ctx, hurry)
+	if deadline > 0 {
+		time.AfterFunc(deadline, hurry)
+	}
 }
 
 // mainUp waits until the target's process has read its first message (or
@@ -62,7 +79,9 @@ func StartStdio(ctx context.Context, argv []string, lim transport.Limits) (*Stdi
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%w: no command to start", ErrNotDriven)
 	}
-	t := &StdioTarget{argv: argv, lim: lim, aside: &aside{}}
+	a := &aside{hurry: make(chan struct{})}
+	lim.Hurry = a.hurry // every process of the target and its siblings
+	t := &StdioTarget{argv: argv, lim: lim, aside: a}
 	if err := t.Restart(ctx); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,11 @@ type Limits struct {
 	// stream is read on past its response for what the server still
 	// sends there.
 	Quiet time.Duration
+	// Hurry, once closed, cuts each of Stdio.Close's waits to HurryGrace
+	// (the run is out of time: its deadline passed, or it was
+	// interrupted), so a server that ignores its stdin's end and SIGTERM
+	// holds the reports back a moment, not two grace periods.
+	Hurry <-chan struct{}
 	// Grace is how long Stdio.Close waits at each shutdown step: after
 	// closing stdin, after SIGTERM.
 	Grace time.Duration

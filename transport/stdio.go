@@ -358,13 +358,24 @@ func (s *Stdio) stopProcess() error {
 func (s *Stdio) waitExit(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-s.exited:
-		return true
-	case <-t.C:
-		return false
+	hurry := s.lim.Hurry
+	var short <-chan time.Time
+	for {
+		select {
+		case <-s.exited:
+			return true
+		case <-t.C:
+			return false
+		case <-short:
+			return false
+		case <-hurry:
+			hurry, short = nil, time.After(HurryGrace)
+		}
 	}
 }
+
+// HurryGrace is what a shutdown step waits once Limits.Hurry is closed.
+const HurryGrace = 200 * time.Millisecond
 
 // exitError turns a clean exit into an error too, for messages that
 // must say how the process ended even when it ended well.

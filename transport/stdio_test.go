@@ -389,6 +389,37 @@ func TestStdioSlowStartNotification(t *testing.T) {
 	within(t, "quiet moment", time.Since(start), slowStart+lim.Quiet-100*time.Millisecond, 3*time.Second)
 }
 
+// TestStdioCloseHurried: once Limits.Hurry closes (the run's deadline
+// passed, or it was interrupted), each shutdown step waits HurryGrace, not
+// Grace, whether it closed before Close or during its wait: a server
+// that ignores its stdin's end and SIGTERM held a run 2 × Grace past
+// --deadline, one process after another, before the reports were
+// written.
+func TestStdioCloseHurried(t *testing.T) {
+	for _, before := range []bool{true, false} {
+		t.Run(strconv.FormatBool(before), func(t *testing.T) {
+			hurry := make(chan struct{})
+			lim := quick
+			lim.Grace, lim.Hurry = 5*time.Second, hurry
+			s := startFake(t, context.Background(), "stubborn", lim)
+			if ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true); ex.Failure != "" {
+				t.Fatalf("first exchange failed: %s", ex.Failure)
+			}
+			if before {
+				close(hurry)
+			} else {
+				time.AfterFunc(300*time.Millisecond, func() { close(hurry) })
+			}
+			start := time.Now()
+			err := s.Close()
+			within(t, "Close", time.Since(start), 2*HurryGrace, 3*time.Second)
+			if !errors.Is(err, ErrIgnoredStdinClose) {
+				t.Errorf("Close() = %v, want ErrIgnoredStdinClose", err)
+			}
+		})
+	}
+}
+
 func TestStdioCloseEscalates(t *testing.T) {
 	tests := []struct {
 		fake string
