@@ -141,10 +141,10 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		} else {
 			m = parseLean(b)
 		}
-		if o.Batches && m.IsArray() && len(m.root.Array()) > 0 {
-			r.Messages = slices.Grow(r.Messages, len(m.root.Array()))
+		if elems := batchOf(&m, o); len(elems) > 0 {
+			r.Messages = slices.Grow(r.Messages, len(elems))
 			body := trimBOM(m.Raw)
-			for _, e := range m.root.Array() {
+			for _, e := range elems {
 				raw := []byte(e.Raw)
 				if end := e.Index + len(e.Raw); e.Index > 0 && end <= len(body) {
 					raw = body[e.Index:end] // the bytes as they came
@@ -169,6 +169,15 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		r.Response.scan() // the message every check reads most
 	}
 	return r
+}
+
+// batchOf is the elements of a batch the options read message by
+// message (none for any other message).
+func batchOf(m *Message, o ReadOptions) []gjson.Result {
+	if !o.Batches || !m.IsArray() {
+		return nil
+	}
+	return m.root.Array()
 }
 
 // read appends one message to the reply, keeping the indexes of its
@@ -208,8 +217,11 @@ func (r *Reply) read(m Message, o ReadOptions, first, garbage, match *int) {
 // jsonrpc member, or an error object with a code, as a 405's JSON-RPC
 // error body has. {"error":"invalid_token"} (OAuth) is not one.
 func (m *Message) rpcShaped() bool {
-	v := m.root
-	return m.Valid && v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").IsObject() && v.Get("error.code").Exists())
+	return m.Valid && rpcValue(m.root)
+}
+
+func rpcValue(v gjson.Result) bool {
+	return v.IsObject() && (v.Get("jsonrpc").Exists() || v.Get("error").IsObject() && v.Get("error.code").Exists())
 }
 
 // batchOfRPC: a batch whose elements all mean to be JSON-RPC messages,
@@ -222,7 +234,7 @@ func (m *Message) batchOfRPC() bool {
 	ok := true
 	m.root.ForEach(func(_, e gjson.Result) bool {
 		n++
-		ok = e.IsObject() && (e.Get("jsonrpc").Exists() || e.Get("error").IsObject() && e.Get("error.code").Exists())
+		ok = rpcValue(e)
 		return ok
 	})
 	return ok && n > 0

@@ -40,7 +40,7 @@ type aside struct {
 	mu    sync.RWMutex
 	mainM sync.Mutex
 	main  *transport.Stdio
-	// hurry is closed once the run is out of time (see hurry).
+	// hurry is closed once the run is out of time (see hurryAt).
 	hurry     chan struct{}
 	hurryOnce sync.Once
 }
