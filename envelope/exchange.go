@@ -190,15 +190,14 @@ func MarkedSecrets(names []string) []Secret {
 // it), and the secrets it held; b itself when it held none. A value a
 // JSON string holds escaped ("sk\/live", "\u0073k") is found and
 // replaced too: the string is decoded, scrubbed and written anew. Values
-// shorter than minSecret are left: they would mangle ordinary text and
-// protect nothing.
+// shorter than MinSecret are left (see there).
 func ScrubSecrets(b []byte, secrets []Secret) ([]byte, []Secret) {
 	if len(secrets) == 0 || len(b) == 0 {
 		return b, nil
 	}
 	sorted := make([]Secret, 0, len(secrets))
 	for _, s := range secrets {
-		if len(s.Value) >= minSecret {
+		if len(s.Value) >= MinSecret {
 			sorted = append(sorted, s)
 		}
 	}
@@ -270,16 +269,18 @@ func scrubEscaped(b []byte, secrets []Secret, note func(Secret)) []byte {
 	return append(out, b[last:]...)
 }
 
-// minSecret is the shortest value ScrubSecrets takes out.
-const minSecret = 4
-
-// EchoedSecret is the shortest secret whose echo in a reply is a
-// finding (ERR4001): a shorter one turns up in ordinary text.
-const EchoedSecret = 8
+// MinSecret is the shortest secret looked for in text: its echo in a
+// reply is a finding (ERR4001), and ScrubSecrets takes it out of what is
+// recorded or shown. A shorter one turns up in ordinary text ("result",
+// "ping", "tools"): taking it out would mangle the message, so that lint
+// of the recording judged another message than check did, and its echo
+// proves nothing. A header that holds one as its whole value still loses
+// it (scrubHeader).
+const MinSecret = 8
 
 // ScrubExchange is a copy of ex with the secrets taken out of its bodies
-// and header values, and the names of those whose echo is judged
-// (EchoedSecret bytes or more) in Redacted; ex itself when it holds none.
+// and header values, and the names of those found in Redacted; ex itself
+// when it holds none.
 func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 	if len(secrets) == 0 {
 		return ex
@@ -308,7 +309,7 @@ func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 	}
 	names := slices.Clone(ex.Redacted)
 	for _, s := range found {
-		if len(s.Value) >= EchoedSecret {
+		if len(s.Value) >= MinSecret {
 			names = append(names, http.CanonicalHeaderKey(s.Name))
 		}
 	}
@@ -318,13 +319,20 @@ func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 }
 
 // scrubHeader is h with the secrets taken out of its values (a copy when
-// any held one), and the secrets found.
+// any held one), and the secrets found. A value that is a secret whole
+// goes however short: it is the credential the user passed, whole, not
+// text it might turn up in.
 func scrubHeader(h http.Header, secrets []Secret) (http.Header, []Secret) {
 	var out http.Header
 	var found []Secret
 	for k, vs := range h {
 		for i, v := range vs {
 			sv, got := ScrubSecrets([]byte(v), secrets)
+			if got == nil {
+				if j := slices.IndexFunc(secrets, func(s Secret) bool { return s.Value != "" && s.Value == v }); j >= 0 {
+					sv, got = []byte(SecretMarker(secrets[j].Name)), secrets[j:j+1]
+				}
+			}
 			if got == nil {
 				continue
 			}
