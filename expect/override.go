@@ -316,7 +316,17 @@ func (o *Override) apply(e *Expectation) {
 	// too for a server that serves the method anyway. A fixture that
 	// names a status or its own condition is about what comes before any
 	// method (Origin, Host, Accept): that holds whatever the method.
-	undeclared := e.Condition == CondUndeclared && o.condition == "" && len(o.status) == 0 && !o.anyStatus
+	// Where the facts do not say whether the capability is declared (lint
+	// of a transcript without them), the server may be one without it:
+	// its -32601 is as right as the fixture's code.
+	aboutMethod := o.condition == "" && len(o.status) == 0 && !o.anyStatus
+	undeclared := e.Condition == CondUndeclared && aboutMethod
+	var unknownCap string
+	if c := CapabilityOf(e.Method); c != "" && aboutMethod && !undeclared {
+		if _, known := e.Facts.Declares(c); !known {
+			unknownCap = c
+		}
+	}
 	switch {
 	case o.anyCode:
 		e.Codes, e.Code, e.AlsoCodes, e.AnyCode = nil, Want{}, nil, true
@@ -338,6 +348,10 @@ func (o *Override) apply(e *Expectation) {
 		}
 		if e.Code.Level < Must {
 			e.Code = must(e.Code.Rule)
+		}
+		if unknownCap != "" {
+			e.Codes = union(e.Codes, []int{envelope.CodeMethodNotFound})
+			e.Detail += "; the server's capabilities are not known: one without " + unknownCap + " answers -32601 (T-LIFE-4)"
 		}
 	}
 	switch {
