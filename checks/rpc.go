@@ -389,7 +389,8 @@ func idRule(x *expect.Expectation) string {
 }
 
 // initSessionRefusal: an initialize whose params the server cannot read,
-// sent outside a session to a 2025 server that keeps them, refused as a
+// sent outside a session to a 2025 server that keeps them (or may,
+// Facts.MayRefuseSession), refused as a
 // request outside a session is: 400, -32000 (as the TypeScript SDK's
 // examples and the frameworks on them refuse one), no id or its own. The other
 // reading of the request: ERR1002 and RPC1004 warn.
@@ -397,7 +398,7 @@ func initSessionRefusal(p *Pass) bool {
 	x, r := p.Expect, p.Exchange.Response
 	if p.Exchange.Transport != envelope.HTTP || r == nil || r.Status != 400 || p.Reply.Response == nil ||
 		x.Method != "initialize" || x.Condition != expect.CondInvalidParams || x.Version == envelope.V20260728 ||
-		x.Facts == nil || !x.Facts.Session || envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
+		!x.Facts.MayRefuseSession(p.Exchange) || envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" {
 		return false
 	}
 	// The id may be absent or null (refused before it was read) or the
@@ -476,13 +477,15 @@ func refusedOnHeaders(p *Pass) bool {
 
 // sessionless: a 2025 request without a session header (not initialize,
 // and answered with no method's code) to a server the facts show issued
-// a session: T-SESS-2's refusal may come before the body is read.
+// a session, or do not show it did not and the reply names one
+// (Facts.MayRefuseSession): T-SESS-2's refusal may come before the body
+// is read.
 func sessionless(p *Pass) bool {
 	x := p.Expect
 	if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" || x.Version == envelope.V20260728 {
 		return false
 	}
-	return x.Facts != nil && x.Facts.Session
+	return x.Facts.MayRefuseSession(p.Exchange)
 }
 
 // headerStatus: a status that refuses a request on what comes before

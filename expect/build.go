@@ -511,7 +511,7 @@ func (e *Expectation) httpMethod(ex *envelope.Exchange, f *Facts) {
 // hold (T-SESS-3), 400 without one (T-SESS-2). A dual-era server may keep
 // sessions for its 2025 clients.
 func (e *Expectation) sessionRefusal(ex *envelope.Exchange, f *Facts) {
-	if f == nil || !f.Session && e.Version != envelope.V20260728 {
+	if !f.MayRefuseSession(ex) && e.Version != envelope.V20260728 {
 		return
 	}
 	if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
@@ -794,7 +794,11 @@ func pingOwed(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
 	if ex.Transport != envelope.HTTP {
 		return true
 	}
-	if !f.Session {
+	switch issued, known := f.Sessions(); {
+	case !known:
+		// A server that keeps sessions may refuse it first.
+		return !f.MayRefuseSession(ex)
+	case !issued:
 		return true
 	}
 	held, known := f.SessionHeld(envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))

@@ -180,6 +180,44 @@ func (f *Facts) SessionHeld(sid string) (held, known bool) {
 	return slices.Contains(f.issued, sid) && !slices.Contains(f.ended, sid), true
 }
 
+// Sessions says whether the server issued an Mcp-Session-Id at
+// initialize (2025-xx HTTP), and whether that is known: facts of a run
+// know it, facts learned from traffic once they saw the version settled.
+// Where it is not known, a refusal a server that keeps sessions may give
+// stays defensible, and nothing is owed that only a server without them
+// owes.
+func (f *Facts) Sessions() (issued, known bool) {
+	if f == nil || f.Version == "" {
+		return false, false
+	}
+	return f.Session, true
+}
+
+// MayRefuseSession: ex's reply may be the refusal of a request outside
+// the server's session: the server issued one at initialize, or that is
+// not known and the reply says it is about a session (its error message,
+// or a body that is no JSON-RPC message, names one, as the SDKs' "No
+// valid session ID provided" does). Without that word a refusal in
+// traffic of unknown facts is judged as the request's own, as before.
+func (f *Facts) MayRefuseSession(ex *envelope.Exchange) bool {
+	issued, known := f.Sessions()
+	return issued || !known && namesSession(ex)
+}
+
+// namesSession: the reply's error message, or its first bytes when it
+// holds no JSON, names a session.
+func namesSession(ex *envelope.Exchange) bool {
+	if ex.Response == nil {
+		return false
+	}
+	b := ex.Response.Body
+	text := gjson.GetBytes(b, "error.message").Str
+	if text == "" && !gjson.ValidBytes(b) {
+		text = string(b[:min(len(b), 512)])
+	}
+	return strings.Contains(strings.ToLower(text), "session")
+}
+
 // remember appends s to a bounded list of ids, as a new slice (facts
 // share their slices), dropping the oldest.
 func remember(list []string, s string) []string {

@@ -235,11 +235,21 @@ func (e *Expectation) complete(req *envelope.Message) {
 
 // session applies a fixture's knowledge of the 2025-xx session it sent
 // (its own live one, none, or an id the server never issued) to what the
-// facts say of
-// the server: only a server that issued a session id relies on it.
+// facts say of the server: only a server that issued a session id relies
+// on it. Where the facts do not say (lint of traffic recorded
+// elsewhere), the session's refusal is allowed beside what a server
+// without sessions owes.
 func (e *Expectation) session(kind string) {
-	if e.Version == envelope.V20260728 || e.HTTPMethod == "" || e.Facts == nil || !e.Facts.Session {
+	issued, known := e.Facts.Sessions()
+	if e.Version == envelope.V20260728 || e.HTTPMethod == "" || known && !issued {
 		return
+	}
+	if !known {
+		if kind == "live" {
+			return // nothing to take away: no session rule was added
+		}
+		own := e.Status
+		defer func() { e.Status = union(own, e.Status) }()
 	}
 	switch kind {
 	case "live":
