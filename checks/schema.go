@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/schema"
 )
 
@@ -59,7 +60,11 @@ Patterns are ECMA-262 (read with the u flag) and translated for Go's
 regexp; one it cannot express even so (lookahead, lookbehind,
 back-references) does not make a schema invalid: it is read as matching
 every string, and a value that fails after such a pattern was asked is
-not surely invalid (SCH1003 warns).`,
+not surely invalid (SCH1003 warns). A pattern that is no ECMA-262
+regular expression under any flags (an unterminated class or group, a
+range out of order, unbalanced parentheses, a quantifier with nothing to
+repeat) warns: JSON Schema says a pattern SHOULD be one, and libraries
+differ on whether such a schema compiles at all.`,
 	Run: func(p *Pass) error {
 		if p.Expect.Method != "tools/list" {
 			return Skip("not a tools/list reply")
@@ -80,12 +85,16 @@ not surely invalid (SCH1003 warns).`,
 				if !s.Exists() || !s.IsObject() {
 					continue // absent, or the wrong type (SCH1001 judges shapes)
 				}
-				_, cerr := p.ToolCache.Compile([]byte(s.Raw), p.Expect.Version)
-				if cerr == nil {
-					continue
-				}
+				ts, cerr := p.ToolCache.Compile([]byte(s.Raw), p.Expect.Version)
 				path := fmt.Sprintf("result.tools.%d.%s", i, key)
 				name := Quote(t.Get("name").Str, quoteN)
+				if cerr == nil {
+					if bad := ts.NotECMA(); len(bad) > 0 {
+						p.Deviate(expect.Want{Level: expect.Should, Rule: "JSON Schema 2020-12 Validation §6.3.3"}, path,
+							"%s of tool %s has a pattern that is no ECMA-262 regular expression (%s), which a pattern should be; the checker reads it as matching every string", key, name, strings.Join(bad, "; "))
+					}
+					continue
+				}
 				switch {
 				case errors.Is(cerr, schema.ErrSchemaBounds):
 					if beyond == nil {

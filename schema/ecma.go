@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode"
@@ -33,6 +34,13 @@ import (
 // schema under pattern but stricter under not, oneOf, if or
 // patternProperties, so the failure is not sure.
 var ErrUnreadablePattern = errors.New("the schema has a pattern the checker cannot read")
+
+// errNotECMA marks a pattern that is no ECMA-262 regular expression
+// under any flags (an unterminated class or group, a reversed range,
+// unbalanced parentheses, a quantifier with nothing to repeat), as
+// opposed to one RE2 merely cannot express: JSON Schema asks a pattern
+// to be one (SHOULD, 2020-12 Validation §6.3.3).
+var errNotECMA = errors.New("no ECMA-262 regular expression")
 
 // ECMA-262 WhiteSpace and LineTerminator (§12.2, §12.3), what \s matches:
 // RE2's \s is only [\t\n\f\r ].
@@ -90,6 +98,12 @@ func compileECMA(pattern string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) && (se.Code == syntax.ErrMissingParen || se.Code == syntax.ErrUnexpectedParen || se.Code == syntax.ErrMissingRepeatArgument) {
+			// The translation keeps parentheses and quantifiers as
+			// written: these faults are the pattern's own.
+			err = fmt.Errorf("%w: %s", errNotECMA, se.Code)
+		}
 		return nil, fmt.Errorf("%w: %w", ErrUnreadablePattern, err)
 	}
 	return re, nil
@@ -165,7 +179,7 @@ func (t *translator) group() error {
 			end++
 		}
 		if end == len(t.src) || end == t.i+3 {
-			return errors.New("unterminated group name")
+			return fmt.Errorf("%w: unterminated group name", errNotECMA)
 		}
 		t.out.WriteRune('(')
 		t.i = end + 1
@@ -220,7 +234,7 @@ func (t *translator) escapeValue(inClass bool) (r rune, cls string, err error) {
 	t.i += 2
 	switch c {
 	case -1:
-		return 0, "", errors.New("trailing backslash")
+		return 0, "", fmt.Errorf("%w: trailing backslash", errNotECMA)
 	case 'd', 'D', 'w', 'W':
 		// ASCII digits and word characters in both (no i flag).
 		return 0, `\` + string(c), nil
@@ -367,7 +381,7 @@ func (t *translator) class() error {
 		c := t.peek(0)
 		switch c {
 		case -1:
-			return errors.New("unterminated class")
+			return fmt.Errorf("%w: unterminated class", errNotECMA)
 		case ']':
 			t.i++
 			t.writeClass(negate, empty, items.String())
@@ -387,8 +401,11 @@ func (t *translator) class() error {
 			if err != nil {
 				return err
 			}
-			if hcls != "" || hi < lo {
+			switch {
+			case hcls != "":
 				return errors.New("bad class range")
+			case hi < lo:
+				return fmt.Errorf("%w: class range out of order", errNotECMA)
 			}
 			items.WriteString(runeText(lo) + "-" + runeText(hi))
 			continue

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +61,39 @@ func TestECMAPatterns(t *testing.T) {
 			case re.MatchString(s.S) != *s.Match:
 				t.Errorf("%q on %q: %v, JavaScript (u) says %v", c.Pattern, s.S, !*s.Match, *s.Match)
 			}
+		}
+	}
+}
+
+// TestNotECMA: a pattern that is no ECMA-262 regular expression under any
+// flags is named, with why; one RE2 merely cannot read (a repetition
+// over 1,000, a back-reference, lookaround, a class escape ending a
+// range, which Annex B allows) is not: naming it would be a false alarm.
+func TestNotECMA(t *testing.T) {
+	for _, tt := range []struct {
+		pattern, want string
+	}{
+		{`^[a-`, "unterminated class"},
+		{`(ab`, "missing closing )"},
+		{`ab)`, "unexpected )"},
+		{`^[z-a]+$`, "class range out of order"},
+		{`*x`, "missing argument to repetition operator"},
+		{`(?<name`, "unterminated group name"},
+		{`ab\`, "trailing backslash"},
+		{`^a{1001}$`, ""},
+		{`^(a)\1$`, ""},
+		{`^(?=.*\d).{8,}$`, ""},
+		{`^[\d-z]+$`, ""},
+		{`^[a-z]+$`, ""},
+	} {
+		doc := `{"type":"string","pattern":` + strconv.Quote(tt.pattern) + `}`
+		ts, err := CompileToolSchema([]byte(doc), "2025-11-25")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.pattern, err)
+		}
+		got := strings.Join(ts.NotECMA(), "; ")
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("NotECMA of %s = %q, want it to say %q", tt.pattern, got, tt.want)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package schema
 import (
 	"errors"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -44,7 +46,8 @@ func newLoggingCompiler(draft *jsonschema.Draft) (*jsonschema.Compiler, *pattern
 type patternLog struct {
 	mu         sync.Mutex
 	unreadable []string
-	done       bool // compiled: patterns met later (format "regex") are values
+	notECMA    []string // of unreadable, those no ECMA-262 pattern, with why
+	done       bool     // compiled: patterns met later (format "regex") are values
 	calls      atomic.Int64
 }
 
@@ -61,23 +64,34 @@ type patternLog struct {
 // if or patternProperties: a validation that failed after asking such a
 // pattern is not sure (ToolSchema.Validate).
 func (l *patternLog) compile(pattern string) (jsonschema.Regexp, error) {
-	if re, err := compileECMA(pattern); err == nil {
+	re, err := compileECMA(pattern)
+	if err == nil {
 		return ecmaRegexp{re, pattern}, nil
 	}
 	l.mu.Lock()
 	if !l.done {
 		l.unreadable = append(l.unreadable, pattern)
+		if errors.Is(err, errNotECMA) && len(l.notECMA) < maxNotECMA {
+			why := strings.TrimPrefix(err.Error(), ErrUnreadablePattern.Error()+": "+errNotECMA.Error()+": ")
+			l.notECMA = append(l.notECMA, quote(pattern)+": "+why)
+		}
 	}
 	l.mu.Unlock()
 	return unenforced{pattern, &l.calls}, nil
 }
 
-// finish ends the compile: the patterns kept are the schema's own.
-func (l *patternLog) finish() []string {
+// maxNotECMA bounds the invalid patterns a schema reports.
+const maxNotECMA = 8
+
+// finish ends the compile: the patterns kept are the schema's own, and
+// those of them that are no ECMA-262 pattern, each with why.
+func (l *patternLog) finish() (unreadable, notECMA []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.done = true
-	return l.unreadable
+	// (The library compiles a schema's keywords in no fixed order.)
+	slices.Sort(l.notECMA)
+	return l.unreadable, slices.Compact(l.notECMA)
 }
 
 // unenforced is a pattern the checker cannot read: every string matches,

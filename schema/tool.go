@@ -53,6 +53,7 @@ type ToolSchema struct {
 	// counts their use. Validations of such a schema take mu, so that a
 	// change of the count is this validation's (see Validate).
 	unreadable []string
+	notECMA    []string
 	log        *patternLog
 	mu         sync.Mutex
 	// stricter: the schema has a place where a pattern read as matching
@@ -109,7 +110,8 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
 	}
-	t := &ToolSchema{schema: sch, dialect: dialectOf(doc), unreadable: log.finish(), log: log}
+	t := &ToolSchema{schema: sch, dialect: dialectOf(doc), log: log}
+	t.unreadable, t.notECMA = log.finish()
 	t.stricter = len(t.unreadable) > 0 && stricterPlaces(doc, false)
 	return t, nil
 }
@@ -194,6 +196,12 @@ func annotateFormats(c *jsonschema.Compiler, doc any) {
 // Dialect is the $schema the tool schema declares, or the 2020-12 URI
 // when it declares none.
 func (t *ToolSchema) Dialect() string { return t.dialect }
+
+// NotECMA lists the schema's patterns that are no ECMA-262 regular
+// expression under any flags, each quoted with why (at most 8): JSON
+// Schema asks a pattern to be one (SHOULD). Patterns RE2 merely cannot
+// express (lookaround, back-references) are not among them.
+func (t *ToolSchema) NotECMA() []string { return t.notECMA }
 
 // Validate validates instance, one JSON value (tool arguments, structured
 // content), and returns nil when it is valid; an error (ErrBeyondBounds)
