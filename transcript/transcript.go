@@ -647,11 +647,6 @@ func parse(line []byte, seen *interner) (Record, error) {
 			}
 			ex.Listens = append(ex.Listens, strings.Clone(id.Raw))
 		}
-		if la.Exists() != ls.Exists() {
-			// The run writes both or neither: one alone (a hand's edit)
-			// would read the other as "asked for nothing", a guess.
-			return rec, errors.New(`"logAsked" and "listens" come together: one without the other says half of what the pipe's requests asked for`)
-		}
 	}
 	reqv := root[3]
 	if reqv == "" || reqv[0] != '{' {
