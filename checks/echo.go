@@ -698,7 +698,7 @@ func (s *echoScan) reserialised(path, raw string) {
 // returns the readings of the text searched.
 func (s *echoScan) textPieces(path, raw string) []string {
 	for _, sec := range s.p.Secrets {
-		if len(sec.Value) >= envelope.MinSecret && strings.Contains(raw, sec.Value) {
+		if len(sec.Value) >= envelope.EchoedSecret && strings.Contains(raw, sec.Value) {
 			// Never quote it: the report must not leak it either.
 			if q, ok := strings.CutPrefix(sec.Name, "Query-"); ok {
 				// (A relay's upstream URL carries it: see learnQuery.)

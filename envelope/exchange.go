@@ -190,14 +190,15 @@ func MarkedSecrets(names []string) []Secret {
 // it), and the secrets it held; b itself when it held none. A value a
 // JSON string holds escaped ("sk\/live", "\u0073k") is found and
 // replaced too: the string is decoded, scrubbed and written anew. Values
-// shorter than MinSecret are left (see there).
+// shorter than minSecret are left: they would mangle ordinary text and
+// protect nothing.
 func ScrubSecrets(b []byte, secrets []Secret) ([]byte, []Secret) {
 	if len(secrets) == 0 || len(b) == 0 {
 		return b, nil
 	}
 	sorted := make([]Secret, 0, len(secrets))
 	for _, s := range secrets {
-		if len(s.Value) >= MinSecret {
+		if len(s.Value) >= minSecret {
 			sorted = append(sorted, s)
 		}
 	}
@@ -269,18 +270,16 @@ func scrubEscaped(b []byte, secrets []Secret, note func(Secret)) []byte {
 	return append(out, b[last:]...)
 }
 
-// MinSecret is the shortest secret looked for in text: its echo in a
-// reply is a finding (ERR4001), and ScrubSecrets takes it out of what is
-// recorded or shown. A shorter one turns up in ordinary text ("result",
-// "ping", "tools"): taking it out would mangle the message, so that lint
-// of the recording judged another message than check did, and its echo
-// proves nothing. A header that holds one as its whole value still loses
-// it (scrubHeader).
-const MinSecret = 8
+// minSecret is the shortest value ScrubSecrets takes out.
+const minSecret = 4
+
+// EchoedSecret is the shortest secret whose echo in a reply is a
+// finding (ERR4001): a shorter one turns up in ordinary text.
+const EchoedSecret = 8
 
 // ScrubExchange is a copy of ex with the secrets taken out of its bodies
-// and header values, and the names of those found in Redacted; ex itself
-// when it holds none.
+// and header values, and the names of those whose echo is judged
+// (EchoedSecret bytes or more) in Redacted; ex itself when it holds none.
 func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 	if len(secrets) == 0 {
 		return ex
@@ -309,7 +308,7 @@ func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 	}
 	names := slices.Clone(ex.Redacted)
 	for _, s := range found {
-		if len(s.Value) >= MinSecret {
+		if len(s.Value) >= EchoedSecret {
 			names = append(names, http.CanonicalHeaderKey(s.Name))
 		}
 	}
@@ -319,20 +318,13 @@ func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 }
 
 // scrubHeader is h with the secrets taken out of its values (a copy when
-// any held one), and the secrets found. A value that is a secret whole
-// goes however short: it is the credential the user passed, whole, not
-// text it might turn up in.
+// any held one), and the secrets found.
 func scrubHeader(h http.Header, secrets []Secret) (http.Header, []Secret) {
 	var out http.Header
 	var found []Secret
 	for k, vs := range h {
 		for i, v := range vs {
 			sv, got := ScrubSecrets([]byte(v), secrets)
-			if got == nil {
-				if j := slices.IndexFunc(secrets, func(s Secret) bool { return s.Value != "" && s.Value == v }); j >= 0 {
-					sv, got = []byte(SecretMarker(secrets[j].Name)), secrets[j:j+1]
-				}
-			}
 			if got == nil {
 				continue
 			}

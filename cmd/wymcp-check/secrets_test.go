@@ -7,12 +7,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/refserver"
 )
 
@@ -117,55 +114,6 @@ func TestHeaderSecretsStayOut(t *testing.T) {
 			code, lout, _ := runMain(t, "", "lint", rec)
 			if code != exitFindings || !strings.Contains(lout, "fail ERR4001") || !strings.Contains(lout, "header given with --header is echoed") {
 				t.Errorf("lint of the recording: exit %d, want ERR4001 failing as in check\n%s", code, lout)
-			}
-		})
-	}
-}
-
-// TestShortHeaderValueLintsAsChecked: a --header value shorter than
-// envelope.MinSecret is ordinary text ("result", "tools"): the recording
-// keeps the messages that hold it as they came, so lint of it gives
-// every verdict check gave (a hunt found `-H "X-Tenant: result"` turning
-// every recorded `"result":` into a marker, and lint failing what check
-// passed). The twin: a long value is kept out of the recording, and
-// lint agrees still.
-func TestShortHeaderValueLintsAsChecked(t *testing.T) {
-	for _, value := range []string{"result", "sk-live-0123456789"} {
-		t.Run(value, func(t *testing.T) {
-			srv, err := refserver.New(refserver.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			hs := newLoopbackServer(srv)
-			defer hs.Close()
-			dir := t.TempDir()
-			rec, live, linted := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
-			want, out, errOut := runMain(t, "", "check", hs.URL+"/mcp", "-H", "X-Tenant: "+value, "--record", rec, "--format", "json", "-o", live)
-			if want != exitOK {
-				t.Fatalf("check of the reference server: exit %d\n%s\n%s", want, out, errOut)
-			}
-			raw, err := os.ReadFile(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			short := len(value) < envelope.MinSecret
-			if !strings.Contains(string(raw), `\"result\":`) {
-				t.Errorf("recorded bodies lost their results:\n%.2000s", raw)
-			}
-			if !short && strings.Contains(string(raw), value) {
-				t.Errorf("the header's value reached the recording")
-			}
-			if code, out, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != want {
-				t.Errorf("lint of the recording: exit %d, want check's %d:\n%s\n%s", code, want, out, errOut)
-			}
-			// (check also reports the fixtures it did not send, skipped,
-			// which no recording holds.)
-			sent := func(rows []string) []string {
-				return slices.DeleteFunc(rows, func(r string) bool { return strings.HasSuffix(r, " skip") })
-			}
-			if diff := cmp.Diff(sent(reportRows(t, live)), sent(reportRows(t, linted))); diff != "" {
-				t.Errorf("rows of check (-) and of lint of its recording (+):\n%s", diff)
 			}
 		})
 	}
