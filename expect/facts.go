@@ -195,7 +195,7 @@ func (f *Facts) Sessions() (issued, known bool) {
 
 // MayRefuseSession: ex's reply may be the refusal of a request outside
 // the server's session: the server issued one at initialize, or that is
-// not known and the reply says it is about a session (its error message,
+// not known and the reply, a 400 or 404, says it is about a session (its error message,
 // or a body that is no JSON-RPC message, names one, as the SDKs' "No
 // valid session ID provided" does). Without that word a refusal in
 // traffic of unknown facts is judged as the request's own, as before.
@@ -204,10 +204,27 @@ func (f *Facts) MayRefuseSession(ex *envelope.Exchange) bool {
 	return issued || !known && namesSession(ex)
 }
 
-// namesSession: the reply's error message, or its first bytes when it
-// holds no JSON, names a session.
+// listed: the traffic showed the server list the capability's items (a
+// whole tools/list, say), so it has the capability whatever was declared.
+func (f *Facts) listed(capability string) bool {
+	if f == nil {
+		return false
+	}
+	switch capability {
+	case "tools":
+		return f.ToolsListed || len(f.Tools) > 0
+	case "prompts":
+		return f.PromptsListed || len(f.Prompts) > 0
+	case "resources":
+		return f.ResourcesListed || f.TemplatesListed || len(f.Resources) > 0 || len(f.Templates) > 0
+	}
+	return false
+}
+
+// namesSession: a 400 or 404 (T-SESS-2, T-SESS-3) whose error message,
+// or whose first bytes when it holds no JSON, names a session.
 func namesSession(ex *envelope.Exchange) bool {
-	if ex.Response == nil {
+	if ex.Response == nil || ex.Response.Status != 400 && ex.Response.Status != 404 {
 		return false
 	}
 	b := ex.Response.Body

@@ -322,7 +322,7 @@ func (o *Override) apply(e *Expectation) {
 	aboutMethod := o.condition == "" && len(o.status) == 0 && !o.anyStatus
 	undeclared := e.Condition == CondUndeclared && aboutMethod
 	var unknownCap string
-	if c := CapabilityOf(e.Method); c != "" && aboutMethod && !undeclared {
+	if c := CapabilityOf(e.Method); c != "" && aboutMethod && !undeclared && !e.Facts.listed(c) {
 		if _, known := e.Facts.Declares(c); !known {
 			unknownCap = c
 		}
@@ -351,7 +351,7 @@ func (o *Override) apply(e *Expectation) {
 		}
 		if unknownCap != "" {
 			e.Codes = union(e.Codes, []int{envelope.CodeMethodNotFound})
-			e.Detail += "; the server's capabilities are not known: one without " + unknownCap + " answers -32601 (T-LIFE-4)"
+			e.Detail += "; the server's capabilities are not known: one without " + unknownCap + " answers -32601 (T-LIFE-4, T-ERR-3)"
 		}
 	}
 	switch {

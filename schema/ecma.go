@@ -387,6 +387,7 @@ func (t *translator) class() error {
 			t.writeClass(negate, empty, items.String())
 			return nil
 		}
+		loEscaped := t.peek(0) == '\\'
 		lo, cls, err := t.classAtom()
 		if err != nil {
 			return err
@@ -397,6 +398,7 @@ func (t *translator) class() error {
 				return errors.New("class escape in a range")
 			}
 			t.i++
+			hiEscaped := t.peek(0) == '\\'
 			hi, hcls, err := t.classAtom()
 			if err != nil {
 				return err
@@ -404,8 +406,12 @@ func (t *translator) class() error {
 			switch {
 			case hcls != "":
 				return errors.New("bad class range")
-			case hi < lo:
+			case hi < lo && !loEscaped && !hiEscaped:
+				// (An escape may read otherwise without the u flag:
+				// \u{7f} is a "u" repeated there.)
 				return fmt.Errorf("%w: class range out of order", errNotECMA)
+			case hi < lo:
+				return errors.New("bad class range")
 			}
 			items.WriteString(runeText(lo) + "-" + runeText(hi))
 			continue

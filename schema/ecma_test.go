@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -85,6 +86,9 @@ func TestNotECMA(t *testing.T) {
 		{`^(?=.*\d).{8,}$`, ""},
 		{`^[\d-z]+$`, ""},
 		{`^[a-z]+$`, ""},
+		// Without the u flag \u{7f} is a "u" repeated: the range reads
+		// "}-~", in order (a review).
+		{`^[\u{7f}-~]$`, ""},
 	} {
 		doc := `{"type":"string","pattern":` + strconv.Quote(tt.pattern) + `}`
 		ts, err := CompileToolSchema([]byte(doc), "2025-11-25")
@@ -94,6 +98,33 @@ func TestNotECMA(t *testing.T) {
 		got := strings.Join(ts.NotECMA(), "; ")
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("NotECMA of %s = %q, want it to say %q", tt.pattern, got, tt.want)
+		}
+	}
+}
+
+// TestNotECMAShownInOrder: of many such patterns the same first 8 are
+// named in every run, and the rest counted (a review found a different 8
+// each run: the library compiles keywords in no fixed order).
+func TestNotECMAShownInOrder(t *testing.T) {
+	var props []string
+	for i := 11; i >= 0; i-- {
+		props = append(props, fmt.Sprintf(`"p%02d":{"type":"string","pattern":"(x%02d"}`, i, i))
+	}
+	doc := `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+	want := ""
+	for range 5 {
+		ts, err := CompileToolSchema([]byte(doc), "2025-11-25")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ts.NotECMA()
+		if len(got) != 9 || got[0] != `'(x00': missing closing )` || got[8] != "and 4 more" {
+			t.Fatalf("NotECMA = %q, want the first 8 in order and the rest counted", got)
+		}
+		if s := strings.Join(got, "; "); want == "" {
+			want = s
+		} else if s != want {
+			t.Errorf("NotECMA varies: %q, then %q", want, s)
 		}
 	}
 }

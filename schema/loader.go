@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func (l *patternLog) compile(pattern string) (jsonschema.Regexp, error) {
 	l.mu.Lock()
 	if !l.done {
 		l.unreadable = append(l.unreadable, pattern)
-		if errors.Is(err, errNotECMA) && len(l.notECMA) < maxNotECMA {
+		if errors.Is(err, errNotECMA) {
 			why := strings.TrimPrefix(err.Error(), ErrUnreadablePattern.Error()+": "+errNotECMA.Error()+": ")
 			l.notECMA = append(l.notECMA, quote(pattern)+": "+why)
 		}
@@ -89,9 +90,14 @@ func (l *patternLog) finish() (unreadable, notECMA []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.done = true
-	// (The library compiles a schema's keywords in no fixed order.)
+	// (The library compiles a schema's keywords in no fixed order: the
+	// ones shown are cut from the sorted list.)
 	slices.Sort(l.notECMA)
-	return l.unreadable, slices.Compact(l.notECMA)
+	l.notECMA = slices.Compact(l.notECMA)
+	if len(l.notECMA) > maxNotECMA {
+		l.notECMA = append(l.notECMA[:maxNotECMA:maxNotECMA], fmt.Sprintf("and %d more", len(l.notECMA)-maxNotECMA))
+	}
+	return l.unreadable, l.notECMA
 }
 
 // unenforced is a pattern the checker cannot read: every string matches,
