@@ -797,7 +797,7 @@ func pingOwed(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
 	switch issued, known := f.Sessions(); {
 	case !known:
 		// A server that keeps sessions may refuse it first.
-		return !f.MayRefuseSession(ex)
+		return !namesSession(ex)
 	case !issued:
 		return true
 	}

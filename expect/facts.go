@@ -195,10 +195,9 @@ func (f *Facts) Sessions() (issued, known bool) {
 
 // MayRefuseSession: ex's reply may be the refusal of a request outside
 // the server's session: the server issued one at initialize, or that is
-// not known and the reply, a 400 or 404, says it is about a session (its error message,
-// or a body that is no JSON-RPC message, names one, as the SDKs' "No
-// valid session ID provided" does). Without that word a refusal in
-// traffic of unknown facts is judged as the request's own, as before.
+// not known and the reply says it is about a session (namesSession, as
+// the SDKs' 400 "No valid session ID provided" does). Without that word
+// a refusal in traffic of unknown facts is judged as the request's own.
 func (f *Facts) MayRefuseSession(ex *envelope.Exchange) bool {
 	issued, known := f.Sessions()
 	return issued || !known && namesSession(ex)

@@ -198,7 +198,8 @@ func annotateFormats(c *jsonschema.Compiler, doc any) {
 func (t *ToolSchema) Dialect() string { return t.dialect }
 
 // NotECMA lists the schema's patterns that are no ECMA-262 regular
-// expression under any flags, each quoted with why (at most 8): JSON
+// expression under any flags, each quoted with why, sorted (the first 8,
+// then how many more): JSON
 // Schema asks a pattern to be one (SHOULD). Patterns RE2 merely cannot
 // express (lookaround, back-references) are not among them.
 func (t *ToolSchema) NotECMA() []string { return t.notECMA }
