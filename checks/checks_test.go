@@ -45,6 +45,8 @@ import (
 //	                offered: ["tok"] (stdio: the progress tokens the run had offered)
 //	                log-asked: true (beside offered: a request on the pipe had set a log level)
 //	                listens: ["L1"] (beside offered: the listen requests sent on the pipe)
+//	                unsent: ["x"] (stdio: ids of lines naming no request the run wrote)
+//	                again: [7] (stdio: ids of lines naming a request already answered)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
 //	-- want --      one finding per line: CHECKID fail|warn PATH
@@ -159,6 +161,18 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.ex.Listens = []string{}
 					for _, id := range gjson.Parse(v).Array() {
 						tc.ex.Listens = append(tc.ex.Listens, id.Raw)
+					}
+				case "unsent", "again":
+					ids := gjson.Parse(v)
+					if !ids.IsArray() {
+						t.Fatalf("%s: %s: want a JSON array of ids", file, k)
+					}
+					for _, id := range ids.Array() {
+						if k == "unsent" {
+							resp.Unsent = append(resp.Unsent, id.Raw)
+						} else {
+							resp.Again = append(resp.Again, id.Raw)
+						}
 					}
 				case "offered":
 					toks := gjson.Parse(v)

@@ -643,115 +643,173 @@ response may deliver it on a resumed stream (T-HTTP-15): where no one
 resumed it (a relay's recording) that warns; where the checker resumed it
 with GET and Last-Event-ID, as a client does, and the response still did
 not come (the GET refused, or nothing left to resume) it fails, unless
-the checker stopped at its own bound of resumptions. When the checker could not tell (it could not send, the server
+the checker stopped at its own bound of resumptions. On stdio, where
+every request shares one pipe, only the run can tell a stray line from
+another request's reply: a response among the exchange's lines that
+names an id no request the checker wrote carried, or a second response
+to a request an earlier exchange had taken its response for, fails here
+too (the response's "unsent" and "again" in a recording say what the
+run knew; without them, such a line is not judged). When the checker could not tell (it could not send, the server
 stopped answering even the probe, the reply broke the checker's bounds)
 this check carries the exchange's one "error" verdict.`,
 	Run: func(p *Pass) error {
-		x := p.Expect
-		switch {
-		case x.NoReply.Set():
-			return Skip("the request is a notification")
-		case x.Condition == expect.CondHTTPMethod:
-			return Skip("not a JSON-RPC request")
-		case batch0326(p) && (p.Reply.Has() || p.Exchange.Response != nil && p.Exchange.Transport == envelope.HTTP && p.Exchange.Response.Status >= 400):
-			return Skip("a batch to a 2025-03-26 server: its answers are counted with the batch (RPC1001)")
-		case batch0326(p) && x.Reply.Set():
-			// Silence: judged below, as for any request owed an answer.
-		case !x.Reply.Set():
-			return Skip("no response is expected")
+		if err := oneReply(p); err != nil {
+			return err
 		}
-		resp := p.Exchange.Response
-		n := p.Reply.Responses
-		// On stdio a line that is no JSON object or array answers
-		// nothing: the transport read on past it for the response (log
-		// lines on stdout are RPC1001's finding), and silence after
-		// them is silence. Over HTTP the body is the answer, however
-		// malformed.
-		answered := p.Reply.Has() && (p.Exchange.Transport != envelope.Stdio || jsonShaped(p.Reply.Response.JSON()))
-		if len(x.ID.Echo) > 0 {
-			// Count the responses to this request: a stray one with
-			// another id is not a second answer to it.
-			n = 0
-			var others []envelope.Message
-			for _, m := range p.Reply.Messages {
-				if m.IsObject() && !m.Get("method").Exists() && slices.ContainsFunc(x.ID.Echo, func(id gjson.Result) bool { return envelope.SameID(id, m.Get("id")) }) {
-					n++
-				} else {
-					others = append(others, m)
-				}
-			}
-			if n > 0 && x.ID.Lost.Level < expect.Must {
-				// An id-less response answers such a request too (its id
-				// may go undetected): beside its own, it is a second.
-				n += idless(others)
-			}
-			if n == 0 && answered {
-				// Answered, with the wrong id (RPC1004's finding); answered
-				// more than once so when several id-less responses came.
-				n = max(1, idless(p.Reply.Messages))
-			} else if stray := strayResponse(p); n > 0 && stray != "" {
-				// One POST's stream carries its own response, and before
-				// it only messages that relate to the request: a MUST in
-				// 2026-07-28 (T-HTTP-17), a SHOULD before (T-HTTP-15),
-				// where another request of the session may own it.
-				w := expect.Want{Level: expect.Must, Rule: "T-HTTP-17"}
-				if x.Version != envelope.V20260728 {
-					w = expect.Want{Level: expect.Should, Rule: "T-HTTP-15"}
-				}
-				p.Deviate(w, "reply", "the reply carried a response with id %s besides the one to the request; a POST's stream carries the request's own response", stray)
-			}
-		}
-		hidden := ""
-		if n == 0 && !answered {
-			hidden = hiddenResponse(resp, p.Reply.Body)
-		}
-		switch {
-		case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
-			// An HTTP rejection answers the request, with or without a
-			// body (HTTP1001 judges the body, HTTP1002 the status).
-		case n == 0 && !answered && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
-			(resp.Resumed == 0 || resp.Resumed >= envelope.MaxResumes):
-			// The stream set an event id and ended: a 2025-xx client
-			// resumes it with GET and Last-Event-ID, and the response may
-			// come there (T-HTTP-15). That lies past this exchange, or
-			// past as many resumptions as the checker follows. (Resumed
-			// fewer times and still without it: the server refused the
-			// GET, or ended the resumed stream with nothing to resume.)
-			what := "the SSE stream ended before the response"
-			if resp.Cut {
-				what = "no response arrived before the checker stopped reading the stream"
-			}
-			p.Deviate(expect.Want{Level: expect.Open, Rule: "T-HTTP-15: a 2025-xx server may deliver the response on a resumed stream"},
-				"reply", "%s, after event id %s", what, Quote(p.Reply.LastEventID, quoteN))
-		case n == 0 && !answered:
-			note := ""
-			if p.Exchange.Note != "" {
-				note = ": " + p.Exchange.Note
-			}
-			if hidden != "" {
-				note += fmt.Sprintf(" (a response came in an event named %s, which no client reads as a message)", Quote(hidden, quoteN))
-			} else if unendedEvent(resp, p.Reply.Body) {
-				note += " (the stream's last event has no blank line after it, so no client dispatches it)"
-			}
-			if ownProgress(p) {
-				// Not silence: the server said it was working on the
-				// request when the checker's own bound ran out, and no rule
-				// gives the request a time to finish in (the lifecycle's
-				// timeouts are the client's). That is the checker's limit:
-				// could not judge.
-				return fmt.Errorf("no response within --timeout, but the server reported progress on this request, so it was still working on it when the checker stopped waiting; a higher --timeout judges it%s", note)
-			}
-			if x.Tool != nil && !x.Tool.Refusal.Set() {
-				// Silence within --timeout is the finding (DESIGN); a tool
-				// that legitimately runs longer needs a longer bound.
-				note += " (a tool that runs longer than --timeout needs a higher --timeout)"
-			}
-			p.Deviate(x.Reply, "reply", "no response arrived for the request%s", note)
-		case n > 1:
-			p.Failf("reply", "%d responses arrived for one request", n)
-		}
+		pipeStrays(p)
 		return nil
 	},
+}
+
+// oneReply counts the responses to the request (see OneReply).
+func oneReply(p *Pass) error {
+	x := p.Expect
+	switch {
+	case x.NoReply.Set():
+		return Skip("the request is a notification")
+	case x.Condition == expect.CondHTTPMethod:
+		return Skip("not a JSON-RPC request")
+	case batch0326(p) && (p.Reply.Has() || p.Exchange.Response != nil && p.Exchange.Transport == envelope.HTTP && p.Exchange.Response.Status >= 400):
+		return Skip("a batch to a 2025-03-26 server: its answers are counted with the batch (RPC1001)")
+	case batch0326(p) && x.Reply.Set():
+		// Silence: judged below, as for any request owed an answer.
+	case !x.Reply.Set():
+		return Skip("no response is expected")
+	}
+	resp := p.Exchange.Response
+	// (The responses the run knew for strays are no answers to this
+	// request: pipeStrays judges them.)
+	n := p.Reply.Responses - knownStrays(p)
+	// On stdio a line that is no JSON object or array answers
+	// nothing: the transport read on past it for the response (log
+	// lines on stdout are RPC1001's finding), and silence after
+	// them is silence. Over HTTP the body is the answer, however
+	// malformed.
+	answered := p.Reply.Has() && (p.Exchange.Transport != envelope.Stdio || jsonShaped(p.Reply.Response.JSON()))
+	if len(x.ID.Echo) > 0 {
+		// Count the responses to this request: a stray one with
+		// another id is not a second answer to it.
+		n = 0
+		var others []envelope.Message
+		for _, m := range p.Reply.Messages {
+			if m.IsObject() && !m.Get("method").Exists() && slices.ContainsFunc(x.ID.Echo, func(id gjson.Result) bool { return envelope.SameID(id, m.Get("id")) }) {
+				n++
+			} else {
+				others = append(others, m)
+			}
+		}
+		if n > 0 && x.ID.Lost.Level < expect.Must {
+			// An id-less response answers such a request too (its id
+			// may go undetected): beside its own, it is a second.
+			n += idless(others)
+		}
+		if n == 0 && answered {
+			// Answered, with the wrong id (RPC1004's finding); answered
+			// more than once so when several id-less responses came.
+			n = max(1, idless(p.Reply.Messages))
+		} else if stray := strayResponse(p); n > 0 && stray != "" {
+			// One POST's stream carries its own response, and before
+			// it only messages that relate to the request: a MUST in
+			// 2026-07-28 (T-HTTP-17), a SHOULD before (T-HTTP-15),
+			// where another request of the session may own it.
+			w := expect.Want{Level: expect.Must, Rule: "T-HTTP-17"}
+			if x.Version != envelope.V20260728 {
+				w = expect.Want{Level: expect.Should, Rule: "T-HTTP-15"}
+			}
+			p.Deviate(w, "reply", "the reply carried a response with id %s besides the one to the request; a POST's stream carries the request's own response", stray)
+		}
+	}
+	hidden := ""
+	if n == 0 && !answered {
+		hidden = hiddenResponse(resp, p.Reply.Body)
+	}
+	switch {
+	case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
+		// An HTTP rejection answers the request, with or without a
+		// body (HTTP1001 judges the body, HTTP1002 the status).
+	case n == 0 && !answered && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
+		(resp.Resumed == 0 || resp.Resumed >= envelope.MaxResumes):
+		// The stream set an event id and ended: a 2025-xx client
+		// resumes it with GET and Last-Event-ID, and the response may
+		// come there (T-HTTP-15). That lies past this exchange, or
+		// past as many resumptions as the checker follows. (Resumed
+		// fewer times and still without it: the server refused the
+		// GET, or ended the resumed stream with nothing to resume.)
+		what := "the SSE stream ended before the response"
+		if resp.Cut {
+			what = "no response arrived before the checker stopped reading the stream"
+		}
+		p.Deviate(expect.Want{Level: expect.Open, Rule: "T-HTTP-15: a 2025-xx server may deliver the response on a resumed stream"},
+			"reply", "%s, after event id %s", what, Quote(p.Reply.LastEventID, quoteN))
+	case n == 0 && !answered:
+		note := ""
+		if p.Exchange.Note != "" {
+			note = ": " + p.Exchange.Note
+		}
+		if hidden != "" {
+			note += fmt.Sprintf(" (a response came in an event named %s, which no client reads as a message)", Quote(hidden, quoteN))
+		} else if unendedEvent(resp, p.Reply.Body) {
+			note += " (the stream's last event has no blank line after it, so no client dispatches it)"
+		}
+		if ownProgress(p) {
+			// Not silence: the server said it was working on the
+			// request when the checker's own bound ran out, and no rule
+			// gives the request a time to finish in (the lifecycle's
+			// timeouts are the client's). That is the checker's limit:
+			// could not judge.
+			return fmt.Errorf("no response within --timeout, but the server reported progress on this request, so it was still working on it when the checker stopped waiting; a higher --timeout judges it%s", note)
+		}
+		if x.Tool != nil && !x.Tool.Refusal.Set() {
+			// Silence within --timeout is the finding (DESIGN); a tool
+			// that legitimately runs longer needs a longer bound.
+			note += " (a tool that runs longer than --timeout needs a higher --timeout)"
+		}
+		p.Deviate(x.Reply, "reply", "no response arrived for the request%s", note)
+	case n > 1:
+		p.Failf("reply", "%d responses arrived for one request", n)
+	}
+	return nil
+}
+
+// knownStrays counts the responses, other than the reply, that the run
+// knew to answer another request or none (see pipeStrays).
+func knownStrays(p *Pass) int {
+	n := 0
+	for i := range p.Reply.Messages {
+		m := &p.Reply.Messages[i]
+		if m != p.Reply.Response && m.IsObject() && !m.Get("method").Exists() && p.Exchange.Response.Stray(m.Get("id")) {
+			n++
+		}
+	}
+	return n
+}
+
+// pipeStrays fails the responses among a stdio exchange's lines, other
+// than its reply, that the run knew to answer no request it wrote
+// (Response.Unsent) or a request already answered (Response.Again): the
+// pipe is shared, so only the run can tell such a line from another
+// request's reply, and a recording carries what it knew.
+func pipeStrays(p *Pass) {
+	resp := p.Exchange.Response
+	if resp == nil || len(resp.Unsent) == 0 && len(resp.Again) == 0 {
+		return
+	}
+	named := func(ids []string, id gjson.Result) bool {
+		return slices.ContainsFunc(ids, func(s string) bool { return envelope.SameText([]byte(s), []byte(id.Raw)) })
+	}
+	for i := range p.Reply.Messages {
+		m := &p.Reply.Messages[i]
+		if m == p.Reply.Response || !m.IsObject() || m.Get("method").Exists() {
+			continue
+		}
+		switch id := m.Get("id"); {
+		case !id.Exists() || id.Type == gjson.Null:
+		case named(resp.Unsent, id):
+			p.Failf(msgPath(p, i), "a response with id %s came, and no request the checker wrote to the server carried that id: a response answers a request", clip(id.Raw))
+		case named(resp.Again, id):
+			p.Failf(msgPath(p, i), "a second response to the request with id %s came, after an earlier exchange had taken its response: a request gets one response", clip(id.Raw))
+		}
+	}
 }
 
 // ownProgress: the reply carries a progress notification for the

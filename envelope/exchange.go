@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Transport names, as they appear in transcripts and fixtures.
@@ -134,6 +136,26 @@ type Response struct {
 	// response SHOULD end the stream: T-HTTP-15, T-HTTP-17). False says
 	// nothing of a recording made before it was recorded.
 	HeldOpen bool
+	// Unsent and Again say, for a stdio exchange of a run, what the run
+	// knew of responses among Messages that are not its request's own,
+	// by their ids (raw JSON, compacted): Unsent named no request the
+	// checker had written to the process, so they answer nothing it sent
+	// (T-RPC-5); Again named a request an earlier exchange had already
+	// taken another response for, so each is a second response to that
+	// one (JSON-RPC §5). Neither is the request's reply while another
+	// response came. Nil when none came or it is not known.
+	Unsent []string
+	Again  []string
+}
+
+// Stray reports whether the run knew a response with the id to be
+// another request's or none's (see Unsent and Again).
+func (r *Response) Stray(id gjson.Result) bool {
+	if r == nil || len(r.Unsent) == 0 && len(r.Again) == 0 || !id.Exists() {
+		return false
+	}
+	named := func(s string) bool { return SameText([]byte(s), []byte(id.Raw)) }
+	return slices.ContainsFunc(r.Unsent, named) || slices.ContainsFunc(r.Again, named)
 }
 
 // MaxResumes is how many times the checker resumes one POST's stream, as

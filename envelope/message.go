@@ -685,6 +685,16 @@ func SameText(a, b []byte) bool {
 	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
+// Compact is the JSON text raw without insignificant space, or raw as it
+// is when it is no JSON: the one spelling of an id that is kept as text.
+func Compact(raw string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(raw)) != nil {
+		return raw
+	}
+	return b.String()
+}
+
 // SameValue reports whether two JSON values are equal as values: numbers
 // by their exact value whatever the spelling (1e400 is 1E400, 1.0 is 1),
 // strings by their decoded text, objects by their members whatever the

@@ -17,6 +17,8 @@ type Reply struct {
 	Messages []Message
 	// Response is the JSON-RPC response to the request: the one whose id
 	// is one the request could be read to carry, else the first
+	// response-shaped message the run did not know for another request's
+	// or none's (Response.Unsent, Response.Again), else the first
 	// response-shaped message, else the first message that is not JSON at
 	// all (so a malformed reply is judged, not missed). Nil when none came.
 	Response *Message
@@ -128,7 +130,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 	}
 	// Indexes, not pointers, until the slice stops growing: an append may
 	// move it.
-	first, garbage, match := -1, -1, -1
+	ix := replyIndexes{first: -1, stray: -1, garbage: -1, match: -1}
 	if len(raw) == 1 {
 		r.Messages = r.one[:0:1]
 	} else {
@@ -151,19 +153,21 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 				}
 				em := parseLean(raw)
 				em.InBatch = true
-				r.read(em, o, &first, &garbage, &match)
+				r.read(em, o, resp, &ix)
 			}
 			continue
 		}
-		r.read(m, o, &first, &garbage, &match)
+		r.read(m, o, resp, &ix)
 	}
 	switch {
-	case match >= 0:
-		r.Response = &r.Messages[match]
-	case first >= 0:
-		r.Response = &r.Messages[first]
-	case garbage >= 0:
-		r.Response = &r.Messages[garbage]
+	case ix.match >= 0:
+		r.Response = &r.Messages[ix.match]
+	case ix.first >= 0:
+		r.Response = &r.Messages[ix.first]
+	case ix.stray >= 0:
+		r.Response = &r.Messages[ix.stray]
+	case ix.garbage >= 0:
+		r.Response = &r.Messages[ix.garbage]
 	}
 	if r.Response != nil {
 		r.Response.scan() // the message every check reads most
@@ -180,18 +184,23 @@ func batchOf(m *Message, o ReadOptions) []gjson.Result {
 	return m.root.Array()
 }
 
-// read appends one message to the reply, keeping the indexes of its
-// first response-shaped message, its first non-object one and the one
-// echoing the request's id.
-func (r *Reply) read(m Message, o ReadOptions, first, garbage, match *int) {
+// replyIndexes are where the messages a reply may be read as stand (-1:
+// none): the one echoing the request's id, the first response-shaped one
+// the run did not know for a stray, the first such stray, the first
+// message that is no object.
+type replyIndexes struct{ match, first, stray, garbage int }
+
+// read appends one message to the reply, keeping the indexes of those
+// it may be read as (see replyIndexes).
+func (r *Reply) read(m Message, o ReadOptions, resp *Response, ix *replyIndexes) {
 	if len(r.Messages) < cachedMessages {
 		m.scan()
 	}
 	r.Messages = append(r.Messages, m)
 	i := len(r.Messages) - 1
 	if !m.IsObject() {
-		if *garbage < 0 {
-			*garbage = i
+		if ix.garbage < 0 {
+			ix.garbage = i
 		}
 		return
 	}
@@ -199,14 +208,20 @@ func (r *Reply) read(m Message, o ReadOptions, first, garbage, match *int) {
 		return // a notification or a server request
 	}
 	r.Responses++
-	if *first < 0 {
-		*first = i
+	id := m.Get("id")
+	switch {
+	case ix.first >= 0:
+	case resp.Stray(id):
+		if ix.stray < 0 {
+			ix.stray = i
+		}
+	default:
+		ix.first = i
 	}
-	if *match < 0 {
-		id := m.Get("id")
+	if ix.match < 0 {
 		for _, want := range o.IDs {
 			if SameID(want, id) {
-				*match = i
+				ix.match = i
 				break
 			}
 		}

@@ -666,6 +666,7 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	hangOn, _ := strings.CutPrefix(quirk, "hang-on:")
 	hung := false
 	lastID, reinits := "", 0
+	owed := "" // the id an again-later quirk answers a second time
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
@@ -725,6 +726,18 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		lastID = id.Raw
+		if m, ok := strings.CutPrefix(quirk, "again-later:"); ok {
+			// A second response, with other content, to each request of
+			// method m, written before the answer to the next request
+			// that is no ping (a multiplexed run's markers are pings).
+			if owed != "" && method.Str != "ping" {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"cancelled"}}`+"\n", owed)
+				owed = ""
+			}
+			if method.Str == m {
+				owed = id.Raw
+			}
+		}
 		if m, d, ok := strings.Cut(os.Getenv(serialEnv), ":"); ok && (m == "*" || m == method.Str) {
 			delay, _ := time.ParseDuration(d)
 			time.Sleep(delay) // reading nothing meanwhile: one message at a time
@@ -808,6 +821,8 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // initialize and ping and exits on reading a batch; "reinit-breaks" exits on the first
 // request after a second notifications/initialized; "note-last-id"
 // answers each notification (wrongly) with the id it read last;
+// "again-later:METHOD" answers each request of METHOD a second time, with
+// other content, before its answer to the next request that is no ping;
 // "hang-on:METHOD" stops answering anything once it reads a message of
 // METHOD, alive and reading; "die-on-string-id" exits on any string id.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
@@ -1104,7 +1119,8 @@ func TestStagedDuringSilence(t *testing.T) {
 // verdicts of a run in sequence, for servers that a notification kills
 // or unsettles, for one that answers notifications with the last id it
 // read, which a marker's id must not hide, for one that answers every
-// ping twice, whose markers' second replies belong to no fixture, and for
+// ping twice, whose markers' second replies belong to no fixture (the
+// fixture's own second reply is seen only multiplexed), and for
 // one whose tool tells its progress late, while other exchanges are
 // open: the progress is the call's, as its reply is.
 func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
@@ -1127,6 +1143,19 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 				if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/unknown-notification RPC1007 fail") }) {
 					t.Fatalf("in sequence the wrong replies to notifications were not failed; the quirk did not work:\n%s", strings.Join(seq, "\n"))
 				}
+			}
+			if quirk == "ping-twice" {
+				// The fixture's ping answered twice: multiplexed, the copy
+				// goes to the exchange whose request it names, judged at
+				// the end (RPC1006); in sequence that exchange is judged
+				// and written before the copy comes, and the copy is set
+				// aside. The markers' copies belong to no fixture in both.
+				const fail, pass = "lifecycle/ping RPC1006 fail  [fail reply: 2 responses arrived for one request]", "lifecycle/ping RPC1006 pass "
+				i := slices.Index(mux, fail)
+				if i < 0 || !slices.Contains(seq, pass) {
+					t.Fatalf("multiplexed, the ping's second reply was not failed, or in sequence it was:\n%s", strings.Join(mux, "\n"))
+				}
+				mux[i] = pass
 			}
 			if quirk == "slow-progress" && !slices.Contains(seq, "tools/call-valid/count PRO1003 pass ") {
 				t.Fatalf("in sequence the tool's progress was not judged with its call; the quirk did not work:\n%s", strings.Join(seq, "\n"))
@@ -1154,6 +1183,65 @@ func TestMultiplexedAnswerTwice(t *testing.T) {
 				t.Errorf("no %q among:\n%s", want, strings.Join(rows, "\n"))
 			}
 		})
+	}
+}
+
+// TestMultiplexedSecondReplyOwned: a stdio server that answers each
+// tools/list a second time, with other content, before its answer to
+// a later request, is failed for it on the fixture whose request the
+// second response names (RPC1006), and on no other: the later request
+// keeps its own reply (a second response held while its own may come
+// was taken for its reply, failing a fixture the server had answered
+// rightly). The twin: the same server answering once.
+func TestMultiplexedSecondReplyOwned(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	clean, _ := stdioCorpusRunAt(t, lim, 8, fx, "2025-11-25")
+	t.Setenv(quirkEnv, "again-later:tools/list")
+	twice, _ := stdioCorpusRunAt(t, lim, 8, fx, "2025-11-25")
+	clean, twice = verdictsOnly(clean), verdictsOnly(twice)
+	if len(clean) != len(twice) {
+		t.Fatalf("%d verdicts, %d once the server answers twice", len(clean), len(twice))
+	}
+	listing := map[string]bool{}
+	for _, f := range fx {
+		// (A template's method is plain JSON text in it.)
+		if bytes.Contains(f.Body, []byte(`"method":"tools/list"`)) {
+			listing[f.ID] = true
+		}
+	}
+	failed := 0
+	for i := range clean {
+		if clean[i] == twice[i] {
+			continue
+		}
+		fixture, rest, _ := strings.Cut(twice[i], " ")
+		if rest != "RPC1006 fail" || !listing[fixture] {
+			t.Errorf("%q became %q: only a fixture that sends tools/list may fail, and only RPC1006", clean[i], twice[i])
+		}
+		failed++
+	}
+	if failed == 0 {
+		t.Errorf("no fixture failed for the second responses; the quirk did not work:\n%s", strings.Join(twice, "\n"))
+	}
+	// In sequence the fixture that named the request is judged before
+	// the second response comes: the exchange it comes in knows it for
+	// one (Response.Again) and fails RPC1006 for it, and nothing else
+	// changes.
+	seq, _ := stdioCorpusRunAt(t, lim, 1, fx, "2025-11-25")
+	seq = verdictsOnly(seq)
+	failed = 0
+	for i := range clean {
+		if i < len(seq) && clean[i] != seq[i] {
+			if _, rest, _ := strings.Cut(seq[i], " "); rest != "RPC1006 fail" {
+				t.Errorf("in sequence %q became %q, want only RPC1006 fails", clean[i], seq[i])
+			}
+			failed++
+		}
+	}
+	if len(seq) != len(clean) || failed == 0 {
+		t.Errorf("in sequence %d verdicts (want %d), %d failed for the second responses (want some)", len(seq), len(clean), failed)
 	}
 }
 

@@ -249,7 +249,12 @@ type mux struct {
 	// id was sent once names its request for sure (every request of a
 	// run has an id of its own, but a user's fixtures may write one out).
 	sent map[string]int
-	proc *transport.Stdio
+	// owner is the exchange that took its response, by the id key of
+	// its request (one written once to proc): another response naming
+	// that key, wherever it arrives, is a second response to it, judged
+	// there (RPC1006), and no reply of the exchange open when it came.
+	owner map[string]*envelope.Exchange
+	proc  *transport.Stdio
 	// rtt is how long the last exchange whose marker was answered took
 	// from its send to the marker's reply: a server's pace, which sets
 	// how soon a marker is nudged (see exchange).
@@ -387,8 +392,13 @@ func (r *run) repeated(data []byte) bool {
 // stray handles a response-shaped line or notification that arrived
 // outside any open exchange: it follows the last exchange, and flags the
 // pending requests whose late reply it could be.
-func (m *mux) stray(data []byte) {
+func (m *mux) stray(p *transport.Stdio, data []byte) {
 	m.heard(data)
+	if p == m.proc && m.secondReply(data) {
+		// (A process started since the last request was written knows
+		// none of the owners, which are the process before's.)
+		return
+	}
 	if m.r.repeated(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
@@ -400,7 +410,54 @@ func (m *mux) stray(data []byte) {
 			m.last.Response = &envelope.Response{}
 		}
 		m.last.Response.Messages = append(m.last.Response.Messages, data)
+		if u := unsentID(p, data); u != "" {
+			m.last.Response.Unsent = append(m.last.Response.Unsent, u)
+		}
 	}
+}
+
+// secondReply gives a response that names an answered request (see owner) to
+// that request's exchange, and says whether it did.
+func (m *mux) secondReply(data []byte) bool {
+	k, ok := responseKey(data)
+	if !ok || k == unreadableID {
+		return false
+	}
+	ex := m.owner[k]
+	if ex == nil {
+		return false
+	}
+	if ex.Response == nil {
+		ex.Response = &envelope.Response{}
+	}
+	// (Within the exchange's bound of lines: a server repeating a
+	// response without end must not grow the run.)
+	if m.proc == nil || len(ex.Response.Messages) < m.proc.Limits().MaxEvents {
+		ex.Response.Messages = append(ex.Response.Messages, data)
+	}
+	return true
+}
+
+// own notes ex, buffered, as the owner of the keys of its request that
+// its lines answer (see owner).
+func (m *mux) own(ex *envelope.Exchange, keys []string) {
+	if ex.Response == nil || m.owner == nil {
+		return
+	}
+	for _, d := range ex.Response.Messages {
+		if k, ok := responseKey(d); ok && k != unreadableID && slices.Contains(keys, k) && m.sent[k] == 1 {
+			m.owner[k] = ex
+		}
+	}
+}
+
+// unsentID is the id (compacted) of a response line that names no
+// request written to p; "" when it names one, or that is not known.
+func unsentID(p *transport.Stdio, data []byte) string {
+	if p == nil || !p.Unsent(data) {
+		return ""
+	}
+	return envelope.Compact(gjson.GetBytes(data, "id").Raw)
 }
 
 // late reports whether a line read for a notification is a late reply
@@ -429,7 +486,7 @@ func (m *mux) owesIDless() bool {
 // count notes the id keys of a request written to p.
 func (m *mux) count(p *transport.Stdio, keys []string) int {
 	if p != m.proc {
-		m.sent, m.proc, m.order = map[string]int{}, p, map[string]int{}
+		m.sent, m.proc, m.order, m.owner = map[string]int{}, p, map[string]int{}, map[string]*envelope.Exchange{}
 	}
 	for _, k := range keys {
 		m.sent[k]++
@@ -496,6 +553,9 @@ func (m *mux) answer(data []byte) bool {
 		p.ex.Failure, p.ex.Unanswered = "", false
 		m.pending = slices.Delete(m.pending, i, i+1)
 		m.r.took(k, data)
+		if m.owner != nil {
+			m.owner[k] = p.ex
+		}
 		return true
 	}
 	return false
@@ -579,7 +639,7 @@ func (m *mux) drain(ctx context.Context, p *transport.Stdio) {
 		if what != transport.Line {
 			return
 		}
-		m.stray(data)
+		m.stray(p, data)
 	}
 }
 
@@ -671,9 +731,26 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	var msgs [][]byte
 	var size int64
 	answered, truncated := false, false
+	keys := r.idKeysStdio(req)
+	var unsent []string // the ids of its lines that name no request written
+	// held is a response, with other content, naming a request an
+	// earlier exchange took its response for: a second response to that
+	// one (see owner) if this request's own comes, else this request's
+	// reply with a stale id (RPC1004), as in a run in sequence.
+	var held []byte
+	// takeHeld takes held as this request's reply.
+	takeHeld := func() {
+		msgs = append(msgs, held)
+		size += int64(len(held))
+		held, answered = nil, true
+	}
 	finish := func(failure string) envelope.Exchange {
+		if held != nil {
+			m.secondReply(held) // its request's, as nothing took it here
+			held = nil
+		}
 		if len(msgs) > 0 {
-			ex.Response = &envelope.Response{Messages: msgs, Truncated: truncated}
+			ex.Response = &envelope.Response{Messages: msgs, Truncated: truncated, Unsent: unsent}
 		}
 		ex.Failure = failure
 		// As a run in sequence notes it: a server found dead when the
@@ -694,13 +771,16 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		msgs = append(msgs, data)
 		size += int64(len(data))
+		if u := unsentID(p, data); u != "" {
+			unsent = append(unsent, u)
+		}
 	}
 	var grace time.Time // set once a marker's reply came first
 	heard := 0          // the responses that pushed deadline back
 	pending := func() (envelope.Exchange, *pend, error) {
 		ex = finish(noResponse(lim.Timeout, len(msgs)))
 		ex.Unanswered = true
-		return ex, &pend{name: name, req: req, keys: r.idKeysStdio(req), deadline: deadline, seq: seq}, nil
+		return ex, &pend{name: name, req: req, keys: keys, deadline: deadline, seq: seq}, nil
 	}
 	for {
 		until := deadline
@@ -740,6 +820,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		case transport.Canceled:
 			return finish(why), nil, nil
 		case transport.Quiet:
+			if held != nil {
+				takeHeld() // nothing else came: this request's, stale id and all
+			}
 			if answered {
 				// The response came; the marker's reply did not: the
 				// stream may be out of step, so the next fixture meets a
@@ -754,8 +837,20 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			p.Owe(req.Body)
 			return ex, nil, nil
 		}
+		if k, ok := responseKey(data); ok && k != unreadableID && !slices.Contains(keys, k) && m.owner[k] != nil {
+			// A response naming a request an earlier exchange took its
+			// response for: past this request's own, or the same again,
+			// it is a second response to that one; before it, it waits
+			// to see whether this request's own comes (see held).
+			if answered || held != nil || m.r.repeated(data) {
+				m.secondReply(data)
+			} else {
+				held = data
+			}
+			continue
+		}
 		if m.r.repeated(data) {
-			if k, _ := responseKey(data); answered && slices.Contains(r.idKeysStdio(req), k) {
+			if k, _ := responseKey(data); answered && slices.Contains(keys, k) {
 				// This request's own response again, before the marker's
 				// reply: the server answered it twice (RPC1006).
 				keep(data)
@@ -765,6 +860,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		if k, ok := responseKey(data); ok && mine[k] {
 			m.markerAnswered(k, data)
 			m.rtt = time.Since(start)
+			if held != nil && !answered {
+				takeHeld() // nothing else came before the marker's reply
+			}
 			switch {
 			case answered:
 				return finish(""), nil, nil
@@ -810,9 +908,16 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		msgs = append(msgs, data)
 		size += int64(len(data))
+		if u := unsentID(p, data); u != "" {
+			unsent = append(unsent, u)
+		}
 		if envelope.IsResponse(data) {
 			answered = true
-			if k, _ := responseKey(data); slices.Contains(r.idKeysStdio(req), k) {
+			if held != nil {
+				m.secondReply(held) // this request had a response of its own
+				held = nil
+			}
+			if k, _ := responseKey(data); slices.Contains(keys, k) {
 				r.took(k, data)
 			}
 			if !marked || !grace.IsZero() {
@@ -905,7 +1010,7 @@ func (m *mux) settle(ctx context.Context) error {
 				}
 				break
 			}
-			m.stray(data)
+			m.stray(proc, data)
 		}
 	}
 	if ctx.Err() != nil {

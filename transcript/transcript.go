@@ -27,7 +27,11 @@
 //	             "ended":true (optional: the server closed the event
 //	             stream, which was read to its end),
 //	             "heldOpen":true (optional: the stream carried its response
-//	             and was still open when the checker stopped reading)} | null}
+//	             and was still open when the checker stopped reading),
+//	             "unsent":["x-9"], "again":[7] (optional, stdio: the ids
+//	             of lines that named no request the run had written to
+//	             the process, and that named one an earlier exchange had
+//	             taken another response for; see envelope.Response)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
@@ -531,7 +535,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	}
 	var root [16]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens
 	var req [4]string   // method, headers, body, bodyBase64
-	var resp [8]string  // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen
+	var resp [10]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	scanMembers(s[at:], func(key, rest string) int {
@@ -697,6 +701,25 @@ func parse(line []byte, seen *interner) (Record, error) {
 	} else if ex.Transport == envelope.HTTP {
 		return rec, errors.New(`"response.status" is required for http`)
 	}
+	for i, f := range []*[]string{&rs.Unsent, &rs.Again} {
+		v := value(resp[8+i])
+		if !v.Exists() {
+			continue
+		}
+		name := "response." + responseKeys[8+i]
+		switch {
+		case ex.Transport != envelope.Stdio:
+			return rec, fmt.Errorf("%q belongs to stdio exchanges only", name)
+		case !v.IsArray():
+			return rec, fmt.Errorf("%q is %s, want an array of response ids", name, envelope.Kind(v))
+		}
+		for _, id := range v.Array() {
+			if id.Type == gjson.Null {
+				return rec, fmt.Errorf("%q holds null, want response ids", name)
+			}
+			*f = append(*f, strings.Clone(envelope.Compact(id.Raw)))
+		}
+	}
 	if rs.Header, err = headers(resp[1], "response", seen); err != nil {
 		return rec, err
 	}
@@ -725,7 +748,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 var (
 	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
-	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again"}
 	// versions are the known protocol versions, so that a record holds
 	// the constant rather than a copy of the line's text.
 	versions = envelope.Versions()
@@ -959,6 +982,8 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Resumed    int                 `json:"resumed,omitempty"`
 		Ended      bool                `json:"ended,omitempty"`
 		HeldOpen   bool                `json:"heldOpen,omitempty"`
+		Unsent     []json.RawMessage   `json:"unsent,omitempty"`
+		Again      []json.RawMessage   `json:"again,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -1010,6 +1035,12 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {
 		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended, HeldOpen: r.HeldOpen}
+		for _, id := range r.Unsent {
+			m.Unsent = append(m.Unsent, json.RawMessage(id))
+		}
+		for _, id := range r.Again {
+			m.Again = append(m.Again, json.RawMessage(id))
+		}
 		b := r.Body
 		if ex.Transport == envelope.Stdio && r.Messages != nil {
 			// Each message ends its line, so an empty last one survives.

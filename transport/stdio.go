@@ -93,6 +93,8 @@ type Stdio struct {
 	// line waiting before the next request is written is a second
 	// response to the same request, whatever its id (null too).
 	lastTaken string
+	// ids are the ids of every request written (see Unsent).
+	ids written
 
 	closeOnce sync.Once
 	closeErr  error

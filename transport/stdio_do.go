@@ -1,9 +1,7 @@
 package transport
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -70,6 +68,9 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	default:
 		id := idKey(gjson.GetBytes(req.Body, "id"))
 		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id, pre)
+		if ex.Response != nil {
+			ex.Response.Unsent, ex.Response.Again = s.strays(ex.Response, id)
+		}
 		if ex.Failure == "" && wantReply && ex.Response != nil {
 			last := ex.Response.Messages[len(ex.Response.Messages)-1]
 			s.lastTaken = string(last)
@@ -88,6 +89,33 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		}
 	}
 	return ex
+}
+
+// strays are the ids of the responses among an exchange's lines that
+// name another request than its own (id, its key): those no request
+// written to the process carried (unsent), and those naming a request,
+// written once, that an earlier exchange took another response for
+// (again). The same response again is not among them: it was set aside
+// (see collect).
+func (s *Stdio) strays(resp *envelope.Response, id string) (unsent, again []string) {
+	if resp == nil {
+		return nil, nil
+	}
+	for _, m := range resp.Messages {
+		if !envelope.IsResponse(m) {
+			continue
+		}
+		rid := gjson.GetBytes(m, "id")
+		k := idKey(rid)
+		switch prev, ok := s.answered[k]; {
+		case k == "" || k == id:
+		case s.ids.unsent(rid):
+			unsent = append(unsent, envelope.Compact(rid.Raw))
+		case ok && prev != string(m) && s.ids.once(rid):
+			again = append(again, envelope.Compact(rid.Raw))
+		}
+	}
+	return unsent, again
 }
 
 // ended: the last line is a response.
@@ -121,11 +149,7 @@ func idKey(id gjson.Result) string {
 	if k := envelope.IDKey(id); k != "" || !id.Exists() || id.Type == gjson.Null {
 		return k
 	}
-	var b bytes.Buffer
-	if json.Compact(&b, []byte(id.Raw)) != nil {
-		return "j" + id.Raw
-	}
-	return "j" + b.String()
+	return "j" + envelope.Compact(id.Raw)
 }
 
 // maxLate bounds the ids remembered as owed a late reply, and the
@@ -176,6 +200,9 @@ func (s *Stdio) writeFirst(ctx context.Context, body []byte) (failure string, er
 		deadline = s.started.Add(s.lim.Start + s.lim.Timeout)
 		bound = fmt.Sprintf("within %v of its start", s.lim.Start+s.lim.Timeout)
 	}
+	// Noted before the write: a server may read a request written in
+	// part, or answer one as it comes.
+	s.ids.add(body)
 	failure, err = s.write(ctx, body, deadline, bound)
 	if failure != "" || err != nil {
 		s.fresh = false
@@ -336,12 +363,13 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				}
 				return false, ""
 			}
-			if k != "" && id != "" && k != id {
+			if k != "" && k != id && (id != "" || s.ids.unsent(gjson.GetBytes(ln.data, "id"))) {
 				// A response naming another id, which no earlier request
 				// of the pipe had answered: a stray before this request's
 				// own reply, or that reply with a wrong id. It ends the
 				// exchange only after a quiet moment (again), so a stray
-				// takes no later exchange's reply.
+				// takes no later exchange's reply. (To a request whose id
+				// cannot be read, an id never written is such a stray too.)
 				if again == nil {
 					again = time.After(min(s.lim.Quiet, time.Until(deadline)))
 				}

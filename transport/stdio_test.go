@@ -93,9 +93,10 @@ func TestStdioExchanges(t *testing.T) {
 		fake: "echo",
 		steps: []step{
 			{body: `{"jsonrpc":"2.0","id":1,"method":"stray-first"}`, wantReply: true,
-				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`, `{"jsonrpc":"2.0","id":1,"result":{"method":"stray-first"}}`)}},
+				// (No request carried the stray's id, nor the wrong one.)
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`, `{"jsonrpc":"2.0","id":1,"result":{"method":"stray-first"}}`), Unsent: []string{`"never-sent"`}}},
 			{body: `{"jsonrpc":"2.0","id":2,"method":"wrong-id"}`, wantReply: true,
-				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":1002,"result":{"method":"wrong-id"}}`)}},
+				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":1002,"result":{"method":"wrong-id"}}`), Unsent: []string{"1002"}}},
 			{body: `{"jsonrpc":"2.0","id":3,"method":"ping"}`, wantReply: true,
 				want: &envelope.Response{Messages: lines(`{"jsonrpc":"2.0","id":3,"result":{"method":"ping"}}`)}},
 		},
@@ -554,9 +555,14 @@ func TestStdioLateReply(t *testing.T) {
 // exchange took.
 func pingIDs(t *testing.T, s *Stdio) []string {
 	t.Helper()
-	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+	return responseIDs(t, s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true))
+}
+
+// responseIDs gives the ids of the lines an exchange took.
+func responseIDs(t *testing.T, ex envelope.Exchange) []string {
+	t.Helper()
 	if ex.Failure != "" || ex.Response == nil {
-		t.Fatalf("the ping's exchange: failure %q, response %v", ex.Failure, ex.Response)
+		t.Fatalf("the exchange: failure %q, response %v", ex.Failure, ex.Response)
 	}
 	var ids []string
 	for _, m := range ex.Response.Messages {
@@ -575,7 +581,8 @@ func TestStdioSecondReplyNotTaken(t *testing.T) {
 	for _, tc := range []struct {
 		method string
 		want   []string // the ids of the second exchange's lines
-	}{{"twice", []string{"2"}}, {"twice-differs", []string{"1", "2"}}} {
+		again  []string // what the second exchange knew of them
+	}{{"twice", []string{"2"}, nil}, {"twice-differs", []string{"1", "2"}, []string{"1"}}} {
 		t.Run(tc.method, func(t *testing.T) {
 			s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
 			first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + tc.method + `"}`)}, true)
@@ -583,8 +590,14 @@ func TestStdioSecondReplyNotTaken(t *testing.T) {
 				t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
 			}
 			time.Sleep(200 * time.Millisecond) // the second reply is in the pipe now
-			if ids := pingIDs(t, s); !slices.Equal(ids, tc.want) {
+			ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+			if ids := responseIDs(t, ex); !slices.Equal(ids, tc.want) {
 				t.Errorf("second exchange's lines have ids %v, want %v", ids, tc.want)
+			}
+			// A second response with other content is known as one: the
+			// request it names went out once and had its response.
+			if !slices.Equal(ex.Response.Again, tc.again) || ex.Response.Unsent != nil {
+				t.Errorf("second exchange knew again %q, unsent %q; want again %q, unsent none", ex.Response.Again, ex.Response.Unsent, tc.again)
 			}
 		})
 	}
@@ -653,6 +666,9 @@ func testOwed(t *testing.T, owe bool) {
 	}
 	if !slices.Equal(ids, want) {
 		t.Errorf("owe %v: the exchange's responses have ids %v, want %v", owe, ids, want)
+	}
+	if ex.Response.Unsent != nil || ex.Response.Again != nil {
+		t.Errorf("owe %v: the exchange knew unsent %q, again %q; want neither: id 1 went out and was not answered before", owe, ex.Response.Unsent, ex.Response.Again)
 	}
 }
 
@@ -743,5 +759,62 @@ func TestStdioNotificationBatchIsNoAnswer(t *testing.T) {
 	ex = s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)}, true)
 	if ex.Response == nil || len(ex.Response.Messages) != 1 || gjson.GetBytes(ex.Response.Messages[0], "id").Int() != 8 {
 		t.Errorf("the next exchange: %v; want its own response alone", ex.Response)
+	}
+}
+
+// TestStdioUnsentKnown: a response naming an id no request written to
+// the process carried is known as such by the exchange it arrives in,
+// beside the exchange's own reply; the twin: one naming a request the
+// checker wrote, and a null id (the answer to an unreadable message),
+// are not.
+func TestStdioUnsentKnown(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"stray-first"}`)}, true)
+	if ids := responseIDs(t, ex); !slices.Equal(ids, []string{`"never-sent"`, "1"}) {
+		t.Fatalf("lines have ids %v", ids)
+	}
+	if !slices.Equal(ex.Response.Unsent, []string{`"never-sent"`}) || ex.Response.Again != nil {
+		t.Errorf("unsent %q, again %q; want unsent [\"never-sent\"]", ex.Response.Unsent, ex.Response.Again)
+	}
+	// To a request whose id cannot be read, such a line does not end the
+	// exchange either: its reply, id-less, comes after it.
+	ex = s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":null,"method":"stray-first"}`)}, true)
+	if ids := responseIDs(t, ex); !slices.Equal(ids, []string{`"never-sent"`, "null"}) {
+		t.Errorf("to a null id: lines have ids %v, want the stray and the reply", ids)
+	}
+	// The same id, once the checker has written a request with it, is
+	// known as no stray of that kind (7 and "7" alike: a wrong type
+	// still names the request).
+	for _, id := range []string{`"never-sent"`, `null`} {
+		ex = s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)}, true)
+		if ex.Response.Unsent != nil {
+			t.Errorf("id %s: unsent %q, want none", id, ex.Response.Unsent)
+		}
+	}
+}
+
+// TestWrittenReadings: the readings under which an id written is known
+// again in a response.
+func TestWrittenReadings(t *testing.T) {
+	var w written
+	w.add([]byte(`{"jsonrpc":"2.0","id":100,"method":"a"}`))
+	w.add([]byte(`[{"jsonrpc":"2.0","id":"7","method":"b"},{"jsonrpc":"2.0","id":{"k": 1},"method":"c"}]`))
+	w.add([]byte("{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":"))
+	w.add([]byte(`{"jsonrpc":"2.0","id":0,"method":"d"}`))
+	for raw, want := range map[string]bool{
+		`100`: false, `1e2`: false, `"100"`: false, `7`: false, `"7"`: false, `{"k":1}`: false,
+		`"a\ufffdb"`: false, `-0`: false, `null`: false,
+		`101`: true, `"8"`: true, `{"k":2}`: true, `"ab"`: true, `true`: true,
+	} {
+		if got := w.unsent(gjson.Parse(raw)); got != want {
+			t.Errorf("unsent(%s) = %v, want %v", raw, got, want)
+		}
+	}
+	if !w.once(gjson.Parse(`100`)) || w.once(gjson.Parse(`999`)) {
+		t.Errorf("once: 100 went out once, 999 never")
+	}
+	w.add([]byte(`{"jsonrpc":"2.0","id":"100","method":"e"}`))
+	if w.once(gjson.Parse(`100`)) {
+		t.Errorf("once(100) after \"100\" went out too, want false")
 	}
 }

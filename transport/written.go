@@ -1,0 +1,148 @@
+package transport
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// maxWritten bounds the id readings a process's written set holds; past
+// it, whether an id was written is no longer known.
+const maxWritten = 1 << 14
+
+// A written set holds every reading of the ids of the requests written
+// to one process (its own exchanges', the runner's markers and probes,
+// batches' elements): a response naming none of them answers no request
+// the checker sent (T-RPC-5). The readings are loose on purpose, so that
+// only an id no reading of any written one gives is called unsent: 7 and
+// "7", 100 and 1e2, a string read with its invalid UTF-8 replaced.
+type written struct {
+	mu   sync.Mutex
+	seen map[string]int
+	full bool
+}
+
+// add notes the ids of the request body (a message or a batch of them),
+// however lenient a reader of it (a body that is not quite JSON keeps a
+// readable id).
+func (w *written) add(body []byte) {
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	var ids []gjson.Result
+	if v := gjson.ParseBytes(body); v.IsArray() {
+		v.ForEach(func(_, e gjson.Result) bool {
+			ids = append(ids, e.Get("id"))
+			return true
+		})
+	} else {
+		ids = append(ids, gjson.GetBytes(body, "id"))
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, id := range ids {
+		for _, k := range readings(id) {
+			if w.full {
+				return
+			}
+			if len(w.seen) >= maxWritten {
+				w.full = true
+				return
+			}
+			if w.seen == nil {
+				w.seen = map[string]int{}
+			}
+			w.seen[k]++
+		}
+	}
+}
+
+// unsent reports whether id, read from a response, names no request
+// written: false for a null or absent id (the answer to a message whose
+// id could not be read), and when that is not known.
+func (w *written) unsent(id gjson.Result) bool {
+	if !id.Exists() || id.Type == gjson.Null {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.full {
+		return false
+	}
+	for _, k := range readings(id) {
+		if w.seen[k] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// once reports whether every reading of id was written exactly once:
+// a response naming it names one request for sure.
+func (w *written) once(id gjson.Result) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.full {
+		return false
+	}
+	rs := readings(id)
+	for _, k := range rs {
+		if w.seen[k] != 1 {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// readings are the keys an id may be known by: its text, whatever its
+// JSON type (a server that answers "7" with 7 answers it, wrongly); a
+// number's value as a float64 as well (1e2 is 100; a large integer a
+// double-based reader rounds); a string's with invalid UTF-8 replaced;
+// any other value compacted.
+func readings(id gjson.Result) []string {
+	switch id.Type {
+	case gjson.String:
+		rs := []string{"v" + id.Str}
+		if fixed := strings.ToValidUTF8(id.Str, "\uFFFD"); fixed != id.Str {
+			rs = append(rs, "v"+fixed)
+		}
+		if f, err := strconv.ParseFloat(id.Str, 64); err == nil {
+			if f == 0 {
+				f = 0
+			}
+			rs = append(rs, "f"+strconv.FormatFloat(f, 'g', -1, 64))
+		}
+		return rs
+	case gjson.Number:
+		rs := []string{"v" + id.Raw}
+		if f, err := strconv.ParseFloat(id.Raw, 64); err == nil {
+			if f == 0 {
+				f = 0 // -0 is 0
+			}
+			rs = append(rs, "f"+strconv.FormatFloat(f, 'g', -1, 64))
+		}
+		return rs
+	case gjson.Null:
+		return nil
+	}
+	return []string{"j" + envelope.Compact(id.Raw)}
+}
+
+// Unsent reports whether data is a response (or a batch holding one)
+// whose id names no request written to the process in any reading of
+// it; false when that is not known (more ids written than the set
+// holds).
+func (s *Stdio) Unsent(data []byte) bool {
+	if !envelope.IsResponse(data) {
+		return false
+	}
+	return s.ids.unsent(gjson.GetBytes(data, "id"))
+}
+
+// WrittenOnce reports whether the response's id names exactly one
+// request written to the process, in every reading of it.
+func (s *Stdio) WrittenOnce(data []byte) bool {
+	return envelope.IsResponse(data) && s.ids.once(gjson.GetBytes(data, "id"))
+}
