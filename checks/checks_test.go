@@ -36,6 +36,7 @@ import (
 //	                secret: Name: value (a --header value of a live run)
 //	                status: 400 (HTTP status of the reply; default 200)
 //	                no-reply: true (nothing came back)
+//	                malformed: cause (the reply was no HTTP/1.1 message)
 //	                request-header: Name: value (repeatable)
 //	                reply-header: Name: value (repeatable; default Content-Type: application/json on HTTP)
 //	                no-content-type: true (no default Content-Type)
@@ -204,6 +205,9 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.ex.Failure = v
 				case "died":
 					tc.ex.Died = v
+				case "malformed":
+					// The reply was no HTTP message: none came to judge.
+					tc.ex.Malformed, resp = v, nil
 				case "request-header", "reply-header":
 					hk, hv, _ := strings.Cut(v, ":")
 					h := tc.ex.Request.Header

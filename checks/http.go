@@ -561,6 +561,38 @@ GET answered with a 2xx other than 200 and an event stream warns
 	},
 }
 
+var WellFormedHTTP = &Check{
+	ID:             "HTTP1006",
+	Title:          "A reply is a well-formed HTTP/1.1 message",
+	SpecRef:        "RFC 9112 §4, §5, §6.3; RFC 9110 §2.2, §5.5, §8.6",
+	Severity:       MUST,
+	Area:           AreaHTTP,
+	JudgesFailures: true,
+	Doc: `The reply's start line and header section keep HTTP/1.1's syntax, which
+a sender MUST generate (RFC 9110 §2.2): a three-digit status, each header
+line a name, a colon and a value without control characters (RFC 9110
+§5.5), at most one Content-Length, and that a number (RFC 9110 §8.6; two
+that differ make the framing invalid, RFC 9112 §6.3). A reply that breaks
+them is no message any client can read, so nothing else of it is judged,
+and the server is failed here, not the checker's run called unable to
+judge. What RFC 9112 leaves to a recipient's reading (a bare LF as line
+end, a repeated Content-Length with the same value) and the checker's own
+limits (a header section past its bound: "could not judge") are not
+findings here.`,
+	Run: func(p *Pass) error {
+		ex := p.Exchange
+		switch {
+		case ex.Transport != envelope.HTTP:
+			return Skip("not HTTP")
+		case ex.Malformed != "":
+			p.Failf("http", "the reply is no HTTP/1.1 message a client can read: %s", ex.Malformed)
+		case ex.Response == nil || ex.Failure != "" || ex.Died != "" || ex.NotSent:
+			return Skip("no reply was read")
+		}
+		return nil
+	},
+}
+
 var ReplyContentType = &Check{
 	ID:       "HTTP1003",
 	Title:    "A reply is application/json or text/event-stream",

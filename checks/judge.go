@@ -518,6 +518,8 @@ func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (strin
 	switch {
 	case ex.Died != "":
 		return "the server died handling this message (see PRO1005)", nil
+	case ex.Malformed != "":
+		return "the reply is no HTTP/1.1 message a client can read (see " + WellFormedHTTP.ID + ")", nil
 	case ex.Failure != "":
 		return ex.Failure, owner(OneReply.ID)
 	case r.SplitErr != nil:

@@ -42,6 +42,7 @@ func All() []*Check {
 		ReplyContentType,    // HTTP1003
 		SessionAndAuth,      // HTTP1004
 		SSEStream,           // HTTP1005
+		WellFormedHTTP,      // HTTP1006
 		Refused,             // PRO1001
 		ResultType,          // PRO1002
 		ServerMessages,      // PRO1003

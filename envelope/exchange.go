@@ -48,6 +48,12 @@ type Exchange struct {
 	// exited: its status and stderr tail). It is a finding against the
 	// message that killed it, not a failure of the checker.
 	Died string
+	// Malformed says the server's HTTP reply broke HTTP/1.1's message
+	// syntax in its start line or header section, so no client can read
+	// it (net/http's cause, with the server's bytes quoted). It is a
+	// finding against the server (HTTP1006), not a failure of the
+	// checker; Response is then nil.
+	Malformed string
 	// Unanswered: the request went out and the exchange ended without a
 	// response: its time bound ran out, or the server closed the
 	// connection. Whether that is the server's silence (a finding) or the

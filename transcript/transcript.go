@@ -8,6 +8,8 @@
 //	 "expect":{"expect-code":"-32602", …} (optional: the fixture's override),
 //	 "failure":"…" (optional: what the checker could not do), "died":"…",
 //	 "notSent":true (optional: the run could not send it; failure says why),
+//	 "malformed":"…" (optional, http, with "response": null: the reply
+//	  was no HTTP/1.1 message a client can read, and why),
 //	 "note":"…" (optional),
 //	 "offered":["wymcp-3",7] (optional, stdio: the progress tokens the
 //	  run's requests had offered on the pipe; see envelope.Exchange),
@@ -533,7 +535,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [16]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens
+	var root [17]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [10]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again
 	// The request's and the response's members are read on the way
@@ -598,6 +600,15 @@ func parse(line []byte, seen *interner) (Record, error) {
 	ex.NotSent = notSent
 	if notSent && (ex.Failure == "" || value(root[4]).Type != gjson.Null) {
 		return rec, errors.New(`"notSent" goes with a "failure" saying why and "response": null`)
+	}
+	switch m := value(root[16]); {
+	case !m.Exists():
+	case m.Type != gjson.String || m.Str == "":
+		return rec, fmt.Errorf(`"malformed" is %s, want what made the reply no HTTP message`, envelope.Kind(m))
+	case ex.Transport != envelope.HTTP || value(root[4]).Type != gjson.Null:
+		return rec, errors.New(`"malformed" belongs to http exchanges with "response": null`)
+	default:
+		ex.Malformed = strings.Clone(m.Str)
 	}
 	if red := value(root[9]); red.Exists() {
 		if !red.IsArray() {
@@ -746,7 +757,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again"}
 	// versions are the known protocol versions, so that a record holds
@@ -1002,6 +1013,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Failure    string             `json:"failure,omitempty"`
 		Died       string             `json:"died,omitempty"`
 		NotSent    bool               `json:"notSent,omitempty"`
+		Malformed  string             `json:"malformed,omitempty"`
 		Note       string             `json:"note,omitempty"`
 		Redacted   []string           `json:"redacted,omitempty"`
 		Unreported bool               `json:"unreported,omitempty"`
@@ -1011,7 +1023,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Unjudged   string             `json:"unjudged,omitempty"`
 		Request    msg                `json:"request"`
 		Response   *msg               `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, NotSent: ex.NotSent, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged}
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, NotSent: ex.NotSent, Malformed: ex.Malformed, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged}
 	if !o.Empty() {
 		rec.Expect = o
 	}

@@ -528,3 +528,31 @@ func TestStraysRoundTrip(t *testing.T) {
 		t.Errorf("a spaced id read back as %+v", recs)
 	}
 }
+
+// TestMalformedRoundTrip: an HTTP reply that was no HTTP message is
+// recorded as such and read back; "malformed" elsewhere, empty, or beside
+// a response is refused with the line.
+func TestMalformedRoundTrip(t *testing.T) {
+	ex := envelope.Exchange{Transport: envelope.HTTP, Malformed: `bad Content-Length "-5"`,
+		Request: envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}}
+	var buf bytes.Buffer
+	if err := transcript.Write(&buf, "ping", &ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	recs, errs := readAll(t, "rt", &buf)
+	if len(errs) != 0 || len(recs) != 1 || recs[0].Exchange.Malformed != ex.Malformed || recs[0].Exchange.Response != nil {
+		t.Fatalf("read back as %+v, %v", recs, errs)
+	}
+	in := `{"transport":"stdio","malformed":"x","request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"http","malformed":"x","request":{"body":""},"response":{"status":200,"body":""}}` + "\n" +
+		`{"transport":"http","malformed":"","request":{"body":""},"response":null}` + "\n"
+	_, errs = readAll(t, "mf", strings.NewReader(in))
+	want := []string{
+		`mf:1: "malformed" belongs to http exchanges with "response": null`,
+		`mf:2: "malformed" belongs to http exchanges with "response": null`,
+		`mf:3: "malformed" is string, want what made the reply no HTTP message`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

@@ -94,6 +94,12 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		}()
 	}
 	resp, err := client.Do(hreq)
+	if cause := malformedHTTP(err); cause != "" {
+		// The server answered with bytes no client can read as an HTTP
+		// message: its finding, not the checker's failure.
+		ex.Malformed = cause
+		return ex
+	}
 	if err != nil {
 		ex.Failure = b.describe(fmt.Sprintf("no reply within %s", lim.Timeout), fmt.Sprintf("request failed: %v", err))
 		// A connection the server closed or reset after the request went

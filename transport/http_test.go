@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -437,8 +438,9 @@ func TestHTTPTerminalEscapesKeptRaw(t *testing.T) {
 // TestHTTPBrokenServers covers servers that never answer, answer in
 // part, or hang up: each ends with an honest Failure within the bound.
 // TestHTTPEscapesInHeader pins what net/http does with a control byte in
-// a reply header: the reply is not HTTP, the exchange fails, and the
-// cause names the header (quoted by Go, so the bytes arrive escaped).
+// a reply header: the reply is not HTTP (the server's finding,
+// Malformed), and the cause names the header (quoted by Go, so the bytes
+// arrive escaped).
 func TestHTTPEscapesInHeader(t *testing.T) {
 	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Title", "\x1b]0;owned\x07")
@@ -446,8 +448,8 @@ func TestHTTPEscapesInHeader(t *testing.T) {
 	})
 	h := &HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}
 	ex := h.Do(context.Background(), post(ping))
-	if ex.Response != nil || !strings.Contains(ex.Failure, `malformed MIME header line: "X-Title: \x1b]0;owned\a"`) {
-		t.Errorf("failure %q, response %v; want a malformed-header failure", ex.Failure, ex.Response)
+	if ex.Response != nil || ex.Failure != "" || !strings.Contains(ex.Malformed, `malformed MIME header line: "X-Title: \x1b]0;owned\a"`) {
+		t.Errorf("malformed %q, failure %q, response %v; want a malformed header", ex.Malformed, ex.Failure, ex.Response)
 	}
 }
 
@@ -872,5 +874,61 @@ func TestHTTPAnswersInTheSessionInitializeOpens(t *testing.T) {
 	ex := h.Do(context.Background(), post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
 	if ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 2 {
 		t.Errorf("failure %q, response %+v", ex.Failure, ex.Response)
+	}
+}
+
+// TestMalformedHTTP: a reply whose start line or header section breaks
+// HTTP/1.1's syntax is the server's finding (Malformed, net/http's cause
+// with the server's bytes), not the checker's failure; the twins are
+// readings RFC 9112 leaves to a recipient, read as replies.
+func TestMalformedHTTP(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, tc := range []struct {
+		name, head, want string // want: the cause's start, "" for a reply
+	}{
+		{"two Content-Lengths that differ", "HTTP/1.1 200 OK\r\nContent-Length: 36\r\nContent-Length: 37\r\n", "message cannot contain multiple Content-Length headers"},
+		{"a negative Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: -36\r\n", `bad Content-Length "-36"`},
+		{"a control character in a value", "HTTP/1.1 200 OK\r\nX-A: a\x01b\r\nContent-Length: 36\r\n", "malformed MIME header line"},
+		{"a header line without a colon", "HTTP/1.1 200 OK\r\nXA\r\nContent-Length: 36\r\n", "malformed MIME header: missing colon"},
+		{"a status that is no number", "HTTP/1.1 2x0 OK\r\nContent-Length: 36\r\n", `malformed HTTP status code "2x0"`},
+		{"no status line", "hello world\r\n", "malformed HTTP"},
+		{"the same Content-Length twice", "HTTP/1.1 200 OK\r\nContent-Length: 36\r\nContent-Length: 36\r\n", ""},
+		{"bare LF line ends", "HTTP/1.1 200 OK\nContent-Length: 36\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				c, _, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					panic(err)
+				}
+				end := "\r\n"
+				if strings.Contains(tc.head, "OK\n") {
+					end = "\n"
+				}
+				io.WriteString(c, tc.head+"Content-Type: application/json"+end+end+body)
+				c.Close()
+			})
+			h := &HTTP{URL: url, Limits: Limits{Timeout: 2 * time.Second}}
+			ex := h.Do(context.Background(), post(ping))
+			switch {
+			case tc.want == "" && (ex.Malformed != "" || ex.Failure != "" || ex.Response == nil || string(ex.Response.Body) != body):
+				t.Errorf("malformed %q, failure %q, response %+v; want the reply read", ex.Malformed, ex.Failure, ex.Response)
+			case tc.want != "" && (!strings.HasPrefix(ex.Malformed, tc.want) || ex.Failure != "" || ex.Response != nil || ex.Unanswered):
+				t.Errorf("malformed %q, failure %q, response %+v, unanswered %v; want malformed %q… alone", ex.Malformed, ex.Failure, ex.Response, ex.Unanswered, tc.want)
+			}
+		})
+	}
+	// The checker's own bound on the header section is no finding.
+	long := strings.Repeat("x", 2<<20)
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Long", long)
+		io.WriteString(w, body)
+	})
+	ex := (&HTTP{URL: url, Limits: Limits{Timeout: 2 * time.Second, MaxBytes: 1 << 20}}).Do(context.Background(), post(ping))
+	if ex.Malformed != "" || ex.Failure == "" {
+		t.Errorf("a header past the bound: malformed %q, failure %q; want a failure of the checker's", ex.Malformed, ex.Failure)
+	}
+	if got := malformedHTTP(errors.New("Post \"http://x\": net/http: HTTP/1.x transport connection broken: malformed MIME header line: \"" + strings.Repeat("é", 300) + "\"")); len(got) > maxCause+len("…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("a long cause kept as %d bytes, want at most %d and cut", len(got), maxCause)
 	}
 }
