@@ -795,7 +795,7 @@ func pipeStrays(p *Pass) {
 		return
 	}
 	named := func(ids []string, id gjson.Result) bool {
-		return slices.ContainsFunc(ids, func(s string) bool { return envelope.SameText([]byte(s), []byte(id.Raw)) })
+		return slices.ContainsFunc(ids, func(s string) bool { return envelope.SameValue(gjson.Parse(s), id) })
 	}
 	for i := range p.Reply.Messages {
 		m := &p.Reply.Messages[i]

@@ -490,6 +490,11 @@ func (m *mux) count(p *transport.Stdio, keys []string) int {
 	}
 	for _, k := range keys {
 		m.sent[k]++
+		if m.sent[k] > 1 {
+			// Written again (a user's fixtures may reuse an id): a
+			// response naming it no longer names one request for sure.
+			delete(m.owner, k)
+		}
 	}
 	return m.queued(keys...)
 }
