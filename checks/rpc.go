@@ -794,19 +794,16 @@ func pipeStrays(p *Pass) {
 	if resp == nil || len(resp.Unsent) == 0 && len(resp.Again) == 0 {
 		return
 	}
-	named := func(ids []string, id gjson.Result) bool {
-		return slices.ContainsFunc(ids, func(s string) bool { return envelope.SameValue(gjson.Parse(s), id) })
-	}
 	for i := range p.Reply.Messages {
 		m := &p.Reply.Messages[i]
 		if m == p.Reply.Response || !m.IsObject() || m.Get("method").Exists() {
 			continue
 		}
-		switch id := m.Get("id"); {
-		case !id.Exists() || id.Type == gjson.Null:
-		case named(resp.Unsent, id):
+		id := m.Get("id")
+		switch unsent, again := resp.StrayKind(id); {
+		case unsent:
 			p.Failf(msgPath(p, i), "a response with id %s came, and no request the checker wrote to the server carried that id: a response answers a request", clip(id.Raw))
-		case named(resp.Again, id):
+		case again:
 			p.Failf(msgPath(p, i), "a second response to the request with id %s came, after an earlier exchange had taken its response: a request gets one response", clip(id.Raw))
 		}
 	}

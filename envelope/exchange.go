@@ -157,12 +157,19 @@ type Response struct {
 // Stray reports whether the run knew a response with the id to be
 // another request's or none's (see Unsent and Again).
 func (r *Response) Stray(id gjson.Result) bool {
-	if r == nil || len(r.Unsent) == 0 && len(r.Again) == 0 || !id.Exists() {
-		return false
+	unsent, again := r.StrayKind(id)
+	return unsent || again
+}
+
+// StrayKind says which of Unsent and Again names id; neither for a null
+// or absent id.
+func (r *Response) StrayKind(id gjson.Result) (unsent, again bool) {
+	if r == nil || len(r.Unsent) == 0 && len(r.Again) == 0 || !id.Exists() || id.Type == gjson.Null {
+		return false, false
 	}
 	// By value: a recording may spell an id otherwise ("x\u003cy").
 	named := func(s string) bool { return SameValue(gjson.Parse(s), id) }
-	return slices.ContainsFunc(r.Unsent, named) || slices.ContainsFunc(r.Again, named)
+	return slices.ContainsFunc(r.Unsent, named), slices.ContainsFunc(r.Again, named)
 }
 
 // MaxResumes is how many times the checker resumes one POST's stream, as

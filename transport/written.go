@@ -140,9 +140,3 @@ func (s *Stdio) Unsent(data []byte) bool {
 	}
 	return s.ids.unsent(gjson.GetBytes(data, "id"))
 }
-
-// WrittenOnce reports whether the response's id names exactly one
-// request written to the process, in every reading of it.
-func (s *Stdio) WrittenOnce(data []byte) bool {
-	return envelope.IsResponse(data) && s.ids.once(gjson.GetBytes(data, "id"))
-}
