@@ -801,10 +801,15 @@ func TestWrittenReadings(t *testing.T) {
 	w.add([]byte(`[{"jsonrpc":"2.0","id":"7","method":"b"},{"jsonrpc":"2.0","id":{"k": 1},"method":"c"}]`))
 	w.add([]byte("{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":"))
 	w.add([]byte(`{"jsonrpc":"2.0","id":0,"method":"d"}`))
+	// A sequence broken off (E2 82) and a stray byte (FF).
+	w.add([]byte("{\"jsonrpc\":\"2.0\",\"id\":\"x\xe2\x82\xffy\",\"method\":\"f\"}"))
 	for raw, want := range map[string]bool{
 		`100`: false, `1e2`: false, `"100"`: false, `7`: false, `"7"`: false, `{"k":1}`: false,
 		`"a\ufffdb"`: false, `-0`: false, `null`: false,
-		`101`: true, `"8"`: true, `{"k":2}`: true, `"ab"`: true, `true`: true,
+		// As decoders replace the bad bytes: a run, each byte, each
+		// maximal subpart.
+		`"x\ufffdy"`: false, `"x\ufffd\ufffd\ufffdy"`: false, `"x\ufffd\ufffdy"`: false,
+		`101`: true, `"8"`: true, `{"k":2}`: true, `"ab"`: true, `true`: true, `"x\ufffd\ufffd\ufffd\ufffdy"`: true,
 	} {
 		if got := w.unsent(gjson.Parse(raw)); got != want {
 			t.Errorf("unsent(%s) = %v, want %v", raw, got, want)
@@ -816,5 +821,23 @@ func TestWrittenReadings(t *testing.T) {
 	w.add([]byte(`{"jsonrpc":"2.0","id":"100","method":"e"}`))
 	if w.once(gjson.Parse(`100`)) {
 		t.Errorf("once(100) after \"100\" went out too, want false")
+	}
+}
+
+// TestBySubpart: one U+FFFD for each maximal subpart, as Python's and
+// WHATWG's decoders replace (Unicode §3.9, Table 3-8's example first).
+func TestBySubpart(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\xf1\x80\x80\xe1\x80\xc2b\x80c\x80\xbfd": "a\ufffd\ufffd\ufffdb\ufffdc\ufffd\ufffdd",
+		"\xe0\x80":         "\ufffd\ufffd",
+		"\xed\xa0\x80":     "\ufffd\ufffd\ufffd",
+		"x\xe2\x82\xffy":   "x\ufffd\ufffdy",
+		"\xf4\x90\x80\x80": "\ufffd\ufffd\ufffd\ufffd",
+		"\xf0\x9f\x98":     "\ufffd",
+		"ok \ufffd é":      "ok \ufffd é",
+	} {
+		if got := bySubpart(in); got != want {
+			t.Errorf("bySubpart(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

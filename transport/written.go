@@ -2,9 +2,11 @@ package transport
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -105,8 +107,15 @@ func readings(id gjson.Result) []string {
 	switch id.Type {
 	case gjson.String:
 		rs := []string{"v" + id.Str}
-		if fixed := strings.ToValidUTF8(id.Str, "\uFFFD"); fixed != id.Str {
-			rs = append(rs, "v"+fixed)
+		if !utf8.ValidString(id.Str) {
+			// Decoders replace invalid UTF-8 differently: one U+FFFD a
+			// run of bad bytes, one a byte (Go's), one a maximal
+			// subpart of a sequence (Python's, WHATWG's).
+			for _, fixed := range []string{strings.ToValidUTF8(id.Str, "\uFFFD"), string([]rune(id.Str)), bySubpart(id.Str)} {
+				if !slices.Contains(rs, "v"+fixed) {
+					rs = append(rs, "v"+fixed)
+				}
+			}
 		}
 		if f, err := strconv.ParseFloat(id.Str, 64); err == nil {
 			if f == 0 {
@@ -128,6 +137,53 @@ func readings(id gjson.Result) []string {
 		return nil
 	}
 	return []string{"j" + envelope.Compact(id.Raw)}
+}
+
+// bySubpart is s with each maximal subpart of an ill-formed sequence
+// replaced by one U+FFFD (Unicode §3.9's "best practice": the bytes that
+// begin a well-formed sequence and break off count as one).
+func bySubpart(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError || n > 1 {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		b.WriteRune(utf8.RuneError)
+		i += subpart(s[i:])
+	}
+	return b.String()
+}
+
+// subpart is the length of the maximal subpart that begins s, whose
+// first byte starts no well-formed sequence (Unicode Table 3-7).
+func subpart(s string) int {
+	need, lo, hi := 0, byte(0x80), byte(0xBF)
+	switch c := s[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	default:
+		return 1
+	}
+	n := 1
+	for ; n <= need && n < len(s) && s[n] >= lo && s[n] <= hi; n++ {
+		lo, hi = 0x80, 0xBF
+	}
+	return n
 }
 
 // Unsent reports whether data is a response (or a batch holding one)
