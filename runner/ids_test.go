@@ -164,3 +164,53 @@ func TestStageIDsNotFromRestarts(t *testing.T) {
 		t.Errorf("staged initialize differs once the server died before (-calm +dying):\n%s", diff)
 	}
 }
+
+// TestReusedIDNoSecondReply: a user's fixtures may write the same id
+// twice. When the second request's reply comes late, after other
+// exchanges opened, it is no second response to the first request (an
+// id written twice names neither for sure): neither fixture fails
+// RPC1006, and each is judged as when the reply comes at once. The
+// twin of the second-response cases (TestMultiplexedSecondReplyOwned).
+func TestReusedIDNoSecondReply(t *testing.T) {
+	var fx []*fixtures.Fixture
+	add := func(name string, id int, method string) {
+		f, err := fixtures.Parse(name+".txtar", fmt.Appendf(nil, "A user's fixture.\n-- fixture --\nid: user/%s\n-- body --\n{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":%q}\n", name, id, method))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx = append(fx, f)
+	}
+	add("first", 5, "tools/list")
+	add("again", 5, "prompts/list")
+	for i := range 6 {
+		add(fmt.Sprint("ping-", i), 6+i, "ping")
+	}
+	lim := transport.Limits{Timeout: time.Second, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	for _, parallel := range []int{1, 8} {
+		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+			t.Setenv(slowMethodEnv, "")
+			prompt, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
+			// Late: past the marker's reply and its grace, while the
+			// pings' exchanges run.
+			t.Setenv(slowMethodEnv, "prompts/list:300ms")
+			late, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
+			mine := func(rows []string) []string {
+				var out []string
+				for _, r := range verdictsOnly(rows) {
+					if strings.HasPrefix(r, "user/first ") || strings.HasPrefix(r, "user/again ") {
+						out = append(out, r)
+					}
+				}
+				return out
+			}
+			want := mine(prompt)
+			if !slices.Contains(want, "user/first RPC1006 pass") || !slices.Contains(want, "user/again RPC1006 pass") {
+				t.Fatalf("answered at once, want RPC1006 passed for both fixtures:\n%s", strings.Join(prompt, "\n"))
+			}
+			if diff := cmp.Diff(want, mine(late)); diff != "" {
+				t.Errorf("verdicts changed when the reply to the reused id came late (-at once +late):\n%s\nall rows:\n%s", diff, strings.Join(late, "\n"))
+			}
+		})
+	}
+}

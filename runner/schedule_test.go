@@ -726,16 +726,29 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		lastID = id.Raw
-		if m, ok := strings.CutPrefix(quirk, "again-later:"); ok {
+		twice, later := strings.CutPrefix(quirk, "again-later:")
+		if ta, async := strings.CutPrefix(quirk, "again-async:"); later || async {
 			// A second response, with other content, to each request of
 			// method m, written before the answer to the next request
 			// that is no ping (a multiplexed run's markers are pings).
+			// Async: that answer comes a moment later, after the
+			// answers to the pings read meanwhile, as a server that
+			// handles requests side by side writes it.
+			if async {
+				twice = ta
+			}
+			wrote := false
 			if owed != "" && method.Str != "ping" {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"cancelled"}}`+"\n", owed)
-				owed = ""
+				owed, wrote = "", true
 			}
-			if method.Str == m {
+			if method.Str == twice {
 				owed = id.Raw
+			}
+			if async && wrote && method.Str != "initialize" {
+				reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
+				time.AfterFunc(20*time.Millisecond, func() { io.WriteString(out, reply) })
+				continue
 			}
 		}
 		if m, d, ok := strings.Cut(os.Getenv(serialEnv), ":"); ok && (m == "*" || m == method.Str) {
@@ -822,7 +835,8 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // request after a second notifications/initialized; "note-last-id"
 // answers each notification (wrongly) with the id it read last;
 // "again-later:METHOD" answers each request of METHOD a second time, with
-// other content, before its answer to the next request that is no ping;
+// other content, before its answer to the next request that is no ping
+// ("again-async:METHOD": that answer 20 ms later, after the pings');
 // "hang-on:METHOD" stops answering anything once it reads a message of
 // METHOD, alive and reading; "die-on-string-id" exits on any string id.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
@@ -1192,13 +1206,24 @@ func TestMultiplexedAnswerTwice(t *testing.T) {
 // second response names (RPC1006), and on no other: the later request
 // keeps its own reply (a second response held while its own may come
 // was taken for its reply, failing a fixture the server had answered
-// rightly). The twin: the same server answering once.
+// rightly). So is one that handles requests side by side, whose answer
+// to the later request comes after the marker's (the held line was
+// taken at the marker's reply). The twin: the same server answering
+// once.
 func TestMultiplexedSecondReplyOwned(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
 	clean, _ := stdioCorpusRunAt(t, lim, 8, fx, "2025-11-25")
-	t.Setenv(quirkEnv, "again-later:tools/list")
+	for _, quirk := range []string{"again-later:tools/list", "again-async:tools/list"} {
+		t.Run(quirk, func(t *testing.T) { secondReplyOwned(t, fx, lim, clean, quirk) })
+	}
+}
+
+// secondReplyOwned checks a run against a server with quirk (a second
+// response to each tools/list) against the clean run's rows.
+func secondReplyOwned(t *testing.T, fx []*fixtures.Fixture, lim transport.Limits, clean []string, quirk string) {
+	t.Setenv(quirkEnv, quirk)
 	twice, _ := stdioCorpusRunAt(t, lim, 8, fx, "2025-11-25")
 	clean, twice = verdictsOnly(clean), verdictsOnly(twice)
 	if len(clean) != len(twice) {

@@ -399,21 +399,52 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		// none of the owners, which are the process before's.)
 		return
 	}
-	if m.r.repeated(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data) {
+	if m.repeat(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
 		// another exchange.
 		return
 	}
-	if m.last != nil {
-		if m.last.Response == nil {
-			m.last.Response = &envelope.Response{}
-		}
-		m.last.Response.Messages = append(m.last.Response.Messages, data)
+	if m.last != nil && m.keep(m.last, data) {
 		if u := unsentID(p, data); u != "" {
 			m.last.Response.Unsent = append(m.last.Response.Unsent, u)
 		}
 	}
+}
+
+// keep adds a line to a buffered exchange's, within the exchange's
+// bounds of lines and bytes, and says whether it did: a server
+// repeating lines without end must not grow the run.
+func (m *mux) keep(ex *envelope.Exchange, data []byte) bool {
+	if ex.Response == nil {
+		ex.Response = &envelope.Response{}
+	}
+	if m.proc == nil {
+		return false
+	}
+	lim := m.proc.Limits()
+	size := int64(len(data))
+	for _, d := range ex.Response.Messages {
+		size += int64(len(d))
+	}
+	if len(ex.Response.Messages) >= lim.MaxEvents || size > lim.MaxBytes {
+		return false
+	}
+	ex.Response.Messages = append(ex.Response.Messages, data)
+	return true
+}
+
+// repeat reports whether a line repeats a response an exchange took
+// (see repeated) while no pending request was written with its id: a
+// user's fixtures may write an id twice, and the later request's reply
+// may be alike to the earlier one's (the same error to two methods).
+// Such a line may be either: flag sends that request again, alone.
+func (m *mux) repeat(data []byte) bool {
+	if !m.r.repeated(data) {
+		return false
+	}
+	k, _ := responseKey(data)
+	return !slices.ContainsFunc(m.pending, func(p *pend) bool { return slices.Contains(p.keys, k) })
 }
 
 // secondReply gives a response that names an answered request (see owner) to
@@ -427,14 +458,7 @@ func (m *mux) secondReply(data []byte) bool {
 	if ex == nil {
 		return false
 	}
-	if ex.Response == nil {
-		ex.Response = &envelope.Response{}
-	}
-	// (Within the exchange's bound of lines: a server repeating a
-	// response without end must not grow the run.)
-	if m.proc == nil || len(ex.Response.Messages) < m.proc.Limits().MaxEvents {
-		ex.Response.Messages = append(ex.Response.Messages, data)
-	}
+	m.keep(ex, data)
 	return true
 }
 
@@ -466,7 +490,7 @@ func unsentID(p *transport.Stdio, data []byte) string {
 // notification's: it is what a server answering a notification sends
 // (see exchange for one that a pending request may own as well).
 func (m *mux) late(data []byte) bool {
-	if m.r.repeated(data) || m.marker(data) || m.progress(data) {
+	if m.repeat(data) || m.marker(data) || m.progress(data) {
 		return true
 	}
 	k, ok := responseKey(data)
@@ -582,14 +606,8 @@ func (m *mux) progress(data []byte) bool {
 		if p.ambiguous || p.notification || p.ex == nil || !envelope.SameID(tok, gjson.GetBytes(p.req.Body, "params._meta.progressToken")) {
 			continue
 		}
-		if p.ex.Response == nil {
-			p.ex.Response = &envelope.Response{}
-		}
-		if m.proc == nil || len(p.ex.Response.Messages) >= m.proc.Limits().MaxEvents {
-			return false // a flood stays where it arrives, within that exchange's bound
-		}
-		p.ex.Response.Messages = append(p.ex.Response.Messages, data)
-		return true
+		// (A flood stays where it arrives, within that exchange's bound.)
+		return m.keep(p.ex, data)
 	}
 	return false
 }
@@ -741,8 +759,12 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	// held is a response, with other content, naming a request an
 	// earlier exchange took its response for: a second response to that
 	// one (see owner) if this request's own comes, else this request's
-	// reply with a stale id (RPC1004), as in a run in sequence.
+	// reply with a stale id (RPC1004), as in a run in sequence. Its own
+	// may come after the marker's reply (a server that handles requests
+	// side by side), so held is taken only after a quiet moment, as long
+	// as a run in sequence waits (Limits.Quiet) from heldAt.
 	var held []byte
+	var heldAt time.Time
 	// takeHeld takes held as this request's reply.
 	takeHeld := func() {
 		msgs = append(msgs, held)
@@ -810,6 +832,10 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		if what == transport.Quiet && until.Before(deadline) {
 			if !grace.IsZero() {
+				if held != nil {
+					takeHeld() // nothing else came: this request's, stale id and all
+					return finish(""), nil, nil
+				}
 				return pending()
 			}
 			every *= 2
@@ -827,6 +853,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		case transport.Quiet:
 			if held != nil {
 				takeHeld() // nothing else came: this request's, stale id and all
+				if !grace.IsZero() {
+					return finish(""), nil, nil // and the marker's reply came
+				}
 			}
 			if answered {
 				// The response came; the marker's reply did not: the
@@ -850,24 +879,27 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			if answered || held != nil || m.r.repeated(data) {
 				m.secondReply(data)
 			} else {
-				held = data
+				held, heldAt = data, time.Now()
+				if !grace.IsZero() {
+					grace = minTime(maxTime(grace, heldAt.Add(lim.Quiet)), deadline)
+				}
 			}
 			continue
 		}
-		if m.r.repeated(data) {
-			if k, _ := responseKey(data); answered && slices.Contains(keys, k) {
+		if k, _ := responseKey(data); m.r.repeated(data) && (answered || !slices.Contains(keys, k)) {
+			if answered && slices.Contains(keys, k) {
 				// This request's own response again, before the marker's
 				// reply: the server answered it twice (RPC1006).
 				keep(data)
 			}
 			continue // else an earlier exchange's response, again
 		}
+		// (One alike to an earlier request's response, with this
+		// request's id and none before it, is its reply, as in a run in
+		// sequence: a user's fixtures may write an id twice.)
 		if k, ok := responseKey(data); ok && mine[k] {
 			m.markerAnswered(k, data)
 			m.rtt = time.Since(start)
-			if held != nil && !answered {
-				takeHeld() // nothing else came before the marker's reply
-			}
 			switch {
 			case answered:
 				return finish(""), nil, nil
@@ -875,8 +907,11 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 				// A server may answer a request after a later ping when
 				// it handles requests asynchronously: give the reply a
 				// moment, in proportion to the ping's, before the
-				// request goes pending.
+				// request goes pending (or takes held: see there).
 				grace = time.Now().Add(max(markGrace, 2*time.Since(start)))
+				if held != nil {
+					grace = maxTime(grace, heldAt.Add(lim.Quiet))
+				}
 				grace = minTime(grace, deadline)
 			}
 			continue
