@@ -564,7 +564,7 @@ GET answered with a 2xx other than 200 and an event stream warns
 var WellFormedHTTP = &Check{
 	ID:             "HTTP1006",
 	Title:          "A reply is a well-formed HTTP/1.1 message",
-	SpecRef:        "RFC 9112 §4, §5, §6.3; RFC 9110 §2.2, §5.5, §8.6",
+	SpecRef:        "RFC 9112 §4, §5, §6.3, §7.1; RFC 9110 §2.2, §5.5, §8.6",
 	Severity:       MUST,
 	Area:           AreaHTTP,
 	JudgesFailures: true,
@@ -572,13 +572,16 @@ var WellFormedHTTP = &Check{
 a sender MUST generate (RFC 9110 §2.2): a three-digit status, each header
 line a name, a colon and a value without control characters (RFC 9110
 §5.5), at most one Content-Length, and that a number (RFC 9110 §8.6; two
-that differ make the framing invalid, RFC 9112 §6.3). A reply that breaks
-them is no message any client can read, so nothing else of it is judged,
+that differ make the framing invalid, RFC 9112 §6.3); a chunked body's
+chunks each a hex size and a CRLF-ended line, their data as long as the
+size says (RFC 9112 §7.1). A reply that breaks them before its response
+is no message any client can read, so nothing else of it is judged,
 and the server is failed here, not the checker's run called unable to
 judge. What RFC 9112 leaves to a recipient's reading (a bare LF as line
 end, a repeated Content-Length with the same value) and the checker's own
-limits (a header section past its bound: "could not judge") are not
-findings here.`,
+limits (a header section past its bound, a chunk line or size past
+net/http's: "could not judge") are not findings here, nor is a body the
+server cut short.`,
 	Run: func(p *Pass) error {
 		ex := p.Exchange
 		switch {

@@ -49,8 +49,8 @@ type Exchange struct {
 	// message that killed it, not a failure of the checker.
 	Died string
 	// Malformed says the server's HTTP reply broke HTTP/1.1's message
-	// syntax in its start line or header section, so no client can read
-	// it (net/http's cause, with the server's bytes quoted). It is a
+	// syntax in its start line, header section or chunked framing (before
+	// its response), so no client can read it (net/http's cause, with the server's bytes quoted). It is a
 	// finding against the server (HTTP1006), not a failure of the
 	// checker; Response is then nil.
 	Malformed string

@@ -119,11 +119,18 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		var end sseEnd
 		other := answersOther(req.Body)
 		ex.Failure = readSSE(b, resp.Body, r, other, cancel, &end)
-		if v := resumes(req); ex.Failure == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
-			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, other, cancel, end)
+		if v := resumes(req); ex.Failure == "" && end.malformed == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
+			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, other, cancel, &end)
 		}
+		ex.Malformed = end.malformed
 	} else {
-		ex.Failure = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
+		ex.Failure, ex.Malformed = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
+	}
+	if ex.Malformed != "" {
+		// The body's framing broke HTTP/1.1's syntax: as a broken header
+		// section, no message a client can read (HTTP1006).
+		ex.Response, ex.Failure = nil, ""
+		return ex
 	}
 	// A body cut short by the server, like a connection it closed before
 	// the headers, is an answer withheld.
@@ -166,8 +173,8 @@ func resumes(req envelope.Request) string {
 // events join the exchange's (Body and Messages), until the response
 // comes, a stream ends without an id, or maxResumes. It returns the
 // exchange's failure and a note of what it did.
-func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version string, r *envelope.Response, other func([]byte) bool, linger func(), end sseEnd) (failure, note string) {
-	for i := 0; i < maxResumes && !end.answered && !end.partial && end.lastID != ""; i++ {
+func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version string, r *envelope.Response, other func([]byte) bool, linger func(), end *sseEnd) (failure, note string) {
+	for i := 0; i < maxResumes && end.malformed == "" && !end.answered && !end.partial && end.lastID != ""; i++ {
 		note = envelope.JoinNotes(note, fmt.Sprintf("the POST's stream ended after event id %s without the response; resumed with GET and Last-Event-ID (T-HTTP-15)", strconv.Quote(end.lastID)))
 		if ms, err := strconv.Atoi(strings.TrimSpace(end.retry)); err == nil && ms > 0 {
 			t := time.NewTimer(time.Duration(min(ms, 5000)) * time.Millisecond)
@@ -212,8 +219,8 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version st
 			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET was answered %d %s, not a stream", resp.StatusCode, strconv.Quote(resp.Header.Get("Content-Type"))))
 		}
 		more := &envelope.Response{}
-		end = sseEnd{events: end.events}
-		failure = readSSE(b, resp.Body, more, other, linger, &end)
+		*end = sseEnd{events: end.events}
+		failure = readSSE(b, resp.Body, more, other, linger, end)
 		resp.Body.Close()
 		r.Body = append(r.Body, more.Body...)
 		r.Messages = append(r.Messages, more.Messages...)

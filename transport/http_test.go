@@ -932,3 +932,54 @@ func TestMalformedHTTP(t *testing.T) {
 		t.Errorf("a long cause kept as %d bytes, want at most %d and cut", len(got), maxCause)
 	}
 }
+
+// TestMalformedChunks: a chunked body whose framing breaks RFC 9112
+// §7.1's syntax, in a JSON reply or an event stream, is the server's
+// finding as a broken header section is (Malformed, Response nil). The
+// twins: well-formed chunks (with an extension, in one chunk or many)
+// are read as the reply, and a body the server cut short is the
+// checker's "could not judge", no finding.
+func TestMalformedChunks(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":1,"result":{}}` // 0x24 bytes
+	const event = "data: " + body + "\n\n"              // 0x2c bytes
+	for _, tc := range []struct {
+		name, ctype, chunks, want string // want: the cause's start; "" a reply; "cut" a failure
+	}{
+		{"a size that is no hex number", "application/json", "2x\r\n" + body + "\r\n0\r\n\r\n", "invalid byte in chunk length"},
+		{"no size", "application/json", "\r\n" + body + "\r\n0\r\n\r\n", "empty hex number for chunk length"},
+		{"data past its size", "application/json", "20\r\n" + body + "\r\n0\r\n\r\n", "malformed chunked encoding"},
+		{"a bare LF after the size", "application/json", "24\n" + body + "\r\n0\r\n\r\n", "chunked line ends with bare LF"},
+		{"a broken last chunk", "application/json", "24\r\n" + body + "\r\nz\r\n\r\n", "invalid byte in chunk length"},
+		{"an event stream's size that is no hex number", "text/event-stream", "2q\r\n" + event + "\r\n0\r\n\r\n", "invalid byte in chunk length"},
+		{"one chunk", "application/json", "24\r\n" + body + "\r\n0\r\n\r\n", ""},
+		{"two chunks and an extension", "application/json", "4;a=b\r\n" + body[:4] + "\r\n20\r\n" + body[4:] + "\r\n0\r\n\r\n", ""},
+		{"an event stream in one chunk", "text/event-stream", "2c\r\n" + event + "\r\n0\r\n\r\n", ""},
+		{"cut short", "application/json", "24\r\n" + body[:10], "cut"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				c, _, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					panic(err)
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: "+tc.ctype+"\r\nTransfer-Encoding: chunked\r\n\r\n"+tc.chunks)
+				c.Close()
+			})
+			ex := (&HTTP{URL: url, Limits: Limits{Timeout: 2 * time.Second}}).Do(context.Background(), post(ping))
+			switch tc.want {
+			case "":
+				if ex.Malformed != "" || ex.Failure != "" || ex.Response == nil || len(ex.Response.Messages) != 1 && string(ex.Response.Body) != body {
+					t.Errorf("malformed %q, failure %q, response %+v; want the reply read", ex.Malformed, ex.Failure, ex.Response)
+				}
+			case "cut":
+				if ex.Malformed != "" || ex.Failure == "" {
+					t.Errorf("malformed %q, failure %q; want the checker's failure", ex.Malformed, ex.Failure)
+				}
+			default:
+				if !strings.HasPrefix(ex.Malformed, tc.want) || ex.Failure != "" || ex.Response != nil {
+					t.Errorf("malformed %q, failure %q, response %+v; want malformed %q… alone", ex.Malformed, ex.Failure, ex.Response, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -25,14 +25,21 @@ var errTooLarge = errors.New("reply exceeds the byte bound")
 // erase bytes not yet read (RFC 9112 §9.6), so only a refusal (resetEnds:
 // a 4xx or 5xx without a declared length) that brought no body at all
 // ends there; a body cut short stays "could not judge".
-func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bool) string {
+//
+// malformed is net/http's cause when the body's chunked framing broke
+// HTTP/1.1's syntax: the server's finding (see malformedHTTP), whatever
+// was read before.
+func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bool) (failure, malformed string) {
 	data, err := io.ReadAll(io.LimitReader(body, b.lim.MaxBytes+1))
+	if cause := malformedHTTP(err); cause != "" {
+		return "", cause
+	}
 	if resetEnds && len(data) == 0 && errors.Is(err, syscall.ECONNRESET) {
 		err = nil
 	}
 	if int64(len(data)) > b.lim.MaxBytes {
 		r.Body, r.Truncated = data[:b.lim.MaxBytes], true
-		return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
+		return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes), ""
 	}
 	r.Body = data
 	if err != nil && !sized && !b.timedOut() && len(bytes.TrimSpace(data)) > 0 && gjson.ValidBytes(data) {
@@ -47,9 +54,9 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 		r.Cut = true
 		return b.describe(
 			fmt.Sprintf("reply incomplete after %s (%d bytes read)", b.lim.Timeout, len(data)),
-			fmt.Sprintf("reading the reply: %v (%d bytes read)", err, len(data)))
+			fmt.Sprintf("reading the reply: %v (%d bytes read)", err, len(data))), ""
 	}
-	return ""
+	return "", ""
 }
 
 // sseEnd is what a client needs to resume a stream that ended: whether
@@ -65,6 +72,9 @@ type sseEnd struct {
 	// count on from the POST's, so a message and the MaxEvents bound
 	// speak of the whole exchange.
 	events int
+	// malformed is net/http's cause when the stream's chunked framing
+	// broke HTTP/1.1's syntax before the response (see malformedHTTP).
+	malformed string
 }
 
 // readSSE reads an event stream until its end, or a bound. It waits for
@@ -111,6 +121,9 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		case errors.Is(err, errTooLarge), errors.Is(err, envelope.ErrEventTooLarge):
 			r.Truncated = true
 			return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
+		case err != nil && malformedHTTP(err) != "":
+			end.malformed = malformedHTTP(err)
+			return ""
 		case err != nil:
 			// A stream the server broke off before its response withholds
 			// the answer, as a JSON body cut short does.

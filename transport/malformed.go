@@ -5,8 +5,8 @@ import (
 	"unicode/utf8"
 )
 
-// malformedCauses are what net/http says of a reply whose start line or
-// header section breaks HTTP/1.1's message syntax (RFC 9112 §4, §5, §6;
+// malformedCauses are what net/http says of a reply whose start line,
+// header section or chunked framing breaks HTTP/1.1's message syntax (RFC 9112 §4, §5, §6;
 // RFC 9110 §5.5, §8.6): a status that is no three digits, a header line
 // without a colon or with a control character in its value, a
 // Content-Length that is no number or differs from another. A sender
@@ -22,6 +22,15 @@ var malformedCauses = []string{
 	"malformed MIME header",
 	"bad Content-Length",
 	"message cannot contain multiple Content-Length headers",
+	// A chunked body's framing (RFC 9112 §7.1): a chunk size that is no
+	// hex number, a line that ends in no CRLF, data that runs past its
+	// size. (Its limits, a chunk line or extensions past their bound and
+	// a size past int64, are net/http's own and not among them.)
+	"invalid byte in chunk length",
+	"empty hex number for chunk length",
+	"malformed chunked encoding",
+	"chunked line ends with bare LF",
+	"invalid CR in chunked line",
 }
 
 // maxCause bounds the cause kept: it quotes the server's own bytes.
