@@ -186,6 +186,9 @@ func why(ex *envelope.Exchange) string {
 	switch {
 	case ex.Failure != "":
 		return ex.Failure
+	case ex.Malformed != "":
+		// A reply came, which no client can read: the server's to mend.
+		return "a reply that is no HTTP/1.1 message: " + ex.Malformed
 	case ex.Response == nil:
 		return "no reply"
 	}

@@ -70,3 +70,15 @@ func TestWhyQuotesStdioLines(t *testing.T) {
 		t.Errorf("why of nothing = %q", got)
 	}
 }
+
+// A negotiation reply no client can read as HTTP is named for what it
+// is, not called no reply; the twin: an exchange without one is.
+func TestWhyNamesMalformedHTTP(t *testing.T) {
+	ex := &envelope.Exchange{Transport: envelope.HTTP, Malformed: `malformed HTTP status code "2x0"`}
+	if got, want := why(ex), `a reply that is no HTTP/1.1 message: malformed HTTP status code "2x0"`; got != want {
+		t.Errorf("why = %q\nwant %q", got, want)
+	}
+	if got := why(&envelope.Exchange{Transport: envelope.HTTP}); got != "no reply" {
+		t.Errorf("why of no reply = %q", got)
+	}
+}
