@@ -1220,6 +1220,42 @@ func TestMultiplexedSecondReplyOwned(t *testing.T) {
 	}
 }
 
+// TestNegotiationAnsweredTwice: a stdio server that answers initialize a
+// second time, with other content, before its answer to the next
+// request, is failed for it (RPC1006, naming the negotiation's id) in the
+// multiplexed run as in a run in sequence: the negotiation's exchange is
+// judged before the copy comes, so it fails where it lands, known as a
+// second response. Multiplexed, it passed unjudged: taken for that
+// fixture's reply, then passed over for the reply with the fixture's
+// id. Nothing else changes. The twin is the clean run.
+func TestNegotiationAnsweredTwice(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	for _, parallel := range []int{8, 1} {
+		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+			t.Setenv(quirkEnv, "")
+			clean, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
+			t.Setenv(quirkEnv, "again-later:initialize")
+			twice, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
+			// (The negotiation's initialize is the run's first request.)
+			const named = "a second response to the request with id 1 came"
+			if !slices.ContainsFunc(twice, func(l string) bool { return strings.Contains(l, " RPC1006 fail ") && strings.Contains(l, named) }) {
+				t.Errorf("no RPC1006 fail says %q:\n%s", named, strings.Join(twice, "\n"))
+			}
+			clean, twice = verdictsOnly(clean), verdictsOnly(twice)
+			if len(clean) != len(twice) {
+				t.Fatalf("%d verdicts, %d once the server answers initialize twice", len(clean), len(twice))
+			}
+			for i := range clean {
+				if _, rest, _ := strings.Cut(twice[i], " "); clean[i] != twice[i] && rest != "RPC1006 fail" {
+					t.Errorf("%q became %q: only RPC1006 may fail", clean[i], twice[i])
+				}
+			}
+		})
+	}
+}
+
 // secondReplyOwned checks a run against a server with quirk (a second
 // response to each tools/list) against the clean run's rows.
 func secondReplyOwned(t *testing.T, fx []*fixtures.Fixture, lim transport.Limits, clean []string, quirk string) {

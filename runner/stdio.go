@@ -409,6 +409,9 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		if u := unsentID(p, data); u != "" {
 			m.last.Response.Unsent = append(m.last.Response.Unsent, u)
 		}
+		if a := againID(p, data); a != "" {
+			m.last.Response.Again = append(m.last.Response.Again, a)
+		}
 	}
 }
 
@@ -479,6 +482,15 @@ func (m *mux) own(ex *envelope.Exchange, keys []string) {
 // request written to p; "" when it names one, or that is not known.
 func unsentID(p *transport.Stdio, data []byte) string {
 	if p == nil || !p.Unsent(data) {
+		return ""
+	}
+	return envelope.Compact(gjson.GetBytes(data, "id").Raw)
+}
+
+// againID is the id (compacted) of a response line that the transport
+// knows for a second response (see Stdio.Again); "" when it is not one.
+func againID(p *transport.Stdio, data []byte) string {
+	if p == nil || !p.Again(data) {
 		return ""
 	}
 	return envelope.Compact(gjson.GetBytes(data, "id").Raw)
@@ -765,19 +777,38 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	// as a run in sequence waits (Limits.Quiet) from heldAt.
 	var held []byte
 	var heldAt time.Time
+	// again are the ids of its lines known as second responses to
+	// requests answered outside the multiplexed exchanges (see second).
+	var again []string
 	// takeHeld takes held as this request's reply.
 	takeHeld := func() {
 		msgs = append(msgs, held)
 		size += int64(len(held))
+		if a := againID(p, held); a != "" {
+			again = append(again, a) // known so, as a run in sequence knows it
+		}
 		held, answered = nil, true
+	}
+	// second gives a second response to the exchange that took its
+	// request's response (see owner); one to a request answered outside
+	// the multiplexed exchanges (the negotiation, a liveness probe: the
+	// transport knows it, see Stdio.Again) stays among this exchange's
+	// lines, known as one, as in a run in sequence.
+	var keep func([]byte) bool
+	second := func(data []byte) {
+		if !m.secondReply(data) && keep(data) {
+			if a := againID(p, data); a != "" {
+				again = append(again, a)
+			}
+		}
 	}
 	finish := func(failure string) envelope.Exchange {
 		if held != nil {
-			m.secondReply(held) // its request's, as nothing took it here
+			second(held) // its request's, as nothing took it here
 			held = nil
 		}
 		if len(msgs) > 0 {
-			ex.Response = &envelope.Response{Messages: msgs, Truncated: truncated, Unsent: unsent}
+			ex.Response = &envelope.Response{Messages: msgs, Truncated: truncated, Unsent: unsent, Again: again}
 		}
 		ex.Failure = failure
 		// As a run in sequence notes it: a server found dead when the
@@ -791,16 +822,17 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	// keep holds a line that came past the response, within the
 	// exchange's bounds: a server that goes on writing until the
 	// marker's reply must not grow the run without end.
-	keep := func(data []byte) {
+	keep = func(data []byte) bool {
 		if len(msgs) >= lim.MaxEvents || size+int64(len(data)) > lim.MaxBytes {
 			truncated = true
-			return
+			return false
 		}
 		msgs = append(msgs, data)
 		size += int64(len(data))
 		if u := unsentID(p, data); u != "" {
 			unsent = append(unsent, u)
 		}
+		return true
 	}
 	var grace time.Time // set once a marker's reply came first
 	heard := 0          // the responses that pushed deadline back
@@ -871,13 +903,13 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			p.Owe(req.Body)
 			return ex, nil, nil
 		}
-		if k, ok := responseKey(data); ok && k != unreadableID && !slices.Contains(keys, k) && m.owner[k] != nil {
+		if k, ok := responseKey(data); ok && k != unreadableID && !slices.Contains(keys, k) && (m.owner[k] != nil || p.Again(data)) {
 			// A response naming a request an earlier exchange took its
 			// response for: past this request's own, or the same again,
 			// it is a second response to that one; before it, it waits
 			// to see whether this request's own comes (see held).
 			if answered || held != nil || m.r.repeated(data) {
-				m.secondReply(data)
+				second(data)
 			} else {
 				held, heldAt = data, time.Now()
 				if !grace.IsZero() {
@@ -954,7 +986,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		if envelope.IsResponse(data) {
 			answered = true
 			if held != nil {
-				m.secondReply(held) // this request had a response of its own
+				second(held) // this request had a response of its own
 				held = nil
 			}
 			if k, _ := responseKey(data); slices.Contains(keys, k) {

@@ -83,17 +83,12 @@ type Stdio struct {
 	late map[string]bool
 	// lateLines are the late replies read since TakeLate last took them.
 	lateLines [][]byte
-	// answered are the responses exchanges took, by the id of their
-	// request: the same response again (a server that answers twice)
-	// belongs to no later exchange and is dropped; another naming one is
-	// a stray among the next exchange's lines, or its reply if no other
-	// comes (a server that answers with a stale id).
-	answered map[string]string
 	// lastTaken is the response the last exchange ended at: the same
 	// line waiting before the next request is written is a second
 	// response to the same request, whatever its id (null too).
 	lastTaken string
-	// ids are the ids of every request written (see Unsent).
+	// ids are the ids of every request written (see Unsent), and the
+	// responses exchanges took (see Again).
 	ids written
 
 	closeOnce sync.Once

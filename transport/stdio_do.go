@@ -75,10 +75,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 			last := ex.Response.Messages[len(ex.Response.Messages)-1]
 			s.lastTaken = string(last)
 			if id != "" && idKey(gjson.GetBytes(last, "id")) == id {
-				if s.answered == nil || len(s.answered) >= maxLate {
-					s.answered = map[string]string{}
-				}
-				s.answered[id] = string(last)
+				s.ids.took(id, string(last))
 			}
 		}
 		// The exchange's own clock ran out while the server lives: whether
@@ -106,12 +103,11 @@ func (s *Stdio) strays(resp *envelope.Response, id string) (unsent, again []stri
 			continue
 		}
 		rid := gjson.GetBytes(m, "id")
-		k := idKey(rid)
-		switch prev, ok := s.answered[k]; {
+		switch k := idKey(rid); {
 		case k == "" || k == id:
 		case s.ids.unsent(rid):
 			unsent = append(unsent, envelope.Compact(rid.Raw))
-		case ok && prev != string(m) && s.ids.once(rid):
+		case s.again(m, rid):
 			again = append(again, envelope.Compact(rid.Raw))
 		}
 	}
@@ -316,7 +312,7 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 		k := ""
 		if envelope.IsResponse(ln.data) {
 			k = idKey(gjson.GetBytes(ln.data, "id"))
-			if prev, ok := s.answered[k]; ok && k != id && prev == string(ln.data) {
+			if prev, ok := s.ids.taken(k); ok && k != id && prev == string(ln.data) {
 				c.drop(len(ln.data)) // the earlier exchange's reply, again
 				return false, ""
 			}
@@ -354,7 +350,7 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 			}
 		}
 		if wantReply && envelope.IsResponse(ln.data) && !before {
-			if _, ok := s.answered[k]; k != id && ok {
+			if _, ok := s.ids.taken(k); k != id && ok {
 				if again == nil && id != "" {
 					// (A request whose id cannot be read is answered
 					// with none: such a response is no stale reply to

@@ -22,10 +22,38 @@ const maxWritten = 1 << 14
 // the checker sent (T-RPC-5). The readings are loose on purpose, so that
 // only an id no reading of any written one gives is called unsent: 7 and
 // "7", 100 and 1e2, a string read with its invalid UTF-8 replaced.
+//
+// It also holds the responses exchanges took, by the id key of their
+// request (see idKey): read by Do's exchanges and, through Again, by a
+// runner that reads the pipe itself.
 type written struct {
 	mu   sync.Mutex
 	seen map[string]int
 	full bool
+	// answered are the responses exchanges took (bounded, started
+	// afresh when full): the same response again (a server that answers
+	// twice) belongs to no later exchange and is dropped; another naming
+	// one is a second response (see Again), or a later exchange's reply
+	// if no other comes (a server that answers with a stale id).
+	answered map[string]string
+}
+
+// took notes resp as the response taken for the request with id key k.
+func (w *written) took(k, resp string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.answered == nil || len(w.answered) >= maxLate {
+		w.answered = map[string]string{}
+	}
+	w.answered[k] = resp
+}
+
+// taken is the response taken for the request with id key k, if any.
+func (w *written) taken(k string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	resp, ok := w.answered[k]
+	return resp, ok
 }
 
 // add notes the ids of the request body (a message or a batch of them),
@@ -195,4 +223,18 @@ func (s *Stdio) Unsent(data []byte) bool {
 		return false
 	}
 	return s.ids.unsent(gjson.GetBytes(data, "id"))
+}
+
+// Again reports whether data is a response naming a request, written
+// once to the process, that an exchange (Do) took another response for:
+// a second response to that request, wherever it arrives.
+func (s *Stdio) Again(data []byte) bool {
+	return envelope.IsResponse(data) && s.again(data, gjson.GetBytes(data, "id"))
+}
+
+// again is Again for a response and its id, read already.
+func (s *Stdio) again(data []byte, id gjson.Result) bool {
+	k := idKey(id)
+	prev, ok := s.ids.taken(k)
+	return k != "" && ok && prev != string(data) && s.ids.once(id)
 }
