@@ -226,19 +226,13 @@ func MarkedSecrets(names []string) []Secret {
 // it), and the secrets it held; b itself when it held none. A value a
 // JSON string holds escaped ("sk\/live", "\u0073k") is found and
 // replaced too: the string is decoded, scrubbed and written anew. Values
-// shorter than minSecret are left: they would mangle ordinary text and
-// protect nothing.
+// that cannot be credentials (see scrubbable) are left: they would
+// mangle ordinary text and protect nothing.
 func ScrubSecrets(b []byte, secrets []Secret) ([]byte, []Secret) {
 	if len(secrets) == 0 || len(b) == 0 {
 		return b, nil
 	}
-	sorted := make([]Secret, 0, len(secrets))
-	for _, s := range secrets {
-		if len(s.Value) >= minSecret {
-			sorted = append(sorted, s)
-		}
-	}
-	slices.SortStableFunc(sorted, func(x, y Secret) int { return len(y.Value) - len(x.Value) })
+	sorted := scrubbable(secrets)
 	var found []Secret
 	note := func(s Secret) {
 		if !slices.Contains(found, s) {
@@ -322,18 +316,18 @@ func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 	}
 	c := *ex
 	var found, got []Secret
-	c.Request.Body, found = ScrubSecrets(ex.Request.Body, secrets)
+	c.Request.Body, found = ScrubBody(ex.Request.Body, secrets)
 	c.Request.Header, got = scrubHeader(ex.Request.Header, secrets)
 	found = append(found, got...)
 	if r := ex.Response; r != nil {
 		rc := *r
-		rc.Body, got = ScrubSecrets(r.Body, secrets)
+		rc.Body, got = ScrubBody(r.Body, secrets)
 		found = append(found, got...)
 		rc.Header, got = scrubHeader(r.Header, secrets)
 		found = append(found, got...)
 		rc.Messages = nil
 		for _, m := range r.Messages {
-			m, got = ScrubSecrets(m, secrets)
+			m, got = ScrubBody(m, secrets)
 			rc.Messages = append(rc.Messages, m)
 			found = append(found, got...)
 		}
@@ -354,11 +348,15 @@ func ScrubExchange(ex *Exchange, secrets []Secret) *Exchange {
 }
 
 // scrubHeader is h with the secrets taken out of its values (a copy when
-// any held one), and the secrets found.
+// any held one), and the secrets found. A header whose value is no
+// credential (NoCredential) keeps it.
 func scrubHeader(h http.Header, secrets []Secret) (http.Header, []Secret) {
 	var out http.Header
 	var found []Secret
 	for k, vs := range h {
+		if NoCredential(k) {
+			continue
+		}
 		for i, v := range vs {
 			sv, got := ScrubSecrets([]byte(v), secrets)
 			if got == nil {

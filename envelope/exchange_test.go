@@ -65,3 +65,28 @@ func TestScrubSecrets(t *testing.T) {
 		t.Error("an exchange without secrets was copied")
 	}
 }
+
+// TestScrubBody: a recorded body keeps its JSON shape and meaning; the
+// secrets go from its string values (and from text that is no JSON).
+func TestScrubBody(t *testing.T) {
+	secrets := []Secret{{"X-Pin", "4321"}, {"X-Key", "sk-live-12345678"}, {"X-Num", "12345678"}, {"X-Scope", "tools"}, {"X-Debug", "true"}}
+	for _, tt := range []struct {
+		name, in, want string
+		found          int
+	}{
+		{"a string value", `{"m":"pin 4321"}`, `{"m":"pin <redacted:X-Pin>"}`, 1},
+		{"a short number stays", `{"n":43210,"m":"4321"}`, `{"n":43210,"m":"<redacted:X-Pin>"}`, 1},
+		{"a number holding a long secret", `{"code":9123456789}`, `{"code":"<redacted:X-Num>"}`, 1},
+		{"a member name stays", `{"sk-live-12345678":"sk-live-12345678"}`, `{"sk-live-12345678":"<redacted:X-Key>"}`, 1},
+		{"escaped", `{"m":"key sk-live-12345678\/x \u0034321"}`, `{"m":"key <redacted:X-Key>/x <redacted:X-Pin>"}`, 2},
+		{"plain words are no secrets", `{"method":"tools/list","ok":true}`, `{"method":"tools/list","ok":true}`, 0},
+		{"an event stream's data as JSON, the rest as text", "event: message\r\ndata: {\"n\":4321,\"m\":\"4321\"}\r\n: note 4321\r\n\r\n",
+			"event: message\r\ndata: {\"n\":4321,\"m\":\"<redacted:X-Pin>\"}\r\n: note <redacted:X-Pin>\r\n\r\n", 1},
+		{"text that is no JSON", "pin 4321, ok", "pin <redacted:X-Pin>, ok", 1},
+	} {
+		got, found := ScrubBody([]byte(tt.in), secrets)
+		if string(got) != tt.want || len(found) != tt.found {
+			t.Errorf("%s: ScrubBody(%s) = %s, %d found; want %s, %d", tt.name, tt.in, got, len(found), tt.want, tt.found)
+		}
+	}
+}

@@ -242,7 +242,7 @@ func (k *sink) Facts(f *expect.Facts) {
 	// A tool's description may quote a secret as a reply may.
 	var line bytes.Buffer
 	if k.recErr = transcript.WriteFacts(&line, f); k.recErr == nil {
-		b, _ := envelope.ScrubSecrets(line.Bytes(), k.secrets)
+		b, _ := envelope.ScrubBody(line.Bytes(), k.secrets)
 		_, k.recErr = k.record.Write(b)
 	}
 }
@@ -489,7 +489,7 @@ const stderrNote = 2048
 func secrets(h http.Header) []envelope.Secret {
 	var out []envelope.Secret
 	for k, vs := range h {
-		if protocolHeader(k) {
+		if envelope.NoCredential(k) {
 			// A value the protocol itself carries (a version, a method):
 			// a server may echo it rightly, and no one hides it.
 			continue
@@ -499,19 +499,6 @@ func secrets(h http.Header) []envelope.Secret {
 		}
 	}
 	return out
-}
-
-// protocolHeader: a header MCP or HTTP content negotiation defines, whose
-// value is no credential.
-func protocolHeader(name string) bool {
-	if _, ok := envelope.ParamHeader(name); ok {
-		return true
-	}
-	switch http.CanonicalHeaderKey(name) {
-	case "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Session-Id", "Accept", "Content-Type", "Last-Event-Id", "Origin", "Host", "User-Agent":
-		return true
-	}
-	return false
 }
 
 // abortedRun writes the reports of a run whose target could not be

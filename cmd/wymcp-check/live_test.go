@@ -304,3 +304,50 @@ func reportResults(t *testing.T, p string) []reportRow {
 	}
 	return r.Results
 }
+
+// TestRecordedHeaderValuesLintAlike: a run with --header values records
+// none that may be a credential, and lint of the recording gives its
+// report row for row. A flag ("X-Debug: true") or a word ("X-Scope:
+// tools") taken out of the recording turned every true into text and
+// every tools/list into another method: lint failed a conforming server.
+func TestRecordedHeaderValuesLintAlike(t *testing.T) {
+	for _, tc := range []struct {
+		header, value string
+		hidden        bool // the value is no longer in the recording
+	}{
+		{"X-Debug: true", "true", false},
+		{"X-Scope: tools", "tools", false},
+		{"X-Pin: 4321", "4321", true},
+		{"X-Api-Key: sk-live-12345678", "sk-live-12345678", true},
+	} {
+		t.Run(tc.header, func(t *testing.T) {
+			dir := t.TempDir()
+			rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+			if code, _, errOut := runMain(t, "", "check", "--demo", "--header", tc.header, "--record", rec, "--format", "json", "-o", live); code != exitOK {
+				t.Fatalf("check: exit %d: %s", code, errOut)
+			}
+			if code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitOK {
+				t.Errorf("lint: exit %d: %s", code, errOut)
+			}
+			// (A fixture the version skips sends nothing, and a recording
+			// has no line for it: its skips are the live run's alone.)
+			judged := func(rows []string) []string {
+				return slices.DeleteFunc(rows, func(r string) bool { return strings.Contains(r, " skip") })
+			}
+			want := judged(reportRows(t, live))
+			if len(want) < 1000 {
+				t.Fatalf("only %d verdicts that are no skip: the corpus did not run", len(want))
+			}
+			if diff := cmp.Diff(want, judged(reportRows(t, linted))); diff != "" {
+				t.Errorf("lint of the recording (-check +lint):\n%s", diff)
+			}
+			raw, err := os.ReadFile(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bytes.Contains(raw, []byte(tc.value)); got == tc.hidden {
+				t.Errorf("the recording holds %q: %v, want %v", tc.value, got, !tc.hidden)
+			}
+		})
+	}
+}

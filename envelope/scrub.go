@@ -1,0 +1,203 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// NoCredential: a header MCP, HTTP framing or content negotiation
+// defines, whose value is no credential. A --header value for one is no
+// secret (a server may echo it rightly, and no one hides it), and a
+// recorded header of one keeps its value: the checks read it for what it
+// means (a secret "json" would turn a Content-Type into another).
+func NoCredential(name string) bool {
+	if _, ok := ParamHeader(name); ok {
+		return true
+	}
+	switch http.CanonicalHeaderKey(name) {
+	case "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Session-Id", "Accept", "Content-Type", "Content-Encoding",
+		"Content-Length", "Transfer-Encoding", "Last-Event-Id", "Origin", "Host", "User-Agent", "X-Accel-Buffering":
+		return true
+	}
+	return false
+}
+
+// ScrubBody is ScrubSecrets for a body or message a transcript keeps,
+// which lint judges again: a secret is taken out where a server could
+// have echoed it as text, and the JSON keeps its shape and meaning. In
+// a JSON text (the body, a line, an event's data line) only string
+// values are scrubbed: a member name stays, and so does a literal (a
+// --header "X-Debug: true" turned every true into text, and lint failed
+// the recording as no JSON), and a number unless it holds a secret long
+// enough to judge its echo (EchoedSecret), which becomes the marker as a
+// string. Any other text is scrubbed as ScrubSecrets does.
+func ScrubBody(b []byte, secrets []Secret) ([]byte, []Secret) {
+	sorted := scrubbable(secrets)
+	if len(sorted) == 0 || len(b) == 0 {
+		return b, nil
+	}
+	var found []Secret
+	note := func(s Secret) {
+		if !slices.Contains(found, s) {
+			found = append(found, s)
+		}
+	}
+	if validJSON(b) {
+		return scrubJSON(b, sorted, note), found
+	}
+	if !bytes.Contains(b, []byte("data:")) {
+		return ScrubSecrets(b, secrets)
+	}
+	// An event stream: each data line whose payload is JSON is scrubbed
+	// as JSON, every other line as text.
+	var out []byte
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+		body := bytes.TrimRight(line, "\r\n")
+		if payload, ok := bytes.CutPrefix(body, []byte("data:")); ok {
+			payload = bytes.TrimPrefix(payload, []byte(" "))
+			if validJSON(payload) {
+				at := len(body) - len(payload)
+				out = append(out, body[:at]...)
+				out = append(out, scrubJSON(payload, sorted, note)...)
+				out = append(out, line[len(body):]...)
+				continue
+			}
+		}
+		sl, got := ScrubSecrets(line, secrets)
+		for _, s := range got {
+			note(s)
+		}
+		out = append(out, sl...)
+	}
+	return out, found
+}
+
+// validJSON: b is one JSON text, within the depth the checker reads.
+func validJSON(b []byte) bool {
+	ok, tooDeep := ValidJSON(string(b))
+	return ok && !tooDeep
+}
+
+// scrubbable are the secrets that may be credentials, the longest
+// first (a token inside its "Bearer token" goes with it): minSecret
+// bytes or more, and, below EchoedSecret, not a plain word. A short word
+// ("true", "tools", "test") is a flag or a name, no credential; taken out
+// of a recording it turned every tools/list into "<redacted>/list", and
+// lint judged other messages than check had.
+func scrubbable(secrets []Secret) []Secret {
+	sorted := make([]Secret, 0, len(secrets))
+	for _, s := range secrets {
+		if len(s.Value) >= EchoedSecret || len(s.Value) >= minSecret && strings.ContainsFunc(s.Value, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			sorted = append(sorted, s)
+		}
+	}
+	slices.SortStableFunc(sorted, func(x, y Secret) int { return len(y.Value) - len(x.Value) })
+	return sorted
+}
+
+// scrubJSON scrubs the string values of the JSON text b, and the numbers
+// that hold a secret of EchoedSecret bytes or more (see ScrubBody).
+func scrubJSON(b []byte, secrets []Secret, note func(Secret)) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			j, escaped := i+1, false
+			for ; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if !memberName(b, j+1) {
+				if rep, ok := scrubString(b[i:j+1], escaped, secrets, note); ok {
+					out = append(append(out, b[last:i]...), rep...)
+					last = j + 1
+				}
+			}
+			i = j + 1
+		case c == '-' || '0' <= c && c <= '9':
+			j := i
+			for j < len(b) && bytes.IndexByte([]byte("+-.0123456789eE"), b[j]) >= 0 {
+				j++
+			}
+			for _, s := range secrets {
+				if len(s.Value) >= EchoedSecret && bytes.Contains(b[i:j], []byte(s.Value)) {
+					out = append(append(out, b[last:i]...), '"')
+					out = append(append(out, SecretMarker(s.Name)...), '"')
+					last = j
+					note(s)
+					break
+				}
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// memberName: the string token that ends before b[k] is a member name
+// (a colon follows it).
+func memberName(b []byte, k int) bool {
+	for ; k < len(b); k++ {
+		switch b[k] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return b[k] == ':'
+	}
+	return false
+}
+
+// scrubString is the JSON string token tok with the secrets its text
+// holds replaced by their markers, and whether it held any. A token with
+// escapes is decoded, scrubbed and written anew ("sk\/live" holds
+// "sk/live"); the markers need no escaping.
+func scrubString(tok []byte, escaped bool, secrets []Secret, note func(Secret)) ([]byte, bool) {
+	if !escaped {
+		inner, changed := tok[1:len(tok)-1], false
+		for _, s := range secrets {
+			if bytes.Contains(inner, []byte(s.Value)) {
+				inner = bytes.ReplaceAll(inner, []byte(s.Value), []byte(SecretMarker(s.Name)))
+				changed = true
+				note(s)
+			}
+		}
+		if !changed {
+			return tok, false
+		}
+		return append(append([]byte{'"'}, inner...), '"'), true
+	}
+	var text string
+	if json.Unmarshal(tok, &text) != nil {
+		return tok, false
+	}
+	changed := false
+	for _, s := range secrets {
+		if strings.Contains(text, s.Value) {
+			text = strings.ReplaceAll(text, s.Value, SecretMarker(s.Name))
+			changed = true
+			note(s)
+		}
+	}
+	if !changed {
+		return tok, false
+	}
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	if e.Encode(text) != nil {
+		return tok, false
+	}
+	return bytes.TrimSuffix(enc.Bytes(), []byte("\n")), true
+}
