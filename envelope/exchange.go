@@ -6,7 +6,6 @@ package envelope
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -260,36 +259,14 @@ func scrubEscaped(b []byte, secrets []Secret, note func(Secret)) []byte {
 		if b[i] != '"' {
 			continue
 		}
-		j, escaped := i+1, false
-		for ; j < len(b) && b[j] != '"'; j++ {
-			if b[j] == '\\' {
-				escaped = true
-				j++
-			}
-		}
-		if j >= len(b) {
+		j := stringEnd(b, i)
+		if j < 0 {
 			break
 		}
-		if escaped {
-			var text string
-			if json.Unmarshal(b[i:j+1], &text) == nil {
-				changed := false
-				for _, s := range secrets {
-					if strings.Contains(text, s.Value) {
-						text = strings.ReplaceAll(text, s.Value, SecretMarker(s.Name))
-						changed = true
-						note(s)
-					}
-				}
-				if changed {
-					var enc bytes.Buffer
-					e := json.NewEncoder(&enc)
-					e.SetEscapeHTML(false)
-					if e.Encode(text) == nil {
-						out = append(append(out, b[last:i]...), bytes.TrimSuffix(enc.Bytes(), []byte("\n"))...)
-						last = j + 1
-					}
-				}
+		if bytes.IndexByte(b[i:j], '\\') >= 0 {
+			if rep, ok := scrubString(b[i:j+1], true, secrets, note); ok {
+				out = append(append(out, b[last:i]...), rep...)
+				last = j + 1
 			}
 		}
 		i = j

@@ -107,15 +107,13 @@ func scrubJSON(b []byte, secrets []Secret, note func(Secret)) []byte {
 	for i := 0; i < len(b); {
 		switch c := b[i]; {
 		case c == '"':
-			j, escaped := i+1, false
-			for ; j < len(b) && b[j] != '"'; j++ {
-				if b[j] == '\\' {
-					escaped = true
-					j++
-				}
+			j := stringEnd(b, i)
+			if j < 0 {
+				i = len(b) // (no JSON text: see ScrubBody)
+				continue
 			}
 			if !memberName(b, j+1) {
-				if rep, ok := scrubString(b[i:j+1], escaped, secrets, note); ok {
+				if rep, ok := scrubString(b[i:j+1], bytes.IndexByte(b[i:j], '\\') >= 0, secrets, note); ok {
 					out = append(append(out, b[last:i]...), rep...)
 					last = j + 1
 				}
