@@ -576,8 +576,10 @@ that differ make the framing invalid, RFC 9112 §6.3); a chunked body's
 chunks each a hex size and a CRLF-ended line, their data as long as the
 size says (RFC 9112 §7.1). A reply that breaks them before its response
 is no message any client can read, so nothing else of it is judged,
-and the server is failed here, not the checker's run called unable to
-judge. What RFC 9112 leaves to a recipient's reading (a bare LF as line
+whether check or the relay saw it (a JSON body counts to its last chunk;
+an event stream to the event that carries the response, which a client
+has dispatched by then), and the server is failed here, not the
+checker's run called unable to judge. What RFC 9112 leaves to a recipient's reading (a bare LF as line
 end, a repeated Content-Length with the same value) and the checker's own
 limits (a header section past its bound, a chunk line or size past
 net/http's: "could not judge") are not findings here, nor is a body the

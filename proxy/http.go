@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/transport"
 )
 
 // maxSessions bounds the sessions whose protocol version is remembered.
@@ -164,6 +165,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.fail("the client went away before the reply")
 			return
 		}
+		if cause := transport.MalformedHTTP(err); cause != "" {
+			x.broken(cause)
+			x.fail("the reply is no HTTP/1.1 message: " + cause)
+			http.Error(w, "wymcp-check proxy: the server's reply is no HTTP/1.1 message", http.StatusBadGateway)
+			return
+		}
 		x.fail(fmt.Sprintf("the server could not be reached: %v", err))
 		http.Error(w, "wymcp-check proxy: the server could not be reached", http.StatusBadGateway)
 		return
@@ -209,6 +216,10 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case rerr != nil && r.Context().Err() != nil:
 			x.end("the client went away during the reply")
+			return
+		case rerr != nil && transport.MalformedHTTP(rerr) != "":
+			x.broken(transport.MalformedHTTP(rerr))
+			x.end("the reply is no HTTP/1.1 message: " + transport.MalformedHTTP(rerr))
 			return
 		case rerr != nil:
 			x.end(fmt.Sprintf("the reply broke off: %v", rerr))
@@ -289,6 +300,10 @@ type httpExchange struct {
 	events int
 	kept   int64 // bytes of messages kept in ex
 	ended  bool  // the reply was observed to its end
+	// malformed is net/http's cause when the reply broke HTTP/1.1's
+	// syntax before the exchange was paired: judged so (HTTP1006), with
+	// no reply, as check's transport has it.
+	malformed string
 	// answer is the response on a POST's stream, once it came: the
 	// stream is read on past it, as check's transport reads it, until
 	// the stream ends, Limits.Quiet passes (quiet), or a bound is met,
@@ -367,7 +382,10 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 		x.quiet.Stop()
 	}
 	x.ex.Failure = failure
-	if x.reply != nil {
+	if x.malformed != "" {
+		x.ex.Failure, x.ex.Malformed = "", x.malformed
+	}
+	if x.reply != nil && x.malformed == "" {
 		r := *x.reply
 		r.Body = x.body
 		if x.answer != nil {
@@ -436,6 +454,15 @@ func (x *httpExchange) remember(r *envelope.Response) {
 }
 
 // failLocked closes the exchange with no reply.
+// broken notes that the reply broke HTTP/1.1's syntax (see malformed),
+// before the exchange ends with that failure.
+func (x *httpExchange) broken(cause string) {
+	c := x.h.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	x.malformed = cause
+}
+
 func (x *httpExchange) failLocked(why string) (event, bool) { return x.pairLocked(why, nil) }
 
 func (x *httpExchange) fail(why string) {

@@ -371,6 +371,39 @@ func TestHTTPHostile(t *testing.T) {
 			t.Errorf("failure %q, response %+v", f, pairs[0].Exchange.Response)
 		}
 	})
+	// A reply that breaks HTTP/1.1's syntax (its status line, its chunks)
+	// is the server's finding, as check judges it (HTTP1006), not the
+	// relay's failure; the twin, well-formed chunks, is a reply.
+	for _, tc := range []struct{ name, reply, cause string }{
+		{"a status that is no number", "HTTP/1.1 2x0 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", `malformed HTTP status code "2x0"`},
+		{"a chunk size that is no hex number", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2x\r\n{}\r\n0\r\n\r\n", "invalid byte in chunk length"},
+		{"well-formed chunks", "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				c, _, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					panic(err)
+				}
+				io.WriteString(c, tc.reply)
+				c.Close()
+			})
+			rec := &recorder{}
+			_, base := startRelay(t, up.url(), rec, HTTPConfig{})
+			if resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			_, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
+			ex := pairs[0].Exchange
+			switch {
+			case tc.cause != "" && (ex.Malformed != tc.cause || ex.Failure != "" || ex.Response != nil):
+				t.Errorf("malformed %q, failure %q, response %+v; want malformed %q alone", ex.Malformed, ex.Failure, ex.Response, tc.cause)
+			case tc.cause == "" && (ex.Malformed != "" || ex.Failure != "" || ex.Response == nil || string(ex.Response.Body) != "{}"):
+				t.Errorf("malformed %q, failure %q, response %+v; want the reply", ex.Malformed, ex.Failure, ex.Response)
+			}
+		})
+	}
 	t.Run("hangs, client gives up", func(t *testing.T) {
 		up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 		rec := &recorder{}

@@ -94,7 +94,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		}()
 	}
 	resp, err := client.Do(hreq)
-	if cause := malformedHTTP(err); cause != "" {
+	if cause := MalformedHTTP(err); cause != "" {
 		// The server answered with bytes no client can read as an HTTP
 		// message: its finding, not the checker's failure.
 		ex.Malformed = cause

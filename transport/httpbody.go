@@ -27,11 +27,11 @@ var errTooLarge = errors.New("reply exceeds the byte bound")
 // ends there; a body cut short stays "could not judge".
 //
 // malformed is net/http's cause when the body's chunked framing broke
-// HTTP/1.1's syntax: the server's finding (see malformedHTTP), whatever
+// HTTP/1.1's syntax: the server's finding (see MalformedHTTP), whatever
 // was read before.
 func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bool) (failure, malformed string) {
 	data, err := io.ReadAll(io.LimitReader(body, b.lim.MaxBytes+1))
-	if cause := malformedHTTP(err); cause != "" {
+	if cause := MalformedHTTP(err); cause != "" {
 		return "", cause
 	}
 	if resetEnds && len(data) == 0 && errors.Is(err, syscall.ECONNRESET) {
@@ -73,7 +73,7 @@ type sseEnd struct {
 	// speak of the whole exchange.
 	events int
 	// malformed is net/http's cause when the stream's chunked framing
-	// broke HTTP/1.1's syntax before the response (see malformedHTTP).
+	// broke HTTP/1.1's syntax before the response (see MalformedHTTP).
 	malformed string
 }
 
@@ -121,8 +121,8 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		case errors.Is(err, errTooLarge), errors.Is(err, envelope.ErrEventTooLarge):
 			r.Truncated = true
 			return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
-		case err != nil && malformedHTTP(err) != "":
-			end.malformed = malformedHTTP(err)
+		case err != nil && MalformedHTTP(err) != "":
+			end.malformed = MalformedHTTP(err)
 			return ""
 		case err != nil:
 			// A stream the server broke off before its response withholds

@@ -6,15 +6,17 @@ import (
 )
 
 // malformedCauses are what net/http says of a reply whose start line,
-// header section or chunked framing breaks HTTP/1.1's message syntax (RFC 9112 §4, §5, §6;
-// RFC 9110 §5.5, §8.6): a status that is no three digits, a header line
-// without a colon or with a control character in its value, a
-// Content-Length that is no number or differs from another. A sender
-// MUST NOT generate such elements (RFC 9110 §2.2), and no client can
-// read the message. net/http's errors have no exported types, so the
-// causes are its words; TestMalformedHTTP pins them against the Go in
-// use. Its own limits (a header section past MaxResponseHeaderBytes)
-// and readings RFC 9112 leaves to a recipient are not among them.
+// header section or chunked framing breaks HTTP/1.1's message syntax
+// (RFC 9112 §4, §5, §6, §7.1; RFC 9110 §5.5, §8.6): a status that is no
+// three digits, a header line without a colon or with a control
+// character in its value, a Content-Length that is no number or differs
+// from another, a chunk whose size or line ends break the grammar. A
+// sender MUST NOT generate such elements (RFC 9110 §2.2), and no client
+// can read the message. net/http's errors have no exported types, so
+// the causes are its words; TestMalformedHTTP and TestMalformedChunks
+// pin them against the Go in use. Its own limits (a header section past
+// MaxResponseHeaderBytes) and readings RFC 9112 leaves to a recipient
+// are not among them.
 var malformedCauses = []string{
 	"malformed HTTP status code",
 	"malformed HTTP response",
@@ -36,9 +38,10 @@ var malformedCauses = []string{
 // maxCause bounds the cause kept: it quotes the server's own bytes.
 const maxCause = 200
 
-// malformedHTTP is net/http's cause when err says the reply was no
-// HTTP/1.1 message, "" for any other error.
-func malformedHTTP(err error) string {
+// MalformedHTTP is net/http's cause when err says the reply was no
+// HTTP/1.1 message, "" for any other error: the server's finding
+// (HTTP1006), for the transport and for the relay alike.
+func MalformedHTTP(err error) string {
 	if err == nil {
 		return ""
 	}
