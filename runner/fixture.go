@@ -174,7 +174,7 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 	}
 	b := l.out.(*buffer)
 	at := len(b.events) - 1
-	m.last = b.events[at].judged.Exchange
+	m.last, m.lastProc = b.events[at].judged.Exchange, m.exProc
 	m.own(m.last, l.r.idKeysStdio(req))
 	if pd != nil {
 		pd.exp, pd.o, pd.buf, pd.at, pd.ex = exp, o, b, at, m.last

@@ -1212,7 +1212,9 @@ func TestMultiplexedAnswerTwice(t *testing.T) {
 // once.
 func TestMultiplexedSecondReplyOwned(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
-	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	// (Quiet well past the 20 ms the async quirk's answers take, on a
+	// loaded machine too.)
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 150 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
 	clean, _ := stdioCorpusRunAt(t, lim, 8, fx, "2025-11-25")
 	for _, quirk := range []string{"again-later:tools/list", "again-async:tools/list"} {

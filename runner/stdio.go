@@ -243,8 +243,16 @@ type mux struct {
 	// markers are the id keys of every marker written: a late reply to
 	// one is dropped wherever it arrives.
 	markers map[string]bool
-	// last is the exchange lines between exchanges follow.
-	last *envelope.Exchange
+	// last is the exchange lines between exchanges follow, lastProc the
+	// process it went to, exProc that of the exchange last opened.
+	last             *envelope.Exchange
+	lastProc, exProc *transport.Stdio
+	// early are second responses to requests of the transport's own
+	// exchanges (see Stdio.Again) that came on a process before any
+	// buffered exchange of its own: the next exchange on it takes them,
+	// known so, as a run in sequence has them among the lines waiting
+	// before a request.
+	early []early
 	// sent counts the requests written to proc by id key: a reply whose
 	// id was sent once names its request for sure (every request of a
 	// run has an id of its own, but a user's fixtures may write one out).
@@ -263,6 +271,26 @@ type mux struct {
 	// written to proc in, seq the last place given.
 	order map[string]int
 	seq   int
+}
+
+// An early line is a second response come on p before an exchange of
+// its own (see mux.early).
+type early struct {
+	p    *transport.Stdio
+	data []byte
+}
+
+// takeEarly takes the early lines of p, and drops those of processes
+// gone.
+func (m *mux) takeEarly(p *transport.Stdio) [][]byte {
+	var out [][]byte
+	for _, e := range m.early {
+		if e.p == p {
+			out = append(out, e.data)
+		}
+	}
+	m.early = nil
+	return out
 }
 
 // A pend is a request whose window was still open when the run went on.
@@ -405,7 +433,17 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		// another exchange.
 		return
 	}
-	if m.last != nil && m.keep(m.last, data) {
+	if a := againID(p, data); a != "" && (m.last == nil || m.lastProc != p) {
+		// A second response to a request of the transport's own
+		// exchanges (the negotiation's, a probe's) on a process no
+		// buffered exchange went to yet: the next exchange on it takes
+		// it, as in a run in sequence (see early).
+		if len(m.early) < p.Limits().MaxEvents {
+			m.early = append(m.early, early{p, data})
+		}
+		return
+	}
+	if m.last != nil && m.attach(m.last, data) {
 		if u := unsentID(p, data); u != "" {
 			m.last.Response.Unsent = append(m.last.Response.Unsent, u)
 		}
@@ -415,10 +453,11 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 	}
 }
 
-// keep adds a line to a buffered exchange's, within the exchange's
-// bounds of lines and bytes, and says whether it did: a server
-// repeating lines without end must not grow the run.
-func (m *mux) keep(ex *envelope.Exchange, data []byte) bool {
+// attach adds a line to a buffered exchange's, within the exchange's
+// bound of lines and twice its bound of bytes (room for a second
+// response beside a reply at the bound), and says whether it did: a
+// server repeating lines without end must not grow the run.
+func (m *mux) attach(ex *envelope.Exchange, data []byte) bool {
 	if ex.Response == nil {
 		ex.Response = &envelope.Response{}
 	}
@@ -430,7 +469,7 @@ func (m *mux) keep(ex *envelope.Exchange, data []byte) bool {
 	for _, d := range ex.Response.Messages {
 		size += int64(len(d))
 	}
-	if len(ex.Response.Messages) >= lim.MaxEvents || size > lim.MaxBytes {
+	if len(ex.Response.Messages) >= lim.MaxEvents || size > 2*lim.MaxBytes {
 		return false
 	}
 	ex.Response.Messages = append(ex.Response.Messages, data)
@@ -441,7 +480,9 @@ func (m *mux) keep(ex *envelope.Exchange, data []byte) bool {
 // (see repeated) while no pending request was written with its id: a
 // user's fixtures may write an id twice, and the later request's reply
 // may be alike to the earlier one's (the same error to two methods).
-// Such a line may be either: flag sends that request again, alone.
+// Such a line is left to answer (the id written once on this process:
+// the pending request's reply) or to flag (written twice: either's, and
+// that request goes again, alone).
 func (m *mux) repeat(data []byte) bool {
 	if !m.r.repeated(data) {
 		return false
@@ -461,7 +502,7 @@ func (m *mux) secondReply(data []byte) bool {
 	if ex == nil {
 		return false
 	}
-	m.keep(ex, data)
+	m.attach(ex, data)
 	return true
 }
 
@@ -619,7 +660,7 @@ func (m *mux) progress(data []byte) bool {
 			continue
 		}
 		// (A flood stays where it arrives, within that exchange's bound.)
-		return m.keep(p.ex, data)
+		return m.attach(p.ex, data)
 	}
 	return false
 }
@@ -685,6 +726,8 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	r := m.r
 	p := r.t.(*StdioTarget).proc()
 	m.drain(ctx, p)
+	m.exProc = p
+	early := m.takeEarly(p) // lines of this exchange, come before it
 	if !wantReply {
 		// A notification waits its quiet moment, as in a run in
 		// sequence: nothing may answer it, and a server that handles
@@ -708,6 +751,15 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			}
 			if len(ex.Response.Messages) == 0 && !ex.Response.Truncated {
 				ex.Response = nil // nothing of its own came, as the transport says it
+			}
+		}
+		if len(early) > 0 {
+			if ex.Response == nil {
+				ex.Response = &envelope.Response{}
+			}
+			ex.Response.Messages = append(early, ex.Response.Messages...)
+			for _, d := range early {
+				ex.Response.Again = append(ex.Response.Again, againID(p, d))
 			}
 		}
 		if ex.Died != "" {
@@ -819,9 +871,10 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		return ex
 	}
-	// keep holds a line that came past the response, within the
-	// exchange's bounds: a server that goes on writing until the
-	// marker's reply must not grow the run without end.
+	// keep holds a line that is not the reply (one past the response, a
+	// second response to another request), within the exchange's
+	// bounds, and says whether it did: a server that goes on writing
+	// until the marker's reply must not grow the run without end.
 	keep = func(data []byte) bool {
 		if len(msgs) >= lim.MaxEvents || size+int64(len(data)) > lim.MaxBytes {
 			truncated = true
@@ -833,6 +886,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			unsent = append(unsent, u)
 		}
 		return true
+	}
+	for _, d := range early {
+		second(d)
 	}
 	var grace time.Time // set once a marker's reply came first
 	heard := 0          // the responses that pushed deadline back
@@ -974,6 +1030,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		room := lim.MaxBytes - size
 		if cut || int64(len(data)) > room {
 			msgs = append(msgs, data[:min(int64(len(data)), room)])
+			size += min(int64(len(data)), room)
 			truncated = true
 			m.stale()
 			return finish(fmt.Sprintf("reply exceeds %d bytes", lim.MaxBytes)), nil, nil
