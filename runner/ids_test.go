@@ -185,15 +185,16 @@ func TestReusedIDNoSecondReply(t *testing.T) {
 	for i := range 6 {
 		add(fmt.Sprint("ping-", i), 6+i, "ping")
 	}
-	lim := transport.Limits{Timeout: time.Second, Quiet: 50 * time.Millisecond}
+	lim := transport.Limits{Timeout: 2 * time.Second, Quiet: 50 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
 	for _, parallel := range []int{1, 8} {
 		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
 			t.Setenv(slowMethodEnv, "")
 			prompt, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
-			// Late: past the marker's reply and its grace, while the
+			// Late: past the marker's reply and its grace (twice the
+			// marker's round trip, on a loaded machine too), while the
 			// pings' exchanges run.
-			t.Setenv(slowMethodEnv, "prompts/list:300ms")
+			t.Setenv(slowMethodEnv, "prompts/list:600ms")
 			late, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
 			mine := func(rows []string) []string {
 				var out []string
