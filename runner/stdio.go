@@ -458,11 +458,11 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 // response beside a reply at the bound), and says whether it did: a
 // server repeating lines without end must not grow the run.
 func (m *mux) attach(ex *envelope.Exchange, data []byte) bool {
-	if ex.Response == nil {
-		ex.Response = &envelope.Response{}
-	}
 	if m.proc == nil {
 		return false
+	}
+	if ex.Response == nil {
+		ex.Response = &envelope.Response{}
 	}
 	lim := m.proc.Limits()
 	size := int64(len(data))
@@ -759,7 +759,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			}
 			ex.Response.Messages = append(early, ex.Response.Messages...)
 			for _, d := range early {
-				ex.Response.Again = append(ex.Response.Again, againID(p, d))
+				if a := againID(p, d); a != "" {
+					ex.Response.Again = append(ex.Response.Again, a)
+				}
 			}
 		}
 		if ex.Died != "" {
