@@ -69,7 +69,8 @@ func TestScrubSecrets(t *testing.T) {
 // TestScrubBody: a recorded body keeps its JSON shape and meaning; the
 // secrets go from its string values (and from text that is no JSON).
 func TestScrubBody(t *testing.T) {
-	secrets := []Secret{{"X-Pin", "4321"}, {"X-Key", "sk-live-12345678"}, {"X-Num", "12345678"}, {"X-Scope", "tools"}, {"X-Debug", "true"}}
+	secrets := []Secret{{"X-Pin", "4321"}, {"X-Key", "sk-live-12345678"}, {"X-Num", "12345678"}, {"X-Scope", "tools"}, {"X-Debug", "true"},
+		{"X-Hint", "resources/templates/list"}, {"X-Version", "2025-11-25"}}
 	for _, tt := range []struct {
 		name, in, want string
 		found          int
@@ -80,6 +81,7 @@ func TestScrubBody(t *testing.T) {
 		{"a member name stays", `{"sk-live-12345678":"sk-live-12345678"}`, `{"sk-live-12345678":"<redacted:X-Key>"}`, 1},
 		{"escaped", `{"m":"key sk-live-12345678\/x \u0034321"}`, `{"m":"key <redacted:X-Key>/x <redacted:X-Pin>"}`, 2},
 		{"plain words are no secrets", `{"method":"tools/list","ok":true}`, `{"method":"tools/list","ok":true}`, 0},
+		{"nor are the protocol's words", `{"method":"resources/templates/list","v":"2025-11-25"}`, `{"method":"resources/templates/list","v":"2025-11-25"}`, 0},
 		{"an event stream's data as JSON, the rest as text", "event: message\r\ndata: {\"n\":4321,\"m\":\"4321\"}\r\n: note 4321\r\n\r\n",
 			"event: message\r\ndata: {\"n\":4321,\"m\":\"<redacted:X-Pin>\"}\r\n: note <redacted:X-Pin>\r\n\r\n", 1},
 		{"text that is no JSON", "pin 4321, ok", "pin <redacted:X-Pin>, ok", 1},

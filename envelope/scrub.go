@@ -82,21 +82,43 @@ func validJSON(b []byte) bool {
 	return ok && !tooDeep
 }
 
-// scrubbable are the secrets that may be credentials, the longest
-// first (a token inside its "Bearer token" goes with it): minSecret
-// bytes or more, and, below EchoedSecret, not a plain word. A short word
-// ("true", "tools", "test") is a flag or a name, no credential; taken out
-// of a recording it turned every tools/list into "<redacted>/list", and
-// lint judged other messages than check had.
+// MayBeCredential: a header value that may be a credential, so a
+// secret to take out and whose echo is judged: minSecret bytes or more,
+// below EchoedSecret not a plain word, and no word of the protocol's own
+// (a version, a method). A short word ("true", "tools", "test") is a
+// flag or a name: taken out of a recording it turned every tools/list
+// into "<redacted>/list", and lint judged other messages than check had;
+// and a server that names the version it speaks echoes no secret.
+func MayBeCredential(v string) bool {
+	word := !strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) })
+	return len(v) >= minSecret && (len(v) >= EchoedSecret || !word) && !protocolWord(v)
+}
+
+// scrubbable are the secrets that may be credentials (MayBeCredential),
+// the longest first: a token inside its "Bearer token" goes with it.
 func scrubbable(secrets []Secret) []Secret {
 	sorted := make([]Secret, 0, len(secrets))
 	for _, s := range secrets {
-		if len(s.Value) >= EchoedSecret || len(s.Value) >= minSecret && strings.ContainsFunc(s.Value, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if MayBeCredential(s.Value) {
 			sorted = append(sorted, s)
 		}
 	}
 	slices.SortStableFunc(sorted, func(x, y Secret) int { return len(y.Value) - len(x.Value) })
 	return sorted
+}
+
+// protocolWord: v is a protocol version or a method name of any version
+// the checker knows, which every recording holds.
+func protocolWord(v string) bool {
+	if KnownVersion(v) || HistoricVersion(v) {
+		return true
+	}
+	for _, ver := range Versions() {
+		if slices.Contains(Methods(ver), v) {
+			return true
+		}
+	}
+	return false
 }
 
 // scrubJSON scrubs the string values of the JSON text b, and the numbers

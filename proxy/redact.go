@@ -15,10 +15,6 @@ const Redacted = "<redacted>"
 // credentialHeaders carry credentials in any request or reply.
 var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
 
-// minSecret is the shortest value Scrub removes from bodies: shorter
-// ones would mangle ordinary text and protect nothing.
-const minSecret = 4
-
 // maxSecrets bounds the distinct values kept: a client that sends a
 // new token with every request must not grow the relay's memory.
 const maxSecrets = 64
@@ -75,7 +71,7 @@ func (r *Redactor) Header(h http.Header) http.Header {
 // token" value, which a server may echo alone.
 func (r *Redactor) learn(name, v string) {
 	add := func(v string) {
-		if len(v) < minSecret || len(r.secrets) >= maxSecrets || slices.ContainsFunc(r.secrets, func(s envelope.Secret) bool { return s.Value == v }) {
+		if !envelope.MayBeCredential(v) || len(r.secrets) >= maxSecrets || slices.ContainsFunc(r.secrets, func(s envelope.Secret) bool { return s.Value == v }) {
 			return
 		}
 		r.secrets = append(r.secrets, envelope.Secret{Name: http.CanonicalHeaderKey(name), Value: v})

@@ -495,7 +495,9 @@ func secrets(h http.Header) []envelope.Secret {
 			continue
 		}
 		for _, v := range vs {
-			out = append(out, envelope.Secret{Name: k, Value: v})
+			if envelope.MayBeCredential(v) {
+				out = append(out, envelope.Secret{Name: k, Value: v})
+			}
 		}
 	}
 	return out

@@ -317,6 +317,7 @@ func TestRecordedHeaderValuesLintAlike(t *testing.T) {
 	}{
 		{"X-Debug: true", "true", false},
 		{"X-Scope: tools", "tools", false},
+		{"X-Mcp-Version: 2026-07-28", "2026-07-28", false},
 		{"X-Pin: 4321", "4321", true},
 		{"X-Api-Key: sk-live-12345678", "sk-live-12345678", true},
 	} {
