@@ -49,9 +49,9 @@ type Exchange struct {
 	Died string
 	// Malformed says the server's HTTP reply broke HTTP/1.1's message
 	// syntax in its start line, header section or chunked framing (before
-	// its response), so no client can read it (net/http's cause, with the server's bytes quoted). It is a
-	// finding against the server (HTTP1006), not a failure of the
-	// checker; Response is then nil.
+	// its response), so no client can read it (net/http's cause, with
+	// the server's bytes quoted). It is a finding against the server
+	// (HTTP1006), not a failure of the checker; Response is then nil.
 	Malformed string
 	// Unanswered: the request went out and the exchange ended without a
 	// response: its time bound ran out, or the server closed the

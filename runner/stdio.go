@@ -433,7 +433,8 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		// another exchange.
 		return
 	}
-	if a := againID(p, data); a != "" && (m.last == nil || m.lastProc != p) {
+	again := againID(p, data)
+	if again != "" && (m.last == nil || m.lastProc != p) {
 		// A second response to a request of the transport's own
 		// exchanges (the negotiation's, a probe's) on a process no
 		// buffered exchange went to yet: the next exchange on it takes
@@ -447,8 +448,8 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		if u := unsentID(p, data); u != "" {
 			m.last.Response.Unsent = append(m.last.Response.Unsent, u)
 		}
-		if a := againID(p, data); a != "" {
-			m.last.Response.Again = append(m.last.Response.Again, a)
+		if again != "" {
+			m.last.Response.Again = append(m.last.Response.Again, again)
 		}
 	}
 }
