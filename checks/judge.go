@@ -19,6 +19,12 @@ type SchemaValidator interface {
 	ValidateReply(version, method string, raw []byte) ([]envelope.DistilledEntry, error)
 }
 
+// A Warmer is a SchemaValidator that can compile the schemas of the
+// versions a run may judge before the first reply needs them.
+type Warmer interface {
+	Warm(versions ...string)
+}
+
 // A Reply is what came back for one exchange, split into messages once
 // for all checks (by envelope.ReadReply, the one reader of replies), with
 // the request's strings gathered lazily for the checks that quote them.

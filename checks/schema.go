@@ -26,6 +26,10 @@ func (p protocolSchemas) ValidateReply(version, method string, raw []byte) ([]en
 	return set.ValidateReply(method, raw)
 }
 
+// Warm compiles the schemas of versions ahead of their first use (see
+// Warmer).
+func (p protocolSchemas) Warm(versions ...string) { p.reg.Warm(versions...) }
+
 // UserSchema validates replies against a protocol schema the user gave
 // (--schema FILE), whatever the version.
 func UserSchema(u *schema.UserSchema) SchemaValidator { return userSchema{u} }

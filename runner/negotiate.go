@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
 )
@@ -29,6 +30,9 @@ type probe struct {
 // server/discover with any error or not at all (T-COMPAT-4), which is
 // then no finding.
 func (r *run) negotiate(ctx context.Context) (Result, error) {
+	if v := r.o.Protocol; v != "" && v != "auto" {
+		r.warm(v)
+	}
 	var probes []probe
 	var res Result
 	facts, err := r.settle(ctx, &probes, &res)
@@ -59,6 +63,18 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 	return res, err
 }
 
+// warm has the schemas of a version the negotiation is about to settle
+// on compiled beside its round trips: the probes' replies are judged as
+// soon as it is settled, and compiling the schemas then (about 20 ms)
+// held up every fixture. Only the version about to be asked is
+// compiled: a run is short of CPU more often than of time, and one
+// compiled for nothing costs as much as it saves.
+func (r *run) warm(version string) {
+	if w, ok := r.o.Schemas.(checks.Warmer); ok {
+		w.Warm(version)
+	}
+}
+
 // settle runs the probes and returns the facts they established.
 func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect.Facts, error) {
 	switch v := r.o.Protocol; v {
@@ -87,6 +103,9 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 	}
 
 	ex, ok := r.discover(ctx)
+	if !ok {
+		r.warm(envelope.V20251125) // what initialize asks for first
+	}
 	if ok {
 		*probes = append(*probes, probe{fixture: "negotiate/discover", ex: ex})
 		*res = Result{Version: envelope.V20260728, Negotiated: "auto: server/discover lists 2026-07-28"}

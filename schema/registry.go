@@ -55,6 +55,20 @@ func (r *Registry) Version(v string) (*Set, error) {
 	return ls.set, ls.err
 }
 
+// Warm starts compiling the schemas of versions beside the caller's
+// work, each in a goroutine of its own, and returns at once: a run that
+// knows which versions it may judge has them compiled while it waits
+// for the server's first replies, not after. Version waits for a
+// compile under way instead of starting another. Unknown versions are
+// left to Version to refuse.
+func (r *Registry) Warm(versions ...string) {
+	for _, v := range versions {
+		if _, ok := r.sets[v]; ok {
+			go r.Version(v)
+		}
+	}
+}
+
 // A Set is the compiled reply schemas of one protocol version. It is
 // immutable and safe for concurrent use.
 type Set struct {
