@@ -39,7 +39,7 @@ func (h *HTTPTarget) Died() (bool, string) {
 	return false, ""
 }
 func (h *HTTPTarget) Restart(context.Context) error { return nil }
-func (h *HTTPTarget) Close() error                  { h.T.CloseIdle(); return nil }
+func (h *HTTPTarget) Close() error                  { return nil }
 
 type httpConn struct{ t *transport.HTTP }
 

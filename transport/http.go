@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,57 +28,17 @@ type HTTP struct {
 	// Exchange.Request: they typically hold credentials, which must not
 	// reach transcripts and reports.
 	Header http.Header
-	// Client sends the requests. Nil means the exchanges share a client
-	// that follows no redirects, asks for no compression, sends no
-	// User-Agent unless one is given, and keeps its connections alive
-	// between exchanges (see shared).
+	// Client sends the requests. Nil means a fresh client per exchange
+	// that follows no redirects, asks for no compression, and sends no
+	// User-Agent unless one is given. A fresh connection per exchange
+	// keeps what a server leaves on one (a half-read stream, a second
+	// response) from touching the next exchange. Kept-alive connections
+	// were tried, for the accept each connection costs a server: a
+	// second response was then read as the next request's reply, and
+	// every later exchange on the connection was out of step by one
+	// (TestHTTPConnectionPerExchange).
 	Client *http.Client
 	Limits Limits
-
-	once sync.Once
-	pool *http.Client
-}
-
-// Kept-alive connections: as many as exchanges in flight at once (the
-// runner's --parallel is at most this in practice), each idle no longer
-// than a burst of exchanges lasts. A server that closes idle connections
-// sooner than that meets the retry in Do.
-const (
-	maxIdleConns = 32
-	idleConnFor  = 2 * time.Second
-)
-
-// shared is the client the exchanges share when h.Client is nil. A new
-// connection per exchange costs a server an accept and a parser each
-// time: against server-everything, 91 connections for a run, a quarter
-// of the CPU it spent answering. A connection goes back to the pool
-// only once its reply was read to the end (net/http closes one whose
-// body was left unread), so a fixture's half-read stream never reaches
-// the next.
-func (h *HTTP) shared(lim Limits) *http.Client {
-	h.once.Do(func() {
-		tr := newTransport(lim)
-		tr.MaxIdleConnsPerHost = maxIdleConns
-		tr.IdleConnTimeout = idleConnFor
-		h.pool = &http.Client{Transport: tr, CheckRedirect: noRedirect}
-	})
-	return h.pool
-}
-
-// CloseIdle closes the connections kept alive between exchanges: the
-// run is over.
-func (h *HTTP) CloseIdle() {
-	if h.pool != nil {
-		h.pool.CloseIdleConnections()
-	}
-}
-
-// oneShot is a client of its own for one exchange, whose connection
-// ends with it.
-func oneShot(lim Limits) (*http.Client, func()) {
-	tr := newTransport(lim)
-	tr.DisableKeepAlives = true
-	return &http.Client{Transport: tr, CheckRedirect: noRedirect}, tr.CloseIdleConnections
 }
 
 // Do sends req and returns the exchange. The request goes out with its
@@ -106,9 +65,11 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	defer cancel()
 	b := bound{parent: ctx, ctx: cctx, lim: lim}
 
-	client, pooled := h.Client, false
+	client := h.Client
 	if client == nil {
-		client, pooled = h.shared(lim), true
+		tr := newTransport(lim)
+		defer tr.CloseIdleConnections()
+		client = &http.Client{Transport: tr, CheckRedirect: noRedirect}
 	}
 	hreq, err := http.NewRequestWithContext(cctx, req.HTTPMethod(), h.URL, bytes.NewReader(req.Body))
 	if err != nil {
@@ -137,29 +98,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 			wait()
 		}()
 	}
-	var reused atomic.Bool
-	traced := hreq.WithContext(httptrace.WithClientTrace(cctx, &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) { reused.Store(c.Reused) }}))
-	resp, err := client.Do(traced)
-	if err != nil && pooled && reused.Load() && !b.timedOut() && b.parent.Err() == nil {
-		// A kept-alive connection failed before a reply was read: the
-		// server may have closed it as idle while the request went out
-		// (keep-alive's race, the checker's, not the server's), or it
-		// held bytes left from an earlier reply. The request goes again,
-		// once, on a connection of its own, where whatever the server
-		// does is its answer, as if no connection had been kept.
-		again, done := oneShot(lim)
-		defer done()
-		retry := hreq.Clone(cctx)
-		if hreq.GetBody != nil {
-			retry.Body, _ = hreq.GetBody()
-		}
-		if r2, err2 := again.Do(retry); !errors.Is(err2, syscall.ECONNREFUSED) {
-			resp, err = r2, err2
-		}
-		// (Refused: nothing listens any more, so the server went away
-		// with the request the kept connection carried; that was its
-		// answer.)
-	}
+	resp, err := client.Do(hreq)
 	if cause := MalformedHTTP(err); cause != "" {
 		// The server answered with bytes no client can read as an HTTP
 		// message: its finding, not the checker's failure.

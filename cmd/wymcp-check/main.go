@@ -2,17 +2,6 @@
 // protocol of the version they speak, and the error-envelope contract.
 package main
 
-import (
-	"io"
-	"log"
-	"os"
-)
+import "os"
 
-func main() {
-	// net/http's client says through the standard logger that a server
-	// sent bytes on an idle kept-alive connection (a Content-Length
-	// shorter than its body); the connection is dropped, and what the
-	// checker says goes through its streams alone.
-	log.SetOutput(io.Discard)
-	os.Exit(int(Main(os.Args[1:], systemStreams())))
-}
+func main() { os.Exit(int(Main(os.Args[1:], systemStreams()))) }
