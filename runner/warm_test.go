@@ -93,7 +93,7 @@ func TestNegotiationWarmsSchemas(t *testing.T) {
 				}
 			}
 			if !judged {
-				t.Error("tools/list.s reply was not schema-validated: want SCH1001 to pass")
+				t.Error("tools/list's reply was not schema-validated: want SCH1001 to pass")
 			}
 		})
 	}
