@@ -162,7 +162,7 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 			// It stopped answering while earlier requests were still
 			// open: one of them may have hung it. This one goes again,
 			// alone, with them (see probe).
-			pd = &pend{name: id, req: req, notification: !wantReply, ambiguous: true}
+			pd = &pend{name: id, req: req, notification: !wantReply, ambiguous: true, stalled: true}
 		}
 	}
 	if ex.Failure != "" && interrupted(ctx) {

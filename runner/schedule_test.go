@@ -1577,3 +1577,41 @@ func TestSlowStreamOpenJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestResentSilenceOnce: requests open when the server died of another
+// message go again to a fresh process side by side, each after its
+// marker, and share one --timeout: sent again alone, in turn, each
+// waited a window of its own (the go-sdk server's run took two windows
+// for two such requests). The server here answers nothing but
+// initialize and ping, and dies on a batch. The verdicts are those of a
+// run in sequence.
+func TestResentSilenceOnce(t *testing.T) {
+	const timeout = 1500 * time.Millisecond
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(quirkEnv, "mute-dies-on-batch")
+	// (In corpus order, the batch last: nothing is sent after the death.)
+	want := []string{"prompts/list", "resources/list", "rpc/batch"}
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return !slices.Contains(want, f.ID) })
+	if len(fx) != len(want) {
+		t.Fatalf("the corpus lacks some of %v: the test no longer tests this", want)
+	}
+	lim := transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond}
+	seq, _ := stdioCorpusRunAt(t, lim, 1, fx, envelope.V20251125)
+	mux, tmux := stdioCorpusRunAt(t, lim, 8, fx, envelope.V20251125)
+	silent := 0
+	for _, l := range mux {
+		if strings.Contains(l, " RPC1006 fail ") {
+			silent++
+		}
+	}
+	if silent != 2 {
+		t.Errorf("%d RPC1006 fails, want the 2 requests the server left silent:\n%s", silent, strings.Join(mux, "\n"))
+	}
+	t.Logf("multiplexed run: %v with --timeout %v", tmux, timeout)
+	if tmux > 2*timeout {
+		t.Errorf("multiplexed run took %v with --timeout %v: the requests sent again did not share one window", tmux, timeout)
+	}
+	if diff := cmp.Diff(seq, mux); diff != "" {
+		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}

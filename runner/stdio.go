@@ -271,6 +271,9 @@ type mux struct {
 	// written to proc in, seq the last place given.
 	order map[string]int
 	seq   int
+	// resending: the ambiguous requests are being sent again (resend);
+	// what is ambiguous once more goes alone.
+	resending bool
 }
 
 // An early line is a second response come on p before an exchange of
@@ -312,6 +315,12 @@ type pend struct {
 	// ambiguous: a stray line could be its reply, or the server died
 	// while it was pending: it is sent again, alone.
 	ambiguous bool
+	// voided: the server died, or was started again, while it was
+	// pending; stalled: the server stopped answering anything while it
+	// was. A request only voided goes again beside the others (resend);
+	// one stalled goes alone: side by side, each would wait for a
+	// server that hangs again.
+	voided, stalled bool
 	// notification: it is a notification, sent again alone because an
 	// id-less line it got may have been a pending request's.
 	notification bool
@@ -1093,7 +1102,7 @@ func (m *mux) died(ex *envelope.Exchange) {
 	}
 	m.stale()
 	for _, p := range m.pending {
-		p.ambiguous = true
+		p.ambiguous, p.voided = true, true
 	}
 }
 
@@ -1125,7 +1134,7 @@ func (m *mux) settle(ctx context.Context) error {
 		// Dead before the windows ran out: any open request may have
 		// killed it, so each goes again alone, as after a death mid-run.
 		for _, p := range m.pending {
-			p.ambiguous = true
+			p.ambiguous, p.voided = true, true
 		}
 	} else {
 		proc := r.t.(*StdioTarget).proc()
@@ -1137,7 +1146,7 @@ func (m *mux) settle(ctx context.Context) error {
 			if what != transport.Line {
 				if what == transport.Gone {
 					for _, p := range m.pending {
-						p.ambiguous = true
+						p.ambiguous, p.voided = true, true
 					}
 				}
 				break
@@ -1165,16 +1174,69 @@ func (m *mux) settle(ctx context.Context) error {
 	// Sent again to the process that read them, their ids would be used
 	// twice in its session (T-RPC-4), and a server still working on one
 	// may refuse it as a duplicate: they go again to a fresh process.
-	if slices.ContainsFunc(m.pending, func(p *pend) bool { return p.ambiguous }) {
-		m.stale()
-	}
+	var beside, alone []*pend
 	for _, p := range m.pending {
-		if !p.ambiguous {
-			continue
+		switch {
+		case !p.ambiguous:
+		case p.voided && !p.stalled && !m.resending:
+			beside = append(beside, p)
+		default:
+			alone = append(alone, p)
 		}
+	}
+	if len(beside)+len(alone) == 0 {
+		return nil
+	}
+	m.stale()
+	if len(beside) == 1 {
+		alone, beside = append(alone, beside...), nil
+	}
+	for _, p := range alone {
 		if err := m.again(ctx, p); err != nil {
 			return err
 		}
+	}
+	if len(beside) > 0 {
+		return m.resend(ctx, beside)
+	}
+	return nil
+}
+
+// resend sends the requests a death or a restart voided (open when the
+// server died, of another message or of one of them) again to a fresh
+// process, as the run sent them first: each followed by its marker,
+// their windows open side by side and judged together (settle). Each
+// sent alone, in turn, waited a whole --timeout of its own when it
+// stayed silent: the go-sdk server, which exits on some malformed
+// lines, left two such requests, and its run took two windows in a row.
+// A request that overtook its marker again is pending as before; one
+// the server dies on in flight is judged so; what is in doubt again (the
+// server died or hung while they were open, a line that could be
+// theirs) goes again alone (again), as before this pass.
+func (m *mux) resend(ctx context.Context, redo []*pend) error {
+	m.pending = nil
+	m.resending = true
+	defer func() { m.resending = false }()
+	bufs := make([]*buffer, len(redo))
+	for i, p := range redo {
+		bufs[i] = &buffer{}
+		l := &lane{r: m.r, out: bufs[i], mux: m, mark: time.Now()}
+		ok, err := l.revive(ctx, p.name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := l.muxed(ctx, p.name, p.req, p.exp, p.o); err != nil {
+			return err
+		}
+	}
+	if err := m.settle(ctx); err != nil {
+		return err
+	}
+	for i, p := range redo {
+		p.buf.events[p.at].instead, p.buf.events[p.at].replaced = bufs[i].events, true
 	}
 	return nil
 }
@@ -1203,7 +1265,7 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 		// that hangs it again is the one not judged, and the rest are.
 		for _, p := range silent {
 			if !answered[p] {
-				p.ambiguous = true
+				p.ambiguous, p.stalled = true, true
 			}
 		}
 		return nil
@@ -1268,7 +1330,7 @@ func (m *mux) again(ctx context.Context, p *pend) error {
 // whatever it would have answered; they are sent again, alone.
 func (m *mux) restarted() {
 	for _, p := range m.pending {
-		p.ambiguous = true
+		p.ambiguous, p.voided = true, true
 	}
 }
 
