@@ -579,8 +579,9 @@ is no message any client can read, so nothing else of it is judged,
 whether check or the relay saw it (a JSON body counts to its last chunk;
 an event stream to the event that carries the response, which a client
 has dispatched by then), and the server is failed here, not the
-checker's run called unable to judge. What RFC 9112 leaves to a recipient's reading (a bare LF as line
-end, a repeated Content-Length with the same value) and the checker's own
+checker's run called unable to judge. What RFC 9112 leaves to a
+recipient's reading (a bare LF as line end, a repeated Content-Length
+with the same value) and the checker's own
 limits (a header section past its bound, a chunk line or size past
 net/http's: "could not judge") are not findings here, nor is a body the
 server cut short.`,

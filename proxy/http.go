@@ -204,6 +204,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			rc.Flush()
 		}
+		bad := transport.MalformedHTTP(rerr) // "" for nil and for other errors
 		switch {
 		case rerr == io.EOF:
 			x.end("")
@@ -217,9 +218,9 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case rerr != nil && r.Context().Err() != nil:
 			x.end("the client went away during the reply")
 			return
-		case rerr != nil && transport.MalformedHTTP(rerr) != "":
-			x.broken(transport.MalformedHTTP(rerr))
-			x.end("the reply is no HTTP/1.1 message: " + transport.MalformedHTTP(rerr))
+		case rerr != nil && bad != "":
+			x.broken(bad)
+			x.end("the reply is no HTTP/1.1 message: " + bad)
 			return
 		case rerr != nil:
 			x.end(fmt.Sprintf("the reply broke off: %v", rerr))
@@ -453,7 +454,6 @@ func (x *httpExchange) remember(r *envelope.Response) {
 	}
 }
 
-// failLocked closes the exchange with no reply.
 // broken notes that the reply broke HTTP/1.1's syntax (see malformed),
 // before the exchange ends with that failure.
 func (x *httpExchange) broken(cause string) {
@@ -463,6 +463,7 @@ func (x *httpExchange) broken(cause string) {
 	x.malformed = cause
 }
 
+// failLocked closes the exchange with no reply.
 func (x *httpExchange) failLocked(why string) (event, bool) { return x.pairLocked(why, nil) }
 
 func (x *httpExchange) fail(why string) {

@@ -231,11 +231,11 @@ func (t *StdioTarget) proc() *transport.Stdio {
 // A response whose id names one pending request (every request of a run
 // has an id of its own), come within that request's window, is its reply
 // wherever it arrives. Where a line could misattribute, the exchange is
-// sent again, alone, at the end, to a fresh process (its id is spent on
-// the first): a response-shaped line that arrives outside any open
-// exchange (a late reply) and could belong to a pending request, or a
-// death of the server while requests were pending (any of them may have
-// caused it). A line that arrives between exchanges follows the exchange
+// sent again at the end, to a fresh process (its id is spent on the
+// first): alone after a response-shaped line that arrives outside any
+// open exchange (a late reply) and could belong to a pending request;
+// beside the others first after a death of the server while requests
+// were pending (any of them may have caused it: see resend). A line that arrives between exchanges follows the exchange
 // before it: it cannot belong to a request not yet written.
 type mux struct {
 	r       *run
@@ -313,7 +313,7 @@ type pend struct {
 	buf      *buffer
 	at       int // its event in buf
 	// ambiguous: a stray line could be its reply, or the server died
-	// while it was pending: it is sent again, alone.
+	// while it was pending: it is sent again (see settle).
 	ambiguous bool
 	// voided: the server died, or was started again, while it was
 	// pending; stalled: the server stopped answering anything while it
@@ -776,7 +776,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		if ex.Died != "" {
 			// Any request still open may have caused it, or the
-			// notification did: as after a request, they go again alone.
+			// notification did: as after a request, they go again.
 			m.died(&ex)
 			return ex, nil, nil
 		}
@@ -1101,9 +1101,7 @@ func (m *mux) died(ex *envelope.Exchange) {
 		ex.Died = why
 	}
 	m.stale()
-	for _, p := range m.pending {
-		p.ambiguous, p.voided = true, true
-	}
+	m.voidPending()
 }
 
 // stale makes the next fixture restart the server.
@@ -1117,7 +1115,8 @@ func (m *mux) stale() {
 func (r *run) idKeysStdio(req envelope.Request) []string { return requestIDKeys(req.Body) }
 
 // settle waits out the pending windows, then judges what stayed silent
-// (one liveness probe for all) and sends the rest again, alone.
+// (one liveness probe for all) and sends the rest again: those a death
+// or a restart voided side by side (resend), the others alone (again).
 func (m *mux) settle(ctx context.Context) error {
 	r := m.r
 	if len(m.pending) == 0 {
@@ -1132,10 +1131,8 @@ func (m *mux) settle(ctx context.Context) error {
 	}
 	if died, _ := r.t.Died(); died {
 		// Dead before the windows ran out: any open request may have
-		// killed it, so each goes again alone, as after a death mid-run.
-		for _, p := range m.pending {
-			p.ambiguous, p.voided = true, true
-		}
+		// killed it, so each goes again, as after a death mid-run.
+		m.voidPending()
 	} else {
 		proc := r.t.(*StdioTarget).proc()
 		// Until every window has closed, or no request waits for its
@@ -1145,9 +1142,7 @@ func (m *mux) settle(ctx context.Context) error {
 			data, _, what, _ := proc.Receive(ctx, until())
 			if what != transport.Line {
 				if what == transport.Gone {
-					for _, p := range m.pending {
-						p.ambiguous, p.voided = true, true
-					}
+					m.voidPending()
 				}
 				break
 			}
@@ -1327,8 +1322,12 @@ func (m *mux) again(ctx context.Context, p *pend) error {
 }
 
 // restarted voids the pending windows: their server is gone, and so is
-// whatever it would have answered; they are sent again, alone.
-func (m *mux) restarted() {
+// whatever it would have answered; they are sent again (see settle).
+func (m *mux) restarted() { m.voidPending() }
+
+// voidPending marks every pending request voided: its process died or
+// was replaced while its window was open.
+func (m *mux) voidPending() {
 	for _, p := range m.pending {
 		p.ambiguous, p.voided = true, true
 	}
