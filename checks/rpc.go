@@ -882,7 +882,11 @@ var NotificationNoReply = &Check{
 	Doc: `A message without an id is a notification, and the receiver never
 answers it, not even with an error. On stdio nothing is written in reply;
 on HTTP the answer is 202 Accepted with an empty body (or, when the server
-cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
+cannot accept it, an HTTP error whose body, if any, is an id-less error).
+On stdio, a response naming a request an earlier exchange had taken its
+response for (the recording's "again") may be the notification's answer
+or that request's second response; it fails here either way, and the
+finding says both.`,
 	Run: func(p *Pass) error {
 		w := p.Expect.NoReply
 		if !w.Set() {
@@ -903,7 +907,14 @@ cannot accept it, an HTTP error whose body, if any, is an id-less error).`,
 			if p.Expect.Condition == expect.CondResponsePosted {
 				what = "response sent to the server"
 			}
-			if id := m.Get("id"); id.Exists() && id.Type != gjson.Null {
+			id := m.Get("id")
+			if _, again := resp.StrayKind(id); again {
+				// On one pipe, a response naming an answered request
+				// that comes after a notification is the notification's
+				// wrong answer or that request's second response: the
+				// server broke a MUST either way, and cannot say which.
+				p.Deviate(w, msgPath(p, i), "a response with id %s came after the %s: its answer, or a second response to the earlier request with that id, which had had its response; neither may be sent", clip(id.Raw), what)
+			} else if id.Exists() && id.Type != gjson.Null {
 				p.Deviate(w, msgPath(p, i), "the %s was answered with a response (id %s)", what, clip(id.Raw))
 			} else if m.Get("result").Exists() || p.Exchange.Transport == envelope.Stdio {
 				p.Deviate(w, msgPath(p, i), "the %s was answered with a response", what)

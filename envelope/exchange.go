@@ -146,9 +146,14 @@ type Response struct {
 	// by their ids (raw JSON, compacted): Unsent named no request the
 	// checker had written to the process, so they answer nothing it sent
 	// (T-RPC-5); Again named a request an earlier exchange had already
-	// taken another response for, so each is a second response to that
-	// one (JSON-RPC §5). Neither is the request's reply while another
-	// response came. Nil when none came or it is not known.
+	// taken its response for, so each is a second response to that one
+	// (JSON-RPC §5). An Unsent one is the request's reply only when no
+	// other response came (one with a wrong id); an Again one never is
+	// (where a run took a response naming an answered request for this
+	// request's reply, a server that answers with a stale id, it did not
+	// list it), unless the request is a notification, which it may
+	// answer as wrongly as any other response would. Nil when none came
+	// or it is not known.
 	Unsent []string
 	Again  []string
 }

@@ -72,6 +72,11 @@ type ReadOptions struct {
 	// response to a single request is found inside one. Not for a batch
 	// request, whose reply is judged as the array it is.
 	Batches bool
+	// Notification: nothing may answer the message, so a response that
+	// came is read as its (wrong) answer even when the run knew it for a
+	// second response to another request (Response.Again): on one pipe,
+	// either may be so.
+	Notification bool
 }
 
 // ReadReply splits a response into messages and finds the reply to the
@@ -209,14 +214,17 @@ func (r *Reply) read(m Message, o ReadOptions, resp *Response, ix *replyIndexes)
 	}
 	r.Responses++
 	id := m.Get("id")
-	switch {
-	case ix.first >= 0:
-	case resp.Stray(id):
-		if ix.stray < 0 {
-			ix.stray = i
+	if ix.first < 0 {
+		switch unsent, again := resp.StrayKind(id); {
+		case again && !o.Notification:
+			// A second response to another request is never this one's.
+		case unsent || again:
+			if ix.stray < 0 {
+				ix.stray = i
+			}
+		default:
+			ix.first = i
 		}
-	default:
-		ix.first = i
 	}
 	if ix.match < 0 {
 		for _, want := range o.IDs {

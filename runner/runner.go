@@ -498,6 +498,16 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 	}
 	if st, ok := r.t.(*StdioTarget); ok {
 		r.keepLate(st, &ex)
+		if ex.Response != nil && wantReply {
+			// Known again wherever the same comes once more (see
+			// repeated): a second response, never another's reply.
+			keys := requestIDKeys(req.Body)
+			for _, d := range ex.Response.Messages {
+				if k, ok := responseKey(d); ok && slices.Contains(keys, k) {
+					r.took(k, d)
+				}
+			}
+		}
 	}
 	if ex.Failure != "" && r.t.Transport() == envelope.Stdio {
 		r.mu.Lock()
@@ -674,13 +684,6 @@ func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, 
 	body := r.markerBody(id)
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	ex := r.send(ctx, req, true)
-	if ex.Response != nil {
-		for _, d := range ex.Response.Messages {
-			if k, ok := responseKey(d); ok && k == envelope.IntIDKey(id) {
-				r.took(k, d)
-			}
-		}
-	}
 	rep := r.expect(req, nil).ReadReply(ex.Response)
 	if resp := ex.Response; resp != nil && resp.Resumed > 0 && resp.Status/100 == 2 {
 		// The server answered the probe with a stream that set an event

@@ -654,14 +654,32 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	var mu sync.Mutex
 	w := out
 	quirk := os.Getenv(quirkEnv)
+	copied, copyLater := strings.CutPrefix(quirk, "copy-later:")
+	copiedOnNote, copyOnNote := strings.CutPrefix(quirk, "copy-on-note:")
+	copying := copyLater || copyOnNote
+	if copyOnNote {
+		copied = copiedOnNote
+	}
+	replies := map[string][]byte{} // the last line written with each id, for copying
 	out = writerFunc(func(b []byte) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if quirk == "answer-twice" {
 			w.Write(b) // every line at once, and again
 		}
+		if id := gjson.GetBytes(b, "id"); copying && id.Exists() {
+			replies[id.Raw] = bytes.Clone(b)
+		}
 		return w.Write(b)
 	})
+	// copyOwed writes the reply to the request a copy quirk owes a copy
+	// of again, byte for byte.
+	copyOwed := func(owed string) {
+		mu.Lock()
+		line := replies[owed]
+		mu.Unlock()
+		out.Write(line)
+	}
 	dieOn, _ := strings.CutPrefix(quirk, "die-on:")
 	hangOn, _ := strings.CutPrefix(quirk, "hang-on:")
 	hung := false
@@ -715,6 +733,10 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			reinits++
 		}
 		if !id.Exists() {
+			if copyOnNote && owed != "" {
+				copyOwed(owed)
+				owed = ""
+			}
 			if quirk == "note-last-id" && lastID != "" {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"no id"}}`+"\n", lastID)
 			}
@@ -726,6 +748,15 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		lastID = id.Raw
+		if copying {
+			if copyLater && owed != "" && method.Str != "ping" {
+				copyOwed(owed)
+				owed = ""
+			}
+			if method.Str == copied {
+				owed = id.Raw
+			}
+		}
 		twice, later := strings.CutPrefix(quirk, "again-later:")
 		if ta, async := strings.CutPrefix(quirk, "again-async:"); later || async {
 			// A second response, with other content, to each request of
@@ -837,6 +868,9 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // "again-later:METHOD" answers each request of METHOD a second time, with
 // other content, before its answer to the next request that is no ping
 // ("again-async:METHOD": that answer 20 ms later, after the pings');
+// "copy-later:METHOD" writes its reply to each request of METHOD again,
+// byte for byte, before its answer to the next request that is no ping
+// ("copy-on-note:METHOD": on reading the next notification);
 // "hang-on:METHOD" stops answering anything once it reads a message of
 // METHOD, alive and reading; "die-on-string-id" exits on any string id.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
@@ -1132,11 +1166,10 @@ func TestStagedDuringSilence(t *testing.T) {
 // multiplexed stdio run (notifications after the requests) gives the
 // verdicts of a run in sequence, for servers that a notification kills
 // or unsettles, for one that answers notifications with the last id it
-// read, which a marker's id must not hide, for one that answers every
-// ping twice, whose markers' second replies belong to no fixture (the
-// fixture's own second reply is seen only multiplexed), and for
-// one whose tool tells its progress late, while other exchanges are
-// open: the progress is the call's, as its reply is.
+// read, which a marker's id must not hide, and for one whose tool tells
+// its progress late, while other exchanges are open: the progress is the
+// call's, as its reply is. (Servers that answer twice:
+// TestSecondResponsesJudged.)
 func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
 	// A notification's quiet moment is when a death it caused is seen
@@ -1144,7 +1177,7 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 	// had not exited yet, once, beside the other packages' tests).
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 200 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
-	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "ping-twice", "slow-progress"} {
+	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "slow-progress"} {
 		t.Run(quirk, func(t *testing.T) {
 			t.Setenv(quirkEnv, quirk)
 			seq, _ := stdioCorpusRun(t, lim, 1, fx)
@@ -1158,19 +1191,6 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 					t.Fatalf("in sequence the wrong replies to notifications were not failed; the quirk did not work:\n%s", strings.Join(seq, "\n"))
 				}
 			}
-			if quirk == "ping-twice" {
-				// The fixture's ping answered twice: multiplexed, the copy
-				// goes to the exchange whose request it names, judged at
-				// the end (RPC1006); in sequence that exchange is judged
-				// and written before the copy comes, and the copy is set
-				// aside. The markers' copies belong to no fixture in both.
-				const fail, pass = "lifecycle/ping RPC1006 fail  [fail reply: 2 responses arrived for one request]", "lifecycle/ping RPC1006 pass "
-				i := slices.Index(mux, fail)
-				if i < 0 || !slices.Contains(seq, pass) {
-					t.Fatalf("multiplexed, the ping's second reply was not failed, or in sequence it was:\n%s", strings.Join(mux, "\n"))
-				}
-				mux[i] = pass
-			}
 			if quirk == "slow-progress" && !slices.Contains(seq, "tools/call-valid/count PRO1003 pass ") {
 				t.Fatalf("in sequence the tool's progress was not judged with its call; the quirk did not work:\n%s", strings.Join(seq, "\n"))
 			}
@@ -1179,6 +1199,68 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSecondResponsesJudged: a stdio server that writes a response again,
+// byte for byte, is failed for each copy it writes, in sequence and
+// multiplexed: every ping's reply 20 ms later (the fixture's, the liveness
+// probes'), its reply to each tools/list or to initialize before its
+// next answer, or at the next notification. Multiplexed, a copy goes to
+// the exchange that took the first (RPC1006: two responses); in
+// sequence, that exchange is judged before the copy comes, which fails
+// where it lands, naming the request it answers (RPC1006), or, in a
+// notification's quiet moment, RPC1007, which says it may be the
+// notification's answer as well. Set aside, as before, every copy passed
+// unjudged in sequence. Against the same server answering once (the
+// twin) only those two checks fail; a check that had no line to judge
+// may pass on the copy.
+func TestSecondResponsesJudged(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 150 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	for _, parallel := range []int{1, 8} {
+		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+			t.Setenv(quirkEnv, "")
+			clean, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
+			if n := secondResponses(clean); len(n) != 0 {
+				t.Fatalf("the server answering once was failed for second responses:\n%s", strings.Join(n, "\n"))
+			}
+			for _, quirk := range []string{"ping-twice", "copy-later:tools/list", "copy-on-note:tools/list", "copy-later:initialize"} {
+				t.Run(quirk, func(t *testing.T) {
+					t.Setenv(quirkEnv, quirk)
+					twice, _ := stdioCorpusRunAt(t, lim, parallel, fx, "2025-11-25")
+					if len(secondResponses(twice)) == 0 {
+						t.Errorf("no copy was failed:\n%s", strings.Join(twice, "\n"))
+					}
+					was, is := verdictsOnly(clean), verdictsOnly(twice)
+					if len(was) != len(is) {
+						t.Fatalf("%d verdicts, %d once the server answers twice", len(was), len(is))
+					}
+					for i := range was {
+						// (A check that had no line to judge judges the
+						// copy: skip may become pass.)
+						_, rest, _ := strings.Cut(is[i], " ")
+						judged := strings.HasSuffix(was[i], " skip") && strings.HasSuffix(is[i], " pass")
+						if was[i] != is[i] && rest != "RPC1006 fail" && rest != "RPC1007 fail" && !judged {
+							t.Errorf("%q became %q: only RPC1006 and RPC1007 may fail", was[i], is[i])
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// secondResponses are the rows that fail a second response to a request.
+func secondResponses(rows []string) []string {
+	var out []string
+	for _, l := range rows {
+		if strings.Contains(l, " RPC1006 fail ") && (strings.Contains(l, "a second response to the request") || strings.Contains(l, "responses arrived for one request")) ||
+			strings.Contains(l, " RPC1007 fail ") && strings.Contains(l, "a second response to the earlier request") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // TestMultiplexedAnswerTwice: a stdio server that writes each response

@@ -436,13 +436,17 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		// none of the owners, which are the process before's.)
 		return
 	}
-	if m.repeat(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data) {
+	// A second response to a request of the transport's own exchanges,
+	// the same again or another (see Stdio.Again), is judged where it
+	// lands, as in a run in sequence: it answers no marker or pending
+	// request.
+	again := againID(p, data)
+	if again == "" && (m.repeat(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data)) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
 		// another exchange.
 		return
 	}
-	again := againID(p, data)
 	if again != "" && (m.last == nil || m.lastProc != p) {
 		// A second response to a request of the transport's own
 		// exchanges (the negotiation's, a probe's) on a process no
@@ -750,7 +754,21 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			for _, d := range ex.Response.Messages {
 				m.heard(d)
 			}
-			ex.Response.Messages = slices.DeleteFunc(ex.Response.Messages, m.late)
+			ex.Response.Messages = slices.DeleteFunc(ex.Response.Messages, func(d []byte) bool {
+				switch {
+				case p == m.proc && m.secondReply(d):
+					// A second response to a multiplexed request, the
+					// same again or another: its exchange's (RPC1006),
+					// not this notification's answer.
+					return true
+				case againID(p, d) != "":
+					// One to a request of the transport's own exchanges:
+					// judged here, as in a run in sequence (RPC1007 says
+					// it may be either).
+					return false
+				}
+				return m.late(d)
+			})
 			for _, d := range ex.Response.Messages {
 				if k, ok := responseKey(d); ok && k == unreadableID && m.owesIDless() {
 					// The notification's wrong answer, or the late reply
@@ -844,13 +862,12 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	// again are the ids of its lines known as second responses to
 	// requests answered outside the multiplexed exchanges (see second).
 	var again []string
-	// takeHeld takes held as this request's reply.
+	// takeHeld takes held as this request's reply, with its stale id:
+	// not listed among the second responses, as a run in sequence does
+	// not list it (see Response.Again).
 	takeHeld := func() {
 		msgs = append(msgs, held)
 		size += int64(len(held))
-		if a := againID(p, held); a != "" {
-			again = append(again, a) // known so, as a run in sequence knows it
-		}
 		held, answered = nil, true
 	}
 	// second gives a second response to the exchange that took its

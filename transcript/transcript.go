@@ -33,7 +33,7 @@
 //	             "unsent":["x-9"], "again":[7] (optional, stdio: the ids
 //	             of lines that named no request the run had written to
 //	             the process, and that named one an earlier exchange had
-//	             taken another response for; see envelope.Response)} | null}
+//	             taken its response for; see envelope.Response)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.

@@ -574,15 +574,16 @@ func responseIDs(t *testing.T, ex envelope.Exchange) []string {
 // A second response to a request answered already does not end the next
 // exchange, which waits for its own: a server that answered
 // server/discover twice lent the duplicate to tools/list, and the run
-// lost the server's tools. The same reply again belongs to the exchange
-// that took it and is dropped; another is a stray among the next
-// exchange's lines.
+// lost the server's tools. The same reply again, or another, is a stray
+// among the next exchange's lines, known as a second response (RPC1006
+// fails it there): set aside, the same reply again passed unjudged, the
+// exchange it belongs to judged before it came.
 func TestStdioSecondReplyNotTaken(t *testing.T) {
 	for _, tc := range []struct {
 		method string
 		want   []string // the ids of the second exchange's lines
 		again  []string // what the second exchange knew of them
-	}{{"twice", []string{"2"}, nil}, {"twice-differs", []string{"1", "2"}, []string{"1"}}} {
+	}{{"twice", []string{"1", "2"}, []string{"1"}}, {"twice-differs", []string{"1", "2"}, []string{"1"}}} {
 		t.Run(tc.method, func(t *testing.T) {
 			s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
 			first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + tc.method + `"}`)}, true)
@@ -594,8 +595,8 @@ func TestStdioSecondReplyNotTaken(t *testing.T) {
 			if ids := responseIDs(t, ex); !slices.Equal(ids, tc.want) {
 				t.Errorf("second exchange's lines have ids %v, want %v", ids, tc.want)
 			}
-			// A second response with other content is known as one: the
-			// request it names went out once and had its response.
+			// A second response is known as one: the request it names
+			// went out once and had its response.
 			if !slices.Equal(ex.Response.Again, tc.again) || ex.Response.Unsent != nil {
 				t.Errorf("second exchange knew again %q, unsent %q; want again %q, unsent none", ex.Response.Again, ex.Response.Unsent, tc.again)
 			}
@@ -677,7 +678,9 @@ func testOwed(t *testing.T, owe bool) {
 // (an array, an object, a boolean: fixtures send them) or none (null, a
 // parse error's). Taken for the next exchange's reply, every later
 // exchange took its predecessor's reply (false RPC1004 and SCH1001),
-// while the fault itself drew no RPC1006.
+// while the fault itself drew no RPC1006. A copy naming its request is
+// a stray of the next exchange, known as a second response; a null-id
+// copy names none, and is set aside.
 func TestStdioSecondReplyAnyID(t *testing.T) {
 	lim := Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 100 * time.Millisecond}
 	for _, id := range []string{`[1]`, `{"a": 1}`, `true`} {
@@ -688,8 +691,13 @@ func TestStdioSecondReplyAnyID(t *testing.T) {
 				t.Fatalf("first exchange: failure %q, response %v", first.Failure, first.Response)
 			}
 			// At once: the copy comes while the next exchange is open.
-			if ids := pingIDs(t, s); !slices.Equal(ids, []string{"2"}) {
-				t.Errorf("second exchange's lines have ids %v, want [2]", ids)
+			ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)}, true)
+			compact := strings.ReplaceAll(id, " ", "")
+			if ids := responseIDs(t, ex); !slices.Equal(ids, []string{compact, "2"}) {
+				t.Errorf("second exchange's lines have ids %v, want [%s 2]", ids, compact)
+			}
+			if !slices.Equal(ex.Response.Again, []string{compact}) {
+				t.Errorf("second exchange knew again %q, want [%s]", ex.Response.Again, compact)
 			}
 		})
 	}

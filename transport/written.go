@@ -31,10 +31,10 @@ type written struct {
 	seen map[string]int
 	full bool
 	// answered are the responses exchanges took (bounded, started
-	// afresh when full): the same response again (a server that answers
-	// twice) belongs to no later exchange and is dropped; another naming
-	// one is a second response (see Again), or a later exchange's reply
-	// if no other comes (a server that answers with a stale id).
+	// afresh when full): another response naming one is a second
+	// response (see Again); one with other content may be a later
+	// exchange's reply if no other comes (a server that answers with a
+	// stale id), the same again never is.
 	answered map[string]string
 }
 
@@ -226,8 +226,9 @@ func (s *Stdio) Unsent(data []byte) bool {
 }
 
 // Again reports whether data is a response naming a request, written
-// once to the process, that an exchange (Do) took another response for:
-// a second response to that request, wherever it arrives.
+// once to the process, that an exchange (Do) took its response for: a
+// second response to that request, wherever it arrives, whether it
+// repeats the first byte for byte or not.
 func (s *Stdio) Again(data []byte) bool {
 	return envelope.IsResponse(data) && s.again(data, gjson.GetBytes(data, "id"))
 }
@@ -235,6 +236,6 @@ func (s *Stdio) Again(data []byte) bool {
 // again is Again for a response and its id, read already.
 func (s *Stdio) again(data []byte, id gjson.Result) bool {
 	k := idKey(id)
-	prev, ok := s.ids.taken(k)
-	return k != "" && ok && prev != string(data) && s.ids.once(id)
+	_, taken := s.ids.taken(k)
+	return k != "" && taken && s.ids.once(id)
 }
