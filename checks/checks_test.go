@@ -163,17 +163,14 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					for _, id := range gjson.Parse(v).Array() {
 						tc.ex.Listens = append(tc.ex.Listens, id.Raw)
 					}
-				case "unsent", "again":
+				case "unsent", "again", "copies":
 					ids := gjson.Parse(v)
 					if !ids.IsArray() {
 						t.Fatalf("%s: %s: want a JSON array of ids", file, k)
 					}
+					list := map[string]*[]string{"unsent": &resp.Unsent, "again": &resp.Again, "copies": &resp.Copies}[k]
 					for _, id := range ids.Array() {
-						if k == "unsent" {
-							resp.Unsent = append(resp.Unsent, id.Raw)
-						} else {
-							resp.Again = append(resp.Again, id.Raw)
-						}
+						*list = append(*list, id.Raw)
 					}
 				case "offered":
 					toks := gjson.Parse(v)

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -647,14 +648,22 @@ the checker stopped at its own bound of resumptions. On stdio, where
 every request shares one pipe, only the run can tell a stray line from
 another request's reply: a response among the exchange's lines that
 names an id no request the checker wrote carried, or a second response
-to a request an earlier exchange had taken its response for, fails here
-too (the response's "unsent" and "again" in a recording say what the
-run knew; without them, such a line is not judged). When the checker could not tell (it could not send, the server
+to a request an earlier exchange had taken its response for, with other
+content or the same byte for byte, fails here too (the response's
+"unsent", "again" and "copies" in a recording say what the run knew;
+without them, such a line is not judged; a copy is never the reply).
+When the checker could not tell (it could not send, the server
 stopped answering even the probe, the reply broke the checker's bounds)
 this check carries the exchange's one "error" verdict.`,
 	Run: func(p *Pass) error {
 		if err := oneReply(p); err != nil {
-			return err
+			if _, skip := asSkip(err); !skip || p.Expect.NoReply.Set() || knownStrays(p) == 0 {
+				return err
+			}
+			// The request's own answers are judged elsewhere (a batch's
+			// to a 2025-03-26 server, RPC1001), but the lines the run
+			// knew for strays are no answers of its: they are judged
+			// here. (A notification's are RPC1007's.)
 		}
 		pipeStrays(p)
 		return nil
@@ -786,12 +795,13 @@ func knownStrays(p *Pass) int {
 
 // pipeStrays fails the responses among a stdio exchange's lines, other
 // than its reply, that the run knew to answer no request it wrote
-// (Response.Unsent) or a request already answered (Response.Again): the
-// pipe is shared, so only the run can tell such a line from another
-// request's reply, and a recording carries what it knew.
+// (Response.Unsent) or a request already answered (Response.Again,
+// Response.Copies): the pipe is shared, so only the run can tell such a
+// line from another request's reply, and a recording carries what it
+// knew.
 func pipeStrays(p *Pass) {
 	resp := p.Exchange.Response
-	if resp == nil || len(resp.Unsent) == 0 && len(resp.Again) == 0 {
+	if resp == nil || len(resp.Unsent) == 0 && len(resp.Again) == 0 && len(resp.Copies) == 0 {
 		return
 	}
 	for i := range p.Reply.Messages {
@@ -800,11 +810,13 @@ func pipeStrays(p *Pass) {
 			continue
 		}
 		id := m.Get("id")
-		switch unsent, again := resp.StrayKind(id); {
+		switch unsent, again, copy := resp.StrayKind(id); {
 		case unsent:
 			p.Failf(msgPath(p, i), "a response with id %s came, and no request the checker wrote to the server carried that id: a response answers a request", clip(id.Raw))
 		case again:
 			p.Failf(msgPath(p, i), "a second response to the request with id %s came, after an earlier exchange had taken its response: a request gets one response", clip(id.Raw))
+		case copy:
+			p.Failf(msgPath(p, i), "the response to the request with id %s came again, byte for byte, after an earlier exchange had taken it: a request gets one response", clip(id.Raw))
 		}
 	}
 }
@@ -884,9 +896,9 @@ answers it, not even with an error. On stdio nothing is written in reply;
 on HTTP the answer is 202 Accepted with an empty body (or, when the server
 cannot accept it, an HTTP error whose body, if any, is an id-less error).
 On stdio, a response naming a request an earlier exchange had taken its
-response for (the recording's "again") may be the notification's answer
-or that request's second response; it fails here either way, and the
-finding says both.`,
+response for (the recording's "again" or "copies") may be the
+notification's answer or that request's second response; it fails here
+either way, and the finding says both.`,
 	Run: func(p *Pass) error {
 		w := p.Expect.NoReply
 		if !w.Set() {
@@ -908,12 +920,12 @@ finding says both.`,
 				what = "response sent to the server"
 			}
 			id := m.Get("id")
-			if _, again := resp.StrayKind(id); again {
+			if _, again, copy := resp.StrayKind(id); again || copy {
 				// On one pipe, a response naming an answered request
 				// that comes after a notification is the notification's
 				// wrong answer or that request's second response: the
 				// server broke a MUST either way, and cannot say which.
-				p.Deviate(w, msgPath(p, i), "a response with id %s came after the %s: its answer, or a second response to the earlier request with that id, which had had its response; neither may be sent", clip(id.Raw), what)
+				p.Deviate(w, msgPath(p, i), "a response with id %s came after the %s: its answer, or a second response to the earlier request with that id, which was answered already; neither may be sent", clip(id.Raw), what)
 			} else if id.Exists() && id.Type != gjson.Null {
 				p.Deviate(w, msgPath(p, i), "the %s was answered with a response (id %s)", what, clip(id.Raw))
 			} else if m.Get("result").Exists() || p.Exchange.Transport == envelope.Stdio {
@@ -1065,8 +1077,22 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 		}
 	}
 	empty := !envelope.NonEmpty(batch)
-	if msgs := p.Reply.Messages; !empty && len(msgs) == 1 && msgs[0].IsObject() && msgs[0].Get("error").Exists() {
-		if id := msgs[0].Get("id"); !id.Exists() || id.Type == gjson.Null {
+	// The lines the run knew for strays (another request's second
+	// response, a response to nothing sent) answer no element of the
+	// batch: RPC1006 judges them.
+	stray := func(m *envelope.Message) bool {
+		return m.IsObject() && !m.Get("method").Exists() && p.Exchange.Response.Stray(m.Get("id"))
+	}
+	var first *envelope.Message
+	own := 0
+	for i := range p.Reply.Messages {
+		if m := &p.Reply.Messages[i]; !stray(m) {
+			own++
+			first = cmp.Or(first, m)
+		}
+	}
+	if !empty && own == 1 && first.IsObject() && first.Get("error").Exists() {
+		if id := first.Get("id"); !id.Exists() || id.Type == gjson.Null {
 			// The batch refused as a whole, with one JSON-RPC error whose
 			// id is null or absent (AMB-1: an error about a request whose
 			// id cannot be read may leave it out; a batch has none): a
@@ -1077,6 +1103,9 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 		}
 	}
 	for i, m := range p.Reply.Messages {
+		if stray(&m) {
+			continue
+		}
 		path := msgPath(p, i)
 		var items []gjson.Result
 		var paths []string

@@ -146,34 +146,33 @@ type Response struct {
 	// by their ids (raw JSON, compacted): Unsent named no request the
 	// checker had written to the process, so they answer nothing it sent
 	// (T-RPC-5); Again named a request an earlier exchange had already
-	// taken its response for, so each is a second response to that one
-	// (JSON-RPC §5). An Unsent one is the request's reply only when no
-	// other response came (one with a wrong id); an Again one never is
-	// (where a run took a response naming an answered request for this
-	// request's reply, a server that answers with a stale id, it did not
-	// list it), unless the request is a notification, which it may
-	// answer as wrongly as any other response would. Nil when none came
+	// taken another response for, so each is a second response to that
+	// one (JSON-RPC §5). Neither is the request's reply while another
+	// response came. Copies repeated, byte for byte, the response an
+	// earlier exchange had taken for the request they name: second
+	// responses too, and never the request's reply. Nil when none came
 	// or it is not known.
 	Unsent []string
 	Again  []string
+	Copies []string
 }
 
 // Stray reports whether the run knew a response with the id to be
-// another request's or none's (see Unsent and Again).
+// another request's or none's (see Unsent, Again and Copies).
 func (r *Response) Stray(id gjson.Result) bool {
-	unsent, again := r.StrayKind(id)
-	return unsent || again
+	unsent, again, copy := r.StrayKind(id)
+	return unsent || again || copy
 }
 
-// StrayKind says which of Unsent and Again names id; neither for a null
-// or absent id.
-func (r *Response) StrayKind(id gjson.Result) (unsent, again bool) {
-	if r == nil || len(r.Unsent) == 0 && len(r.Again) == 0 || !id.Exists() || id.Type == gjson.Null {
-		return false, false
+// StrayKind says which of Unsent, Again and Copies names id; none for a
+// null or absent id.
+func (r *Response) StrayKind(id gjson.Result) (unsent, again, copy bool) {
+	if r == nil || len(r.Unsent) == 0 && len(r.Again) == 0 && len(r.Copies) == 0 || !id.Exists() || id.Type == gjson.Null {
+		return false, false, false
 	}
 	// By value: a recording may spell an id otherwise ("x\u003cy").
 	named := func(s string) bool { return SameValue(gjson.Parse(s), id) }
-	return slices.ContainsFunc(r.Unsent, named), slices.ContainsFunc(r.Again, named)
+	return slices.ContainsFunc(r.Unsent, named), slices.ContainsFunc(r.Again, named), slices.ContainsFunc(r.Copies, named)
 }
 
 // MaxResumes is how many times the checker resumes one POST's stream, as

@@ -18,9 +18,10 @@ type Reply struct {
 	// Response is the JSON-RPC response to the request: the one whose id
 	// is one the request could be read to carry, else the first
 	// response-shaped message the run did not know for another request's
-	// or none's (Response.Unsent, Response.Again), else the first
-	// response-shaped message, else the first message that is not JSON at
-	// all (so a malformed reply is judged, not missed). Nil when none came.
+	// or none's (Response.Unsent, Response.Again), else the first such
+	// but a copy (Response.Copies, never the reply), else the first
+	// message that is not JSON at all (so a malformed reply is judged,
+	// not missed). Nil when none came.
 	Response *Message
 	// Responses counts response-shaped messages (objects with no
 	// "method" member).
@@ -72,11 +73,6 @@ type ReadOptions struct {
 	// response to a single request is found inside one. Not for a batch
 	// request, whose reply is judged as the array it is.
 	Batches bool
-	// Notification: nothing may answer the message, so a response that
-	// came is read as its (wrong) answer even when the run knew it for a
-	// second response to another request (Response.Again): on one pipe,
-	// either may be so.
-	Notification bool
 }
 
 // ReadReply splits a response into messages and finds the reply to the
@@ -215,9 +211,10 @@ func (r *Reply) read(m Message, o ReadOptions, resp *Response, ix *replyIndexes)
 	r.Responses++
 	id := m.Get("id")
 	if ix.first < 0 {
-		switch unsent, again := resp.StrayKind(id); {
-		case again && !o.Notification:
-			// A second response to another request is never this one's.
+		switch unsent, again, copy := resp.StrayKind(id); {
+		case copy:
+			// The response another request took, again: never this
+			// one's reply.
 		case unsent || again:
 			if ix.stray < 0 {
 				ix.stray = i

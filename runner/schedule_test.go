@@ -683,7 +683,7 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	dieOn, _ := strings.CutPrefix(quirk, "die-on:")
 	hangOn, _ := strings.CutPrefix(quirk, "hang-on:")
 	hung := false
-	lastID, reinits := "", 0
+	lastID, lastRequest, reinits := "", "", 0
 	owed := "" // the id an again-later quirk answers a second time
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
@@ -737,6 +737,9 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 				copyOwed(owed)
 				owed = ""
 			}
+			if quirk == "note-last-request" && lastRequest != "" {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"no id"}}`+"\n", lastRequest)
+			}
 			if quirk == "note-last-id" && lastID != "" {
 				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"no id"}}`+"\n", lastID)
 			}
@@ -748,6 +751,9 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		lastID = id.Raw
+		if method.Str != "ping" {
+			lastRequest = id.Raw
+		}
 		if copying {
 			if copyLater && owed != "" && method.Str != "ping" {
 				copyOwed(owed)
@@ -864,7 +870,9 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // reading a message of METHOD; "mute-dies-on-batch" answers only
 // initialize and ping and exits on reading a batch; "reinit-breaks" exits on the first
 // request after a second notifications/initialized; "note-last-id"
-// answers each notification (wrongly) with the id it read last;
+// answers each notification (wrongly) with the id it read last
+// ("note-last-request": of the last request that was no ping, a
+// multiplexed run's fixture, whose reply it took);
 // "again-later:METHOD" answers each request of METHOD a second time, with
 // other content, before its answer to the next request that is no ping
 // ("again-async:METHOD": that answer 20 ms later, after the pings');
@@ -1177,15 +1185,17 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 	// had not exited yet, once, beside the other packages' tests).
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 200 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
-	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "slow-progress"} {
+	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "note-last-request", "slow-progress"} {
 		t.Run(quirk, func(t *testing.T) {
 			t.Setenv(quirkEnv, quirk)
 			seq, _ := stdioCorpusRun(t, lim, 1, fx)
 			mux, _ := stdioCorpusRun(t, lim, 8, fx)
-			if quirk == "note-last-id" {
+			if strings.HasPrefix(quirk, "note-last-") {
 				// The wrong reply carries whatever id was read last: a
-				// fixture's in sequence, a marker's multiplexed. The
-				// verdicts must agree; the quoted id may not.
+				// fixture's in sequence, a marker's or a fixture's
+				// multiplexed (taken for that fixture's second response,
+				// it failed the fixture and passed the notification).
+				// The verdicts must agree; the quoted id may not.
 				seq, mux = verdictsOnly(seq), verdictsOnly(mux)
 				if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/unknown-notification RPC1007 fail") }) {
 					t.Fatalf("in sequence the wrong replies to notifications were not failed; the quirk did not work:\n%s", strings.Join(seq, "\n"))
@@ -1255,7 +1265,7 @@ func TestSecondResponsesJudged(t *testing.T) {
 func secondResponses(rows []string) []string {
 	var out []string
 	for _, l := range rows {
-		if strings.Contains(l, " RPC1006 fail ") && (strings.Contains(l, "a second response to the request") || strings.Contains(l, "responses arrived for one request")) ||
+		if strings.Contains(l, " RPC1006 fail ") && (strings.Contains(l, "a second response to the request") || strings.Contains(l, "responses arrived for one request") || strings.Contains(l, "came again, byte for byte")) ||
 			strings.Contains(l, " RPC1007 fail ") && strings.Contains(l, "a second response to the earlier request") {
 			out = append(out, l)
 		}

@@ -437,10 +437,10 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		return
 	}
 	// A second response to a request of the transport's own exchanges,
-	// the same again or another (see Stdio.Again), is judged where it
+	// the same again or another (see secondID), is judged where it
 	// lands, as in a run in sequence: it answers no marker or pending
 	// request.
-	again := againID(p, data)
+	again, copy := secondID(p, data)
 	if again == "" && (m.repeat(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data)) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
@@ -462,7 +462,7 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 			m.last.Response.Unsent = append(m.last.Response.Unsent, u)
 		}
 		if again != "" {
-			m.last.Response.Again = append(m.last.Response.Again, again)
+			noteSecond(m.last.Response, again, copy)
 		}
 	}
 }
@@ -505,6 +505,17 @@ func (m *mux) repeat(data []byte) bool {
 	return !slices.ContainsFunc(m.pending, func(p *pend) bool { return slices.Contains(p.keys, k) })
 }
 
+// ownedSecond is the id (compacted) of a response line on p naming a
+// multiplexed request that took its response (see owner), and whether it
+// repeats that response byte for byte; "" when it names none.
+func (m *mux) ownedSecond(p *transport.Stdio, data []byte) (id string, copy bool) {
+	k, ok := responseKey(data)
+	if p != m.proc || !ok || k == unreadableID || m.owner[k] == nil {
+		return "", false
+	}
+	return envelope.Compact(gjson.GetBytes(data, "id").Raw), m.r.repeated(data)
+}
+
 // secondReply gives a response that names an answered request (see owner) to
 // that request's exchange, and says whether it did.
 func (m *mux) secondReply(data []byte) bool {
@@ -542,13 +553,28 @@ func unsentID(p *transport.Stdio, data []byte) string {
 	return envelope.Compact(gjson.GetBytes(data, "id").Raw)
 }
 
-// againID is the id (compacted) of a response line that the transport
-// knows for a second response (see Stdio.Again); "" when it is not one.
-func againID(p *transport.Stdio, data []byte) string {
-	if p == nil || !p.Again(data) {
-		return ""
+// secondID is the id (compacted) of a response line that the transport
+// knows for a second response to a request of its own exchanges (see
+// Stdio.Again and Stdio.Repeat), and whether it repeats the first byte
+// for byte; "" when it is not one.
+func secondID(p *transport.Stdio, data []byte) (id string, copy bool) {
+	if p == nil {
+		return "", false
 	}
-	return envelope.Compact(gjson.GetBytes(data, "id").Raw)
+	if copy = p.Repeat(data); !copy && !p.Again(data) {
+		return "", false
+	}
+	return envelope.Compact(gjson.GetBytes(data, "id").Raw), copy
+}
+
+// noteSecond lists id on resp as a second response's: among Copies when
+// it repeats the first byte for byte, else among Again.
+func noteSecond(resp *envelope.Response, id string, copy bool) {
+	if copy {
+		resp.Copies = append(resp.Copies, id)
+	} else {
+		resp.Again = append(resp.Again, id)
+	}
 }
 
 // late reports whether a line read for a notification is a late reply
@@ -755,17 +781,16 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 				m.heard(d)
 			}
 			ex.Response.Messages = slices.DeleteFunc(ex.Response.Messages, func(d []byte) bool {
-				switch {
-				case p == m.proc && m.secondReply(d):
-					// A second response to a multiplexed request, the
-					// same again or another: its exchange's (RPC1006),
-					// not this notification's answer.
-					return true
-				case againID(p, d) != "":
-					// One to a request of the transport's own exchanges:
-					// judged here, as in a run in sequence (RPC1007 says
-					// it may be either).
+				if id, copy := m.ownedSecond(p, d); id != "" {
+					// A second response to a multiplexed request, or
+					// this notification's wrong answer naming it: on one
+					// pipe nothing tells which, so it stays here, known
+					// so, and RPC1007 says both, as in a run in sequence.
+					noteSecond(ex.Response, id, copy)
 					return false
+				}
+				if id, _ := secondID(p, d); id != "" {
+					return false // the same, for a request of the transport's own exchanges (listed by it)
 				}
 				return m.late(d)
 			})
@@ -787,8 +812,8 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			}
 			ex.Response.Messages = append(early, ex.Response.Messages...)
 			for _, d := range early {
-				if a := againID(p, d); a != "" {
-					ex.Response.Again = append(ex.Response.Again, a)
+				if id, copy := secondID(p, d); id != "" {
+					noteSecond(ex.Response, id, copy)
 				}
 			}
 		}
@@ -859,27 +884,28 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	// as a run in sequence waits (Limits.Quiet) from heldAt.
 	var held []byte
 	var heldAt time.Time
-	// again are the ids of its lines known as second responses to
-	// requests answered outside the multiplexed exchanges (see second).
-	var again []string
-	// takeHeld takes held as this request's reply, with its stale id:
-	// not listed among the second responses, as a run in sequence does
-	// not list it (see Response.Again).
+	// seconds are its lines known as second responses to requests
+	// answered outside the multiplexed exchanges (see second).
+	var seconds envelope.Response
+	// takeHeld takes held as this request's reply.
 	takeHeld := func() {
 		msgs = append(msgs, held)
 		size += int64(len(held))
+		if id, copy := secondID(p, held); id != "" {
+			noteSecond(&seconds, id, copy) // known so, as a run in sequence knows it
+		}
 		held, answered = nil, true
 	}
 	// second gives a second response to the exchange that took its
 	// request's response (see owner); one to a request answered outside
 	// the multiplexed exchanges (the negotiation, a liveness probe: the
-	// transport knows it, see Stdio.Again) stays among this exchange's
+	// transport knows it, see secondID) stays among this exchange's
 	// lines, known as one, as in a run in sequence.
 	var keep func([]byte) bool
 	second := func(data []byte) {
 		if !m.secondReply(data) && keep(data) {
-			if a := againID(p, data); a != "" {
-				again = append(again, a)
+			if id, copy := secondID(p, data); id != "" {
+				noteSecond(&seconds, id, copy)
 			}
 		}
 	}
@@ -889,7 +915,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			held = nil
 		}
 		if len(msgs) > 0 {
-			ex.Response = &envelope.Response{Messages: msgs, Truncated: truncated, Unsent: unsent, Again: again}
+			ex.Response = &envelope.Response{Messages: msgs, Truncated: truncated, Unsent: unsent, Again: seconds.Again, Copies: seconds.Copies}
 		}
 		ex.Failure = failure
 		// As a run in sequence notes it: a server found dead when the
@@ -988,7 +1014,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			p.Owe(req.Body)
 			return ex, nil, nil
 		}
-		if k, ok := responseKey(data); ok && k != unreadableID && !slices.Contains(keys, k) && (m.owner[k] != nil || p.Again(data)) {
+		if k, ok := responseKey(data); ok && k != unreadableID && !slices.Contains(keys, k) && (m.owner[k] != nil || p.Again(data) || p.Repeat(data)) {
 			// A response naming a request an earlier exchange took its
 			// response for: past this request's own, or the same again,
 			// it is a second response to that one; before it, it waits

@@ -30,10 +30,11 @@
 //	             stream, which was read to its end),
 //	             "heldOpen":true (optional: the stream carried its response
 //	             and was still open when the checker stopped reading),
-//	             "unsent":["x-9"], "again":[7] (optional, stdio: the ids
-//	             of lines that named no request the run had written to
-//	             the process, and that named one an earlier exchange had
-//	             taken its response for; see envelope.Response)} | null}
+//	             "unsent":["x-9"], "again":[7], "copies":[8] (optional,
+//	             stdio: the ids of lines that named no request the run
+//	             had written to the process, that named one an earlier
+//	             exchange had taken another response for, and that
+//	             repeated the response it took; see envelope.Response)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
@@ -537,7 +538,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	}
 	var root [17]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed
 	var req [4]string   // method, headers, body, bodyBase64
-	var resp [10]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again
+	var resp [11]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	scanMembers(s[at:], func(key, rest string) int {
@@ -712,7 +713,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	} else if ex.Transport == envelope.HTTP {
 		return rec, errors.New(`"response.status" is required for http`)
 	}
-	for i, f := range []*[]string{&rs.Unsent, &rs.Again} {
+	for i, f := range []*[]string{&rs.Unsent, &rs.Again, &rs.Copies} {
 		v := value(resp[8+i])
 		if !v.Exists() {
 			continue
@@ -759,7 +760,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 var (
 	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
-	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies"}
 	// versions are the known protocol versions, so that a record holds
 	// the constant rather than a copy of the line's text.
 	versions = envelope.Versions()
@@ -995,6 +996,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		HeldOpen   bool                `json:"heldOpen,omitempty"`
 		Unsent     []json.RawMessage   `json:"unsent,omitempty"`
 		Again      []json.RawMessage   `json:"again,omitempty"`
+		Copies     []json.RawMessage   `json:"copies,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -1052,6 +1054,9 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		}
 		for _, id := range r.Again {
 			m.Again = append(m.Again, json.RawMessage(id))
+		}
+		for _, id := range r.Copies {
+			m.Copies = append(m.Copies, json.RawMessage(id))
 		}
 		b := r.Body
 		if ex.Transport == envelope.Stdio && r.Messages != nil {

@@ -496,30 +496,32 @@ func TestStraysRoundTrip(t *testing.T) {
 	ex := envelope.Exchange{Transport: envelope.Stdio, Version: "2025-11-25",
 		Request: envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)},
 		Response: &envelope.Response{Body: []byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"), Messages: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)},
-			Unsent: []string{`"x-9"`, `{"a":1}`}, Again: []string{`5`}}}
+			Unsent: []string{`"x-9"`, `{"a":1}`}, Again: []string{`5`}, Copies: []string{`"c"`}}}
 	var buf bytes.Buffer
 	if err := transcript.Write(&buf, "ping", &ex, nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), `"unsent":["x-9",{"a":1}],"again":[5]}`) {
+	if !strings.Contains(buf.String(), `"unsent":["x-9",{"a":1}],"again":[5],"copies":["c"]}`) {
 		t.Errorf("written as %s", buf.String())
 	}
 	recs, errs := readAll(t, "rt", &buf)
 	if len(errs) != 0 || len(recs) != 1 {
 		t.Fatalf("errs %v recs %d", errs, len(recs))
 	}
-	if got, want := recs[0].Exchange.Response, ex.Response; got == nil || !slices.Equal(got.Unsent, want.Unsent) || !slices.Equal(got.Again, want.Again) {
-		t.Errorf("unsent %q and again %q read back as %+v", want.Unsent, want.Again, got)
+	if got, want := recs[0].Exchange.Response, ex.Response; got == nil || !slices.Equal(got.Unsent, want.Unsent) || !slices.Equal(got.Again, want.Again) || !slices.Equal(got.Copies, want.Copies) {
+		t.Errorf("unsent %q, again %q and copies %q read back as %+v", want.Unsent, want.Again, want.Copies, got)
 	}
 	in := `{"transport":"stdio","request":{"body":""},"response":{"body":"","unsent":[ { "a" : 1 } ]}}` + "\n" +
 		`{"transport":"http","request":{"body":""},"response":{"status":200,"body":"","unsent":["x"]}}` + "\n" +
 		`{"transport":"stdio","request":{"body":""},"response":{"body":"","again":5}}` + "\n" +
-		`{"transport":"stdio","request":{"body":""},"response":{"body":"","again":[null]}}` + "\n"
+		`{"transport":"stdio","request":{"body":""},"response":{"body":"","again":[null]}}` + "\n" +
+		`{"transport":"stdio","request":{"body":""},"response":{"body":"","copies":{}}}` + "\n"
 	recs, errs = readAll(t, "st", strings.NewReader(in))
 	want := []string{
 		`st:2: "response.unsent" belongs to stdio exchanges only`,
 		`st:3: "response.again" is integer, want an array of response ids`,
 		`st:4: "response.again" holds null, want response ids`,
+		`st:5: "response.copies" is object, want an array of response ids`,
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

@@ -58,7 +58,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	case werr != nil:
 		// Most likely the server is gone; what it wrote before going
 		// still belongs in the record, and so does how it went.
-		ex.Response, f, _ = s.collect(ctx, deadline, false, "", pre)
+		ex.Response, f = s.collect(ctx, deadline, false, "", pre)
 		if f == "" {
 			f = s.deathNote()
 		}
@@ -67,10 +67,9 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Failure = f
 	default:
 		id := idKey(gjson.GetBytes(req.Body, "id"))
-		var stale int
-		ex.Response, ex.Failure, stale = s.collect(ctx, deadline, wantReply, id, pre)
+		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id, pre)
 		if ex.Response != nil {
-			ex.Response.Unsent, ex.Response.Again = s.strays(ex.Response, id, stale)
+			ex.Response.Unsent, ex.Response.Again, ex.Response.Copies = s.strays(ex.Response, id)
 		}
 		if ex.Failure == "" && wantReply && ex.Response != nil {
 			last := ex.Response.Messages[len(ex.Response.Messages)-1]
@@ -92,16 +91,14 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 // strays are the ids of the responses among an exchange's lines that
 // name another request than its own (id, its key): those no request
 // written to the process carried (unsent), and those naming a request,
-// written once, that an earlier exchange took its response for (again),
-// the same response byte for byte or another. The line at index stale
-// (-1: none) was taken for the exchange's reply, with a stale id (see
-// collect), and is no second response.
-func (s *Stdio) strays(resp *envelope.Response, id string, stale int) (unsent, again []string) {
+// written once, that an earlier exchange took its response for: with
+// other content (again), or the same byte for byte (copies).
+func (s *Stdio) strays(resp *envelope.Response, id string) (unsent, again, copies []string) {
 	if resp == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	for i, m := range resp.Messages {
-		if !envelope.IsResponse(m) || i == stale {
+	for _, m := range resp.Messages {
+		if !envelope.IsResponse(m) {
 			continue
 		}
 		rid := gjson.GetBytes(m, "id")
@@ -109,11 +106,16 @@ func (s *Stdio) strays(resp *envelope.Response, id string, stale int) (unsent, a
 		case k == "" || k == id:
 		case s.ids.unsent(rid):
 			unsent = append(unsent, envelope.Compact(rid.Raw))
-		case s.again(m, rid):
-			again = append(again, envelope.Compact(rid.Raw))
+		default:
+			switch s.second(m, rid) {
+			case secondOther:
+				again = append(again, envelope.Compact(rid.Raw))
+			case secondSame:
+				copies = append(copies, envelope.Compact(rid.Raw))
+			}
 		}
 	}
-	return unsent, again
+	return unsent, again, copies
 }
 
 // ended: the last line is a response.
@@ -287,11 +289,8 @@ func (s *Stdio) breakIfPartial(n, total int) {
 }
 
 // collect reads lines until the exchange ends; see Do. id is the key of
-// the request's id ("" when it has none). stale is the index of the
-// line taken for the reply though it names a request answered before (a
-// server that answers with a stale id), -1 when none was.
-func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool, id string, pre []line) (resp *envelope.Response, failure string, stale int) {
-	stale = -1
+// the request's id ("" when it has none).
+func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool, id string, pre []line) (*envelope.Response, string) {
 	var c collector
 	wait := time.Until(deadline)
 	if !wantReply {
@@ -307,10 +306,6 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 	// other; after a quiet moment that response is this exchange's.
 	var again <-chan time.Time
 	var held line // a second response to the exchange before (see take)
-	// staleAt is the last line, with other content than the response
-	// taken for the request it names, that came after the write: this
-	// request's reply if no other response comes.
-	staleAt := -1
 	// take handles one line; done says the exchange ends (with failure
 	// f). before: the line was waiting before the request was written, so
 	// it cannot be its reply.
@@ -320,24 +315,33 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 		}
 		k := ""
 		// copied: a response repeating, byte for byte, the one an
-		// earlier exchange took for the request it names. Like another
-		// response naming that request, it is a second response to it
-		// (see again): it stays among this exchange's lines, known so,
-		// and is judged where it lands (set aside, a server that
-		// answers twice passed, the exchange it belongs to judged
-		// before it came). Unlike another, it is never this request's
-		// reply with a stale id.
+		// earlier exchange took for the request it names, written once.
+		// It is a second response to that request (see Repeat): it
+		// stays among this exchange's lines, known so, and is judged
+		// where it lands (set aside, a server that answers twice passed,
+		// the exchange it belongs to judged before it came). Unlike one
+		// with other content, it is never this request's reply with a
+		// stale id, so this request's own is awaited.
 		copied, answered := false, false
 		if envelope.IsResponse(ln.data) {
-			k = idKey(gjson.GetBytes(ln.data, "id"))
+			rid := gjson.GetBytes(ln.data, "id")
+			k = idKey(rid)
 			var prev string
 			prev, answered = s.ids.taken(k)
-			copied = answered && k != id && prev == string(ln.data)
-			if string(ln.data) == s.lastTaken && (k != id || k == "") && !answered {
+			if answered && k != id && prev == string(ln.data) {
+				if !s.ids.once(rid) {
+					// Written more than once (a user's fixtures may
+					// reuse an id): whose reply it repeats is not known.
+					c.drop(len(ln.data))
+					return false, ""
+				}
+				copied = true
+			}
+			if string(ln.data) == s.lastTaken && (k != id || k == "") && !copied {
 				// The reply the exchange before took, again (a server
 				// that answers twice), with an id that names no request
-				// (null) or none answered by its id: it belongs to no
-				// later exchange. One that came before this request was
+				// (null) or another than the one it was taken for (a
+				// stale id): it belongs to no later exchange. One that came before this request was
 				// written cannot be its reply; one that came after is
 				// held for a quiet moment: if no other response comes, it
 				// was this request's after all (a server that answers two
@@ -372,7 +376,6 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				return false, "" // this request's own reply is awaited
 			}
 			if k != id && answered {
-				staleAt = len(c.msgs) - 1
 				if again == nil && id != "" {
 					// (A request whose id cannot be read is answered
 					// with none: such a response is no stale reply to
@@ -406,7 +409,7 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 	}
 	for _, ln := range pre {
 		if done, f := take(ln, true); done {
-			return c.response(), f, -1
+			return c.response(), f
 		}
 	}
 	for {
@@ -414,15 +417,14 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 		case <-again:
 			if held.data != nil && !ended(c.msgs) {
 				c.add(held, s.lim.MaxBytes)
-				return c.response(), "", -1
 			}
-			return c.response(), "", staleAt
+			return c.response(), ""
 		case ln, ok := <-s.lines:
 			if !ok {
-				return c.response(), s.deathNote(), -1
+				return c.response(), s.deathNote()
 			}
 			if done, f := take(ln, false); done {
-				return c.response(), f, -1
+				return c.response(), f
 			}
 		case <-exited:
 			// Lines written before the exit may still be in the pipe:
@@ -430,21 +432,21 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 			exited = nil
 			settled = time.After(settle)
 		case <-settled:
-			return c.response(), s.deathNote(), -1
+			return c.response(), s.deathNote()
 		case <-timer.C:
 			switch {
 			case exited == nil:
-				return c.response(), s.deathNote(), -1
+				return c.response(), s.deathNote()
 			case !wantReply:
-				return c.response(), "", -1
+				return c.response(), ""
 			case len(c.msgs) == 0:
-				return c.response(), fmt.Sprintf("no response within %v", s.lim.Timeout), -1
+				return c.response(), fmt.Sprintf("no response within %v", s.lim.Timeout)
 			}
-			return c.response(), fmt.Sprintf("no response within %v: %s", s.lim.Timeout, countWithout(len(c.msgs), "line")), -1
+			return c.response(), fmt.Sprintf("no response within %v: %s", s.lim.Timeout, countWithout(len(c.msgs), "line"))
 		case <-ctx.Done():
-			return c.response(), fmt.Sprintf("cancelled: %v", context.Cause(ctx)), -1
+			return c.response(), fmt.Sprintf("cancelled: %v", context.Cause(ctx))
 		case <-s.stop:
-			return c.response(), "transport closed", -1
+			return c.response(), "transport closed"
 		}
 	}
 }

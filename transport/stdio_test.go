@@ -576,14 +576,15 @@ func responseIDs(t *testing.T, ex envelope.Exchange) []string {
 // server/discover twice lent the duplicate to tools/list, and the run
 // lost the server's tools. The same reply again, or another, is a stray
 // among the next exchange's lines, known as a second response (RPC1006
-// fails it there): set aside, the same reply again passed unjudged, the
-// exchange it belongs to judged before it came.
+// fails it there): a copy (set aside, the same reply again passed
+// unjudged, the exchange it belongs to judged before it came), or one
+// with other content (again).
 func TestStdioSecondReplyNotTaken(t *testing.T) {
 	for _, tc := range []struct {
-		method string
-		want   []string // the ids of the second exchange's lines
-		again  []string // what the second exchange knew of them
-	}{{"twice", []string{"1", "2"}, []string{"1"}}, {"twice-differs", []string{"1", "2"}, []string{"1"}}} {
+		method        string
+		want          []string // the ids of the second exchange's lines
+		again, copies []string // what the second exchange knew of them
+	}{{"twice", []string{"1", "2"}, nil, []string{"1"}}, {"twice-differs", []string{"1", "2"}, []string{"1"}, nil}} {
 		t.Run(tc.method, func(t *testing.T) {
 			s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
 			first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"` + tc.method + `"}`)}, true)
@@ -597,8 +598,8 @@ func TestStdioSecondReplyNotTaken(t *testing.T) {
 			}
 			// A second response is known as one: the request it names
 			// went out once and had its response.
-			if !slices.Equal(ex.Response.Again, tc.again) || ex.Response.Unsent != nil {
-				t.Errorf("second exchange knew again %q, unsent %q; want again %q, unsent none", ex.Response.Again, ex.Response.Unsent, tc.again)
+			if !slices.Equal(ex.Response.Again, tc.again) || !slices.Equal(ex.Response.Copies, tc.copies) || ex.Response.Unsent != nil {
+				t.Errorf("second exchange knew again %q, copies %q, unsent %q; want again %q, copies %q, unsent none", ex.Response.Again, ex.Response.Copies, ex.Response.Unsent, tc.again, tc.copies)
 			}
 		})
 	}
@@ -679,8 +680,8 @@ func testOwed(t *testing.T, owe bool) {
 // parse error's). Taken for the next exchange's reply, every later
 // exchange took its predecessor's reply (false RPC1004 and SCH1001),
 // while the fault itself drew no RPC1006. A copy naming its request is
-// a stray of the next exchange, known as a second response; a null-id
-// copy names none, and is set aside.
+// a stray of the next exchange, known as a copy; a null-id copy names
+// none, and is set aside.
 func TestStdioSecondReplyAnyID(t *testing.T) {
 	lim := Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 100 * time.Millisecond}
 	for _, id := range []string{`[1]`, `{"a": 1}`, `true`} {
@@ -696,8 +697,8 @@ func TestStdioSecondReplyAnyID(t *testing.T) {
 			if ids := responseIDs(t, ex); !slices.Equal(ids, []string{compact, "2"}) {
 				t.Errorf("second exchange's lines have ids %v, want [%s 2]", ids, compact)
 			}
-			if !slices.Equal(ex.Response.Again, []string{compact}) {
-				t.Errorf("second exchange knew again %q, want [%s]", ex.Response.Again, compact)
+			if !slices.Equal(ex.Response.Copies, []string{compact}) {
+				t.Errorf("second exchange knew copies %q, want [%s]", ex.Response.Copies, compact)
 			}
 		})
 	}

@@ -31,10 +31,11 @@ type written struct {
 	seen map[string]int
 	full bool
 	// answered are the responses exchanges took (bounded, started
-	// afresh when full): another response naming one is a second
-	// response (see Again); one with other content may be a later
-	// exchange's reply if no other comes (a server that answers with a
-	// stale id), the same again never is.
+	// afresh when full): the same response again (a server that answers
+	// twice) is a second response and no later exchange's reply (see
+	// Repeat); another naming one is a second response (see Again), or a
+	// later exchange's reply if no other comes (a server that answers
+	// with a stale id).
 	answered map[string]string
 }
 
@@ -226,16 +227,40 @@ func (s *Stdio) Unsent(data []byte) bool {
 }
 
 // Again reports whether data is a response naming a request, written
-// once to the process, that an exchange (Do) took its response for: a
-// second response to that request, wherever it arrives, whether it
-// repeats the first byte for byte or not.
+// once to the process, that an exchange (Do) took another response for:
+// a second response to that request, wherever it arrives (or, where no
+// other response comes, the reply of a server that answers with a stale
+// id).
 func (s *Stdio) Again(data []byte) bool {
-	return envelope.IsResponse(data) && s.again(data, gjson.GetBytes(data, "id"))
+	return envelope.IsResponse(data) && s.second(data, gjson.GetBytes(data, "id")) == secondOther
 }
 
-// again is Again for a response and its id, read already.
-func (s *Stdio) again(data []byte, id gjson.Result) bool {
+// Repeat reports whether data repeats, byte for byte, the response an
+// exchange (Do) took for the request it names, written once to the
+// process: a second response to that request, wherever it arrives, and
+// never another's reply.
+func (s *Stdio) Repeat(data []byte) bool {
+	return envelope.IsResponse(data) && s.second(data, gjson.GetBytes(data, "id")) == secondSame
+}
+
+// Kinds of a second response (see second).
+const (
+	notSecond = iota
+	secondOther
+	secondSame
+)
+
+// second tells whether a response, with its id read already, names a
+// request written once that an exchange took a response for, and
+// whether it is that response again.
+func (s *Stdio) second(data []byte, id gjson.Result) int {
 	k := idKey(id)
-	_, taken := s.ids.taken(k)
-	return k != "" && taken && s.ids.once(id)
+	prev, ok := s.ids.taken(k)
+	switch {
+	case k == "" || !ok || !s.ids.once(id):
+		return notSecond
+	case prev == string(data):
+		return secondSame
+	}
+	return secondOther
 }
