@@ -948,7 +948,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	var grace time.Time // set once a marker's reply came first
 	heard := 0          // the responses that pushed deadline back
 	pending := func() (envelope.Exchange, *pend, error) {
-		ex = finish(noResponse(lim.Timeout, len(msgs)))
+		ex = finish(transport.NoResponse(lim.Timeout, len(msgs)))
 		ex.Unanswered = true
 		return ex, &pend{name: name, req: req, keys: keys, deadline: deadline, seq: seq}, nil
 	}
@@ -1007,7 +1007,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 				m.stale()
 				return finish(""), nil, nil
 			}
-			ex = finish(noResponse(lim.Timeout, len(msgs)))
+			ex = finish(transport.NoResponse(lim.Timeout, len(msgs)))
 			ex.Unanswered = true
 			// The liveness probe goes next, on this pipe: the request's
 			// reply, should it come now, is not the probe's.
@@ -1115,18 +1115,6 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			return finish(fmt.Sprintf("no response in the first %d lines", len(msgs))), nil, nil
 		}
 	}
-}
-
-// noResponse is the failure of a request left unanswered, worded as the
-// transport words it.
-func noResponse(timeout time.Duration, lines int) string {
-	switch lines {
-	case 0:
-		return fmt.Sprintf("no response within %v", timeout)
-	case 1:
-		return fmt.Sprintf("no response within %v: 1 line without a response", timeout)
-	}
-	return fmt.Sprintf("no response within %v: %d lines without a response", timeout, lines)
 }
 
 // markGrace is the least time a request's reply is awaited after the

@@ -439,16 +439,24 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				return c.response(), s.deathNote()
 			case !wantReply:
 				return c.response(), ""
-			case len(c.msgs) == 0:
-				return c.response(), fmt.Sprintf("no response within %v", s.lim.Timeout)
 			}
-			return c.response(), fmt.Sprintf("no response within %v: %s", s.lim.Timeout, countWithout(len(c.msgs), "line"))
+			return c.response(), NoResponse(s.lim.Timeout, len(c.msgs))
 		case <-ctx.Done():
 			return c.response(), fmt.Sprintf("cancelled: %v", context.Cause(ctx))
 		case <-s.stop:
 			return c.response(), "transport closed"
 		}
 	}
+}
+
+// NoResponse is the failure of a stdio request left unanswered within
+// timeout, after lines lines that were not its response: Do's, and a
+// runner's that reads the pipe itself, in one wording.
+func NoResponse(timeout time.Duration, lines int) string {
+	if lines == 0 {
+		return fmt.Sprintf("no response within %v", timeout)
+	}
+	return fmt.Sprintf("no response within %v: %s", timeout, countWithout(lines, "line"))
 }
 
 // A collector gathers one exchange's lines within the byte bound.
