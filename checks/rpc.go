@@ -657,15 +657,18 @@ stopped answering even the probe, the reply broke the checker's bounds)
 this check carries the exchange's one "error" verdict.`,
 	Run: func(p *Pass) error {
 		if err := oneReply(p); err != nil {
-			if _, skip := asSkip(err); !skip || p.Expect.NoReply.Set() || knownStrays(p) == 0 {
+			if _, skip := asSkip(err); !skip || p.Expect.NoReply.Set() || knownStrays(p, true) == 0 {
 				return err
 			}
 			// The request's own answers are judged elsewhere (a batch's
-			// to a 2025-03-26 server, RPC1001), but the lines the run
-			// knew for strays are no answers of its: they are judged
-			// here. (A notification's are RPC1007's.)
+			// to a 2025-03-26 server, RPC1001, which leaves these out),
+			// but the lines the run knew for strays are no answers of
+			// its: they are judged here, the one read as the reply too.
+			// (A notification's are RPC1007's.)
+			pipeStrays(p, true)
+			return nil
 		}
-		pipeStrays(p)
+		pipeStrays(p, false)
 		return nil
 	},
 }
@@ -688,7 +691,7 @@ func oneReply(p *Pass) error {
 	resp := p.Exchange.Response
 	// (The responses the run knew for strays are no answers to this
 	// request: pipeStrays judges them.)
-	n := p.Reply.Responses - knownStrays(p)
+	n := p.Reply.Responses - knownStrays(p, false)
 	// On stdio a line that is no JSON object or array answers
 	// nothing: the transport read on past it for the response (log
 	// lines on stdout are RPC1001's finding), and silence after
@@ -780,13 +783,14 @@ func oneReply(p *Pass) error {
 	return nil
 }
 
-// knownStrays counts the responses, other than the reply, that the run
-// knew to answer another request or none (see pipeStrays).
-func knownStrays(p *Pass) int {
+// knownStrays counts the responses, other than the reply unless reply
+// is set, that the run knew to answer another request or none (see
+// pipeStrays).
+func knownStrays(p *Pass, reply bool) int {
 	n := 0
 	for i := range p.Reply.Messages {
 		m := &p.Reply.Messages[i]
-		if m != p.Reply.Response && m.IsObject() && !m.Get("method").Exists() && p.Exchange.Response.Stray(m.Get("id")) {
+		if (reply || m != p.Reply.Response) && m.IsObject() && !m.Get("method").Exists() && p.Exchange.Response.Stray(m.Get("id")) {
 			n++
 		}
 	}
@@ -794,19 +798,20 @@ func knownStrays(p *Pass) int {
 }
 
 // pipeStrays fails the responses among a stdio exchange's lines, other
-// than its reply, that the run knew to answer no request it wrote
+// than its reply unless reply is set, that the run knew to answer no
+// request it wrote
 // (Response.Unsent) or a request already answered (Response.Again,
 // Response.Copies): the pipe is shared, so only the run can tell such a
 // line from another request's reply, and a recording carries what it
 // knew.
-func pipeStrays(p *Pass) {
+func pipeStrays(p *Pass, reply bool) {
 	resp := p.Exchange.Response
 	if resp == nil || len(resp.Unsent) == 0 && len(resp.Again) == 0 && len(resp.Copies) == 0 {
 		return
 	}
 	for i := range p.Reply.Messages {
 		m := &p.Reply.Messages[i]
-		if m == p.Reply.Response || !m.IsObject() || m.Get("method").Exists() {
+		if m == p.Reply.Response && !reply || !m.IsObject() || m.Get("method").Exists() {
 			continue
 		}
 		id := m.Get("id")
@@ -1090,6 +1095,9 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 			own++
 			first = cmp.Or(first, m)
 		}
+	}
+	if own == 0 {
+		return // nothing but strays came: the batch's silence is RPC1006's
 	}
 	if !empty && own == 1 && first.IsObject() && first.Get("error").Exists() {
 		if id := first.Get("id"); !id.Exists() || id.Type == gjson.Null {

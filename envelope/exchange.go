@@ -165,14 +165,17 @@ func (r *Response) Stray(id gjson.Result) bool {
 }
 
 // StrayKind says which of Unsent, Again and Copies names id; none for a
-// null or absent id.
+// null or absent id. An id both Again and Copies name is Again's: by id
+// alone, a line with it may be the one with other content, which may be
+// the reply (a server that answers twice, and with a stale id).
 func (r *Response) StrayKind(id gjson.Result) (unsent, again, copy bool) {
 	if r == nil || len(r.Unsent) == 0 && len(r.Again) == 0 && len(r.Copies) == 0 || !id.Exists() || id.Type == gjson.Null {
 		return false, false, false
 	}
 	// By value: a recording may spell an id otherwise ("x\u003cy").
 	named := func(s string) bool { return SameValue(gjson.Parse(s), id) }
-	return slices.ContainsFunc(r.Unsent, named), slices.ContainsFunc(r.Again, named), slices.ContainsFunc(r.Copies, named)
+	again = slices.ContainsFunc(r.Again, named)
+	return slices.ContainsFunc(r.Unsent, named), again, !again && slices.ContainsFunc(r.Copies, named)
 }
 
 // MaxResumes is how many times the checker resumes one POST's stream, as

@@ -73,6 +73,10 @@ type ReadOptions struct {
 	// response to a single request is found inside one. Not for a batch
 	// request, whose reply is judged as the array it is.
 	Batches bool
+	// Batch: the request is a batch, whose reply is the array it gets
+	// or one refusal of it: a response the run knew for another
+	// request's or none's is never read as its reply.
+	Batch bool
 }
 
 // ReadReply splits a response into messages and finds the reply to the
@@ -165,7 +169,7 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		r.Response = &r.Messages[ix.match]
 	case ix.first >= 0:
 		r.Response = &r.Messages[ix.first]
-	case ix.stray >= 0:
+	case ix.stray >= 0 && !o.Batch:
 		r.Response = &r.Messages[ix.stray]
 	case ix.garbage >= 0:
 		r.Response = &r.Messages[ix.garbage]

@@ -250,7 +250,7 @@ func (e *Expectation) IDs() []gjson.Result { return e.ID.Echo }
 
 // ReadReply splits an exchange's reply the way every judge of it must.
 func (e *Expectation) ReadReply(resp *envelope.Response) *envelope.Reply {
-	return envelope.ReadReply(resp, envelope.ReadOptions{IDs: e.ID.Echo, NotRPC: e.Condition == CondHTTPMethod, Batches: e.Batches()})
+	return envelope.ReadReply(resp, envelope.ReadOptions{IDs: e.ID.Echo, NotRPC: e.Condition == CondHTTPMethod, Batches: e.Batches(), Batch: e.Condition == CondBatch || e.Request.IsArray()})
 }
 
 // Batches: the reply to this single request may come inside a batch,
