@@ -799,11 +799,10 @@ func knownStrays(p *Pass, reply bool) int {
 
 // pipeStrays fails the responses among a stdio exchange's lines, other
 // than its reply unless reply is set, that the run knew to answer no
-// request it wrote
-// (Response.Unsent) or a request already answered (Response.Again,
-// Response.Copies): the pipe is shared, so only the run can tell such a
-// line from another request's reply, and a recording carries what it
-// knew.
+// request it wrote (Response.Unsent) or a request already answered
+// (Response.Again, Response.Copies): the pipe is shared, so only the run
+// can tell such a line from another request's reply, and a recording
+// carries what it knew.
 func pipeStrays(p *Pass, reply bool) {
 	resp := p.Exchange.Response
 	if resp == nil || len(resp.Unsent) == 0 && len(resp.Again) == 0 && len(resp.Copies) == 0 {

@@ -18,9 +18,10 @@ type Reply struct {
 	// Response is the JSON-RPC response to the request: the one whose id
 	// is one the request could be read to carry, else the first
 	// response-shaped message the run did not know for another request's
-	// or none's (Response.Unsent, Response.Again), else the first such
-	// but a copy (Response.Copies, never the reply), else the first
-	// message that is not JSON at all (so a malformed reply is judged,
+	// or none's, else the first it knew so by Response.Unsent or
+	// Response.Again (a reply with a wrong or stale id; not for a batch
+	// request, and never a copy, Response.Copies), else the first
+	// message that is not a JSON object (so a malformed reply is judged,
 	// not missed). Nil when none came.
 	Response *Message
 	// Responses counts response-shaped messages (objects with no

@@ -440,14 +440,14 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 	// the same again or another (see secondID), is judged where it
 	// lands, as in a run in sequence: it answers no marker or pending
 	// request.
-	again, copy := secondID(p, data)
-	if again == "" && (m.repeat(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data)) {
+	second, copy := secondID(p, data)
+	if second == "" && (m.repeat(data) || m.marker(data) || m.answer(data) || m.progress(data) || m.flag(data)) {
 		// A marker's reply, a pending request's reply, or a line that
 		// may be one (that request is sent again alone): no part of
 		// another exchange.
 		return
 	}
-	if again != "" && (m.last == nil || m.lastProc != p) {
+	if second != "" && (m.last == nil || m.lastProc != p) {
 		// A second response to a request of the transport's own
 		// exchanges (the negotiation's, a probe's) on a process no
 		// buffered exchange went to yet: the next exchange on it takes
@@ -461,8 +461,8 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		if u := unsentID(p, data); u != "" {
 			m.last.Response.Unsent = append(m.last.Response.Unsent, u)
 		}
-		if again != "" {
-			noteSecond(m.last.Response, again, copy)
+		if second != "" {
+			noteSecond(m.last.Response, second, copy)
 		}
 	}
 }

@@ -341,12 +341,13 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				// The reply the exchange before took, again (a server
 				// that answers twice), with an id that names no request
 				// (null) or another than the one it was taken for (a
-				// stale id): it belongs to no later exchange. One that came before this request was
-				// written cannot be its reply; one that came after is
-				// held for a quiet moment: if no other response comes, it
-				// was this request's after all (a server that answers two
-				// requests alike). A notification is owed nothing: the
-				// copy is not held against it.
+				// stale id): it belongs to no later exchange. One that
+				// came before this request was written cannot be its
+				// reply; one that came after is held for a quiet moment:
+				// if no other response comes, it was this request's after
+				// all (a server that answers two requests alike). A
+				// notification is owed nothing: the copy is not held
+				// against it.
 				s.lastTaken = ""
 				c.drop(len(ln.data))
 				if !before && wantReply {

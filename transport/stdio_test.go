@@ -576,9 +576,9 @@ func responseIDs(t *testing.T, ex envelope.Exchange) []string {
 // server/discover twice lent the duplicate to tools/list, and the run
 // lost the server's tools. The same reply again, or another, is a stray
 // among the next exchange's lines, known as a second response (RPC1006
-// fails it there): a copy (set aside, the same reply again passed
-// unjudged, the exchange it belongs to judged before it came), or one
-// with other content (again).
+// fails it there): a copy, or one with other content (again). (A copy
+// was set aside once, and passed unjudged: the exchange it belongs to
+// was judged before it came.)
 func TestStdioSecondReplyNotTaken(t *testing.T) {
 	for _, tc := range []struct {
 		method        string
