@@ -248,7 +248,7 @@ type mux struct {
 	last             *envelope.Exchange
 	lastProc, exProc *transport.Stdio
 	// early are second responses to requests of the transport's own
-	// exchanges (see Stdio.Again) that came on a process before any
+	// exchanges (see Stdio.Second) that came on a process before any
 	// buffered exchange of its own: the next exchange on it takes them,
 	// known so, as a run in sequence has them among the lines waiting
 	// before a request.
@@ -555,16 +555,24 @@ func unsentID(p *transport.Stdio, data []byte) string {
 
 // secondID is the id (compacted) of a response line that the transport
 // knows for a second response to a request of its own exchanges (see
-// Stdio.Again and Stdio.Repeat), and whether it repeats the first byte
-// for byte; "" when it is not one.
+// Stdio.Second), and whether it repeats the first byte for byte; ""
+// when it is not one.
 func secondID(p *transport.Stdio, data []byte) (id string, copy bool) {
 	if p == nil {
 		return "", false
 	}
-	if copy = p.Repeat(data); !copy && !p.Again(data) {
+	second, copy := p.Second(data)
+	if !second {
 		return "", false
 	}
 	return envelope.Compact(gjson.GetBytes(data, "id").Raw), copy
+}
+
+// secondOf reports whether the transport knows a response line for a
+// second response (see Stdio.Second).
+func secondOf(p *transport.Stdio, data []byte) bool {
+	second, _ := p.Second(data)
+	return second
 }
 
 // noteSecond lists id on resp as a second response's: among Copies when
@@ -1014,7 +1022,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			p.Owe(req.Body)
 			return ex, nil, nil
 		}
-		if k, ok := responseKey(data); ok && k != unreadableID && !slices.Contains(keys, k) && (m.owner[k] != nil || p.Again(data) || p.Repeat(data)) {
+		if k, ok := responseKey(data); ok && k != unreadableID && !slices.Contains(keys, k) && (m.owner[k] != nil || secondOf(p, data)) {
 			// A response naming a request an earlier exchange took its
 			// response for: past this request's own, or the same again,
 			// it is a second response to that one; before it, it waits

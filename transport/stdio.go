@@ -88,7 +88,7 @@ type Stdio struct {
 	// response to the same request, whatever its id (null too).
 	lastTaken string
 	// ids are the ids of every request written (see Unsent), and the
-	// responses exchanges took (see Again).
+	// responses exchanges took (see Second).
 	ids written
 
 	closeOnce sync.Once

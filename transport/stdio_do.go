@@ -316,7 +316,7 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 		k := ""
 		// copied: a response repeating, byte for byte, the one an
 		// earlier exchange took for the request it names, written once.
-		// It is a second response to that request (see Repeat): it
+		// It is a second response to that request (see Second): it
 		// stays among this exchange's lines, known so, and is judged
 		// where it lands (set aside, a server that answers twice passed,
 		// the exchange it belongs to judged before it came). Unlike one

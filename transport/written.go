@@ -32,10 +32,9 @@ type written struct {
 	full bool
 	// answered are the responses exchanges took (bounded, started
 	// afresh when full): the same response again (a server that answers
-	// twice) is a second response and no later exchange's reply (see
-	// Repeat); another naming one is a second response (see Again), or a
-	// later exchange's reply if no other comes (a server that answers
-	// with a stale id).
+	// twice) is a second response and no later exchange's reply; another
+	// naming one is a second response, or a later exchange's reply if no
+	// other comes (a server that answers with a stale id). See Second.
 	answered map[string]string
 }
 
@@ -226,21 +225,18 @@ func (s *Stdio) Unsent(data []byte) bool {
 	return s.ids.unsent(gjson.GetBytes(data, "id"))
 }
 
-// Again reports whether data is a response naming a request, written
-// once to the process, that an exchange (Do) took another response for:
-// a second response to that request, wherever it arrives (or, where no
-// other response comes, the reply of a server that answers with a stale
-// id).
-func (s *Stdio) Again(data []byte) bool {
-	return envelope.IsResponse(data) && s.second(data, gjson.GetBytes(data, "id")) == secondOther
-}
-
-// Repeat reports whether data repeats, byte for byte, the response an
-// exchange (Do) took for the request it names, written once to the
-// process: a second response to that request, wherever it arrives, and
-// never another's reply.
-func (s *Stdio) Repeat(data []byte) bool {
-	return envelope.IsResponse(data) && s.second(data, gjson.GetBytes(data, "id")) == secondSame
+// Second reports whether data is a response naming a request, written
+// once to the process, that an exchange (Do) took a response for: a
+// second response to that request, wherever it arrives; and whether it
+// repeats that response byte for byte (same), so that it is never
+// another's reply. One with other content is the reply of a server
+// that answers with a stale id where no other response comes.
+func (s *Stdio) Second(data []byte) (second, same bool) {
+	if !envelope.IsResponse(data) {
+		return false, false
+	}
+	kind := s.second(data, gjson.GetBytes(data, "id"))
+	return kind != notSecond, kind == secondSame
 }
 
 // Kinds of a second response (see second).
