@@ -700,12 +700,19 @@ func (s *echoScan) textPieces(path, raw string) []string {
 	for _, sec := range s.p.Secrets {
 		if len(sec.Value) >= envelope.EchoedSecret && strings.Contains(raw, sec.Value) {
 			// Never quote it: the report must not leak it either.
+			// A value under a name that says credential is one; another
+			// may be a tenant's name the server rightly names, so its
+			// echo warns (see envelope.CredentialName).
+			report, why := s.p.Failf, ""
+			if !envelope.CredentialName(sec.Name) {
+				report, why = s.p.Warnf, " (a leaked credential if it is one; the name does not say)"
+			}
 			if q, ok := strings.CutPrefix(sec.Name, "Query-"); ok {
 				// (A relay's upstream URL carries it: see learnQuery.)
-				s.p.Failf(path, "the value of the upstream URL's query parameter %s is echoed", q)
+				report(path, "the value of the upstream URL's query parameter %s is echoed%s", q, why)
 				continue
 			}
-			s.p.Failf(path, "the value of the %s header given with --header is echoed", sec.Name)
+			report(path, "the value of the %s header given with --header is echoed%s", sec.Name, why)
 		}
 	}
 	// The readings stand in the scan's own array: the caller is done
@@ -1150,8 +1157,11 @@ facts show it), where one stands alone: a run that goes on past it
 counts;
 no text under data carries a control character as is (a tab and the
 line breaks aside): the quoted value has it escaped;
-and, in live runs, no value given with --header (a credential), which is
-never quoted in the report.
+and, in live runs, no value given with --header, which is never quoted in
+the report: a header named for a credential (Authorization, Cookie, a
+name holding auth, token, secret, password, session or a key) fails, any
+other's warns, for its value may be a tenant's or a region's name the
+server rightly names.
 A server that echoes the request leaks what the client sent into logs and
 into the calling model's context, and a hostile request becomes the
 server's own words. Strict contract only.`,

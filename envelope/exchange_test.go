@@ -66,6 +66,22 @@ func TestScrubSecrets(t *testing.T) {
 	}
 }
 
+// TestCredentialName: the names that say credential, as a header or as
+// a relay's query parameter, and names of the same shape that do not
+// (a tenant, a region, a monkey whose letters hold "key").
+func TestCredentialName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "X-Api-Key": true, "X-Apikey": true,
+		"X-Auth-Token": true, "X-Client-Secret": true, "X-Password": true, "X-Session": true, "X-Hub-Signature": true,
+		"X-Key": true, "Query-Access_token": true, "Query-Key": true, "Query-Sig": true,
+		"X-Tenant": false, "X-Region": false, "X-Monkey": false, "X-Debug": false, "Query-Region": false, "X-Keyboard-Layout": false,
+	} {
+		if got := CredentialName(name); got != want {
+			t.Errorf("CredentialName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 // TestScrubBody: a recorded body keeps its JSON shape and meaning; the
 // secrets go from its string values (and from text that is no JSON).
 func TestScrubBody(t *testing.T) {

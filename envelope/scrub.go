@@ -26,6 +26,30 @@ func NoCredential(name string) bool {
 	return false
 }
 
+// CredentialName: a header (or, as "Query-name", an upstream URL's query
+// parameter) whose name says it carries a credential: Authorization,
+// Cookie, or a name holding auth, token, secret, password, credential,
+// session, signature or a key. Another header's --header value may be a
+// credential too, or a tenant's or a region's name, which a server may
+// rightly name in an error: the checker cannot tell, so an echo of it
+// warns where a credential's fails.
+func CredentialName(name string) bool {
+	n := strings.ToLower(name)
+	n = strings.TrimPrefix(n, "query-")
+	for _, w := range []string{"auth", "token", "secret", "passw", "credential", "cookie", "apikey", "session", "signature"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	for _, part := range strings.FieldsFunc(n, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		switch part {
+		case "key", "sig", "pass", "pwd", "jwt", "bearer":
+			return true
+		}
+	}
+	return false
+}
+
 // ScrubBody is ScrubSecrets for a body or message a transcript keeps,
 // which lint judges again: a secret is taken out where a server could
 // have echoed it as text, and the JSON keeps its shape and meaning. In

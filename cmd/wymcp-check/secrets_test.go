@@ -10,18 +10,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/refserver"
 )
 
 // echoKey wraps the reference server so that every error message it
-// writes ends with the request's X-Api-Key value: a server that leaks a
-// credential into its errors.
-func echoKey(h http.Handler, escaped bool) http.Handler {
+// writes ends with the value of the request's header name: a server that
+// leaks a credential (or names a tenant) in its errors.
+func echoKey(h http.Handler, name string, escaped bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		body := rec.Body.Bytes()
-		if key := r.Header.Get("X-Api-Key"); key != "" {
+		if key := r.Header.Get(name); key != "" {
 			if escaped {
 				key = strings.ReplaceAll(key, "/", `\/`) // as PHP's json_encode writes it
 			}
@@ -54,7 +55,7 @@ func TestHeaderSecretsStayOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			var h http.Handler = echoKey(srv, mode == "escaped")
+			var h http.Handler = echoKey(srv, "X-Api-Key", mode == "escaped")
 			if mode == "refused" {
 				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "application/json")
@@ -116,5 +117,54 @@ func TestHeaderSecretsStayOut(t *testing.T) {
 				t.Errorf("lint of the recording: exit %d, want ERR4001 failing as in check\n%s", code, lout)
 			}
 		})
+	}
+}
+
+// TestUnnamedHeaderEchoWarns: the echo of a --header value under a name
+// that says nothing of credentials (X-Tenant) warns ERR4001, in check,
+// send and lint of the recording alike, and the value stays out of all
+// of them: it may be a tenant's name a server rightly names, or a
+// credential under an odd name (TestHeaderSecretsStayOut is the twin
+// whose name says key, and fails).
+func TestUnnamedHeaderEchoWarns(t *testing.T) {
+	const tenant = "acme-production-eu"
+	srv, err := refserver.New(refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	hs := newLoopbackServer(echoKey(srv, "X-Tenant", false))
+	defer hs.Close()
+	dir := t.TempDir()
+	rec, rep := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "report.json")
+	code, out, errOut := runMain(t, "", "check", hs.URL+"/mcp", "-H", "X-Tenant: "+tenant, "--run", "method/unknown", "--record", rec, "--format", "json", "-o", rep)
+	if code != exitOK {
+		t.Fatalf("check: exit %d, want %d (a warn)\n%s\n%s", code, exitOK, out, errOut)
+	}
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(b, `results.#(check=="ERR4001").status`).Str; got != "warn" {
+		t.Errorf("ERR4001 in the report: %q, want warn", got)
+	}
+	scode, sout, serr := runMain(t, "", "send", hs.URL+"/mcp", "-H", "X-Tenant: "+tenant, "--fixture", "method/unknown")
+	lcode, lout, lerr := runMain(t, "", "lint", rec)
+	for name, text := range map[string]string{"check": out + errOut + string(b), "recording": string(recorded), "send": sout + serr, "lint": lout + lerr} {
+		if strings.Contains(text, tenant) {
+			t.Errorf("the --header value reached %s", name)
+		}
+	}
+	for name, r := range map[string]struct {
+		code exitCode
+		out  string
+	}{"send": {scode, sout}, "lint": {lcode, lout}} {
+		if r.code != exitOK || !strings.Contains(r.out, "warn ERR4001") || !strings.Contains(r.out, "X-Tenant header given with --header is echoed") {
+			t.Errorf("%s: exit %d, want ERR4001 warning as in check\n%s", name, r.code, r.out)
+		}
 	}
 }
