@@ -185,8 +185,8 @@ duplicate name, may be refused as malformed; it fails T-ERR-1, or for an
 invalid request T-ERR-2, and for params that are no object the strict
 contract fails it while the spec, which leaves that code open, warns:
 T-RPC-13; for an id JSON-RPC allows and MCP forbids, 1.5 or null, any
-error reply passes under the spec, as a decoder may fail to hold such an
-id, and only the strict contract fails it); -32603 (internal error)
+error reply passes, -32700 too and under either contract, as a decoder
+may fail to hold such an id, DESIGN's ruling); -32603 (internal error)
 when the reply itself says the params were invalid (that is -32602, a
 client mistake the client can fix): by the protocol's name for it, or in
 a validator's words about the call's own arguments. A validator's words
@@ -278,14 +278,16 @@ code of its method: an unknown or undeclared one was never looked at.`,
 			// the request broke on purpose (T-RPC-3 for an array id).
 			// Elsewhere the code's own want only chooses among plausible
 			// codes (a SHOULD for an unknown tool), none of them -32700.
-			spec := expect.Want{Level: expect.Must, Rule: "T-ERR-1"}
-			switch {
-			case x.AnyError:
+			if x.AnyError {
 				// An id MCP forbids and JSON-RPC allows: any error reply
-				// passes (DESIGN rulings), a decoder that cannot hold the
-				// id may call it unparseable; only the contract objects.
-				spec = expect.Want{}
-			case x.Condition == expect.CondInvalidRequest && x.Code.Set():
+				// passes (DESIGN rulings), and a decoder that cannot hold
+				// the id may well call the request unparseable; the
+				// contract holds it to no other code (-32602 and -32603
+				// pass as well).
+				return nil
+			}
+			spec := expect.Want{Level: expect.Must, Rule: "T-ERR-1"}
+			if x.Condition == expect.CondInvalidRequest && x.Code.Set() {
 				spec = x.Code
 			}
 			p.contractOr(spec, "error.code", "code -32700 (parse error) for a request that is valid JSON")

@@ -95,8 +95,6 @@ var everythingHTTPFindings = []finding{
 	{"rpc/not-object", "ERR1002", "fail", `-32700 for the JSON string "tools/list" (T-ERR-2: -32600)`},
 	{"id/array", "ERR1002", "fail", "-32700 for an array id (T-ERR-2: a forbidden id type is -32600)"},
 	{"id/boolean", "ERR1002", "fail", "-32700 for a boolean id (T-ERR-2)"},
-	{"id/fraction", "ERR1002", "fail", "-32700 for id 1.5 (T-ERR-2; T-RPC-3: ids are strings or integers)"},
-	{"id/null", "ERR1002", "fail", "-32700 for id null (T-ERR-2; T-RPC-3: MCP forbids null ids)"},
 	{"id/object", "ERR1002", "fail", "-32700 for an object id (T-ERR-2)"},
 	{"id/large-integer", "ERR1002", "warn",
 		"-32700 for id 12345678901234567890, valid JSON a parser may refuse to hold (RFC 8259 §6 lets it limit the numbers it accepts; the literal reading serves it)"},
@@ -133,7 +131,11 @@ var everythingConforming = []string{
 
 // Over HTTP also the malformed bodies that are not JSON at all, and the
 // GET stream of the session (200 text/event-stream, T-HTTP-12).
-var everythingHTTPConforming = []string{"rpc/garbage", "rpc/truncated", "rpc/empty-body", "http/get"}
+//
+// So are ids JSON-RPC allows and MCP forbids (1.5, null) refused -32700
+// too: for such an id any error reply passes (DESIGN rulings), as a
+// decoder that cannot hold the id may call the request unparseable.
+var everythingHTTPConforming = []string{"rpc/garbage", "rpc/truncated", "rpc/empty-body", "http/get", "id/fraction", "id/null"}
 
 // Over stdio the server writes nothing at all in reply to any of these
 // requests: not JSON, not a valid request, or a batch. Every request
