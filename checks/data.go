@@ -522,7 +522,9 @@ the strict contract a requested value longer than the quote bound may
 be truncated, never replaced); supported never holds the version
 requested names as unsupported; -32021 (2026-07-28) has
 data.requiredCapabilities, a non-empty object naming only capabilities
-the request did not declare; -32042 (2025-11-25) has
+the request did not declare (one declared with another value, an
+experimental {"enabled":false} where true is required, only warns: only
+the capability's definition says whether it satisfies); -32042 (2025-11-25) has
 data.elicitations, a non-empty array of objects with mode "url",
 elicitationId, url and message; one to a client that declared no
 URL-mode elicitation warns (T-LIFE-4 names the server's requests, and
@@ -590,8 +592,16 @@ the error's own rule names no capability).`,
 			// declared is not missing.
 			declared := p.Expect.Request.Get(envelope.MetaPath(envelope.MetaClientCapabilities))
 			for _, leaf := range leafPaths(rc, "") {
+				// (leaf is a path already: its keys escaped, once.)
 				if declared.IsObject() && capabilityDeclared(declared, leaf) {
-					p.Failf(envelope.JoinPath("error.data.requiredCapabilities", leaf), "requiredCapabilities names %s, which the request declared", Quote(leaf, quoteN))
+					if got, want := declared.Get(leaf), rc.Get(leaf); got.Exists() && !sameCapability(want, got) {
+						// Declared with another value ("enabled": false
+						// where true is required): whether that satisfies
+						// it, only the capability's own definition says.
+						p.Warnf("error.data.requiredCapabilities."+leaf, "requiredCapabilities names %s as %s, which the request declared as %s; whether that is missing, the capability's definition says", Quote(leaf, quoteN), clip(want.Raw), clip(got.Raw))
+						continue
+					}
+					p.Failf("error.data.requiredCapabilities."+leaf, "requiredCapabilities names %s, which the request declared", Quote(leaf, quoteN))
 				}
 			}
 		case code == envelope.CodeURLElicitation && v == envelope.V20251125:
@@ -724,6 +734,13 @@ func truncationOf(got, sent string, bound int) bool {
 	}
 	core := strings.TrimSuffix(strings.TrimSuffix(got, "…"), "...")
 	return core != "" && utf8.RuneCountInString(got) <= bound+3 && strings.HasPrefix(sent, core)
+}
+
+// sameCapability: the value a -32021 requires is the one declared, or
+// the requirement is the capability's presence ({}) and an object was
+// declared, whatever it holds.
+func sameCapability(want, got gjson.Result) bool {
+	return want.IsObject() && isEmptyValue(want) && got.IsObject() || envelope.SameValue(want, got)
 }
 
 // capabilityDeclared: the client capabilities declared hold the one at
