@@ -107,7 +107,9 @@ var SSEStream = &Check{
 
 - in 2025 versions its event ids, when used, are unique across all the
   streams of the session (T-HTTP-16, a rule of resumption, which 2026-07-28
-  does not have): an id used twice on the stream fails, and so does one an
+  does not have): an id used twice on the stream fails (a block without
+  data is no event: its id, the last one again, before a retry say, is
+  nothing; an earlier one warns, as it moves a resuming client back), and so does one an
   earlier stream of the session used (the later of the two exchanges in the
   report's order; a GET resuming a stream with Last-Event-ID gives its
   events again, and is not compared). Without a session the rule binds the
@@ -145,6 +147,7 @@ var SSEStream = &Check{
 		r := envelope.NewSSEBodyReader(p.Reply.Body, envelope.MaxSSELine)
 		seen := map[string]bool{}
 		primed, first := false, true
+		last := "" // the last event id the stream set (WHATWG)
 		for {
 			ev, err := r.Next()
 			if err != nil {
@@ -157,15 +160,30 @@ var SSEStream = &Check{
 				primed = ev.ID != "" && len(bytes.TrimSpace(ev.Data)) == 0
 			}
 			if ev.ID == "" {
+				if ev.IDSet {
+					last = "" // an empty id resets the last event id
+				}
 				continue
 			}
 			// Ids serve resumption, a 2025 mechanism (T-HTTP-16);
 			// 2026-07-28 streams are not resumed, so an id there binds
 			// nothing.
-			if seen[ev.ID] && p.Expect.Version != envelope.V20260728 {
+			resumable := p.Expect.Version != envelope.V20260728
+			switch {
+			case !ev.HasData:
+				// A block without data (an id, a retry before the server
+				// drops the connection) dispatches no event: its id only
+				// sets the last event id, and the same one again changes
+				// nothing. An earlier one moves a resuming client back.
+				if seen[ev.ID] && ev.ID != last && resumable {
+					p.Warnf("http.body", "a block without data sets the last event id back to %s, which an earlier event used: a client resuming from it gets the events after it again (T-HTTP-16 names the ids of events, which this block is not)", Quote(ev.ID, quoteN))
+				}
+			case seen[ev.ID] && resumable:
 				p.Failf("http.body", "SSE event id %s is used twice on one stream (T-HTTP-16)", Quote(ev.ID, quoteN))
+			default:
+				seen[ev.ID] = true
 			}
-			seen[ev.ID] = true
+			last = ev.ID
 		}
 		if p.Expect.Version != envelope.V20260728 {
 			judgeReusedIDs(p, streamSession(p.Exchange.Request.Header, resp.Header) != "")

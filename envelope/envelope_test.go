@@ -116,6 +116,7 @@ func TestSSEReader(t *testing.T) {
 		"id: 1\r\ndata:\r\n\r\n" + // priming event: id, empty data
 		"event: message\ndata: {\"a\":\ndata: 1}\n\n" +
 		"data: {\"b\":2}\r\r" + // lone CR line ends
+		"id: 2\nretry: 10\n\n" + // no data: no event, but returned for its id
 		"data: partial"
 	r := envelope.NewSSEReader(strings.NewReader(stream), 1024)
 	var got []envelope.Event
@@ -130,9 +131,10 @@ func TestSSEReader(t *testing.T) {
 		got = append(got, ev)
 	}
 	want := []envelope.Event{
-		{ID: "1", IDSet: true},
-		{Name: "message", Data: []byte("{\"a\":\n1}")},
-		{Data: []byte(`{"b":2}`)},
+		{ID: "1", IDSet: true, HasData: true},
+		{Name: "message", Data: []byte("{\"a\":\n1}"), HasData: true},
+		{Data: []byte(`{"b":2}`), HasData: true},
+		{ID: "2", IDSet: true, Retry: "10"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)

@@ -17,6 +17,9 @@ type Event struct {
 	Name  string // the "event" field; empty means "message"
 	Data  []byte // data lines joined with "\n"
 	Retry string
+	// HasData: a data field came, empty or not. A block without one
+	// dispatches no event (WHATWG); its id only sets the last event id.
+	HasData bool
 }
 
 // IsMessage: the event is one a client reads as a JSON-RPC message. A
@@ -166,6 +169,7 @@ func (r *SSEReader) Next() (Event, error) {
 			case len(first) > 0:
 				ev.Data = first
 			}
+			ev.HasData = dataLines > 0
 			return ev, nil
 		}
 		if line[0] == ':' {
