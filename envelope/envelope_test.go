@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -111,33 +112,53 @@ func TestHiddenResponse(t *testing.T) {
 	}
 }
 
+// TestSSEReader reads one stream as a server may deliver it: whole, a
+// byte at a time, in halves, and with its last bytes arriving together
+// with the end (a stream written whole before its close; the reader lost
+// every event of one that started with a byte order mark so).
 func TestSSEReader(t *testing.T) {
 	stream := "\ufeff: keep-alive\r\n" + // a stream may start with a byte order mark
 		"id: 1\r\ndata:\r\n\r\n" + // priming event: id, empty data
 		"event: message\ndata: {\"a\":\ndata: 1}\n\n" +
 		"data: {\"b\":2}\r\r" + // lone CR line ends
-		"id: 2\nretry: 10\n\n" + // no data: no event, but returned for its id
+		"id: 2\nretry: 10\r\n\r\n" + // no data: no event, but returned for its id
 		"data: partial"
-	r := envelope.NewSSEReader(strings.NewReader(stream), 1024)
-	var got []envelope.Event
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev)
-	}
 	want := []envelope.Event{
 		{ID: "1", IDSet: true, HasData: true},
 		{Name: "message", Data: []byte("{\"a\":\n1}"), HasData: true},
 		{Data: []byte(`{"b":2}`), HasData: true},
 		{ID: "2", IDSet: true, Retry: "10"},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("events (-want +got):\n%s", diff)
+	// (The first bytes alone, the rest with the end: a BOM, and a CRLF,
+	// split there.)
+	split := func(n int) io.Reader {
+		return io.MultiReader(strings.NewReader(stream[:n]), iotest.DataErrReader(strings.NewReader(stream[n:])))
+	}
+	for name, in := range map[string]io.Reader{
+		"whole":                   strings.NewReader(stream),
+		"byte by byte":            iotest.OneByteReader(strings.NewReader(stream)),
+		"halves":                  iotest.HalfReader(strings.NewReader(stream)),
+		"end with data":           iotest.DataErrReader(strings.NewReader(stream)),
+		"8 bytes, the rest":       split(8),
+		"2 bytes, the rest":       split(2),
+		"a CR, the rest with end": split(strings.Index(stream, "\r\r") + 1),
+		"CR of CRLF, the rest":    split(strings.Index(stream, "10\r\n") + 3),
+	} {
+		r := envelope.NewSSEReader(in, 1024)
+		var got []envelope.Event
+		for {
+			ev, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ev)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: events (-want +got):\n%s", name, diff)
+		}
 	}
 }
 

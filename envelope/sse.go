@@ -59,6 +59,11 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, scanBuffer), maxLine)
 	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		// Bytes passed over (a byte order mark, the LF of a CRLF) go
+		// with the next line, never alone: at the end of the stream a
+		// scanner given no token stops, and would drop the rest (a
+		// stream written whole before its close arrives with the end).
+		skip := 0
 		if sr.consumed == 0 && !sr.bomDone {
 			// The grammar lets a stream start with a byte order mark:
 			// stream = [ bom ] *event.
@@ -66,8 +71,7 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 			case len(data) >= len(bom):
 				sr.bomDone = true
 				if string(data[:len(bom)]) == bom {
-					sr.consumed += int64(len(bom))
-					return len(bom), nil, nil
+					skip = len(bom)
 				}
 			case !atEOF && bytes.HasPrefix([]byte(bom), data):
 				return 0, nil, nil // too few bytes to tell yet
@@ -75,26 +79,26 @@ func NewSSEReader(r io.Reader, maxLine int) *SSEReader {
 				sr.bomDone = true
 			}
 		}
-		if sr.afterCR && len(data) > 0 {
+		if sr.afterCR && len(data) > skip {
 			sr.afterCR = false
-			if data[0] == '\n' {
-				sr.consumed++
-				return 1, nil, nil
+			if data[skip] == '\n' {
+				skip++
 			}
 		}
-		if i := len(data) - 1; !atEOF && i >= 0 && data[i] == '\r' && bytes.IndexAny(data, "\r\n") == i {
+		rest := data[skip:]
+		if i := len(rest) - 1; !atEOF && i >= 0 && rest[i] == '\r' && bytes.IndexAny(rest, "\r\n") == i {
 			// A line ended by a CR that is the last byte yet: it is a line
 			// end whatever follows (an LF would only complete it), so the
 			// line is given now. A held-open stream whose events end in
 			// lone CRs would otherwise give its last event only when
 			// more came.
 			sr.afterCR = true
-			sr.consumed += int64(i + 1)
-			return i + 1, data[:i], nil
+			sr.consumed += int64(skip + i + 1)
+			return skip + i + 1, rest[:i], nil
 		}
-		n, tok, err := scanSSELines(data, atEOF)
-		sr.consumed += int64(n)
-		return n, tok, err
+		n, tok, err := scanSSELines(rest, atEOF)
+		sr.consumed += int64(skip + n)
+		return skip + n, tok, err
 	})
 	sr.sc = sc
 	return sr

@@ -227,7 +227,13 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version st
 		*end = sseEnd{events: end.events}
 		failure = readSSE(b, resp.Body, more, other, linger, end)
 		resp.Body.Close()
-		r.Body = append(r.Body, more.Body...)
+		// The GET is a stream of its own, which may start with a byte
+		// order mark; after the POST's events the mark would begin a
+		// field's name, and the event it starts would be lost to a
+		// reading of the joined body (a transcript's, lint's). A POST's
+		// stream that ended inside an event is not resumed, so the two
+		// join at an event's end.
+		r.Body = append(r.Body, bytes.TrimPrefix(more.Body, []byte("\ufeff"))...)
 		r.Messages = append(r.Messages, more.Messages...)
 		r.Truncated, r.Cut, r.Ended, r.HeldOpen = r.Truncated || more.Truncated, r.Cut || more.Cut, more.Ended, more.HeldOpen
 		if failure != "" {

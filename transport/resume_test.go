@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/envelope"
 )
 
 // TestHTTPResumeSSE: a 2025-11-25 server may close a POST's stream after
@@ -23,6 +24,7 @@ func TestHTTPResumeSSE(t *testing.T) {
 		version  string
 		pending  int  // GETs that again end with an id and no response
 		partial  bool // the POST's stream ends inside an event
+		bom      bool // the GET's stream starts with a byte order mark
 		wantGets int
 		want     []string
 		note     string
@@ -33,6 +35,7 @@ func TestHTTPResumeSSE(t *testing.T) {
 		{name: "2025-06-18 is resumed too", version: "2025-06-18", wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
 		{name: "2026-07-28 is not resumed", version: "2026-07-28", wantGets: 0, want: nil},
 		{name: "a stream that ends inside an event is not resumed", version: "2025-11-25", partial: true, wantGets: 0, want: nil},
+		{name: "a resumed stream may start with a byte order mark", version: "2025-11-25", bom: true, wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,6 +58,10 @@ func TestHTTPResumeSSE(t *testing.T) {
 				s := startSSE(w)
 				if n <= tc.pending {
 					s.send(fmt.Sprintf("id: e%d\ndata:\n\n", n+1))
+					return
+				}
+				if tc.bom {
+					s.send("\ufeffdata: " + pong + "\nid: r1\n\n")
 					return
 				}
 				s.send("id: r1\ndata: " + pong + "\n\n")
@@ -89,6 +96,26 @@ func TestHTTPResumeSSE(t *testing.T) {
 			}
 			if tc.want != nil && !strings.Contains(string(ex.Response.Body), "id: r1") {
 				t.Errorf("the resumed stream's bytes are not in the body:\n%s", ex.Response.Body)
+			}
+			// The body is what a transcript keeps and the judge reads:
+			// it must give the messages the live reader gave (a review
+			// found a resumed stream's byte order mark hiding the
+			// response there, and RPC1006 failing a correct server).
+			raw, lastID, err := envelope.SplitSSE(ex.Response.Body, envelope.MaxSSELine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want != nil && lastID != "r1" {
+				t.Errorf("the last event id read from the body is %q, want r1", lastID)
+			}
+			var read []string
+			for _, m := range raw {
+				if string(m) != "" {
+					read = append(read, string(m))
+				}
+			}
+			if diff := cmp.Diff(tc.want, read); diff != "" {
+				t.Errorf("messages read from the body (-want +got):\n%s", diff)
 			}
 		})
 	}
