@@ -164,7 +164,9 @@ ignored): a value both reject fails, one only one rejects warns.`,
 			return Skip("the reply is not a result")
 		case isError && !r.Get("structuredContent").Exists():
 			return Skip("an isError result without structuredContent (AMB-13)")
-		case r.Get("resultType").Str == "input_required":
+		case p.Expect.Version == envelope.V20260728 && r.Get("resultType").Str == "input_required":
+			// (Before 2026-07-28 resultType means nothing: the result is
+			// a CallToolResult, and owes the output.)
 			return Skip("an input_required result carries no output")
 		case p.Expect.Request.Get("params.task").Exists() && r.Get("task").IsObject() && !r.Get("content").Exists():
 			// A task-augmented call (2025-11-25 tasks) answered with the
