@@ -144,7 +144,9 @@ notifications/subscriptions/acknowledged, whose _meta
 io.modelcontextprotocol/subscriptionId equals the listen request's id in
 value and type (T-SUB-1, T-META-3); its notifications object grants no
 more than the request asked for (T-SUB-2; URIs compared as RFC 3986
-§6.2.2.1 does, scheme and host in any case). Every notification on the
+§6.2.2.1 does, scheme and host in any case; an extension's member of
+another shape than true, granted with another value than asked, warns,
+as only the extension says what is part of it). Every notification on the
 stream carries the same subscriptionId (T-SUB-3), only types the request
 opted in to follow (T-SUB-2), and none is a request-scoped progress or
 log notification (T-SUB-5). A closing result carries the subscriptionId
@@ -360,8 +362,14 @@ func ackFilter(p *Pass, path string, ack *envelope.Message) {
 					p.Failf(path+".params.notifications.resourceSubscriptions", "the acknowledgment subscribes %s, which the request did not ask for (T-SUB-2)", Quote(u.Str, quoteN))
 				}
 			}
-		case req.Type != gjson.True:
+		case req.Type == gjson.True, envelope.SameValue(req, v):
+		case !req.Exists() || req.Type == gjson.False || req.Type == gjson.Null:
 			p.Failf(envelope.JoinPath(path+".params.notifications", k.Str), "the acknowledgment grants %s, which the request did not ask for (T-SUB-2)", Quote(k.Str, quoteN))
+		default:
+			// An extension's member of another shape than true ({"queue":
+			// "a"}): whether what is granted is part of what was asked,
+			// only the extension's definition says.
+			p.Warnf(envelope.JoinPath(path+".params.notifications", k.Str), "the acknowledgment grants %s as %s where the request asked for %s; whether that is part of what was asked, the extension's definition says (T-SUB-2)", Quote(k.Str, quoteN), clip(v.Raw), clip(req.Raw))
 		}
 		return true
 	})
