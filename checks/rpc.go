@@ -932,7 +932,7 @@ either way, and the finding says both.`,
 				p.Deviate(w, msgPath(p, i), "a response with id %s came after the %s: its answer, or a second response to the earlier request with that id, which was answered already; neither may be sent", clip(id.Raw), what)
 			} else if id.Exists() && id.Type != gjson.Null {
 				p.Deviate(w, msgPath(p, i), "the %s was answered with a response (id %s)", what, clip(id.Raw))
-			} else if m.Get("result").Exists() || p.Exchange.Transport == envelope.Stdio || resp.Status < 400 {
+			} else if m.Get("result").Exists() || p.Exchange.Transport == envelope.Stdio || resp.Status > 0 && resp.Status < 400 {
 				// Only an HTTP error may carry an id-less error: the
 				// refusal of the message, not an answer to it.
 				p.Deviate(w, msgPath(p, i), "the %s was answered with a response", what)

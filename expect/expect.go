@@ -160,10 +160,10 @@ type Expectation struct {
 	// AnyCode: the spec names no code for the condition (a fixture says
 	// so); any code of the version's table is right.
 	AnyCode bool
-	// AnyError: any error reply passes under the spec, even -32700 for
-	// bytes that parse (DESIGN rulings: an id MCP forbids and JSON-RPC
-	// allows, such as 1.5 or null, which a server's decoder may fail to
-	// hold); the strict contract still wants a code that fits.
+	// AnyError: any error reply passes, even -32700 for bytes that parse,
+	// under either contract (DESIGN rulings: an id MCP forbids and
+	// JSON-RPC allows, such as 1.5 or null, which a server's decoder may
+	// fail to hold).
 	AnyError bool
 	// AlsoCodes are defensible but not the literal reading: they warn,
 	// naming AlsoWhy.
