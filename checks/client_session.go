@@ -434,7 +434,8 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 
 // match finds the server request an answer with id answers, as the
 // relays pair them: the same id, else its value in the other type, else
-// the only one waiting.
+// the only one waiting, where the relay saw the whole session: else the
+// answer may be to a request it never saw, and is rightly no other's.
 func (c *conversation) match(id gjson.Result) (asked, bool) {
 	key := envelope.IDKey(id)
 	if a, ok := c.asked[key]; ok && key != "" {
@@ -443,13 +444,17 @@ func (c *conversation) match(id gjson.Result) (asked, bool) {
 	if a, ok := c.asked[envelope.OtherTypeKey(key)]; ok && key != "" {
 		return a, true
 	}
-	if len(c.asked) == 1 {
+	if len(c.asked) == 1 && c.seenWhole() {
 		for _, a := range c.asked {
 			return a, true
 		}
 	}
 	return asked{}, false
 }
+
+// seenWhole: the relay saw the session from its start and lost none of
+// its messages, so every request of the server's is known.
+func (c *conversation) seenWhole() bool { return !c.lost && c.fromStart }
 
 // Server takes in a request the server sent.
 func (t *ClientTracker) Server(r *ServerRequest) {
