@@ -141,6 +141,15 @@ func (cp *clientPass) inferVersion() (string, string) {
 		}
 		return "", ""
 	}
+	if _, pending := c.open[c.initSeq]; pending && c.initSeq != 0 && !c.initDone {
+		// A handshake under way, one a client that spoke 2026-07-28
+		// before falls back to: what it sends until the answer (a ping,
+		// its answer to the server's) is of the version it asked for.
+		if envelope.KnownVersion(c.initAsked) && c.initAsked != envelope.V20260728 {
+			return c.initAsked, "initialize"
+		}
+		return "", ""
+	}
 	if c.modern {
 		return envelope.V20260728, "earlier messages"
 	}

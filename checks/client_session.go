@@ -126,6 +126,7 @@ type conversation struct {
 	// unanswered (0 none): nothing was negotiated.
 	initFailed uint64
 	initKey    string // its id key
+	initAsked  string // the protocolVersion it asked for
 	initDone   bool   // initialize was answered with a result
 	version    string // the version that answer negotiated
 	notified   bool   // notifications/initialized was sent
@@ -387,7 +388,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 			// (An initialize sent again while the first still awaits its
 			// answer, one the server may never give: the newer one is the
 			// handshake whose answer counts.)
-			c.initSeq, c.initKey = m.Seq, key
+			c.initSeq, c.initKey, c.initAsked = m.Seq, key, msg.Get("params.protocolVersion").Str
 			if caps := msg.Get("params.capabilities"); caps.IsObject() {
 				c.caps, c.capsKnown = json.RawMessage(caps.Raw), true
 			}
