@@ -93,11 +93,16 @@ var DataNoProse = &Check{
 belongs in the one-line message, and data holds structured values
 (pointers, header names, versions). A string counts as prose when it
 spans lines (any Unicode line break), or has a space and ends in sentence
-punctuation, or holds two sentences, or runs to six words or more among which an English
-function word stands ("must", "the", "of"…). Six plain words with none
-only warn: a space-separated list (OAuth scopes) or a sentence in another
-language read alike, and the checker cannot tell which. Values separated by
-commas or semicolons, paths and URIs are lists and values, not prose.
+punctuation, or holds two sentences, or speaks to the reader ("please",
+"sorry", "you", "see"), or runs to six words or more among which an
+English verb of a clause stands ("must", "is", "cannot", "expected"…).
+Six words or more without one only warn, a run of values joined by
+"or", "and" or "to" aside, which passes ("image/png or image/jpeg or
+image/gif"): an article or a preposition joins a noun phrase's words as
+well as a sentence's, a space-separated list (OAuth scopes) and a
+sentence in another language read alike, and the checker cannot tell
+which. Values separated by commas or semicolons, paths and URIs are lists
+and values, not prose.
 
 What is exempt is decided by meaning, not by key name: strings the MCP
 schema defines as human text for a spec-defined error (the message of
@@ -378,18 +383,23 @@ func readProse(s string) proseReading {
 		return notProse
 	}
 	if len(fields) < 6 {
-		if severalSentences(s) {
-			return surelyProse // "Invalid input. Check the docs"
+		if severalSentences(s) || slices.ContainsFunc(fields, func(f string) bool { return addressWords[bareWord(f)] }) {
+			return surelyProse // "Invalid input. Check the docs", "Please send a number"
 		}
 		return notProse
 	}
-	values := 0
+	values, linked := 0, false
 	for _, f := range fields {
 		w := bareWord(f)
-		if ofSentence(w) {
-			return surelyProse
-		}
-		if strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, "_/:@=#") {
+		switch {
+		case sentenceVerbs[w] || complaintVerbs[w] || addressWords[w]:
+			return surelyProse // a verb of a clause, or words to the reader
+		case functionWords[w]:
+			// An article, a preposition or a conjunction joins the
+			// words of a noun phrase as well as a sentence's: "image/png
+			// or image/jpeg or image/gif", "a number between 1 and 100".
+			linked = true
+		case strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, "_/:@=#"):
 			values++
 		}
 	}
@@ -398,8 +408,25 @@ func readProse(s string) proseReading {
 		return surelyProse // one sentence ends, the next begins
 	case values == len(fields):
 		return notProse // values alone
+	case linked && values > 0 && values+linkWords(fields) == len(fields):
+		return notProse // values joined by "or", "and", "to"
 	}
 	return maybeProse
+}
+
+// addressWords speak to the reader (the imperatives "see", "try" too):
+// no value holds them.
+var addressWords = map[string]bool{"please": true, "sorry": true, "thanks": true, "you": true, "your": true, "see": true, "try": true}
+
+// linkWords counts the fields that are function words.
+func linkWords(fields []string) int {
+	n := 0
+	for _, f := range fields {
+		if functionWords[bareWord(f)] {
+			n++
+		}
+	}
+	return n
 }
 
 // valueList: s is three or more items separated by commas or

@@ -27,8 +27,11 @@ Pointer into the request as RFC 6901 writes it, "" for the root: "/" then
 tokens, "~" only as "~0" or "~1") and "problems" (non-empty strings, each
 a short cause phrase: something visible, one line under every Unicode
 line break, one sentence, at most the contract's message bound, not a
-sentence written for a person (a full stop, "!" or "?" at its end, or
-"please"); no duplicates); entries
+sentence written for a person ("!" or "?" at its end, or "please"); no
+duplicates; a full stop at the end of one clause, as Laravel and Symfony
+write theirs, and a break after a word of four letters or fewer, which
+may end an abbreviation no list holds ("incl. PNG", German "bzw."),
+only warn); entries
 sorted by location, no location twice. Sorted means sorted as strings, or
 token by token with array indices as numbers (/9 before /10) or the
 decoded tokens compared as strings: each is a reasonable reading of
@@ -97,11 +100,21 @@ var abbreviations = map[string]bool{"vs": true, "etc": true, "mr": true, "mrs": 
 	"vol": true, "ca": true, "resp": true}
 
 // severalSentences: s holds a sentence break outside what it quotes.
-// Most phrases hold no sentence punctuation at all, and the pattern,
-// unanchored, would try every position of each.
 func severalSentences(s string) bool {
+	found, _ := sentenceBreak(s)
+	return found
+}
+
+// sentenceBreak: s holds a sentence break outside what it quotes, and
+// sure says it is one: a "." after a word of four letters or fewer may
+// end an abbreviation no list holds ("incl. PNG", "Prof. Smith", German
+// "bzw. Zeichenkette", "vgl. ISO 8601"), where "!", "?", a wide stop or a
+// "." after a longer word ends a sentence. Most phrases hold no sentence
+// punctuation at all, and the pattern, unanchored, would try every
+// position of each.
+func sentenceBreak(s string) (found, sure bool) {
 	if !strings.ContainsAny(s, ".!?") && indexWideStop(s) < 0 {
-		return false
+		return false, false
 	}
 	if strings.ContainsAny(s, "\"`“‘'„‚«»‹「『") {
 		s = quotedText.ReplaceAllString(s, `${1}"quoted"`)
@@ -110,15 +123,20 @@ func severalSentences(s string) bool {
 		// A script written without spaces ends a sentence with these.
 		_, size := utf8.DecodeRuneInString(s[i:])
 		if strings.TrimSpace(s[i+size:]) != "" {
-			return true
+			return true, true
 		}
 	}
 	for _, m := range multiSentence.FindAllStringSubmatchIndex(s, -1) {
-		if s[m[4]:m[5]] != "." || !abbreviations[strings.ToLower(s[m[2]:m[3]])] {
-			return true
+		word, stop := s[m[2]:m[3]], s[m[4]:m[5]]
+		switch {
+		case stop == "." && abbreviations[strings.ToLower(word)]:
+		case stop == "." && len(word) <= 4 && !allDigits(word):
+			found = true
+		default:
+			return true, true
 		}
 	}
-	return false
+	return found, false
 }
 
 // wideStops end a sentence in a script written without spaces.
@@ -193,10 +211,17 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
 			case length(pr.Str, p.Contract.MessageMax) != "":
 				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
-			case severalSentences(pr.Str):
+			case sentenceBreakSure(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
+			case severalSentences(pr.Str):
+				p.Warnf(pp(), "problem may be several sentences, or hold an abbreviation: %s", Quote(pr.Str, quoteN))
 			case proseProblem(pr.Str):
 				p.Failf(pp(), "problem is a prose sentence, not a cause phrase: %s", Quote(pr.Str, quoteN))
+			case stoppedProblem(pr.Str):
+				// One clause with a sentence's full stop ("The a field is
+				// required.", as Laravel and Symfony write them): a cause
+				// by its meaning, in a sentence's form.
+				p.Warnf(pp(), "problem ends in a full stop, as a sentence does; a cause phrase needs none: %s", Quote(pr.Str, quoteN))
 			case !seenProb.add(pr.Str):
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
@@ -399,13 +424,26 @@ func proseProblem(pr string) bool {
 	s := strings.TrimSpace(pr)
 	if strings.HasSuffix(s, "...") || strings.HasSuffix(s, "…") {
 		s = strings.TrimRight(s, ".…")
-	} else if strings.ContainsFunc(s, unicode.IsSpace) && strings.ContainsAny(s[len(s)-1:], ".!?") {
+	} else if strings.ContainsFunc(s, unicode.IsSpace) && strings.ContainsAny(s[len(s)-1:], "!?") {
 		return true
 	}
 	if !containsFold(s, "please") {
 		return false // (most problems: spared the reading below)
 	}
 	return slices.Contains(strings.FieldsFunc(strings.ToLower(unquoted(s)), func(r rune) bool { return !unicode.IsLetter(r) }), "please")
+}
+
+// sentenceBreakSure: s holds a break that surely ends a sentence.
+func sentenceBreakSure(s string) bool {
+	_, sure := sentenceBreak(s)
+	return sure
+}
+
+// stoppedProblem: a problem of words that ends in a full stop (an
+// ellipsis aside).
+func stoppedProblem(pr string) bool {
+	s := strings.TrimSpace(pr)
+	return strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "...") && strings.ContainsFunc(s, unicode.IsSpace)
 }
 
 // containsFold: s holds the ASCII word w in any letter case.
