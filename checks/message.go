@@ -103,8 +103,10 @@ the generic string while data carries the cause hides the cause where
 clients do not look: they render message, and a calling model that sees
 only "Invalid params" cannot fix its call. Put the one-line cause in
 message. The generic name counts in the spellings SDKs use ("Invalid
-request parameters", "Internal server error"), behind the TypeScript SDK's
-"MCP error -32602: " prefix, and with a pointer to data ("see data").
+request parameters", "Internal server error", "INVALID_PARAMS"), behind
+the TypeScript SDK's "MCP error -32602: " prefix or an "Error: ", with the
+code after it ("Invalid params (-32602)"), and with a pointer to data
+("see data", "see details").
 Strict contract only.`,
 	Run: func(p *Pass) error {
 		e, msg, err := needMessage(p)
@@ -139,10 +141,11 @@ Strict contract only.`,
 
 // genericOnly: msg says no more than the generic name of code, in any
 // of the spellings SDKs use ("Invalid request parameters", "Internal
-// server error"), behind the TypeScript SDK's "MCP error -32602: "
-// prefix, or with a pointer to where the cause went ("see data").
+// server error", an enum's INVALID_PARAMS), behind a prefix naming the
+// error or its code, before the code, or with a pointer to where the
+// cause went ("see data").
 func genericOnly(msg string, code int, name string) bool {
-	m := strings.ToLower(strings.TrimSpace(msg))
+	m := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(msg)), "_", " ") // INVALID_PARAMS, an enum's name
 	// What the rewriting below leaves is a run of m (a prefix and a
 	// suffix cut off): a message that holds no spelling of the name is
 	// no generic one, and most messages are spared the expressions.
@@ -152,17 +155,23 @@ func genericOnly(msg string, code int, name string) bool {
 	}
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
+	m = codeSuffix.ReplaceAllString(m, "")
 	m = strings.TrimRight(m, " .!:;…—–-")
 	return m == name || slices.Contains(genericSpellings[code], m)
 }
 
-// sdkPrefix is the TypeScript SDK's rendering of an McpError's code in
-// front of its message.
-var sdkPrefix = regexp.MustCompile(`^mcp error -?\d+:\s*`)
+// sdkPrefix is a rendering of the error's code or kind in front of its
+// message: the TypeScript SDK's "MCP error -32602: ", and "Error: ",
+// "JSON-RPC error -32602: ".
+var sdkPrefix = regexp.MustCompile(`^(?:(?:mcp|json-?rpc)\s+)?error(?:\s+-?\d+)?:\s*`)
+
+// codeSuffix is the code written after the name: "Invalid params
+// (-32602)", "[-32602]", "- -32602".
+var codeSuffix = regexp.MustCompile(`[\s,:(\[—–-]*(?:code\s*)?-?\d{5}[)\]]?\s*$`)
 
 // pointerToData is a message's pointer to data, where the cause went:
 // "(see data)", ", see error.data for details", "(details in data)".
-var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(see|check|details?( are)? in|more in|info in|cause in)\s+(the\s+)?(error[.\s]?)?data\b[\w\s.]{0,24}[)\]]?[\s.!]*$`)
+var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(?:(see|check|details?( are)? in|more in|info in|cause in)\s+(the\s+)?(error[.\s]?)?data\b[\w\s.]{0,24}|(see|check)\s+(the\s+)?(details|below))[)\]]?[\s.!]*$`)
 
 // genericSpellings are the other spellings of the JSON-RPC names.
 var genericSpellings = map[int][]string{
