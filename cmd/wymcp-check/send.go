@@ -109,10 +109,20 @@ func findFixture(o *sendOptions) (*fixtures.Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
+	parent := ""
 	for _, f := range fx {
 		if f.ID == o.Fixture {
 			return f, nil
 		}
+		if strings.HasPrefix(o.Fixture, f.ID+"/") && len(f.ID) > len(parent) {
+			parent = f.ID
+		}
+	}
+	if parent != "" {
+		// A report's row of a variant a fixture makes from the server's
+		// own tools (tools/wrong-arguments/missing-required/a): the
+		// fixture sends them all, and judges each as check did.
+		return nil, usagef("--fixture %q: a variant of fixture %s, made from what the server lists; send --fixture %s, which sends every variant and judges each as check does", o.Fixture, parent, parent)
 	}
 	if len(problems) > 0 {
 		return nil, usagef("--fixture %q: no such fixture (and %d fixture file(s) could not be read: %s)", o.Fixture, len(problems), problems[0])

@@ -62,6 +62,10 @@ func TestFirstHour(t *testing.T) {
 		{"--header name no token", []string{"send", "--demo", "--header", "Bad Name: b", "-"}, exitUsage, "", `--header #1: header name "Bad Name": want a token`, true},
 		{"--header escape never quoted", []string{"proxy", "http://127.0.0.1:1/", "--header", "X: secret\x1b"}, exitUsage, "", "U+001B", true},
 		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
+		// A report's row of a generated variant names the fixture to send
+		// (a review found send refusing it as no fixture at all).
+		{"send a variant's row", []string{"send", "--demo", "--fixture", "tools/wrong-arguments/missing-required/a"}, exitUsage, "", "a variant of fixture tools/wrong-arguments, made from what the server lists; send --fixture tools/wrong-arguments", true},
+		{"send an unknown fixture", []string{"send", "--demo", "--fixture", "tools/no-such"}, exitUsage, "", "no such fixture (wymcp-check list --fixtures lists them)", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
