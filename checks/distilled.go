@@ -213,18 +213,22 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
 			case sentenceBreakSure(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
-			case severalSentences(pr.Str):
-				p.Warnf(pp(), "problem may be several sentences, or hold an abbreviation: %s", Quote(pr.Str, quoteN))
 			case proseProblem(pr.Str):
 				p.Failf(pp(), "problem is a prose sentence, not a cause phrase: %s", Quote(pr.Str, quoteN))
-			case stoppedProblem(pr.Str):
-				// One clause with a sentence's full stop ("The a field is
-				// required.", as Laravel and Symfony write them): a cause
-				// by its meaning, in a sentence's form.
-				p.Warnf(pp(), "problem ends in a full stop, as a sentence does; a cause phrase needs none: %s", Quote(pr.Str, quoteN))
 			case !seenProb.add(pr.Str):
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
+				// A cause phrase, or one read so where the reading is a
+				// guess: it warns, and counts as the entry's problem.
+				switch {
+				case severalSentences(pr.Str):
+					p.Warnf(pp(), "problem may be several sentences, or hold an abbreviation: %s", Quote(pr.Str, quoteN))
+				case stoppedProblem(pr.Str):
+					// One clause with a sentence's full stop ("The a field
+					// is required.", as Laravel and Symfony write them): a
+					// cause by its meaning, in a sentence's form.
+					p.Warnf(pp(), "problem ends in a full stop, as a sentence does; a cause phrase needs none: %s", Quote(pr.Str, quoteN))
+				}
 				ent.problems = append(ent.problems, pr.Str)
 			}
 			return true
