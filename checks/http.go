@@ -343,7 +343,11 @@ warns, as only an ended session's 404 is fixed (AMB-8).
 Where a fixture leaves the status open, it is open among 200 and the
 4xx: an error response with another 2xx or a 3xx fails everywhere. A
 GET answered with a 2xx other than 200 and an event stream warns
-(T-HTTP-12's MUST is the stream's Content-Type, or 405).`,
+(T-HTTP-12's MUST is the stream's Content-Type, or 405). A GET refused by
+the layers before the endpoint (401, a 403 for an insufficient scope, a
+limit's 413, 414, 429 or 431, a gateway's 502 to 504) passes as a POST
+does, and a 404 to a GET naming a session passes where the traffic does
+not show whether the server keeps sessions: it may have ended that one.`,
 	Run: func(p *Pass) error {
 		if x := p.Expect; p.Exchange.Transport == envelope.HTTP && p.Exchange.Response == nil && x.NoReply.Set() && x.HTTPMethod == "POST" {
 			// No HTTP response at all, from a server still alive (the
@@ -364,9 +368,11 @@ GET answered with a 2xx other than 200 and an event stream warns
 		path := "http.status"
 		if x.Condition == expect.CondHTTPMethod {
 			switch {
-			case st == 401:
+			case httpLayer(st) || scopeRefusal(resp):
 				// Refused on its credentials before the method is looked
-				// at (T-AUTH-1); HTTP1004 judges the challenge.
+				// at (401, T-AUTH-1; 403 for a scope, T-AUTH-5), or by
+				// the HTTP layer (a limit, a gateway), as a POST may be;
+				// HTTP1004 judges the challenge.
 			case getRefusedOnHeaders(p, st):
 				// Refused on what its headers say (a foreign Origin's
 				// 403, T-HTTP-14; an Accept without text/event-stream,

@@ -196,11 +196,19 @@ func (f *Facts) Sessions() (issued, known bool) {
 // MayRefuseSession: ex's reply may be the refusal of a request outside
 // the server's session: the server issued one at initialize, or that is
 // not known and the reply says it is about a session (namesSession, as
-// the SDKs' 400 "No valid session ID provided" does). Without that word
-// a refusal in traffic of unknown facts is judged as the request's own.
+// the SDKs' 400 "No valid session ID provided" does), or is a 404 to a
+// request naming one (endedSession). Otherwise a refusal in traffic of
+// unknown facts is judged as the request's own.
 func (f *Facts) MayRefuseSession(ex *envelope.Exchange) bool {
 	issued, known := f.Sessions()
-	return issued || !known && namesSession(ex)
+	return issued || !known && (namesSession(ex) || endedSession(ex))
+}
+
+// endedSession: a 404 to a request that names a session: the session
+// the client holds came from the server, which may have ended it since
+// (T-SESS-3 asks 404 then, T-SESS-5 lets it end one at any time).
+func endedSession(ex *envelope.Exchange) bool {
+	return ex.Response != nil && ex.Response.Status == 404 && envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != ""
 }
 
 // listed: the traffic showed the server list the capability's items (a
