@@ -694,7 +694,7 @@ func judgeParamHeader(p *Pass, at string, prop, typed, v gjson.Result, direct bo
 	path := at + ".x-mcp-header"
 	name := v.Str
 	switch {
-	case v.Type != gjson.String || name == "" || !isToken(name):
+	case v.Type != gjson.String || name == "" || !envelope.IsToken(name):
 		p.Failf(path, "x-mcp-header %s is not a non-empty HTTP token (T-HDR-7)", clip(v.Raw))
 		return
 	case !direct:
@@ -720,15 +720,6 @@ func judgeParamHeader(p *Pass, at string, prop, typed, v gjson.Result, direct bo
 			break
 		}
 	}
-}
-
-func isToken(s string) bool {
-	for _, c := range []byte(s) {
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func promptNames(f *expect.Facts) []string {

@@ -123,3 +123,18 @@ func TestClipClosesAString(t *testing.T) {
 		}
 	}
 }
+
+// TestStartsChallenge: a WWW-Authenticate value begins with an
+// auth-scheme, alone, with parameters or a token68, or before another
+// challenge, after any empty list elements; auth-params alone, or
+// nothing, are no challenge.
+func TestStartsChallenge(t *testing.T) {
+	for v, want := range map[string]bool{
+		"Bearer": true, `Bearer realm="x"`: true, "Bearer, Basic realm=x": true, ", Bearer": true, "Basic dXNlcg==": true,
+		`resource_metadata="https://x", scope="s"`: false, `resource_metadata = "x"`: false, " ": false, ", , ": false, "": false,
+	} {
+		if got := startsChallenge(v); got != want {
+			t.Errorf("startsChallenge(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -44,7 +44,9 @@ var SessionAndAuth = &Check{
 		resp := p.Exchange.Response
 		x := p.Expect
 		judged := false
-		if sid := envelope.HeaderGet(resp.Header, "Mcp-Session-Id"); sid != "" {
+		// (The whitespace around a field's value is no part of it, RFC
+		// 9110 §5.5.)
+		if sid := strings.Trim(envelope.HeaderGet(resp.Header, "Mcp-Session-Id"), " \t"); sid != "" {
 			judged = true
 			switch {
 			case envelope.HeaderVaries(resp.Header, "Mcp-Session-Id"):
@@ -69,6 +71,8 @@ var SessionAndAuth = &Check{
 			switch {
 			case challenge == "":
 				p.Failf("http.header.WWW-Authenticate", "a 401 without a WWW-Authenticate challenge (T-AUTH-1, T-AUTH-2)")
+			case !startsChallenge(challenge):
+				p.Failf("http.header.WWW-Authenticate", "the 401's WWW-Authenticate holds no challenge: one begins with its auth-scheme, Bearer say (RFC 9110 §11.6.1, §11.3; T-AUTH-1)")
 			case !hasAuthParam(challenge, "resource_metadata"):
 				if x.Version == envelope.V20250618 {
 					// Authorization is optional there, and a server that
@@ -290,4 +294,20 @@ func judgeReusedIDs(p *Pass, session bool) {
 	case len(same) > 0:
 		p.Warnf("http.body", "the stream gives again, with its id %s, an event an earlier stream gave (%d such event(s)) though it resumes nothing; T-HTTP-16 sends each message on one stream, and whether a new stream may replay another's is not settled", Quote(same[0], quoteN), len(same))
 	}
+}
+
+// startsChallenge: the WWW-Authenticate value begins with a challenge,
+// an auth-scheme (a token not followed by "=", which would make it an
+// auth-param), after any empty list elements (RFC 9110 §5.6.1, §11.3).
+func startsChallenge(v string) bool {
+	s := strings.TrimLeft(v, " \t,")
+	n := strings.IndexFunc(s, func(r rune) bool { return !envelope.IsToken(string(r)) })
+	if n < 0 {
+		n = len(s)
+	}
+	if n == 0 {
+		return false
+	}
+	rest := strings.TrimLeft(s[n:], " \t")
+	return rest == "" || rest[0] != '='
 }

@@ -329,3 +329,18 @@ func buildMethods(version string) []string {
 			"tasks/get", "tasks/result", "tasks/cancel", "tasks/list")
 	}
 }
+
+// IsToken reports whether s is an HTTP token (RFC 9110 §5.6.2): a
+// header's name, an auth-scheme.
+func IsToken(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !isTchar(r) }) < 0
+}
+
+// isTchar: r may stand in a token (RFC 9110 §5.6.2).
+func isTchar(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return true
+	}
+	return strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
