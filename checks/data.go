@@ -95,7 +95,8 @@ belongs in the one-line message, and data holds structured values
 spans lines (any Unicode line break), or has a space and ends in sentence
 punctuation, or holds two sentences, or speaks to the reader ("please",
 "sorry", "you", "see"), or runs to six words or more among which an
-English verb of a clause stands ("must", "is", "cannot", "expected"…).
+English verb, pronoun or clause word stands ("must", "is", "may", "it",
+"while", "expected"…).
 Six words or more without one only warn, a run of values joined by
 "or", "and" or "to" aside, which passes ("image/png or image/jpeg or
 image/gif"): an article or a preposition joins a noun phrase's words as
@@ -392,8 +393,8 @@ func readProse(s string) proseReading {
 	for _, f := range fields {
 		w := bareWord(f)
 		switch {
-		case sentenceVerbs[w] || complaintVerbs[w] || addressWords[w]:
-			return surelyProse // a verb of a clause, or words to the reader
+		case sentenceVerbs[w] || complaintVerbs[w] || addressWords[w] || clauseWords[w]:
+			return surelyProse // a verb or pronoun of a clause, or words to the reader
 		case functionWords[w]:
 			// An article, a preposition or a conjunction joins the
 			// words of a noun phrase as well as a sentence's: "image/png
@@ -417,6 +418,13 @@ func readProse(s string) proseReading {
 // addressWords speak to the reader (the imperatives "see", "try" too):
 // no value holds them.
 var addressWords = map[string]bool{"please": true, "sorry": true, "thanks": true, "you": true, "your": true, "see": true, "try": true}
+
+// clauseWords make a clause of the words around them, where an article
+// or a preposition joins a noun phrase's as well: modals and auxiliaries
+// sentenceVerbs lacks, pronouns and the words that begin a clause.
+var clauseWords = map[string]bool{"may": true, "might": true, "did": true, "do": true, "had": true,
+	"it": true, "they": true, "we": true, "while": true, "because": true, "when": true, "if": true,
+	"which": true, "that": true, "there": true, "this": true}
 
 // linkWords counts the fields that are function words.
 func linkWords(fields []string) int {

@@ -29,9 +29,9 @@ a short cause phrase: something visible, one line under every Unicode
 line break, one sentence, at most the contract's message bound, not a
 sentence written for a person ("!" or "?" at its end, or "please"); no
 duplicates; a full stop at the end of one clause, as Laravel and Symfony
-write theirs, and a break after a word of four letters or fewer, which
-may end an abbreviation no list holds ("incl. PNG", German "bzw."),
-only warn); entries
+write theirs, only warns, and a period after an abbreviation ("incl.",
+"Prof.", a run of consonants such as German "bzw.") ends no sentence);
+entries
 sorted by location, no location twice. Sorted means sorted as strings, or
 token by token with array indices as numbers (/9 before /10) or the
 decoded tokens compared as strings: each is a reasonable reading of
@@ -97,24 +97,16 @@ var quotedText = regexp.MustCompile("\"[^\"]*\"|`[^`]*`|“[^”]*”|‘[^’]*
 // ("no", "max") are not among them.
 var abbreviations = map[string]bool{"vs": true, "etc": true, "mr": true, "mrs": true, "ms": true, "dr": true,
 	"st": true, "jr": true, "sr": true, "inc": true, "ltd": true, "approx": true, "cf": true, "fig": true,
-	"vol": true, "ca": true, "resp": true}
+	"vol": true, "ca": true, "resp": true, "incl": true, "excl": true, "prof": true, "ref": true, "refs": true,
+	"esp": true, "env": true, "dept": true, "viz": true, "al": true, "est": true, "avg": true, "abbr": true,
+	"usw": true, "evtl": true, "bspw": true, "sog": true, "inkl": true, "exkl": true, "ggü": true}
 
 // severalSentences: s holds a sentence break outside what it quotes.
+// Most phrases hold no sentence punctuation at all, and the pattern,
+// unanchored, would try every position of each.
 func severalSentences(s string) bool {
-	found, _ := sentenceBreak(s)
-	return found
-}
-
-// sentenceBreak: s holds a sentence break outside what it quotes, and
-// sure says it is one: a "." after a word of four letters or fewer may
-// end an abbreviation no list holds ("incl. PNG", "Prof. Smith", German
-// "bzw. Zeichenkette", "vgl. ISO 8601"), where "!", "?", a wide stop or a
-// "." after a longer word ends a sentence. Most phrases hold no sentence
-// punctuation at all, and the pattern, unanchored, would try every
-// position of each.
-func sentenceBreak(s string) (found, sure bool) {
 	if !strings.ContainsAny(s, ".!?") && indexWideStop(s) < 0 {
-		return false, false
+		return false
 	}
 	if strings.ContainsAny(s, "\"`“‘'„‚«»‹「『") {
 		s = quotedText.ReplaceAllString(s, `${1}"quoted"`)
@@ -123,20 +115,26 @@ func sentenceBreak(s string) (found, sure bool) {
 		// A script written without spaces ends a sentence with these.
 		_, size := utf8.DecodeRuneInString(s[i:])
 		if strings.TrimSpace(s[i+size:]) != "" {
-			return true, true
+			return true
 		}
 	}
 	for _, m := range multiSentence.FindAllStringSubmatchIndex(s, -1) {
-		word, stop := s[m[2]:m[3]], s[m[4]:m[5]]
-		switch {
-		case stop == "." && abbreviations[strings.ToLower(word)]:
-		case stop == "." && len(word) <= 4 && !allDigits(word):
-			found = true
-		default:
-			return true, true
+		// (A word that ends an identifier, wymcp_tool_zz, is none.)
+		whole := m[2] == 0 || strings.IndexByte(" \t(\"'", s[m[2]-1]) >= 0
+		if s[m[4]:m[5]] != "." || !whole || !abbreviation(s[m[2]:m[3]]) {
+			return true
 		}
 	}
-	return found, false
+	return false
+}
+
+// abbreviation: a word that, before a period, ends an abbreviation
+// rather than a sentence: one of abbreviations, or a short run of
+// consonants no word of a sentence ends in (German "bzw.", "vgl.",
+// "ggf.", "Nr.", "std."), an acronym in capitals aside ("Use HTTP. Then").
+func abbreviation(word string) bool {
+	w := strings.ToLower(word)
+	return abbreviations[w] || len(w) <= 4 && !strings.ContainsAny(w, "aeiouy") && !allDigits(w) && word != strings.ToUpper(word)
 }
 
 // wideStops end a sentence in a script written without spaces.
@@ -211,19 +209,16 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
 			case length(pr.Str, p.Contract.MessageMax) != "":
 				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
-			case sentenceBreakSure(pr.Str):
+			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case proseProblem(pr.Str):
 				p.Failf(pp(), "problem is a prose sentence, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case !seenProb.add(pr.Str):
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
-				// A cause phrase, or one read so where the reading is a
-				// guess: it warns, and counts as the entry's problem.
-				switch {
-				case severalSentences(pr.Str):
-					p.Warnf(pp(), "problem may be several sentences, or hold an abbreviation: %s", Quote(pr.Str, quoteN))
-				case stoppedProblem(pr.Str):
+				// A cause phrase (one in a sentence's form warns, and
+				// counts as the entry's problem all the same).
+				if stoppedProblem(pr.Str) {
 					// One clause with a sentence's full stop ("The a field
 					// is required.", as Laravel and Symfony write them): a
 					// cause by its meaning, in a sentence's form.
@@ -435,12 +430,6 @@ func proseProblem(pr string) bool {
 		return false // (most problems: spared the reading below)
 	}
 	return slices.Contains(strings.FieldsFunc(strings.ToLower(unquoted(s)), func(r rune) bool { return !unicode.IsLetter(r) }), "please")
-}
-
-// sentenceBreakSure: s holds a break that surely ends a sentence.
-func sentenceBreakSure(s string) bool {
-	_, sure := sentenceBreak(s)
-	return sure
 }
 
 // stoppedProblem: a problem of words that ends in a full stop (an

@@ -3,6 +3,7 @@ package checks
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -155,7 +156,10 @@ func genericOnly(msg string, code int, name string) bool {
 	}
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
-	m = codeSuffix.ReplaceAllString(m, "")
+	if sm := codeSuffix.FindStringSubmatchIndex(m); sm != nil && strings.TrimPrefix(m[sm[2]:sm[3]], "-") == strconv.Itoa(-code) {
+		// (Only the error's own code: another number names a value.)
+		m = m[:sm[0]]
+	}
 	m = strings.TrimRight(m, " .!:;…—–-")
 	return m == name || slices.Contains(genericSpellings[code], m)
 }
@@ -167,7 +171,7 @@ var sdkPrefix = regexp.MustCompile(`^(?:(?:mcp|json-?rpc)\s+)?error(?:\s+-?\d+)?
 
 // codeSuffix is the code written after the name: "Invalid params
 // (-32602)", "[-32602]", "- -32602".
-var codeSuffix = regexp.MustCompile(`[\s,:(\[—–-]*(?:code\s*)?-?\d{5}[)\]]?\s*$`)
+var codeSuffix = regexp.MustCompile(`[\s,:(\[—–-]*(?:code\s*)?(-?\d{5})[)\]]?\s*$`)
 
 // pointerToData is a message's pointer to data, where the cause went:
 // "(see data)", ", see error.data for details", "(details in data)".

@@ -44,11 +44,14 @@ var SessionAndAuth = &Check{
 		resp := p.Exchange.Response
 		x := p.Expect
 		judged := false
-		// (The whitespace around a field's value is no part of it, RFC
-		// 9110 §5.5.)
-		if sid := strings.Trim(envelope.HeaderGet(resp.Header, "Mcp-Session-Id"), " \t"); sid != "" {
+		if raw := envelope.HeaderGet(resp.Header, "Mcp-Session-Id"); raw != "" {
 			judged = true
+			// (The whitespace around a field's value is no part of it,
+			// RFC 9110 §5.5.)
+			sid := strings.Trim(raw, " \t")
 			switch {
+			case sid == "":
+				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id holds only whitespace: no session id a client could send back (T-SESS-1)")
 			case envelope.HeaderVaries(resp.Header, "Mcp-Session-Id"):
 				// A single-valued field sent with two values (RFC 9110
 				// §5.3): clients differ on which session they keep.

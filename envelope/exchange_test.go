@@ -74,6 +74,7 @@ func TestCredentialName(t *testing.T) {
 		"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "X-Api-Key": true, "X-Apikey": true,
 		"X-Auth-Token": true, "X-Client-Secret": true, "X-Password": true, "X-Session": true, "X-Hub-Signature": true,
 		"X-Key": true, "Query-Access_token": true, "Query-Key": true, "Query-Sig": true,
+		"X-Accesskey": true, "X-Privatekey": true, "X-Passphrase": true, "Ocp-Apim-Subscription-Key": true,
 		"X-Tenant": false, "X-Region": false, "X-Monkey": false, "X-Debug": false, "Query-Region": false, "X-Keyboard-Layout": false,
 	} {
 		if got := CredentialName(name); got != want {

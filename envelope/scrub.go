@@ -36,19 +36,26 @@ func NoCredential(name string) bool {
 func CredentialName(name string) bool {
 	n := strings.ToLower(name)
 	n = strings.TrimPrefix(n, "query-")
-	for _, w := range []string{"auth", "token", "secret", "passw", "credential", "cookie", "apikey", "session", "signature"} {
+	for _, w := range []string{"auth", "token", "secret", "passw", "passphrase", "credential", "cookie", "session", "signature"} {
 		if strings.Contains(n, w) {
 			return true
 		}
 	}
 	for _, part := range strings.FieldsFunc(n, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
-		switch part {
-		case "key", "sig", "pass", "pwd", "jwt", "bearer":
+		switch {
+		case part == "sig", part == "pass", part == "pwd", part == "jwt", part == "bearer":
+			return true
+		case strings.HasSuffix(part, "key") && !notKeys[part]:
+			// A key, written apart or run together (X-Api-Key,
+			// X-AccessKey, which HTTP writes X-Accesskey).
 			return true
 		}
 	}
 	return false
 }
+
+// notKeys end in "key" and name no key.
+var notKeys = map[string]bool{"monkey": true, "donkey": true, "turkey": true, "hockey": true, "jockey": true, "whiskey": true, "hotkey": true}
 
 // ScrubBody is ScrubSecrets for a body or message a transcript keeps,
 // which lint judges again: a secret is taken out where a server could
