@@ -389,7 +389,7 @@ func readProse(s string) proseReading {
 		}
 		return notProse
 	}
-	values, linked := 0, false
+	values, links := 0, 0
 	for _, f := range fields {
 		w := bareWord(f)
 		switch {
@@ -399,7 +399,7 @@ func readProse(s string) proseReading {
 			// An article, a preposition or a conjunction joins the
 			// words of a noun phrase as well as a sentence's: "image/png
 			// or image/jpeg or image/gif", "a number between 1 and 100".
-			linked = true
+			links++
 		case strings.ContainsFunc(w, unicode.IsDigit) || strings.ContainsAny(w, "_/:@=#"):
 			values++
 		}
@@ -409,7 +409,7 @@ func readProse(s string) proseReading {
 		return surelyProse // one sentence ends, the next begins
 	case values == len(fields):
 		return notProse // values alone
-	case linked && values > 0 && values+linkWords(fields) == len(fields):
+	case links > 0 && values > 0 && values+links == len(fields):
 		return notProse // values joined by "or", "and", "to"
 	}
 	return maybeProse
@@ -425,17 +425,6 @@ var addressWords = map[string]bool{"please": true, "sorry": true, "thanks": true
 var clauseWords = map[string]bool{"may": true, "might": true, "did": true, "do": true, "had": true,
 	"it": true, "they": true, "we": true, "while": true, "because": true, "when": true, "if": true,
 	"which": true, "that": true, "there": true, "this": true}
-
-// linkWords counts the fields that are function words.
-func linkWords(fields []string) int {
-	n := 0
-	for _, f := range fields {
-		if functionWords[bareWord(f)] {
-			n++
-		}
-	}
-	return n
-}
 
 // valueList: s is three or more items separated by commas or
 // semicolons, none longer than two words ("pending, received, shipped",

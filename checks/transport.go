@@ -304,7 +304,7 @@ func judgeReusedIDs(p *Pass, session bool) {
 // auth-param), after any empty list elements (RFC 9110 §5.6.1, §11.3).
 func startsChallenge(v string) bool {
 	s := strings.TrimLeft(v, " \t,")
-	n := strings.IndexFunc(s, func(r rune) bool { return !envelope.IsToken(string(r)) })
+	n := strings.IndexFunc(s, func(r rune) bool { return !envelope.IsTchar(r) })
 	if n < 0 {
 		n = len(s)
 	}

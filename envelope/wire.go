@@ -333,11 +333,11 @@ func buildMethods(version string) []string {
 // IsToken reports whether s is an HTTP token (RFC 9110 §5.6.2): a
 // header's name, an auth-scheme.
 func IsToken(s string) bool {
-	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !isTchar(r) }) < 0
+	return s != "" && strings.IndexFunc(s, func(r rune) bool { return !IsTchar(r) }) < 0
 }
 
-// isTchar: r may stand in a token (RFC 9110 §5.6.2).
-func isTchar(r rune) bool {
+// IsTchar: r may stand in a token (RFC 9110 §5.6.2).
+func IsTchar(r rune) bool {
 	switch {
 	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
 		return true
