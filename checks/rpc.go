@@ -557,11 +557,16 @@ func sessionRefusal(p *Pass) bool {
 		return false
 	}
 	sid := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id")
-	if held, known := x.Facts.SessionHeld(sid); known && held {
+	held, known := x.Facts.SessionHeld(sid)
+	if known && held {
 		// The session is one the server issued and still holds (the
 		// run's own): a 400 there is no session refusal.
 		return false
 	}
+	// A session id the facts show the server never issued, or ended, is
+	// the request's one fault when its body is well-formed, as a
+	// fixture's CondSession says.
+	unheld := known && sid != ""
 	code := p.Reply.Response.Get("error.code").Int()
 	wellFormed := x.Condition == expect.CondCall || x.Condition == expect.CondSession
 	// (A request the fixture sent without the session, or with one the
@@ -569,7 +574,7 @@ func sessionRefusal(p *Pass) bool {
 	// -32600 for a well-formed request is no complaint about its body
 	// when the session header is its one fault.
 	return wellFormed && x.Version != envelope.V20260728 && x.Method != "initialize" && !methodLevel(p) &&
-		code != envelope.CodeParseError && (code != envelope.CodeInvalidRequest || x.Condition == expect.CondSession) &&
+		code != envelope.CodeParseError && (code != envelope.CodeInvalidRequest || x.Condition == expect.CondSession || unheld) &&
 		(sid != "" || x.Condition == expect.CondSession)
 }
 
