@@ -692,8 +692,10 @@ is a null for an argument the schema lets be absent, which servers
 commonly read as absent (models send such nulls), or where the only
 fault is keys a closed schema does not declare: zod writes
 additionalProperties false for objects it strips of unknown keys, and
-pydantic ignores extras, so such a server validated and ran the tool on
-what its schema allows, missing only the form T-TOOL-8 (a SHOULD) asks.`,
+pydantic ignores extras, or values pydantic's default lax mode converts
+to the declared type ("2" for an integer, "yes" or 1 for a boolean): such
+a server validated and ran the tool on what its schema allows, missing
+only the form T-TOOL-8 (a SHOULD) asks.`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || !t.Refusal.Set() {

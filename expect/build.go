@@ -1129,6 +1129,12 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 			// which the schema allows. Such a server did validate; only
 			// the form T-TOOL-8 asks for is missed.
 			e.Tool.Refusal = should("T-TOOL-8: the only fault is arguments the inputSchema does not declare, which many servers drop before running the tool")
+		} else if conv, ok := coerced(args, gjson.GetBytes(t.Raw, "inputSchema")); ok && !t.Rejects(conv, e.Version) {
+			// Only values a lax validator converts are wrong ("2" for an
+			// integer, "true" for a boolean): pydantic, the Python SDK's
+			// validator, converts them by default and runs the tool on
+			// values the schema allows. Such a server did validate.
+			e.Tool.Refusal = should("T-TOOL-8: the only fault is values a lax validator (pydantic's default) converts to the declared type")
 		}
 		return
 	}
@@ -1169,6 +1175,77 @@ func keepMembers(obj gjson.Result, keep func(name string, v gjson.Result) bool) 
 		return true
 	})
 	return append(out, '}'), dropped
+}
+
+// coerced is the arguments object args with each top-level value a lax
+// validator converts to its property's declared type converted: a string
+// holding a number where the type is number or integer, a string of
+// truth ("true", "no", "1") or the numbers 0 and 1 where it is boolean,
+// in the forms pydantic's lax mode reads. ok is false when none was.
+func coerced(args, schema gjson.Result) (out []byte, ok bool) {
+	if !args.IsObject() {
+		return nil, false
+	}
+	props := schema.Get("properties")
+	types := func(name string) (allowed []string) {
+		props.ForEach(func(k, v gjson.Result) bool {
+			if k.Str != name {
+				return true
+			}
+			if t := v.Get("type"); t.IsArray() {
+				for _, x := range t.Array() {
+					allowed = append(allowed, x.Str)
+				}
+			} else {
+				allowed = append(allowed, t.Str)
+			}
+			return false
+		})
+		return allowed
+	}
+	out = append(out, '{')
+	args.ForEach(func(k, v gjson.Result) bool {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(out, k.Raw...), ':')
+		if conv := laxConvert(v, types(k.Str)); conv != "" {
+			ok = true
+			out = append(out, conv...)
+		} else {
+			out = append(out, v.Raw...)
+		}
+		return true
+	})
+	return append(out, '}'), ok
+}
+
+// laxConvert is v as a lax validator converts it to one of the types
+// (JSON text), or "" when it converts nothing: a value of an allowed
+// type stays as it is.
+func laxConvert(v gjson.Result, types []string) string {
+	has := func(t string) bool { return slices.Contains(types, t) }
+	switch {
+	case v.Type == gjson.String && !has("string") && (has("number") || has("integer")):
+		if n := strings.TrimSpace(v.Str); n != "" && gjson.Valid(n) && gjson.Parse(n).Type == gjson.Number {
+			return n
+		}
+	case v.Type == gjson.String && !has("string") && has("boolean"):
+		switch strings.ToLower(strings.TrimSpace(v.Str)) {
+		case "true", "t", "yes", "y", "on", "1":
+			return "true"
+		case "false", "f", "no", "n", "off", "0":
+			return "false"
+		}
+	case v.Type == gjson.Number && !has("number") && !has("integer") && has("boolean"):
+		switch v.Raw {
+		case "1":
+			return "true"
+		case "0":
+			return "false"
+		}
+	}
+	return ""
 }
 
 // withoutUndeclared is the arguments object args without the members its
