@@ -203,7 +203,10 @@ legacy initialize has switched to the legacy era (T-COMPAT-2), and its
 answer is judged as that era's negotiation above. 2026-07-28 itself is
 never the newer version an answer should have named: it has no
 initialize, so an initialize that asks a dual-era server for it is
-answered with a legacy version, as for one it does not serve.
+answered with a legacy version, as for one it does not serve. An
+initialize answered with 2026-07-28 fails where the server serves the
+version asked; elsewhere it warns, since T-LIFE-2 asks only for a version
+the server supports, which 2026-07-28 may be.
 
 What the server serves is known from the run (the versions its
 initialize answers named, server/discover's supportedVersions); without
@@ -248,10 +251,15 @@ was made with a server that serves one.`,
 				return Skip("result.protocolVersion is not a string (see SCH1001)")
 			}
 			switch {
+			case got.Str == envelope.V20260728 && got.Str != asked && x.Facts.Serves(asked) && hasInitialize(asked):
+				p.Failf("result.protocolVersion", "initialize for %s is answered %s, a version that has no initialize, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
 			case got.Str == envelope.V20260728:
 				// 2026-07-28 has no handshake: an initialize puts a server
-				// in the legacy era (T-COMPAT-2), whose version it names.
-				p.Failf("result.protocolVersion", "initialize is answered %s, a version that has no initialize; the answer names the legacy version the session speaks (T-LIFE-2, T-COMPAT-2)", Quote(got.Str, quoteN))
+				// in the legacy era (T-COMPAT-2), whose version its answer
+				// would name. But T-LIFE-2 asks only for a version the
+				// server supports when it does not serve the one asked,
+				// and 2026-07-28 may be that: no MUST is broken for sure.
+				p.Warnf("result.protocolVersion", "initialize is answered %s, a version that has no initialize; a legacy client cannot speak it, and the answer would name a legacy version the server serves (T-COMPAT-2)", Quote(got.Str, quoteN))
 			case got.Str == asked && !envelope.KnownVersion(asked) && asked < beforeMCP:
 				// A version dated before MCP was drafted is no version any
 				// server serves (the fixture made it up): echoing it names
