@@ -809,7 +809,9 @@ var Survives = &Check{
 	Doc: `Whatever a client sends, the server answers or ignores it as the rules
 say; it never dies. A stdio server that exits while handling a message is
 reported against that message, with its exit status and the tail of its
-stderr, and is restarted for the next fixture. A batch is the exception
+stderr, and is restarted for the next fixture. A death on a message
+that is owed no reply (a notification, a posted response) only warns:
+it leaves no MUST unmet, only T-PAGE-3's SHOULD. A batch is the exception
 where the spec leaves the whole reaction open (AMB-7: every version but
 2025-03-26, which has batches, T-V0326-1, and refuses one it does not
 support with a JSON-RPC error, never a crash): a server that closes its
@@ -821,6 +823,11 @@ stdio link on one reacted, and that only warns.`,
 		case d == "":
 		case x.Condition == expect.CondBatch && x.Reply.Level == expect.Open && x.Facts.Speaks() != envelope.V20250326:
 			p.Warnf("server", "the server died on a batch: %s; the reaction to a batch is unspecified (AMB-7), but exiting ends the session", d)
+		case x.Condition != expect.CondBatch && x.Reply.Level != expect.Must && !(x.Request.Get("id").Exists() && x.Request.Get("method").Exists()):
+			// A notification or a posted response owes nothing back: no
+			// MUST is left unmet by an exit, only T-PAGE-3's "handled
+			// gracefully", a SHOULD.
+			p.Warnf("server", "the server died on a message that is owed no reply: %s; exiting ends the session, where it SHOULD be handled gracefully (T-PAGE-3)", d)
 		default:
 			p.Failf("server", "the server died: %s", d)
 		}
