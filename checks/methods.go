@@ -497,7 +497,8 @@ func judgeTools(p *Pass, tools gjson.Result) {
 			}
 			p.Failf(path+".inputSchema.type", "inputSchema's root type is %s, not \"object\" (%s)", describe(in.Get("type")), rule)
 		}
-		if out := t.Get("outputSchema"); out.IsObject() && x.Version != envelope.V20260728 && out.Get("type").Str != "object" {
+		// (2025-03-26 has no outputSchema: there it is an unknown member.)
+		if out := t.Get("outputSchema"); out.IsObject() && x.Version != envelope.V20260728 && x.Facts.Speaks() != envelope.V20250326 && out.Get("type").Str != "object" {
 			p.Failf(path+".outputSchema.type", "outputSchema's root type is %s; before 2026-07-28 it is \"object\" (T-TOOL-11)", describe(out.Get("type")))
 		}
 		if x.Version == envelope.V20260728 {
