@@ -1103,6 +1103,14 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		e.Condition, e.Detail = CondTaskRequired, "tool "+shortQuote(name.Str)+" declares taskSupport \"required\" and the call carries no task"
 		e.Error, e.Codes, e.Code = must("T-TASK-1"), []int{envelope.CodeMethodNotFound}, must("T-TASK-1")
 		e.also("AMB-14: the tasks page's protocol errors give -32600 for a task-required request without a task", envelope.CodeInvalidRequest)
+		if declared, known := f.Declares("tasks.requests.tools.call"); known && !declared {
+			// Without tasks.requests.tools.call a client MUST NOT use
+			// tasks on the server's tools, whatever taskSupport says
+			// (the tasks page, Tool-Level Negotiation): serving the call
+			// is as right as refusing it by the tool's own word.
+			amb := "the server declares no tasks.requests.tools.call, so clients disregard taskSupport (T-TASK-1 binds a server that does)"
+			e.Error, e.Code = open(amb), open(amb)
+		}
 		return
 	}
 	e.Tool = &ToolCall{Name: t.Name, TaskRefused: taskRequired || taskForbidden}
