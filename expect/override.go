@@ -351,7 +351,17 @@ func (o *Override) apply(e *Expectation) {
 		}
 		if unknownCap != "" {
 			e.Codes = union(e.Codes, []int{envelope.CodeMethodNotFound})
-			e.Detail += "; the server's capabilities are not known: one without " + unknownCap + " answers -32601 (T-LIFE-4, T-ERR-3)"
+			why := "the server's capabilities are not known: one without " + unknownCap + " answers -32601 (T-LIFE-4, T-ERR-3)"
+			if e.Detail != "" {
+				why = e.Detail + "; " + why
+			}
+			e.Detail = why
+			if e.Version != envelope.V20260728 {
+				// Before 2026-07-28 a server without the capability is
+				// held to T-LIFE-4, a SHOULD (CondUndeclared): knowing
+				// less must not judge more strictly than either reading.
+				e.Code = weaker(e.Code, should("T-LIFE-4"))
+			}
 		}
 	}
 	switch {
