@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
@@ -215,7 +216,7 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 	if st == StatusWarn && w.Rule != "" && w.Rule != ContractRule {
 		msg += " (" + w.Rule + ")"
 	}
-	f := Finding{Status: st, Path: path, Message: msg, Rule: w.Rule}
+	f := Finding{Status: st, Path: boundPath(path), Message: msg, Rule: w.Rule}
 	if w.Level == expect.Contract || w.Rule == ContractRule {
 		// The strict contract's want: the spec asks nothing of it,
 		// unless contractOr says what it does ask.
@@ -309,6 +310,25 @@ func (p *Pass) contractOr(spec expect.Want, path, format string, args ...any) {
 	if len(p.findings) > n && spec.Set() {
 		p.findings[n].Spec, _ = statusFor(spec.Level, envelope.Spec())
 	}
+}
+
+// maxPath bounds a finding's path in bytes: its keys are the server's
+// (a data key may be 100,000 characters long), and every report, the
+// terminal and a baseline print the path whole.
+const maxPath = 160
+
+// boundPath is path cut to maxPath bytes at a rune's start, marked with
+// "…" where it was cut. A cut path no longer resolves with Get; the
+// annotated reply places its findings at the nearest member it names.
+func boundPath(path string) string {
+	if len(path) <= maxPath {
+		return path
+	}
+	cut := maxPath
+	for cut > 0 && !utf8.RuneStart(path[cut]) {
+		cut--
+	}
+	return path[:cut] + "…"
 }
 
 // errCheckBroken marks a check that panicked: an error verdict, never a pass.
