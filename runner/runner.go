@@ -143,7 +143,9 @@ func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
 	}
 	if o.Deadline > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Deadline)
+		// The cause names the flag: a run cut short says why, not only
+		// "context deadline exceeded".
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Deadline, fmt.Errorf("the run's --deadline of %s passed: %w", o.Deadline, context.DeadlineExceeded))
 		defer cancel()
 	}
 	s, res, err := Open(ctx, t, o, sink)
