@@ -674,12 +674,17 @@ func (m *mux) answer(data []byte) bool {
 			return true
 		}
 		if now.After(p.deadline) {
-			p.ex.Note = p.ex.Failure + "; its response came later, and is judged as its reply"
+			// Its response is its own, not a later exchange's; but it
+			// came past --timeout, and silence within --timeout is the
+			// finding (DESIGN, Silence is a finding), as in a run in
+			// sequence (lateReply): the note says it came.
+			p.ex.Note = envelope.JoinNotes(p.ex.Failure+"; its response came later (so the server is alive, and slower than --timeout)", p.ex.Note)
+		} else {
+			if p.ex.Response == nil {
+				p.ex.Response = &envelope.Response{}
+			}
+			p.ex.Response.Messages = append(p.ex.Response.Messages, data)
 		}
-		if p.ex.Response == nil {
-			p.ex.Response = &envelope.Response{}
-		}
-		p.ex.Response.Messages = append(p.ex.Response.Messages, data)
 		p.ex.Failure, p.ex.Unanswered = "", false
 		m.pending = slices.Delete(m.pending, i, i+1)
 		m.r.took(k, data)
