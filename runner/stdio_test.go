@@ -62,6 +62,10 @@ func TestMain(m *testing.M) {
 		if d, err := time.ParseDuration(os.Getenv(slowStartEnv)); err == nil {
 			time.Sleep(d)
 		}
+		var in io.Reader = os.Stdin
+		if m := os.Getenv(dieOnEnv); m != "" {
+			in = dieOn(os.Stdin, m)
+		}
 		var out io.Writer = os.Stdout
 		if d, err := time.ParseDuration(os.Getenv(replyLatencyEnv)); err == nil {
 			out = writerFunc(func(b []byte) (int, error) {
@@ -72,7 +76,7 @@ func TestMain(m *testing.M) {
 		if os.Getenv(batchOneEnv) != "" {
 			out = &batchOne{w: out}
 		}
-		if err := srv.ServeStdio(context.Background(), os.Stdin, out); err != nil {
+		if err := srv.ServeStdio(context.Background(), in, out); err != nil {
 			os.Stderr.WriteString("refserver: " + err.Error() + "\n")
 			if errors.Is(err, refserver.ErrCrash) {
 				os.Exit(3)
@@ -103,6 +107,51 @@ func TestCleanServerStdio(t *testing.T) {
 				t.Errorf("the clean server drew findings over stdio:\n%s", detail)
 			}
 		})
+	}
+}
+
+// dieOnEnv ("method") makes the reference server exit, status 1, when it
+// reads a request of the method.
+const dieOnEnv = "WYMCP_RUNNER_DIE_ON"
+
+// dieOn is r's lines until one is a request of method: then the process
+// exits.
+func dieOn(r io.Reader, method string) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if gjson.GetBytes(sc.Bytes(), "method").Str == method {
+				os.Exit(1)
+			}
+			pw.Write(append(sc.Bytes(), '\n'))
+		}
+		pw.Close()
+	}()
+	return pr
+}
+
+// TestSetupDeathStdio: a server that dies on prompts/list while the run
+// lists what it offers fails PRO1005 there, and is started again for the
+// next listing: the resources are listed and their fixtures run. Those
+// listings went to no process and failed PRO1005 too, and the resource
+// fixtures lost their facts.
+func TestSetupDeathStdio(t *testing.T) {
+	t.Setenv(dieOnEnv, "prompts/list")
+	c := runStdio(t, "", envelope.V20251125)
+	var died []string
+	for _, v := range c.verdicts {
+		if v.Check.ID == "PRO1005" && v.Status == checks.StatusFail && strings.HasPrefix(v.Fixture, "setup/") {
+			died = append(died, v.Fixture)
+		}
+	}
+	if diff := cmp.Diff([]string{"setup/prompts-list"}, died); diff != "" {
+		_, detail := c.bad()
+		t.Errorf("setup exchanges failing PRO1005 (-want +got):\n%s\n%s", diff, detail)
+	}
+	if slices.ContainsFunc(c.notes, func(n string) bool { return strings.HasPrefix(n, "resources/list for the fixtures") }) {
+		t.Errorf("the resources were not listed: %q", c.notes)
 	}
 }
 

@@ -116,6 +116,12 @@ func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Re
 		if page > 1 {
 			name = fmt.Sprintf("%s/page-%d", base, page)
 		}
+		// A server that died on the setup exchange before is started
+		// again, as before a fixture: else this request goes to no
+		// process, and the death is blamed on it too.
+		if ok, err := r.main().revive(ctx, name); err != nil || !ok {
+			return false, err
+		}
 		ex, err := r.sendJudged(ctx, name, req, true)
 		if err != nil {
 			return false, err
