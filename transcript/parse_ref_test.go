@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,6 +116,9 @@ func refParse(line []byte) (Record, error) {
 	if !obj.IsObject() {
 		return rec, errors.New("not a JSON object")
 	}
+	if d := refTwice(obj, rootKeys, ""); d != "" {
+		return rec, errTwice(d)
+	}
 	var root [9]gjson.Result // transport, protocolVersion, fixture, request, response, expect, failure, died, note
 	envelope.Members(obj, []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note"}, root[:])
 	ex := &rec.Exchange
@@ -134,6 +138,11 @@ func refParse(line []byte) (Record, error) {
 	}
 	rec.Fixture = root[2].Str
 	if o := root[5]; o.Exists() {
+		if o.IsObject() {
+			if d := refTwice(o, nil, "expect."); d != "" {
+				return rec, errTwice(d)
+			}
+		}
 		ov, err := expect.ParseOverride([]byte(o.Raw))
 		if err != nil {
 			return rec, err
@@ -223,7 +232,13 @@ func refHeaders(v gjson.Result, where string) (http.Header, error) {
 		return nil, fmt.Errorf(`"%s.headers" must be an object`, where)
 	}
 	var err error
+	seen := map[string]bool{}
 	v.ForEach(func(k, val gjson.Result) bool {
+		if seen[k.Str] {
+			err = errTwice(where + ".headers." + k.Str)
+			return false
+		}
+		seen[k.Str] = true
 		switch {
 		case val.Type == gjson.String:
 			h.Add(k.Str, val.Str)
@@ -261,4 +276,32 @@ func refBody(b, b64 gjson.Result, where string) ([]byte, error) {
 		return []byte(b.Str), nil
 	}
 	return nil, nil
+}
+
+// refTwice is the first member of obj named in keys (any member, for
+// nil keys) given twice, with where before it; and, on the way through,
+// the first so given in the first request and response objects.
+func refTwice(obj gjson.Result, keys []string, where string) string {
+	seen := map[string]bool{}
+	dup := ""
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if keys != nil && !slices.Contains(keys, k.Str) {
+			return true
+		}
+		if seen[k.Str] {
+			dup = where + k.Str
+			return false
+		}
+		seen[k.Str] = true
+		if where == "" && keys != nil && v.IsObject() {
+			switch k.Str {
+			case "request":
+				dup = refTwice(v, requestKeys, "request.")
+			case "response":
+				dup = refTwice(v, responseKeys, "response.")
+			}
+		}
+		return dup == ""
+	})
+	return dup
 }

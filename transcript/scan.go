@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -123,18 +125,50 @@ func scanMembers(obj string, fn func(key, rest string) int) int {
 
 // members sets out[i] to the raw value of the first member of obj named
 // keys[i] ("" when none), as envelope.Members would find it, and returns
-// the length of obj.
-func members(obj string, keys []string, out []string) int {
-	return scanMembers(obj, func(key, rest string) int {
+// the length of obj, and the first of keys that obj gives twice ("" when
+// none): readers differ on which of the two counts.
+func members(obj string, keys []string, out []string) (n int, dup string) {
+	n = scanMembers(obj, func(key, rest string) int {
 		n := valueEnd(rest, 0)
 		for i, k := range keys {
-			if key == k && out[i] == "" {
-				out[i] = rest[:n]
-				break
+			if key != k {
+				continue
 			}
+			if out[i] == "" {
+				out[i] = rest[:n]
+			} else if dup == "" {
+				dup = k
+			}
+			break
 		}
 		return n
 	})
+	return n, dup
+}
+
+// twice is the first member name the object obj (raw, valid JSON) gives
+// more than once, "" when none. For the small objects whose every member
+// counts (an expect override, a run line's settings); parse finds its
+// own members' repeats on its one pass through the line.
+func twice(obj string) string {
+	var names []string
+	dup := ""
+	scanMembers(obj, func(key, rest string) int {
+		if dup == "" && slices.Contains(names, key) {
+			dup = key
+		}
+		names = append(names, key)
+		return valueEnd(rest, 0)
+	})
+	return dup
+}
+
+// errTwice is the error for a member a line gives twice (RFC 8259 §4:
+// names SHOULD be unique). JSON readers differ on which one counts (gjson
+// takes the first; Python, JavaScript and encoding/json the last), so
+// the line says two things and is not judged.
+func errTwice(name string) error {
+	return fmt.Errorf("%q is given twice, and JSON readers differ on which one counts (the first or the last)", name)
 }
 
 // appendUnescaped appends the text of a valid JSON string literal's

@@ -99,6 +99,9 @@ func trafficLine(line []byte) (*Traffic, bool, error) {
 	if !v.IsObject() {
 		return nil, true, errors.New(`"traffic" must be an object`)
 	}
+	if err := kindTwice(line, "traffic"); err != nil {
+		return nil, true, err
+	}
 	var m [13]gjson.Result
 	envelope.Members(v, []string{"kind", "seq", "fixture", "transport", "method", "headers", "on", "request", "status", "sessionId", "body", "bodyBase64", "lost"}, m[:])
 	t := &Traffic{Kind: m[0].Str, Fixture: m[2].Str, Method: m[4].Str, SessionID: m[9].Str}

@@ -141,6 +141,9 @@ func abortedLine(line []byte) (why string, ok bool, err error) {
 	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {
 		return "", true, errors.New("aborted line is not valid JSON")
 	}
+	if err := kindTwice(line, "aborted"); err != nil {
+		return "", true, err
+	}
 	w := gjson.GetBytes(line, "aborted.why")
 	if w.Type != gjson.String || w.Str == "" {
 		return "", true, errors.New(`an {"aborted":{…}} line without its "why", a string`)
@@ -193,6 +196,11 @@ func runLine(line []byte) (*Run, bool, error) {
 	}
 	if err := json.Unmarshal(line, &v); err != nil || v.Run == nil {
 		return nil, true, fmt.Errorf(`a {"run":{…}} line that is no object of run settings: %v`, err)
+	}
+	// encoding/json took the last of a setting given twice, where the
+	// recorded run may have meant the first.
+	if err := kindTwice(line, "run"); err != nil {
+		return nil, true, err
 	}
 	return v.Run, true, nil
 }
@@ -421,6 +429,30 @@ func invalidJSON(line []byte) error {
 	return errors.New("not valid JSON")
 }
 
+// kindTwice names a member given twice in a line of one kind (run,
+// facts, traffic, aborted; line is valid JSON): in the line itself, or
+// in the object of its one member.
+func kindTwice(line []byte, kind string) error {
+	obj := string(bytes.TrimLeft(line, " \t\r\n"))
+	if d := twice(obj); d != "" {
+		return errTwice(d)
+	}
+	if v := gjson.Get(obj, gjson.Escape(kind)); v.IsObject() {
+		if d := twice(v.Raw); d != "" {
+			return errTwice(kind + "." + d)
+		}
+	}
+	return nil
+}
+
+// prefixed is where+name, or "" for no name.
+func prefixed(where, name string) string {
+	if name == "" {
+		return ""
+	}
+	return where + name
+}
+
 // noTransport is the error for an object line without "transport". A
 // line whose one member holds an object is a kind of line, as run, facts
 // and traffic lines are: one this checker does not know comes from a
@@ -513,6 +545,9 @@ func factsLine(line []byte) (*expect.Facts, bool, error) {
 	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {
 		return nil, true, errors.New("facts line is not valid JSON")
 	}
+	if err := kindTwice(line, "facts"); err != nil {
+		return nil, true, err
+	}
 	f, err := expect.ParseFacts([]byte(gjson.GetBytes(line, "facts").Raw))
 	return f, true, err
 }
@@ -541,25 +576,43 @@ func parse(line []byte, seen *interner) (Record, error) {
 	var resp [11]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
+	// A member given twice, here or in the request or the response, is
+	// named (the first such): which of the two a reader takes differs.
+	dup := ""
 	scanMembers(s[at:], func(key, rest string) int {
 		for i, k := range rootKeys {
-			if key != k || root[i] != "" {
+			if key != k {
 				continue
 			}
+			if root[i] != "" {
+				if dup == "" {
+					dup = k
+				}
+				break
+			}
 			var n int
+			var d string
 			switch {
 			case i == 3 && rest[0] == '{':
-				n = members(rest, requestKeys, req[:])
+				n, d = members(rest, requestKeys, req[:])
+				d = prefixed("request.", d)
 			case i == 4 && rest[0] == '{':
-				n = members(rest, responseKeys, resp[:])
+				n, d = members(rest, responseKeys, resp[:])
+				d = prefixed("response.", d)
 			default:
 				n = valueEnd(rest, 0)
+			}
+			if dup == "" {
+				dup = d
 			}
 			root[i] = rest[:n]
 			return n
 		}
 		return valueEnd(rest, 0)
 	})
+	if dup != "" {
+		return rec, errTwice(dup)
+	}
 	ex := &rec.Exchange
 	switch t := value(root[0]); {
 	case !t.Exists():
@@ -580,6 +633,11 @@ func parse(line []byte, seen *interner) (Record, error) {
 	}
 	rec.Fixture = strings.Clone(value(root[2]).Str)
 	if o := root[5]; o != "" {
+		if o[0] == '{' {
+			if d := twice(o); d != "" {
+				return rec, errTwice("expect." + d)
+			}
+		}
 		ov, err := expect.ParseOverride([]byte(o))
 		if err != nil {
 			return rec, err
@@ -799,8 +857,14 @@ func headers(raw string, where string, seen *interner) (http.Header, error) {
 	// header is added before all are known good.
 	keys := 0
 	var err error
+	var names []string // a name given twice: which value counts differs
 	forMembers(raw, func(key, val string) bool {
 		keys++
+		if slices.Contains(names, key) {
+			err = errTwice(where + ".headers." + key)
+			return false
+		}
+		names = append(names, key)
 		switch val[0] {
 		case '"':
 		case '[':
