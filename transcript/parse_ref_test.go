@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
@@ -111,6 +112,9 @@ func refParse(line []byte) (Record, error) {
 	}
 	if !gjson.ValidBytes(line) {
 		return rec, invalidJSON(line) // the message, not the reading, is shared
+	}
+	if !utf8.Valid(line) {
+		return rec, notUTF8(line) // the message, not the reading, is shared
 	}
 	obj := gjson.ParseBytes(line)
 	if !obj.IsObject() {

@@ -99,7 +99,7 @@ func trafficLine(line []byte) (*Traffic, bool, error) {
 	if !v.IsObject() {
 		return nil, true, errors.New(`"traffic" must be an object`)
 	}
-	if err := kindTwice(line, "traffic"); err != nil {
+	if err := kindLine(line, "traffic"); err != nil {
 		return nil, true, err
 	}
 	var m [13]gjson.Result

@@ -141,7 +141,7 @@ func abortedLine(line []byte) (why string, ok bool, err error) {
 	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {
 		return "", true, errors.New("aborted line is not valid JSON")
 	}
-	if err := kindTwice(line, "aborted"); err != nil {
+	if err := kindLine(line, "aborted"); err != nil {
 		return "", true, err
 	}
 	w := gjson.GetBytes(line, "aborted.why")
@@ -198,8 +198,9 @@ func runLine(line []byte) (*Run, bool, error) {
 		return nil, true, fmt.Errorf(`a {"run":{…}} line that is no object of run settings: %v`, err)
 	}
 	// encoding/json took the last of a setting given twice, where the
-	// recorded run may have meant the first.
-	if err := kindTwice(line, "run"); err != nil {
+	// recorded run may have meant the first, and read a byte that is no
+	// UTF-8 as U+FFFD.
+	if err := kindLine(line, "run"); err != nil {
 		return nil, true, err
 	}
 	return v.Run, true, nil
@@ -429,10 +430,14 @@ func invalidJSON(line []byte) error {
 	return errors.New("not valid JSON")
 }
 
-// kindTwice names a member given twice in a line of one kind (run,
-// facts, traffic, aborted; line is valid JSON): in the line itself, or
-// in the object of its one member.
-func kindTwice(line []byte, kind string) error {
+// kindLine names what makes a line of one kind (run, facts, traffic,
+// aborted; line is valid JSON) unreadable, as parse does an exchange
+// line's: a byte that is no UTF-8, or a member given twice, in the line
+// itself or in the object of its one member.
+func kindLine(line []byte, kind string) error {
+	if !utf8.Valid(line) {
+		return notUTF8(line)
+	}
 	obj := string(bytes.TrimLeft(line, " \t\r\n"))
 	if d := twice(obj); d != "" {
 		return errTwice(d)
@@ -441,6 +446,23 @@ func kindTwice(line []byte, kind string) error {
 		if d := twice(v.Raw); d != "" {
 			return errTwice(kind + "." + d)
 		}
+	}
+	return nil
+}
+
+// notUTF8 says where line, valid JSON, holds a byte that is no UTF-8.
+// A transcript is UTF-8 text (RFC 8259 §8.1), and a body that is not
+// goes in bodyBase64 (Write puts it there): a raw byte so is no server's
+// text but the file's, re-encoded or cut apart on the way, so what the
+// line holds is not known and it is not judged. A \udcff escape, a
+// lone surrogate, is plain ASCII here: it is the recorded text.
+func notUTF8(line []byte) error {
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && n == 1 {
+			return fmt.Errorf("at byte %d: byte 0x%02x, which is no UTF-8 (a transcript is UTF-8 text, a body that is not goes in bodyBase64: was the file re-encoded?)", i+1, line[i])
+		}
+		i += n
 	}
 	return nil
 }
@@ -545,7 +567,7 @@ func factsLine(line []byte) (*expect.Facts, bool, error) {
 	if envelope.TooDeep(line) || !gjson.ValidBytes(line) {
 		return nil, true, errors.New("facts line is not valid JSON")
 	}
-	if err := kindTwice(line, "facts"); err != nil {
+	if err := kindLine(line, "facts"); err != nil {
 		return nil, true, err
 	}
 	f, err := expect.ParseFacts([]byte(gjson.GetBytes(line, "facts").Raw))
@@ -576,6 +598,9 @@ func parse(line []byte, seen *interner) (Record, error) {
 	var resp [11]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
+	if !utf8.ValidString(s) {
+		return rec, notUTF8(line)
+	}
 	// A member given twice, here or in the request or the response, is
 	// named (the first such): which of the two a reader takes differs.
 	dup := ""
