@@ -232,8 +232,15 @@ type Reader struct {
 	// begun: a line other than a blank one was read; a run line is the
 	// transcript's only before it.
 	begun bool
-	// aborted is the recorded run's reason for stopping early.
-	aborted string
+	// aborted is the recorded run's reason for stopping early, and
+	// abortedAt its line: that line ends a recording, and a line after it
+	// says it did not end this one.
+	aborted   string
+	abortedAt int
+	// again: readLine returns the line it returned last once more (its
+	// text is still in buf), after an error named an earlier line.
+	again bool
+	last  []byte
 	// parser and learner serve Next.
 	parser  Parser
 	learner Learner
@@ -283,6 +290,15 @@ func (r *Reader) Read() (Line, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if r.abortedAt > 0 {
+			// An aborted line ends a recording: one with lines after it
+			// was joined to another (cat a.jsonl b.jsonl), as a second
+			// run line shows. Its line is named, the run is not taken as
+			// aborted, and the lines after it are read.
+			at := r.abortedAt
+			r.aborted, r.abortedAt, r.again = "", 0, true
+			return Line{}, &LineError{r.name, at, fmt.Errorf("an aborted line, which ends a recording, with line %d after it (recordings joined?): the file is judged as one recording, not aborted; judge the recordings apart", r.line)}
+		}
 		begun := r.begun
 		r.begun = true
 		if f, ok, ferr := factsLine(line); ok {
@@ -296,7 +312,7 @@ func (r *Reader) Read() (Line, error) {
 			if aerr != nil {
 				return Line{}, &LineError{r.name, r.line, aerr}
 			}
-			r.aborted = why
+			r.aborted, r.abortedAt = why, r.line
 			continue
 		}
 		if run, ok, rerr := runLine(line); ok {
@@ -372,6 +388,11 @@ var errTooLong = fmt.Errorf("line exceeds %d bytes", MaxLine)
 // readLine returns the next line without its newline. A line longer than
 // MaxLine is drained and reported as an error for that line.
 func (r *Reader) readLine() ([]byte, error) {
+	if r.again {
+		r.again = false
+		return r.last, nil
+	}
+	r.last = nil
 	r.buf = r.buf[:0]
 	r.line++
 	tooLong := false
@@ -397,7 +418,8 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		// A byte order mark (an editor's on Windows; one per file joined
 		// with cat) is no part of the JSON text (RFC 8259 §8.1).
-		return bytes.TrimPrefix(bytes.TrimRight(r.buf, "\r\n"), bom), nil
+		r.last = bytes.TrimPrefix(bytes.TrimRight(r.buf, "\r\n"), bom)
+		return r.last, nil
 	}
 }
 
