@@ -44,37 +44,53 @@ type settings struct {
 // fileSettings are the settings input i is judged with: its own run
 // line's, for the flags the user left unset and the settings this
 // machine has (a contract or schema file of the recording machine's is
-// not), else the session's. The notes say what was taken.
-func (o *lintOptions) fileSettings(i int, ss *session) (settings, []string) {
+// not), else the session's. The notes say what was taken, and what was
+// not, as adoptRun's say for a single input. An error says the run line
+// names settings that cannot be used (a --checks no check matches), as
+// a single input's would stop the run: the input is not judged.
+func (o *lintOptions) fileSettings(i int, ss *session) (settings, []string, error) {
 	st := settings{ss.contract, ss.schemas, o.Schema, ss.checks}
 	if i >= len(o.ownRuns) || o.ownRuns[i] == nil {
-		return st, nil
+		return st, nil, nil
 	}
 	run, name := o.ownRuns[i], o.Files[i]
 	var notes []string
 	took := func(flag, v string) {
 		notes = append(notes, fmt.Sprintf("%s: judged with --%s %s, as its recorded run was", name, flag, quoteEmpty(v)))
 	}
+	elsewhere := func(flag, v, here string) {
+		notes = append(notes, fmt.Sprintf("%s: the recording was judged with --%s %s, a file of that machine; judged here with --%s %s (pass the file to judge alike)", name, flag, v, flag, here))
+	}
 	unset := func(flag string) bool { return o.changed == nil || !o.changed(flag) }
-	if v := run.Contract; v != "" && v != o.Contract && unset("contract") && (v == "strict" || v == "spec") {
-		if c, err := envelope.LoadContract(v); err == nil {
+	if v := run.Contract; v != "" && v != o.Contract && unset("contract") {
+		if v != "strict" && v != "spec" {
+			elsewhere("contract", v, o.Contract)
+		} else if c, err := envelope.LoadContract(v); err != nil {
+			return st, notes, fmt.Errorf("%s: --contract: %w (the file is not judged)", name, err)
+		} else {
 			st.contract = c
 			took("contract", v)
 		}
 	}
-	if v := run.Schema; v != "" && v != o.Schema && unset("schema") && slices.Contains([]string{"builtin", "none", "off"}, v) {
-		if sv, err := (&reportOptions{Schema: v}).validator(); err == nil {
+	if v := run.Schema; v != "" && v != o.Schema && unset("schema") {
+		if !slices.Contains([]string{"builtin", "none", "off"}, v) {
+			elsewhere("schema", v, o.Schema)
+		} else if sv, err := (&reportOptions{Schema: v}).validator(); err != nil {
+			return st, notes, fmt.Errorf("%s: %w (the file is not judged)", name, err)
+		} else {
 			st.schemas, st.schema = sv, v
 			took("schema", v)
 		}
 	}
 	if v := run.Checks; v != o.Checks && unset("checks") {
-		if list, err := checks.Select(v); err == nil {
-			st.checks = list
-			took("checks", v)
+		list, err := checks.Select(v)
+		if err != nil {
+			return st, notes, fmt.Errorf("%s: --checks: %w (the file is not judged)", name, err)
 		}
+		st.checks = list
+		took("checks", v)
 	}
-	return st, notes
+	return st, notes, nil
 }
 
 func newLintCmd(s *streams) *cobra.Command {
@@ -137,9 +153,17 @@ func lintRun(s *streams, o *lintOptions) error {
 	var inputErrs, unreported, unjudged, reported, records int
 	var unjudgedWhy, abortedWhy string
 	for i, name := range o.Files {
-		own, notes := o.fileSettings(i, ss)
+		own, notes, err := o.fileSettings(i, ss)
 		for _, n := range notes {
 			ss.note(n)
+		}
+		if err != nil {
+			// Judged with other settings than its run line's, its
+			// verdicts would not be the recorded run's.
+			inputErrs++
+			ss.note(err.Error())
+			fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+			continue
 		}
 		r, closeIn, err := openInput(s, name)
 		if err != nil {
