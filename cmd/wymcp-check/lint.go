@@ -62,6 +62,12 @@ func (o *lintOptions) fileSettings(i int, ss *session) (settings, []string, erro
 		notes = append(notes, fmt.Sprintf("%s: the recording was judged with --%s %s, a file of that machine; judged here with --%s %s (pass the file to judge alike)", name, flag, v, flag, here))
 	}
 	unset := func(flag string) bool { return o.changed == nil || !o.changed(flag) }
+	for _, f := range []struct{ flag, v, here string }{{"contract", run.Contract, o.Contract}, {"schema", run.Schema, o.Schema}} {
+		if f.v == "" && unset(f.flag) {
+			// Not recorded: lint's own is used (see adoptRun).
+			notes = append(notes, fmt.Sprintf("%s: its run line records no --%s: judged with --%s %s", name, f.flag, f.flag, f.here))
+		}
+	}
 	if v := run.Contract; v != "" && v != o.Contract && unset("contract") {
 		if v != "strict" && v != "spec" {
 			elsewhere("contract", v, o.Contract)
@@ -348,6 +354,11 @@ func (o *lintOptions) adoptRun(s *streams) []string {
 	take := func(flag string, dst *string, v string, builtin ...string) {
 		switch {
 		case o.changed != nil && o.changed(flag), v == *dst:
+		case v == "" && len(builtin) > 0:
+			// Not recorded (a contract or schema is always some value;
+			// only --checks "" means all): lint's own is used, and the
+			// note names it, not the empty value.
+			notes = append(notes, fmt.Sprintf("the recording's run line records no --%s: judged with --%s %s", flag, flag, *dst))
 		case v != "" && len(builtin) > 0 && !slices.Contains(builtin, v):
 			notes = append(notes, fmt.Sprintf("the recording was judged with --%s %s, a file of that machine; judged here with --%s %s (pass the file to judge alike)", flag, v, flag, *dst))
 		default:
