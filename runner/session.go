@@ -70,6 +70,7 @@ func (l *lane) renew(ctx context.Context, id string, ended *envelope.Exchange) (
 	r.sink.Note(fmt.Sprintf("the server answered %s with HTTP %d in the run's session, as in one it ended, which it may do at any time (T-SESS-5): the run began a new session, as a client does (T-SESS-3), and sent the fixture again in it", id, ended.Response.Status))
 	r.sess.sessionID = sid
 	r.facts = r.facts.WithSession(sid)
+	r.sink.Facts(r.facts) // (so the recording knows the session too)
 	note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	r.send(ctx, envelope.Request{Header: r.stdHeaders(note), Body: note}, false)
 	return true, nil
