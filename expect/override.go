@@ -406,7 +406,12 @@ func (o *Override) apply(e *Expectation) {
 		// The fixture generated arguments its reading of the schema
 		// breaks; where the tool's own schema judged them, that verdict
 		// stands (a catch-all patternProperties may admit the "extra").
-		e.Tool.Refusal, e.Tool.OutputSchema = must("T-TOOL-8"), nil
+		// Where it did not (the schema is not known, or does not
+		// compile), the fault is the fixture's word alone: it may be one
+		// a validating server only drops or converts, which the schema
+		// would warn of (see build), and knowing less must not judge
+		// more strictly.
+		e.Tool.Refusal, e.Tool.OutputSchema = should("T-TOOL-8: the tool's inputSchema is not known here, so how the arguments break it is the fixture's word"), nil
 	}
 	switch {
 	case o.idOptional:
