@@ -221,12 +221,22 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case rerr != nil && bad != "":
 			x.broken(bad)
 			x.end("the reply is no HTTP/1.1 message: " + bad)
-			return
+			abortReply()
 		case rerr != nil:
 			x.end(fmt.Sprintf("the reply broke off: %v", rerr))
-			return
+			abortReply()
 		}
 	}
+}
+
+// abortReply breaks the connection to the client mid-reply. A handler
+// that returned would have net/http end the reply cleanly (the final
+// chunk), and the client would take a stream the server broke off, or
+// one it could not have read, for a whole one: the relay must not mend
+// what the server broke. net/http takes this panic for an abort, and
+// logs nothing.
+func abortReply() {
+	panic(http.ErrAbortHandler)
 }
 
 // readBounded reads a body up to max bytes. over: there is more, still

@@ -597,3 +597,67 @@ func TestHTTPKeepsUpstreamQueryAndEscapedPath(t *testing.T) {
 		t.Errorf("request URIs the server saw (-want +got):\n%s", diff)
 	}
 }
+
+// TestHTTPBrokenReplyBreaksTheClient: a reply the server breaks off (or
+// whose framing is malformed) reaches the client broken, as it would
+// directly, not as a clean end: a relay that ended it cleanly would
+// tell the client a cut stream was whole. The twin, a stream the server
+// ends, reads to its end.
+func TestHTTPBrokenReplyBreaksTheClient(t *testing.T) {
+	event := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n"
+	tests := []struct {
+		name      string
+		ends      func(w http.ResponseWriter) // after the event
+		wantErr   bool
+		failure   string // the exchange's, a prefix ("": none)
+		malformed bool   // judged as a reply that broke HTTP/1.1 (HTTP1006)
+	}{
+		{"dies mid-stream", func(w http.ResponseWriter) {
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			c.Close() // no final chunk: the stream broke off
+		}, true, "the reply broke off", false},
+		{"malformed chunk", func(w http.ResponseWriter) {
+			c, buf, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			buf.WriteString("2x\r\n{}\r\n0\r\n\r\n") // a chunk size that is no hex number
+			buf.Flush()
+			c.Close()
+		}, true, "", true},
+		{"ends the stream", func(http.ResponseWriter) {}, false, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(200)
+				io.WriteString(w, event)
+				w.(http.Flusher).Flush()
+				tt.ends(w)
+			})
+			rec := &recorder{}
+			_, base := startRelay(t, up.url(), rec, HTTPConfig{})
+			resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1}}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(got) != event {
+				t.Errorf("the client read %q, want the event %q", got, event)
+			}
+			if (rerr != nil) != tt.wantErr {
+				t.Errorf("the client's read ended with %v; want an error: %v", rerr, tt.wantErr)
+			}
+			_, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
+			ex := pairs[0].Exchange
+			if !strings.HasPrefix(ex.Failure, tt.failure) || tt.failure == "" && ex.Failure != "" || (ex.Malformed != "") != tt.malformed {
+				t.Errorf("failure %q, malformed %q; want failure %q, malformed: %v", ex.Failure, ex.Malformed, tt.failure, tt.malformed)
+			}
+		})
+	}
+}
