@@ -529,3 +529,39 @@ func TestStdioOrphanDoesNotHoldTheRelay(t *testing.T) {
 		t.Errorf("notes %q lack the pipes held open", res.Notes)
 	}
 }
+
+// TestStdioClientThatNeverReadsDoesNotHoldTheRelay: after the server
+// exits, a write of its stderr to a reader that never reads (wrap's own
+// stderr, nobody at its end) keeps the relay no longer than its bound;
+// Run returns, says so, and the summary can be written. It waited on
+// the write for ever. The twin, a slow client that does read, gets
+// every byte: TestStdioSlowClientGetsLastWords.
+func TestStdioClientThatNeverReadsDoesNotHoldTheRelay(t *testing.T) {
+	open := make(chan struct{})
+	t.Cleanup(func() { close(open) }) // lets the abandoned write go
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	st := &Stdio{Argv: fakeArgv(t), Env: append(os.Environ(), fakeEnv+"=exit7"), Stdin: pr, Stdout: io.Discard,
+		Stderr: &slowWriter{open: open}, Observer: &recorder{}, maxSettle: time.Second}
+	done := make(chan Result, 1)
+	go func() {
+		res, err := st.Run(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	pw.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+	var res Result
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay still waits on a write nobody reads, 10s on")
+	}
+	if res.ExitCode != 7 {
+		t.Errorf("exit %d (%s), want 7", res.ExitCode, res.Exit)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "still under way") }) {
+		t.Errorf("notes %q lack the write given up", res.Notes)
+	}
+}
