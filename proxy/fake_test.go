@@ -137,6 +137,14 @@ func runFake(name string) int {
 				return 0
 			}
 		}
+	case "spill": // writes 2,000 notifications (1.2 MB, past any pipe's buffer), reads nothing, exits
+		line := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("s", 500) + `"}}` + "\n")
+		for range 2000 {
+			if _, err := out.Write(line); err != nil {
+				return 1
+			}
+		}
+		return 0
 	case "endless-line": // one line that never ends
 		chunk := []byte(strings.Repeat("z", 32<<10))
 		for {

@@ -149,7 +149,7 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	var clientFirst atomic.Bool // the client closed before the server exited
 	go func() {
 		defer close(clientClosed)
-		r.pump(s.Stdin, p.stdin, r.clientFrame)
+		r.pump(s.Stdin, p.stdin, r.clientFrame, false)
 		select {
 		case <-p.exited:
 		default:
@@ -159,11 +159,16 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	}()
 	var out sync.WaitGroup
 	var fl flow
+	// clientGone is the write to the client's stdout that failed, if one
+	// did: the client stopped reading (a closed pipe, EPIPE).
+	var clientGone atomic.Pointer[error]
 	out.Add(2)
 	go func() {
 		defer out.Done()
 		frame, flush := r.rejoined(r.serverFrame)
-		r.pump(p.stdout, fl.writer(s.Stdout), frame)
+		if werr := r.pump(p.stdout, fl.writer(s.Stdout), frame, true); werr != nil {
+			clientGone.Store(&werr)
+		}
 		r.mu.Lock()
 		flush()
 		r.mu.Unlock()
@@ -228,6 +233,9 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 		note("a write to the client was still under way %v after the server exited; stopped waiting for it", bound)
 	}
 
+	if werr := clientGone.Load(); werr != nil {
+		note("the client stopped reading (%v); what the server wrote after was read and judged, not delivered", *werr)
+	}
 	if clientFirst.Load() {
 		note("the client closed its end; the server then ended (%s)", res.Exit)
 	} else {
@@ -244,8 +252,11 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 // on: the peer cannot act on a line before it has its "\n", so a
 // request is always waiting in the ledger before its reply can come,
 // and the order of observation is the order of cause. A dst that fails
-// (the peer went away) ends the copy.
-func (r *stdioRelay) pump(src io.Reader, dst io.Writer, frame func(frame)) {
+// (the peer went away) ends the copy, unless drain: then src is read to
+// its end, observed and discarded, so that a server whose client stopped
+// reading never blocks on a full pipe (as copyAll drains its stderr).
+// It returns the first write that failed.
+func (r *stdioRelay) pump(src io.Reader, dst io.Writer, frame func(frame), drain bool) (werr error) {
 	ls := lineSplitter{max: r.lim.MaxBytes}
 	buf := make([]byte, 64<<10)
 	for {
@@ -254,15 +265,17 @@ func (r *stdioRelay) pump(src io.Reader, dst io.Writer, frame func(frame)) {
 			r.mu.Lock()
 			ls.feed(buf[:n], frame)
 			r.mu.Unlock()
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
+			if werr == nil {
+				if _, werr = dst.Write(buf[:n]); werr != nil && !drain {
+					return werr
+				}
 			}
 		}
 		if err != nil {
 			r.mu.Lock()
 			ls.flush(frame)
 			r.mu.Unlock()
-			return
+			return werr
 		}
 	}
 }

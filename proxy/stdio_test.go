@@ -565,3 +565,47 @@ func TestStdioClientThatNeverReadsDoesNotHoldTheRelay(t *testing.T) {
 		t.Errorf("notes %q lack the write given up", res.Notes)
 	}
 }
+
+// brokenPipe is a client's stdout whose reader has gone: every write
+// fails, as a write to a closed pipe does once SIGPIPE is caught.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestStdioClientStopsReading: the client's stdout breaks (its reader
+// went away) while the server writes on: the relay reads the server's
+// stdout to its end, observing every line, so the server never blocks
+// on a full pipe and ends on its own; the result says the client
+// stopped reading. The relay stopped reading at the first failed write,
+// and the server hung on its pipe until it was killed.
+func TestStdioClientStopsReading(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close() // the client stays connected: only its reading end broke
+	st := &Stdio{Argv: fakeArgv(t), Env: append(os.Environ(), fakeEnv+"=spill"), Stdin: pr, Stdout: brokenPipe{},
+		Stderr: io.Discard, Observer: &recorder{}}
+	done := make(chan Result, 1)
+	go func() {
+		res, err := st.Run(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var res Result
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		pw.Close() // the server then gets its grace, SIGTERM and SIGKILL
+		<-done
+		t.Fatal("the server blocked on its stdout once the client stopped reading")
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("exit %d (%s), want the server's own 0", res.ExitCode, res.Exit)
+	}
+	if got := res.Stats.Messages[ServerToClient]; got != 2000 {
+		t.Errorf("observed %d of the server's 2000 lines", got)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "the client stopped reading (broken pipe)") }) {
+		t.Errorf("notes %q lack the client that stopped reading", res.Notes)
+	}
+}
