@@ -89,6 +89,20 @@ func runFake(name string) int {
 			}
 		}
 		return 0
+	case "banner", "banner-stderr": // a startup banner (on stdout or stderr), then each request answered and logged after
+		log := out
+		if name == "banner-stderr" {
+			log = os.Stderr
+		}
+		fmt.Fprintln(log, "Server listening on stdio")
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			if id := gjson.GetBytes(sc.Bytes(), "id"); id.Exists() {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+				fmt.Fprintf(log, "log: answered %s\n", id.Raw)
+			}
+		}
+		return 0
 	case "burst-exit": // reads one line, answers it after 100 KB of notifications, exits at once
 		line, _ := bufio.NewReader(in).ReadBytes('\n')
 		note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("b", 20<<10) + `"}}` + "\n"

@@ -105,6 +105,14 @@ type stdioRelay struct {
 	// server to send (envelope.PipeAsks); known where offered is.
 	logAsked bool
 	listens  []string
+	// held are the lines that are no JSON-RPC message the server wrote
+	// while no request of the client's waited (a startup banner, a log
+	// line after a reply), heldSize their bytes: they join the next
+	// request's reply, as check's transport takes the lines written
+	// before a request into its exchange, so that T-STDIO-2 is judged
+	// the same way here.
+	held     [][]byte
+	heldSize int64
 }
 
 // offerLocked notes the progress tokens a client's message offers.
@@ -335,6 +343,12 @@ func (r *stdioRelay) clientFrame(f frame) {
 	case KindBatch:
 		w.key = "["
 	}
+	if !w.quiet && !w.oversized && r.held != nil {
+		// What the server wrote while nothing waited comes before
+		// whatever it writes for this request.
+		w.besides, w.besidesSize = r.held, r.heldSize
+		r.held, r.heldSize = nil, 0
+	}
 	evs := []event{obsEvent(o)}
 	if old, why := r.client.add(w); old != nil {
 		evs = append(evs, r.failLocked(ClientToServer, old, why))
@@ -369,10 +383,8 @@ func (r *stdioRelay) serverFrame(f frame) {
 		if o.Note == "" {
 			o.Note = "not a JSON-RPC message; stdout carries only messages"
 		}
-		if len(bytes.TrimSpace(o.Raw)) > 0 {
-			// Judged with the reply of a request waiting, as check
-			// judges what shares the pipe with it (T-STDIO-2).
-			r.besidesLocked(o)
+		if len(bytes.TrimSpace(o.Raw)) > 0 && !r.besidesLocked(o) {
+			r.holdLocked(o)
 		}
 		r.q.put(obsEvent(o))
 		return
@@ -445,10 +457,11 @@ const maxBesides = 1000
 // for a reply. On one pipe nothing says which request the server meant;
 // the checks know that on stdio another request may be in flight, and
 // judge only what holds whichever it was. With none waiting, it concerns
-// no request of the client's and is only observed.
-func (r *stdioRelay) besidesLocked(o *Observation) {
+// no request of the client's and is only observed; besidesLocked then
+// returns false.
+func (r *stdioRelay) besidesLocked(o *Observation) bool {
 	if o.Oversized || o.Raw == nil {
-		return
+		return true // not to be judged, waiting or not
 	}
 	var w *waiting
 	token := gjson.GetBytes(o.Raw, "params.progressToken")
@@ -465,11 +478,28 @@ func (r *stdioRelay) besidesLocked(o *Observation) {
 			w = c
 		}
 	}
-	if w == nil || len(w.besides) >= maxBesides || w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
-		return
+	if w == nil {
+		return false
+	}
+	if len(w.besides) >= maxBesides || w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
+		return true
 	}
 	w.besides = append(w.besides, o.Raw)
 	w.besidesSize += int64(len(o.Raw))
+	return true
+}
+
+// holdLocked keeps a line that is no JSON-RPC message, written while no
+// request waited, for the next request's reply (see held): judged there,
+// as check judges a startup banner (T-STDIO-2), within the bounds of
+// what is kept for one request.
+func (r *stdioRelay) holdLocked(o *Observation) {
+	if len(r.held) >= maxBesides || r.heldSize+int64(len(o.Raw)) > r.lim.MaxBytes {
+		return
+	}
+	r.held = append(r.held, o.Raw)
+	r.heldSize += int64(len(o.Raw))
+	o.Note += " (judged with the next request's reply)"
 }
 
 // finish closes every exchange still open at the end of the session.

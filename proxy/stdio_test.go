@@ -609,3 +609,61 @@ func TestStdioClientStopsReading(t *testing.T) {
 		t.Errorf("notes %q lack the client that stopped reading", res.Notes)
 	}
 }
+
+// TestStdioLinesBeforeARequestJoinIt: a line that is no JSON-RPC message,
+// written while no request waits (a startup banner, a log line after a
+// reply), joins the next request's reply, as check's transport takes
+// the lines written before a request into its exchange; RPC1001 then
+// fails it as check does (T-STDIO-2). They were only observed, and the
+// replies judged clean. The twin writes the same lines on stderr, where
+// they belong: the replies alone.
+func TestStdioLinesBeforeARequestJoinIt(t *testing.T) {
+	tests := []struct {
+		fake string
+		want [][]string // each request's reply, in order
+	}{
+		{"banner", [][]string{
+			{"Server listening on stdio", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+			{"log: answered 1", `{"jsonrpc":"2.0","id":2,"result":{}}`},
+		}},
+		{"banner-stderr", [][]string{
+			{`{"jsonrpc":"2.0","id":1,"result":{}}`},
+			{`{"jsonrpc":"2.0","id":2,"result":{}}`},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fake, func(t *testing.T) {
+			s := startStdio(t, tt.fake, Limits{}, nil)
+			if tt.fake == "banner" {
+				// The banner is written and read before the request: it
+				// waits for one.
+				waitContains(t, s.out, "Server listening on stdio")
+			} else {
+				waitContains(t, s.errOut, "Server listening on stdio")
+			}
+			for i := 1; i <= 2; i++ {
+				fmt.Fprintf(s.in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+				s.rec.waitFor(t, "the reply", func(_ []Observation, pairs []Pair) bool { return len(pairs) == i })
+				if tt.fake == "banner" {
+					waitContains(t, s.out, fmt.Sprintf("log: answered %d", i))
+				}
+			}
+			s.in.Close()
+			s.wait(t, 10*time.Second)
+			_, pairs := s.rec.snapshot()
+			var got [][]string
+			for _, p := range pairs {
+				var msgs []string
+				if p.Exchange.Response != nil {
+					for _, m := range p.Exchange.Response.Messages {
+						msgs = append(msgs, string(m))
+					}
+				}
+				got = append(got, msgs)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("replies (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
