@@ -138,6 +138,11 @@ func runFake(name string) int {
 		default:
 			return 4
 		}
+	case "deaf": // ignores SIGINT; exits at the end of its stdin
+		signal.Ignore(syscall.SIGINT)
+		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"ready"}}`)
+		io.Copy(io.Discard, in)
+		return 0
 	case "stubborn": // ignores stdin's end and SIGTERM
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"ready"}}`)

@@ -186,8 +186,17 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 		copyAll(fl.writer(s.Stderr), p.stderr)
 	}()
 	stopSignals := make(chan struct{})
-	go forwardSignals(s.Signals, p, stopSignals)
+	again := make(chan struct{})
+	go forwardSignals(s.Signals, p, stopSignals, again)
 
+	// stopping stops the server as MCP's shutdown does, stdin first.
+	stopping := func(why string) {
+		p.stdin.Close()
+		if !p.waitExit(lim.Grace) {
+			note("stopping (%s): the server did not exit within %v after its stdin closed; sent SIGTERM", why, lim.Grace)
+			p.stop(lim.Grace)
+		}
+	}
 	select {
 	case <-p.exited:
 	case <-clientClosed:
@@ -196,11 +205,12 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 			p.stop(lim.Grace)
 		}
 	case <-ctx.Done():
-		p.stdin.Close()
-		if !p.waitExit(lim.Grace) {
-			note("stopping: the server did not exit within %v after its stdin closed; sent SIGTERM", lim.Grace)
-			p.stop(lim.Grace)
-		}
+		stopping("the relay was stopped")
+	case <-again:
+		// The server let the first signal pass (it ignores SIGINT, or
+		// takes its time): the person who sent a second one wants it
+		// stopped, and the relay does it.
+		stopping("a second signal")
 	}
 	close(stopSignals)
 	res.ExitCode, res.Exit = exitStatus(p.waitErr)
@@ -541,16 +551,19 @@ func copyAll(dst io.Writer, src io.Reader) {
 }
 
 // forwardSignals passes each signal on to the server's process group
-// until stop closes.
-func forwardSignals(sigs <-chan os.Signal, p *process, stop <-chan struct{}) {
+// until stop closes, and closes again at the second.
+func forwardSignals(sigs <-chan os.Signal, p *process, stop <-chan struct{}, again chan<- struct{}) {
 	if sigs == nil {
 		return
 	}
-	for {
+	for n := 1; ; n++ {
 		select {
 		case sig := <-sigs:
 			if s, ok := sig.(syscall.Signal); ok {
 				p.signal(s)
+			}
+			if n == 2 {
+				close(again)
 			}
 		case <-stop:
 			return

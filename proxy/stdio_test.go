@@ -667,3 +667,27 @@ func TestStdioLinesBeforeARequestJoinIt(t *testing.T) {
 		})
 	}
 }
+
+// TestStdioSecondSignalStops: a server that ignores SIGINT keeps running
+// after the first Ctrl-C, which is only passed on; the second has the
+// relay stop it as MCP's shutdown does (stdin closed, then SIGTERM,
+// then SIGKILL), though the client is still connected. The second was
+// passed on too, and ignored: the relay ran on for ever. The twin, a
+// server that heeds the first, is TestStdioForwardsSignals.
+func TestStdioSecondSignalStops(t *testing.T) {
+	s := startStdio(t, "deaf", Limits{Grace: 200 * time.Millisecond}, nil)
+	waitContains(t, s.out, "ready")
+	s.sigs <- syscall.SIGINT
+	select {
+	case <-s.done:
+		t.Fatal("the first signal, ignored by the server, ended the relay")
+	case <-time.After(300 * time.Millisecond):
+	}
+	s.sigs <- syscall.SIGINT
+	res := s.wait(t, 10*time.Second)
+	// It ends at the end of its stdin; a machine under load may see the
+	// grace pass first, and SIGTERM end it.
+	if res.ExitCode != 0 && res.ExitCode != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d (%s), want 0, or SIGTERM's", res.ExitCode, res.Exit)
+	}
+}

@@ -36,7 +36,8 @@ message, with the verdict on the server's replies (judged as check judges
 them) and on the client's messages (area client), goes to stderr, or to
 --log FILE. SIGINT and SIGTERM are forwarded to
 the server. When the client closes stdin the server gets --grace to exit,
-then SIGTERM, then SIGKILL. wrap exits with the server's exit status (128+N
+then SIGTERM, then SIGKILL; a second SIGINT or SIGTERM stops it the same
+way. wrap exits with the server's exit status (128+N
 when signal N ended it), whatever the verdicts; use --report to gate on them.
 
 ` + exitHelp,
