@@ -1366,6 +1366,9 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 	}
 	cond := Condition("")
 	headerUnserved, onlyHeaderMissing := false, false
+	// headerMethodUnserved: Mcp-Method names a method the server does not
+	// implement (T-HTTP-9: 404 and -32601).
+	headerMethodUnserved := false
 	// preBody: a fault a server can see on the headers alone, so it may
 	// refuse before reading the body, and then has no id to echo (DESIGN:
 	// transport-level rejections).
@@ -1400,10 +1403,16 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			set(CondHeaderMismatch, standardHeader)
 			add(envelope.CodeHeaderMismatch, "Mcp-Method is missing")
 			preBody = true
-		} else if trimOWS(mv) != e.Method {
+		} else if mv = trimOWS(mv); mv != e.Method {
 			set(CondHeaderMismatch, standardHeader)
 			add(envelope.CodeHeaderMismatch, "Mcp-Method differs from the body's method")
 			e.Quote = mv
+			headerMethodUnserved = !slices.Contains(envelope.Methods(envelope.V20260728), mv)
+			if c := CapabilityOf(mv); c != "" {
+				if declared, known := e.Facts.Declares(c); known && !declared {
+					headerMethodUnserved = true
+				}
+			}
 		}
 		// Mcp-Name mirrors a body value; a body without it is malformed
 		// params (-32602), which is not a header fault. But the header is
@@ -1500,6 +1509,17 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 			if http {
 				e.ReadStatus = append(e.ReadStatus, 404)
 			}
+		}
+	}
+	if headerMethodUnserved {
+		// A server that routes on Mcp-Method finds no such method, and
+		// answers it as T-HTTP-9 asks (404, -32601) before it reads the
+		// body whose method the header should mirror: both rules are
+		// MUSTs, and the spec orders neither first (AMB-4).
+		e.ReadCodes = append(e.ReadCodes, envelope.CodeMethodNotFound)
+		e.Detail += "; Mcp-Method names a method the server does not implement, which T-HTTP-9 answers 404 and -32601 (AMB-4: either fault may be answered)"
+		if http {
+			e.ReadStatus = append(e.ReadStatus, 404)
 		}
 	}
 	if what := e.unlistedName(req); what != "" {
