@@ -170,7 +170,8 @@ declarations set, not only for form:
   T-LIFE-4); in 2026-07-28 only on a subscriptions/listen stream, as does
   its acknowledgment (T-HTTP-17, T-STDIO-5, T-SUB-2); on stdio, whose
   stdout every exchange shares, one tagged with a subscriptionId is such
-  a stream's.
+  a stream's, unless the run knew the listen requests sent on the pipe
+  and none carried that id (T-META-3).
 - The notifications of a subscriptions/listen stream (2026-07-28) are
   PRO1009's to judge; on stdio only those tagged with the listen's own
   id are the stream's, and the rest are judged here as on any exchange
@@ -429,8 +430,15 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 func judgeSubscribed(p *Pass, path, method string, m envelope.Message) {
 	x := p.Expect
 	if x.Version == envelope.V20260728 {
-		if p.Exchange.Transport == envelope.Stdio && m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
-			return // stdout is shared: a listen stream's, tagged as T-STDIO-5 asks
+		if tag := m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)); p.Exchange.Transport == envelope.Stdio && tag.Exists() {
+			// stdout is shared: a listen stream's, tagged as T-STDIO-5
+			// asks; where the run knew the listen requests on the pipe,
+			// a tag naming none of them is no stream's (T-META-3).
+			ex := p.Exchange
+			if ex.Offered != nil && ex.Listens != nil && !slices.ContainsFunc(ex.Listens, func(l string) bool { return envelope.SameID(gjson.Parse(l), tag) }) {
+				p.Failf(path, "%s tagged with subscriptionId %s, which no subscriptions/listen request on the pipe carried; 2026-07-28 sends it only on a listen stream, tagged with that request's id (T-STDIO-5, T-META-3, T-SUB-2)", Quote(method, quoteN), Quote(tag.Raw, quoteN))
+			}
+			return
 		}
 		if p.Exchange.Transport == envelope.Stdio {
 			// On stdout, shared by every exchange, only the tag says
