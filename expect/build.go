@@ -1443,6 +1443,13 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 					set(CondHeaderMismatch, standardHeader)
 					add(envelope.CodeHeaderMismatch, "Mcp-Name differs from params."+field)
 					e.Quote = nv
+				} else if strings.ContainsRune(nv, '\t') {
+					// A tab is legal in an HTTP field value, but a control
+					// character T-HDR-3 has the client encode: a server
+					// may take it for an invalid character and refuse it
+					// (T-HDR-2), as it may read it as the name.
+					e.ReadCodes = append(e.ReadCodes, envelope.CodeHeaderMismatch)
+					e.ReadStatus = append(e.ReadStatus, 400)
 				}
 			}
 		}
