@@ -765,6 +765,9 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 
 	if !slices.Contains(envelope.Methods(e.Version), e.Method) {
 		e.unknownMethod(http)
+		if http && envelope.HeaderGet(rd.header, "Mcp-Session-Id") != "" {
+			e.inLegacySession()
+		}
 		return e
 	}
 	e.Condition = CondCall
@@ -912,6 +915,22 @@ func (e *Expectation) unknownMethod(http bool) {
 		amb := "T-LIFE-17: an extension the server advertises may define the method"
 		e.Error, e.Code, e.StatusWant = open(amb), open(amb), soften(e.StatusWant, amb)
 	}
+}
+
+// inLegacySession softens the unknown method of a 2026-07-28 request (its
+// _meta says so) sent over HTTP in a session a legacy initialize opened:
+// initialize switched that session to the legacy era (T-COMPAT-2), where
+// the method is unknown, but a 2026-07-28 server SHOULD ignore
+// Mcp-Session-Id (T-HTTP-18) and may serve the request statelessly. Both
+// readings hold. (On stdio T-COMPAT-2 names the process, which has no
+// session to ignore.)
+func (e *Expectation) inLegacySession() {
+	if e.Version == envelope.V20260728 || !slices.Contains(envelope.Methods(envelope.V20260728), e.Method) ||
+		e.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str != envelope.V20260728 {
+		return
+	}
+	amb := "T-COMPAT-2, T-HTTP-18: a dual-era server may hold the session a legacy initialize opened to that era, or serve a 2026-07-28 request in it statelessly, ignoring the session"
+	e.Error, e.Code, e.StatusWant = soften(e.Error, amb), soften(e.Code, amb), soften(e.StatusWant, amb)
 }
 
 // extensionsOpen: the server may have extensions that define methods:
