@@ -113,8 +113,13 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	// it is part of judging this exchange.
 	release := l.fl.take(r.idKeys(req))
 	defer release()
+	// The run may have ended while this exchange waited its turn: by an
+	// interrupt, which is no failure to judge (as in fixture), or by
+	// its deadline.
+	if interrupted(ctx) {
+		return l.skipAll(id, "not run: the run was interrupted")
+	}
 	if ctx.Err() != nil {
-		// The deadline passed while this exchange waited its turn.
 		return l.notSent(id, "the run's deadline passed before this fixture")
 	}
 	if l.mux != nil {
