@@ -24,8 +24,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/wymcp/wymcp-check/checks"
+	"github.com/wymcp/wymcp-check/report"
 )
 
 // An Entry is one known failure.
@@ -243,7 +245,7 @@ func Write(w io.Writer, entries []Entry) error {
 		if fixture == "" || strings.HasPrefix(fixture, `"`) || strings.HasPrefix(fixture, "#") || strings.IndexFunc(fixture, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
 			fixture = strconv.Quote(fixture)
 		}
-		reason := strings.Join(strings.Fields(oneLine(e.Reason)), " ")
+		reason := cleanReason(e.Reason)
 		if reason == "" {
 			reason = "(no reason given)"
 		}
@@ -253,12 +255,33 @@ func Write(w io.Writer, entries []Entry) error {
 	return err
 }
 
-// oneLine keeps a reason on its line: control characters become spaces.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
+// MaxReason bounds a reason as written, in characters: a baseline is
+// committed and read in review, and a reason taken from a finding quotes
+// what the server sent.
+const MaxReason = 200
+
+// cleanReason is a reason as written: on its line (whitespace, line
+// breaks included, is one space), with what a terminal or an editor
+// would act on or hide (control and format characters, bidi overrides
+// (Trojan Source), noncharacters, bad UTF-8) escaped as the reports
+// escape it, and at most MaxReason characters long. Written again it is
+// unchanged, so a rewritten baseline does not drift.
+func cleanReason(s string) string {
+	s = report.Sanitize(strings.Join(strings.Fields(s), " "))
+	if utf8.RuneCountInString(s) <= MaxReason {
+		return s
+	}
+	cut, n := 0, 0
+	for i := range s {
+		if n == MaxReason-1 {
+			cut = i
+			break
 		}
-		return r
-	}, s)
+		n++
+	}
+	// Never split an escape: a cut \u202 would read as other text.
+	if j := strings.LastIndexByte(s[:cut], '\\'); j >= 0 && cut-j < len(`\U00000000`) {
+		cut = j
+	}
+	return strings.TrimRight(s[:cut], " ") + "…"
 }

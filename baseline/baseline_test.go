@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/baseline"
@@ -107,6 +109,13 @@ func TestWriteRoundTrip(t *testing.T) {
 		{Fixture: "demo.jsonl:line:3", Check: "RPC1001", Reason: ""},
 		{Fixture: "with space", Check: "RPC1001", Reason: "quoted"},
 		{Fixture: "#hash", Check: "RPC1001", Reason: "quoted, or it would read as a comment"},
+		// Trojan Source: a bidi override, a zero-width space, a
+		// noncharacter and bad UTF-8 are written escaped, as the
+		// reports write them, in the reason and in the fixture.
+		{Fixture: "tools/\u202ecall", Check: "ERR2001", Reason: "access \u202e// check later\u202c granted \u200b\uffff \xff \x1b[2J"},
+		// A finding quoting a long reply is cut, never inside an escape.
+		{Fixture: "tools/long", Check: "ERR2002", Reason: strings.Repeat("x", baseline.MaxReason-5) + "\u202e tail"},
+		{Fixture: "tools/longer", Check: "ERR2002", Reason: strings.Repeat("word ", 100)},
 	}
 	var buf bytes.Buffer
 	if err := baseline.Write(&buf, in); err != nil {
@@ -123,12 +132,38 @@ func TestWriteRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
 		t.Errorf("written baseline (-want +got):\n%s", diff)
 	}
-	b, problems, err := baseline.Parse("written", &buf, isCheck)
+	for i, line := range strings.Split(buf.String(), "\n") {
+		if strings.ContainsFunc(line, func(r rune) bool { return r > unicode.MaxASCII && !strings.ContainsRune("…", r) }) {
+			t.Errorf("line %d holds raw non-ASCII text: %q", i+1, line)
+		}
+		if n := utf8.RuneCountInString(line); n > 40+baseline.MaxReason {
+			t.Errorf("line %d is %d characters long, over the reason's bound", i+1, n)
+		}
+	}
+	b, problems, err := baseline.Parse("written", bytes.NewReader(buf.Bytes()), isCheck)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("the written baseline does not read back: %v %v", err, problems)
 	}
-	if b.Len() != 6 {
-		t.Errorf("read back %d entries, want 6", b.Len())
+	if b.Len() != 9 {
+		t.Errorf("read back %d entries, want 9", b.Len())
+	}
+	// Every entry written matches its fixture and check read back, and
+	// writing what was read changes nothing: a rewrite does not drift.
+	var again []baseline.Entry
+	for _, e := range in {
+		r, ok := b.Reason(e.Fixture, e.Check)
+		if !ok {
+			t.Errorf("%q %s: not read back", e.Fixture, e.Check)
+			continue
+		}
+		again = append(again, baseline.Entry{Fixture: e.Fixture, Check: e.Check, Reason: r})
+	}
+	var buf2 bytes.Buffer
+	if err := baseline.Write(&buf2, again); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(buf.String(), buf2.String()); diff != "" {
+		t.Errorf("written again (-first +second):\n%s", diff)
 	}
 	for _, e := range in[:3] {
 		if r, ok := b.Reason(e.Fixture, e.Check); !ok || strings.Contains(r, "\n") {

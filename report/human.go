@@ -301,10 +301,13 @@ func plural(n int, one, many string) string {
 // Sanitize makes text safe for a terminal: control characters (escape
 // sequences, a CR that would overwrite the line), invisible format
 // characters (bidi overrides that reorder what is shown), Unicode line
-// breaks and bytes that are not UTF-8 are written escaped, never sent.
+// breaks, noncharacters (U+FFFF: no text holds one, and tools treat
+// them as markers) and bytes that are not UTF-8 are written escaped,
+// never sent. It is the one escaping of untrusted text the reports and
+// the baseline share.
 func Sanitize(s string) string {
 	bad := func(r rune) bool {
-		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029'
+		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || r == '\u2028' || r == '\u2029' || noncharacter(r)
 	}
 	if !strings.ContainsFunc(s, bad) {
 		return s
@@ -320,6 +323,10 @@ func Sanitize(s string) string {
 			}
 		case r < 0x100 && bad(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case bad(r) && r > 0xFFFF:
+			// Eight digits, as Go writes it: \ue0001 would read as
+			// U+E000 and a "1".
+			fmt.Fprintf(&b, `\U%08x`, r)
 		case bad(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -327,4 +334,10 @@ func Sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// noncharacter reports whether r is one of Unicode's 66 noncharacters:
+// U+FDD0..U+FDEF and the last two code points of every plane.
+func noncharacter(r rune) bool {
+	return r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE
 }

@@ -14,6 +14,9 @@ func TestSanitize(t *testing.T) {
 		"bad utf8 \xff":         `bad utf8 \xff`,
 		"line\u2028separator":   `line\u2028separator`,
 		"zero\u200bwidth space": `zero\u200bwidth space`,
+		"nonchar \uffff\ufdd0":  `nonchar \uffff\ufdd0`,
+		"tag \U000e0001":        `tag \U000e0001`,
+		"plane 1 \U0001fffe":    `plane 1 \U0001fffe`,
 	} {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
