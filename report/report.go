@@ -177,6 +177,12 @@ type Options struct {
 	// totals go before the suites they count. A temporary file keeps a
 	// long transcript's report out of memory; nil holds it in memory.
 	Spool io.ReadWriteSeeker
+	// Dir is the working directory, against which the sarif format
+	// writes a transcript's path: relative when under it, else
+	// absolute, cleaned either way. One file spelled t.jsonl, ./t.jsonl
+	// or $PWD/t.jsonl is then one artifact and one fingerprint. Empty,
+	// paths are only cleaned.
+	Dir string
 }
 
 // Formats lists the names New accepts.
@@ -196,7 +202,7 @@ func New(format string, w io.Writer, o Options) (Writer, error) {
 	case "html":
 		return &htmlWriter{w: w}, nil
 	case "sarif":
-		return &sarifWriter{w: w}, nil
+		return &sarifWriter{w: w, dir: o.Dir}, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want one of human, json, junit, github, html, sarif)", format)
 }

@@ -72,6 +72,9 @@ type sarifWriter struct {
 	// for the rare second finding at one path.
 	ordinal map[string]int
 	buf     []byte
+	// dir is Options.Dir; file and artifact cache the last transcript
+	// path and its spelling in the log (lint's results share one).
+	dir, file, artifact string
 }
 
 const (
@@ -267,7 +270,7 @@ func (s *sarifWriter) result(b []byte, r *Result, v *checks.Verdict, st checks.S
 		RuleID:              v.Check.ID,
 		Level:               s.level(st),
 		Message:             sarifText{text},
-		Locations:           []sarifLocation{sarifWhere(r)},
+		Locations:           []sarifLocation{s.where(r)},
 		PartialFingerprints: map[string]string{sarifFingerprintKey: s.fingerprint(r, v.Check.ID, path, st == checks.StatusError)},
 		Properties:          sarifResultProps{Status: string(st), Fixture: Sanitize(r.Fixture), Path: Sanitize(path), Area: string(v.Check.Area), Rules: rules},
 	}
@@ -305,12 +308,12 @@ func (s *sarifWriter) level(st checks.Status) string {
 	return "error"
 }
 
-// sarifWhere is a result's location: the fixture as a logical location,
+// where is a result's location: the fixture as a logical location,
 // and a physical one (see sarifWriter).
-func sarifWhere(r *Result) sarifLocation {
+func (s *sarifWriter) where(r *Result) sarifLocation {
 	p := &sarifPhysical{}
-	if r.File != "" && r.File != "-" { // "-" is stdin: no file to point at
-		p.ArtifactLocation.URI = sarifFileURI(r.File)
+	if file := s.artifactOf(r.File); file != "" {
+		p.ArtifactLocation.URI = sarifFileURI(file)
 	} else {
 		p.ArtifactLocation.URI = (&url.URL{Path: sarifFixtureRoot + r.Fixture}).String()
 	}
@@ -320,12 +323,38 @@ func sarifWhere(r *Result) sarifLocation {
 	return sarifLocation{PhysicalLocation: p, LogicalLocations: []sarifLogical{{Name: Sanitize(r.Fixture), Kind: "module"}}}
 }
 
-// sarifFileURI is a transcript path as a URI reference: relative paths
-// stay relative (code scanning reads them from the repository's root),
-// absolute ones become file URIs.
-func sarifFileURI(path string) string {
-	slash := filepath.ToSlash(path)
-	if filepath.IsAbs(path) {
+// artifactOf is how the log names a transcript file, in its URIs and
+// fingerprints: cleaned, relative to dir when under it (else absolute,
+// when dir is known), with slashes. A path spelled two ways would be two
+// artifacts and, fingerprinted, two alerts for one finding. "" for no
+// file, and for "-", stdin, which is no file to point at.
+func (s *sarifWriter) artifactOf(file string) string {
+	if file == "" || file == "-" {
+		return ""
+	}
+	if file == s.file {
+		return s.artifact
+	}
+	p := filepath.Clean(file)
+	if s.dir != "" {
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(s.dir, p)
+		}
+		p = abs
+		if rel, err := filepath.Rel(s.dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			p = rel
+		}
+	}
+	s.file, s.artifact = file, filepath.ToSlash(p)
+	return s.artifact
+}
+
+// sarifFileURI is a transcript path (slashed, see artifactOf) as a URI
+// reference: relative paths stay relative (code scanning reads them
+// from the repository's root), absolute ones become file URIs.
+func sarifFileURI(slash string) string {
+	if filepath.IsAbs(filepath.FromSlash(slash)) {
 		if !strings.HasPrefix(slash, "/") {
 			slash = "/" + slash // a Windows drive
 		}
@@ -338,10 +367,7 @@ func sarifFileURI(path string) string {
 // fixture, check and path, whether it could be judged, and its ordinal
 // among the same in the exchange.
 func (s *sarifWriter) fingerprint(r *Result, check, path string, unjudged bool) string {
-	file := r.File
-	if file == "-" {
-		file = ""
-	}
+	file := s.artifactOf(r.File)
 	id := strings.Join([]string{file, r.Fixture, check, path, strconv.FormatBool(unjudged)}, "\x00")
 	s.ordinal[id]++
 	if n := s.ordinal[id]; n > 1 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -65,6 +66,7 @@ type sarifCase struct {
 	failOnWarn bool
 	rs         []*report.Result
 	sum        report.Summary
+	dir        string // report.Options.Dir
 }
 
 // sarifCases are the golden scenarios, runs that are not clean, and one
@@ -77,7 +79,7 @@ func sarifCases(t *testing.T) []sarifCase {
 		failOnWarn bool
 	}{{"run", scenario{}, false}, {"lint", scenario{lint: true}, false}, {"baseline", scenario{baseline: true}, false}, {"failonwarn", scenario{}, true}} {
 		rs, sum := results(t, c.sc, c.failOnWarn)
-		out = append(out, sarifCase{c.name, c.failOnWarn, rs, sum})
+		out = append(out, sarifCase{name: c.name, failOnWarn: c.failOnWarn, rs: rs, sum: sum})
 	}
 	rs, sum := results(t, scenario{}, false)
 	out = append(out,
@@ -121,7 +123,7 @@ func summarize(rs []*report.Result) report.Summary {
 func writeSARIF(t *testing.T, c sarifCase) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	w, err := report.New("sarif", &out, report.Options{})
+	w, err := report.New("sarif", &out, report.Options{Dir: c.dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,5 +537,44 @@ func TestSARIFLocations(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("locations (-want +got):\n%s", diff)
+	}
+}
+
+// TestSARIFPathSpellings: one transcript spelled as a user may spell it
+// (lint t.jsonl, ./t.jsonl, $PWD/t.jsonl) is one artifact and each of
+// its findings one fingerprint: three spellings made three alerts of
+// one finding in code scanning. A path outside the working directory is
+// absolute, however it was spelled.
+func TestSARIFPathSpellings(t *testing.T) {
+	dir := filepath.FromSlash("/home/ci/repo")
+	c := checks.All()[0]
+	v := []checks.Verdict{{Check: c, Status: checks.StatusFail, Findings: []checks.Finding{{Status: checks.StatusFail, Path: "id", Message: "x"}}}}
+	where := func(file string) (uri, fingerprint string) {
+		var log sarifLog
+		if err := json.Unmarshal(writeSARIF(t, sarifCase{dir: dir, rs: []*report.Result{{Fixture: "rec", File: filepath.FromSlash(file), Line: 3, Verdicts: v}}}), &log); err != nil {
+			t.Fatal(err)
+		}
+		r := log.Runs[0].Results[0]
+		return r.Locations[0].PhysicalLocation.ArtifactLocation.URI, r.PartialFingerprints["wymcpFinding/v1"]
+	}
+	for _, tc := range []struct {
+		want      string
+		spellings []string
+	}{
+		{"go-sdk-http.jsonl", []string{"go-sdk-http.jsonl", "./go-sdk-http.jsonl", "/home/ci/repo/go-sdk-http.jsonl", "sub/../go-sdk-http.jsonl", "/home/ci/repo/./go-sdk-http.jsonl"}},
+		{"rec/t.jsonl", []string{"rec/t.jsonl", "./rec//t.jsonl", "/home/ci/repo/rec/t.jsonl"}},
+		{"file:///home/ci/t.jsonl", []string{"../t.jsonl", "/home/ci/t.jsonl", "/home/ci/repo/../t.jsonl"}},
+		{"file:///home/ci/repo-other/t.jsonl", []string{"../repo-other/t.jsonl", "/home/ci/repo-other/t.jsonl"}},
+	} {
+		_, want := where(tc.spellings[0])
+		for _, file := range tc.spellings {
+			uri, fp := where(file)
+			if uri != tc.want {
+				t.Errorf("%s: uri %q, want %q", file, uri, tc.want)
+			}
+			if fp != want {
+				t.Errorf("%s: fingerprint %s, want %s as for %s", file, fp, want, tc.spellings[0])
+			}
+		}
 	}
 }

@@ -219,6 +219,10 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 		ss.baseProblems = len(problems)
 		meta.Baseline = fmt.Sprintf("%s (%d entries)", o.Baseline, b.Len())
 	}
+	// The reports name a transcript relative to where the command runs
+	// (SARIF's URIs and fingerprints): read here, once, for the report
+	// package reads no process state. On error paths are only cleaned.
+	wd, _ := os.Getwd()
 	var ws []report.Writer
 	stepSummary := false
 	for _, out := range outs {
@@ -232,7 +236,7 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 			ss.closers = append(ss.closers, f.Close)
 			w, color = f, o.Color == "always"
 		}
-		ro := report.Options{Color: color}
+		ro := report.Options{Color: color, Dir: wd}
 		if out.path == "" && out.format == "junit" {
 			ro.Spool = ss.spool(s)
 		}
