@@ -98,6 +98,10 @@ type Summary struct {
 	// rest was judged, and the exit code is 2. A CI system that reads
 	// only the report must not see a green run.
 	Invalid string
+	// Deadline says that the run's deadline (--deadline) passed before
+	// every fixture was sent: the fixtures left are could-not-judge
+	// errors, and the run is incomplete, as an interrupted one is.
+	Deadline string
 	// Protocol is the version negotiated with the target and Negotiation
 	// how it was chosen; both empty for lint, where each exchange has its own.
 	Protocol, Negotiation string

@@ -13,6 +13,11 @@ import (
 	"github.com/wymcp/wymcp-check/fixtures"
 )
 
+// DeadlinePassed is the could-not-judge reason of a fixture the run's
+// deadline left unsent: a report, and a baseline written from the run,
+// tell by it a run the deadline cut short.
+const DeadlinePassed = "the run's deadline passed before this fixture"
+
 // fixture runs one fixture: builds its request for the negotiated
 // version, sends it on a fresh id space, and judges the reply.
 func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
@@ -31,7 +36,7 @@ func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 		return l.skipAll(f.ID, "not run: the run was interrupted")
 	}
 	if err := ctx.Err(); err != nil {
-		return l.notSent(f.ID, "the run's deadline passed before this fixture")
+		return l.notSent(f.ID, DeadlinePassed)
 	}
 	variants, why := l.variants(f)
 	if why != "" {
@@ -120,7 +125,7 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		return l.skipAll(id, "not run: the run was interrupted")
 	}
 	if ctx.Err() != nil {
-		return l.notSent(id, "the run's deadline passed before this fixture")
+		return l.notSent(id, DeadlinePassed)
 	}
 	if l.mux != nil {
 		return l.muxed(ctx, id, req, exp, f.Expect)

@@ -16,6 +16,7 @@ import (
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/schema"
 )
 
@@ -180,6 +181,8 @@ type session struct {
 	writeBaseline string
 	failures      []baseline.Entry // this run's failures, for --write-baseline
 	stderr        io.Writer
+	// unsent counts the fixtures the run's deadline left unsent.
+	unsent int
 }
 
 func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err error) {
@@ -288,7 +291,12 @@ func (ss *session) exchange(r *report.Result) error {
 	for i := range r.Verdicts {
 		v := &r.Verdicts[i] // not a copy of each: lint counts millions
 		ss.sum.Add(*v)
-		if ss.writeBaseline != "" && gates(v.Status) {
+		if v.Status == checks.StatusError && v.Reason == runner.DeadlinePassed {
+			ss.unsent++
+		}
+		// A baseline lists accepted failures of the server: a
+		// could-not-judge (a timeout, the checker's own limits) is none.
+		if ss.writeBaseline != "" && gates(v.Status) && v.Status != checks.StatusError {
 			ss.failures = append(ss.failures, baseline.Entry{Fixture: r.Fixture, Check: v.Check.ID, Reason: ss.reasonFor(r.Fixture, *v)})
 		}
 	}
@@ -307,7 +315,7 @@ func (ss *session) reasonFor(fixture string, v checks.Verdict) string {
 	if len(v.Findings) > 0 {
 		return v.Findings[0].Path + ": " + v.Findings[0].Message
 	}
-	return "could not judge: " + v.Reason
+	return cmp.Or(v.Reason, v.Check.Title) // a fail without findings: none is made so
 }
 
 func (ss *session) note(n string) { ss.sum.Notes = append(ss.sum.Notes, n) }
@@ -355,6 +363,9 @@ func (ss *session) closeAll() error {
 // It returns errFindings when the gate fails, and a usage error after
 // the report when the baseline file had bad lines.
 func (ss *session) finish() error {
+	if ss.unsent > 0 {
+		ss.sum.Deadline = fmt.Sprintf("the run's deadline passed before %d fixture(s) were sent; they could not be judged", ss.unsent)
+	}
 	if ss.base != nil && ss.sum.Aborted == "" && ss.sum.Interrupted == "" {
 		// (An incomplete run cannot tell a stale entry from one not reached.)
 		for _, e := range ss.base.Stale() {
@@ -383,6 +394,9 @@ func (ss *session) finish() error {
 		ss.note("--write-baseline: not written, the run judged nothing")
 	case ss.writeBaseline != "" && ss.sum.Interrupted != "":
 		ss.note("--write-baseline: not written, the run was interrupted before it judged everything")
+	case ss.writeBaseline != "" && ss.sum.Deadline != "":
+		// What it did not reach would be left out, and fail the next run.
+		ss.note("--write-baseline: not written, the run's deadline passed before it judged everything")
 	case ss.writeBaseline != "":
 		if writeErr = writeBaselineFile(ss.writeBaseline, ss.failures); writeErr == nil {
 			ss.note(fmt.Sprintf("wrote %d failure(s) to the baseline %s", len(dedupe(ss.failures)), ss.writeBaseline))

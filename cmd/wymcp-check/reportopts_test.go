@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wymcp/wymcp-check/runner"
 )
 
 // TestLintSARIFPathSpellings: lint t.jsonl, ./t.jsonl and $PWD/t.jsonl
@@ -52,5 +54,64 @@ func TestLintSARIFPathSpellings(t *testing.T) {
 		if diff := cmp.Diff(want, where(file)); diff != "" {
 			t.Errorf("lint %s against lint t.jsonl (-want +got):\n%s", file, diff)
 		}
+	}
+}
+
+// TestWriteBaselineOnlyAcceptedFailures: --write-baseline lists the
+// server's failures, never a could-not-judge (a timeout is no accepted
+// failure), and a run its deadline cut short writes no baseline at all,
+// as an interrupted run does not: what it did not reach would be left
+// out. Both come from a recording, so lint stands for check here.
+func TestWriteBaselineOnlyAcceptedFailures(t *testing.T) {
+	demo := readFile(t, "../../examples/demo.jsonl")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, extra string
+		written     bool
+		want        []string // the entries written, FIXTURE CHECK
+		note        string
+	}{{
+		name:    "unjudged",
+		extra:   `{"transport":"http","fixture":"late/one","notSent":true,"failure":"the server could not be started again","request":{},"response":null}`,
+		written: true,
+		want:    []string{"garbage ERR1002", "garbage RPC1004", "stdio-banner RPC1001", "text-plain HTTP1001", "unknown-tool-echo ERR2002", "unknown-tool-echo ERR3002", "unknown-tool-echo ERR3003", "unknown-tool-echo ERR4001", "wrong-id-type RPC1004"},
+		note:    "wrote 9 failure(s) to the baseline",
+	}, {
+		name:  "deadline",
+		extra: `{"transport":"http","fixture":"late/one","notSent":true,"failure":"` + runner.DeadlinePassed + `","request":{},"response":null}`,
+		note:  "--write-baseline: not written, the run's deadline passed before it judged everything",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, base := filepath.Join(dir, tc.name+".jsonl"), filepath.Join(dir, tc.name+".txt")
+			if err := os.WriteFile(rec, []byte(demo+tc.extra+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runMain(t, "", "lint", "--write-baseline", base, rec)
+			if code != exitFindings {
+				t.Fatalf("exit %d, want %d:\n%s%s", code, exitFindings, out, errOut)
+			}
+			if !strings.Contains(out, tc.note) {
+				t.Errorf("the report does not note %q:\n%s", tc.note, out)
+			}
+			raw, err := os.ReadFile(base)
+			if !tc.written {
+				if err == nil {
+					t.Errorf("a baseline was written:\n%s", raw)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, line := range strings.Split(string(raw), "\n") {
+				if f := strings.Fields(line); len(f) >= 2 && !strings.HasPrefix(line, "#") {
+					got = append(got, f[0]+" "+f[1])
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("entries written (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
