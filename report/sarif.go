@@ -29,7 +29,7 @@ import (
 // SARIF results are findings: a fail or warn is one result per finding
 // (as the JSON report has one row per finding), a could-not-judge is one
 // result, and passes and skips are none. rules lists the checks that
-// produced a result, sorted by ID. Results stream as they come; the
+// produced a result or have a stale baseline entry, sorted by ID. Results stream as they come; the
 // rules, which are known only at the end, follow them (JSON objects are
 // unordered), so memory grows with the number of checks, not of
 // exchanges.
@@ -54,10 +54,14 @@ import (
 // counts, as the gate does. baselineState is not used: it compares with a
 // previous SARIF run and, once on one result, must be on all. A stale
 // baseline entry is a configuration problem of the run: an error
-// toolConfigurationNotification. A run that was aborted, interrupted or
-// fed input it could not use has executionSuccessful false and an error
-// toolExecutionNotification saying why, so that a gate reading the log
-// cannot take a run that judged nothing for a clean one. With --fail-on
+// toolConfigurationNotification whose associatedRule is its check (one
+// of rules, then, result or not). A run that was aborted, interrupted,
+// cut short by its deadline or fed input it could not use has
+// executionSuccessful false and an error toolExecutionNotification
+// saying why, so that a gate reading the log cannot take a run that
+// judged nothing, or not everything, for a clean one. Every
+// notification's descriptor is one of driver.notifications, referenced
+// by id and index, as a rule is. With --fail-on
 // warn a warning's level is "error", as it fails the gate (status keeps
 // "warn"). run.properties carries the gate's verdict and the counts, as
 // the JSON report's summary does. All text from the server or the user
@@ -179,8 +183,31 @@ type sarifNotification struct {
 	Locations      []sarifLocation `json:"locations,omitempty"`
 }
 
+// A sarifRef is a reportingDescriptorReference: it names a rule of
+// driver.rules or a notification descriptor of driver.notifications by
+// id and by its index there (SARIF 2.1.0 §3.52), so a consumer can
+// resolve it.
 type sarifRef struct {
-	ID string `json:"id"`
+	ID    string `json:"id"`
+	Index int    `json:"index"`
+}
+
+// A sarifDescriptor is a reportingDescriptor of driver.notifications.
+type sarifDescriptor struct {
+	ID                   string          `json:"id"`
+	ShortDescription     sarifText       `json:"shortDescription"`
+	DefaultConfiguration sarifRuleConfig `json:"defaultConfiguration"`
+}
+
+// sarifNotificationKinds are the notifications a log may hold, in the
+// order driver.notifications lists those it references.
+var sarifNotificationKinds = []sarifDescriptor{
+	{"aborted", sarifText{"The target could not be driven: nothing was judged"}, sarifRuleConfig{"error"}},
+	{"interrupted", sarifText{"The run was interrupted: what was not run is not reported"}, sarifRuleConfig{"error"}},
+	{"deadline", sarifText{"The run's deadline passed before every fixture was sent: the rest could not be judged"}, sarifRuleConfig{"error"}},
+	{"invalid-input", sarifText{"Input that could not be used: the run is incomplete"}, sarifRuleConfig{"error"}},
+	{"stale-baseline-entry", sarifText{"A baseline entry no longer fails: remove it from the baseline"}, sarifRuleConfig{"error"}},
+	{"note", sarifText{"A note on the run"}, sarifRuleConfig{"note"}},
 }
 
 type sarifRunProps struct {
@@ -378,6 +405,13 @@ func (s *sarifWriter) fingerprint(r *Result, check, path string, unjudged bool) 
 }
 
 func (s *sarifWriter) End(sum Summary) error {
+	// A stale entry's notification names its check as associatedRule,
+	// which must be one of driver.rules, though no result used it.
+	for _, e := range sum.Stale {
+		if c := checks.Lookup(e.Check); c != nil {
+			s.used[c.ID] = c
+		}
+	}
 	ids := make([]string, 0, len(s.used))
 	for id := range s.used {
 		ids = append(ids, id)
@@ -387,32 +421,51 @@ func (s *sarifWriter) End(sum Summary) error {
 	for _, id := range ids {
 		rules = append(rules, sarifRuleOf(s.used[id]))
 	}
+	// The notifications' descriptors: those this log references, in the
+	// order of sarifNotificationKinds.
+	runLevel := []struct{ id, why string }{
+		{"aborted", sum.Aborted}, {"interrupted", sum.Interrupted}, {"deadline", sum.Deadline}, {"invalid-input", sum.Invalid},
+	}
+	wanted := map[string]bool{"stale-baseline-entry": len(sum.Stale) > 0, "note": len(sum.Notes) > 0}
+	for _, n := range runLevel {
+		wanted[n.id] = n.why != ""
+	}
+	var kinds []sarifDescriptor
+	kind := map[string]sarifRef{}
+	for _, d := range sarifNotificationKinds {
+		if wanted[d.ID] {
+			kind[d.ID] = sarifRef{d.ID, len(kinds)}
+			kinds = append(kinds, d)
+		}
+	}
 	inv := sarifInvocation{
-		ExecutionSuccessful: sum.Aborted == "" && sum.Interrupted == "" && sum.Invalid == "",
+		ExecutionSuccessful: sum.Aborted == "" && sum.Interrupted == "" && sum.Deadline == "" && sum.Invalid == "",
 		StartTimeUTC:        sarifTime(s.meta.Started),
 		EndTimeUTC:          sarifTime(s.meta.Started.Add(sum.Duration)),
 	}
-	for _, n := range []struct{ id, why string }{
-		{"aborted", sum.Aborted}, {"interrupted", sum.Interrupted}, {"invalid-input", sum.Invalid},
-	} {
+	for _, n := range runLevel {
 		if n.why != "" {
 			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-				sarifNotification{Descriptor: sarifRef{n.id}, Level: "error", Message: sarifText{sarifNotice(n.id) + Sanitize(n.why)}})
+				sarifNotification{Descriptor: kind[n.id], Level: "error", Message: sarifText{sarifNotice(n.id) + Sanitize(n.why)}})
 		}
 	}
 	for _, n := range sum.Notes {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-			sarifNotification{Descriptor: sarifRef{"note"}, Level: "note", Message: sarifText{Sanitize(n)}})
+			sarifNotification{Descriptor: kind["note"], Level: "note", Message: sarifText{Sanitize(n)}})
 	}
 	for _, e := range sum.Stale {
-		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications, sarifNotification{
-			Descriptor:     sarifRef{"stale-baseline-entry"},
-			AssociatedRule: &sarifRef{Sanitize(e.Check)},
-			Level:          "error",
+		n := sarifNotification{
+			Descriptor: kind["stale-baseline-entry"],
+			Level:      "error",
 			Message: sarifText{"stale baseline entry: " + Sanitize(e.Fixture) + " " + Sanitize(e.Check) +
 				" no longer fails; remove it from the baseline (its reason: " + Sanitize(e.Reason) + ")"},
 			Locations: []sarifLocation{{LogicalLocations: []sarifLogical{{Name: Sanitize(e.Fixture), Kind: "module"}}}},
-		})
+		}
+		if c := checks.Lookup(e.Check); c != nil {
+			i, _ := slices.BinarySearch(ids, c.ID)
+			n.AssociatedRule = &sarifRef{c.ID, i}
+		}
+		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications, n)
 	}
 	failOn := "fail"
 	if s.meta.FailOnWarn {
@@ -421,17 +474,18 @@ func (s *sarifWriter) End(sum Summary) error {
 	tail := struct {
 		Tool struct {
 			Driver struct {
-				Name           string      `json:"name"`
-				Version        string      `json:"version,omitempty"`
-				InformationURI string      `json:"informationUri"`
-				Rules          []sarifRule `json:"rules"`
+				Name           string            `json:"name"`
+				Version        string            `json:"version,omitempty"`
+				InformationURI string            `json:"informationUri"`
+				Rules          []sarifRule       `json:"rules"`
+				Notifications  []sarifDescriptor `json:"notifications,omitempty"`
 			} `json:"driver"`
 		} `json:"tool"`
 		Invocations []sarifInvocation `json:"invocations"`
 		Properties  sarifRunProps     `json:"properties"`
 	}{}
 	d := &tail.Tool.Driver
-	d.Name, d.Version, d.InformationURI, d.Rules = "wymcp-check", s.meta.Version, sarifToolURI, rules
+	d.Name, d.Version, d.InformationURI, d.Rules, d.Notifications = "wymcp-check", s.meta.Version, sarifToolURI, rules, kinds
 	tail.Invocations = []sarifInvocation{inv}
 	tail.Properties = sarifRunProps{
 		Target: Sanitize(s.meta.Target), Contract: Sanitize(s.meta.Contract), Protocol: Sanitize(s.meta.Protocol),
@@ -457,6 +511,8 @@ func sarifNotice(id string) string {
 		return "the target was not judged: "
 	case "interrupted":
 		return "the run was interrupted; what was not run is not reported: "
+	case "deadline":
+		return "the run is incomplete: "
 	}
 	return "input that could not be used (the run is incomplete): "
 }

@@ -91,6 +91,18 @@ func sarifCases(t *testing.T) []sarifCase {
 		}()},
 		sarifCase{name: "invalid", rs: rs, sum: func() report.Summary { s := sum; s.Invalid = "1 input problem (bad.jsonl:3)"; return s }()},
 		sarifCase{name: "empty", sum: report.Summary{}},
+		sarifCase{name: "deadline", rs: append(rs[:2:2], &report.Result{Fixture: "late/one", Verdicts: checks.NotSent("late/one", "the run's deadline passed before this fixture", checks.All())}),
+			sum: func() report.Summary {
+				s := summarize(rs[:2])
+				s.Error++
+				s.Skip += len(checks.All()) - 1
+				s.Deadline = "the run's deadline passed before 1 fixture(s) were sent; they could not be judged"
+				return s
+			}()},
+		// Only a stale entry: its check produced no result, yet it is the
+		// notification's associated rule.
+		sarifCase{name: "stale-only", sum: report.Summary{Notes: []string{"protocol 2026-07-28"},
+			Stale: []report.Stale{{Fixture: "errors/parse", Check: "ERR1001", Reason: "fixed in 2.0"}}}},
 	)
 	const hostile = "t\x1b]0;title\x07 \u009b31m\u0085 #?%/ \u202e\xff"
 	c := checks.All()[0]
@@ -219,14 +231,16 @@ type sarifLog struct {
 					ShortDescription     struct{ Text string }
 					DefaultConfiguration struct{ Level string }
 				}
+				Notifications []struct{ ID string }
 			}
 		}
 		Invocations []struct {
 			ExecutionSuccessful                                        bool
 			ToolExecutionNotifications, ToolConfigurationNotifications []struct {
-				Descriptor struct{ ID string }
-				Level      string
-				Message    struct{ Text string }
+				Descriptor     sarifRef
+				AssociatedRule *sarifRef
+				Level          string
+				Message        struct{ Text string }
 			}
 		}
 		Properties struct {
@@ -234,6 +248,13 @@ type sarifLog struct {
 			Summary map[string]int
 		}
 	}
+}
+
+// A sarifRef is a reportingDescriptorReference as read; Index -1 when
+// absent.
+type sarifRef struct {
+	ID    string
+	Index *int
 }
 
 // uriReference is the characters of an RFC 3986 URI reference, percent
@@ -336,19 +357,46 @@ func sarifAgrees(raw []byte, c sarifCase) []string {
 	for _, res := range run.Results {
 		usedIDs = append(usedIDs, res.RuleID)
 	}
+	for _, e := range c.sum.Stale {
+		usedIDs = append(usedIDs, e.Check)
+	}
 	slices.Sort(usedIDs)
 	if usedIDs = slices.Compact(usedIDs); !slices.Equal(ruleIDs, usedIDs) {
-		problems = append(problems, fmt.Sprintf("rules %v, want the checks of the results, sorted: %v", ruleIDs, usedIDs))
+		problems = append(problems, fmt.Sprintf("rules %v, want the checks of the results and of the stale entries, sorted: %v", ruleIDs, usedIDs))
+	}
+	var kindIDs []string
+	for _, d := range run.Tool.Driver.Notifications {
+		kindIDs = append(kindIDs, d.ID)
+	}
+	// Every reference resolves (SARIF 2.1.0 §3.52): a notification's
+	// descriptor is one of driver.notifications, its associatedRule one
+	// of driver.rules, each at the index it gives.
+	resolves := func(what string, ref sarifRef, ids []string) {
+		i := slices.Index(ids, ref.ID)
+		switch {
+		case i < 0:
+			problems = append(problems, fmt.Sprintf("%s %q is not defined (have %v)", what, ref.ID, ids))
+		case ref.Index == nil:
+			problems = append(problems, fmt.Sprintf("%s %q has no index", what, ref.ID))
+		case *ref.Index != i:
+			problems = append(problems, fmt.Sprintf("%s %q has index %d, it is at %d", what, ref.ID, *ref.Index, i))
+		}
 	}
 	if len(run.Invocations) != 1 {
 		return append(problems, fmt.Sprintf("%d invocations, want 1", len(run.Invocations)))
 	}
 	inv := run.Invocations[0]
-	notClean := c.sum.Aborted != "" || c.sum.Interrupted != "" || c.sum.Invalid != ""
-	if inv.ExecutionSuccessful == notClean {
-		problems = append(problems, fmt.Sprintf("executionSuccessful %v for a run aborted %q, interrupted %q, invalid %q", inv.ExecutionSuccessful, c.sum.Aborted, c.sum.Interrupted, c.sum.Invalid))
+	for _, n := range append(slices.Clone(inv.ToolExecutionNotifications), inv.ToolConfigurationNotifications...) {
+		resolves("notification descriptor", n.Descriptor, kindIDs)
+		if n.AssociatedRule != nil {
+			resolves("associated rule", *n.AssociatedRule, ruleIDs)
+		}
 	}
-	for _, why := range []string{c.sum.Aborted, c.sum.Interrupted, c.sum.Invalid} {
+	notClean := c.sum.Aborted != "" || c.sum.Interrupted != "" || c.sum.Deadline != "" || c.sum.Invalid != ""
+	if inv.ExecutionSuccessful == notClean {
+		problems = append(problems, fmt.Sprintf("executionSuccessful %v for a run aborted %q, interrupted %q, cut by its deadline %q, invalid %q", inv.ExecutionSuccessful, c.sum.Aborted, c.sum.Interrupted, c.sum.Deadline, c.sum.Invalid))
+	}
+	for _, why := range []string{c.sum.Aborted, c.sum.Interrupted, c.sum.Deadline, c.sum.Invalid} {
 		if why == "" {
 			continue
 		}
@@ -362,7 +410,7 @@ func sarifAgrees(raw []byte, c sarifCase) []string {
 	}
 	stale := 0
 	for _, n := range inv.ToolConfigurationNotifications {
-		if n.Descriptor.ID == "stale-baseline-entry" && n.Level == "error" {
+		if n.Descriptor.ID == "stale-baseline-entry" && n.Level == "error" && n.AssociatedRule != nil {
 			stale++
 		}
 	}
@@ -401,13 +449,15 @@ func TestSARIFAgreesHasTeeth(t *testing.T) {
 	lines := strings.Split(string(good), "\n")
 	firstResult := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, `{"ruleId"`) })
 	for name, doc := range map[string]string{
-		"a result dropped":   strings.Join(slices.Delete(slices.Clone(lines), firstResult, firstResult+1), "\n"),
-		"a result doubled":   strings.Join(slices.Insert(slices.Clone(lines), firstResult, lines[firstResult]), "\n"),
-		"a fail as warning":  strings.Replace(string(good), `"level":"error"`, `"level":"warning"`, 1),
-		"a suppression lost": strings.Replace(string(good), `"suppressions":[{"kind":"external"`, `"suppressionz":[{"kind":"external"`, 1),
-		"a rule missing":     strings.Replace(string(good), `"rules":[{"id":"ERR1002"`, `"rules":[{"id":"ERR1002x"`, 1),
-		"the gate passed":    strings.Replace(string(good), `"gate":"failed"`, `"gate":"passed"`, 1),
-		"a URI with a space": strings.Replace(string(good), `"uri":"wymcp-check/garbage"`, `"uri":"wymcp-check/gar bage"`, 1),
+		"a result dropped":       strings.Join(slices.Delete(slices.Clone(lines), firstResult, firstResult+1), "\n"),
+		"a result doubled":       strings.Join(slices.Insert(slices.Clone(lines), firstResult, lines[firstResult]), "\n"),
+		"a fail as warning":      strings.Replace(string(good), `"level":"error"`, `"level":"warning"`, 1),
+		"a suppression lost":     strings.Replace(string(good), `"suppressions":[{"kind":"external"`, `"suppressionz":[{"kind":"external"`, 1),
+		"a rule missing":         strings.Replace(string(good), `"rules":[{"id":"ERR1002"`, `"rules":[{"id":"ERR1002x"`, 1),
+		"the gate passed":        strings.Replace(string(good), `"gate":"failed"`, `"gate":"passed"`, 1),
+		"a URI with a space":     strings.Replace(string(good), `"uri":"wymcp-check/garbage"`, `"uri":"wymcp-check/gar bage"`, 1),
+		"a descriptor undefined": strings.Replace(string(good), `"notifications":[{"id":"stale-baseline-entry"`, `"notifications":[{"id":"stale"`, 1),
+		"a descriptor misplaced": strings.Replace(string(good), `"descriptor":{"id":"note","index":1}`, `"descriptor":{"id":"note","index":0}`, 1),
 	} {
 		if doc == string(good) {
 			t.Errorf("%s: nothing changed", name)
