@@ -144,16 +144,11 @@ func (o *reportOptions) outputs() ([]output, error) {
 }
 
 // sameFile reports whether two paths name one file: the same path once
-// cleaned and made absolute, or, where both exist, the same file by its
-// device and inode (links).
+// resolved (see resolved), or, where both exist, the same file by its
+// device and inode (hard links).
 func sameFile(a, b string) bool {
-	if a == b {
+	if a == b || resolved(a) == resolved(b) {
 		return true
-	}
-	if aa, err := filepath.Abs(a); err == nil {
-		if bb, err := filepath.Abs(b); err == nil && aa == bb {
-			return true
-		}
 	}
 	fa, err := os.Stat(a)
 	if err != nil {
@@ -161,6 +156,47 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// maxLinks bounds the links resolved followed in one path, as the
+// kernel bounds them (Linux: 40): a loop of links ends.
+const maxLinks = 40
+
+// resolved is the file a path will name when it is written: absolute,
+// every link followed. A file not made yet has no inode to compare, so
+// its path is resolved instead: a dangling link's target (os.Create
+// writes through it, so a link to a file not there yet once let two
+// reports interleave in one file) and the links of its directory.
+func resolved(path string) string {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	for range maxLinks {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			// Not there: its directory may still be reached through links.
+			if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+				return filepath.Join(d, filepath.Base(p))
+			}
+			return p
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			return p
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		p = target
+	}
+	return p
 }
 
 // session is one judged run: the contract, the report writers, the

@@ -115,3 +115,60 @@ func TestWriteBaselineOnlyAcceptedFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestReportWrittenTwiceThroughLinks: two reports that would land in
+// one file are a usage error, however the path reaches it, before
+// anything is written. A dangling link to a file not made yet (which
+// os.Create writes through) once slipped past: both reports went,
+// interleaved, into the link's target.
+func TestReportWrittenTwiceThroughLinks(t *testing.T) {
+	// links makes a fresh directory of links: no case sees a file an
+	// earlier case wrote.
+	links := func(t *testing.T) func(string) string {
+		dir := t.TempDir()
+		at := func(p string) string { return filepath.Join(dir, p) }
+		if err := os.Mkdir(at("real"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for link, target := range map[string]string{
+			"link.json":  at("same.json"),    // dangling, absolute
+			"rel.json":   "same.json",        // dangling, relative to its directory
+			"chain.json": at("link.json"),    // a link to the dangling link
+			"dirlink":    at("real"),         // a directory reached through a link
+			"deep.json":  "dirlink/new.json", // dangling, through the linked directory
+		} {
+			if err := os.Symlink(target, at(link)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return at
+	}
+	for _, tc := range []struct{ a, b string }{
+		{"link.json", "same.json"},
+		{"rel.json", "same.json"},
+		{"chain.json", "same.json"},
+		{"chain.json", "rel.json"},
+		{"dirlink/new.json", "real/new.json"},
+		{"deep.json", "real/new.json"},
+	} {
+		at := links(t)
+		a, b := at(tc.a), at(tc.b)
+		code, out, errOut := runMain(t, "", "lint", "../../examples/demo.jsonl", "--report", "json="+a, "--report", "sarif="+b)
+		if want := b + " is written twice"; code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("--report json=%s --report sarif=%s: exit %d, stderr %q; want exit 2 and %q", tc.a, tc.b, code, errOut, want)
+		}
+		if out != "" {
+			t.Errorf("%s, %s: a report was started before the usage error", tc.a, tc.b)
+		}
+		for _, p := range []string{"same.json", "real/new.json"} {
+			if _, err := os.Stat(at(p)); err == nil {
+				t.Errorf("%s, %s: %s was written", tc.a, tc.b, p)
+			}
+		}
+	}
+	// Distinct files stay distinct, links or not.
+	at := links(t)
+	if code, _, errOut := runMain(t, "", "lint", "../../examples/demo.jsonl", "--report", "json="+at("dirlink/one.json"), "--report", "sarif="+at("real/two.json")); code == exitUsage {
+		t.Errorf("two files: exit 2: %s", errOut)
+	}
+}
