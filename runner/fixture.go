@@ -112,6 +112,11 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	exp := r.expect(req, f.Expect)
 	if req.Method == "GET" || f.Stream {
 		ex := l.openStream(ctx, req)
+		if ex.Failure != "" && interrupted(ctx) {
+			// As for a POST (below): cut short by the interrupt, not
+			// by the server.
+			return l.skipAll(id, "not judged: the run was interrupted during this exchange")
+		}
 		return l.judge(id, &ex, exp, f.Expect)
 	}
 	// The liveness probe, if one is needed, goes out in the same slot:
