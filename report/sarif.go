@@ -362,19 +362,27 @@ func (s *sarifWriter) artifactOf(file string) string {
 	if file == s.file {
 		return s.artifact
 	}
+	s.file, s.artifact = file, CleanPath(s.dir, file)
+	return s.artifact
+}
+
+// CleanPath is file's one spelling: cleaned, relative to dir when inside
+// it (absolute otherwise, when dir is known), with slashes. A transcript
+// named "t.jsonl", "./t.jsonl" or "$PWD/t.jsonl" is one file to a SARIF
+// log and to a baseline's keys.
+func CleanPath(dir, file string) string {
 	p := filepath.Clean(file)
-	if s.dir != "" {
+	if dir != "" {
 		abs := p
 		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(s.dir, p)
+			abs = filepath.Join(dir, p)
 		}
 		p = abs
-		if rel, err := filepath.Rel(s.dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if rel, err := filepath.Rel(dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			p = rel
 		}
 	}
-	s.file, s.artifact = file, filepath.ToSlash(p)
-	return s.artifact
+	return filepath.ToSlash(p)
 }
 
 // sarifFileURI is a transcript path (slashed, see artifactOf) as a URI

@@ -158,6 +158,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	var tools schema.ToolCache
 	var inputErrs, unreported, unjudged, reported, records int
 	var unjudgedWhy, abortedWhy string
+	wd, _ := os.Getwd() // ("" if unknown: names are then only cleaned)
 	for i, name := range o.Files {
 		own, notes, err := o.fileSettings(i, ss)
 		for _, n := range notes {
@@ -180,7 +181,9 @@ func lintRun(s *streams, o *lintOptions) error {
 		}
 		prefix := ""
 		if len(o.Files) > 1 {
-			prefix = name + ":"
+			// One spelling per file, so a baseline written from
+			// "a.jsonl b.jsonl" holds for "./a.jsonl $PWD/b.jsonl".
+			prefix = report.CleanPath(wd, name) + ":"
 		}
 		tr := transcript.NewReader(name, r)
 		// A relay's recording carries its traffic: the client's messages

@@ -57,6 +57,31 @@ func TestLintSARIFPathSpellings(t *testing.T) {
 	}
 }
 
+// TestLintBaselinePathSpellings: a baseline written by lint of several
+// transcripts holds for the same files spelled otherwise ("./a.jsonl",
+// "$PWD/b.jsonl"): each fixture's name is prefixed with the file's one
+// spelling. Before, every entry came back "not judged", and the gate
+// failed. The twin: the spelling it was written with.
+func TestLintBaselinePathSpellings(t *testing.T) {
+	raw := readFile(t, "../../examples/demo.jsonl")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, f := range []string{"a.jsonl", "b.jsonl"} {
+		if err := os.WriteFile(f, []byte(raw), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := runMain(t, "", "lint", "--write-baseline", "known.txt", "a.jsonl", "b.jsonl"); code != exitFindings {
+		t.Fatalf("lint --write-baseline: exit %d: %s", code, errOut)
+	}
+	for _, files := range [][]string{{"a.jsonl", "b.jsonl"}, {"./a.jsonl", filepath.Join(dir, "b.jsonl")}} {
+		args := append([]string{"lint", "--baseline", "known.txt"}, files...)
+		if code, out, errOut := runMain(t, "", args...); code != exitOK {
+			t.Errorf("lint %v --baseline: exit %d, want %d\n%s%s", files, code, exitOK, out, errOut)
+		}
+	}
+}
+
 // TestWriteBaselineOnlyAcceptedFailures: --write-baseline lists the
 // server's failures, never a could-not-judge (a timeout is no accepted
 // failure), and a run its deadline cut short writes no baseline at all,
