@@ -43,7 +43,9 @@ servers before 1.25 so answer). Under --contract spec only the statuses the spec
 JSON-RPC body (400 and 404 in 2026-07-28, T-COMPAT-1's refusals for a
 protocol reason) fail; others warn, and so does a 2026 400 or 404 where
 the spec leaves the reaction itself open (a batch, AMB-7; a posted
-response), except a refusal made on the headers
+response), but not a 404 to a method no version defines, which says the
+method is not implemented whether an extension might define it or not
+(T-HTTP-9 gives it a -32601 body), except a refusal made on the headers
 or the session before the body is read (406, 415, 421, a 2025 session's
 400 or 404, a 400 to a body whose Content-Type is not application/json,
 or to a POST without Accept or whose Accept leaves out a reply type,
@@ -190,6 +192,12 @@ func specBody(p *Pass, status int) (need int, why string) {
 		return bodyNone, ""
 	case !(x.Version == envelope.V20260728 && (status == 400 || status == 404)):
 		return bodyShould, ""
+	case status == 404 && x.Condition == expect.CondUnknownMethod:
+		// Whether an extension defines the method (T-LIFE-17) or not,
+		// a 404 says it is not implemented, and T-HTTP-9 gives that
+		// 404 its -32601 body: a bare one reads as a legacy server's
+		// (T-COMPAT-5).
+		return bodyMust, ""
 	case x.Error.Level == expect.Open:
 		// The spec leaves the reaction itself open (a batch, AMB-7; a
 		// missing Accept, AMB-17): T-COMPAT-1 ties a JSON-RPC body to a
