@@ -61,7 +61,18 @@ func serve(t *testing.T, fault string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewUnstartedServer(srv)
+	url := serveHandler(t, srv)
+	// (Cleanups run last first: the server ends its hanging requests
+	// before the listener waits for them.)
+	t.Cleanup(func() { srv.Close() })
+	return url
+}
+
+// serveHandler serves h on a loopback port for the test's life and
+// returns its MCP endpoint's URL.
+func serveHandler(t *testing.T, h http.Handler) string {
+	t.Helper()
+	hs := httptest.NewUnstartedServer(h)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +80,7 @@ func serve(t *testing.T, fault string) string {
 	hs.Listener.Close()
 	hs.Listener = l
 	hs.Start()
-	t.Cleanup(func() { srv.Close(); hs.Close() })
+	t.Cleanup(hs.Close)
 	return hs.URL + "/mcp"
 }
 

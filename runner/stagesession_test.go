@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -81,14 +79,7 @@ func serveRefusingEarlyPing(t *testing.T, refuse bool) string {
 		}
 		srv.ServeHTTP(w, r)
 	})
-	hs := httptest.NewUnstartedServer(h)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs.Listener.Close()
-	hs.Listener = l
-	hs.Start()
-	t.Cleanup(func() { srv.Close(); hs.Close() })
-	return hs.URL + "/mcp"
+	url := serveHandler(t, h)
+	t.Cleanup(func() { srv.Close() })
+	return url
 }
