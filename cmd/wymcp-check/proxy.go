@@ -51,7 +51,7 @@ fails the gate (--fail-on), else 0.
 
 ` + exitHelp,
 		Example: `  wymcp-check proxy http://127.0.0.1:3001/mcp --listen 127.0.0.1:6277
-  wymcp-check proxy https://mcp.example.com/mcp -H 'Authorization: Bearer $TOKEN' --record traffic.jsonl`,
+  wymcp-check proxy https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN" --record traffic.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.URL = args[0]

@@ -46,7 +46,7 @@ whole fixture file (with its "-- fixture --" section and expect-* keys).
 --fixture ID sends a fixture of the corpus (or of --fixtures DIR) instead.
 A fixture is judged with its own expectations, exactly as check judges it,
 so send reproduces check's verdict. Bodies may use the fixture placeholders
-({{meta}}, {{version}}, {{tool}}, {{args}}, {{canary:N}}, {{bytes:ff}});
+({{id}}, {{meta}}, {{version}}, {{tool}}, {{args}}, {{canary:N}}, {{bytes:ff}});
 the version's standard headers are added unless the headers section
 changes or drops them ("-Name").
 

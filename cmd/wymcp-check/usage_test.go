@@ -83,13 +83,16 @@ func TestFirstHour(t *testing.T) {
 	}
 }
 
-// TestHelpQuotesHeaderForTheShell: the --header example uses double
-// quotes, so a shell expands $TOKEN in it.
+// TestHelpQuotesHeaderForTheShell: the --header examples use double
+// quotes, so a shell expands $TOKEN in them.
 func TestHelpQuotesHeaderForTheShell(t *testing.T) {
-	_, out, _ := runMain(t, "", "check", "--help")
-	if !strings.Contains(out, `-H "Authorization: Bearer $TOKEN"`) {
-		t.Errorf("check --help:\n%s", out)
+	for _, cmd := range []string{"check", "proxy"} {
+		_, out, _ := runMain(t, "", cmd, "--help")
+		if !strings.Contains(out, `-H "Authorization: Bearer $TOKEN"`) || strings.Contains(out, `'Authorization: Bearer $TOKEN'`) {
+			t.Errorf("%s --help:\n%s", cmd, out)
+		}
 	}
+	_, out, _ := runMain(t, "", "check", "--help")
 	if !strings.Contains(out, "not at all (none; off is the same)") {
 		t.Errorf("--schema help does not name none")
 	}
