@@ -46,10 +46,9 @@ prints a summary.
 
 Messages over --max-bytes are relayed whole and not judged. The client's
 Authorization and Cookie headers and the values of --header are never shown
-nor recorded. The exit code is 1 when a judged exchange or client message
-fails the gate (--fail-on), else 0.
+nor recorded.
 
-` + exitHelp,
+` + proxyExitHelp,
 		Example: `  wymcp-check proxy http://127.0.0.1:3001/mcp --listen 127.0.0.1:6277
   wymcp-check proxy https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN" --record traffic.jsonl`,
 		Args: cobra.ExactArgs(1),

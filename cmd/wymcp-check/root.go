@@ -54,14 +54,53 @@ type targetError struct{ err error }
 func (e *targetError) Error() string { return e.err.Error() }
 func (e *targetError) Unwrap() error { return e.err }
 
-const exitHelp = `Exit codes:
-  0  nothing fails the gate
-  1  conformance failures: a check failed or could not judge (with --fail-on warn, warnings too)
-  2  usage or configuration error: bad flag, contract, fixture or transcript line
-  3  the target could not be driven: not started, unreachable, died
-  4  interrupted (SIGINT or SIGTERM): no new fixture was sent, what arrived
+// The exit codes' texts, each in one place; a command's help lists the
+// codes it can exit with (exitCodes), in the words true for it.
+const (
+	exitLineOK       = "0  nothing fails the gate"
+	exitFindingsWhy  = "a check failed or could not judge"
+	exitFailOnWarn   = " (with --fail-on warn, warnings too)"
+	exitLineFindings = "1  conformance failures: " + exitFindingsWhy
+	exitLineFailOn   = exitLineFindings + exitFailOnWarn
+	exitLineUsage    = "2  usage or configuration error"
+	exitLineTarget   = "3  the target could not be driven: not started, unreachable, died"
+)
+
+// exitCodes is the block of exit codes that ends a command's help.
+func exitCodes(head string, lines ...string) string {
+	return head + "\n  " + strings.Join(lines, "\n  ")
+}
+
+// The exit codes of each command: check's (exitHelp), lint's, send's,
+// proxy's, wrap's, and the root help's summary of them.
+var (
+	exitHelp = exitCodes("Exit codes:", exitLineOK, exitLineFailOn,
+		exitLineUsage+": bad flag, contract, baseline or fixture",
+		exitLineTarget,
+		`4  interrupted (SIGINT or SIGTERM): no new fixture was sent, what arrived
      was judged, and every report was written, marked as interrupted; a
-     second signal exits at once (130)`
+     second signal exits at once (130)`)
+	// lintExitHelp is lint's. Not yet used: lint.go's help still ends with
+	// exitHelp, check's, and is to end with this instead.
+	lintExitHelp = exitCodes("Exit codes:", exitLineOK, exitLineFailOn,
+		exitLineUsage+`: bad flag, contract or schema, a transcript that cannot
+     be opened, or a malformed line (the rest is judged and the reports written)`,
+		"3  the recorded run could not drive its target: it was aborted, or judged nothing")
+	sendExitHelp = exitCodes("Exit codes:", exitLineOK, exitLineFindings+" (a warning does not fail)",
+		exitLineUsage+": bad flag, contract, message or fixture, or the message was not sent",
+		exitLineTarget)
+	proxyExitHelp = exitCodes("Exit codes, once Ctrl-C or SIGTERM stops it:", exitLineOK,
+		"1  a judged exchange or client message fails the gate: "+exitFindingsWhy+exitFailOnWarn,
+		exitLineUsage+": bad flag, URL or --listen address")
+	wrapExitHelp = exitCodes(`Exit codes: the server's own exit status (128+N when signal N ended it);
+when the server did not run:`,
+		exitLineUsage+": bad flag, no command after --, or a\n     --log, --record or --report file that cannot be written",
+		"3  the server could not be started")
+	rootExitHelp = exitCodes("Exit codes (each command's --help lists its own):", exitLineOK, exitLineFailOn,
+		exitLineUsage, exitLineTarget,
+		"4  check only: interrupted (SIGINT or SIGTERM); every report was written, marked as interrupted") +
+		"\nwrap exits with the status of the server it ran (wrap --help)."
+)
 
 // Main runs the CLI and maps every outcome to an exit code, in one place.
 func Main(args []string, s *streams) exitCode {
@@ -111,7 +150,7 @@ func newRootCmd(s *streams) *cobra.Command {
 server and judges every reply against JSON-RPC 2.0, the MCP protocol of the
 version the server speaks, and the error-envelope contract.
 
-` + exitHelp,
+` + rootExitHelp,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		Version:           checkerVersion(),

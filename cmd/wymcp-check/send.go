@@ -50,7 +50,7 @@ so send reproduces check's verdict. Bodies may use the fixture placeholders
 the version's standard headers are added unless the headers section
 changes or drops them ("-Name").
 
-` + exitHelp,
+` + sendExitHelp,
 		Example: `  echo '{"jsonrpc":"2.0","id":{{id}},"method":"tools/list","params":{{{meta}}}}' | wymcp-check send --demo -
   wymcp-check send --demo --fixture tools/unknown-tool
   wymcp-check send http://127.0.0.1:3001/mcp probe.txt

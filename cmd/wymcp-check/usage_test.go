@@ -157,3 +157,30 @@ func TestRunOfUnloadedFixturesSaysWhy(t *testing.T) {
 		t.Errorf("a report was started before the usage error: %q", out)
 	}
 }
+
+// TestHelpExitCodesPerCommand: each command's help lists the exit codes
+// it can exit with, no other's.
+func TestHelpExitCodesPerCommand(t *testing.T) {
+	for _, tc := range []struct {
+		cmd       string
+		want, not []string
+	}{
+		{"check", []string{"  3  the target could not be driven", "  4  interrupted (SIGINT or SIGTERM): no new fixture was sent", "--fail-on warn"}, nil},
+		{"send", []string{"  1  conformance failures", "  3  the target could not be driven", "{{id}}"}, []string{"--fail-on", "  4  "}},
+		{"proxy", []string{"  1  a judged exchange or client message fails the gate", "  2  usage"}, []string{"  3  ", "  4  "}},
+		{"wrap", []string{"the server's own exit status (128+N", "  3  the server could not be started"}, []string{"  0  ", "  1  ", "  4  "}},
+	} {
+		_, out, _ := runMain(t, "", tc.cmd, "--help")
+		help, _, _ := strings.Cut(out, "Usage:")
+		for _, w := range tc.want {
+			if !strings.Contains(help, w) {
+				t.Errorf("%s --help lacks %q:\n%s", tc.cmd, w, help)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(help, n) {
+				t.Errorf("%s --help has %q:\n%s", tc.cmd, n, help)
+			}
+		}
+	}
+}

@@ -37,10 +37,10 @@ them) and on the client's messages (area client), goes to stderr, or to
 --log FILE. SIGINT and SIGTERM are forwarded to
 the server. When the client closes stdin the server gets --grace to exit,
 then SIGTERM, then SIGKILL; a second SIGINT or SIGTERM stops it the same
-way. wrap exits with the server's exit status (128+N
-when signal N ended it), whatever the verdicts; use --report to gate on them.
+way. The verdicts never change wrap's exit code: use --report to gate on
+them.
 
-` + exitHelp,
+` + wrapExitHelp,
 		Example: `  wymcp-check wrap -- node server.js
   wymcp-check wrap --log /tmp/mcp.log --record /tmp/mcp.jsonl -- uvx my-server`,
 		RunE: func(cmd *cobra.Command, args []string) error {
