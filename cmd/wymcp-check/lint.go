@@ -109,7 +109,7 @@ described in the README) and judges every reply with the same checks a live
 run uses. A malformed line is reported with its file and line number and the
 rest is still judged; the report is always written.
 
-` + exitHelp,
+` + lintExitHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files, o.changed = args, cmd.Flags().Changed

@@ -80,8 +80,7 @@ var (
 		`4  interrupted (SIGINT or SIGTERM): no new fixture was sent, what arrived
      was judged, and every report was written, marked as interrupted; a
      second signal exits at once (130)`)
-	// lintExitHelp is lint's. Not yet used: lint.go's help still ends with
-	// exitHelp, check's, and is to end with this instead.
+	// lintExitHelp is lint's: it catches no signal, so it has no 4.
 	lintExitHelp = exitCodes("Exit codes:", exitLineOK, exitLineFailOn,
 		exitLineUsage+`: bad flag, contract or schema, a transcript that cannot
      be opened, or a malformed line (the rest is judged and the reports written)`,
