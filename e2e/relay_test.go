@@ -211,8 +211,9 @@ func relayClients() []client { return []client{tsClient(), goSDKClient()} }
 // relayServers: for the reference server, the fault each client's
 // traffic provokes. The TypeScript SDK speaks 2025-11-25, whose
 // notifications/initialized the notification-reply fault answers; the
-// Go SDK speaks 2026-07-28 with the reference server, whose tools/call
-// result the no-resultType fault strips.
+// Go SDK speaks 2026-07-28 with the reference server, whose results but
+// server/discover's (its tools/call among them) the no-resultType fault
+// strips of resultType.
 func relayServers(c client) []server {
 	if c.name == "go-sdk" {
 		want := []string{"tools/call id", "FAIL", "fail PRO1002  result.resultType: resultType is missing"}
