@@ -21,6 +21,10 @@ func newListCmd(s *streams) *cobra.Command {
 		Short: "List every check (ID, area, severity, title), or every fixture (ID, versions, transports, rules)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if dir != "" && !fx {
+				// (The checks would print, and DIR go unread in silence.)
+				return usagef("--dir %s needs --fixtures: it adds the fixtures of DIR to the list of fixtures", dir)
+			}
 			tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
 			if !fx {
 				for _, c := range checks.All() {

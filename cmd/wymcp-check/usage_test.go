@@ -185,3 +185,16 @@ func TestHelpExitCodesPerCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestListDirNeedsFixtures: list --dir without --fixtures is a usage
+// error naming the flag it needs; it printed the checks and read nothing
+// of DIR. The twin: --fixtures lists the fixtures.
+func TestListDirNeedsFixtures(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runMain(t, "", "list", "--dir", dir); code != exitUsage || !strings.Contains(errOut, "needs --fixtures") {
+		t.Errorf("list --dir: exit %d, %q; want %d naming --fixtures", code, errOut, exitUsage)
+	}
+	if code, out, errOut := runMain(t, "", "list", "--fixtures"); code != exitOK || !strings.Contains(out, "id/string") {
+		t.Errorf("list --fixtures: exit %d, %s%s", code, out, errOut)
+	}
+}
