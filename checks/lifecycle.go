@@ -204,9 +204,11 @@ answer is judged as that era's negotiation above. 2026-07-28 itself is
 never the newer version an answer should have named: it has no
 initialize, so an initialize that asks a dual-era server for it is
 answered with a legacy version, as for one it does not serve. An
-initialize answered with 2026-07-28 fails where the server serves the
-version asked; elsewhere it warns, since T-LIFE-2 asks only for a version
-the server supports, which 2026-07-28 may be.
+initialize answered with 2026-07-28 fails where the server is known to
+serve the version asked, or any version that has initialize (the session
+is then the legacy era's, T-COMPAT-2); where its versions are not known it
+warns, since T-LIFE-2 asks only for a version the server supports, which
+2026-07-28 may be.
 
 What the server serves is known from the run (the versions its
 initialize answers named, server/discover's supportedVersions); without
@@ -253,6 +255,13 @@ was made with a server that serves one.`,
 			switch {
 			case got.Str == envelope.V20260728 && got.Str != asked && x.Facts.Serves(asked) && hasInitialize(asked):
 				p.Failf("result.protocolVersion", "initialize for %s is answered %s, a version that has no initialize, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
+			case got.Str == envelope.V20260728 && legacyServed(x.Facts) != "":
+				// A server known to serve a legacy version puts the
+				// session an initialize opens in the legacy era
+				// (T-COMPAT-2): its answer names a version of that era
+				// the server supports (T-LIFE-2), not one the session
+				// cannot speak.
+				p.Failf("result.protocolVersion", "initialize is answered %s, a version that has no initialize, though the server serves %s, which has (T-LIFE-2, T-COMPAT-2)", Quote(got.Str, quoteN), Quote(legacyServed(x.Facts), quoteN))
 			case got.Str == envelope.V20260728:
 				// 2026-07-28 has no handshake: an initialize puts a server
 				// in the legacy era (T-COMPAT-2), whose version its answer
@@ -309,6 +318,21 @@ func newestAfter(vs []string, v string) string {
 	for _, s := range vs {
 		if s > v && s > newest {
 			newest = s
+		}
+	}
+	return newest
+}
+
+// legacyServed is the newest version that has initialize among those the
+// facts show the server serves; "" when none is known.
+func legacyServed(f *expect.Facts) string {
+	if f == nil {
+		return ""
+	}
+	newest := ""
+	for _, v := range f.Supported {
+		if hasInitialize(v) && envelope.KnownVersion(v) && v > newest {
+			newest = v
 		}
 	}
 	return newest

@@ -831,7 +831,7 @@ stdio link on one reacted, and that only warns.`,
 		case d == "":
 		case x.Condition == expect.CondBatch && x.Reply.Level == expect.Open && x.Facts.Speaks() != envelope.V20250326:
 			p.Warnf("server", "the server died on a batch: %s; the reaction to a batch is unspecified (AMB-7), but exiting ends the session", d)
-		case x.Condition != expect.CondBatch && x.Reply.Level != expect.Must && !(x.Request.Get("id").Exists() && x.Request.Get("method").Exists()):
+		case x.Condition == expect.CondNotification || x.Condition == expect.CondResponsePosted:
 			// A notification or a posted response owes nothing back: no
 			// MUST is left unmet by an exit, only T-PAGE-3's "handled
 			// gracefully", a SHOULD.

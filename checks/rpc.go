@@ -566,7 +566,7 @@ func sessionRefusal(p *Pass) bool {
 	// A session id the facts show the server never issued, or ended, is
 	// the request's one fault when its body is well-formed, as a
 	// fixture's CondSession says.
-	unheld := known && sid != ""
+	unheld := x.Facts.NeverHeld(sid)
 	code := p.Reply.Response.Get("error.code").Int()
 	wellFormed := x.Condition == expect.CondCall || x.Condition == expect.CondSession
 	// (A request the fixture sent without the session, or with one the

@@ -1205,30 +1205,28 @@ func keepMembers(obj gjson.Result, keep func(name string, v gjson.Result) bool) 
 }
 
 // coerced is the arguments object args with each top-level value a lax
-// validator converts to its property's declared type converted: a string
-// holding a number where the type is number or integer, a string of
-// truth ("true", "no", "1") or the numbers 0 and 1 where it is boolean,
-// in the forms pydantic's lax mode reads. ok is false when none was.
+// validator converts to its property's declared type converted, in the
+// forms pydantic's lax mode reads (pydantic 2): a string holding a
+// decimal number where the type is number (an exponent too) or integer
+// (digits, or a decimal with a zero fraction; no exponent), spaces
+// around it trimmed; a string of truth ("true", "no", "1", as written)
+// or the numbers 0 and 1 where it is boolean. A property held to const
+// or enum (pydantic's Literal and Enum, which convert nothing) keeps its
+// value. ok is false when nothing was converted.
 func coerced(args, schema gjson.Result) (out []byte, ok bool) {
 	if !args.IsObject() {
 		return nil, false
 	}
 	props := schema.Get("properties")
-	types := func(name string) (allowed []string) {
+	property := func(name string) (p gjson.Result) {
 		props.ForEach(func(k, v gjson.Result) bool {
-			if k.Str != name {
-				return true
+			if k.Str == name {
+				p = v
+				return false
 			}
-			if t := v.Get("type"); t.IsArray() {
-				for _, x := range t.Array() {
-					allowed = append(allowed, x.Str)
-				}
-			} else {
-				allowed = append(allowed, t.Str)
-			}
-			return false
+			return true
 		})
-		return allowed
+		return p
 	}
 	out = append(out, '{')
 	args.ForEach(func(k, v gjson.Result) bool {
@@ -1236,7 +1234,7 @@ func coerced(args, schema gjson.Result) (out []byte, ok bool) {
 			out = append(out, ',')
 		}
 		out = append(append(out, k.Raw...), ':')
-		if conv := laxConvert(v, types(k.Str)); conv != "" {
+		if conv := laxConvert(v, property(k.Str)); conv != "" {
 			ok = true
 			out = append(out, conv...)
 		} else {
@@ -1247,18 +1245,34 @@ func coerced(args, schema gjson.Result) (out []byte, ok bool) {
 	return append(out, '}'), ok
 }
 
-// laxConvert is v as a lax validator converts it to one of the types
-// (JSON text), or "" when it converts nothing: a value of an allowed
+// laxConvert is v as a lax validator converts it for the property schema
+// prop (JSON text), or "" when it converts nothing: a value of an allowed
 // type stays as it is.
-func laxConvert(v gjson.Result, types []string) string {
+func laxConvert(v gjson.Result, prop gjson.Result) string {
+	if !prop.IsObject() || prop.Get("const").Exists() || prop.Get("enum").Exists() {
+		return ""
+	}
+	var types []string
+	if t := prop.Get("type"); t.IsArray() {
+		for _, x := range t.Array() {
+			types = append(types, x.Str)
+		}
+	} else {
+		types = append(types, t.Str)
+	}
 	has := func(t string) bool { return slices.Contains(types, t) }
 	switch {
 	case v.Type == gjson.String && !has("string") && (has("number") || has("integer")):
-		if n := strings.TrimSpace(v.Str); n != "" && gjson.Valid(n) && gjson.Parse(n).Type == gjson.Number {
-			return n
+		n := strings.TrimSpace(v.Str)
+		if n == "" || !gjson.Valid(n) || gjson.Parse(n).Type != gjson.Number {
+			return ""
 		}
+		if !has("number") && strings.ContainsAny(n, "eE") {
+			return "" // pydantic reads no exponent as an integer
+		}
+		return n
 	case v.Type == gjson.String && !has("string") && has("boolean"):
-		switch strings.ToLower(strings.TrimSpace(v.Str)) {
+		switch strings.ToLower(v.Str) {
 		case "true", "t", "yes", "y", "on", "1":
 			return "true"
 		case "false", "f", "no", "n", "off", "0":

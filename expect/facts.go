@@ -171,6 +171,20 @@ func (f *Facts) WithSession(sid string) *Facts {
 	return n
 }
 
+// NeverHeld reports whether sid is surely no session the server holds:
+// one a DELETE ended, or, while every id the server issued is still
+// remembered (fewer than maxSessions), one it never issued. An id that
+// fell out of the bounded list may be held still.
+func (f *Facts) NeverHeld(sid string) bool {
+	if f == nil || sid == "" {
+		return false
+	}
+	if slices.Contains(f.ended, sid) {
+		return true
+	}
+	return len(f.issued) > 0 && len(f.issued) < maxSessions && !slices.Contains(f.issued, sid)
+}
+
 // SessionHeld reports whether sid is a session the server issued and no
 // DELETE ended; known is false when no issued session is known.
 func (f *Facts) SessionHeld(sid string) (held, known bool) {
