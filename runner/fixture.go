@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
@@ -224,7 +225,7 @@ func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Ex
 		GotFirstResponseByte: func() { once.Do(func() { close(opened) }) },
 	})
 	stop := make(chan struct{})
-	defer close(stop)
+	var cut atomic.Bool // the look, not the server, ended the exchange
 	go func() {
 		select {
 		case <-opened:
@@ -242,10 +243,12 @@ func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Ex
 		for {
 			select {
 			case <-look.C:
+				cut.Store(true)
 				cancel()
 				return
 			case <-poll:
 				if l.fl.idle() {
+					cut.Store(true)
 					cancel()
 					return
 				}
@@ -256,12 +259,20 @@ func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Ex
 		}
 	}()
 	ex := r.send(sctx, req, false)
-	// The look ended the stream on the checker's side: what came is the
-	// exchange, whatever 2xx opened it (mcp-go answers 202; HTTP1002
-	// judges the status).
-	if ex.Failure != "" && ex.Response != nil && ex.Response.Status/100 == 2 &&
-		envelope.IsEventStream(ex.Response.Header.Get("Content-Type")) && ctx.Err() == nil {
+	close(stop)
+	sse := ex.Response != nil && ex.Response.Status/100 == 2 && envelope.IsEventStream(ex.Response.Header.Get("Content-Type"))
+	switch {
+	case sse && ex.Failure != "" && ctx.Err() == nil:
+		// The look ended the stream on the checker's side: what came is
+		// the exchange, whatever 2xx opened it (mcp-go answers 202;
+		// HTTP1002 judges the status).
 		ex.Failure = ""
+	case cut.Load() && ctx.Err() == nil:
+		// The look is for an open event stream; this reply was another
+		// (a 405, a JSON body) still arriving when the look ended it, a
+		// limit of the checker's, not the server's. A GET is safe to
+		// repeat: it is read again whole, within --timeout.
+		ex = r.send(ctx, req, false)
 	}
 	return ex
 }
