@@ -20,11 +20,14 @@ const MaxCodings = 4
 // ErrTooManyCodings: a body with more than MaxCodings codings.
 var ErrTooManyCodings = errors.New("more content codings than the checker undoes")
 
-// MaxDecoded bounds a body decoded from its Content-Encoding: the
-// default byte bound of a reply (transport.DefaultMaxBytes,
+// MaxDecoded bounds a body ReadReply decodes from its Content-Encoding:
+// the default byte bound of a reply (transport.DefaultMaxBytes,
 // proxy.DefaultMaxBytes), so a decompression bomb costs no more memory
 // than the largest reply read as it came. Past it the body is not
-// judged, as a reply past the byte bound is not.
+// judged, as a reply past the byte bound is not. Only a recording still
+// coded meets it (one written by hand, or before the transport decoded
+// as it read): the transport and the relay decode as the bytes arrive,
+// within the run's own byte bound, and record the body decoded.
 const MaxDecoded = 4 << 20
 
 // Why a coded body could not be decoded; a CodingError wraps one.
@@ -82,7 +85,8 @@ func Codings(h http.Header) []string {
 // (§8.4.1.2), or raw deflate where the body has no zlib header, as
 // browsers read it. Any other coding is a *CodingError with
 // ErrUnknownCoding, returned before r is read. A decoder reads r only as
-// far as it needs, so r may be a stream fed piece by piece.
+// far as it needs, so r may be a stream fed piece by piece. An error
+// reading r is returned as it is, never as a *CodingError.
 func NewDecoder(r io.Reader, codings []string) (io.Reader, error) {
 	if len(codings) > MaxCodings {
 		// Each layer holds a decompressor's window: ten thousand of
@@ -94,6 +98,8 @@ func NewDecoder(r io.Reader, codings []string) (io.Reader, error) {
 			return nil, &CodingError{Coding: c, Err: ErrUnknownCoding}
 		}
 	}
+	src := &sourceReader{r: r}
+	r = src
 	for i := len(codings) - 1; i >= 0; i-- {
 		c := codings[i]
 		var err error
@@ -103,11 +109,31 @@ func NewDecoder(r io.Reader, codings []string) (io.Reader, error) {
 			r, err = newDeflate(r)
 		}
 		if err != nil {
+			if src.err != nil {
+				return nil, src.err
+			}
 			return nil, &CodingError{Coding: c, Err: eofUnexpected(err)}
 		}
-		r = &codingReader{r: r, coding: c}
+		r = &codingReader{r: r, coding: c, src: src}
 	}
 	return r, nil
+}
+
+// sourceReader keeps the error reading the coded bytes failed with, so
+// that a decoder's error that only echoes it (a connection reset, a
+// timeout, a reader's own bound) is returned as that error: the coding
+// is not at fault, and whoever reads the body must tell the two apart.
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.err = err
+	}
+	return n, err
 }
 
 func isGzip(c string) bool { return strings.EqualFold(c, "gzip") || strings.EqualFold(c, "x-gzip") }
@@ -127,17 +153,21 @@ func newDeflate(r io.Reader) (io.Reader, error) {
 	return flate.NewReader(br), nil
 }
 
-// codingReader names the coding in its decoder's errors.
+// codingReader names the coding in its decoder's errors; an error of
+// the coded bytes' own reader passes as it is (see sourceReader).
 type codingReader struct {
 	r      io.Reader
 	coding string
+	src    *sourceReader
 }
 
 func (c *codingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	if err != nil && err != io.EOF {
 		var ce *CodingError
-		if !errors.As(err, &ce) {
+		if c.src.err != nil {
+			err = c.src.err
+		} else if !errors.As(err, &ce) {
 			err = &CodingError{Coding: c.coding, Err: err}
 		}
 	}

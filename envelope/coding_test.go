@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -212,5 +213,41 @@ func TestDecodeBodyStackedCodings(t *testing.T) {
 	}
 	if _, err := envelope.DecodeBody(gzipped(t, body), append(codings, "gzip"), 1<<20); !errors.Is(err, envelope.ErrTooManyCodings) {
 		t.Fatalf("%d stacked codings: err %v, want ErrTooManyCodings", len(codings)+1, err)
+	}
+}
+
+// A decoder's input that fails (a connection reset, a timeout, a
+// reader's own bound) fails the decoder with that error, not a
+// *CodingError: the coding is not at fault, and a transport must tell
+// the server's silence from a body it cannot decode. At the header, in
+// the data, and under stacked codings alike.
+func TestNewDecoderPassesInputErrors(t *testing.T) {
+	errBroken := errors.New("connection broken")
+	coded := gzipped(t, []byte(codedReply))
+	tests := []struct {
+		name    string
+		codings []string
+		body    []byte
+		cut     int // bytes read before the input fails
+	}{
+		{name: "gzip, in its header", codings: []string{"gzip"}, body: coded, cut: 4},
+		{name: "gzip, in its data", codings: []string{"gzip"}, body: coded, cut: 14},
+		{name: "deflate, in its header", codings: []string{"deflate"}, body: zlibbed(t, []byte(codedReply)), cut: 1},
+		{name: "stacked", codings: []string{"deflate", "gzip"}, body: gzipped(t, zlibbed(t, []byte(codedReply))), cut: 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := io.MultiReader(bytes.NewReader(tt.body[:tt.cut]), iotest.ErrReader(errBroken))
+			var err error
+			if r, nerr := envelope.NewDecoder(in, tt.codings); nerr != nil {
+				err = nerr
+			} else {
+				_, err = io.ReadAll(r)
+			}
+			var ce *envelope.CodingError
+			if !errors.Is(err, errBroken) || errors.As(err, &ce) {
+				t.Errorf("err %v (%T), want the input's own error", err, err)
+			}
+		})
 	}
 }
