@@ -112,7 +112,11 @@ type Request struct {
 type Response struct {
 	Status int         // HTTP status; 0 on stdio
 	Header http.Header // keys canonical
-	Body   []byte      // raw body as received (bounded by the transport)
+	// Body is the body as received (bounded by the transport), its
+	// Content-Encoding undone where the transport or the relay read it
+	// so; Header then names no Content-Encoding, so it is not undone
+	// twice.
+	Body []byte
 	// Messages are the JSON-RPC messages the reply carried, in order:
 	// the events' data of an SSE stream, or the lines a stdio server wrote
 	// while this exchange was open. Nil means "take them from Body" (a

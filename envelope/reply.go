@@ -100,7 +100,10 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		if codings := Codings(resp.Header); codings != nil {
 			// A compressed body is judged as the client reads it. One that
 			// cannot be read is the checker's limit, not malformed JSON.
-			// A body cut short keeps what decoded (judged as cut).
+			// A body cut short keeps what decoded (judged as cut). Only a
+			// recording still coded comes here (the transport and the
+			// relay record bodies decoded, within the run's byte bound),
+			// and it says no bound: the default one.
 			var err error
 			body, err = DecodeBody(body, codings, MaxDecoded)
 			if err != nil && !((resp.Cut || resp.Truncated) && errors.Is(err, io.ErrUnexpectedEOF)) {

@@ -53,7 +53,10 @@ type HTTP struct {
 // (not one to another id) and ends Limits.Quiet after it, at the end of the stream
 // (no Failure: the checks judge a stream that closed without an answer),
 // or at a bound (Failure set, Messages kept). Any other reply is read
-// whole into Body, up to Limits.MaxBytes.
+// whole into Body, up to Limits.MaxBytes. A reply with a Content-Encoding
+// is read as a client reads it, decoded as it arrives, its decoded bytes
+// bounded as those of any reply; Body holds them decoded, and Header
+// lacks the Content-Encoding and Content-Length of the coded bytes.
 //
 // A transport error (refused, reset, timed out) is reported in Failure,
 // with the partial Response if headers had arrived. Do never fails for
@@ -120,16 +123,25 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	answerIn(resp.Header)
 	r := &envelope.Response{Status: resp.StatusCode, Header: resp.Header.Clone()}
 	ex.Response = r
+	body, coding := decoded(lim, resp)
+	pb := b // the POST's reply, with its coding
+	pb.coding = coding
+	if coding != "" {
+		r.Header = recordDecoded(resp.Header)
+	}
 	if envelope.IsEventStream(resp.Header.Get("Content-Type")) {
 		var end sseEnd
 		other := answersOther(req.Body)
-		ex.Failure = readSSE(b, resp.Body, r, other, cancel, &end)
+		ex.Failure = readSSE(pb, body, r, other, cancel, &end)
 		if v := resumes(req); ex.Failure == "" && end.malformed == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
 			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, other, cancel, &end)
 		}
 		ex.Malformed = end.malformed
 	} else {
-		ex.Failure, ex.Malformed = readBody(b, resp.Body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
+		ex.Failure, ex.Malformed = readBody(pb, body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
+	}
+	if coding != "" && ex.Failure == "" {
+		ex.Note = envelope.JoinNotes(decodedNote(coding), ex.Note)
 	}
 	if ex.Malformed != "" {
 		// The body's framing broke HTTP/1.1's syntax: as a broken header
@@ -225,7 +237,15 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version st
 		}
 		more := &envelope.Response{}
 		*end = sseEnd{events: end.events}
-		failure = readSSE(b, resp.Body, more, other, linger, end)
+		// The GET's stream has its own coding; its events join the
+		// POST's decoded, as every body of an exchange is recorded.
+		body, coding := decoded(b.lim, resp)
+		gb := b
+		gb.coding = coding
+		if coding != "" {
+			note = envelope.JoinNotes(note, "the GET's "+decodedNote(coding))
+		}
+		failure = readSSE(gb, body, more, other, linger, end)
 		resp.Body.Close()
 		// The GET is a stream of its own, which may start with a byte
 		// order mark; after the POST's events the mark would begin a
@@ -254,9 +274,10 @@ func newTransport(lim Limits) *http.Transport {
 			}
 			return &hangupConn{Conn: c}, nil
 		},
-		// The checks judge the bytes the server sent, not a decoded
-		// copy, and the request must carry no Accept-Encoding it was not
-		// given.
+		// The request must carry no Accept-Encoding it was not given;
+		// a coding the server applies all the same (RFC 9110 §12.5.3
+		// lets it) is undone by the checker itself (see decoded), for
+		// every coding it reads, not only the gzip net/http asks for.
 		DisableCompression:     true,
 		ForceAttemptHTTP2:      true,
 		MaxResponseHeaderBytes: lim.MaxBytes,
@@ -313,6 +334,9 @@ type bound struct {
 	parent context.Context // the caller's
 	ctx    context.Context // parent plus Limits.Timeout
 	lim    Limits
+	// coding names the content codings undone on the reply being read
+	// ("" for none), for the failure past the byte bound.
+	coding string
 	// answer, when set, answers a request the server sends on a stream
 	// (see answerer).
 	answer func(msg []byte)

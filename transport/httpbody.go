@@ -1,11 +1,14 @@
 package transport
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -37,11 +40,18 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 	if resetEnds && len(data) == 0 && errors.Is(err, syscall.ECONNRESET) {
 		err = nil
 	}
-	if int64(len(data)) > b.lim.MaxBytes {
-		r.Body, r.Truncated = data[:b.lim.MaxBytes], true
-		return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes), ""
+	if int64(len(data)) > b.lim.MaxBytes || errors.Is(err, errTooLarge) {
+		r.Body, r.Truncated = data[:min(int64(len(data)), b.lim.MaxBytes)], true
+		return b.tooLarge(err), ""
 	}
 	r.Body = data
+	var ce *envelope.CodingError
+	if errors.As(err, &ce) {
+		// The server's bytes came, and the checker cannot read them: its
+		// limit (an unknown coding) or a body that does not decode, never
+		// silence. (Errors of the connection itself are no CodingError.)
+		return ce.Error(), ""
+	}
 	if err != nil && !sized && !b.timedOut() && len(bytes.TrimSpace(data)) > 0 && gjson.ValidBytes(data) {
 		// A body without a length ends when the connection does: bytes
 		// that already form a whole JSON value are the reply, however the
@@ -77,6 +87,100 @@ type sseEnd struct {
 	malformed string
 }
 
+// decoded is resp's body as a client reads it: its content codings
+// undone as the bytes arrive, so each event is seen when it comes (a
+// stream kept open after its response is no silence), and the decoded
+// bytes count against the byte bound as a body sent plain does; the
+// coded bytes are bounded too, in case they decode to nothing. coding
+// names the codings undone, "" when there were none.
+func decoded(lim Limits, resp *http.Response) (body io.Reader, coding string) {
+	codings := envelope.Codings(resp.Header)
+	if codings == nil {
+		return resp.Body, ""
+	}
+	return &decoding{src: &wireBound{r: resp.Body, max: lim.MaxBytes}, codings: codings}, strings.Join(codings, ", ")
+}
+
+// recordDecoded is what an exchange records of a reply read decoded:
+// its header without the Content-Encoding and Content-Length that
+// described the coded bytes, as the relay records it, so that the body
+// is never decoded a second time (envelope.ReadReply decodes a body
+// whose header names a coding).
+func recordDecoded(h http.Header) http.Header {
+	h = h.Clone()
+	h.Del("Content-Encoding")
+	h.Del("Content-Length")
+	return h
+}
+
+// decodedNote tells the report that the reply was judged decoded.
+func decodedNote(coding string) string {
+	return "Content-Encoding " + coding + ": judged decoded, as the client reads it"
+}
+
+// decoding undoes codings on src, starting at the first byte: an empty
+// body (a 202's) is empty, whatever coding its header names, as
+// envelope.ReadReply reads one.
+type decoding struct {
+	src     io.Reader
+	codings []string
+	dec     io.Reader
+	err     error
+}
+
+func (d *decoding) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	if d.dec == nil {
+		br := bufio.NewReader(d.src)
+		if _, err := br.Peek(1); err != nil {
+			d.err = err
+			return 0, err
+		}
+		if d.dec, d.err = envelope.NewDecoder(br, d.codings); d.err != nil {
+			return 0, d.err
+		}
+	}
+	return d.dec.Read(p)
+}
+
+// errCodedTooLarge stops coded bytes at Limits.MaxBytes, whatever they
+// decode to.
+var errCodedTooLarge = fmt.Errorf("coded %w", errTooLarge)
+
+// wireBound passes at most max bytes and one more, then fails with
+// errCodedTooLarge.
+type wireBound struct {
+	r   io.Reader
+	max int64
+	n   int64
+}
+
+func (w *wireBound) Read(p []byte) (int, error) {
+	if w.n > w.max {
+		return 0, errCodedTooLarge
+	}
+	if room := w.max + 1 - w.n; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := w.r.Read(p)
+	w.n += int64(n)
+	if w.n > w.max {
+		return n, errCodedTooLarge
+	}
+	return n, err
+}
+
+// tooLarge is the failure of a reply past the byte bound: its decoded
+// bytes, when it was coded, else the bytes as they came.
+func (b bound) tooLarge(err error) string {
+	if b.coding != "" && !errors.Is(err, errCodedTooLarge) {
+		return (&envelope.CodingError{Coding: b.coding, Max: b.lim.MaxBytes, Err: envelope.ErrDecodedTooLarge}).Error()
+	}
+	return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
+}
+
 // readSSE reads an event stream until its end, or a bound. It waits for
 // the first response-shaped message that may answer the request (other
 // answers nothing, see answersOther); past that response it reads on for
@@ -100,6 +204,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 	sr := envelope.NewSSEReader(rec, int(b.lim.MaxBytes)+1)
 	var stop *time.Timer
 	var lingered atomic.Bool
+	var ce *envelope.CodingError
 	defer func() {
 		if stop != nil {
 			stop.Stop()
@@ -120,7 +225,11 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			return ""
 		case errors.Is(err, errTooLarge), errors.Is(err, envelope.ErrEventTooLarge):
 			r.Truncated = true
-			return fmt.Sprintf("reply exceeds %d bytes", b.lim.MaxBytes)
+			return b.tooLarge(err)
+		case errors.As(err, &ce):
+			// The events came, coded in a way the checker cannot undo
+			// (or does not decode): not the server's silence.
+			return ce.Error()
 		case err != nil && MalformedHTTP(err) != "":
 			end.malformed = MalformedHTTP(err)
 			return ""
