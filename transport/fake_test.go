@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -124,6 +125,22 @@ func fakeServer(name string) func() int {
 			answerOne()
 			return sleepForever()
 		}
+	case "leaves-child": // starts a child in its process group, answers with its pid, exits
+		return leaveChild("child", false)
+	case "leaves-stubborn-child": // as leaves-child, with a child that ignores SIGTERM
+		return leaveChild("child-stubborn", false)
+	case "child-exited": // as leaves-child, with a child that is gone before it answers
+		return leaveChild("child-quick", true)
+	case "child", "child-stubborn": // says it is ready, then sleeps
+		return func() int {
+			if name == "child-stubborn" {
+				signal.Ignore(syscall.SIGTERM)
+			}
+			os.Stdout.WriteString("ready\n")
+			return sleepForever()
+		}
+	case "child-quick":
+		return func() int { return 0 }
 	case "mute": // closes stdout, lives on until stdin closes
 		return func() int {
 			os.Stderr.WriteString("closing stdout\n")
@@ -224,6 +241,42 @@ func echo(in *bufio.Scanner) int {
 
 // answerOne replies to the first request, so a test knows the server is
 // up (and has set its signal handling) before it goes on.
+// leaveChild reads one request, starts the test binary as the fake child
+// in the background (in the server's own process group, its stdio not
+// the server's), and answers with the child's pid, once the child is
+// ready (its signals set) or, with reaped, gone and reaped; then exits.
+func leaveChild(child string, reaped bool) func() int {
+	return func() int {
+		in := bufio.NewScanner(os.Stdin)
+		if !in.Scan() {
+			return 0
+		}
+		id := gjson.GetBytes(in.Bytes(), "id").Raw
+		exe, err := os.Executable()
+		if err != nil {
+			return 3
+		}
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), fakeEnv+"="+child)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return 3
+		}
+		if err := cmd.Start(); err != nil {
+			return 3
+		}
+		if reaped {
+			if err := cmd.Wait(); err != nil {
+				return 3
+			}
+		} else if !bufio.NewScanner(out).Scan() {
+			return 3
+		}
+		fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":{"pid":%d}}`+"\n", id, cmd.Process.Pid)
+		return 0
+	}
+}
+
 func answerOne() {
 	in := bufio.NewScanner(os.Stdin)
 	if in.Scan() {

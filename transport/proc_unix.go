@@ -20,12 +20,42 @@ func terminate(p *os.Process) error { return signalGroup(p, syscall.SIGTERM) }
 func kill(p *os.Process) error { return signalGroup(p, syscall.SIGKILL) }
 
 // signalGroup must only be called before the server is reaped: after,
-// its pid (and group id) may name someone else.
+// its pid may name someone else (see signalLeftovers for the group).
 func signalGroup(p *os.Process, sig syscall.Signal) error {
 	if err := syscall.Kill(-p.Pid, sig); err == nil {
 		return nil
 	}
 	return p.Signal(sig)
+}
+
+// groupLives reports whether the process group pgid has a member this
+// process may signal.
+func groupLives(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
+
+// signalLeftovers signals what is left of the process group pgid after
+// its leader (the server) was reaped: the background children it started
+// and left behind. hard sends SIGKILL, else SIGTERM. It reports whether
+// the group still had members to signal.
+//
+// Why this reaches only the server's own leftovers: POSIX (and Linux,
+// which keeps a pid allocated while any task still uses it as its group
+// id) never reuses a process id while a process group of that id exists.
+// So while the group lives, -pgid names it and nothing else. The group
+// can end, and its id be handed out again, only between the check and
+// the kill below, two system calls apart: a new owner would need the pid
+// space to wrap around in that moment, and then to make itself a group
+// leader. The caller also asks only about a group that still had members
+// when the server was reaped, so an empty group is never signalled, not
+// even after a long wait in which its id could come round again.
+func signalLeftovers(pgid int, hard bool) bool {
+	sig := syscall.SIGTERM
+	if hard {
+		sig = syscall.SIGKILL
+	}
+	if !groupLives(pgid) {
+		return false
+	}
+	return syscall.Kill(-pgid, sig) == nil
 }
 
 const termName = "SIGTERM"

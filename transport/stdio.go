@@ -52,9 +52,13 @@ type Stdio struct {
 	// lines carries stdout lines, unbuffered: a line waits there (and
 	// the server's next ones in the pipe) until an exchange takes it.
 	// Closed at the end of stdout.
-	lines      chan line
-	exited     chan struct{} // closed once the process is reaped
-	waitErr    error         // how it exited; set before exited closes
+	lines   chan line
+	exited  chan struct{} // closed once the process is reaped
+	waitErr error         // how it exited; set before exited closes
+	// leftovers: when the server was reaped, its process group still
+	// had members (background children it left behind); set before
+	// exited closes.
+	leftovers  bool
 	stderrDone chan struct{} // closed at the end of stderr
 	stop       chan struct{} // closed when Close begins
 	wg         sync.WaitGroup
@@ -205,6 +209,9 @@ func clientAnswer(data []byte) []byte {
 func (s *Stdio) wait() {
 	defer s.wg.Done()
 	s.waitErr = s.cmd.Wait()
+	// Asked at once: a group empty now is never signalled later, when
+	// its id might have come round again (see signalLeftovers).
+	s.leftovers = groupLives(s.cmd.Process.Pid)
 	close(s.exited)
 	s.markReady()
 }
@@ -297,7 +304,9 @@ func (s *Stdio) Exited() (bool, error) {
 
 // Close shuts the server down as MCP's stdio transport says: close its
 // stdin, wait up to Limits.Grace for it to exit, then SIGTERM (its
-// process group), wait again, then SIGKILL. It always reaps the process
+// process group), wait again, then SIGKILL; what the server leaves
+// running in its process group once it is gone (background children)
+// gets SIGTERM, Grace, then SIGKILL too. It always reaps the process
 // and ends every goroutine of s before returning; an exchange in
 // progress ends with "transport closed". It returns nil when the server
 // exited with status 0 after stdin closed (or had already exited so), an
@@ -327,8 +336,10 @@ func (s *Stdio) shutdown() error {
 	return err
 }
 
-// stopProcess escalates until the process is reaped.
+// stopProcess escalates until the process is reaped, then stops what it
+// left running in its process group.
 func (s *Stdio) stopProcess() error {
+	defer s.stopLeftovers()
 	select {
 	case <-s.exited:
 		if s.waitErr != nil {
@@ -350,6 +361,49 @@ func (s *Stdio) stopProcess() error {
 	kill(s.cmd.Process)
 	<-s.exited // SIGKILL cannot be refused: the reaping is a matter of moments
 	return fmt.Errorf("%w within %v, nor after %s; killed: %w", ErrIgnoredStdinClose, s.lim.Grace, termName, exitError(s.waitErr))
+}
+
+// stopLeftovers stops the background children a reaped server left in its
+// process group (a wrapper script's "server &", a daemon it forked):
+// SIGTERM, Limits.Grace for them to go, then SIGKILL. Signals sent to
+// the group while the server lived reached them too, but a server that
+// exits first, on its own, would otherwise leave them running, one set
+// per server the run started.
+func (s *Stdio) stopLeftovers() {
+	pgid := s.cmd.Process.Pid
+	if !s.leftovers || !signalLeftovers(pgid, false) {
+		return
+	}
+	if s.waitGroupGone(pgid, s.lim.Grace) {
+		return
+	}
+	signalLeftovers(pgid, true)
+}
+
+// waitGroupGone waits up to d (less once Limits.Hurry closes) for the
+// process group pgid to have no members left, and reports whether it
+// came to that.
+func (s *Stdio) waitGroupGone(pgid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	hurry := s.lim.Hurry
+	for groupLives(pgid) {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-hurry:
+			hurry, deadline = nil, minTime(deadline, time.Now().Add(HurryGrace))
+		}
+	}
+	return true
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func (s *Stdio) waitExit(d time.Duration) bool {
