@@ -139,6 +139,21 @@ func fakeServer(name string) func() int {
 			os.Stdout.WriteString("ready\n")
 			return sleepForever()
 		}
+	case "half-line", "whole-line": // answers the first request, without its newline (half-line), then reads on and answers nothing
+		return func() int {
+			in := bufio.NewScanner(os.Stdin)
+			if !in.Scan() {
+				return 0
+			}
+			reply := `{"jsonrpc":"2.0","id":1,"result":{}}`
+			if name == "whole-line" {
+				reply += "\n"
+			}
+			os.Stdout.WriteString(reply)
+			for in.Scan() {
+			}
+			return 0
+		}
 	case "child-quick":
 		return func() int { return 0 }
 	case "mute": // closes stdout, lives on until stdin closes

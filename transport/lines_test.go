@@ -102,3 +102,34 @@ func TestTailBuffer(t *testing.T) {
 		t.Errorf("tail = %q, want %q", got, want)
 	}
 }
+
+// TestOpenLine: what a stream holds after its last newline is told,
+// bounded and escaped, however the reads fell.
+func TestOpenLine(t *testing.T) {
+	const delim = " arrived without a terminating newline (the stdio message delimiter), so they are no message: "
+	tests := []struct {
+		name  string
+		reads []string
+		want  string
+	}{
+		{"nothing", nil, ""},
+		{"every line ended", []string{"a\nb", "c\n"}, ""},
+		{"one byte", []string{"x"}, "1 byte arrived without a terminating newline (the stdio message delimiter), so it is no message: \"x\""},
+		{"after a line", []string{"done\n{\"id\"", ":1}"}, "8 bytes" + delim + `"{\"id\":1}"`},
+		{"newline mid read", []string{"ab", "c\nde"}, "2 bytes" + delim + `"de"`},
+		{"control bytes escaped", []string{"\x1b[2J\x00"}, "5 bytes" + delim + `"\x1b[2J\x00"`},
+		{"long line cut", []string{strings.Repeat("x", 60), strings.Repeat("y", 100)}, "160 bytes" + delim + `"` + strings.Repeat("x", 60) + `yyyy…"`},
+		{"cut inside a character", []string{strings.Repeat("x", 63) + "é"}, "65 bytes" + delim + `"` + strings.Repeat("x", 63) + `…"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &openLine{}
+			for _, r := range tt.reads {
+				o.saw([]byte(r))
+			}
+			if diff := cmp.Diff(tt.want, o.state().note(openState{})); diff != "" {
+				t.Errorf("note (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

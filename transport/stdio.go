@@ -44,9 +44,10 @@ type Stdio struct {
 	argv []string
 	cmd  *exec.Cmd
 
-	stdin  *os.File // write end of the server's stdin
-	stdout *os.File // read end of its stdout
-	stderr *os.File // read end of its stderr
+	stdin  *os.File  // write end of the server's stdin
+	stdout *os.File  // read end of its stdout
+	open   *openLine // stdout as read: the line begun and not ended
+	stderr *os.File  // read end of its stderr
 	tail   tailBuffer
 
 	// lines carries stdout lines, unbuffered: a line waits there (and
@@ -133,6 +134,7 @@ func StartStdio(ctx context.Context, argv []string, env []string, dir string, li
 		cmd:        cmd,
 		stdin:      pipes.Stdin,
 		stdout:     pipes.Stdout,
+		open:       &openLine{r: pipes.Stdout},
 		stderr:     pipes.Stderr,
 		tail:       tailBuffer{max: stderrTail},
 		lines:      make(chan line),
@@ -227,7 +229,7 @@ func (s *Stdio) markReady() { s.readyOnce.Do(func() { close(s.ready) }) }
 func (s *Stdio) readStdout() {
 	defer s.wg.Done()
 	defer close(s.lines)
-	lr := newLineReader(s.stdout, int(s.lim.MaxBytes))
+	lr := newLineReader(s.open, int(s.lim.MaxBytes))
 	// A value pretty-printed over several lines comes as one line that
 	// holds them (see envelope.Rejoiner): RPC1001 fails it, and the
 	// exchange is not taken for silence.

@@ -49,6 +49,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		return ex
 	}
 	pre := s.waiting()
+	open := s.open.state()
 	f, werr := s.writeFirst(ctx, req.Body)
 	if s.fresh {
 		s.awaitRead(ctx)
@@ -83,6 +84,13 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Unanswered = ex.Failure != "" && wantReply && ctx.Err() == nil && !time.Now().Before(deadline) && !s.hasExited()
 		if ex.Unanswered && id != "" {
 			s.late = remember(s.late, id)
+		}
+		if ex.Unanswered {
+			// Bytes did come: the user needs to hear of them, not only
+			// of silence.
+			if note := s.open.state().note(open); note != "" {
+				ex.Failure += "; " + note
+			}
 		}
 	}
 	return ex
@@ -626,6 +634,12 @@ func (s *Stdio) received(data []byte) {
 		delete(s.late, idKey(gjson.GetBytes(data, "id")))
 	}
 }
+
+// Unterminated says what the server has written to stdout since its last
+// newline, if anything: bytes that are no message (yet), for the failure
+// of a request that got no response, as Do words it. "" when every byte
+// read so far ended a line.
+func (s *Stdio) Unterminated() string { return s.open.state().note(openState{}) }
 
 // Limits are the bounds the transport applies, defaults filled in.
 func (s *Stdio) Limits() Limits { return s.lim }

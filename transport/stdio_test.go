@@ -850,3 +850,47 @@ func TestBySubpart(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioUnterminatedReply: a reply written without its newline (the
+// stdio message delimiter), then silence, was told as silence alone,
+// with no word of the bytes that came; and a liveness probe after it
+// could not be answered readably either, as its reply would come after
+// the open line.
+func TestStdioUnterminatedReply(t *testing.T) {
+	const reply = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	type result struct {
+		Failure  string
+		Messages [][]byte
+	}
+	tests := []struct {
+		fake string
+		want []result // one per request: the fixture's, then a probe's
+	}{
+		{"half-line", []result{
+			{Failure: `no response within 300ms; 36 bytes arrived without a terminating newline (the stdio message delimiter), so they are no message: "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"`},
+			{Failure: `no response within 300ms; 36 bytes arrived without a terminating newline (the stdio message delimiter) before this request was written, and no reply can be read past them: "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"`},
+		}},
+		{"whole-line", []result{
+			{Messages: lines(reply)},
+			{Failure: "no response within 300ms"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fake, func(t *testing.T) {
+			lim := Limits{Timeout: 300 * time.Millisecond, Quiet: 100 * time.Millisecond, Grace: 200 * time.Millisecond}
+			s := startFake(t, context.Background(), tt.fake, lim)
+			var got []result
+			for id := range tt.want {
+				ex := s.Do(context.Background(), stdioReq(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id+1)), true)
+				r := result{Failure: ex.Failure}
+				if ex.Response != nil {
+					r.Messages = ex.Response.Messages
+				}
+				got = append(got, r)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("exchanges (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
