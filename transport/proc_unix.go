@@ -40,13 +40,14 @@ func groupLives(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
 // Why this reaches only the server's own leftovers: POSIX (and Linux,
 // which keeps a pid allocated while any task still uses it as its group
 // id) never reuses a process id while a process group of that id exists.
-// So while the group lives, -pgid names it and nothing else. The group
-// can end, and its id be handed out again, only between the check and
-// the kill below, two system calls apart: a new owner would need the pid
-// space to wrap around in that moment, and then to make itself a group
-// leader. The caller also asks only about a group that still had members
-// when the server was reaped, so an empty group is never signalled, not
-// even after a long wait in which its id could come round again.
+// So while the group lives, -pgid names it and nothing else, and the
+// kill follows the check at once. What remains is a group that ends on
+// its own between the server's reap and this call, and whose id is
+// handed out again, to a new group leader, before it: that needs the
+// pid space to wrap around in the meantime (pid_max allocations). The
+// caller also asks only about a group that still had members when the
+// server was reaped (the usual case, no children, is never signalled),
+// and only while it shuts the server down.
 func signalLeftovers(pgid int, hard bool) bool {
 	sig := syscall.SIGTERM
 	if hard {
