@@ -572,7 +572,7 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		r.stale = false // the server is in step: its probe reply matched
 		r.mu.Unlock()
 	} else {
-		ex.Failure += "; the server did not answer a liveness probe either"
+		ex.Failure += r.unansweredProbe(ex.Failure)
 		if probe.Refused {
 			// The request got no answer, and then nothing listened: the
 			// server went away while handling it. Alone in
@@ -585,6 +585,24 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		}
 	}
 	return ex, nil
+}
+
+// unansweredProbe is what a failure adds when the liveness probe got no
+// answer either: on stdio, bytes the server wrote without their newline
+// may be why (no reply can be read past them), and the failure names
+// them if it has not yet.
+func (r *run) unansweredProbe(failure string) string {
+	if st, ok := r.t.(*StdioTarget); ok {
+		if p := st.proc(); p != nil {
+			if u := p.Unterminated(); u != "" {
+				if strings.Contains(failure, u) {
+					return "; a liveness probe's reply could not be read past them either"
+				}
+				return "; " + u + "; a liveness probe's reply could not be read past them either"
+			}
+		}
+	}
+	return "; the server did not answer a liveness probe either"
 }
 
 // keepLate takes the late replies the transport left out of ex, to be

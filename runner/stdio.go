@@ -1327,7 +1327,7 @@ func (m *mux) probe(ctx context.Context, silent []*pend) error {
 			p.ex.Note = envelope.JoinNotes(p.ex.Failure+"; the server answered a liveness probe, so it is alive and left this request unanswered", p.ex.Note)
 			p.ex.Failure, p.ex.Unanswered = "", false
 		} else {
-			p.ex.Failure += "; the server did not answer a liveness probe either"
+			p.ex.Failure += r.unansweredProbe(p.ex.Failure)
 			m.stale()
 		}
 	}
