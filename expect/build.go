@@ -1125,8 +1125,9 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		if declared, known := f.Declares("tasks.requests.tools.call"); known && !declared {
 			// Without tasks.requests.tools.call a client MUST NOT use
 			// tasks on the server's tools, whatever taskSupport says
-			// (the tasks page, Tool-Level Negotiation): serving the call
-			// is as right as refusing it by the tool's own word.
+			// (the tasks page, Tool-Level Negotiation): the server's two
+			// declarations disagree, so serving the call and refusing it
+			// by the tool's own word both hold, and neither fails.
 			amb := "the server declares no tasks.requests.tools.call, so clients disregard taskSupport (T-TASK-1 binds a server that does)"
 			e.Error, e.Code = open(amb), open(amb)
 		}
