@@ -261,7 +261,7 @@ was made with a server that serves one.`,
 				// (T-COMPAT-2): its answer names a version of that era
 				// the server supports (T-LIFE-2), not one the session
 				// cannot speak.
-				p.Failf("result.protocolVersion", "initialize is answered %s, a version that has no initialize, though the server serves %s, which has (T-LIFE-2, T-COMPAT-2)", Quote(got.Str, quoteN), Quote(legacyServed(x.Facts), quoteN))
+				p.Failf("result.protocolVersion", "initialize is answered %s, a version that has no initialize, though the server serves %s, a version with initialize (T-LIFE-2, T-COMPAT-2)", Quote(got.Str, quoteN), Quote(legacyServed(x.Facts), quoteN))
 			case got.Str == envelope.V20260728:
 				// 2026-07-28 has no handshake: an initialize puts a server
 				// in the legacy era (T-COMPAT-2), whose version its answer
