@@ -98,7 +98,7 @@ func decoded(lim Limits, resp *http.Response) (body io.Reader, coding string) {
 	if codings == nil {
 		return resp.Body, ""
 	}
-	return &decoding{src: &wireBound{r: resp.Body, max: lim.MaxBytes}, codings: codings}, strings.Join(codings, ", ")
+	return &decoding{src: &capped{r: resp.Body, max: lim.MaxBytes, err: errCodedTooLarge}, codings: codings}, strings.Join(codings, ", ")
 }
 
 // recordDecoded is what an exchange records of a reply read decoded:
@@ -149,29 +149,6 @@ func (d *decoding) Read(p []byte) (int, error) {
 // decode to.
 var errCodedTooLarge = fmt.Errorf("coded %w", errTooLarge)
 
-// wireBound passes at most max bytes and one more, then fails with
-// errCodedTooLarge.
-type wireBound struct {
-	r   io.Reader
-	max int64
-	n   int64
-}
-
-func (w *wireBound) Read(p []byte) (int, error) {
-	if w.n > w.max {
-		return 0, errCodedTooLarge
-	}
-	if room := w.max + 1 - w.n; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := w.r.Read(p)
-	w.n += int64(n)
-	if w.n > w.max {
-		return n, errCodedTooLarge
-	}
-	return n, err
-}
-
 // tooLarge is the failure of a reply past the byte bound: its decoded
 // bytes, when it was coded, else the bytes as they came.
 func (b bound) tooLarge(err error) string {
@@ -191,10 +168,10 @@ func (b bound) tooLarge(err error) string {
 // bytes of the events read; the reader reads ahead, and what it read
 // past the last whole event is dropped. end says how the stream ended.
 func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool, linger func(), end *sseEnd) string {
-	rec := &recorder{r: body, max: b.lim.MaxBytes}
+	rec := &capped{r: body, max: b.lim.MaxBytes, err: errTooLarge, keep: new(bytes.Buffer)}
 	cut := int64(-1) // where the last event ended, once the response came
 	defer func() {
-		r.Body = rec.buf.Bytes()
+		r.Body = rec.keep.Bytes()
 		if cut >= 0 && cut < int64(len(r.Body)) {
 			// What was read ahead is not part of the exchange, and a
 			// transcript of the body must split into exactly Messages.
@@ -215,7 +192,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 		switch {
 		case err == io.EOF:
 			r.Ended = true
-			end.partial = !endsAtBlankLine(rec.buf.Bytes())
+			end.partial = !endsAtBlankLine(rec.keep.Bytes())
 			return ""
 		case err != nil && cut >= 0:
 			// Past the response, the end of the look, a bound or a
@@ -319,20 +296,23 @@ func countWithout(n int, unit string) string {
 	return fmt.Sprintf("%d %ss without a response", n, unit)
 }
 
-// recorder passes reads through and keeps a copy of what it passed, up to
-// max bytes. It lets one byte more through to see that there is more,
-// and then fails with errTooLarge: the copy holds exactly max bytes.
-type recorder struct {
+// capped passes reads through, at most max bytes of them. It lets one
+// byte more through to see that there is more, drops it and fails with
+// err from then on; keep, when set, gets a copy of what it passed,
+// exactly max bytes at most. One type bounds both a coded body's bytes
+// and the decoded bytes an event stream records.
+type capped struct {
 	r    io.Reader
 	max  int64
+	err  error
+	keep *bytes.Buffer
 	n    int64
 	over bool
-	buf  bytes.Buffer
 }
 
-func (c *recorder) Read(p []byte) (int, error) {
+func (c *capped) Read(p []byte) (int, error) {
 	if c.over {
-		return 0, errTooLarge
+		return 0, c.err
 	}
 	if room := c.max + 1 - c.n; int64(len(p)) > room {
 		p = p[:room]
@@ -342,9 +322,11 @@ func (c *recorder) Read(p []byte) (int, error) {
 	if c.n > c.max {
 		n -= int(c.n - c.max)
 		c.over = true
-		err = errTooLarge
+		err = c.err
 	}
-	c.buf.Write(p[:n])
+	if c.keep != nil {
+		c.keep.Write(p[:n])
+	}
 	return n, err
 }
 
