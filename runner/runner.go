@@ -566,7 +566,13 @@ func (l *lane) afterSilence(ctx context.Context, fixture string, ex envelope.Exc
 		return ex, nil
 	}
 	if alive {
-		ex.Note = envelope.JoinNotes(ex.Failure+"; the server answered a liveness probe, so it is alive and left this request unanswered", ex.Note)
+		left := "left this request unanswered"
+		if rp := ex.Response; rp != nil && rp.Cut && len(rp.Body) > 0 && !envelope.IsEventStream(rp.Header.Get("Content-Type")) {
+			// A JSON body begun and never finished: the server answered,
+			// in part.
+			left = "left its reply unfinished"
+		}
+		ex.Note = envelope.JoinNotes(ex.Failure+"; the server answered a liveness probe, so it is alive and "+left, ex.Note)
 		ex.Failure, ex.Unanswered = "", false
 		r.mu.Lock()
 		r.stale = false // the server is in step: its probe reply matched
