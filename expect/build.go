@@ -71,6 +71,23 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		l.bigID()
 		e.Legacy, e.LegacyReason = l, LegacyWhy
 	}
+	return answered(e, ex, f)
+}
+
+// Answered is e, built before ex's reply came, with the readings the
+// reply opens (today one: a 404 in the run's own session, see
+// SessionMayHaveEnded). Build applies them itself; a live run, which
+// builds the expectation before it sends, applies them once the reply
+// is in, so that check judges an exchange as lint judges its record.
+func Answered(e *Expectation, ex *envelope.Exchange, f *Facts) *Expectation {
+	if e == nil || e.Legacy != nil || !SessionMayHaveEnded(ex, e, f.inSessionOf(ex)) {
+		return e
+	}
+	c := *e
+	return answered(&c, ex, f.inSessionOf(ex))
+}
+
+func answered(e *Expectation, ex *envelope.Exchange, f *Facts) *Expectation {
 	if e.Legacy == nil && SessionMayHaveEnded(ex, e, f) {
 		e.Legacy, e.LegacyReason = e.endedReading(), EndedWhy
 	}

@@ -144,7 +144,7 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		// Cut short by the interrupt, not by the server: not judged.
 		return l.skipAll(id, "not judged: the run was interrupted during this exchange")
 	}
-	if r.sessionEnded(f, &ex, exp) {
+	if !l.renewed && r.sessionEnded(f, &ex, exp) {
 		if l.fl != nil {
 			l.deferred = true
 			return nil
@@ -154,6 +154,7 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 			return err
 		}
 		if renewed {
+			l.renewed = true
 			return l.fire(ctx, f, v)
 		}
 	}

@@ -312,6 +312,9 @@ type lane struct {
 	fl   *flight   // nil in a run in sequence
 	mux  *mux      // a stdio run's multiplexer; nil: one exchange at a time
 	mark time.Time // when the lane's last output went out, or it began
+	// renewed: the lane began a new session for its fixture once; a 404
+	// the fixture gets in that one too is judged, not chased again.
+	renewed bool
 	// deferred: the server ended the run's session under this lane's
 	// fixture, in a concurrent run; the fixture goes again, whole, in a
 	// new session once nothing else is in flight (see renew).
@@ -350,6 +353,8 @@ func (l *lane) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectat
 	r.knowOffered(ex)
 	if exp == nil {
 		exp = expect.Build(ex, r.facts, o)
+	} else {
+		exp = expect.Answered(exp, ex, r.facts)
 	}
 	j := Judged{Fixture: fixture, Exchange: ex, Override: o, Expect: exp}
 	if b, ok := l.out.(*buffer); ok {
