@@ -40,6 +40,22 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		// its transport's (credentials, headers, a session).
 		e.Served, e.ServedAsJSONRPC = must("T-LIFE-5: a ping gets an empty result"), ex.Transport == envelope.HTTP
 	}
+	if versionHeaderAbsent(ex, e, f) {
+		// T-HTTP-7: a request after initialisation without its
+		// MCP-Protocol-Version is no error by itself; the server SHOULD
+		// read it as 2025-03-26. One that refuses it anyway breaks that
+		// SHOULD, on a header, maybe before the body is read: as any
+		// transport-level rejection, its refusal may lose the id, and an
+		// Invalid Request's -32600 with 400 is that refusal's answer.
+		if e.Served.Level > Should {
+			e.Served, e.ServedAsJSONRPC = should(VersionHeaderAbsentRule), false
+		} else if e.Condition == CondCall && e.Served.Level == Free {
+			e.Served = should(VersionHeaderAbsentRule)
+		}
+		e.ReadCodes = union(e.ReadCodes, []int{envelope.CodeInvalidRequest})
+		e.ReadStatus = union(e.ReadStatus, []int{400})
+		e.ID.Lost = Want{}
+	}
 	o.apply(e)
 	if c := e.Request.Get("params.cursor"); e.PageScope == "" && c.Type == gjson.String && e.Version == envelope.V20260728 {
 		// A page the traffic showed the list's first page of (lint, a
@@ -92,6 +108,30 @@ func answered(e *Expectation, ex *envelope.Exchange, f *Facts) *Expectation {
 		e.Legacy, e.LegacyReason = e.endedReading(), EndedWhy
 	}
 	return e
+}
+
+// VersionHeaderAbsentRule is why a 2025 request without its version
+// header is owed service all the same.
+const VersionHeaderAbsentRule = "T-HTTP-7: a request without MCP-Protocol-Version is read as 2025-03-26, not refused"
+
+// versionHeaderAbsent: a 2025-06-18 or later request over HTTP, after
+// initialisation (not initialize itself, see afterInit), carries no
+// MCP-Protocol-Version header, to a server that speaks a version with
+// the header (2025-03-26 has none, T-V0326-2).
+func versionHeaderAbsent(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
+	return ex.Transport == envelope.HTTP && (e.Version == envelope.V20250618 || e.Version == envelope.V20251125) &&
+		e.Method != "initialize" && e.Method != "" && f.Speaks() != envelope.V20250326 &&
+		ex.Request.HTTPMethod() == "POST" && envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version") == "" && afterInit(ex, f)
+}
+
+// afterInit: the request goes where an initialize went before: in a
+// session (it names one), or to a server known to keep none.
+func afterInit(ex *envelope.Exchange, f *Facts) bool {
+	if envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id") != "" {
+		return true
+	}
+	issued, known := f.Sessions()
+	return known && !issued
 }
 
 // EndedWhy is why a 404 in the run's own session is judged as the end of
@@ -881,6 +921,15 @@ func (e *Expectation) reject(c Condition, detail string, codes ...int) {
 	e.Status, e.StatusWant = []int{400}, contract("contract: a rejection is 400")
 }
 
+// eitherFault is why a request with two faults may be answered for
+// either: AMB-4 settles it for 2026-07-28; no 2025 page orders them.
+func eitherFault(version string) string {
+	if version == envelope.V20260728 {
+		return "AMB-4: either fault may be answered"
+	}
+	return "the spec orders neither fault first: either may be answered"
+}
+
 // metaMissingToo: a 2026-07-28 invalid request that also lacks its _meta
 // protocol version has a second fault, the missing _meta (T-LIFE-7:
 // -32602), and over HTTP a version header that matches no body version
@@ -1009,6 +1058,13 @@ func (e *Expectation) call(http bool) {
 			} else {
 				// T-COMP-2 names -32601 for completion alone; the other
 				// features' pages name no code, only the capability rule.
+				// Serving it warns: T-LIFE-4's MUST is that the server
+				// offers only what it advertises, and whether answering a
+				// client that asks anyway is offering is not settled (the
+				// digest's test of T-LIFE-4 is what the server initiates).
+				// Servers whose SDK answers every list method (an empty
+				// list) would otherwise fail for a request they never
+				// invited.
 				code := "T-LIFE-4"
 				if c == "completions" {
 					code = "T-COMP-2, T-LIFE-4"
@@ -1016,7 +1072,8 @@ func (e *Expectation) call(http bool) {
 				e.Error, e.Code = should("T-LIFE-4"), should(code)
 			}
 			// The params may be at fault too: the spec orders neither
-			// fault first (AMB-4), so the params' code is right as well,
+			// fault first (AMB-4 in 2026-07-28; no 2025 page orders
+			// them either), so the params' code is right as well,
 			// with the status it may come with.
 			// A server without a capability has no tool, prompt or
 			// resource of that kind: one the request names (a completion's
@@ -1027,7 +1084,7 @@ func (e *Expectation) call(http bool) {
 			probe.params(req)
 			if len(probe.Codes) > 0 {
 				e.Codes = union(e.Codes, probe.Codes)
-				e.Detail += "; " + probe.Detail + " (AMB-4: either fault may be answered)"
+				e.Detail += "; " + probe.Detail + " (" + eitherFault(e.Version) + ")"
 				if http && e.Version == envelope.V20260728 && slices.Contains(probe.Codes, envelope.CodeInvalidParams) {
 					e.Status = append(e.Status, 400)
 				}
