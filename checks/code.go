@@ -214,7 +214,9 @@ params; -32020 when every standard header matches the body warns there
 (another header refused may be read as malformed). A request refused on
 its headers before its body was read (a 406 for its Accept, a 403 for
 its Origin, with no method's code and no echoed id) is not held to the
-code of its method: an unknown or undeclared one was never looked at.`,
+code of its method: an unknown or undeclared one was never looked at.
+Nor is one the HTTP layer refused for its size (413, 414, 431): whatever
+its body holds, a missing _meta too, was never read.`,
 	Run: func(p *Pass) error {
 		e, code, err := needCode(p)
 		if err != nil {
@@ -223,6 +225,10 @@ code of its method: an unknown or undeclared one was never looked at.`,
 		x := p.Expect
 		switch {
 		case slices.Contains(x.Codes, code):
+			return nil
+		case sizeRefused(p):
+			// Refused for its size before the body was read: the code is
+			// the limit's, not the condition's the body holds.
 			return nil
 		case (x.Condition == expect.CondUndeclared || x.Condition == expect.CondUnknownMethod) && headersExplain(p) && !methodLevel(p) &&
 			!unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str):

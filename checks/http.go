@@ -278,6 +278,23 @@ func httpLayer(status int) bool {
 	return false
 }
 
+// sizeRefused: the HTTP layer refused the request for its size (413,
+// 414, 431) before any MCP code read it, as no method's code or echoed
+// id contradicts: whatever else the body holds was never looked at, so
+// the refusal's code and status are the limit's (DESIGN:
+// transport-level rejections).
+func sizeRefused(p *Pass) bool {
+	r := p.Exchange.Response
+	if p.Exchange.Transport != envelope.HTTP || r == nil {
+		return false
+	}
+	switch r.Status {
+	case 413, 414, 431:
+		return !methodLevel(p)
+	}
+	return false
+}
+
 // scopeRefusal: a 403 whose challenge says the token's scope falls short
 // (T-AUTH-5, RFC 6750 §3.1): the authorization layer's answer, as a
 // 401's is, sent before any MCP code runs.
@@ -346,6 +363,9 @@ A 5xx for a client's mistake fails under the strict
 contract: the client did wrong, not the server; -32603 with a 5xx only
 warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 (T-HTTP-11 leaves it open, and says only that 5xx is the worse choice).
+A request the HTTP layer refused for its size (413, 414, 431, with no
+method's code or echoed id) passes whatever its body's condition would
+fix: the body was never read.
 A session id the server never issued is refused 404 or 400; another 4xx
 warns, as only an ended session's 404 is fixed (AMB-8).
 Where a fixture leaves the status open, it is open among 200 and the
@@ -494,6 +514,8 @@ not show whether the server keeps sessions: it may have ended that one.`,
 			// Right under the reading of the request the code names
 			// (params that are no object read as invalid params: a
 			// method error's 200).
+		case isErr && sizeRefused(p):
+			// The limit's status, whatever the body holds.
 		case r == nil && st == 202 && slices.Contains(x.ReadStatus, st):
 			// A reading under which the message is no request (a message
 			// without method, read as a response) owes nothing but the

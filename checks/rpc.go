@@ -904,6 +904,9 @@ var NotificationNoReply = &Check{
 answers it, not even with an error. On stdio nothing is written in reply;
 on HTTP the answer is 202 Accepted with an empty body (or, when the server
 cannot accept it, an HTTP error whose body, if any, is an id-less error).
+This check fails what the body carries; the status is HTTP1002's (a 200
+or 204 in place of the 202 fails there). A response the client posts to
+the server is held to the same rules.
 On stdio, a response naming a request an earlier exchange had taken its
 response for (the recording's "again" or "copies") may be the
 notification's answer or that request's second response; it fails here
@@ -918,7 +921,11 @@ either way, and the finding says both.`,
 			return nil
 		}
 		if body := p.Reply.Body; p.Exchange.Transport == envelope.HTTP && resp.Status == 202 && len(body) > 0 {
-			p.Deviate(w, "http.body", "202 for a notification has a %d-byte body, want it empty", len(body))
+			what := "a notification"
+			if p.Expect.Condition == expect.CondResponsePosted {
+				what = "a response sent to the server"
+			}
+			p.Deviate(w, "http.body", "202 for %s has a %d-byte body, want it empty", what, len(body))
 		}
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || m.Get("method").Exists() {
