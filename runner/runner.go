@@ -237,6 +237,11 @@ type run struct {
 	// liveness probe, so a late reply could land in the next fixture's
 	// exchange; restart before it.
 	stale bool
+	// fresh: the stdio process has seen no initialize (a staged
+	// fixture's fresh stage), so a ping is no probe of its life: a
+	// server may leave every request before initialize unanswered
+	// (T-LIFE-6). Guarded by mu.
+	fresh bool
 	// lost says why the target stopped being drivable mid-run (a stdio
 	// server that could not be started again, an HTTP server that stopped
 	// accepting connections): the run is then not complete, as a run
@@ -713,6 +718,15 @@ func (r *run) lateReply(ex, probe *envelope.Exchange, sent func(string) bool) bo
 func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, bool) {
 	id := r.ownID()
 	body := r.markerBody(id)
+	r.mu.Lock()
+	fresh := r.fresh
+	r.mu.Unlock()
+	if fresh && r.sess.version != envelope.V20260728 {
+		// Only an initialize is owed an answer here; answered, the
+		// process is alive, and left the fixture's request unanswered.
+		// (The stage's process is not used again: see fireStaged.)
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, id, r.sess.spoken())
+	}
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	ex := r.send(ctx, req, true)
 	rep := r.expect(req, nil).ReadReply(ex.Response)

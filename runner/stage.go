@@ -44,6 +44,16 @@ func (l *lane) fireStaged(ctx context.Context, f *fixtures.Fixture, v variant) e
 	if err := l.enterStage(ctx, f, v); err != nil {
 		return l.notSent(variantID(f, v), err.Error())
 	}
+	if stdio && f.Stage == fixtures.StageFresh {
+		r.mu.Lock()
+		r.fresh = true
+		r.mu.Unlock()
+		defer func() {
+			r.mu.Lock()
+			r.fresh = false
+			r.mu.Unlock()
+		}()
+	}
 	return l.fire(ctx, f, v)
 }
 

@@ -66,6 +66,9 @@ func TestMain(m *testing.M) {
 		if m := os.Getenv(dieOnEnv); m != "" {
 			in = dieOn(os.Stdin, m)
 		}
+		if os.Getenv(silentPreInitEnv) != "" {
+			in = silentPreInit(in)
+		}
 		var out io.Writer = os.Stdout
 		if d, err := time.ParseDuration(os.Getenv(replyLatencyEnv)); err == nil {
 			out = writerFunc(func(b []byte) (int, error) {
@@ -130,6 +133,70 @@ func dieOn(r io.Reader, method string) io.Reader {
 		pw.Close()
 	}()
 	return pr
+}
+
+// silentPreInitEnv makes the reference server leave every request before
+// an initialize unanswered: it never reads them.
+const silentPreInitEnv = "WYMCP_RUNNER_SILENT_PRE_INIT"
+
+// silentPreInit is r's lines without the requests before the first
+// initialize.
+func silentPreInit(r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<24)
+		init := false
+		for sc.Scan() {
+			m := gjson.GetBytes(sc.Bytes(), "method").Str
+			init = init || m == "initialize"
+			if !init && gjson.GetBytes(sc.Bytes(), "id").Exists() {
+				continue
+			}
+			pw.Write(append(sc.Bytes(), '\n'))
+		}
+		pw.Close()
+	}()
+	return pr
+}
+
+// TestSilentBeforeInitStdio: a server that leaves requests before
+// initialize unanswered fails RPC1006 on them. A ping was its liveness
+// probe, which it left unanswered too, and the fixtures were "could not
+// judge"; an initialize is the probe in a process that has not
+// initialized. The twin: the server that answers them passes.
+func TestSilentBeforeInitStdio(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
+		return f.ID != "lifecycle/ping-before-initialize" && f.ID != "lifecycle/request-before-initialize"
+	})
+	if len(fx) != 2 {
+		t.Fatalf("want the two before-initialize fixtures, got %d", len(fx))
+	}
+	for _, silent := range []bool{false, true} {
+		if silent {
+			t.Setenv(silentPreInitEnv, "1")
+		}
+		t.Setenv(serverEnv, "")
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := corpusRunAt(t, target, 1, fx, envelope.V20251125)
+		target.Close()
+		var got []string
+		for _, l := range rows {
+			if f := strings.Fields(l); len(f) >= 3 && f[1] == "RPC1006" && strings.HasSuffix(f[0], "-initialize") {
+				got = append(got, f[0]+" "+f[2])
+			}
+		}
+		want := []string{"lifecycle/ping-before-initialize pass", "lifecycle/request-before-initialize pass"}
+		if silent {
+			want = []string{"lifecycle/ping-before-initialize fail", "lifecycle/request-before-initialize fail"}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("silent %v: RPC1006 (-want +got):\n%s\n%s", silent, diff, strings.Join(rows, "\n"))
+		}
+	}
 }
 
 // TestSetupDeathStdio: a server that dies on prompts/list while the run
