@@ -326,6 +326,14 @@ type pend struct {
 	notification bool
 }
 
+// markerMethod is the method of markerBody's request.
+func markerMethod(r *run) string {
+	if r.sess.version == envelope.V20260728 {
+		return "server/discover"
+	}
+	return "ping"
+}
+
 // markerBody is a request every server of the version answers at once.
 // Its id, as the liveness probe's, is an integer of the runner's own
 // count: every server reads one, where some choke on a string id (die
@@ -922,7 +930,18 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			}
 		}
 	}
+	// past counts the messages kept past the response, before the
+	// marker's reply: the server may have written them for the marker,
+	// which it read after this request.
+	past := 0
 	finish := func(failure string) envelope.Exchange {
+		if past > 0 && marked {
+			what := "1 message past the response came"
+			if past > 1 {
+				what = fmt.Sprintf("%d messages past the response came", past)
+			}
+			ex.Note = envelope.JoinNotes(ex.Note, what+" before the reply to the checker's own "+markerMethod(r)+", written after this request: the server may have written them for that "+markerMethod(r))
+		}
 		if held != nil {
 			second(held) // its request's, as nothing took it here
 			held = nil
@@ -1090,8 +1109,8 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		if answered {
 			// Past the response: it follows the exchange, and may be a
 			// pending request's late reply.
-			if !m.flag(data) {
-				keep(data)
+			if !m.flag(data) && keep(data) && !envelope.IsResponse(data) {
+				past++
 			}
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
@@ -44,6 +46,10 @@ func TestMain(m *testing.M) {
 		for sc.Scan() {
 			os.Stdout.WriteString("not json\n")
 		}
+		os.Exit(0)
+	}
+	if os.Getenv(pingLogsEnv) != "" {
+		servePingLogs(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
 	if os.Getenv(dualEraEnv) != "" {
@@ -195,6 +201,83 @@ func TestSilentBeforeInitStdio(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("silent %v: RPC1006 (-want +got):\n%s\n%s", silent, diff, strings.Join(rows, "\n"))
+		}
+	}
+}
+
+// pingLogsEnv makes the test binary a 2025-11-25 stdio server that
+// declares no logging and writes a log message before each ping's
+// result (wrong, T-LOG-1), answering everything in order.
+const pingLogsEnv = "WYMCP_RUNNER_PING_LOGS"
+
+func servePingLogs(in io.Reader, out io.Writer) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		id := gjson.GetBytes(sc.Bytes(), "id")
+		if !id.Exists() {
+			continue
+		}
+		switch gjson.GetBytes(sc.Bytes(), "method").Str {
+		case "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"pinglogs","version":"1"}}}`+"\n", id.Raw)
+		case "ping":
+			fmt.Fprint(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"pong"}}`+"\n")
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+		case "tools/list":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`+"\n", id.Raw)
+		default:
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", id.Raw)
+		}
+	}
+}
+
+// exchangeNotes keeps each judged exchange's note by fixture.
+type exchangeNotes struct {
+	mu    sync.Mutex
+	notes map[string]string
+}
+
+func (c *exchangeNotes) Exchange(j runner.Judged) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if j.Exchange != nil {
+		c.notes[j.Fixture] = j.Exchange.Note
+	}
+	return nil
+}
+func (c *exchangeNotes) Facts(*expect.Facts) {}
+func (c *exchangeNotes) Note(string)         {}
+
+// TestMarkerMessagesNamed: in a multiplexed stdio run, a message the
+// server writes for the checker's own marker ping (here a log message it
+// may not send) lands past the fixture's response, before the marker's
+// reply; the exchange says it may be the ping's, which the fixture was
+// blamed for alone. The twin: with --parallel 1, no marker is written,
+// and the message is the fixture's own liveness-free exchange with no
+// such note.
+func TestMarkerMessagesNamed(t *testing.T) {
+	t.Setenv(pingLogsEnv, "1")
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "tools/list" })
+	for _, parallel := range []int{8, 1} {
+		target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &exchangeNotes{notes: map[string]string{}}
+		_, err = runner.Run(context.Background(), target, runner.Options{
+			Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: parallel, Protocol: envelope.V20251125,
+		}, c)
+		target.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		note, ok := c.notes["tools/list"]
+		if !ok {
+			t.Fatalf("parallel %d: tools/list was not judged: %v", parallel, c.notes)
+		}
+		if got := strings.Contains(note, "the checker's own ping"); got != (parallel > 1) {
+			t.Errorf("parallel %d: note %q, want it to name the marker ping: %v", parallel, note, parallel > 1)
 		}
 	}
 }
