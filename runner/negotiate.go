@@ -254,7 +254,20 @@ func why(ex *envelope.Exchange) string {
 		parts = append(parts, fmt.Sprintf("a response in an SSE event named %s, which no client reads as a message (only unnamed or \"message\" events are)",
 			strconvQuote(hidden)))
 	case len(ex.Response.Body) > 0:
-		parts = append(parts, "a body that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Body)))
+		what := "a body that is no JSON-RPC response"
+		if ct := envelope.HeaderGet(ex.Response.Header, "Content-Type"); ex.Transport == envelope.HTTP &&
+			envelope.MediaType(ct) != "application/json" && !envelope.IsEventStream(ct) {
+			// The client reads a reply by its type: one of another type
+			// (an event stream labelled text/plain) is no reply to it,
+			// and the type is what the server must fix.
+			if ct == "" {
+				ct = "none"
+			} else {
+				ct = strconvQuote(ct)
+			}
+			what = "a body of Content-Type " + ct + ", which no client reads as a reply (T-HTTP-5: application/json or text/event-stream)"
+		}
+		parts = append(parts, what+": "+strconvQuote(string(ex.Response.Body)))
 	case len(ex.Response.Messages) > 0:
 		// On stdio the lines are the reply's messages, its body empty.
 		parts = append(parts, "a reply that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Messages[0])))

@@ -47,8 +47,12 @@ func TestWhyNamesHiddenResponse(t *testing.T) {
 	}{
 		{"named event", "event: mcp\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", sse,
 			`HTTP 200, a response in an SSE event named "mcp", which no client reads as a message (only unnamed or "message" events are)`},
-		{"not json", "hello", http.Header{"Content-Type": {"text/plain"}},
+		{"not json", "hello", http.Header{"Content-Type": {"application/json"}},
 			`HTTP 200, a body that is no JSON-RPC response: "hello"`},
+		{"stream labelled text/plain", "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", http.Header{"Content-Type": {"text/plain"}},
+			`HTTP 200, a body of Content-Type "text/plain", which no client reads as a reply (T-HTTP-5: application/json or text/event-stream): "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"`},
+		{"no type", "hello", http.Header{},
+			`HTTP 200, a body of Content-Type none, which no client reads as a reply (T-HTTP-5: application/json or text/event-stream): "hello"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex := &envelope.Exchange{Transport: envelope.HTTP, Response: &envelope.Response{Status: 200, Header: tc.header, Body: []byte(tc.body)}}
