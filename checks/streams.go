@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"hash/maphash"
 	"net/http"
 	"sync"
@@ -29,9 +30,10 @@ type Streams struct {
 }
 
 // A Reuse is an event id of a stream that an earlier stream of its
-// session used. Same: it names the same event there (its type and data),
-// given again on a stream that is not a resumption; the id still names
-// one event, which is what resumption needs.
+// session used. Same: it names the same event there (its type and data,
+// which holds a message), given again on a stream that is not a
+// resumption; the id still names one message, which is what resumption
+// needs.
 type Reuse struct {
 	ID   string
 	Same bool
@@ -92,7 +94,11 @@ func (s *Streams) Reused(ex *envelope.Exchange) []Reuse {
 		}
 		mine[k] = event
 		if first, ok := s.seen[k]; ok {
-			reused = append(reused, Reuse{ID: ev.ID, Same: first == event})
+			// An event without data (a priming event) carries no message
+			// to give again: the same id on another stream is only a
+			// cursor two streams share, which a client resuming with it
+			// cannot tell apart.
+			reused = append(reused, Reuse{ID: ev.ID, Same: first == event && len(bytes.TrimSpace(ev.Data)) > 0})
 		}
 	}
 	for k, event := range mine {

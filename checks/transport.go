@@ -125,7 +125,9 @@ var SSEStream = &Check{
   id that comes again with the very event it named, on a new stream that
   resumes nothing, warns: it still names one event (the official Go SDK
   replays its standalone stream to each GET so), and whether a new stream
-  may replay another's the spec does not settle;
+  may replay another's the spec does not settle; an event without data (a
+  priming event) replays no message, so its id on another stream fails as
+  any reused id does;
 - in 2025-11-25 a stream answering a POST that sets event ids (one the
   client may resume) starts with a priming event, an id and empty data (T-HTTP-15,
   a SHOULD: a warning); not on an initialize answered with an older
