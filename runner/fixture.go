@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptrace"
@@ -85,6 +87,16 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	body, err := fixtures.Expand(f.Body, v.ctx)
 	if err != nil {
 		return l.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
+	}
+	if r.t.Transport() == envelope.Stdio && bytes.ContainsAny(body, "\r\n") && json.Valid(body) {
+		// JSON written over several lines (a user's fixture, pretty
+		// printed) is one message: on a pipe it goes as one line, as a
+		// client writes it (T-STDIO-1 binds the sender). Bytes that are
+		// no JSON go as written, line breaks and all.
+		var b bytes.Buffer
+		if json.Compact(&b, body) == nil {
+			body = b.Bytes()
+		}
 	}
 	h := http.Header{}
 	if !f.NoStdHeaders {

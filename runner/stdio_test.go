@@ -282,6 +282,38 @@ func TestMarkerMessagesNamed(t *testing.T) {
 	}
 }
 
+// TestPrettyFixtureStdio: a user fixture whose body is JSON written over
+// several lines goes on a stdio pipe as one line, as a client writes a
+// message (T-STDIO-1 binds the sender): the server answered each line
+// of it as a message of its own, and RPC1006 failed the server for the
+// checker's framing. A body that is no JSON goes as written (its bytes
+// are the fixture's point).
+func TestPrettyFixtureStdio(t *testing.T) {
+	pretty, err := fixtures.Parse("pretty.txtar", []byte("A ping written over several lines.\n-- fixture --\nid: user/pretty-ping\nrules: T-LIFE-5\nversions: all\ntransports: stdio\n-- body --\n{\n  \"jsonrpc\": \"2.0\",\n  \"id\": {{id}},\n  \"method\": \"ping\"\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(serverEnv, "")
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	rows, _ := corpusRunAt(t, target, 1, []*fixtures.Fixture{pretty}, envelope.V20251125)
+	var sent string
+	for _, l := range rows {
+		if strings.HasPrefix(l, "user/pretty-ping sent ") {
+			sent = l
+		}
+		if f := strings.Fields(l); len(f) >= 3 && f[0] == "user/pretty-ping" && f[1] != "sent" && f[2] != "pass" && f[2] != "skip" {
+			t.Errorf("%s", l)
+		}
+	}
+	if sent == "" || strings.Contains(sent, `\n`) {
+		t.Errorf("the body went as %q, want one line", sent)
+	}
+}
+
 // TestSetupDeathStdio: a server that dies on prompts/list while the run
 // lists what it offers fails PRO1005 there, and is started again for the
 // next listing: the resources are listed and their fixtures run. Those
