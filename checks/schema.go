@@ -42,14 +42,19 @@ func (s userSchema) ValidateReply(_, method string, raw []byte) ([]envelope.Dist
 
 var ToolSchemas = &Check{
 	ID:       "SCH1002",
-	Title:    "Tool input and output schemas are valid JSON Schema",
+	Title:    "Tool and elicitation schemas are valid JSON Schema",
 	SpecRef:  "T-SCHEMA-1, T-SCHEMA-2, T-SCHEMA-4, T-SCHEMA-5, AMB-15",
 	Severity: MUST,
 	Area:     AreaSchema,
-	Doc: `Every inputSchema and outputSchema in a tools/list result compiles under
-its declared dialect ($schema), or JSON Schema 2020-12 when none is
-declared (T-SCHEMA-1, T-SCHEMA-2). A schema that does not compile cannot be
-used by any client to validate arguments or results. The checker never
+	Doc: `Every schema a server publishes compiles under its declared dialect
+($schema), or JSON Schema 2020-12 when none is declared (T-SCHEMA-1,
+T-SCHEMA-2): the inputSchema and outputSchema of each tool in a tools/list
+result, and the requestedSchema of a form elicitation, whether the server
+asks it in an elicitation/create request besides its response (2025-xx)
+or in the inputRequests of an input_required result (2026-07-28; a
+request a 2026-07-28 server sends is PRO1003's, T-LIFE-15). A schema that
+does not compile cannot be used by any client to validate arguments,
+results or the user's answer. The checker never
 fetches a $ref: a reference outside the schema document makes the schema
 unusable without a network fetch the spec forbids by default (T-SCHEMA-4,
 T-SCHEMA-5), which warns; so does one whose $schema names a dialect the
@@ -57,7 +62,7 @@ checker does not know (T-SCHEMA-1 lets a server pick one; whether clients
 know it is open). A schema beyond the checker's own bounds (1 MiB, 256
 levels, two to a nested object; 10,000 subschemas, and their depths
 summed at most 640,000; T-SCHEMA-6 lets a validator bound schemas) is
-not judged: the verdict is error, unless another schema of the list
+not judged: the verdict is error, unless another schema of the reply
 fails. In 2025-06-18, which names no
 dialect (AMB-15), a schema that fails to compile as 2020-12 only warns.
 Patterns are ECMA-262 (read with the u flag) and translated for Go's
@@ -68,52 +73,47 @@ not surely invalid (SCH1003 warns). A pattern that is no ECMA-262
 regular expression under any flags (an unterminated class or group, a
 range out of order, unbalanced parentheses, a quantifier with nothing to
 repeat) warns: JSON Schema says a pattern SHOULD be one, and libraries
-differ on whether such a schema compiles at all.`,
+differ on whether such a schema compiles at all. The MCP shape of these
+schemas (an elicitation's flat primitive properties) is SCH1001's and
+SCH1004's.`,
 	Run: func(p *Pass) error {
-		if p.Expect.Method != "tools/list" {
-			return Skip("not a tools/list reply")
-		}
-		m, err := needObject(p)
+		published, err := publishedSchemas(p)
 		if err != nil {
 			return err
 		}
-		tools := m.Get("result.tools")
-		if !tools.IsArray() {
-			return Skip("the reply lists no tools")
+		if len(published) == 0 && p.Expect.Method != "tools/list" {
+			return Skip("not a tools/list reply, and no elicitation in the reply asks for a requestedSchema")
 		}
 		var beyond error // the first schema beyond the checker's bounds
 		failed := false
-		for i, t := range tools.Array() {
-			for _, key := range []string{"inputSchema", "outputSchema"} {
-				s := t.Get(key)
-				if !s.Exists() || !s.IsObject() {
-					continue // absent, or the wrong type (SCH1001 judges shapes)
+		for _, ps := range published {
+			ts, cerr := p.ToolCache.Compile(ps.raw, ps.version)
+			if cerr == nil {
+				if bad := ts.NotECMA(); len(bad) > 0 {
+					p.Deviate(expect.Want{Level: expect.Should, Rule: "JSON Schema 2020-12 Validation §6.3.3"}, ps.path,
+						"%s has a pattern that is no ECMA-262 regular expression (%s), which a pattern should be; the checker reads it as matching every string", ps.what, strings.Join(bad, "; "))
 				}
-				ts, cerr := p.ToolCache.Compile([]byte(s.Raw), p.Expect.Version)
-				path := fmt.Sprintf("result.tools.%d.%s", i, key)
-				name := Quote(t.Get("name").Str, quoteN)
-				if cerr == nil {
-					if bad := ts.NotECMA(); len(bad) > 0 {
-						p.Deviate(expect.Want{Level: expect.Should, Rule: "JSON Schema 2020-12 Validation §6.3.3"}, path,
-							"%s of tool %s has a pattern that is no ECMA-262 regular expression (%s), which a pattern should be; the checker reads it as matching every string", key, name, strings.Join(bad, "; "))
-					}
-					continue
+				continue
+			}
+			var why any = cerr
+			if !ps.tool {
+				// The compiler names every schema a tool schema.
+				why = strings.TrimPrefix(cerr.Error(), "tool schema: ")
+			}
+			switch {
+			case errors.Is(cerr, schema.ErrSchemaBounds):
+				if beyond == nil {
+					beyond = fmt.Errorf("%s is not judged: %w", ps.what, cerr)
 				}
-				switch {
-				case errors.Is(cerr, schema.ErrSchemaBounds):
-					if beyond == nil {
-						beyond = fmt.Errorf("%s of tool %s is not judged: %w", key, name, cerr)
-					}
-				case errors.Is(cerr, schema.ErrUnknownDialect):
-					p.Warnf(path, "%s of tool %s names a dialect the checker does not know, so it is not judged (T-SCHEMA-1 lets a server choose its dialect; clients may not know it either): %v", key, name, cerr)
-				case errors.Is(cerr, schema.ErrExternalRef):
-					p.Warnf(path, "%s of tool %s refers outside itself, which a client must not fetch by default: %v", key, name, cerr)
-				case p.Expect.Version == envelope.V20250618:
-					p.Warnf(path, "%s of tool %s does not compile as JSON Schema 2020-12 (2025-06-18 names no dialect): %v", key, name, cerr)
-				default:
-					p.Failf(path, "%s of tool %s is not a valid schema: %v", key, name, cerr)
-					failed = true
-				}
+			case errors.Is(cerr, schema.ErrUnknownDialect):
+				p.Warnf(ps.path, "%s names a dialect the checker does not know, so it is not judged (T-SCHEMA-1 lets a server choose its dialect; clients may not know it either): %v", ps.what, why)
+			case errors.Is(cerr, schema.ErrExternalRef):
+				p.Warnf(ps.path, "%s refers outside itself, which a client must not fetch by default: %v", ps.what, why)
+			case ps.version == envelope.V20250618:
+				p.Warnf(ps.path, "%s does not compile as JSON Schema 2020-12 (2025-06-18 names no dialect): %v", ps.what, why)
+			default:
+				p.Failf(ps.path, "%s is not a valid schema: %v", ps.what, why)
+				failed = true
 			}
 		}
 		if beyond != nil && !failed {
@@ -124,6 +124,90 @@ differ on whether such a schema compiles at all.`,
 		}
 		return nil
 	},
+}
+
+// A publishedSchema is a JSON Schema a server published in a reply: a
+// tool's inputSchema or outputSchema, or a form elicitation's
+// requestedSchema.
+type publishedSchema struct {
+	path    string // where it stands, as findings name it
+	what    string // what it is, for messages
+	raw     []byte
+	version string // the version it is published under (its default dialect)
+	tool    bool   // a tool's, not an elicitation's
+}
+
+// publishedSchemas gathers the schemas of the reply SCH1002 compiles.
+// Members of the wrong type are left to the shape checks (SCH1001,
+// SCH1004).
+func publishedSchemas(p *Pass) ([]publishedSchema, error) {
+	var out []publishedSchema
+	var none error // why a tools/list reply has no tools to compile
+	x := p.Expect
+	if x.Method == "tools/list" {
+		m, err := needObject(p)
+		tools := gjson.Result{}
+		if err == nil {
+			tools = m.Get("result.tools")
+		}
+		switch {
+		case err != nil:
+			none = err
+		case !tools.IsArray():
+			none = Skip("the reply lists no tools")
+		}
+		for i, t := range tools.Array() {
+			name := Quote(t.Get("name").Str, quoteN)
+			for _, key := range []string{"inputSchema", "outputSchema"} {
+				if s := t.Get(key); s.IsObject() {
+					out = append(out, publishedSchema{fmt.Sprintf("result.tools.%d.%s", i, key), key + " of tool " + name, []byte(s.Raw), x.Version, true})
+				}
+			}
+		}
+	}
+	out = append(out, elicitationSchemas(p)...)
+	if len(out) == 0 && none != nil {
+		return nil, none
+	}
+	return out, nil
+}
+
+// elicitationSchemas are the requestedSchemas of the form elicitations
+// the reply asks for.
+func elicitationSchemas(p *Pass) []publishedSchema {
+	var out []publishedSchema
+	x := p.Expect
+	if p.Reply == nil {
+		return nil
+	}
+	// Elicitations asked besides the response (2025-xx).
+	version := messagesVersion(p)
+	for i := range p.Reply.Messages {
+		m := &p.Reply.Messages[i]
+		if m == p.Reply.Response || !m.IsObject() || m.Get("method").Str != "elicitation/create" || !m.Get("id").Exists() {
+			continue
+		}
+		if version == envelope.V20260728 {
+			continue // a request in 2026-07-28: PRO1003's (T-LIFE-15)
+		}
+		if s := m.Get("params.requestedSchema"); s.IsObject() {
+			out = append(out, publishedSchema{msgPath(p, i) + ".params.requestedSchema", "the requestedSchema of the elicitation/create request", []byte(s.Raw), version, false})
+		}
+	}
+	// Elicitations an input_required result asks (2026-07-28).
+	if r := p.Reply.Response; r != nil && r.IsObject() && x.Version == envelope.V20260728 && x.Condition != expect.CondLegacyInitialize &&
+		r.Get("result.resultType").Str == "input_required" {
+		r.Get("result.inputRequests").ForEach(func(k, v gjson.Result) bool {
+			if v.Get("method").Str != "elicitation/create" {
+				return true
+			}
+			if s := v.Get("params.requestedSchema"); s.IsObject() {
+				out = append(out, publishedSchema{envelope.JoinPath("result.inputRequests", k.Str) + ".params.requestedSchema", "the requestedSchema of input request " + Quote(k.Str, quoteN), []byte(s.Raw), x.Version, false})
+			}
+			return true
+		})
+	}
+	return out
 }
 
 var StructuredContent = &Check{
