@@ -132,6 +132,12 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 		return fail(fmt.Errorf("no %s in $defs or definitions", defMessage))
 	}
 	c := newCompiler(jsonschema.Draft2020)
+	// The library asserts format in a draft-07 file (the official
+	// 2025-03-26 and 2025-06-18 schemas are), and only annotates it in a
+	// 2020-12 one: the same reply would pass or fail by the file's
+	// dialect. Format is an annotation under every dialect here, as for
+	// tool schemas.
+	annotateFormats(c, doc)
 	if err := c.AddResource(userSchemaURL, doc); err != nil {
 		return fail(err)
 	}
