@@ -40,6 +40,26 @@ func (s userSchema) ValidateReply(_, method string, raw []byte) ([]envelope.Dist
 	return s.u.ValidateReply(method, raw)
 }
 
+// schemaGap says why v holds no schema of version, as the end of a skip
+// reason that names the version first; "" when it holds one. The
+// checker carries no 2025-03-26 schema (T-V0326-4). A --schema file is
+// the user's choice for every exchange, except that an official file
+// recognised as another version's (schema.UserSchema.Revision) would
+// blame the server for types its version does not have: in a recording
+// of mixed versions, each exchange is held only to its own.
+func schemaGap(v SchemaValidator, version string) string {
+	if u, ok := v.(userSchema); ok {
+		if r := u.u.Revision(); r != "" && r != version {
+			return fmt.Sprintf("which the --schema file %s does not describe: it is the official %s schema", u.u.Path(), r)
+		}
+		return ""
+	}
+	if version == envelope.V20250326 {
+		return "whose own schema (draft-07) the checker does not carry (T-V0326-4)"
+	}
+	return ""
+}
+
 var ToolSchemas = &Check{
 	ID:       "SCH1002",
 	Title:    "Tool and elicitation schemas are valid JSON Schema",

@@ -84,6 +84,7 @@ func ServerMessageTypeNames() map[string]string {
 // for concurrent use.
 type UserSchema struct {
 	path          string
+	revision      string // see Revision
 	message       *jsonschema.Schema
 	results       map[string]*jsonschema.Schema
 	inputRequired *jsonschema.Schema
@@ -148,7 +149,7 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 		}
 		return sch, nil
 	}
-	u := &UserSchema{path: path, results: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}}
+	u := &UserSchema{path: path, revision: revisionOf(defs), results: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}}
 	if u.message, err = compile(defMessage); err != nil {
 		return fail(err)
 	}
@@ -191,6 +192,55 @@ func defsOf(doc map[string]any) (string, map[string]any) {
 
 // Path is the file the schema was loaded from.
 func (u *UserSchema) Path() string { return u.path }
+
+// Revision is the MCP version whose official schema the file is, told
+// from the types it defines; "" when it is none of them (a schema of the
+// user's own, or one trimmed or merged past recognition), which then
+// describes every version.
+func (u *UserSchema) Revision() string { return u.revision }
+
+// revisionOf tells an official schema's version from the types each
+// revision added or dropped, so that a file is recognised only when it
+// has all its version's marks and none of another's. The official files
+// name no version ($id, title) of their own.
+func revisionOf(defs map[string]any) string {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := defs[n]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	none := func(names ...string) bool {
+		for _, n := range names {
+			if _, ok := defs[n]; ok {
+				return false
+			}
+		}
+		return true
+	}
+	const (
+		v2026 = "DiscoverResult"                  // 2026-07-28, which drops initialize
+		vInit = "InitializeResult"                // up to 2025-11-25
+		vTask = "CreateTaskResult"                // 2025-11-25 only
+		vElic = "ElicitRequest"                   // from 2025-06-18
+		vLink = "ResourceLink"                    // from 2025-06-18
+		vAud  = "AudioContent"                    // from 2025-03-26
+		vDone = "ElicitationCompleteNotification" // 2025-11-25 only
+	)
+	switch {
+	case has(v2026, defInputRequired) && none(vInit, vTask, vDone):
+		return envelope.V20260728
+	case has(vInit, vTask, vDone, vElic, vLink) && none(v2026, defInputRequired):
+		return envelope.V20251125
+	case has(vInit, vElic, vLink, vAud) && none(v2026, defInputRequired, vTask, vDone):
+		return envelope.V20250618
+	case has(vInit, vAud) && none(v2026, defInputRequired, vTask, vDone, vElic, vLink):
+		return envelope.V20250326
+	}
+	return ""
+}
 
 // ValidateReply validates raw, a whole reply to a request of method,
 // against JSONRPCMessage and, when it carries a result and the file
