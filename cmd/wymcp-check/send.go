@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,7 +51,9 @@ A fixture is judged with its own expectations, exactly as check judges it,
 so send reproduces check's verdict. Bodies may use the fixture placeholders
 ({{id}}, {{meta}}, {{version}}, {{tool}}, {{args}}, {{canary:N}}, {{bytes:ff}});
 the version's standard headers are added unless the headers section
-changes or drops them ("-Name").
+changes or drops them ("-Name"). Over stdio a message is one line
+(T-STDIO-1): one written on several lines goes compacted if it is valid
+JSON, and is refused if it is not. A message over 64 MiB is refused.
 
 ` + sendExitHelp,
 		Example: `  echo '{"jsonrpc":"2.0","id":{{id}},"method":"tools/list","params":{{{meta}}}}' | wymcp-check send --demo -
@@ -130,18 +135,29 @@ func findFixture(o *sendOptions) (*fixtures.Fixture, error) {
 	return nil, usagef("--fixture %q: no such fixture (wymcp-check list --fixtures lists them)", o.Fixture)
 }
 
+// maxMessage bounds the message send reads, from a file or stdin alike:
+// a message cut short would be sent broken and its reply blamed on the
+// server, so one over the bound is refused.
+const maxMessage = 64 << 20
+
 // readMessage reads the message to send: a raw body, or a fixture-style
 // file with headers and body sections.
 func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
-	var raw []byte
-	var err error
-	if name == "-" {
-		raw, err = io.ReadAll(io.LimitReader(s.In, 64<<20))
-	} else {
-		raw, err = os.ReadFile(name)
+	in, what := s.In, "standard input"
+	if name != "-" {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, usagef("reading the message: %v", err)
+		}
+		defer fh.Close()
+		in, what = fh, name
 	}
+	raw, err := io.ReadAll(io.LimitReader(in, maxMessage+1))
 	if err != nil {
 		return nil, usagef("reading the message: %v", err)
+	}
+	if len(raw) > maxMessage {
+		return nil, usagef("%s: the message is over %d MiB (%d bytes), the most send reads; send a smaller one", what, maxMessage>>20, maxMessage)
 	}
 	if bytes.HasPrefix(raw, []byte("-- fixture --\n")) || bytes.Contains(raw, []byte("\n-- fixture --\n")) {
 		// A whole fixture file: its own id and expectations.
@@ -152,10 +168,21 @@ func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
 		return f, nil
 	}
 	if bytes.HasPrefix(raw, []byte("-- ")) || bytes.Contains(raw, []byte("\n-- body --\n")) {
-		src := append([]byte("Message sent by hand.\n-- fixture --\nid: send\n"), raw...)
+		// The fixture section goes last, so the file's lines keep their
+		// numbers in Parse's errors; a purpose line, if the file has
+		// none, goes first, and the numbers are moved back past it.
+		src := bytes.Clone(raw)
+		if !bytes.HasSuffix(src, []byte("\n")) {
+			src = append(src, '\n')
+		}
+		src = append(src, "-- fixture --\nid: send\n"...)
+		shift := 0
+		if i := bytes.Index(raw, []byte("-- ")); i >= 0 && (i == 0 || raw[i-1] == '\n') && len(bytes.TrimSpace(raw[:i])) == 0 {
+			src, shift = append([]byte("Message sent by hand.\n"), src...), 1
+		}
 		f, err := fixtures.Parse(name, src)
 		if err != nil {
-			return nil, &usageError{err}
+			return nil, &usageError{shiftLines(err, name, shift)}
 		}
 		return f, nil
 	}
@@ -166,6 +193,45 @@ func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
 		return nil, usagef("%s: %v", name, err)
 	}
 	return f, nil
+}
+
+// shiftLines moves the line numbers of Parse's errors about file ("file:N:
+// cause", one a line) back by n.
+func shiftLines(err error, file string, n int) error {
+	if n == 0 {
+		return err
+	}
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		rest, ok := strings.CutPrefix(l, file+":")
+		if !ok {
+			continue
+		}
+		num, cause, ok := strings.Cut(rest, ":")
+		if v, aerr := strconv.Atoi(num); ok && aerr == nil {
+			lines[i] = fmt.Sprintf("%s:%d:%s", file, max(v-n, 1), cause)
+		}
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// stdioLines says whether a message for stdio is written on several
+// lines. Over stdio a message is one line and holds no newline (T-STDIO-1,
+// which binds the sender: here the checker): one that is valid JSON the
+// runner sends compacted, as it sends check's fixtures; one that is not
+// is refused, for each of its lines would reach the server as a message
+// of its own, and their answers would be judged as the reply to one
+// request.
+func stdioLines(f *fixtures.Fixture) (bool, error) {
+	if !bytes.Contains(f.Body, []byte("\n")) {
+		return false, nil
+	}
+	full, err := fixtures.Expand(f.Body, fixtures.Context{Version: envelope.V20260728})
+	if err != nil || !json.Valid(full) {
+		return false, usagef("%s: the message is %d lines and not valid JSON, so it cannot be put on one line; over stdio each line reaches the server as a message of its own (T-STDIO-1): put the message on one line",
+			orText(f.File, f.ID), bytes.Count(f.Body, []byte("\n"))+1)
+	}
+	return true, nil
 }
 
 // sendSink keeps the exchanges of the message send is about (a fixture
@@ -199,6 +265,16 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	stdio := len(o.Command) > 0 || (o.Demo && o.DemoStdio)
+	if stdio {
+		multi, err := stdioLines(msg)
+		if err != nil {
+			return err
+		}
+		if multi {
+			fmt.Fprintf(s.Out, "# the message, valid JSON on several lines, is sent on one line: over stdio a message holds no newline (T-STDIO-1)\n\n")
+		}
 	}
 	extra, err := parseHeaders(o.Headers)
 	if err != nil {
