@@ -315,9 +315,20 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	if ht, ok := target.(*runner.HTTPTarget); ok {
 		endpoint = ht.T.URL
 	}
+	reproCmd := o.Command
+	if o.Demo && o.DemoStdio {
+		// The demo's process, as openTarget starts it.
+		reproCmd = []string{"wymcp-check", "refserver", "--stdio"}
+		if exe, err := os.Executable(); err == nil {
+			reproCmd[0] = exe
+		}
+		if o.DemoFault != "" {
+			reproCmd = append(reproCmd, "--fault", o.DemoFault)
+		}
+	}
 	var sum report.Summary
 	sent := 0
-	for _, j := range k.got {
+	for _, j := range explainedFirst(k.got) {
 		if j.Exchange != nil && len(secs) > 0 {
 			// Printed as check reports it: a --header value is never shown.
 			j.Exchange, j.Verdicts = envelope.ScrubExchange(j.Exchange, secs), scrubVerdicts(j.Verdicts, secs)
@@ -332,7 +343,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 			continue
 		}
 		sent++
-		if err := printExchange(s.Out, describe, endpoint, res, j, extra, o.Command); err != nil {
+		if err := printExchange(s.Out, describe, endpoint, res, j, extra, reproCmd); err != nil {
 			return err
 		}
 	}
@@ -350,6 +361,39 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	return nil
 }
 
+// explainedFirst puts each liveness probe's exchange after the exchange
+// whose silence it was sent to explain, where the runner judged it
+// first; a probe whose exchange is not among them stays last.
+func explainedFirst(got []runner.Judged) []runner.Judged {
+	own := map[string]bool{}
+	for _, j := range got {
+		if !envelope.IsLiveness(j.Fixture) {
+			own[j.Fixture] = true
+		}
+	}
+	probes := map[string][]runner.Judged{}
+	var orphans []runner.Judged
+	for _, j := range got {
+		if !envelope.IsLiveness(j.Fixture) {
+			continue
+		}
+		if of := strings.TrimSuffix(j.Fixture, "/liveness"); own[of] {
+			probes[of] = append(probes[of], j)
+		} else {
+			orphans = append(orphans, j)
+		}
+	}
+	out := make([]runner.Judged, 0, len(got))
+	for _, j := range got {
+		if !envelope.IsLiveness(j.Fixture) {
+			out = append(out, j)
+			out = append(out, probes[j.Fixture]...)
+			delete(probes, j.Fixture) // (an id judged twice keeps its probes once)
+		}
+	}
+	return append(out, orphans...)
+}
+
 func skipReason(vs []checks.Verdict) string {
 	if len(vs) > 0 {
 		return vs[0].Reason
@@ -361,7 +405,11 @@ func skipReason(vs []checks.Verdict) string {
 func printExchange(w io.Writer, target, endpoint string, res runner.Result, j runner.Judged, extra http.Header, cmd []string) error {
 	ex, vs := j.Exchange, j.Verdicts
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s: %s, protocol %s (%s)\n\n", report.Sanitize(j.Fixture), report.Sanitize(target), res.Version, res.Negotiated)
+	fmt.Fprintf(&b, "# %s: %s, protocol %s (%s)\n", report.Sanitize(j.Fixture), report.Sanitize(target), res.Version, res.Negotiated)
+	if envelope.IsLiveness(j.Fixture) {
+		fmt.Fprintf(&b, "# the checker's liveness probe, sent because %s above got no reply: it tells a silent server from a dead one\n", report.Sanitize(strings.TrimSuffix(j.Fixture, "/liveness")))
+	}
+	b.WriteString("\n")
 	if ex.Transport == envelope.HTTP {
 		fmt.Fprintf(&b, "> %s %s\n", ex.Request.HTTPMethod(), report.Sanitize(endpoint))
 		writeHeaders(&b, "> ", ex.Request.Header)
@@ -430,7 +478,10 @@ func printExchange(w io.Writer, target, endpoint string, res runner.Result, j ru
 		sum.Add(v)
 	}
 	fmt.Fprintf(&b, "\n%d pass, %d fail, %d warn, %d skip, %d error\n", sum.Pass, sum.Fail, sum.Warn, sum.Skip, sum.Error)
-	fmt.Fprintf(&b, "\nreproduce:\n  %s\n\n", reproduce(endpoint, res.Version, ex, extra, cmd))
+	if r := reproduce(endpoint, res.Version, ex, extra, cmd); r != "" {
+		fmt.Fprintf(&b, "\nreproduce:\n  %s\n", r)
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -463,8 +514,9 @@ func writeHeaders(b *strings.Builder, prefix string, h http.Header) {
 }
 
 // reproduce is a shell command that sends the same bytes again: curl
-// for HTTP, printf into the command for stdio. Secrets given with
-// --header are redacted; the body keeps every byte (printf escapes).
+// for HTTP, printf into the command for stdio ("" when no command is
+// known). Secrets given with --header are redacted; the body keeps every
+// byte (printf escapes).
 func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Header, cmd []string) string {
 	body := "printf '" + printfEscape(ex.Request.Body) + "'"
 	if ex.Transport == envelope.Stdio {
@@ -473,6 +525,9 @@ func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Heade
 		if version != envelope.V20260728 {
 			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, version)) +
 				`\n` + printfEscape([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)) + `\n`
+		}
+		if len(cmd) == 0 {
+			return "" // no command to pipe it into: none is printed
 		}
 		return "printf '" + hs + printfEscape(ex.Request.Body) + `\n' | ` + shellJoin(cmd)
 	}
@@ -496,7 +551,8 @@ func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Heade
 }
 
 // printfEscape writes bytes for a single-quoted printf format: printable
-// ASCII as is, the rest as \xHH, so any body survives a copy and paste.
+// ASCII as is, the rest as octal \ooo, so any body survives a copy and
+// paste; octal, for POSIX printf (dash's) knows no \xHH.
 func printfEscape(b []byte) string {
 	var s strings.Builder
 	for _, c := range b {
@@ -510,7 +566,7 @@ func printfEscape(b []byte) string {
 		case c >= 0x20 && c < 0x7f:
 			s.WriteByte(c)
 		default:
-			fmt.Fprintf(&s, `\x%02x`, c)
+			fmt.Fprintf(&s, `\%03o`, c)
 		}
 	}
 	return s.String()
