@@ -256,7 +256,7 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 		return append(out, NotSent(in.Fixture, ex.Failure, list)...)
 	}
 	base := exp.ReadReply(ex.Response)
-	if why, owner := unjudgeable(ex, base, list); why != "" {
+	if why, owner := unjudgeable(ex, exp, base, list); why != "" {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
 	var st *judgeState
@@ -518,15 +518,19 @@ func NotSent(fixture, reason string, list []*Check) []Verdict {
 
 // unjudgeable says why an exchange cannot be judged by the reply checks,
 // and which check owns that verdict: the checker's own failure (an error,
-// once), or the server's death (PRO1005's finding).
-func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (string, *Check) {
+// once), or the server's death (PRO1005's finding). A server that died
+// after writing the response it owed is judged on that response: the
+// exchange failed only by the exit (ex.Failure says so), which PRO1005
+// judges beside the rest.
+func unjudgeable(ex *envelope.Exchange, exp *expect.Expectation, r *envelope.Reply, list []*Check) (string, *Check) {
 	owner := func(id string) *Check { return errorOwner(list, id) }
+	answered := ex.Died != "" && wroteResponse(exp, r)
 	switch {
-	case ex.Died != "":
+	case ex.Died != "" && !answered:
 		return "the server died handling this message (see PRO1005)", nil
 	case ex.Malformed != "":
 		return "the reply is no HTTP/1.1 message a client can read (see " + WellFormedHTTP.ID + ")", nil
-	case ex.Failure != "":
+	case ex.Failure != "" && !answered:
 		return ex.Failure, owner(OneReply.ID)
 	case r.SplitErr != nil:
 		return "the reply could not be read within the checker's bounds: " + r.SplitErr.Error(), owner(ReplyIsJSON.ID)
@@ -537,6 +541,31 @@ func unjudgeable(ex *envelope.Exchange, r *envelope.Reply, list []*Check) (strin
 		}
 	}
 	return "", nil
+}
+
+// wroteResponse: r holds the response a request owed, whole: a response
+// object (no method; a result or an error) whose id is the request's, or,
+// where no id could be read from the request (a line that is no JSON
+// included), one with a null or absent id. A notification, a posted
+// response and a batch owe no single response: false.
+func wroteResponse(exp *expect.Expectation, r *envelope.Reply) bool {
+	switch {
+	case exp.Condition == expect.CondBatch, exp.Condition == expect.CondNotification, exp.Condition == expect.CondResponsePosted,
+		exp.Request.IsArray(), exp.NoReply.Set():
+		return false
+	}
+	for i := range r.Messages {
+		m := &r.Messages[i]
+		if !m.IsObject() || m.Get("method").Exists() || !m.Get("result").Exists() && !m.Get("error").Exists() {
+			continue
+		}
+		id := m.Get("id")
+		if len(exp.ID.Echo) == 0 && (!id.Exists() || id.Type == gjson.Null) ||
+			slices.ContainsFunc(exp.ID.Echo, func(want gjson.Result) bool { return envelope.SameID(want, id) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // notJudged gives the verdicts of an exchange the reply checks cannot

@@ -831,7 +831,11 @@ say; it never dies. A stdio server that exits while handling a message is
 reported against that message, with its exit status and the tail of its
 stderr, and is restarted for the next fixture. A death on a message
 that is owed no reply (a notification, a posted response) only warns:
-it leaves no MUST unmet, only T-PAGE-3's SHOULD. A batch is the exception
+it leaves no MUST unmet, only T-PAGE-3's SHOULD. So does a death after
+the server wrote, whole, the response the request owed (its id, a
+result or an error): nothing owed is missing, and that response is
+judged by the other checks as any other; a death before it fails. A
+batch is the exception
 where the spec leaves the whole reaction open (AMB-7: every version but
 2025-03-26, which has batches, T-V0326-1, and refuses one it does not
 support with a JSON-RPC error, never a crash): a server that closes its
@@ -848,6 +852,10 @@ stdio link on one reacted, and that only warns.`,
 			// MUST is left unmet by an exit, only T-PAGE-3's "handled
 			// gracefully", a SHOULD.
 			p.Warnf("server", "the server died on a message that is owed no reply: %s; exiting ends the session, where it SHOULD be handled gracefully (T-PAGE-3)", d)
+		case p.Reply != nil && wroteResponse(x, p.Reply.Reply):
+			// The response came before the exit: no MUST is left unmet
+			// (the exchange's other checks judge it), only the SHOULD.
+			p.Warnf("server", "the server died after writing its response: %s; nothing owed is missing, but exiting ends the session, where the message SHOULD be handled gracefully (T-PAGE-3)", d)
 		default:
 			p.Failf("server", "the server died: %s", d)
 		}
