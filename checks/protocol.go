@@ -694,7 +694,9 @@ either form passes; in 2026-07-28 so do -32021 (the tool needs a client
 capability the client lacks, T-LIFE-13) and -32020 (a header fault), as
 no order between the faults is set (AMB-4), and an input_required result
 is not judged: the tool has not run, and a later round would show whether
-it refuses. -32603 says the tool failed inside, having run on the input,
+it refuses. Nor is a task-augmented call answered with the task it
+created (a CreateTaskResult, 2025-11-25): the task's outcome, which
+tasks/result gives, would show whether the tool refused. -32603 says the tool failed inside, having run on the input,
 unless its words are a validator's (then the arguments were refused: a
 warning, as for any other code; ERR1002 judges the code); only where its
 words read as the tool's own failure after it ran (an upstream's, a
@@ -779,6 +781,12 @@ only the form T-TOOL-8 (a SHOULD) asks.`,
 			// whether it refuses the arguments comes in a later round, past
 			// this exchange.
 			return Skip("the tool asked for input (input_required) before running; a later round would show whether it refuses the arguments")
+		}
+		if r := m.Get("result"); p.Expect.Request.Get("params.task").Exists() && r.Get("task").IsObject() && !r.Get("content").Exists() {
+			// A CreateTaskResult (2025-11-25 tasks): the server took the
+			// call as a task, and its outcome, a refusal of the arguments
+			// or not, comes by tasks/result, past this exchange.
+			return Skip("the server created a task for the call (CreateTaskResult); whether the tool refuses the arguments shows only in the task's result (tasks/result)")
 		}
 		if m.Get("result.isError").Type != gjson.True {
 			want := "an isError result"
