@@ -1,7 +1,9 @@
 package checks
 
 import (
+	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -213,7 +215,7 @@ declaration rules are not judged.`,
 			scoped = expect.Want{Level: expect.Open, Rule: "on stdio another request may be in flight"}
 		}
 		token := x.Request.Get("params._meta.progressToken")
-		progress := map[string]float64{}
+		progress := map[string]string{} // token → the last progress, as written
 		listen := x.Method == "subscriptions/listen" && x.Version == envelope.V20260728
 		seen := map[string]bool{} // the server's request ids (T-RPC-4)
 		n, after := 0, -1
@@ -264,10 +266,10 @@ declaration rules are not judged.`,
 				if pr := m.Get("params.progress"); pr.Type != gjson.Number {
 					p.Failf(path+".params.progress", "progress is %s, want a number (T-PROG-1)", describe(pr))
 				} else {
-					if last, seen := progress[tok.Raw]; seen && pr.Num <= last {
-						p.Failf(path+".params.progress", "progress %s does not rise above the previous %v (T-PROG-1)", clip(pr.Raw), last)
+					if last, seen := progress[tok.Raw]; seen && compareNumbers(pr.Raw, last) <= 0 {
+						p.Failf(path+".params.progress", "progress %s does not rise above the previous %s (T-PROG-1)", clip(pr.Raw), clip(last))
 					}
-					progress[tok.Raw] = pr.Num
+					progress[tok.Raw] = pr.Raw
 				}
 			case "notifications/message":
 				judgeLogMessage(p, scoped, path, m)
@@ -323,6 +325,161 @@ func namesToken(toks []string, tok gjson.Result) bool {
 func ownTag(id gjson.Result, m envelope.Message) bool {
 	sub := m.Get(envelope.JoinPath("params._meta", metaSubscriptionID))
 	return sub.Exists() && envelope.SameID(id, sub)
+}
+
+// compareNumbers compares two JSON numbers as the decimals they spell
+// (-1, 0, +1): a float64 reading would make 9007199254740993 equal to
+// 9007199254740992, and 1e400 to 2e400, where the schema sets no
+// precision. It reads the texts in place, allocating nothing; a text
+// that is no JSON number is compared as its float64.
+func compareNumbers(a, b string) int {
+	x, okA := readDecimal(a)
+	y, okB := readDecimal(b)
+	if !okA || !okB {
+		fa, _ := strconv.ParseFloat(a, 64)
+		fb, _ := strconv.ParseFloat(b, 64)
+		return cmp.Compare(fa, fb)
+	}
+	sign := 1
+	switch {
+	case x.zero() && y.zero():
+		return 0
+	case x.neg != y.neg || x.zero() || y.zero():
+		// Different signs, or one is zero: the signs alone order them.
+		return cmp.Compare(x.signum(), y.signum())
+	case x.neg:
+		sign = -1
+	}
+	if x.point != y.point {
+		return sign * cmp.Compare(x.point, y.point)
+	}
+	for i := 0; i < x.n || i < y.n; i++ {
+		// Past its last significant digit a number has zeros.
+		if c := cmp.Compare(x.digit(i), y.digit(i)); c != 0 {
+			return sign * c
+		}
+	}
+	return 0
+}
+
+// A decimal is a JSON number's text read as ±0.d₁d₂…dₙ × 10^point, its
+// significant digits d (no leading or trailing zero) standing in text
+// around the decimal point at dot.
+type decimal struct {
+	text  string
+	neg   bool
+	start int   // where d₁ stands in text
+	dot   int   // where the '.' stands in text, or -1
+	n     int   // how many significant digits
+	point int64 // the decimal exponent of 0.d₁…
+}
+
+func (d decimal) zero() bool { return d.n == 0 }
+
+func (d decimal) signum() int {
+	switch {
+	case d.zero():
+		return 0
+	case d.neg:
+		return -1
+	}
+	return 1
+}
+
+// digit is dᵢ₊₁ as a byte, or '0' past the last.
+func (d decimal) digit(i int) byte {
+	if i >= d.n {
+		return '0'
+	}
+	at := d.start + i
+	if d.dot >= 0 && d.start < d.dot && at >= d.dot {
+		at++ // the digits run on past the point
+	}
+	return d.text[at]
+}
+
+// readDecimal reads s, a JSON number (RFC 8259 §6), as a decimal; false
+// when it is none. Its exponent is held within ±2^50, far past any
+// number a reply of the checker's bounds could write.
+func readDecimal(s string) (decimal, bool) {
+	d := decimal{text: s, dot: -1}
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		d.neg = true
+		i++
+	}
+	intStart := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	intEnd := i
+	if intEnd == intStart {
+		return d, false
+	}
+	fracEnd := intEnd
+	if i < len(s) && s[i] == '.' {
+		d.dot = i
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d.dot+1 {
+			return d, false
+		}
+		fracEnd = i
+	}
+	var exp int64
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == len(s) {
+			return d, false
+		}
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if exp < 1<<50 {
+				exp = exp*10 + int64(s[i]-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return d, false
+	}
+	// The digits, the point skipped: positions [intStart, fracEnd).
+	isDigit := func(at int) bool { return at != d.dot }
+	first, last := -1, -1
+	for at := intStart; at < fracEnd; at++ {
+		if isDigit(at) && s[at] != '0' {
+			if first < 0 {
+				first = at
+			}
+			last = at
+		}
+	}
+	if first < 0 {
+		return d, true // zero
+	}
+	// 0.d₁… × 10^point: point counts the integer digits from d₁ on
+	// (negative when d₁ stands after the point, past its zeros).
+	var point int64
+	if first < intEnd {
+		point = int64(intEnd - first)
+	} else {
+		point = -int64(first - d.dot - 1)
+	}
+	d.point = point + exp
+	d.start = first
+	d.n = last - first + 1
+	if d.dot >= 0 && first < d.dot && last > d.dot {
+		d.n-- // the point between them is no digit
+	}
+	return d, true
 }
 
 // judgeServerRequest judges a request the server sent the client.
