@@ -160,8 +160,20 @@ declarations set, not only for form:
   when the client declared that capability (T-LIFE-4; the checker
   declares none), and an elicitation mode or sampling with tools only
   when it declared that too (elicitation.form or {}, elicitation.url,
-  sampling.tools). In a session that negotiated 2025-03-26 using only
-  negotiated capabilities is a SHOULD (T-V0326-5): these warn there.
+  sampling.tools); in 2025-11-25 it sends tasks/list or tasks/cancel
+  only to a client that declared tasks.list or tasks.cancel, tasks/get
+  or tasks/result only to one that declared tasks, and
+  notifications/elicitation/complete only to one that declared
+  elicitation.url (no URL elicitation can have been asked of any other).
+- In 2025-xx a request or notification of a method MCP defines only in
+  another version (tasks/* and notifications/elicitation/complete in
+  2025-06-18, elicitation/create in 2025-03-26) fails: both sides stay
+  within the negotiated version (T-LIFE-4). A method no version defines
+  is an extension's and is not judged, nor is this in 2026-07-28 (its
+  tasks are an extension's), nor where the version is the checker's
+  guess (no declaration, facts or header named it).
+- In a session that negotiated 2025-03-26 using only negotiated
+  capabilities and version is a SHOULD (T-V0326-5): these warn there.
 - notifications/progress names the progressToken the request gave, its
   progress rises strictly, and none follows the response (T-PROG-1).
 - notifications/message in 2026-07-28 comes only for a request whose
@@ -243,7 +255,12 @@ declaration rules are not judged.`,
 			if listen && (p.Exchange.Transport != envelope.Stdio || ownTag(x.Request.Get("id"), m)) {
 				continue // PRO1009's
 			}
+			if x.Version != envelope.V20260728 && undefinedHere(p, path, method) {
+				continue
+			}
 			switch method {
+			case "notifications/elicitation/complete":
+				judgeElicitationComplete(p, path, method)
 			case "notifications/progress":
 				tok := m.Get("params.progressToken")
 				switch {
@@ -482,6 +499,57 @@ func readDecimal(s string) (decimal, bool) {
 	return d, true
 }
 
+// clientNeeds maps a request a server sends the client (2025-xx) to the
+// client capability it needs (T-LIFE-4). A task the server asks about
+// can only be the client's if the client declared tasks (a
+// task-augmented sampling or elicitation, tasks.requests), and listing
+// and cancelling them have capabilities of their own.
+var clientNeeds = map[string]string{
+	"sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots",
+	"tasks/get": "tasks", "tasks/result": "tasks", "tasks/list": "tasks.list", "tasks/cancel": "tasks.cancel",
+}
+
+// serverSent lists the methods of the messages a 2025-xx server sends
+// besides its response, as each version defines them (ServerRequest and
+// ServerNotification of its schema).
+var serverSent = func() map[string][]string {
+	v0326 := []string{"notifications/cancelled", "notifications/progress", "notifications/message",
+		"notifications/resources/updated", "notifications/resources/list_changed",
+		"notifications/prompts/list_changed", "notifications/tools/list_changed",
+		"ping", "sampling/createMessage", "roots/list"}
+	v0618 := append(slices.Clip(v0326), "elicitation/create")
+	v1125 := append(slices.Clip(v0618), "notifications/elicitation/complete", "notifications/tasks/status",
+		"tasks/get", "tasks/result", "tasks/cancel", "tasks/list")
+	return map[string][]string{envelope.V20250326: v0326, envelope.V20250618: v0618, envelope.V20251125: v1125}
+}()
+
+// sentByAnyVersion: method is a message some version of MCP has a server
+// send (2026-07-28's acknowledgment of a listen included).
+func sentByAnyVersion(method string) bool {
+	return slices.Contains(serverSent[envelope.V20251125], method) || method == "notifications/subscriptions/acknowledged"
+}
+
+// undefinedHere reports a message, sent by a server in a 2025-xx session,
+// of a method MCP defines only in other versions (tasks/* or
+// notifications/elicitation/complete in 2025-06-18): both sides stay
+// within the negotiated version (T-LIFE-4; T-V0326-5's SHOULD in
+// 2025-03-26). A method no version defines is an extension's, and not
+// judged; nor is any in 2026-07-28, where the core tasks became an
+// extension's. A version the checker only guessed judges nothing.
+func undefinedHere(p *Pass, path, method string) bool {
+	x := p.Expect
+	v := messagesVersion(p)
+	if f := x.Facts; f != nil && f.Spoken == envelope.V20250326 {
+		v = envelope.V20250326
+	}
+	defined, ok := serverSent[v]
+	if !ok || x.VersionSource == "default" || !sentByAnyVersion(method) || slices.Contains(defined, method) {
+		return false
+	}
+	undeclaredUse(p)(path, "the server sent %s, which %s, the negotiated version, does not define; both sides stay within the negotiated version (T-LIFE-4)", Quote(method, quoteN), v)
+	return true
+}
+
 // judgeServerRequest judges a request the server sent the client.
 func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 	x := p.Expect
@@ -493,7 +561,10 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 	case strings.HasPrefix(method, "notifications/"):
 		p.Failf(path+".id", "notification %s carries an id (T-RPC-11)", Quote(method, quoteN))
 	default:
-		need := map[string]string{"sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots"}[method]
+		if undefinedHere(p, path, method) {
+			return
+		}
+		need := clientNeeds[method]
 		if need == "" || x.Facts == nil || x.Facts.ClientCapabilities == nil {
 			return
 		}
@@ -509,6 +580,20 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 				undeclaredUse(p)(path+".params."+at, "the server sent %s asking for %s, which the client did not declare (T-LIFE-4)", Quote(method, quoteN), gap)
 			}
 		}
+	}
+}
+
+// judgeElicitationComplete judges notifications/elicitation/complete
+// (2025-11-25): it ends a URL-mode elicitation, which a server asks only
+// of a client that declared elicitation.url (T-LIFE-4): from one that did
+// not, it completes nothing the client could have been asked.
+func judgeElicitationComplete(p *Pass, path, method string) {
+	f := p.Expect.Facts
+	if f == nil || f.ClientCapabilities == nil {
+		return
+	}
+	if caps := gjson.ParseBytes(f.ClientCapabilities); !elicitationModeDeclared(caps.Get("elicitation"), "url") {
+		undeclaredUse(p)(path, "the server sent %s, but the client declared no elicitation.url capability, so no URL elicitation can have been asked of it (T-LIFE-4)", Quote(method, quoteN))
 	}
 }
 
