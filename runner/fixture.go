@@ -88,15 +88,17 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 	if err != nil {
 		return l.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
 	}
-	if r.t.Transport() == envelope.Stdio && bytes.ContainsAny(body, "\r\n") && json.Valid(body) {
+	if r.t.Transport() == envelope.Stdio && bytes.ContainsAny(body, "\r\n") {
 		// JSON written over several lines (a user's fixture, pretty
 		// printed) is one message: on a pipe it goes as one line, as a
-		// client writes it (T-STDIO-1 binds the sender). Bytes that are
-		// no JSON go as written, line breaks and all.
+		// client writes it (T-STDIO-1 binds the sender). Lines that are
+		// no JSON would reach the server as messages of their own, each
+		// answered, and one exchange cannot judge them: not sent.
 		var b bytes.Buffer
-		if json.Compact(&b, body) == nil {
-			body = b.Bytes()
+		if !json.Valid(body) || json.Compact(&b, body) != nil {
+			return l.notSent(id, fmt.Sprintf("%s: the body is %d lines that are no one JSON message; on a stdio pipe each line is a message of its own, which one exchange cannot judge: write it on one line", f.File, bytes.Count(body, []byte("\n"))+1))
 		}
+		body = b.Bytes()
 	}
 	h := http.Header{}
 	if !f.NoStdHeaders {

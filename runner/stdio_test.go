@@ -312,6 +312,31 @@ func TestPrettyFixtureStdio(t *testing.T) {
 	if sent == "" || strings.Contains(sent, `\n`) {
 		t.Errorf("the body went as %q, want one line", sent)
 	}
+	// Lines that are no JSON are not sent: each would be a message.
+	broken, err := fixtures.Parse("broken.txtar", []byte("Two broken lines.\n-- fixture --\nid: user/broken-lines\nrules: T-LIFE-5\nversions: all\ntransports: stdio\n-- body --\n{\"jsonrpc\":\n\"2.0\", oops\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: time.Second, Quiet: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	rows, _ = corpusRunAt(t, again, 1, []*fixtures.Fixture{broken}, envelope.V20251125)
+	var errs []string
+	for _, l := range rows {
+		if f := strings.Fields(l); len(f) >= 3 && f[0] == "user/broken-lines" && f[1] != "sent" {
+			if f[2] == "fail" {
+				t.Errorf("%s", l)
+			}
+			if f[2] == "error" && strings.Contains(l, "broken.txtar: the body is 2 lines") {
+				errs = append(errs, l)
+			}
+		}
+	}
+	if len(errs) != 1 {
+		t.Errorf("want one error naming the file, got %q in\n%s", errs, strings.Join(rows, "\n"))
+	}
 }
 
 // TestSetupDeathStdio: a server that dies on prompts/list while the run
