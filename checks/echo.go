@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -127,7 +128,7 @@ type echoScan struct {
 	variants       [3]string // see textPieces
 	// reserial are the request's objects that a reply text may carry
 	// re-serialised (see reserialised); found, the first one it did.
-	reserial     []reserialText
+	reserial     *reserialSet
 	reserialDone bool
 	reserialAt   *reserialText
 	reserialPath string
@@ -138,31 +139,36 @@ type echoScan struct {
 // ("key":value) or elements, which a reply may write in another order
 // (Go's maps sort their keys) or only in part (cut short with "...").
 type reserialText struct {
-	path, form string
-	size       int // its compact length, as the client wrote it
-	parts      []reserialPart
-	covered    int // found: how much of it the reply carried
+	path  string // its display path; empty, the request itself
+	whole int32  // its form, a pattern of the set (-1: too short to look for)
+	size  int    // its compact length, as the client wrote it
+	parts []reserialPart
+	// covered is, found, how much of it the reply carried.
+	covered int
 }
 
-// A reserialPart is a member or element: its form, and its compact
-// length as the client wrote it, which is what the quote bound counts.
+// A reserialPart is a member or element: its form, a pattern of the set,
+// and its compact length as the client wrote it, which is what the quote
+// bound counts.
 type reserialPart struct {
-	form string
+	pat  int32
 	size int
 }
 
 // minReserialPart is the shortest member or element counted: shorter ones
-// ("a":1) recur by chance.
+// ("a":1) recur by chance. It is also the length of the key the patterns
+// are found by.
 const minReserialPart = 6
 
 // Bounds of the search for request objects written out again, which
-// keep it linear in a reply's size: the objects looked for, the members
-// of each, and the bytes of a reply text searched for members (a whole
-// object is looked for in all of it).
+// keep it linear in a reply's size and bounded in memory: the objects
+// looked for (the request's first ones, outermost first: a request whose
+// objects past the quote bound are more than this is not a realistic
+// tool call), the members of each, and the bytes of a reply text read.
 const (
-	maxReserial      = 4
+	maxReserial      = 64
 	maxReserialParts = 16
-	maxReserialText  = 1 << 20
+	maxReserialText  = 8 << 20
 )
 
 // markValue records that the reply carries the request value v whole.
@@ -599,10 +605,10 @@ func compactLen(raw string) int {
 }
 
 // reserialised notes a reply text that carries, re-serialised, one of the
-// request's objects past the quote bound: params, params.arguments, or an
-// object or array among the arguments. Written out byte for byte it is
-// the pieces' finding; in another form no piece of it is found, yet it is
-// the client's text all the same.
+// request's objects past the quote bound: the request itself, params,
+// the arguments or any object or array within them, at any depth.
+// Written out byte for byte it is the pieces' finding; in another form
+// no piece of it is found, yet it is the client's text all the same.
 func (s *echoScan) reserialised(path, raw string) {
 	if s.reserialAt != nil || len(raw) <= s.p.Contract.QuoteBound {
 		// (A text within the bound carries too little to judge: most
@@ -611,71 +617,25 @@ func (s *echoScan) reserialised(path, raw string) {
 	}
 	if !s.reserialDone {
 		s.reserialDone = true
-		req := s.p.Expect.Request
-		add := func(at string, v gjson.Result) {
-			if !v.IsObject() && !v.IsArray() {
-				return
-			}
-			size := compactLen(v.Raw)
-			if size <= s.p.Contract.QuoteBound {
-				return
-			}
-			// The whole form and its members' are written into one
-			// buffer, and each is a slice of it.
-			var b strings.Builder
-			b.Grow(len(v.Raw) * 2)
-			appendReserialised(&b, jsonUnescape(v.Raw))
-			whole := b.Len()
-			var spans [][2]int
-			var sizes []int
-			v.ForEach(func(k, e gjson.Result) bool {
-				start, size := b.Len(), compactLen(e.Raw)
-				if v.IsObject() {
-					appendReserialised(&b, jsonUnescape(k.Raw))
-					b.WriteByte(':')
-					size += len(k.Raw) + 1
-				}
-				appendReserialised(&b, jsonUnescape(e.Raw))
-				if b.Len()-start >= minReserialPart {
-					spans, sizes = append(spans, [2]int{start, b.Len()}), append(sizes, size)
-				}
-				return len(spans) < maxReserialParts
-			})
-			all := b.String()
-			rt := reserialText{path: at, form: all[:whole], size: size}
-			for i, sp := range spans {
-				rt.parts = append(rt.parts, reserialPart{all[sp[0]:sp[1]], sizes[i]})
-			}
-			if len(s.reserial) < maxReserial {
-				s.reserial = append(s.reserial, rt)
-			}
-		}
-		args := req.Get("params.arguments")
-		if !args.Exists() {
-			// (Where the arguments are, they are the client's content;
-			// the rest of params is the method's name and _meta.)
-			add("params", req.Get("params"))
-		}
-		add("params.arguments", args)
-		args.ForEach(func(k, v gjson.Result) bool {
-			add(envelope.JoinPath("params.arguments", k.Str), v)
-			return len(s.reserial) < maxReserial
-		})
+		s.reserial = newReserialSet(parsedRequest(s.p).Root(), s.p.Contract.QuoteBound)
 	}
-	if len(s.reserial) == 0 {
+	rs := s.reserial
+	if rs == nil {
 		return
 	}
 	// (Only the first of a text this long is read again: a copy of a
 	// 60 MB message would break the memory bound of an exchange.)
-	form := reserialisedForm(jsonUnescape(raw[:min(len(raw), 8*maxReserialText)]))
-	for i := range s.reserial {
-		rt := &s.reserial[i]
+	rs.scan(reserialisedForm(jsonUnescape(raw[:min(len(raw), maxReserialText)])))
+	for i := range rs.texts {
+		rt := &rs.texts[i]
 		covered, members := 0, 0
-		if strings.Contains(form, rt.form) {
-			covered, members = rt.size, len(rt.parts)
+		if rt.whole >= 0 && rs.found[rt.whole] {
+			// The object itself, brackets and all: the client's
+			// structure, however few its members.
+			covered, members = rt.size, 2
 		} else {
 			for _, part := range rt.parts {
-				if strings.Contains(form[:min(len(form), maxReserialText)], part.form) {
+				if rs.found[part.pat] {
 					covered, members = covered+part.size, members+1
 				}
 			}
@@ -689,6 +649,208 @@ func (s *echoScan) reserialised(path, raw string) {
 			return
 		}
 	}
+}
+
+// A reserialSet is what a reply text is searched for: the request's
+// objects and arrays past the quote bound (texts, outermost and earliest
+// first), each by its form and its members', all slices of one buffer
+// that holds the request in the compared form once, whatever the depth.
+// The distinct forms are the patterns, found in one pass over a text by
+// their first minReserialPart bytes.
+type reserialSet struct {
+	texts    []reserialText
+	patterns []string
+	next     []int32 // the next pattern of the same key, or -1
+	heads    []int32 // the first pattern of a key, or -1; a power of two long
+	shift    uint8
+	found    []bool // for the text last scanned
+}
+
+// newReserialSet builds the set for the request root; nil when the
+// request has no object or array past the bound.
+func newReserialSet(root gjson.Result, bound int) *reserialSet {
+	w := reserialWalk{bound: bound}
+	w.walk(root, nil)
+	if len(w.texts) == 0 {
+		return nil
+	}
+	slices.SortFunc(w.texts, func(a, b walkText) int { return a.whole.lo - b.whole.lo })
+	buf := w.b.String()
+	rs := &reserialSet{texts: make([]reserialText, len(w.texts))}
+	ids := map[string]int32{}
+	intern := func(sp partSpan) int32 {
+		t := buf[sp.lo:sp.hi]
+		if len(t) < minReserialPart {
+			return -1
+		}
+		if id, ok := ids[t]; ok {
+			return id
+		}
+		id := int32(len(rs.patterns))
+		ids[t] = id
+		rs.patterns = append(rs.patterns, t)
+		return id
+	}
+	for i, wt := range w.texts {
+		rt := &rs.texts[i]
+		*rt = reserialText{path: wt.path, size: wt.whole.size, whole: intern(wt.whole)}
+		for _, sp := range wt.parts {
+			// (Parts too short to look for are never found.)
+			if id := intern(sp); id >= 0 {
+				rt.parts = append(rt.parts, reserialPart{id, sp.size})
+			}
+		}
+	}
+	bits := uint8(4)
+	for 1<<bits < 2*len(rs.patterns) {
+		bits++
+	}
+	rs.heads, rs.shift = make([]int32, 1<<bits), 64-bits
+	for i := range rs.heads {
+		rs.heads[i] = -1
+	}
+	rs.next = make([]int32, len(rs.patterns))
+	for id, t := range rs.patterns {
+		h := rs.slot(reserialKey(t, 0))
+		rs.next[id], rs.heads[h] = rs.heads[h], int32(id)
+	}
+	rs.found = make([]bool, len(rs.patterns))
+	return rs
+}
+
+// reserialKey is the key of the pattern, or text position, at t[i:].
+func reserialKey(t string, i int) uint64 {
+	_ = t[i+minReserialPart-1]
+	return uint64(t[i]) | uint64(t[i+1])<<8 | uint64(t[i+2])<<16 | uint64(t[i+3])<<24 |
+		uint64(t[i+4])<<32 | uint64(t[i+5])<<40
+}
+
+// slot is where key k's patterns are, or would go, in heads.
+func (rs *reserialSet) slot(k uint64) int {
+	mask := len(rs.heads) - 1
+	for h := int(k * 0x9e3779b97f4a7c15 >> rs.shift); ; h = (h + 1) & mask {
+		if p := rs.heads[h]; p < 0 || reserialKey(rs.patterns[p], 0) == k {
+			return h
+		}
+	}
+}
+
+// scan records which patterns the form of a reply text holds. Each
+// position is looked up once; the bytes compared past the key are
+// bounded by a budget in proportion to the text, so that a hostile
+// request and reply that share long prefixes everywhere cost linear time
+// (the budget is met by no text that merely echoes the request: a
+// pattern found is not compared again).
+func (rs *reserialSet) scan(form string) {
+	clear(rs.found)
+	budget := 4*len(form) + 1<<16
+	for i := 0; i+minReserialPart <= len(form); i++ {
+		for p := rs.heads[rs.slot(reserialKey(form, i))]; p >= 0; p = rs.next[p] {
+			if rs.found[p] {
+				continue
+			}
+			pat, n := rs.patterns[p], minReserialPart
+			for n < len(pat) && i+n < len(form) && form[i+n] == pat[n] {
+				n++
+			}
+			if budget -= n; budget < 0 {
+				return
+			}
+			rs.found[p] = n == len(pat)
+		}
+	}
+}
+
+// A reserialWalk writes the request in the compared form, once, noting
+// where each object or array past the bound and its members stand.
+type reserialWalk struct {
+	b     strings.Builder
+	bound int
+	// members are the spans of the members of the containers being
+	// written, each container's after its parent's.
+	members []partSpan
+	texts   []walkText
+}
+
+// A partSpan is where a text stands in the walk's buffer, and its compact
+// length as the client wrote it.
+type partSpan struct{ lo, hi, size int }
+
+// A walkText is a container the walk keeps, and its members.
+type walkText struct {
+	path  string
+	whole partSpan
+	parts []partSpan
+}
+
+// envelopeMember: a member of the request's own envelope, not the
+// client's content: a reply naming the method and id is no echo of it.
+func envelopeMember(at []string, k string) bool {
+	return len(at) == 0 && (k == "jsonrpc" || k == "id" || k == "method")
+}
+
+// walk writes v, reached by the keys at, and returns its compact length.
+func (w *reserialWalk) walk(v gjson.Result, at []string) int {
+	obj := v.IsObject()
+	if !obj && !v.IsArray() {
+		appendReserialised(&w.b, jsonUnescape(v.Raw))
+		return compactLen(v.Raw)
+	}
+	start, frame := w.b.Len(), len(w.members)
+	open, closing := byte('['), byte(']')
+	if obj {
+		open, closing = '{', '}'
+	}
+	w.b.WriteByte(open)
+	size, n := 2, 0
+	v.ForEach(func(k, e gjson.Result) bool {
+		if n > 0 {
+			w.b.WriteByte(',')
+			size++
+		}
+		lo, psize := w.b.Len(), 0
+		key := strconv.Itoa(n)
+		if obj {
+			appendReserialised(&w.b, jsonUnescape(k.Raw))
+			w.b.WriteByte(':')
+			psize, key = len(k.Raw)+1, k.Str
+		}
+		psize += w.walk(e, append(at, key))
+		if w.b.Len()-lo >= minReserialPart && len(w.members)-frame < maxReserialParts && !(obj && envelopeMember(at, k.Str)) {
+			w.members = append(w.members, partSpan{lo, w.b.Len(), psize})
+		}
+		size += psize
+		n++
+		return true
+	})
+	w.b.WriteByte(closing)
+	if size > w.bound {
+		w.add(at, partSpan{start, w.b.Len(), size}, w.members[frame:])
+	}
+	w.members = w.members[:frame]
+	return size
+}
+
+// add keeps the container at whole among the texts: the first
+// maxReserial in the request's order, which the walk (inner ones first)
+// meets out of order.
+func (w *reserialWalk) add(at []string, whole partSpan, parts []partSpan) {
+	i := len(w.texts)
+	if i == maxReserial {
+		i = 0
+		for j := range w.texts {
+			if w.texts[j].whole.lo > w.texts[i].whole.lo {
+				i = j
+			}
+		}
+		if w.texts[i].whole.lo < whole.lo {
+			return
+		}
+	} else {
+		w.texts = append(w.texts, walkText{})
+	}
+	wt := &w.texts[i]
+	wt.path, wt.whole, wt.parts = displayPath("", at), whole, append(wt.parts[:0], parts...)
 }
 
 // textPieces counts the pieces of the request a reply text carries (and
@@ -976,7 +1138,11 @@ func (s *echoScan) done(path string, sure expect.Want) {
 		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
 	}
 	if r := s.reserialAt; r != nil && worst == nil {
-		s.p.Deviate(sure, s.reserialPath, "the request's %s is echoed, written out again (%d characters of it without spaces), over the quote bound of %d", r.path, r.covered, bound)
+		what := "the request"
+		if r.path != "" {
+			what = "the request's " + r.path
+		}
+		s.p.Deviate(sure, s.reserialPath, "%s is echoed, written out again (%d characters of it without spaces), over the quote bound of %d", what, r.covered, bound)
 	}
 }
 
@@ -1145,9 +1311,10 @@ pieces shorter than 16 characters are not counted, they recur by chance);
 at most one whole request value (of 16 characters or more) may be quoted,
 in text or as structure (the request's object or array put back under
 data, re-encoded or not: its compact text counts toward the bound; and
-params, params.arguments or an object among the arguments written into a
-text another way, as Python's repr or json.dumps writes it, past the
-bound) — the
+the request itself or any object or array in it past the bound, at any
+depth (the first 64 in the request), written into a text another way, as
+Python's repr or json.dumps writes it, spaced or not, its keys in another
+order) — the
 values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
 -32022), nor are the tokens of a distilled error's location that name the
