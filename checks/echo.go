@@ -432,11 +432,27 @@ func newEchoScan(p *Pass) *echoScan {
 // rawControl reports a reply text that carries a control character as
 // is: a quoted value has them escaped, or a request's escape sequence (ESC
 // [2J clears a terminal) becomes the server's own words on the reader's
-// screen. A tab and the line breaks are left to the rules on lines.
-func rawControl(report func(path, format string, args ...any), path, v string) {
+// screen. A tab and the line breaks are left to the rules on lines (and,
+// in a quoted value under data, to rawLineBreak).
+func rawControl(report func(path, format string, args ...any), path, v string) bool {
 	if i := strings.IndexFunc(v, bareControl); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(v[i:])
 		report(path, "holds the control character %U unescaped, which acts on a terminal that shows the text; write it escaped", r)
+		return true
+	}
+	return false
+}
+
+// rawLineBreak reports a data value that quotes the request with a line
+// break as is: a carriage return lets what follows overwrite the line
+// shown, a line feed starts a line of the client's own. Elsewhere a line
+// break under data is the server's own text, which ERR3003 reads as
+// prose; a quote is exempt there, as it is a quote, and is judged here.
+// (A message's line breaks are ERR2001's, whatever they quote.)
+func rawLineBreak(p *Pass, path, v string) {
+	if i := strings.IndexFunc(v, isLineBreak); i >= 0 && quotesRequest(p, v) {
+		r, _ := utf8.DecodeRuneInString(v[i:])
+		p.Failf(path, "quotes the request with the line break %U unescaped, which breaks the line shown (a carriage return lets what follows overwrite it); write it escaped", r)
 	}
 }
 
@@ -1322,8 +1338,9 @@ request's members (the pointer the contract asks for), nor the method's
 name or a tool, prompt or resource the server itself listed (the run's
 facts show it), where one stands alone: a run that goes on past it
 counts;
-no text under data carries a control character as is (a tab and the
-line breaks aside): the quoted value has it escaped;
+no text under data carries a control character as is (a tab aside): the
+quoted value has it escaped, a line break too (a line break in the
+server's own text under data is ERR3003's, in the message ERR2001's);
 and, in live runs, no value given with --header, which is never quoted in
 the report: a header named for a credential (Authorization, Cookie, a
 name holding auth, token, secret, password, session or a key) fails, any
@@ -1342,7 +1359,9 @@ server's own words. Strict contract only.`,
 		whole := s.structures(e.Get("data"), "error.data")
 		for _, ps := range p.Reply.errorDataStrings() {
 			path, v := ps.path, ps.s
-			rawControl(p.Failf, path, v)
+			if !rawControl(p.Failf, path, v) {
+				rawLineBreak(p, path, v)
+			}
 			if whole.holds(path) {
 				// A whole value with the request's object it stands in;
 				// its pieces still count toward the bound.
