@@ -3,6 +3,7 @@ package checks
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,12 +17,12 @@ import (
 )
 
 // Echo is judged on meaning, not on surface text: a reply text is read
-// decoded (JSON escapes and percent-encoding undone, as a client showing
-// it would), the request's texts too (JSON strings unescaped, Base64
-// header sentinels decoded), and every piece of a request text the reply
-// carries counts toward that text's total, wherever the pieces stand
-// (message, data, several data values). Quote marks around a quoted value
-// are not part of it.
+// decoded (JSON escapes, percent-encoding and HTML entities undone, as a
+// client showing it would), the request's texts too (JSON strings
+// unescaped, Base64 header sentinels decoded), and every piece of a
+// request text the reply carries counts toward that text's total,
+// wherever the pieces stand (message, data, several data values). Quote
+// marks around a quoted value are not part of it.
 
 // minPiece is the shortest copied run counted as a piece of the request:
 // shorter ones (names, versions, "tools/call") recur by chance.
@@ -125,7 +126,7 @@ type echoScan struct {
 	// count, by shape (see structures), with their compact length.
 	containers     containerSet
 	containersDone bool
-	variants       [3]string // see textPieces
+	variants       [4]string // see textPieces
 	// reserial are the request's objects that a reply text may carry
 	// re-serialised (see reserialised); found, the first one it did.
 	reserial     *reserialSet
@@ -902,6 +903,13 @@ func (s *echoScan) textPieces(path, raw string) []string {
 	if d := percentDecode(raw); d != raw {
 		variants = append(variants, d)
 	}
+	if strings.IndexByte(raw, '&') >= 0 {
+		// A server that renders the text into a page escapes it as HTML
+		// (&lt;, &quot;, &#x27;): the reader sees the request's text.
+		if d := html.UnescapeString(raw); d != raw {
+			variants = append(variants, d)
+		}
+	}
 
 	for _, t := range variants {
 		s.pieces(path, t)
@@ -1317,9 +1325,9 @@ var NoEcho = &Check{
 	Area:       AreaEcho,
 	Doc: `Nothing in error.message or under error.data carries the request beyond
 one short quoted value. Echo is judged on what a reader sees, not on the
-bytes: reply texts are read with JSON escapes and percent-encoding undone,
-request values decoded too, and the quote marks around a quoted value do
-not count. Four things are judged:
+bytes: reply texts are read with JSON escapes, percent-encoding and HTML
+entities undone, request values decoded too, and the quote marks around a
+quoted value do not count. Four things are judged:
 the pieces of any one request text (its raw body, a string value in it, a
 header value) that the reply carries, added up over message and every
 data value, must stay within the quote bound (64 characters by default;
