@@ -686,7 +686,7 @@ type reserialSet struct {
 // newReserialSet builds the set for the request root; nil when the
 // request has no object or array past the bound.
 func newReserialSet(root gjson.Result, bound int) *reserialSet {
-	w := reserialWalk{bound: bound}
+	w := reserialWalk{bound: bound, batch: root.IsArray()}
 	w.walk(root, nil)
 	if len(w.texts) == 0 {
 		return nil
@@ -787,6 +787,7 @@ type reserialWalk struct {
 	// written, each container's after its parent's.
 	members []partSpan
 	texts   []walkText
+	batch   bool // the request is an array of messages
 }
 
 // A partSpan is where a text stands in the walk's buffer, and its compact
@@ -800,10 +801,11 @@ type walkText struct {
 	parts []partSpan
 }
 
-// envelopeMember: a member of the request's own envelope, not the
-// client's content: a reply naming the method and id is no echo of it.
-func envelopeMember(at []string, k string) bool {
-	return len(at) == 0 && (k == "jsonrpc" || k == "id" || k == "method")
+// envelopeMember: a member of the request's own envelope (the message
+// at the root, or in a batch), not the client's content: a reply naming
+// the method and id is no echo of it.
+func (w *reserialWalk) envelopeMember(at []string, k string) bool {
+	return (len(at) == 0 || len(at) == 1 && w.batch) && (k == "jsonrpc" || k == "id" || k == "method")
 }
 
 // walk writes v, reached by the keys at, and returns its compact length.
@@ -833,7 +835,7 @@ func (w *reserialWalk) walk(v gjson.Result, at []string) int {
 			psize, key = len(k.Raw)+1, k.Str
 		}
 		psize += w.walk(e, append(at, key))
-		if w.b.Len()-lo >= minReserialPart && len(w.members)-frame < maxReserialParts && !(obj && envelopeMember(at, k.Str)) {
+		if w.b.Len()-lo >= minReserialPart && len(w.members)-frame < maxReserialParts && !(obj && w.envelopeMember(at, k.Str)) {
 			w.members = append(w.members, partSpan{lo, w.b.Len(), psize})
 		}
 		size += psize
