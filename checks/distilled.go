@@ -31,7 +31,9 @@ sentence written for a person ("!" or "?" at its end, or "please"); no
 duplicates; a full stop at the end of one clause, as Laravel and Symfony
 write theirs, only warns, and a period after an abbreviation ("incl.",
 "Prof.", a run of consonants such as German "bzw.") ends no sentence);
-entries
+and no member besides those two (a validator's own fields kept beside
+them, ajv's instancePath, schemaPath, params, schema, or a stack, or
+the input, are the undistilled output this rule stops); entries
 sorted by location, no location twice. Sorted means sorted as strings, or
 token by token with array indices as numbers (/9 before /10) or the
 decoded tokens compared as strings: each is a reasonable reading of
@@ -45,7 +47,10 @@ problem names a deeper entry's location (its pointer, or its key in
 quotes) is a pointer to that entry, not a cause, and so is one above a
 deeper entry whose every problem says only that something failed
 ("invalid", "1 validation error", "jsonschema validation failed with
-'…'"); an entry whose every problem names an ancestor's location
+'…'", or that a composite keyword's subschema did: "must match a schema
+in anyOf", "must match \"then\" schema", "… is not valid under any of
+the given schemas", "doesn't validate with #/$defs/X"; alone, with no
+deeper entry, such a problem is the cause given, and passes); an entry whose every problem names an ancestor's location
 restates it. The same phrase at two
 locations ("additional properties are not allowed" on an object and on
 one nested in it) is two causes, and passes.
@@ -187,6 +192,13 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			lp[0], lp[1] = e.Get(envelope.JoinPath("", lk)), e.Get(envelope.JoinPath("", pk))
 		}
 		loc, probs := lp[0], lp[1]
+		if extra := extraMembers(e, lk, pk); len(extra) > 0 {
+			// A validator's own fields kept beside the distilled pair
+			// (ajv's instancePath, schemaPath, params, schema,
+			// parentSchema, data; a stack; the input) are the undistilled
+			// output the rule exists to stop.
+			p.Failf(path(), "entry has members besides %s and %s (%s): a distilled entry holds only its location and problems", lk, pk, extra)
+		}
 		tokens, ok := pointerTokens(loc)
 		if !ok {
 			p.Failf(envelope.JoinPath(path(), lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
@@ -256,6 +268,26 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 	judgeRestating(p, entries)
 }
 
+// extraMembers names the members of the entry e other than lk and pk,
+// quoted, the first few and a count of the rest ("" when there are none).
+func extraMembers(e gjson.Result, lk, pk string) string {
+	const shown = 4
+	var names []string
+	n := 0
+	e.ForEach(func(k, _ gjson.Result) bool {
+		if k.Str != lk && k.Str != pk {
+			if n++; n <= shown {
+				names = append(names, Quote(k.Str, quoteN))
+			}
+		}
+		return true
+	})
+	if n > shown {
+		names = append(names, "and "+strconv.Itoa(n-shown)+" more")
+	}
+	return strings.Join(names, ", ")
+}
+
 // plainName: a non-empty member name of letters, digits, _ and -, which
 // a gjson path reads as it stands.
 func plainName(s string) bool {
@@ -311,6 +343,7 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 		byLoc[e.loc] = i
 	}
 	pointing := make([]map[string]bool, len(entries)) // per entry: its problems that name a deeper entry
+	noCauses := make([][]bool, len(entries))          // per entry: which of its problems state no cause
 	for _, child := range entries {
 		for depth := len(child.tokens) - 1; depth >= 0; depth-- {
 			ai, ok := byLoc[pointerOf(child.tokens[:depth])]
@@ -323,8 +356,15 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 			if len(child.tokens) == depth+1 {
 				last = child.tokens[depth] // a direct child may be named by its key
 			}
-			for _, pr := range anc.problems {
-				if pointsAt(pr, child, rel, last) || statesNoCause(pr) {
+			if noCauses[ai] == nil {
+				// Read once per entry, not once per deeper entry.
+				noCauses[ai] = make([]bool, len(anc.problems))
+				for k, pr := range anc.problems {
+					noCauses[ai][k] = statesNoCause(pr)
+				}
+			}
+			for k, pr := range anc.problems {
+				if noCauses[ai][k] || pointsAt(pr, child, rel, last) {
 					if pointing[ai] == nil {
 						pointing[ai] = map[string]bool{}
 					}
@@ -380,6 +420,9 @@ func pointsAt(pr string, child distilledEntry, rel, last string) bool {
 // above a deeper entry it only points at that entry's problems. What it
 // quotes names a schema or a value, not a cause.
 func statesNoCause(pr string) bool {
+	if compositeFailure.MatchString(pr) {
+		return true
+	}
 	words := strings.FieldsFunc(strings.ToLower(unquoted(pr)), func(r rune) bool { return !unicode.IsLetter(r) })
 	if len(words) == 0 {
 		return false
@@ -391,6 +434,28 @@ func statesNoCause(pr string) bool {
 	}
 	return true
 }
+
+// compositeFailure is a validator's message for a composite keyword
+// (anyOf, oneOf, allOf, if/then/else, $ref) whose subschema failed: it
+// says that one did, not why, and the deeper entry says why. ajv's
+// "must match a schema in anyOf", "must match \"then\" schema"; Python
+// jsonschema's "… is not valid under any of the given schemas";
+// santhosh-tekuri's "doesn't validate with #/$defs/X", "'oneOf' failed,
+// none matched"; gojsonschema's "Must validate at least one schema
+// (anyOf)"; justinrainbow's "Failed to match exactly one schema";
+// networknt's "should be valid to one and only one schema, but 0 are
+// valid". Alone, with no deeper entry, it is the only cause given and
+// passes. ("… is valid under each of …", more than one alternative
+// matching, is a cause of its own.)
+var compositeFailure = regexp.MustCompile(`(?i)^\s*(?:[$#][^\s:]*:\s*)?(?:` +
+	`must match (?:a schema in anyof|exactly one schema in oneof|all schemas in allof|"(?:then|else)" schema)` +
+	`|.* is not valid under any of the given schemas` +
+	`|does ?n[o']t validate (?:with|against) \S+` +
+	`|'?(?:anyof|oneof|allof)'? failed(?:, none matched)?` +
+	`|must validate (?:at least one schema \(anyof\)|all the schemas \(allof\)|one and only one schema \(oneof\)|"(?:then|else)" as "if" was (?:not )?valid)` +
+	`|failed to match (?:at least one schema|exactly one schema|all schemas)` +
+	`|(?:should|must) be valid to (?:one and only one|at least one|all the) schemas?, but 0 are valid` +
+	`)\s*$`)
 
 // noCauseBesides name what failed, not why: said alone, with the words
 // of noCause, they state no cause.
