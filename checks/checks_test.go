@@ -438,7 +438,7 @@ func TestHostileReplies(t *testing.T) {
 	// 80,000 distilled entries (about 4 MB): sorted, unique, each with
 	// one problem its parent does not restate.
 	var b strings.Builder
-	b.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments","data":{"errors":[`)
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments for tool add","data":{"errors":[`)
 	for i := 0; i < 80000; i++ {
 		if i > 0 {
 			b.WriteByte(',')

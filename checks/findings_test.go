@@ -24,7 +24,7 @@ func TestFindingsBounded(t *testing.T) {
 		for i := range n {
 			entries = append(entries, fmt.Sprintf(`"problem %d"`, i))
 		}
-		reply := `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments","data":{"errors":[` + strings.Join(entries, ",") + `]}}}`
+		reply := `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments for tool t","data":{"errors":[` + strings.Join(entries, ",") + `]}}}`
 		ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125,
 			Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}`)},
 			Response: &envelope.Response{Messages: [][]byte{[]byte(reply)}}}

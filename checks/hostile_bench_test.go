@@ -44,7 +44,7 @@ func BenchmarkHostileEchoValues(b *testing.B) {
 		b.Run(fmt.Sprintf("values=%d", n), func(b *testing.B) {
 			var req, rep bytes.Buffer
 			req.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":[`)
-			rep.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments","data":{"errors":[`)
+			rep.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments for tool t","data":{"errors":[`)
 			for i := range n {
 				if i > 0 {
 					req.WriteByte(',')
@@ -70,7 +70,7 @@ func BenchmarkHostileEchoRepeated(b *testing.B) {
 		for _, n := range []int{20_000, 40_000} {
 			b.Run(fmt.Sprintf("copy=%s/n=%d", shape[:1], n), func(b *testing.B) {
 				var rep bytes.Buffer
-				rep.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments","data":{"errors":[`)
+				rep.WriteString(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid arguments for tool t","data":{"errors":[`)
 				for i := range n {
 					if i > 0 {
 						rep.WriteByte(',')

@@ -107,7 +107,16 @@ message. The generic name counts in the spellings SDKs use ("Invalid
 request parameters", "Internal server error", "INVALID_PARAMS"), behind
 the TypeScript SDK's "MCP error -32602: " prefix or an "Error: ", with the
 code after it ("Invalid params (-32602)"), and with a pointer to data
-("see data", "see details").
+("see data", "see details"), and behind that prefix twice (an error
+caught and thrown again). For -32602 the MCP schema's "Invalid
+arguments" said alone, and a validator's "Validation failed" or
+"Invalid input", name the kind of failure and no cause: they count as
+the generic name too.
+
+"Method not found" is the whole cause when data only says back the
+method the client sent (or another of its values): that passes. When
+data besides lists what is supported, the message could name the
+alternatives, but they are no cause: that only warns.
 Strict contract only.`,
 	Run: func(p *Pass) error {
 		e, msg, err := needMessage(p)
@@ -133,11 +142,67 @@ Strict contract only.`,
 		case code >= -32099 && code <= -32000:
 			name = "Server error"
 		}
-		if name != "" && genericOnly(msg, code, name) {
-			p.Failf("error.message", "message is only the generic %s while error.data carries the cause", Quote(msg, quoteN))
+		if name == "" || !genericOnly(msg, code, name) {
+			return nil
 		}
+		if code == envelope.CodeMethodNotFound {
+			// "Method not found" is the whole cause when data only says
+			// back the method the client sent: it hides nothing. A list
+			// of what is supported is no cause either, but more the
+			// message could say: whether that is "more to say", the
+			// contract does not settle.
+			switch restated, alternatives := methodData(p, data); {
+			case restated:
+				return nil
+			case alternatives:
+				p.Warnf("error.message", "message is only the generic %s while error.data lists what is supported; the message could name them", Quote(msg, quoteN))
+				return nil
+			}
+		}
+		p.Failf("error.message", "message is only the generic %s while error.data carries the cause", Quote(msg, quoteN))
 		return nil
 	},
+}
+
+// methodData reads a -32601's data: restated when its every value says
+// back what the request carried (its method, a quote of its values);
+// alternatives when, besides those, it only lists strings under
+// supported (the methods served). Anything else (a reason, prose, a
+// distilled list) may be the cause, and neither holds.
+func methodData(p *Pass, data gjson.Result) (restated, alternatives bool) {
+	if !data.IsObject() {
+		return false, false
+	}
+	method := p.Expect.Request.Get("method").Str
+	own := func(v gjson.Result) bool {
+		return v.Type == gjson.String && (v.Str == method && method != "" || quotesRequest(p, v.Str))
+	}
+	restated = true
+	data.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case own(v):
+		case k.Str == "supported" && v.IsArray() && envelope.NonEmpty(v) && allStrings(v):
+			alternatives = true
+		default:
+			restated, alternatives = false, false
+			return false
+		}
+		return true
+	})
+	if alternatives {
+		restated = false
+	}
+	return restated, alternatives
+}
+
+// allStrings: every element of the array v is a string.
+func allStrings(v gjson.Result) bool {
+	all := true
+	v.ForEach(func(_, e gjson.Result) bool {
+		all = e.Type == gjson.String
+		return all
+	})
+	return all
 }
 
 // genericOnly: msg says no more than the generic name of code, in any
@@ -166,8 +231,9 @@ func genericOnly(msg string, code int, name string) bool {
 
 // sdkPrefix is a rendering of the error's code or kind in front of its
 // message: the TypeScript SDK's "MCP error -32602: ", and "Error: ",
-// "JSON-RPC error -32602: ".
-var sdkPrefix = regexp.MustCompile(`^(?:(?:mcp|json-?rpc)\s+)?error(?:\s+-?\d+)?:\s*`)
+// "JSON-RPC error -32602: ", once or more (an McpError caught and thrown
+// again is prefixed again).
+var sdkPrefix = regexp.MustCompile(`^(?:(?:(?:mcp|json-?rpc)\s+)?error(?:\s+-?\d+)?:\s*)+`)
 
 // codeSuffix is the code written after the name: "Invalid params
 // (-32602)", "[-32602]", "- -32602".
@@ -177,9 +243,15 @@ var codeSuffix = regexp.MustCompile(`[\s,:(\[—–-]*(?:code\s*)?(-?\d{5})[)\]]
 // "(see data)", ", see error.data for details", "(details in data)".
 var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(?:(see|check|details?( are)? in|more in|info in|cause in)\s+(the\s+)?(error[.\s]?)?data\b[\w\s.]{0,24}|(see|check)\s+(the\s+)?(details|below))[)\]]?[\s.!]*$`)
 
-// genericSpellings are the other spellings of the JSON-RPC names.
+// genericSpellings are the other spellings of the JSON-RPC names. For
+// -32602 they include the MCP schema's own words for it ("Invalid
+// arguments", said without the tool and the cause it goes on to name)
+// and a validator's words that name the kind of failure and no more
+// ("Validation failed", zod's "Invalid input"): a calling model that
+// reads only them cannot fix its call any more than with "Invalid params".
 var genericSpellings = map[int][]string{
-	envelope.CodeInvalidParams:  {"invalid parameters", "invalid request parameters"},
+	envelope.CodeInvalidParams: {"invalid parameters", "invalid request parameters", "invalid arguments", "invalid argument",
+		"validation failed", "validation error", "invalid input"},
 	envelope.CodeInternalError:  {"internal server error"},
 	envelope.CodeInvalidRequest: {"bad request"},
 }
