@@ -105,9 +105,11 @@ pass.`,
 // protocol's own name for a client's mistake (JSON-RPC's "Invalid
 // params", its -32602, MCP's unknown tool): -32603 then hides it behind
 // "internal error", and the client cannot know to fix its call. "Invalid
-// argument" alone is no such name: it is what an operating system says
-// of a failed call (EINVAL), and a validator's words (validationMessage).
-var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?(params|arguments)\b|invalid request parameters|` + unknownTool + `|-32602`)
+// argument(s)" alone is no such name: it is what an operating system or
+// a library says of a failed call (EINVAL, "invalid arguments passed to
+// sqlite3_bind_text"), and a validator's words (validationMessage); the
+// MCP schema's "Invalid arguments for tool …" is.
+var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?params\b|invalid arguments for tool\b|invalid request parameters|` + unknownTool + `|-32602`)
 
 // unknownTool is how a reply names the unknown-tool condition.
 const unknownTool = `unknown tool`
@@ -117,7 +119,7 @@ const unknownTool = `unknown tool`
 // uuid", "Stripe API error: Missing required param: amount"): they
 // settle a hidden -32602 only with more of a validator's reading (the
 // name of one of the call's arguments, a comparison of JSON types).
-var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|argument|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
+var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|arguments?|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
 
 // typeComplaint is a validator's comparison of JSON types ("expected
 // number, received string"): a refused argument when the message names
@@ -192,7 +194,8 @@ client mistake the client can fix): by the protocol's name for it, or in
 a validator's words about the call's own arguments. A validator's words
 that fit a failure upstream too ("API error: invalid parameter
 'max_tokens'", or "invalid argument", which an operating system prints
-for a failed call), and any words relayed from another system ("upstream
+for a failed call, or "invalid arguments passed to sqlite3_bind_text", a
+library's), and any words relayed from another system ("upstream
 server replied: Invalid params"), only warn, and not at all when the
 listed tool's inputSchema accepts the arguments; -32020 when every header matches the
 body (an Accept or Content-Type the transport refuses, or an Mcp-Param-*
