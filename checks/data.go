@@ -129,7 +129,7 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 				case surelyProse:
 					p.Failf(path, "value is prose: %s", Quote(s, quoteN))
 				case maybeProse:
-					p.Warnf(path, "value may be prose (six words or more, no list separators): %s", Quote(s, quoteN))
+					p.Warnf(path, "value may be prose (six words or more, not a list of short values): %s", Quote(s, quoteN))
 				}
 			}
 		}

@@ -84,11 +84,17 @@ type distilledEntry struct {
 }
 
 // multiSentence finds a candidate sentence break inside a phrase: a word
-// of two letters or more, or a number, ends in sentence punctuation and a
-// capitalised word, a word in capitals, or a quoted value follows.
-// Abbreviations made of single letters ("U.S. State", "e.g. A") do not
-// end a sentence.
-var multiSentence = regexp.MustCompile(`([A-Za-z]{2,}|[0-9]+)["')\]]?([.!?])\s+(?:[A-Z][a-z]|[A-Z]{2,}\b|"quoted")`)
+// of two letters or more, a number, or a lower-case letter, ends in
+// sentence punctuation and a capitalised word, a word in capitals, or a
+// quoted value follows. Abbreviations made of single letters ("U.S.
+// State", "e.g. A") and initials ("J. Smith") do not end a sentence; a
+// lower-case letter standing alone does ("missing argument b. Provide
+// it"), unless it is one that abbreviates (oneLetterAbbr).
+var multiSentence = regexp.MustCompile(`([A-Za-z]{2,}|[0-9]+|[a-z])["')\]]?([.!?])\s+(?:[A-Z][a-z]|[A-Z]{2,}\b|"quoted")`)
+
+// oneLetterAbbr are the lower-case letters that abbreviate a word before a
+// capitalised one: "Smith v. Jones" (versus), German "s. Anhang" (siehe).
+var oneLetterAbbr = map[string]bool{"v": true, "s": true}
 
 // quotedText is a run the phrase quotes, whose own punctuation is no
 // sentence of the phrase's: in double quotes, backquotes, typographic
@@ -126,6 +132,14 @@ func severalSentences(s string) bool {
 	for _, m := range multiSentence.FindAllStringSubmatchIndex(s, -1) {
 		// (A word that ends an identifier, wymcp_tool_zz, is none.)
 		whole := m[2] == 0 || strings.IndexByte(" \t(\"'", s[m[2]-1]) >= 0
+		if word := s[m[2]:m[3]]; len(word) == 1 && word[0] >= 'a' && word[0] <= 'z' {
+			// A letter after another's period ("e.g.", "i.e.") or one
+			// that abbreviates ends none.
+			if m[2] > 0 && s[m[2]-1] == '.' || whole && s[m[4]:m[5]] == "." && oneLetterAbbr[word] {
+				continue
+			}
+			return true
+		}
 		if s[m[4]:m[5]] != "." || !whole || !abbreviation(s[m[2]:m[3]]) {
 			return true
 		}
