@@ -105,6 +105,14 @@ sentence in another language read alike, and the checker cannot tell
 which. Values separated by commas or semicolons, paths and URIs are lists
 and values, not prose.
 
+The member names of objects nested under data's keys are read as values
+are (data's own keys are ERR3002's): a traceback written as a name under
+an allowed key spans lines all the same, and fails. A line of a stack
+trace ("at f (/srv/x.js:12:9)", "File \"x.py\", line 12, in f") as a
+value or a name only warns: it is no prose, and the contract names only
+prose, but it is the server's internals, which the closed vocabulary
+keeps out, moved under a key it allows.
+
 What is exempt is decided by meaning, not by key name: strings the MCP
 schema defines as human text for a spec-defined error (the message of
 each URL elicitation of -32042) are meant for people; a string that is a
@@ -112,7 +120,7 @@ value of the request (or a truncation of one) is a quote, whatever its
 words, and ERR4001 bounds it; the problems of a distilled errors entry
 are judged by ERR5001 as short cause phrases. Strict contract only.`,
 	Run: func(p *Pass) error {
-		e, _, err := needData(p)
+		e, d, err := needData(p)
 		if err != nil {
 			return err
 		}
@@ -125,16 +133,76 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 			case humanText(p.Expect.Version, code, path):
 			case quotesRequest(p, s):
 			default:
-				switch readProse(s) {
-				case surelyProse:
+				switch reading := readProse(s); {
+				case reading == surelyProse:
 					p.Failf(path, "value is prose: %s", Quote(s, quoteN))
-				case maybeProse:
+				case len(s) <= maxFrame && stackFrame.MatchString(s):
+					// Not prose, and no rule of the contract names it; but
+					// a frame is the server's internals, which the closed
+					// vocabulary keeps out, moved under a key it allows.
+					p.Warnf(path, "value is a line of a stack trace, the server's internals rather than structured detail: %s", Quote(s, quoteN))
+				case reading == maybeProse:
 					p.Warnf(path, "value may be prose (six words or more, not a list of short values): %s", Quote(s, quoteN))
 				}
 			}
 		}
+		judgeNestedNames(p, d)
 		return nil
 	},
+}
+
+// maxFrame bounds the strings read as a stack frame: a frame names a
+// function, a file and a line, and a longer text is no frame.
+const maxFrame = 1024
+
+// judgeNestedNames reads the member names of objects nested under data's
+// own keys as values are read: a reader sees a name as much as a value,
+// and a traceback written as a name, under a key the vocabulary allows,
+// is prose all the same. (Data's own keys are ERR3002's, judged against
+// the vocabulary.)
+func judgeNestedNames(p *Pass, d gjson.Result) {
+	d.ForEach(func(k, v gjson.Result) bool {
+		nestedNames(p, v, envelope.JoinPath("error.data", k.Str))
+		return true
+	})
+}
+
+// nestedNames judges the member names of every object at or under v,
+// whose display path is path. Depth is bounded by the parser
+// (envelope.MaxDepth), so the recursion is safe.
+func nestedNames(p *Pass, v gjson.Result, path string) {
+	switch {
+	case v.IsObject():
+		v.ForEach(func(k, val gjson.Result) bool {
+			judgeName(p, path, k.Str)
+			nestedNames(p, val, envelope.JoinPath(path, k.Str))
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			nestedNames(p, val, path+"."+strconv.Itoa(i))
+			i++
+			return true
+		})
+	}
+}
+
+// judgeName reads one member name of the object at path.
+func judgeName(p *Pass, path, name string) {
+	reading := readProse(name)
+	frame := reading == notProse && len(name) <= maxFrame && stackFrame.MatchString(name)
+	if reading == notProse && !frame || quotesRequest(p, name) {
+		return
+	}
+	switch {
+	case reading == surelyProse:
+		p.Failf(path, "member name is prose: %s", Quote(name, quoteN))
+	case frame:
+		p.Warnf(path, "member name is a line of a stack trace, the server's internals rather than structured detail: %s", Quote(name, quoteN))
+	default:
+		p.Warnf(path, "member name may be prose (six words or more, not a list of short values): %s", Quote(name, quoteN))
+	}
 }
 
 // humanTextFields are the strings the MCP schema defines as text for a

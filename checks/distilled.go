@@ -26,7 +26,8 @@ entry per instance location, each entry an object with "location" (a JSON
 Pointer into the request as RFC 6901 writes it, "" for the root: "/" then
 tokens, "~" only as "~0" or "~1") and "problems" (non-empty strings, each
 a short cause phrase: something visible, one line under every Unicode
-line break, one sentence, at most the contract's message bound, not a
+line break, no line of a stack trace ("at f (x.js:12:9)", "Traceback
+(most recent call last)", "File \"x.py\", line 12, in f"), one sentence, at most the contract's message bound, not a
 sentence written for a person ("!" or "?" at its end, or "please"); no
 duplicates; a full stop at the end of one clause, as Laravel and Symfony
 write theirs, only warns, and a period after an abbreviation ("incl.",
@@ -235,6 +236,9 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
 			case length(pr.Str, p.Contract.MessageMax) != "":
 				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
+			case stackFrame.MatchString(pr.Str):
+				// A traceback cut into lines is no list of causes.
+				p.Failf(pp(), "problem is a line of a stack trace, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case proseProblem(pr.Str):

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -110,3 +111,22 @@ func length(s string, max int) string {
 // bareControl: r is a control character other than a tab or a line
 // break, which have rules of their own.
 func bareControl(r rune) bool { return unicode.IsControl(r) && r != '\t' && !isLineBreak(r) }
+
+// stackFrame recognises one line of a stack trace, as runtimes print
+// them: JavaScript's, Java's, C#'s and Rust's "at f (file.js:12:9)",
+// Python's "Traceback (most recent call last)" and "File \"x.py\", line
+// 12, in f", Go's "goroutine 1 [running]" and "/src/x.go:12 +0x1d",
+// Ruby's "x.rb:12:in `f'", PHP's "#0 /x.php(12): f()". A frame names a
+// file and a line of the server's code: its internals, in pieces.
+var stackFrame = regexp.MustCompile(`^\s*(?:` +
+	`at\s+(?:[^\s(]+\s*)?\([^\s()]*[./\\][^\s()]*:\d+(?::\d+)?\)` +
+	`|at\s+[^\s()]*[./\\][^\s()]*:\d+:\d+` +
+	`|at\s+[\w$./<>]+\((?:Native Method|Unknown Source)\)` +
+	`|at\s+\S+\(.*\) in \S+:line \d+` +
+	`|Traceback \(most recent call last\):?` +
+	`|File "[^"]+", line \d+(?:, in \S+)?` +
+	`|goroutine \d+ \[[^\]]+\]:?` +
+	`|/\S+\.go:\d+(?: \+0x[0-9a-f]+)?` +
+	`|\S+:\d+:in [\x60'].*'` +
+	`|#\d+ \S+\(\d+\): .*` +
+	`)\s*$`)
