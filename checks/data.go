@@ -136,7 +136,7 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 				switch reading := readProse(s); {
 				case reading == surelyProse:
 					p.Failf(path, "value is prose: %s", Quote(s, quoteN))
-				case len(s) <= maxFrame && stackFrame.MatchString(s):
+				case isStackFrame(s):
 					// Not prose, and no rule of the contract names it; but
 					// a frame is the server's internals, which the closed
 					// vocabulary keeps out, moved under a key it allows.
@@ -151,51 +151,74 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 	},
 }
 
-// maxFrame bounds the strings read as a stack frame: a frame names a
-// function, a file and a line, and a longer text is no frame.
-const maxFrame = 1024
-
 // judgeNestedNames reads the member names of objects nested under data's
 // own keys as values are read: a reader sees a name as much as a value,
 // and a traceback written as a name, under a key the vocabulary allows,
 // is prose all the same. (Data's own keys are ERR3002's, judged against
-// the vocabulary.)
+// the vocabulary.) The path of a name is written out only for a finding:
+// a hostile data may hold hundreds of thousands of members.
 func judgeNestedNames(p *Pass, d gjson.Result) {
+	var at []pathStep
 	d.ForEach(func(k, v gjson.Result) bool {
-		nestedNames(p, v, envelope.JoinPath("error.data", k.Str))
+		at = append(at[:0], pathStep{key: k.Str, idx: -1})
+		nestedNames(p, v, &at)
 		return true
 	})
 }
 
+// A pathStep is one step of a display path: a member's name, or an
+// array's index.
+type pathStep struct {
+	key string
+	idx int // -1 for a member
+}
+
+// stepsPath writes the display path of steps under error.data.
+func stepsPath(steps []pathStep) string {
+	path := "error.data"
+	for _, s := range steps {
+		if s.idx >= 0 {
+			path += "." + strconv.Itoa(s.idx)
+		} else {
+			path = envelope.JoinPath(path, s.key)
+		}
+	}
+	return path
+}
+
 // nestedNames judges the member names of every object at or under v,
-// whose display path is path. Depth is bounded by the parser
-// (envelope.MaxDepth), so the recursion is safe.
-func nestedNames(p *Pass, v gjson.Result, path string) {
+// whose path is *at. Depth is bounded by the parser (envelope.MaxDepth),
+// so the recursion is safe.
+func nestedNames(p *Pass, v gjson.Result, at *[]pathStep) {
 	switch {
 	case v.IsObject():
 		v.ForEach(func(k, val gjson.Result) bool {
-			judgeName(p, path, k.Str)
-			nestedNames(p, val, envelope.JoinPath(path, k.Str))
+			judgeName(p, *at, k.Str)
+			*at = append(*at, pathStep{key: k.Str, idx: -1})
+			nestedNames(p, val, at)
+			*at = (*at)[:len(*at)-1]
 			return true
 		})
 	case v.IsArray():
 		i := 0
 		v.ForEach(func(_, val gjson.Result) bool {
-			nestedNames(p, val, path+"."+strconv.Itoa(i))
+			*at = append(*at, pathStep{idx: i})
+			nestedNames(p, val, at)
+			*at = (*at)[:len(*at)-1]
 			i++
 			return true
 		})
 	}
 }
 
-// judgeName reads one member name of the object at path.
-func judgeName(p *Pass, path, name string) {
+// judgeName reads one member name of the object at steps.
+func judgeName(p *Pass, steps []pathStep, name string) {
 	reading := readProse(name)
-	frame := reading == notProse && len(name) <= maxFrame && stackFrame.MatchString(name)
+	frame := reading == notProse && isStackFrame(name)
 	if reading == notProse && !frame || quotesRequest(p, name) {
 		return
 	}
-	switch {
+	switch path := stepsPath(steps); {
 	case reading == surelyProse:
 		p.Failf(path, "member name is prose: %s", Quote(name, quoteN))
 	case frame:

@@ -207,13 +207,6 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			lp[0], lp[1] = e.Get(envelope.JoinPath("", lk)), e.Get(envelope.JoinPath("", pk))
 		}
 		loc, probs := lp[0], lp[1]
-		if extra := extraMembers(e, lk, pk); len(extra) > 0 {
-			// A validator's own fields kept beside the distilled pair
-			// (ajv's instancePath, schemaPath, params, schema,
-			// parentSchema, data; a stack; the input) are the undistilled
-			// output the rule exists to stop.
-			p.Failf(path(), "entry has members besides %s and %s (%s): a distilled entry holds only its location and problems", lk, pk, extra)
-		}
 		tokens, ok := pointerTokens(loc)
 		if !ok {
 			p.Failf(envelope.JoinPath(path(), lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
@@ -222,6 +215,14 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 		if !probs.IsArray() || !envelope.NonEmpty(probs) {
 			p.Failf(envelope.JoinPath(path(), pk), "%s is %s, want a non-empty array of strings", pk, envelope.Kind(probs))
 			return true
+		}
+		// (Judged once the pair is sound: an entry without it has failed.)
+		if extra := extraMembers(e, lk, pk); len(extra) > 0 {
+			// A validator's own fields kept beside the distilled pair
+			// (ajv's instancePath, schemaPath, params, schema,
+			// parentSchema, data; a stack; the input) are the undistilled
+			// output the rule exists to stop.
+			p.Failf(path(), "entry has members besides %s and %s (%s): a distilled entry holds only its location and problems", lk, pk, extra)
 		}
 		ent := distilledEntry{loc: loc.Str, tokens: tokens}
 		seenProb.reset()
@@ -236,7 +237,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem spans several lines: %s", Quote(pr.Str, quoteN))
 			case length(pr.Str, p.Contract.MessageMax) != "":
 				p.Failf(pp(), "problem is %s, not a short cause phrase: %s", length(pr.Str, p.Contract.MessageMax), Quote(pr.Str, quoteN))
-			case stackFrame.MatchString(pr.Str):
+			case isStackFrame(pr.Str):
 				// A traceback cut into lines is no list of causes.
 				p.Failf(pp(), "problem is a line of a stack trace, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case severalSentences(pr.Str):

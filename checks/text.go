@@ -130,3 +130,14 @@ var stackFrame = regexp.MustCompile(`^\s*(?:` +
 	`|\S+:\d+:in [\x60'].*'` +
 	`|#\d+ \S+\(\d+\): .*` +
 	`)\s*$`)
+
+// maxFrame bounds the strings read as a stack frame: a frame names a
+// function, a file and a line, and a longer text is no frame.
+const maxFrame = 1024
+
+// isStackFrame: s is one line of a stack trace (stackFrame). Every frame
+// holds a space or a colon, and most values and names neither: they are
+// spared the expression.
+func isStackFrame(s string) bool {
+	return len(s) <= maxFrame && strings.ContainsAny(s, " :") && stackFrame.MatchString(s)
+}

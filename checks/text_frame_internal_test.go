@@ -30,7 +30,7 @@ func TestStackFrame(t *testing.T) {
 		{"must be number", false},
 		{"TypeError: can only concatenate str (not \"int\") to str", false},
 	} {
-		if got := stackFrame.MatchString(c.text); got != c.frame {
+		if got := isStackFrame(c.text); got != c.frame {
 			t.Errorf("stackFrame(%q) = %v, want %v", c.text, got, c.frame)
 		}
 	}
