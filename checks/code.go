@@ -219,7 +219,10 @@ its headers before its body was read (a 406 for its Accept, a 403 for
 its Origin, with no method's code and no echoed id) is not held to the
 code of its method: an unknown or undeclared one was never looked at.
 Nor is one the HTTP layer refused for its size (413, 414, 431): whatever
-its body holds, a missing _meta too, was never read.`,
+its body holds, a missing _meta too, was never read. -32600 for a request
+whose params name what the server lacks (an unknown tool, prompt or
+resource) fails even where that condition's own code is a SHOULD: the
+request object is valid, and -32600 says it is not (T-ERR-2).`,
 	Run: func(p *Pass) error {
 		e, code, err := needCode(p)
 		if err != nil {
@@ -372,6 +375,15 @@ its body holds, a missing _meta too, was never read.`,
 					hiddenInvalidParams(p, e)
 					return nil
 				}
+			}
+			if code == envelope.CodeInvalidRequest && (x.Condition == expect.CondUnknownTool || x.Condition == expect.CondUnknownName) {
+				// The params name what the server lacks, in a valid
+				// request object: -32600 is JSON-RPC's code for one that
+				// is not (T-ERR-2), a code of the wrong kind, which fails
+				// whatever level the condition's own code has (digest
+				// §3.1: only a choice between plausible codes warns).
+				p.Failf("error.code", "code -32600 (invalid request) for %s, a valid request object, want %s (T-ERR-2)", x.Cause(), codeList(x.Codes))
+				return nil
 			}
 			p.Deviate(x.Code, "error.code", "code %d for %s, want %s", code, x.Cause(), codeList(x.Codes))
 			return nil
