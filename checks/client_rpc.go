@@ -209,8 +209,9 @@ the request's id, with the same value and the same JSON type (T-RPC-5), and
 exactly one of result and error (T-RPC-6). A response to a request the
 server did not send, or a second one, fails. In 2026-07-28 the server sends
 no requests, so a client sends no responses (T-HTTP-3, T-STDIO-4). When the
-relay did not see the session begin, or lost messages of it, a response
-it cannot match is not judged. A request the client never answered before
+relay did not see the session begin, or lost messages of it, or the session
+outgrew what the checker keeps and an exchange still open (a GET stream the
+server may ask on) was forgotten, a response it cannot match is not judged. A request the client never answered before
 the session ended is not judged: the relay cannot tell a forgotten answer
 from one the user abandoned.`,
 	Run: func(p *Pass) error {

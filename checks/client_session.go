@@ -82,12 +82,17 @@ type ClientTracker struct {
 	// refused is the conversation of the last HTTP initialize the server
 	// refused or left unanswered: what the client sends next without a
 	// session is that client's, whose session is not initialized.
-	refused      *conversation
-	byRequest    map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
-	order        []uint64                 // byRequest's keys, oldest first
-	deletes      map[uint64]bool          // HTTP: the Seqs of DELETEs of a known session
-	issued       []string                 // session ids the server issued, oldest first
-	sessionOrder []string                 // sessions' keys, oldest first
+	refused   *conversation
+	byRequest map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
+	// order holds byRequest's keys, oldest first, and finished those of
+	// exchanges that ended (Close): a finished one is forgotten first, so
+	// that a long-lived stream (the GET) outlives any number of calls.
+	// Both may hold keys byRequest no longer has; they are compacted.
+	order        []uint64
+	finished     []uint64
+	deletes      map[uint64]bool // HTTP: the Seqs of DELETEs of a known session
+	issued       []string        // session ids the server issued, oldest first
+	sessionOrder []string        // sessions' keys, oldest first
 	// sessionlessVersions are the versions initializes answered without
 	// a session id negotiated, and sessionlessInits how many there were:
 	// clients the relay cannot tell apart.
@@ -107,8 +112,10 @@ func NewClientTracker() *ClientTracker {
 // traffic.
 type conversation struct {
 	// fromStart: the relay saw it begin, so what it did not see did not
-	// happen. lost: messages of it were not observed.
-	fromStart, lost bool
+	// happen. lost: messages of it were not observed. forgot: the tracker
+	// forgot an exchange of it still open (past its bounds), so requests
+	// of the server's on that exchange's stream go unrecorded.
+	fromStart, lost, forgot bool
 	// sessionID is the Mcp-Session-Id the server issued ("" none);
 	// ended is the DELETE that ended it (0: not ended).
 	sessionID string
@@ -324,22 +331,79 @@ func (t *ClientTracker) addSession(sid string, c *conversation) {
 }
 
 func (t *ClientTracker) remember(seq uint64, c *conversation) {
-	if len(t.order) >= maxOpen {
-		delete(t.byRequest, t.order[0])
-		delete(t.deletes, t.order[0])
-		t.order = t.order[1:]
+	if len(t.byRequest) >= maxOpen {
+		t.forgetOne()
 	}
 	t.byRequest[seq] = c
 	t.order = append(t.order, seq)
+	if len(t.order) > 2*maxOpen {
+		t.order = t.live(t.order)
+	}
+}
+
+// forgetOne forgets one exchange: the oldest finished one, else the
+// oldest. A conversation whose open exchange is forgotten is no longer
+// seen whole: the server may ask on that stream, unrecorded.
+func (t *ClientTracker) forgetOne() {
+	for len(t.finished) > 0 {
+		seq := t.finished[0]
+		t.finished = t.finished[1:]
+		if _, ok := t.byRequest[seq]; ok {
+			delete(t.byRequest, seq)
+			delete(t.deletes, seq)
+			return
+		}
+	}
+	for len(t.order) > 0 {
+		seq := t.order[0]
+		t.order = t.order[1:]
+		c, ok := t.byRequest[seq]
+		if !ok {
+			continue
+		}
+		delete(t.byRequest, seq)
+		delete(t.deletes, seq)
+		c.forgot = true
+		if key, ok := c.open[seq]; ok {
+			// Its end will not be matched: it no longer counts as in
+			// flight, lest its id's later use be read as a reuse.
+			delete(c.open, seq)
+			if c.inFlight[key]--; c.inFlight[key] <= 0 {
+				delete(c.inFlight, key)
+			}
+		}
+		return
+	}
+}
+
+// live keeps the seqs byRequest still holds.
+func (t *ClientTracker) live(seqs []uint64) []uint64 {
+	out := make([]uint64, 0, len(t.byRequest))
+	for _, seq := range seqs {
+		if _, ok := t.byRequest[seq]; ok {
+			out = append(out, seq)
+		}
+	}
+	return out
 }
 
 // conversationOf finds the conversation of what came back on the
-// client's request seq.
+// client's request seq (HTTP), or the stdio one (nil: an HTTP exchange
+// the tracker has forgotten).
 func (t *ClientTracker) conversationOf(seq uint64) *conversation {
-	if t.stdio != nil {
-		return t.stdio
+	if c := t.byRequest[seq]; c != nil {
+		return c
 	}
-	return t.byRequest[seq]
+	if len(t.order) > 0 || len(t.sessions) > 0 {
+		return nil
+	}
+	if t.stdio == nil {
+		// The server wrote before the client's first line (wrap started
+		// it, so this is the session's start): its request is the
+		// session's, as the client's first message would begin it.
+		t.stdio = newConversation(true)
+	}
+	return t.stdio
 }
 
 // Client takes in a message the client sent, after it was judged.
@@ -455,7 +519,7 @@ func (c *conversation) match(id gjson.Result) (asked, bool) {
 
 // seenWhole: the relay saw the session from its start and lost none of
 // its messages, so every request of the server's is known.
-func (c *conversation) seenWhole() bool { return !c.lost && c.fromStart }
+func (c *conversation) seenWhole() bool { return !c.lost && !c.forgot && c.fromStart }
 
 // Server takes in a request the server sent.
 func (t *ClientTracker) Server(r *ServerRequest) {
@@ -475,6 +539,12 @@ func (t *ClientTracker) Close(e *Closed) {
 	c := t.conversationOf(e.Request)
 	if c == nil {
 		return
+	}
+	if _, ok := t.byRequest[e.Request]; ok {
+		t.finished = append(t.finished, e.Request)
+		if len(t.finished) > 2*maxOpen {
+			t.finished = t.live(t.finished)
+		}
 	}
 	if t.deletes[e.Request] {
 		delete(t.deletes, e.Request)
