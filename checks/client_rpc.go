@@ -134,7 +134,9 @@ var ClientIDReuse = &Check{
 	Area:     AreaClient,
 	Doc: `A request id is never one of the client's requests still awaiting an
 answer; in 2025-06-18 and 2025-11-25 it is never reused within the session
-at all (T-RPC-4). The relay follows the session: on stdio, the wrapped
+at all (T-RPC-4). Ids compare by value, as the MCP schema's JSON Schema
+does: 1.0 and 1e0 are the id 1, and reuse it (CLI1002 warns for the
+spelling). The relay follows the session: on stdio, the wrapped
 server's whole life; on Streamable HTTP, the Mcp-Session-Id the server
 issued. Where it cannot tell clients apart (stateless 2026-07-28 HTTP, or a
 server that issued no session id) an id in flight twice warns, as it may be
@@ -150,7 +152,7 @@ were dropped) is not judged either.`,
 			return skipNotRequest
 		}
 		id := cp.msg.Get("id")
-		key := envelope.IDKey(id)
+		key := idKey(id)
 		if key == "" {
 			return Skip("the id is no valid RequestId (see CLI1002)")
 		}
@@ -170,7 +172,7 @@ were dropped) is not judged either.`,
 				p.Warnf("id", "id %s is already in flight (%s); over stateless HTTP the relay cannot tell clients apart, so it may be another client's (T-RPC-4)", idText(id.Raw), earlier)
 				return nil
 			}
-			p.Failf("id", "id %s is reused while the request %s with it still awaits its answer (T-RPC-4)", idText(id.Raw), earlier)
+			p.Failf("id", "id %s%s is reused while the request %s with it still awaits its answer (T-RPC-4)", idText(id.Raw), inValue(id, key), earlier)
 			return nil
 		}
 		if cp.legacy() && !c.stateless {
@@ -190,7 +192,7 @@ were dropped) is not judged either.`,
 					p.Warnf("id", "id %s was used by an initialize the server refused (%s); whether that request belongs to this session is open (T-RPC-4)", idText(id.Raw), seqText(first))
 					return nil
 				}
-				p.Failf("id", "id %s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), seqText(first))
+				p.Failf("id", "id %s%s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), inValue(id, key), seqText(first))
 			}
 		}
 		return nil
@@ -207,7 +209,10 @@ var ClientAnswers = &Check{
 2025-11-25: sampling, elicitation, roots, ping) with exactly one response:
 the request's id, with the same value and the same JSON type (T-RPC-5), and
 exactly one of result and error (T-RPC-6). A response to a request the
-server did not send, or a second one, fails. In 2026-07-28 the server sends
+server did not send, or a second one, fails. Ids compare by value, as the
+MCP schema's JSON Schema does: an answer that spells the integer id 7 as
+7.0 or 7e0 answers request 7, but a receiver may read it as a float or
+match it by its text, so it warns (CLI1002's reading of such an id). In 2026-07-28 the server sends
 no requests, so a client sends no responses (T-HTTP-3, T-STDIO-4). When the
 relay did not see the session begin, or lost messages of it, or the session
 outgrew what the checker keeps and an exchange still open (a GET stream the
@@ -235,7 +240,7 @@ from one the user abandoned.`,
 			p.Failf("message", "the response has neither result nor error; exactly one of them (T-RPC-6)")
 		}
 		id := m.Get("id")
-		key := envelope.IDKey(id)
+		key := idKey(id)
 		c := cp.view.c
 		if key == "" {
 			if rerr.Exists() && (!id.Exists() || id.Type == gjson.Null) {
@@ -244,7 +249,13 @@ from one the user abandoned.`,
 			p.Failf("id", "the response's id is %s; it echoes the id of the request it answers (T-RPC-5)", idOrAbsent(id))
 			return nil
 		}
-		if _, ok := c.asked[key]; ok {
+		if a, ok := c.asked[key]; ok {
+			if envelope.Compact(id.Raw) != envelope.Compact(a.id.Raw) && id.Type == gjson.Number {
+				// The same integer, spelled otherwise (7.0 for 7): the same
+				// id in value, as JSON Schema reads it, but a receiver may
+				// read the spelling as a float, or match ids by their text.
+				p.Warnf("id", "id %s answers the server's request %s with the same integer spelled otherwise; a receiver that reads the spelling as a float, or matches ids by their text, may not match it (T-RPC-5)", idText(id.Raw), idText(a.id.Raw))
+			}
 			return nil
 		}
 		if a, ok := c.asked[envelope.OtherTypeKey(key)]; ok {
@@ -269,6 +280,15 @@ from one the user abandoned.`,
 		p.Failf("id", "id %s answers no request of the server's: none with that id awaits an answer (T-RPC-5)", idText(id.Raw))
 		return nil
 	},
+}
+
+// inValue names the integer an id spelled otherwise is (1.0 is 1), for a
+// finding that compares ids by value; "" when the id is spelled plainly.
+func inValue(id gjson.Result, key string) string {
+	if id.Type != gjson.Number || "n"+id.Raw == key {
+		return ""
+	}
+	return fmt.Sprintf(" (the integer %s in value)", idText(key[1:]))
 }
 
 func idOrAbsent(id gjson.Result) string {
