@@ -113,12 +113,23 @@ func readClient(in *ClientInput) *clientPass {
 	return cp
 }
 
-// inferVersion says which protocol version governs the message: the one
-// the message itself names in _meta (only 2026-07-28 carries it), the
-// one its session negotiated, its MCP-Protocol-Version header, the one
-// an initialize asks for (an initialize is never 2026-07-28's), or
+// inferVersion says which protocol version governs the message: for an
+// initialize, the one it asks for (an initialize is never 2026-07-28's,
+// whatever header or _meta it carries: a dual-era client falling back
+// from a refused probe may keep its transport's 2026 header); else the
+// one the message itself names in _meta (only 2026-07-28 carries it),
+// the one its session negotiated, its MCP-Protocol-Version header, or
 // 2026-07-28 when the client spoke it before.
 func (cp *clientPass) inferVersion() (string, string) {
+	if cp.method == "initialize" {
+		// initialize is a message of the handshake versions alone: it
+		// speaks the version it asks for, or one the checker does not
+		// know (2025-03-26, 2024-11-05), never 2026-07-28.
+		if v := cp.msg.Get("params.protocolVersion").Str; envelope.KnownVersion(v) && v != envelope.V20260728 {
+			return v, "initialize"
+		}
+		return "", ""
+	}
 	if v := cp.msg.Get(envelope.MetaPath(envelope.MetaProtocolVersion)); v.Str == envelope.V20260728 {
 		return v.Str, "_meta"
 	}
@@ -130,16 +141,6 @@ func (cp *clientPass) inferVersion() (string, string) {
 		if hv := envelope.HeaderGet(cp.in.Message.Header, "Mcp-Protocol-Version"); envelope.KnownVersion(hv) {
 			return hv, "header"
 		}
-	}
-	if cp.method == "initialize" {
-		// initialize is a message of the handshake versions alone: a
-		// client that probed 2026-07-28 first and falls back to it
-		// speaks the version it asks for, or one the checker does not
-		// know (2025-03-26, 2024-11-05), never 2026-07-28.
-		if v := cp.msg.Get("params.protocolVersion").Str; envelope.KnownVersion(v) && v != envelope.V20260728 {
-			return v, "initialize"
-		}
-		return "", ""
 	}
 	if _, pending := c.open[c.initSeq]; pending && c.initSeq != 0 && !c.initDone {
 		// A handshake under way, one a client that spoke 2026-07-28

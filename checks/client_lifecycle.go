@@ -102,7 +102,10 @@ answer negotiated (T-HTTP-7). A missing or different value fails. A
 request in a session the relay did not see begin must still carry the
 header (its session id shows initialization is over), with a value that
 names an MCP version; which one is not judged. A session that negotiated
-2025-03-26, before the header existed, is not judged (T-V0326-2).`,
+2025-03-26, before the header existed, is not judged (T-V0326-2). On an
+initialize the header is not regulated; one naming another version than
+the body asks for (a dual-era client's 2026-07-28) warns, as a server may
+route the request by it.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -119,6 +122,15 @@ names an MCP version; which one is not judged. A session that negotiated
 		const path = "http.header.mcp-protocol-version"
 		switch {
 		case cp.method == "initialize" && cp.kind == kindRequest:
+			// Before negotiation the header is not regulated (T-HTTP-7
+			// binds requests after initialization), but a server may
+			// read one naming another version than the body asks (a
+			// dual-era client's 2026-07-28, kept from its probe) as the
+			// request's, and refuse it.
+			if asked := cp.msg.Get("params.protocolVersion"); present && asked.Type == gjson.String && hv != asked.Str {
+				p.Warnf(path, "MCP-Protocol-Version is %s on an initialize that asks for %s; the header is not required before negotiation, but a server may read it as the request's version and refuse it (T-HTTP-7)", Quote(hv, quoteN), Quote(asked.Str, quoteN))
+				return nil
+			}
 			return Skip("initialize negotiates the version")
 		case c.initDone && !envelope.KnownVersion(c.version):
 			return Skipf("the session negotiated %s, which predates the header (T-V0326-2)", Quote(c.version, quoteN))

@@ -421,10 +421,11 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 	if !msg.IsObject() {
 		return
 	}
-	if modernMessage(m, &msg) {
+	method, id := msg.Get("method"), msg.Get("id")
+	if modernMessage(m, &msg) && method.Str != "initialize" {
+		// (An initialize never speaks 2026-07-28, whatever its header.)
 		c.modern = true
 	}
-	method, id := msg.Get("method"), msg.Get("id")
 	switch {
 	case method.Exists() && id.Exists():
 		key := idKey(id)
