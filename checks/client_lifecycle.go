@@ -29,7 +29,9 @@ request of sessionless traffic that is not initialize only warns, once
 (T-LIFE-6: it may have come before the relay). On stdio, wrap starts the
 server and sees the whole session. A client never cancels its initialize
 request (2025 cancellation: initialize MUST NOT be cancelled by clients).
-2026-07-28 has no handshake.`,
+A second initialize in a session warns; over HTTP, one that still carries
+the old session's id and is answered with a new session id begins that
+session, which is judged from its start. 2026-07-28 has no handshake.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -58,6 +60,12 @@ request (2025 cancellation: initialize MUST NOT be cancelled by clients).
 			return Skip("it lacks the session id (see CLI1007): which session it belongs to is unknown")
 		}
 		if cp.method == "initialize" && cp.kind == kindRequest {
+			if c.initSeq != 0 && c.sessionID != "" && cp.view.headerSession == c.sessionID {
+				// (The server may answer it with a new session: then that
+				// session begins here, and is judged as one.)
+				p.Warnf("method", "a second initialize carrying the id of session %s (the first was %s); initialize is the first exchange of a session, and a new one begins without the old id (T-LIFE-1)", Quote(c.sessionID, quoteN), seqText(c.initSeq))
+				return nil
+			}
 			if c.initSeq != 0 {
 				p.Warnf("method", "a second initialize in the same session (the first was %s); initialize is the first exchange of a session (T-LIFE-1)", seqText(c.initSeq))
 			}

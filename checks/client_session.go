@@ -94,6 +94,10 @@ type ClientTracker struct {
 	deletes      map[uint64]bool // HTTP: the Seqs of DELETEs of a known session
 	issued       []string        // session ids the server issued, oldest first
 	sessionOrder []string        // sessions' keys, oldest first
+	// reinits are initializes sent in an initialized HTTP session, with
+	// its id, by their Seq: the new session each begins if the server
+	// answers it with another session id.
+	reinits map[uint64]*conversation
 	// sessionlessVersions are the versions initializes answered without
 	// a session id negotiated, and sessionlessInits how many there were:
 	// clients the relay cannot tell apart.
@@ -331,6 +335,15 @@ func (t *ClientTracker) addSession(sid string, c *conversation) {
 	t.sessions[sid] = c
 }
 
+// issue takes in that the server issued session sid, to c.
+func (t *ClientTracker) issue(sid string, c *conversation) {
+	t.addSession(sid, c)
+	if len(t.issued) >= maxConversation {
+		t.issued = t.issued[1:]
+	}
+	t.issued = append(t.issued, sid)
+}
+
 func (t *ClientTracker) remember(seq uint64, c *conversation) {
 	if len(t.byRequest) >= maxOpen {
 		t.forgetOne()
@@ -458,6 +471,23 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 			if caps := msg.Get("params.capabilities"); caps.IsObject() {
 				c.caps, c.capsKnown = json.RawMessage(caps.Raw), true
 			}
+		}
+		if method.Str == "initialize" && m.Transport == envelope.HTTP && c.initDone && c.sessionID != "" && c.initSeq != m.Seq && len(t.reinits) < maxConversation {
+			// It carries the old session's id (a client must start a new
+			// session without one); if the server answers with a new
+			// session id, that session begins here.
+			nc := newConversation(true)
+			nc.initSeq, nc.initKey, nc.initAsked = m.Seq, key, msg.Get("params.protocolVersion").Str
+			if caps := msg.Get("params.capabilities"); caps.IsObject() {
+				nc.caps, nc.capsKnown = json.RawMessage(caps.Raw), true
+			}
+			if key != "" {
+				nc.used[key] = m.Seq
+			}
+			if t.reinits == nil {
+				t.reinits = map[uint64]*conversation{}
+			}
+			t.reinits[m.Seq] = nc
 		}
 		if (c.probed[key] || c.refusedInit[key]) && c.initSeq != 0 {
 			// The session's own use of a probe's id, or of a refused
@@ -613,6 +643,18 @@ func (t *ClientTracker) Close(e *Closed) {
 			delete(c.inFlight, key)
 		}
 	}
+	if nc, ok := t.reinits[e.Request]; ok {
+		delete(t.reinits, e.Request)
+		if res := gjson.GetBytes(e.Answer, "result"); res.IsObject() && e.Status/100 == 2 && e.SessionID != "" && e.SessionID != c.sessionID {
+			nc.initDone, nc.version = true, res.Get("protocolVersion").Str
+			if caps := res.Get("capabilities"); caps.IsObject() {
+				nc.serverCaps = json.RawMessage(caps.Raw)
+			}
+			nc.sessionID = e.SessionID
+			t.issue(e.SessionID, nc)
+		}
+		return
+	}
 	if e.Request == c.initSeq && t.initializing == c {
 		t.initializing = nil // answered: keyed below, or refused
 	}
@@ -645,11 +687,7 @@ func (t *ClientTracker) Close(e *Closed) {
 			// sessionless one.
 			if e.SessionID != "" {
 				c.sessionID = e.SessionID
-				t.addSession(e.SessionID, c)
-				if len(t.issued) >= maxConversation {
-					t.issued = t.issued[1:]
-				}
-				t.issued = append(t.issued, e.SessionID)
+				t.issue(e.SessionID, c)
 			} else {
 				// Every client without a session lands here: the relay
 				// cannot tell them apart.
