@@ -73,6 +73,19 @@ func runFake(name string) int {
 			}
 		}
 		return 0
+	case "listen-ack": // acknowledges subscriptions/listen at once and never answers it, leaves "never" unanswered, answers any other request
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			id := gjson.GetBytes(sc.Bytes(), "id")
+			switch method := gjson.GetBytes(sc.Bytes(), "method").Str; {
+			case !id.Exists() || method == "never":
+			case method == "subscriptions/listen":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":%s},"notifications":{}}}`+"\n", id.Raw)
+			default:
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
+			}
+		}
+		return 0
 	case "pretty": // answers each request pretty-printed over several lines
 		sc := bufio.NewScanner(in)
 		for sc.Scan() {

@@ -361,9 +361,33 @@ func (r *stdioRelay) clientFrame(f frame) {
 	}
 	evs := []event{obsEvent(o)}
 	if old, why := r.client.add(w); old != nil {
-		evs = append(evs, r.failLocked(ClientToServer, old, why))
+		evs = append(evs, r.endLocked(old, why))
 	}
 	r.q.put(evs...)
+}
+
+// endLocked closes a client request no reply will complete, with what
+// the server wrote for it meanwhile (a listen's acknowledgment, a
+// progress notification): judged as a reply that ended early is, as the
+// HTTP relay keeps what a stream carried before it closed.
+func (r *stdioRelay) endLocked(w *waiting, why string) event {
+	if len(w.besides) > 0 {
+		w.ex.Response = &envelope.Response{Messages: w.besides}
+		r.offeredLocked(w)
+		if w.ex.Version == "" {
+			w.ex.Version = r.version
+		}
+	}
+	return r.failLocked(ClientToServer, w, why)
+}
+
+// offeredLocked gives an exchange what the client's requests offered
+// and asked so far (see offered).
+func (r *stdioRelay) offeredLocked(w *waiting) {
+	if r.offered != nil {
+		w.ex.Offered = slices.Clone(r.offered)
+		w.ex.LogAsked, w.ex.Listens = r.logAsked, append([]string{}, r.listens...)
+	}
 }
 
 // quietEnd pairs a notification with no reply, as it should be, once
@@ -428,10 +452,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 	}
 	o.Completes = true
 	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: o.Oversized}
-	if r.offered != nil {
-		w.ex.Offered = slices.Clone(r.offered)
-		w.ex.LogAsked, w.ex.Listens = r.logAsked, append([]string{}, r.listens...)
-	}
+	r.offeredLocked(w)
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as
 		// this request's would blame the server for it.
@@ -523,7 +544,7 @@ func (r *stdioRelay) finish(why string) {
 			evs = append(evs, pairEvent(&Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: r.now(), RequestSeq: w.seq}))
 			continue
 		}
-		evs = append(evs, r.failLocked(ClientToServer, w, why))
+		evs = append(evs, r.endLocked(w, why))
 	}
 	for _, w := range r.server.drain() {
 		evs = append(evs, r.failLocked(ServerToClient, w, "the client never answered before the session ended"))

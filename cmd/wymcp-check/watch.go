@@ -485,10 +485,12 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		w.client.take(t, w.facts)
 		b.WriteString(w.traffic(t))
 	}
-	if cancelled && reply == nil && ex.Response == nil && ex.Failure != "" {
+	if cancelled && reply == nil && ex.Failure != "" && (ex.Response == nil || ex.Transport == envelope.Stdio) {
 		// The client cancelled it, and no reply is owed (T-STDIO-7):
 		// that none came before the session ended is no failure to
-		// judge, but the reply the cancellation asked for.
+		// judge, but the reply the cancellation asked for. (On stdio
+		// what came meanwhile is whole lines, a listen's acknowledgment
+		// say, judged with it; an HTTP body cut short is not.)
 		c := *ex
 		c.Failure = ""
 		ex = &c
