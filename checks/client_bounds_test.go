@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,7 +27,7 @@ func TestClientLongSession(t *testing.T) {
 	calls := func(n int) []string {
 		var out []string
 		for i := range n {
-			seq := 6 + 2*i
+			seq := 10 + 2*i
 			out = append(out, fmt.Sprintf(`#%d > %s{"jsonrpc":"2.0","id":%d,"method":"ping"}`, seq, sid, i+1),
 				fmt.Sprintf(`#%d < #%d {"jsonrpc":"2.0","id":%d,"result":{}}`, seq+1, seq, i+1))
 		}
@@ -37,7 +38,7 @@ func TestClientLongSession(t *testing.T) {
 	unclosed := func(n int) []string {
 		var out []string
 		for i := range n {
-			out = append(out, fmt.Sprintf(`#%d > %s{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`, 6+2*i, sid))
+			out = append(out, fmt.Sprintf(`#%d > %s{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`, 10+2*i, sid))
 		}
 		return out
 	}
@@ -47,6 +48,10 @@ func TestClientLongSession(t *testing.T) {
 			`#20001 > ` + sid + `{"jsonrpc":"2.0","id":` + answer + `,"result":{"roots":[]}}`,
 		}
 	}
+	// The relays close a GET's exchange at its head: its stream lives on.
+	headClosed := func(body []string) []string {
+		return append([]string{`#6 < #5 status=200 session=s1`}, body...)
+	}
 	for _, tc := range []struct {
 		name string
 		body []string
@@ -55,6 +60,8 @@ func TestClientLongSession(t *testing.T) {
 		// The GET outlives any number of finished calls.
 		{"calls_answer_ok", calls(4200), nil},
 		{"calls_answer_other_id", calls(4200), []string{"#20001 CLI1004 fail id"}},
+		{"head_closed_calls_answer_ok", headClosed(calls(4200)), nil},
+		{"head_closed_calls_answer_other_id", headClosed(calls(4200)), []string{"#20001 CLI1004 fail id"}},
 		// The GET itself forgotten: the answer is not judged either way.
 		{"open_answer_ok", unclosed(4200), nil},
 		{"open_answer_other_id_not_judged", unclosed(4200), nil},
@@ -63,7 +70,7 @@ func TestClientLongSession(t *testing.T) {
 			cc := clientCase{name: tc.name, transport: envelope.HTTP, headers: http.Header{
 				"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}}}
 			answer := `"r1"`
-			if tc.name == "calls_answer_other_id" || tc.name == "open_answer_other_id_not_judged" {
+			if strings.Contains(tc.name, "other_id") {
 				answer = `"r2"`
 			}
 			for _, line := range slices.Concat(head, tc.body, tail(answer)) {

@@ -85,15 +85,18 @@ type ClientTracker struct {
 	// session is that client's, whose session is not initialized.
 	refused   *conversation
 	byRequest map[uint64]*conversation // HTTP: a client request's conversation, for what comes back on it
-	// order holds byRequest's keys, oldest first, and finished those of
-	// exchanges that ended (Close): a finished one is forgotten first, so
-	// that a long-lived stream (the GET) outlives any number of calls.
-	// Both may hold keys byRequest no longer has; they are compacted.
-	order        []uint64
-	finished     []uint64
-	deletes      map[uint64]bool // HTTP: the Seqs of DELETEs of a known session
-	issued       []string        // session ids the server issued, oldest first
-	sessionOrder []string        // sessions' keys, oldest first
+	// byRequest's keys, oldest first: streams those of GETs, order the
+	// others, finished those of exchanges that ended (Close; a POST's
+	// stream ends with its answer, while a GET's exchange closes at its
+	// head and its stream lives on). A finished one is forgotten first,
+	// a GET stream last, so that the stream the server asks on outlives
+	// any number of calls. They may hold keys byRequest no longer has;
+	// they are compacted.
+	order, streams, finished []uint64
+	gets                     map[uint64]bool // streams' keys
+	deletes                  map[uint64]bool // HTTP: the Seqs of DELETEs of a known session
+	issued                   []string        // session ids the server issued, oldest first
+	sessionOrder             []string        // sessions' keys, oldest first
 	// reinits are initializes sent in an initialized HTTP session, with
 	// its id, by their Seq: the new session each begins if the server
 	// answers it with another session id.
@@ -344,11 +347,22 @@ func (t *ClientTracker) issue(sid string, c *conversation) {
 	t.issued = append(t.issued, sid)
 }
 
-func (t *ClientTracker) remember(seq uint64, c *conversation) {
+func (t *ClientTracker) remember(seq uint64, c *conversation, stream bool) {
 	if len(t.byRequest) >= maxOpen {
 		t.forgetOne()
 	}
 	t.byRequest[seq] = c
+	if stream {
+		if t.gets == nil {
+			t.gets = map[uint64]bool{}
+		}
+		t.gets[seq] = true
+		t.streams = append(t.streams, seq)
+		if len(t.streams) > 2*maxOpen {
+			t.streams = t.live(t.streams)
+		}
+		return
+	}
 	t.order = append(t.order, seq)
 	if len(t.order) > 2*maxOpen {
 		t.order = t.live(t.order)
@@ -356,37 +370,35 @@ func (t *ClientTracker) remember(seq uint64, c *conversation) {
 }
 
 // forgetOne forgets one exchange: the oldest finished one, else the
-// oldest. A conversation whose open exchange is forgotten is no longer
-// seen whole: the server may ask on that stream, unrecorded.
+// oldest still open, else the oldest GET stream. A conversation whose
+// open exchange is forgotten is no longer seen whole: the server may ask
+// on that stream, unrecorded.
 func (t *ClientTracker) forgetOne() {
-	for len(t.finished) > 0 {
-		seq := t.finished[0]
-		t.finished = t.finished[1:]
-		if _, ok := t.byRequest[seq]; ok {
+	for _, q := range []*[]uint64{&t.finished, &t.order, &t.streams} {
+		for len(*q) > 0 {
+			seq := (*q)[0]
+			*q = (*q)[1:]
+			c, ok := t.byRequest[seq]
+			if !ok {
+				continue
+			}
 			delete(t.byRequest, seq)
 			delete(t.deletes, seq)
+			delete(t.gets, seq)
+			if q == &t.finished {
+				return
+			}
+			c.forgot = true
+			if key, ok := c.open[seq]; ok {
+				// Its end will not be matched: it no longer counts as in
+				// flight, lest its id's later use be read as a reuse.
+				delete(c.open, seq)
+				if c.inFlight[key]--; c.inFlight[key] <= 0 {
+					delete(c.inFlight, key)
+				}
+			}
 			return
 		}
-	}
-	for len(t.order) > 0 {
-		seq := t.order[0]
-		t.order = t.order[1:]
-		c, ok := t.byRequest[seq]
-		if !ok {
-			continue
-		}
-		delete(t.byRequest, seq)
-		delete(t.deletes, seq)
-		c.forgot = true
-		if key, ok := c.open[seq]; ok {
-			// Its end will not be matched: it no longer counts as in
-			// flight, lest its id's later use be read as a reuse.
-			delete(c.open, seq)
-			if c.inFlight[key]--; c.inFlight[key] <= 0 {
-				delete(c.inFlight, key)
-			}
-		}
-		return
 	}
 }
 
@@ -408,7 +420,7 @@ func (t *ClientTracker) conversationOf(seq uint64) *conversation {
 	if c := t.byRequest[seq]; c != nil {
 		return c
 	}
-	if len(t.order) > 0 || len(t.sessions) > 0 {
+	if len(t.order) > 0 || len(t.streams) > 0 || len(t.sessions) > 0 {
 		return nil
 	}
 	if t.stdio == nil {
@@ -424,7 +436,7 @@ func (t *ClientTracker) conversationOf(seq uint64) *conversation {
 func (t *ClientTracker) Client(m *ClientMessage) {
 	c, _ := t.lookup(m, true)
 	if m.Transport == envelope.HTTP {
-		t.remember(m.Seq, c)
+		t.remember(m.Seq, c, m.HTTPMethod == http.MethodGet)
 		if m.HTTPMethod == http.MethodDelete && c.sessionID != "" {
 			t.deletes[m.Seq] = true
 		}
@@ -625,7 +637,7 @@ func (t *ClientTracker) Close(e *Closed) {
 	if c == nil {
 		return
 	}
-	if _, ok := t.byRequest[e.Request]; ok {
+	if _, ok := t.byRequest[e.Request]; ok && !t.gets[e.Request] {
 		t.finished = append(t.finished, e.Request)
 		if len(t.finished) > 2*maxOpen {
 			t.finished = t.live(t.finished)
