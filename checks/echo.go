@@ -1161,7 +1161,8 @@ func (s *echoScan) done(path string, sure expect.Want) {
 			strings.Join(c.paths, ", "), bound, Quote(worst.text[first[0]:first[1]], quoteN))
 	}
 	if n := len(s.values); n > 1 {
-		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(s.paths, ", "))
+		// (Two values in one text name that text once.)
+		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(slices.Compact(slices.Clone(s.paths)), ", "))
 	}
 	if r := s.reserialAt; r != nil && worst == nil {
 		what := "the request"

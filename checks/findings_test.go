@@ -299,3 +299,21 @@ func TestStrictOnlyChecksSkipUnderSpec(t *testing.T) {
 		t.Fatal("no check is marked StrictOnly")
 	}
 }
+
+// Two request values echoed in one text name that text once: the
+// message listed "error.message, error.message".
+func TestEchoedValuesPathsOnce(t *testing.T) {
+	ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125,
+		Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"book_room","arguments":{"start":"2026-12-24T10:00:00Z","end":"2026-12-23T10:00:00Z"}}}`)},
+		Response: &envelope.Response{Messages: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"end 2026-12-23T10:00:00Z is before start 2026-12-24T10:00:00Z"}}`)}}}
+	vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil)}, []*checks.Check{checks.NoEcho})
+	var msgs []string
+	for _, v := range vs {
+		for _, f := range v.Findings {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "(at error.message)") {
+		t.Errorf("findings %q, want one naming error.message once", msgs)
+	}
+}
