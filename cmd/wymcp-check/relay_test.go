@@ -249,12 +249,20 @@ func TestProxyRun(t *testing.T) {
 // whose pair was dropped is still printed, without one; a client
 // message's findings come under its own line (a ping is fine before
 // initialize, a cancellation is not).
-func TestWatcherHeldLines(t *testing.T) {
+// testWatcher is a watcher judging with the strict contract and no
+// schemas, writing to its own buffer.
+func testWatcher(t *testing.T) (*watcher, *watchOutput) {
+	t.Helper()
 	out := &watchOutput{w: &bytes.Buffer{}}
 	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, out
+}
+
+func TestWatcherHeldLines(t *testing.T) {
+	w, out := testWatcher(t)
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
@@ -294,11 +302,7 @@ func TestWatcherCancelledRequest(t *testing.T) {
 		{name: "not cancelled", fails: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := &watchOutput{w: &bytes.Buffer{}}
-			w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, out := testWatcher(t)
 			rec := &bytes.Buffer{}
 			w.record = rec
 			w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/list", ID: "5",
@@ -338,11 +342,7 @@ func TestWatcherCancelledStdioNoReply(t *testing.T) {
 		{name: "not cancelled", noted: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := &watchOutput{w: &bytes.Buffer{}}
-			w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, out := testWatcher(t)
 			rec := &bytes.Buffer{}
 			w.record = rec
 			w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/call", ID: "4"})
@@ -382,11 +382,7 @@ func TestWatcherForgetsChangedLists(t *testing.T) {
 		{name: "list unchanged", fails: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := &watchOutput{w: &bytes.Buffer{}}
-			w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, out := testWatcher(t)
 			stdio := func(req, reply []byte) *envelope.Exchange {
 				return &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125, Request: envelope.Request{Body: req}, Response: &envelope.Response{Messages: [][]byte{reply}}}
 			}
@@ -415,11 +411,7 @@ func TestWatcherCancellationIsUsedUp(t *testing.T) {
 	meta := func(seq uint64) *proxy.HTTPMeta {
 		return &proxy.HTTPMeta{Request: seq, Method: "POST", Endpoint: true, Header: hdr}
 	}
-	out := &watchOutput{w: &bytes.Buffer{}}
-	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, out := testWatcher(t)
 	unanswered := func() *envelope.Exchange {
 		return &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20251125,
 			Request:  envelope.Request{Method: "POST", Header: hdr, Body: req},
@@ -667,11 +659,7 @@ func waitForOutput(t *testing.T, out *lockedBuf, re *regexp.Regexp) []string {
 // stream's later messages; one whose pair never comes is printed at the
 // summary, without one.
 func TestWatcherLaterAnswer(t *testing.T) {
-	out := &watchOutput{w: &bytes.Buffer{}}
-	w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, out := testWatcher(t)
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)

@@ -29,11 +29,7 @@ func TestWatcherCancelledStdioListenKeepsItsAcknowledgment(t *testing.T) {
 		{name: "no acknowledgment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := &watchOutput{w: &bytes.Buffer{}}
-			w, err := newWatcher(&relayOptions{Contract: "strict", Schema: "off"}, out, proxy.NewRedactor(nil))
-			if err != nil {
-				t.Fatal(err)
-			}
+			w, out := testWatcher(t)
 			rec := &bytes.Buffer{}
 			w.record = rec
 			w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "subscriptions/listen", ID: `"L1"`})
