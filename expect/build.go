@@ -1218,25 +1218,8 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 	}
 	if len(probs) > 0 {
 		e.Tool.Refusal, e.Tool.Problems = must("T-TOOL-8; tools page: servers MUST validate tool inputs"), probs
-		if bare, ok := withoutNulls(args); ok && !t.Rejects(bare, e.Version) {
-			// Only nulls are wrong: a client (a model, often) sent null
-			// for arguments it meant to leave out, and a server that reads
-			// null as absent ran what the schema allows.
-			e.Tool.Refusal = open("a null argument is widely read as an absent one; the inputSchema forbids the null (T-TOOL-8)")
-		} else if bare, ok := withoutUndeclared(args, gjson.GetBytes(t.Raw, "inputSchema")); ok && !t.Rejects(bare, e.Version) {
-			// Only arguments the schema does not declare are wrong, and
-			// the schema closes the object: servers validating with zod
-			// (whose JSON Schema says additionalProperties false) or
-			// pydantic drop unknown keys and run the tool on the rest,
-			// which the schema allows. Such a server did validate; only
-			// the form T-TOOL-8 asks for is missed.
-			e.Tool.Refusal = should("T-TOOL-8: the only fault is arguments the inputSchema does not declare, which many servers drop before running the tool")
-		} else if conv, ok := coerced(args, gjson.GetBytes(t.Raw, "inputSchema")); ok && !t.Rejects(conv, e.Version) {
-			// Only values a lax validator converts are wrong ("2" for an
-			// integer, "true" for a boolean): pydantic, the Python SDK's
-			// validator, converts them by default and runs the tool on
-			// values the schema allows. Such a server did validate.
-			e.Tool.Refusal = should("T-TOOL-8: the only fault is values a lax validator (pydantic's default) converts to the declared type")
+		if w, ok := t.lenient(args, e.Version); ok {
+			e.Tool.Refusal = w
 		}
 		return
 	}
@@ -1253,6 +1236,50 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 			e.ServedExcept = append(e.ServedExcept, r.Code)
 		}
 	}
+}
+
+// lenient is how sure a refusal of args, which the tool's inputSchema
+// rejects, is owed, where a validating server may read them so that the
+// schema accepts them and run the tool on that reading; ok is false when
+// no such reading exists.
+func (t *Tool) lenient(args gjson.Result, version string) (w Want, ok bool) {
+	if bare, dropped := withoutNulls(args); dropped && !t.Rejects(bare, version) {
+		// Only nulls are wrong: a client (a model, often) sent null
+		// for arguments it meant to leave out, and a server that reads
+		// null as absent ran what the schema allows.
+		return open("a null argument is widely read as an absent one; the inputSchema forbids the null (T-TOOL-8)"), true
+	}
+	input := gjson.GetBytes(t.Raw, "inputSchema")
+	if bare, dropped := withoutUndeclared(args, input); dropped && !t.Rejects(bare, version) {
+		// Only arguments the schema does not declare are wrong, and
+		// the schema closes the object: servers validating with zod
+		// (whose JSON Schema says additionalProperties false) or
+		// pydantic drop unknown keys and run the tool on the rest,
+		// which the schema allows. Such a server did validate; only
+		// the form T-TOOL-8 asks for is missed.
+		return should("T-TOOL-8: the only fault is arguments the inputSchema does not declare, which many servers drop before running the tool"), true
+	}
+	if conv, converted := coerced(args, input); converted && !t.Rejects(conv, version) {
+		// Only values a lax validator converts are wrong ("2" for an
+		// integer, "true" for a boolean): pydantic, the Python SDK's
+		// validator, converts them by default and runs the tool on
+		// values the schema allows. Such a server did validate.
+		return should("T-TOOL-8: the only fault is values a lax validator (pydantic's default) converts to the declared type"), true
+	}
+	return Want{}, false
+}
+
+// SurelyRefused: a validating server refuses args, whatever reading it
+// takes. The schema rejects them (Rejects), and no lenient reading a
+// validating server may take (nulls as absent, undeclared keys dropped,
+// lax conversion) turns them into arguments it accepts and would run the
+// tool on. Only such arguments may go to a tool that may be destructive.
+func (t *Tool) SurelyRefused(args []byte, version string) bool {
+	if !t.Rejects(args, version) {
+		return false
+	}
+	_, runs := t.lenient(gjson.ParseBytes(args), version)
+	return !runs
 }
 
 // withoutNulls is the arguments object args without its members whose

@@ -70,7 +70,7 @@ func TestPickProbe(t *testing.T) {
 					t.Fatal(err)
 				}
 				args := gjson.GetBytes(body, "params.arguments")
-				if !got.ReadOnly && !got.Rejects([]byte(args.Raw), tc.Version) {
+				if !got.ReadOnly && !got.SurelyRefused([]byte(args.Raw), tc.Version) {
 					t.Errorf("unmarked tool %q is sent arguments its schema accepts: %s", name, args.Raw)
 				}
 			}

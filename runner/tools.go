@@ -242,7 +242,7 @@ func pickProbe(ts []*expect.Tool, f *fixtures.Fixture, base fixtures.Context) (*
 		return t, vs, ""
 	}
 	if len(unsafe) > 0 {
-		why += fmt.Sprintf("; not sent to %s: not marked readOnlyHint, and its inputSchema accepts the arguments, so a server could run it", quotedList(unsafe))
+		why += fmt.Sprintf("; not sent to %s: not marked readOnlyHint, and its inputSchema accepts the arguments, or a validating server may read them so (a null as absent, an undeclared key dropped, a value converted), so a server could run it", quotedList(unsafe))
 	}
 	return nil, nil, why
 }
@@ -287,8 +287,10 @@ func toolVariants(t *expect.Tool, args string, base fixtures.Context) ([]variant
 }
 
 // rejected keeps the exchanges whose arguments, as the fixture's body
-// sends them ({} when a tools/call carries none), the tool's own schema
-// surely rejects.
+// sends them ({} when a tools/call carries none), a validating server
+// surely refuses: the tool's own schema rejects them, and no lenient
+// reading a validating server may take runs the tool on them
+// (expect.Tool.SurelyRefused).
 func rejected(t *expect.Tool, f *fixtures.Fixture, vs []variant) []variant {
 	var out []variant
 	for _, v := range vs {
@@ -300,7 +302,7 @@ func rejected(t *expect.Tool, f *fixtures.Fixture, vs []variant) []variant {
 		if a := gjson.GetBytes(body, "params.arguments"); a.Exists() {
 			args = []byte(a.Raw)
 		}
-		if t.Rejects(args, v.ctx.Version) {
+		if t.SurelyRefused(args, v.ctx.Version) {
 			out = append(out, v)
 		}
 	}
@@ -325,7 +327,7 @@ func (l *lane) noteProbe(fixture string, t *expect.Tool, args string) {
 	}
 	mark := "marked readOnlyHint"
 	if !t.ReadOnly {
-		mark = "not marked readOnlyHint: only arguments its own schema rejects are sent"
+		mark = "not marked readOnlyHint: only arguments a validating server surely refuses are sent"
 	}
 	l.out.Note(fmt.Sprintf("%s: probed tool %q with %s (%s)", fixture, t.Name, kind, mark))
 }
