@@ -630,9 +630,19 @@ say that much: every other code of the table names a condition of its
 own (-32042, a URL the user must visit; -32021, a capability the client
 lacks; -32602, arguments the server refuses by a rule of its own, which
 ERR1002 judges, as it does a -32603 whose words call it a refusal of the
-params). Over HTTP only a 2xx answer is judged so.`,
+params). Over HTTP only a 2xx answer is judged so.
+
+A 2025 request after initialisation without MCP-Protocol-Version,
+refused 400 on that header (no method's code, no echoed id), warns:
+T-HTTP-7 makes the missing header no error by itself, and the server
+SHOULD read the request as 2025-03-26. A reply that read the body is
+judged as any other.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
+		if headerlessRefused(p) {
+			p.Warnf("error", "%s was refused on its missing MCP-Protocol-Version header; a server SHOULD read such a request as 2025-03-26 (T-HTTP-7)", x.Cause())
+			return nil
+		}
 		if x.Served.Set() && !x.Error.Set() {
 			// (A request the expectation says must be refused all the
 			// same, a method of a capability the server did not declare
@@ -658,6 +668,18 @@ params). Over HTTP only a 2xx answer is judged so.`,
 		}
 		return nil
 	},
+}
+
+// headerlessRefused: a 2025 request without its MCP-Protocol-Version
+// header (see expect's VersionHeaderAbsent) refused 400 on its headers,
+// as nothing in the reply shows the body was read (no method's code, no
+// echoed id).
+func headerlessRefused(p *Pass) bool {
+	r := p.Exchange.Response
+	// (A request the session explains the refusal of, one outside the
+	// session, is that refusal's.)
+	return r != nil && r.Status == 400 && p.Expect.Condition != expect.CondSession && p.Expect.VersionHeaderAbsent(p.Exchange) && !methodLevel(p) &&
+		p.Reply.Response != nil && p.Reply.Response.Get("error").Exists()
 }
 
 // mustServe judges a reply to a request the expectation says must be

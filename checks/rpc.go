@@ -454,7 +454,10 @@ func refusedOnHeaders(p *Pass) bool {
 			// is read; a method-level code shows the body was read.
 			return true
 		}
-		if versionHeaderRefusal(p) {
+		if versionHeaderRefusal(p) || p.Expect.VersionHeaderAbsent(p.Exchange) {
+			// (A 2025 request without its version header may be refused
+			// on that: T-HTTP-7 asks the server to read it as 2025-03-26,
+			// a SHOULD that PRO1001 warns of.)
 			return true
 		}
 		// Issuing a session does not show the server requires it, so

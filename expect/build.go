@@ -40,21 +40,14 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		// its transport's (credentials, headers, a session).
 		e.Served, e.ServedAsJSONRPC = must("T-LIFE-5: a ping gets an empty result"), ex.Transport == envelope.HTTP
 	}
-	if versionHeaderAbsent(ex, e, f) {
+	if e.Served.Level > Should && e.VersionHeaderAbsent(ex) {
 		// T-HTTP-7: a request after initialisation without its
-		// MCP-Protocol-Version is no error by itself; the server SHOULD
-		// read it as 2025-03-26. One that refuses it anyway breaks that
-		// SHOULD, on a header, maybe before the body is read: as any
-		// transport-level rejection, its refusal may lose the id, and an
-		// Invalid Request's -32600 with 400 is that refusal's answer.
-		if e.Served.Level > Should {
-			e.Served, e.ServedAsJSONRPC = should(VersionHeaderAbsentRule), false
-		} else if e.Condition == CondCall && e.Served.Level == Free {
-			e.Served = should(VersionHeaderAbsentRule)
-		}
-		e.ReadCodes = union(e.ReadCodes, []int{envelope.CodeInvalidRequest})
-		e.ReadStatus = union(e.ReadStatus, []int{400})
-		e.ID.Lost = Want{}
+		// MCP-Protocol-Version is no error by itself, but the server
+		// only SHOULD read it as 2025-03-26: a ping so refused warns.
+		// (What a refusal on the header may lose, the id, and the code
+		// and status it may carry, the checks read from the reply: a
+		// reply that read the body owes what any does.)
+		e.Served, e.ServedAsJSONRPC = should(VersionHeaderAbsentRule), false
 	}
 	o.apply(e)
 	if c := e.Request.Get("params.cursor"); e.PageScope == "" && c.Type == gjson.String && e.Version == envelope.V20260728 {
@@ -114,14 +107,15 @@ func answered(e *Expectation, ex *envelope.Exchange, f *Facts) *Expectation {
 // header is owed service all the same.
 const VersionHeaderAbsentRule = "T-HTTP-7: a request without MCP-Protocol-Version is read as 2025-03-26, not refused"
 
-// versionHeaderAbsent: a 2025-06-18 or later request over HTTP, after
-// initialisation (not initialize itself, see afterInit), carries no
-// MCP-Protocol-Version header, to a server that speaks a version with
-// the header (2025-03-26 has none, T-V0326-2).
-func versionHeaderAbsent(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
+// VersionHeaderAbsent: ex's request, a 2025-06-18 or 2025-11-25 one over
+// HTTP after initialisation (not initialize itself, see afterInit),
+// carries no MCP-Protocol-Version header, to a server that speaks a
+// version with the header (2025-03-26 has none, T-V0326-2). T-HTTP-7
+// makes that no error by itself: the server SHOULD read it as 2025-03-26.
+func (e *Expectation) VersionHeaderAbsent(ex *envelope.Exchange) bool {
 	return ex.Transport == envelope.HTTP && (e.Version == envelope.V20250618 || e.Version == envelope.V20251125) &&
-		e.Method != "initialize" && e.Method != "" && f.Speaks() != envelope.V20250326 &&
-		ex.Request.HTTPMethod() == "POST" && envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version") == "" && afterInit(ex, f)
+		e.Method != "initialize" && e.Method != "" && e.Facts.Speaks() != envelope.V20250326 &&
+		ex.Request.HTTPMethod() == "POST" && envelope.HeaderGet(ex.Request.Header, "Mcp-Protocol-Version") == "" && afterInit(ex, e.Facts)
 }
 
 // afterInit: the request goes where an initialize went before: in a
