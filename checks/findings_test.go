@@ -317,3 +317,22 @@ func TestEchoedValuesPathsOnce(t *testing.T) {
 		t.Errorf("findings %q, want one naming error.message once", msgs)
 	}
 }
+
+// A request large enough for a size limit a server may set, refused 413
+// with -32600 and no id, passes ERR1002 and HTTP1002 whatever its body's
+// condition (here a missing _meta): the body was never read. The small
+// twin warns (size_limit_413_small_missing_meta_warns).
+func TestSizeLimitPlausible(t *testing.T) {
+	pad := strings.Repeat("x", 70<<10)
+	ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20260728,
+		Request: envelope.Request{Header: http.Header{"Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/list"}},
+			Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + pad + `"}}`)},
+		Response: &envelope.Response{Status: 413, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"message exceeds 65536 bytes"}}`)}}
+	vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil)}, []*checks.Check{checks.CodeFits, checks.StatusFits})
+	for _, v := range vs {
+		if v.Status != checks.StatusPass {
+			t.Errorf("%s %s %s %v", v.Check.ID, v.Status, v.Reason, v.Findings)
+		}
+	}
+}

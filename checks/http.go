@@ -282,18 +282,36 @@ func httpLayer(status int) bool {
 // 414, 431) before any MCP code read it, as no method's code or echoed
 // id contradicts: whatever else the body holds was never looked at, so
 // the refusal's code and status are the limit's (DESIGN:
-// transport-level rejections).
-func sizeRefused(p *Pass) bool {
+// transport-level rejections). plausible says the request is large
+// enough for a limit a server may set (sizeFloor): a limit below it is
+// a guess about the server, which only warns.
+func sizeRefused(p *Pass) (refused, plausible bool) {
 	r := p.Exchange.Response
-	if p.Exchange.Transport != envelope.HTTP || r == nil {
-		return false
+	if p.Exchange.Transport != envelope.HTTP || r == nil || methodLevel(p) {
+		return false, false
 	}
 	switch r.Status {
-	case 413, 414, 431:
-		return !methodLevel(p)
+	case 413:
+		return true, len(p.Exchange.Request.Body) >= sizeFloor
+	case 414, 431:
+		n := 0
+		for k, vs := range p.Exchange.Request.Header {
+			for _, v := range vs {
+				n += len(k) + len(v) + 4
+			}
+		}
+		return true, n >= headerFloor
 	}
-	return false
+	return false, false
 }
+
+// sizeFloor and headerFloor are the sizes below which a size limit is
+// no plausible reason for a refusal: common limits (a reverse proxy's 1
+// MB body, an HTTP server's 8 KB headers) are far above them.
+const (
+	sizeFloor   = 64 << 10
+	headerFloor = 4 << 10
+)
 
 // scopeRefusal: a 403 whose challenge says the token's scope falls short
 // (T-AUTH-5, RFC 6750 §3.1): the authorization layer's answer, as a
@@ -365,7 +383,9 @@ warns. Under --contract spec a 5xx warns unless a MUST fixes the status
 (T-HTTP-11 leaves it open, and says only that 5xx is the worse choice).
 A request the HTTP layer refused for its size (413, 414, 431, with no
 method's code or echoed id) passes whatever its body's condition would
-fix: the body was never read.
+fix: the body was never read. That holds for a request large enough for
+a limit a server may set (64 KiB of body, 4 KiB of headers); a smaller
+one so refused warns.
 A session id the server never issued is refused 404 or 400; another 4xx
 warns, as only an ended session's 404 is fixed (AMB-8).
 Where a fixture leaves the status open, it is open among 200 and the
@@ -447,6 +467,7 @@ not show whether the server keeps sessions: it may have ended that one.`,
 		}
 		r := p.Reply.Response
 		isErr := r != nil && r.IsObject() && r.Get("error").Exists()
+		sized, plausible := sizeRefused(p)
 		isResult := r != nil && r.IsObject() && r.Get("result").Exists() && !isErr
 		code := 0
 		if isErr {
@@ -514,8 +535,10 @@ not show whether the server keeps sessions: it may have ended that one.`,
 			// Right under the reading of the request the code names
 			// (params that are no object read as invalid params: a
 			// method error's 200).
-		case isErr && sizeRefused(p):
+		case isErr && sized && plausible:
 			// The limit's status, whatever the body holds.
+		case isErr && sized && (len(x.Status) > 0 && !slices.Contains(x.Status, st)):
+			p.Warnf(path, "status %d for %s, a request of %d bytes, which no common size limit refuses; want %s", st, x.Cause(), len(p.Exchange.Request.Body), codeList(x.Status))
 		case r == nil && st == 202 && slices.Contains(x.ReadStatus, st):
 			// A reading under which the message is no request (a message
 			// without method, read as a response) owes nothing but the
