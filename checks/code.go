@@ -384,9 +384,11 @@ request object is valid, and -32600 says it is not (T-ERR-2).`,
 					return nil
 				}
 			}
-			if code == envelope.CodeInvalidRequest && (x.Condition == expect.CondUnknownTool || x.Condition == expect.CondUnknownName) {
+			if code == envelope.CodeInvalidRequest && (x.Condition == expect.CondUnknownTool || x.Condition == expect.CondUnknownName) &&
+				!(refusedOnHeaders(p) && !methodLevel(p)) && !sessionRefusal(p) {
 				// The params name what the server lacks, in a valid
-				// request object: -32600 is JSON-RPC's code for one that
+				// request object (a refusal on its headers or its session
+				// aside, which never read it): -32600 is JSON-RPC's code for one that
 				// is not (T-ERR-2), a code of the wrong kind, which fails
 				// whatever level the condition's own code has (digest
 				// §3.1: only a choice between plausible codes warns).
