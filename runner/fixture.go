@@ -132,6 +132,15 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 			// by the server.
 			return l.skipAll(id, "not judged: the run was interrupted during this exchange")
 		}
+		if ex.Unanswered && ex.Response == nil {
+			// Nothing came, not even the stream's head: silence, which
+			// the liveness probe tells from a server gone, as for any
+			// request (a listen stream owes its acknowledgment first).
+			var err error
+			if ex, err = l.afterSilence(ctx, id, ex, true); err != nil {
+				return err
+			}
+		}
 		return l.judge(id, &ex, exp, f.Expect)
 	}
 	// The liveness probe, if one is needed, goes out in the same slot:
