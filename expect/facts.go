@@ -79,9 +79,9 @@ type Facts struct {
 	// session the server holds.
 	issued, ended []string
 	// pages are the 2026-07-28 list pages the traffic showed: for a
-	// method's nextCursor, the cacheScope the list's first page gave
-	// (the latest maxPages), so that the page it leads to is held to it
-	// (T-CACHE-3).
+	// method's nextCursor, the cacheScope the first page of the listing
+	// that last handed it out gave (the latest maxPages), so that the
+	// page it leads to is held to it (T-CACHE-3).
 	pages []pageScope
 	// bySession are what each HTTP session of the traffic negotiated
 	// (the latest maxSessions): a relay before several clients judges an
@@ -869,13 +869,16 @@ type pageScope struct {
 const maxPages = 64
 
 // PageScope is the cacheScope of the first page of the list whose page a
-// request with cursor asks for, "" when the traffic did not show it.
+// request with cursor asks for, "" when the traffic did not show it. A
+// cursor two listings handed out (an offset a stateless server gives
+// every listing) leads on the latest: its scope may differ from an
+// earlier listing's, as a scope may follow the authorization context.
 func (f *Facts) PageScope(method, cursor string) string {
 	if f == nil {
 		return ""
 	}
-	for _, p := range f.pages {
-		if p.Method == method && p.Cursor == cursor {
+	for i := len(f.pages) - 1; i >= 0; i-- {
+		if p := f.pages[i]; p.Method == method && p.Cursor == cursor {
 			return p.Scope
 		}
 	}
@@ -896,10 +899,19 @@ func (n *Facts) learnPage(method string, req envelope.Message, res gjson.Result)
 			scope = first
 		}
 	}
+	// The listing that last handed out the cursor owns it: an older
+	// listing's entry goes, so it neither judges the page (even when this
+	// listing shows no scope to hold it to) nor takes a place among the
+	// maxPages.
+	stale := func(p pageScope) bool { return p.Method == method && p.Cursor == next.Str }
 	if scope == "" {
-		return false
+		if !slices.ContainsFunc(n.pages, stale) {
+			return false
+		}
+		n.pages = slices.DeleteFunc(slices.Clone(n.pages), stale)
+		return true
 	}
-	pages := append(slices.Clone(n.pages), pageScope{method, next.Str, scope})
+	pages := append(slices.DeleteFunc(slices.Clone(n.pages), stale), pageScope{method, next.Str, scope})
 	if len(pages) > maxPages {
 		pages = pages[len(pages)-maxPages:]
 	}
