@@ -41,7 +41,9 @@ var MethodResults = &Check{
   subscriptionId, and warns untagged (AMB-20); where the run knew the
   listen requests sent on the pipe (check, send and wrap, and the
   "listens" of their transcripts), one naming none of them fails: it
-  can end no listen stream.
+  can end no listen stream. Inside a stdio listen exchange the same
+  holds for a cancellation naming another request and not tagged with
+  the exchange's own subscriptionId (PRO1009 judges what is tagged).
 
 An input_required result and a 2026-07-28 result's serverInfo are
 PRO1002's to judge.`,
@@ -50,30 +52,41 @@ PRO1002's to judge.`,
 		judged := false
 		if x.Version == envelope.V20260728 {
 			for i, m := range p.Reply.Messages {
-				if m.IsObject() && m.Get("method").Str == "notifications/cancelled" && x.Method != "subscriptions/listen" {
-					if rid := m.Get("params.requestId"); p.Exchange.Transport == envelope.Stdio && (rid.Type == gjson.String || rid.Type == gjson.Number) &&
-						!envelope.SameID(rid, x.Request.Get("id")) {
-						// stdout is shared: this may end a listen stream another
-						// exchange opened (T-STDIO-8), which this one cannot see.
-						// Tagged with its subscriptionId it surely does; untagged
-						// it may too (AMB-20), so it only warns.
-						ex := p.Exchange
-						if ex.Offered != nil && ex.Listens != nil && !slices.ContainsFunc(ex.Listens, func(l string) bool { return envelope.SameID(gjson.Parse(l), rid) }) {
-							// No listen request on the pipe has that id:
-							// there is no listen stream it could end.
-							judged = true
-							p.Failf(msgPath(p, i), "notifications/cancelled naming request %s, which opened no listen stream on the pipe; in 2026-07-28 it only ends a subscriptions/listen stream (T-STDIO-8)", Quote(rid.Raw, quoteN))
-							continue
-						}
-						if !m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
-							judged = true
-							p.Warnf(msgPath(p, i), "notifications/cancelled naming another request without a subscriptionId: on stdio it may end a listen stream another exchange opened (AMB-20), or cancel what 2026-07-28 never cancels (T-STDIO-8)")
-						}
+				if !m.IsObject() || m.Get("method").Str != "notifications/cancelled" {
+					continue
+				}
+				rid := m.Get("params.requestId")
+				if x.Method == "subscriptions/listen" {
+					// PRO1009 judges what a listen stream carries, but on
+					// stdio only what is tagged with its subscriptionId:
+					// the rest is judged here as on any other exchange.
+					if p.Exchange.Transport != envelope.Stdio || ownTag(x.Request.Get("id"), m) ||
+						(rid.Type != gjson.String && rid.Type != gjson.Number) || envelope.SameID(rid, x.Request.Get("id")) {
 						continue
 					}
-					judged = true
-					p.Failf(msgPath(p, i), "notifications/cancelled from the server on a %s stream; in 2026-07-28 it only ends a subscriptions/listen stream (T-STDIO-8)", Quote(x.Method, quoteN))
 				}
+				if p.Exchange.Transport == envelope.Stdio && (rid.Type == gjson.String || rid.Type == gjson.Number) &&
+					!envelope.SameID(rid, x.Request.Get("id")) {
+					// stdout is shared: this may end a listen stream another
+					// exchange opened (T-STDIO-8), which this one cannot see.
+					// Tagged with its subscriptionId it surely does; untagged
+					// it may too (AMB-20), so it only warns.
+					ex := p.Exchange
+					if ex.Offered != nil && ex.Listens != nil && !slices.ContainsFunc(ex.Listens, func(l string) bool { return envelope.SameID(gjson.Parse(l), rid) }) {
+						// No listen request on the pipe has that id:
+						// there is no listen stream it could end.
+						judged = true
+						p.Failf(msgPath(p, i), "notifications/cancelled naming request %s, which opened no listen stream on the pipe; in 2026-07-28 it only ends a subscriptions/listen stream (T-STDIO-8)", clip(rid.Raw))
+						continue
+					}
+					if !m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
+						judged = true
+						p.Warnf(msgPath(p, i), "notifications/cancelled naming another request without a subscriptionId: on stdio it may end a listen stream another exchange opened (AMB-20), or cancel what 2026-07-28 never cancels (T-STDIO-8)")
+					}
+					continue
+				}
+				judged = true
+				p.Failf(msgPath(p, i), "notifications/cancelled from the server on a %s stream; in 2026-07-28 it only ends a subscriptions/listen stream (T-STDIO-8)", Quote(x.Method, quoteN))
 			}
 		}
 		m, err := needObject(p)
@@ -162,7 +175,8 @@ result nor a notifications/cancelled naming the listen request warns
 (AMB-20 accepts either, or both; neither is what no reading allows, but
 which of them binds an HTTP stream is not spelled out); on stdio, messages of
 other requests may be interleaved, so only those tagged with this
-subscription are judged there. The other messages of a listen stream
+subscription are judged there (a cancellation of another request that
+is not is PRO1008's). The other messages of a listen stream
 are this check's alone: PRO1003 leaves them. A notifications/cancelled
 that ends the subscription by naming the listen id in requestId, without
 the subscriptionId, warns: the cancellation page gives it that form, and
