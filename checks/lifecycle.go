@@ -35,9 +35,10 @@ grammar came with 2025-06-18 (T-V0326-4).
 
 A "_meta" member inside what MCP leaves free-form is the owner's own key,
 not the protocol's, and is not judged: an error's data, a tool's
-arguments, schemas and structured content, and a capabilities object
-(its logging, completions, experimental and extensions settings are
-free-form JSON objects).`,
+arguments, schemas and structured content, a sampling request's metadata
+and a tool_use block's input (the tool's arguments), and a capabilities
+object (its logging, completions, experimental and extensions settings
+are free-form JSON objects).`,
 	Run: func(p *Pass) error {
 		if p.Expect.Facts.Speaks() == envelope.V20250326 {
 			return Skip("the server speaks 2025-03-26, which has no rule for _meta key names (T-V0326-4)")
@@ -154,8 +155,12 @@ func walkMeta(v gjson.Result, at []string, fn func(at []string, meta gjson.Resul
 // defines no _meta at any depth, and holds free-form settings (logging,
 // completions, experimental, 2026-07-28's extensions) whose keys are the
 // extension's own.
+// A sampling request's metadata is passed through to the LLM provider in
+// its format, and a tool_use block's input is a tool's arguments (both
+// free objects in the schemas; no protocol object bears either name).
 var freeForm = map[string]bool{"structuredContent": true, "inputSchema": true, "outputSchema": true,
-	"requestedSchema": true, "arguments": true, "data": true, "experimental": true, "capabilities": true}
+	"requestedSchema": true, "arguments": true, "data": true, "experimental": true, "capabilities": true,
+	"metadata": true, "input": true}
 
 // alreadyInitialized: a refusal that says the server was initialized
 // before, which has nothing to say of the version asked.
