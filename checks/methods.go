@@ -702,6 +702,22 @@ func headerPropertyKind(prop gjson.Result) int {
 	return headerOther
 }
 
+// propertyType says, for a finding, how a property types its value.
+func propertyType(prop gjson.Result) string {
+	switch t := prop.Get("type"); {
+	case t.Type == gjson.String:
+		return "of type " + clip(t.Raw)
+	case t.IsArray():
+		return "of types " + clip(t.Raw)
+	case t.Exists():
+		return `whose "type" is ` + describe(t) + ", not a type name"
+	case prop.Get("enum").Exists() || prop.Get("const").Exists():
+		return "typed by an enum or const whose values are not all integers, all strings or all booleans"
+	default:
+		return "with no type"
+	}
+}
+
 var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "api-key", "api_key", "credential", "authorization"}
 
 // typed is prop, or the schema its local $ref names (see localRef).
@@ -720,7 +736,7 @@ func judgeParamHeader(p *Pass, at string, prop, typed, v gjson.Result, direct bo
 	seen[strings.ToLower(name)] = true
 	switch headerPropertyKind(typed) {
 	case headerOther:
-		p.Failf(path, "x-mcp-header %s is on a property of type %s; only integer, string and boolean may carry one (T-HDR-7)", Quote(name, quoteN), describe(typed.Get("type")))
+		p.Failf(path, "x-mcp-header %s is on a property %s; only a property of one type, integer, string or boolean, may carry one (T-HDR-7)", Quote(name, quoteN), propertyType(typed))
 	case headerNullable:
 		// T-HDR-4 foresees a null value (no header then), so a
 		// nullable property may be meant; T-HDR-7 names single types.

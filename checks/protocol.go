@@ -678,7 +678,7 @@ func judgeSubscribed(p *Pass, path, method string, m envelope.Message) {
 			// a tag naming none of them is no stream's (T-META-3).
 			ex := p.Exchange
 			if ex.Offered != nil && ex.Listens != nil && !slices.ContainsFunc(ex.Listens, func(l string) bool { return envelope.SameID(gjson.Parse(l), tag) }) {
-				p.Failf(path, "%s tagged with subscriptionId %s, which no subscriptions/listen request on the pipe carried; 2026-07-28 sends it only on a listen stream, tagged with that request's id (T-STDIO-5, T-META-3, T-SUB-2)", Quote(method, quoteN), Quote(tag.Raw, quoteN))
+				p.Failf(path, "%s tagged with subscriptionId %s, which no subscriptions/listen request on the pipe carried; 2026-07-28 sends it only on a listen stream, tagged with that request's id (T-STDIO-5, T-META-3, T-SUB-2)", Quote(method, quoteN), clip(tag.Raw))
 			}
 			return
 		}
