@@ -194,52 +194,146 @@ func defsOf(doc map[string]any) (string, map[string]any) {
 func (u *UserSchema) Path() string { return u.path }
 
 // Revision is the MCP version whose official schema the file is, told
-// from the types it defines; "" when it is none of them (a schema of the
-// user's own, or one trimmed or merged past recognition), which then
-// describes every version.
+// from the names it defines (revisionOf); "" when it is none of them (a
+// schema of the user's own, an official file with any definition removed,
+// or one merged from two versions), which then describes every version.
 func (u *UserSchema) Revision() string { return u.revision }
 
-// revisionOf tells an official schema's version from the types each
-// revision added or dropped, so that a file is recognised only when it
-// has all its version's marks and none of another's. The official files
-// name no version ($id, title) of their own.
+// revisionOf tells an official schema's version by its definition names:
+// a file is of a revision only when it defines every name of that
+// revision's official file and no name that only other revisions define.
+// A handful of marks would take a small or trimmed schema of the user's
+// own for an official one and skip it for the other versions, a false
+// pass; a file that falls short is the user's own and applies to every
+// version. The official files name no version ($id, title) of their own.
 func revisionOf(defs map[string]any) string {
-	has := func(names ...string) bool {
-		for _, n := range names {
+	found := ""
+	for _, r := range officialRevisions {
+		all := true
+		for n := range r.names {
 			if _, ok := defs[n]; !ok {
-				return false
+				all = false
+				break
 			}
 		}
-		return true
-	}
-	none := func(names ...string) bool {
-		for _, n := range names {
-			if _, ok := defs[n]; ok {
-				return false
+		if !all {
+			continue
+		}
+		for n := range defs {
+			if officialNames[n] && !r.names[n] {
+				all = false
+				break
 			}
 		}
-		return true
+		if all {
+			if found != "" {
+				return ""
+			}
+			found = r.version
+		}
 	}
-	const (
-		v2026 = "DiscoverResult"                  // 2026-07-28, which drops initialize
-		vInit = "InitializeResult"                // up to 2025-11-25
-		vTask = "CreateTaskResult"                // 2025-11-25 only
-		vElic = "ElicitRequest"                   // from 2025-06-18
-		vLink = "ResourceLink"                    // from 2025-06-18
-		vAud  = "AudioContent"                    // from 2025-03-26
-		vDone = "ElicitationCompleteNotification" // 2025-11-25 only
-	)
-	switch {
-	case has(v2026, defInputRequired) && none(vInit, vTask, vDone):
-		return envelope.V20260728
-	case has(vInit, vTask, vDone, vElic, vLink) && none(v2026, defInputRequired):
-		return envelope.V20251125
-	case has(vInit, vElic, vLink, vAud) && none(v2026, defInputRequired, vTask, vDone):
-		return envelope.V20250618
-	case has(vInit, vAud) && none(v2026, defInputRequired, vTask, vDone, vElic, vLink):
-		return envelope.V20250326
+	return found
+}
+
+type officialRevision struct {
+	version string
+	names   map[string]bool
+}
+
+// officialRevisions holds the definition names of each official schema
+// file, written as the changes from the revision before;
+// TestOfficialRevisionNames pins them to the files.
+var officialRevisions, officialNames = buildOfficialRevisions([]struct {
+	version        string
+	added, dropped string
+}{
+	{envelope.V20250326, `Annotations AudioContent BlobResourceContents CallToolRequest
+		CallToolResult CancelledNotification ClientCapabilities ClientNotification
+		ClientRequest ClientResult CompleteRequest CompleteResult CreateMessageRequest
+		CreateMessageResult Cursor EmbeddedResource EmptyResult GetPromptRequest
+		GetPromptResult ImageContent Implementation InitializeRequest InitializeResult
+		InitializedNotification JSONRPCBatchRequest JSONRPCBatchResponse JSONRPCError
+		JSONRPCMessage JSONRPCNotification JSONRPCRequest JSONRPCResponse
+		ListPromptsRequest ListPromptsResult ListResourceTemplatesRequest
+		ListResourceTemplatesResult ListResourcesRequest ListResourcesResult
+		ListRootsRequest ListRootsResult ListToolsRequest ListToolsResult LoggingLevel
+		LoggingMessageNotification ModelHint ModelPreferences Notification
+		PaginatedRequest PaginatedResult PingRequest ProgressNotification ProgressToken
+		Prompt PromptArgument PromptListChangedNotification PromptMessage
+		PromptReference ReadResourceRequest ReadResourceResult Request RequestId
+		Resource ResourceContents ResourceListChangedNotification ResourceReference
+		ResourceTemplate ResourceUpdatedNotification Result Role Root
+		RootsListChangedNotification SamplingMessage ServerCapabilities
+		ServerNotification ServerRequest ServerResult SetLevelRequest SubscribeRequest
+		TextContent TextResourceContents Tool ToolAnnotations
+		ToolListChangedNotification UnsubscribeRequest`, ``},
+	{envelope.V20250618, `BaseMetadata BooleanSchema ContentBlock ElicitRequest ElicitResult
+		EnumSchema NumberSchema PrimitiveSchemaDefinition ResourceLink
+		ResourceTemplateReference StringSchema`,
+		`JSONRPCBatchRequest JSONRPCBatchResponse ResourceReference`},
+	{envelope.V20251125, `CallToolRequestParams CancelTaskRequest CancelTaskResult
+		CancelledNotificationParams CompleteRequestParams CreateMessageRequestParams
+		CreateTaskResult ElicitRequestFormParams ElicitRequestParams
+		ElicitRequestURLParams ElicitationCompleteNotification Error
+		GetPromptRequestParams GetTaskPayloadRequest GetTaskPayloadResult
+		GetTaskRequest GetTaskResult Icon Icons InitializeRequestParams
+		JSONRPCErrorResponse JSONRPCResultResponse LegacyTitledEnumSchema
+		ListTasksRequest ListTasksResult LoggingMessageNotificationParams
+		MultiSelectEnumSchema NotificationParams PaginatedRequestParams
+		ProgressNotificationParams ReadResourceRequestParams RelatedTaskMetadata
+		RequestParams ResourceRequestParams ResourceUpdatedNotificationParams
+		SamplingMessageContentBlock SetLevelRequestParams SingleSelectEnumSchema
+		SubscribeRequestParams Task TaskAugmentedRequestParams TaskMetadata TaskStatus
+		TaskStatusNotification TaskStatusNotificationParams
+		TitledMultiSelectEnumSchema TitledSingleSelectEnumSchema ToolChoice
+		ToolExecution ToolResultContent ToolUseContent URLElicitationRequiredError
+		UnsubscribeRequestParams UntitledMultiSelectEnumSchema
+		UntitledSingleSelectEnumSchema`, `JSONRPCError`},
+	{envelope.V20260728, `CacheableResult CallToolResultResponse CompleteResultResponse
+		DiscoverRequest DiscoverResult DiscoverResultResponse GetPromptResultResponse
+		HeaderMismatchError InputRequest InputRequests InputRequiredResult
+		InputResponse InputResponseRequestParams InputResponses InternalError
+		InvalidParamsError InvalidRequestError JSONArray JSONObject JSONValue
+		ListPromptsResultResponse ListResourceTemplatesResultResponse
+		ListResourcesResultResponse ListToolsResultResponse MetaObject
+		MethodNotFoundError MissingRequiredClientCapabilityError
+		NotificationMetaObject ParseError ReadResourceResultResponse
+		RequestMetaObject ResultMetaObject ResultType SubscriptionFilter
+		SubscriptionsAcknowledgedNotification
+		SubscriptionsAcknowledgedNotificationParams SubscriptionsListenRequest
+		SubscriptionsListenRequestParams SubscriptionsListenResult
+		SubscriptionsListenResultMetaObject SubscriptionsListenResultResponse
+		UnsupportedProtocolVersionError`,
+		`CancelTaskRequest CancelTaskResult CreateTaskResult
+		ElicitationCompleteNotification GetTaskPayloadRequest GetTaskPayloadResult
+		GetTaskRequest GetTaskResult InitializeRequest InitializeRequestParams
+		InitializeResult InitializedNotification ListTasksRequest ListTasksResult
+		PingRequest RelatedTaskMetadata RootsListChangedNotification ServerRequest
+		SetLevelRequest SetLevelRequestParams SubscribeRequest SubscribeRequestParams
+		Task TaskAugmentedRequestParams TaskMetadata TaskStatus TaskStatusNotification
+		TaskStatusNotificationParams ToolExecution URLElicitationRequiredError
+		UnsubscribeRequest UnsubscribeRequestParams`},
+})
+
+func buildOfficialRevisions(steps []struct {
+	version        string
+	added, dropped string
+}) ([]officialRevision, map[string]bool) {
+	var out []officialRevision
+	every := map[string]bool{}
+	cur := map[string]bool{}
+	for _, s := range steps {
+		cur = maps.Clone(cur)
+		for _, n := range strings.Fields(s.dropped) {
+			delete(cur, n)
+		}
+		for _, n := range strings.Fields(s.added) {
+			cur[n] = true
+			every[n] = true
+		}
+		out = append(out, officialRevision{s.version, cur})
 	}
-	return ""
+	return out, every
 }
 
 // ValidateReply validates raw, a whole reply to a request of method,
