@@ -51,7 +51,12 @@ deeper entry whose every problem says only that something failed
 '…'", or that a composite keyword's subschema did: "must match a schema
 in anyOf", "must match \"then\" schema", "… is not valid under any of
 the given schemas", "doesn't validate with #/$defs/X"; alone, with no
-deeper entry, such a problem is the cause given, and passes); an entry whose every problem names an ancestor's location
+deeper entry, such a problem is the cause given, and passes). A oneOf's
+"must match exactly one schema in oneOf" may mean that no branch matched
+(a pointer) or that several did (a cause of its own): the checker's own
+validation of a tools/call's arguments against the tool's listed
+inputSchema tells which, and where it cannot, such an entry only warns.
+An entry whose every problem names an ancestor's location
 restates it. The same phrase at two
 locations ("additional properties are not allowed" on an object and on
 one nested in it) is two causes, and passes.
@@ -362,7 +367,9 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 		byLoc[e.loc] = i
 	}
 	pointing := make([]map[string]bool, len(entries)) // per entry: its problems that name a deeper entry
-	noCauses := make([][]bool, len(entries))          // per entry: which of its problems state no cause
+	noCauses := make([][]causeKind, len(entries))     // per entry: which of its problems state no cause
+	doubtful := make([]bool, len(entries))            // per entry: a pointer among its problems may be a cause
+	var reading *oneOfReading                         // read once, when an entry needs it
 	for _, child := range entries {
 		for depth := len(child.tokens) - 1; depth >= 0; depth-- {
 			ai, ok := byLoc[pointerOf(child.tokens[:depth])]
@@ -377,15 +384,26 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 			}
 			if noCauses[ai] == nil {
 				// Read once per entry, not once per deeper entry.
-				noCauses[ai] = make([]bool, len(anc.problems))
+				noCauses[ai] = make([]causeKind, len(anc.problems))
 				for k, pr := range anc.problems {
-					noCauses[ai][k] = statesNoCause(pr)
+					c := statesNoCause(pr)
+					if c == causeMaybe {
+						if reading == nil {
+							reading = readOneOf(p)
+						}
+						c = resolveOneOf(reading, anc.loc)
+					}
+					noCauses[ai][k] = c
 				}
 			}
 			for k, pr := range anc.problems {
-				if noCauses[ai][k] || pointsAt(pr, child, rel, last) {
+				c := noCauses[ai][k]
+				if c != causeGiven || pointsAt(pr, child, rel, last) {
 					if pointing[ai] == nil {
 						pointing[ai] = map[string]bool{}
+					}
+					if !pointing[ai][pr] && c == causeMaybe {
+						doubtful[ai] = true
 					}
 					pointing[ai][pr] = true
 				}
@@ -397,6 +415,13 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 	}
 	for i, e := range entries {
 		if len(e.problems) > 0 && len(pointing[i]) == len(e.problems) {
+			if doubtful[i] {
+				// A oneOf that several branches matched is a cause of its
+				// own; one that none did points at the deeper entries. Not
+				// knowing which, a heuristic fails nothing.
+				p.Warnf("error.data.errors", "entry %s may only point at the problems of deeper entries: its oneOf failure says \"exactly one\", and the checker's own reading of the arguments against the tool's listed inputSchema does not tell whether no branch matched (a pointer) or several did (a cause)", Quote(e.loc, quoteN))
+				continue
+			}
 			p.Failf("error.data.errors", "entry %s only points at the problems of deeper entries", Quote(e.loc, quoteN))
 		}
 	}
@@ -438,21 +463,102 @@ func pointsAt(pr string, child distilledEntry, rel, last string) bool {
 // validation error", "jsonschema validation failed with 'mcp://…#'"):
 // above a deeper entry it only points at that entry's problems. What it
 // quotes names a schema or a value, not a cause.
-func statesNoCause(pr string) bool {
+func statesNoCause(pr string) causeKind {
+	if oneOfExactlyOne.MatchString(pr) {
+		return causeMaybe
+	}
 	if compositeFailure.MatchString(pr) {
-		return true
+		return causeNone
 	}
 	words := strings.FieldsFunc(strings.ToLower(unquoted(pr)), func(r rune) bool { return !unicode.IsLetter(r) })
 	if len(words) == 0 {
-		return false
+		return causeGiven
 	}
 	for _, w := range words {
 		if !noCause[w] && !noCauseBesides[w] {
-			return false
+			return causeGiven
 		}
 	}
-	return true
+	return causeNone
 }
+
+// A causeKind says whether a problem above a deeper entry states a cause.
+type causeKind uint8
+
+const (
+	causeGiven causeKind = iota // a cause of its own (or a pointer only by naming the entry)
+	causeNone                   // says only that something failed
+	causeMaybe                  // a oneOf's "exactly one": none matched, or several did
+)
+
+// manyShapesProblem is the problem schema.Distill gives a oneOf that
+// several branches matched.
+const manyShapesProblem = "matches more than one of the allowed shapes"
+
+// A oneOfReading is the checker's own validation of a tools/call's
+// arguments against the tool's listed inputSchema: the locations
+// (request pointers) of its problems, and those where a oneOf matched
+// several branches. known is false without one (no tool, a schema the
+// checker cannot judge, AMB-15's two readings apart, arguments it finds
+// valid: the server then validates against something else).
+type oneOfReading struct {
+	known bool
+	// wrong: the locations of its problems and their ancestors; many:
+	// where a oneOf matched several branches
+	wrong, many map[string]bool
+}
+
+func readOneOf(p *Pass) *oneOfReading {
+	x := p.Expect
+	r := &oneOfReading{}
+	if x == nil || x.Tool == nil || !x.Tool.Judged || len(x.Tool.Problems) == 0 {
+		return r
+	}
+	r.known, r.wrong, r.many = true, map[string]bool{}, map[string]bool{}
+	for _, e := range x.Tool.Problems {
+		loc := "/params/arguments" + e.Location
+		if slices.Contains(e.Problems, manyShapesProblem) {
+			r.many[loc] = true
+		}
+		for l := loc; !r.wrong[l]; {
+			r.wrong[l] = true
+			i := strings.LastIndexByte(l, '/')
+			if i < 0 {
+				break
+			}
+			l = l[:i]
+		}
+	}
+	return r
+}
+
+// resolveOneOf tells a oneOf's "exactly one" at loc by the checker's own
+// reading: a cause of its own where several branches matched; a pointer
+// where the reading finds the arguments wrong at loc or below it and no
+// several-matched oneOf there; otherwise still in doubt.
+func resolveOneOf(r *oneOfReading, loc string) causeKind {
+	switch {
+	case !r.known:
+		return causeMaybe
+	case r.many[loc]:
+		return causeGiven
+	case r.wrong[loc]:
+		return causeNone
+	}
+	return causeMaybe
+}
+
+// oneOfExactlyOne is a oneOf failure that does not say whether no branch
+// matched or several did: ajv's "must match exactly one schema in oneOf",
+// gojsonschema's "must validate one and only one schema (oneOf)",
+// justinrainbow's "Failed to match exactly one schema", a bare "'oneOf'
+// failed". Several matching is a cause of its own, not a pointer.
+var oneOfExactlyOne = regexp.MustCompile(`(?i)^\s*(?:[$#][^\s:]*:\s*)?(?:` +
+	`must match exactly one schema in oneof` +
+	`|must validate one and only one schema \(oneof\)` +
+	`|failed to match exactly one schema` +
+	`|'?oneof'? failed` +
+	`)\s*$`)
 
 // compositeFailure is a validator's message for a composite keyword
 // (anyOf, oneOf, allOf, if/then/else, $ref) whose subschema failed: it
@@ -465,7 +571,8 @@ func statesNoCause(pr string) bool {
 // networknt's "should be valid to one and only one schema, but 0 are
 // valid". Alone, with no deeper entry, it is the only cause given and
 // passes. ("… is valid under each of …", more than one alternative
-// matching, is a cause of its own.)
+// matching, is a cause of its own; a oneOf's "exactly one", which may
+// mean either, is oneOfExactlyOne's, read first.)
 var compositeFailure = regexp.MustCompile(`(?i)^\s*(?:[$#][^\s:]*:\s*)?(?:` +
 	`must match (?:a schema in anyof|exactly one schema in oneof|all schemas in allof|"(?:then|else)" schema)` +
 	`|.* is not valid under any of the given schemas` +
