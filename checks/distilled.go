@@ -95,7 +95,8 @@ type distilledEntry struct {
 // quoted value follows. Abbreviations made of single letters ("U.S.
 // State", "e.g. A") and initials ("J. Smith") do not end a sentence; a
 // lower-case letter standing alone does ("missing argument b. Provide
-// it"), unless it is one that abbreviates (oneLetterAbbr).
+// it"), unless it is one that abbreviates (oneLetterAbbr) or labels a
+// list's item (letterLabels).
 var multiSentence = regexp.MustCompile(`([A-Za-z]{2,}|[0-9]+|[a-z])["')\]]?([.!?])\s+(?:[A-Z][a-z]|[A-Z]{2,}\b|"quoted")`)
 
 // oneLetterAbbr are the lower-case letters that abbreviate a word before a
@@ -135,6 +136,7 @@ func severalSentences(s string) bool {
 			return true
 		}
 	}
+	var labels []bool // read once, when a letter stands alone
 	for _, m := range multiSentence.FindAllStringSubmatchIndex(s, -1) {
 		// (A word that ends an identifier, wymcp_tool_zz, is none.)
 		whole := m[2] == 0 || strings.IndexByte(" \t(\"'", s[m[2]-1]) >= 0
@@ -144,6 +146,17 @@ func severalSentences(s string) bool {
 			if m[2] > 0 && s[m[2]-1] == '.' || whole && s[m[4]:m[5]] == "." && oneLetterAbbr[word] {
 				continue
 			}
+			if whole && s[m[4]:m[5]] == "." {
+				if labels == nil {
+					labels = letterLabels(s)
+				}
+				// A list's item ("one of a. Monday or b. Tuesday"), not a
+				// sentence's last word: it opens the text, or the letter
+				// before or after it labels an item too.
+				if c := word[0] - 'a'; m[2] == 0 || c > 0 && labels[c-1] || c < 25 && labels[c+1] {
+					continue
+				}
+			}
 			return true
 		}
 		if s[m[4]:m[5]] != "." || !whole || !abbreviation(s[m[2]:m[3]]) {
@@ -151,6 +164,28 @@ func severalSentences(s string) bool {
 		}
 	}
 	return false
+}
+
+// letterLabels marks the lower-case letters that label an item in s: a
+// letter standing alone ("a. Monday", "(b) Tuesday") before a period or
+// a closing parenthesis and a space or the end. One pass, whatever the
+// number of candidates.
+func letterLabels(s string) []bool {
+	labels := make([]bool, 26)
+	for i := 0; i+1 < len(s); i++ {
+		c := s[i]
+		if c < 'a' || c > 'z' || s[i+1] != '.' && s[i+1] != ')' {
+			continue
+		}
+		if i > 0 && strings.IndexByte(" \t(,;:", s[i-1]) < 0 {
+			continue
+		}
+		if i+2 < len(s) && s[i+2] != ' ' {
+			continue
+		}
+		labels[c-'a'] = true
+	}
+	return labels
 }
 
 // abbreviation: a word that, before a period, ends an abbreviation

@@ -6,7 +6,8 @@ import "testing"
 // when a capitalised word follows ("argument b. Provide it"), as a word
 // does; a letter inside an abbreviation ("e.g.", "i.e."), an initial
 // ("J. Smith"), a letter that abbreviates ("v.", "s.") or one before a
-// number ("p. 5") ends none.
+// number ("p. 5") ends none, nor does one that labels a list's item:
+// the letter before or after it labels one too, or it opens the text.
 func TestSeveralSentencesOneLetter(t *testing.T) {
 	for _, c := range []struct {
 		text    string
@@ -16,7 +17,12 @@ func TestSeveralSentencesOneLetter(t *testing.T) {
 		{"missing required argument x. Then retry", true},
 		{"value of (y. Check the docs", true},
 		{"argument count. Provide it", true},
-		{"a. First b. Second", true},
+		{"a. First b. Second", false},
+		{"must be one of a. Monday or b. Tuesday", false},
+		{"one of (a) Monday, (b) Tuesday or c. Friday", false},
+		{"b. Provide it", false},
+		{"needs a or b. Provide one", true},
+		{"argument b. Provide it, or d. Skip it", true},
 		{"expected e.g. Alice or Bob", false},
 		{"the key, i.e. Name, is missing", false},
 		{"assigned to J. Smith already", false},
