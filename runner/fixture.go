@@ -64,7 +64,7 @@ func (r *run) restart(ctx context.Context) error {
 		return nil
 	}
 	v := r.sess.version
-	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
+	body := initializeBody(r.id(), v)
 	ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
 	if ex.Failure != "" {
 		if ctx.Err() == nil {
@@ -72,7 +72,7 @@ func (r *run) restart(ctx context.Context) error {
 		}
 		return fmt.Errorf("initialize after restart: %s", ex.Failure)
 	}
-	note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	note := initializedBody()
 	r.send(ctx, envelope.Request{Header: r.stdHeaders(note), Body: note}, false)
 	return nil
 }

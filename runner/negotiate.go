@@ -277,6 +277,17 @@ func why(ex *envelope.Exchange) string {
 	return strings.Join(parts, ", ")
 }
 
+// initializeBody is the initialize the checker sends, as a client that
+// declares no capabilities: id and the version it asks for.
+func initializeBody(id int, version string) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, id, version)
+}
+
+// initializedBody is the notification that ends the handshake.
+func initializedBody() []byte {
+	return []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
 // negotiable are the versions initialize may settle on.
 var negotiable = []string{envelope.V20251125, envelope.V20250618, envelope.V20250326}
 
@@ -358,7 +369,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 			}
 		}
 		r.sess.version, r.sess.wire, r.sess.sessionID = "", "", ""
-		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), v)
+		body := initializeBody(r.id(), v)
 		ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
 		name := "negotiate/initialize"
 		if i > 0 {
@@ -429,7 +440,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 			r.sess.sessionID = envelope.HeaderGet(ex.Response.Header, "Mcp-Session-Id")
 		}
 		*probes = append(*probes, probe{fixture: name, ex: ex})
-		note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		note := initializedBody()
 		nex := r.send(ctx, envelope.Request{Header: r.stdHeaders(note), Body: note}, false)
 		*probes = append(*probes, probe{fixture: "negotiate/initialized", ex: nex})
 		f := &expect.Facts{Version: r.sess.version, Negotiated: how, Supported: supported, ClientCapabilities: json.RawMessage(`{}`),

@@ -725,7 +725,7 @@ func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, 
 		// Only an initialize is owed an answer here; answered, the
 		// process is alive, and left the fixture's request unanswered.
 		// (The stage's process is not used again: see fireStaged.)
-		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, id, r.sess.spoken())
+		body = initializeBody(id, r.sess.spoken())
 	}
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	ex := r.send(ctx, req, true)

@@ -48,7 +48,7 @@ func (l *lane) renew(ctx context.Context, id string, ended *envelope.Exchange) (
 	r := l.r
 	r.renewals++
 	name := fmt.Sprintf("session/renew-%d/initialize", r.renewals)
-	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.id(), r.sess.spoken())
+	body := initializeBody(r.id(), r.sess.spoken())
 	h := r.stdHeaders(body)
 	envelope.HeaderDel(h, "Mcp-Session-Id")
 	envelope.HeaderDel(h, "MCP-Protocol-Version")
@@ -71,7 +71,7 @@ func (l *lane) renew(ctx context.Context, id string, ended *envelope.Exchange) (
 	r.sess.sessionID = sid
 	r.facts = r.facts.WithSession(sid)
 	r.sink.Facts(r.facts) // (so the recording knows the session too)
-	note := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	note := initializedBody()
 	r.send(ctx, envelope.Request{Header: r.stdHeaders(note), Body: note}, false)
 	return true, nil
 }

@@ -94,7 +94,7 @@ func (l *lane) enterStage(ctx context.Context, f *fixtures.Fixture, v variant) e
 	if f.Stage == fixtures.StageFresh {
 		return nil
 	}
-	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, r.stageID(f), r.sess.spoken())
+	body := initializeBody(r.stageID(f), r.sess.spoken())
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	name := variantID(f, v) + "/initialize"
 	ex, err := l.sendJudged(ctx, name, req, true)

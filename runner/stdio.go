@@ -340,7 +340,7 @@ func markerMethod(r *run) string {
 // or hang on it), and a marker that kills the server would pin its
 // death on the fixture it follows.
 func (r *run) markerBody(id int) []byte {
-	if r.sess.version == envelope.V20260728 {
+	if markerMethod(r) == "server/discover" {
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
 			id, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
 	}
@@ -936,11 +936,11 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	past := 0
 	finish := func(failure string) envelope.Exchange {
 		if past > 0 && marked {
-			what := "1 message past the response came"
+			what, it := "1 message past the response came", "it"
 			if past > 1 {
-				what = fmt.Sprintf("%d messages past the response came", past)
+				what, it = fmt.Sprintf("%d messages past the response came", past), "them"
 			}
-			ex.Note = envelope.JoinNotes(ex.Note, what+" before the reply to the checker's own "+markerMethod(r)+", written after this request: the server may have written them for that "+markerMethod(r))
+			ex.Note = envelope.JoinNotes(ex.Note, what+" before the reply to the checker's own "+markerMethod(r)+", written after this request: the server may have written "+it+" for that "+markerMethod(r))
 		}
 		if held != nil {
 			second(held) // its request's, as nothing took it here
