@@ -784,7 +784,7 @@ func headersExplain(p *Pass) bool {
 	case 415:
 		return typeWrong
 	case 400:
-		return acceptWrong || typeWrong || versionHeaderRefusal(p)
+		return acceptWrong || typeWrong || versionHeaderRefusal(p) || p.Expect.VersionHeaderAbsent(p.Exchange)
 	}
 	return false
 }
