@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
-	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/transport"
 )
@@ -23,17 +21,9 @@ import (
 func TestCutBodyNamed(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "completion/bad-ref" })
 	for _, cut := range []bool{false, true} {
-		srv, err := refserver.New(refserver.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { srv.Close() })
-		url := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
+		url := serveRefIntercepted(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 			if !cut || gjson.GetBytes(body, "method").Str != "completion/complete" {
-				srv.ServeHTTP(w, r)
-				return
+				return false
 			}
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Length", "200")
@@ -41,7 +31,8 @@ func TestCutBodyNamed(t *testing.T) {
 			io.WriteString(w, `{"jsonrpc":"2.0",`)
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
-		}))
+			return true
+		})
 		target := &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 500 * time.Millisecond}}}
 		for _, parallel := range []int{1, 8} {
 			rows, _ := corpusRunAt(t, target, parallel, fx, envelope.V20251125)

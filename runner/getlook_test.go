@@ -9,7 +9,6 @@ import (
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
-	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/transport"
 )
@@ -23,22 +22,17 @@ func TestSlowGETRefusalJudged(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "http/get" })
 	for _, delay := range []time.Duration{0, 500 * time.Millisecond} {
 		t.Run(fmt.Sprint(delay), func(t *testing.T) {
-			srv, err := refserver.New(refserver.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			url := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			url := serveRefIntercepted(t, func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
 				if r.Method != http.MethodGet {
-					srv.ServeHTTP(w, r)
-					return
+					return false
 				}
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusMethodNotAllowed)
 				w.(http.Flusher).Flush()
 				time.Sleep(delay)
 				fmt.Fprint(w, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"GET opens no stream here"}}`)
-			}))
-			t.Cleanup(func() { srv.Close() })
+				return true
+			})
 			for _, parallel := range []int{1, 8} {
 				target := &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 3 * time.Second}}}
 				rows, _ := corpusRunAt(t, target, parallel, fx, envelope.V20251125)

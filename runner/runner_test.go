@@ -1,8 +1,10 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -82,6 +84,25 @@ func serveHandler(t *testing.T, h http.Handler) string {
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return hs.URL + "/mcp"
+}
+
+// serveRefIntercepted serves the reference server over HTTP behind
+// intercept, which sees each request and its body first and answers it
+// itself by returning true.
+func serveRefIntercepted(t *testing.T, intercept func(w http.ResponseWriter, r *http.Request, body []byte) bool) string {
+	t.Helper()
+	srv, err := refserver.New(refserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !intercept(w, r, body) {
+			srv.ServeHTTP(w, r)
+		}
+	}))
 }
 
 func runHTTP(t *testing.T, fault, protocol string) *collect {

@@ -1,9 +1,7 @@
 package runner_test
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,7 +12,6 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
-	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/transport"
 )
@@ -55,15 +52,9 @@ func TestStageSessionPingOwed(t *testing.T) {
 // does.
 func serveRefusingEarlyPing(t *testing.T, refuse bool) string {
 	t.Helper()
-	srv, err := refserver.New(refserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	ready := map[string]bool{}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
+	return serveRefIntercepted(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
 		sid := r.Header.Get("Mcp-Session-Id")
 		method := gjson.GetBytes(body, "method").Str
 		mu.Lock()
@@ -75,11 +66,7 @@ func serveRefusingEarlyPing(t *testing.T, refuse bool) string {
 		if early {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"session not initialized"}}`, gjson.GetBytes(body, "id").Raw)
-			return
 		}
-		srv.ServeHTTP(w, r)
+		return early
 	})
-	url := serveHandler(t, h)
-	t.Cleanup(func() { srv.Close() })
-	return url
 }

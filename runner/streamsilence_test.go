@@ -1,9 +1,7 @@
 package runner_test
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
-	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/transport"
 )
@@ -26,23 +23,16 @@ func TestListenSilenceJudged(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "subscriptions/listen" })
 	for _, silent := range []bool{false, true} {
 		t.Run(fmt.Sprint("silent=", silent), func(t *testing.T) {
-			srv, err := refserver.New(refserver.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { srv.Close() })
-			url := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, _ := io.ReadAll(r.Body)
-				r.Body = io.NopCloser(bytes.NewReader(body))
-				if silent && gjson.GetBytes(body, "method").Str == "subscriptions/listen" {
-					select {
-					case <-r.Context().Done():
-					case <-time.After(5 * time.Second):
-					}
-					return
+			url := serveRefIntercepted(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+				if !silent || gjson.GetBytes(body, "method").Str != "subscriptions/listen" {
+					return false
 				}
-				srv.ServeHTTP(w, r)
-			}))
+				select {
+				case <-r.Context().Done():
+				case <-time.After(5 * time.Second):
+				}
+				return true
+			})
 			target := &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: time.Second}}}
 			rows, _ := corpusRunAt(t, target, 1, fx, envelope.V20260728)
 			var got []string
