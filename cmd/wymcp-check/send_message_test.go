@@ -12,15 +12,13 @@ import (
 	"github.com/wymcp/wymcp-check/refserver"
 )
 
-// refserverStdioEnv makes TestRefserverStdioHelper, run as a child of the
-// test binary, serve the reference server over its stdio: the stdio demo
-// starts the checker's own binary, which a test binary is not.
+// refserverStdioEnv makes the test binary, run as a child of the tests
+// (see TestMain), serve the reference server over its stdio: the stdio
+// demo starts the checker's own binary, which a test binary is not.
 const refserverStdioEnv = "WYMCP_CMD_SEND_REFSERVER"
 
-func TestRefserverStdioHelper(t *testing.T) {
-	if os.Getenv(refserverStdioEnv) == "" {
-		t.Skip("a helper process, run by the tests that need it")
-	}
+// serveRefserverStdio is the child's work under refserverStdioEnv.
+func serveRefserverStdio() {
 	srv, err := refserver.New(refserver.Options{})
 	if err != nil {
 		os.Exit(3)
@@ -33,7 +31,7 @@ func TestRefserverStdioHelper(t *testing.T) {
 // stdio, for send -- COMMAND.
 func refserverStdio(t *testing.T) []string {
 	t.Setenv(refserverStdioEnv, "1")
-	return []string{"--", os.Args[0], "-test.run=^TestRefserverStdioHelper$"}
+	return []string{"--", os.Args[0]}
 }
 
 func writeFile(t *testing.T, name, body string) string {

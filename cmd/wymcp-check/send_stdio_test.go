@@ -28,6 +28,9 @@ const stdioServerEnv = "WYMCP_CMD_STDIO_SERVER"
 const stdioMarkEnv = "WYMCP_CMD_STDIO_MARK"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(refserverStdioEnv) != "" {
+		serveRefserverStdio()
+	}
 	if mode, ok := os.LookupEnv(stdioServerEnv); ok {
 		serveStdio(mode)
 		os.Exit(0)
