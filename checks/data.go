@@ -158,7 +158,7 @@ are judged by ERR5001 as short cause phrases. Strict contract only.`,
 // the vocabulary.) The path of a name is written out only for a finding:
 // a hostile data may hold hundreds of thousands of members.
 func judgeNestedNames(p *Pass, d gjson.Result) {
-	var at []pathStep
+	at := make([]pathStep, 0, 8) // room for the usual depth, grown once if not
 	d.ForEach(func(k, v gjson.Result) bool {
 		at = append(at[:0], pathStep{key: k.Str, idx: -1})
 		nestedNames(p, v, &at)

@@ -499,11 +499,13 @@ func pointsAt(pr string, child distilledEntry, rel, last string) bool {
 // above a deeper entry it only points at that entry's problems. What it
 // quotes names a schema or a value, not a cause.
 func statesNoCause(pr string) causeKind {
-	if oneOfExactlyOne.MatchString(pr) {
-		return causeMaybe
-	}
-	if compositeFailure.MatchString(pr) {
-		return causeNone
+	if mayBeComposite(pr) {
+		if oneOfExactlyOne.MatchString(pr) {
+			return causeMaybe
+		}
+		if compositeFailure.MatchString(pr) {
+			return causeNone
+		}
 	}
 	words := strings.FieldsFunc(strings.ToLower(unquoted(pr)), func(r rune) bool { return !unicode.IsLetter(r) })
 	if len(words) == 0 {
@@ -515,6 +517,22 @@ func statesNoCause(pr string) causeKind {
 		}
 	}
 	return causeNone
+}
+
+// mayBeComposite: pr may be a composite keyword's message. Each of
+// compositeFailure's and oneOfExactlyOne's forms says "schema", a
+// keyword's name or "validate"; most problems say none, and are spared
+// the expressions. Outside ASCII, where the expressions fold case as
+// Unicode does, they are always read.
+func mayBeComposite(pr string) bool {
+	for i := 0; i < len(pr); i++ {
+		if pr[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	l := strings.ToLower(pr)
+	return strings.Contains(l, "schema") || strings.Contains(l, "anyof") || strings.Contains(l, "oneof") ||
+		strings.Contains(l, "allof") || strings.Contains(l, "validate")
 }
 
 // A causeKind says whether a problem above a deeper entry states a cause.

@@ -212,13 +212,20 @@ func allStrings(v gjson.Result) bool {
 // cause went ("see data").
 func genericOnly(msg string, code int, name string) bool {
 	m := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(msg)), "_", " ") // INVALID_PARAMS, an enum's name
-	// What the rewriting below leaves is a run of m (a prefix and a
-	// suffix cut off): a message that holds no spelling of the name is
-	// no generic one, and most messages are spared the expressions.
+	// What rewritesToGeneric leaves is a run of m (a prefix and a suffix
+	// cut off): a message where no spelling of the name stands so is no
+	// generic one, and most messages are spared the expressions.
 	name = strings.ToLower(name)
-	if !strings.Contains(m, name) && !slices.ContainsFunc(genericSpellings[code], func(g string) bool { return strings.Contains(m, g) }) {
+	if !mayBeOnly(m, name) && !slices.ContainsFunc(genericSpellings[code], func(g string) bool { return mayBeOnly(m, g) }) {
 		return false
 	}
+	return rewritesToGeneric(m, code, name)
+}
+
+// rewritesToGeneric: m, lowercased, is the name (lowercased) or another
+// spelling of code's once a prefix, a pointer to data and the code
+// itself are cut off.
+func rewritesToGeneric(m string, code int, name string) bool {
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
 	if sm := codeSuffix.FindStringSubmatchIndex(m); sm != nil && strings.TrimPrefix(m[sm[2]:sm[3]], "-") == strconv.Itoa(-code) {
@@ -227,6 +234,29 @@ func genericOnly(msg string, code int, name string) bool {
 	}
 	m = strings.TrimRight(m, " .!:;…—–-")
 	return m == name || slices.Contains(genericSpellings[code], m)
+}
+
+// mayBeOnly: m may be g alone once the rewriting of genericOnly is done.
+// It is what that rewriting needs, read without the expressions, whose
+// cost is paid by most error messages a run sees: g stands in m with
+// nothing before it but a prefix, which says "error", and nothing after
+// it but punctuation, a code (digits), or a pointer to data (which says
+// "see", "check", "detail" or " in").
+func mayBeOnly(m, g string) bool {
+	for from := 0; ; {
+		i := strings.Index(m[from:], g)
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		head, tail := m[:at], m[at+len(g):]
+		if (head == "" || strings.Contains(head, "error")) &&
+			(strings.TrimRight(tail, " .!:;…—–-") == "" || strings.ContainsAny(tail, "0123456789") ||
+				strings.Contains(tail, "see") || strings.Contains(tail, "check") || strings.Contains(tail, "detail") || strings.Contains(tail, " in")) {
+			return true
+		}
+		from = at + 1
+	}
 }
 
 // sdkPrefix is a rendering of the error's code or kind in front of its
