@@ -568,9 +568,28 @@ func reserialisedForm(t string) string {
 	return b.String()
 }
 
+// reserialPlain are the bytes appendReserialised keeps as they are:
+// ASCII but for the quotes and spaces it drops, "=" and the first
+// letters of Python's literals.
+var reserialPlain = func() (plain [256]bool) {
+	for c := range utf8.RuneSelf {
+		plain[c] = !strings.ContainsRune("\"' \t\n\r\v\f=TFN", rune(c))
+	}
+	return plain
+}()
+
 // appendReserialised writes the form of t to b.
 func appendReserialised(b *strings.Builder, t string) {
 	for i := 0; i < len(t); {
+		if j := i; reserialPlain[t[j]] {
+			// A run of bytes the form keeps as they are, written at once.
+			for j < len(t) && reserialPlain[t[j]] {
+				j++
+			}
+			b.WriteString(t[i:j])
+			i = j
+			continue
+		}
 		c := t[i]
 		switch {
 		case c == '"' || c == '\'' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
