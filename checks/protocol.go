@@ -954,9 +954,10 @@ that is not an error means the tool ran on
 input it declared invalid: a failure; only a warning where the one fault
 is a null for an argument the schema lets be absent, which servers
 commonly read as absent (models send such nulls), or where the only
-fault is keys a closed schema does not declare: zod writes
-additionalProperties false for objects it strips of unknown keys, and
-pydantic ignores extras, or values pydantic's default lax mode converts
+fault is keys a closed schema does not declare, at the top or in a
+nested object whose schema says so plainly: zod writes
+additionalProperties false for objects it strips of unknown keys, at
+every level, and pydantic ignores extras in every model, or values pydantic's default lax mode converts
 to the declared type ("2" for an integer, "yes" or 1 for a boolean): such
 a server validated and ran the tool on what its schema allows, missing
 only the form T-TOOL-8 (a SHOULD) asks.`,

@@ -1388,41 +1388,112 @@ func laxConvert(v gjson.Result, prop gjson.Result) string {
 // withoutUndeclared is the arguments object args without the members its
 // inputSchema does not declare (in properties, or by a patternProperties
 // pattern), where the schema closes the object with additionalProperties
-// false and declares keys nowhere else; ok is false when no member went.
+// false and declares keys nowhere else; and so, below it, for every
+// declared member's object and every element of an array whose schema
+// gives one items schema: zod strips unknown keys from each object it
+// parses, and pydantic ignores extras in each model, not only at the
+// top. ok is false when no member went.
 func withoutUndeclared(args, schema gjson.Result) (out []byte, ok bool) {
-	if !args.IsObject() || schema.Get("additionalProperties").Type != gjson.False {
+	if !args.IsObject() {
 		return nil, false
 	}
-	// Beside properties and patternProperties, these may declare or
-	// constrain an object's keys.
+	return stripUndeclared(nil, args, schema)
+}
+
+// stripUndeclared appends v to out without the members withoutUndeclared
+// drops; dropped tells whether any went. Its depth is v's, which the
+// parser bounds (envelope.MaxDepth).
+func stripUndeclared(out []byte, v, schema gjson.Result) (_ []byte, dropped bool) {
+	if !schema.IsObject() || !plainKeys(schema) {
+		// The schema may declare (or constrain) keys elsewhere than
+		// properties: which are undeclared is not plain to see, and
+		// dropping a declared one would hide its wrong value.
+		return append(out, v.Raw...), false
+	}
+	switch {
+	case v.IsObject():
+		closed := schema.Get("additionalProperties").Type == gjson.False
+		props, patterns := schema.Get("properties"), schema.Get("patternProperties")
+		out = append(out, '{')
+		n := 0
+		v.ForEach(func(k, val gjson.Result) bool {
+			sub, declared := property(props, k.Str)
+			if !declared {
+				declared = matchesPattern(patterns, k.Str)
+			}
+			if closed && !declared {
+				dropped = true
+				return true
+			}
+			if n++; n > 1 {
+				out = append(out, ',')
+			}
+			out = append(append(out, k.Raw...), ':')
+			if sub.Exists() {
+				var d bool
+				out, d = stripUndeclared(out, val, sub)
+				dropped = dropped || d
+			} else {
+				out = append(out, val.Raw...)
+			}
+			return true
+		})
+		return append(out, '}'), dropped
+	case v.IsArray():
+		items := schema.Get("items")
+		if !items.IsObject() {
+			return append(out, v.Raw...), false
+		}
+		out = append(out, '[')
+		n := 0
+		v.ForEach(func(_, e gjson.Result) bool {
+			if n++; n > 1 {
+				out = append(out, ',')
+			}
+			var d bool
+			out, d = stripUndeclared(out, e, items)
+			dropped = dropped || d
+			return true
+		})
+		return append(out, ']'), dropped
+	}
+	return append(out, v.Raw...), false
+}
+
+// plainKeys: schema declares an object's keys only in properties and
+// patternProperties; these others may declare or constrain them too.
+func plainKeys(schema gjson.Result) bool {
 	for _, k := range [...]string{"allOf", "anyOf", "oneOf", "not", "$ref", "$dynamicRef", "if", "then", "else",
 		"dependentSchemas", "dependencies", "propertyNames", "unevaluatedProperties"} {
 		if schema.Get(k).Exists() {
-			// The schema may declare (or constrain) keys elsewhere than
-			// properties: which are undeclared is not plain to see, and
-			// dropping a declared one would hide its wrong value.
-			return nil, false
+			return false
 		}
 	}
-	props, patterns := schema.Get("properties"), schema.Get("patternProperties")
-	declared := func(name string) bool {
-		found := false
-		props.ForEach(func(k, _ gjson.Result) bool {
-			found = k.Str == name
-			return !found
-		})
-		patterns.ForEach(func(k, _ gjson.Result) bool {
-			if found {
-				return false
-			}
-			re, err := regexp.Compile(k.Str)
-			// A pattern Go cannot read may declare it: kept.
-			found = err != nil || re.MatchString(name)
-			return !found
-		})
-		return found
-	}
-	return keepMembers(args, func(name string, _ gjson.Result) bool { return declared(name) })
+	return true
+}
+
+// property is the schema properties gives name (the first, as a
+// validator reads a duplicate), and whether it gives one.
+func property(props gjson.Result, name string) (sub gjson.Result, ok bool) {
+	props.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == name {
+			sub, ok = v, true
+		}
+		return !ok
+	})
+	return sub, ok
+}
+
+// matchesPattern: a patternProperties pattern matches name; a pattern Go
+// cannot read may, and counts as matching.
+func matchesPattern(patterns gjson.Result, name string) bool {
+	found := false
+	patterns.ForEach(func(k, _ gjson.Result) bool {
+		re, err := regexp.Compile(k.Str)
+		found = err != nil || re.MatchString(name)
+		return !found
+	})
+	return found
 }
 
 // modernRules are the rules a 2026-07-28 per-request fault breaks, by what
