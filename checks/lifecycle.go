@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -191,7 +192,11 @@ declared in the run. In 2025-xx, initialize for a version the server
 serves is answered with that version (T-LIFE-2, MUST); for a version it
 does not serve, with another version it serves, which SHOULD be its
 newest: an older one warns when the run saw the server serve a newer
-one. Refusing initialize with an error instead of naming a version warns
+one. An answer that is no version fails: versions are dates,
+YYYY-MM-DD, and none dated before MCP existed is served (a draft's
+"DRAFT-…" warns: a server built on a draft may serve it). So does an
+answer naming a version another initialize of the run asked for and got
+another answer to, which says the server does not serve it. Refusing initialize with an error instead of naming a version warns
 (AMB-3: the spec's error example conflicts with its rule); a refusal
 that says the server was already initialized is about the session, not
 the version, and skips. The warn holds unless the
@@ -274,11 +279,33 @@ was made with a server that serves one.`,
 				// server supports when it does not serve the one asked,
 				// and 2026-07-28 may be that: no MUST is broken for sure.
 				p.Warnf("result.protocolVersion", "initialize is answered %s, a version that has no initialize; a legacy client cannot speak it, and the answer would name a legacy version the server serves (T-COMPAT-2)", Quote(got.Str, quoteN))
-			case got.Str == asked && !envelope.KnownVersion(asked) && asked < beforeMCP:
+			case !versionDate(got.Str) && strings.HasPrefix(got.Str, "DRAFT-"):
+				// The spec's draft schema names its version so until
+				// release (the TypeScript SDK's spec types carry one): a
+				// server built on a draft may serve it, which no client
+				// of a released version speaks.
+				p.Warnf("result.protocolVersion", "initialize for %s is answered %s, a draft's version, which no client of a released version speaks (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN))
+			case !versionDate(got.Str):
+				// Protocol versions are dates (the versioning page): a
+				// string that is none, or a date with room around it,
+				// names no version any server serves.
+				p.Failf("result.protocolVersion", "initialize for %s is answered %s, which is no protocol version (a date, YYYY-MM-DD): the answer names a version the server supports (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN))
+			case got.Str < beforeMCP:
 				// A version dated before MCP was drafted is no version any
-				// server serves (the fixture made it up): echoing it names
-				// none the server supports.
-				p.Failf("result.protocolVersion", "initialize for %s is answered with that same version, dated before MCP existed; the answer names a version the server supports (T-LIFE-2)", Quote(asked, quoteN))
+				// server serves (the fixture made it up, or the server
+				// answered a date of its own).
+				if got.Str == asked {
+					p.Failf("result.protocolVersion", "initialize for %s is answered with that same version, dated before MCP existed; the answer names a version the server supports (T-LIFE-2)", Quote(asked, quoteN))
+					break
+				}
+				p.Failf("result.protocolVersion", "initialize for %s is answered %s, dated before MCP existed; the answer names a version the server supports (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN))
+			case x.Facts.Declines(got.Str):
+				// Another initialize of the run asked for this version and
+				// was answered with another, which says the server does
+				// not serve it (T-LIFE-2); one of the two answers broke
+				// the rule, and this one names a version the server has
+				// shown it does not serve.
+				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server answered another initialize that asked for %s with another version, which says it does not serve it (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(got.Str, quoteN))
 			case got.Str == asked:
 			case x.Facts.Serves(asked) && hasInitialize(asked):
 				// (A version without initialize, 2026-07-28, cannot be
@@ -373,6 +400,13 @@ func judgeInitializeRefusal(p *Pass, m *envelope.Message) error {
 // version can be. (Not the first revision, 2024-11-05: the TypeScript
 // SDK still serves the pre-release 2024-10-07.)
 const beforeMCP = "2024-01-01"
+
+// versionDate: v has a protocol version's form, a calendar date written
+// YYYY-MM-DD.
+func versionDate(v string) bool {
+	_, err := time.Parse(time.DateOnly, v)
+	return err == nil && len(v) == len(time.DateOnly)
+}
 
 // hasInitialize: the version negotiates with initialize (those before
 // 2026-07-28).

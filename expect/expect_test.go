@@ -184,6 +184,11 @@ func TestLearn(t *testing.T) {
 	if declared, known := f.Declares("tools"); !declared || !known {
 		t.Errorf("tools capability not learned")
 	}
+	// An initialize answered with another version than it asked says the
+	// server does not serve the one asked (T-LIFE-2).
+	if !f.Declines("2025-11-25") || f.Declines("2025-06-18") {
+		t.Errorf("declined versions learned: %v, want [2025-11-25]", f.Declined)
+	}
 	// A page says its tools exist, with their schemas, but not which
 	// others do not: no list is whole, and the facts before it do not
 	// change.

@@ -27,6 +27,10 @@ type Facts struct {
 	// server/discover's supportedVersions, or in 2025-xx the versions an
 	// initialize confirmed by answering them unchanged.
 	Supported []string
+	// Declined are the versions an initialize asked for and the server
+	// answered with another: by T-LIFE-2 (a server that serves the
+	// version asked echoes it) versions it does not serve.
+	Declined []string
 	// Capabilities is the server's capabilities object as declared; nil
 	// when unknown.
 	Capabilities json.RawMessage
@@ -493,6 +497,12 @@ func (f *Facts) Serves(version string) bool {
 	return f != nil && slices.Contains(f.Supported, version)
 }
 
+// Declines reports whether an initialize of the run was answered with
+// another version than version, which it asked for.
+func (f *Facts) Declines(version string) bool {
+	return f != nil && slices.Contains(f.Declined, version)
+}
+
 // servesLegacy reports whether the server declared it serves a version
 // before 2026-07-28 (a dual-era server).
 func (f *Facts) servesLegacy() bool {
@@ -504,6 +514,7 @@ type wireFacts struct {
 	ProtocolVersion   string            `json:"protocolVersion,omitempty"`
 	Negotiated        string            `json:"negotiated,omitempty"`
 	SupportedVersions []string          `json:"supportedVersions,omitempty"`
+	DeclinedVersions  []string          `json:"declinedVersions,omitempty"`
 	Capabilities      json.RawMessage   `json:"capabilities,omitempty"`
 	ClientCaps        json.RawMessage   `json:"clientCapabilities,omitempty"`
 	Tools             []json.RawMessage `json:"tools,omitempty"`
@@ -538,7 +549,7 @@ type wirePrompt struct {
 
 // MarshalJSON writes the transcript form.
 func (f *Facts) MarshalJSON() ([]byte, error) {
-	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported,
+	w := wireFacts{ProtocolVersion: f.Version, Negotiated: f.Negotiated, SupportedVersions: f.Supported, DeclinedVersions: f.Declined,
 		Capabilities: f.Capabilities, ClientCaps: f.ClientCapabilities, ToolsListed: f.ToolsListed,
 		ToolOrder: f.ToolOrder, PromptsListed: f.PromptsListed, Resources: f.Resources, ResourcesListed: f.ResourcesListed,
 		Templates: f.Templates, TemplatesListed: f.TemplatesListed, Session: f.Session, Local: f.Local, Spoken: f.Spoken,
@@ -575,6 +586,13 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			}
 			for _, s := range val.Array() {
 				f.Supported = append(f.Supported, s.Str)
+			}
+		case "declinedVersions":
+			if !val.IsArray() {
+				err = errors.New("facts.declinedVersions must be an array of strings")
+			}
+			for _, s := range val.Array() {
+				f.Declined = append(f.Declined, s.Str)
 			}
 		case "capabilities":
 			if !val.IsObject() {
@@ -781,6 +799,9 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 	switch method {
 	case "initialize":
 		v := res.Get("protocolVersion").Str
+		if asked := req.Get("params.protocolVersion").Str; asked != "" && v != "" && v != asked && !slices.Contains(n.Declined, asked) {
+			n.Declined = append(slices.Clone(n.Declined), asked)
+		}
 		n.Spoken = ""
 		switch {
 		case v == envelope.V20250326:

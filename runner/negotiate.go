@@ -348,7 +348,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		// 2025-03-26 when asked for it.
 		ask = append(ask, envelope.V20250618, envelope.V20250326)
 	}
-	var supported []string
+	var supported, declined []string
 	var last, hintText string
 	refused := false // an initialize was refused with a 4xx: a server answered
 	older := false   // an initialize was answered with a version not negotiated
@@ -379,6 +379,9 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		got := m.Get("result.protocolVersion").Str
 		if envelope.KnownVersion(got) && got != envelope.V20260728 && !slices.Contains(supported, got) {
 			supported = append(supported, got) // an answer names a version the server serves
+		}
+		if got != "" && got != v && !slices.Contains(declined, v) {
+			declined = append(declined, v) // another answer says the server does not serve v (T-LIFE-2)
 		}
 		if !slices.Contains(negotiable, got) {
 			older = older || got != ""
@@ -443,7 +446,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		note := initializedBody()
 		nex := r.send(ctx, envelope.Request{Header: r.stdHeaders(note), Body: note}, false)
 		*probes = append(*probes, probe{fixture: "negotiate/initialized", ex: nex})
-		f := &expect.Facts{Version: r.sess.version, Negotiated: how, Supported: supported, ClientCapabilities: json.RawMessage(`{}`),
+		f := &expect.Facts{Version: r.sess.version, Negotiated: how, Supported: supported, Declined: declined, ClientCapabilities: json.RawMessage(`{}`),
 			Session: r.sess.sessionID != "", Spoken: spoken}
 		f = f.WithSession(r.sess.sessionID)
 		if c := m.Get("result.capabilities"); c.IsObject() {
