@@ -635,7 +635,9 @@ it, and data.requested, the version string the request asked for
 (_meta's, the header's, or a legacy initialize's protocolVersion; under
 the strict contract a requested value longer than the quote bound may
 be truncated, never replaced); supported never holds the version
-requested names as unsupported; -32021 (2026-07-28) has
+requested names as unsupported, and requested names no version after
+2026-07-28 that the server's server/discover lists (a legacy one may be
+refused in a request of the modern form); -32021 (2026-07-28) has
 data.requiredCapabilities, a non-empty object naming only capabilities
 the request did not declare (one declared with another value, an
 experimental {"enabled":false} where true is required, only warns: only
@@ -690,6 +692,14 @@ the error's own rule names no capability).`,
 				// The error says the version is not served and, in the same
 				// breath, that it is.
 				p.Failf("error.data.supported", "supported lists %s, the very version requested names as unsupported", Quote(req.Str, quoteN))
+			case req.Str > envelope.V20260728 && p.Expect.Facts.Serves(req.Str):
+				// A version of the discover era (2026-07-28 itself is
+				// ERR1002's) that the server's own server/discover listed:
+				// one of its two answers is wrong, and a client that read
+				// the list is refused what it was offered (T-LIFE-8,
+				// T-LIFE-9). (Legacy versions, served by initialize, may
+				// be refused in a request of the modern form.)
+				p.Failf("error.data.requested", "requested names %s as unsupported, though the server's server/discover lists it (T-LIFE-8, T-LIFE-9)", Quote(req.Str, quoteN))
 			}
 		case code == envelope.CodeMissingClientCap && v == envelope.V20260728:
 			rc := d.Get("requiredCapabilities")
