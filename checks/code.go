@@ -320,7 +320,7 @@ request object is valid, and -32600 says it is not (T-ERR-2).`,
 		case x.AnyCode && code == envelope.CodeUnsupportedVer && !(isCall(x.Condition) && x.Version == envelope.V20260728):
 			// (A request that is no call, an id MCP forbids say: the
 			// version it names is still one the server declared.)
-			if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) && !combinedVersionHeader(p) {
+			if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || envelope.Lists(e.Get("data.supported"), v)) && !combinedVersionHeader(p) {
 				p.Failf("error.code", "code -32022 (unsupported version) for %s, a version the server says it serves", Quote(v, quoteN))
 			}
 			return nil
@@ -334,7 +334,7 @@ request object is valid, and -32600 says it is not (T-ERR-2).`,
 			// known; each is judged from what the server itself declared.
 			switch {
 			case code == envelope.CodeUnsupportedVer:
-				if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || listsVersion(e.Get("data.supported"), v)) && !combinedVersionHeader(p) {
+				if v := sentVersion(p); v != "" && (x.Facts.Serves(v) || envelope.Lists(e.Get("data.supported"), v)) && !combinedVersionHeader(p) {
 					p.Failf("error.code", "code -32022 (unsupported version) for %s, a version the server says it serves", Quote(v, quoteN))
 				}
 				// Otherwise the server does not serve the version asked
@@ -506,7 +506,7 @@ func readCode(p *Pass, code int) bool {
 	if v == "" {
 		v = envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version")
 	}
-	return !listsVersion(p.Reply.Response.Get("error.data.supported"), v)
+	return !envelope.Lists(p.Reply.Response.Get("error.data.supported"), v)
 }
 
 // versionRefused: the reply refuses the version the request asked for
@@ -518,7 +518,7 @@ func versionRefused(p *Pass) bool {
 		v = envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version")
 	}
 	supported := p.Reply.Response.Get("error.data.supported")
-	return v != "" && supported.IsArray() && !listsVersion(supported, v) && !p.Expect.Facts.Serves(v)
+	return v != "" && supported.IsArray() && !envelope.Lists(supported, v) && !p.Expect.Facts.Serves(v)
 }
 
 // capabilityRefused: a 2026-07-28 refusal naming, in
@@ -566,16 +566,6 @@ func combinedHeader(h http.Header, name string) (string, bool) {
 		return "", false
 	}
 	return strings.Join(vs, ", "), true
-}
-
-// listsVersion: v is one of the strings of an array.
-func listsVersion(arr gjson.Result, v string) bool {
-	for _, s := range arr.Array() {
-		if s.Type == gjson.String && s.Str == v {
-			return true
-		}
-	}
-	return false
 }
 
 func codeList(codes []int) string {

@@ -669,7 +669,7 @@ the error's own rule names no capability).`,
 						p.Failf("error.data.supported."+strconv.Itoa(i), "supported entry is %s, want a string", envelope.Kind(s))
 					}
 				}
-				if x := p.Expect.Facts; x.Serves(envelope.V20260728) && !listsVersion(sup, envelope.V20260728) && !slices.Contains(sentVersions(p), envelope.V20260728) {
+				if x := p.Expect.Facts; x.Serves(envelope.V20260728) && !envelope.Lists(sup, envelope.V20260728) && !slices.Contains(sentVersions(p), envelope.V20260728) {
 					// The server's own server/discover lists it: a client
 					// reading this list would fall back from a version the
 					// server serves (T-LIFE-9: the server's versions). (A
@@ -688,7 +688,7 @@ the error's own rule names no capability).`,
 				return req.Str == v || p.Contract.IsStrict() && quotedAs(req.Str, v, p.Contract.QuoteBound)
 			}):
 				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent[0], quoteN))
-			case listsVersion(sup, req.Str):
+			case envelope.Lists(sup, req.Str):
 				// The error says the version is not served and, in the same
 				// breath, that it is.
 				p.Failf("error.data.supported", "supported lists %s, the very version requested names as unsupported", Quote(req.Str, quoteN))

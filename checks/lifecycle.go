@@ -322,7 +322,7 @@ was made with a server that serves one.`,
 				return Skip("no DiscoverResult with supportedVersions (see SCH1001)")
 			}
 			asked := x.Request.Get(envelope.MetaPath(envelope.MetaProtocolVersion)).Str
-			if asked != "" && !listsVersion(sup, asked) {
+			if asked != "" && !envelope.Lists(sup, asked) {
 				vs := sup.Array()
 				if len(vs) > 0 && !slices.ContainsFunc(vs, func(v gjson.Result) bool { return v.Type != gjson.String || !hasInitialize(v.Str) }) {
 					// The go-sdk's stateful handler so answers: the
@@ -389,7 +389,7 @@ func judgeInitializeRefusal(p *Pass, m *envelope.Message) error {
 	if !e.Exists() {
 		return Skip("initialize was not refused (PRO1001 judges a served one)")
 	}
-	if listsVersion(e.Get("data.supported"), envelope.V20260728) || strings.Contains(e.Get("message").Str, envelope.V20260728) {
+	if envelope.Lists(e.Get("data.supported"), envelope.V20260728) || strings.Contains(e.Get("message").Str, envelope.V20260728) {
 		return nil
 	}
 	p.Warnf("error", "a server that serves 2026-07-28 alone refuses initialize without naming the versions it serves, in data.supported or the message (T-LIFE-14)")

@@ -538,6 +538,17 @@ func NonEmpty(v gjson.Result) bool {
 	return has
 }
 
+// Lists reports whether the array arr holds the string v (a version
+// among supportedVersions or data.supported), without copying it.
+func Lists(arr gjson.Result, v string) bool {
+	found := false
+	arr.ForEach(func(_, s gjson.Result) bool {
+		found = s.Type == gjson.String && s.Str == v
+		return !found
+	})
+	return found
+}
+
 // Kind names a JSON value's type as a person would: "string", "integer",
 // "number", "object", "array", "boolean", "null" or "absent".
 func Kind(v gjson.Result) string {

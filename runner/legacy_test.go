@@ -458,3 +458,48 @@ func TestSessionEndedRenewed(t *testing.T) {
 		})
 	}
 }
+
+// TestDiscoverRefutingItselfIsJudged: a server that refuses
+// server/discover for 2026-07-28 with -32022 whose data.supported lists
+// 2026-07-28, and refuses every initialize, cannot be driven; but its
+// discover reply proves it wrong by itself (ERR3004), so that probe is
+// judged, not only recorded. The same refusal naming only another version
+// is no proof: nothing is judged there (the run stays not driven).
+func TestDiscoverRefutingItselfIsJudged(t *testing.T) {
+	for _, tc := range []struct {
+		supported string
+		wantFail  bool
+	}{
+		{`["2026-07-28"]`, true},
+		{`["2027-01-01"]`, false},
+	} {
+		t.Run(tc.supported, func(t *testing.T) {
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				body, _ := io.ReadAll(req.Body)
+				id := gjson.GetBytes(body, "id").Raw
+				w.Header().Set("Content-Type", "application/json")
+				if gjson.GetBytes(body, "method").Str == "server/discover" {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":%s,"requested":"2026-07-28"}}}`, id, tc.supported)
+					return
+				}
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":%s,"requested":"2025-11-25"}}}`, id, tc.supported)
+			}))
+			t.Cleanup(hs.Close)
+			c, _, err := httpRun(t, hs.URL, "auto", 0, time.Second, "lifecycle/ping")
+			if err == nil || !errors.Is(err, runner.ErrNotDriven) {
+				t.Fatalf("err = %v; want not driven", err)
+			}
+			failed := false
+			for _, v := range c.verdicts {
+				if v.Fixture == "negotiate/discover" && v.Check.ID == "ERR3004" && v.Status == checks.StatusFail {
+					failed = true
+				}
+			}
+			if failed != tc.wantFail {
+				_, detail := c.bad()
+				t.Errorf("ERR3004 failed negotiate/discover: %v, want %v; findings:\n%s", failed, tc.wantFail, detail)
+			}
+		})
+	}
+}
