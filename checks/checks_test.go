@@ -47,6 +47,7 @@ import (
 //	                log-asked: true (beside offered: a request on the pipe had set a log level)
 //	                listens: ["L1"] (beside offered: the listen requests sent on the pipe)
 //	                unsent: ["x"] (stdio: ids of lines naming no request the run wrote)
+//	                skips: ID… / passes: ID… (checks that must skip / pass, which want cannot tell apart)
 //	                again: [7] (stdio: ids of lines naming a request already answered)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
@@ -65,6 +66,9 @@ type testCase struct {
 	// skips are checks that must skip (a skip is no finding, so want
 	// cannot tell it from a pass).
 	skips []string
+	// passes are checks that must pass, not skip: a check that judged
+	// the reply and found it right.
+	passes []string
 	// cites: "CHECK PATH RULE…", the rules a finding names in its own
 	// words (for the coverage table), where a case pins them.
 	cites []string
@@ -198,6 +202,8 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					resp = nil
 				case "skips":
 					tc.skips = append(tc.skips, strings.Fields(v)...)
+				case "passes":
+					tc.passes = append(tc.passes, strings.Fields(v)...)
 				case "failure":
 					tc.ex.Failure = v
 				case "died":
@@ -341,6 +347,12 @@ func TestCases(t *testing.T) {
 				i := slices.IndexFunc(vs, func(v checks.Verdict) bool { return v.Check.ID == id })
 				if i < 0 || vs[i].Status != checks.StatusSkip {
 					t.Errorf("%s: want a skip, got %v", id, vs[max(i, 0)].Status)
+				}
+			}
+			for _, id := range tc.passes {
+				i := slices.IndexFunc(vs, func(v checks.Verdict) bool { return v.Check.ID == id })
+				if i < 0 || vs[i].Status != checks.StatusPass {
+					t.Errorf("%s: want a pass, got %v", id, vs[max(i, 0)].Status)
 				}
 			}
 			for _, v := range vs {

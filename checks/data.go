@@ -65,9 +65,13 @@ may add keys). Keys the MCP schema defines for a spec-defined error are
 always allowed (requiredCapabilities of -32021, elicitations of -32042): a
 contract cannot forbid what the protocol requires. Any other key (stack,
 detail, reason, request) tends to leak internals and lets clients depend on
-undocumented shapes. Strict contract only.`,
+undocumented shapes. An error without data meets the rule (clause 3:
+data is absent, or such an object), and passes. Strict contract only.`,
 	Run: func(p *Pass) error {
 		e, d, err := needData(p)
+		if err == skipNoData {
+			return nil // no data, no key outside the vocabulary (clause 3: data is absent or…)
+		}
 		if err != nil {
 			return err
 		}
@@ -118,9 +122,13 @@ schema defines as human text for a spec-defined error (the message of
 each URL elicitation of -32042) are meant for people; a string that is a
 value of the request (or a truncation of one) is a quote, whatever its
 words, and ERR4001 bounds it; the problems of a distilled errors entry
-are judged by ERR5001 as short cause phrases. Strict contract only.`,
+are judged by ERR5001 as short cause phrases. An error without data
+passes. Strict contract only.`,
 	Run: func(p *Pass) error {
 		e, d, err := needData(p)
+		if err == skipNoData {
+			return nil // no data, no prose in it
+		}
 		if err != nil {
 			return err
 		}
