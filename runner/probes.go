@@ -21,6 +21,14 @@ var probes = map[string][]string{
 	"session/reuse-after-delete":     {"T-SESS-3"},
 }
 
+// Reserved are the names the runner reports its own exchanges under, as
+// --run patterns (fixtures.Matches): the probes above, and the names made
+// from them (negotiate/initialize-2025-06-18, a listing's later pages
+// setup/tools-list/page-2, a renewed session's
+// session/renew-1/initialize). A fixture may take none: its results
+// would be reported, selected and baselined as one with the runner's.
+var Reserved = []string{"negotiate/*", "setup/*", "session/delete", "session/reuse-after-delete", "session/renew-*"}
+
 // Probes returns the runner's own exchanges (by the fixture name they are
 // reported under) and the rules each probes.
 func Probes() map[string][]string { return maps.Clone(probes) }

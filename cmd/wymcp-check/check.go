@@ -171,8 +171,8 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 			seen[f.ID] = true
 		}
 		for _, f := range mine {
-			if seen[f.ID] {
-				problems = append(problems, fmt.Sprintf("%s: id %q is also an embedded fixture; left out", f.File, f.ID))
+			if why := takenID(f.ID, seen); why != "" {
+				problems = append(problems, fmt.Sprintf("%s:%d: id %q %s; left out", f.File, f.IDLine, f.ID, why))
 				continue
 			}
 			all = append(all, f)
@@ -190,6 +190,33 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 		}
 	}
 	return all, problems, nil
+}
+
+// takenID says why a user's fixture may not have id, "" if it may: an
+// embedded fixture has it, or the run reports an exchange of its own
+// under it. Either way two exchanges would share one name in the report,
+// a --run selection and a baseline.
+func takenID(id string, embedded map[string]bool) string {
+	if embedded[id] {
+		return "is also an embedded fixture"
+	}
+	for _, p := range runner.Reserved {
+		lit, _ := strings.CutSuffix(p, "*")
+		switch {
+		case fixtures.Matches(p, id):
+			return fmt.Sprintf("is a name the run gives its own exchanges (%s)", p)
+		case strings.HasPrefix(lit, id+"/"):
+			// A report and a --run selection take ID/… for a variant of
+			// fixture ID: the run's own exchanges would be its.
+			return fmt.Sprintf("would have the run's own exchanges (%s) for its variants", p)
+		}
+	}
+	if envelope.IsLiveness(id) {
+		// Coverage and send take any name so ended for the probe the run
+		// sends after an exchange that got no reply.
+		return "ends in /liveness, the name of the run's liveness probe after a fixture"
+	}
+	return ""
 }
 
 // sink feeds the runner's verdicts into the report and the transcript.
