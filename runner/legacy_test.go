@@ -192,17 +192,30 @@ func TestForcedAnsweredOther(t *testing.T) {
 
 // answeringInitialize is the reference server behind a front that turns
 // an initialize asking asked into one asking answered, so the server
-// answers that version.
+// answers that version; and its answer naming asked to any other
+// initialize into answered, so it never serves asked (T-LIFE-2: a server
+// that answered another version to asked does not serve it).
 func answeringInitialize(t *testing.T, asked, answered string) *httptest.Server {
 	return refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
 		return func(w http.ResponseWriter, req *http.Request) {
 			body, _ := io.ReadAll(req.Body)
-			if gjson.GetBytes(body, "method").Str == "initialize" {
+			initialize := gjson.GetBytes(body, "method").Str == "initialize"
+			if initialize {
 				body = bytes.Replace(body, []byte(`"protocolVersion":"`+asked+`"`), []byte(`"protocolVersion":"`+answered+`"`), 1)
 			}
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			req.ContentLength = int64(len(body))
-			srv.ServeHTTP(w, req)
+			if !initialize {
+				srv.ServeHTTP(w, req)
+				return
+			}
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, req)
+			out := bytes.Replace(rec.Body.Bytes(), []byte(`"protocolVersion":"`+asked+`"`), []byte(`"protocolVersion":"`+answered+`"`), 1)
+			maps.Copy(w.Header(), rec.Header())
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			w.Write(out)
 		}
 	})
 }

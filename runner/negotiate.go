@@ -396,8 +396,11 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 		}
 		m := reply(&ex, nil)
 		got := m.Get("result.protocolVersion").Str
-		if envelope.KnownVersion(got) && got != envelope.V20260728 && !slices.Contains(supported, got) {
-			supported = append(supported, got) // an answer names a version the server serves
+		if (envelope.KnownVersion(got) || got == envelope.V20250326) && got != envelope.V20260728 && !slices.Contains(supported, got) {
+			// An answer names a version the server serves (2025-03-26,
+			// judged under 2025-06-18's rules, among them: Learn keeps
+			// it too, so lint of a relay's traffic knows what a run does).
+			supported = append(supported, got)
 		}
 		if got != "" && got != v && !slices.Contains(declined, v) {
 			declined = append(declined, v) // another answer says the server does not serve v (T-LIFE-2)
