@@ -49,7 +49,7 @@ session, which is judged from its start. 2026-07-28 has no handshake.`,
 			return skipLost
 		case cp.method == "ping":
 			return nil
-		case cp.method == "notifications/cancelled" && c.initKey != "" && idKey(cp.msg.Get("params.requestId")) == c.initKey && !c.initDone:
+		case cp.method == "notifications/cancelled" && c.initKey != "" && envelope.IDKey(cp.msg.Get("params.requestId")) == c.initKey && !c.initDone:
 			// 2025-xx cancellation: the initialize request MUST NOT be
 			// cancelled by clients (the SDKs' request timeout does).
 			p.Failf("message.params.requestId", "the client cancelled its initialize request, which a client must not (2025 cancellation: initialize is never cancelled)")

@@ -152,7 +152,7 @@ were dropped) is not judged either.`,
 			return skipNotRequest
 		}
 		id := cp.msg.Get("id")
-		key := idKey(id)
+		key := envelope.IDKey(id)
 		if key == "" {
 			return Skip("the id is no valid RequestId (see CLI1002)")
 		}
@@ -240,7 +240,7 @@ from one the user abandoned.`,
 			p.Failf("message", "the response has neither result nor error; exactly one of them (T-RPC-6)")
 		}
 		id := m.Get("id")
-		key := idKey(id)
+		key := envelope.IDKey(id)
 		c := cp.view.c
 		if key == "" {
 			if rerr.Exists() && (!id.Exists() || id.Type == gjson.Null) {

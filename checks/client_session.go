@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -453,7 +452,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 	}
 	switch {
 	case method.Exists() && id.Exists():
-		key := idKey(id)
+		key := envelope.IDKey(id)
 		if key != "" && len(c.open) >= maxOpen {
 			// More requests unanswered than the tracker keeps (their ends
 			// went unseen): what is in flight is no longer known.
@@ -519,7 +518,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 			// A cancelled request no longer awaits its answer (the server
 			// sends none, T-STDIO-7): its id is free where only ids in
 			// flight are barred (2026-07-28).
-			key := idKey(msg.Get("params.requestId"))
+			key := envelope.IDKey(msg.Get("params.requestId"))
 			for seq, k := range c.open {
 				if k == key && key != "" {
 					delete(c.open, seq)
@@ -533,65 +532,12 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 	default:
 		// The client's answer to a server request.
 		if a, ok := c.match(id); ok {
-			delete(c.asked, idKey(a.id))
+			delete(c.asked, envelope.IDKey(a.id))
 			if len(c.answers) < maxUsedIDs {
-				c.answers[idKey(a.id)] = m.Seq
+				c.answers[envelope.IDKey(a.id)] = m.Seq
 			}
 		}
 	}
-}
-
-// idKey names a request id by its value, as the MCP schema (JSON
-// Schema) compares ids: an integer spelled 1.0, 1e0 or 10e-1 is the id 1,
-// and -0 is 0. Other ids are envelope.IDKey's. The spelling is the
-// concern of CLI1002 and CLI1004; matching and reuse go by value.
-func idKey(id gjson.Result) string {
-	if id.Type == gjson.Number {
-		if t, ok := integerText(id.Raw); ok {
-			return "n" + t
-		}
-	}
-	return envelope.IDKey(id)
-}
-
-// integerText is the plain decimal spelling of a JSON number literal
-// whose value is an integer (ok false otherwise). envelope.IsInteger
-// bounds the exponent, so the text is at most about a thousand digits
-// longer than raw.
-func integerText(raw string) (string, bool) {
-	if !envelope.IsInteger(raw) {
-		return "", false
-	}
-	s, neg := strings.CutPrefix(raw, "-")
-	if envelope.PlainInteger(raw) && (!neg || s != "0") {
-		return raw, true
-	}
-	mant, expPart, _ := strings.Cut(strings.ToLower(s), "e")
-	whole, frac, _ := strings.Cut(mant, ".")
-	exp := 0
-	if expPart != "" {
-		e, err := strconv.Atoi(expPart)
-		if err != nil {
-			return "", false
-		}
-		exp = e
-	}
-	digits := whole + frac
-	exp -= len(frac)
-	if exp < 0 {
-		// IsInteger: the digits dropped are zeros.
-		digits = digits[:max(len(digits)+exp, 0)]
-	} else {
-		digits += strings.Repeat("0", exp)
-	}
-	digits = strings.TrimLeft(digits, "0")
-	if digits == "" {
-		return "0", true
-	}
-	if neg {
-		digits = "-" + digits
-	}
-	return digits, true
 }
 
 // match finds the server request an answer with id answers, as the
@@ -599,7 +545,7 @@ func integerText(raw string) (string, bool) {
 // the only one waiting, where the relay saw the whole session: else the
 // answer may be to a request it never saw, and is rightly no other's.
 func (c *conversation) match(id gjson.Result) (asked, bool) {
-	key := idKey(id)
+	key := envelope.IDKey(id)
 	if a, ok := c.asked[key]; ok && key != "" {
 		return a, true
 	}
@@ -626,7 +572,7 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 	}
 	msg := envelope.Parse(r.Body)
 	id := msg.Get("id")
-	if key := idKey(id); key != "" && len(c.asked) < maxOpen {
+	if key := envelope.IDKey(id); key != "" && len(c.asked) < maxOpen {
 		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, task: msg.Get("params.task").Exists(), id: id, seq: r.Seq}
 	}
 }

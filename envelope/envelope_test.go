@@ -1,12 +1,16 @@
 package envelope_test
 
 import (
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -278,5 +282,39 @@ func TestGetWithAndWithoutCache(t *testing.T) {
 	}
 	if got := cached.Get("params.q"); got.Exists() {
 		t.Errorf("Get(params.q) = %s, want nothing: the first params member has no q", got.Raw)
+	}
+}
+
+// TestIDKeyByValue: ids are keyed by value where their value is an
+// integer (a server that writes id 62 back as 62.0 answers 62), by
+// their spelling otherwise (1.5 and 15e-1 differ in spelling and are no
+// id MCP allows: their reply is matched as written), and never across
+// types. The cases are testdata/idkeys.json.
+func TestIDKeyByValue(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "idkeys.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		ID    string   `json:"id"`
+		Same  []string `json:"same"`
+		Other []string `json:"other"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	key := func(s string) string { return envelope.IDKey(gjson.Parse(s)) }
+	for _, c := range cases {
+		want := key(c.ID)
+		for _, s := range c.Same {
+			if got := key(s); got != want {
+				t.Errorf("IDKey(%s) = %q, want %q, the key of %s", s, got, want, c.ID)
+			}
+		}
+		for _, s := range c.Other {
+			if got := key(s); got == want {
+				t.Errorf("IDKey(%s) = %q, the key of %s too", s, got, c.ID)
+			}
+		}
 	}
 }

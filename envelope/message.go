@@ -923,9 +923,56 @@ func IDKey(id gjson.Result) string {
 	case gjson.String:
 		return StringIDKey(id.Str)
 	case gjson.Number:
+		// By value, as the MCP schema (JSON Schema) compares ids and as
+		// SameID reads them: an integer spelled 1.0, 1e0 or 10e-1 is the
+		// id 1, and -0 is 0. The spelling is judged apart (RPC1004,
+		// CLI1002, CLI1004); matching and reuse go by value.
+		if t, ok := IntegerText(id.Raw); ok {
+			return "n" + t
+		}
 		return "n" + id.Raw
 	}
 	return ""
+}
+
+// IntegerText is the plain decimal spelling of a JSON number literal
+// whose value is an integer (ok false otherwise). IsInteger bounds the
+// exponent, so the text is at most about a thousand digits longer than
+// raw.
+func IntegerText(raw string) (string, bool) {
+	if !IsInteger(raw) {
+		return "", false
+	}
+	s, neg := strings.CutPrefix(raw, "-")
+	if PlainInteger(raw) && (!neg || s != "0") {
+		return raw, true
+	}
+	mant, expPart, _ := strings.Cut(strings.ToLower(s), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	exp := 0
+	if expPart != "" {
+		e, err := strconv.Atoi(expPart)
+		if err != nil {
+			return "", false
+		}
+		exp = e
+	}
+	digits := whole + frac
+	exp -= len(frac)
+	if exp < 0 {
+		// IsInteger: the digits dropped are zeros.
+		digits = digits[:max(len(digits)+exp, 0)]
+	} else {
+		digits += strings.Repeat("0", exp)
+	}
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "0", true
+	}
+	if neg {
+		digits = "-" + digits
+	}
+	return digits, true
 }
 
 // StringIDKey is IDKey of the string id s, for ids the checker makes.

@@ -74,3 +74,40 @@ func TestHungServerSendsTheOthersAgain(t *testing.T) {
 		t.Errorf("prompts/list's silence was not judged:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestFloatIDsAreTheSameIDs: a server that writes every integer id back
+// as N.0 (the same value, which the checker accepts for a fixture's own
+// request) answers the markers too. Their replies, keyed by spelling,
+// answered no marker: each exchange waited out --timeout, and a marker's
+// reply was taken for the reply of a request the server left unanswered
+// (id/array, which this server ignores as no message, passed RPC1006),
+// or landed on the next exchange as a second response, until the
+// deadline left fixtures unjudged.
+func TestFloatIDsAreTheSameIDs(t *testing.T) {
+	lines := runQuirk(t, "float-ids", "id/array", "id/object", "tools/list", "lifecycle/ping", "method/unknown")
+	want := map[string]string{
+		"id/array RPC1006":       "fail", // ignored: silence, the server alive
+		"id/object RPC1006":      "fail",
+		"tools/list RPC1006":     "pass",
+		"lifecycle/ping RPC1006": "pass",
+		"method/unknown RPC1006": "pass",
+	}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			continue
+		}
+		if f[2] == "error" || strings.Contains(l, "responses arrived") {
+			t.Errorf("a reply written with the id's value in another spelling was not its request's: %s", l)
+		}
+		if w, ok := want[f[0]+" "+f[1]]; ok {
+			delete(want, f[0]+" "+f[1])
+			if f[2] != w || w == "fail" && !strings.Contains(l, "no response arrived") {
+				t.Errorf("%s %s: got %s, want %s (silence for a fail)", f[0], f[1], l, w)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not judged: %v\n%s", want, strings.Join(lines, "\n"))
+	}
+}

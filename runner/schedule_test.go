@@ -667,6 +667,11 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		if quirk == "answer-twice" {
 			w.Write(b) // every line at once, and again
 		}
+		if id := gjson.GetBytes(b, "id"); quirk == "float-ids" && id.Type == gjson.Number && envelope.PlainInteger(id.Raw) {
+			// Every integer id written back as a float of the same value
+			// (a server that holds ids as doubles).
+			b = bytes.Replace(b, []byte(`"id":`+id.Raw), []byte(`"id":`+id.Raw+".0"), 1)
+		}
 		if id := gjson.GetBytes(b, "id"); copying && id.Exists() {
 			replies[id.Raw] = bytes.Clone(b)
 		}
@@ -864,7 +869,8 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 
 // quirkEnv gives the ignoring server a fault ("answer-twice" writes
-// every line twice at once; "late-invalid:DURATION" is
+// every line twice at once; "float-ids" writes each integer id back as
+// N.0, the same value; "late-invalid:DURATION" is
 // none: it answers an invalid line rightly, id-less, after DURATION while
 // it goes on reading): "die-on:METHOD" exits on
 // reading a message of METHOD; "mute-dies-on-batch" answers only
