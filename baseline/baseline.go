@@ -45,8 +45,8 @@ type Baseline struct {
 	File    string
 	entries []Entry
 	index   map[key]int
-	failed  []bool // its check still found something there (warn, fail or error), gating or not
-	judged  []bool // its check gave a verdict on its fixture (pass, fail, …; not skip)
+	failed  []bool // its check still found something there (warn or fail), gating or not
+	judged  []bool // its check gave a verdict on its fixture (pass, warn, fail; not skip or error)
 }
 
 // A LineError is a line of a baseline that could not be used; the other
@@ -169,6 +169,12 @@ func (b *Baseline) Reason(fixture, check string) (string, bool) {
 // failures among them: check ID to reason, for each verdict that fails
 // the gate and has an entry (nil when there is none). It also records,
 // for Stale, which entries were judged and which failed.
+//
+// An error (could not judge: a timeout, the checker's own limits) is
+// never known: an entry holds a failure of the server, and reading it
+// as leave to judge nothing would pass a gate on a run that judged
+// nothing. The error fails the gate as any other, and the entry is not
+// judged by it (neither known nor stale).
 func (b *Baseline) Match(fixture string, vs []checks.Verdict, gates func(checks.Status) bool) map[string]string {
 	if b == nil || len(b.entries) == 0 {
 		return nil
@@ -176,7 +182,7 @@ func (b *Baseline) Match(fixture string, vs []checks.Verdict, gates func(checks.
 	var known map[string]string
 	for _, v := range vs {
 		i, ok := b.index[key{fixture, v.Check.ID}]
-		if !ok || v.Status == checks.StatusSkip {
+		if !ok || v.Status == checks.StatusSkip || v.Status == checks.StatusError {
 			continue
 		}
 		b.judged[i] = true
@@ -203,9 +209,9 @@ func (b *Baseline) Stale() []Entry {
 }
 
 // Unjudged returns the entries this run did not judge (their fixture did
-// not run, or their check skipped it). They are neither known nor
-// stale: a selection of fixtures must not make the rest of the baseline
-// stale.
+// not run, or their check skipped it or could not judge it). They are
+// neither known nor stale: a selection of fixtures must not make the
+// rest of the baseline stale.
 func (b *Baseline) Unjudged() []Entry {
 	return b.filter(func(i int) bool { return !b.judged[i] })
 }
