@@ -15,6 +15,7 @@ package baseline
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -75,42 +76,95 @@ func Load(path string, isCheck func(id string) bool) (b *Baseline, problems []er
 	return b, problems, nil
 }
 
-// Parse reads a baseline from r; name is used in errors.
+// MaxLine bounds a line of a baseline, in bytes. A longer line (a stack
+// trace pasted as a reason) is a bad line of its own: it is read past,
+// never held whole, and the other lines still load.
+const MaxLine = 1 << 20
+
+// bom is the UTF-8 byte order mark an editor (Windows Notepad) may write
+// first: it is no part of the first line, as the contract loader reads
+// past it, or a comment would read as an entry and a fixture would never
+// match.
+const bom = "\xef\xbb\xbf"
+
+// Parse reads a baseline from r; name is used in errors. Only failing
+// to read r is the error; each bad line is a *LineError in problems.
 func Parse(name string, r io.Reader, isCheck func(id string) bool) (*Baseline, []error, error) {
 	b := &Baseline{File: name, index: map[key]int{}}
 	var problems []error
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		e, err := parseLine(text)
-		if err == nil && !isCheck(e.Check) {
-			err = fmt.Errorf("unknown check %q (wymcp-check list shows them)", e.Check)
-		}
-		if err == nil {
-			if i, dup := b.index[key{e.Fixture, e.Check}]; dup {
-				err = fmt.Errorf("%s %s is listed twice (also line %d)", e.Fixture, e.Check, b.entries[i].Line)
-			}
+	br := bufio.NewReader(r)
+	if p, _ := br.Peek(len(bom)); string(p) == bom {
+		br.Discard(len(bom))
+	}
+	for n := 1; ; n++ {
+		line, long, err := readLine(br, MaxLine)
+		if errors.Is(err, io.EOF) {
+			break
 		}
 		if err != nil {
-			problems = append(problems, &LineError{name, n, err})
+			return nil, nil, err
+		}
+		if long > 0 {
+			problems = append(problems, &LineError{name, n, fmt.Errorf("line too long: %d bytes, at most %d (a reason is one short line)", long, MaxLine)})
 			continue
 		}
-		e.Line = n
-		b.index[key{e.Fixture, e.Check}] = len(b.entries)
-		b.entries = append(b.entries, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, err
+		if e, err := b.entry(line, isCheck); err != nil {
+			problems = append(problems, &LineError{name, n, err})
+		} else if e != nil {
+			e.Line = n
+			b.index[key{e.Fixture, e.Check}] = len(b.entries)
+			b.entries = append(b.entries, *e)
+		}
 	}
 	b.failed = make([]bool, len(b.entries))
 	b.judged = make([]bool, len(b.entries))
 	return b, problems, nil
+}
+
+// readLine reads one line of br, holding at most max bytes of it (and
+// its end). A longer line is read to its end and dropped: long is then
+// the bytes it ran to. err is io.EOF only when br had no line left; a
+// last line without its newline comes with a nil err.
+func readLine(br *bufio.Reader, max int) (line []byte, long int, err error) {
+	read := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		read += len(chunk)
+		if long == 0 && len(line)+len(chunk) <= max+len("\r\n") {
+			line = append(line, chunk...)
+		} else {
+			long, line = read, nil
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && !(errors.Is(err, io.EOF) && read > 0):
+			return nil, 0, err
+		case long == 0 && len(bytes.TrimRight(line, "\r\n")) > max:
+			return nil, read, nil
+		}
+		return line, long, nil
+	}
+}
+
+// entry reads one line: nil for a comment or a blank line, else the
+// entry or why it cannot be one.
+func (b *Baseline) entry(line []byte, isCheck func(id string) bool) (*Entry, error) {
+	text := strings.TrimSpace(string(line))
+	if text == "" || strings.HasPrefix(text, "#") {
+		return nil, nil
+	}
+	e, err := parseLine(text)
+	if err != nil {
+		return nil, err
+	}
+	if !isCheck(e.Check) {
+		return nil, fmt.Errorf("unknown check %q (wymcp-check list shows them)", e.Check)
+	}
+	if i, dup := b.index[key{e.Fixture, e.Check}]; dup {
+		return nil, fmt.Errorf("%s %s is listed twice (also line %d)", e.Fixture, e.Check, b.entries[i].Line)
+	}
+	return &e, nil
 }
 
 func parseLine(text string) (Entry, error) {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode"
@@ -179,5 +181,91 @@ func TestLoadMissingFile(t *testing.T) {
 	_, _, err := baseline.Load(filepath.Join(t.TempDir(), "none.txt"), isCheck)
 	if err == nil || !strings.Contains(err.Error(), "reading baseline") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestLongLine: a line over MaxLine (a stack trace pasted as a reason)
+// is a bad line of its own, with file, line and cause; the lines around
+// it still load. Before, the whole baseline was refused with
+// "bufio.Scanner: token too long" and no line. The twins: lines of
+// exactly MaxLine bytes, with either line end, load.
+func TestLongLine(t *testing.T) {
+	exact := func(fixture string) string {
+		head := fixture + " ERR3002 "
+		return head + strings.Repeat("x", baseline.MaxLine-len(head))
+	}
+	tests := []struct {
+		name, text string
+		want       []string
+	}{{
+		name: "too long",
+		text: "a ERR3002 ok\nb ERR3002 " + strings.Repeat("x", baseline.MaxLine) + "\nc ERR3002 ok\n",
+		want: []string{"problem base.txt:2: line too long: 1048587 bytes, at most 1048576 (a reason is one short line)", "entry a", "entry c"},
+	}, {
+		name: "too long, the last line, no newline",
+		text: "a ERR3002 ok\nb ERR3002 " + strings.Repeat("x", baseline.MaxLine),
+		want: []string{"problem base.txt:2: line too long: 1048586 bytes, at most 1048576 (a reason is one short line)", "entry a"},
+	}, {
+		name: "one byte too long, CRLF",
+		text: exact("b") + "x\r\na ERR3002 ok\r\n",
+		want: []string{"problem base.txt:1: line too long: 1048579 bytes, at most 1048576 (a reason is one short line)", "entry a"},
+	}, {
+		name: "at the bound",
+		text: exact("b") + "\n" + exact("c") + "\r\n" + exact("d"),
+		want: []string{"entry b", "entry c", "entry d"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, problems, err := baseline.Parse("base.txt", strings.NewReader(tt.text), isCheck)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range problems {
+				got = append(got, "problem "+p.Error())
+			}
+			for _, f := range []string{"a", "b", "c", "d"} {
+				if _, ok := b.Reason(f, "ERR3002"); ok {
+					got = append(got, "entry "+f)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// endless is a line of n bytes of x, then "\n" and a good entry, made as
+// it is read.
+type endless struct{ n, at int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	tail := "\nz ERR3002 after the long line\n"
+	if e.at >= e.n+len(tail) {
+		return 0, io.EOF
+	}
+	i := 0
+	for ; i < len(p) && e.at < e.n; i, e.at = i+1, e.at+1 {
+		p[i] = 'x'
+	}
+	for ; i < len(p) && e.at < e.n+len(tail); i, e.at = i+1, e.at+1 {
+		p[i] = tail[e.at-e.n]
+	}
+	return i, nil
+}
+
+// TestLongLineBoundedMemory: a line is never held past MaxLine, however
+// long it runs: reading one of 64 MiB allocates a few MiB, not 64.
+func TestLongLineBoundedMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b, problems, err := baseline.Parse("base.txt", &endless{n: 64 << 20}, isCheck)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(problems) != 1 || b.Len() != 1 {
+		t.Fatalf("err %v, problems %v, %d entries; want one problem and the entry after it", err, problems, b.Len())
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+		t.Errorf("reading a 64 MiB line allocated %d bytes; want a bound near MaxLine", n)
 	}
 }
