@@ -161,6 +161,12 @@ func (b *Baseline) entry(line []byte, isCheck func(id string) bool) (*Entry, err
 	if !isCheck(e.Check) {
 		return nil, fmt.Errorf("unknown check %q (wymcp-check list shows them)", e.Check)
 	}
+	// A check ID is read in any case, as --checks reads it, and kept in
+	// the registry's spelling: verdicts are matched by it exactly, and an
+	// entry "err3002" would otherwise match nothing, ever.
+	if c := checks.Lookup(e.Check); c != nil {
+		e.Check = c.ID
+	}
 	if i, dup := b.index[key{e.Fixture, e.Check}]; dup {
 		return nil, fmt.Errorf("%s %s is listed twice (also line %d)", e.Fixture, e.Check, b.entries[i].Line)
 	}
