@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -123,7 +124,7 @@ rest is still judged; the report is always written.
 }
 
 func lintRun(s *streams, o *lintOptions) error {
-	if err := transcriptsExist(o.Files); err != nil {
+	if err := someInputOpens(o.Files); err != nil {
 		return err
 	}
 	// The runtime read the process's own environment: that is the one to ask.
@@ -207,7 +208,9 @@ func lintRun(s *streams, o *lintOptions) error {
 					ss.note(le.Error())
 					fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", le)
 				} else {
+					// (A directory, an input that failed mid-read.)
 					ss.note(fmt.Sprintf("%s: %v", name, it.Err))
+					fmt.Fprintf(s.ErrOut, "wymcp-check: %s: %v\n", name, it.Err)
 				}
 			case rec.Traffic != nil:
 				if cvs := client.take(rec.Traffic, rec.Facts); cvs != nil {
@@ -324,7 +327,10 @@ func tuneGC(getenv func(string) string) (restore func()) {
 // It returns notes saying what it took, or why it did not. Standard input
 // is peeked at, not consumed: the judge reads it after.
 func (o *lintOptions) adoptRun(s *streams) []string {
-	var runs []*transcript.Run
+	// runs are every input's, in order (ownRuns is indexed so); opened
+	// those of the inputs that could be read: one that cannot is an
+	// input problem of its own, not an input without a run line.
+	var runs, opened []*transcript.Run
 	for _, name := range o.Files {
 		var run *transcript.Run
 		if name == "-" {
@@ -332,12 +338,20 @@ func (o *lintOptions) adoptRun(s *streams) []string {
 			s.In = br
 			run = peekRun(br)
 		} else if f, err := os.Open(name); err == nil {
-			run, _ = transcript.ReadRun(f)
+			var rerr error
+			run, rerr = transcript.ReadRun(f)
 			f.Close()
+			if _, unreadable := errors.AsType[*fs.PathError](rerr); unreadable {
+				runs = append(runs, nil) // a directory
+				continue
+			}
+		} else {
+			runs = append(runs, nil)
+			continue
 		}
-		runs = append(runs, run)
+		runs, opened = append(runs, run), append(opened, run)
 	}
-	recorded := slices.IndexFunc(runs, func(r *transcript.Run) bool { return r != nil })
+	recorded := slices.IndexFunc(opened, func(r *transcript.Run) bool { return r != nil })
 	if recorded < 0 {
 		// Recorded before run lines, written by hand or by another tool:
 		// nothing says how it was judged, and the reader should know
@@ -348,11 +362,11 @@ func (o *lintOptions) adoptRun(s *streams) []string {
 		}
 		return []string{fmt.Sprintf("the input records no run settings (no run line): judged with --contract %s, --schema %s and %s", o.Contract, o.Schema, checks)}
 	}
-	if slices.Contains(runs, nil) || slices.ContainsFunc(runs, func(r *transcript.Run) bool { return *r != *runs[0] }) {
+	if slices.Contains(opened, nil) || slices.ContainsFunc(opened, func(r *transcript.Run) bool { return *r != *opened[0] }) {
 		o.ownRuns = runs
 		return []string{"the inputs do not all record the same run settings (a run line of --contract, --schema, --checks): each input with one is judged with its own, for the flags you left unset; the others with lint's own flags"}
 	}
-	run := *runs[0]
+	run := *opened[0]
 	var notes []string
 	take := func(flag string, dst *string, v string, builtin ...string) {
 		switch {

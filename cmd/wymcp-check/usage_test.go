@@ -61,7 +61,9 @@ func TestFirstHour(t *testing.T) {
 		{"--header CR LF", []string{"check", "--demo", "--header", "X-A: a\r\nInjected: b"}, exitUsage, "", "--header #1: header X-A: the value holds the control character U+000D", true},
 		{"--header name no token", []string{"send", "--demo", "--header", "Bad Name: b", "-"}, exitUsage, "", `--header #1: header name "Bad Name": want a token`, true},
 		{"--header escape never quoted", []string{"proxy", "http://127.0.0.1:1/", "--header", "X: secret\x1b"}, exitUsage, "", "U+001B", true},
-		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "", "opening transcript", true},
+		// Among inputs that open, a missing one is an input problem: the
+		// rest is judged and the report written (as for a directory).
+		{"lint one file missing", []string{"lint", "../../examples/demo.jsonl", missing}, exitUsage, "INPUT PROBLEMS: 1 input problem(s)", "opening transcript: open " + missing, false},
 		// A report's row of a generated variant names the fixture to send
 		// (a review found send refusing it as no fixture at all).
 		{"send a variant's row", []string{"send", "--demo", "--fixture", "tools/wrong-arguments/missing-required/a"}, exitUsage, "", "a variant of fixture tools/wrong-arguments, made from what the server lists; send --fixture tools/wrong-arguments", true},
