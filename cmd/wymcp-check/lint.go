@@ -160,6 +160,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	var inputErrs, unreported, unjudged, reported, records int
 	var unjudgedWhy, abortedWhy string
 	wd, _ := os.Getwd() // ("" if unknown: names are then only cleaned)
+	keys := inputKeys(o.Files, wd)
 	for i, name := range o.Files {
 		own, notes, err := o.fileSettings(i, ss)
 		for _, n := range notes {
@@ -182,9 +183,7 @@ func lintRun(s *streams, o *lintOptions) error {
 		}
 		prefix := ""
 		if len(o.Files) > 1 {
-			// One spelling per file, so a baseline written from
-			// "a.jsonl b.jsonl" holds for "./a.jsonl $PWD/b.jsonl".
-			prefix = report.CleanPath(wd, name) + ":"
+			prefix = keys[i] + ":"
 		}
 		tr := transcript.NewReader(name, r)
 		// A relay's recording carries its traffic: the client's messages
