@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -85,25 +87,6 @@ func (c *Contract) AllowsDataKey(version string, code int, key string) bool {
 	return false
 }
 
-// contractFile is the documented JSON form of a user contract.
-type contractFile struct {
-	Extends    string         `json:"extends"`
-	Codes      []contractCode `json:"codes"`
-	DataKeys   []string       `json:"dataKeys"`
-	QuoteBound *int           `json:"quoteBound"`
-	MessageMax *int           `json:"messageMax"`
-	Distilled  *struct {
-		Location string `json:"location"`
-		Problems string `json:"problems"`
-	} `json:"distilled"`
-}
-
-type contractCode struct {
-	Code int    `json:"code"`
-	Name string `json:"name"`
-	Use  string `json:"use"`
-}
-
 // LoadContract resolves --contract: "strict", "spec", or a JSON file that
 // extends one of them.
 func LoadContract(arg string) (*Contract, error) {
@@ -127,8 +110,10 @@ func LoadContract(arg string) (*Contract, error) {
 
 // ParseContract reads a contract file's bytes. Unknown fields are errors:
 // a misspelt key must not silently loosen the contract; so are keys in
-// another case, a key given twice and anything after the object, which
-// a JSON decoder would let pass. Errors name the line.
+// another case, a key given twice, a member given as null or left out
+// where it is required (a code read as 0 would join the code table) and
+// anything after the object, which a JSON decoder would let pass.
+// Errors name the line of the key or value at fault.
 func ParseContract(raw []byte) (*Contract, error) {
 	// A byte order mark (an editor's on Windows) is no part of the JSON
 	// text (RFC 8259 §8.1); it stands for no line.
@@ -139,83 +124,26 @@ func ParseContract(raw []byte) (*Contract, error) {
 	if v := gjson.ParseBytes(raw); !v.IsObject() && gjson.ValidBytes(raw) {
 		return nil, fmt.Errorf("line %d: the contract is %s, want a JSON object", lineAt(raw, int64(v.Index)), jsonKind(v))
 	}
+	// The decoder says where the text stops being JSON; the members are
+	// read below from gjson, which keeps every key's and value's offset
+	// (the decoder's offsets are where it stopped, often lines later).
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var f contractFile
-	if err := dec.Decode(&f); err != nil {
+	var doc json.RawMessage
+	if err := dec.Decode(&doc); err != nil {
 		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
 			return nil, fmt.Errorf("line %d: %w", lineAt(raw, se.Offset), err)
-		case errors.As(err, &te):
-			return nil, fmt.Errorf("line %d: %s is %s, want %s", lineAt(raw, te.Offset), te.Field, te.Value, te.Type)
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, fmt.Errorf("line %d: the file ends inside the contract's object: %w", lineAt(raw, int64(len(raw))), err)
 		}
-		if kerr := exactKeys(raw, gjson.ParseBytes(raw), contractKeys); kerr != nil {
-			return nil, kerr // an unknown field, with its line
-		}
-		return nil, err
+		return nil, fmt.Errorf("reading the contract: %w", err)
 	}
 	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
 		return nil, fmt.Errorf("line %d: content after the contract's object", lineAt(raw, int64(len(raw)-len(rest))))
 	}
-	if err := exactKeys(raw, gjson.ParseBytes(raw), contractKeys); err != nil {
-		return nil, err
-	}
-	var c *Contract
-	switch f.Extends {
-	case "", ProfileStrict:
-		c = Strict()
-	case ProfileSpec:
-		c = Spec()
-	default:
-		return nil, fmt.Errorf("extends %q: want %q or %q", f.Extends, ProfileStrict, ProfileSpec)
-	}
-	codes := gjson.GetBytes(raw, "codes").Array()
-	for i, code := range f.Codes {
-		line := 1
-		if i < len(codes) { // gjson and the decoder read the same valid text
-			line = lineAt(raw, int64(codes[i].Index))
-		}
-		if code.Name == "" {
-			return nil, fmt.Errorf("line %d: codes[%d]: name is required", line, i)
-		}
-		if code.Code >= -32768 && code.Code <= -32100 {
-			// -32000..-32099 is JSON-RPC's implementation-defined range, so a
-			// contract may name codes there; the rest is reserved outright.
-			return nil, fmt.Errorf("line %d: codes[%d]: %d lies in the range JSON-RPC reserves for pre-defined errors", line, i, code.Code)
-		}
-		c.Codes = append(c.Codes, CodeRule{Code: code.Code, Name: code.Name, Use: code.Use, Ref: "contract file"})
-	}
-	for _, k := range f.DataKeys {
-		if k == "" {
-			return nil, errors.New("dataKeys: empty key")
-		}
-		if !slices.Contains(c.DataKeys, k) {
-			c.DataKeys = append(c.DataKeys, k)
-		}
-	}
-	if f.QuoteBound != nil {
-		if *f.QuoteBound < 1 {
-			return nil, fmt.Errorf("quoteBound %d: want at least 1", *f.QuoteBound)
-		}
-		c.QuoteBound = *f.QuoteBound
-	}
-	if f.MessageMax != nil {
-		if *f.MessageMax < 1 {
-			return nil, fmt.Errorf("messageMax %d: want at least 1", *f.MessageMax)
-		}
-		c.MessageMax = *f.MessageMax
-	}
-	if d := f.Distilled; d != nil {
-		if d.Location == "" || d.Problems == "" {
-			return nil, errors.New("distilled: location and problems are both required")
-		}
-		c.LocationKey, c.ProblemsKey = d.Location, d.Problems
-	}
-	return c, nil
+	p := contractParser{raw: raw}
+	return p.contract(gjson.ParseBytes(raw))
 }
 
 // contractKeys are the keys of a contract file, object by object ("" the
@@ -226,33 +154,208 @@ var contractKeys = map[string][]string{
 	"distilled": {"location", "problems"},
 }
 
-// exactKeys finds, in the contract object v and the objects under its
-// codes and distilled, a key given twice or not spelled as documented.
-func exactKeys(raw []byte, v gjson.Result, keys map[string][]string) error {
+// contractParser reads a contract object that is valid JSON, member by
+// member in the file's order, so the first error reported is the first
+// in the file.
+type contractParser struct{ raw []byte }
+
+// errAt is an error at the line of v (a key or a value).
+func (p contractParser) errAt(v gjson.Result, format string, args ...any) error {
+	return fmt.Errorf("line %d: %s", lineAt(p.raw, int64(v.Index)), fmt.Sprintf(format, args...))
+}
+
+// members calls f for each member of the object obj, after refusing a
+// key not spelled as documented for where ("" the file, "codes",
+// "distilled") or given twice.
+func (p contractParser) members(obj gjson.Result, where string, f func(k, v gjson.Result) error) error {
+	seen := map[string]bool{}
 	var err error
-	check := func(obj gjson.Result, where string) {
-		seen := map[string]bool{}
-		obj.ForEach(func(k, _ gjson.Result) bool {
-			switch {
-			case !slices.Contains(keys[where], k.Str):
-				err = fmt.Errorf("line %d: unknown key %q%s", lineAt(raw, int64(obj.Index+k.Index)), k.Str, in(where))
-			case seen[k.Str]:
-				err = fmt.Errorf("line %d: key %q given twice%s", lineAt(raw, int64(obj.Index+k.Index)), k.Str, in(where))
-			}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case !slices.Contains(contractKeys[where], k.Str):
+			err = p.errAt(k, "unknown key %q%s", k.Str, in(where))
+		case seen[k.Str]:
+			err = p.errAt(k, "key %q given twice%s", k.Str, in(where))
+		default:
 			seen[k.Str] = true
-			return err == nil
-		})
+			err = f(k, v)
+		}
+		return err == nil
+	})
+	return err
+}
+
+// str reads a string member named name. A null is refused like any other
+// wrong type: the decoder would read it as "", a default nobody wrote.
+func (p contractParser) str(name string, v gjson.Result) (string, error) {
+	if v.Type != gjson.String {
+		return "", p.errAt(v, "%s is %s, want a string", name, jsonKind(v))
 	}
-	check(v, "")
-	for _, c := range v.Get("codes").Array() {
-		if err == nil && c.IsObject() {
-			check(c, "codes")
+	if !utf8.ValidString(v.Str) {
+		return "", p.errAt(v, "%s is not valid UTF-8", name)
+	}
+	return v.Str, nil
+}
+
+// integer reads an integer member named name: a JSON number written
+// without fraction or exponent that fits 64 bits, as the decoder reads
+// one into an int.
+func (p contractParser) integer(name string, v gjson.Result) (int, error) {
+	if v.Type != gjson.Number {
+		return 0, p.errAt(v, "%s is %s, want an integer", name, jsonKind(v))
+	}
+	n, err := strconv.ParseInt(v.Raw, 10, 0)
+	if err != nil {
+		return 0, p.errAt(v, "%s is %s, want an integer", name, v.Raw)
+	}
+	return int(n), nil
+}
+
+// bound reads quoteBound or messageMax: an integer of at least 1.
+func (p contractParser) bound(name string, v gjson.Result) (int, error) {
+	n, err := p.integer(name, v)
+	if err == nil && n < 1 {
+		err = p.errAt(v, "%s %d: want at least 1", name, n)
+	}
+	return n, err
+}
+
+func (p contractParser) contract(doc gjson.Result) (*Contract, error) {
+	// The members are read in the file's order and applied after, to the
+	// profile "extends" names wherever it stands.
+	profile := Strict
+	var add Contract // codes and data keys to add; bounds and names that replace
+	err := p.members(doc, "", func(k, v gjson.Result) error {
+		var err error
+		switch k.Str {
+		case "extends":
+			if v.Type != gjson.String {
+				return p.errAt(v, "extends is %s, want %q or %q", jsonKind(v), ProfileStrict, ProfileSpec)
+			}
+			switch name := v.Str; name {
+			case ProfileStrict:
+				profile = Strict
+			case ProfileSpec:
+				profile = Spec
+			default:
+				return p.errAt(v, "extends %q: want %q or %q", name, ProfileStrict, ProfileSpec)
+			}
+		case "codes":
+			err = p.codes(&add, v)
+		case "dataKeys":
+			err = p.dataKeys(&add, v)
+		case "quoteBound":
+			add.QuoteBound, err = p.bound("quoteBound", v)
+		case "messageMax":
+			add.MessageMax, err = p.bound("messageMax", v)
+		case "distilled":
+			add.LocationKey, add.ProblemsKey, err = p.distilled(v)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := profile()
+	c.Codes = append(c.Codes, add.Codes...)
+	for _, k := range add.DataKeys {
+		if !slices.Contains(c.DataKeys, k) {
+			c.DataKeys = append(c.DataKeys, k)
 		}
 	}
-	if d := v.Get("distilled"); err == nil && d.IsObject() {
-		check(d, "distilled")
+	if add.QuoteBound > 0 {
+		c.QuoteBound = add.QuoteBound
 	}
-	return err
+	if add.MessageMax > 0 {
+		c.MessageMax = add.MessageMax
+	}
+	if add.LocationKey != "" {
+		c.LocationKey, c.ProblemsKey = add.LocationKey, add.ProblemsKey
+	}
+	return c, nil
+}
+
+// codes adds the rows of the array v to c's code table.
+func (p contractParser) codes(c *Contract, v gjson.Result) error {
+	if !v.IsArray() {
+		return p.errAt(v, "codes is %s, want an array of objects", jsonKind(v))
+	}
+	for i, e := range v.Array() {
+		if !e.IsObject() {
+			return p.errAt(e, "codes[%d] is %s, want an object", i, jsonKind(e))
+		}
+		var row CodeRule
+		var hasCode bool
+		err := p.members(e, "codes", func(k, v gjson.Result) error {
+			var err error
+			switch k.Str {
+			case "code":
+				row.Code, err = p.integer(fmt.Sprintf("codes[%d]: code", i), v)
+				hasCode = true
+			case "name":
+				row.Name, err = p.str(fmt.Sprintf("codes[%d]: name", i), v)
+			case "use":
+				row.Use, err = p.str(fmt.Sprintf("codes[%d]: use", i), v)
+			}
+			return err
+		})
+		switch {
+		case err != nil:
+			return err
+		case !hasCode:
+			// Read as 0, the row would admit code 0 (the go-sdk bug
+			// ERR1001 exists to catch).
+			return p.errAt(e, "codes[%d]: code is missing", i)
+		case row.Name == "":
+			return p.errAt(e, "codes[%d]: name is required", i)
+		case row.Code >= -32768 && row.Code <= -32100:
+			// -32000..-32099 is JSON-RPC's implementation-defined range, so a
+			// contract may name codes there; the rest is reserved outright.
+			return p.errAt(e, "codes[%d]: %d lies in the range JSON-RPC reserves for pre-defined errors", i, row.Code)
+		}
+		row.Ref = "contract file"
+		c.Codes = append(c.Codes, row)
+	}
+	return nil
+}
+
+// dataKeys adds the keys of the array v to c's data vocabulary.
+func (p contractParser) dataKeys(c *Contract, v gjson.Result) error {
+	if !v.IsArray() {
+		return p.errAt(v, "dataKeys is %s, want an array of strings", jsonKind(v))
+	}
+	for i, e := range v.Array() {
+		k, err := p.str(fmt.Sprintf("dataKeys[%d]", i), e)
+		if err != nil {
+			return err
+		}
+		if k == "" {
+			return p.errAt(e, "dataKeys[%d]: empty key", i)
+		}
+		c.DataKeys = append(c.DataKeys, k)
+	}
+	return nil
+}
+
+// distilled reads the names of a distilled entry's two members.
+func (p contractParser) distilled(v gjson.Result) (location, problems string, err error) {
+	if !v.IsObject() {
+		return "", "", p.errAt(v, "distilled is %s, want an object", jsonKind(v))
+	}
+	err = p.members(v, "distilled", func(k, v gjson.Result) error {
+		var err error
+		switch k.Str {
+		case "location":
+			location, err = p.str("distilled: location", v)
+		case "problems":
+			problems, err = p.str("distilled: problems", v)
+		}
+		return err
+	})
+	if err == nil && (location == "" || problems == "") {
+		err = p.errAt(v, "distilled: location and problems are both required")
+	}
+	return location, problems, err
 }
 
 func in(where string) string {
@@ -265,6 +368,8 @@ func in(where string) string {
 // jsonKind names a JSON value's type for an error.
 func jsonKind(v gjson.Result) string {
 	switch {
+	case v.IsObject():
+		return "an object"
 	case v.IsArray():
 		return "an array"
 	case v.Type == gjson.Null:
