@@ -46,18 +46,24 @@ type ghAnnotation struct {
 func (g *githubWriter) End(s Summary) error {
 	var errs, warns []ghAnnotation
 	if e := g.roll.errored(); e != nil && e.fail > 0 {
-		errs = append(errs, g.annotate(e, e.fail))
+		errs = append(errs, g.annotate(e, &e.failed, e.fail))
 	}
+	// A check that fails in some fixtures and warns in others gets an
+	// annotation for each, at its own level and naming only its own
+	// fixtures, as the step summary counts them in columns of their own:
+	// one "fails in 2" that listed warned fixtures too would pass them
+	// off as failures. Warnings are errors when they fail the gate.
 	for _, c := range g.roll.sorted() {
-		n := c.fail
-		if g.meta.FailOnWarn {
-			n += c.warn
+		if c.fail > 0 {
+			errs = append(errs, g.annotate(c, &c.failed, c.fail))
 		}
-		switch {
-		case n > 0:
-			errs = append(errs, g.annotate(c, n))
-		case c.warn > 0:
-			warns = append(warns, g.annotate(c, c.warn))
+		if c.warn > 0 {
+			a := g.annotate(c, &c.warned, c.warn)
+			if g.meta.FailOnWarn {
+				errs = append(errs, a)
+			} else {
+				warns = append(warns, a)
+			}
 		}
 		// Known failures are in the summary, not annotated: they do not
 		// fail the gate and would crowd out the ones that do.
@@ -107,31 +113,33 @@ func (g *githubWriter) End(s Summary) error {
 	return nil
 }
 
-// annotate turns a check's rollup into one ghAnnotation.
-func (g *githubWriter) annotate(c *checkRoll, n int) ghAnnotation {
-	a := ghAnnotation{file: c.first.file, line: c.first.line}
+// annotate turns one status of a check's rollup, the n exchanges of
+// group, into one ghAnnotation.
+func (g *githubWriter) annotate(c *checkRoll, group *named, n int) ghAnnotation {
+	first := group.first
+	a := ghAnnotation{file: first.file, line: first.line}
 	switch {
 	case c.check == nil:
 		a.title = fmt.Sprintf("wymcp-check could not judge %d %s", n, g.roll.unit(n))
-	case c.fail == 0:
+	case group == &c.warned:
 		a.title = fmt.Sprintf("%s warns in %d %s: %s", c.check.ID, n, g.roll.unit(n), c.check.Title)
 	default:
 		a.title = fmt.Sprintf("%s fails in %d %s: %s", c.check.ID, n, g.roll.unit(n), c.check.Title)
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "%s", c.first.fixture)
-	if c.first.path != "" {
-		fmt.Fprintf(&t, ": %s", c.first.path)
+	fmt.Fprintf(&t, "%s", first.fixture)
+	if first.path != "" {
+		fmt.Fprintf(&t, ": %s", first.path)
 	}
-	fmt.Fprintf(&t, ": %s", c.first.message)
-	if all := c.exchanges(); all > 1 {
-		fmt.Fprintf(&t, "\n%s: %s", strings.ToUpper(g.roll.unit(all)[:1])+g.roll.unit(all)[1:], strings.Join(c.named, ", "))
-		if c.more > 0 {
-			fmt.Fprintf(&t, " and %d more", c.more)
+	fmt.Fprintf(&t, ": %s", first.message)
+	if n > 1 {
+		fmt.Fprintf(&t, "\n%s: %s", strings.ToUpper(g.roll.unit(n)[:1])+g.roll.unit(n)[1:], strings.Join(group.names, ", "))
+		if group.more > 0 {
+			fmt.Fprintf(&t, " and %d more", group.more)
 		}
 	}
 	if c.check != nil {
-		if ids, more := shortRules(findingRules(c.check, c.first.finding(), c.first.scope)); len(ids) > 0 {
+		if ids, more := shortRules(findingRules(c.check, first.finding(), first.scope)); len(ids) > 0 {
 			fmt.Fprintf(&t, "\nRules: %s", strings.Join(ids, ", "))
 			if more > 0 {
 				fmt.Fprintf(&t, " and %d more", more)

@@ -55,3 +55,70 @@ func TestGitHubCollapsesToTheLimit(t *testing.T) {
 		t.Error("an annotation points at stdin as a file")
 	}
 }
+
+// TestGitHubNamesOnlyItsOwnFixtures: a check that fails in two fixtures,
+// warns in three and fails as known in one gets an error naming the two
+// and a warning naming the three, each with a finding of its own, as the
+// step summary counts them (fails 2, warns 3, known 1); the known one is
+// named by neither. With --fail-on warn the warning is an error too.
+func TestGitHubNamesOnlyItsOwnFixtures(t *testing.T) {
+	c := checks.All()[0]
+	run := func(failOnWarn bool) string {
+		var out, summary bytes.Buffer
+		w, err := report.New("github", &out, report.Options{StepSummary: &summary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := testMeta
+		m.FailOnWarn = failOnWarn
+		w.Begin(m)
+		var sum report.Summary
+		for _, fx := range []struct {
+			name   string
+			status checks.Status
+			known  bool
+		}{
+			{"w1", checks.StatusWarn, false}, {"f1", checks.StatusFail, false}, {"k1", checks.StatusFail, true},
+			{"w2", checks.StatusWarn, false}, {"f2", checks.StatusFail, false}, {"w3", checks.StatusWarn, false},
+		} {
+			v := checks.Verdict{Check: c, Status: fx.status, Findings: []checks.Finding{{Status: fx.status, Path: "error", Message: "finding of " + fx.name}}}
+			r := &report.Result{Fixture: fx.name, Verdicts: []checks.Verdict{v}}
+			if fx.known {
+				r.Known = map[string]string{c.ID: "accepted"}
+				sum.Known++
+			}
+			sum.Add(v)
+			w.Exchange(r)
+		}
+		if err := w.End(sum); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(summary.String(), fmt.Sprintf("| **%s** %s | 2 | 3 | 1 |", c.ID, c.Title)) {
+			t.Errorf("the step summary's counts changed:\n%s", summary.String())
+		}
+		return out.String()
+	}
+	want := func(out, level, verb, count, first, names string) {
+		t.Helper()
+		prefix := "::" + level + " title=" + c.ID + " " + verb + " in " + count + " fixtures%3A "
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				text := "::" + first + ": error: finding of " + first + "%0AFixtures: " + names
+				if !strings.Contains(l+"%0A", text+"%0A") {
+					t.Errorf("%s names the wrong fixtures or finding, want %s first and %s:\n%s", prefix, first, names, l)
+				}
+				if strings.Contains(l, "k1") {
+					t.Errorf("a known failure is annotated: %s", l)
+				}
+				return
+			}
+		}
+		t.Errorf("no annotation %q in:\n%s", prefix, out)
+	}
+	out := run(false)
+	want(out, "error", "fails", "2", "f1", "f1, f2")
+	want(out, "warning", "warns", "3", "w1", "w1, w2, w3")
+	out = run(true)
+	want(out, "error", "fails", "2", "f1", "f1, f2")
+	want(out, "error", "warns", "3", "w1", "w1, w2, w3")
+}

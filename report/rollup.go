@@ -14,10 +14,31 @@ import (
 type checkRoll struct {
 	check             *checks.Check // nil for the could-not-judge row
 	fail, warn, known int           // exchanges, not findings
-	named             []string
-	more              int // exchanges beyond named
 	first             sample
 	firstGating       bool
+	// failed and warned name the exchanges that fail and those that warn
+	// (not known ones) apart, so an annotation that says "fails in 2"
+	// names those 2, with a finding of theirs.
+	failed, warned named
+}
+
+// named is a bounded list of exchanges of one status and the first
+// finding among them.
+type named struct {
+	names []string
+	more  int // exchanges beyond names
+	first sample
+}
+
+func (n *named) add(fixture string, s sample) {
+	if len(n.names) == 0 && n.more == 0 {
+		n.first = s
+	}
+	if len(n.names) < maxNamed {
+		n.names = append(n.names, fixture)
+	} else {
+		n.more++
+	}
 }
 
 // A sample is one finding, with where it was found.
@@ -84,9 +105,12 @@ func (r *rollup) add(res *Result, failOnWarn bool) {
 		s := sample{fixture: res.Fixture, file: res.File, line: res.Line, status: v.Status, known: reason, seq: r.n, scope: sc}
 		switch v.Status {
 		case checks.StatusError:
+			s.message = v.Reason
 			if !errored {
-				s.message = v.Reason
-				r.errs.note(res.Fixture, s, !known)
+				r.errs.note(s, !known)
+			}
+			if !known && !erroredUnknown {
+				r.errs.failed.add(res.Fixture, s)
 			}
 			errored = true
 			erroredUnknown = erroredUnknown || !known
@@ -112,7 +136,23 @@ func (r *rollup) add(res *Result, failOnWarn bool) {
 			f := v.Findings[0]
 			s.path, s.message, s.rule, s.spec, s.status = f.Path, f.Message, f.Rule, f.Spec, f.Status
 		}
-		c.note(res.Fixture, s, !known && Gates(v.Status, failOnWarn))
+		c.note(s, !known && Gates(v.Status, failOnWarn))
+		if known {
+			continue
+		}
+		// The group's sample is a finding of the verdict's own status: a
+		// failing verdict may warn first.
+		for _, f := range v.Findings {
+			if f.Status == v.Status {
+				s.path, s.message, s.rule, s.spec, s.status = f.Path, f.Message, f.Rule, f.Spec, f.Status
+				break
+			}
+		}
+		if v.Status == checks.StatusFail {
+			c.failed.add(res.Fixture, s)
+		} else {
+			c.warned.add(res.Fixture, s)
+		}
 	}
 	if errored {
 		if erroredUnknown {
@@ -123,14 +163,9 @@ func (r *rollup) add(res *Result, failOnWarn bool) {
 	}
 }
 
-// note names an exchange and keeps the first sample worth showing: the
-// first that fails the gate, else the first at all.
-func (c *checkRoll) note(fixture string, s sample, gating bool) {
-	if len(c.named) < maxNamed {
-		c.named = append(c.named, fixture)
-	} else {
-		c.more++
-	}
+// note keeps the first sample worth showing: the first that fails the
+// gate, else the first at all.
+func (c *checkRoll) note(s sample, gating bool) {
 	if c.first.seq == 0 || (gating && !c.firstGating) {
 		c.first, c.firstGating = s, gating
 	}
@@ -165,8 +200,6 @@ func (r *rollup) errored() *checkRoll {
 	}
 	return &r.errs
 }
-
-func (c *checkRoll) exchanges() int { return c.fail + c.warn + c.known }
 
 // unit names what a rollup counts: fixtures of a run, or transcript records.
 func (r *rollup) unit(n int) string {
