@@ -497,17 +497,20 @@ func TestFindingRules(t *testing.T) {
 // TestNoTerminalControls: a server's text reaches a report through a
 // fixture name (a tool's property), a finding's path (a data key), a
 // reason and a note. No format writes a C0 or C1 control character raw
-// (U+009B is CSI to a terminal that shows the report with cat); the JSON
-// report still reads back to the same text.
+// (U+009B is CSI to a terminal that shows the report with cat), nor a
+// format character (Cf: a bidi override such as U+202E shows the text
+// after it reversed, "ok\u202etxt.exe" reads as "okexe.txt"; a zero
+// width space or a tag character hides text); the JSON report still
+// reads back to the same text.
 func TestNoTerminalControls(t *testing.T) {
-	const hostile = "t\x1b]0;title\x07\x1b[31m\u009b31m\u0085"
+	const hostile = "t\x1b]0;title\x07\x1b[31m\u009b31m\u0085 ok\u202etxt.exe \u200b\u200f\u202a\u2066\u2069\ufeff\u00ad\U000e0041"
 	c := checks.All()[0]
 	r := &report.Result{Fixture: "tools/args/" + hostile, Verdicts: []checks.Verdict{
 		{Fixture: "tools/args/" + hostile, Check: c, Status: checks.StatusFail, Findings: []checks.Finding{{Status: checks.StatusFail, Path: "error.data." + hostile, Message: "key " + hostile}}},
 		{Fixture: "tools/args/" + hostile, Check: checks.All()[1], Status: checks.StatusError, Reason: "reading " + hostile},
 	}}
 	sum := report.Summary{Fail: 1, Error: 1, Notes: []string{"server stderr: " + hostile}}
-	c1 := regexp.MustCompile(`[\x00-\x08\x0b-\x1f\x7f\x{80}-\x{9f}]`)
+	c1 := regexp.MustCompile(`[\x00-\x08\x0b-\x1f\x7f\x{80}-\x{9f}\p{Cf}]`)
 	for _, format := range report.Formats() {
 		var out bytes.Buffer
 		w, err := report.New(format, &out, report.Options{})
@@ -532,13 +535,24 @@ func TestNoTerminalControls(t *testing.T) {
 			continue
 		}
 		var got struct {
-			Results []struct{ Fixture, Path string }
+			Results []struct{ Fixture, Path, Message string }
+			Summary struct{ Notes []string }
 		}
 		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 			t.Fatalf("json: %v", err)
 		}
-		if len(got.Results) == 0 || got.Results[0].Fixture != r.Fixture || got.Results[0].Path != "error.data."+hostile {
-			t.Errorf("json: results %+v, want the fixture and path as they were", got.Results)
+		if len(got.Results) == 0 || got.Results[0].Fixture != r.Fixture || got.Results[0].Path != "error.data."+hostile || got.Results[0].Message != "key "+hostile {
+			t.Errorf("json: results %+v, want the fixture, path and message as they were", got.Results)
+		}
+		if len(got.Summary.Notes) != 1 || got.Summary.Notes[0] != sum.Notes[0] {
+			t.Errorf("json: notes %q, want %q", got.Summary.Notes, sum.Notes)
+		}
+		// The escapes are encoding/json's spelling: lower-case hex, a
+		// character past U+FFFF as its UTF-16 surrogate pair.
+		for _, esc := range []string{`ok\u202etxt.exe`, `\u200b\u200f\u202a\u2066\u2069\ufeff\u00ad\udb40\udc41`} {
+			if !strings.Contains(out.String(), esc) {
+				t.Errorf("json: no %s in\n%s", esc, out.String())
+			}
 		}
 	}
 }

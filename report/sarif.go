@@ -282,7 +282,7 @@ func (s *sarifWriter) Exchange(r *Result) error {
 	if len(b) == 0 {
 		return nil
 	}
-	_, err = s.w.Write(escapeC1(b))
+	_, err = s.w.Write(escapeInvisible(b))
 	return err
 }
 
@@ -508,7 +508,7 @@ func (s *sarifWriter) End(sum Summary) error {
 	// The tail's members continue the open run.
 	out := append([]byte("\n],"), b[1:len(b)-1]...)
 	out = append(out, "}]}\n"...)
-	_, err = s.w.Write(escapeC1(out))
+	_, err = s.w.Write(escapeInvisible(out))
 	return err
 }
 
