@@ -166,8 +166,14 @@ passes. Strict contract only.`,
 // the vocabulary.) The path of a name is written out only for a finding:
 // a hostile data may hold hundreds of thousands of members.
 func judgeNestedNames(p *Pass, d gjson.Result) {
-	at := make([]pathStep, 0, 8) // room for the usual depth, grown once if not
+	var at []pathStep
 	d.ForEach(func(k, v gjson.Result) bool {
+		if !v.IsObject() && !v.IsArray() {
+			return true // no names under it (and most data holds only such values)
+		}
+		if at == nil {
+			at = make([]pathStep, 0, 8) // room for the usual depth, grown once if not
+		}
 		at = append(at[:0], pathStep{key: k.Str, idx: -1})
 		nestedNames(p, v, &at)
 		return true

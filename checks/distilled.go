@@ -402,7 +402,7 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 		byLoc[e.loc] = i
 	}
 	pointing := make([]map[string]bool, len(entries)) // per entry: its problems that name a deeper entry
-	noCauses := make([][]causeKind, len(entries))     // per entry: which of its problems state no cause
+	var noCauses [][]causeKind                        // per entry: which of its problems state no cause (made when an ancestor is found)
 	doubtful := make([]bool, len(entries))            // per entry: a pointer among its problems may be a cause
 	var reading *oneOfReading                         // read once, when an entry needs it
 	for _, child := range entries {
@@ -416,6 +416,9 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 			last := ""
 			if len(child.tokens) == depth+1 {
 				last = child.tokens[depth] // a direct child may be named by its key
+			}
+			if noCauses == nil {
+				noCauses = make([][]causeKind, len(entries))
 			}
 			if noCauses[ai] == nil {
 				// Read once per entry, not once per deeper entry.
@@ -507,14 +510,14 @@ func statesNoCause(pr string) causeKind {
 			return causeNone
 		}
 	}
-	words := strings.FieldsFunc(strings.ToLower(unquoted(pr)), func(r rune) bool { return !unicode.IsLetter(r) })
-	if len(words) == 0 {
+	words, given := false, false
+	eachWord(pr, func(w []byte) bool {
+		words = true
+		given = !noCause[string(w)] && !noCauseBesides[string(w)]
+		return !given
+	})
+	if !words || given {
 		return causeGiven
-	}
-	for _, w := range words {
-		if !noCause[w] && !noCauseBesides[w] {
-			return causeGiven
-		}
 	}
 	return causeNone
 }
@@ -641,9 +644,14 @@ var compositeFailure = regexp.MustCompile(`(?i)^\s*(?:[$#][^\s:]*:\s*)?(?:` +
 var noCauseBesides = map[string]bool{"jsonschema": true, "schema": true, "with": true, "against": true,
 	"input": true, "request": true, "params": true, "parameters": true, "instance": true, "data": true}
 
-// unquoted is s without its quoted parts ('…', "…", `…`).
-func unquoted(s string) string {
-	var b strings.Builder
+// eachWord calls fn with each word of s outside its quoted parts ('…',
+// "…", `…`), lowercased (a word is a run of letters), until fn returns
+// false. The word is only good during the call: one buffer holds each in
+// turn, so that judging a hostile reply's tens of thousands of problems
+// costs no string per word.
+func eachWord(s string, fn func(w []byte) bool) {
+	var buf [48]byte
+	w := buf[:0]
 	var in rune
 	for _, r := range s {
 		switch {
@@ -651,13 +659,26 @@ func unquoted(s string) string {
 			if r == in {
 				in = 0
 			}
+			continue
 		case r == '\'' || r == '"' || r == '`':
+			// (A quoted part is left out, not a break: the letters on
+			// either side of it make one word.)
 			in = r
-		default:
-			b.WriteRune(r)
+			continue
+		case unicode.IsLetter(r):
+			w = utf8.AppendRune(w, unicode.ToLower(r))
+			continue
+		}
+		if len(w) > 0 {
+			if !fn(w) {
+				return
+			}
+			w = w[:0]
 		}
 	}
-	return b.String()
+	if len(w) > 0 {
+		fn(w)
+	}
 }
 
 // proseProblem: a problem written as a sentence for a person (a space, and
@@ -673,7 +694,12 @@ func proseProblem(pr string) bool {
 	if !containsFold(s, "please") {
 		return false // (most problems: spared the reading below)
 	}
-	return slices.Contains(strings.FieldsFunc(strings.ToLower(unquoted(s)), func(r rune) bool { return !unicode.IsLetter(r) }), "please")
+	please := false
+	eachWord(s, func(w []byte) bool {
+		please = string(w) == "please"
+		return !please
+	})
+	return please
 }
 
 // stoppedProblem: a problem of words that ends in a full stop (an
