@@ -151,15 +151,17 @@ func (j *jsonWriter) str(s string, cache bool) []byte {
 	return b
 }
 
-// appendString appends s as encoding/json writes it. Most texts of a
-// report (fixture names, paths, reasons) are plain printable ASCII,
-// which it quotes as they are; any other goes through json.Marshal, so
-// the bytes stay the same either way.
+// appendString appends s as encoding/json writes it, its C1 and format
+// characters escaped too (escapeInvisible). Most texts of a report
+// (fixture names, paths, reasons) are plain printable ASCII, which it
+// quotes as they are; any other goes through json.Marshal, so the bytes
+// stay the same either way. Every text of an exchange's rows comes
+// through here, so the rows need no scan of their own.
 func appendString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			b, _ := json.Marshal(s) // a string always marshals
-			return append(dst, b...)
+			return append(dst, escapeInvisible(b)...)
 		}
 	}
 	dst = append(dst, '"')
@@ -292,7 +294,7 @@ func (j *jsonWriter) Exchange(r *Result) error {
 		}
 	}
 	j.buf = b
-	_, err := j.w.Write(escapeInvisible(b))
+	_, err := j.w.Write(b) // (its texts escaped by appendString)
 	return err
 }
 
