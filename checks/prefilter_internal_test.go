@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"iter"
 	"math/rand"
 	"strings"
 	"testing"
@@ -18,14 +19,8 @@ func TestMayBeOnlyKeepsEveryGenericMessage(t *testing.T) {
 		" details are in the data", " more in data", " info in error data", " cause in the data", " see the details", " check below",
 		".", "!", "…", " for tool add", ": ", " 12345", "—", " see ", "detail"}
 	names := map[int]string{-32602: "invalid params", -32603: "internal error", -32600: "invalid request"}
-	r := rand.New(rand.NewSource(1))
 	generic := 0
-	for range 60000 {
-		var b strings.Builder
-		for range 1 + r.Intn(4) {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		m := b.String()
+	for m := range joinedPieces(1, pieces, 4, 60000) {
 		for code, name := range names {
 			if !rewritesToGeneric(m, code, name) {
 				continue
@@ -57,14 +52,8 @@ func TestMayBeCompositeKeepsEveryComposite(t *testing.T) {
 		"Must validate at least one schema (anyOf)", `must validate "else" as "if" was not valid`,
 		"Failed to match exactly one schema", "should be valid to one and only one schema, but 0 are valid",
 		"must be integer", "x", "ſchema", "K"}
-	r := rand.New(rand.NewSource(2))
 	composite := 0
-	for range 60000 {
-		var b strings.Builder
-		for range 1 + r.Intn(3) {
-			b.WriteString(pieces[r.Intn(len(pieces))])
-		}
-		m := b.String()
+	for m := range joinedPieces(2, pieces, 3, 60000) {
 		if !oneOfExactlyOne.MatchString(m) && !compositeFailure.MatchString(m) {
 			continue
 		}
@@ -75,5 +64,22 @@ func TestMayBeCompositeKeepsEveryComposite(t *testing.T) {
 	}
 	if composite < 1000 {
 		t.Fatalf("only %d composite messages were built: the pieces no longer exercise the expressions", composite)
+	}
+}
+
+// joinedPieces yields n messages, each one to most pieces drawn at
+// random (seeded, so a failure reproduces) and joined.
+func joinedPieces(seed int64, pieces []string, most, n int) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		r := rand.New(rand.NewSource(seed))
+		for range n {
+			var b strings.Builder
+			for range 1 + r.Intn(most) {
+				b.WriteString(pieces[r.Intn(len(pieces))])
+			}
+			if !yield(b.String()) {
+				return
+			}
+		}
 	}
 }
