@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -175,6 +176,7 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 				problems = append(problems, fmt.Sprintf("%s:%d: id %q %s; left out", f.File, f.IDLine, f.ID, why))
 				continue
 			}
+			seen[f.ID] = true // (a later file's fixture may not nest under it either)
 			all = append(all, f)
 		}
 	}
@@ -193,12 +195,24 @@ func loadFixtures(o *checkOptions) ([]*fixtures.Fixture, []string, error) {
 }
 
 // takenID says why a user's fixture may not have id, "" if it may: an
-// embedded fixture has it, or the run reports an exchange of its own
-// under it. Either way two exchanges would share one name in the report,
+// embedded fixture (or a user's loaded before) has it, or nests with it,
+// or the run reports an exchange of its own under it. Either way two exchanges would share one name in the report,
 // a --run selection and a baseline.
 func takenID(id string, embedded map[string]bool) string {
 	if embedded[id] {
 		return "is also an embedded fixture"
+	}
+	// The run names a fixture's variants and staged exchanges ID/… (a
+	// tool argument's violation, a stage's own initialize), and a report,
+	// a --run selection and a baseline read ID/… as fixture ID's: an ID
+	// under another fixture's, or over it, shares its rows.
+	for _, e := range slices.Sorted(maps.Keys(embedded)) {
+		switch {
+		case strings.HasPrefix(id, e+"/"):
+			return fmt.Sprintf("lies under fixture %q, whose variants and stages the run names %s/…", e, e)
+		case strings.HasPrefix(e, id+"/"):
+			return fmt.Sprintf("would take in fixture %q as one of its variants (%s/…)", e, id)
+		}
 	}
 	for _, p := range runner.Reserved {
 		lit, _ := strings.CutSuffix(p, "*")

@@ -76,7 +76,7 @@ func TestUserFixtureIDTakenIsInputProblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join("testdata", "fixtures-taken", "negotiate-initialize.txtar") + `:3: id "negotiate/initialize" is a name the run gives its own exchanges (negotiate/*); left out`
-	for _, w := range []string{want, "ok my/negotiate-like", "INPUT PROBLEMS: 10 fixture problem(s)"} {
+	for _, w := range []string{want, "ok my/negotiate-like", "INPUT PROBLEMS: 14 fixture problem(s)"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("report lacks %q:\n%s", w, report)
 		}
