@@ -171,7 +171,8 @@ func (j *junitWriter) suiteName(fixture string, line int) string {
 
 func (j *junitWriter) Exchange(r *Result) error {
 	name := j.suiteName(r.Fixture, r.Line)
-	s := junitSuite{Name: name, Time: seconds(r.Duration), Timestamp: junitStamp(j.meta.Started), File: r.File, Cases: j.cases[:0]}
+	file := Sanitize(r.File) // a lint input's name, as the user's file system spells it
+	s := junitSuite{Name: name, Time: seconds(r.Duration), Timestamp: junitStamp(j.meta.Started), File: file, Cases: j.cases[:0]}
 	// The exchange's time is shared by its checks, so times add up.
 	per := time.Duration(0)
 	if n := len(r.Verdicts); n > 0 {
@@ -180,7 +181,7 @@ func (j *junitWriter) Exchange(r *Result) error {
 	perText := seconds(per)
 	for i := range r.Verdicts {
 		v := &r.Verdicts[i]
-		c := junitCase{Name: v.Check.ID, Classname: name, Time: perText, File: r.File, Line: r.Line}
+		c := junitCase{Name: v.Check.ID, Classname: name, Time: perText, File: file, Line: r.Line}
 		reason, known := r.Known[v.Check.ID]
 		switch {
 		case known:

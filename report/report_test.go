@@ -505,7 +505,7 @@ func TestFindingRules(t *testing.T) {
 func TestNoTerminalControls(t *testing.T) {
 	const hostile = "t\x1b]0;title\x07\x1b[31m\u009b31m\u0085 ok\u202etxt.exe \u200b\u200f\u202a\u2066\u2069\ufeff\u00ad\U000e0041"
 	c := checks.All()[0]
-	r := &report.Result{Fixture: "tools/args/" + hostile, Verdicts: []checks.Verdict{
+	r := &report.Result{Fixture: "tools/args/" + hostile, File: "dir/" + hostile + ".jsonl", Line: 3, Verdicts: []checks.Verdict{
 		{Fixture: "tools/args/" + hostile, Check: c, Status: checks.StatusFail, Findings: []checks.Finding{{Status: checks.StatusFail, Path: "error.data." + hostile, Message: "key " + hostile}}},
 		{Fixture: "tools/args/" + hostile, Check: checks.All()[1], Status: checks.StatusError, Reason: "reading " + hostile},
 	}}
