@@ -279,6 +279,9 @@ was made with a server that serves one.`,
 				// server supports when it does not serve the one asked,
 				// and 2026-07-28 may be that: no MUST is broken for sure.
 				p.Warnf("result.protocolVersion", "initialize is answered %s, a version that has no initialize; a legacy client cannot speak it, and the answer would name a legacy version the server serves (T-COMPAT-2)", Quote(got.Str, quoteN))
+			case got.Str != asked && x.Facts.Serves(asked) && hasInitialize(asked):
+				// (Whatever it names instead: a draft's version, none.)
+				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
 			case !versionDate(got.Str) && strings.HasPrefix(got.Str, "DRAFT-"):
 				// The spec's draft schema names its version so until
 				// release (the TypeScript SDK's spec types carry one): a

@@ -1441,7 +1441,11 @@ func stripUndeclared(out []byte, v, schema gjson.Result) (_ []byte, dropped bool
 		return append(out, '}'), dropped
 	case v.IsArray():
 		items := schema.Get("items")
-		if !items.IsObject() {
+		if !items.IsObject() || schema.Get("prefixItems").Exists() || schema.Get("contains").Exists() ||
+			schema.Get("unevaluatedItems").Exists() || schema.Get("additionalItems").Exists() {
+			// One schema does not govern every element (a tuple's
+			// prefixItems, contains): which element a member is
+			// undeclared in is not plain to see.
 			return append(out, v.Raw...), false
 		}
 		out = append(out, '[')
