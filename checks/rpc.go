@@ -280,7 +280,10 @@ TypeScript SDK's examples refuse a session they do not hold), may leave
 the id out, unless its code (-32601, -32602, -32002) shows the body was
 read. A result always carries the request's id, and an error to
 a batch carries none or one of its requests' (AMB-7 leaves the reaction
-open, not the id).`,
+open, not the id). An integer id echoed as the same value in other digits
+(62.0 for 62, 1e2 for 100) is matched, and warns: a client that matches
+ids by their text does not find its request (one asked as 1.0 may be
+echoed 1, the server's reading of it).`,
 	Run: func(p *Pass) error {
 		if batch0326(p) {
 			return Skip("a batch to a 2025-03-26 server: its answers' ids are judged with the batch (RPC1001)")
@@ -304,6 +307,15 @@ open, not the id).`,
 		}
 		for _, want := range x.ID.Echo {
 			if envelope.SameID(want, got) {
+				if want.Type == gjson.Number && envelope.PlainInteger(want.Raw) && !envelope.PlainInteger(got.Raw) {
+					// The same value (JSON Schema's reading, and the
+					// checker's), in other digits than the plain integer
+					// asked: a client that matches ids by their text, or
+					// holds them as integers, may not find its request.
+					// (An id asked as 1.0 and echoed 1 is the server's
+					// reading of it, and is right.)
+					p.Warnf("id", "id is %s, the request's %s in another spelling: the same value, which a client that matches ids by their text does not find", clip(got.Raw), clip(want.Raw))
+				}
 				return nil
 			}
 		}
