@@ -50,6 +50,11 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		e.Served, e.ServedAsJSONRPC = should(VersionHeaderAbsentRule), false
 	}
 	o.apply(e)
+	if o.Empty() && f.EndedByClient(ex) {
+		// What the run's session/reuse-after-delete is held to, for a
+		// relay's client that did the same.
+		EndedByClient().apply(e)
+	}
 	if c := e.Request.Get("params.cursor"); e.PageScope == "" && c.Type == gjson.String && e.Version == envelope.V20260728 {
 		// A page the traffic showed the list's first page of (lint, a
 		// relay): held to its cacheScope as the run's own pages are.

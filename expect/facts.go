@@ -189,6 +189,16 @@ func (f *Facts) NeverHeld(sid string) bool {
 	return len(f.issued) > 0 && len(f.issued) < maxSessions && !slices.Contains(f.issued, sid)
 }
 
+// EndedByClient: ex is a 2025 POST in a session the client ended with a
+// DELETE the server accepted, which the server then answers 404 (T-SESS-3).
+func (f *Facts) EndedByClient(ex *envelope.Exchange) bool {
+	if f == nil || ex.Transport != envelope.HTTP || ex.Request.HTTPMethod() != "POST" {
+		return false
+	}
+	sid := envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id")
+	return sid != "" && slices.Contains(f.ended, sid)
+}
+
 // SessionHeld reports whether sid is a session the server issued and no
 // DELETE ended; known is false when no issued session is known.
 func (f *Facts) SessionHeld(sid string) (held, known bool) {

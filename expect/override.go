@@ -459,3 +459,23 @@ func (o *Override) apply(e *Expectation) {
 		e.Code = soften(e.Code, r)
 	}
 }
+
+// EndedByClient is the expectation of a request in a session the client
+// ended with a DELETE the server accepted: refused, 404 (T-SESS-3), with
+// any code, and without its id, as a session is checked before the body
+// is read (DESIGN, transport-level rejections). The run's own
+// session/reuse-after-delete and a relay's client that does the same
+// are held to it alike.
+func EndedByClient() *Override {
+	o, err := NewOverride(
+		Field{Key: "expect-error", Value: "must"},
+		Field{Key: "expect-status", Value: "404"},
+		Field{Key: "expect-code", Value: "any"},
+		Field{Key: "expect-id", Value: "optional"},
+		Field{Key: "expect-condition", Value: "a request in a session the client ended (T-SESS-3)"},
+	)
+	if err != nil {
+		panic("expect: EndedByClient: " + err.Error()) // constant fields: a bug of the checker
+	}
+	return o
+}

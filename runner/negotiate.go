@@ -577,15 +577,7 @@ func (r *run) endSession(ctx context.Context) error {
 	}
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, r.id())
 	req = envelope.Request{Header: r.stdHeaders(body), Body: body}
-	o := override(
-		expect.Field{Key: "expect-error", Value: "must"},
-		expect.Field{Key: "expect-status", Value: "404"},
-		expect.Field{Key: "expect-code", Value: "any"},
-		// A session is checked before the body is read: the rejection may
-		// carry no id (DESIGN, transport-level rejections).
-		expect.Field{Key: "expect-id", Value: "optional"},
-		expect.Field{Key: "expect-condition", Value: "a request in a session the client ended (T-SESS-3)"},
-	)
+	o := expect.EndedByClient()
 	rex, err := r.sendJudged(ctx, "session/reuse-after-delete", req, true)
 	if err != nil {
 		return err
