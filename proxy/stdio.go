@@ -259,7 +259,15 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	} else {
 		note("the server ended (%s) while the client was connected", res.Exit)
 	}
-	r.finish(fmt.Sprintf("no reply before the server ended (%s)", res.Exit))
+	died := ""
+	if !clientFirst.Load() {
+		// The server ended while the client was there: a request it
+		// left open, the only one, is the message it died on, as check
+		// reports a death against the fixture that caused it (PRO1005).
+		// With several open, which one is not known.
+		died = "the server ended while the client was connected (" + res.Exit + ")"
+	}
+	r.finish(fmt.Sprintf("no reply before the server ended (%s)", res.Exit), died)
 	res.Lagged = !r.q.close(drainWait)
 	res.Stats = r.q.snapshot()
 	return res, nil
@@ -534,15 +542,25 @@ func (r *stdioRelay) holdLocked(o *Observation) {
 }
 
 // finish closes every exchange still open at the end of the session.
-func (r *stdioRelay) finish(why string) {
+func (r *stdioRelay) finish(why, died string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var evs []event
-	for _, w := range r.client.drain() {
+	open := r.client.drain()
+	requests := 0
+	for _, w := range open {
+		if !w.quiet {
+			requests++
+		}
+	}
+	for _, w := range open {
 		if w.quiet {
 			// Its quiet time was cut short, but nothing answered it.
 			evs = append(evs, pairEvent(&Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: r.now(), RequestSeq: w.seq}))
 			continue
+		}
+		if died != "" && requests == 1 {
+			w.ex.Died = died
 		}
 		evs = append(evs, r.endLocked(w, why))
 	}

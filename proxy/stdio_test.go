@@ -169,20 +169,20 @@ func TestStdioRelaysBothWaysUnchanged(t *testing.T) {
 		if r := p.Exchange.Response; r != nil {
 			reply = string(bytes.Join(r.Messages, []byte("|")))
 		}
-		got = append(got, fmt.Sprintf("%v %q reply=%s failure=%q version=%q completed=%v",
-			p.Asker, p.Method, reply, p.Exchange.Failure, p.Exchange.Version, p.ReplySeq != 0))
+		got = append(got, fmt.Sprintf("%v %q reply=%s failure=%q died=%q version=%q completed=%v",
+			p.Asker, p.Method, reply, p.Exchange.Failure, p.Exchange.Died, p.Exchange.Version, p.ReplySeq != 0))
 	}
 	slices.Sort(got)
 	want := []string{
-		`client→server "" reply=none failure="no reply before the server ended (exit status 0)" version="2025-06-18" completed=false`,
-		`client→server "initialize" reply={"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"echo","version":"1"}}} failure="" version="" completed=true`,
-		`client→server "notifications/answer-me" reply={"jsonrpc":"2.0","id":null,"result":{}} failure="" version="2025-06-18" completed=true`,
-		`client→server "notifications/initialized" reply=none failure="" version="2025-06-18" completed=false`,
-		`client→server "ping" reply={"jsonrpc":"2.0","id":2,"result":{}} failure="" version="2025-06-18" completed=true`,
+		`client→server "" reply=none failure="no reply before the server ended (exit status 0)" died="" version="2025-06-18" completed=false`,
+		`client→server "initialize" reply={"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"echo","version":"1"}}} failure="" died="" version="" completed=true`,
+		`client→server "notifications/answer-me" reply={"jsonrpc":"2.0","id":null,"result":{}} failure="" died="" version="2025-06-18" completed=true`,
+		`client→server "notifications/initialized" reply=none failure="" died="" version="2025-06-18" completed=false`,
+		`client→server "ping" reply={"jsonrpc":"2.0","id":2,"result":{}} failure="" died="" version="2025-06-18" completed=true`,
 		// The server's request while tools/call waited goes before the
 		// response in its reply, as on a POST's stream.
-		`client→server "tools/call" reply={"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}|{"jsonrpc":"2.0","id":"a","result":{"content":[]}} failure="" version="2025-06-18" completed=true`,
-		`server→client "sampling/createMessage" reply={"jsonrpc":"2.0","id":"srv-1","result":{"model":"m"}} failure="" version="2025-06-18" completed=true`,
+		`client→server "tools/call" reply={"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}|{"jsonrpc":"2.0","id":"a","result":{"content":[]}} failure="" died="" version="2025-06-18" completed=true`,
+		`server→client "sampling/createMessage" reply={"jsonrpc":"2.0","id":"srv-1","result":{"model":"m"}} failure="" died="" version="2025-06-18" completed=true`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
@@ -269,6 +269,11 @@ func TestStdioExitStatusAndDeath(t *testing.T) {
 	_, pairs := s.rec.snapshot()
 	if len(pairs) != 1 || !strings.Contains(pairs[0].Exchange.Failure, "exit status 7") || pairs[0].Exchange.Response != nil {
 		t.Errorf("pairs:\n%s", describe(nil, pairs))
+	}
+	// The server ended while the client was there, with this request the
+	// only one open: it died on it (PRO1005), as check would report.
+	if len(pairs) == 1 && !strings.Contains(pairs[0].Exchange.Died, "exit status 7") {
+		t.Errorf("died %q, want the server's end, exit status 7", pairs[0].Exchange.Died)
 	}
 	if res.Stats.Unanswered != 1 {
 		t.Errorf("unanswered %d, want 1", res.Stats.Unanswered)

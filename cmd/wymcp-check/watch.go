@@ -514,11 +514,12 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		} else {
 			fmt.Fprintf(&b, "%s %s %s: not judged: over --max-bytes\n", stamp(p.Done), w.pal.dim.Sprint("·"), report.Sanitize(fixture))
 		}
-	case ex.Failure != "":
+	case ex.Failure != "" && ex.Died == "":
 		// No reply came, for a reason the relay knows (the client went
 		// away, the server ended or could not be reached), or the one
 		// that came cannot be told to be this request's (the client gave
-		// two requests one id): nothing of the server's to judge.
+		// two requests one id): nothing of the server's to judge. (A
+		// server that died on the request is judged: PRO1005.)
 		w.notJudged++
 		what := "no reply"
 		if reply != nil {
