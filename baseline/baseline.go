@@ -168,10 +168,19 @@ func (b *Baseline) entry(line []byte, isCheck func(id string) bool) (*Entry, err
 		e.Check = c.ID
 	}
 	if i, dup := b.index[key{e.Fixture, e.Check}]; dup {
-		return nil, fmt.Errorf("%s %s is listed twice (also line %d)", e.Fixture, e.Check, b.entries[i].Line)
+		return nil, fmt.Errorf("%s %s is listed twice (also line %d)", quote(e.Fixture), e.Check, b.entries[i].Line)
 	}
 	return &e, nil
 }
+
+// quote is baseline text as a message shows it: quoted, escaped as a
+// finding quotes a server's text (a terminal escape in a baseline line
+// must not reach the terminal that reads the message), and cut short (a
+// line may run to MaxLine).
+func quote(s string) string { return checks.Quote(s, quoteMax) }
+
+// quoteMax bounds what a message quotes of a line, in characters.
+const quoteMax = 80
 
 func parseLine(text string) (Entry, error) {
 	var e Entry
@@ -198,7 +207,7 @@ func parseLine(text string) (Entry, error) {
 	case len(fields) == 0:
 		return e, errors.New("want FIXTURE CHECK REASON, the check is missing")
 	case len(fields) == 1:
-		return e, fmt.Errorf("%s %s has no reason: say why the failure is accepted", e.Fixture, fields[0])
+		return e, fmt.Errorf("%s %s has no reason: say why the failure is accepted", quote(e.Fixture), quote(fields[0]))
 	}
 	e.Check = fields[0]
 	e.Reason = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), e.Check))
