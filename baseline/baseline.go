@@ -81,6 +81,13 @@ func Load(path string, isCheck func(id string) bool) (b *Baseline, problems []er
 // never held whole, and the other lines still load.
 const MaxLine = 1 << 20
 
+// MaxFile bounds what is read of a baseline, in bytes. A bad line is
+// read past to its end, and a file with no end (/dev/zero, a pipe that
+// never sends "\n") would be read for ever, before any deadline: past
+// MaxFile it is read no further, and the line it stopped in is a bad
+// line. A baseline is short text; this is over half a million entries.
+const MaxFile = 64 << 20
+
 // bom is the UTF-8 byte order mark an editor (Windows Notepad) may write
 // first: it is no part of the first line, as the contract loader reads
 // past it, or a comment would read as an entry and a fixture would never
@@ -92,7 +99,9 @@ const bom = "\xef\xbb\xbf"
 func Parse(name string, r io.Reader, isCheck func(id string) bool) (*Baseline, []error, error) {
 	b := &Baseline{File: name, index: map[key]int{}}
 	var problems []error
-	br := bufio.NewReader(r)
+	// One byte past the bound: reading it says the file runs past.
+	lr := &io.LimitedReader{R: r, N: MaxFile + 1}
+	br := bufio.NewReader(lr)
 	if p, _ := br.Peek(len(bom)); string(p) == bom {
 		br.Discard(len(bom))
 	}
@@ -103,6 +112,12 @@ func Parse(name string, r io.Reader, isCheck func(id string) bool) (*Baseline, [
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		if lr.N == 0 && br.Buffered() == 0 {
+			// This line holds the byte past the bound (the lines before
+			// ended within it): it may be cut, and nothing after is read.
+			problems = append(problems, &LineError{name, n, fmt.Errorf("the baseline runs past %d bytes (a baseline is short text): read no further", MaxFile)})
+			break
 		}
 		if long > 0 {
 			problems = append(problems, &LineError{name, n, fmt.Errorf("line too long: %d bytes, at most %d (a reason is one short line)", long, MaxLine)})

@@ -256,16 +256,89 @@ func (e *endless) Read(p []byte) (int, error) {
 }
 
 // TestLongLineBoundedMemory: a line is never held past MaxLine, however
-// long it runs: reading one of 64 MiB allocates a few MiB, not 64.
+// long it runs: reading one of 32 MiB allocates a few MiB, not 32.
 func TestLongLineBoundedMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	b, problems, err := baseline.Parse("base.txt", &endless{n: 64 << 20}, isCheck)
+	b, problems, err := baseline.Parse("base.txt", &endless{n: 32 << 20}, isCheck)
 	runtime.ReadMemStats(&after)
 	if err != nil || len(problems) != 1 || b.Len() != 1 {
 		t.Fatalf("err %v, problems %v, %d entries; want one problem and the entry after it", err, problems, b.Len())
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
-		t.Errorf("reading a 64 MiB line allocated %d bytes; want a bound near MaxLine", n)
+		t.Errorf("reading a 32 MiB line allocated %d bytes; want a bound near MaxLine", n)
+	}
+}
+
+// never is a reader that never ends and never sends "\n" (/dev/zero, a
+// pipe left open): it counts what was read of it.
+type never struct{ read int }
+
+func (n *never) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	n.read += len(p)
+	return len(p), nil
+}
+
+// TestMaxFile: what is read of a baseline is bounded, so an input with
+// no end ends: past MaxFile it is read no further, and the line it
+// stopped in is a bad line with file, line and cause; the whole lines
+// before it still load. Before, a line was drained to its end, and a
+// line with none was read for ever. The twin: a file of exactly MaxFile
+// bytes loads whole, its last entry included.
+func TestMaxFile(t *testing.T) {
+	n := &never{}
+	b, problems, err := baseline.Parse("base.txt", io.MultiReader(strings.NewReader("a ERR3002 ok\n"), n), isCheck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"base.txt:2: the baseline runs past 67108864 bytes (a baseline is short text): read no further"}
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.Error())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("endless input (-want +got):\n%s", diff)
+	}
+	if _, ok := b.Reason("a", "ERR3002"); !ok || b.Len() != 1 {
+		t.Errorf("the entry before the endless line: %v, %d entries", ok, b.Len())
+	}
+	if n.read > baseline.MaxFile+64<<10 {
+		t.Errorf("read %d bytes of an endless input; want at most MaxFile and a buffer", n.read)
+	}
+
+	// A file of exactly MaxFile bytes: comments, then one entry that
+	// ends at the bound; and the same file one byte longer.
+	last := "z ERR3002 the last line\n"
+	pad := baseline.MaxFile - len(last)
+	comment := "#" + strings.Repeat("c", 1000) + "\n"
+	var sb strings.Builder
+	for sb.Len()+len(comment) <= pad {
+		sb.WriteString(comment)
+	}
+	sb.WriteString("#" + strings.Repeat("c", pad-sb.Len()-2) + "\n")
+	sb.WriteString(last)
+	exact := sb.String()
+	if len(exact) != baseline.MaxFile {
+		t.Fatalf("made %d bytes, want %d", len(exact), baseline.MaxFile)
+	}
+	for _, tt := range []struct {
+		name, text string
+		problems   int
+		entry      bool
+	}{
+		{"at the bound", exact, 0, true},
+		{"one byte over", exact + "y", 1, true},
+		{"over within the last line", "\n" + exact, 1, false},
+	} {
+		b, problems, err := baseline.Parse("base.txt", strings.NewReader(tt.text), isCheck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := b.Reason("z", "ERR3002"); len(problems) != tt.problems || ok != tt.entry {
+			t.Errorf("%s: problems %v, last entry loaded %v; want %d problem(s), %v", tt.name, problems, ok, tt.problems, tt.entry)
+		}
 	}
 }
