@@ -268,6 +268,18 @@ func lintRun(s *streams, o *lintOptions) error {
 	if unjudged > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the recorded run did not judge (%s) are not judged", unjudged, unjudgedWhy))
 	}
+	if ss.writeBaseline != "" && (inputErrs > 0 || records == 0) {
+		// A run that did not judge every input must not write a
+		// baseline: what it did not read would be left out, with the
+		// reasons written by hand, and fail the next run. Written back
+		// over the one it read, the baseline would lose them for good.
+		if inputErrs > 0 {
+			ss.note(fmt.Sprintf("--write-baseline: not written, %d input problem(s): the run did not judge everything", inputErrs))
+		} else {
+			ss.note("--write-baseline: not written, the run judged nothing")
+		}
+		ss.writeBaseline = ""
+	}
 	return ss.finish()
 }
 

@@ -74,3 +74,68 @@ func TestLintBaselineKeysWorkingDirectory(t *testing.T) {
 	}
 	lint(dir, exitOK, "--baseline", "shared.txt", "./x/t.jsonl", filepath.Join(dir, "y/t.jsonl"))
 }
+
+// lintIn makes dir/f for each of files (the demo transcript) and returns
+// a function that runs lint in dir and checks its exit code.
+func lintIn(t *testing.T, files ...string) (dir string, lint func(want exitCode, args ...string) string) {
+	t.Helper()
+	raw := readFile(t, "../../examples/demo.jsonl")
+	dir = t.TempDir()
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(raw), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	return dir, func(want exitCode, args ...string) string {
+		t.Helper()
+		code, out, errOut := runMain(t, "", append([]string{"lint"}, args...)...)
+		if code != want {
+			t.Errorf("lint %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, out, errOut)
+		}
+		return out
+	}
+}
+
+// entries are the entry lines of a baseline file.
+func entries(t *testing.T, path string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range strings.Split(readFile(t, path), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestLintWriteBaselineInputProblem: a run with an input it could not
+// read judged less than the baseline covers: --write-baseline writes
+// nothing, and a note says so. Before, --baseline F --write-baseline F
+// with a missing input rewrote F without that input's entries and their
+// reasons. The twin: all inputs there, F is written.
+func TestLintWriteBaselineInputProblem(t *testing.T) {
+	_, lint := lintIn(t, "repro/a.jsonl", "repro/b.jsonl")
+	lint(exitFindings, "--write-baseline", "known.txt", "repro/a.jsonl", "repro/b.jsonl")
+	before := readFile(t, "known.txt")
+	if err := os.Rename("repro/b.jsonl", "repro/b.moved"); err != nil {
+		t.Fatal(err)
+	}
+	out := lint(exitUsage, "--baseline", "known.txt", "--write-baseline", "known.txt", "repro/a.jsonl", "repro/b.jsonl")
+	if !strings.Contains(out, "note: --write-baseline: not written, 1 input problem(s): the run did not judge everything") {
+		t.Errorf("no note that the baseline is not written:\n%s", out)
+	}
+	if diff := cmp.Diff(before, readFile(t, "known.txt")); diff != "" {
+		t.Errorf("the baseline was rewritten (-before +after):\n%s", diff)
+	}
+	if err := os.Rename("repro/b.moved", "repro/b.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	out = lint(exitOK, "--baseline", "known.txt", "--write-baseline", "again.txt", "repro/a.jsonl", "repro/b.jsonl")
+	if !strings.Contains(out, "failure(s) to the baseline again.txt") || readFile(t, "again.txt") != before {
+		t.Errorf("all inputs there: the baseline is not written as before:\n%s", out)
+	}
+}
