@@ -29,22 +29,22 @@ func someInputOpens(files []string) error {
 // inputs (NAME:fixture), in the report and in a baseline's keys. A key
 // must not depend on where lint runs, or a committed baseline matches
 // nothing when the CI's working directory (or the relative path typed)
-// differs from the one it was written from: each input is its base
-// name, when the inputs' base names are distinct. When two share one
-// (x/t.jsonl, y/t.jsonl), each is its path relative to the working
-// directory (absolute outside it), one spelling per file, so
-// "./a.jsonl" and "$PWD/a.jsonl" still agree.
+// differs from the one it was written from: an input is its base name
+// when no other input shares it. Inputs that share one (x/t.jsonl,
+// y/t.jsonl) are each their path relative to the working directory
+// (absolute outside it), one spelling per file, so "./a.jsonl" and
+// "$PWD/a.jsonl" still agree. Each input is decided alone: adding an
+// input re-keys only the inputs whose base name it shares, and a
+// baseline holds for the others.
 func inputKeys(files []string, wd string) []string {
 	keys := make([]string, len(files))
-	seen := map[string]bool{}
-	distinct := true
+	shared := map[string]int{}
 	for i, name := range files {
 		keys[i] = filepath.Base(filepath.Clean(name))
-		distinct = distinct && !seen[keys[i]]
-		seen[keys[i]] = true
+		shared[keys[i]]++
 	}
-	if !distinct {
-		for i, name := range files {
+	for i, name := range files {
+		if shared[keys[i]] > 1 {
 			keys[i] = report.CleanPath(wd, name)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,9 @@ func TestInputKeys(t *testing.T) {
 		{[]string{"/w/repro/a.jsonl", "./b.jsonl", "-"}, "/elsewhere", []string{"a.jsonl", "b.jsonl", "-"}},
 		{[]string{"x/t.jsonl", "./y/t.jsonl"}, "/w", []string{"x/t.jsonl", "y/t.jsonl"}},
 		{[]string{"/w/x/t.jsonl", "/other/t.jsonl"}, "/w", []string{"x/t.jsonl", "/other/t.jsonl"}},
+		// Each input alone: a pair sharing a base name is keyed by path,
+		// the others keep theirs (before, every input was re-keyed).
+		{[]string{"repro/a.jsonl", "repro/b.jsonl", "nightly/a.jsonl", "c.jsonl"}, "/w", []string{"repro/a.jsonl", "b.jsonl", "nightly/a.jsonl", "c.jsonl"}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, inputKeys(tt.files, tt.wd)); diff != "" {
@@ -110,6 +114,24 @@ func entries(t *testing.T, path string) []string {
 		}
 	}
 	return out
+}
+
+// TestLintBaselineKeysPerInput: adding an input that shares a base name
+// with one of the inputs re-keys only those two; a baseline written
+// before still holds for the others. Before, one shared base name keyed
+// every input by path, and b.jsonl's entries all came back "not judged".
+// The twin: the inputs the baseline was written for, all entries known.
+func TestLintBaselineKeysPerInput(t *testing.T) {
+	_, lint := lintIn(t, "repro/a.jsonl", "repro/b.jsonl", "nightly/a.jsonl")
+	lint(exitFindings, "--write-baseline", "known.txt", "repro/a.jsonl", "repro/b.jsonl")
+	n := len(entries(t, "known.txt"))
+	lint(exitOK, "--baseline", "known.txt", "repro/a.jsonl", "repro/b.jsonl")
+	out := lint(exitFindings, "--baseline", "known.txt", "repro/a.jsonl", "repro/b.jsonl", "nightly/a.jsonl")
+	// a.jsonl's entries are not judged (it is repro/a.jsonl now), and
+	// only they: b.jsonl's are known.
+	if want := fmt.Sprintf("baseline: %d entries not judged in this run (neither known nor stale): a.jsonl:", n/2); !strings.Contains(out, want) {
+		t.Errorf("want the note %q in:\n%s", want, out)
+	}
 }
 
 // TestLintWriteBaselineInputProblem: a run with an input it could not
