@@ -249,6 +249,34 @@ func (b *Baseline) Reason(fixture, check string) (string, bool) {
 	return b.entries[i].Reason, true
 }
 
+// Rename gives entries another fixture name: each one rename maps to a
+// name no entry holds yet (an entry under the new name already is the
+// one that applies; the other stays as it was, not judged). A tool that
+// changes how it names fixtures keeps the baselines written before: the
+// entries then match, keep their reasons, and are written in the new
+// form. It returns how many it renamed.
+func (b *Baseline) Rename(rename func(fixture string) (string, bool)) int {
+	if b == nil {
+		return 0
+	}
+	n := 0
+	for i := range b.entries {
+		e := &b.entries[i]
+		to, ok := rename(e.Fixture)
+		if !ok || to == e.Fixture {
+			continue
+		}
+		if _, taken := b.index[key{to, e.Check}]; taken {
+			continue
+		}
+		delete(b.index, key{e.Fixture, e.Check})
+		e.Fixture = to
+		b.index[key{to, e.Check}] = i
+		n++
+	}
+	return n
+}
+
 // Match takes the verdicts of one exchange and returns the known
 // failures among them: check ID to reason, for each verdict that fails
 // the gate and has an entry (nil when there is none). It also records,

@@ -342,3 +342,39 @@ func TestMaxFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRename: an entry renamed (a baseline written before a change of
+// how fixtures are named) matches and keeps its reason under its new
+// name, and no longer under the old. The twins: an entry the rename
+// leaves is unchanged, and one whose new name is already listed stays
+// as it was (the entry listed under the new name applies).
+func TestRename(t *testing.T) {
+	text := "old/a.jsonl:x ERR3002 old reason\nb.jsonl:y ERR3002 new form\nold/c.jsonl:z ERR3002 shadowed\nc.jsonl:z ERR3002 listed new\n"
+	b, problems, err := baseline.Parse("base.txt", strings.NewReader(text), isCheck)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	n := b.Rename(func(f string) (string, bool) {
+		if rest, ok := strings.CutPrefix(f, "old/"); ok {
+			return rest, true
+		}
+		return "", false
+	})
+	if n != 1 {
+		t.Errorf("renamed %d, want 1", n)
+	}
+	for _, tt := range []struct {
+		fixture, reason string
+		ok              bool
+	}{
+		{"a.jsonl:x", "old reason", true},
+		{"old/a.jsonl:x", "", false},
+		{"b.jsonl:y", "new form", true},
+		{"c.jsonl:z", "listed new", true},
+		{"old/c.jsonl:z", "shadowed", true},
+	} {
+		if r, ok := b.Reason(tt.fixture, "ERR3002"); r != tt.reason || ok != tt.ok {
+			t.Errorf("%s: %q %v, want %q %v", tt.fixture, r, ok, tt.reason, tt.ok)
+		}
+	}
+}

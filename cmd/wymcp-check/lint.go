@@ -161,6 +161,11 @@ func lintRun(s *streams, o *lintOptions) error {
 	var unjudgedWhy, abortedWhy string
 	wd, _ := os.Getwd() // ("" if unknown: names are then only cleaned)
 	keys := inputKeys(o.Files, wd)
+	if len(o.Files) > 1 {
+		if n := ss.base.Rename(oldKeys(o.Files, keys, wd)); n > 0 {
+			ss.note(fmt.Sprintf("baseline: %d entr%s name an input by its path, as lint did before inputs were keyed by base name: read under its key now (%s); --write-baseline writes the new form", n, plural(n), strings.Join(keys, ", ")))
+		}
+	}
 	for i, name := range o.Files {
 		own, notes, err := o.fileSettings(i, ss)
 		for _, n := range notes {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/wymcp/wymcp-check/report"
 )
@@ -49,4 +50,40 @@ func inputKeys(files []string, wd string) []string {
 		}
 	}
 	return keys
+}
+
+// oldKeys renames a baseline entry written before inputs were keyed by
+// base name: its FILE part was the input's path relative to the working
+// directory (or, earlier, as typed). Such an entry is read as if written
+// with the input's key, so an upgrade does not turn every accepted
+// failure of a committed baseline into a failure, and --write-baseline
+// writes it in the new form with its reason. A name that is some input's
+// key now is never read as another's old one.
+func oldKeys(files, keys []string, wd string) func(fixture string) (string, bool) {
+	current := map[string]bool{}
+	for _, k := range keys {
+		current[k] = true
+	}
+	old := map[string]string{}
+	for i, name := range files {
+		for _, o := range []string{report.CleanPath(wd, name), name} {
+			if !current[o] {
+				old[o] = keys[i]
+			}
+		}
+	}
+	return func(fixture string) (string, bool) {
+		// A fixture's own name may hold ":" (line:3): the input's name
+		// is the longest old name it starts with.
+		best := ""
+		for o := range old {
+			if len(o) > len(best) && strings.HasPrefix(fixture, o+":") {
+				best = o
+			}
+		}
+		if best == "" {
+			return "", false
+		}
+		return old[best] + fixture[len(best):], true
+	}
 }

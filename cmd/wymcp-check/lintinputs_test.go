@@ -79,6 +79,34 @@ func TestLintBaselineKeysWorkingDirectory(t *testing.T) {
 	lint(dir, exitOK, "--baseline", "shared.txt", "./x/t.jsonl", filepath.Join(dir, "y/t.jsonl"))
 }
 
+// TestOldKeys: an entry that names an input as lint did before inputs
+// were keyed by base name (its path relative to the working directory,
+// or as typed) is read under the input's key now. The twins: an entry
+// in the new form, or naming no input, is left; and a name that is
+// some input's key now is never read as another's old one.
+func TestOldKeys(t *testing.T) {
+	files := []string{"repro/a.jsonl", "./repro/b.jsonl", "x/t.jsonl", "y/t.jsonl", "/w/c.jsonl"}
+	keys := inputKeys(files, "/w")
+	rename := oldKeys(files, keys, "/w")
+	tests := []struct{ in, want string }{
+		{"repro/a.jsonl:garbage", "a.jsonl:garbage"},
+		{"repro/b.jsonl:canary/method", "b.jsonl:canary/method"},
+		{"./repro/b.jsonl:line:3", "b.jsonl:line:3"},
+		{"/w/c.jsonl:garbage", "c.jsonl:garbage"},
+		{"a.jsonl:garbage", ""},
+		{"x/t.jsonl:garbage", ""},
+		{"c.jsonl:garbage", ""},
+		{"other/a.jsonl:garbage", ""},
+		{"repro/a.jsonl", ""},
+	}
+	for _, tt := range tests {
+		got, ok := rename(tt.in)
+		if ok != (tt.want != "") || got != tt.want {
+			t.Errorf("%q: %q %v, want %q", tt.in, got, ok, tt.want)
+		}
+	}
+}
+
 // lintIn makes dir/f for each of files (the demo transcript) and returns
 // a function that runs lint in dir and checks its exit code.
 func lintIn(t *testing.T, files ...string) (dir string, lint func(want exitCode, args ...string) string) {
@@ -131,6 +159,35 @@ func TestLintBaselineKeysPerInput(t *testing.T) {
 	// only they: b.jsonl's are known.
 	if want := fmt.Sprintf("baseline: %d entries not judged in this run (neither known nor stale): a.jsonl:", n/2); !strings.Contains(out, want) {
 		t.Errorf("want the note %q in:\n%s", want, out)
+	}
+}
+
+// TestLintBaselineOldKeys: a baseline written before inputs were keyed
+// by base name (repro/b.jsonl:FIXTURE, the path from where lint ran, or
+// as typed) still holds after the upgrade, and --write-baseline writes
+// it in the new form with its reasons. Before, its entries were all
+// "not judged" and the run failed: exit 1. The twin: the new form holds.
+func TestLintBaselineOldKeys(t *testing.T) {
+	_, lint := lintIn(t, "repro/a.jsonl", "repro/b.jsonl")
+	lint(exitFindings, "--write-baseline", "new.txt", "repro/a.jsonl", "repro/b.jsonl")
+	lint(exitOK, "--baseline", "new.txt", "repro/a.jsonl", "repro/b.jsonl")
+	written := readFile(t, "new.txt")
+	old := strings.ReplaceAll(written, "\nb.jsonl:", "\nrepro/b.jsonl:")
+	old = strings.ReplaceAll(old, "\na.jsonl:", "\n./repro/a.jsonl:")
+	old = strings.Replace(old, " ERR1002 ", " ERR1002 kept by hand: ", 1)
+	if old == written || strings.Contains(old, "\nb.jsonl:") {
+		t.Fatalf("no entry to rewrite in:\n%s", written)
+	}
+	if err := os.WriteFile("old.txt", []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := lint(exitOK, "--baseline", "old.txt", "--write-baseline", "old.txt", "./repro/a.jsonl", "repro/b.jsonl")
+	if !strings.Contains(out, "name an input by its path, as lint did before inputs were keyed by base name: read under its key now (a.jsonl, b.jsonl)") {
+		t.Errorf("no note of the old form:\n%s", out)
+	}
+	want := strings.Replace(written, " ERR1002 ", " ERR1002 kept by hand: ", 1)
+	if diff := cmp.Diff(want, readFile(t, "old.txt")); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
 	}
 }
 
