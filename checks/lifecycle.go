@@ -280,7 +280,9 @@ was made with a server that serves one.`,
 				// and 2026-07-28 may be that: no MUST is broken for sure.
 				p.Warnf("result.protocolVersion", "initialize is answered %s, a version that has no initialize; a legacy client cannot speak it, and the answer would name a legacy version the server serves (T-COMPAT-2)", Quote(got.Str, quoteN))
 			case got.Str != asked && x.Facts.Serves(asked) && hasInitialize(asked):
-				// (Whatever it names instead: a draft's version, none.)
+				// Whatever it names instead: a draft's version, none. (A
+				// version without initialize, 2026-07-28, cannot be
+				// answered in one: a dual-era server names a legacy one.)
 				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
 			case !versionDate(got.Str) && strings.HasPrefix(got.Str, "DRAFT-"):
 				// The spec's draft schema names its version so until
@@ -310,10 +312,6 @@ was made with a server that serves one.`,
 				// shown it does not serve.
 				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server answered another initialize that asked for %s with another version, which says it does not serve it (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(got.Str, quoteN))
 			case got.Str == asked:
-			case x.Facts.Serves(asked) && hasInitialize(asked):
-				// (A version without initialize, 2026-07-28, cannot be
-				// answered in one: a dual-era server names a legacy one.)
-				p.Failf("result.protocolVersion", "initialize for %s is answered %s, though the server serves %s (T-LIFE-2)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(asked, quoteN))
 			case x.Facts != nil:
 				if newer := newestAfter(slices.DeleteFunc(slices.Clone(x.Facts.Supported), func(v string) bool { return !hasInitialize(v) }), got.Str); newer != "" {
 					p.Warnf("result.protocolVersion", "initialize for %s is answered %s, though the server serves the newer %s (T-LIFE-2: SHOULD be its newest)", Quote(asked, quoteN), Quote(got.Str, quoteN), Quote(newer, quoteN))
