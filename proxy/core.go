@@ -14,6 +14,9 @@ const (
 	DefaultMaxBytes = 4 << 20
 	DefaultQuiet    = 300 * time.Millisecond
 	DefaultGrace    = 5 * time.Second
+	// DefaultTimeout is check's --timeout: a relay judges a live
+	// server's silence by the same bound.
+	DefaultTimeout = 10 * time.Second
 	// drainWait bounds how long closing a relay waits for its Observer.
 	drainWait = 3 * time.Second
 )
@@ -34,6 +37,13 @@ type Limits struct {
 	// Grace is how long a wrapped server gets to exit after its stdin
 	// closes, and again after SIGTERM, before it is stopped harder.
 	Grace time.Duration
+	// Timeout is how long a client's request may go unanswered before
+	// its silence can be judged, as check's --timeout bounds an
+	// exchange: past it, a server shown alive (it answered something
+	// else since) left the request unanswered, a finding (RPC1006). The
+	// relay never cuts the request: the client waits as long as it
+	// likes, and a reply that comes later is still relayed.
+	Timeout time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -45,6 +55,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Grace <= 0 {
 		l.Grace = DefaultGrace
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
 	}
 	return l
 }

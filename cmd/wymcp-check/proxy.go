@@ -115,7 +115,7 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 		return usagef("--listen: %v", err)
 	}
 	h := proxy.NewHTTP(proxy.HTTPConfig{Upstream: up, Header: extra, Redactor: red,
-		Limits: proxy.Limits{MaxBytes: o.MaxBytes}, Observer: w})
+		Limits: proxy.Limits{MaxBytes: o.MaxBytes, Timeout: o.Timeout}, Observer: w})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: log.New(io.Discard, "", 0)}
 	// The client is pointed at the upstream's path as it was written (an

@@ -28,6 +28,7 @@ import (
 // relayOptions are the flags proxy and wrap share.
 type relayOptions struct {
 	MaxBytes int64
+	Timeout  time.Duration
 	Record   string
 	Log      string
 	Report   string
@@ -42,6 +43,7 @@ type relayOptions struct {
 func addRelayFlags(cmd *cobra.Command, o *relayOptions) {
 	f := cmd.Flags()
 	f.Int64Var(&o.MaxBytes, "max-bytes", proxy.DefaultMaxBytes, "bound on one message kept for judging; larger ones are relayed whole, not judged")
+	f.DurationVar(&o.Timeout, "timeout", proxy.DefaultTimeout, "how long a request may wait for its reply before a server that answers others is judged to have left it unanswered (RPC1006); the client still waits as long as it likes")
 	f.StringVar(&o.Record, "record", "", "write every judged exchange to `FILE` as a transcript (lint reads it; secrets redacted)")
 	f.StringVar(&o.Log, "log", "", "write the per-message lines and the summary to `FILE` instead")
 	f.StringVar(&o.Report, "report", "", "at the end, write a report of every judged exchange to `FILE` (see --format)")

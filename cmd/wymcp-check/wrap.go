@@ -88,7 +88,7 @@ func wrapRun(ctx context.Context, s *streams, o *wrapOptions) error {
 
 	fmt.Fprintf(out, "wrap: relaying the stdio of %s\n", report.Sanitize(shellWords(o.Command)))
 	st := &proxy.Stdio{Argv: o.Command, Stdin: s.In, Stdout: s.Out, Stderr: serverErr, Signals: sigs,
-		Limits: proxy.Limits{MaxBytes: o.MaxBytes, Grace: o.Grace}, Observer: w}
+		Limits: proxy.Limits{MaxBytes: o.MaxBytes, Timeout: o.Timeout, Grace: o.Grace}, Observer: w}
 	res, err := st.Run(ctx)
 	if err != nil {
 		closeSinks([]string{err.Error()})
