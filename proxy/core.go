@@ -109,10 +109,10 @@ func (c *core) observeFrameLocked(dir Direction, f frame) *Observation {
 	return o
 }
 
-// serverRequestLocked keeps a request the server sent, to pair it with
-// the client's response.
-func (c *core) serverRequestLocked(o *Observation, transport, version string) []event {
-	w := &waiting{key: idKey(o.ID), id: o.ID, method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
+// serverRequestLocked keeps a request the server sent in a session, to
+// pair it with the client's response in that session.
+func (c *core) serverRequestLocked(o *Observation, transport, version, session string) []event {
+	w := &waiting{key: idKey(o.ID), id: o.ID, session: session, method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
 		ex: &envelope.Exchange{Transport: transport, Version: version, Request: envelope.Request{Body: o.Raw}}}
 	evs := []event{obsEvent(o)}
 	if old, why := c.server.add(w); old != nil {
@@ -121,10 +121,10 @@ func (c *core) serverRequestLocked(o *Observation, transport, version string) []
 	return evs
 }
 
-// clientResponseLocked pairs a response the client sent with the
-// server's request it answers. Nil when it answers none.
-func (c *core) clientResponseLocked(o *Observation) *Pair {
-	w := c.server.match(o.ID, idlessError(o))
+// clientResponseLocked pairs a response the client sent in a session
+// with the server's request it answers there. Nil when it answers none.
+func (c *core) clientResponseLocked(o *Observation, session string) *Pair {
+	w := c.server.matchIn(session, o.ID, idlessError(o))
 	if w == nil {
 		o.Note = "answers no request of the server's"
 		return nil

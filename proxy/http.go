@@ -362,7 +362,7 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 	x.meta.Header = nil
 	evs := []event{obsEvent(o)}
 	if endpoint && o.Kind == KindResponse && r.Method == http.MethodPost {
-		if p := c.clientResponseLocked(o); p != nil {
+		if p := c.clientResponseLocked(o, r.Header.Get("Mcp-Session-Id")); p != nil {
 			evs = append(evs, pairEvent(p))
 		}
 	}
@@ -617,7 +617,7 @@ func (x *httpExchange) eventLocked(f frame) {
 	var evs []event
 	switch o.Kind {
 	case KindRequest:
-		evs = c.serverRequestLocked(o, envelope.HTTP, x.version())
+		evs = c.serverRequestLocked(o, envelope.HTTP, x.version(), x.session())
 	default:
 		evs = []event{obsEvent(o)}
 	}
@@ -706,6 +706,18 @@ func (x *httpExchange) tailLocked(o *Observation, f frame, data []byte) (event, 
 	p := &Pair{Asker: ClientToServer, Exchange: ex, Sent: x.req.Time, Done: o.Time,
 		RequestSeq: x.req.Seq, ReplySeq: o.Seq, Tail: true}
 	return pairEvent(p), true
+}
+
+// session is the session the exchange's stream belongs to: the
+// request's, or, for the initialize that opened one, the reply's.
+func (x *httpExchange) session() string {
+	if sid := x.req.HTTP.Header.Get("Mcp-Session-Id"); sid != "" {
+		return sid
+	}
+	if x.reply != nil {
+		return x.reply.Header.Get("Mcp-Session-Id")
+	}
+	return ""
 }
 
 func (x *httpExchange) version() string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -659,5 +660,91 @@ func TestHTTPBrokenReplyBreaksTheClient(t *testing.T) {
 				t.Errorf("failure %q, malformed %q; want failure %q, malformed: %v", ex.Failure, ex.Malformed, tt.failure, tt.malformed)
 			}
 		})
+	}
+}
+
+// TestHTTPServerRequestsPairedPerSession: two sessions' servers each ask
+// their client with id 0 (SDKs count a session's requests from 0), and
+// the clients answer in the other order: each answer pairs with its own
+// session's request, and neither request is given up as ambiguous. The
+// twin: an answer in a session that asked nothing answers no request.
+func TestHTTPServerRequestsPairedPerSession(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "GET" {
+			method := map[string]string{"A": "sampling/createMessage", "B": "elicitation/create"}[r.Header.Get("Mcp-Session-Id")]
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(200)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":%q}\n\n", method)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		w.WriteHeader(202)
+	})
+	rec := &recorder{}
+	_, base := startRelay(t, up.url(), rec, HTTPConfig{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, sid := range []string{"A", "B"} {
+		get, _ := http.NewRequestWithContext(ctx, "GET", base+"/mcp", nil)
+		get.Header.Set("Mcp-Session-Id", sid)
+		resp, err := http.DefaultClient.Do(get)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		bufio.NewReader(resp.Body).ReadString('\n')
+	}
+	rec.waitFor(t, "both server requests", func(obs []Observation, _ []Pair) bool {
+		n := 0
+		for _, o := range obs {
+			if o.Kind == KindRequest && o.Dir == ServerToClient {
+				n++
+			}
+		}
+		return n == 2
+	})
+	answer := map[string]string{
+		"B": `{"jsonrpc":"2.0","id":0,"result":{"action":"decline"}}`,
+		"A": `{"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`,
+		"C": `{"jsonrpc":"2.0","id":0,"result":{}}`,
+	}
+	for _, sid := range []string{"B", "A", "C"} {
+		post, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(answer[sid]))
+		post.Header.Set("Mcp-Session-Id", sid)
+		presp, err := http.DefaultClient.Do(post)
+		if err != nil {
+			t.Fatal(err)
+		}
+		presp.Body.Close()
+	}
+	obs, pairs := rec.waitFor(t, "the answers observed", func(obs []Observation, _ []Pair) bool {
+		n := 0
+		for _, o := range obs {
+			if o.Kind == KindResponse && o.Dir == ClientToServer {
+				n++
+			}
+		}
+		return n == 3
+	})
+	got := map[string]string{}
+	for _, p := range pairs {
+		if p.Asker != ServerToClient {
+			continue
+		}
+		if p.Exchange.Failure != "" || p.Exchange.Response == nil {
+			t.Errorf("%s: given up: %q\n%s", p.Method, p.Exchange.Failure, describe(obs, pairs))
+			continue
+		}
+		got[p.Method] = string(p.Exchange.Response.Messages[0])
+	}
+	want := map[string]string{"sampling/createMessage": answer["A"], "elicitation/create": answer["B"]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+	}
+	for _, o := range obs {
+		if o.Kind == KindResponse && o.Dir == ClientToServer && string(o.Raw) == answer["C"] && o.Note != "answers no request of the server's" {
+			t.Errorf("session C's answer: note %q, want it to answer no request\n%s", o.Note, describe(obs, pairs))
+		}
 	}
 }

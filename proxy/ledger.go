@@ -14,12 +14,17 @@ const maxWaiting = 1024
 
 // A waiting request, until its reply comes.
 type waiting struct {
-	key    string // idKey of its id
-	id     string // its id as sent (raw JSON; "" for none)
-	method string
-	seq    uint64
-	sent   time.Time
-	ex     *envelope.Exchange
+	key string // idKey of its id
+	id  string // its id as sent (raw JSON; "" for none)
+	// session is the Mcp-Session-Id it travelled in ("" on stdio and
+	// where there is none): ids are the sender's per session (every SDK
+	// counts a session's requests from 0), so a reply answers only a
+	// request of its own session, and two sessions may wait on one id.
+	session string
+	method  string
+	seq     uint64
+	sent    time.Time
+	ex      *envelope.Exchange
 	// quiet: a notification (stdio), which waits only to catch a reply
 	// that should not come.
 	quiet bool
@@ -59,7 +64,7 @@ type ledger struct {
 func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
 	if w.key != "" {
 		for i, o := range l.list {
-			if o.key == w.key && !o.quiet {
+			if o.key == w.key && o.session == w.session && !o.quiet {
 				l.list = append(l.list[:i], l.list[i+1:]...)
 				dropped, why = o, "a later request reused its id before the reply; the reply cannot be attributed"
 				w.ambiguous = true
@@ -118,6 +123,22 @@ func (l *ledger) match(id string, isError bool) *waiting {
 		return l.remove(0)
 	}
 	return nil
+}
+
+// matchIn is match among the requests of one session: a reply in
+// another session's traffic answers none of them.
+func (l *ledger) matchIn(session, id string, isError bool) *waiting {
+	in := ledger{list: make([]*waiting, 0, len(l.list))}
+	for _, w := range l.list {
+		if w.session == session {
+			in.list = append(in.list, w)
+		}
+	}
+	w := in.match(id, isError)
+	if w != nil {
+		l.take(w)
+	}
+	return w
 }
 
 // idlessError reports whether o is a reply with no readable id that is

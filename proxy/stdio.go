@@ -340,7 +340,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 	o := r.observeFrameLocked(ClientToServer, f)
 	r.offerLocked(o)
 	if o.Kind == KindResponse {
-		if p := r.clientResponseLocked(o); p != nil {
+		if p := r.clientResponseLocked(o, ""); p != nil {
 			r.q.put(obsEvent(o), pairEvent(p))
 			return
 		}
@@ -414,7 +414,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 	switch o.Kind {
 	case KindRequest:
 		r.besidesLocked(o)
-		r.q.put(r.serverRequestLocked(o, envelope.Stdio, r.version)...)
+		r.q.put(r.serverRequestLocked(o, envelope.Stdio, r.version, "")...)
 		return
 	case KindResponse, KindBatch:
 	case KindNotification:
