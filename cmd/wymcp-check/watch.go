@@ -161,6 +161,7 @@ type watcher struct {
 	server    tallies // exchanges judged, and how
 	cTally    tallies // client messages judged, and how
 	notJudged int
+	maxBytes  int64 // --max-bytes, for the notes of what it kept from judging
 	verdicts  report.Summary
 	failures  []string // --record and --report write errors, once each
 }
@@ -175,7 +176,7 @@ func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watche
 	if err != nil {
 		return nil, err
 	}
-	return &watcher{out: out, pal: newPalette(out.color), verbose: o.Verbose, red: red, contract: c, schemas: sv,
+	return &watcher{out: out, pal: newPalette(out.color), verbose: o.Verbose, red: red, contract: c, schemas: sv, maxBytes: o.MaxBytes,
 		client: newClientJudge(o.Schema, checks.All()), streams: checks.NewStreams()}, nil
 }
 
@@ -510,12 +511,23 @@ func (w *watcher) exchange(p proxy.Pair) string {
 			fmt.Fprintf(&b, "%s %s %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), report.Sanitize(fixture+" (the server's request)"), report.Sanitize(ex.Failure))
 		}
 	case p.Oversized:
-		w.notJudged++
+		// The checker's own bound, not the server's fault: "could not
+		// judge", an error, as check and send give a reply over
+		// --max-bytes (DESIGN), so a gate does not pass what was never
+		// read. What was kept is recorded with the failure, and lint
+		// judges it alike.
+		c := *ex
+		c.Failure = envelope.JoinNotes(fmt.Sprintf("the request or its reply is larger than --max-bytes (%d bytes): relayed whole, not judged (a higher --max-bytes judges it)", w.maxBytes), ex.Failure)
+		ov := override(cancelled)
+		vs, exp := w.judge(fixture, &c, ov)
+		verdict := w.tally(vs)
 		if reply != nil {
-			b.WriteString(w.line(reply, w.pal.dim.Sprint(latency(p)+"  not judged: over --max-bytes")) + w.body(reply))
+			b.WriteString(w.line(reply, w.pal.dim.Sprint(latency(p))+"  "+verdict) + w.body(reply))
 		} else {
-			fmt.Fprintf(&b, "%s %s %s: not judged: over --max-bytes\n", stamp(p.Done), w.pal.dim.Sprint("·"), report.Sanitize(fixture))
+			fmt.Fprintf(&b, "%s   %s: over --max-bytes  %s\n", stamp(p.Done), report.Sanitize(fixture), verdict)
 		}
+		b.WriteString(w.findings(vs))
+		b.WriteString(w.keep(fixture, &c, ov, exp, vs))
 	case ex.Failure != "" && ex.Died == "":
 		// No reply came, for a reason the relay knows (the client went
 		// away, the server ended or could not be reached), or the one
@@ -823,7 +835,7 @@ func (w *watcher) summary(st proxy.Stats, notes []string) string {
 	v := w.verdicts
 	fmt.Fprintf(&b, "verdicts: %d pass, %d fail, %d warn, %d skip, %d error\n", v.Pass, v.Fail, v.Warn, v.Skip, v.Error)
 	if st.Unanswered > 0 || w.notJudged > 0 {
-		fmt.Fprintf(&b, "note: %d request(s) got no reply; %d exchange(s) not judged (no reply, or over --max-bytes)\n", st.Unanswered, w.notJudged)
+		fmt.Fprintf(&b, "note: %d request(s) got no reply; %d exchange(s) not judged (no reply)\n", st.Unanswered, w.notJudged)
 	}
 	if d := st.DroppedMessages + st.DroppedPairs; d > 0 {
 		fmt.Fprintf(&b, "note: %d message(s) and %d exchange(s) not shown nor judged: this output fell behind the traffic (the traffic itself was relayed whole)\n", st.DroppedMessages, st.DroppedPairs)
