@@ -661,7 +661,8 @@ empty batch there may be read as input owed nothing, so silence warns. An
 HTTP 4xx answers the request even without a body (HTTP1001 judges the
 body). A 2025-xx SSE stream that sets an event id and ends before the
 response may deliver it on a resumed stream (T-HTTP-15): where no one
-resumed it (a relay's recording) that warns; where the checker resumed it
+resumed it (a relay's recording) that warns (a stream still open when
+--timeout ran out did not end, and its ids change nothing: silence); where the checker resumed it
 with GET and Last-Event-ID, as a client does, and the response still did
 not come (the GET refused, or nothing left to resume) it fails, unless
 the checker stopped at its own bound of resumptions. On stdio, where
@@ -760,13 +761,19 @@ func oneReply(p *Pass) error {
 		// An HTTP rejection answers the request, with or without a
 		// body (HTTP1001 judges the body, HTTP1002 the status).
 	case n == 0 && !answered && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
-		(resp.Resumed == 0 || resp.Resumed >= envelope.MaxResumes):
+		(resp.Resumed == 0 && !resp.Cut || resp.Resumed >= envelope.MaxResumes):
 		// The stream set an event id and ended: a 2025-xx client
 		// resumes it with GET and Last-Event-ID, and the response may
 		// come there (T-HTTP-15). That lies past this exchange, or
 		// past as many resumptions as the checker follows. (Resumed
 		// fewer times and still without it: the server refused the
-		// GET, or ended the resumed stream with nothing to resume.)
+		// GET, or ended the resumed stream with nothing to resume.) A
+		// stream still open when --timeout ran out did not end: an id
+		// on it (a priming event, a progress event an event store
+		// numbered) promises no later delivery, and the silence is
+		// silence, as on a stream without ids. (A stream the server
+		// broke off after an id is resumed by the checker, as one it
+		// ended.)
 		what := "the SSE stream ended before the response"
 		if resp.Cut {
 			what = "no response arrived before the checker stopped reading the stream"

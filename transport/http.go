@@ -133,7 +133,12 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		var end sseEnd
 		other := answersOther(req.Body)
 		ex.Failure = readSSE(pb, body, r, other, cancel, &end)
-		if v := resumes(req); ex.Failure == "" && end.malformed == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
+		// A stream the server broke off after an event id, not one the
+		// checker stopped reading at --timeout, is resumed as one it
+		// ended: a client reconnects with Last-Event-ID after either
+		// (T-HTTP-15), and the response may come there.
+		broken := ex.Failure != "" && r.Cut && !b.timedOut() && b.parent.Err() == nil
+		if v := resumes(req); (ex.Failure == "" || broken) && end.malformed == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
 			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, other, cancel, &end)
 		}
 		ex.Malformed = end.malformed

@@ -212,8 +212,11 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			return ""
 		case err != nil:
 			// A stream the server broke off before its response withholds
-			// the answer, as a JSON body cut short does.
+			// the answer, as a JSON body cut short does. (Broken inside
+			// an event, it is not resumed: the resumed stream's bytes
+			// would join that event's.)
 			r.Cut = true
+			end.partial = !endsAtBlankLine(rec.keep.Bytes())
 			return b.describe(
 				fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(end.events, "event")),
 				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(end.events, "event")))

@@ -24,6 +24,7 @@ func TestHTTPResumeSSE(t *testing.T) {
 		version  string
 		pending  int  // GETs that again end with an id and no response
 		partial  bool // the POST's stream ends inside an event
+		broken   bool // the server breaks the POST's stream off (no clean end)
 		bom      bool // the GET's stream starts with a byte order mark
 		wantGets int
 		want     []string
@@ -32,6 +33,8 @@ func TestHTTPResumeSSE(t *testing.T) {
 		{name: "resumed once", version: "2025-11-25", wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
 		{name: "resumed twice", version: "2025-11-25", pending: 1, wantGets: 2, want: []string{pong}, note: `after event id "e2"`},
 		{name: "bounded", version: "2025-11-25", pending: 100, wantGets: maxResumes, want: nil},
+		{name: "a stream the server broke off is resumed as one it ended", version: "2025-11-25", broken: true, wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
+		{name: "a stream broken off inside an event is not resumed", version: "2025-11-25", broken: true, partial: true, wantGets: 0, want: nil},
 		{name: "2025-06-18 is resumed too", version: "2025-06-18", wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
 		{name: "2026-07-28 is not resumed", version: "2026-07-28", wantGets: 0, want: nil},
 		{name: "a stream that ends inside an event is not resumed", version: "2025-11-25", partial: true, wantGets: 0, want: nil},
@@ -48,6 +51,9 @@ func TestHTTPResumeSSE(t *testing.T) {
 					if tc.partial {
 						// A resumed stream's bytes would join this event's.
 						s.send("data: {\"jsonrpc\":")
+					}
+					if tc.broken {
+						panic(http.ErrAbortHandler) // no last chunk: the client reads a broken stream
 					}
 					return // the connection closes before the response
 				}
@@ -70,8 +76,10 @@ func TestHTTPResumeSSE(t *testing.T) {
 			req.Header.Set("MCP-Protocol-Version", tc.version)
 			req.Header.Set("Mcp-Session-Id", "s-1")
 			ex := (&HTTP{URL: url, Limits: Limits{Timeout: 5 * time.Second}}).Do(context.Background(), req)
-			if ex.Failure != "" {
-				t.Fatalf("failure %q", ex.Failure)
+			if broken := tc.broken && tc.partial; (ex.Failure != "") != broken {
+				// Broken inside an event and not resumed, the stream
+				// withheld its answer: a failure, as any cut stream.
+				t.Fatalf("failure %q, want one: %v", ex.Failure, broken)
 			}
 			var got []string
 			for _, m := range ex.Response.Messages {
