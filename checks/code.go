@@ -474,6 +474,11 @@ func refusedAs(e gjson.Result) (what, rule string) {
 func paramsRefusal(p *Pass, e gjson.Result) (sure, doubt bool) {
 	msg := e.Get("message").Str
 	args := p.Expect.Request.Get("params.arguments")
+	if !args.Exists() {
+		// A method without arguments (logging/setLevel, completion/complete):
+		// its params are what a validator refuses, by their names.
+		args = p.Expect.Request.Get("params")
+	}
 	validator := validationMessage.MatchString(msg)
 	typed := typeComplaint.MatchString(msg)
 	named := invalidParamsName.MatchString(msg)
@@ -732,7 +737,7 @@ func mustServe(p *Pass) error {
 func namesArgument(msg string, args gjson.Result) bool {
 	found := false
 	args.ForEach(func(k, _ gjson.Result) bool {
-		if k.Str == "" {
+		if k.Str == "" || k.Str == "_meta" {
 			return true
 		}
 		n := regexp.QuoteMeta(k.Str)
