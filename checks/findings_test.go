@@ -336,3 +336,43 @@ func TestSizeLimitPlausible(t *testing.T) {
 		}
 	}
 }
+
+// TestSilenceNoteOnlyWhenTimeRanOut: a tools/call of a listed tool left
+// unanswered fails RPC1006; the advice to raise --timeout for a tool that
+// runs longer fits only where the checker's bound ran out, not a stream
+// the server itself ended without the response (review rev7: an exchange
+// of 0.8 ms got the advice).
+func TestSilenceNoteOnlyWhenTimeRanOut(t *testing.T) {
+	facts, err := expect.ParseFacts([]byte(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+	for _, tc := range []struct {
+		name   string
+		resp   *envelope.Response
+		advice bool
+	}{
+		{name: "no reply within --timeout", advice: true},
+		{name: "a stream cut at --timeout", resp: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(": working\n\n"), Cut: true}, advice: true},
+		{name: "a stream the server ended", resp: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte("event: close\ndata:\n\n"), Ended: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20250618,
+				Request: envelope.Request{Header: http.Header{"Content-Type": {"application/json"}}, Body: req}, Response: tc.resp}
+			vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, facts, nil)}, checks.All())
+			var msg string
+			for _, v := range vs {
+				if v.Check.ID == "RPC1006" && v.Status == checks.StatusFail {
+					msg = v.Findings[0].Message
+				}
+			}
+			if msg == "" {
+				t.Fatalf("RPC1006 did not fail: %v", vs)
+			}
+			if got := strings.Contains(msg, "needs a higher --timeout"); got != tc.advice {
+				t.Errorf("advice to raise --timeout: %v, want %v: %s", got, tc.advice, msg)
+			}
+		})
+	}
+}

@@ -798,9 +798,11 @@ func oneReply(p *Pass) error {
 			// could not judge.
 			return fmt.Errorf("no response within --timeout, but the server reported progress on this request, so it was still working on it when the checker stopped waiting; a higher --timeout judges it%s", note)
 		}
-		if x.Tool != nil && !x.Tool.Refusal.Set() {
+		if x.Tool != nil && !x.Tool.Refusal.Set() && (resp == nil || !resp.Ended) {
 			// Silence within --timeout is the finding (DESIGN); a tool
-			// that legitimately runs longer needs a longer bound.
+			// that legitimately runs longer needs a longer bound. (Not
+			// a stream the server ended without the response: no bound
+			// of the checker's cut it short.)
 			note += " (a tool that runs longer than --timeout needs a higher --timeout)"
 		}
 		p.Deviate(x.Reply, "reply", "no response arrived for the request%s", note)
