@@ -63,7 +63,10 @@ func (r *run) restart(ctx context.Context) error {
 	if r.sess.version == envelope.V20260728 {
 		return nil
 	}
-	v := r.sess.version
+	// The version the first handshake agreed on, as a client started
+	// again asks for it: a 2025-03-26 session's rules are 2025-06-18's,
+	// and a server asked for that would serve another session.
+	v := r.sess.spoken()
 	body := initializeBody(r.id(), v)
 	ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
 	if ex.Failure != "" {

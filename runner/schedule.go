@@ -282,7 +282,7 @@ func (r *run) movable(f *fixtures.Fixture) bool {
 	if f.Method != "" && f.Method != "POST" {
 		return false
 	}
-	body, err := fixtures.Expand(f.Body, fixtures.Context{Version: r.sess.version})
+	body, err := fixtures.Expand(f.Body, fixtures.Context{Version: r.sess.version, Spoken: r.sess.spoken()})
 	if err != nil || !gjson.ValidBytes(body) || len(requestIDKeys(body)) > 0 {
 		return false
 	}

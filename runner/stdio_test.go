@@ -58,7 +58,7 @@ func TestMain(m *testing.M) {
 	}
 	if fault, ok := os.LookupEnv(serverEnv); ok {
 		opts := refserver.Options{Fault: fault}
-		if os.Getenv(batchOneEnv) != "" {
+		if os.Getenv(batchOneEnv) != "" || os.Getenv(only0326Env) != "" {
 			opts.Only20250326 = true
 		}
 		srv, err := refserver.New(opts)
@@ -74,6 +74,13 @@ func TestMain(m *testing.M) {
 		}
 		if os.Getenv(silentPreInitEnv) != "" {
 			in = silentPreInit(in)
+		}
+		if p := os.Getenv(inputLogEnv); p != "" {
+			log, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				os.Exit(2)
+			}
+			in = io.TeeReader(in, log)
 		}
 		var out io.Writer = os.Stdout
 		if d, err := time.ParseDuration(os.Getenv(replyLatencyEnv)); err == nil {
@@ -365,6 +372,46 @@ func TestSetupDeathStdio(t *testing.T) {
 // TestCrashStdio: the process dies on the opt-in valid tool call; that
 // fixture fails PRO1005 with the exit status and stderr, the server is
 // restarted, and every later fixture is judged as usual.
+// only0326Env makes the stdio reference server speak 2025-03-26 only;
+// inputLogEnv names a file every process appends what it reads to.
+const (
+	only0326Env = "WYMCP_RUNNER_ONLY_0326"
+	inputLogEnv = "WYMCP_RUNNER_INPUT_LOG"
+)
+
+// TestRestartSpeaksTheSessionsVersion: a 2025-03-26 session is judged
+// under 2025-06-18's rules, but its client names 2025-03-26: the
+// handshake that restarts a server that died, and a fixture's
+// {{version}} (lifecycle/initialize-again), ask for 2025-03-26, never
+// 2025-06-18. Both asked 2025-06-18, so a server was judged in a session
+// the run had not negotiated: the Go SDK, restarted in 2025-06-18,
+// refused a batch, which 2025-03-26's rules failed (review rev7 #2, #3).
+func TestRestartSpeaksTheSessionsVersion(t *testing.T) {
+	log := t.TempDir() + "/input.log"
+	t.Setenv(only0326Env, "1")
+	t.Setenv(inputLogEnv, log)
+	c := runStdio(t, "crash", envelope.V20250326)
+	died := false
+	for _, v := range c.verdicts {
+		died = died || v.Check.ID == "PRO1005" && v.Status == checks.StatusFail
+	}
+	input, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]int{}
+	for _, line := range bytes.Split(input, []byte("\n")) {
+		if m := gjson.ParseBytes(line); m.Get("method").Str == "initialize" {
+			asked[m.Get("params.protocolVersion").Str]++
+		}
+	}
+	// The run's handshake, the restart's and initialize-again's (other
+	// fixtures ask for versions no server serves).
+	if !died || asked[envelope.V20250326] < 3 || asked[envelope.V20250618] > 0 {
+		t.Errorf("the server died: %v; initialize asked for (version: times) %v, want 2025-03-26 at least 3 times and 2025-06-18 never", died, asked)
+	}
+}
+
 func TestCrashStdio(t *testing.T) {
 	c := runStdio(t, "crash", "auto")
 	got, detail := c.bad()

@@ -169,7 +169,7 @@ type variant struct {
 // why it cannot run here.
 func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 	r := l.r
-	base := fixtures.Context{Version: r.sess.version}
+	base := fixtures.Context{Version: r.sess.version, Spoken: r.sess.spoken()}
 	if r.facts.Spoken == envelope.V20250326 {
 		if why := later20250326(f.Rules); why != "" {
 			return nil, why
