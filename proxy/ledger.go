@@ -40,6 +40,19 @@ type waiting struct {
 	// carries them, so the checks judge them as check's do.
 	besides     [][]byte
 	besidesSize int64
+	// deadline is when a client request's silence may be judged (stdio):
+	// Limits.Timeout after it went, after its last progress, or after
+	// the client answered a request of the server's it waited on.
+	deadline time.Time
+	// alive is the number of a request sent after this one that the
+	// server answered (0: none yet): the server lives, and past deadline
+	// it left this one unanswered.
+	alive uint64
+	// progressed: its deadline was moved by a progress notification.
+	progressed bool
+	// cancelled: the client sent notifications/cancelled for it; no
+	// reply is owed, so its silence is no finding.
+	cancelled bool
 }
 
 // idKey names a request id given raw ("" for none, or for an id that is

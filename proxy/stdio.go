@@ -113,6 +113,16 @@ type stdioRelay struct {
 	// the same way here.
 	held     [][]byte
 	heldSize int64
+	// timer judges a silence when its deadline passes (see armLocked);
+	// closed stops it for good at the session's end.
+	timer  *time.Timer
+	closed bool
+	// late are the requests judged silent, whose reply may yet come;
+	// answers the requests answered, with their reply, for a second
+	// response; answersSize their bytes (see stdio_silence.go).
+	late        []silenced
+	answers     []*answer
+	answersSize int64
 }
 
 // offerLocked notes the progress tokens a client's message offers.
@@ -342,6 +352,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 	if o.Kind == KindResponse {
 		if p := r.clientResponseLocked(o, ""); p != nil {
 			r.q.put(obsEvent(o), pairEvent(p))
+			r.restartLocked(o.Time)
 			return
 		}
 		r.q.put(obsEvent(o))
@@ -353,9 +364,13 @@ func (r *stdioRelay) clientFrame(f frame) {
 		return
 	}
 	w := &waiting{key: idKey(o.ID), id: o.ID, method: o.Method, seq: o.Seq, sent: o.Time, oversized: o.Oversized,
-		ex: &envelope.Exchange{Transport: envelope.Stdio, Version: r.version, Request: envelope.Request{Body: o.Raw}}}
+		deadline: o.Time.Add(r.lim.Timeout),
+		ex:       &envelope.Exchange{Transport: envelope.Stdio, Version: r.version, Request: envelope.Request{Body: o.Raw}}}
 	switch o.Kind {
 	case KindNotification:
+		if o.Method == "notifications/cancelled" {
+			r.cancelLocked(o)
+		}
 		w.key, w.quiet = "", true
 		time.AfterFunc(r.lim.Quiet, func() { r.quietEnd(w) })
 	case KindBatch:
@@ -418,6 +433,9 @@ func (r *stdioRelay) serverFrame(f frame) {
 		return
 	case KindResponse, KindBatch:
 	case KindNotification:
+		if o.Method == "notifications/progress" {
+			r.progressLocked(o)
+		}
 		r.besidesLocked(o)
 		r.q.put(obsEvent(o))
 		return
@@ -437,6 +455,10 @@ func (r *stdioRelay) serverFrame(f frame) {
 			w = r.client.remove(i)
 		}
 	} else {
+		if evs, ok := r.strayLocked(o); ok {
+			r.q.put(evs...)
+			return
+		}
 		w = r.client.match(o.ID, idlessError(o))
 	}
 	if w == nil {
@@ -482,6 +504,8 @@ func (r *stdioRelay) serverFrame(f frame) {
 			r.client.take(n)
 			evs = append(evs, pairEvent(&Pair{Asker: ClientToServer, Exchange: n.ex, Method: n.method, Sent: n.sent, Done: o.Time, RequestSeq: n.seq}))
 		}
+		r.answeredLocked(w, o)
+		evs = append(evs, r.aliveLocked(w.seq, o.Time)...)
 	}
 	r.q.put(evs...)
 }
@@ -545,6 +569,10 @@ func (r *stdioRelay) holdLocked(o *Observation) {
 func (r *stdioRelay) finish(why, died string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
 	var evs []event
 	open := r.client.drain()
 	requests := 0

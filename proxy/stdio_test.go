@@ -68,6 +68,20 @@ type stdioSession struct {
 
 func startStdio(t *testing.T, fake string, lim Limits, rec *recorder) *stdioSession {
 	t.Helper()
+	return startStdioEnv(t, fakeEnv+"="+fake, lim, rec)
+}
+
+// startScript runs a Stdio relay around a scripted fake (see runScript).
+func startScript(t *testing.T, script string, lim Limits) *stdioSession {
+	t.Helper()
+	s := startStdioEnv(t, scriptEnv+"="+script, lim, nil)
+	waitContains(t, s.errOut, "script: ready")
+	return s
+}
+
+// startStdioEnv runs a Stdio relay around the fake that env names.
+func startStdioEnv(t *testing.T, env string, lim Limits, rec *recorder) *stdioSession {
+	t.Helper()
 	dir := t.TempDir()
 	s := &stdioSession{out: &lockedBuffer{}, errOut: &lockedBuffer{}, sigs: make(chan os.Signal, 1), rec: rec,
 		done: make(chan struct{}), inLog: filepath.Join(dir, "in"), outLog: filepath.Join(dir, "out"), started: time.Now()}
@@ -80,7 +94,7 @@ func startStdio(t *testing.T, fake string, lim Limits, rec *recorder) *stdioSess
 	s.cancel = cancel
 	st := &Stdio{
 		Argv:     fakeArgv(t),
-		Env:      append(os.Environ(), fakeEnv+"="+fake, fakeInLog+"="+s.inLog, fakeOutLog+"="+s.outLog),
+		Env:      append(os.Environ(), env, fakeInLog+"="+s.inLog, fakeOutLog+"="+s.outLog),
 		Stdin:    pr,
 		Stdout:   s.out,
 		Stderr:   s.errOut,
@@ -694,5 +708,213 @@ func TestStdioSecondSignalStops(t *testing.T) {
 	// grace pass first, and SIGTERM end it.
 	if res.ExitCode != 0 && res.ExitCode != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit %d (%s), want 0, or SIGTERM's", res.ExitCode, res.Exit)
+	}
+}
+
+// play writes the client's side of a session: a line to send, or
+// "sleep:N" (ms), or "wait:TEXT" (until the client has read TEXT); then
+// it closes the client's end and waits for the relay.
+func (s *stdioSession) play(t *testing.T, steps ...string) {
+	t.Helper()
+	for _, step := range steps {
+		switch what, arg, _ := strings.Cut(step, ":"); what {
+		case "sleep":
+			d, err := time.ParseDuration(arg + "ms")
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(d)
+		case "wait":
+			waitContains(t, s.out, arg)
+		default:
+			if _, err := io.WriteString(s.in, step+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.in.Close()
+	s.wait(t, 10*time.Second)
+}
+
+// clientPairs renders the pairs of the client's requests (not its
+// notifications'), in the order delivered.
+func clientPairs(pairs []Pair) []string {
+	var got []string
+	for _, p := range pairs {
+		if p.Asker != ClientToServer || strings.HasPrefix(p.Method, "notifications/") {
+			continue
+		}
+		line := fmt.Sprintf("#%d %s", p.RequestSeq, p.Method)
+		if p.ReplySeq != 0 {
+			line += fmt.Sprintf(" replied #%d", p.ReplySeq)
+		}
+		if p.Tail {
+			line += " tail"
+		}
+		if p.Oversized {
+			line += " oversized"
+		}
+		if r := p.Exchange.Response; r != nil {
+			line += fmt.Sprintf(" messages=%d", len(r.Messages))
+		}
+		if f := p.Exchange.Failure; f != "" {
+			line += " failure=" + f
+		}
+		if n := p.Exchange.Note; n != "" {
+			line += " note=" + n
+		}
+		got = append(got, line)
+	}
+	return got
+}
+
+const (
+	callLine     = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}}`
+	pingLine     = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	progressCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{},"_meta":{"progressToken":"t1"}}}`
+	cancelLine   = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"gave up"}}`
+	sampleAnswer = `{"jsonrpc":"2.0","id":"s1","result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`
+)
+
+// A request the server leaves unanswered past Limits.Timeout, while it
+// answers another, is judged silent: its pair has no failure, so the
+// judge reads the silence (RPC1006), as check reads it once a liveness
+// probe is answered. It was closed only at the end, "no reply before the
+// server ended", and never judged. Not silent: a request answered in
+// time, one the client cancelled, one held up while the server waits
+// on the client, one the server reports progress on; nor one from a
+// server that shows no sign of life.
+func TestStdioSilence(t *testing.T) {
+	const silentNote = "no response within 200ms; the server answered a later request (#2), so it is alive and left this request unanswered"
+	ended := "failure=no reply before the server ended (exit status 0)"
+	tests := []struct {
+		name, script string
+		steps        []string
+		want         []string
+	}{
+		{"a later request answered", "tools/call=", []string{callLine, "sleep:20", pingLine, "sleep:400"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call note=" + silentNote}},
+		{"a request answered past the deadline", "tools/call=", []string{callLine, "sleep:300", pingLine, "sleep:50"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call note=no response within 200ms; the server answered #2 after that, so it is alive and left this request unanswered"}},
+		{"the reply comes later", "tools/call=sleep:450 ok", []string{callLine, "sleep:20", pingLine, "sleep:700"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call note=" + silentNote}},
+		{"answered in time", "tools/call=sleep:100 ok", []string{callLine, "sleep:20", pingLine, "sleep:400"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call replied #4 messages=1"}},
+		{"no sign of life", "tools/call=", []string{callLine, "sleep:400"},
+			[]string{"#1 tools/call " + ended}},
+		{"cancelled", "tools/call=", []string{callLine, cancelLine, "sleep:20", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "sleep:400"},
+			[]string{"#3 ping replied #4 messages=1", "#1 tools/call " + ended}},
+		{"the server waits on the client", "tools/call=sample ok",
+			[]string{callLine, "wait:sampling/createMessage", pingLine, "sleep:400", sampleAnswer, "sleep:100"},
+			[]string{"#3 ping replied #4 messages=1", "#1 tools/call replied #6 messages=2"}},
+		{"progress", "tools/call=sleep:120 progress sleep:120 progress sleep:120 ok", []string{progressCall, "sleep:20", pingLine, "sleep:600"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call replied #6 messages=3"}},
+		{"progress, then silence", "tools/call=sleep:100 progress", []string{progressCall, "sleep:20", pingLine, "sleep:500"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call messages=1 note=no response within 200ms of its last progress notification; the server answered a later request (#2), so it is alive and left this request unanswered"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startScript(t, tc.script, Limits{Timeout: 200 * time.Millisecond, Quiet: 50 * time.Millisecond})
+			s.play(t, tc.steps...)
+			obs, pairs := s.rec.snapshot()
+			if diff := cmp.Diff(tc.want, clientPairs(pairs)); diff != "" {
+				t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+		})
+	}
+}
+
+// The reply that comes after its request was judged silent is relayed
+// and named, and makes no second pair; the silence is judged no sooner
+// than Limits.Timeout after the request.
+func TestStdioLateReplyAfterSilence(t *testing.T) {
+	s := startScript(t, "tools/call=sleep:450 ok", Limits{Timeout: 200 * time.Millisecond})
+	s.play(t, callLine, "sleep:20", pingLine, "sleep:700")
+	if !strings.Contains(s.out.String(), `"id":1,"result"`) {
+		t.Errorf("the late reply did not reach the client:\n%s", s.out.String())
+	}
+	obs, pairs := s.rec.snapshot()
+	var late *Observation
+	for i := range obs {
+		if obs[i].Dir == ServerToClient && obs[i].ID == "1" {
+			late = &obs[i]
+		}
+	}
+	if late == nil || late.Completes || late.Note != "the reply to #1 tools/call, past --timeout: its silence was judged then" {
+		t.Errorf("the late reply: %+v\n%s", late, describe(obs, pairs))
+	}
+	for _, p := range pairs {
+		if p.RequestSeq == 1 {
+			if d := p.Done.Sub(p.Sent); d < 200*time.Millisecond {
+				t.Errorf("judged silent after %v, before the timeout", d)
+			}
+		}
+	}
+}
+
+// While the server waits on the client, the clock stands; it starts
+// again from the client's answer, and the silence after it is judged a
+// full Limits.Timeout later.
+func TestStdioSilenceAfterTheClientAnswers(t *testing.T) {
+	s := startScript(t, "tools/call=sample", Limits{Timeout: 200 * time.Millisecond})
+	s.play(t, callLine, "wait:sampling/createMessage", pingLine, "sleep:300", sampleAnswer, "sleep:500")
+	obs, pairs := s.rec.snapshot()
+	want := []string{"#3 ping replied #4 messages=1", "#1 tools/call messages=1 note=no response within 200ms; the server answered a later request (#3), so it is alive and left this request unanswered"}
+	if diff := cmp.Diff(want, clientPairs(pairs)); diff != "" {
+		t.Fatalf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+	}
+	var answered time.Time
+	for _, o := range obs {
+		if o.Dir == ClientToServer && o.ID == `"s1"` {
+			answered = o.Time
+		}
+	}
+	for _, p := range pairs {
+		if p.RequestSeq == 1 && p.Done.Sub(answered) < 200*time.Millisecond {
+			t.Errorf("judged silent %v after the client's answer, before the timeout", p.Done.Sub(answered))
+		}
+	}
+}
+
+// A second response to an answered request is judged with the first, as
+// check judges two responses to one request (RPC1006), in a pair that
+// ends nothing again; it was "answers no request waiting for a reply",
+// or, with one other request waiting, taken for that one's reply, whose
+// own reply then answered nothing. The twin answers once.
+func TestStdioSecondResponse(t *testing.T) {
+	ping1 := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	call2 := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{}}}`
+	tests := []struct {
+		name, script string
+		steps        []string
+		want         []string
+	}{
+		{"the same again", "ping=ok ok", []string{ping1, "sleep:100"},
+			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #3 tail messages=2"}},
+		{"other content", "ping=ok err", []string{ping1, "sleep:100"},
+			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #3 tail messages=2"}},
+		{"once", "ping=ok", []string{ping1, "sleep:100"},
+			[]string{"#1 ping replied #2 messages=1"}},
+		{"while another request waits", "ping=ok sleep:150 ok;tools/call=sleep:300 ok", []string{ping1, "wait:result", call2, "sleep:500"},
+			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #4 tail messages=2", "#3 tools/call replied #5 messages=1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startScript(t, tc.script, Limits{Quiet: 50 * time.Millisecond})
+			s.play(t, tc.steps...)
+			obs, pairs := s.rec.snapshot()
+			if diff := cmp.Diff(tc.want, clientPairs(pairs)); diff != "" {
+				t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+			for _, p := range pairs {
+				if p.Tail {
+					if r := p.Exchange.Response; string(r.Messages[0]) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+						t.Errorf("the second response's pair does not hold the first: %q", r.Messages)
+					}
+				}
+			}
+		})
 	}
 }

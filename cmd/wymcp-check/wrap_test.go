@@ -1,13 +1,37 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wymcp/wymcp-check/refserver"
 )
+
+// wrapRefserverEnv makes the test binary, run by wrap, serve the
+// reference server over its stdio, with the fault it names ("-" for
+// none): wrap starts a command, which a test binary's tests are not.
+const wrapRefserverEnv = "WYMCP_CMD_WRAP_REFSERVER"
+
+func init() {
+	fault, ok := os.LookupEnv(wrapRefserverEnv)
+	if !ok {
+		return
+	}
+	if fault == "-" {
+		fault = ""
+	}
+	srv, err := refserver.New(refserver.Options{Fault: fault})
+	if err != nil {
+		os.Exit(3)
+	}
+	srv.ServeStdio(context.Background(), os.Stdin, os.Stdout)
+	os.Exit(0)
+}
 
 // TestWrapJudgesABanner: a server that prints a startup banner on stdout
 // before any request breaks T-STDIO-2 (stdout carries only messages):
@@ -89,4 +113,125 @@ func wrapAfterBanner(t *testing.T, request string, args ...string) (exitCode, st
 	code := Main(append([]string{"wrap"}, args...), s)
 	<-client
 	return code, errOut.String()
+}
+
+// wrapPlay runs wrap with args as a client that plays steps: a line to
+// write, "sleep:N" (ms), or "wait:TEXT" (until the client has read
+// TEXT); then it closes stdin. It returns the exit code and wrap's
+// stderr.
+func wrapPlay(t *testing.T, steps []string, args ...string) (exitCode, string) {
+	t.Helper()
+	s, _, _ := testStreams()
+	out, errOut := &lockedBuf{}, &lockedBuf{}
+	pr, pw := io.Pipe()
+	s.In, s.Out, s.ErrOut = pr, out, errOut
+	client := make(chan struct{})
+	go func() {
+		defer close(client)
+		defer pw.Close()
+		for _, step := range steps {
+			switch what, arg, _ := strings.Cut(step, ":"); what {
+			case "sleep":
+				d, _ := time.ParseDuration(arg + "ms")
+				time.Sleep(d)
+			case "wait":
+				for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), arg); time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Errorf("no %q within 10s", arg)
+						return
+					}
+				}
+			default:
+				io.WriteString(pw, step+"\n")
+			}
+		}
+	}()
+	code := Main(append([]string{"wrap"}, args...), s)
+	<-client
+	return code, errOut.String()
+}
+
+const (
+	wrapInit = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	wrapAdd  = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+	wrapPing = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+)
+
+// TestWrapJudgesSilence: a request the server never answers, while it
+// answers a later one, fails RPC1006 past --timeout, as check and send
+// fail it once a liveness probe is answered; lint of the recording
+// agrees. wrap left it "no reply", not judged, and passed. Twins: the
+// server answers (the reference server without its fault), and the
+// client cancels the request, so no reply is owed (the watcher's
+// cancellation path): both pass, live and in lint.
+func TestWrapJudgesSilence(t *testing.T) {
+	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"gave up"}}`
+	tests := []struct {
+		name, fault string
+		steps       []string
+		want        []string
+		wantLint    exitCode
+	}{
+		{"silent", "hang", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:400"},
+			[]string{"fail RPC1006", "no response within 200ms; the server answered a later request (#5), so it is alive and left this request unanswered", "1 fail"}, exitFindings},
+		{"answered", "-", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:400"},
+			[]string{"4 exchanges judged: 4 ok, 0 warn, 0 fail"}, exitOK},
+		{"cancelled", "hang", []string{wrapAdd, cancel, "sleep:20", wrapPing, `wait:"id":2`, "sleep:400"},
+			[]string{"0 fail; ", "→ ok"}, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(wrapRefserverEnv, tt.fault)
+			rec := filepath.Join(t.TempDir(), "rec.jsonl")
+			steps := append([]string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, tt.steps...)
+			code, errOut := wrapPlay(t, steps, "--color", "never", "--timeout", "200ms", "--record", rec, "--", os.Args[0])
+			if code != exitOK {
+				t.Errorf("exit %d, want the server's 0", code)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			code, lintOut, _ := runMain(t, "", "lint", rec)
+			if code != tt.wantLint || strings.Contains(lintOut, "fail RPC1006") != (tt.wantLint != exitOK) {
+				t.Errorf("lint of the recording: exit %d, want %d\n%s", code, tt.wantLint, lintOut)
+			}
+		})
+	}
+}
+
+// TestWrapJudgesASecondResponse: a server that answers a request twice
+// fails RPC1006 ("2 responses"), as send fails it; lint of the
+// recording agrees. wrap showed the second as answering nothing, and
+// passed. The twin answers once.
+func TestWrapJudgesASecondResponse(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	for _, tt := range []struct {
+		name, times string
+		want        string
+		wantLint    exitCode
+	}{
+		{"twice", `"$r" "$r"`, "fail RPC1006  reply: 2 responses arrived for one request", exitFindings},
+		{"once", `"$r"`, "1 exchanges judged: 1 ok, 0 warn, 0 fail", exitOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec.jsonl")
+			server := `read line; r='{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}'; ` +
+				`printf '%s\n' ` + tt.times + `; cat >/dev/null`
+			code, errOut := wrapPlay(t, []string{wrapInit, `wait:"id":0`, "sleep:100"}, "--color", "never", "--record", rec, "--", "/bin/sh", "-c", server)
+			if code != exitOK {
+				t.Errorf("exit %d, want the server's 0", code)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, errOut)
+			}
+			code, lintOut, _ := runMain(t, "", "lint", rec)
+			if code != tt.wantLint || strings.Contains(lintOut, "2 responses arrived") != (tt.wantLint != exitOK) {
+				t.Errorf("lint of the recording: exit %d, want %d\n%s", code, tt.wantLint, lintOut)
+			}
+		})
+	}
 }

@@ -1,0 +1,119 @@
+package proxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// scriptEnv names a scripted fake server the test binary runs, before
+// TestMain, when it is set: the tests of timing (silence, progress, a
+// server waiting on its client) need a server that answers each method
+// its own way, at its own pace.
+const scriptEnv = "WYMCP_STDIO_SCRIPT"
+
+func init() {
+	if s, ok := os.LookupEnv(scriptEnv); ok {
+		os.Exit(runScript(s, os.Stdin, os.Stdout))
+	}
+}
+
+// runScript serves a script: "method=step step;method=step", each
+// request of a method played in its own goroutine, step by step:
+// "ok" answers with an empty result, "err" with an error, "progress"
+// sends progress for the request's token, "junk:N" writes a line of N
+// bytes that is no JSON, "sample" asks the client for a sampling and
+// waits for its answer, "sleep:N" waits N ms; nothing else is sent. A
+// method the script does not name is answered "ok".
+func runScript(script string, in io.Reader, out io.Writer) int {
+	steps := map[string][]string{}
+	for _, m := range strings.Split(script, ";") {
+		if name, s, ok := strings.Cut(m, "="); ok {
+			steps[name] = strings.Fields(s)
+		}
+	}
+	// The tests time from their first line: they start once the server
+	// reads (a test binary built with -race takes its time to start).
+	fmt.Fprintln(os.Stderr, "script: ready")
+	var mu sync.Mutex
+	write := func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		io.WriteString(out, line+"\n")
+	}
+	answers := map[string]chan struct{}{}
+	var plays sync.WaitGroup
+	asked := 0
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		v := gjson.ParseBytes(sc.Bytes())
+		id, method := v.Get("id"), v.Get("method").Str
+		switch {
+		case !id.Exists():
+			continue
+		case method == "":
+			mu.Lock()
+			if c, ok := answers[id.Str]; ok {
+				close(c)
+				delete(answers, id.Str)
+			}
+			mu.Unlock()
+			continue
+		}
+		play, ok := steps[method]
+		if !ok {
+			play = []string{"ok"}
+		}
+		token := v.Get("params._meta.progressToken").Raw
+		plays.Add(1)
+		go func() {
+			defer plays.Done()
+			for _, step := range play {
+				name, arg, _ := strings.Cut(step, ":")
+				n, _ := strconv.Atoi(arg)
+				switch name {
+				case "ok":
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id.Raw))
+				case "err":
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"again"}}`, id.Raw))
+				case "progress":
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}`, token))
+				case "junk":
+					write(strings.Repeat("x", n))
+				case "sample":
+					mu.Lock()
+					asked++
+					sid := fmt.Sprintf("s%d", asked)
+					c := make(chan struct{})
+					answers[sid] = c
+					mu.Unlock()
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`, sid))
+					select {
+					case <-c:
+					case <-time.After(10 * time.Second):
+						return
+					}
+				case "sleep":
+					time.Sleep(time.Duration(n) * time.Millisecond)
+				}
+			}
+		}()
+	}
+	// What is still to come is written before the server goes, within
+	// a bound: a test that closes its end early does not wait long.
+	done := make(chan struct{})
+	go func() { plays.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+	return 0
+}

@@ -1,0 +1,271 @@
+package proxy
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// What the stdio relay knows of requests after their turn: a silence it
+// judged (the reply may still come), and the replies it paired (a
+// second one may come). check judges both on the same pipe (RPC1006:
+// silence within --timeout from a live server, and two responses to one
+// request); the relay judges them alike, from the traffic alone.
+
+// Bounds on what is kept of requests past their turn: a server that
+// answers everything twice, or a client that sends without end, must
+// not grow the relay.
+const (
+	maxLate          = maxWaiting
+	maxAnswered      = 256
+	maxAnsweredBytes = 16 << 20
+)
+
+// A silenced request: its silence was judged, and its reply, if it
+// comes, is relayed and named, and completes nothing.
+type silenced struct {
+	key    string
+	seq    uint64
+	method string
+}
+
+// An answer is a client request the server answered, kept to judge a
+// second response to it as check does.
+type answer struct {
+	key      string
+	seq      uint64
+	replySeq uint64
+	method   string
+	sent     time.Time
+	ex       *envelope.Exchange // as delivered: read, never changed
+	size     int64
+}
+
+// silenceable: a request whose silence can be told from its bytes and
+// judged: owed a reply it can be told by (an id), and not cancelled.
+func silenceable(w *waiting) bool {
+	return owed(w) && !w.cancelled
+}
+
+// owed: a request with an id, owed one reply that names it, and the
+// only one waiting with that id.
+func owed(w *waiting) bool {
+	return !w.quiet && !w.oversized && !w.ambiguous && w.method != "" && w.key != "" && w.key != "["
+}
+
+// aliveLocked takes in that the server answered request seq at at: it
+// lives. A request past its deadline is then judged silent at once; one
+// sent before seq, once its deadline passes. While the server waits on
+// the client (a request of its own open) nothing is judged: the clock
+// stands still until the client answers.
+func (r *stdioRelay) aliveLocked(seq uint64, at time.Time) []event {
+	var evs []event
+	for _, c := range slices.Clone(r.client.list) {
+		if !silenceable(c) {
+			continue
+		}
+		switch {
+		case !at.Before(c.deadline) && len(r.server.list) == 0:
+			why := fmt.Sprintf("the server answered #%d after that", seq)
+			if c.alive != 0 {
+				why = fmt.Sprintf("the server answered a later request (#%d)", c.alive)
+			}
+			evs = append(evs, r.silentLocked(c, why))
+		case seq > c.seq && c.alive == 0:
+			c.alive = seq
+		}
+	}
+	r.armLocked()
+	return evs
+}
+
+// silentLocked closes c as a request the server left unanswered: no
+// failure, so the judge reads its silence (RPC1006), with what the
+// server wrote for it meanwhile, as check's exchange holds it.
+func (r *stdioRelay) silentLocked(c *waiting, why string) event {
+	r.client.take(c)
+	if len(c.besides) > 0 {
+		c.ex.Response = &envelope.Response{Messages: c.besides}
+		r.offeredLocked(c)
+	}
+	if c.ex.Version == "" {
+		c.ex.Version = r.version
+	}
+	since := ""
+	if c.progressed {
+		since = " of its last progress notification"
+	}
+	c.ex.Note = envelope.JoinNotes(fmt.Sprintf("no response within %v%s; %s, so it is alive and left this request unanswered", r.lim.Timeout, since, why), c.ex.Note)
+	if len(r.late) >= maxLate {
+		r.late = r.late[1:]
+	}
+	r.late = append(r.late, silenced{key: c.key, seq: c.seq, method: c.method})
+	return pairEvent(&Pair{Asker: ClientToServer, Exchange: c.ex, Method: c.method, Sent: c.sent, Done: r.now(), RequestSeq: c.seq})
+}
+
+// armLocked sets the timer to the first deadline of a request the
+// server is known to live past; it runs only while one is owed.
+func (r *stdioRelay) armLocked() {
+	if r.closed {
+		return
+	}
+	var next time.Time
+	if len(r.server.list) == 0 {
+		for _, c := range r.client.list {
+			if silenceable(c) && c.alive != 0 && (next.IsZero() || c.deadline.Before(next)) {
+				next = c.deadline
+			}
+		}
+	}
+	if next.IsZero() {
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		return
+	}
+	d := max(next.Sub(r.now()), time.Millisecond)
+	if r.timer == nil {
+		r.timer = time.AfterFunc(d, r.tick)
+		return
+	}
+	r.timer.Reset(d)
+}
+
+// tick judges the requests whose deadline passed after the server
+// answered a later one.
+func (r *stdioRelay) tick() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	if len(r.server.list) == 0 {
+		now := r.now()
+		for _, c := range slices.Clone(r.client.list) {
+			if silenceable(c) && c.alive != 0 && !now.Before(c.deadline) {
+				r.q.put(r.silentLocked(c, fmt.Sprintf("the server answered a later request (#%d)", c.alive)))
+			}
+		}
+	}
+	r.armLocked()
+}
+
+// restartLocked starts the clocks of the client's requests again from
+// at, when the client has answered the last request the server waited
+// on: the server may have needed the answer to go on.
+func (r *stdioRelay) restartLocked(at time.Time) {
+	if len(r.server.list) > 0 {
+		return
+	}
+	for _, c := range r.client.list {
+		if d := at.Add(r.lim.Timeout); silenceable(c) && c.deadline.Before(d) {
+			c.deadline = d
+		}
+	}
+	r.armLocked()
+}
+
+// progressLocked starts the clock again for the request a progress
+// notification names by its token: the spec lets a client reset its
+// timeout on progress, and check counts progress as work under way.
+func (r *stdioRelay) progressLocked(o *Observation) {
+	token := gjson.GetBytes(o.Raw, "params.progressToken")
+	if o.Oversized || !token.Exists() {
+		return
+	}
+	for _, c := range r.client.list {
+		if !c.quiet && !c.oversized && envelope.SameID(token, gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken")) {
+			c.deadline, c.progressed = o.Time.Add(r.lim.Timeout), true
+			r.armLocked()
+			return
+		}
+	}
+}
+
+// cancelLocked notes a client's notifications/cancelled against the
+// request it names, still waiting: that one is owed no reply.
+func (r *stdioRelay) cancelLocked(o *Observation) {
+	if o.Oversized {
+		return
+	}
+	k := idKey(gjson.GetBytes(o.Raw, "params.requestId").Raw)
+	if k == "" {
+		return
+	}
+	for _, c := range r.client.list {
+		if !c.quiet && c.key == k {
+			c.cancelled = true
+		}
+	}
+	r.armLocked()
+}
+
+// answeredLocked keeps a request the server answered, to judge a second
+// response to it.
+func (r *stdioRelay) answeredLocked(w *waiting, o *Observation) {
+	if !owed(w) || w.ex.Failure != "" || w.ex.Response == nil || w.ex.Response.Truncated {
+		return
+	}
+	a := &answer{key: w.key, seq: w.seq, replySeq: o.Seq, method: w.method, sent: w.sent, ex: w.ex,
+		size: int64(len(w.ex.Request.Body)) + w.besidesSize + int64(len(o.Raw))}
+	if a.size > maxAnsweredBytes {
+		return
+	}
+	r.answers = slices.DeleteFunc(r.answers, func(b *answer) bool {
+		if b.key == a.key {
+			r.answersSize -= b.size
+			return true
+		}
+		return false
+	})
+	for len(r.answers) >= maxAnswered || r.answersSize+a.size > maxAnsweredBytes {
+		r.answersSize -= r.answers[0].size
+		r.answers = r.answers[1:]
+	}
+	r.answers = append(r.answers, a)
+	r.answersSize += a.size
+}
+
+// strayLocked takes a response whose id names no request waiting but
+// one past its turn: the late reply to a request judged silent (relayed
+// and named, as check's late reply is), or a second response to one
+// already answered, judged as check judges two responses to one request
+// (RPC1006), in an exchange of that request with both, which ends
+// nothing again (Tail). It reports
+// whether it took o. Taken by the only request waiting, as a reply with
+// a mangled id is, it would fail that one and leave its own reply to
+// answer nothing.
+func (r *stdioRelay) strayLocked(o *Observation) ([]event, bool) {
+	key := idKey(o.ID)
+	other := envelope.OtherTypeKey(key)
+	if key == "" || r.client.find(key, false) >= 0 || r.client.find(other, false) >= 0 {
+		return nil, false
+	}
+	named := func(k string) bool { return k == key || k == other }
+	if i := slices.IndexFunc(r.late, func(s silenced) bool { return named(s.key) }); i >= 0 {
+		s := r.late[i]
+		r.late = slices.Delete(r.late, i, i+1)
+		o.Note = fmt.Sprintf("the reply to #%d %s, past --timeout: its silence was judged then", s.seq, s.method)
+		return append([]event{obsEvent(o)}, r.aliveLocked(s.seq, o.Time)...), true
+	}
+	i := slices.IndexFunc(r.answers, func(a *answer) bool { return named(a.key) })
+	if i < 0 {
+		return nil, false
+	}
+	a := r.answers[i]
+	ex := *a.ex
+	resp := *a.ex.Response
+	// Both responses, as check's exchange holds a second that comes
+	// while it reads: the judge counts them (RPC1006, "2 responses").
+	resp.Messages = append(slices.Clip(resp.Messages), o.Raw)
+	resp.Truncated = o.Oversized
+	ex.Response = &resp
+	o.Completes = true
+	o.Note = fmt.Sprintf("a second response to #%d %s, answered by #%d", a.seq, a.method, a.replySeq)
+	p := &Pair{Asker: ClientToServer, Exchange: &ex, Method: a.method, Sent: a.sent, Done: o.Time,
+		RequestSeq: a.seq, ReplySeq: o.Seq, Oversized: o.Oversized, Tail: true}
+	return append([]event{obsEvent(o), pairEvent(p)}, r.aliveLocked(a.seq, o.Time)...), true
+}
