@@ -40,6 +40,11 @@ type waiting struct {
 	// carries them, so the checks judge them as check's do.
 	besides     [][]byte
 	besidesSize int64
+	// over: what the server wrote while it waited went past the byte
+	// bound (one line over it, or all of them together), so its reply
+	// is not whole and cannot be judged (stdio), as check's transport
+	// gives up on a reply that exceeds it.
+	over bool
 	// deadline is when a client request's silence may be judged (stdio):
 	// Limits.Timeout after it went, after its last progress, or after
 	// the client answered a request of the server's it waited on.

@@ -401,7 +401,10 @@ func (r *stdioRelay) endLocked(w *waiting, why string) event {
 			w.ex.Version = r.version
 		}
 	}
-	return r.failLocked(ClientToServer, w, why)
+	ev := r.failLocked(ClientToServer, w, why)
+	// What came for it went past the bound: not whole, not judged.
+	ev.pair.Oversized = ev.pair.Oversized || w.over
+	return ev
 }
 
 // offeredLocked gives an exchange what the client's requests offered
@@ -481,7 +484,11 @@ func (r *stdioRelay) serverFrame(f frame) {
 		o.Note = "a reply to a notification"
 	}
 	o.Completes = true
-	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: o.Oversized}
+	// The lines written while it waited and the response are its reply,
+	// bounded as check's transport bounds one: past the bound it is not
+	// whole, and cannot be judged (the judge says so: an error).
+	over := o.Oversized || w.over || !w.quiet && w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes
+	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: over}
 	r.offeredLocked(w)
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as
@@ -489,7 +496,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 		w.ex.Failure = "its id was the id of an earlier request still waiting: the reply cannot be attributed"
 	}
 	p := &Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
-		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}
+		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || over}
 	evs := []event{obsEvent(o), pairEvent(p)}
 	if !w.quiet {
 		// The server has answered a later message: notifications sent
@@ -523,8 +530,8 @@ const maxBesides = 1000
 // no request of the client's and is only observed; besidesLocked then
 // returns false.
 func (r *stdioRelay) besidesLocked(o *Observation) bool {
-	if o.Oversized || o.Raw == nil {
-		return true // not to be judged, waiting or not
+	if o.Raw == nil && !o.Oversized {
+		return true // nothing to keep
 	}
 	var w *waiting
 	token := gjson.GetBytes(o.Raw, "params.progressToken")
@@ -542,9 +549,17 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 		}
 	}
 	if w == nil {
-		return false
+		// A line over the bound is not judged, waiting or not.
+		return o.Oversized
 	}
-	if len(w.besides) >= maxBesides || w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
+	if o.Oversized || w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
+		// Part of its reply, which now exceeds what check reads of
+		// one: that exchange cannot be judged (kept, the rest would be
+		// judged as if whole). Nothing more of it is kept.
+		w.over = true
+		return true
+	}
+	if len(w.besides) >= maxBesides {
 		return true
 	}
 	w.besides = append(w.besides, o.Raw)

@@ -45,9 +45,11 @@ type answer struct {
 }
 
 // silenceable: a request whose silence can be told from its bytes and
-// judged: owed a reply it can be told by (an id), and not cancelled.
+// judged: owed a reply it can be told by (an id), not cancelled, and
+// with nothing in its way (a reply already over the bound, a request
+// that shared its id with another).
 func silenceable(w *waiting) bool {
-	return owed(w) && !w.cancelled
+	return owed(w) && !w.cancelled && !w.over
 }
 
 // owed: a request with an id, owed one reply that names it, and the
@@ -206,7 +208,7 @@ func (r *stdioRelay) cancelLocked(o *Observation) {
 // answeredLocked keeps a request the server answered, to judge a second
 // response to it.
 func (r *stdioRelay) answeredLocked(w *waiting, o *Observation) {
-	if !owed(w) || w.ex.Failure != "" || w.ex.Response == nil || w.ex.Response.Truncated {
+	if !owed(w) || w.over || w.ex.Failure != "" || w.ex.Response == nil || w.ex.Response.Truncated {
 		return
 	}
 	a := &answer{key: w.key, seq: w.seq, replySeq: o.Seq, method: w.method, sent: w.sent, ex: w.ex,

@@ -918,3 +918,39 @@ func TestStdioSecondResponse(t *testing.T) {
 		})
 	}
 }
+
+// What the server writes over Limits.MaxBytes while a request waits is
+// part of that request's reply, so the exchange cannot be judged: it is
+// handed over oversized, not judged whole after the next valid line. Nothing past the bound is kept. The twin writes a
+// big line within the bound.
+func TestStdioReplyOverTheBound(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	tests := []struct {
+		name, script string
+		want         []string
+	}{
+		{"one line over", "tools/list=junk:5000 ok", []string{"#1 tools/list replied #3 oversized messages=1"}},
+		{"lines together over", "tools/list=junk:600 junk:600 ok", []string{"#1 tools/list replied #4 oversized messages=2"}},
+		{"within the bound", "tools/list=junk:600 ok", []string{"#1 tools/list replied #3 messages=2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startScript(t, tc.script, Limits{MaxBytes: 1000, Quiet: 50 * time.Millisecond})
+			s.play(t, list, "sleep:200")
+			obs, pairs := s.rec.snapshot()
+			if diff := cmp.Diff(tc.want, clientPairs(pairs)); diff != "" {
+				t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+			for _, p := range pairs {
+				n := 0
+				for _, m := range p.Exchange.Response.Messages {
+					n += len(m)
+				}
+				if n > 1000+64 {
+					t.Errorf("kept %d bytes of a reply bounded at 1000", n)
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +232,40 @@ func TestWrapJudgesASecondResponse(t *testing.T) {
 			code, lintOut, _ := runMain(t, "", "lint", rec)
 			if code != tt.wantLint || strings.Contains(lintOut, "2 responses arrived") != (tt.wantLint != exitOK) {
 				t.Errorf("lint of the recording: exit %d, want %d\n%s", code, tt.wantLint, lintOut)
+			}
+		})
+	}
+}
+
+// TestWrapReplyOverMaxBytes: a line over --max-bytes that the server
+// writes while a request waits is part of that request's reply, which
+// then cannot be judged: an error (could not judge) that fails the gate,
+// as send gives, and lint of the recording agrees. It was marked ok after
+// the next valid line. The twin's line is within the bound, and its reply
+// is judged (the line is no message: RPC1001 fails it).
+func TestWrapReplyOverMaxBytes(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	for _, tt := range []struct {
+		name  string
+		bytes int
+		want  string
+	}{
+		{"over", 5000, "error RPC1006  could not judge: the request or its reply is larger than --max-bytes (1000 bytes)"},
+		{"within", 500, "fail RPC1001"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec.jsonl")
+			server := `read line; head -c ` + strconv.Itoa(tt.bytes) + ` /dev/zero | tr '\0' x; echo; ` +
+				`printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}'; cat >/dev/null`
+			_, errOut := wrapPlay(t, []string{wrapInit, `wait:"id":0`, "sleep:100"}, "--color", "never", "--max-bytes", "1000", "--record", rec, "--", "/bin/sh", "-c", server)
+			if !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "1 exchanges judged: 0 ok, 0 warn, 1 fail") {
+				t.Errorf("stderr lacks %q, or passes the exchange:\n%s", tt.want, errOut)
+			}
+			code, lintOut, _ := runMain(t, "", "lint", rec)
+			if what, _, _ := strings.Cut(tt.want, "  "); code != exitFindings || !strings.Contains(lintOut, what) {
+				t.Errorf("lint of the recording: exit %d, want %d and %q\n%s", code, exitFindings, what, lintOut)
 			}
 		})
 	}
