@@ -30,7 +30,8 @@ func init() {
 // "ok" answers with an empty result, "err" with an error, "progress"
 // sends progress for the request's token, "junk:N" writes a line of N
 // bytes that is no JSON, "sample" asks the client for a sampling and
-// waits for its answer, "sleep:N" waits N ms; nothing else is sent. A
+// waits for its answer, "afterping" waits until a ping is answered,
+// "sleep:N" waits N ms; nothing else is sent. A
 // method the script does not name is answered "ok".
 func runScript(script string, in io.Reader, out io.Writer) int {
 	steps := map[string][]string{}
@@ -49,6 +50,10 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 		io.WriteString(out, line+"\n")
 	}
 	answers := map[string]chan struct{}{}
+	// pinged closes once a ping is answered: a script that waits for it
+	// runs in order after that answer, however slow the machine.
+	pinged := make(chan struct{})
+	var pingOnce sync.Once
 	var plays sync.WaitGroup
 	asked := 0
 	sc := bufio.NewScanner(in)
@@ -82,6 +87,15 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 				switch name {
 				case "ok":
 					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, id.Raw))
+					if method == "ping" {
+						pingOnce.Do(func() { close(pinged) })
+					}
+				case "afterping":
+					select {
+					case <-pinged:
+					case <-time.After(10 * time.Second):
+						return
+					}
 				case "err":
 					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"again"}}`, id.Raw))
 				case "progress":

@@ -768,6 +768,10 @@ func clientPairs(pairs []Pair) []string {
 	return got
 }
 
+// testTimeout is Limits.Timeout in the tests of silence: short, with
+// room for a loaded machine between it and the sleeps around it.
+const testTimeout = 300 * time.Millisecond
+
 const (
 	callLine     = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}}`
 	pingLine     = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
@@ -785,37 +789,37 @@ const (
 // on the client, one the server reports progress on; nor one from a
 // server that shows no sign of life.
 func TestStdioSilence(t *testing.T) {
-	const silentNote = "no response within 200ms; the server answered a later request (#2), so it is alive and left this request unanswered"
+	const silentNote = "no response within 300ms; the server answered a later request (#2), so it is alive and left this request unanswered"
 	ended := "failure=no reply before the server ended (exit status 0)"
 	tests := []struct {
 		name, script string
 		steps        []string
 		want         []string
 	}{
-		{"a later request answered", "tools/call=", []string{callLine, "sleep:20", pingLine, "sleep:400"},
+		{"a later request answered", "tools/call=", []string{callLine, "sleep:20", pingLine, "sleep:500"},
 			[]string{"#2 ping replied #3 messages=1", "#1 tools/call note=" + silentNote}},
-		{"a request answered past the deadline", "tools/call=", []string{callLine, "sleep:300", pingLine, "sleep:50"},
-			[]string{"#2 ping replied #3 messages=1", "#1 tools/call note=no response within 200ms; the server answered #2 after that, so it is alive and left this request unanswered"}},
-		{"the reply comes later", "tools/call=sleep:450 ok", []string{callLine, "sleep:20", pingLine, "sleep:700"},
+		{"a request answered past the deadline", "tools/call=", []string{callLine, "sleep:400", pingLine, "sleep:50"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call note=no response within 300ms; the server answered #2 after that, so it is alive and left this request unanswered"}},
+		{"the reply comes later", "tools/call=sleep:600 ok", []string{callLine, "sleep:20", pingLine, "sleep:800"},
 			[]string{"#2 ping replied #3 messages=1", "#1 tools/call note=" + silentNote}},
-		{"answered in time", "tools/call=sleep:100 ok", []string{callLine, "sleep:20", pingLine, "sleep:400"},
+		{"answered in time", "tools/call=afterping sleep:50 ok", []string{callLine, "sleep:20", pingLine, "sleep:500"},
 			[]string{"#2 ping replied #3 messages=1", "#1 tools/call replied #4 messages=1"}},
-		{"no sign of life", "tools/call=", []string{callLine, "sleep:400"},
+		{"no sign of life", "tools/call=", []string{callLine, "sleep:500"},
 			[]string{"#1 tools/call " + ended}},
-		{"cancelled", "tools/call=", []string{callLine, cancelLine, "sleep:20", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "sleep:400"},
+		{"cancelled", "tools/call=", []string{callLine, cancelLine, "sleep:20", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, "sleep:500"},
 			[]string{"#3 ping replied #4 messages=1", "#1 tools/call " + ended}},
 		{"the server waits on the client", "tools/call=sample ok",
-			[]string{callLine, "wait:sampling/createMessage", pingLine, "sleep:400", sampleAnswer, "sleep:100"},
+			[]string{callLine, "wait:sampling/createMessage", pingLine, "sleep:500", sampleAnswer, "sleep:100"},
 			[]string{"#3 ping replied #4 messages=1", "#1 tools/call replied #6 messages=2"}},
-		{"progress", "tools/call=sleep:120 progress sleep:120 progress sleep:120 ok", []string{progressCall, "sleep:20", pingLine, "sleep:600"},
+		{"progress", "tools/call=afterping sleep:100 progress sleep:150 progress sleep:150 ok", []string{progressCall, "sleep:20", pingLine, "sleep:700"},
 			[]string{"#2 ping replied #3 messages=1", "#1 tools/call replied #6 messages=3"}},
-		{"progress, then silence", "tools/call=sleep:100 progress", []string{progressCall, "sleep:20", pingLine, "sleep:500"},
-			[]string{"#2 ping replied #3 messages=1", "#1 tools/call messages=1 note=no response within 200ms of its last progress notification; the server answered a later request (#2), so it is alive and left this request unanswered"}},
+		{"progress, then silence", "tools/call=afterping sleep:100 progress", []string{progressCall, "sleep:20", pingLine, "sleep:700"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call messages=1 note=no response within 300ms of its last progress notification; the server answered a later request (#2), so it is alive and left this request unanswered"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := startScript(t, tc.script, Limits{Timeout: 200 * time.Millisecond, Quiet: 50 * time.Millisecond})
+			s := startScript(t, tc.script, Limits{Timeout: testTimeout, Quiet: 50 * time.Millisecond})
 			s.play(t, tc.steps...)
 			obs, pairs := s.rec.snapshot()
 			if diff := cmp.Diff(tc.want, clientPairs(pairs)); diff != "" {
@@ -829,8 +833,8 @@ func TestStdioSilence(t *testing.T) {
 // and named, and makes no second pair; the silence is judged no sooner
 // than Limits.Timeout after the request.
 func TestStdioLateReplyAfterSilence(t *testing.T) {
-	s := startScript(t, "tools/call=sleep:450 ok", Limits{Timeout: 200 * time.Millisecond})
-	s.play(t, callLine, "sleep:20", pingLine, "sleep:700")
+	s := startScript(t, "tools/call=sleep:600 ok", Limits{Timeout: testTimeout})
+	s.play(t, callLine, "sleep:20", pingLine, "sleep:900")
 	if !strings.Contains(s.out.String(), `"id":1,"result"`) {
 		t.Errorf("the late reply did not reach the client:\n%s", s.out.String())
 	}
@@ -846,7 +850,7 @@ func TestStdioLateReplyAfterSilence(t *testing.T) {
 	}
 	for _, p := range pairs {
 		if p.RequestSeq == 1 {
-			if d := p.Done.Sub(p.Sent); d < 200*time.Millisecond {
+			if d := p.Done.Sub(p.Sent); d < testTimeout {
 				t.Errorf("judged silent after %v, before the timeout", d)
 			}
 		}
@@ -857,10 +861,10 @@ func TestStdioLateReplyAfterSilence(t *testing.T) {
 // again from the client's answer, and the silence after it is judged a
 // full Limits.Timeout later.
 func TestStdioSilenceAfterTheClientAnswers(t *testing.T) {
-	s := startScript(t, "tools/call=sample", Limits{Timeout: 200 * time.Millisecond})
-	s.play(t, callLine, "wait:sampling/createMessage", pingLine, "sleep:300", sampleAnswer, "sleep:500")
+	s := startScript(t, "tools/call=sample", Limits{Timeout: testTimeout})
+	s.play(t, callLine, "wait:sampling/createMessage", pingLine, "sleep:400", sampleAnswer, "sleep:700")
 	obs, pairs := s.rec.snapshot()
-	want := []string{"#3 ping replied #4 messages=1", "#1 tools/call messages=1 note=no response within 200ms; the server answered a later request (#3), so it is alive and left this request unanswered"}
+	want := []string{"#3 ping replied #4 messages=1", "#1 tools/call messages=1 note=no response within 300ms; the server answered a later request (#3), so it is alive and left this request unanswered"}
 	if diff := cmp.Diff(want, clientPairs(pairs)); diff != "" {
 		t.Fatalf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
 	}
@@ -871,7 +875,7 @@ func TestStdioSilenceAfterTheClientAnswers(t *testing.T) {
 		}
 	}
 	for _, p := range pairs {
-		if p.RequestSeq == 1 && p.Done.Sub(answered) < 200*time.Millisecond {
+		if p.RequestSeq == 1 && p.Done.Sub(answered) < testTimeout {
 			t.Errorf("judged silent %v after the client's answer, before the timeout", p.Done.Sub(answered))
 		}
 	}
@@ -896,7 +900,7 @@ func TestStdioSecondResponse(t *testing.T) {
 			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #3 tail messages=2"}},
 		{"once", "ping=ok", []string{ping1, "sleep:100"},
 			[]string{"#1 ping replied #2 messages=1"}},
-		{"while another request waits", "ping=ok sleep:150 ok;tools/call=sleep:300 ok", []string{ping1, "wait:result", call2, "sleep:500"},
+		{"while another request waits", "ping=ok sleep:200 ok;tools/call=sleep:400 ok", []string{ping1, "wait:result", call2, "sleep:600"},
 			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #4 tail messages=2", "#3 tools/call replied #5 messages=1"}},
 	}
 	for _, tc := range tests {

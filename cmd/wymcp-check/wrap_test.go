@@ -173,11 +173,11 @@ func TestWrapJudgesSilence(t *testing.T) {
 		want        []string
 		wantLint    exitCode
 	}{
-		{"silent", "hang", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:400"},
-			[]string{"fail RPC1006", "no response within 200ms; the server answered a later request (#5), so it is alive and left this request unanswered", "1 fail"}, exitFindings},
-		{"answered", "-", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:400"},
+		{"silent", "hang", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:500"},
+			[]string{"fail RPC1006", "no response within 300ms; the server answered a later request (#5), so it is alive and left this request unanswered", "1 fail"}, exitFindings},
+		{"answered", "-", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:500"},
 			[]string{"4 exchanges judged: 4 ok, 0 warn, 0 fail"}, exitOK},
-		{"cancelled", "hang", []string{wrapAdd, cancel, "sleep:20", wrapPing, `wait:"id":2`, "sleep:400"},
+		{"cancelled", "hang", []string{wrapAdd, cancel, "sleep:20", wrapPing, `wait:"id":2`, "sleep:500"},
 			[]string{"0 fail; ", "→ ok"}, exitOK},
 	}
 	for _, tt := range tests {
@@ -185,7 +185,7 @@ func TestWrapJudgesSilence(t *testing.T) {
 			t.Setenv(wrapRefserverEnv, tt.fault)
 			rec := filepath.Join(t.TempDir(), "rec.jsonl")
 			steps := append([]string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, tt.steps...)
-			code, errOut := wrapPlay(t, steps, "--color", "never", "--timeout", "200ms", "--record", rec, "--", os.Args[0])
+			code, errOut := wrapPlay(t, steps, "--color", "never", "--timeout", "300ms", "--record", rec, "--", os.Args[0])
 			if code != exitOK {
 				t.Errorf("exit %d, want the server's 0", code)
 			}
