@@ -58,6 +58,10 @@ type waiting struct {
 	// cancelled: the client sent notifications/cancelled for it; no
 	// reply is owed, so its silence is no finding.
 	cancelled bool
+	// unsent are the ids (compacted) of responses among besides that
+	// name no request the client sent (stdio): its reply lists them, as
+	// check's does (envelope.Response.Unsent), and they are judged.
+	unsent []string
 }
 
 // idKey names a request id given raw ("" for none, or for an id that is

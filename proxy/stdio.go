@@ -123,6 +123,11 @@ type stdioRelay struct {
 	late        []silenced
 	answers     []*answer
 	answersSize int64
+	// sent are the id keys of the client's requests; sentFull: more
+	// than it holds, or one could not be read, so an id is no longer
+	// known to be unsent.
+	sent     map[string]bool
+	sentFull bool
 }
 
 // offerLocked notes the progress tokens a client's message offers.
@@ -382,6 +387,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 		w.besides, w.besidesSize = r.held, r.heldSize
 		r.held, r.heldSize = nil, 0
 	}
+	r.sentLocked(o)
 	evs := []event{obsEvent(o)}
 	if old, why := r.client.add(w); old != nil {
 		evs = append(evs, r.endLocked(old, why))
@@ -395,7 +401,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 // HTTP relay keeps what a stream carried before it closed.
 func (r *stdioRelay) endLocked(w *waiting, why string) event {
 	if len(w.besides) > 0 {
-		w.ex.Response = &envelope.Response{Messages: w.besides}
+		w.ex.Response = &envelope.Response{Messages: w.besides, Unsent: w.unsent}
 		r.offeredLocked(w)
 		if w.ex.Version == "" {
 			w.ex.Version = r.version
@@ -465,6 +471,10 @@ func (r *stdioRelay) serverFrame(f frame) {
 		w = r.client.match(o.ID, idlessError(o))
 	}
 	if w == nil {
+		if o.Kind == KindResponse && r.unsentLocked(o) {
+			r.q.put(obsEvent(o))
+			return
+		}
 		if o.Note == "" {
 			o.Note = "answers no request waiting for a reply"
 		}
@@ -488,7 +498,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 	// bounded as check's transport bounds one: past the bound it is not
 	// whole, and cannot be judged (the judge says so: an error).
 	over := o.Oversized || w.over || !w.quiet && w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes
-	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: over}
+	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: over, Unsent: w.unsent}
 	r.offeredLocked(w)
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as

@@ -27,7 +27,8 @@ func init() {
 
 // runScript serves a script: "method=step step;method=step", each
 // request of a method played in its own goroutine, step by step:
-// "ok" answers with an empty result, "err" with an error, "progress"
+// "ok" answers with an empty result, "err" with an error, "stray" is a
+// response with id 99, which no test sends, "progress"
 // sends progress for the request's token, "junk:N" writes a line of N
 // bytes that is no JSON, "sample" asks the client for a sampling and
 // waits for its answer, "afterping" waits until a ping is answered,
@@ -96,6 +97,8 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 					case <-time.After(10 * time.Second):
 						return
 					}
+				case "stray":
+					write(`{"jsonrpc":"2.0","id":99,"result":{}}`)
 				case "err":
 					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"again"}}`, id.Raw))
 				case "progress":

@@ -90,7 +90,7 @@ func (r *stdioRelay) aliveLocked(seq uint64, at time.Time) []event {
 func (r *stdioRelay) silentLocked(c *waiting, why string) event {
 	r.client.take(c)
 	if len(c.besides) > 0 {
-		c.ex.Response = &envelope.Response{Messages: c.besides}
+		c.ex.Response = &envelope.Response{Messages: c.besides, Unsent: c.unsent}
 		r.offeredLocked(c)
 	}
 	if c.ex.Version == "" {
@@ -270,4 +270,74 @@ func (r *stdioRelay) strayLocked(o *Observation) ([]event, bool) {
 	p := &Pair{Asker: ClientToServer, Exchange: &ex, Method: a.method, Sent: a.sent, Done: o.Time,
 		RequestSeq: a.seq, ReplySeq: o.Seq, Oversized: o.Oversized, Tail: true}
 	return append([]event{obsEvent(o), pairEvent(p)}, r.aliveLocked(a.seq, o.Time)...), true
+}
+
+// maxSent bounds the ids of the client's requests kept (see sent).
+const maxSent = 1 << 14
+
+// sentLocked notes the ids a client's message carries: a request's,
+// a batch's requests'.
+func (r *stdioRelay) sentLocked(o *Observation) {
+	if r.sentFull {
+		return
+	}
+	var ids []string
+	switch {
+	case o.Oversized:
+		// Its id may be past the cut: what was sent is no longer known.
+		r.sentFull = true
+		return
+	case o.Kind == KindBatch:
+		gjson.ParseBytes(o.Raw).ForEach(func(_, e gjson.Result) bool {
+			ids = append(ids, e.Get("id").Raw)
+			return true
+		})
+	default:
+		ids = append(ids, o.ID)
+	}
+	for _, id := range ids {
+		if k := idKey(id); k != "" {
+			if r.sent == nil {
+				r.sent = map[string]bool{}
+			}
+			if len(r.sent) >= maxSent {
+				r.sentFull, r.sent = true, nil
+				return
+			}
+			r.sent[k] = true
+		}
+	}
+}
+
+// unsentLocked takes a response that answers nothing waiting and names
+// an id no request of the client's carried: it answers no request at
+// all (T-RPC-5). It joins the reply of the latest request waiting, listed
+// as unsent, and that exchange judges it (RPC1006), as check judges such
+// a line in the exchange open when it comes. It reports whether it took
+// o; with none waiting it only passes, as before.
+func (r *stdioRelay) unsentLocked(o *Observation) bool {
+	key := idKey(o.ID)
+	if key == "" || o.Oversized || r.sentFull || r.sent[key] || r.sent[envelope.OtherTypeKey(key)] {
+		return false
+	}
+	var w *waiting
+	for _, c := range r.client.list {
+		if !c.quiet && !c.oversized && (w == nil || c.seq > w.seq) {
+			w = c
+		}
+	}
+	if w == nil {
+		return false
+	}
+	o.Note = fmt.Sprintf("names no request the client sent; judged with #%d's reply", w.seq)
+	if w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
+		w.over = true
+		return true
+	}
+	if len(w.besides) < maxBesides {
+		w.besides = append(w.besides, o.Raw)
+		w.besidesSize += int64(len(o.Raw))
+		w.unsent = append(w.unsent, envelope.Compact(o.ID))
+	}
+	return true
 }

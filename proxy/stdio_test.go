@@ -756,6 +756,9 @@ func clientPairs(pairs []Pair) []string {
 		}
 		if r := p.Exchange.Response; r != nil {
 			line += fmt.Sprintf(" messages=%d", len(r.Messages))
+			if r.Unsent != nil {
+				line += fmt.Sprintf(" unsent=%v", r.Unsent)
+			}
 		}
 		if f := p.Exchange.Failure; f != "" {
 			line += " failure=" + f
@@ -902,6 +905,11 @@ func TestStdioSecondResponse(t *testing.T) {
 			[]string{"#1 ping replied #2 messages=1"}},
 		{"while another request waits", "ping=ok sleep:200 ok;tools/call=sleep:400 ok", []string{ping1, "wait:result", call2, "sleep:600"},
 			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #4 tail messages=2", "#3 tools/call replied #5 messages=1"}},
+		// A response to no request the client sent joins the reply of the
+		// latest waiting, listed unsent (RPC1006 judges it there); it
+		// passed, answering "no request waiting for a reply".
+		{"to a request never sent", "ping=sleep:600 ok;tools/call=sleep:200 stray sleep:200 ok", []string{ping1, call2, "sleep:800"},
+			[]string{"#2 tools/call replied #4 messages=2 unsent=[99]", "#1 ping replied #5 messages=1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -237,6 +237,41 @@ func TestWrapJudgesASecondResponse(t *testing.T) {
 	}
 }
 
+// TestWrapJudgesAResponseToNothing: a response whose id no request of
+// the client's carried answers nothing (T-RPC-5): it fails RPC1006 in the
+// exchange open when it came, as check fails such a line, and lint of the
+// recording agrees. It passed, answering "no request waiting for a
+// reply". The twin answers only what was asked.
+func TestWrapJudgesAResponseToNothing(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	for _, tt := range []struct {
+		name, stray string
+		wantLint    exitCode
+	}{
+		{"unsent", `printf '%s\n' '{"jsonrpc":"2.0","id":99,"result":{}}'; `, exitFindings},
+		{"none", "", exitOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec.jsonl")
+			server := `read a; read b; ` + tt.stray + `printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{}}' ` +
+				`'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}'; cat >/dev/null`
+			ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+			_, errOut := wrapPlay(t, []string{wrapInit, ping, `wait:"id":0`, "sleep:100"}, "--color", "never", "--record", rec, "--", "/bin/sh", "-c", server)
+			const finding = "a response with id 99 came, and no request"
+			want := tt.wantLint != exitOK
+			if strings.Contains(errOut, finding) != want {
+				t.Errorf("RPC1006 on the stray: %v, want %v:\n%s", !want, want, errOut)
+			}
+			code, lintOut, _ := runMain(t, "", "lint", rec)
+			if code != tt.wantLint || strings.Contains(lintOut, finding) != want {
+				t.Errorf("lint of the recording: exit %d, want %d\n%s", code, tt.wantLint, lintOut)
+			}
+		})
+	}
+}
+
 // TestWrapReplyOverMaxBytes: a line over --max-bytes that the server
 // writes while a request waits is part of that request's reply, which
 // then cannot be judged: an error (could not judge) that fails the gate,
