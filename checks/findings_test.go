@@ -376,3 +376,27 @@ func TestSilenceNoteOnlyWhenTimeRanOut(t *testing.T) {
 		})
 	}
 }
+
+// TestGetStreamProgressCitesItsRule: progress on a 2025 GET stream names
+// a request in flight, which the stream's messages SHOULD leave alone;
+// the warning says so, not that "the request gave no progressToken" (a
+// GET offers none, and T-PROG-1 is not broken). Case
+// get_stream_progress_warns pins its level.
+func TestGetStreamProgressCitesItsRule(t *testing.T) {
+	ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20250618,
+		Request: envelope.Request{Method: http.MethodGet, Header: http.Header{"Accept": {"text/event-stream"}, "Mcp-Session-Id": {"s1"}}},
+		Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: []byte(`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t-7","progress":1}}` + "\n\n")}}
+	vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil)}, checks.All())
+	for _, v := range vs {
+		if v.Check.ID != "PRO1003" {
+			continue
+		}
+		if v.Status != checks.StatusWarn || len(v.Findings) != 1 {
+			t.Fatalf("PRO1003 %s %v, want one warning", v.Status, v.Findings)
+		}
+		if msg := v.Findings[0].Message; !strings.Contains(msg, "on the GET stream") || strings.Contains(msg, "gave no progressToken") {
+			t.Errorf("message %q, want it to name the GET stream's rule", msg)
+		}
+	}
+}

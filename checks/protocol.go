@@ -2,6 +2,7 @@ package checks
 
 import (
 	"cmp"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -275,6 +276,12 @@ declaration rules are not judged.`,
 				case unoffered(p.Exchange, tok):
 					// Every request on the pipe is known, and none gave it.
 					p.Failf(path+".params.progressToken", "progress for token %s, which no request sent to the server offered (T-PROG-1)", clip(tok.Raw))
+				case !token.Exists() && p.Exchange.Transport == envelope.HTTP && p.Exchange.Request.HTTPMethod() == http.MethodGet:
+					// A GET stream offers no token: progress on it names
+					// a request in flight, which the stream's messages
+					// SHOULD leave alone; the token may well be valid.
+					p.Deviate(expect.Want{Level: min(scoped.Level, expect.Should), Rule: "T-HTTP-12"}, path+".params.progressToken",
+						"progress for token %s on the GET stream, whose messages SHOULD be unrelated to the client's requests in flight", clip(tok.Raw))
 				case !token.Exists():
 					p.Deviate(scoped, path+".params.progressToken", "progress for token %s, but the request gave no progressToken (T-PROG-1)", clip(tok.Raw))
 				default:
