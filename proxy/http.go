@@ -2,16 +2,21 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/transport"
 )
@@ -56,10 +61,17 @@ type HTTP struct {
 	c    *core
 	path string // the endpoint's path
 
+	// probes are the liveness probes under way (see http_silence.go),
+	// which Close cancels (pstop) and waits for.
+	probes sync.WaitGroup
+	pctx   context.Context
+	pstop  context.CancelFunc
+
 	// Guarded by c.mu:
 	open     map[*httpExchange]struct{}
 	sessions map[string]string // Mcp-Session-Id → negotiated version
 	stopped  bool
+	probeN   uint64 // the liveness probes' ids, counted
 }
 
 // NewHTTP returns a relay to cfg.Upstream.
@@ -70,6 +82,7 @@ func NewHTTP(cfg HTTPConfig) *HTTP {
 	if h.path == "" {
 		h.path = "/"
 	}
+	h.pctx, h.pstop = context.WithCancel(context.Background())
 	if h.red == nil {
 		h.red = NewRedactor(cfg.Header)
 	}
@@ -113,6 +126,10 @@ func (h *HTTP) Close() (Stats, bool) {
 		h.c.q.put(e)
 	}
 	h.c.mu.Unlock()
+	// The probes under way give up: their exchanges were paired above,
+	// and a probe that returns finds its exchange paired.
+	h.pstop()
+	h.probes.Wait()
 	ok := h.c.q.close(drainWait)
 	return h.c.q.snapshot(), ok
 }
@@ -158,7 +175,16 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = nil // present but empty: net/http then sends none of its own
 	}
+	x.startClock(out.Header, target.String())
 
+	// Whether a connection to the server was had, and the request
+	// written on it, tells a server that was never reached from one
+	// that dropped the request.
+	var connected, wrote atomic.Bool
+	out = out.WithContext(httptrace.WithClientTrace(out.Context(), &httptrace.ClientTrace{
+		GotConn:      func(httptrace.GotConnInfo) { connected.Store(true) },
+		WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
+	}))
 	resp, err := h.rt.RoundTrip(out)
 	if err != nil {
 		if r.Context().Err() != nil {
@@ -171,9 +197,26 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "wymcp-check proxy: the server's reply is no HTTP/1.1 message", http.StatusBadGateway)
 			return
 		}
-		x.fail(fmt.Sprintf("the server could not be reached: %v", err))
-		http.Error(w, "wymcp-check proxy: the server could not be reached", http.StatusBadGateway)
-		return
+		if !connected.Load() {
+			// No connection was had (refused, no such host, a failed
+			// TLS handshake): nothing reached the server, so there is
+			// nothing of the server's for the client to see. The
+			// client's own connection was to the proxy, and it was
+			// accepted; breaking it would tell the client a server took
+			// its request and dropped it. A 502, the answer of a proxy
+			// whose upstream is not there, says what happened.
+			x.fail(fmt.Sprintf("the server could not be reached: %v", err))
+			http.Error(w, "wymcp-check proxy: the server could not be reached", http.StatusBadGateway)
+			return
+		}
+		// The server had the connection and closed or reset it without
+		// a reply: the client's connection breaks the same way, and the
+		// server's silence is judged as check judges it (a liveness
+		// probe tells a live server that left the request unanswered
+		// from one that went away).
+		failure := fmt.Sprintf("request failed: %v", err)
+		x.dropped(failure, wrote.Load() && droppedConn(err))
+		abortReply()
 	}
 	defer resp.Body.Close()
 
@@ -223,7 +266,7 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.end("the reply is no HTTP/1.1 message: " + bad)
 			abortReply()
 		case rerr != nil:
-			x.end(fmt.Sprintf("the reply broke off: %v", rerr))
+			x.endDropped(rerr)
 			abortReply()
 		}
 	}
@@ -302,6 +345,7 @@ type httpExchange struct {
 	// The reply.
 	reply  *envelope.Response
 	stream bool
+	sized  bool   // the reply's head gave its length
 	body   []byte // kept: the body, or the stream's text, decoded
 	size   int64  // bytes relayed, as the server sent them
 	text   int64  // bytes of the body decoded from its Content-Encoding (size without one)
@@ -330,6 +374,9 @@ type httpExchange struct {
 	tail      int
 	tailBytes int64
 	tailFull  bool
+	// silence is the clock of a request owed a reply (see
+	// http_silence.go); nil for the others.
+	silence *silence
 }
 
 // maxEvents bounds the events of a stream judged: those a POST's stream
@@ -364,7 +411,14 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 	if endpoint && o.Kind == KindResponse && r.Method == http.MethodPost {
 		if p := c.clientResponseLocked(o, r.Header.Get("Mcp-Session-Id")); p != nil {
 			evs = append(evs, pairEvent(p))
+			// The client answered a request of the server's: the
+			// session's requests waiting on the server count their
+			// silence from here.
+			h.restartSessionLocked(r.Header.Get("Mcp-Session-Id"))
 		}
+	}
+	if endpoint && r.Method == http.MethodPost && o.Kind == KindNotification && o.Method == "notifications/cancelled" && !over {
+		h.cancelLocked(r.Header.Get("Mcp-Session-Id"), raw)
 	}
 	if endpoint && !h.stopped {
 		hdr := o.HTTP.Header.Clone()
@@ -375,6 +429,11 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 		x.ex = &envelope.Exchange{Transport: envelope.HTTP, Version: h.sessions[r.Header.Get("Mcp-Session-Id")],
 			Request: envelope.Request{Method: r.Method, Header: hdr, Body: raw}}
 		h.open[x] = struct{}{}
+		if r.Method == http.MethodPost && o.Kind == KindRequest && !over && o.Method != "subscriptions/listen" {
+			// (A listen stream's response comes only when the
+			// subscription ends: no silence to judge.)
+			x.silence = newSilence(o)
+		}
 	}
 	// The client's response already completed its pair; it does not
 	// complete this one (the HTTP exchange, which gets a 202).
@@ -392,6 +451,7 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 	if x.quiet != nil {
 		x.quiet.Stop()
 	}
+	x.stopClockLocked()
 	x.ex.Failure = failure
 	if x.malformed != "" {
 		x.ex.Failure, x.ex.Malformed = "", x.malformed
@@ -498,6 +558,7 @@ func (x *httpExchange) head(resp *http.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	x.stream = envelope.IsEventStream(resp.Header.Get("Content-Type"))
+	x.sized = resp.ContentLength >= 0
 	hdr := x.h.red.Header(resp.Header)
 	x.reply = &envelope.Response{Status: resp.StatusCode, Header: hdr}
 	x.meta.Status, x.meta.Header, x.meta.Stream = resp.StatusCode, hdr, x.stream
@@ -557,9 +618,10 @@ func (x *httpExchange) feed(p []byte) int64 {
 func (x *httpExchange) take(p []byte) {
 	c := x.h.c
 	x.text += int64(len(p))
-	if !x.paired {
+	if !x.paired || x.frozen() {
 		// Once paired, the exchange holds the text it was judged on; a
-		// stream's later text is observed event by event only.
+		// stream's later text is observed event by event only. A body
+		// that comes past --timeout is still observed whole.
 		x.body = keep(x.body, p, c.lim.MaxBytes)
 	}
 	if x.stream {
@@ -621,8 +683,13 @@ func (x *httpExchange) eventLocked(f frame) {
 	default:
 		evs = []event{obsEvent(o)}
 	}
+	if o.Kind == KindNotification && o.Method == "notifications/progress" && !o.Oversized {
+		x.h.progressLocked(x.session(), o.Raw)
+	}
 	switch {
 	case x.ex == nil:
+	case x.frozen():
+		x.lateLocked(o, envelope.Response{Status: x.reply.Status, Header: x.reply.Header, Messages: [][]byte{data}})
 	case !x.paired:
 		evs = append(evs, x.keepLocked(o, f, data)...)
 	case x.req.HTTP.Method != http.MethodPost:
@@ -661,6 +728,8 @@ func (x *httpExchange) keepLocked(o *Observation, f frame, data []byte) []event 
 	}
 	// The answer is the exchange's reply, marked before it is queued; its
 	// pair follows once the stream ends, Quiet passes or a bound is met.
+	// It came within --timeout: no silence to judge.
+	x.stopClockLocked()
 	o.Completes, o.Later = true, true
 	x.answer, x.cut = o, f.end
 	x.remember(x.reply)
@@ -734,6 +803,35 @@ func (x *httpExchange) end(failure string) {
 	c := x.h.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	x.endLocked(failure, "")
+}
+
+// endDropped closes a reply the connection broke off (rerr). One that
+// had not brought the response the request is owed is the server's
+// silence, as check's transport reads it: judged after a liveness probe
+// (dropped); else it ends as end ends it.
+func (x *httpExchange) endDropped(rerr error) {
+	c := x.h.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	failure := fmt.Sprintf("the reply broke off: %v", rerr)
+	var silent string
+	if droppedConn(rerr) {
+		// check's transport's words, so a note reads the same in a
+		// relay's verdict and in check's.
+		silent = fmt.Sprintf("reading the reply: %v (%d bytes read)", rerr, x.text)
+		if x.stream {
+			silent = fmt.Sprintf("reading the event stream: %v (%s)", rerr, eventsWithout(x.events))
+		}
+	}
+	x.endLocked(failure, silent)
+}
+
+// endLocked is end; silent, when set, is the failure of a reply the
+// server broke off, judged as silence if the request still waits for
+// its response (see endDropped).
+func (x *httpExchange) endLocked(failure, silent string) {
+	c := x.h.c
 	if x.ended {
 		return
 	}
@@ -768,6 +866,9 @@ func (x *httpExchange) end(failure string) {
 		case coding != nil:
 			reply.Note = coding.Error() + ": relayed whole, not judged"
 		}
+		if x.frozen() && failure == "" {
+			x.lateLocked(reply, envelope.Response{Status: x.reply.Status, Header: x.reply.Header, Body: raw})
+		}
 		evs = append(evs, obsEvent(reply))
 	}
 	if x.stream {
@@ -786,10 +887,25 @@ func (x *httpExchange) end(failure string) {
 			failure = ""
 		}
 	}
-	if ev, ok := x.pairLocked(failure, reply); ok {
-		evs = append(evs, ev)
+	switch {
+	case x.frozen():
+		// Judged as silent, or being: a probe pairs it.
+	case silent != "" && x.owedLocked() && (x.stream || !x.wholeJSON()):
+		x.freezeLocked(silent, true)
+	default:
+		if ev, ok := x.pairLocked(failure, reply); ok {
+			evs = append(evs, ev)
+		}
 	}
 	c.q.put(evs...)
+}
+
+// wholeJSON: a body without a length, which ends when the connection
+// does, already holds a whole JSON value when the connection broke: that
+// is the reply, as check's transport reads it, however the connection
+// then ended.
+func (x *httpExchange) wholeJSON() bool {
+	return !x.sized && len(bytes.TrimSpace(x.body)) > 0 && gjson.ValidBytes(x.body)
 }
 
 // mergeQuery is the query a request goes upstream with: the client's own

@@ -42,6 +42,7 @@ func newUpstream(t *testing.T, reply http.HandlerFunc) *upstream {
 		u.mu.Lock()
 		u.got = append(u.got, seen{r.Method, r.URL.RequestURI(), r.Header.Clone(), string(body)})
 		u.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body)) // the reply may read it too
 		reply(w, r)
 	}))
 	t.Cleanup(u.srv.Close)
@@ -619,7 +620,7 @@ func TestHTTPBrokenReplyBreaksTheClient(t *testing.T) {
 				panic(err)
 			}
 			c.Close() // no final chunk: the stream broke off
-		}, true, "the reply broke off", false},
+		}, true, "reading the event stream: unexpected EOF", false},
 		{"malformed chunk", func(w http.ResponseWriter) {
 			c, buf, err := w.(http.Hijacker).Hijack()
 			if err != nil {

@@ -211,3 +211,13 @@ func (l *ledger) drain() []*waiting {
 	l.list = nil
 	return out
 }
+
+// waitingIn reports whether a request of session waits for its reply.
+func (l *ledger) waitingIn(session string) bool {
+	for _, w := range l.list {
+		if w.session == session && !w.quiet {
+			return true
+		}
+	}
+	return false
+}

@@ -44,6 +44,17 @@ lifecycle, headers, schema, tool arguments), against what the proxy saw of
 their session; their findings come under their line. Ctrl-C stops it and
 prints a summary.
 
+A request left without its response for --timeout, or whose connection the
+server drops, is judged as check judges it: the proxy asks the server, on a
+connection of its own, whether it is alive (ping, or server/discover in
+2026-07-28, in the request's session, with its credentials and the --header
+values; the client never sees it). A live server left the request unanswered
+(RPC1006 fails); one that drops the request and then refuses connections died
+on it (PRO1005). The client still waits as long as it likes: a reply that
+comes later is relayed and noted, not judged again. A dropped connection
+reaches the client dropped; only a server the proxy cannot connect to at all
+gets a 502 from the proxy.
+
 Messages over --max-bytes are relayed whole and not judged. The client's
 Authorization and Cookie headers and the values of --header are never shown
 nor recorded.

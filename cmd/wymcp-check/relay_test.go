@@ -297,9 +297,12 @@ func TestWatcherCancelledRequest(t *testing.T) {
 		cancel   bool
 		fails    bool
 		override string
+		silent   bool // the relay's pair of a request left unanswered past --timeout
 	}{
 		{name: "cancelled", cancel: true, override: `"expect":{"expect-reply":"false"}`},
 		{name: "not cancelled", fails: true},
+		{name: "silent, cancelled", cancel: true, silent: true, override: `"expect":{"expect-reply":"false"}`},
+		{name: "silent, not cancelled", silent: true, fails: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, out := testWatcher(t)
@@ -314,6 +317,9 @@ func TestWatcherCancelledRequest(t *testing.T) {
 			ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20251125,
 				Request:  envelope.Request{Method: "POST", Header: hdr, Body: req},
 				Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(": working\n\n")}}
+			if tc.silent {
+				ex.Response, ex.Note = nil, "no reply within 10s; the server answered a liveness probe, so it is alive and left this request unanswered"
+			}
 			w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/list", Sent: at, Done: at, RequestSeq: 1, Exchange: ex})
 			got := out.w.(*bytes.Buffer).String()
 			if fails := strings.Contains(got, "fail RPC1006"); fails != tc.fails {
@@ -708,5 +714,116 @@ func TestLearnQuery(t *testing.T) {
 		if got := string(red.Scrub([]byte(`{"message":"key ` + echoed + `"}`))); strings.Contains(got, "abc") {
 			t.Errorf("%s scrubbed to %s", echoed, got)
 		}
+	}
+}
+
+// TestProxyJudgesSilenceAsSend: the reference server left to hang on a
+// tools/call, or dropping its connection (the crash fault over HTTP,
+// which keeps serving), fails RPC1006 through the proxy as send fails
+// it on the same server, and lint of the recording agrees; one that
+// drops the request and then stops accepting connections died on it
+// (PRO1005). The client sees what the server did: a dropped connection,
+// not a reply the proxy made up. Twin: the clean server passes.
+func TestProxyJudgesSilenceAsSend(t *testing.T) {
+	tests := []struct {
+		name, fault string
+		gone        bool   // the server stops listening on the tools/call
+		want        string // in the proxy's output, lint's and send's
+		note        string // in the proxy's output
+	}{
+		{name: "answered", want: "ok"},
+		{name: "hang", fault: "hang", want: "fail RPC1006", note: "no reply within 300ms; the server answered a liveness probe, so it is alive and left this request unanswered"},
+		{name: "crash", fault: "crash", want: "fail RPC1006", note: "request failed: EOF; the server answered a liveness probe, so it is alive and left this request unanswered"},
+		{name: "crash, then gone", fault: "crash", gone: true, want: "fail PRO1005", note: "the server died: it left the request unanswered, then stopped accepting connections"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, err := refserver.New(refserver.Options{Fault: tc.fault})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hs *httptest.Server
+			hs = newLoopbackServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if tc.gone && gjson.GetBytes(body, "method").Str == "tools/call" {
+					hs.Listener.Close()
+				}
+				srv.ServeHTTP(w, r)
+			}))
+			defer hs.Close()
+			defer srv.Close()
+			dir := t.TempDir()
+			rec := filepath.Join(dir, "rec.jsonl")
+			s, _, _ := testStreams()
+			out := &lockedBuf{}
+			s.Out = out
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o := &proxyOptions{URL: hs.URL + "/mcp", Listen: "127.0.0.1:0"}
+			o.MaxBytes, o.Timeout, o.Record, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, 300*time.Millisecond, rec, "json", "strict", "builtin", "fail", "never"
+			done := make(chan error, 1)
+			go func() { done <- proxyRun(ctx, s, o) }()
+			endpoint := waitForOutput(t, out, regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`))[1]
+
+			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+			post := func(body string, wait time.Duration) (string, error) {
+				cctx, stop := context.WithTimeout(ctx, wait)
+				defer stop()
+				req, _ := http.NewRequestWithContext(cctx, "POST", endpoint, strings.NewReader(body))
+				req.Header = hdr.Clone()
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return "", err
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+					hdr.Set("Mcp-Session-Id", sid)
+				}
+				return fmt.Sprintf("%d %s", resp.StatusCode, b), err
+			}
+			if _, err := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			hdr.Set("Mcp-Protocol-Version", "2025-11-25")
+			post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 5*time.Second)
+			got, err := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`, time.Second)
+			switch {
+			case tc.fault == "" && (err != nil || !strings.HasPrefix(got, "200 ")):
+				t.Errorf("tools/call: %q, %v", got, err)
+			case tc.fault == "crash" && (err == nil || strings.Contains(got, "502")):
+				t.Errorf("tools/call: the client got %q, %v; want the connection dropped, as the server dropped it", got, err)
+			}
+			waitForOutput(t, out, regexp.MustCompile(`tools/call: no reply .*|← #\d+ 200 result id 2 .*`))
+			cancel()
+			var runErr error
+			select {
+			case runErr = <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the proxy did not stop")
+			}
+			text := out.String()
+			if tc.fault == "" {
+				if runErr != nil || !strings.Contains(text, "3 exchanges judged: 3 ok") {
+					t.Errorf("proxyRun: %v\n%s", runErr, text)
+				}
+			} else if !errors.Is(runErr, errFindings) || !strings.Contains(text, tc.want) || !strings.Contains(text, tc.note) {
+				t.Errorf("proxyRun: %v; want the gate to fail, with %q and %q:\n%s", runErr, tc.want, tc.note, text)
+			}
+			code, lintOut, _ := runMain(t, "", "lint", rec)
+			if wantCode := map[bool]exitCode{true: exitOK, false: exitFindings}[tc.fault == ""]; code != wantCode || tc.fault != "" && !strings.Contains(lintOut, strings.TrimPrefix(tc.want, "fail ")) {
+				t.Errorf("lint of the recording: exit %d, want %d and %q\n%s", code, wantCode, tc.want, lintOut)
+			}
+			if tc.gone {
+				return // nothing left to send to
+			}
+			call := filepath.Join(dir, "call.json")
+			os.WriteFile(call, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`), 0o600)
+			_, sendOut, sendErr := runMain(t, "", "send", "--protocol", "2025-11-25", "--timeout", "300ms", hs.URL+"/mcp", call)
+			if tc.fault != "" && !strings.Contains(sendOut+sendErr, tc.want) || tc.fault == "" && strings.Contains(sendOut+sendErr, "fail ") {
+				t.Errorf("send on the same server gives other verdicts than the proxy's %q:\n%s%s", tc.want, sendOut, sendErr)
+			}
+		})
 	}
 }

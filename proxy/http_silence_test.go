@@ -1,0 +1,440 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// silenceTimeout is the relay's --timeout in these tests.
+const silenceTimeout = 200 * time.Millisecond
+
+// methodOf reads the JSON-RPC method of a request the upstream got.
+func methodOf(r *http.Request) string {
+	b, _ := io.ReadAll(r.Body)
+	return gjson.GetBytes(b, "method").Str
+}
+
+// hangUntilGone holds a request until its client (the relay) goes away.
+func hangUntilGone(r *http.Request) { <-r.Context().Done() }
+
+func pong(w http.ResponseWriter, r *http.Request, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"jsonrpc":"2.0","id":`+gjson.GetBytes(body, "id").Raw+`,"result":{}}`)
+}
+
+// sseHead starts an event stream.
+func sseHead(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(200)
+	w.(http.Flusher).Flush()
+}
+
+func sendEvent(w http.ResponseWriter, data string) {
+	io.WriteString(w, "data: "+data+"\n\n")
+	w.(http.Flusher).Flush()
+}
+
+// probes are the liveness probes among what the upstream received.
+func probes(u *upstream) []seen {
+	var out []seen
+	for _, s := range u.received() {
+		if strings.Contains(s.Body, livenessID) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// silenceClient sends the client's requests through the relay, in one
+// session, with a credential and the version header.
+type silenceClient struct {
+	t    *testing.T
+	base string
+}
+
+func (c silenceClient) post(ctx context.Context, body string) (*http.Response, error) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.base+"/mcp", strings.NewReader(body))
+	req.Header = http.Header{
+		"Accept":               {"application/json, text/event-stream"},
+		"Content-Type":         {"application/json"},
+		"Mcp-Protocol-Version": {"2025-11-25"},
+		"Mcp-Session-Id":       {"s-1"},
+		"Authorization":        {"Bearer secret-token-123"},
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// call sends the request in the background and returns what the client
+// got: its body, or the error its connection ended with. cancel makes
+// the client give up.
+func (c silenceClient) call(body string) (got <-chan string, cancel func()) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ch := make(chan string, 1)
+	go func() {
+		resp, err := c.post(ctx, body)
+		if err != nil {
+			ch <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			ch <- "error: " + err.Error() + " after " + string(b)
+			return
+		}
+		ch <- string(b)
+	}()
+	return ch, cancel
+}
+
+func theCall(pairs []Pair) []Pair { return pairsOf(pairs, ClientToServer, "tools/call") }
+
+const toolsCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}}`
+
+// TestHTTPSilenceJudged: a request the server leaves without its
+// response past --timeout, or whose connection it drops, is judged as
+// check judges it: after a liveness probe (in the request's session,
+// with its credentials and the --header values, an id of the relay's
+// own, never seen by the client), the exchange of a live server is
+// paired with no response and no failure (RPC1006 fails it), that of a
+// server that then refuses connections died on it (PRO1005), and one
+// that answers nothing is not judged. Twins: answered in time; a stream
+// kept alive by the request's progress.
+func TestHTTPSilenceJudged(t *testing.T) {
+	const late = `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`
+	tests := []struct {
+		name string
+		// call serves the client's tools/call; everything else is
+		// answered with a result unless hangAll.
+		call    func(w http.ResponseWriter, r *http.Request, srv *httptest.Server)
+		hangAll bool
+		// want is the exchange judged: Failure, Died, Note (prefix), and
+		// whether it has a response and it was cut.
+		wantFailure, wantDied, wantNote string
+		wantResponse, wantCut           bool
+		wantProbes                      int
+		wantClient                      string // prefix of what the client got
+	}{
+		{name: "answered in time", call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) {
+			time.Sleep(silenceTimeout / 4)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, late)
+		}, wantResponse: true, wantClient: late},
+		{name: "progress on its token keeps it alive", call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) {
+			sseHead(w)
+			for range 5 {
+				time.Sleep(silenceTimeout / 2)
+				sendEvent(w, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}`)
+			}
+			sendEvent(w, late)
+		}, wantResponse: true, wantClient: "data: "},
+		{name: "hangs, the server alive", call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) { hangUntilGone(r) },
+			wantNote: "no reply within 200ms; the server answered a liveness probe, so it is alive and left this request unanswered", wantProbes: 1, wantClient: "error: "},
+		{name: "a stream open without the response", call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) {
+			sseHead(w)
+			sendEvent(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}`)
+			hangUntilGone(r)
+		}, wantNote: "no response within 200ms: 1 event without a response; the server answered a liveness probe", wantResponse: true, wantCut: true, wantProbes: 1, wantClient: "error: "},
+		{name: "progress on another token does not", call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) {
+			sseHead(w)
+			for range 8 {
+				time.Sleep(silenceTimeout / 2)
+				sendEvent(w, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"other","progress":1}}`)
+			}
+			hangUntilGone(r)
+		}, wantNote: "no response within 200ms", wantResponse: true, wantCut: true, wantProbes: 1, wantClient: "error: "},
+		{name: "answers past --timeout", call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) {
+			time.Sleep(3 * silenceTimeout)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, late)
+		}, wantNote: "no reply within 200ms; the server answered a liveness probe", wantProbes: 1, wantClient: late},
+		{name: "hangs, and so does the probe", hangAll: true, call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) { hangUntilGone(r) },
+			wantFailure: "no reply within 200ms; the server did not answer a liveness probe either", wantProbes: 1, wantClient: "error: "},
+		{name: "drops the connection, the server alive", call: func(http.ResponseWriter, *http.Request, *httptest.Server) { panic(http.ErrAbortHandler) },
+			wantNote: "request failed: EOF; the server answered a liveness probe, so it is alive and left this request unanswered", wantProbes: 1, wantClient: "error: "},
+		{name: "breaks off its stream, the server alive", call: func(w http.ResponseWriter, r *http.Request, _ *httptest.Server) {
+			sseHead(w)
+			sendEvent(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}`)
+			panic(http.ErrAbortHandler)
+		}, wantNote: "reading the event stream: unexpected EOF (1 event without a response); the server answered a liveness probe", wantResponse: true, wantCut: true, wantProbes: 1, wantClient: "error: "},
+		{name: "drops the connection and goes away", call: func(_ http.ResponseWriter, _ *http.Request, srv *httptest.Server) {
+			srv.Listener.Close()
+			panic(http.ErrAbortHandler)
+		}, wantFailure: "request failed: EOF; the server did not answer a liveness probe either",
+			wantDied: "it left the request unanswered, then stopped accepting connections (request failed: ", wantClient: "error: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv *httptest.Server
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				switch m := gjson.GetBytes(body, "method").Str; {
+				case m == "tools/call":
+					tc.call(w, r, srv)
+				case tc.hangAll:
+					hangUntilGone(r)
+				default:
+					pong(w, r, body)
+				}
+			})
+			srv = up.srv
+			rec := &recorder{}
+			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: silenceTimeout},
+				Header: http.Header{"X-Api-Key": {"key-from-the-flag"}}})
+			c := silenceClient{t, base}
+			body := toolsCall
+			if strings.Contains(tc.name, "progress") {
+				body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{},"_meta":{"progressToken":"p1"}}}`
+			}
+			got, cancel := c.call(body)
+			defer cancel()
+			obs, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })
+			if tc.wantClient == late || strings.HasPrefix(tc.wantClient, "data: ") {
+				// The reply the client waits for comes, whenever it comes.
+			} else {
+				time.Sleep(silenceTimeout / 2)
+				cancel()
+			}
+			if g := <-got; !strings.HasPrefix(g, tc.wantClient) || strings.Contains(g, "502") || strings.Contains(g, "wymcp-check") {
+				t.Errorf("the client got %q, want %q…", g, tc.wantClient)
+			}
+			time.Sleep(silenceTimeout / 2)
+			obs, pairs = rec.snapshot()
+			h.Close()
+			if n := len(theCall(pairs)); n != 1 {
+				t.Fatalf("%d pairs for the request, want 1\n%s", n, describe(obs, pairs))
+			}
+			p := theCall(pairs)[0]
+			ex := p.Exchange
+			if ex.Failure != tc.wantFailure || !strings.HasPrefix(ex.Died, tc.wantDied) || (tc.wantDied == "") != (ex.Died == "") ||
+				!strings.HasPrefix(ex.Note, tc.wantNote) || (tc.wantNote == "") != (ex.Note == "") {
+				t.Errorf("failure %q, died %q, note %q;\nwant failure %q, died %q…, note %q…", ex.Failure, ex.Died, ex.Note, tc.wantFailure, tc.wantDied, tc.wantNote)
+			}
+			if (ex.Response != nil) != tc.wantResponse || ex.Response != nil && ex.Response.Cut != tc.wantCut {
+				t.Errorf("response %+v; want one: %v, cut: %v", ex.Response, tc.wantResponse, tc.wantCut)
+			}
+			if tc.wantResponse && !tc.wantCut && p.ReplySeq == 0 {
+				t.Errorf("the pair names no reply")
+			}
+			// One probe, in the request's session, with its version, the
+			// client's credential and the --header value.
+			ps := probes(up)
+			if tc.wantDied != "" {
+				ps = nil // refused: it never arrived
+			}
+			if len(ps) != tc.wantProbes {
+				t.Fatalf("%d probes reached the server, want %d: %+v", len(ps), tc.wantProbes, ps)
+			}
+			for _, pr := range ps {
+				want := map[string]string{"Mcp-Session-Id": "s-1", "Mcp-Protocol-Version": "2025-11-25", "Authorization": "Bearer secret-token-123",
+					"X-Api-Key": "key-from-the-flag", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+				gotH := map[string]string{}
+				for k := range want {
+					gotH[k] = pr.Header.Get(k)
+				}
+				if diff := cmp.Diff(want, gotH); diff != "" {
+					t.Errorf("the probe's headers (-want +got):\n%s", diff)
+				}
+				if pr.Body != `{"jsonrpc":"2.0","id":"wymcp-check-liveness-1","method":"ping"}` {
+					t.Errorf("the probe %s", pr.Body)
+				}
+			}
+			// A reply past --timeout is relayed and noted, not paired again.
+			if tc.wantClient == late && tc.wantProbes > 0 {
+				var noted bool
+				for _, o := range obs {
+					noted = noted || o.Kind == KindResponse && o.Note == "answers #1 past --timeout, judged then" && !o.Completes
+				}
+				if !noted {
+					t.Errorf("no note on the late reply\n%s", describe(obs, pairs))
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPSilenceNotJudged: no silence is judged of a request the
+// client cancelled, nor while the server waits for the client's answer
+// to a request of its own in the session (the clock starts again from
+// the answer). Twin: a server that, once answered, still leaves the
+// request unanswered past --timeout is judged.
+func TestHTTPSilenceNotJudged(t *testing.T) {
+	t.Run("cancelled", func(t *testing.T) {
+		up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+			if methodOf(r) == "tools/call" {
+				hangUntilGone(r)
+				return
+			}
+			w.WriteHeader(http.StatusAccepted)
+		})
+		rec := &recorder{}
+		h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: silenceTimeout}})
+		c := silenceClient{t, base}
+		got, cancel := c.call(toolsCall)
+		time.Sleep(silenceTimeout / 4)
+		resp, err := c.post(context.Background(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		time.Sleep(3 * silenceTimeout)
+		cancel()
+		<-got
+		obs, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })
+		h.Close()
+		if ps := probes(up); len(ps) != 0 {
+			t.Errorf("a cancelled request was probed for: %+v", ps)
+		}
+		if f := theCall(pairs)[0].Exchange.Failure; f != "the client went away before the reply" {
+			t.Errorf("failure %q, want the client's leaving\n%s", f, describe(obs, pairs))
+		}
+	})
+	for _, tc := range []struct {
+		name      string
+		hangAfter bool // the server leaves the request unanswered once the client answered it
+	}{{"the server waits for the client", false}, {"once answered, the server still leaves it unanswered", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			answered := make(chan struct{})
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				switch m := gjson.GetBytes(body, "method"); {
+				case m.Str == "tools/call":
+					sseHead(w)
+					sendEvent(w, `{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
+					select {
+					case <-answered:
+					case <-r.Context().Done():
+						return
+					}
+					if tc.hangAfter {
+						hangUntilGone(r)
+						return
+					}
+					time.Sleep(silenceTimeout / 4)
+					sendEvent(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+				case !m.Exists():
+					// The client's answer.
+					w.WriteHeader(http.StatusAccepted)
+					close(answered)
+				default:
+					pong(w, r, body)
+				}
+			})
+			rec := &recorder{}
+			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: silenceTimeout}})
+			c := silenceClient{t, base}
+			got, cancel := c.call(toolsCall)
+			defer cancel()
+			rec.waitFor(t, "the server's request", func(obs []Observation, _ []Pair) bool {
+				for _, o := range obs {
+					if o.Method == "sampling/createMessage" {
+						return true
+					}
+				}
+				return false
+			})
+			// The client takes its time, past --timeout, to answer.
+			time.Sleep(3 * silenceTimeout)
+			resp, err := c.post(context.Background(), `{"jsonrpc":"2.0","id":"srv-1","result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			obs, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })
+			if tc.hangAfter {
+				cancel()
+			}
+			<-got
+			h.Close()
+			ex := theCall(pairs)[0].Exchange
+			if tc.hangAfter {
+				if !strings.HasPrefix(ex.Note, "no response within 200ms: 1 event without a response; the server answered a liveness probe") || ex.Failure != "" {
+					t.Errorf("failure %q, note %q; want judged silent\n%s", ex.Failure, ex.Note, describe(obs, pairs))
+				}
+				return
+			}
+			if ps := probes(up); len(ps) != 0 || ex.Note != "" || ex.Failure != "" || theCall(pairs)[0].ReplySeq == 0 {
+				t.Errorf("probes %+v, failure %q, note %q; want the response judged\n%s", ps, ex.Failure, ex.Note, describe(obs, pairs))
+			}
+		})
+	}
+}
+
+// TestHTTPSilenceProbe2026: a 2026-07-28 request's probe is
+// server/discover, with its headers, as check's runner sends it.
+func TestHTTPSilenceProbe2026(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if gjson.GetBytes(body, "method").Str == "tools/call" {
+			hangUntilGone(r)
+			return
+		}
+		pong(w, r, body)
+	})
+	rec := &recorder{}
+	h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: silenceTimeout}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+		"Mcp-Protocol-Version": {envelope.V20260728}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"add"}}
+	go func() {
+		if resp, err := http.DefaultTransport.RoundTrip(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	_, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })
+	cancel()
+	h.Close()
+	if n := theCall(pairs)[0].Exchange.Note; !strings.Contains(n, "the server answered a liveness probe") {
+		t.Errorf("note %q", n)
+	}
+	ps := probes(up)
+	if len(ps) != 1 {
+		t.Fatalf("%d probes", len(ps))
+	}
+	want := seen{Method: "POST", Path: "/mcp", Body: `{"jsonrpc":"2.0","id":"wymcp-check-liveness-1","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		Header: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {envelope.V20260728}, "Mcp-Method": {"server/discover"},
+			"User-Agent": {"Go-http-client/1.1"}}} // the client's
+	if diff := cmp.Diff(want, seen{ps[0].Method, ps[0].Path, relevant(ps[0].Header), ps[0].Body}); diff != "" {
+		t.Errorf("the probe (-want +got):\n%s", diff)
+	}
+}
+
+// TestHTTPSilenceCloseStopsProbes: Close ends a probe under way at
+// once, and pairs its exchange as stopped.
+func TestHTTPSilenceCloseStopsProbes(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { hangUntilGone(r) })
+	rec := &recorder{}
+	cfg := HTTPConfig{Upstream: up.url(), Observer: rec, Limits: Limits{Timeout: silenceTimeout}}
+	h := NewHTTP(cfg)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	got, cancel := silenceClient{t, srv.URL}.call(toolsCall)
+	defer cancel()
+	for deadline := time.Now().Add(5 * time.Second); len(probes(up)) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no probe")
+		}
+	}
+	start := time.Now()
+	h.Close()
+	if d := time.Since(start); d > silenceTimeout/2 {
+		t.Errorf("Close took %v with a probe under way", d)
+	}
+	cancel()
+	<-got
+	_, pairs := rec.snapshot()
+	if len(theCall(pairs)) != 1 || theCall(pairs)[0].Exchange.Failure != "the proxy stopped before the reply" {
+		t.Errorf("pairs %s", describe(nil, pairs))
+	}
+}
