@@ -112,7 +112,8 @@ func (h *HTTP) Close() (Stats, bool) {
 		// An exchange that had its answer is judged with what came of
 		// its stream so far; the others got no reply.
 		why := "the proxy stopped before the reply"
-		if x.answer != nil {
+		if x.answer != nil || x.held {
+			// (A held stream ended: judged as it ended, unresumed.)
 			why = ""
 		}
 		if ev, ok := x.pairLocked(why, x.answer); ok {
@@ -377,6 +378,16 @@ type httpExchange struct {
 	// silence is the clock of a request owed a reply (see
 	// http_silence.go); nil for the others.
 	silence *silence
+	// Resumption (see http_resume.go): lastID is the stream's last event
+	// id; held, a POST's stream ended after it without the response and
+	// waits for the client to resume it; resumer is the GET that does,
+	// resumes the POST a GET resumes, and joined counts the GET's
+	// events joined to it.
+	lastID  string
+	held    bool
+	resumer *httpExchange
+	resumes *httpExchange
+	joined  int
 }
 
 // maxEvents bounds the events of a stream judged: those a POST's stream
@@ -429,6 +440,9 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 		x.ex = &envelope.Exchange{Transport: envelope.HTTP, Version: h.sessions[r.Header.Get("Mcp-Session-Id")],
 			Request: envelope.Request{Method: r.Method, Header: hdr, Body: raw}}
 		h.open[x] = struct{}{}
+		if r.Method == http.MethodGet {
+			h.resumeLocked(x, r.Header)
+		}
 		if r.Method == http.MethodPost && o.Kind == KindRequest && !over && o.Method != "subscriptions/listen" {
 			// (A listen stream's response comes only when the
 			// subscription ends: no silence to judge.)
@@ -660,12 +674,20 @@ func (x *httpExchange) quietEnd() {
 // eventLocked observes one SSE event.
 func (x *httpExchange) eventLocked(f frame) {
 	c := x.h.c
-	if x.answer != nil && !x.paired {
-		if f.end > c.lim.MaxBytes || x.window >= maxEvents {
+	x.eventIDLocked(f)
+	// t is the exchange the event is taken into: x, or the POST whose
+	// stream x (a GET with Last-Event-ID) resumes.
+	t := x
+	if r := x.resumes; r != nil && !r.paired {
+		t = r
+		f = t.joinLocked(f)
+	}
+	if t.answer != nil && !t.paired {
+		if f.end > c.lim.MaxBytes || t.window >= maxEvents {
 			// The look past the answer ends at a bound, before this event.
-			x.settleLocked()
+			t.settleLocked()
 		} else {
-			x.cut, x.window = f.end, x.window+1
+			t.cut, t.window = f.end, t.window+1
 		}
 	}
 	data := eventData(f)
@@ -688,10 +710,14 @@ func (x *httpExchange) eventLocked(f frame) {
 	}
 	switch {
 	case x.ex == nil:
-	case x.frozen():
-		x.lateLocked(o, envelope.Response{Status: x.reply.Status, Header: x.reply.Header, Messages: [][]byte{data}})
-	case !x.paired:
-		evs = append(evs, x.keepLocked(o, f, data)...)
+	case t != x && t.paired:
+		// (Paired between the join above and now: at its bound.)
+	case t.frozen():
+		t.lateLocked(o, envelope.Response{Status: t.reply.Status, Header: t.reply.Header, Messages: [][]byte{data}})
+	case t != x || !x.paired:
+		// (A resumed stream's events are the POST's, judged with it, not
+		// on their own as a GET stream's: nothing is judged twice.)
+		evs = append(evs, t.keepLocked(o, f, data)...)
 	case x.req.HTTP.Method != http.MethodPost:
 		if ev, ok := x.tailLocked(o, f, data); ok {
 			// Right after its message, as an Observer expects a pair.
@@ -836,6 +862,9 @@ func (x *httpExchange) endLocked(failure, silent string) {
 		return
 	}
 	x.ended = true
+	if r := x.resumes; r != nil {
+		defer r.resumedEndLocked(x, failure)
+	}
 	var coding error // the body's coding could not be undone
 	if x.inf != nil {
 		x.inf.close(x.take)
@@ -892,6 +921,8 @@ func (x *httpExchange) endLocked(failure, silent string) {
 		// Judged as silent, or being: a probe pairs it.
 	case silent != "" && x.owedLocked() && (x.stream || !x.wholeJSON()):
 		x.freezeLocked(silent, true)
+	case failure == "" && reply == nil && x.holdLocked():
+		// Held for the client to resume it.
 	default:
 		if ev, ok := x.pairLocked(failure, reply); ok {
 			evs = append(evs, ev)

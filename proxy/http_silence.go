@@ -122,6 +122,17 @@ func (x *httpExchange) fire(gen int) {
 	if gen != x.silence.gen || !x.owedLocked() {
 		return
 	}
+	if x.held {
+		// Its stream ended after an event id, and the client did not
+		// resume it within --timeout: judged as the stream ended (a
+		// 2025-xx server may deliver the response on a resumed stream,
+		// which RPC1006 then warns of).
+		x.held = false
+		if ev, ok := x.pairLocked("", nil); ok {
+			c.q.put(ev)
+		}
+		return
+	}
 	if c.server.waitingIn(x.session()) {
 		// The server waits for the client (sampling, elicitation): the
 		// request may rightly wait for that answer, which starts its

@@ -55,6 +55,12 @@ comes later is relayed and noted, not judged again. A dropped connection
 reaches the client dropped; only a server the proxy cannot connect to at all
 gets a 502 from the proxy.
 
+A 2025-xx POST stream that ends after an event id without its response is
+held for the client to resume with GET and Last-Event-ID (for --timeout): the
+resumed stream's events join the exchange, which is judged when its response
+comes, as check judges a stream it resumes itself. Not resumed, it is judged
+as it ended (RPC1006 warns).
+
 Messages over --max-bytes are relayed whole and not judged. The client's
 Authorization and Cookie headers and the values of --header are never shown
 nor recorded.

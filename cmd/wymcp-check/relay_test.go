@@ -827,3 +827,151 @@ func TestProxyJudgesSilenceAsSend(t *testing.T) {
 		})
 	}
 }
+
+// resumeServer is a 2025-11-25 server whose tools/call stream ends after
+// an event with an id and no response, which it delivers on the GET
+// that resumes the stream (T-HTTP-15); bad makes that response hold
+// both a result and an error, code 0, with a two-line message.
+func resumeServer(bad bool) *httptest.Server {
+	const sid = "c0ffee-5e55-10n-1d-0f-some-length"
+	var mu sync.Mutex
+	pending := map[string]string{}
+	return newLoopbackServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			mu.Lock()
+			msg, ok := pending[r.Header.Get("Last-Event-ID")]
+			delete(pending, r.Header.Get("Last-Event-ID"))
+			mu.Unlock()
+			if !ok {
+				w.Header().Set("Allow", "POST")
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "id: ev-2\ndata: "+msg+"\n\n")
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		m := gjson.ParseBytes(body)
+		id := m.Get("id").Raw
+		w.Header().Set("Content-Type", "application/json")
+		switch m.Get("method").Str {
+		case "":
+			w.WriteHeader(http.StatusAccepted)
+		case "initialize":
+			w.Header().Set("Mcp-Session-Id", sid)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"resume","version":"1"}}}`)
+		case "notifications/initialized":
+			w.WriteHeader(http.StatusAccepted)
+		case "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{"tools":[{"name":"get-sum","inputSchema":{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]},"annotations":{"readOnlyHint":true}}]}}`)
+		case "tools/call":
+			msg := `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"3"}]}}`
+			if bad {
+				msg = `{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"3"}]},"error":{"code":0,"message":"x\ny"}}`
+			}
+			mu.Lock()
+			pending["ev-1"] = msg
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "id: ev-1\nretry: 100\ndata: \n\n")
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
+		}
+	}))
+}
+
+// TestProxyJudgesResumedStreamAsSend: a client that resumes a POST's
+// stream with GET and Last-Event-ID gets the response there; the proxy
+// judges it as send judges the same server (send resumes the stream
+// itself): a correct server passes without RPC1006's warning, and a bad
+// response fails as send fails it. lint of the recording agrees.
+func TestProxyJudgesResumedStreamAsSend(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		bad  bool
+		want []string // the server's findings, in the proxy's output, lint's and send's
+	}{
+		{name: "correct"},
+		{name: "bad response", bad: true, want: []string{"RPC1003", "ERR1001", "ERR2001", "SCH1001"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hs := resumeServer(tc.bad)
+			defer hs.Close()
+			dir := t.TempDir()
+			rec := filepath.Join(dir, "rec.jsonl")
+			s, _, _ := testStreams()
+			out := &lockedBuf{}
+			s.Out = out
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o := &proxyOptions{URL: hs.URL + "/mcp", Listen: "127.0.0.1:0"}
+			o.MaxBytes, o.Timeout, o.Record, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, 2*time.Second, rec, "json", "strict", "builtin", "fail", "never"
+			done := make(chan error, 1)
+			go func() { done <- proxyRun(ctx, s, o) }()
+			endpoint := waitForOutput(t, out, regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`))[1]
+			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+			send := func(method, body string) string {
+				req, _ := http.NewRequestWithContext(ctx, method, endpoint, strings.NewReader(body))
+				req.Header = hdr.Clone()
+				if method == "GET" {
+					req.Header.Del("Content-Type")
+					req.Header.Set("Accept", "text/event-stream")
+					req.Header.Set("Last-Event-ID", "ev-1")
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+					hdr.Set("Mcp-Session-Id", sid)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				return string(b)
+			}
+			send("POST", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			hdr.Set("Mcp-Protocol-Version", "2025-11-25")
+			send("POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			send("POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			if got := send("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":1,"b":2}}}`); !strings.Contains(got, "id: ev-1") {
+				t.Fatalf("the POST's stream: %q", got)
+			}
+			if got := send("GET", ""); !strings.Contains(got, `"id":2`) {
+				t.Fatalf("the resumed stream: %q", got)
+			}
+			waitForOutput(t, out, regexp.MustCompile(`event 1 of #\d+: (result|error 0) id 2 .*`))
+			cancel()
+			var runErr error
+			select {
+			case runErr = <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the proxy did not stop")
+			}
+			text := out.String()
+			if strings.Contains(text, "RPC1006") || strings.Contains(text, "ended without the answer") {
+				t.Errorf("the resumed exchange drew RPC1006:\n%s", text)
+			}
+			_, lintOut, _ := runMain(t, "", "lint", "-v", rec)
+			call := filepath.Join(dir, "call.json")
+			os.WriteFile(call, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":1,"b":2}}}`), 0o600)
+			_, sendOut, sendErr := runMain(t, "", "send", "--protocol", "2025-11-25", hs.URL+"/mcp", call)
+			if !tc.bad {
+				if runErr != nil || !strings.Contains(lintOut, "PASSED") || strings.Contains(sendOut+sendErr, "fail ") {
+					t.Errorf("proxyRun: %v\n%s\nlint:\n%s\nsend:\n%s%s", runErr, text, lintOut, sendOut, sendErr)
+				}
+				return
+			}
+			if !errors.Is(runErr, errFindings) {
+				t.Errorf("proxyRun: %v, want the gate to fail", runErr)
+			}
+			for _, id := range tc.want {
+				for what, got := range map[string]string{"proxy": text, "lint": lintOut, "send": sendOut + sendErr} {
+					if !strings.Contains(got, "fail "+id) {
+						t.Errorf("%s lacks fail %s:\n%s", what, id, got)
+					}
+				}
+			}
+		})
+	}
+}
