@@ -557,6 +557,11 @@ func (x *httpExchange) fail(why string) {
 	if ev, ok := x.failLocked(why); ok {
 		c.q.put(ev)
 	}
+	if r := x.resumes; r != nil {
+		// The GET that resumed a POST's stream got no stream: the POST
+		// waits for nothing more.
+		r.resumedEndLocked(x, why)
+	}
 }
 
 // streamDecodeFactor bounds what a coded stream decodes to, in byte
@@ -919,10 +924,12 @@ func (x *httpExchange) endLocked(failure, silent string) {
 	switch {
 	case x.frozen():
 		// Judged as silent, or being: a probe pairs it.
+	case (failure == "" || silent != "") && reply == nil && x.holdLocked():
+		// Held for the client to resume it: a stream the server ended,
+		// or broke off, after an event id (a client reconnects with
+		// Last-Event-ID after either, as check's transport does).
 	case silent != "" && x.owedLocked() && (x.stream || !x.wholeJSON()):
 		x.freezeLocked(silent, true)
-	case failure == "" && reply == nil && x.holdLocked():
-		// Held for the client to resume it.
 	default:
 		if ev, ok := x.pairLocked(failure, reply); ok {
 			evs = append(evs, ev)

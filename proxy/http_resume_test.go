@@ -15,7 +15,7 @@ import (
 // resumingServer ends a tools/call's stream after an event with id ev-1
 // and no response (T-HTTP-15); a GET with Last-Event-ID gets the stream
 // the script gives for that id (none: 405).
-func resumingServer(t *testing.T, script map[string]string) *upstream {
+func resumingServer(t *testing.T, script map[string]string, breaks bool) *upstream {
 	return newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			events, ok := script[r.Header.Get("Last-Event-ID")]
@@ -34,6 +34,11 @@ func resumingServer(t *testing.T, script map[string]string) *upstream {
 		}
 		sseHead(w)
 		io.WriteString(w, "id: ev-1\nretry: 10\ndata: \n\n")
+		if breaks {
+			// Broken off after the event, not ended: resumed alike.
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}
 	})
 }
 
@@ -56,6 +61,7 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 		resumed int
 		answer  bool
 		body    string // the exchange's body: the POST's stream, then the GETs'
+		breaks  bool   // the server breaks the POST's stream off after its event
 	}{
 		{name: "resumed", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
 			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
@@ -66,16 +72,19 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 		{name: "resumed to nothing", script: map[string]string{"ev-1": ": nothing left\n\n"}, resume: []string{"ev-1"},
 			resumed: 1, body: "id: ev-1\nretry: 10\ndata: \n\n: nothing left\n\n"},
 		{name: "never resumed", body: "id: ev-1\nretry: 10\ndata: \n\n"},
+		{name: "broken off, resumed", breaks: true, script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
+			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
+		{name: "broken off, never resumed", breaks: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			up := resumingServer(t, tc.script)
+			up := resumingServer(t, tc.script, tc.breaks)
 			rec := &recorder{}
 			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: 2 * silenceTimeout}})
 			c := silenceClient{t, base}
 			got, cancel := c.call(toolsCall)
 			defer cancel()
-			if g := <-got; g != "id: ev-1\nretry: 10\ndata: \n\n" {
+			if g := <-got; !strings.HasSuffix(g, "id: ev-1\nretry: 10\ndata: \n\n") || tc.breaks != strings.HasPrefix(g, "error: ") {
 				t.Fatalf("the POST's stream: %q", g)
 			}
 			var gotGET string

@@ -210,6 +210,9 @@ func (x *httpExchange) dropped(failure string, unanswered bool) {
 		if ev, ok := x.failLocked(failure); ok {
 			c.q.put(ev)
 		}
+		if r := x.resumes; r != nil {
+			r.resumedEndLocked(x, failure)
+		}
 	}
 }
 
