@@ -39,8 +39,10 @@ type Limits struct {
 	Grace time.Duration
 	// Timeout is how long a client's request may go unanswered before
 	// its silence can be judged, as check's --timeout bounds an
-	// exchange: past it, a server shown alive (it answered something
-	// else since) left the request unanswered, a finding (RPC1006). The
+	// exchange: past it, a server shown alive left the request
+	// unanswered, a finding (RPC1006). On stdio the traffic shows it (a
+	// later request answered, or any after the bound); over HTTP the
+	// relay asks with a liveness probe of its own, as check does. The
 	// relay never cuts the request: the client waits as long as it
 	// likes, and a reply that comes later is still relayed.
 	Timeout time.Duration

@@ -563,8 +563,13 @@ func (w *watcher) exchange(p proxy.Pair) string {
 }
 
 func noReplyText(ex *envelope.Exchange) string {
-	if ex.Response == nil {
+	switch {
+	case ex.Response == nil:
 		return "no reply"
+	case ex.Response.Cut:
+		// Still open, or broken off, when its silence was judged; the
+		// finding's note says which.
+		return "no answer in the reply"
 	}
 	return "the stream ended without the answer"
 }
