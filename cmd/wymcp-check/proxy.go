@@ -61,7 +61,8 @@ resumed stream's events join the exchange, which is judged when its response
 comes, as check judges a stream it resumes itself. Not resumed, it is judged
 as it ended (RPC1006 warns).
 
-Messages over --max-bytes are relayed whole and not judged. The client's
+Messages over --max-bytes are relayed whole; their exchange gets an error
+(could not judge), which fails the gate as in check. The client's
 Authorization and Cookie headers and the values of --header are never shown
 nor recorded.
 

@@ -34,7 +34,11 @@ client's configuration names it.
 wrap's own output never touches stdout, the protocol channel: one line per
 message, with the verdict on the server's replies (judged as check judges
 them) and on the client's messages (area client), goes to stderr, or to
---log FILE. SIGINT and SIGTERM are forwarded to
+--log FILE. A request left unanswered past --timeout by a server that
+answers others fails RPC1006, as in check; a second response to one request
+fails it too; the client still waits as long as it likes. Messages over
+--max-bytes are relayed whole; their exchange gets an error (could not
+judge). SIGINT and SIGTERM are forwarded to
 the server. When the client closes stdin the server gets --grace to exit,
 then SIGTERM, then SIGKILL; a second SIGINT or SIGTERM stops it the same
 way. The verdicts never change wrap's exit code: use --report to gate on
