@@ -547,16 +547,9 @@ func TestProxyJudgesStreamsAsLint(t *testing.T) {
 	hs := streamsServer(t)
 	dir := t.TempDir()
 	rec, rep, linted := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "proxy.json"), filepath.Join(dir, "lint.json")
-	s, _, _ := testStreams()
-	out := &lockedBuf{}
-	s.Out = out
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	o := &proxyOptions{URL: hs.URL + "/mcp", Listen: "127.0.0.1:0"}
-	o.MaxBytes, o.Record, o.Report, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, rec, rep, "json", "strict", "builtin", "fail", "never"
-	done := make(chan error, 1)
-	go func() { done <- proxyRun(ctx, s, o) }()
-	endpoint := waitForOutput(t, out, regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`))[1]
+	endpoint, out, stop := startProxy(t, hs.URL+"/mcp", proxy.DefaultTimeout, rec, rep)
 
 	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 	send := func(method, body string) *http.Response {
@@ -612,14 +605,8 @@ func TestProxyJudgesStreamsAsLint(t *testing.T) {
 			t.Fatalf("the two PRO1003 failures were not reported:\n%s", out.String())
 		}
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, errFindings) {
-			t.Errorf("proxyRun: %v, want the gate to fail", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the proxy did not stop")
+	if err := stop(); !errors.Is(err, errFindings) {
+		t.Errorf("proxyRun: %v, want the gate to fail", err)
 	}
 	text := out.String()
 	for _, re := range []string{
@@ -644,6 +631,34 @@ func TestProxyJudgesStreamsAsLint(t *testing.T) {
 	}
 	if diff := cmp.Diff(live, reportRows(t, linted)); diff != "" {
 		t.Errorf("verdicts: the proxy's (-) and lint's of its recording (+) differ:\n%s", diff)
+	}
+}
+
+// startProxy runs the proxy command against url, recording to rec and
+// reporting (JSON) to rep where they are not empty, and waits for it to
+// listen. It returns the endpoint a client talks to, the proxy's lines,
+// and stop, which ends the proxy as Ctrl-C does and returns its error.
+func startProxy(t *testing.T, url string, timeout time.Duration, rec, rep string) (endpoint string, out *lockedBuf, stop func() error) {
+	t.Helper()
+	s, _, _ := testStreams()
+	out = &lockedBuf{}
+	s.Out = out
+	ctx, cancel := context.WithCancel(context.Background())
+	o := &proxyOptions{URL: url, Listen: "127.0.0.1:0"}
+	o.MaxBytes, o.Timeout, o.Record, o.Report, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, timeout, rec, rep, "json", "strict", "builtin", "fail", "never"
+	done := make(chan error, 1)
+	go func() { done <- proxyRun(ctx, s, o) }()
+	t.Cleanup(cancel)
+	endpoint = waitForOutput(t, out, regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`))[1]
+	return endpoint, out, func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(15 * time.Second):
+			t.Fatal("the proxy did not stop")
+			return nil
+		}
 	}
 }
 
@@ -755,16 +770,9 @@ func TestProxyJudgesSilenceAsSend(t *testing.T) {
 			defer srv.Close()
 			dir := t.TempDir()
 			rec := filepath.Join(dir, "rec.jsonl")
-			s, _, _ := testStreams()
-			out := &lockedBuf{}
-			s.Out = out
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			o := &proxyOptions{URL: hs.URL + "/mcp", Listen: "127.0.0.1:0"}
-			o.MaxBytes, o.Timeout, o.Record, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, 300*time.Millisecond, rec, "json", "strict", "builtin", "fail", "never"
-			done := make(chan error, 1)
-			go func() { done <- proxyRun(ctx, s, o) }()
-			endpoint := waitForOutput(t, out, regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`))[1]
+			endpoint, out, stop := startProxy(t, hs.URL+"/mcp", 300*time.Millisecond, rec, "")
 
 			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 			post := func(body string, wait time.Duration) (string, error) {
@@ -796,13 +804,7 @@ func TestProxyJudgesSilenceAsSend(t *testing.T) {
 				t.Errorf("tools/call: the client got %q, %v; want the connection dropped, as the server dropped it", got, err)
 			}
 			waitForOutput(t, out, regexp.MustCompile(`tools/call: no reply .*|← #\d+ 200 result id 2 .*`))
-			cancel()
-			var runErr error
-			select {
-			case runErr = <-done:
-			case <-time.After(15 * time.Second):
-				t.Fatal("the proxy did not stop")
-			}
+			runErr := stop()
 			text := out.String()
 			if tc.fault == "" {
 				if runErr != nil || !strings.Contains(text, "3 exchanges judged: 3 ok") {
@@ -900,16 +902,9 @@ func TestProxyJudgesResumedStreamAsSend(t *testing.T) {
 			defer hs.Close()
 			dir := t.TempDir()
 			rec := filepath.Join(dir, "rec.jsonl")
-			s, _, _ := testStreams()
-			out := &lockedBuf{}
-			s.Out = out
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			o := &proxyOptions{URL: hs.URL + "/mcp", Listen: "127.0.0.1:0"}
-			o.MaxBytes, o.Timeout, o.Record, o.Format, o.Contract, o.Schema, o.FailOn, o.Color = proxy.DefaultMaxBytes, 2*time.Second, rec, "json", "strict", "builtin", "fail", "never"
-			done := make(chan error, 1)
-			go func() { done <- proxyRun(ctx, s, o) }()
-			endpoint := waitForOutput(t, out, regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`))[1]
+			endpoint, out, stop := startProxy(t, hs.URL+"/mcp", 2*time.Second, rec, "")
 			hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 			send := func(method, body string) string {
 				req, _ := http.NewRequestWithContext(ctx, method, endpoint, strings.NewReader(body))
@@ -941,13 +936,7 @@ func TestProxyJudgesResumedStreamAsSend(t *testing.T) {
 				t.Fatalf("the resumed stream: %q", got)
 			}
 			waitForOutput(t, out, regexp.MustCompile(`event 1 of #\d+: (result|error 0) id 2 .*`))
-			cancel()
-			var runErr error
-			select {
-			case runErr = <-done:
-			case <-time.After(15 * time.Second):
-				t.Fatal("the proxy did not stop")
-			}
+			runErr := stop()
 			text := out.String()
 			if strings.Contains(text, "RPC1006") || strings.Contains(text, "ended without the answer") {
 				t.Errorf("the resumed exchange drew RPC1006:\n%s", text)
