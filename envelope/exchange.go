@@ -29,6 +29,26 @@ func IsLiveness(name string) bool { return strings.HasSuffix(name, livenessSuffi
 
 const livenessSuffix = "/liveness"
 
+// LivenessMethod is the request every server of version answers at once:
+// server/discover in 2026-07-28 (T-LIFE-8), ping before (T-LIFE-5).
+func LivenessMethod(version string) string {
+	if version == V20260728 {
+		return "server/discover"
+	}
+	return "ping"
+}
+
+// LivenessBody is a LivenessMethod request with the id given as raw
+// JSON: check's runner marks and probes a pipe with one, and the relays
+// probe a server that left a request unanswered.
+func LivenessBody(version string, id []byte) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	if LivenessMethod(version) == "server/discover" {
+		return append(b, `,"method":"server/discover","params":{"_meta":{"`+MetaProtocolVersion+`":"`+V20260728+`","`+MetaClientCapabilities+`":{}}}}`...)
+	}
+	return append(b, `,"method":"ping"}`...)
+}
+
 // An Exchange is one request the checker sent (or a client sent, for lint)
 // and everything that came back for it.
 type Exchange struct {

@@ -3,6 +3,8 @@ package envelope
 import (
 	"slices"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // IsEventStream reads a Content-Type with the latitude RFC 9110 §8.3.1
@@ -106,6 +108,29 @@ func TestScrubBody(t *testing.T) {
 		got, found := ScrubBody([]byte(tt.in), secrets)
 		if string(got) != tt.want || len(found) != tt.found {
 			t.Errorf("%s: ScrubBody(%s) = %s, %d found; want %s, %d", tt.name, tt.in, got, len(found), tt.want, tt.found)
+		}
+	}
+}
+
+// TestLivenessBody: the probe every server of a version answers at
+// once, with the id as given (an integer of the runner's, a string of a
+// relay's): valid JSON, server/discover with the 2026-07-28 _meta in
+// that version, ping before.
+func TestLivenessBody(t *testing.T) {
+	for _, tc := range []struct {
+		version, id, method string
+	}{
+		{V20260728, `7`, "server/discover"},
+		{V20251125, `"wymcp-check-liveness-1"`, "ping"},
+		{V20250618, `12`, "ping"},
+	} {
+		b := LivenessBody(tc.version, []byte(tc.id))
+		m := gjson.ParseBytes(b)
+		if !gjson.ValidBytes(b) || m.Get("id").Raw != tc.id || m.Get("method").Str != tc.method || m.Get("jsonrpc").Str != "2.0" {
+			t.Errorf("LivenessBody(%s, %s) = %s", tc.version, tc.id, b)
+		}
+		if meta := m.Get("params._meta").Map(); (tc.method == "server/discover") != (meta[MetaProtocolVersion].Str == V20260728 && meta[MetaClientCapabilities].IsObject()) {
+			t.Errorf("LivenessBody(%s) = %s", tc.version, b)
 		}
 	}
 }

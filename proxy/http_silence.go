@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -312,14 +313,9 @@ func (x *httpExchange) probeVersion() string {
 }
 
 // probeBody is a request every server of the version answers at once,
-// as check's runner sends: server/discover in 2026-07-28 (T-LIFE-8),
-// ping before (T-LIFE-5).
+// as check's runner sends, with a string id of the relay's own.
 func probeBody(version, id string) []byte {
-	if version == envelope.V20260728 {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
-			id, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
-	}
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%q,"method":"ping"}`, id)
+	return envelope.LivenessBody(version, strconv.AppendQuote(nil, id))
 }
 
 // probeHeader is the header of a probe: the stuck request's, as sent to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -327,12 +328,7 @@ type pend struct {
 }
 
 // markerMethod is the method of markerBody's request.
-func markerMethod(r *run) string {
-	if r.sess.version == envelope.V20260728 {
-		return "server/discover"
-	}
-	return "ping"
-}
+func markerMethod(r *run) string { return envelope.LivenessMethod(r.sess.version) }
 
 // markerBody is a request every server of the version answers at once.
 // Its id, as the liveness probe's, is an integer of the runner's own
@@ -340,11 +336,7 @@ func markerMethod(r *run) string {
 // or hang on it), and a marker that kills the server would pin its
 // death on the fixture it follows.
 func (r *run) markerBody(id int) []byte {
-	if markerMethod(r) == "server/discover" {
-		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"server/discover","params":{"_meta":{%q:%q,%q:{}}}}`,
-			id, envelope.MetaProtocolVersion, envelope.V20260728, envelope.MetaClientCapabilities)
-	}
-	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id)
+	return envelope.LivenessBody(r.sess.version, strconv.AppendInt(nil, int64(id), 10))
 }
 
 // responseKey is the id key of a response-shaped line ("?" when it has
