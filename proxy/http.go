@@ -384,6 +384,7 @@ type httpExchange struct {
 	// resumes the POST a GET resumes, and joined counts the GET's
 	// events joined to it.
 	lastID  string
+	whole   int64 // where the stream's last whole event ends in its text
 	held    bool
 	resumer *httpExchange
 	resumes *httpExchange
@@ -560,7 +561,7 @@ func (x *httpExchange) fail(why string) {
 	if r := x.resumes; r != nil {
 		// The GET that resumed a POST's stream got no stream: the POST
 		// waits for nothing more.
-		r.resumedEndLocked(x, why)
+		r.resumedEndLocked(x, why, false)
 	}
 }
 
@@ -687,6 +688,7 @@ func (x *httpExchange) eventLocked(f frame) {
 		t = r
 		f = t.joinLocked(f)
 	}
+	t.whole = f.end
 	if t.answer != nil && !t.paired {
 		if f.end > c.lim.MaxBytes || t.window >= maxEvents {
 			// The look past the answer ends at a bound, before this event.
@@ -868,7 +870,7 @@ func (x *httpExchange) endLocked(failure, silent string) {
 	}
 	x.ended = true
 	if r := x.resumes; r != nil {
-		defer r.resumedEndLocked(x, failure)
+		defer r.resumedEndLocked(x, failure, silent != "")
 	}
 	var coding error // the body's coding could not be undone
 	if x.inf != nil {

@@ -36,9 +36,11 @@ func (x *httpExchange) eventIDLocked(f frame) {
 // held (judged now).
 func (x *httpExchange) holdLocked() bool {
 	switch {
-	case !x.stream || x.req.HTTP.Method != http.MethodPost || x.lastID == "" || x.sse.content:
-		// (A stream that ended inside an event is not resumed: a
-		// resumed one would join it mid-event.)
+	case !x.stream || x.req.HTTP.Method != http.MethodPost || x.lastID == "":
+		// (A stream that stopped inside an event, or after a comment,
+		// is resumed too: a client drops the bytes that end no event
+		// and resumes from the last id it dispatched, and the resumed
+		// stream joins at the last whole event: see resumeLocked.)
 		return false
 	case !x.owedLocked() || !x.resumable() || x.reply.Resumed >= envelope.MaxResumes:
 		return false
@@ -81,6 +83,15 @@ func (h *HTTP) resumeLocked(g *httpExchange, hdr http.Header) {
 	}
 	held.held, held.resumer, g.resumes = false, g, held
 	held.reply.Resumed++
+	if held.text > held.whole {
+		// Bytes that end no event, dropped as a client drops them (and
+		// as check's transport does): the resumed stream's join the
+		// last whole event.
+		if int64(len(held.body)) > held.whole {
+			held.body = held.body[:held.whole]
+		}
+		held.text = held.whole
+	}
 	// The response may take --timeout to come on the resumed stream.
 	held.restartLocked()
 }
@@ -103,10 +114,10 @@ func (x *httpExchange) joinLocked(f frame) frame {
 }
 
 // resumedEndLocked: the GET g that resumed x's stream ended (failure:
-// how, "" for an end the server made). x is judged now, with what came
+// how, "" for an end the server made; broken: the server broke it off). x is judged now, with what came
 // on it, unless the GET's stream ended after an event id without the
 // response: the client may resume it again, as check's transport does.
-func (x *httpExchange) resumedEndLocked(g *httpExchange, failure string) {
+func (x *httpExchange) resumedEndLocked(g *httpExchange, failure string, broken bool) {
 	if x.paired || x.frozen() || x.resumer != g {
 		return
 	}
@@ -115,7 +126,9 @@ func (x *httpExchange) resumedEndLocked(g *httpExchange, failure string) {
 		x.settleLocked() // the stream it came on ended
 		return
 	}
-	if failure == "" && !g.sse.content && g.lastID != "" {
+	if (failure == "" || broken) && g.lastID != "" {
+		// Ended or broken off after an id, as the POST's may be: the
+		// client may resume it again.
 		x.lastID = g.lastID
 		if x.holdLocked() {
 			return

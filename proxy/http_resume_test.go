@@ -15,7 +15,7 @@ import (
 // resumingServer ends a tools/call's stream after an event with id ev-1
 // and no response (T-HTTP-15); a GET with Last-Event-ID gets the stream
 // the script gives for that id (none: 405).
-func resumingServer(t *testing.T, script map[string]string, breaks bool) *upstream {
+func resumingServer(t *testing.T, script map[string]string, breaks bool, tail string) *upstream {
 	return newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			events, ok := script[r.Header.Get("Last-Event-ID")]
@@ -24,7 +24,12 @@ func resumingServer(t *testing.T, script map[string]string, breaks bool) *upstre
 				return
 			}
 			sseHead(w)
+			events, broken := strings.CutSuffix(events, breakMark)
 			io.WriteString(w, events)
+			if broken {
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler)
+			}
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
@@ -33,7 +38,7 @@ func resumingServer(t *testing.T, script map[string]string, breaks bool) *upstre
 			return
 		}
 		sseHead(w)
-		io.WriteString(w, "id: ev-1\nretry: 10\ndata: \n\n")
+		io.WriteString(w, "id: ev-1\nretry: 10\ndata: \n\n"+tail)
 		if breaks {
 			// Broken off after the event, not ended: resumed alike.
 			w.(http.Flusher).Flush()
@@ -41,6 +46,9 @@ func resumingServer(t *testing.T, script map[string]string, breaks bool) *upstre
 		}
 	})
 }
+
+// breakMark ends a scripted GET stream that the server breaks off.
+const breakMark = "<break>"
 
 const resumedAnswer = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"3"}]}}`
 
@@ -62,6 +70,7 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 		answer  bool
 		body    string // the exchange's body: the POST's stream, then the GETs'
 		breaks  bool   // the server breaks the POST's stream off after its event
+		tail    string // bytes after the POST's event that end no event
 	}{
 		{name: "resumed", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
 			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
@@ -75,16 +84,27 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 		{name: "broken off, resumed", breaks: true, script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
 			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
 		{name: "broken off, never resumed", breaks: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
+		// A client drops bytes that end no event and resumes from the
+		// last id it dispatched; the resumed stream joins the last
+		// whole event, as in check's transport (review rev8).
+		{name: "broken off inside an event, resumed", breaks: true, tail: "id: ev-9\ndata: {\"jsonr", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
+			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
+		{name: "ended after a comment, resumed", tail: ": keepalive\n", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
+			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
+		{name: "a resumed stream broken off after an id, resumed again", script: map[string]string{
+			"ev-1": "id: ev-2\ndata: \n\n" + breakMark,
+			"ev-2": "data: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1", "ev-2"},
+			resumed: 2, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: \n\ndata: " + resumedAnswer + "\n\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			up := resumingServer(t, tc.script, tc.breaks)
+			up := resumingServer(t, tc.script, tc.breaks, tc.tail)
 			rec := &recorder{}
 			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: 2 * silenceTimeout}})
 			c := silenceClient{t, base}
 			got, cancel := c.call(toolsCall)
 			defer cancel()
-			if g := <-got; !strings.HasSuffix(g, "id: ev-1\nretry: 10\ndata: \n\n") || tc.breaks != strings.HasPrefix(g, "error: ") {
+			if g := <-got; !strings.HasSuffix(g, "id: ev-1\nretry: 10\ndata: \n\n"+tc.tail) || tc.breaks != strings.HasPrefix(g, "error: ") {
 				t.Fatalf("the POST's stream: %q", g)
 			}
 			var gotGET string
@@ -99,7 +119,7 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 				resp.Body.Close()
 				gotGET += string(b)
 			}
-			if want := strings.Join(mapValues(tc.script, tc.resume), ""); gotGET != want {
+			if want := strings.ReplaceAll(strings.Join(mapValues(tc.script, tc.resume), ""), breakMark, ""); gotGET != want {
 				t.Errorf("the client's GETs read %q, want %q", gotGET, want)
 			}
 			obs, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })

@@ -212,7 +212,7 @@ func (x *httpExchange) dropped(failure string, unanswered bool) {
 			c.q.put(ev)
 		}
 		if r := x.resumes; r != nil {
-			r.resumedEndLocked(x, failure)
+			r.resumedEndLocked(x, failure, false)
 		}
 	}
 }

@@ -138,7 +138,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		// ended: a client reconnects with Last-Event-ID after either
 		// (T-HTTP-15), and the response may come there.
 		broken := ex.Failure != "" && r.Cut && !b.timedOut() && b.parent.Err() == nil
-		if v := resumes(req); (ex.Failure == "" || broken) && end.malformed == "" && !end.answered && !end.partial && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
+		if v := resumes(req); (ex.Failure == "" || broken) && end.malformed == "" && !end.answered && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
 			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, other, cancel, &end)
 		}
 		ex.Malformed = end.malformed
@@ -196,8 +196,15 @@ func resumes(req envelope.Request) string {
 // comes, a stream ends without an id, or maxResumes. It returns the
 // exchange's failure and a note of what it did.
 func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version string, r *envelope.Response, other func([]byte) bool, linger func(), end *sseEnd) (failure, note string) {
-	for i := 0; i < maxResumes && end.malformed == "" && !end.answered && !end.partial && end.lastID != ""; i++ {
-		note = envelope.JoinNotes(note, fmt.Sprintf("the POST's stream ended after event id %s without the response; resumed with GET and Last-Event-ID (T-HTTP-15)", strconv.Quote(end.lastID)))
+	for i := 0; i < maxResumes && end.malformed == "" && !end.answered && end.lastID != ""; i++ {
+		note = envelope.JoinNotes(note, fmt.Sprintf("the stream stopped after event id %s without the response; resumed with GET and Last-Event-ID (T-HTTP-15)", strconv.Quote(end.lastID)))
+		if end.partial {
+			// Bytes that end no event (one cut short, a comment) are
+			// dropped, as a client drops them: the next stream joins at
+			// the last whole event, as it is read after it.
+			r.Body = r.Body[:int64(len(r.Body))-(end.size-end.whole)]
+			note = envelope.JoinNotes(note, "the bytes after its last whole event were dropped, as a client drops them")
+		}
 		if ms, err := strconv.Atoi(strings.TrimSpace(end.retry)); err == nil && ms > 0 {
 			t := time.NewTimer(time.Duration(min(ms, 5000)) * time.Millisecond)
 			select {
@@ -261,6 +268,12 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version st
 		r.Body = append(r.Body, bytes.TrimPrefix(more.Body, []byte("\ufeff"))...)
 		r.Messages = append(r.Messages, more.Messages...)
 		r.Truncated, r.Cut, r.Ended, r.HeldOpen = r.Truncated || more.Truncated, r.Cut || more.Cut, more.Ended, more.HeldOpen
+		if failure != "" && more.Cut && !b.timedOut() && b.parent.Err() == nil && end.lastID != "" && !end.answered && end.malformed == "" {
+			// Broken off after an id, as the POST's stream may be: a
+			// client resumes it again (the loop's bound holds).
+			failure = ""
+			continue
+		}
 		if failure != "" {
 			return failure, note
 		}

@@ -77,7 +77,14 @@ type sseEnd struct {
 	answered bool
 	lastID   string
 	retry    string
-	partial  bool
+	// partial: the stream stopped after bytes that end no event (an
+	// event cut short, a comment); whole is where its last whole event
+	// ended. A client drops such bytes (the SSE processing model
+	// dispatches only whole events) and resumes from the last id it
+	// dispatched, so a resumption joins the next stream at whole.
+	partial bool
+	whole   int64
+	size    int64 // the bytes of the stream read
 	// events counts the events the exchange read: a resumed stream's
 	// count on from the POST's, so a message and the MaxEvents bound
 	// speak of the whole exchange.
@@ -172,6 +179,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 	cut := int64(-1) // where the last event ended, once the response came
 	defer func() {
 		r.Body = rec.keep.Bytes()
+		end.size = int64(len(r.Body))
 		if cut >= 0 && cut < int64(len(r.Body)) {
 			// What was read ahead is not part of the exchange, and a
 			// transcript of the body must split into exactly Messages.
@@ -212,9 +220,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			return ""
 		case err != nil:
 			// A stream the server broke off before its response withholds
-			// the answer, as a JSON body cut short does. (Broken inside
-			// an event, it is not resumed: the resumed stream's bytes
-			// would join that event's.)
+			// the answer, as a JSON body cut short does.
 			r.Cut = true
 			end.partial = !endsAtBlankLine(rec.keep.Bytes())
 			return b.describe(
@@ -222,6 +228,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 				fmt.Sprintf("reading the event stream: %v (%s)", err, countWithout(end.events, "event")))
 		}
 		end.events++
+		end.whole = sr.Consumed()
 		if cut >= 0 {
 			cut = sr.Consumed()
 		}
