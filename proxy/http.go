@@ -71,7 +71,8 @@ type HTTP struct {
 	open     map[*httpExchange]struct{}
 	sessions map[string]string // Mcp-Session-Id → negotiated version
 	stopped  bool
-	probeN   uint64 // the liveness probes' ids, counted
+	probeN   uint64    // the liveness probes' ids, counted
+	lastDrop time.Time // when the server last dropped a request (see freezeLocked)
 }
 
 // NewHTTP returns a relay to cfg.Upstream.
@@ -142,6 +143,12 @@ func (h *HTTP) Stats() Stats { return h.c.q.snapshot() }
 // that passed.
 func (h *HTTP) Redactor() *Redactor { return h.red }
 
+// idleRace is how long a pooled connection must have been idle for a
+// drop on it to be taken for the server closing it as idle, not for a
+// drop of the request: a connection used a moment ago is open on the
+// server's side too.
+const idleRace = time.Second
+
 func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	lim := h.c.lim
 	kept, over, err := readBounded(r.Body, lim.MaxBytes)
@@ -181,9 +188,12 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Whether a connection to the server was had, and the request
 	// written on it, tells a server that was never reached from one
 	// that dropped the request.
-	var connected, wrote atomic.Bool
+	var connected, reused, wrote atomic.Bool
 	out = out.WithContext(httptrace.WithClientTrace(out.Context(), &httptrace.ClientTrace{
-		GotConn:      func(httptrace.GotConnInfo) { connected.Store(true) },
+		GotConn: func(i httptrace.GotConnInfo) {
+			connected.Store(true)
+			reused.Store(i.Reused && i.WasIdle && i.IdleTime >= idleRace)
+		},
 		WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) },
 	}))
 	resp, err := h.rt.RoundTrip(out)
@@ -216,7 +226,15 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// probe tells a live server that left the request unanswered
 		// from one that went away).
 		failure := fmt.Sprintf("request failed: %v", err)
-		x.dropped(failure, wrote.Load() && droppedConn(err))
+		if reused.Load() {
+			// On a kept-alive connection idle for a while, the server
+			// may have closed it as idle just as the request went out
+			// (Node closes them after 5 s): a race of the relay's own
+			// pooling, which check, a connection per exchange, never
+			// meets. Not surely the server's silence: not judged.
+			failure += " (on a kept-alive connection idle long enough for the server to close it as idle: not judged)"
+		}
+		x.dropped(failure, wrote.Load() && droppedConn(err) && !reused.Load())
 		abortReply()
 	}
 	defer resp.Body.Close()
@@ -383,12 +401,20 @@ type httpExchange struct {
 	// waits for the client to resume it; resumer is the GET that does,
 	// resumes the POST a GET resumes, and joined counts the GET's
 	// events joined to it.
-	lastID  string
-	whole   int64 // where the stream's last whole event ends in its text
-	held    bool
-	resumer *httpExchange
-	resumes *httpExchange
-	joined  int
+	lastID string
+	whole  int64 // where the stream's last whole event ends in its text
+	held   bool
+	// brokeOff is how the server broke a held stream off (not ended
+	// it): held unresumed, or its resumption refused, the exchange is
+	// probed as a dropped one is.
+	brokeOff string
+	// alone: no other request of the client's was open when the server
+	// dropped this one (see freezeLocked); heldProbe: the probe is of a
+	// held stream the server broke off, which the client did not resume.
+	alone, heldProbe bool
+	resumer          *httpExchange
+	resumes          *httpExchange
+	joined           int
 }
 
 // maxEvents bounds the events of a stream judged: those a POST's stream
@@ -423,10 +449,13 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 	if endpoint && o.Kind == KindResponse && r.Method == http.MethodPost {
 		if p := c.clientResponseLocked(o, r.Header.Get("Mcp-Session-Id")); p != nil {
 			evs = append(evs, pairEvent(p))
-			// The client answered a request of the server's: the
-			// session's requests waiting on the server count their
-			// silence from here.
-			h.restartSessionLocked(r.Header.Get("Mcp-Session-Id"))
+			if p.Method != "ping" {
+				// The client answered a request of the server's: the
+				// session's requests waiting meanwhile may have waited
+				// on it, and their clocks stood while it was open. (A
+				// ping, a keep-alive, holds up nothing.)
+				h.extendSessionLocked(r.Header.Get("Mcp-Session-Id"), p.Done.Sub(p.Sent))
+			}
 		}
 	}
 	if endpoint && r.Method == http.MethodPost && o.Kind == KindNotification && o.Method == "notifications/cancelled" && !over {
@@ -712,6 +741,14 @@ func (x *httpExchange) eventLocked(f frame) {
 	default:
 		evs = []event{obsEvent(o)}
 	}
+	if o.Kind == KindNotification && o.Method == "notifications/cancelled" && !o.Oversized {
+		// The server gave up a request of its own: no answer is owed,
+		// and the session's clocks no longer wait on it.
+		if w := c.server.cancelIn(x.session(), gjson.GetBytes(o.Raw, "params.requestId")); w != nil {
+			evs = append(evs, c.failLocked(ServerToClient, w, "the server cancelled it (no answer is owed)"))
+			x.h.extendSessionLocked(x.session(), o.Time.Sub(w.sent))
+		}
+	}
 	if o.Kind == KindNotification && o.Method == "notifications/progress" && !o.Oversized {
 		x.h.progressLocked(x.session(), o.Raw)
 	}
@@ -927,6 +964,7 @@ func (x *httpExchange) endLocked(failure, silent string) {
 	case x.frozen():
 		// Judged as silent, or being: a probe pairs it.
 	case (failure == "" || silent != "") && reply == nil && x.holdLocked():
+		x.brokeOff = silent
 		// Held for the client to resume it: a stream the server ended,
 		// or broke off, after an event id (a client reconnects with
 		// Last-Event-ID after either, as check's transport does).

@@ -130,9 +130,21 @@ func (x *httpExchange) resumedEndLocked(g *httpExchange, failure string, broken 
 		// Ended or broken off after an id, as the POST's may be: the
 		// client may resume it again.
 		x.lastID = g.lastID
+		x.brokeOff = ""
+		if broken {
+			x.brokeOff = failure
+		}
 		if x.holdLocked() {
 			return
 		}
+	}
+	if failure != "" && !broken && x.brokeOff != "" && x.owedLocked() {
+		// The resumption got no stream, after the server broke the
+		// POST's off: whether it went away (PRO1005) or is alive and
+		// left the request unanswered (RPC1006), its probe tells, as
+		// for a dropped connection.
+		x.freezeLocked(x.brokeOff, true)
+		return
 	}
 	if ev, ok := x.pairLocked(failure, nil); ok {
 		x.h.c.q.put(ev)

@@ -50,6 +50,10 @@ type silence struct {
 	url    string
 	timer  *time.Timer
 	gen    int // which timer is current: one stopped may still fire
+	// deadline is when the timer fires: Limits.Timeout after the send,
+	// or the last progress, pushed back by the time the server's own
+	// requests held the session up.
+	deadline time.Time
 	// cancelled: the client cancelled the request (notifications/
 	// cancelled), which is then owed no reply.
 	cancelled bool
@@ -98,9 +102,16 @@ func (x *httpExchange) restartLocked() {
 	if !x.owedLocked() || s.url == "" {
 		return
 	}
+	x.armLocked(x.h.c.now().Add(x.h.c.lim.Timeout))
+}
+
+// armLocked sets the clock to fire at deadline.
+func (x *httpExchange) armLocked(deadline time.Time) {
+	s := x.silence
 	x.stopClockLocked()
 	gen := s.gen
-	s.timer = time.AfterFunc(x.h.c.lim.Timeout, func() { x.fire(gen) })
+	s.deadline = deadline
+	s.timer = time.AfterFunc(max(deadline.Sub(x.h.c.now()), 0), func() { x.fire(gen) })
 }
 
 func (x *httpExchange) stopClockLocked() {
@@ -127,8 +138,15 @@ func (x *httpExchange) fire(gen int) {
 		// Its stream ended after an event id, and the client did not
 		// resume it within --timeout: judged as the stream ended (a
 		// 2025-xx server may deliver the response on a resumed stream,
-		// which RPC1006 then warns of).
+		// which RPC1006 then warns of). One the server broke off is
+		// probed as a dropped connection is: a server that went away
+		// died on it (PRO1005).
 		x.held = false
+		if x.brokeOff != "" {
+			x.heldProbe = true
+			x.freezeLocked(x.brokeOff, true)
+			return
+		}
 		if ev, ok := x.pairLocked("", nil); ok {
 			c.q.put(ev)
 		}
@@ -136,8 +154,8 @@ func (x *httpExchange) fire(gen int) {
 	}
 	if c.server.waitingIn(x.session()) {
 		// The server waits for the client (sampling, elicitation): the
-		// request may rightly wait for that answer, which starts its
-		// clock again (restartSessionLocked).
+		// request may rightly wait for that answer, which pushes its
+		// clock back (extendSessionLocked).
 		return
 	}
 	var failure string
@@ -154,12 +172,17 @@ func (x *httpExchange) fire(gen int) {
 	x.freezeLocked(failure, false)
 }
 
-// restartSessionLocked starts again the clocks of the requests of a
-// session: the client answered a request of the server's there.
-func (h *HTTP) restartSessionLocked(session string) {
+// extendSessionLocked pushes back the clocks of the requests of a
+// session by held, the time a request of the server's there stood open
+// until the client answered it: a request may rightly wait on that
+// answer, and its clock stood meanwhile. Not a restart: a server that
+// asks again and again (a keep-alive) must not keep a silence from
+// being judged. A clock that ran out meanwhile (fire let it be, the
+// server waiting) fires now, if the push does not cover it.
+func (h *HTTP) extendSessionLocked(session string, held time.Duration) {
 	for x := range h.open {
-		if x.silence != nil && x.session() == session {
-			x.restartLocked()
+		if s := x.silence; s != nil && x.session() == session && x.owedLocked() && s.url != "" && !s.deadline.IsZero() {
+			x.armLocked(s.deadline.Add(held))
 		}
 	}
 }
@@ -230,6 +253,20 @@ func (x *httpExchange) freezeLocked(failure string, drop bool) {
 		r.Body, r.Messages, r.Cut = bytes.Clone(x.body), slices.Clone(x.reply.Messages), true
 		resp = &r
 	}
+	if drop {
+		// A death is pinned on the request only when it was the one
+		// open: with others, which one the server died of is not known
+		// (check and wrap judge none then). Those dropped a moment
+		// before it were open when the server went away too.
+		now := h.c.now()
+		x.alone = h.lastDrop.IsZero() || now.Sub(h.lastDrop) > time.Second
+		h.lastDrop = now
+		for y := range h.open {
+			if y != x && y.silence != nil && !y.paired && (y.owedLocked() || y.frozen() || y.held) {
+				x.alone = false
+			}
+		}
+	}
 	h.probeN++
 	version := x.probeVersion()
 	spec := probeSpec{url: s.url, header: probeHeader(s.header, version), body: probeBody(version, fmt.Sprint(livenessID, h.probeN))}
@@ -251,6 +288,16 @@ func (x *httpExchange) judgeSilence(spec probeSpec, resp *envelope.Response, fai
 	}
 	var note, died string
 	switch {
+	case res.alive && x.heldProbe:
+		// A stream broken off after an event id that the client did not
+		// resume, from a live server: judged as a stream that ended so
+		// (a 2025-xx server may deliver the response on a resumed
+		// stream, which RPC1006 warns of).
+		x.silence.frozen = false
+		if ev, ok := x.pairLocked("", nil); ok {
+			c.q.put(ev)
+		}
+		return
 	case res.alive:
 		left := "left this request unanswered"
 		if resp != nil && len(resp.Body) > 0 && !x.stream {
@@ -265,14 +312,19 @@ func (x *httpExchange) judgeSilence(spec probeSpec, resp *envelope.Response, fai
 		// silence within --timeout is the finding, as check has it.
 		note = failure + "; its response came later, past --timeout (so the server is alive, and slower than --timeout)"
 		failure = ""
-	case res.refused && drop:
+	case res.refused && drop && x.alone:
 		// It dropped the request, then nothing listened: the server went
 		// away handling it, a finding against the request (PRO1005), as
 		// check reports it.
 		failure += "; the server did not answer a liveness probe either"
 		died = "it left the request unanswered, then stopped accepting connections (" + res.failure + ")"
+	case res.refused && drop:
+		failure += "; then the server stopped accepting connections, with other requests of the client's open: which one it died of is not known"
 	default:
+		// Neither the request nor the probe answered: the checker could
+		// not judge (an error, as check and send give it).
 		failure += "; the server did not answer a liveness probe either"
+		x.ex.Unanswered = true
 	}
 	x.paired = true
 	delete(h.open, x)

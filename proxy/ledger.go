@@ -215,9 +215,23 @@ func (l *ledger) drain() []*waiting {
 // waitingIn reports whether a request of session waits for its reply.
 func (l *ledger) waitingIn(session string) bool {
 	for _, w := range l.list {
-		if w.session == session && !w.quiet {
+		// (A ping, a keep-alive the client answers at once, holds up
+		// nothing: the clocks run while it waits.)
+		if w.session == session && !w.quiet && w.method != "ping" {
 			return true
 		}
 	}
 	return false
+}
+
+// cancelIn removes and returns the request of session whose id the
+// sender cancelled (nil when none waits).
+func (l *ledger) cancelIn(session string, id gjson.Result) *waiting {
+	k := envelope.IDKey(id)
+	for i, w := range l.list {
+		if k != "" && w.key == k && w.session == session && !w.quiet {
+			return l.remove(i)
+		}
+	}
+	return nil
 }

@@ -528,12 +528,14 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		}
 		b.WriteString(w.findings(vs))
 		b.WriteString(w.keep(fixture, &c, ov, exp, vs))
-	case ex.Failure != "" && ex.Died == "":
+	case ex.Failure != "" && ex.Died == "" && !ex.Unanswered:
 		// No reply came, for a reason the relay knows (the client went
 		// away, the server ended or could not be reached), or the one
 		// that came cannot be told to be this request's (the client gave
 		// two requests one id): nothing of the server's to judge. (A
-		// server that died on the request is judged: PRO1005.)
+		// server that died on the request is judged: PRO1005; one that
+		// answered neither the request nor the relay's liveness probe,
+		// Unanswered, could not be judged: an error, as in check.)
 		w.notJudged++
 		what := "no reply"
 		if reply != nil {

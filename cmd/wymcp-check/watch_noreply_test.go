@@ -1,9 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/proxy"
 )
 
 // TestNoReplyText: the line of an exchange judged without its answer
@@ -21,5 +28,51 @@ func TestNoReplyText(t *testing.T) {
 		if got := noReplyText(&envelope.Exchange{Response: tc.resp}); got != tc.want {
 			t.Errorf("noReplyText(%+v) = %q, want %q", tc.resp, got, tc.want)
 		}
+	}
+}
+
+// TestWatcherUnansweredIsAnError: a request whose server answered
+// neither it nor the relay's liveness probe could not be judged: an
+// error that fails the gate and is recorded, so that lint gives it too,
+// as check and send give it (review rev9: the relay counted it "not
+// judged" and passed). The twin: a client that went away leaves nothing
+// of the server's to judge.
+func TestWatcherUnansweredIsAnError(t *testing.T) {
+	at := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	req := []byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{}}}`)
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {envelope.V20251125}}
+	for _, tc := range []struct {
+		name       string
+		unanswered bool
+		failure    string
+	}{
+		{"neither the request nor the probe answered", true, "no reply within 10s; the server did not answer a liveness probe either"},
+		{"the client went away", false, "the client went away before the reply"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, out := testWatcher(t)
+			rec := &bytes.Buffer{}
+			w.record = rec
+			w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/call", ID: "5",
+				HTTP: &proxy.HTTPMeta{Request: 1, Method: "POST", Endpoint: true, Header: hdr}})
+			ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20251125, Request: envelope.Request{Method: "POST", Header: hdr, Body: req},
+				Failure: tc.failure, Unanswered: tc.unanswered}
+			w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/call", Sent: at, Done: at, RequestSeq: 1, Exchange: ex})
+			got := out.w.(*bytes.Buffer).String()
+			errored := strings.Contains(got, "error RPC1006") && strings.Contains(got, "did not answer a liveness probe either")
+			if errored != tc.unanswered || w.gate(false) != tc.unanswered || (w.notJudged == 1) == tc.unanswered {
+				t.Errorf("error %v, gate fails %v, not judged %d; want an error: %v\n%s", errored, w.gate(false), w.notJudged, tc.unanswered, got)
+			}
+			if !tc.unanswered {
+				return
+			}
+			file := filepath.Join(t.TempDir(), "rec.jsonl")
+			if err := os.WriteFile(file, rec.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, lintOut, _ := runMain(t, "", "lint", file); code != exitFindings || !strings.Contains(lintOut, "did not answer a liveness probe either") {
+				t.Errorf("lint of the recording: exit %d\n%s\nrecording:\n%s", code, lintOut, rec)
+			}
+		})
 	}
 }
