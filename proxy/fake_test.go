@@ -124,15 +124,15 @@ func runFake(name string) int {
 		}
 		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", gjson.GetBytes(line, "id").Raw)
 		return 0
-	case "orphan": // leaves a child that holds stdout and stderr and writes for 3 s, exits at once
+	case "orphan": // leaves a child that holds stdout and stderr and writes for 10 s, exits at once
 		exe, _ := os.Executable()
 		c := exec.Command(exe)
 		c.Env = append(os.Environ(), fakeEnv+"=ticker")
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
 		c.Start()
 		return 0
-	case "ticker": // writes a line to stderr every 100 ms for 3 s
-		for range 30 {
+	case "ticker": // writes a line to stderr every 100 ms for 10 s
+		for range 100 {
 			fmt.Fprintln(os.Stderr, "tick")
 			time.Sleep(100 * time.Millisecond)
 		}
