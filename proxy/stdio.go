@@ -128,6 +128,10 @@ type stdioRelay struct {
 	// known to be unsent.
 	sent     map[string]bool
 	sentFull bool
+	// standSince is when the clocks of the client's requests stopped,
+	// the server waiting on the client (zero: they run; see
+	// clockLocked).
+	standSince time.Time
 }
 
 // offerLocked notes the progress tokens a client's message offers.
@@ -357,7 +361,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 	if o.Kind == KindResponse {
 		if p := r.clientResponseLocked(o, ""); p != nil {
 			r.q.put(obsEvent(o), pairEvent(p))
-			r.restartLocked(o.Time)
+			r.clockLocked(o.Time)
 			return
 		}
 		r.q.put(obsEvent(o))
@@ -439,11 +443,15 @@ func (r *stdioRelay) serverFrame(f frame) {
 	case KindRequest:
 		r.besidesLocked(o)
 		r.q.put(r.serverRequestLocked(o, envelope.Stdio, r.version, "")...)
+		r.clockLocked(o.Time)
 		return
 	case KindResponse, KindBatch:
 	case KindNotification:
-		if o.Method == "notifications/progress" {
+		switch o.Method {
+		case "notifications/progress":
 			r.progressLocked(o)
+		case "notifications/cancelled":
+			r.serverCancelLocked(o)
 		}
 		r.besidesLocked(o)
 		r.q.put(obsEvent(o))
@@ -618,7 +626,11 @@ func (r *stdioRelay) finish(why, died string) {
 		evs = append(evs, r.endLocked(w, why))
 	}
 	for _, w := range r.server.drain() {
-		evs = append(evs, r.failLocked(ServerToClient, w, "the client never answered before the session ended"))
+		why := "the client never answered before the session ended"
+		if w.cancelled {
+			why = "the server cancelled it, so no answer was owed; none came before the session ended"
+		}
+		evs = append(evs, r.failLocked(ServerToClient, w, why))
 	}
 	for _, e := range evs {
 		r.q.put(e)

@@ -31,8 +31,11 @@ func init() {
 // response with id 99, which no test sends, "progress"
 // sends progress for the request's token, "junk:N" writes a line of N
 // bytes that is no JSON, "sample" asks the client for a sampling and
-// waits for its answer, "afterping" waits until a ping is answered,
-// "sleep:N" waits N ms; nothing else is sent. A
+// waits for its answer, "cancelsample" asks for one and cancels it at
+// once, "srvping" pings the client (ids "p1", "p2", ...) and waits for
+// its answer,
+// "afterping" waits until a ping is answered, "sleep:N" waits N ms;
+// nothing else is sent. A
 // method the script does not name is answered "ok".
 func runScript(script string, in io.Reader, out io.Writer) int {
 	steps := map[string][]string{}
@@ -56,7 +59,19 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 	pinged := make(chan struct{})
 	var pingOnce sync.Once
 	var plays sync.WaitGroup
-	asked := 0
+	asked, pings := 0, 0
+	// ask writes a request of the server's with the id prefix+N and
+	// returns the channel its answer closes.
+	ask := func(prefix string, n *int, line string) (string, chan struct{}) {
+		mu.Lock()
+		*n++
+		sid := fmt.Sprintf("%s%d", prefix, *n)
+		c := make(chan struct{})
+		answers[sid] = c
+		mu.Unlock()
+		write(fmt.Sprintf(line, sid))
+		return sid, c
+	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -105,19 +120,20 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 					write(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}`, token))
 				case "junk":
 					write(strings.Repeat("x", n))
-				case "sample":
-					mu.Lock()
-					asked++
-					sid := fmt.Sprintf("s%d", asked)
-					c := make(chan struct{})
-					answers[sid] = c
-					mu.Unlock()
-					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`, sid))
+				case "sample", "srvping":
+					line, prefix, n := `{"jsonrpc":"2.0","id":%q,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`, "s", &asked
+					if name == "srvping" {
+						line, prefix, n = `{"jsonrpc":"2.0","id":%q,"method":"ping"}`, "p", &pings
+					}
+					_, c := ask(prefix, n, line)
 					select {
 					case <-c:
 					case <-time.After(10 * time.Second):
 						return
 					}
+				case "cancelsample":
+					sid, _ := ask("s", &asked, `{"jsonrpc":"2.0","id":%q,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%q,"reason":"no longer needed"}}`, sid))
 				case "sleep":
 					time.Sleep(time.Duration(n) * time.Millisecond)
 				}

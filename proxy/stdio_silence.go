@@ -61,8 +61,7 @@ func owed(w *waiting) bool {
 // aliveLocked takes in that the server answered request seq at at: it
 // lives. A request past its deadline is then judged silent at once; one
 // sent before seq, once its deadline passes. While the server waits on
-// the client (a request of its own open) nothing is judged: the clock
-// stands still until the client answers.
+// the client (see standsLocked) nothing is judged: the clock stands.
 func (r *stdioRelay) aliveLocked(seq uint64, at time.Time) []event {
 	var evs []event
 	for _, c := range slices.Clone(r.client.list) {
@@ -70,7 +69,7 @@ func (r *stdioRelay) aliveLocked(seq uint64, at time.Time) []event {
 			continue
 		}
 		switch {
-		case !at.Before(c.deadline) && len(r.server.list) == 0:
+		case !at.Before(c.deadline) && r.standSince.IsZero():
 			why := fmt.Sprintf("the server answered #%d after that", seq)
 			if c.alive != 0 {
 				why = fmt.Sprintf("the server answered a later request (#%d)", c.alive)
@@ -115,7 +114,7 @@ func (r *stdioRelay) armLocked() {
 		return
 	}
 	var next time.Time
-	if len(r.server.list) == 0 {
+	if r.standSince.IsZero() {
 		for _, c := range r.client.list {
 			if silenceable(c) && c.alive != 0 && (next.IsZero() || c.deadline.Before(next)) {
 				next = c.deadline
@@ -144,7 +143,7 @@ func (r *stdioRelay) tick() {
 	if r.closed {
 		return
 	}
-	if len(r.server.list) == 0 {
+	if r.standSince.IsZero() {
 		now := r.now()
 		for _, c := range slices.Clone(r.client.list) {
 			if silenceable(c) && c.alive != 0 && !now.Before(c.deadline) {
@@ -155,19 +154,66 @@ func (r *stdioRelay) tick() {
 	r.armLocked()
 }
 
-// restartLocked starts the clocks of the client's requests again from
-// at, when the client has answered the last request the server waited
-// on: the server may have needed the answer to go on.
-func (r *stdioRelay) restartLocked(at time.Time) {
-	if len(r.server.list) > 0 {
-		return
-	}
-	for _, c := range r.client.list {
-		if d := at.Add(r.lim.Timeout); silenceable(c) && c.deadline.Before(d) {
-			c.deadline = d
+// waitsOn: a request of the server's that makes it wait on the client
+// (sampling, elicitation, roots), still owed an answer. A ping does not:
+// a client answers it at once, it is not the server waiting on the
+// user. One the server cancelled is owed none.
+func waitsOn(w *waiting) bool {
+	return !w.quiet && !w.cancelled && w.method != "ping"
+}
+
+// clockLocked takes in a change at at to the server's requests open:
+// while one it waits on is (waitsOn), the clocks of the client's
+// requests stand; when the last closes (the client answered it, or the
+// server cancelled it), each waiting request's deadline moves on by the
+// time its clock stood, from the first such request opened or its own
+// clock's start (sent, or its last progress), whichever is later. The
+// clock is not started again from the answer: a request the server
+// answered at once moves it by that moment only, or a server that asks
+// the client something every few seconds would never be judged.
+func (r *stdioRelay) clockLocked(at time.Time) {
+	stands := slices.ContainsFunc(r.server.list, waitsOn)
+	switch {
+	case stands && r.standSince.IsZero():
+		r.standSince = at
+	case !stands && !r.standSince.IsZero():
+		for _, c := range r.client.list {
+			// deadline-Timeout is when its clock (re)started, moved on
+			// already by the times it stood before.
+			from := c.deadline.Add(-r.lim.Timeout)
+			if r.standSince.After(from) {
+				from = r.standSince
+			}
+			// One whose time was up before the clock stood is owed
+			// nothing more.
+			if !c.quiet && c.deadline.After(r.standSince) && at.After(from) {
+				c.deadline = c.deadline.Add(at.Sub(from))
+			}
 		}
+		r.standSince = time.Time{}
 	}
 	r.armLocked()
+}
+
+// serverCancelLocked takes in the server's notifications/cancelled for
+// a request of its own: the client owes it no answer (a receiver
+// should not answer a cancelled request), so the server no longer waits
+// on it, and the clocks run again. It stays paired: an answer the client
+// sent anyway still closes it.
+func (r *stdioRelay) serverCancelLocked(o *Observation) {
+	if o.Oversized {
+		return
+	}
+	k := idKey(gjson.GetBytes(o.Raw, "params.requestId").Raw)
+	if k == "" {
+		return
+	}
+	for _, w := range r.server.list {
+		if !w.quiet && w.key == k {
+			w.cancelled = true
+		}
+	}
+	r.clockLocked(o.Time)
 }
 
 // progressLocked starts the clock again for the request a progress

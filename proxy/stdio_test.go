@@ -873,16 +873,151 @@ func TestStdioSilenceAfterTheClientAnswers(t *testing.T) {
 	if diff := cmp.Diff(want, clientPairs(pairs)); diff != "" {
 		t.Fatalf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
 	}
-	var answered time.Time
+	// The clock ran from the call to the server's request, stood until
+	// the answer, and runs out the rest of Limits.Timeout after it.
+	var sent, asked, answered time.Time
 	for _, o := range obs {
-		if o.Dir == ClientToServer && o.ID == `"s1"` {
+		switch {
+		case o.Seq == 1:
+			sent = o.Time
+		case o.Dir == ServerToClient && o.ID == `"s1"`:
+			asked = o.Time
+		case o.Dir == ClientToServer && o.ID == `"s1"`:
 			answered = o.Time
 		}
 	}
 	for _, p := range pairs {
-		if p.RequestSeq == 1 && p.Done.Sub(answered) < testTimeout {
-			t.Errorf("judged silent %v after the client's answer, before the timeout", p.Done.Sub(answered))
+		if rest := testTimeout - asked.Sub(sent); p.RequestSeq == 1 && p.Done.Sub(answered) < rest {
+			t.Errorf("judged silent %v after the client's answer, before the rest of the timeout (%v)", p.Done.Sub(answered), rest)
 		}
+	}
+}
+
+// serverPairs renders the pairs of the server's requests, in the order
+// delivered.
+func serverPairs(pairs []Pair) []string {
+	var got []string
+	for _, p := range pairs {
+		if p.Asker != ServerToClient {
+			continue
+		}
+		line := fmt.Sprintf("#%d %s", p.RequestSeq, p.Method)
+		if p.ReplySeq != 0 {
+			line += fmt.Sprintf(" replied #%d", p.ReplySeq)
+		}
+		if f := p.Exchange.Failure; f != "" {
+			line += " failure=" + f
+		}
+		got = append(got, line)
+	}
+	return got
+}
+
+// stood is how long the server waited on the client in obs: from each
+// request of its own but a ping to the client's answer to it.
+func stood(obs []Observation) time.Duration {
+	asked := map[string]time.Time{}
+	var d time.Duration
+	for _, o := range obs {
+		switch {
+		case o.Dir == ServerToClient && o.Kind == KindRequest && o.Method != "ping":
+			asked[o.ID] = o.Time
+		case o.Dir == ClientToServer && o.Kind == KindResponse && !asked[o.ID].IsZero():
+			d += o.Time.Sub(asked[o.ID])
+		}
+	}
+	return d
+}
+
+// The clock of a client's request stands only while the server waits on
+// the client, and then runs on: it is judged Limits.Timeout after it
+// went, plus the time the server waited. A ping of the server's stands
+// nothing (the client answers it at once), and a request of the
+// server's answered at once moves the clock by that moment; each reset
+// it to a full Limits.Timeout from the client's answer, so a server that
+// pinged the client more often than that was never judged silent.
+func TestStdioClockStands(t *testing.T) {
+	pong := func(n int) []string {
+		return []string{fmt.Sprintf(`wait:"id":"p%d"`, n), fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","result":{}}`, n)}
+	}
+	keepAlive := append(append(append(pong(1), pingLine), pong(2)...), append(pong(3), pong(4)...)...)
+	silent := func(seq int) string {
+		return fmt.Sprintf("no response within 300ms; the server answered a later request (#%d), so it is alive and left this request unanswered", seq)
+	}
+	tests := []struct {
+		name, script string
+		steps        []string
+		want         []string
+	}{
+		{"keep-alive pings from the server", "tools/call=srvping sleep:200 srvping sleep:200 srvping sleep:200 srvping",
+			append(append([]string{callLine}, keepAlive...), "sleep:100"),
+			[]string{"#4 ping replied #5 messages=1", "#1 tools/call messages=2 note=" + silent(4)}},
+		{"a request of the server's answered at once", "tools/call=sleep:250 sample",
+			[]string{callLine, "sleep:20", pingLine, "wait:sampling/createMessage", sampleAnswer, "sleep:400"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call messages=1 note=" + silent(2)}},
+		{"the server waits on the client", "tools/call=sleep:100 sample",
+			[]string{callLine, "sleep:20", pingLine, "wait:sampling/createMessage", "sleep:400", sampleAnswer, "sleep:600"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call messages=1 note=" + silent(2)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startScript(t, tc.script, Limits{Timeout: testTimeout, Quiet: 50 * time.Millisecond})
+			s.play(t, tc.steps...)
+			obs, pairs := s.rec.snapshot()
+			if diff := cmp.Diff(tc.want, clientPairs(pairs)); diff != "" {
+				t.Fatalf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+			due := obs[0].Time.Add(testTimeout + stood(obs))
+			for _, p := range pairs {
+				// Judged at its deadline, on a timer: not before, and not
+				// much after (a reset clock judged it a whole Limits.Timeout
+				// after the client's answer, 250ms and more later).
+				if late := p.Done.Sub(due); p.RequestSeq == 1 && (late < 0 || late > 150*time.Millisecond) {
+					t.Errorf("judged silent %v after its deadline (went at %v, stood %v)", late, obs[0].Time.Format("15:04:05.000"), stood(obs))
+				}
+			}
+		})
+	}
+}
+
+// A request the server cancels is owed no answer: the server no longer
+// waits on the client, and the clock runs again. It stood for the rest
+// of the session, and a silent request was never judged. The request
+// stays paired: an answer the client sent anyway closes it, and one it
+// rightly never sent is not "the client never answered".
+func TestStdioServerCancelsItsRequest(t *testing.T) {
+	silent := func(seq int) string {
+		return fmt.Sprintf("#1 tools/call messages=2 note=no response within 300ms; the server answered a later request (#%d), so it is alive and left this request unanswered", seq)
+	}
+	tests := []struct {
+		name, script string
+		steps        []string
+		want, server []string
+	}{
+		{"cancelled by the server", "tools/call=cancelsample", []string{callLine, "wait:notifications/cancelled", pingLine, "sleep:500"},
+			[]string{"#4 ping replied #5 messages=1", silent(4)},
+			[]string{"#2 sampling/createMessage failure=the server cancelled it, so no answer was owed; none came before the session ended"}},
+		{"answered anyway", "tools/call=cancelsample", []string{callLine, "wait:notifications/cancelled", sampleAnswer, pingLine, "sleep:500"},
+			[]string{"#5 ping replied #6 messages=1", silent(5)},
+			[]string{"#2 sampling/createMessage replied #4"}},
+		{"not cancelled, not answered", "tools/call=sample", []string{callLine, "wait:sampling/createMessage", pingLine, "sleep:500"},
+			[]string{"#3 ping replied #4 messages=1", "#1 tools/call messages=1 failure=no reply before the server ended (exit status 0)"},
+			[]string{"#2 sampling/createMessage failure=the client never answered before the session ended"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startScript(t, tc.script, Limits{Timeout: testTimeout, Quiet: 50 * time.Millisecond})
+			s.play(t, tc.steps...)
+			obs, pairs := s.rec.snapshot()
+			if diff := cmp.Diff(tc.want, clientPairs(pairs)); diff != "" {
+				t.Errorf("client's pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+			if diff := cmp.Diff(tc.server, serverPairs(pairs)); diff != "" {
+				t.Errorf("server's pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+		})
 	}
 }
 
