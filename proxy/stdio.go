@@ -132,6 +132,10 @@ type stdioRelay struct {
 	// the server waiting on the client (zero: they run; see
 	// clockLocked).
 	standSince time.Time
+	// guessed marks, for a waiting request, which of its besides were
+	// given to it by guess (see besidesLocked), in order; a request not
+	// in it has none.
+	guessed map[*waiting][]bool
 }
 
 // offerLocked notes the progress tokens a client's message offers.
@@ -404,6 +408,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 // progress notification): judged as a reply that ended early is, as the
 // HTTP relay keeps what a stream carried before it closed.
 func (r *stdioRelay) endLocked(w *waiting, why string) event {
+	delete(r.guessed, w)
 	if len(w.besides) > 0 {
 		w.ex.Response = &envelope.Response{Messages: w.besides, Unsent: w.unsent}
 		r.offeredLocked(w)
@@ -505,7 +510,8 @@ func (r *stdioRelay) serverFrame(f frame) {
 	// The lines written while it waited and the response are its reply,
 	// bounded as check's transport bounds one: past the bound it is not
 	// whole, and cannot be judged (the judge says so: an error).
-	over := o.Oversized || w.over || !w.quiet && w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes
+	over := o.Oversized || w.over || !w.quiet && !r.roomLocked(w, int64(len(o.Raw)))
+	delete(r.guessed, w)
 	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: over, Unsent: w.unsent}
 	r.offeredLocked(w)
 	if w.ambiguous {
@@ -547,22 +553,30 @@ const maxBesides = 1000
 // judge only what holds whichever it was. With none waiting, it concerns
 // no request of the client's and is only observed; besidesLocked then
 // returns false.
+//
+// Only what surely is a request's counts toward its bound: progress that
+// names its token, and anything while it is the only request waiting (as
+// check's transport reads every line into the one exchange open). A line
+// given to the latest of several by guess that does not fit is dropped
+// from its reply (relayed as always), and never makes that reply
+// unjudgeable: it may well be another request's.
 func (r *stdioRelay) besidesLocked(o *Observation) bool {
 	if o.Raw == nil && !o.Oversized {
 		return true // nothing to keep
 	}
 	var w *waiting
 	token := gjson.GetBytes(o.Raw, "params.progressToken")
+	sure, n := false, 0
 	for _, c := range r.client.list {
 		if c.quiet || c.oversized {
 			continue
 		}
-		if o.Method == "notifications/progress" && token.Exists() &&
+		n++
+		if !sure && o.Method == "notifications/progress" && token.Exists() &&
 			envelope.SameID(token, gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken")) {
-			w = c
-			break
+			w, sure = c, true
 		}
-		if w == nil || c.seq > w.seq {
+		if !sure && (w == nil || c.seq > w.seq) {
 			w = c
 		}
 	}
@@ -570,19 +584,70 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 		// A line over the bound is not judged, waiting or not.
 		return o.Oversized
 	}
-	if o.Oversized || w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
-		// Part of its reply, which now exceeds what check reads of
-		// one: that exchange cannot be judged (kept, the rest would be
-		// judged as if whole). Nothing more of it is kept.
-		w.over = true
-		return true
-	}
-	if len(w.besides) >= maxBesides {
-		return true
-	}
-	w.besides = append(w.besides, o.Raw)
-	w.besidesSize += int64(len(o.Raw))
+	r.keepLocked(w, o.Raw, o.Oversized, sure || n == 1, "")
 	return true
+}
+
+// keepLocked adds line to w's reply, sure to be w's or given to it by
+// guess (see besidesLocked); unsent is the id of a response to no request
+// sent (see unsentLocked). A sure line that cannot fit within the bound,
+// even with every guessed one dropped, puts the reply over it: it
+// exceeds what check reads of one, and cannot be judged (kept, the rest
+// would be judged as if whole). A guessed one that does not fit is
+// dropped. It reports whether line was kept.
+func (r *stdioRelay) keepLocked(w *waiting, line []byte, oversized, sure bool, unsent string) bool {
+	switch {
+	case !sure && (oversized || w.besidesSize+int64(len(line)) > r.lim.MaxBytes):
+		return false
+	case oversized || !r.roomLocked(w, int64(len(line))):
+		w.over = true
+		return false
+	case len(w.besides) >= maxBesides:
+		return false
+	}
+	if g, ok := r.guessed[w]; ok || !sure {
+		if !ok {
+			g = make([]bool, len(w.besides))
+		}
+		if r.guessed == nil {
+			r.guessed = map[*waiting][]bool{}
+		}
+		r.guessed[w] = append(g, !sure)
+	}
+	w.besides = append(w.besides, line)
+	w.besidesSize += int64(len(line))
+	if unsent != "" {
+		w.unsent = append(w.unsent, unsent)
+	}
+	return true
+}
+
+// roomLocked makes room in w's reply for n more bytes that surely are
+// its own, by dropping the lines given to it by guess, the latest
+// first. It reports false when what is surely its own does not fit.
+func (r *stdioRelay) roomLocked(w *waiting, n int64) bool {
+	g := r.guessed[w]
+	for i := len(g) - 1; i >= 0 && w.besidesSize+n > r.lim.MaxBytes; i-- {
+		if !g[i] {
+			continue
+		}
+		line := w.besides[i]
+		w.besides = slices.Delete(w.besides, i, i+1)
+		g = slices.Delete(g, i, i+1)
+		w.besidesSize -= int64(len(line))
+		if v := gjson.ParseBytes(line); !v.Get("method").Exists() {
+			if k := slices.Index(w.unsent, envelope.Compact(v.Get("id").Raw)); k >= 0 {
+				w.unsent = slices.Delete(w.unsent, k, k+1)
+				if len(w.unsent) == 0 {
+					w.unsent = nil
+				}
+			}
+		}
+	}
+	if g != nil {
+		r.guessed[w] = g
+	}
+	return w.besidesSize+n <= r.lim.MaxBytes
 }
 
 // holdLocked keeps a line that is no JSON-RPC message, written while no

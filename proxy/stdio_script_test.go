@@ -33,7 +33,7 @@ func init() {
 // bytes that is no JSON, "sample" asks the client for a sampling and
 // waits for its answer, "cancelsample" asks for one and cancels it at
 // once, "srvping" pings the client (ids "p1", "p2", ...) and waits for
-// its answer,
+// its answer, "big:N" answers with a result of about N bytes,
 // "afterping" waits until a ping is answered, "sleep:N" waits N ms;
 // nothing else is sent. A
 // method the script does not name is answered "ok".
@@ -134,6 +134,8 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 				case "cancelsample":
 					sid, _ := ask("s", &asked, `{"jsonrpc":"2.0","id":%q,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
 					write(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%q,"reason":"no longer needed"}}`, sid))
+				case "big":
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"pad":%q}}`, id.Raw, strings.Repeat("x", n)))
 				case "sleep":
 					time.Sleep(time.Duration(n) * time.Millisecond)
 				}

@@ -88,6 +88,7 @@ func (r *stdioRelay) aliveLocked(seq uint64, at time.Time) []event {
 // server wrote for it meanwhile, as check's exchange holds it.
 func (r *stdioRelay) silentLocked(c *waiting, why string) event {
 	r.client.take(c)
+	delete(r.guessed, c)
 	if len(c.besides) > 0 {
 		c.ex.Response = &envelope.Response{Messages: c.besides, Unsent: c.unsent}
 		r.offeredLocked(c)
@@ -367,8 +368,13 @@ func (r *stdioRelay) unsentLocked(o *Observation) bool {
 		return false
 	}
 	var w *waiting
+	n := 0
 	for _, c := range r.client.list {
-		if !c.quiet && !c.oversized && (w == nil || c.seq > w.seq) {
+		if c.quiet || c.oversized {
+			continue
+		}
+		n++
+		if w == nil || c.seq > w.seq {
 			w = c
 		}
 	}
@@ -376,14 +382,10 @@ func (r *stdioRelay) unsentLocked(o *Observation) bool {
 		return false
 	}
 	o.Note = fmt.Sprintf("names no request the client sent; judged with #%d's reply", w.seq)
-	if w.besidesSize+int64(len(o.Raw)) > r.lim.MaxBytes {
-		w.over = true
-		return true
-	}
-	if len(w.besides) < maxBesides {
-		w.besides = append(w.besides, o.Raw)
-		w.besidesSize += int64(len(o.Raw))
-		w.unsent = append(w.unsent, envelope.Compact(o.ID))
+	// Given to the latest of several by guess, it is dropped if it does
+	// not fit, as besidesLocked drops such a line.
+	if !r.keepLocked(w, o.Raw, false, n == 1, envelope.Compact(o.ID)) && n > 1 {
+		o.Note = fmt.Sprintf("names no request the client sent; past --max-bytes in #%d's reply, the latest waiting, and not judged", w.seq)
 	}
 	return true
 }

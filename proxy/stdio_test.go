@@ -1103,3 +1103,44 @@ func TestStdioReplyOverTheBound(t *testing.T) {
 		})
 	}
 }
+
+// Only what surely is a request's counts toward its bound: its response,
+// progress naming its token, anything while it is the only request
+// waiting. A line given by guess to the latest of several (another's
+// log, say) that does not fit is dropped from its reply: it put a reply
+// well within the bound over it, an error in a correct server.
+func TestStdioGuessedLinesOverTheBound(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	tests := []struct {
+		name, script string
+		steps        []string
+		want         []string
+	}{
+		{"another request's lines", "tools/call=sleep:100 junk:400 junk:400 ok;tools/list=sleep:300 big:450",
+			[]string{callLine, list, "sleep:500"},
+			[]string{"#1 tools/call replied #5 messages=1", "#2 tools/list replied #6 messages=2"}},
+		{"another request's lines and a response to none", "tools/call=sleep:100 junk:450 junk:450 stray ok;tools/list=sleep:300 big:450",
+			[]string{callLine, list, "sleep:500"},
+			[]string{"#1 tools/call replied #6 messages=1", "#2 tools/list replied #7 messages=2"}},
+		{"the only request waiting", "tools/list=junk:400 junk:400 big:450",
+			[]string{list, "sleep:300"},
+			[]string{"#1 tools/list replied #4 oversized messages=3"}},
+		{"progress naming it", "tools/call=sleep:100 progress big:900;tools/list=sleep:300 ok",
+			[]string{progressCall, list, "sleep:500"},
+			[]string{"#1 tools/call replied #4 oversized messages=2", "#2 tools/list replied #5 messages=1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startScript(t, tc.script, Limits{MaxBytes: 1000, Quiet: 50 * time.Millisecond})
+			s.play(t, tc.steps...)
+			obs, pairs := s.rec.snapshot()
+			if diff := cmp.Diff(tc.want, clientPairs(pairs)); diff != "" {
+				t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+			if n := strings.Count(s.out.String(), strings.Repeat("x", 400)+"\n"); strings.Contains(tc.script, "junk") && n != 2 {
+				t.Errorf("relayed %d of the 2 long lines", n)
+			}
+		})
+	}
+}
