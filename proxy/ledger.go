@@ -46,8 +46,9 @@ type waiting struct {
 	// gives up on a reply that exceeds it.
 	over bool
 	// deadline is when a client request's silence may be judged (stdio):
-	// Limits.Timeout after it went, after its last progress, or after
-	// the client answered a request of the server's it waited on.
+	// Limits.Timeout after it went or after its last progress, pushed
+	// back by the time its clock stood while the server waited on the
+	// client (see clockLocked).
 	deadline time.Time
 	// alive is the number of a request sent after this one that the
 	// server answered (0: none yet): the server lives, and past deadline

@@ -572,6 +572,9 @@ func noReplyText(ex *envelope.Exchange) string {
 		// Still open, or broken off, when its silence was judged; the
 		// finding's note says which.
 		return "no answer in the reply"
+	case ex.Transport == envelope.Stdio:
+		// What the server wrote while it waited, none its response.
+		return "no response among the lines that came"
 	}
 	return "the stream ended without the answer"
 }

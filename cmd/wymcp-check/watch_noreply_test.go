@@ -18,14 +18,17 @@ import (
 // its silence was judged, or a stream the server ended.
 func TestNoReplyText(t *testing.T) {
 	for _, tc := range []struct {
-		resp *envelope.Response
-		want string
+		transport string
+		resp      *envelope.Response
+		want      string
 	}{
-		{nil, "no reply"},
-		{&envelope.Response{Status: 200, Cut: true}, "no answer in the reply"},
-		{&envelope.Response{Status: 200, Ended: true}, "the stream ended without the answer"},
+		{envelope.HTTP, nil, "no reply"},
+		{envelope.HTTP, &envelope.Response{Status: 200, Cut: true}, "no answer in the reply"},
+		{envelope.HTTP, &envelope.Response{Status: 200, Ended: true}, "the stream ended without the answer"},
+		{envelope.Stdio, nil, "no reply"},
+		{envelope.Stdio, &envelope.Response{Messages: [][]byte{[]byte(`{"jsonrpc":"2.0","id":"k","method":"ping"}`)}}, "no response among the lines that came"},
 	} {
-		if got := noReplyText(&envelope.Exchange{Response: tc.resp}); got != tc.want {
+		if got := noReplyText(&envelope.Exchange{Transport: tc.transport, Response: tc.resp}); got != tc.want {
 			t.Errorf("noReplyText(%+v) = %q, want %q", tc.resp, got, tc.want)
 		}
 	}
