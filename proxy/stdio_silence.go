@@ -202,19 +202,9 @@ func (r *stdioRelay) clockLocked(at time.Time) {
 // on it, and the clocks run again. It stays paired: an answer the client
 // sent anyway still closes it.
 func (r *stdioRelay) serverCancelLocked(o *Observation) {
-	if o.Oversized {
-		return
+	if r.server.cancelled(o) {
+		r.clockLocked(o.Time)
 	}
-	k := idKey(gjson.GetBytes(o.Raw, "params.requestId").Raw)
-	if k == "" {
-		return
-	}
-	for _, w := range r.server.list {
-		if !w.quiet && w.key == k {
-			w.cancelled = true
-		}
-	}
-	r.clockLocked(o.Time)
 }
 
 // progressLocked starts the clock again for the request a progress
@@ -237,19 +227,9 @@ func (r *stdioRelay) progressLocked(o *Observation) {
 // cancelLocked notes a client's notifications/cancelled against the
 // request it names, still waiting: that one is owed no reply.
 func (r *stdioRelay) cancelLocked(o *Observation) {
-	if o.Oversized {
-		return
+	if r.client.cancelled(o) {
+		r.armLocked()
 	}
-	k := idKey(gjson.GetBytes(o.Raw, "params.requestId").Raw)
-	if k == "" {
-		return
-	}
-	for _, c := range r.client.list {
-		if !c.quiet && c.key == k {
-			c.cancelled = true
-		}
-	}
-	r.armLocked()
 }
 
 // answeredLocked keeps a request the server answered, to judge a second
@@ -386,6 +366,24 @@ func (r *stdioRelay) unsentLocked(o *Observation) bool {
 	// not fit, as besidesLocked drops such a line.
 	if !r.keepLocked(w, o.Raw, false, n == 1, envelope.Compact(o.ID)) && n > 1 {
 		o.Note = fmt.Sprintf("names no request the client sent; past --max-bytes in #%d's reply, the latest waiting, and not judged", w.seq)
+	}
+	return true
+}
+
+// cancelled marks the waiting requests a notifications/cancelled names
+// (by its requestId), and says whether it named a readable id.
+func (l *ledger) cancelled(o *Observation) bool {
+	if o.Oversized {
+		return false
+	}
+	k := idKey(gjson.GetBytes(o.Raw, "params.requestId").Raw)
+	if k == "" {
+		return false
+	}
+	for _, w := range l.list {
+		if !w.quiet && w.key == k {
+			w.cancelled = true
+		}
 	}
 	return true
 }
