@@ -94,6 +94,7 @@ var parseSeeds = []string{
 	`{"transport":"stdio","transport":"http","request":{"method":"GET","method":"POST"},"response":null}`,
 	`[1]`,
 	`{"a":`,
+	"\"\xe80\"", // not an object and not UTF-8: the byte is named first, as refParse does
 	`{"transport":"http","request":{"bodyBase64":"!!"},"response":null}`,
 }
 

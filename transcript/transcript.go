@@ -611,6 +611,11 @@ func parse(line []byte, seen *interner) (Record, error) {
 	case !valid:
 		return rec, invalidJSON(line)
 	}
+	// A byte that is no UTF-8 is named first, whatever the line holds:
+	// what such a line says is not known (notUTF8).
+	if !utf8.ValidString(s) {
+		return rec, notUTF8(line)
+	}
 	at := skipSpace(s, 0)
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
@@ -620,9 +625,6 @@ func parse(line []byte, seen *interner) (Record, error) {
 	var resp [11]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
-	if !utf8.ValidString(s) {
-		return rec, notUTF8(line)
-	}
 	// A member given twice, here or in the request or the response, is
 	// named (the first such): which of the two a reader takes differs.
 	dup := ""
