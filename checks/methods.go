@@ -12,9 +12,6 @@ import (
 	"github.com/wymcp/wymcp-check/expect"
 )
 
-// metaSubscriptionID tags what belongs to a subscriptions/listen stream.
-const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
-
 var MethodResults = &Check{
 	ID:       "PRO1008",
 	Title:    "A result keeps the rules of the method it answers",
@@ -79,7 +76,7 @@ PRO1002's to judge.`,
 						p.Failf(msgPath(p, i), "notifications/cancelled naming request %s, which opened no listen stream on the pipe; in 2026-07-28 it only ends a subscriptions/listen stream (T-STDIO-8)", clip(rid.Raw))
 						continue
 					}
-					if !m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)).Exists() {
+					if !m.Get(envelope.JoinPath("params._meta", envelope.MetaSubscriptionID)).Exists() {
 						judged = true
 						p.Warnf(msgPath(p, i), "notifications/cancelled naming another request without a subscriptionId: on stdio it may end a listen stream another exchange opened (AMB-20), or cancel what 2026-07-28 never cancels (T-STDIO-8)")
 					}
@@ -189,7 +186,7 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 		}
 		id := x.Request.Get("id")
 		stdio := p.Exchange.Transport == envelope.Stdio
-		key := envelope.JoinPath("params._meta", metaSubscriptionID)
+		key := envelope.JoinPath("params._meta", envelope.MetaSubscriptionID)
 		acked, cancelled := false, false
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !m.Get("method").Exists() || m.Get("id").Exists() {
@@ -213,9 +210,9 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 				// The server's end of the subscription, naming it by
 				// requestId as the cancellation page has it; whether it
 				// carries the subscriptionId too is not spelled out.
-				p.Warnf(path, "%s ends the subscription without _meta %s; it names the listen request by requestId (T-META-3, AMB-20)", Quote(method, quoteN), metaSubscriptionID)
+				p.Warnf(path, "%s ends the subscription without _meta %s; it names the listen request by requestId (T-META-3, AMB-20)", Quote(method, quoteN), envelope.MetaSubscriptionID)
 			case !sub.Exists():
-				p.Failf(path, "%s lacks _meta %s (%s)", Quote(method, quoteN), metaSubscriptionID, rule)
+				p.Failf(path, "%s lacks _meta %s (%s)", Quote(method, quoteN), envelope.MetaSubscriptionID, rule)
 			case !mine:
 				p.Failf(path, "%s carries subscriptionId %s, not the listen request's id %s (%s)", Quote(method, quoteN), clip(sub.Raw), clip(id.Raw), rule)
 			}
@@ -261,9 +258,9 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 			p.Warnf("reply", "the server ended the stream with neither a closing result (T-SUB-4) nor a notifications/cancelled naming the listen request (T-STDIO-8); one of them, or both, comes before it closes (AMB-20)")
 		}
 		if r := p.Reply.Response; r != nil && r.Get("result").IsObject() {
-			sub := r.Get(envelope.JoinPath("result._meta", metaSubscriptionID))
+			sub := r.Get(envelope.JoinPath("result._meta", envelope.MetaSubscriptionID))
 			if !sub.Exists() || !envelope.SameID(id, sub) {
-				p.Failf("result._meta", "the closing result lacks _meta %s equal to the listen request's id (T-SUB-4, T-META-3)", metaSubscriptionID)
+				p.Failf("result._meta", "the closing result lacks _meta %s equal to the listen request's id (T-SUB-4, T-META-3)", envelope.MetaSubscriptionID)
 			}
 		}
 		return nil

@@ -268,9 +268,9 @@ declaration rules are not judged.`,
 				case tok.Type != gjson.String && !(tok.Type == gjson.Number && envelope.IsInteger(tok.Raw)):
 					// Whatever else is in flight, this names no request.
 					p.Failf(path+".params.progressToken", "progress notification whose progressToken is %s, want a string or an integer (T-PROG-1)", describe(tok))
-				case respAt >= 0 && i > respAt && token.Exists() && envelope.SameID(token, tok):
+				case respAt >= 0 && i > respAt && envelope.SameToken(token, tok):
 					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
-				case token.Exists() && envelope.SameID(token, tok):
+				case envelope.SameToken(token, tok):
 				case x.Request.IsArray() && namesToken(batchTokens(x), tok):
 					// A batch's requests each offer their own (2025-03-26).
 				case unoffered(p.Exchange, tok):
@@ -347,7 +347,7 @@ func namesToken(toks []string, tok gjson.Result) bool {
 // ownTag: m carries the subscriptionId of the listen request whose id is
 // id, so on stdio it belongs to that stream.
 func ownTag(id gjson.Result, m envelope.Message) bool {
-	sub := m.Get(envelope.JoinPath("params._meta", metaSubscriptionID))
+	sub := m.Get(envelope.JoinPath("params._meta", envelope.MetaSubscriptionID))
 	return sub.Exists() && envelope.SameID(id, sub)
 }
 
@@ -679,7 +679,7 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 func judgeSubscribed(p *Pass, path, method string, m envelope.Message) {
 	x := p.Expect
 	if x.Version == envelope.V20260728 {
-		if tag := m.Get(envelope.JoinPath("params._meta", metaSubscriptionID)); p.Exchange.Transport == envelope.Stdio && tag.Exists() {
+		if tag := m.Get(envelope.JoinPath("params._meta", envelope.MetaSubscriptionID)); p.Exchange.Transport == envelope.Stdio && tag.Exists() {
 			// stdout is shared: a listen stream's, tagged as T-STDIO-5
 			// asks; where the run knew the listen requests on the pipe,
 			// a tag naming none of them is no stream's (T-META-3).
@@ -692,7 +692,7 @@ func judgeSubscribed(p *Pass, path, method string, m envelope.Message) {
 		if p.Exchange.Transport == envelope.Stdio {
 			// On stdout, shared by every exchange, only the tag says
 			// whose it is (a listen request's own traffic included).
-			p.Failf(path, "%s without _meta %s; on stdio 2026-07-28 sends it only on a subscriptions/listen stream, tagged with it (T-STDIO-5, T-SUB-2)", Quote(method, quoteN), metaSubscriptionID)
+			p.Failf(path, "%s without _meta %s; on stdio 2026-07-28 sends it only on a subscriptions/listen stream, tagged with it (T-STDIO-5, T-SUB-2)", Quote(method, quoteN), envelope.MetaSubscriptionID)
 			return
 		}
 		p.Failf(path, "%s on the stream of %s; 2026-07-28 sends it only on a subscriptions/listen stream (T-HTTP-17, T-SUB-2)", Quote(method, quoteN), Quote(x.Method, quoteN))

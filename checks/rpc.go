@@ -862,7 +862,7 @@ func ownProgress(p *Pass) bool {
 		return false
 	}
 	for _, m := range p.Reply.Messages {
-		if m.IsObject() && m.Get("method").Str == "notifications/progress" && !m.Get("id").Exists() && envelope.SameID(token, m.Get("params.progressToken")) {
+		if m.IsObject() && m.Get("method").Str == "notifications/progress" && !m.Get("id").Exists() && envelope.SameToken(token, m.Get("params.progressToken")) {
 			return true
 		}
 	}

@@ -160,7 +160,7 @@ func ownedElsewhere(p *Pass, method string, hasID, listen bool) [][]string {
 		// PRO1009 judges every notification of the stream's
 		// subscriptionId (T-SUB-3, T-META-3); on stdio only those that
 		// carry the listen id, which are then valid.
-		owned = append(owned, []string{"params", "_meta", metaSubscriptionID})
+		owned = append(owned, []string{"params", "_meta", envelope.MetaSubscriptionID})
 	case listen:
 	case method == "notifications/progress":
 		owned = append(owned, []string{"params", "progressToken"}, []string{"params", "progress"}) // PRO1003 (T-PROG-1)

@@ -496,6 +496,11 @@ func joinLevels(levels []level, key string) string {
 // looked up in a map.
 const smallObject = 16
 
+// MetaSubscriptionID is the _meta key that tags what belongs to a
+// subscriptions/listen stream (2026-07-28): its value is the listen
+// request's id.
+const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
 // JoinPath appends a key to a dotted display path ("error.data" + "x").
 // Keys with dots or wildcards are escaped as gjson would need them, so a
 // reported path can be fed back to Get.
@@ -686,6 +691,15 @@ func SameID(req, reply gjson.Result) bool {
 	default:
 		return req.Raw == reply.Raw
 	}
+}
+
+// SameToken reports whether a progress notification's token (named)
+// names the progressToken a request offered: both there, and the same
+// as SameID compares ids. gjson reads a member that is absent as null,
+// which SameID takes for a null id: a request that offered no token
+// matched every progress with a null one.
+func SameToken(offered, named gjson.Result) bool {
+	return offered.Exists() && named.Exists() && SameID(offered, named)
 }
 
 // SameText: a and b are the same JSON text but for insignificant space

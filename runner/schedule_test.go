@@ -810,17 +810,21 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue
 		}
 		switch {
-		case quirk == "slow-progress" && method.Str == "initialize":
+		case (quirk == "slow-progress" || quirk == "null-progress") && method.Str == "initialize":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
 			continue
-		case quirk == "slow-progress" && method.Str == "tools/list":
+		case (quirk == "slow-progress" || quirk == "null-progress") && method.Str == "tools/list":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"count","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}]}}`+"\n", id.Raw)
 			continue
-		case quirk == "slow-progress" && method.Str == "tools/call":
+		case (quirk == "slow-progress" || quirk == "null-progress") && method.Str == "tools/call":
 			// Works a while, telling its progress, then answers: the
 			// progress comes while other fixtures' exchanges are open.
+			// (null-progress: with a null token, whatever the call
+			// offered, so nothing but the time names its request.)
 			lines := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"1"}]}}`+"\n", id.Raw)
-			if tok := m.Get("params._meta.progressToken"); tok.Exists() {
+			if quirk == "null-progress" {
+				lines = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":null,"progress":1}}` + "\n" + lines
+			} else if tok := m.Get("params._meta.progressToken"); tok.Exists() {
 				lines = fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1,"total":1}}`+"\n", tok.Raw) + lines
 			}
 			time.AfterFunc(150*time.Millisecond, func() { io.WriteString(out, lines) })
@@ -1182,7 +1186,9 @@ func TestStagedDuringSilence(t *testing.T) {
 // or unsettles, for one that answers notifications with the last id it
 // read, which a marker's id must not hide, and for one whose tool tells
 // its progress late, while other exchanges are open: the progress is the
-// call's, as its reply is. (Servers that answer twice:
+// call's, as its reply is. With a null token (null-progress) nothing
+// names the call: the finding on it is the call's, as in sequence, not
+// that of whichever fixture was open when it came, which varied. (Servers that answer twice:
 // TestSecondResponsesJudged.)
 func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
@@ -1191,7 +1197,7 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 	// had not exited yet, once, beside the other packages' tests).
 	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 200 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
-	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "note-last-request", "slow-progress"} {
+	for _, quirk := range []string{"die-on:notifications/wymcp_unknown", "reinit-breaks", "note-last-id", "note-last-request", "slow-progress", "null-progress"} {
 		t.Run(quirk, func(t *testing.T) {
 			t.Setenv(quirkEnv, quirk)
 			seq, _ := stdioCorpusRun(t, lim, 1, fx)
@@ -1209,6 +1215,9 @@ func TestMultiplexedQuirksSameAsSequence(t *testing.T) {
 			}
 			if quirk == "slow-progress" && !slices.Contains(seq, "tools/call-valid/count PRO1003 pass ") {
 				t.Fatalf("in sequence the tool's progress was not judged with its call; the quirk did not work:\n%s", strings.Join(seq, "\n"))
+			}
+			if quirk == "null-progress" && !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "tools/call-valid/count PRO1003 fail ") }) {
+				t.Fatalf("in sequence the null-token progress was not failed with its call; the quirk did not work:\n%s", strings.Join(seq, "\n"))
 			}
 			if diff := cmp.Diff(seq, mux); diff != "" {
 				t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
