@@ -191,20 +191,10 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *expect.Expectation, o *expect.Override) error {
 	m := l.mux
 	wantReply := !exp.NoReply.Set()
-	m.doubted = false
+	m.doubts = nil
 	ex, pd, err := m.exchange(ctx, l, id, req, wantReply)
 	if err != nil {
 		return err
-	}
-	switch {
-	case !m.doubted || ex.Died != "":
-	case pd != nil:
-		// A notification came that a request open beside it may own
-		// (see mux.doubt): this one goes again alone, as those do, once
-		// answered.
-		pd.doubted = true
-	case ex.Failure == "":
-		pd = &pend{name: id, req: req, keys: l.r.idKeysStdio(req), notification: !wantReply, ambiguous: true, doubted: true}
 	}
 	if pd == nil {
 		// The marker went unanswered too: the usual probe tells silence
@@ -235,8 +225,14 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 		m.pending = append(m.pending, pd)
 		m.lastPend = pd
 	} else {
-		// Ready to go again should a line after it be in doubt (mux.stray).
+		// Ready to go again should a notification in doubt land in it
+		// (see doubtSet).
 		m.lastPend = &pend{name: id, req: req, keys: l.r.idKeysStdio(req), notification: !wantReply, exp: exp, o: o, buf: b, at: at, ex: m.last}
+	}
+	if ex.Died == "" && (ex.Failure == "" || pd != nil) {
+		for _, d := range m.doubts {
+			m.land(m.lastPend, d)
+		}
 	}
 	return nil
 }

@@ -717,6 +717,10 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue // left unanswered, the server alive and well
 		}
 		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
+			if quirk == "log-lines" {
+				// Says so in a log line that names no request.
+				io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"a line that is no request"}}`+"\n")
+			}
 			if d, ok := strings.CutPrefix(quirk, "late-invalid:"); ok {
 				// Refused rightly, id-less, but late: a server that
 				// handles messages side by side.
@@ -738,6 +742,9 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			reinits++
 		}
 		if !id.Exists() {
+			if quirk == "log-lines" {
+				io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a notification read"}}`+"\n")
+			}
 			if copyOnNote && owed != "" {
 				copyOwed(owed)
 				owed = ""
@@ -876,7 +883,8 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // every line twice at once; "float-ids" writes each integer id back as
 // N.0, the same value; "late-invalid:DURATION" is
 // none: it answers an invalid line rightly, id-less, after DURATION while
-// it goes on reading): "die-on:METHOD" exits on
+// it goes on reading; "log-lines" writes a log notification for each
+// line it ignores and each notification it reads): "die-on:METHOD" exits on
 // reading a message of METHOD; "mute-dies-on-batch" answers only
 // initialize and ping and exits on reading a batch; "reinit-breaks" exits on the first
 // request after a second notifications/initialized; "note-last-id"
@@ -1127,6 +1135,49 @@ func TestMultiplexedSilenceOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff(seq, mux); diff != "" {
 		t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+	}
+}
+
+// TestMultiplexedSilenceOnceLogged: a server that logs each malformed
+// line it ignores and each notification it reads (notifications that
+// name no request), while the ignored requests before are still open,
+// costs a multiplexed run no process and no resend more than the same
+// server silent (the twin): the open requests stay silent, so the log
+// lines stay where they land. The verdicts are those of a run in
+// sequence.
+func TestMultiplexedSilenceOnceLogged(t *testing.T) {
+	const timeout = 700 * time.Millisecond
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond}
+	read := map[string]int{} // lines the server read, by quirk
+	for _, quirk := range []string{"", "log-lines"} {
+		log := filepath.Join(t.TempDir(), "server.log")
+		t.Setenv(ignoringEnv, log)
+		t.Setenv(quirkEnv, quirk)
+		mux, tmux := stdioCorpusRun(t, lim, 8, fx)
+		evs, _ := readServerLog(t, log)
+		for _, e := range evs {
+			if e.what == "line" {
+				read[quirk]++
+			}
+		}
+		if quirk == "" {
+			continue
+		}
+		t.Setenv(ignoringEnv, "1")
+		seq, tseq := stdioCorpusRun(t, lim, 1, fx)
+		if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/garbage PRO1003 fail ") }) {
+			t.Fatalf("in sequence the log line was not judged with rpc/garbage; the quirk did not work:\n%s", strings.Join(seq, "\n"))
+		}
+		if tmux > 3*timeout {
+			t.Errorf("multiplexed run took %v with --timeout %v (in sequence %v)", tmux, timeout, tseq)
+		}
+		if diff := cmp.Diff(seq, mux); diff != "" {
+			t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+		}
+	}
+	if read["log-lines"] != read[""] {
+		t.Errorf("the server read %d lines when it logged, %d when silent: fixtures were sent again for log lines no answered request may own", read["log-lines"], read[""])
 	}
 }
 

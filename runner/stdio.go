@@ -276,11 +276,22 @@ type mux struct {
 	// what is ambiguous once more goes alone.
 	resending bool
 	// lastPend is the last exchange buffered (m.last), ready to be
-	// pending, and doubted says the exchange now open met a notification
-	// another request open beside it may own (see doubt).
+	// pending; doubts are the notifications the exchange now open met
+	// that requests open beside it may own, and landed the exchanges
+	// such notifications landed in (see doubt).
 	lastPend *pend
-	doubted  bool
+	doubts   []*doubtSet
+	landed   []*pend
 }
+
+// A doubtSet is one notification that named no request, come while
+// requests were open beside the exchange it landed in: any of them may
+// own it. answered: one of them was answered, so it was at work, and
+// it and the exchange go again alone (settle); while none is, the
+// notification stays where it landed, as a run in sequence would most
+// likely have it (a request left silent is judged silent, and sending
+// it again would wait its silence out once more).
+type doubtSet struct{ answered bool }
 
 // An early line is a second response come on p before an exchange of
 // its own (see mux.early).
@@ -330,11 +341,10 @@ type pend struct {
 	// notification: it is a notification, sent again alone because an
 	// id-less line it got may have been a pending request's.
 	notification bool
-	// doubted: a notification that names no request came while it was
-	// open (see doubt). Answered, it goes again alone; left silent, its
-	// silence is judged as any other's (a resend would wait it out
-	// again, and the finding on the notification is not its silence).
-	doubted bool
+	// doubts are the notifications that named no request and came
+	// while it was open, beside another exchange; landed, those that
+	// came in its own exchange (see doubtSet).
+	doubts, landed []*doubtSet
 }
 
 // markerMethod is the method of markerBody's request.
@@ -467,14 +477,10 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		}
 		return
 	}
-	if lp := m.lastPend; m.last != nil && m.lastProc == p && lp != nil && m.doubt(data, lp.req.Body) && !lp.ambiguous {
-		// The exchange it follows may own it as much as those open: it
-		// goes again alone too, once answered (see pend.doubted).
-		if !slices.Contains(m.pending, lp) {
-			lp.ambiguous = true
-			m.pending = append(m.pending, lp)
+	if lp := m.lastPend; m.last != nil && m.lastProc == p && lp != nil {
+		if d := m.doubt(data, lp); d != nil {
+			m.land(lp, d)
 		}
-		lp.doubted = true
 	}
 	if m.last != nil && m.attach(m.last, data) {
 		if u := unsentID(p, data); u != "" {
@@ -687,7 +693,10 @@ func (m *mux) answer(data []byte) bool {
 		if !slices.Contains(p.keys, k) {
 			continue
 		}
-		if p.ambiguous || p.doubted {
+		for _, d := range p.doubts {
+			d.answered = true
+		}
+		if p.ambiguous || len(p.doubts) > 0 {
 			// It goes again, alone: its reply here, named by its id, is
 			// no other exchange's.
 			p.ambiguous = true
@@ -738,26 +747,54 @@ func (m *mux) progress(data []byte) bool {
 	return false
 }
 
-// doubt marks the pending requests a notification could belong to,
-// when it names none of its own (see ownNotification) of the request
-// req it came beside, and says whether there were any. A server working
-// on several requests writes what it says of any of them on the one
-// pipe: one that names no request (progress with a null token, a log
-// line, a list change) lands in whichever exchange is open, so which
-// fixture a finding on it fails varied from run to run. Each request it
-// may be from goes again alone, where it lands beside its cause, as in
-// a run in sequence.
-func (m *mux) doubt(data, req []byte) bool {
-	if ownNotification(data, req) {
-		return false
+// doubt notes the pending requests a notification could belong to,
+// when it names none of its own (see ownNotification) of the request of
+// at, the exchange it landed in (the one open, or the one it follows),
+// and returns the doubt (nil when there is none). A server working on
+// several requests writes what it says of any of them on the one pipe:
+// one that names no request (progress with a null token, a log line, a
+// list change) lands in whichever exchange is open, so which fixture a
+// finding on it failed varied from run to run. Each request it may be
+// from that is answered goes again alone, with the exchange it landed
+// in, where it lands beside its cause, as in a run in sequence.
+func (m *mux) doubt(data []byte, at *pend) *doubtSet {
+	if ownNotification(data, at.req.Body) {
+		return nil
 	}
-	any := false
+	var d *doubtSet
 	for _, p := range m.pending {
-		if !p.notification && !p.ambiguous && p.ex != nil {
-			p.doubted, any = true, true
+		if p != at && !p.notification && !p.ambiguous && p.ex != nil {
+			if d == nil {
+				d = &doubtSet{}
+			}
+			p.doubts = append(p.doubts, d)
 		}
 	}
-	return any
+	return d
+}
+
+// land notes that the exchange of p took a notification in doubt d.
+func (m *mux) land(p *pend, d *doubtSet) {
+	if len(p.landed) == 0 {
+		m.landed = append(m.landed, p)
+	}
+	p.landed = append(p.landed, d)
+}
+
+// resolve puts among the pending requests, to go again alone, each
+// exchange a notification in doubt landed in while a request it may be
+// from was answered (see doubtSet).
+func (m *mux) resolve() {
+	for _, p := range m.landed {
+		if !slices.ContainsFunc(p.landed, func(d *doubtSet) bool { return d.answered }) {
+			continue
+		}
+		p.ambiguous = true
+		if !slices.Contains(m.pending, p) {
+			m.pending = append(m.pending, p)
+		}
+	}
+	m.landed = nil
 }
 
 // ownNotification reports whether data is no notification, or one that
@@ -875,8 +912,8 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 				}
 				// In the order the lines came: a request's reply after
 				// it ends that request's claim.
-				if m.doubt(d, req.Body) {
-					m.doubted = true
+				if dd := m.doubt(d, &pend{req: req}); dd != nil {
+					m.doubts = append(m.doubts, dd)
 				}
 				return false
 			})
@@ -1162,10 +1199,9 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		if m.answer(data) || m.progress(data) {
 			continue // a pending request's reply, in its window, or its progress
 		}
-		if m.doubt(data, req.Body) {
-			// Kept here for this try; every request it may be from goes
-			// again alone, this one with them (see lane.muxed).
-			m.doubted = true
+		if d := m.doubt(data, &pend{req: req}); d != nil {
+			// Kept here for this try; it may go again (see doubtSet).
+			m.doubts = append(m.doubts, d)
 		}
 		if k, ok := responseKey(data); ok && k == unreadableID && !answered && m.owesIDless() {
 			// An id-less reply while a request that can only be answered
@@ -1288,6 +1324,7 @@ func (m *mux) settle(ctx context.Context) error {
 		}
 		return nil
 	}
+	m.resolve()
 	var silent []*pend
 	for _, p := range m.pending {
 		if !p.ambiguous {
