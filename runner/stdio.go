@@ -815,7 +815,10 @@ func ownNotification(data, req []byte) bool {
 	case "notifications/progress":
 		return envelope.SameToken(r.Get("params._meta.progressToken"), msg.Get("params.progressToken"))
 	case "notifications/cancelled":
-		return envelope.SameID(r.Get("id"), msg.Get("params.requestId"))
+		// (gjson reads what is absent as null: a notification sent
+		// names no request of its own.)
+		id := r.Get("id")
+		return id.Exists() && msg.Get("params.requestId").Exists() && envelope.SameID(id, msg.Get("params.requestId"))
 	}
 	return false
 }
