@@ -106,7 +106,10 @@ var ClientVersionHeader = &Check{
 	Doc: `Over Streamable HTTP in 2025-06-18 and 2025-11-25, every HTTP request
 after initialization (POST, GET and DELETE, notifications/initialized
 included) carries MCP-Protocol-Version with the version the initialize
-answer negotiated (T-HTTP-7). A missing or different value fails. A
+answer negotiated (T-HTTP-7). A missing value, or one that names no MCP
+version, fails; another MCP version than the negotiated one warns: the
+transports text makes the header a MUST and its being the negotiated
+version a SHOULD (the digest's line condenses the two). A
 request in a session the relay did not see begin must still carry the
 header (its session id shows initialization is over), with a value that
 names an MCP version; which one is not judged. A session that negotiated
@@ -144,12 +147,16 @@ route the request by it.`,
 			return Skipf("the session negotiated %s, which predates the header (T-V0326-2)", Quote(c.version, quoteN))
 		case c.initDone && !present:
 			p.Failf(path, "MCP-Protocol-Version is missing; after initialization every request carries the negotiated version %s (T-HTTP-7)", Quote(c.version, quoteN))
+		case c.initDone && hv != c.version && !envelope.KnownVersion(hv) && !envelope.HistoricVersion(hv):
+			p.Failf(path, "MCP-Protocol-Version is %s, which names no MCP version; the session negotiated %s (T-HTTP-7)", Quote(hv, quoteN), Quote(c.version, quoteN))
 		case c.initDone && hv != c.version && c.stateless && slices.Contains(cp.view.sessionlessVersions, hv):
 			// Another client without a session negotiated hv, and the
 			// relay cannot tell the two apart.
 			p.Warnf(path, "MCP-Protocol-Version is %s where the last sessionless initialize negotiated %s; another client without a session negotiated %s, and the relay cannot tell them apart (T-HTTP-7)", Quote(hv, quoteN), Quote(c.version, quoteN), Quote(hv, quoteN))
 		case c.initDone && hv != c.version:
-			p.Failf(path, "MCP-Protocol-Version is %s, but the session negotiated %s (T-HTTP-7)", Quote(hv, quoteN), Quote(c.version, quoteN))
+			// The header is a MUST; that it names the negotiated version
+			// is a SHOULD in the transports text the digest condenses.
+			p.Warnf(path, "MCP-Protocol-Version is %s, but the session negotiated %s; the version sent SHOULD be the negotiated one, and a server that does not serve %s refuses it with 400 (T-HTTP-7)", Quote(hv, quoteN), Quote(c.version, quoteN), Quote(hv, quoteN))
 		case c.initDone:
 		case cp.view.unknownSession || (c.sessionID != "" && !c.fromStart):
 			switch {
