@@ -728,6 +728,36 @@ func mustServe(p *Pass) error {
 	return Skip("the reply holds no JSON-RPC response (see RPC1001)")
 }
 
+// namesProblem: msg names, as a word of its own, a member the call's
+// arguments were found wrong at (the last step of a location) or
+// missing ("missing property 'query'"). Only read beside words of a
+// refusal, so a short name ("a") is taken as one.
+func namesProblem(msg string, problems []envelope.DistilledEntry) bool {
+	for _, e := range problems {
+		names := []string{e.Location[strings.LastIndex(e.Location, "/")+1:]}
+		for _, pr := range e.Problems {
+			if rest, ok := strings.CutPrefix(pr, "missing property "); ok {
+				for _, m := range quotedName.FindAllStringSubmatch(rest, -1) {
+					names = append(names, m[1])
+				}
+			}
+		}
+		for _, n := range names {
+			n = strings.ReplaceAll(strings.ReplaceAll(n, "~1", "/"), "~0", "~")
+			if n == "" {
+				continue
+			}
+			if regexp.MustCompile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(n) + `($|[^\pL\pN_])`).MatchString(msg) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quotedName is a name a distilled problem quotes.
+var quotedName = regexp.MustCompile(`'([^']*)'`)
+
 // namesArgument: msg names one of the call's arguments as a validator
 // does: in a path ("arguments.a", "/a"), in quotes, after "argument",
 // "parameter", "property" or "field", or leading the message ("a: …");

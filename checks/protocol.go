@@ -946,8 +946,10 @@ is not judged: the tool has not run, and a later round would show whether
 it refuses. Nor is a task-augmented call answered with the task it
 created (a CreateTaskResult, 2025-11-25): the task's outcome, which
 tasks/result gives, would show whether the tool refused. -32603 says the tool failed inside, having run on the input,
-unless its words are a validator's (then the arguments were refused: a
-warning, as for any other code; ERR1002 judges the code); only where its
+unless its words are a validator's, or refuse an argument by name however they
+are wrapped ("Tool execution failed: query is required"; then the
+arguments were refused: a warning, as for any other code; ERR1002
+judges the code); only where its
 words read as the tool's own failure after it ran (an upstream's, a
 crash's) does it fail, and words that tell neither ("Internal error": a
 framework may so answer a validation exception) warn. An isError
@@ -988,12 +990,21 @@ only the form T-TOOL-8 (a SHOULD) asks.`,
 					p.Warnf("error.code", "the refusal has code -32603, in a validator's words; want an isError result or -32602 (T-TOOL-8)")
 					break
 				}
-				words := e.Get("message").Str + " " + e.Get("data").Raw
+				msg := e.Get("message").Str
+				words := msg + " " + e.Get("data").Raw
 				if argumentRefusal.MatchString(e.Get("data").Raw) {
 					// Its data speaks of a refusal (a validator's
 					// exception in a traceback, say): the arguments may
 					// have been refused before the tool ran.
 					p.Warnf("error.code", "the refusal has code -32603, and its data speaks of a refusal of the arguments; want an isError result or -32602 (T-TOOL-8)")
+					break
+				}
+				if argumentRefusal.MatchString(msg) && (namesProblem(msg, t.Problems) || namesArgument(msg, p.Expect.Request.Get("params.arguments"))) {
+					// Its message refuses an argument by name, whatever
+					// wraps it ("Tool execution failed: query is
+					// required"): the arguments were read and refused, as
+					// an isError text that says so.
+					p.Warnf("error.code", "the refusal has code -32603, and its message refuses an argument by name; want an isError result or -32602 (T-TOOL-8)")
 					break
 				}
 				if ranWords.MatchString(words) {
