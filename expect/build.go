@@ -25,6 +25,12 @@ import (
 // them: a server that picked an allowed reading is never failed for it.
 func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 	f = f.inSessionOf(ex)
+	if o.Empty() && legacyDiscover(ex, f) {
+		// Judged as the run judges its own probe to such a server.
+		alt := *ex
+		alt.Version = envelope.V20251125
+		return Build(&alt, f, LegacyDiscover(LegacyDiscoverCondition))
+	}
 	// Most requests have one reading: held here, not allocated.
 	var one [1]reading
 	rs := readings(one[:0], ex)
@@ -106,6 +112,41 @@ func answered(e *Expectation, ex *envelope.Exchange, f *Facts) *Expectation {
 		e.Legacy, e.LegacyReason = e.endedReading(), EndedWhy
 	}
 	return e
+}
+
+// LegacyDiscoverCondition is the condition of a server/discover judged
+// as a legacy server's answer where nothing else named its version.
+const LegacyDiscoverCondition = "server/discover answered as only a legacy server answers it (T-COMPAT-4), and no initialize or declaration named the server's version"
+
+// legacyDiscover: ex is a server/discover that asks for 2026-07-28 and
+// names that version only in itself (no declared version, no facts of the server's version: a relay
+// or lint before any initialize), and its reply marks a legacy server
+// (T-COMPAT-4: any error but a modern server's -32022, -32020 or -32021,
+// or an HTTP refusal without a JSON-RPC error). Its 2026-07-28 rules
+// would be a guess about the server held as certain.
+func legacyDiscover(ex *envelope.Exchange, f *Facts) bool {
+	req := envelope.Parse(ex.Request.Body)
+	if ex.Version != "" || f != nil && f.Version != "" || ex.Response == nil || req.Get("method").Str != "server/discover" {
+		return false
+	}
+	if v, _ := requestVersion(ex, req); v != envelope.V20260728 {
+		// Another version asked (a checker's probe of an unsupported
+		// one) is no dual-era client's probe for the server's era.
+		return false
+	}
+	r := envelope.ReadReply(ex.Response, envelope.ReadOptions{IDs: []gjson.Result{req.Get("id")}})
+	if r.Response == nil {
+		return ex.Transport == envelope.HTTP && ex.Response.Status >= 400 && ex.Response.Status < 500
+	}
+	code := r.Response.Get("error.code")
+	if code.Type != gjson.Number {
+		return false // a result, or an error no era's rules let pass
+	}
+	switch code.Int() {
+	case envelope.CodeUnsupportedVer, envelope.CodeHeaderMismatch, envelope.CodeMissingClientCap:
+		return false
+	}
+	return true
 }
 
 // VersionHeaderAbsentRule is why a 2025 request without its version

@@ -479,3 +479,25 @@ func EndedByClient() *Override {
 	}
 	return o
 }
+
+// LegacyDiscover is the override of a server/discover a legacy server
+// answered (T-COMPAT-4): any error, any status but a 5xx, or none at all
+// mark a server of the 2025 era, whose rules bind its answer, not
+// 2026-07-28's (404 for an unknown method, its table of codes). The run
+// gives it to its own probe once initialize negotiated a legacy
+// version; Build gives it where nothing else names the server's version
+// and the reply marks the server legacy. condition says which.
+func LegacyDiscover(condition string) *Override {
+	o, err := NewOverride(
+		Field{Key: "expect-reply", Value: "false"},
+		Field{Key: "expect-code", Value: "any"},
+		Field{Key: "expect-status", Value: "any"},
+		Field{Key: "expect-error", Value: "open T-COMPAT-4: a legacy server answers server/discover with an error"},
+		Field{Key: "expect-ambiguity", Value: "T-COMPAT-4: a legacy server may answer server/discover with any error, or not at all"},
+		Field{Key: "expect-condition", Value: condition},
+	)
+	if err != nil {
+		panic("expect: the legacy server/discover override: " + err.Error()) // its fields are the vocabulary's own
+	}
+	return o
+}

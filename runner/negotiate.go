@@ -140,16 +140,7 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 	}
 	// A legacy server: it may answer server/discover with any error, or
 	// ignore it (T-COMPAT-4); that it then negotiates shows it alive.
-	legacy := override(
-		expect.Field{Key: "expect-reply", Value: "false"},
-		expect.Field{Key: "expect-code", Value: "any"},
-		// Its 2026-07-28 status rules (404 for an unknown method) do not
-		// bind a legacy server; only a 5xx is wrong.
-		expect.Field{Key: "expect-status", Value: "any"},
-		expect.Field{Key: "expect-error", Value: "open T-COMPAT-4: a legacy server answers server/discover with an error"},
-		expect.Field{Key: "expect-ambiguity", Value: "T-COMPAT-4: a legacy server may answer server/discover with any error, or not at all"},
-		expect.Field{Key: "expect-condition", Value: "server/discover sent to a server that negotiated a legacy version"},
-	)
+	legacy := expect.LegacyDiscover("server/discover sent to a server that negotiated a legacy version")
 	discovered := why(&ex) // before a silence becomes a note below
 	cut := ex.Response == nil && ex.Failure != ""
 	r.sink.Note("server/discover did not confirm 2026-07-28 (" + discovered + "); trying initialize")
