@@ -20,9 +20,11 @@ batch array (removed in 2025-06-18; T-RPC-12, T-HTTP-3, T-STDIO-4; a
 session that speaks 2025-03-26 may send one, T-V0326-1), with
 "jsonrpc": "2.0" (T-RPC-1), a string method or else an id, result or error,
 and params, when present, an object (T-RPC-13). A POST with no body carries
-no message (T-HTTP-3). A byte order mark (RFC 8259 §8.1 forbids adding one),
-a repeated member name (RFC 8259 §4: names SHOULD be unique) and an empty
-stdio line warn: receivers may cope, but need not. An HTTP GET or DELETE
+no message (T-HTTP-3). A byte order mark fails over HTTP (RFC 8259 §8.1
+forbids adding one to JSON sent over a network) and warns on stdio, as
+for a server's message (RPC1001); a repeated member name (RFC 8259 §4:
+names SHOULD be unique) and an empty stdio line warn: receivers may
+cope, but need not. An HTTP GET or DELETE
 carries no message and is not judged here.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
@@ -60,7 +62,7 @@ carries no message and is not judged here.`,
 			return nil
 		}
 		if m.BOM {
-			p.Warnf("message", "the message starts with a byte order mark (RFC 8259 §8.1: senders must not add one; receivers may ignore it)")
+			p.Deviate(bomWant(cp.in.Message.Transport), "message", "the message starts with a byte order mark, which RFC 8259 §8.1 forbids a sender of JSON over a network to add; many parsers refuse it")
 		}
 		if len(m.Duplicates) > 0 {
 			p.Warnf(m.Duplicates[0], "the message repeats the member name %s (RFC 8259 §4: names SHOULD be unique; a receiver may keep either)", Quote(m.Duplicates[0], quoteN))

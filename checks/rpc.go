@@ -101,8 +101,10 @@ its line breaks (T-STDIO-1); an HTTP body or SSE event may span lines. A member 
 object is also a finding: parsers disagree on which value wins, so clients
 would read different replies: RFC 8259 §4 says names SHOULD be unique, so
 that warns, and every other check judges the reply under both readings. A
-byte order mark before the JSON text fails (RFC 8259 §8.1: a sender MUST
-NOT add one); the other checks read past it. A message nested deeper than
+byte order mark before the JSON text fails over HTTP (RFC 8259 §8.1: a
+sender MUST NOT add one to JSON sent over a network) and warns on stdio,
+which is no network the rule names (many parsers refuse it all the same);
+the other checks read past it. A message nested deeper than
 the checker reads (512 levels) is not judged at all: RFC 8259 §9 lets a
 receiver set such a limit, so it is the checker's "could not judge".`,
 	Run: func(p *Pass) error {
@@ -126,8 +128,8 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 				p.Failf(path, "the message is not valid UTF-8 (T-RPC-2)")
 			case m.BOM:
 				// A receiver may ignore it (and the other checks read past
-				// it), but no sender may add it.
-				p.Failf(path, "the message starts with a byte order mark, which RFC 8259 §8.1 forbids a sender to add")
+				// it), but no sender may add it (see bomWant).
+				p.Deviate(bomWant(p.Exchange.Transport), path, "the message starts with a byte order mark, which RFC 8259 §8.1 forbids a sender of JSON over a network to add; many parsers refuse it")
 			}
 			// Which rule a message that is no JSON object breaks depends on
 			// the transport: on stdio it is a line of stdout that is no MCP
@@ -1241,4 +1243,16 @@ func judgeBatchResponseShape(p *Pass, path string, it gjson.Result) {
 	case e.Exists() && (!e.IsObject() || e.Get("code").Type != gjson.Number || !envelope.IsInteger(e.Get("code").Raw) || e.Get("message").Type != gjson.String):
 		p.Failf(path+".error", "error is %s, want an object with an integer code and a string message (JSON-RPC §5.1)", clip(e.Raw))
 	}
+}
+
+// bomWant is how sure a byte order mark before a JSON text is a fault:
+// RFC 8259 §8.1 forbids it in "networked-transmitted" JSON, which an
+// HTTP body is and a stdio pipe arguably is not; there it is a risk to
+// the peer's parser, not a broken MUST. Server and client are held to
+// the one rule.
+func bomWant(transport string) expect.Want {
+	if transport == envelope.HTTP {
+		return expect.Want{Level: expect.Must, Rule: "RFC 8259 §8.1"}
+	}
+	return expect.Want{Level: expect.Should, Rule: "RFC 8259 §8.1 (on a network; a stdio peer's parser may refuse it too)"}
 }
