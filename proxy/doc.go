@@ -20,7 +20,10 @@
 // Limits.Quiet after the response, or a bound (Limits.MaxBytes of text,
 // 1000 events), and what came meanwhile (progress, a second response)
 // is judged with the exchange; the Pair comes then, and the response's
-// Observation says so (Later). A GET stream's exchange is paired at its
+// Observation says so (Later). Its Response records how the stream
+// ended as check's transport does: Ended when the server closed it and
+// it was read to its end (for a stream the client resumed, the last
+// GET's stream), HeldOpen when Limits.Quiet passed first. A GET stream's exchange is paired at its
 // head; each notification or request the server sends on it later is
 // judged as an exchange of its own (a Tail pair: the GET, the stream's
 // head, that event alone), up to the same bounds per stream.

@@ -632,6 +632,11 @@ func (x *httpExchange) head(resp *http.Response) {
 	if !x.stream {
 		return
 	}
+	if r := x.resumes; r != nil && !r.paired {
+		// The resumed stream is now the one whose end the POST's
+		// exchange records, as check's transport takes the last GET's.
+		r.reply.Ended = false
+	}
 	o := c.observeLocked(ServerToClient, nil, 0, false)
 	o.HTTP = x.metaCopy()
 	evs := []event{obsEvent(o)}
@@ -921,6 +926,15 @@ func (x *httpExchange) endLocked(failure, silent string) {
 		if failure == "" {
 			failure = notDecoded
 		}
+	}
+	if x.stream {
+		// Ended as check's transport records it: the server closed the
+		// stream and every byte of it was read and kept. Not one the
+		// relay stopped reading (its bounds, the client gone), one the
+		// server broke off, or one whose coding could not be undone:
+		// only a stream so ended tells that no bound of the checker's
+		// cut its response off.
+		x.reply.Ended = failure == "" && silent == "" && coding == nil && x.text <= c.lim.MaxBytes && x.malformed == ""
 	}
 	var evs []event
 	var reply *Observation

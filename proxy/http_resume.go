@@ -122,6 +122,11 @@ func (x *httpExchange) resumedEndLocked(g *httpExchange, failure string, broken 
 		return
 	}
 	x.resumer = nil
+	if g.stream {
+		// A GET answered with no stream leaves the end of the stream
+		// before it as it was, as check's transport leaves it.
+		x.reply.Ended = g.reply.Ended
+	}
 	if x.answer != nil {
 		x.settleLocked() // the stream it came on ended
 		return

@@ -59,6 +59,7 @@ const resumedAnswer = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"tex
 // response comes, Resumed counting the GETs. The GET's own head is
 // paired as before, and nothing of its stream is judged on its own.
 // Twins: never resumed (paired at the bound, as before: RPC1006 warns);
+// resumed and refused (the POST's closed stream stands as its end);
 // resumed to a stream that ends with nothing (judged then: RPC1006
 // fails); resumed twice.
 func TestHTTPResumedStreamJoined(t *testing.T) {
@@ -71,30 +72,36 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 		body    string // the exchange's body: the POST's stream, then the GETs'
 		breaks  bool   // the server breaks the POST's stream off after its event
 		tail    string // bytes after the POST's event that end no event
+		// ended: the last stream read for the exchange was one the
+		// server closed, read to its end (Response.Ended, as check's
+		// transport records it: the last GET's, unless none brought a
+		// stream).
+		ended bool
 	}{
 		{name: "resumed", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
-			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
+			resumed: 1, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
 		{name: "resumed twice", script: map[string]string{
 			"ev-1": "id: ev-2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n",
 			"ev-2": "data: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1", "ev-2"},
-			resumed: 2, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\ndata: " + resumedAnswer + "\n\n"},
+			resumed: 2, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\ndata: " + resumedAnswer + "\n\n"},
 		{name: "resumed to nothing", script: map[string]string{"ev-1": ": nothing left\n\n"}, resume: []string{"ev-1"},
-			resumed: 1, body: "id: ev-1\nretry: 10\ndata: \n\n: nothing left\n\n"},
-		{name: "never resumed", body: "id: ev-1\nretry: 10\ndata: \n\n"},
+			resumed: 1, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\n: nothing left\n\n"},
+		{name: "never resumed", ended: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
+		{name: "resumed, refused", resume: []string{"ev-1"}, resumed: 1, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
 		{name: "broken off, resumed", breaks: true, script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
-			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
+			resumed: 1, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
 		{name: "broken off, never resumed", breaks: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
 		// A client drops bytes that end no event and resumes from the
 		// last id it dispatched; the resumed stream joins the last
 		// whole event, as in check's transport (review rev8).
 		{name: "broken off inside an event, resumed", breaks: true, tail: "id: ev-9\ndata: {\"jsonr", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
-			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
+			resumed: 1, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
 		{name: "ended after a comment, resumed", tail: ": keepalive\n", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
-			resumed: 1, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
+			resumed: 1, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
 		{name: "a resumed stream broken off after an id, resumed again", script: map[string]string{
 			"ev-1": "id: ev-2\ndata: \n\n" + breakMark,
 			"ev-2": "data: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1", "ev-2"},
-			resumed: 2, answer: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: \n\ndata: " + resumedAnswer + "\n\n"},
+			resumed: 2, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: \n\ndata: " + resumedAnswer + "\n\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,6 +141,9 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 			if ex.Failure != "" || ex.Note != "" || ex.Response == nil || ex.Response.Resumed != tc.resumed || ex.Response.Status != 200 {
 				t.Fatalf("failure %q, note %q, response %+v; want resumed %d", ex.Failure, ex.Note, ex.Response, tc.resumed)
 			}
+			if ex.Response.Ended != tc.ended {
+				t.Errorf("Ended %v, want %v", ex.Response.Ended, tc.ended)
+			}
 			if diff := cmp.Diff(tc.body, string(ex.Response.Body)); diff != "" {
 				t.Errorf("the exchange's body (-want +got):\n%s", diff)
 			}
@@ -168,7 +178,8 @@ func mapValues(m map[string]string, keys []string) []string {
 
 // TestHTTPResumedStreamSilent: a resumed stream that stays open without
 // the response past --timeout is the server's silence, judged as for
-// any stream (a liveness probe), with the resumption in the exchange.
+// any stream (a liveness probe), with the resumption in the exchange;
+// it is cut, not Ended, though the POST's stream before it was closed.
 func TestHTTPResumedStreamSilent(t *testing.T) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -201,7 +212,7 @@ func TestHTTPResumedStreamSilent(t *testing.T) {
 	h.Close()
 	ex := theCall(pairs)[0].Exchange
 	if ex.Failure != "" || !strings.HasPrefix(ex.Note, "no response within 200ms") || !strings.Contains(ex.Note, "the server answered a liveness probe") ||
-		ex.Response == nil || ex.Response.Resumed != 1 || !ex.Response.Cut || string(ex.Response.Body) != "id: ev-1\ndata: \n\n: working\n\n" {
+		ex.Response == nil || ex.Response.Resumed != 1 || !ex.Response.Cut || ex.Response.Ended || string(ex.Response.Body) != "id: ev-1\ndata: \n\n: working\n\n" {
 		t.Errorf("failure %q, note %q, response %+v\n%s", ex.Failure, ex.Note, ex.Response, describe(obs, pairs))
 	}
 }

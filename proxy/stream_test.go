@@ -456,19 +456,86 @@ func postCall(t *testing.T, base string) *http.Response {
 	return resp
 }
 
-// TestHTTPHeldOpenRecorded: a POST's stream still open Limits.Quiet past
-// its response says so in the exchange, as check's transport records it
-// (HTTP1005 warns of it); one the server closes after it does not.
-func TestHTTPHeldOpenRecorded(t *testing.T) {
-	for _, hold := range []bool{true, false} {
-		up := streamingServer(t, []sseEvent{{0, callResult}}, hold)
-		rec := &recorder{}
-		_, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Quiet: 200 * time.Millisecond}})
-		resp := postCall(t, base)
-		_, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
-		resp.Body.Close()
-		if r := pairs[0].Exchange.Response; r == nil || r.HeldOpen != hold {
-			t.Errorf("held open %v: response %+v", hold, r)
-		}
+// streamEnd is how an exchange records the end of its stream.
+type streamEnd struct{ Ended, HeldOpen, Cut bool }
+
+// TestHTTPStreamEndRecorded: a POST's stream the server closed, read to
+// its end, is recorded Ended, as check's transport records it, whether
+// or not its response came (RPC1006 then gives no advice to raise
+// --timeout, and the rules that need a closed stream judge it); one
+// still open Limits.Quiet past its response is HeldOpen (HTTP1005 warns
+// of it). A stream the relay stopped reading (its byte bound, the client
+// gone) or the server broke off is neither: it is not known to have
+// ended. Before, no relayed stream was Ended.
+func TestHTTPStreamEndRecorded(t *testing.T) {
+	const bound = 4 << 10
+	tests := []struct {
+		name   string
+		serve  func(w http.ResponseWriter, r *http.Request)
+		leave  bool // the client goes away once it has the response
+		answer bool // the response comes (else the pair has none)
+		want   streamEnd
+	}{
+		{name: "closed after the response", answer: true, want: streamEnd{Ended: true},
+			serve: func(w http.ResponseWriter, r *http.Request) { sseHead(w); sendEvent(w, callResult) }},
+		{name: "closed after the response and a notification", answer: true, want: streamEnd{Ended: true},
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				sseHead(w)
+				sendEvent(w, callResult)
+				sendEvent(w, logMessage("info"))
+			}},
+		{name: "closed without the response", want: streamEnd{Ended: true},
+			serve: func(w http.ResponseWriter, r *http.Request) { sseHead(w); sendEvent(w, logMessage("info")) }},
+		{name: "held open past the response", answer: true, want: streamEnd{HeldOpen: true},
+			serve: func(w http.ResponseWriter, r *http.Request) { sseHead(w); sendEvent(w, callResult); hangUntilGone(r) }},
+		{name: "broken off after the response", answer: true,
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				sseHead(w)
+				sendEvent(w, callResult)
+				panic(http.ErrAbortHandler)
+			}},
+		{name: "past the byte bound after the response", answer: true,
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				sseHead(w)
+				sendEvent(w, callResult)
+				for range 2 * bound / len(logMessage("info")) {
+					sendEvent(w, logMessage("info"))
+				}
+			}},
+		{name: "the client gone after the response", answer: true, leave: true,
+			serve: func(w http.ResponseWriter, r *http.Request) { sseHead(w); sendEvent(w, callResult); hangUntilGone(r) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			up := newUpstream(t, tc.serve)
+			rec := &recorder{}
+			quiet := time.Hour // the pair comes at the stream's end
+			if tc.want.HeldOpen {
+				quiet = 200 * time.Millisecond
+			}
+			_, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Quiet: quiet, MaxBytes: bound}})
+			resp := postCall(t, base)
+			if tc.leave {
+				if line, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || line != "data: "+callResult+"\n" {
+					t.Fatalf("the client read %q, %v", line, err)
+				}
+				resp.Body.Close()
+			}
+			obs, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
+			ex := pairs[0].Exchange
+			if r := ex.Response; ex.Failure != "" || r == nil || tc.answer != (pairs[0].ReplySeq != 0) {
+				t.Fatalf("failure %q, response %+v; want the response %v\n%s", ex.Failure, r, tc.answer, describe(obs, pairs))
+			}
+			r := ex.Response
+			if diff := cmp.Diff(tc.want, streamEnd{r.Ended, r.HeldOpen, r.Cut}); diff != "" {
+				t.Errorf("the stream's end (-want +got):\n%s", diff)
+			}
+			// The recording says so to lint.
+			r = relayed(t, ex).Response
+			if diff := cmp.Diff(tc.want, streamEnd{r.Ended, r.HeldOpen, r.Cut}); diff != "" {
+				t.Errorf("the recorded stream's end (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
