@@ -125,16 +125,18 @@ func (c *core) serverRequestLocked(o *Observation, transport, version, session s
 
 // clientResponseLocked pairs a response the client sent in a session
 // with the server's request it answers there. Nil when it answers none.
-func (c *core) clientResponseLocked(o *Observation, session string) *Pair {
+// cancelled: the server had cancelled that request, which held nothing
+// up after that (see ledger.cancelIn).
+func (c *core) clientResponseLocked(o *Observation, session string) (p *Pair, cancelled bool) {
 	w := c.server.matchIn(session, o.ID, idlessError(o))
 	if w == nil {
 		o.Note = "answers no request of the server's"
-		return nil
+		return nil, false
 	}
 	o.Completes = true
 	w.ex.Response = &envelope.Response{Messages: [][]byte{o.Raw}, Truncated: o.Oversized}
 	return &Pair{Asker: ServerToClient, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
-		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}
+		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}, w.cancelled
 }
 
 // failLocked closes a waiting request that no reply will complete.

@@ -121,7 +121,7 @@ func (h *HTTP) Close() (Stats, bool) {
 			evs = append(evs, ev)
 		}
 	}
-	for _, w := range h.c.server.drain() {
+	for _, w := range h.c.server.drainOwed() {
 		evs = append(evs, h.c.failLocked(ServerToClient, w, "the client never answered before the proxy stopped"))
 	}
 	for _, e := range evs {
@@ -447,13 +447,15 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 	x.meta.Header = nil
 	evs := []event{obsEvent(o)}
 	if endpoint && o.Kind == KindResponse && r.Method == http.MethodPost {
-		if p := c.clientResponseLocked(o, r.Header.Get("Mcp-Session-Id")); p != nil {
+		if p, cancelled := c.clientResponseLocked(o, r.Header.Get("Mcp-Session-Id")); p != nil {
 			evs = append(evs, pairEvent(p))
-			if p.Method != "ping" {
+			if p.Method != "ping" && !cancelled {
 				// The client answered a request of the server's: the
 				// session's requests waiting meanwhile may have waited
 				// on it, and their clocks stood while it was open. (A
-				// ping, a keep-alive, holds up nothing.)
+				// ping, a keep-alive, holds up nothing; one the server
+				// cancelled held them up until then, and pushed them
+				// back then.)
 				h.extendSessionLocked(r.Header.Get("Mcp-Session-Id"), p.Done.Sub(p.Sent))
 			}
 		}
@@ -746,11 +748,11 @@ func (x *httpExchange) eventLocked(f frame) {
 	default:
 		evs = []event{obsEvent(o)}
 	}
-	if o.Kind == KindNotification && o.Method == "notifications/cancelled" && !o.Oversized {
+	if o.Kind == KindNotification && o.Method == "notifications/cancelled" {
 		// The server gave up a request of its own: no answer is owed,
-		// and the session's clocks no longer wait on it.
-		if w := c.server.cancelIn(x.session(), gjson.GetBytes(o.Raw, "params.requestId")); w != nil {
-			evs = append(evs, c.failLocked(ServerToClient, w, "the server cancelled it (no answer is owed)"))
+		// and the session's clocks no longer wait on it, pushed back by
+		// the time it stood open, as by an answer.
+		if w := c.server.cancelIn(x.session(), o); w != nil {
 			x.h.extendSessionLocked(x.session(), o.Time.Sub(w.sent))
 		}
 	}

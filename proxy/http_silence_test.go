@@ -619,34 +619,126 @@ func TestHTTPSilenceIdleConnectionRace(t *testing.T) {
 // TestHTTPSilenceServerCancelsItsRequest: a server that asks its client
 // (sampling) and then cancels its own request is owed no answer, and
 // waits on the client no more: the request it then leaves unanswered is
-// judged. Twin: TestHTTPSilenceNotJudged's server waiting on the
-// client's answer.
+// judged, its clock pushed back only by the time the server's request
+// stood open before the cancellation. The cancelled request stays the
+// server's, as wrap keeps it: an answer the client sends anyway pairs
+// with it (before, it "answered no request of the server's"), and one
+// never sent is no failure at all (before, a pair failed "the server
+// cancelled it"). Twin: a request the server still waits on, unanswered,
+// holds the clock for the rest of the session.
 func TestHTTPSilenceServerCancelsItsRequest(t *testing.T) {
-	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		body := readBody(r)
-		if gjson.GetBytes(body, "method").Str != "tools/call" {
-			pong(w, r, body)
-			return
+	const (
+		timeout  = time.Second
+		cancelAt = 100 * time.Millisecond
+		answerAt = 700 * time.Millisecond // after the cancellation, before the clock runs out
+		sample   = `{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`
+		answer   = `{"jsonrpc":"2.0","id":"srv-1","result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`
+	)
+	tests := []struct {
+		name           string
+		cancel, answer bool
+		silent         bool     // the call is judged silent (else paired when the relay stops)
+		server         []string // the server's request's pairs
+		unanswered     int64    // Stats.Unanswered: the pairs closed with no reply
+	}{
+		{name: "cancelled by the server", cancel: true, silent: true},
+		{name: "answered anyway", cancel: true, answer: true, silent: true, server: []string{"sampling/createMessage replied"}},
+		{name: "not cancelled, not answered", server: []string{"sampling/createMessage failure=the client never answered before the proxy stopped"},
+			unanswered: 2}, // and the call, "the proxy stopped before the reply"
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				body := readBody(r)
+				switch gjson.GetBytes(body, "method").Str {
+				case "tools/call":
+				case "":
+					w.WriteHeader(http.StatusAccepted) // the client's answer
+					return
+				default:
+					pong(w, r, body)
+					return
+				}
+				sseHead(w)
+				sendEvent(w, sample)
+				if tc.cancel {
+					time.Sleep(cancelAt)
+					sendEvent(w, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"srv-1"}}`)
+				}
+				hangUntilGone(r)
+			})
+			rec := &recorder{}
+			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: timeout}})
+			c := silenceClient{t, base}
+			got, cancel := c.call(toolsCall)
+			defer cancel()
+			if tc.answer {
+				rec.waitFor(t, "the cancellation", func(obs []Observation, _ []Pair) bool {
+					return slices.ContainsFunc(obs, func(o Observation) bool { return o.Method == "notifications/cancelled" })
+				})
+				time.Sleep(answerAt - cancelAt)
+				resp, err := c.post(context.Background(), answer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			if tc.silent {
+				rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })
+			} else {
+				time.Sleep(2 * timeout)
+			}
+			cancel()
+			<-got
+			h.Close()
+			obs, pairs := rec.snapshot()
+			calls := theCall(pairs)
+			if len(calls) != 1 {
+				t.Fatalf("%d pairs for the call\n%s", len(calls), describe(obs, pairs))
+			}
+			ex := calls[0].Exchange
+			if judged := ex.Failure == "" && strings.Contains(ex.Note, "the server answered a liveness probe"); judged != tc.silent {
+				t.Errorf("failure %q, note %q; want judged silent: %v\n%s", ex.Failure, ex.Note, tc.silent, describe(obs, pairs))
+			}
+			if tc.silent {
+				// Pushed back by the time the server's request stood open
+				// until its cancellation, as the relay saw it, not again
+				// by the answer: its clock ran --timeout, and a probe.
+				stood := obsTime(obs, "notifications/cancelled").Sub(obsTime(obs, "sampling/createMessage"))
+				if ran := calls[0].Done.Sub(calls[0].Sent) - stood; ran < timeout-20*time.Millisecond || ran > timeout+(answerAt-cancelAt)*3/4 {
+					t.Errorf("judged silent after its clock ran %v (it stood %v), want about %v", ran, stood, timeout)
+				}
+			}
+			var server []string
+			for _, p := range pairsOf(pairs, ServerToClient, "sampling/createMessage") {
+				line := p.Method + " replied"
+				if p.ReplySeq == 0 {
+					line = p.Method + " failure=" + p.Exchange.Failure
+				}
+				server = append(server, line)
+			}
+			if diff := cmp.Diff(tc.server, server); diff != "" {
+				t.Errorf("the server's request's pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+			for _, o := range obs {
+				if o.Note == "answers no request of the server's" {
+					t.Errorf("#%d %s", o.Seq, o.Note)
+				}
+			}
+			if n := h.Stats().Unanswered; n != tc.unanswered {
+				t.Errorf("%d requests counted unanswered, want %d", n, tc.unanswered)
+			}
+		})
+	}
+}
+
+// obsTime is when the first message with method passed.
+func obsTime(obs []Observation, method string) time.Time {
+	for _, o := range obs {
+		if o.Method == method {
+			return o.Time
 		}
-		sseHead(w)
-		sendEvent(w, `{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`)
-		time.Sleep(silenceTimeout / 4)
-		sendEvent(w, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"srv-1"}}`)
-		hangUntilGone(r)
-	})
-	rec := &recorder{}
-	h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: silenceTimeout}})
-	c := silenceClient{t, base}
-	got, cancel := c.call(toolsCall)
-	defer cancel()
-	obs, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })
-	cancel()
-	<-got
-	h.Close()
-	if ex := theCall(pairs)[0].Exchange; ex.Failure != "" || !strings.Contains(ex.Note, "the server answered a liveness probe") {
-		t.Errorf("failure %q, note %q; want judged silent\n%s", ex.Failure, ex.Note, describe(obs, pairs))
 	}
-	if ps := pairsOf(pairs, ServerToClient, "sampling/createMessage"); len(ps) != 1 || !strings.Contains(ps[0].Exchange.Failure, "the server cancelled it") {
-		t.Errorf("the server's request: %+v\n%s", ps, describe(obs, pairs))
-	}
+	return time.Time{}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -56,8 +57,8 @@ type waiting struct {
 	alive uint64
 	// progressed: its deadline was moved by a progress notification.
 	progressed bool
-	// cancelled: the client sent notifications/cancelled for it; no
-	// reply is owed, so its silence is no finding.
+	// cancelled: its sender cancelled it (notifications/cancelled, see
+	// cancelIn); no reply is owed, so its silence is no finding.
 	cancelled bool
 	// unsent are the ids (compacted) of responses among besides that
 	// name no request the client sent (stdio): its reply lists them, as
@@ -213,25 +214,47 @@ func (l *ledger) drain() []*waiting {
 	return out
 }
 
+// drainOwed removes every waiting request and returns those still owed
+// a reply. One its sender cancelled, and no reply answered, ended as the
+// cancellation asked: nothing failed, and nothing is left to judge.
+func (l *ledger) drainOwed() []*waiting {
+	return slices.DeleteFunc(l.drain(), func(w *waiting) bool { return w.cancelled })
+}
+
 // waitingIn reports whether a request of session waits for its reply.
 func (l *ledger) waitingIn(session string) bool {
 	for _, w := range l.list {
 		// (A ping, a keep-alive the client answers at once, holds up
-		// nothing: the clocks run while it waits.)
-		if w.session == session && !w.quiet && w.method != "ping" {
+		// nothing: the clocks run while it waits; nor does a request
+		// its sender cancelled, which is owed nothing.)
+		if w.session == session && !w.quiet && !w.cancelled && w.method != "ping" {
 			return true
 		}
 	}
 	return false
 }
 
-// cancelIn removes and returns the request of session whose id the
-// sender cancelled (nil when none waits).
-func (l *ledger) cancelIn(session string, id gjson.Result) *waiting {
-	k := envelope.IDKey(id)
-	for i, w := range l.list {
-		if k != "" && w.key == k && w.session == session && !w.quiet {
-			return l.remove(i)
+// cancelIn marks the request of session that the notifications/cancelled
+// o names (params.requestId), and returns it: nil when o names none
+// waiting that was not cancelled already, or no readable id. A cancelled
+// request is owed no reply (its receiver SHOULD NOT answer it), so no
+// clock waits on it (waitingIn, waitsOn), and unanswered it ends with
+// nothing to say (drainOwed). It stays in the ledger all the same: the
+// cancellation and the reply may cross, and a reply sent anyway still
+// answers its request, which the sender then ignores, as the spec has
+// it; it is no stray, and no fault of the asker's.
+func (l *ledger) cancelIn(session string, o *Observation) *waiting {
+	if o.Oversized {
+		return nil
+	}
+	k := idKey(gjson.GetBytes(o.Raw, "params.requestId").Raw)
+	if k == "" {
+		return nil
+	}
+	for _, w := range l.list {
+		if w.key == k && w.session == session && !w.quiet && !w.cancelled {
+			w.cancelled = true
+			return w
 		}
 	}
 	return nil

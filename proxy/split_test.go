@@ -3,6 +3,7 @@ package proxy
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/wymcp/wymcp-check/envelope"
@@ -195,6 +196,54 @@ func TestLedgerMatch(t *testing.T) {
 			t.Errorf("%d waiting, %d dropped", len(l.list), dropped)
 		}
 	})
+}
+
+// TestLedgerCancelIn: a cancellation marks the one request it names in
+// its session, which stays to pair with an answer sent anyway, holds no
+// clock up (waitingIn) and, unanswered, is not owed at the end
+// (drainOwed). Both relays keep their requests so.
+func TestLedgerCancelIn(t *testing.T) {
+	cancel := func(id string) *Observation {
+		return &Observation{Raw: []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}`)}
+	}
+	req := func(session, id string) *waiting {
+		return &waiting{key: idKey(id), id: id, session: session, method: "sampling/createMessage"}
+	}
+	tests := []struct {
+		name      string
+		waiting   []*waiting
+		session   string
+		cancel    *Observation
+		marked    int  // the index of the request marked, -1 for none
+		stillWait bool // waitingIn(session) after
+	}{
+		{"names the request in its session", []*waiting{req("a", `"s1"`), req("b", `"s1"`)}, "b", cancel(`"s1"`), 1, false},
+		{"another id", []*waiting{req("", `"s1"`)}, "", cancel(`"s2"`), -1, true},
+		{"a number is not its string", []*waiting{req("", `"7"`)}, "", cancel(`7`), -1, true},
+		{"no readable id", []*waiting{req("", `"s1"`)}, "", cancel(`null`), -1, true},
+		{"a notification waiting", []*waiting{{key: idKey(`"s1"`), quiet: true, method: "notifications/x"}}, "", cancel(`"s1"`), -1, false},
+		{"one cancelled already", []*waiting{{key: idKey(`"s1"`), cancelled: true, method: "roots/list"}}, "", cancel(`"s1"`), -1, false},
+		{"oversized", []*waiting{req("", `"s1"`)}, "", &Observation{Oversized: true, Raw: cancel(`"s1"`).Raw}, -1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &ledger{list: slices.Clone(tt.waiting)}
+			got := slices.Index(tt.waiting, l.cancelIn(tt.session, tt.cancel))
+			if got != tt.marked {
+				t.Errorf("cancelIn marked #%d, want #%d", got, tt.marked)
+			}
+			if len(l.list) != len(tt.waiting) {
+				t.Errorf("%d waiting after, want %d: a cancelled request stays", len(l.list), len(tt.waiting))
+			}
+			if w := l.waitingIn(tt.session); w != tt.stillWait {
+				t.Errorf("waitingIn = %v, want %v", w, tt.stillWait)
+			}
+			owed := l.drainOwed()
+			if slices.ContainsFunc(owed, func(w *waiting) bool { return w.cancelled }) || len(l.list) != 0 {
+				t.Errorf("drainOwed returned a cancelled request, or left %d", len(l.list))
+			}
+		})
+	}
 }
 
 func TestRedactor(t *testing.T) {

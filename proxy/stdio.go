@@ -363,7 +363,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 	o := r.observeFrameLocked(ClientToServer, f)
 	r.offerLocked(o)
 	if o.Kind == KindResponse {
-		if p := r.clientResponseLocked(o, ""); p != nil {
+		if p, _ := r.clientResponseLocked(o, ""); p != nil {
 			r.q.put(obsEvent(o), pairEvent(p))
 			r.clockLocked(o.Time)
 			return
@@ -690,12 +690,8 @@ func (r *stdioRelay) finish(why, died string) {
 		}
 		evs = append(evs, r.endLocked(w, why))
 	}
-	for _, w := range r.server.drain() {
-		why := "the client never answered before the session ended"
-		if w.cancelled {
-			why = "the server cancelled it, so no answer was owed; none came before the session ended"
-		}
-		evs = append(evs, r.failLocked(ServerToClient, w, why))
+	for _, w := range r.server.drainOwed() {
+		evs = append(evs, r.failLocked(ServerToClient, w, "the client never answered before the session ended"))
 	}
 	for _, e := range evs {
 		r.q.put(e)

@@ -202,7 +202,7 @@ func (r *stdioRelay) clockLocked(at time.Time) {
 // on it, and the clocks run again. It stays paired: an answer the client
 // sent anyway still closes it.
 func (r *stdioRelay) serverCancelLocked(o *Observation) {
-	if r.server.cancelled(o) {
+	if r.server.cancelIn("", o) != nil {
 		r.clockLocked(o.Time)
 	}
 }
@@ -227,7 +227,7 @@ func (r *stdioRelay) progressLocked(o *Observation) {
 // cancelLocked notes a client's notifications/cancelled against the
 // request it names, still waiting: that one is owed no reply.
 func (r *stdioRelay) cancelLocked(o *Observation) {
-	if r.client.cancelled(o) {
+	if r.client.cancelIn("", o) != nil {
 		r.armLocked()
 	}
 }
@@ -366,24 +366,6 @@ func (r *stdioRelay) unsentLocked(o *Observation) bool {
 	// not fit, as besidesLocked drops such a line.
 	if !r.keepLocked(w, o.Raw, false, n == 1, envelope.Compact(o.ID)) && n > 1 {
 		o.Note = fmt.Sprintf("names no request the client sent; past --max-bytes in #%d's reply, the latest waiting, and not judged", w.seq)
-	}
-	return true
-}
-
-// cancelled marks the waiting requests a notifications/cancelled names
-// (by its requestId), and says whether it named a readable id.
-func (l *ledger) cancelled(o *Observation) bool {
-	if o.Oversized {
-		return false
-	}
-	k := idKey(gjson.GetBytes(o.Raw, "params.requestId").Raw)
-	if k == "" {
-		return false
-	}
-	for _, w := range l.list {
-		if !w.quiet && w.key == k {
-			w.cancelled = true
-		}
 	}
 	return true
 }
