@@ -138,10 +138,15 @@ var upstreamWords = regexp.MustCompile(`(?i)\b(upstream|backend|downstream)\b|\b
 // use too: with -32603 they only warn.
 var validationWords = regexp.MustCompile(`(?i)must be (a|an|of|at)\b|validation (error|failed)`)
 
+// ranStrongly are the words of ranWords that tell a failure after the
+// tool ran (an upstream's, a crash's), not the framework's wrapping of
+// any error ("execution failed", "request failed").
+var ranStrongly = regexp.MustCompile(`(?i)fetch failed|getaddrinfo|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|\bAPI error|Bad Gateway|Service Unavailable|Gateway Time-?out|status code [45]\d\d|Failed to make request|Cannot read propert|is not a function|NullPointerException|Traceback \(most recent call last\)|panic: `)
+
 // ranWords are what a tool says when it ran and failed on its own
 // account: a call upstream that failed, a crash inside its code. With
 // them, an isError text reads as the tool having run on the arguments.
-var ranWords = regexp.MustCompile(`(?i)fetch failed|getaddrinfo|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|\bAPI error|Bad Gateway|Service Unavailable|Gateway Time-?out|status code [45]\d\d|Failed to make request|request failed|execution failed|Cannot read propert|is not a function|NullPointerException|Traceback \(most recent call last\)|panic: `)
+var ranWords = regexp.MustCompile(ranStrongly.String() + `|request failed|execution failed`)
 
 // argumentRefusal are what a refusal of a call's arguments says in some
 // words (a validator's, a schema's, a hand-written check's); with them an
@@ -747,7 +752,14 @@ func namesProblem(msg string, problems []envelope.DistilledEntry) bool {
 			if n == "" {
 				continue
 			}
-			if regexp.MustCompile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(n) + `($|[^\pL\pN_])`).MatchString(msg) {
+			q := regexp.QuoteMeta(n)
+			// A short name ("a") is an English word too: it counts only
+			// as the subject of a refusal ("a is required") or quoted.
+			pat := `(?i)(^|[^\pL\pN_])` + q + `\s+(is|are|must|should|was|has|cannot)\b|['"\x60]` + q + `['"\x60]`
+			if utf8.RuneCountInString(n) >= 4 {
+				pat = `(?i)(^|[^\pL\pN_])` + q + `($|[^\pL\pN_])`
+			}
+			if regexp.MustCompile(pat).MatchString(msg) {
 				return true
 			}
 		}

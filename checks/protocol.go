@@ -999,11 +999,12 @@ only the form T-TOOL-8 (a SHOULD) asks.`,
 					p.Warnf("error.code", "the refusal has code -32603, and its data speaks of a refusal of the arguments; want an isError result or -32602 (T-TOOL-8)")
 					break
 				}
-				if argumentRefusal.MatchString(msg) && (namesProblem(msg, t.Problems) || namesArgument(msg, p.Expect.Request.Get("params.arguments"))) {
-					// Its message refuses an argument by name, whatever
-					// wraps it ("Tool execution failed: query is
-					// required"): the arguments were read and refused, as
-					// an isError text that says so.
+				if !ranStrongly.MatchString(words) && argumentRefusal.MatchString(msg) && (namesProblem(msg, t.Problems) || namesArgument(msg, p.Expect.Request.Get("params.arguments"))) {
+					// Its message refuses an argument by name, wrapped in
+					// a framework's words at most ("Tool execution failed:
+					// query is required"), and names no upstream's or
+					// crash's failure: the arguments were read and
+					// refused, as an isError text that says so.
 					p.Warnf("error.code", "the refusal has code -32603, and its message refuses an argument by name; want an isError result or -32602 (T-TOOL-8)")
 					break
 				}
