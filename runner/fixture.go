@@ -196,9 +196,12 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 	if err != nil {
 		return err
 	}
+	// probed: the marker went unanswered too, and the usual probe tells
+	// silence from a server that stopped answering. Its rows go out
+	// apart from the exchange's, which a resend would not replace: such
+	// an exchange takes no doubt (see doubtSet).
+	probed := pd == nil && ex.Unanswered
 	if pd == nil {
-		// The marker went unanswered too: the usual probe tells silence
-		// from a server that stopped answering.
 		if ex, err = l.afterSilence(ctx, id, ex, wantReply); err != nil {
 			return err
 		}
@@ -224,12 +227,14 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 		pd.exp, pd.o, pd.buf, pd.at, pd.ex = exp, o, b, at, m.last
 		m.pending = append(m.pending, pd)
 		m.lastPend = pd
-	} else {
+	} else if !probed {
 		// Ready to go again should a notification in doubt land in it
 		// (see doubtSet).
 		m.lastPend = &pend{name: id, req: req, keys: l.r.idKeysStdio(req), notification: !wantReply, exp: exp, o: o, buf: b, at: at, ex: m.last}
+	} else {
+		m.lastPend = nil
 	}
-	if ex.Died == "" && (ex.Failure == "" || pd != nil) {
+	if !probed && ex.Died == "" && (ex.Failure == "" || pd != nil) {
 		for _, d := range m.doubts {
 			m.land(m.lastPend, d)
 		}

@@ -717,7 +717,7 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			continue // left unanswered, the server alive and well
 		}
 		if !gjson.ValidBytes(sc.Bytes()) || !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || method.Type != gjson.String || (id.Exists() && id.Type != gjson.String && id.Type != gjson.Number) {
-			if quirk == "log-lines" {
+			if strings.HasPrefix(quirk, "log-lines") {
 				// Says so in a log line that names no request.
 				io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"a line that is no request"}}`+"\n")
 			}
@@ -742,7 +742,7 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			reinits++
 		}
 		if !id.Exists() {
-			if quirk == "log-lines" {
+			if strings.HasPrefix(quirk, "log-lines") {
 				io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a notification read"}}`+"\n")
 			}
 			if copyOnNote && owed != "" {
@@ -810,6 +810,11 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 				io.WriteString(out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"stray"}}`+"\n")
 			})
 		}
+		if quirk == "log-lines-declared" && method.Str != "initialize" && method.Str != "ping" {
+			// Says what it works on, as a server that declared logging
+			// may, before it answers.
+			io.WriteString(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a request read"}}`+"\n")
+		}
 		if slow, d, ok := strings.Cut(os.Getenv(slowMethodEnv), ":"); ok && slow == method.Str {
 			delay, _ := time.ParseDuration(d)
 			reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"unknown method"}}`+"\n", id.Raw)
@@ -861,7 +866,11 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		}
 		switch method.Str {
 		case "initialize":
-			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+			caps := "{}"
+			if quirk == "log-lines-declared" {
+				caps = `{"logging":{}}`
+			}
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":%s,"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw, caps)
 		case "ping":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id.Raw)
 			if quirk == "ping-twice" {
@@ -884,7 +893,9 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // N.0, the same value; "late-invalid:DURATION" is
 // none: it answers an invalid line rightly, id-less, after DURATION while
 // it goes on reading; "log-lines" writes a log notification for each
-// line it ignores and each notification it reads): "die-on:METHOD" exits on
+// line it ignores and each notification it reads, "log-lines-declared"
+// those and one before its answer to each request, having declared
+// logging): "die-on:METHOD" exits on
 // reading a message of METHOD; "mute-dies-on-batch" answers only
 // initialize and ping and exits on reading a batch; "reinit-breaks" exits on the first
 // request after a second notifications/initialized; "note-last-id"
@@ -1178,6 +1189,47 @@ func TestMultiplexedSilenceOnceLogged(t *testing.T) {
 	}
 	if read["log-lines"] != read[""] {
 		t.Errorf("the server read %d lines when it logged, %d when silent: fixtures were sent again for log lines no answered request may own", read["log-lines"], read[""])
+	}
+}
+
+// TestMultiplexedLogsOfAnsweredRequests: a server that declared logging
+// and logs a line for each request it works on, while a slow request is
+// open beside the others and is answered: each log line may be that
+// request's as much as the one it lands beside, but it is judged alike
+// wherever it lands, so nothing is sent again (a review measured a
+// fifth more time when every such exchange went again alone). The
+// verdicts are those of a run in sequence, and the server reads the
+// lines the same run without log lines has it read.
+func TestMultiplexedLogsOfAnsweredRequests(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 700 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(slowMethodEnv, "prompts/list:150ms")
+	read := map[string]int{}
+	for _, quirk := range []string{"", "log-lines-declared"} {
+		log := filepath.Join(t.TempDir(), "server.log")
+		t.Setenv(ignoringEnv, log)
+		t.Setenv(quirkEnv, quirk)
+		mux, _ := stdioCorpusRun(t, lim, 8, fx)
+		evs, _ := readServerLog(t, log)
+		for _, e := range evs {
+			if e.what == "line" {
+				read[quirk]++
+			}
+		}
+		if quirk == "" {
+			continue
+		}
+		t.Setenv(ignoringEnv, "1")
+		seq, _ := stdioCorpusRun(t, lim, 1, fx)
+		if !slices.Contains(seq, "prompts/list PRO1003 pass ") {
+			t.Fatalf("in sequence the log line was not judged with prompts/list; the quirk did not work:\n%s", strings.Join(seq, "\n"))
+		}
+		if diff := cmp.Diff(seq, mux); diff != "" {
+			t.Errorf("multiplexed run differs from the run in sequence (-sequence +multiplexed):\n%s", diff)
+		}
+	}
+	if read["log-lines-declared"] != read[""] {
+		t.Errorf("the server read %d lines when it logged, %d when it did not: fixtures were sent again for log lines judged alike wherever they land", read["log-lines-declared"], read[""])
 	}
 }
 

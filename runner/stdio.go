@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -10,9 +11,9 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
-	"github.com/wymcp/wymcp-check/expect"
-
+	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/transport"
 )
 
@@ -284,14 +285,20 @@ type mux struct {
 	landed   []*pend
 }
 
-// A doubtSet is one notification that named no request, come while
-// requests were open beside the exchange it landed in: any of them may
-// own it. answered: one of them was answered, so it was at work, and
-// it and the exchange go again alone (settle); while none is, the
-// notification stays where it landed, as a run in sequence would most
-// likely have it (a request left silent is judged silent, and sending
-// it again would wait its silence out once more).
-type doubtSet struct{ answered bool }
+// A doubtSet is one notification that named no request (line), come
+// while requests were open beside the exchange it landed in: any of
+// them may own it. answered are those of them the server answered, so
+// at work. When there are any, and the exchange it landed in is judged
+// otherwise with it than without it, the exchange and they go again
+// alone (resolve), where it lands beside its cause as in a run in
+// sequence. Else it stays where it landed: a request left silent is
+// judged silent (sending it again would wait its silence out once
+// more), and a line judged alike wherever it lands (a log line of a
+// server that declared logging) costs nothing to leave.
+type doubtSet struct {
+	line     []byte
+	answered []*pend
+}
 
 // An early line is a second response come on p before an exchange of
 // its own (see mux.early).
@@ -693,14 +700,13 @@ func (m *mux) answer(data []byte) bool {
 		if !slices.Contains(p.keys, k) {
 			continue
 		}
-		for _, d := range p.doubts {
-			d.answered = true
-		}
-		if p.ambiguous || len(p.doubts) > 0 {
+		if p.ambiguous {
 			// It goes again, alone: its reply here, named by its id, is
 			// no other exchange's.
-			p.ambiguous = true
 			return true
+		}
+		for _, d := range p.doubts {
+			d.answered = append(d.answered, p)
 		}
 		if now.After(p.deadline) {
 			// Its response is its own, not a later exchange's; but it
@@ -765,7 +771,7 @@ func (m *mux) doubt(data []byte, at *pend) *doubtSet {
 	for _, p := range m.pending {
 		if p != at && !p.notification && !p.ambiguous && p.ex != nil {
 			if d == nil {
-				d = &doubtSet{}
+				d = &doubtSet{line: data}
 			}
 			p.doubts = append(p.doubts, d)
 		}
@@ -783,18 +789,59 @@ func (m *mux) land(p *pend, d *doubtSet) {
 
 // resolve puts among the pending requests, to go again alone, each
 // exchange a notification in doubt landed in while a request it may be
-// from was answered (see doubtSet).
+// from was answered, and those requests, where the notification tells
+// in the exchange's verdicts (see doubtSet).
 func (m *mux) resolve() {
-	for _, p := range m.landed {
-		if !slices.ContainsFunc(p.landed, func(d *doubtSet) bool { return d.answered }) {
-			continue
-		}
+	again := func(p *pend) {
 		p.ambiguous = true
 		if !slices.Contains(m.pending, p) {
 			m.pending = append(m.pending, p)
 		}
 	}
+	for _, x := range m.landed {
+		var lines [][]byte
+		var answered []*pend
+		for _, d := range x.landed {
+			if len(d.answered) > 0 {
+				lines, answered = append(lines, d.line), append(answered, d.answered...)
+			}
+		}
+		if len(lines) == 0 || !m.tells(x, lines) {
+			continue
+		}
+		again(x)
+		for _, p := range answered {
+			again(p)
+		}
+	}
 	m.landed = nil
+}
+
+// tells reports whether the exchange of x is judged otherwise with the
+// lines than without them: only then does where they land change a
+// verdict. (What cannot be judged so goes again, to be sure.)
+func (m *mux) tells(x *pend, lines [][]byte) bool {
+	j := x.buf.events[x.at].judged
+	if j == nil || j.Exchange == nil || j.Exchange.Response == nil || j.Expect == nil {
+		return true
+	}
+	ex, resp := *j.Exchange, *j.Exchange.Response
+	resp.Messages = slices.DeleteFunc(slices.Clone(resp.Messages), func(d []byte) bool {
+		return slices.ContainsFunc(lines, func(l []byte) bool { return bytes.Equal(l, d) })
+	})
+	ex.Response = &resp
+	without := *j
+	without.Exchange = &ex
+	return !sameVerdicts(m.r.verdicts(j), m.r.verdicts(&without))
+}
+
+// sameVerdicts: a and b give each check the same findings (a pass and
+// a skip say nothing either way: a check with no line to judge skips).
+func sameVerdicts(a, b []checks.Verdict) bool {
+	clean := func(s checks.Status) bool { return s == checks.StatusPass || s == checks.StatusSkip }
+	return slices.EqualFunc(a, b, func(x, y checks.Verdict) bool {
+		return x.Check == y.Check && (x.Status == y.Status || clean(x.Status) && clean(y.Status)) && slices.Equal(x.Findings, y.Findings)
+	})
 }
 
 // ownNotification reports whether data is no notification, or one that
