@@ -49,6 +49,7 @@ import (
 //	                unsent: ["x"] (stdio: ids of lines naming no request the run wrote)
 //	                skips: ID… / passes: ID… (checks that must skip / pass, which want cannot tell apart)
 //	                again: [7] (stdio: ids of lines naming a request already answered)
+//	                answered: true (stdio: the request's response came in an earlier exchange)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
 //	-- want --      one finding per line: CHECKID fail|warn PATH
@@ -185,6 +186,8 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					for _, tok := range toks.Array() {
 						tc.ex.Offered = append(tc.ex.Offered, tok.Raw)
 					}
+				case "answered":
+					resp.Answered = v == "true"
 				case "ended":
 					// The server closed the event stream, read to its end.
 					resp.Ended = v == "true"

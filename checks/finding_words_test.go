@@ -16,6 +16,8 @@ import (
 func TestFindingWords(t *testing.T) {
 	for _, c := range []struct{ file, check, path, want string }{
 		{"list_changed_tagged_no_listen_stdio_fails.txtar", "PRO1003", "messages[0]", `tagged with subscriptionId "ZZZ", which`},
+		{"stdio_answered_again_fails.txtar", "RPC1006", "reply", `a second response to the request with id 5 came, after an earlier exchange had taken its response`},
+		{"stdio_answered_copy_fails.txtar", "RPC1006", "reply", `the response to the request with id 5 came again, byte for byte, after an earlier exchange had taken it`},
 		{"listen_stdio_cancel_unlistened_fails.txtar", "PRO1008", "messages[1]", `naming request "Q", which`},
 		{"listen_cancel_untagged_no_listen_stdio_fails.txtar", "PRO1008", "messages[0]", `naming request "L7", which`},
 		{"param_header_object_fails.txtar", "PRO1010", "result.tools.0.inputSchema.properties.region.x-mcp-header", `is on a property of type "object"; only a property of one type`},

@@ -22,6 +22,7 @@ import (
 // a check returns it.
 var (
 	skipNoReply      error = SkipError("no reply arrived")
+	skipAnswered     error = SkipError("the request's response came in an earlier exchange, and was judged there")
 	skipNotObject    error = SkipError("the reply is not a JSON object (see RPC1001)")
 	skipNotError     error = SkipError("the reply is not an error")
 	skipErrNotObj    error = SkipError("error is not an object (see RPC1005)")
@@ -37,6 +38,9 @@ var (
 // needResponse is the common guard of checks that judge the response.
 func needResponse(p *Pass) (*envelope.Message, error) {
 	if !p.Reply.Has() {
+		if r := p.Exchange.Response; r != nil && r.Answered {
+			return nil, skipAnswered
+		}
 		return nil, skipNoReply
 	}
 	return p.Reply.Response, nil
@@ -675,6 +679,10 @@ to a request an earlier exchange had taken its response for, with other
 content or the same byte for byte, fails here too (the response's
 "unsent", "again" and "copies" in a recording say what the run knew;
 without them, such a line is not judged; a copy is never the reply).
+A relay, which judges each request when its response comes, judges a
+later response to it in an exchange of its own ("answered" in a
+recording): that response fails here, and nothing of the first is
+judged again.
 When the checker could not tell (it could not send, the server
 stopped answering even the probe, the reply broke the checker's bounds)
 this check carries the exchange's one "error" verdict.`,
@@ -712,6 +720,12 @@ func oneReply(p *Pass) error {
 		return Skip("no response is expected")
 	}
 	resp := p.Exchange.Response
+	if resp != nil && resp.Answered {
+		// Its one response was counted where it came; what came here
+		// is later ones, pipeStrays's to judge. Counted again, the
+		// request would read as silent.
+		return skipAnswered
+	}
 	// (The responses the run knew for strays are no answers to this
 	// request: pipeStrays judges them.)
 	n := p.Reply.Responses - knownStrays(p, false)

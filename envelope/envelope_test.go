@@ -318,3 +318,19 @@ func TestIDKeyByValue(t *testing.T) {
 		}
 	}
 }
+
+// TestReadReplyAnswered: an exchange whose request was answered, and
+// judged, earlier has no reply among its lines, not even a later
+// response that echoes the request's id (which it would be taken for);
+// it still counts the responses. The twin, not so marked, takes it.
+func TestReadReplyAnswered(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":1,"result":[]}`)
+	ids := []gjson.Result{gjson.Parse("1")}
+	for _, answered := range []bool{true, false} {
+		resp := &envelope.Response{Messages: [][]byte{line}, Again: []string{"1"}, Answered: answered}
+		r := envelope.ReadReply(resp, envelope.ReadOptions{IDs: ids})
+		if r.Has() == answered || r.Responses != 1 {
+			t.Errorf("answered %v: reply %v, %d responses; want a reply only when not answered, 1 response", answered, r.Has(), r.Responses)
+		}
+	}
+}

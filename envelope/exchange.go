@@ -179,6 +179,12 @@ type Response struct {
 	Unsent []string
 	Again  []string
 	Copies []string
+	// Answered: the request's response came, and was judged, in an
+	// earlier exchange (a relay judges each request when its reply
+	// comes), so none of Messages is its reply: a response here that
+	// names it is a later one (listed in Again or Copies). False says
+	// nothing of a recording made before it was recorded.
+	Answered bool
 }
 
 // Stray reports whether the run knew a response with the id to be

@@ -22,7 +22,8 @@ type Reply struct {
 	// Response.Again (a reply with a wrong or stale id; not for a batch
 	// request, and never a copy, Response.Copies), else the first
 	// message that is not a JSON object (so a malformed reply is judged,
-	// not missed). Nil when none came.
+	// not missed). Nil when none came, and when Response.Answered says
+	// the reply was taken in an earlier exchange.
 	Response *Message
 	// Responses counts response-shaped messages (objects with no
 	// "method" member).
@@ -169,6 +170,9 @@ func ReadReply(resp *Response, o ReadOptions) *Reply {
 		r.read(m, o, resp, &ix)
 	}
 	switch {
+	case resp.Answered:
+		// Judged where it came: taking a later response for it would
+		// judge the request's reply twice.
 	case ix.match >= 0:
 		r.Response = &r.Messages[ix.match]
 	case ix.first >= 0:
