@@ -96,6 +96,12 @@ var parseSeeds = []string{
 	`{"a":`,
 	"\"\xe80\"", // not an object and not UTF-8: the byte is named first, as refParse does
 	`{"transport":"http","request":{"bodyBase64":"!!"},"response":null}`,
+	`{"transport":"stdio","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}"},"response":{"body":"{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n","again":[ 5 ],"answered":true}}`,
+	`{"transport":"stdio","request":{"body":""},"response":{"body":"","copies":["c"],"unsent":[{"a" : 1}],"answered":false,"ended":true,"heldOpen":false}}`,
+	`{"transport":"stdio","request":{"body":""},"response":{"body":"","answered":1}}`,
+	`{"transport":"http","request":{"body":""},"response":{"status":200,"answered":true}}`,
+	`{"transport":"stdio","request":{"body":""},"response":{"body":"","answered":true,"answered":false}}`,
+	`{"transport":"stdio","request":{"body":""},"response":{"body":"","again":[null],"answered":"yes"}}`,
 }
 
 var (
@@ -178,16 +184,22 @@ func refParse(line []byte) (Record, error) {
 	case !respv.IsObject():
 		return rec, errors.New(`"response" must be an object or null`)
 	}
-	var resp [6]gjson.Result // status, headers, body, bodyBase64, cut, resumed
-	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut", "resumed"}, resp[:])
+	var resp [12]gjson.Result // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered
+	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered"}, resp[:])
 	r := &envelope.Response{}
-	switch c := resp[4]; c.Type {
-	case gjson.True:
-		r.Cut = true
-	case gjson.False:
-	default:
-		if c.Exists() {
-			return rec, fmt.Errorf(`"response.cut" is %s, want true or false`, c.Raw)
+	for _, f := range []struct {
+		v    gjson.Result
+		name string
+		to   *bool
+	}{{resp[4], "cut", &r.Cut}, {resp[6], "ended", &r.Ended}, {resp[7], "heldOpen", &r.HeldOpen}} {
+		switch f.v.Type {
+		case gjson.True:
+			*f.to = true
+		case gjson.False:
+		default:
+			if f.v.Exists() {
+				return rec, fmt.Errorf(`"response.%s" is %s, want true or false`, f.name, f.v.Raw)
+			}
 		}
 	}
 	if n := resp[5]; n.Exists() {
@@ -203,6 +215,37 @@ func refParse(line []byte) (Record, error) {
 		r.Status = int(s.Int())
 	} else if ex.Transport == envelope.HTTP {
 		return rec, errors.New(`"response.status" is required for http`)
+	}
+	for i, f := range []*[]string{&r.Unsent, &r.Again, &r.Copies} {
+		v := resp[8+i]
+		if !v.Exists() {
+			continue
+		}
+		name := "response." + []string{"unsent", "again", "copies"}[i]
+		switch {
+		case ex.Transport != envelope.Stdio:
+			return rec, fmt.Errorf("%q belongs to stdio exchanges only", name)
+		case !v.IsArray():
+			return rec, fmt.Errorf("%q is %s, want an array of response ids", name, envelope.Kind(v))
+		}
+		for _, id := range v.Array() {
+			if id.Type == gjson.Null {
+				return rec, fmt.Errorf("%q holds null, want response ids", name)
+			}
+			*f = append(*f, envelope.Compact(id.Raw))
+		}
+	}
+	switch a := resp[11]; a.Type {
+	case gjson.True:
+		if ex.Transport != envelope.Stdio {
+			return rec, errors.New(`"response.answered" belongs to stdio exchanges only`)
+		}
+		r.Answered = true
+	case gjson.False:
+	default:
+		if a.Exists() {
+			return rec, fmt.Errorf(`"response.answered" is %s, want true or false`, a.Raw)
+		}
 	}
 	if r.Header, err = refHeaders(resp[1], "response"); err != nil {
 		return rec, err

@@ -34,7 +34,11 @@
 //	             stdio: the ids of lines that named no request the run
 //	             had written to the process, that named one an earlier
 //	             exchange had taken another response for, and that
-//	             repeated the response it took; see envelope.Response)} | null}
+//	             repeated the response it took; see envelope.Response),
+//	             "answered":true (optional, stdio: the request's response
+//	             came, and was judged, in an earlier exchange, so no line
+//	             here is its reply: a relay's exchange of a later
+//	             response)} | null}
 //
 // A relay's recording also holds {"traffic":{…}} lines, its traffic in
 // order (see WriteTraffic), from which lint judges the client's messages.
@@ -622,7 +626,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	}
 	var root [17]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed
 	var req [4]string   // method, headers, body, bodyBase64
-	var resp [11]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies
+	var resp [12]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	// A member given twice, here or in the request or the response, is
@@ -839,6 +843,12 @@ func parse(line []byte, seen *interner) (Record, error) {
 			*f = append(*f, strings.Clone(envelope.Compact(id.Raw)))
 		}
 	}
+	if rs.Answered, err = flag(resp[11], "response.answered"); err != nil {
+		return rec, err
+	}
+	if rs.Answered && ex.Transport != envelope.Stdio {
+		return rec, errors.New(`"response.answered" belongs to stdio exchanges only`)
+	}
 	if rs.Header, err = headers(resp[1], "response", seen); err != nil {
 		return rec, err
 	}
@@ -867,7 +877,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 var (
 	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
-	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered"}
 	// versions are the known protocol versions, so that a record holds
 	// the constant rather than a copy of the line's text.
 	versions = envelope.Versions()
@@ -1110,6 +1120,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Unsent     []json.RawMessage   `json:"unsent,omitempty"`
 		Again      []json.RawMessage   `json:"again,omitempty"`
 		Copies     []json.RawMessage   `json:"copies,omitempty"`
+		Answered   bool                `json:"answered,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -1161,7 +1172,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {
-		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended, HeldOpen: r.HeldOpen}
+		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended, HeldOpen: r.HeldOpen, Answered: r.Answered}
 		for _, id := range r.Unsent {
 			m.Unsent = append(m.Unsent, json.RawMessage(id))
 		}

@@ -532,6 +532,43 @@ func TestStraysRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAnsweredRoundTrip: a relay's exchange of a later response to a
+// request it had judged already says so ("answered"), and is read back
+// so, for lint to judge it as the relay did; a record without it (every
+// one written before) reads as not answered; "answered" on HTTP, or not
+// a boolean, is refused with the line.
+func TestAnsweredRoundTrip(t *testing.T) {
+	ex := envelope.Exchange{Transport: envelope.Stdio, Version: "2025-11-25",
+		Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)},
+		Response: &envelope.Response{Messages: [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"result":[]}`)}, Again: []string{`1`}, Answered: true}}
+	var buf bytes.Buffer
+	if err := transcript.Write(&buf, "ping", &ex, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"again":[1],"answered":true}`) {
+		t.Errorf("written as %s", buf.String())
+	}
+	in := buf.String() +
+		`{"transport":"stdio","request":{"body":""},"response":{"body":"","again":[1]}}` + "\n" +
+		`{"transport":"http","request":{"body":""},"response":{"status":200,"body":"","answered":true}}` + "\n" +
+		`{"transport":"stdio","request":{"body":""},"response":{"body":"","answered":"yes"}}` + "\n"
+	recs, errs := readAll(t, "an", strings.NewReader(in))
+	want := []string{
+		`an:3: "response.answered" belongs to stdio exchanges only`,
+		`an:4: "response.answered" is "yes", want true or false`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	var got []bool
+	for _, r := range recs {
+		got = append(got, r.Exchange.Response != nil && r.Exchange.Response.Answered)
+	}
+	if diff := cmp.Diff([]bool{true, false}, got); diff != "" {
+		t.Errorf("answered read back (-want +got):\n%s", diff)
+	}
+}
+
 // TestMalformedRoundTrip: an HTTP reply that was no HTTP message is
 // recorded as such and read back; "malformed" elsewhere, empty, or beside
 // a response is refused with the line.
