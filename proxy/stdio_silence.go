@@ -40,8 +40,12 @@ type answer struct {
 	replySeq uint64
 	method   string
 	sent     time.Time
-	ex       *envelope.Exchange // as delivered: read, never changed
-	size     int64
+	// ex is the request's exchange without its reply, which was judged
+	// when it came; reply is the response it took, to tell a copy of it.
+	ex    *envelope.Exchange
+	reply []byte
+	later int // the responses that came after reply
+	size  int64
 }
 
 // silenceable: a request whose silence can be told from its bytes and
@@ -238,8 +242,10 @@ func (r *stdioRelay) answeredLocked(w *waiting, o *Observation) {
 	if !owed(w) || w.over || w.ex.Failure != "" || w.ex.Response == nil || w.ex.Response.Truncated {
 		return
 	}
-	a := &answer{key: w.key, seq: w.seq, replySeq: o.Seq, method: w.method, sent: w.sent, ex: w.ex,
-		size: int64(len(w.ex.Request.Body)) + w.besidesSize + int64(len(o.Raw))}
+	ex := *w.ex
+	ex.Response = nil
+	a := &answer{key: w.key, seq: w.seq, replySeq: o.Seq, method: w.method, sent: w.sent, ex: &ex, reply: o.Raw,
+		size: int64(len(w.ex.Request.Body)) + int64(len(o.Raw))}
 	if a.size > maxAnsweredBytes {
 		return
 	}
@@ -260,13 +266,16 @@ func (r *stdioRelay) answeredLocked(w *waiting, o *Observation) {
 
 // strayLocked takes a response whose id names no request waiting but
 // one past its turn: the late reply to a request judged silent (relayed
-// and named, as check's late reply is), or a second response to one
-// already answered, judged as check judges two responses to one request
-// (RPC1006), in an exchange of that request with both, which ends
-// nothing again (Tail). It reports
-// whether it took o. Taken by the only request waiting, as a reply with
-// a mangled id is, it would fail that one and leave its own reply to
-// answer nothing.
+// and named, as check's late reply is), or a later response to one
+// already answered, judged as check judges a second response to a
+// request an earlier exchange took the response of (RPC1006, once per
+// response), in an exchange of that request with this response alone,
+// which ends nothing again (Tail). The request's reply was judged when
+// it came: the exchange says so (Answered), or the judge would take the
+// later response for the reply, and judge the request's answer twice.
+// It reports whether it took o. Taken by the only request waiting, as a
+// reply with a mangled id is, it would fail that one and leave its own
+// reply to answer nothing.
 func (r *stdioRelay) strayLocked(o *Observation) ([]event, bool) {
 	key := idKey(o.ID)
 	other := envelope.OtherTypeKey(key)
@@ -285,18 +294,47 @@ func (r *stdioRelay) strayLocked(o *Observation) ([]event, bool) {
 		return nil, false
 	}
 	a := r.answers[i]
+	a.later++
 	ex := *a.ex
-	resp := *a.ex.Response
-	// Both responses, as check's exchange holds a second that comes
-	// while it reads: the judge counts them (RPC1006, "2 responses").
-	resp.Messages = append(slices.Clip(resp.Messages), o.Raw)
-	resp.Truncated = o.Oversized
-	ex.Response = &resp
+	resp := &envelope.Response{Messages: [][]byte{o.Raw}, Truncated: o.Oversized, Answered: true}
+	// As check's transport tells a second response: the same bytes
+	// again, or other content.
+	if id := envelope.Compact(o.ID); !o.Oversized && string(o.Raw) == string(a.reply) {
+		resp.Copies = []string{id}
+	} else {
+		resp.Again = []string{id}
+	}
+	ex.Response = resp
 	o.Completes = true
-	o.Note = fmt.Sprintf("a second response to #%d %s, answered by #%d", a.seq, a.method, a.replySeq)
+	o.Note = fmt.Sprintf("%s response to #%d %s, answered by #%d", ordinal(a.later+1), a.seq, a.method, a.replySeq)
+	ex.Note = o.Note + "; its response was judged then"
 	p := &Pair{Asker: ClientToServer, Exchange: &ex, Method: a.method, Sent: a.sent, Done: o.Time,
 		RequestSeq: a.seq, ReplySeq: o.Seq, Oversized: o.Oversized, Tail: true}
 	return append([]event{obsEvent(o), pairEvent(p)}, r.aliveLocked(a.seq, o.Time)...), true
+}
+
+// ordinal names the nth response to a request, n ≥ 2, as a note
+// reads it: "a second", "a third", "the 21st".
+func ordinal(n int) string {
+	switch n {
+	case 2:
+		return "a second"
+	case 3:
+		return "a third"
+	}
+	suffix := "th"
+	switch n % 10 {
+	case 1:
+		suffix = "st"
+	case 2:
+		suffix = "nd"
+	case 3:
+		suffix = "rd"
+	}
+	if n%100/10 == 1 {
+		suffix = "th"
+	}
+	return fmt.Sprintf("the %d%s", n, suffix)
 }
 
 // maxSent bounds the ids of the client's requests kept (see sent).

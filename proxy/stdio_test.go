@@ -761,6 +761,15 @@ func clientPairs(pairs []Pair) []string {
 			if r.Unsent != nil {
 				line += fmt.Sprintf(" unsent=%v", r.Unsent)
 			}
+			if r.Again != nil {
+				line += fmt.Sprintf(" again=%v", r.Again)
+			}
+			if r.Copies != nil {
+				line += fmt.Sprintf(" copies=%v", r.Copies)
+			}
+			if r.Answered {
+				line += " answered"
+			}
 		}
 		if f := p.Exchange.Failure; f != "" {
 			line += " failure=" + f
@@ -1022,27 +1031,36 @@ func TestStdioServerCancelsItsRequest(t *testing.T) {
 	}
 }
 
-// A second response to an answered request is judged with the first, as
-// check judges two responses to one request (RPC1006), in a pair that
-// ends nothing again; it was "answers no request waiting for a reply",
+// A later response to an answered request is judged alone, as check
+// judges a second response to a request an earlier exchange took the
+// response of (RPC1006), in a pair that ends nothing again: the pair
+// holds that response only, names it again (other content) or a copy
+// (the same bytes), and says the request was answered, so its reply is
+// not judged twice. It was "answers no request waiting for a reply",
 // or, with one other request waiting, taken for that one's reply, whose
-// own reply then answered nothing. The twin answers once.
+// own reply then answered nothing; then it came with the first, which
+// was judged again with each later one. The twin answers once.
 func TestStdioSecondResponse(t *testing.T) {
 	ping1 := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	call2 := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{}}}`
+	tail := func(seq int, kind, nth string) string {
+		return fmt.Sprintf("#1 ping replied #%d tail messages=1 %s=[1] answered note=%s response to #1 ping, answered by #2; its response was judged then", seq, kind, nth)
+	}
 	tests := []struct {
 		name, script string
 		steps        []string
 		want         []string
 	}{
 		{"the same again", "ping=ok ok", []string{ping1, "sleep:100"},
-			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #3 tail messages=2"}},
+			[]string{"#1 ping replied #2 messages=1", tail(3, "copies", "a second")}},
 		{"other content", "ping=ok err", []string{ping1, "sleep:100"},
-			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #3 tail messages=2"}},
+			[]string{"#1 ping replied #2 messages=1", tail(3, "again", "a second")}},
+		{"three times", "ping=ok err ok", []string{ping1, "sleep:100"},
+			[]string{"#1 ping replied #2 messages=1", tail(3, "again", "a second"), tail(4, "copies", "a third")}},
 		{"once", "ping=ok", []string{ping1, "sleep:100"},
 			[]string{"#1 ping replied #2 messages=1"}},
 		{"while another request waits", "ping=ok sleep:200 ok;tools/call=sleep:400 ok", []string{ping1, "wait:result", call2, "sleep:600"},
-			[]string{"#1 ping replied #2 messages=1", "#1 ping replied #4 tail messages=2", "#3 tools/call replied #5 messages=1"}},
+			[]string{"#1 ping replied #2 messages=1", tail(4, "copies", "a second"), "#3 tools/call replied #5 messages=1"}},
 		// A response to no request the client sent joins the reply of the
 		// latest waiting, listed unsent (RPC1006 judges it there); it
 		// passed, answering "no request waiting for a reply".
@@ -1059,10 +1077,8 @@ func TestStdioSecondResponse(t *testing.T) {
 				t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
 			}
 			for _, p := range pairs {
-				if p.Tail {
-					if r := p.Exchange.Response; string(r.Messages[0]) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
-						t.Errorf("the second response's pair does not hold the first: %q", r.Messages)
-					}
+				if p.Tail && string(p.Exchange.Response.Messages[0]) == `{"jsonrpc":"2.0","id":1,"result":{}}` && p.Exchange.Response.Again != nil {
+					t.Errorf("a copy of the reply is named again, not a copy: %+v", p.Exchange.Response)
 				}
 			}
 		})
@@ -1143,5 +1159,18 @@ func TestStdioGuessedLinesOverTheBound(t *testing.T) {
 				t.Errorf("relayed %d of the 2 long lines", n)
 			}
 		})
+	}
+}
+
+// TestOrdinal: the note on a later response counts it in words a
+// person reads ("the 12th", not "the 12nd").
+func TestOrdinal(t *testing.T) {
+	var got []string
+	for _, n := range []int{2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 112} {
+		got = append(got, ordinal(n))
+	}
+	want := []string{"a second", "a third", "the 4th", "the 11th", "the 12th", "the 13th", "the 21st", "the 22nd", "the 23rd", "the 101st", "the 112th"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ordinals (-want +got):\n%s", d)
 	}
 }

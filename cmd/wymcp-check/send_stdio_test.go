@@ -20,7 +20,9 @@ import (
 // "progress-own" lists a tool and sends progress for the token a
 // request offers before its response, "progress-foreign" progress for a
 // token no request offered before every response but initialize's;
-// "slow" answers each request but initialize after 200 ms; "dies"
+// "prompts-twice" answers prompts/list with a result that is no object
+// and then again with a right one; "slow" answers each request but
+// initialize after 200 ms; "dies"
 // exits after its tenth request, and at once when started again (the
 // file stdioMarkEnv names says it ran).
 const stdioServerEnv = "WYMCP_CMD_STDIO_SERVER"
@@ -76,6 +78,13 @@ func serveStdio(mode string) {
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s}}`, id.Raw, tools)
 		case "tools/call":
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id.Raw)
+		case "prompts/list":
+			if mode == "prompts-twice" {
+				os.Stdout.WriteString(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":[]}`, id.Raw) + "\n")
+				reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"prompts":[]}}`, id.Raw)
+				break
+			}
+			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, id.Raw)
 		default:
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, id.Raw)
 		}

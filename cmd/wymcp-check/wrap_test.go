@@ -5,11 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/refserver"
 )
 
@@ -203,20 +206,26 @@ func TestWrapJudgesSilence(t *testing.T) {
 }
 
 // TestWrapJudgesASecondResponse: a server that answers a request twice
-// fails RPC1006 ("2 responses"), as send fails it; lint of the
-// recording agrees. wrap showed the second as answering nothing, and
-// passed. The twin answers once.
+// fails RPC1006 once, for the second response, as check fails a second
+// response to a request an earlier exchange took the response of; lint
+// of the recording agrees. A third response fails it once more, as
+// check fails each line that is a second response. wrap showed the
+// second as answering nothing, and passed; then it judged the first
+// reply again with each later one. The twin answers once.
 func TestWrapJudgesASecondResponse(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("no /bin/sh")
 	}
+	const copied = "fail RPC1006  reply: the response to the request with id 0 came again, byte for byte, after an earlier exchange had taken it"
 	for _, tt := range []struct {
 		name, times string
 		want        string
+		fails       int // RPC1006's
 		wantLint    exitCode
 	}{
-		{"twice", `"$r" "$r"`, "fail RPC1006  reply: 2 responses arrived for one request", exitFindings},
-		{"once", `"$r"`, "1 exchanges judged: 1 ok, 0 warn, 0 fail", exitOK},
+		{"twice", `"$r" "$r"`, copied, 1, exitFindings},
+		{"three times", `"$r" "$r" "$r"`, copied, 2, exitFindings},
+		{"once", `"$r"`, "1 exchanges judged: 1 ok, 0 warn, 0 fail", 0, exitOK},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "rec.jsonl")
@@ -226,12 +235,72 @@ func TestWrapJudgesASecondResponse(t *testing.T) {
 			if code != exitOK {
 				t.Errorf("exit %d, want the server's 0", code)
 			}
-			if !strings.Contains(errOut, tt.want) {
-				t.Errorf("stderr lacks %q:\n%s", tt.want, errOut)
+			if !strings.Contains(errOut, tt.want) || strings.Count(errOut, "fail RPC1006") != tt.fails {
+				t.Errorf("stderr lacks %q, or fails RPC1006 other than %d times:\n%s", tt.want, tt.fails, errOut)
 			}
 			code, lintOut, _ := runMain(t, "", "lint", rec)
-			if code != tt.wantLint || strings.Contains(lintOut, "2 responses arrived") != (tt.wantLint != exitOK) {
+			if code != tt.wantLint || strings.Count(lintOut, "came again, byte for byte") != tt.fails {
 				t.Errorf("lint of the recording: exit %d, want %d\n%s", code, tt.wantLint, lintOut)
+			}
+		})
+	}
+}
+
+// serverFindings are the checks that failed or warned on the server's
+// messages in send's or wrap's output, sorted: "fail RPC1008"; the
+// client's own (CLI) are left out.
+func serverFindings(out string) []string {
+	var got []string
+	for _, m := range regexp.MustCompile(`\b(fail|warn) ([A-Z]{3,4}[0-9]{4})\b`).FindAllStringSubmatch(out, -1) {
+		if !strings.HasPrefix(m[2], "CLI") {
+			got = append(got, m[1]+" "+m[2])
+		}
+	}
+	slices.Sort(got)
+	return got
+}
+
+// TestWrapSecondResponseCountsAsSend: a request answered twice, the
+// first time wrongly, draws through wrap the findings send gives the same
+// server: the first reply's once, and one RPC1006 for the second. wrap
+// judged the first reply again with the second (5 fails where send gave
+// 3). Its report and lint's of its recording agree row for row. The
+// twin, answered once, draws no RPC1006 in either.
+func TestWrapSecondResponseCountsAsSend(t *testing.T) {
+	for _, tc := range []struct {
+		mode    string
+		rpc1006 int
+	}{{"prompts-twice", 1}, {"once", 0}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Setenv(stdioServerEnv, tc.mode)
+			_, sent, errOut := runMain(t, `{"jsonrpc":"2.0","id":{{id}},"method":"prompts/list"}`, "send", "--timeout", "2s", "-", "--", os.Args[0])
+			want := serverFindings(sent)
+			if n := strings.Count(strings.Join(want, " "), "fail RPC1006"); n != tc.rpc1006 {
+				t.Fatalf("send: %d RPC1006 fails, want %d:\n%s\n%s", n, tc.rpc1006, sent, errOut)
+			}
+			dir := t.TempDir()
+			rec, live, linted := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+			_, wrapped := wrapPlay(t, []string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`, `wait:"id":1`, "sleep:300"},
+				"--color", "never", "--record", rec, "--report", live, "--", os.Args[0])
+			if d := cmp.Diff(want, serverFindings(wrapped)); d != "" {
+				t.Errorf("wrap's findings, against send's (-send +wrap):\n%s\nsend:\n%s\nwrap:\n%s", d, sent, wrapped)
+			}
+			if code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings && code != exitOK {
+				t.Fatalf("lint: exit %d: %s", code, errOut)
+			}
+			rows := func(p string) []reportRow {
+				r := reportResults(t, p)
+				for i := range r {
+					r[i].File = "" // lint names the recording
+				}
+				slices.SortFunc(r, func(a, b reportRow) int {
+					return strings.Compare(a.Fixture+a.Check+a.Path+a.Message, b.Fixture+b.Check+b.Path+b.Message)
+				})
+				return r
+			}
+			if d := cmp.Diff(rows(live), rows(linted)); d != "" {
+				t.Errorf("lint of the recording, against wrap's report (-wrap +lint):\n%s", d)
 			}
 		})
 	}
