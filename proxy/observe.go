@@ -133,8 +133,10 @@ type Pair struct {
 	// of the message that completed the pair (0 when none did).
 	RequestSeq, ReplySeq uint64
 	// Tail: the pair judges a message that came on a GET stream after
-	// the stream's head completed the request's own pair. It does not
-	// end the request again.
+	// the stream's head completed the request's own pair, or, on stdio,
+	// a later response to a request whose reply was judged already (its
+	// Exchange holds that response alone, with Response.Answered). It
+	// does not end the request again.
 	Tail bool
 }
 
