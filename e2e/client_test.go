@@ -74,7 +74,7 @@ func TestRelayBrokenClientHTTP(t *testing.T) {
 		}
 		return h
 	}
-	post(with("MCP-Protocol-Version", "2025-06-18"), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)      // the wrong version
+	post(with("MCP-Protocol-Version", "2025-13-45"), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)      // a version that names none
 	post(map[string]string{"MCP-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`) // no session id
 	post(with("Accept", "application/json"), `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)                      // a narrow Accept
 	post(session, `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`)                                               // an id used before in the session
@@ -86,7 +86,7 @@ func TestRelayBrokenClientHTTP(t *testing.T) {
 	}
 	checkInOrder(t, lines, []string{
 		"→ #1 POST tools/list id 1", "warn CLI1005  method: the first message the relay saw is \"tools/list\", not initialize",
-		"POST notifications/initialized", "FAIL 1", `fail CLI1006  http.header.mcp-protocol-version: MCP-Protocol-Version is "2025-06-18", but the session negotiated "2025-11-25"`,
+		"POST notifications/initialized", "FAIL 1", `fail CLI1006  http.header.mcp-protocol-version: MCP-Protocol-Version is "2025-13-45", which names no MCP version; the session negotiated "2025-11-25"`,
 		"POST tools/list id 3", "fail CLI1007  http.header.mcp-session-id: Mcp-Session-Id is missing",
 		"POST tools/list id 4", "fail CLI1010  http.header.accept: Accept does not list text/event-stream",
 		"POST prompts/list id 4", "fail CLI1003  id: id 4 was used before in this session",

@@ -573,7 +573,7 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 		}
 		n++
 		if !sure && o.Method == "notifications/progress" && token.Exists() &&
-			envelope.SameID(token, gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken")) {
+			envelope.SameToken(gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken"), token) {
 			w, sure = c, true
 		}
 		if !sure && (w == nil || c.seq > w.seq) {

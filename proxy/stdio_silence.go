@@ -220,7 +220,7 @@ func (r *stdioRelay) progressLocked(o *Observation) {
 		return
 	}
 	for _, c := range r.client.list {
-		if !c.quiet && !c.oversized && envelope.SameID(token, gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken")) {
+		if !c.quiet && !c.oversized && envelope.SameToken(gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken"), token) {
 			c.deadline, c.progressed = o.Time.Add(r.lim.Timeout), true
 			r.armLocked()
 			return

@@ -827,6 +827,11 @@ func TestStdioSilence(t *testing.T) {
 			[]string{"#3 ping replied #4 messages=1", "#1 tools/call replied #6 messages=2"}},
 		{"progress", "tools/call=afterping sleep:100 progress sleep:150 progress sleep:150 ok", []string{progressCall, "sleep:20", pingLine, "sleep:700"},
 			[]string{"#2 ping replied #3 messages=1", "#1 tools/call replied #6 messages=3"}},
+		// (gjson reads the absent token as null: that progress once
+		// started the clock again, so a hang hid behind it.)
+		{"progress with a null token, for a request that offered none", "tools/call=afterping sleep:100 nullprogress sleep:100 nullprogress sleep:250 nullprogress sleep:250 nullprogress",
+			[]string{callLine, "sleep:20", pingLine, "sleep:800"},
+			[]string{"#2 ping replied #3 messages=1", "#1 tools/call messages=2 note=" + silentNote}},
 		{"progress, then silence", "tools/call=afterping sleep:100 progress", []string{progressCall, "sleep:20", pingLine, "sleep:700"},
 			[]string{"#2 ping replied #3 messages=1", "#1 tools/call messages=1 note=no response within 300ms of its last progress notification; the server answered a later request (#2), so it is alive and left this request unanswered"}},
 	}
