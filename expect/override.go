@@ -467,15 +467,21 @@ func (o *Override) apply(e *Expectation) {
 // session/reuse-after-delete and a relay's client that does the same
 // are held to it alike.
 func EndedByClient() *Override {
-	o, err := NewOverride(
+	return MustOverride(
 		Field{Key: "expect-error", Value: "must"},
 		Field{Key: "expect-status", Value: "404"},
 		Field{Key: "expect-code", Value: "any"},
 		Field{Key: "expect-id", Value: "optional"},
 		Field{Key: "expect-condition", Value: "a request in a session the client ended (T-SESS-3)"},
 	)
+}
+
+// MustOverride is NewOverride of fields the checker writes itself: an
+// error is a bug of the checker, not of any input.
+func MustOverride(fields ...Field) *Override {
+	o, err := NewOverride(fields...)
 	if err != nil {
-		panic("expect: EndedByClient: " + err.Error()) // constant fields: a bug of the checker
+		panic("expect: the checker's own override: " + err.Error())
 	}
 	return o
 }
@@ -488,7 +494,7 @@ func EndedByClient() *Override {
 // version; Build gives it where nothing else names the server's version
 // and the reply marks the server legacy. condition says which.
 func LegacyDiscover(condition string) *Override {
-	o, err := NewOverride(
+	return MustOverride(
 		Field{Key: "expect-reply", Value: "false"},
 		Field{Key: "expect-code", Value: "any"},
 		Field{Key: "expect-status", Value: "any"},
@@ -496,8 +502,4 @@ func LegacyDiscover(condition string) *Override {
 		Field{Key: "expect-ambiguity", Value: "T-COMPAT-4: a legacy server may answer server/discover with any error, or not at all"},
 		Field{Key: "expect-condition", Value: condition},
 	)
-	if err != nil {
-		panic("expect: the legacy server/discover override: " + err.Error()) // its fields are the vocabulary's own
-	}
-	return o
 }

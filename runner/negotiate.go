@@ -579,9 +579,5 @@ func (r *run) endSession(ctx context.Context) error {
 // override makes the runner's own overrides, written here as constants:
 // a line outside the vocabulary is a bug of the checker.
 func override(fields ...expect.Field) *expect.Override {
-	o, err := expect.NewOverride(fields...)
-	if err != nil {
-		panic("runner override: " + err.Error())
-	}
-	return o
+	return expect.MustOverride(fields...)
 }

@@ -1162,20 +1162,11 @@ func TestMultiplexedSilenceOnceLogged(t *testing.T) {
 	lim := transport.Limits{Timeout: timeout, Quiet: 50 * time.Millisecond}
 	read := map[string]int{} // lines the server read, by quirk
 	for _, quirk := range []string{"", "log-lines"} {
-		log := filepath.Join(t.TempDir(), "server.log")
-		t.Setenv(ignoringEnv, log)
-		t.Setenv(quirkEnv, quirk)
-		mux, tmux := stdioCorpusRun(t, lim, 8, fx)
-		evs, _ := readServerLog(t, log)
-		for _, e := range evs {
-			if e.what == "line" {
-				read[quirk]++
-			}
-		}
+		mux, tmux, n := muxLinesRead(t, lim, fx, quirk)
+		read[quirk] = n
 		if quirk == "" {
 			continue
 		}
-		t.Setenv(ignoringEnv, "1")
 		seq, tseq := stdioCorpusRun(t, lim, 1, fx)
 		if !slices.ContainsFunc(seq, func(l string) bool { return strings.HasPrefix(l, "rpc/garbage PRO1003 fail ") }) {
 			t.Fatalf("in sequence the log line was not judged with rpc/garbage; the quirk did not work:\n%s", strings.Join(seq, "\n"))
@@ -1206,20 +1197,11 @@ func TestMultiplexedLogsOfAnsweredRequests(t *testing.T) {
 	t.Setenv(slowMethodEnv, "prompts/list:150ms")
 	read := map[string]int{}
 	for _, quirk := range []string{"", "log-lines-declared"} {
-		log := filepath.Join(t.TempDir(), "server.log")
-		t.Setenv(ignoringEnv, log)
-		t.Setenv(quirkEnv, quirk)
-		mux, _ := stdioCorpusRun(t, lim, 8, fx)
-		evs, _ := readServerLog(t, log)
-		for _, e := range evs {
-			if e.what == "line" {
-				read[quirk]++
-			}
-		}
+		mux, _, n := muxLinesRead(t, lim, fx, quirk)
+		read[quirk] = n
 		if quirk == "" {
 			continue
 		}
-		t.Setenv(ignoringEnv, "1")
 		seq, _ := stdioCorpusRun(t, lim, 1, fx)
 		if !slices.Contains(seq, "prompts/list PRO1003 pass ") {
 			t.Fatalf("in sequence the log line was not judged with prompts/list; the quirk did not work:\n%s", strings.Join(seq, "\n"))
@@ -1231,6 +1213,27 @@ func TestMultiplexedLogsOfAnsweredRequests(t *testing.T) {
 	if read["log-lines-declared"] != read[""] {
 		t.Errorf("the server read %d lines when it logged, %d when it did not: fixtures were sent again for log lines judged alike wherever they land", read["log-lines-declared"], read[""])
 	}
+}
+
+// muxLinesRead runs fx multiplexed against the ignoring server with
+// quirk, and returns the rows, the time taken and the lines the server
+// read (a fixture sent again is read again). The ignoring server is
+// left set to log nowhere.
+func muxLinesRead(t *testing.T, lim transport.Limits, fx []*fixtures.Fixture, quirk string) ([]string, time.Duration, int) {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "server.log")
+	t.Setenv(ignoringEnv, log)
+	t.Setenv(quirkEnv, quirk)
+	rows, took := stdioCorpusRun(t, lim, 8, fx)
+	t.Setenv(ignoringEnv, "1")
+	evs, _ := readServerLog(t, log)
+	n := 0
+	for _, e := range evs {
+		if e.what == "line" {
+			n++
+		}
+	}
+	return rows, took, n
 }
 
 // TestMultiplexedLateIDlessReplies: a server that handles messages side
