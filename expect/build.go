@@ -125,8 +125,13 @@ const LegacyDiscoverCondition = "server/discover answered as only a legacy serve
 // or an HTTP refusal without a JSON-RPC error). Its 2026-07-28 rules
 // would be a guess about the server held as certain.
 func legacyDiscover(ex *envelope.Exchange, f *Facts) bool {
+	// Every exchange Build sees comes here: the request is parsed again
+	// only where no version is known.
+	if ex.Version != "" || f != nil && f.Version != "" || ex.Response == nil {
+		return false
+	}
 	req := envelope.Parse(ex.Request.Body)
-	if ex.Version != "" || f != nil && f.Version != "" || ex.Response == nil || req.Get("method").Str != "server/discover" {
+	if req.Get("method").Str != "server/discover" {
 		return false
 	}
 	if v, _ := requestVersion(ex, req); v != envelope.V20260728 {
