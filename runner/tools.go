@@ -321,10 +321,7 @@ func quotedList(names []string) string {
 // and whether the server marked it read-only (DESIGN, safe tool
 // probing): a report reader must know what was called.
 func (l *lane) noteProbe(fixture string, t *expect.Tool, args string) {
-	kind := args + " arguments"
-	if args == "" {
-		kind = "the fixture's own arguments"
-	}
+	kind := fixtures.ArgsPhrase(args)
 	mark := "marked readOnlyHint"
 	if !t.ReadOnly {
 		mark = "not marked readOnlyHint: only arguments a validating server surely refuses are sent"
