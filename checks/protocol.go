@@ -176,7 +176,9 @@ declarations set, not only for form:
 - In a session that negotiated 2025-03-26 using only negotiated
   capabilities and version is a SHOULD (T-V0326-5): these warn there.
 - notifications/progress names the progressToken the request gave, its
-  progress rises strictly, and none follows the response (T-PROG-1).
+  progress rises strictly, and none follows the response (T-PROG-1),
+  except a task-augmented request's answered with its task (2025-11-25):
+  the token serves the task's lifetime, so its progress goes on.
 - notifications/message in 2026-07-28 comes only for a request whose
   _meta sets logLevel, and at or above that level (T-LOG-2); in 2025-xx
   only from a server that declared the logging capability (T-LOG-1).
@@ -228,6 +230,12 @@ declaration rules are not judged.`,
 			scoped = expect.Want{Level: expect.Open, Rule: "on stdio another request may be in flight"}
 		}
 		token := x.Request.Get("params._meta.progressToken")
+		// A task-augmented request answered with its task (2025-11-25)
+		// has not completed: its progressToken MUST serve the task's
+		// whole lifetime (progress page, Behavior Requirements), so
+		// progress after that answer is the task's, not a late one.
+		taskLives := x.Version == envelope.V20251125 && respAt >= 0 && x.Request.Get("params.task").IsObject() &&
+			p.Reply.Messages[respAt].Get("result.task").IsObject()
 		progress := map[string]string{} // token → the last progress, as written
 		listen := x.Method == "subscriptions/listen" && x.Version == envelope.V20260728
 		seen := map[string]bool{} // the server's request ids (T-RPC-4)
@@ -268,7 +276,7 @@ declaration rules are not judged.`,
 				case tok.Type != gjson.String && !(tok.Type == gjson.Number && envelope.IsInteger(tok.Raw)):
 					// Whatever else is in flight, this names no request.
 					p.Failf(path+".params.progressToken", "progress notification whose progressToken is %s, want a string or an integer (T-PROG-1)", describe(tok))
-				case respAt >= 0 && i > respAt && envelope.SameToken(token, tok):
+				case respAt >= 0 && i > respAt && envelope.SameToken(token, tok) && !taskLives:
 					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
 				case envelope.SameToken(token, tok):
 				case x.Request.IsArray() && namesToken(batchTokens(x), tok):
