@@ -38,14 +38,21 @@ var DataObject = &Check{
 	Area:       AreaData,
 	Doc: `error.data is either absent or a JSON object of structured detail. A
 string, number or array under data is free-form text or an unnamed list
-that no client can read reliably. Strict contract only: the spec lets data
-be any JSON value.`,
+that no client can read reliably. A null warns: it is how many
+serializers write an absent member, and carries nothing a client could
+misread. Strict contract only: the spec lets data be any JSON value.`,
 	Run: func(p *Pass) error {
 		e, err := needError(p)
 		if err != nil {
 			return err
 		}
-		if d := e.Get("data"); d.Exists() && !d.IsObject() {
+		switch d := e.Get("data"); {
+		case d.Type == gjson.Null && d.Exists():
+			// What a serializer writes for an absent member (a Go field
+			// without omitempty, a None): it carries no detail, no prose
+			// and no echo, which is what the clause guards against.
+			p.contractWarnf("error.data", "data is null; leave it out: absent says the same to a client that reads data as an object")
+		case d.Exists() && !d.IsObject():
 			p.Failf("error.data", "data is %s, want absent or an object", envelope.Kind(d))
 		}
 		return nil

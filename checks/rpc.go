@@ -252,6 +252,14 @@ so it is checked in code.`,
 	},
 }
 
+// lostWhat says how a response's id is lost: left out or null.
+func lostWhat(id gjson.Result) string {
+	if id.Exists() {
+		return "id is null"
+	}
+	return "the response has no id"
+}
+
 var IDEcho = &Check{
 	ID:       "RPC1004",
 	Title:    "The response id echoes the request id",
@@ -276,8 +284,9 @@ absent, null or echoed exactly; a result that echoes it exactly only
 warns (PRO1001); any other id fails. When the id was readable, leaving it
 out fails: the client cannot match the reply; only warns when the
 request is no valid request object (jsonrpc not "2.0", method missing
-or not a string): JSON-RPC §5 counts an Invalid Request among the errors
-in detecting the id, and MCP excepts malformed input (AMB-1). A rejection a server can
+or not a string; or params that are an array, refused with -32600):
+JSON-RPC §5 counts an Invalid Request among the errors in detecting the
+id, and MCP excepts malformed input (AMB-1). A rejection a server can
 make on the headers alone, before reading the body (a refused Accept or
 Content-Type, a missing or unserved version header with whatever 4xx, an
 ended session, or
@@ -339,14 +348,19 @@ echoed 1, the server's reading of it).`,
 			// §6 allows a receiver that cannot hold it, under which the id
 			// is one it could not read, and such an error's id is null
 			// (JSON-RPC §5). ERR1002 warns of the reading once.
+		case lost && len(x.ID.Echo) > 0 && !isResult && x.ID.Lost.Level > expect.Open && x.Request.Get("params").IsArray() &&
+			m.Get("error.code").Int() == envelope.CodeInvalidRequest:
+			// Array params make a JSON-RPC request that MCP's request
+			// object forbids (T-RPC-13): a server that says -32600 read
+			// the message as no valid request object, and JSON-RPC §5
+			// gives such an Invalid Request a null id (AMB-1), as for
+			// params that are a string. A -32602 says it read the
+			// request, whose id it then owes.
+			p.Deviate(expect.Want{Level: expect.Open, Rule: "AMB-1"}, "id", "%s in an Invalid Request refusal of array params; JSON-RPC §5 gives an Invalid Request a null id, but this id was readable and echoing it lets the client match the error; want %s", lostWhat(got), clip(x.ID.Echo[0].Raw))
 		case lost && len(x.ID.Echo) > 0 && !isResult && initSessionRefusal(p):
 			p.Deviate(expect.Want{Level: expect.Open, Rule: idRule(x)}, "id", "id is absent or null in a refusal as a request outside a session, %s; want %s", initSessionWhy, clip(x.ID.Echo[0].Raw))
 		case lost && len(x.ID.Echo) > 0 && !isResult:
-			what := "the response has no id"
-			if got.Exists() {
-				what = "id is null"
-			}
-			p.Deviate(x.ID.Lost, "id", "%s; want %s", what, clip(x.ID.Echo[0].Raw))
+			p.Deviate(x.ID.Lost, "id", "%s; want %s", lostWhat(got), clip(x.ID.Echo[0].Raw))
 		case x.Request.TooDeep && len(x.ID.Echo) == 0 && (!lost || isResult):
 			// The checker's own depth limit left the request unread, its
 			// id with it: which id is right is not known (DESIGN: its
