@@ -512,6 +512,23 @@ func variantString(s string, variant int) string {
 	return s + strconv.Itoa(variant)
 }
 
+// onStep rounds v, a multiple of step reached in float64, to step's own
+// decimal places: 3 × 0.1 is 0.30000000000000004 in binary, which a
+// validator reading the JSON as a decimal (as JSON Schema does) finds no
+// multiple of 0.1.
+func onStep(v, step float64) float64 {
+	f := strconv.FormatFloat(step, 'f', -1, 64)
+	i := strings.IndexByte(f, '.')
+	if i < 0 {
+		return v
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'f', len(f)-i-1, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
 func numberValue(s map[string]any, integer bool, variant int) (any, error) {
 	lo, hi := math.Inf(-1), math.Inf(1)
 	loOpen, hiOpen := false, false
@@ -547,7 +564,7 @@ func numberValue(s map[string]any, integer bool, variant int) (any, error) {
 		if !inside(v) {
 			v += step
 		}
-		v += float64(variant) * step
+		v = onStep(v+float64(variant)*step, step)
 	case inside(0) && variant == 0:
 		v = 0
 	case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
