@@ -687,7 +687,40 @@ func (x *httpExchange) take(p []byte) {
 		// Past its answer a stream is read on only up to the byte bound,
 		// as check reads it: the events whole by then are the exchange's.
 		x.settleLocked()
+	} else if x.text > c.lim.MaxBytes && x.judgingStream() {
+		// Past the byte bound before its answer, as check's transport
+		// stops reading one (the events whole within it were taken in
+		// above, and none answered).
+		if ev, ok := x.truncateLocked(x.tooLarge()); ok {
+			c.q.put(ev)
+		}
 	}
+}
+
+// judgingStream: x is a POST's exchange whose stream is still read for
+// its judgement, not yet paired nor frozen (judged as silent).
+func (x *httpExchange) judgingStream() bool {
+	return x.ex != nil && x.stream && !x.paired && !x.frozen() && x.req.HTTP.Method == http.MethodPost
+}
+
+// truncateLocked pairs a POST's exchange whose stream met a bound of
+// check's transport before its answer: the reply read is not whole
+// (Response.Truncated), and failure names the bound in check's words,
+// so the checks say "could not judge", as they do in check, never that
+// the server left the request unanswered.
+func (x *httpExchange) truncateLocked(failure string) (event, bool) {
+	x.reply.Truncated = true
+	return x.pairLocked(failure, nil)
+}
+
+// tooLarge is the failure of a stream past the byte bound before its
+// answer, as check's transport words it: of its decoded text when it
+// was coded.
+func (x *httpExchange) tooLarge() string {
+	if x.inf != nil {
+		return (&envelope.CodingError{Coding: x.coding, Max: x.h.c.lim.MaxBytes, Err: envelope.ErrDecodedTooLarge}).Error()
+	}
+	return fmt.Sprintf("reply exceeds %d bytes", x.h.c.lim.MaxBytes)
 }
 
 // settleLocked pairs an exchange whose answer came with what came of
@@ -725,13 +758,24 @@ func (x *httpExchange) eventLocked(f frame) {
 		f = t.joinLocked(f)
 	}
 	t.whole = f.end
-	if t.answer != nil && !t.paired {
-		if f.end > c.lim.MaxBytes || t.window >= maxEvents {
-			// The look past the answer ends at a bound, before this event.
-			t.settleLocked()
-		} else {
-			t.cut, t.window = f.end, t.window+1
+	switch {
+	case !t.judgingStream():
+	case f.end > c.lim.MaxBytes && t.answer != nil:
+		// The look past the answer ends at the byte bound, before this
+		// event.
+		t.settleLocked()
+	case f.end > c.lim.MaxBytes:
+		// The stream passed the byte bound before its answer, as check's
+		// transport reads it: this event is beyond what it reads.
+		if ev, ok := t.truncateLocked(t.tooLarge()); ok {
+			c.q.put(ev)
 		}
+	case t.answer != nil && t.window >= maxEvents:
+		// The look past the answer ends at its event bound, before this
+		// event.
+		t.settleLocked()
+	case t.answer != nil:
+		t.cut, t.window = f.end, t.window+1
 	}
 	data := eventData(f)
 	if data == nil {
@@ -791,14 +835,11 @@ func (x *httpExchange) keepLocked(o *Observation, f frame, data []byte) []event 
 	if !answers {
 		return nil
 	}
-	if x.text > c.lim.MaxBytes || o.Oversized || x.req.Oversized {
-		// Not to be judged: nothing to wait for.
-		failure := ""
-		if x.text > c.lim.MaxBytes {
-			// The recorded stream text was cut before its answer.
-			failure = "the stream exceeded the byte bound before its answer: relayed, not judged"
-		}
-		if ev, ok := x.pairLocked(failure, o); ok {
+	if o.Oversized || x.req.Oversized {
+		// Not to be judged: nothing to wait for. (An answer that ends
+		// past the byte bound never comes here: the stream was
+		// truncated before it, see eventLocked.)
+		if ev, ok := x.pairLocked("", o); ok {
 			return []event{ev}
 		}
 		return nil
