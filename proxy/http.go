@@ -383,11 +383,13 @@ type httpExchange struct {
 	// the stream ends, Limits.Quiet passes (quiet), or a bound is met,
 	// and what comes meanwhile is judged with the exchange. cut is where
 	// the last event taken in ends in the stream's text, the body's end
-	// once paired; window counts the events taken in after the answer.
-	answer *Observation
-	quiet  *time.Timer
-	cut    int64
-	window int
+	// once paired. counted is the events of a POST's stream taken in, as
+	// check's transport counts them (see eventIDLocked; a resumed stream's
+	// count on), against transport.DefaultMaxEvents.
+	answer  *Observation
+	quiet   *time.Timer
+	cut     int64
+	counted int
 	// tail counts the messages of a GET stream judged after its head,
 	// their events and bytes; tailFull: the bound was met.
 	tail      int
@@ -416,12 +418,6 @@ type httpExchange struct {
 	resumes          *httpExchange
 	joined           int
 }
-
-// maxEvents bounds the events of a stream judged: those a POST's stream
-// carries past its answer, and the messages of a GET stream. It is the
-// number of events check's transport reads of one stream
-// (transport.DefaultMaxEvents).
-const maxEvents = 1000
 
 // begin observes the client's request and opens its exchange.
 func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
@@ -749,7 +745,7 @@ func (x *httpExchange) quietEnd() {
 // eventLocked observes one SSE event.
 func (x *httpExchange) eventLocked(f frame) {
 	c := x.h.c
-	x.eventIDLocked(f)
+	counts := x.eventIDLocked(f)
 	// t is the exchange the event is taken into: x, or the POST whose
 	// stream x (a GET with Last-Event-ID) resumes.
 	t := x
@@ -758,6 +754,9 @@ func (x *httpExchange) eventLocked(f frame) {
 		f = t.joinLocked(f)
 	}
 	t.whole = f.end
+	// last: the event is the last check's transport reads of the stream,
+	// its event bound met; the exchange is paired once it is taken in.
+	var last bool
 	switch {
 	case !t.judgingStream():
 	case f.end > c.lim.MaxBytes && t.answer != nil:
@@ -770,16 +769,22 @@ func (x *httpExchange) eventLocked(f frame) {
 		if ev, ok := t.truncateLocked(t.tooLarge()); ok {
 			c.q.put(ev)
 		}
-	case t.answer != nil && t.window >= maxEvents:
-		// The look past the answer ends at its event bound, before this
-		// event.
-		t.settleLocked()
-	case t.answer != nil:
-		t.cut, t.window = f.end, t.window+1
+	default:
+		if t.answer != nil {
+			t.cut = f.end
+		}
+		if counts {
+			t.counted++
+			last = t.counted >= transport.DefaultMaxEvents
+		}
 	}
 	data := eventData(f)
 	if data == nil {
-		return // a comment or a bare id: no message
+		// A comment or a bare id: no message.
+		if last {
+			t.boundLocked()
+		}
+		return
 	}
 	x.events++
 	o := c.observeLocked(ServerToClient, data, f.size, f.oversized)
@@ -820,6 +825,27 @@ func (x *httpExchange) eventLocked(f frame) {
 		}
 	}
 	c.q.put(evs...)
+	if last {
+		t.boundLocked()
+	}
+}
+
+// boundLocked pairs a POST's exchange whose stream reached the event
+// bound of check's transport (transport.DefaultMaxEvents), the events
+// up to it taken in: with its answer, if one came among them (the look
+// past it ends there), else as not whole, as check's transport stops
+// reading it ("could not judge").
+func (x *httpExchange) boundLocked() {
+	if !x.judgingStream() {
+		return
+	}
+	if x.answer != nil {
+		x.settleLocked()
+		return
+	}
+	if ev, ok := x.truncateLocked(fmt.Sprintf("no response in the first %d events", x.counted)); ok {
+		x.h.c.q.put(ev)
+	}
 }
 
 // keepLocked takes a message of a stream not yet paired into its
@@ -863,7 +889,8 @@ func (x *httpExchange) keepLocked(o *Observation, f frame, data []byte) []event 
 // messages are judged as they come. Notifications, requests and, on a
 // stream not resumed, responses are judged (responses on a resumed stream
 // answer another exchange); at
-// most maxEvents of them, and Limits.MaxBytes of their text, per stream.
+// most transport.DefaultMaxEvents of them (the events check's transport
+// reads of one stream), and Limits.MaxBytes of their text, per stream.
 func (x *httpExchange) tailLocked(o *Observation, f frame, data []byte) (event, bool) {
 	c := x.h.c
 	resumed := x.ex.Request.Header.Get("Last-Event-ID") != ""
@@ -874,10 +901,10 @@ func (x *httpExchange) tailLocked(o *Observation, f frame, data []byte) (event, 
 		// or no JSON, breaks T-RPC-1 and is judged too.)
 		return event{}, false
 	}
-	if x.tail >= maxEvents || x.tailBytes+int64(len(f.raw)) > c.lim.MaxBytes {
+	if x.tail >= transport.DefaultMaxEvents || x.tailBytes+int64(len(f.raw)) > c.lim.MaxBytes {
 		if !x.tailFull {
 			x.tailFull = true
-			o.Note = fmt.Sprintf("the stream's messages judged reached the bound (%d bytes, %d events): this one and later ones are observed, not judged", c.lim.MaxBytes, maxEvents)
+			o.Note = fmt.Sprintf("the stream's messages judged reached the bound (%d bytes, %d events): this one and later ones are observed, not judged", c.lim.MaxBytes, transport.DefaultMaxEvents)
 		}
 		return event{}, false
 	}

@@ -20,15 +20,19 @@ import (
 // exchange. Unresumed, it is judged as the stream ended (RPC1006 warns).
 
 // eventIDLocked keeps the last event id of the stream (an empty id
-// resets it, as the SSE spec says).
-func (x *httpExchange) eventIDLocked(f frame) {
+// resets it, as the SSE spec says). It reports whether the frame is an
+// event as check's transport counts one against its event bound: one
+// with a field (data, id, event, retry), not a comment alone; one over
+// the byte bound counts, though it is past that bound anyway.
+func (x *httpExchange) eventIDLocked(f frame) bool {
 	if f.oversized {
-		return
+		return true
 	}
 	ev, err := envelope.NewSSEReader(bytes.NewReader(f.raw), len(f.raw)+1).Next()
 	if err == nil && ev.IDSet {
 		x.lastID = ev.ID
 	}
+	return err == nil
 }
 
 // holdLocked holds a POST's stream that ended without the response after

@@ -46,21 +46,26 @@ func writeEvents(w http.ResponseWriter, n int, event string) {
 
 // TestHTTPStreamBoundsAsCheck: a POST's stream is judged within the
 // bounds check's transport reads it in, and the relay says so as check
-// does. A stream whose text passes Limits.MaxBytes before its response
-// is not judged: Response.Truncated, and check's failure, an error
-// ("could not judge"). Each twin under the bound is judged as check
-// judges it. Past the response, the look ends at the same bound, and a
-// response that comes after it ends is neither judged nor makes the
-// first judged again. Each case runs the same server through the relay
-// and through check's transport, and the two must agree. Before, a
-// stream past the byte bound with no response failed RPC1006 (or, held
-// open, waited for the relay to stop), one with its response was an
-// error in words of the relay's own, and the bound was met by the chunk
-// read, not the event: a response whole within it, read with bytes past
-// it, was not judged.
+// does. A stream whose text passes Limits.MaxBytes, or that carries
+// transport.DefaultMaxEvents events (messages or not), before its
+// response is not judged: Response.Truncated, and check's failure, an
+// error ("could not judge"). Each twin under the bound is judged as
+// check judges it. Past the response, the look ends at the same bounds,
+// and a response that comes after it ends is neither judged nor makes
+// the first judged again. Each case runs the same server through the
+// relay and through check's transport, and the two must agree. Before,
+// a stream past the byte bound with no response failed RPC1006 (or,
+// held open, waited for the relay to stop), one with its response was
+// an error in words of the relay's own, and the bound was met by the
+// chunk read, not the event: a response whole within it, read with
+// bytes past it, was not judged. The events were counted only past the
+// response, from there on: a response after the 1000th event was
+// judged, 1000 events without one failed RPC1006, and the look past a
+// response took 1000 events more.
 func TestHTTPStreamBoundsAsCheck(t *testing.T) {
 	const bound = 16 << 10
 	note := "event: message\ndata: " + logMessage("info") + "\n\n"
+	other := "event: other\ndata: {}\n\n" // an event, no message: counted all the same
 	answer := "data: " + callResult + "\n\n"
 	flood := 2 * bound / len(note) // that many notes pass the byte bound
 	tests := []struct {
@@ -117,6 +122,43 @@ func TestHTTPStreamBoundsAsCheck(t *testing.T) {
 				writeEvents(w, flood, note)
 			},
 			want: boundJudged{Messages: 1 + (bound-len(answer))/len(note)}},
+		{name: "1000 events before the response", maxBytes: 1 << 20,
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				writeEvents(w, transport.DefaultMaxEvents, note)
+				writeEvents(w, 1, answer)
+			},
+			want: boundJudged{Truncated: true, Failure: "no response in the first 1000 events", Messages: 1000}},
+		{name: "1000 events and no response", maxBytes: 1 << 20,
+			serve: func(w http.ResponseWriter, r *http.Request) { writeEvents(w, transport.DefaultMaxEvents, note) },
+			want:  boundJudged{Truncated: true, Failure: "no response in the first 1000 events", Messages: 1000}},
+		{name: "1000 events, half of them no message, before the response", maxBytes: 1 << 20,
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				for range transport.DefaultMaxEvents / 2 {
+					writeEvents(w, 1, note)
+					writeEvents(w, 1, other)
+				}
+				writeEvents(w, 1, answer)
+			},
+			want: boundJudged{Truncated: true, Failure: "no response in the first 1000 events", Messages: 500}},
+		{name: "1000 comments, then the response", maxBytes: 1 << 20,
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				writeEvents(w, transport.DefaultMaxEvents, ": keep-alive\n\n") // no event: not counted
+				writeEvents(w, 1, answer)
+			},
+			want: boundJudged{Messages: 1}},
+		{name: "the response the 1000th event", maxBytes: 1 << 20,
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				writeEvents(w, transport.DefaultMaxEvents-1, note)
+				writeEvents(w, 1, answer)
+				writeEvents(w, 1, note)
+			},
+			want: boundJudged{Messages: 1000}},
+		{name: "the response, then more than 1000 events", maxBytes: 1 << 20,
+			serve: func(w http.ResponseWriter, r *http.Request) {
+				writeEvents(w, 1, answer)
+				writeEvents(w, transport.DefaultMaxEvents+100, note)
+			},
+			want: boundJudged{Messages: 1000}},
 		{name: "a second and a third response within the look",
 			serve: func(w http.ResponseWriter, r *http.Request) { writeEvents(w, 3, answer) },
 			want:  boundJudged{Messages: 3}},
