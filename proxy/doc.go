@@ -18,9 +18,12 @@
 // Over HTTP a POST answered with an event stream is judged as check
 // judges it: the stream is read on past its response until it ends, or
 // Limits.Quiet after the response, or a bound (Limits.MaxBytes of text,
-// 1000 events), and what came meanwhile (progress, a second response)
-// is judged with the exchange; the Pair comes then, and the response's
-// Observation says so (Later). Its Response records how the stream
+// transport.DefaultMaxEvents events from the stream's start), and what
+// came meanwhile (progress, a second response) is judged with the
+// exchange; the Pair comes then, and the response's Observation says so
+// (Later). A stream that meets a bound before its response is paired
+// there, Response.Truncated, with check's failure: not judged, as check
+// does not judge it. Its Response records how the stream
 // ended as check's transport does: Ended when the server closed it and
 // it was read to its end (for a stream the client resumed, the last
 // GET's stream), HeldOpen when Limits.Quiet passed first. A GET stream's exchange is paired at its

@@ -119,8 +119,9 @@ type Pair struct {
 	// server's requests, Request.Body is the request message and
 	// Response.Messages the answer (nil Response: none came). Headers
 	// hold "<redacted>" for secrets. Failure says why no reply completed
-	// it; Response.Truncated that it exceeded the byte bound and is not
-	// to be judged.
+	// it; Response.Truncated that it exceeded the byte bound, or that a
+	// POST's stream met check's event bound before its response, and is
+	// not to be judged.
 	Exchange *envelope.Exchange
 	Method   string // the request's JSON-RPC method, if readable
 	Sent     time.Time
