@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
@@ -53,12 +54,14 @@ type clientPass struct {
 	method string
 	// version in force, and how it is known ("" when nothing says).
 	version, how string
+	// notMCP: an HTTP request that is no MCP request (notMCPRequest).
+	notMCP bool
 }
 
 type clientKind uint8
 
 const (
-	kindNone         clientKind = iota // no message: an HTTP GET or DELETE
+	kindNone         clientKind = iota // no message: an HTTP GET or DELETE (or OPTIONS, HEAD)
 	kindRequest                        // method and id
 	kindNotification                   // method, no id
 	kindResponse                       // no method; an id, result or error
@@ -91,7 +94,8 @@ func readClient(in *ClientInput) *clientPass {
 		cp.view = &ClientView{c: newConversation(false), transport: in.Message.Transport}
 	}
 	m := in.Message
-	if len(m.Body) == 0 && m.Transport == envelope.HTTP && m.HTTPMethod != "" && m.HTTPMethod != "POST" {
+	cp.notMCP = notMCPRequest(m)
+	if cp.notMCP || len(m.Body) == 0 && m.Transport == envelope.HTTP && m.HTTPMethod != "" && m.HTTPMethod != "POST" {
 		cp.kind = kindNone
 	} else {
 		cp.msg = envelope.Parse(m.Body)
@@ -157,6 +161,16 @@ func (cp *clientPass) inferVersion() (string, string) {
 	return "", ""
 }
 
+// notMCPRequest: an HTTP request the MCP transport does not define, sent
+// to the MCP endpoint: a CORS preflight (OPTIONS), which the browser
+// makes itself and on which the Fetch standard lets no custom header go
+// (Mcp-Session-Id and MCP-Protocol-Version are only named in its
+// Access-Control-Request-Headers), or a HEAD. The client's requests the
+// transport binds are its POSTs, GETs and DELETEs.
+func notMCPRequest(m *ClientMessage) bool {
+	return m.Transport == envelope.HTTP && (m.HTTPMethod == http.MethodOptions || m.HTTPMethod == http.MethodHead)
+}
+
 // legacy: the message is judged under the 2025 versions' rules (a
 // handshake, sessions): its version is one of them, or nothing says
 // otherwise.
@@ -168,6 +182,9 @@ func needClient(p *Pass) (*clientPass, error) {
 	if p.client == nil {
 		return nil, skipNotClient
 	}
+	if p.client.notMCP {
+		return nil, skipNotMCP
+	}
 	return p.client, nil
 }
 
@@ -175,6 +192,7 @@ func needClient(p *Pass) (*clientPass, error) {
 var (
 	skipNotClient   error = SkipError("judges the client's messages (proxy, wrap)")
 	skipNoMessage         = SkipError("no JSON-RPC message (an HTTP GET or DELETE)")
+	skipNotMCP            = SkipError("no MCP request: an HTTP OPTIONS (a CORS preflight, whose headers the browser sets) or HEAD")
 	skipNotRequest        = SkipError("not a request")
 	skipNotHTTP           = SkipError("not Streamable HTTP")
 	skipModern            = SkipError("2026-07-28 has no handshake nor sessions")

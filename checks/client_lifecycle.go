@@ -116,7 +116,9 @@ names an MCP version; which one is not judged. A session that negotiated
 2025-03-26, before the header existed, is not judged (T-V0326-2). On an
 initialize the header is not regulated; one naming another version than
 the body asks for (a dual-era client's 2026-07-28) warns, as a server may
-route the request by it.`,
+route the request by it. An OPTIONS (a browser's CORS preflight, which
+may carry no custom header) or a HEAD is no MCP request: no client check
+judges it.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -186,7 +188,9 @@ without it fails, unless the server also answered an initialize without a
 session id (the request may belong to that sessionless one). A session id
 the relay never saw issued is not judged (it started mid-session); one the
 client itself ended with a DELETE warns, as the server may only answer 404
-(T-SESS-3). 2026-07-28 has no sessions.`,
+(T-SESS-3). An OPTIONS (a browser's CORS preflight, which may carry no
+custom header) or a HEAD is no MCP request and is not judged. 2026-07-28
+has no sessions.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {

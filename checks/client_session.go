@@ -107,6 +107,9 @@ type ClientTracker struct {
 	sessionlessInits    int
 	// sessionlessNotified: one of them sent notifications/initialized.
 	sessionlessNotified bool
+	// notMCP are the Seqs of HTTP requests that are no MCP requests
+	// (OPTIONS, HEAD) still open: they belong to no conversation.
+	notMCP map[uint64]bool
 }
 
 // NewClientTracker returns a tracker that has seen nothing.
@@ -433,6 +436,20 @@ func (t *ClientTracker) conversationOf(seq uint64) *conversation {
 
 // Client takes in a message the client sent, after it was judged.
 func (t *ClientTracker) Client(m *ClientMessage) {
+	if notMCPRequest(m) {
+		// A CORS preflight or a HEAD: no message of any session.
+		if len(t.notMCP) >= maxOpen {
+			for seq := range t.notMCP {
+				delete(t.notMCP, seq)
+				break
+			}
+		}
+		if t.notMCP == nil {
+			t.notMCP = map[uint64]bool{}
+		}
+		t.notMCP[m.Seq] = true
+		return
+	}
 	c, _ := t.lookup(m, true)
 	if m.Transport == envelope.HTTP {
 		t.remember(m.Seq, c, m.HTTPMethod == http.MethodGet)
@@ -579,6 +596,10 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 
 // Close takes in the end of a client request's exchange.
 func (t *ClientTracker) Close(e *Closed) {
+	if t.notMCP[e.Request] {
+		delete(t.notMCP, e.Request)
+		return
+	}
 	c := t.conversationOf(e.Request)
 	if c == nil {
 		return

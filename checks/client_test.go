@@ -31,7 +31,8 @@ import (
 //	               schema: off (no schema validation)
 //	-- traffic --  one event a line, numbered by its place in the order:
 //	   #N > [METHOD] [Name: value]… [-Name]… [+Name: value]… BODY
-//	               a client message (HTTP: METHOD defaults to POST; the
+//	               a client message (HTTP: METHOD, one of GET, DELETE,
+//	               POST, OPTIONS, HEAD, defaults to POST; the
 //	               brackets set, drop or add a field line to headers;
 //	               BODY may be empty)
 //	   #N < #M [status=S] [session=ID] BODY
@@ -180,7 +181,7 @@ func (cc *clientCase) parseEvent(line string) (clientEvent, error) {
 		cm := &checks.ClientMessage{Seq: seq, Transport: cc.transport}
 		if cc.transport == envelope.HTTP {
 			cm.HTTPMethod, cm.Header = http.MethodPost, cc.headers.Clone()
-			for _, verb := range []string{http.MethodGet, http.MethodDelete, http.MethodPost} {
+			for _, verb := range []string{http.MethodGet, http.MethodDelete, http.MethodPost, http.MethodOptions, http.MethodHead} {
 				if r, ok := strings.CutPrefix(rest, verb+" "); ok || rest == verb {
 					cm.HTTPMethod, rest = verb, r
 					break
