@@ -142,7 +142,11 @@ spelling). The relay follows the session: on stdio, the wrapped
 server's whole life; on Streamable HTTP, the Mcp-Session-Id the server
 issued. Where it cannot tell clients apart (stateless 2026-07-28 HTTP, or a
 server that issued no session id) an id in flight twice warns, as it may be
-two clients', and reuse after the answer is not judged. What the relay did
+two clients', and reuse after the answer is not judged. A request the HTTP
+layer refused (a status other than 2xx with no JSON-RPC response to it: a
+401, a 403 insufficient_scope, a 413 or 429; an error with a null id)
+never entered the session, so its id is free: the TypeScript SDK re-sends
+the same message once it has refreshed its token. What the relay did
 not see (it started mid-session, or its output fell behind and messages
 were dropped) is not judged either.`,
 	Run: func(p *Pass) error {

@@ -621,6 +621,13 @@ func (t *ClientTracker) Close(e *Closed) {
 		if c.inFlight[key]--; c.inFlight[key] <= 0 {
 			delete(c.inFlight, key)
 		}
+		if refusedAtHTTP(e) {
+			// It never entered the session: its id was not used in it,
+			// and the client may send it again (the TypeScript SDK
+			// re-sends the same message once it has refreshed its
+			// token after a 401, or stepped up its scope after a 403).
+			c.forget(e.Request, key)
+		}
 	}
 	if nc, ok := t.reinits[e.Request]; ok {
 		delete(t.reinits, e.Request)
@@ -645,7 +652,7 @@ func (t *ClientTracker) Close(e *Closed) {
 			// unanswered: nothing was negotiated, and the client's next
 			// initialize, with capabilities of its own, is the one that
 			// counts.
-			if c.initKey != "" && len(c.refusedInit) < maxUsedIDs {
+			if c.initKey != "" && !refusedAtHTTP(e) && len(c.refusedInit) < maxUsedIDs {
 				if c.refusedInit == nil {
 					c.refusedInit = map[string]bool{}
 				}
@@ -678,6 +685,35 @@ func (t *ClientTracker) Close(e *Closed) {
 				}
 			}
 		}
+	}
+}
+
+// refusedAtHTTP: the exchange ended with a status that is not 2xx and no
+// JSON-RPC response to the request (no body, a body that is none, such as
+// an OAuth error, or a JSON-RPC error whose id is absent or null): the
+// HTTP layer refused the request before any MCP code took it (a 401, a
+// 403 insufficient_scope, a 407, 413 or 429, a transport-level
+// rejection). A status of 0 (stdio) is no refusal.
+func refusedAtHTTP(e *Closed) bool {
+	if e.Status == 0 || e.Status/100 == 2 {
+		return false
+	}
+	if !gjson.ValidBytes(e.Answer) {
+		return true
+	}
+	a := gjson.ParseBytes(e.Answer)
+	id := a.Get("id")
+	answered := a.IsObject() && (a.Get("result").Exists() || a.Get("error").Exists()) && id.Exists() && id.Type != gjson.Null
+	return !answered
+}
+
+// forget takes back the use of key by request seq, which never entered
+// the session (the HTTP layer refused it): its id is free. (An initialize
+// the server refused with a JSON-RPC error was read by MCP code: whether
+// its id belongs to the session that follows is open, refusedInit.)
+func (c *conversation) forget(seq uint64, key string) {
+	if first, ok := c.used[key]; ok && first == seq {
+		delete(c.used, key)
 	}
 }
 
