@@ -188,9 +188,13 @@ without it fails, unless the server also answered an initialize without a
 session id (the request may belong to that sessionless one). A session id
 the relay never saw issued is not judged (it started mid-session); one the
 client itself ended with a DELETE warns, as the server may only answer 404
-(T-SESS-3). An OPTIONS (a browser's CORS preflight, which may carry no
-custom header) or a HEAD is no MCP request and is not judged. 2026-07-28
-has no sessions.`,
+(T-SESS-3). While a new session's initialize awaits its answer (a
+re-initialize after a 404, a second client) that session has no id yet: a
+ping or an answer to the server without a session id then is not judged,
+and another message without one warns, as it may be the new session's
+(CLI1005 judges its order) or another session's that lacks its id. An
+OPTIONS (a browser's CORS preflight, which may carry no custom header) or
+a HEAD is no MCP request and is not judged. 2026-07-28 has no sessions.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -227,6 +231,15 @@ has no sessions.`,
 			return Skip("the server issued no session id")
 		case v.sessionless:
 			return Skip("an initialize was also answered without a session id: the request may belong to that session")
+		case v.handshake && (cp.kind == kindResponse || cp.kind == kindRequest && cp.method == "ping"):
+			// A new session's handshake is under way (a re-initialize
+			// after a 404, another client): until its answer it has no
+			// id to send, and a ping, or an answer to the server's
+			// request, is what a handshake allows (T-LIFE-1).
+			return Skip("a ping or an answer while a new session's initialize awaits its answer: that session has no id yet")
+		case v.handshake:
+			p.Warnf(path, "Mcp-Session-Id is missing while an initialize (%s) awaits its answer: the message may be that new session's, which has no id yet (CLI1005 judges its order), or one of %s's, which lacks its id (T-SESS-2)", seqText(v.c.initSeq), sessionList(quoteAll(v.issued)))
+			return nil
 		}
 		p.Failf(path, "Mcp-Session-Id is missing; the server issued %s, which the client sends on every later request (T-SESS-1, T-SESS-2)", sessionList(quoteAll(v.issued)))
 		return nil

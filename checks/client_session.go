@@ -204,6 +204,9 @@ type ClientView struct {
 	sessionlessInits    int
 	// sessionlessNotified: one of them sent notifications/initialized.
 	sessionlessNotified bool
+	// handshake: the message, without a session id, falls in an HTTP
+	// initialize not yet answered (the new session has no id yet).
+	handshake bool
 }
 
 // View returns what the traffic before m showed. It changes nothing: call
@@ -211,7 +214,8 @@ type ClientView struct {
 func (t *ClientTracker) View(m *ClientMessage) *ClientView {
 	c, unknown := t.lookup(m, false)
 	v := &ClientView{c: c, transport: m.Transport, unknownSession: unknown,
-		issued: t.issued, sessionless: t.sessionless != nil, sessionlessVersions: t.sessionlessVersions, sessionlessInits: t.sessionlessInits, sessionlessNotified: t.sessionlessNotified}
+		issued: t.issued, sessionless: t.sessionless != nil, sessionlessVersions: t.sessionlessVersions, sessionlessInits: t.sessionlessInits, sessionlessNotified: t.sessionlessNotified,
+		handshake: c != nil && c == t.initializing}
 	if m.Transport == envelope.HTTP {
 		v.headerSession = envelope.HeaderGet(m.Header, "Mcp-Session-Id")
 	}
