@@ -148,7 +148,12 @@ layer refused (a status other than 2xx with no JSON-RPC response to it: a
 never entered the session, so its id is free: the TypeScript SDK re-sends
 the same message once it has refreshed its token. What the relay did
 not see (it started mid-session, or its output fell behind and messages
-were dropped) is not judged either.`,
+were dropped) is not judged either. The id of a 2026-07-28 probe
+(server/discover) sent before a 2025 session's initialize, by a dual-era
+client that then fell back, warns when reused, answered or not (the
+2026-07-28 backward compatibility rules let silence mark a server legacy,
+and the probe is abandoned): whether the probe belongs to the session is
+open.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -165,6 +170,15 @@ were dropped) is not judged either.`,
 		c := cp.view.c
 		if c.lost {
 			return skipLost
+		}
+		if c.inFlight[key] > 0 && c.probed[key] && c.initSeq == 0 && cp.legacy() && c.inFlight[key] == 1 {
+			// The id of a 2026-07-28 probe (server/discover) the server
+			// left unanswered, reused by the client that fell back to a
+			// 2025 session: silence marks the server legacy (2026-07-28
+			// backward compatibility) and the probe is abandoned, so this is open as for an
+			// answered probe's id.
+			p.Warnf("id", "id %s is that of a 2026-07-28 request sent before this session's initialize (%s) and left unanswered; a client that falls back on silence abandons it, and whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(c.used[key]))
+			return nil
 		}
 		if c.inFlight[key] > 0 {
 			var first uint64

@@ -495,6 +495,19 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 				c.probed[key] = true
 			}
 		}
+		if method.Str == "initialize" && c.initSeq == 0 && len(c.probed) > 0 {
+			// A dual-era client falls back to a 2025 session: a probe
+			// still unanswered is abandoned (silence marks the server
+			// legacy, T-COMPAT-4), no longer a request in flight.
+			for seq, k := range c.open {
+				if seq != m.Seq && c.probed[k] {
+					delete(c.open, seq)
+					if c.inFlight[k]--; c.inFlight[k] <= 0 {
+						delete(c.inFlight, k)
+					}
+				}
+			}
+		}
 		if _, pending := c.open[c.initSeq]; method.Str == "initialize" && (c.initSeq == 0 || !c.initDone && pending && c.initSeq != m.Seq) {
 			// (An initialize sent again while the first still awaits its
 			// answer, one the server may never give: the newer one is the
