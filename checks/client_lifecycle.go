@@ -31,7 +31,8 @@ server and sees the whole session. A client never cancels its initialize
 request (2025 cancellation: initialize MUST NOT be cancelled by clients).
 A second initialize in a session warns; over HTTP, one that still carries
 the old session's id and is answered with a new session id begins that
-session, which is judged from its start. 2026-07-28 has no handshake.`,
+session, which is judged from its start (one sent after the server
+answered 404 on that session is CLI1007's, which fails it). 2026-07-28 has no handshake.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -60,6 +61,9 @@ session, which is judged from its start. 2026-07-28 has no handshake.`,
 			return Skip("it lacks the session id (see CLI1007): which session it belongs to is unknown")
 		}
 		if cp.method == "initialize" && cp.kind == kindRequest {
+			if c.initSeq != 0 && c.sessionID != "" && cp.view.headerSession == c.sessionID && c.gone != 0 {
+				return nil // after a 404 on that session: CLI1007 fails it
+			}
 			if c.initSeq != 0 && c.sessionID != "" && cp.view.headerSession == c.sessionID {
 				// (The server may answer it with a new session: then that
 				// session begins here, and is judged as one.)
@@ -188,7 +192,12 @@ without it fails, unless the server also answered an initialize without a
 session id (the request may belong to that sessionless one). A session id
 the relay never saw issued is not judged (it started mid-session); one the
 client itself ended with a DELETE warns, as the server may only answer 404
-(T-SESS-3). While a new session's initialize awaits its answer (a
+(T-SESS-3). Once the server answered 404 to a request carrying the
+session's id, the session is gone and the client MUST start a new one with
+an initialize without a session id (transports, Session Management): an
+initialize that still carries the dead id fails; another request carrying
+it warns, as it may have been sent before the client read the 404. While
+a new session's initialize awaits its answer (a
 re-initialize after a 404, a second client) that session has no id yet: a
 ping or an answer to the server without a session id then is not judged,
 and another message without one warns, as it may be the new session's
@@ -206,11 +215,14 @@ a HEAD is no MCP request and is not judged. 2026-07-28 has no sessions.`,
 		if !cp.legacy() {
 			return skipModern
 		}
-		if cp.method == "initialize" && cp.kind == kindRequest {
-			return nil // a new session begins
-		}
 		const path = "http.header.mcp-session-id"
 		v := cp.view
+		if cp.method == "initialize" && cp.kind == kindRequest {
+			if sid := v.headerSession; sid != "" && !v.unknownSession && v.c.gone != 0 && v.c.sessionID == sid {
+				p.Failf(path, "the initialize carries Mcp-Session-Id %s, though the server answered %s in that session with 404; after a 404 the client starts a new session with an initialize without a session id (transports, Session Management; T-SESS-3)", Quote(sid, quoteN), seqText(v.c.gone))
+			}
+			return nil // a new session begins
+		}
 		if all := envelope.HeaderValues(cp.in.Message.Header, "Mcp-Session-Id"); len(all) > 1 {
 			// Two field lines are one list (RFC 9110 §5.3): no session id.
 			joined, _ := envelope.HeaderJoined(cp.in.Message.Header, "Mcp-Session-Id")
@@ -223,6 +235,10 @@ a HEAD is no MCP request and is not judged. 2026-07-28 has no sessions.`,
 				return Skipf("the relay did not see the server issue session %s", Quote(sid, quoteN))
 			case v.c.ended != 0:
 				p.Warnf(path, "the client ended session %s with DELETE (%s) and still uses it; it starts a new session with initialize instead (T-SESS-3)", Quote(sid, quoteN), seqText(v.c.ended))
+			case v.c.gone != 0:
+				// Sent after the relay saw the 404, but perhaps before
+				// the client read it (requests run concurrently).
+				p.Warnf(path, "the server answered %s in session %s with 404, so the session is gone, and the client starts a new one with initialize instead (transports, Session Management; T-SESS-3); the request may have been sent before the client read the 404", seqText(v.c.gone), Quote(sid, quoteN))
 			}
 			return nil
 		}

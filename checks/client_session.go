@@ -130,6 +130,12 @@ type conversation struct {
 	// ended is the DELETE that ended it (0: not ended).
 	sessionID string
 	ended     uint64
+	// gone is the request carrying sessionID the server answered 404
+	// (0: none): the session is gone (T-SESS-3). carried are the open
+	// requests that carried sessionID, to tell such a 404 from one to a
+	// request that lacked it.
+	gone    uint64
+	carried map[uint64]bool
 	// stateless: HTTP traffic the relay cannot attribute to one client.
 	stateless bool
 	// msgs counts the client's messages seen in it.
@@ -462,6 +468,12 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		}
 	}
 	c.msgs++
+	if m.Transport == envelope.HTTP && c.sessionID != "" && envelope.HeaderGet(m.Header, "Mcp-Session-Id") == c.sessionID && len(c.carried) < maxOpen {
+		if c.carried == nil {
+			c.carried = map[uint64]bool{}
+		}
+		c.carried[m.Seq] = true
+	}
 	msg := envelope.Parse(m.Body)
 	if !msg.IsObject() {
 		return
@@ -625,6 +637,15 @@ func (t *ClientTracker) Close(e *Closed) {
 		t.finished = append(t.finished, e.Request)
 		if len(t.finished) > 2*maxOpen {
 			t.finished = t.live(t.finished)
+		}
+	}
+	if c.carried[e.Request] {
+		delete(c.carried, e.Request)
+		if e.Status == http.StatusNotFound && c.gone == 0 {
+			// The server ended the session: the client starts a new one
+			// with an initialize without the id (transports, Session
+			// Management item 4).
+			c.gone = e.Request
 		}
 	}
 	if t.deletes[e.Request] {
