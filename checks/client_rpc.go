@@ -153,7 +153,9 @@ were dropped) is not judged either. The id of a 2026-07-28 probe
 client that then fell back, warns when reused, answered or not (the
 2026-07-28 backward compatibility rules let silence mark a server legacy,
 and the probe is abandoned): whether the probe belongs to the session is
-open.`,
+open. The requests inside a batch (2025-03-26) use their ids in the
+session, so a later request reusing one fails; a batch itself is judged
+whole, not member by member.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {

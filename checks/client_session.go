@@ -475,6 +475,10 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		c.carried[m.Seq] = true
 	}
 	msg := envelope.Parse(m.Body)
+	if msg.IsArray() {
+		t.batch(c, m, &msg)
+		return
+	}
 	if !msg.IsObject() {
 		return
 	}
@@ -581,6 +585,45 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 			delete(c.asked, envelope.IDKey(a.id))
 			if len(c.answers) < maxUsedIDs {
 				c.answers[envelope.IDKey(a.id)] = m.Seq
+			}
+		}
+	}
+}
+
+// batch takes in the members of a batch (2025-03-26 allows one,
+// T-V0326-1; later versions' are CLI1001's fails, their members still
+// sent): the ids its requests use in the session, its
+// notifications/initialized, its answers to the server's requests. Its
+// requests are not counted in flight: the relay does not pair a batch's
+// answers member by member. An initialize inside a batch (which
+// 2025-03-26 forbids) begins no session here.
+func (t *ClientTracker) batch(c *conversation, m *ClientMessage, msg *envelope.Message) {
+	for _, member := range msg.Root().Array() {
+		if !member.IsObject() {
+			continue
+		}
+		method, id := member.Get("method"), member.Get("id")
+		switch {
+		case method.Exists() && id.Exists():
+			key := envelope.IDKey(id)
+			if _, ok := c.used[key]; !ok && key != "" && method.Str != "initialize" {
+				if len(c.used) < maxUsedIDs {
+					c.used[key] = m.Seq
+				} else {
+					c.usedFull = true
+				}
+			}
+		case method.Str == "notifications/initialized":
+			c.notified = true
+			if c.stateless {
+				t.sessionlessNotified = true
+			}
+		case !method.Exists():
+			if a, ok := c.match(id); ok {
+				delete(c.asked, envelope.IDKey(a.id))
+				if len(c.answers) < maxUsedIDs {
+					c.answers[envelope.IDKey(a.id)] = m.Seq
+				}
 			}
 		}
 	}
