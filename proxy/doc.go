@@ -21,7 +21,10 @@
 // transport.DefaultMaxEvents events from the stream's start), and what
 // came meanwhile (progress, a second response) is judged with the
 // exchange; the Pair comes then, and the response's Observation says so
-// (Later). A stream that meets a bound before its response is paired
+// (Later). Its response is the message check's transport waits for
+// (transport.Answers): a response to another request's id is no answer,
+// but a message of the exchange, and the stream is read on for the
+// request's own, as check reads it. A stream that meets a bound before its response is paired
 // there, Response.Truncated, with check's failure: not judged, as check
 // does not judge it. Its Response records how the stream
 // ended as check's transport does: Ended when the server closed it and

@@ -386,7 +386,12 @@ type httpExchange struct {
 	// once paired. counted is the events of a POST's stream taken in, as
 	// check's transport counts them (see eventIDLocked; a resumed stream's
 	// count on), against transport.DefaultMaxEvents.
-	answer  *Observation
+	answer *Observation
+	// answers tells a message of a POST's stream that answers the
+	// request (transport.Answers, as check's transport tells it): a
+	// response to another request's id is kept, and the stream is read
+	// on past it for the request's own.
+	answers func(msg []byte) bool
 	quiet   *time.Timer
 	cut     int64
 	counted int
@@ -467,6 +472,7 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 		}
 		x.ex = &envelope.Exchange{Transport: envelope.HTTP, Version: h.sessions[r.Header.Get("Mcp-Session-Id")],
 			Request: envelope.Request{Method: r.Method, Header: hdr, Body: raw}}
+		x.answers = transport.Answers(raw)
 		h.open[x] = struct{}{}
 		if r.Method == http.MethodGet {
 			h.resumeLocked(x, r.Header)
@@ -849,11 +855,15 @@ func (x *httpExchange) boundLocked() {
 }
 
 // keepLocked takes a message of a stream not yet paired into its
-// exchange. The first response answers the request: the stream is read
-// on past it for Limits.Quiet, unless it cannot be judged anyway.
+// exchange. The first message that answers the request (x.answers, as
+// check's transport tells it) is its response: the stream is read on
+// past it for Limits.Quiet, unless it cannot be judged anyway. Any
+// other message, a response to another request's id among them, is
+// kept, and the stream is read on for the response, within the bounds
+// check's transport reads it in (--timeout, its events and bytes).
 func (x *httpExchange) keepLocked(o *Observation, f frame, data []byte) []event {
 	c := x.h.c
-	answers := x.answer == nil && (o.Kind == KindResponse || o.Kind == KindBatch)
+	answers := x.answer == nil && x.answers(data)
 	if x.kept+int64(len(data)) <= c.lim.MaxBytes || answers {
 		x.reply.Messages = append(x.reply.Messages, data)
 		x.kept += int64(len(data))

@@ -49,9 +49,10 @@ type HTTP struct {
 // The reply's status and headers are always recorded. A text/event-stream
 // reply is read event by event: each event's data joins
 // Response.Messages, the raw bytes read join Response.Body, and reading
-// waits for the first response-shaped message that may answer the request
-// (not one to another id) and ends Limits.Quiet after it, at the end of the stream
-// (no Failure: the checks judge a stream that closed without an answer),
+// waits for the first message that answers the request (see Answers: a
+// response to another id is kept, and read past) and ends Limits.Quiet
+// after it, at the end of the stream (no Failure: the checks judge a
+// stream that closed without an answer),
 // or at a bound (Failure set, Messages kept). Any other reply is read
 // whole into Body, up to Limits.MaxBytes. A reply with a Content-Encoding
 // is read as a client reads it, decoded as it arrives, its decoded bytes
@@ -131,15 +132,15 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	}
 	if envelope.IsEventStream(resp.Header.Get("Content-Type")) {
 		var end sseEnd
-		other := answersOther(req.Body)
-		ex.Failure = readSSE(pb, body, r, other, cancel, &end)
+		answers := Answers(req.Body)
+		ex.Failure = readSSE(pb, body, r, answers, cancel, &end)
 		// A stream the server broke off after an event id, not one the
 		// checker stopped reading at --timeout, is resumed as one it
 		// ended: a client reconnects with Last-Event-ID after either
 		// (T-HTTP-15), and the response may come there.
 		broken := ex.Failure != "" && r.Cut && !b.timedOut() && b.parent.Err() == nil
 		if v := resumes(req); (ex.Failure == "" || broken) && end.malformed == "" && !end.answered && end.lastID != "" && req.HTTPMethod() == "POST" && v != "" {
-			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, other, cancel, &end)
+			ex.Failure, ex.Note = h.resume(b, client, hreq.Header, v, r, answers, cancel, &end)
 		}
 		ex.Malformed = end.malformed
 	} else {
@@ -195,7 +196,7 @@ func resumes(req envelope.Request) string {
 // events join the exchange's (Body and Messages), until the response
 // comes, a stream ends without an id, or maxResumes. It returns the
 // exchange's failure and a note of what it did.
-func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version string, r *envelope.Response, other func([]byte) bool, linger func(), end *sseEnd) (failure, note string) {
+func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version string, r *envelope.Response, answers func([]byte) bool, linger func(), end *sseEnd) (failure, note string) {
 	for i := 0; i < maxResumes && end.malformed == "" && !end.answered && end.lastID != ""; i++ {
 		note = envelope.JoinNotes(note, fmt.Sprintf("the stream stopped after event id %s without the response; resumed with GET and Last-Event-ID (T-HTTP-15)", strconv.Quote(end.lastID)))
 		if end.partial {
@@ -257,7 +258,7 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version st
 		if coding != "" {
 			note = envelope.JoinNotes(note, "the GET's "+decodedNote(coding))
 		}
-		failure = readSSE(gb, body, more, other, linger, end)
+		failure = readSSE(gb, body, more, answers, linger, end)
 		resp.Body.Close()
 		// The GET is a stream of its own, which may start with a byte
 		// order mark; after the POST's events the mark would begin a

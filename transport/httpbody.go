@@ -166,15 +166,16 @@ func (b bound) tooLarge(err error) string {
 }
 
 // readSSE reads an event stream until its end, or a bound. It waits for
-// the first response-shaped message that may answer the request (other
-// answers nothing, see answersOther); past that response it reads on for
+// the first message that answers the request (answers, see Answers: a
+// response to another request's id answers nothing, and is kept as a
+// message of the exchange); past that response it reads on for
 // at most Limits.Quiet (linger ends it then, as a server that keeps the
 // stream open is not wrong to), so that what the server still sends on
 // the request's stream is judged as lint and the relays judge it: a
 // second response, progress after the response. r.Body gets the raw
 // bytes of the events read; the reader reads ahead, and what it read
 // past the last whole event is dropped. end says how the stream ended.
-func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byte) bool, linger func(), end *sseEnd) string {
+func readSSE(b bound, body io.Reader, r *envelope.Response, answers func(msg []byte) bool, linger func(), end *sseEnd) string {
 	rec := &capped{r: body, max: b.lim.MaxBytes, err: errTooLarge, keep: new(bytes.Buffer)}
 	cut := int64(-1) // where the last event ended, once the response came
 	defer func() {
@@ -243,7 +244,7 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 			if b.answer != nil {
 				b.answer(ev.Data)
 			}
-			if cut < 0 && envelope.IsResponse(ev.Data) && (other == nil || !other(ev.Data)) {
+			if cut < 0 && answers(ev.Data) {
 				cut = sr.Consumed()
 				end.answered = true
 				if linger == nil {
@@ -262,13 +263,30 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, other func(msg []byt
 	}
 }
 
+// Answers tells whether a message on the event stream of the request in
+// body answers that request. The first one that does is the request's
+// response: a client's reader stops waiting there, and check's transport
+// and the HTTP relay (proxy) read on past it for Limits.Quiet, no
+// longer; both tell it with this one function. A message answers
+// when it is a response (envelope.IsResponse: an object with no method,
+// or a batch holding a response or nothing) and does not name another
+// request: a response whose id is a string or a number that matches
+// none of the request's ids, even in the other JSON type ("7" for 7
+// answers it, with the wrong id), answers nothing. The stream goes on
+// past such a stray, as a client's reader does, to the response it
+// waits for; the stray is a message of the exchange, and the checks
+// judge it (RPC1006: a POST's stream carries its request's own
+// response; RPC1004 when it is the only response that came). For a
+// request whose ids cannot all be read, the first response answers.
+func Answers(body []byte) func(msg []byte) bool {
+	other := answersOther(body)
+	return func(msg []byte) bool {
+		return envelope.IsResponse(msg) && (other == nil || !other(msg))
+	}
+}
+
 // answersOther tells a response to another request than the one in
-// body: one whose id is a string or a number that matches none of the
-// request's ids, even in the other JSON type ("7" for 7 answers it, with
-// the wrong id). A stream goes on past such a response, as a client's
-// reader does, to the response it waits for; the checks judge the stray.
-// A request whose ids cannot all be read gets nil: its stream ends at its
-// first response.
+// body (see Answers); nil when the request's ids cannot all be read.
 func answersOther(body []byte) func(msg []byte) bool {
 	m := envelope.Parse(body)
 	if !m.IsObject() {
