@@ -22,7 +22,9 @@ of a session (T-LIFE-1): a request or notification before it fails. Until
 the server has answered initialize the client sends only pings (a SHOULD
 NOT), and once it has, the client sends notifications/initialized before
 normal operation; a request before that warns, as the spec states the order
-but puts no MUST on it (T-LIFE-1, T-LIFE-3). ping is allowed at any time.
+but puts no MUST on it (T-LIFE-1, T-LIFE-3); notifications/initialized sent
+with an id is no notification (CLI1011 fails it), so requests after it
+still warn. ping is allowed at any time.
 Over Streamable HTTP the relay may have started after a session began: a
 request naming a session it never saw issued is not judged, and the first
 request of sessionless traffic that is not initialize only warns, once
@@ -91,6 +93,10 @@ answered 404 on that session is CLI1007's, which fails it). 2026-07-28 has no ha
 			p.Warnf("method", "%s before the server answered initialize: until then a client sends only pings (T-LIFE-1)", what)
 		case !c.initDone && cp.method == "notifications/initialized":
 			p.Warnf("method", "notifications/initialized before the server answered initialize; it follows a successful initialize (T-LIFE-1)")
+		case !c.notified && cp.kind == kindRequest && notificationMethods[cp.method]:
+			// A notification method sent with an id (notifications/initialized
+			// as a request): CLI1011 fails it, and it is no notification.
+			return Skipf("%s is sent as a request (with an id), which CLI1011 judges", what)
 		case !c.notified && cp.kind == kindRequest && c.stateless && cp.view.sessionlessInits > 1 && cp.view.sessionlessNotified:
 			// Another client without a session may have sent it: the
 			// relay cannot tell them apart.

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ import (
 var ClientSchemaValid = &Check{
 	ID:       "CLI1011",
 	Title:    "A client message matches the protocol schema",
-	SpecRef:  "T-RPC-1, T-RPC-13, T-LIFE-7, T-TOOL-7",
+	SpecRef:  "T-RPC-1, T-RPC-11, T-RPC-13, T-LIFE-7, T-TOOL-7",
 	Severity: MUST,
 	Area:     AreaClient,
 	Doc: `Every request and notification the client sends, and every answer it
@@ -24,8 +25,14 @@ against the official schemas): the envelope, and the params of each method
 the version defines (initialize's capabilities and clientInfo, tools/call's
 name and arguments object, 2026-07-28's _meta, …), and the result of an
 answer (roots, sampling, elicitation). Each violation is reported once per
-location, distilled. A method the version does not define is not judged.
-The version is the one the message names or its session negotiated, else
+location, distilled. A method the version does not define is not judged,
+unless MCP defines it for the other kind of message or the other side: a
+notification method sent with an id, as a request (notifications carry
+no id, T-RPC-11); a method only servers send (sampling/createMessage,
+elicitation/create, roots/list, the server's notifications); a request
+method of the version sent without an id, which no server answers. No
+version's ClientRequest or ClientNotification is such a message, and it
+fails. The version is the one the message names or its session negotiated, else
 2025-11-25. A session that speaks 2025-03-26 is not judged here: its
 schema is draft-07 and the checker does not carry it (T-V0326-4); nor is
 one of an older version (2024-11-05). An answer to a task-augmented
@@ -70,6 +77,11 @@ schema.ts (and a NumberSchema's request) number.`,
 		if err != nil {
 			return err
 		}
+		if !covered && cp.kind != kindResponse {
+			if judged, err := judgeMisdirected(p, cp, sv, version); judged || err != nil {
+				return err
+			}
+		}
 		if !covered {
 			what := "method " + Quote(method, quoteN)
 			if cp.kind == kindResponse {
@@ -92,6 +104,60 @@ schema.ts (and a NumberSchema's request) number.`,
 		}
 		return nil
 	},
+}
+
+// notificationMethods are the notification methods MCP defines, sent by
+// either side in any version: none is ever a request.
+var notificationMethods = map[string]bool{
+	"notifications/cancelled": true, "notifications/initialized": true, "notifications/progress": true,
+	"notifications/roots/list_changed": true, "notifications/tasks/status": true,
+	"notifications/message": true, "notifications/resources/updated": true, "notifications/resources/list_changed": true,
+	"notifications/prompts/list_changed": true, "notifications/tools/list_changed": true,
+	"notifications/elicitation/complete": true, "notifications/subscriptions/acknowledged": true,
+}
+
+// serverOnlyMethods are the methods only a server sends, in every version
+// that defines them: the requests a client answers, and the server's own
+// notifications. (ping, tasks/*, notifications/cancelled, progress and
+// tasks/status go both ways.)
+var serverOnlyMethods = map[string]bool{
+	"sampling/createMessage": true, "elicitation/create": true, "roots/list": true,
+	"notifications/message": true, "notifications/resources/updated": true, "notifications/resources/list_changed": true,
+	"notifications/prompts/list_changed": true, "notifications/tools/list_changed": true,
+	"notifications/elicitation/complete": true, "notifications/subscriptions/acknowledged": true,
+}
+
+// judgeMisdirected judges a request or notification whose method the
+// version's client schema has no entry for, when MCP defines the method
+// for the other kind of message or the other side: a notification method
+// sent with an id, a method only servers send, a request method of the
+// version sent without an id. No ClientRequest or ClientNotification of
+// any version's schema is such a message. judged is false for a method MCP
+// does not define so (an extension's, or one of another version): that
+// is not judged.
+func judgeMisdirected(p *Pass, cp *clientPass, sv ClientSchemaValidator, version string) (judged bool, err error) {
+	m := Quote(cp.method, quoteN)
+	switch {
+	case serverOnlyMethods[cp.method] && cp.kind == kindRequest && !notificationMethods[cp.method]:
+		p.Failf("method", "%s is a request only servers send, which the client answers; no version of MCP has a client send it (no ClientRequest of the schema is one)", m)
+	case serverOnlyMethods[cp.method]:
+		p.Failf("method", "%s is a notification only servers send; no version of MCP has a client send it (no ClientNotification of the schema is one)", m)
+	case cp.kind == kindRequest && notificationMethods[cp.method]:
+		p.Failf("id", "%s is a notification, sent here as a request with id %s: a notification carries no id and gets no answer (T-RPC-11), so the receiver never reads it as the notification", m, idText(cp.msg.Get("id").Raw))
+	case cp.kind == kindNotification:
+		// A request of the version's, sent without an id?
+		probe, merr := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 0, "method": cp.method})
+		if merr != nil {
+			return false, nil
+		}
+		if _, covered, err := sv.ValidateClient(version, cp.method, probe); err != nil || !covered {
+			return false, err
+		}
+		p.Failf("message", "%s is a request, sent here without an id: as a notification it gets no answer, and %s defines no such ClientNotification", m, version)
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // clientPath turns a JSON Pointer into the dotted path findings use.
