@@ -130,8 +130,8 @@ client's answers to server requests are CLI1004's.`,
 
 var ClientIDReuse = &Check{
 	ID:       "CLI1003",
-	Title:    "A client does not reuse a request id",
-	SpecRef:  "T-RPC-4",
+	Title:    "A client reuses no request id nor active progress token",
+	SpecRef:  "T-RPC-4, T-PROG-1",
 	Severity: MUST,
 	Area:     AreaClient,
 	Doc: `A request id is never one of the client's requests still awaiting an
@@ -155,7 +155,18 @@ client that then fell back, warns when reused, answered or not (the
 and the probe is abandoned): whether the probe belongs to the session is
 open. The requests inside a batch (2025-03-26) use their ids in the
 session, so a later request reusing one fails; a batch itself is judged
-whole, not member by member.`,
+whole, not member by member.
+
+A progressToken (params._meta.progressToken) is likewise never that of
+another of the client's requests still awaiting its answer: progress
+tokens are unique across all active requests (progress, Progress Flow: a
+MUST on the requester), else the server's progress for the two cannot be
+told apart. Tokens compare by value as ids do; one reused after the
+first request was answered or cancelled is free. Where the relay cannot
+tell clients apart it warns, as for ids. A task-augmented request's
+token stays active for the task's life (2025-11-25), past the
+CreateTaskResult that answers it; the relay does not follow the task,
+so its reuse then is not judged.`,
 	Run: func(p *Pass) error {
 		cp, err := needClient(p)
 		if err != nil {
@@ -164,61 +175,95 @@ whole, not member by member.`,
 		if cp.kind != kindRequest {
 			return skipNotRequest
 		}
-		id := cp.msg.Get("id")
-		key := envelope.IDKey(id)
-		if key == "" {
-			return Skip("the id is no valid RequestId (see CLI1002)")
-		}
-		c := cp.view.c
-		if c.lost {
+		if cp.view.c.lost {
 			return skipLost
 		}
-		if c.inFlight[key] > 0 && c.probed[key] && c.initSeq == 0 && cp.legacy() && c.inFlight[key] == 1 {
-			// The id of a 2026-07-28 probe (server/discover) the server
-			// left unanswered, reused by the client that fell back to a
-			// 2025 session: silence marks the server legacy (2026-07-28
-			// backward compatibility) and the probe is abandoned, so this is open as for an
-			// answered probe's id.
-			p.Warnf("id", "id %s is that of a 2026-07-28 request sent before this session's initialize (%s) and left unanswered; a client that falls back on silence abandons it, and whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(c.used[key]))
-			return nil
-		}
-		if c.inFlight[key] > 0 {
-			var first uint64
-			for seq, k := range c.open {
-				if k == key && (first == 0 || seq < first) {
-					first = seq
-				}
-			}
-			earlier := seqText(first)
-			if c.stateless {
-				p.Warnf("id", "id %s is already in flight (%s); over stateless HTTP the relay cannot tell clients apart, so it may be another client's (T-RPC-4)", idText(id.Raw), earlier)
-				return nil
-			}
-			p.Failf("id", "id %s%s is reused while the request %s with it still awaits its answer (T-RPC-4)", idText(id.Raw), inValue(id, key), earlier)
-			return nil
-		}
-		if cp.legacy() && !c.stateless {
-			if first, ok := c.used[key]; ok {
-				if c.probed[key] {
-					// Used by a 2026-07-28 probe (server/discover) before
-					// the session's initialize, by a client that then fell
-					// back: whether the probe belongs to the session is
-					// open.
-					p.Warnf("id", "id %s was used by a 2026-07-28 request before this session's initialize (%s); whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(first))
-					return nil
-				}
-				if c.refusedInit[key] {
-					// The server refused that initialize: whether a
-					// session held it, or began with the one after, is
-					// open.
-					p.Warnf("id", "id %s was used by an initialize the server refused (%s); whether that request belongs to this session is open (T-RPC-4)", idText(id.Raw), seqText(first))
-					return nil
-				}
-				p.Failf("id", "id %s%s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), inValue(id, key), seqText(first))
-			}
+		idErr := clientIDReuse(p, cp)
+		if tokErr := clientTokenReuse(p, cp); tokErr != nil {
+			return idErr
 		}
 		return nil
 	},
+}
+
+// clientTokenReuse judges the request's progressToken against those of
+// the client's requests still open; a skip when it offers none.
+func clientTokenReuse(p *Pass, cp *clientPass) error {
+	tok := cp.msg.Get("params._meta.progressToken")
+	if !tok.Exists() {
+		return Skip("no progressToken")
+	}
+	tk := envelope.IDKey(tok)
+	if tk == "" {
+		return Skip("the progressToken is no string or number (see CLI1011)")
+	}
+	c := cp.view.c
+	first := c.activeToken(tk)
+	if first == 0 {
+		return nil
+	}
+	const path = "params._meta.progressToken"
+	if c.stateless {
+		p.Warnf(path, "progressToken %s is that of the request %s, which still awaits its answer; over HTTP without a session the relay cannot tell clients apart, so it may be another client's (T-PROG-1: tokens are unique across all active requests)", idText(tok.Raw), seqText(first))
+		return nil
+	}
+	p.Failf(path, "progressToken %s%s is that of the request %s, which still awaits its answer; progress tokens are unique across all active requests, else the server's progress for the two cannot be told apart (T-PROG-1)", idText(tok.Raw), inValue(tok, tk), seqText(first))
+	return nil
+}
+
+// clientIDReuse judges the request's id against those the client used.
+func clientIDReuse(p *Pass, cp *clientPass) error {
+	id := cp.msg.Get("id")
+	key := envelope.IDKey(id)
+	if key == "" {
+		return Skip("the id is no valid RequestId (see CLI1002)")
+	}
+	c := cp.view.c
+	if c.inFlight[key] > 0 && c.probed[key] && c.initSeq == 0 && cp.legacy() && c.inFlight[key] == 1 {
+		// The id of a 2026-07-28 probe (server/discover) the server
+		// left unanswered, reused by the client that fell back to a
+		// 2025 session: silence marks the server legacy (2026-07-28
+		// backward compatibility) and the probe is abandoned, so this is open as for an
+		// answered probe's id.
+		p.Warnf("id", "id %s is that of a 2026-07-28 request sent before this session's initialize (%s) and left unanswered; a client that falls back on silence abandons it, and whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(c.used[key]))
+		return nil
+	}
+	if c.inFlight[key] > 0 {
+		var first uint64
+		for seq, k := range c.open {
+			if k == key && (first == 0 || seq < first) {
+				first = seq
+			}
+		}
+		earlier := seqText(first)
+		if c.stateless {
+			p.Warnf("id", "id %s is already in flight (%s); over stateless HTTP the relay cannot tell clients apart, so it may be another client's (T-RPC-4)", idText(id.Raw), earlier)
+			return nil
+		}
+		p.Failf("id", "id %s%s is reused while the request %s with it still awaits its answer (T-RPC-4)", idText(id.Raw), inValue(id, key), earlier)
+		return nil
+	}
+	if cp.legacy() && !c.stateless {
+		if first, ok := c.used[key]; ok {
+			if c.probed[key] {
+				// Used by a 2026-07-28 probe (server/discover) before
+				// the session's initialize, by a client that then fell
+				// back: whether the probe belongs to the session is
+				// open.
+				p.Warnf("id", "id %s was used by a 2026-07-28 request before this session's initialize (%s); whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(first))
+				return nil
+			}
+			if c.refusedInit[key] {
+				// The server refused that initialize: whether a
+				// session held it, or began with the one after, is
+				// open.
+				p.Warnf("id", "id %s was used by an initialize the server refused (%s); whether that request belongs to this session is open (T-RPC-4)", idText(id.Raw), seqText(first))
+				return nil
+			}
+			p.Failf("id", "id %s%s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), inValue(id, key), seqText(first))
+		}
+	}
+	return nil
 }
 
 var ClientAnswers = &Check{

@@ -162,6 +162,11 @@ type conversation struct {
 
 	inFlight map[string]int    // id key → requests with it awaiting their answer
 	open     map[uint64]string // a request's Seq → its id key, until it closes
+	// tokens are the progressTokens the client's requests offered, by
+	// the request's Seq, compared by value as ids are: those whose
+	// request is still open are active (progress, Progress Flow: unique
+	// across all active requests). Entries of closed requests are pruned.
+	tokens   map[uint64]string
 	used     map[string]uint64 // id key → the first request that used it
 	usedFull bool              // used stopped growing at maxUsedIDs
 	// probed are the id keys of 2026-07-28 requests sent before the
@@ -504,6 +509,9 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 					c.usedFull = true
 				}
 			}
+			if tk := envelope.IDKey(msg.Get("params._meta.progressToken")); tk != "" {
+				c.offer(m.Seq, tk)
+			}
 			if c.initSeq == 0 && method.Str != "initialize" && modernMessage(m, &msg) && len(c.probed) < maxUsedIDs {
 				if c.probed == nil {
 					c.probed = map[string]bool{}
@@ -588,6 +596,35 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 			}
 		}
 	}
+}
+
+// offer takes in that request seq, now open, offered the progressToken of
+// key tk. Tokens of requests no longer open are pruned once they
+// outnumber the open ones, so the map stays within twice maxOpen.
+func (c *conversation) offer(seq uint64, tk string) {
+	if c.tokens == nil {
+		c.tokens = map[uint64]string{}
+	}
+	if len(c.tokens) >= 2*len(c.open)+16 {
+		for s := range c.tokens {
+			if _, ok := c.open[s]; !ok {
+				delete(c.tokens, s)
+			}
+		}
+	}
+	c.tokens[seq] = tk
+}
+
+// activeToken is the first request still open that offered the
+// progressToken of key tk (0: none).
+func (c *conversation) activeToken(tk string) uint64 {
+	var first uint64
+	for seq, k := range c.tokens {
+		if _, ok := c.open[seq]; ok && k == tk && (first == 0 || seq < first) {
+			first = seq
+		}
+	}
+	return first
 }
 
 // batch takes in the members of a batch (2025-03-26 allows one,
