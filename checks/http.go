@@ -248,7 +248,7 @@ func mayComeBare(p *Pass, status int) bool {
 	// fixture's own status is only a wish (a foreign Host's 421 or 400
 	// where 403 is hoped for, AMB-19): HTTP1002 warns of the status, and
 	// the body stays as optional as the fixture made it.
-	return status < 500 && x.BodyOptional && (len(x.Status) == 0 || slices.Contains(x.Status, status) || x.Error.Level < expect.Contract)
+	return status < 500 && x.BodyOptional && (len(x.Status) == 0 || slices.Contains(x.Status, status) || x.StatusWant.Level < expect.Contract)
 }
 
 // protocolRefusal2026: a 2026-07-28 400 for a protocol reason, which

@@ -528,14 +528,16 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		}
 		b.WriteString(w.findings(vs))
 		b.WriteString(w.keep(fixture, &c, ov, exp, vs))
-	case ex.Failure != "" && ex.Died == "" && !ex.Unanswered:
+	case ex.Failure != "" && ex.Died == "" && !ex.Unanswered && (ex.Response == nil || !ex.Response.Truncated):
 		// No reply came, for a reason the relay knows (the client went
 		// away, the server ended or could not be reached), or the one
 		// that came cannot be told to be this request's (the client gave
 		// two requests one id): nothing of the server's to judge. (A
 		// server that died on the request is judged: PRO1005; one that
 		// answered neither the request nor the relay's liveness probe,
-		// Unanswered, could not be judged: an error, as in check.)
+		// Unanswered, could not be judged: an error, as in check; so is
+		// a stream the relay stopped reading at check's bounds before
+		// its answer, Truncated.)
 		w.notJudged++
 		what := "no reply"
 		if reply != nil {
