@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 
@@ -168,7 +169,9 @@ func (cp *clientPass) inferVersion() (string, string) {
 // Access-Control-Request-Headers), or a HEAD. The client's requests the
 // transport binds are its POSTs, GETs and DELETEs.
 func notMCPRequest(m *ClientMessage) bool {
-	return m.Transport == envelope.HTTP && (m.HTTPMethod == http.MethodOptions || m.HTTPMethod == http.MethodHead)
+	// (One with a body carries a message, which is judged: a JSON-RPC
+	// message goes in a POST.)
+	return m.Transport == envelope.HTTP && (m.HTTPMethod == http.MethodOptions || m.HTTPMethod == http.MethodHead) && len(bytes.TrimSpace(m.Body)) == 0
 }
 
 // legacy: the message is judged under the 2025 versions' rules (a

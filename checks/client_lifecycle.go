@@ -198,14 +198,18 @@ without it fails, unless the server also answered an initialize without a
 session id (the request may belong to that sessionless one). A session id
 the relay never saw issued is not judged (it started mid-session); one the
 client itself ended with a DELETE warns, as the server may only answer 404
-(T-SESS-3). Once the server answered 404 to a request carrying the
-session's id, the session is gone and the client MUST start a new one with
+(T-SESS-3). Once the server answered 404 to a POST carrying the
+session's id, the session is gone (not when the 404 answers the request
+itself, a result or an error only its method gives, such as -32601 so
+mapped; nor a GET's 404, which says the server offers no stream there) and the client MUST start a new one with
 an initialize without a session id (transports, Session Management): an
 initialize that still carries the dead id fails; another request carrying
 it warns, as it may have been sent before the client read the 404. While
 a new session's initialize awaits its answer (a
 re-initialize after a 404, a second client) that session has no id yet: a
-ping or an answer to the server without a session id then is not judged,
+ping or an answer to the server without a session id then is not judged
+(but an answer to a request the server sent in a session it issued is
+that session's, whose client left out its id: it fails),
 and another message without one warns, as it may be the new session's
 (CLI1005 judges its order) or another session's that lacks its id. An
 OPTIONS (a browser's CORS preflight, which may carry no custom header) or

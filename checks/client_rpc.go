@@ -143,10 +143,13 @@ server's whole life; on Streamable HTTP, the Mcp-Session-Id the server
 issued. Where it cannot tell clients apart (stateless 2026-07-28 HTTP, or a
 server that issued no session id) an id in flight twice warns, as it may be
 two clients', and reuse after the answer is not judged. A request the HTTP
-layer refused (a status other than 2xx with no JSON-RPC response to it: a
-401, a 403 insufficient_scope, a 413 or 429; an error with a null id)
-never entered the session, so its id is free: the TypeScript SDK re-sends
-the same message once it has refreshed its token. What the relay did
+layer refused (a 4xx with no JSON-RPC response to it: a 401, a 403
+insufficient_scope, a 413 or 429; an error with a null id) never entered
+the session, so its ids (a batch's members' too) are free: the TypeScript
+SDK re-sends the same message once it has refreshed its token. One that
+ended in a 5xx without its response (a gateway's 504, a crash handler's
+error with a null id) may have run before the failure: its id reused
+warns. What the relay did
 not see (it started mid-session, or its output fell behind and messages
 were dropped) is not judged either. The id of a 2026-07-28 probe
 (server/discover) sent before a 2025 session's initialize, by a dual-era
@@ -251,6 +254,13 @@ func clientIDReuse(p *Pass, cp *clientPass) error {
 				// back: whether the probe belongs to the session is
 				// open.
 				p.Warnf("id", "id %s was used by a 2026-07-28 request before this session's initialize (%s); whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(first))
+				return nil
+			}
+			if c.doubted[key] {
+				// That request ended in a 5xx without its answer: the
+				// server, or a gateway, may have failed before or after
+				// it ran.
+				p.Warnf("id", "id %s was used by a request that ended in an HTTP 5xx without its answer (%s); whether it was used in this session is not known, as the server may have failed before or after it ran (T-RPC-4)", idText(id.Raw), seqText(first))
 				return nil
 			}
 			if c.refusedInit[key] {

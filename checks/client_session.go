@@ -176,6 +176,9 @@ type conversation struct {
 	// refusedInit are the id keys of initialize requests the server
 	// refused: no session began with them.
 	refusedInit map[string]bool
+	// doubted are the id keys of requests that ended in a 5xx without
+	// their answer: whether they were used in the session is not known.
+	doubted map[string]bool
 
 	asked   map[string]asked  // the server's requests awaiting the client's answer
 	answers map[string]uint64 // id key of a server request → the client's answer to it
@@ -282,6 +285,11 @@ func (t *ClientTracker) lookup(m *ClientMessage, create bool) (c *conversation, 
 		return t.modern, false
 	case t.sessionless != nil:
 		return t.sessionless, false
+	case t.initializing != nil && t.askerOf(&msg) != nil:
+		// An answer to a request the server sent in a session it issued
+		// is that session's, whatever handshake is under way: its client
+		// left out its id (CLI1007).
+		return t.askerOf(&msg), false
 	case t.initializing != nil:
 		// Before its initialize's answer (a ping, say, T-LIFE-1): the
 		// handshake under way is the era the client speaks.
@@ -330,6 +338,33 @@ func modernMessage(m *ClientMessage, msg *envelope.Message) bool {
 }
 
 // onlyLiveSession is the one HTTP session not ended, if there is exactly one.
+// askerOf is the one issued session whose server asked, and awaits the
+// answer to, the request msg answers; nil when msg is no answer, or none
+// or several did.
+func (t *ClientTracker) askerOf(msg *envelope.Message) *conversation {
+	id := msg.Get("id")
+	if !msg.IsObject() || msg.Get("method").Exists() || !id.Exists() {
+		return nil
+	}
+	key := envelope.IDKey(id)
+	if key == "" {
+		return nil
+	}
+	var only *conversation
+	for _, c := range t.sessions {
+		if _, ok := c.asked[key]; !ok {
+			if _, ok := c.asked[envelope.OtherTypeKey(key)]; !ok {
+				continue
+			}
+		}
+		if only != nil {
+			return nil
+		}
+		only = c
+	}
+	return only
+}
+
 func (t *ClientTracker) onlyLiveSession() *conversation {
 	var only *conversation
 	for _, c := range t.sessions {
@@ -473,7 +508,9 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		}
 	}
 	c.msgs++
-	if m.Transport == envelope.HTTP && c.sessionID != "" && envelope.HeaderGet(m.Header, "Mcp-Session-Id") == c.sessionID && len(c.carried) < maxOpen {
+	if m.Transport == envelope.HTTP && m.HTTPMethod == http.MethodPost && c.sessionID != "" && envelope.HeaderGet(m.Header, "Mcp-Session-Id") == c.sessionID && len(c.carried) < maxOpen {
+		// (A GET's 404 says the server offers no stream there, which it
+		// owes a 405 for: no word on the session.)
 		if c.carried == nil {
 			c.carried = map[uint64]bool{}
 		}
@@ -721,10 +758,12 @@ func (t *ClientTracker) Close(e *Closed) {
 	}
 	if c.carried[e.Request] {
 		delete(c.carried, e.Request)
-		if e.Status == http.StatusNotFound && c.gone == 0 {
+		if e.Status == http.StatusNotFound && c.gone == 0 && !readInSession(e) {
 			// The server ended the session: the client starts a new one
 			// with an initialize without the id (transports, Session
-			// Management item 4).
+			// Management item 4). (A 404 whose answer only the request's
+			// method could give, a method not found so mapped, was read
+			// in the session.)
 			c.gone = e.Request
 		}
 	}
@@ -739,13 +778,20 @@ func (t *ClientTracker) Close(e *Closed) {
 		if c.inFlight[key]--; c.inFlight[key] <= 0 {
 			delete(c.inFlight, key)
 		}
-		if refusedAtHTTP(e) {
-			// It never entered the session: its id was not used in it,
-			// and the client may send it again (the TypeScript SDK
-			// re-sends the same message once it has refreshed its
-			// token after a 401, or stepped up its scope after a 403).
-			c.forget(e.Request, key)
-		}
+	}
+	switch {
+	case refusedAtHTTP(e):
+		// It never entered the session: the ids it used (a batch's
+		// members' too) were not used in it, and the client may send
+		// them again (the TypeScript SDK re-sends the same message once
+		// it has refreshed its token after a 401, or stepped up its
+		// scope after a 403).
+		c.forget(e.Request)
+	case failedAtHTTP(e):
+		// A 5xx without the request's answer: the server, or a gateway
+		// before it, failed, perhaps after the request ran. Whether its
+		// ids were used in the session is not known.
+		c.doubt(e.Request)
 	}
 	if nc, ok := t.reinits[e.Request]; ok {
 		delete(t.reinits, e.Request)
@@ -813,25 +859,60 @@ func (t *ClientTracker) Close(e *Closed) {
 // 403 insufficient_scope, a 407, 413 or 429, a transport-level
 // rejection). A status of 0 (stdio) is no refusal.
 func refusedAtHTTP(e *Closed) bool {
-	if e.Status == 0 || e.Status/100 == 2 {
+	return e.Status/100 == 4 && !answeredByID(e)
+}
+
+// failedAtHTTP: the exchange ended with a 5xx and no JSON-RPC response to
+// the request: a server's or a gateway's failure, which may come after
+// the request ran (a 504 of a gateway that timed out, a crash handler's
+// error with a null id).
+func failedAtHTTP(e *Closed) bool {
+	return e.Status/100 == 5 && !answeredByID(e)
+}
+
+// readInSession: the exchange's answer is a result, or an error only a
+// reader of the request's method gives (methodCode): the session held it.
+func readInSession(e *Closed) bool {
+	if !gjson.ValidBytes(e.Answer) {
 		return false
 	}
+	a := gjson.ParseBytes(e.Answer)
+	return a.IsObject() && (a.Get("result").Exists() || methodCode(a.Get("error.code").Int()))
+}
+
+// answeredByID: the exchange's answer is a JSON-RPC response naming a
+// request by its id: the server's MCP code read the request.
+func answeredByID(e *Closed) bool {
 	if !gjson.ValidBytes(e.Answer) {
-		return true
+		return false
 	}
 	a := gjson.ParseBytes(e.Answer)
 	id := a.Get("id")
-	answered := a.IsObject() && (a.Get("result").Exists() || a.Get("error").Exists()) && id.Exists() && id.Type != gjson.Null
-	return !answered
+	return a.IsObject() && (a.Get("result").Exists() || a.Get("error").Exists()) && id.Exists() && id.Type != gjson.Null
 }
 
 // forget takes back the use of key by request seq, which never entered
 // the session (the HTTP layer refused it): its id is free. (An initialize
 // the server refused with a JSON-RPC error was read by MCP code: whether
 // its id belongs to the session that follows is open, refusedInit.)
-func (c *conversation) forget(seq uint64, key string) {
-	if first, ok := c.used[key]; ok && first == seq {
-		delete(c.used, key)
+func (c *conversation) forget(seq uint64) {
+	for key, first := range c.used {
+		if first == seq {
+			delete(c.used, key)
+		}
+	}
+}
+
+// doubt marks the ids request seq used as ones whose use in the session
+// is not known (failedAtHTTP): a reuse of one warns.
+func (c *conversation) doubt(seq uint64) {
+	for key, first := range c.used {
+		if first == seq && len(c.doubted) < maxUsedIDs {
+			if c.doubted == nil {
+				c.doubted = map[string]bool{}
+			}
+			c.doubted[key] = true
+		}
 	}
 }
 

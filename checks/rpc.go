@@ -1082,13 +1082,22 @@ func describe(v gjson.Result) string {
 // shows the server read the body: a code of the method's own processing
 // (-32601, -32602, -32002), or the id it could only read there. (-32603
 // shows nothing: a session store or a middleware fails with it too.)
+// methodCode: an error code only a reader of the request's method and
+// params gives (method not found, invalid params, resource not found).
+func methodCode(code int64) bool {
+	switch code {
+	case envelope.CodeMethodNotFound, envelope.CodeInvalidParams, envelope.CodeResourceNotFound:
+		return true
+	}
+	return false
+}
+
 func methodLevel(p *Pass) bool {
 	r := p.Reply.Response
 	if r == nil {
 		return false
 	}
-	switch r.Get("error.code").Int() {
-	case envelope.CodeMethodNotFound, envelope.CodeInvalidParams, envelope.CodeResourceNotFound:
+	if methodCode(r.Get("error.code").Int()) {
 		return true
 	}
 	id := r.Get("id")
