@@ -559,10 +559,18 @@ func numberValue(s map[string]any, integer bool, variant int) (any, error) {
 	case stepped:
 		// The smallest multiple of step that is not below the bounds,
 		// starting from 0 when 0 is allowed.
+		// A quotient within rounding of a whole number is that number:
+		// 0.3 / 0.1 is 2.9999999999999996 in binary, and its ceiling
+		// would skip 0.3.
 		start := math.Max(lo, math.Min(0, hi))
-		v = math.Ceil(start/step) * step
+		q := start / step
+		k := math.Ceil(q)
+		if r := math.Round(q); math.Abs(q-r) < 1e-9*math.Max(1, math.Abs(q)) {
+			k = r
+		}
+		v = onStep(k*step, step)
 		if !inside(v) {
-			v += step
+			v = onStep((k+1)*step, step)
 		}
 		v = onStep(v+float64(variant)*step, step)
 	case inside(0) && variant == 0:

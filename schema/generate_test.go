@@ -27,7 +27,7 @@ var generatorSchemas = map[string]string{
 	"allOf":             `{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{"type":"integer"}},"required":["b"]}]}`,
 	"minProperties":     `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"minProperties":2}`,
 	"dependentRequired": `{"type":"object","properties":{"card":{"type":"string"},"cvv":{"type":"string","pattern":"^[0-9]+$"}},"required":["card"],"dependentRequired":{"card":["cvv"]}}`,
-	"decimal-step":      `{"type":"object","properties":{"p":{"type":"number","minimum":0.3,"multipleOf":0.1},"q":{"type":"number","minimum":1.15,"maximum":2,"multipleOf":0.05},"r":{"type":"number","exclusiveMinimum":0.7,"multipleOf":0.7}},"required":["p","q","r"]}`,
+	"decimal-step":      `{"type":"object","properties":{"p":{"type":"number","minimum":0.3,"multipleOf":0.1},"q":{"type":"number","minimum":1.15,"maximum":2,"multipleOf":0.05},"r":{"type":"number","exclusiveMinimum":0.7,"multipleOf":0.7},"s":{"type":"number","minimum":0.3,"maximum":0.3,"multipleOf":0.1},"t":{"type":"number","minimum":-0.35,"maximum":-0.3,"multipleOf":0.1}},"required":["p","q","r","s","t"]}`,
 	"draft-07":          `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}],"minItems":2}},"required":["pair"]}`,
 }
 
