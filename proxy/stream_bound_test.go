@@ -192,40 +192,49 @@ func TestHTTPStreamBoundsAsCheck(t *testing.T) {
 				lim.Quiet = 5 * time.Second
 			}
 
-			// check's reading of the same server.
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			tr := &transport.HTTP{URL: up.url().String(), Limits: transport.Limits{
-				MaxBytes: lim.MaxBytes, Quiet: lim.Quiet, Timeout: lim.Timeout}}
-			checked := tr.Do(ctx, envelope.Request{Header: streamHeaders("application/json, text/event-stream"), Body: []byte(callWithToken)})
-
-			rec := &recorder{}
-			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: lim})
-			resp := postCall(t, base)
-			go io.Copy(io.Discard, resp.Body)
-			var pairs []Pair
-			if tc.holdOpen {
-				_, pairs = rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) > 0 })
-			} else {
-				// Every later event is in by the end of the stream.
-				rec.waitFor(t, "the end of the stream", func(obs []Observation, _ []Pair) bool {
-					return len(obs) > 0 && strings.HasPrefix(obs[len(obs)-1].Note, "end of the stream")
-				})
-				h.Close()
-				_, pairs = rec.snapshot()
-			}
-			if len(pairs) != 1 {
-				t.Fatalf("%d pairs, want 1", len(pairs))
-			}
-			relay := judgedOf(j, pairs[0].Exchange)
+			relayed, checked := relayAndCheck(t, up, lim, tc.holdOpen)
+			relay := judgedOf(j, relayed)
 			if diff := cmp.Diff(tc.want, relay, cmpRowsIgnored); diff != "" {
 				t.Errorf("the relay's exchange (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(judgedOf(j, &checked), relay); diff != "" {
+			if diff := cmp.Diff(judgedOf(j, checked), relay); diff != "" {
 				t.Errorf("the relay judges otherwise than check (-check +relay):\n%s", diff)
 			}
 		})
 	}
+}
+
+// relayAndCheck posts the same tools/call to up through check's
+// transport and through the relay, with the same limits, and returns the
+// relay's one exchange and check's. The relay's is taken when the stream
+// ends (every later event is in by then), or, holdOpen, when it is
+// paired while the stream stays open.
+func relayAndCheck(t *testing.T, up *upstream, lim Limits, holdOpen bool) (relayed, checked *envelope.Exchange) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tr := &transport.HTTP{URL: up.url().String(), Limits: transport.Limits{
+		MaxBytes: lim.MaxBytes, Quiet: lim.Quiet, Timeout: lim.Timeout}}
+	ex := tr.Do(ctx, envelope.Request{Header: streamHeaders("application/json, text/event-stream"), Body: []byte(callWithToken)})
+
+	rec := &recorder{}
+	h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: lim})
+	resp := postCall(t, base)
+	go io.Copy(io.Discard, resp.Body)
+	var pairs []Pair
+	if holdOpen {
+		_, pairs = rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) > 0 })
+	} else {
+		rec.waitFor(t, "the end of the stream", func(obs []Observation, _ []Pair) bool {
+			return len(obs) > 0 && strings.HasPrefix(obs[len(obs)-1].Note, "end of the stream")
+		})
+		h.Close()
+		_, pairs = rec.snapshot()
+	}
+	if len(pairs) != 1 {
+		t.Fatalf("%d pairs, want 1", len(pairs))
+	}
+	return pairs[0].Exchange, &ex
 }
 
 // gzipStream writes a response gzipped, each flush a gzip flush.

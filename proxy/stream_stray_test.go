@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wymcp/wymcp-check/envelope"
-	"github.com/wymcp/wymcp-check/transport"
 )
 
 // strayJudged is what a stray test compares of the relay's exchange and
@@ -100,31 +97,12 @@ func TestHTTPStreamStrayAsCheck(t *testing.T) {
 			})
 			lim := Limits{MaxBytes: 1 << 20, Quiet: quiet, Timeout: 10 * time.Second}
 
-			// check's reading of the same server.
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			tr := &transport.HTTP{URL: up.url().String(), Limits: transport.Limits{
-				MaxBytes: lim.MaxBytes, Quiet: lim.Quiet, Timeout: lim.Timeout}}
-			checked := tr.Do(ctx, envelope.Request{Header: streamHeaders("application/json, text/event-stream"), Body: []byte(callWithToken)})
-
-			rec := &recorder{}
-			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: lim})
-			resp := postCall(t, base)
-			go io.Copy(io.Discard, resp.Body)
-			// Every later event is in by the end of the stream.
-			rec.waitFor(t, "the end of the stream", func(obs []Observation, _ []Pair) bool {
-				return len(obs) > 0 && strings.HasPrefix(obs[len(obs)-1].Note, "end of the stream")
-			})
-			h.Close()
-			_, pairs := rec.snapshot()
-			if len(pairs) != 1 {
-				t.Fatalf("%d pairs, want 1", len(pairs))
-			}
-			relay := strayJudgedOf(j, pairs[0].Exchange)
+			relayed, checked := relayAndCheck(t, up, lim, false)
+			relay := strayJudgedOf(j, relayed)
 			if diff := cmp.Diff(tc.want, relay, cmpRowsIgnored); diff != "" {
 				t.Errorf("the relay's exchange (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(strayJudgedOf(j, &checked), relay); diff != "" {
+			if diff := cmp.Diff(strayJudgedOf(j, checked), relay); diff != "" {
 				t.Errorf("the relay judges otherwise than check (-check +relay):\n%s", diff)
 			}
 		})
