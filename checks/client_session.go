@@ -539,13 +539,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		} else if key != "" {
 			c.inFlight[key]++
 			c.open[m.Seq] = key
-			if _, ok := c.used[key]; !ok {
-				if len(c.used) < maxUsedIDs {
-					c.used[key] = m.Seq
-				} else {
-					c.usedFull = true
-				}
-			}
+			c.use(key, m.Seq)
 			if tk := envelope.IDKey(msg.Get("params._meta.progressToken")); tk != "" {
 				c.offer(m.Seq, tk)
 			}
@@ -626,12 +620,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		}
 	default:
 		// The client's answer to a server request.
-		if a, ok := c.match(id); ok {
-			delete(c.asked, envelope.IDKey(a.id))
-			if len(c.answers) < maxUsedIDs {
-				c.answers[envelope.IDKey(a.id)] = m.Seq
-			}
-		}
+		c.answer(id, m.Seq)
 	}
 }
 
@@ -679,13 +668,8 @@ func (t *ClientTracker) batch(c *conversation, m *ClientMessage, msg *envelope.M
 		method, id := member.Get("method"), member.Get("id")
 		switch {
 		case method.Exists() && id.Exists():
-			key := envelope.IDKey(id)
-			if _, ok := c.used[key]; !ok && key != "" && method.Str != "initialize" {
-				if len(c.used) < maxUsedIDs {
-					c.used[key] = m.Seq
-				} else {
-					c.usedFull = true
-				}
+			if key := envelope.IDKey(id); key != "" && method.Str != "initialize" {
+				c.use(key, m.Seq)
 			}
 		case method.Str == "notifications/initialized":
 			c.notified = true
@@ -693,12 +677,31 @@ func (t *ClientTracker) batch(c *conversation, m *ClientMessage, msg *envelope.M
 				t.sessionlessNotified = true
 			}
 		case !method.Exists():
-			if a, ok := c.match(id); ok {
-				delete(c.asked, envelope.IDKey(a.id))
-				if len(c.answers) < maxUsedIDs {
-					c.answers[envelope.IDKey(a.id)] = m.Seq
-				}
-			}
+			c.answer(id, m.Seq)
+		}
+	}
+}
+
+// use records the first use of the id key by request seq in the session,
+// within the bound the tracker keeps.
+func (c *conversation) use(key string, seq uint64) {
+	if _, ok := c.used[key]; ok {
+		return
+	}
+	if len(c.used) < maxUsedIDs {
+		c.used[key] = seq
+	} else {
+		c.usedFull = true
+	}
+}
+
+// answer takes in the client's answer (message seq) to the server's
+// request it names by id: no longer asked, and answered.
+func (c *conversation) answer(id gjson.Result, seq uint64) {
+	if a, ok := c.match(id); ok {
+		delete(c.asked, envelope.IDKey(a.id))
+		if len(c.answers) < maxUsedIDs {
+			c.answers[envelope.IDKey(a.id)] = seq
 		}
 	}
 }
