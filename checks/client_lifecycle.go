@@ -63,7 +63,7 @@ answered 404 on that session is CLI1007's, which fails it). 2026-07-28 has no ha
 			return Skip("it lacks the session id (see CLI1007): which session it belongs to is unknown")
 		}
 		if cp.method == "initialize" && cp.kind == kindRequest {
-			if c.initSeq != 0 && c.sessionID != "" && cp.view.headerSession == c.sessionID && c.gone != 0 {
+			if cp.view.carriesGoneSession() {
 				return nil // after a 404 on that session: CLI1007 fails it
 			}
 			if c.initSeq != 0 && c.sessionID != "" && cp.view.headerSession == c.sessionID {
@@ -228,8 +228,8 @@ a HEAD is no MCP request and is not judged. 2026-07-28 has no sessions.`,
 		const path = "http.header.mcp-session-id"
 		v := cp.view
 		if cp.method == "initialize" && cp.kind == kindRequest {
-			if sid := v.headerSession; sid != "" && !v.unknownSession && v.c.gone != 0 && v.c.sessionID == sid {
-				p.Failf(path, "the initialize carries Mcp-Session-Id %s, though the server answered %s in that session with 404; after a 404 the client starts a new session with an initialize without a session id (transports, Session Management; T-SESS-3)", Quote(sid, quoteN), seqText(v.c.gone))
+			if v.carriesGoneSession() {
+				p.Failf(path, "the initialize carries Mcp-Session-Id %s, though the server answered %s in that session with 404; after a 404 the client starts a new session with an initialize without a session id (transports, Session Management; T-SESS-3)", Quote(v.headerSession, quoteN), seqText(v.c.gone))
 			}
 			return nil // a new session begins
 		}

@@ -223,6 +223,12 @@ type ClientView struct {
 	handshake bool
 }
 
+// carriesGoneSession: the message carries the id of its session, which
+// the server ended with a 404 (see conversation.gone).
+func (v *ClientView) carriesGoneSession() bool {
+	return v.headerSession != "" && !v.unknownSession && v.c.gone != 0 && v.c.sessionID == v.headerSession
+}
+
 // View returns what the traffic before m showed. It changes nothing: call
 // Client(m) after judging m.
 func (t *ClientTracker) View(m *ClientMessage) *ClientView {
