@@ -93,7 +93,7 @@ answered 404 on that session is CLI1007's, which fails it). 2026-07-28 has no ha
 			p.Warnf("method", "%s before the server answered initialize: until then a client sends only pings (T-LIFE-1)", what)
 		case !c.initDone && cp.method == "notifications/initialized":
 			p.Warnf("method", "notifications/initialized before the server answered initialize; it follows a successful initialize (T-LIFE-1)")
-		case !c.notified && cp.kind == kindRequest && notificationMethods[cp.method]:
+		case !c.notified && cp.kind == kindRequest && isNotification(cp.method):
 			// A notification method sent with an id (notifications/initialized
 			// as a request): CLI1011 fails it, and it is no notification.
 			return Skipf("%s is sent as a request (with an id), which CLI1011 judges", what)

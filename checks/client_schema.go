@@ -106,25 +106,18 @@ schema.ts (and a NumberSchema's request) number.`,
 	},
 }
 
-// notificationMethods are the notification methods MCP defines, sent by
-// either side in any version: none is ever a request.
-var notificationMethods = map[string]bool{
-	"notifications/cancelled": true, "notifications/initialized": true, "notifications/progress": true,
-	"notifications/roots/list_changed": true, "notifications/tasks/status": true,
-	"notifications/message": true, "notifications/resources/updated": true, "notifications/resources/list_changed": true,
-	"notifications/prompts/list_changed": true, "notifications/tools/list_changed": true,
-	"notifications/elicitation/complete": true, "notifications/subscriptions/acknowledged": true,
+// isNotification: method is a notification MCP defines, sent by either
+// side in any version; none is ever a request.
+func isNotification(method string) bool {
+	return strings.HasPrefix(method, "notifications/") && (sentByAnyVersion(method) || schema.ClientSends(method))
 }
 
-// serverOnlyMethods are the methods only a server sends, in every version
-// that defines them: the requests a client answers, and the server's own
-// notifications. (ping, tasks/*, notifications/cancelled, progress and
-// tasks/status go both ways.)
-var serverOnlyMethods = map[string]bool{
-	"sampling/createMessage": true, "elicitation/create": true, "roots/list": true,
-	"notifications/message": true, "notifications/resources/updated": true, "notifications/resources/list_changed": true,
-	"notifications/prompts/list_changed": true, "notifications/tools/list_changed": true,
-	"notifications/elicitation/complete": true, "notifications/subscriptions/acknowledged": true,
+// serverOnly: method is sent only by servers, in every version that
+// defines it: the requests a client answers, and the server's own
+// notifications (ping, tasks/*, notifications/cancelled, progress and
+// tasks/status go both ways).
+func serverOnly(method string) bool {
+	return sentByAnyVersion(method) && !schema.ClientSends(method)
 }
 
 // judgeMisdirected judges a request or notification whose method the
@@ -138,11 +131,11 @@ var serverOnlyMethods = map[string]bool{
 func judgeMisdirected(p *Pass, cp *clientPass, sv ClientSchemaValidator, version string) (judged bool, err error) {
 	m := Quote(cp.method, quoteN)
 	switch {
-	case serverOnlyMethods[cp.method] && cp.kind == kindRequest && !notificationMethods[cp.method]:
+	case serverOnly(cp.method) && cp.kind == kindRequest && !isNotification(cp.method):
 		p.Failf("method", "%s is a request only servers send, which the client answers; no version of MCP has a client send it (no ClientRequest of the schema is one)", m)
-	case serverOnlyMethods[cp.method]:
+	case serverOnly(cp.method):
 		p.Failf("method", "%s is a notification only servers send; no version of MCP has a client send it (no ClientNotification of the schema is one)", m)
-	case cp.kind == kindRequest && notificationMethods[cp.method]:
+	case cp.kind == kindRequest && isNotification(cp.method):
 		p.Failf("id", "%s is a notification, sent here as a request with id %s: a notification carries no id and gets no answer (T-RPC-11), so the receiver never reads it as the notification", m, idText(cp.msg.Get("id").Raw))
 	case cp.kind == kindNotification:
 		// A request of the version's, sent without an id?

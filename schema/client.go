@@ -123,6 +123,27 @@ func (s *ClientSet) ValidateClient(method string, raw []byte) (problems []envelo
 	return Distill(sch.Validate(v)), true, nil
 }
 
+// ClientSends reports whether a client of some version of MCP sends
+// method, as a request or a notification of its client file; what a
+// server sends and no client does is the server's alone.
+func ClientSends(method string) bool { return clientSent()[method] }
+
+var clientSent = sync.OnceValue(func() map[string]bool {
+	sent := map[string]bool{}
+	for _, v := range Versions() {
+		_, tables, err := loadClient(v)
+		if err != nil {
+			continue // TestValidateClient fails on such a file
+		}
+		for _, kind := range []string{"requests", "notifications"} {
+			for m := range tables[kind] {
+				sent[m] = true
+			}
+		}
+	}
+	return sent
+})
+
 // loadClient reads the client-side file of version.
 func loadClient(version string) (*protocolDoc, map[string]map[string]string, error) {
 	name := "client/" + version + ".json"

@@ -39,6 +39,20 @@ func TestValidateClient(t *testing.T) {
 		{version: "2025-06-18", method: "sampling/createMessage", msg: `{"jsonrpc":"2.0","id":3,"result":{"role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]}}`,
 			want: entries{{Location: "/result/content", Problems: []string{"got array, want object"}}}},
 		{version: "2025-06-18", method: "custom/ask", msg: `{"jsonrpc":"2.0","id":3,"result":{}}`},
+		// Tasks go both ways in 2025-11-25: a client running a
+		// task-augmented request tells its status and answers for it.
+		{version: "2025-11-25", method: "notifications/tasks/status", msg: `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t1","status":"completed","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:03Z","ttl":null}}`},
+		{version: "2025-11-25", method: "notifications/tasks/status", msg: `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t1","status":"done","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:03Z"}}`,
+			want: entries{{Location: "/params", Problems: []string{"missing property 'ttl'"}}, {Location: "/params/status", Problems: []string{"must be one of 'working', 'input_required', 'completed', 'failed', 'cancelled'"}}}},
+		{version: "2025-06-18", method: "notifications/tasks/status", msg: `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{}}`, uncovered: true},
+		{version: "2025-11-25", method: "tasks/get", msg: `{"jsonrpc":"2.0","id":9,"result":{"taskId":"t1","status":"working","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:01Z","ttl":60000}}`},
+		{version: "2025-11-25", method: "tasks/get", msg: `{"jsonrpc":"2.0","id":9,"result":{"task":{"taskId":"t1"}}}`,
+			want: entries{{Location: "/result", Problems: []string{"missing property 'createdAt'", "missing property 'lastUpdatedAt'", "missing property 'status'", "missing property 'taskId'", "missing property 'ttl'"}}}},
+		{version: "2025-11-25", method: "tasks/list", msg: `{"jsonrpc":"2.0","id":9,"result":{"tasks":[]}}`},
+		{version: "2025-11-25", method: "tasks/list", msg: `{"jsonrpc":"2.0","id":9,"result":{"tasks":{}}}`,
+			want: entries{{Location: "/result/tasks", Problems: []string{"got object, want array"}}}},
+		{version: "2025-11-25", method: "tasks/cancel", msg: `{"jsonrpc":"2.0","id":9,"result":{"taskId":"t1","status":"cancelled","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:02Z","ttl":null}}`},
+		{version: "2025-11-25", method: "tasks/result", msg: `{"jsonrpc":"2.0","id":9,"result":{"role":"assistant","model":"m","content":{"type":"text","text":"hi"}}}`},
 		// Resource contents with both text and blob: the official anyOf
 		// accepts them; neither text nor blob it does not.
 		{version: "2025-11-25", method: "sampling/createMessage", msg: `{"jsonrpc":"2.0","id":3,"result":{"role":"user","model":"m","content":{"type":"tool_result","toolUseId":"u1","content":[{"type":"resource","resource":{"uri":"file:///a","text":"t","blob":"dA=="}}]}}}`},
@@ -135,6 +149,10 @@ func clientSamples() map[string][]string {
 		"CreateMessageResult":     {`{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m","stopReason":"endTurn"}`},
 		"ElicitResult":            {`{"action":"accept","content":{"name":"x","age":3,"ok":true}}`},
 		"ListRootsResult":         {`{"roots":[{"uri":"file:///tmp","name":"tmp"}]}`},
+		"TaskStatusNotification":  {`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t1","status":"working","statusMessage":"asking","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:01Z","ttl":null,"pollInterval":500}}`},
+		"GetTaskResult":           {`{"taskId":"t1","status":"input_required","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:01Z","ttl":60000,"_meta":{}}`},
+		"CancelTaskResult":        {`{"taskId":"t1","status":"cancelled","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:02Z","ttl":null}`},
+		"ListTasksResult":         {`{"tasks":[{"taskId":"t1","status":"completed","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:03Z","ttl":null}],"nextCursor":"c2"}`},
 	}
 }
 
