@@ -178,7 +178,10 @@ declarations set, not only for form:
 - notifications/progress names the progressToken the request gave, its
   progress rises strictly, and none follows the response (T-PROG-1),
   except a task-augmented request's answered with its task (2025-11-25):
-  the token serves the task's lifetime, so its progress goes on.
+  the token serves the task's lifetime, so its progress goes on. On
+  stdio, a token the client offered to more than one request of the pipe
+  (a relay's client may) names them all: progress that falls or comes
+  after the response may be the other's, so it only warns there.
 - notifications/message in 2026-07-28 comes only for a request whose
   _meta sets logLevel, and at or above that level (T-LOG-2); in 2025-xx
   only from a server that declared the logging capability (T-LOG-1).
@@ -237,6 +240,12 @@ declaration rules are not judged.`,
 		taskLives := x.Version == envelope.V20251125 && respAt >= 0 && x.Request.Get("params.task").IsObject() &&
 			p.Reply.Messages[respAt].Get("result.task").IsObject()
 		progress := map[string]string{} // token → the last progress, as written
+		// A token the client offered to more than one request on the
+		// pipe names them all: progress for it may be another's, so its
+		// order and its timing say nothing of this request's (the
+		// client's breach is CLI1003's).
+		shared := p.Exchange.Transport == envelope.Stdio && offeredTwice(p.Exchange.Offered, token)
+		notOurs := expect.Want{Level: expect.Open, Rule: "the client offered the token to another request on the pipe too, whose progress it may be"}
 		listen := x.Method == "subscriptions/listen" && x.Version == envelope.V20260728
 		seen := map[string]bool{} // the server's request ids (T-RPC-4)
 		n, after := 0, -1
@@ -276,6 +285,8 @@ declaration rules are not judged.`,
 				case tok.Type != gjson.String && !(tok.Type == gjson.Number && envelope.IsInteger(tok.Raw)):
 					// Whatever else is in flight, this names no request.
 					p.Failf(path+".params.progressToken", "progress notification whose progressToken is %s, want a string or an integer (T-PROG-1)", describe(tok))
+				case respAt >= 0 && i > respAt && envelope.SameToken(token, tok) && !taskLives && shared:
+					p.Deviate(notOurs, path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
 				case respAt >= 0 && i > respAt && envelope.SameToken(token, tok) && !taskLives:
 					p.Failf(path, "progress notification after the response; progress stops when the request completes (T-PROG-1)")
 				case envelope.SameToken(token, tok):
@@ -299,7 +310,11 @@ declaration rules are not judged.`,
 					p.Failf(path+".params.progress", "progress is %s, want a number (T-PROG-1)", describe(pr))
 				} else {
 					if last, seen := progress[tok.Raw]; seen && compareNumbers(pr.Raw, last) <= 0 {
-						p.Failf(path+".params.progress", "progress %s does not rise above the previous %s (T-PROG-1)", clip(pr.Raw), clip(last))
+						if shared && envelope.SameToken(token, tok) {
+							p.Deviate(notOurs, path+".params.progress", "progress %s does not rise above the previous %s (T-PROG-1)", clip(pr.Raw), clip(last))
+						} else {
+							p.Failf(path+".params.progress", "progress %s does not rise above the previous %s (T-PROG-1)", clip(pr.Raw), clip(last))
+						}
 					}
 					progress[tok.Raw] = pr.Raw
 				}
@@ -339,6 +354,23 @@ func readAs0326(p *Pass, m *envelope.Message) bool {
 // of them.
 func unoffered(ex *envelope.Exchange, tok gjson.Result) bool {
 	return ex.Transport == envelope.Stdio && ex.Offered != nil && !namesToken(ex.Offered, tok)
+}
+
+// offeredTwice: the run's requests on the pipe offered tok more than
+// once (offered as Exchange.Offered, tok the request's own).
+func offeredTwice(offered []string, tok gjson.Result) bool {
+	if !tok.Exists() {
+		return false
+	}
+	n := 0
+	for _, t := range offered {
+		if envelope.SameID(gjson.Parse(t), tok) {
+			if n++; n > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // batchTokens are the tokens a batch's requests offer.

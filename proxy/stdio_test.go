@@ -419,6 +419,8 @@ func TestStdioVersionReachesExchanges(t *testing.T) {
 // PRO1003 fails progress for a token none offered, and a recording
 // says so to lint); after a message the relay could not read whole, the
 // tokens are no longer known and exchanges say nothing of them.
+// A token offered twice is listed twice (PRO1003 then cannot tell whose
+// its progress is).
 func TestStdioOfferedTokens(t *testing.T) {
 	s := startStdio(t, "echo", Limits{MaxBytes: 200}, nil)
 	// One at a time: an exchange knows the tokens offered until its
@@ -427,7 +429,7 @@ func TestStdioOfferedTokens(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"t2"}}}`,
 		`[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"progressToken":3}}}]`,
-		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"progressToken":"t2"}}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"pad":"` + strings.Repeat("p", 300) + `"}}`,
 		`{"jsonrpc":"2.0","id":6,"method":"ping"}`,
 	} {
@@ -449,7 +451,7 @@ func TestStdioOfferedTokens(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"metho`: {},
 		`{"jsonrpc":"2.0","id":2,"metho`: {`"t2"`},
 		`[{"jsonrpc":"2.0","id":3,"meth`: nil, // unanswered
-		`{"jsonrpc":"2.0","id":4,"metho`: {`"t2"`, `3`},
+		`{"jsonrpc":"2.0","id":4,"metho`: {`"t2"`, `3`, `"t2"`},
 		`{"jsonrpc":"2.0","id":5,"metho`: nil, // too large to read whole
 		`{"jsonrpc":"2.0","id":6,"metho`: nil,
 	}
