@@ -516,3 +516,56 @@ func TestDiscoverRefutingItselfIsJudged(t *testing.T) {
 		})
 	}
 }
+
+// TestMalformedInitializeIsJudged: a server whose every initialize reply
+// is no HTTP/1.1 message (a control character in Mcp-Session-Id) cannot
+// be driven, but each such reply is the server's fault in any version:
+// HTTP1006 fails it, as lint of the recording does. The same reply
+// well-formed, naming a version the checker does not negotiate, proves
+// nothing: it stays unjudged.
+func TestMalformedInitializeIsJudged(t *testing.T) {
+	for _, tc := range []struct {
+		session  string
+		wantFail bool
+	}{
+		{"ab\x01c", true},
+		{"abc", false},
+	} {
+		t.Run(tc.session, func(t *testing.T) {
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				body, _ := io.ReadAll(req.Body)
+				id := gjson.GetBytes(body, "id").Raw
+				if gjson.GetBytes(body, "method").Str != "initialize" {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, id)
+					return
+				}
+				reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2024-11-05","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`, id)
+				conn, buf, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer conn.Close()
+				fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", tc.session, len(reply), reply)
+				buf.Flush()
+			}))
+			t.Cleanup(hs.Close)
+			c, _, err := httpRun(t, hs.URL, "auto", 0, time.Second, "lifecycle/ping")
+			if err == nil || !errors.Is(err, runner.ErrNotDriven) {
+				t.Fatalf("err = %v; want not driven", err)
+			}
+			failed := 0
+			for _, v := range c.verdicts {
+				if strings.HasPrefix(v.Fixture, "negotiate/initialize") && v.Check.ID == "HTTP1006" && v.Status == checks.StatusFail {
+					failed++
+				}
+			}
+			if (failed > 0) != tc.wantFail {
+				_, detail := c.bad()
+				t.Errorf("HTTP1006 failed %d initialize probes, want a fail: %v; findings:\n%s", failed, tc.wantFail, detail)
+			}
+		})
+	}
+}

@@ -55,6 +55,14 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 			}
 			continue
 		}
+		if err != nil && pr.ex.Malformed != "" {
+			// A reply no client can read is the server's fault in any
+			// version (HTTP1006), and nothing else of it is judged.
+			if jerr := r.judge(pr.fixture, &pr.ex, nil, pr.o); jerr != nil {
+				return res, jerr
+			}
+			continue
+		}
 		if err != nil {
 			// Nothing was negotiated, so nothing is judged; the probes are
 			// still handed on, so a --record shows what the server said.
