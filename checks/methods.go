@@ -418,7 +418,10 @@ The lists stay stable within a run: a tools/list answered later lists the
 same tools in the same order as the one the run began with (T-TOOL-3 and
 T-TOOL-4 in 2026-07-28; the list may change by design, which a
 list-changed notification announces, so a difference warns); prompts/list
-and resources/list the same set (T-PROMPT-2, T-RES-3).`,
+and resources/list the same set (T-PROMPT-2, T-RES-3). A page of a paged
+list holds a stretch of that first walk: its tools stand in the walk in
+the same order, one after another, wherever the server cut the pages,
+and no page names what the walk did not.`,
 	Run: func(p *Pass) error {
 		x := p.Expect
 		m, err := needObject(p)
@@ -517,18 +520,46 @@ func judgeTools(p *Pass, tools gjson.Result) {
 		}
 	}
 	f := x.Facts
-	if f == nil || !f.ToolsListed || len(f.ToolOrder) == 0 || p.Expect.Request.Get("params.cursor").Exists() || p.Reply.Response.Get("result.nextCursor").Exists() {
+	if f == nil || !f.ToolsListed || len(f.ToolOrder) == 0 {
 		return
 	}
+	first := firstOnly(f.ToolOrder)
+	// A page holds a run of the whole list: from a stable list, every
+	// page is a stretch of the first walk's order, wherever the server
+	// cut its pages.
+	paged := p.Expect.Request.Get("params.cursor").Exists() || p.Reply.Response.Get("result.nextCursor").Exists()
 	// Both rules are 2026-07-28's: before it a tool set may vary by
 	// session.
 	switch {
 	case x.Version != envelope.V20260728:
-	case !sameStrings(sorted(names), sorted(firstOnly(f.ToolOrder))):
+	case paged && !subsetOf(names, first):
+		p.Warnf("result.tools", "the page lists tools the run's first tools/list did not; a tool set does not vary by connection (T-TOOL-4) and changes are announced")
+	case paged && !stretchOf(firstOnly(names), first):
+		p.Warnf("result.tools", "the page's tools are not a stretch of the run's first tools/list in its order (T-TOOL-3, SHOULD)")
+	case paged:
+	case !sameStrings(sorted(names), sorted(first)):
 		p.Warnf("result.tools", "the tools listed differ from the run's first tools/list; a tool set does not vary by connection (T-TOOL-4) and changes are announced")
-	case !slices.Equal(names, firstOnly(f.ToolOrder)):
+	case !slices.Equal(names, first):
 		p.Warnf("result.tools", "the same tools in another order than the run's first tools/list (T-TOOL-3, SHOULD)")
 	}
+}
+
+// subsetOf: every string of s is in of.
+func subsetOf(s, of []string) bool {
+	in := make(map[string]bool, len(of))
+	for _, x := range of {
+		in[x] = true
+	}
+	return !slices.ContainsFunc(s, func(x string) bool { return !in[x] })
+}
+
+// stretchOf: s stands in of as one unbroken run, in order.
+func stretchOf(s, of []string) bool {
+	if len(s) == 0 {
+		return true
+	}
+	at := slices.Index(of, s[0])
+	return at >= 0 && len(of)-at >= len(s) && slices.Equal(s, of[at:at+len(s)])
 }
 
 func validToolName(n string) bool {
@@ -761,20 +792,23 @@ func promptNames(f *expect.Facts) []string {
 	return out
 }
 
-// sameSet warns when a listing (of one page) names another set than the
-// run's first one (2026-07-28 rules: lists do not vary by connection).
+// sameSet warns when a listing names another set than the run's first
+// one, or a page of it names what that one did not (2026-07-28 rules:
+// lists do not vary by connection).
 func sameSet(p *Pass, items gjson.Result, key string, have []string, listed bool, rule string) {
-	if p.Expect.Version != envelope.V20260728 || !listed || p.Expect.Request.Get("params.cursor").Exists() || p.Reply.Response.Get("result.nextCursor").Exists() {
-		return
-	}
-	if !items.IsArray() {
+	if p.Expect.Version != envelope.V20260728 || !listed || !items.IsArray() {
 		return
 	}
 	var got []string
 	for _, it := range items.Array() {
 		got = append(got, it.Get(key).Str)
 	}
-	if !sameStrings(sorted(got), sorted(have)) {
+	switch {
+	case p.Expect.Request.Get("params.cursor").Exists() || p.Reply.Response.Get("result.nextCursor").Exists():
+		if !subsetOf(got, have) {
+			p.Warnf("result", "the page lists what the run's first listing did not; a list does not vary by connection (%s) and changes are announced", rule)
+		}
+	case !sameStrings(sorted(got), sorted(have)):
 		p.Warnf("result", "the list differs from the run's first listing; it does not vary by connection (%s) and changes are announced", rule)
 	}
 }
