@@ -209,7 +209,10 @@ may be in flight, so it only warns there, unless it is progress for a
 token no request of the run offered at all, or a 2026-07-28 log message
 when no request on the pipe had set a logLevel: that fails wherever the
 run knew what its requests asked for (check, send and wrap, and the
-"offered" and "logAsked" of their transcripts' stdio exchanges). What the server declared is known in live runs
+"offered" and "logAsked" of their transcripts' stdio exchanges). Progress
+for a token no request of an HTTP session offered fails too where the
+run knew them all (check's sessions, which are its alone, and the
+"offered" of their transcripts' exchanges). What the server declared is known in live runs
 and in transcripts that carry the run's facts; without them the
 declaration rules are not judged.`,
 	Run: func(p *Pass) error {
@@ -349,11 +352,11 @@ func readAs0326(p *Pass, m *envelope.Message) bool {
 	return p.Expect.Error.Rule == expect.HeaderMissingRule && m.Get("result").IsObject() && !m.Get("result.resultType").Exists()
 }
 
-// unoffered: ex is a stdio exchange whose run knew every progress token
-// its requests offered (see envelope.Exchange.Offered), and tok is none
-// of them.
+// unoffered: ex is an exchange whose run knew every progress token its
+// requests on the pipe, or in the HTTP session, offered (see
+// envelope.Exchange.Offered), and tok is none of them.
 func unoffered(ex *envelope.Exchange, tok gjson.Result) bool {
-	return ex.Transport == envelope.Stdio && ex.Offered != nil && !namesToken(ex.Offered, tok)
+	return ex.Offered != nil && !namesToken(ex.Offered, tok)
 }
 
 // offeredTwice: the run's requests on the pipe offered tok more than

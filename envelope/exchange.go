@@ -92,11 +92,14 @@ type Exchange struct {
 	Note string
 	// Offered holds, for a stdio exchange of a run, the progress tokens
 	// (each as raw JSON) that the run's requests had offered when it was
-	// judged; nil when that is not known (a relay's exchange, a
-	// transcript that does not say). Every request on a pipe shares its
-	// stdout, so progress naming another request's token may be that
-	// one's; progress naming a token outside this list names no request
-	// at all (T-PROG-1). Empty but not nil: none was offered.
+	// judged, and for an HTTP exchange of a run in a session those its
+	// requests in that session had offered (the session is the run's
+	// alone); nil when that is not known (a relay's exchange, a
+	// transcript that does not say, a request in no session). Every
+	// request on a pipe shares its stdout, so progress naming another
+	// request's token may be that one's; progress naming a token outside
+	// this list names no request at all (T-PROG-1). Empty but not nil:
+	// none was offered.
 	Offered []string
 	// LogAsked and Listens say, where Offered is known, what else the
 	// run's requests on the pipe had asked the server to send (see

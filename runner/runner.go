@@ -278,6 +278,13 @@ type run struct {
 	// Guarded by mu.
 	logAsked bool
 	listens  []string
+	// sessOffered are, by HTTP session id, the progress tokens (raw
+	// JSON) the run's requests in that session offered: the session is
+	// the run's alone, so they are all its requests offered. A nil entry
+	// is a session whose tokens are no longer known (past
+	// envelope.MaxOffered, or one no transcript can carry); past
+	// maxSessOffered sessions, new ones are not followed. Guarded by mu.
+	sessOffered map[string][]string
 	// renewals counts the sessions the run began after the server ended
 	// its own (see renew).
 	renewals int
@@ -456,10 +463,16 @@ func (r *run) restartTarget(ctx context.Context) error {
 	return err
 }
 
+// maxSessOffered bounds the HTTP sessions whose offered tokens a run
+// follows.
+const maxSessOffered = 1024
+
 // offer notes the progress tokens a stdio request (or batch) offers,
 // before it is written: the server may answer with progress at once.
+// Over HTTP it notes them by the session the request names.
 func (r *run) offer(req envelope.Request) {
 	if r.t.Transport() != envelope.Stdio {
+		r.offerInSession(req)
 		return
 	}
 	toks, ok := envelope.OfferedTokens(req.Body)
@@ -480,10 +493,43 @@ func (r *run) offer(req envelope.Request) {
 	}
 }
 
+// offerInSession is offer for an HTTP request in a session.
+func (r *run) offerInSession(req envelope.Request) {
+	sid := envelope.HeaderGet(req.Header, "Mcp-Session-Id")
+	if sid == "" {
+		return
+	}
+	toks, ok := envelope.OfferedTokens(req.Body)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sessOffered == nil {
+		r.sessOffered = map[string][]string{}
+	}
+	have, seen := r.sessOffered[sid]
+	switch {
+	case !seen && len(r.sessOffered) >= maxSessOffered:
+	case seen && have == nil:
+	case !ok || len(have)+len(toks) > envelope.MaxOffered:
+		r.sessOffered[sid] = nil
+	default:
+		r.sessOffered[sid] = append(append([]string{}, have...), toks...)
+	}
+}
+
 // knowOffered gives a stdio exchange the tokens offered so far, which
-// PRO1003 judges its progress notifications by (see envelope.Exchange).
+// PRO1003 judges its progress notifications by (see envelope.Exchange),
+// and an HTTP exchange in a session those offered in that session.
 func (r *run) knowOffered(ex *envelope.Exchange) {
-	if ex.Transport != envelope.Stdio || ex.Offered != nil {
+	if ex.Offered != nil {
+		return
+	}
+	if ex.Transport != envelope.Stdio {
+		sid := envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id")
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if toks := r.sessOffered[sid]; sid != "" && toks != nil {
+			ex.Offered = slices.Clone(toks)
+		}
 		return
 	}
 	r.mu.Lock()

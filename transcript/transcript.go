@@ -742,8 +742,6 @@ func parse(line []byte, seen *interner) (Record, error) {
 	}
 	if of := value(root[11]); of.Exists() {
 		switch {
-		case ex.Transport != envelope.Stdio:
-			return rec, errors.New(`"offered" belongs to stdio exchanges only`)
 		case !of.IsArray():
 			return rec, fmt.Errorf(`"offered" is %s, want an array of progress tokens`, envelope.Kind(of))
 		}
@@ -759,6 +757,10 @@ func parse(line []byte, seen *interner) (Record, error) {
 		switch {
 		case ex.Offered == nil:
 			return rec, errors.New(`"logAsked" and "listens" belong beside "offered" only`)
+		case ex.Transport != envelope.Stdio:
+			// What a pipe's requests asked for; an HTTP exchange's
+			// stream is its request's own.
+			return rec, errors.New(`"logAsked" and "listens" belong to stdio exchanges only`)
 		case la.Exists() && la.Type != gjson.True && la.Type != gjson.False:
 			return rec, fmt.Errorf(`"logAsked" is %s, want true or false`, envelope.Kind(la))
 		case ls.Exists() && !ls.IsArray():

@@ -170,7 +170,7 @@ func TestOfferedRoundTrip(t *testing.T) {
 		t.Fatalf("unjudged record read back as %+v, %v", recs, errs)
 	}
 	in := `{"transport":"http","unjudged":"","request":{"body":""},"response":null}` + "\n" +
-		`{"transport":"http","offered":[],"request":{"body":""},"response":null}` + "\n" +
+		`{"transport":"http","offered":[],"listens":[],"request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":"a","request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":[{"a":1}],"request":{"body":""},"response":null}` + "\n" +
 		`{"transport":"stdio","offered":[1.5],"request":{"body":""},"response":null}` + "\n" +
@@ -179,7 +179,7 @@ func TestOfferedRoundTrip(t *testing.T) {
 	_, errs = readAll(t, "of", strings.NewReader(in))
 	want := []string{
 		`of:1: "unjudged" is string, want why the run did not judge the exchange`,
-		`of:2: "offered" belongs to stdio exchanges only`,
+		`of:2: "logAsked" and "listens" belong to stdio exchanges only`,
 		`of:3: "offered" is string, want an array of progress tokens`,
 		`of:4: "offered" holds object, want progress tokens (strings or integers)`,
 		`of:5: "offered" holds number, want progress tokens (strings or integers)`,
