@@ -1566,6 +1566,11 @@ var (
 	standardHeader  = modernRules{"T-HDR-2", "T-ERR-12, T-HDR-2", "T-HDR-2"}
 	versionUnserved = modernRules{"T-LIFE-9", "T-ERR-14, T-LIFE-9", "T-HTTP-8, T-LIFE-9"}
 	metaMissing     = modernRules{"T-LIFE-7", "T-LIFE-7, T-HTTP-10", "T-HTTP-10, T-LIFE-7"}
+
+	// An Mcp-Param-* header missing or differing for a non-null argument
+	// breaks T-HDR-4; one with invalid characters T-HDR-6.
+	paramHeader        = modernRules{"T-HDR-4", "T-ERR-12, T-HDR-4", "T-HDR-4"}
+	paramHeaderInvalid = modernRules{"T-HDR-6", "T-ERR-12, T-HDR-6", "T-HDR-6"}
 )
 
 // unlistedName is the tool or prompt the request calls for by a name the
@@ -1710,9 +1715,15 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		}
 		if e.Method == "tools/call" {
 			faults, numeric := paramHeaderFaults(e.Facts, req, h, rd.b64)
-			for _, d := range faults {
-				set(CondHeaderMismatch, standardHeader)
-				add(envelope.CodeHeaderMismatch, d)
+			for _, pf := range faults {
+				set(CondHeaderMismatch, pf.rules)
+				add(envelope.CodeHeaderMismatch, pf.detail)
+				if pf.invalid {
+					// As for Mcp-Name: a server may refuse invalid
+					// characters in any Mcp-* header before it reads the
+					// body that says which tool the header mirrors.
+					preBody = true
+				}
 			}
 			if numeric {
 				// T-HDR-5 (SHOULD): 42.0 for 42 should be accepted; a
@@ -1840,16 +1851,33 @@ const HeaderMissingRule = "T-HTTP-8: a server that deliberately serves pre-2025-
 // initialize.
 const HeaderMissing0326Rule = "T-HTTP-8, T-LIFE-6: a server that serves 2025-03-26 may read a missing header so, and then the request comes before initialize, where any error is defensible"
 
+// A paramFault is one Mcp-Param-* header a tools/call gets wrong: what,
+// and the rules it breaks.
+type paramFault struct {
+	detail  string
+	rules   modernRules
+	invalid bool // invalid characters, visible on the header alone
+}
+
 // paramHeaderFaults judges the Mcp-Param-* headers of a tools/call
 // against the x-mcp-header properties of the tool the server listed
-// (T-HDR-4): a non-null argument needs its header, with the same value;
-// a null or absent one needs none. Nil when the tool is not known.
-func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, b64 envelope.Base64Reading) (out []string, numeric bool) {
+// (T-HDR-4): a non-null argument needs its header, with the same value,
+// in characters a header may carry (T-HDR-6: raw non-ASCII and control
+// characters are invalid, T-HDR-3 has a client encode them); a null or
+// absent one needs none. Nil when the tool is not known.
+func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, b64 envelope.Base64Reading) (out []paramFault, numeric bool) {
 	for _, pa := range f.Tool(req.Get("params.name").Str).ParamArgs(req.Get("params.arguments")) {
 		arg := shortQuote(strings.Join(pa.Path, "."))
-		hv, ok := envelope.HeaderValue(h, "Mcp-Param-"+pa.Header)
+		name := "Mcp-Param-" + pa.Header
+		hv, ok := envelope.HeaderValue(h, name)
 		if !ok {
-			out = append(out, "Mcp-Param-"+pa.Header+" is missing for argument "+arg)
+			out = append(out, paramFault{detail: name + " is missing for argument " + arg, rules: paramHeader})
+			continue
+		}
+		if !envelope.ValidHeaderValue(trimOWS(hv)) {
+			// Whatever it would decode to: a server MUST refuse it
+			// (T-HDR-6), even where its bytes spell the argument.
+			out = append(out, paramFault{detail: name + " has invalid characters", rules: paramHeaderInvalid, invalid: true})
 			continue
 		}
 		v := pa.Value
@@ -1868,7 +1896,7 @@ func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, b64 envel
 			numeric = numeric || same
 		}
 		if !same {
-			out = append(out, "Mcp-Param-"+pa.Header+" differs from argument "+arg)
+			out = append(out, paramFault{detail: name + " differs from argument " + arg, rules: paramHeader})
 		}
 	}
 	return out, numeric
