@@ -1,9 +1,14 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
+	"math/big"
 	"slices"
+	"strconv"
 
+	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/schema"
 )
@@ -214,4 +219,112 @@ func requiredOf(s map[string]any) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// A paramCall is a call that gives an x-mcp-header parameter a value:
+// the arguments, the header's name (after Mcp-Param-), the value a
+// conforming client sends in it, and a well-formed value of the same
+// kind that differs (T-HDR-4).
+type paramCall struct {
+	args                 json.RawMessage
+	header, value, other string
+}
+
+// paramArgs makes arguments for one of the x-mcp-header kinds from a
+// tool's inputSchema: valid arguments that hold a value for a top-level
+// parameter the schema marks with x-mcp-header (a string first, as the
+// spec's own example, then an integer, then a boolean; by name within a
+// kind), or, for ArgsParamNull, null there. Only a single-typed string,
+// integer or boolean property is taken: the kinds T-HDR-7 allows, whose
+// header value the spec fixes. ok is false when none fits.
+func paramArgs(input []byte, kind string) (paramCall, bool) {
+	var root map[string]any
+	if json.Unmarshal(input, &root) != nil {
+		return paramCall{}, false
+	}
+	props, _ := root["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	kinds := []string{"string", "integer", "boolean"}
+	if kind == fixtures.ArgsParamInteger {
+		kinds = []string{"integer"}
+	}
+	for _, want := range kinds {
+		for _, n := range names {
+			p, _ := props[n].(map[string]any)
+			h, _ := p["x-mcp-header"].(string)
+			if typeOf(p) != want || !envelope.IsToken(h) {
+				continue
+			}
+			if pc, ok := paramValue(root, n, h, kind); ok {
+				return pc, true
+			}
+		}
+	}
+	return paramCall{}, false
+}
+
+// paramValue generates valid arguments that hold property n: the schema
+// with n added to required gives them, and what is valid for it is
+// valid for the tool's own, which asks less.
+func paramValue(root map[string]any, n, header, kind string) (paramCall, bool) {
+	withN := maps.Clone(root)
+	if req := anyList(root["required"]); !slices.Contains(req, any(n)) {
+		// (required holds unique names: a schema with n twice does
+		// not compile.)
+		withN["required"] = append(slices.Clip(req), n)
+	}
+	b, err := json.Marshal(withN)
+	if err != nil {
+		return paramCall{}, false
+	}
+	valid, err := schema.GenerateValid(b)
+	if err != nil {
+		return paramCall{}, false
+	}
+	d := json.NewDecoder(bytes.NewReader(valid))
+	d.UseNumber() // an integer's text, not a float's
+	var args map[string]any
+	if d.Decode(&args) != nil {
+		return paramCall{}, false
+	}
+	pc := paramCall{header: header}
+	switch v := args[n].(type) {
+	case string:
+		if v == "" {
+			// An empty header value reads as an absent one to many
+			// servers: no probe to build on.
+			return paramCall{}, false
+		}
+		pc.value = envelope.EncodeHeaderValue(v)
+		pc.other = "wymcp-other-value"
+		if v == pc.other {
+			pc.other += "-2"
+		}
+	case json.Number:
+		i, ok := new(big.Int).SetString(v.String(), 10)
+		if !ok {
+			return paramCall{}, false
+		}
+		pc.value, pc.other = i.String(), new(big.Int).Add(i, big.NewInt(1)).String()
+	case bool:
+		pc.value, pc.other = strconv.FormatBool(v), strconv.FormatBool(!v)
+	default:
+		return paramCall{}, false
+	}
+	if kind == fixtures.ArgsParamNull {
+		args[n] = nil
+	}
+	out, ok := marshal(args)
+	pc.args = out
+	return pc, ok
+}
+
+// anyList is a JSON array's members, nil for anything else.
+func anyList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

@@ -110,18 +110,23 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 		h.Set("Mcp-Session-Id", r.sess.sessionID)
 	}
 	for _, e := range f.Headers {
+		// A name may name the tool's x-mcp-header ({{param}}).
+		name, err := fixtures.Expand([]byte(e.Name), v.ctx)
+		if err != nil {
+			return l.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
+		}
 		if e.Drop {
-			envelope.HeaderDel(h, e.Name)
+			envelope.HeaderDel(h, string(name))
 			continue
 		}
 		val, err := fixtures.Expand([]byte(e.Value), v.ctx)
 		if err != nil {
 			return l.notSent(id, fmt.Sprintf("%s: %v", f.File, err))
 		}
-		envelope.HeaderDel(h, e.Name)
+		envelope.HeaderDel(h, string(name))
 		// Keep the fixture's own spelling of the name: some probe
 		// case-insensitivity (T-HTTP-19).
-		h[e.Name] = []string{string(val)}
+		h[string(name)] = []string{string(val)}
 	}
 	if r.t.Transport() != envelope.HTTP {
 		h = nil

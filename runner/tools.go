@@ -276,6 +276,12 @@ func toolVariants(t *expect.Tool, args string, base fixtures.Context) ([]variant
 			return nil, fmt.Sprintf("the inputSchema of tool %q has no property where a long string is invalid", t.Name)
 		}
 		base.Args = a
+	case fixtures.ArgsParam, fixtures.ArgsParamNull, fixtures.ArgsParamInteger:
+		pa, ok := paramArgs(t.Input, args)
+		if !ok {
+			return nil, fmt.Sprintf("the inputSchema of tool %q: %s", t.Name, noToolFor(args))
+		}
+		base.Args, base.Param, base.ParamValue, base.ParamOther = pa.args, pa.header, pa.value, pa.other
 	default:
 		a, ok := targetedArgs(t.Input, args)
 		if !ok {
@@ -457,6 +463,10 @@ func noToolFor(args string) string {
 		return "no read-only tool has a string property with a format the checker can break alone (one with a pattern, an enum or a const beside it, as zod 4 writes for email and date-time, is left alone)"
 	case fixtures.ArgsMulti:
 		return "fewer than two properties can be broken at once"
+	case fixtures.ArgsParam, fixtures.ArgsParamNull:
+		return "no top-level string, integer or boolean parameter is marked with x-mcp-header (a token) and given a value by generated valid arguments"
+	case fixtures.ArgsParamInteger:
+		return "no top-level integer parameter is marked with x-mcp-header (a token) and given a value by generated valid arguments"
 	}
 	return "no tool fits"
 }
