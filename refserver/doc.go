@@ -10,16 +10,19 @@
 //
 // 2026-07-28 is served statelessly: every request carries params._meta with
 // io.modelcontextprotocol/protocolVersion and clientCapabilities, and over
-// HTTP the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name.
+// HTTP the headers MCP-Protocol-Version, Mcp-Method and Mcp-Name (and
+// Mcp-Param-* for the parameters a tool marks with x-mcp-header).
 // 2025-11-25 and 2025-06-18 are served after an initialize handshake (an
 // HTTP session, or the rest of a stdio stream). server/discover and the -32022
 // error list only 2026-07-28 as supported: it is the one version a
 // request's _meta may name.
 //
-// Two tools, both read-only: "add" sums two integers a and b within
+// Three tools, all read-only: "add" sums two integers a and b within
 // ±(2^53−1); "search" looks words up, with a schema that has a nested
 // closed object, arrays, an enum, a const and formats (annotations: not
-// asserted). Arguments that break an inputSchema give an isError result
+// asserted); "weather" marks its parameters region (a string) and days
+// (an integer) with x-mcp-header, and over 2026-07-28 HTTP checks the
+// Mcp-Param-Region and Mcp-Param-Days headers that mirror them. Arguments that break an inputSchema give an isError result
 // in 2025-11-25 and 2026-07-28, and -32602 with data.errors in 2025-06-18
 // (T-TOOL-8).
 //
@@ -50,6 +53,7 @@
 //	2026: MCP-Protocol-Version missing/differs  -32020  400   echoed
 //	2026: _meta version not served              -32022  400   echoed
 //	2026: Mcp-Method, Mcp-Name missing/differs  -32020  400   echoed
+//	2026: Mcp-Param-* missing/differs/invalid   -32020  400   echoed
 //	2026: unknown or removed method             -32601  404   echoed
 //	2026: a POSTed JSON-RPC response            -32600  400   echoed
 //	2025: unknown method                        -32601  200   echoed
@@ -72,7 +76,7 @@
 //
 // Precedence in 2026-07-28 (AMB-4 leaves it open): body size, JSON,
 // message shape, params, _meta, MCP-Protocol-Version, version served,
-// Mcp-Method, Mcp-Name, method. So header 2026-07-28 with no _meta version
+// Mcp-Method, Mcp-Name, Mcp-Param-*, method. So header 2026-07-28 with no _meta version
 // is -32602; header and _meta both 1900-01-01 is -32022; header 1900-01-01
 // with _meta 2026-07-28 is -32020.
 //

@@ -37,6 +37,7 @@ const (
 	faultGenericMessage      = "generic-message"
 	faultWrongVersionData    = "wrong-version-data"
 	faultUncheckedName       = "unchecked-name"
+	faultUncheckedParam      = "unchecked-param"
 	faultEndedSession        = "ended-session-served"
 	faultCursorIgnored       = "cursor-ignored"
 	faultPromptUnknownServed = "unknown-prompt-served"
@@ -117,6 +118,9 @@ func Faults() []Fault {
 		{faultUncheckedName,
 			"T-HDR-2: an Mcp-Name header that differs from the body is rejected with 400 + -32020",
 			"HTTP only, 2026-07-28 tools/call, prompts/get or resources/read whose Mcp-Name differs from the body (params.name or params.uri): the request is served instead of rejected"},
+		{faultUncheckedParam,
+			"T-HDR-4 / T-HDR-6: an Mcp-Param-* header that is missing, differs from the argument it mirrors, or holds invalid characters is rejected with 400 + -32020",
+			"HTTP only, 2026-07-28 tools/call of the weather tool: its Mcp-Param-Region and Mcp-Param-Days headers are not read, so a call with one missing, differing or invalid is served instead of rejected"},
 		{faultEndedSession,
 			"T-SESS-3: a request in an ended session gets HTTP 404",
 			"HTTP only, 2025-xx, a request carrying a session id the server does not know (ended by DELETE, or never issued): it is served as if the session were alive"},

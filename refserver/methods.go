@@ -69,7 +69,9 @@ func (s *Server) paramsObject(m *message) *rpcError {
 // then MCP-Protocol-Version missing or differing from _meta (-32020), then
 // a version not served (-32022), then Mcp-Method (-32020), then Mcp-Name
 // (-32020, compared only when the body value it mirrors is a string, so a
-// malformed tools/call gets its -32602), then the method itself.
+// malformed tools/call gets its -32602), then the Mcp-Param-* headers of
+// a tools/call (-32020, before its arguments are validated), then the
+// method itself.
 func (s *Server) serveModern(m *message, h http.Header) reply {
 	if m.response {
 		return s.fail(m, invalidRequest("responses are not accepted in 2026-07-28"))
@@ -97,6 +99,9 @@ func (s *Server) serveModern(m *message, h http.Header) reply {
 			return s.fail(m, e)
 		}
 		if e := s.checkName(h, m); e != nil {
+			return s.fail(m, e)
+		}
+		if e := s.checkParams(h, m); e != nil {
 			return s.fail(m, e)
 		}
 	}

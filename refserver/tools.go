@@ -13,7 +13,7 @@ import (
 // float64 (what most JSON readers use), and any sum is exact in int64.
 const maxSafeInt = 1<<53 - 1
 
-// addTool is the one tool the server offers.
+// addTool is the first tool the server offers.
 func addTool() map[string]any {
 	integer := map[string]any{"type": "integer", "minimum": -maxSafeInt, "maximum": maxSafeInt}
 	return map[string]any{
@@ -37,7 +37,7 @@ func addTool() map[string]any {
 
 func (s *Server) listTools(m *message, version string) reply {
 	// There is one page, so no cursor was ever issued (T-PAGE-1).
-	return s.listPage(m, version, "tools", []any{addTool(), searchTool()})
+	return s.listPage(m, version, "tools", []any{addTool(), searchTool(), weatherTool()})
 }
 
 func (s *Server) callTool(m *message, version string) reply {
@@ -62,6 +62,8 @@ func (s *Server) callTool(m *message, version string) reply {
 	case "add":
 	case "search":
 		return s.callSearch(m, version, args)
+	case "weather":
+		return s.callWeather(m, version, args)
 	default:
 		return s.fail(m, s.unknownTool(name.Str))
 	}

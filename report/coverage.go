@@ -58,7 +58,6 @@ func (c *CoverageSummary) Line() string {
 // with the reason; a test keeps the list honest (a rule that gains a
 // fixture or a check must leave it).
 var Pending = map[string]string{
-	"T-HDR-6":   "needs a tool with an x-mcp-header parameter, which a fixture cannot make the server have",
 	"T-MRTR-5":  "needs a second round that presents tampered requestState to a tool that asks for input",
 	"T-MRTR-6":  "needs a second round that replays requestState on another request",
 	"T-MRTR-9":  "needs a second round with input responses missing, to a tool that asks for input",

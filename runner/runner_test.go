@@ -176,6 +176,10 @@ func TestFaults(t *testing.T) {
 		// in an uppercase =?BASE64? marker. (A call of a tool that does
 		// not exist may be answered -32602 first: AMB-4.)
 		"unchecked-name": {"PRO1001"},
+		// Mcp-Param-* headers not read: a call missing one, with another
+		// value, or with a raw non-ASCII byte is served (PRO1001); the
+		// null twin owes none, so nothing changes there.
+		"unchecked-param": {"PRO1001"},
 		// hang and crash hit the opt-in tools/call-valid fixture: over
 		// HTTP the reply never comes (hang) or the connection is dropped
 		// (crash), while the server still answers a liveness probe: the
