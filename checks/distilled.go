@@ -29,7 +29,8 @@ a short cause phrase: something visible, one line under every Unicode
 line break, no line of a stack trace ("at f (x.js:12:9)", "Traceback
 (most recent call last)", "File \"x.py\", line 12, in f"), one sentence, at most the contract's message bound, not a
 sentence written for a person ("!" or "?" at its end, or "please"); no
-duplicates; a full stop at the end of one clause, as Laravel and Symfony
+duplicates, compared with the space at their edges trimmed, for "must be
+number " repeats "must be number" to any reader; a full stop at the end of one clause, as Laravel and Symfony
 write theirs, only warns, and a period after an abbreviation ("incl.",
 "Prof.", a run of consonants such as German "bzw.") ends no sentence);
 and no member besides those two (a validator's own fields kept beside
@@ -284,7 +285,9 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case proseProblem(pr.Str):
 				p.Failf(pp(), "problem is a prose sentence, not a cause phrase: %s", Quote(pr.Str, quoteN))
-			case !seenProb.add(pr.Str):
+			case !seenProb.add(strings.TrimSpace(pr.Str)):
+				// (Trimmed: a copy that differs by a space at its edge
+				// reads as the same cause, and is the same repeat.)
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
 				// A cause phrase (one in a sentence's form warns, and
