@@ -1368,7 +1368,8 @@ request's members (the pointer the contract asks for), nor the method's
 name or a tool, prompt or resource the server itself listed (the run's
 facts show it), where one stands alone: a run that goes on past it
 counts;
-no text under data carries a control character as is (a tab aside): the
+no text under data carries a control character as is (a tab aside; a
+bidirectional control such as U+202E counts, as for ERR2001): the
 quoted value has it escaped, a line break too (a line break in the
 server's own text under data is ERR3003's, in the message ERR2001's);
 and, in live runs, no value given with --header, which is never quoted in

@@ -88,9 +88,25 @@ func readLen(s string, bound int) int {
 }
 
 // hasControl: s holds a control character other than a line break
-// (an escape sequence reaches a terminal and a model's context alike).
+// (an escape sequence reaches a terminal and a model's context alike), a
+// bidirectional control among them (see isControl).
 func hasControl(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && !isLineBreak(r) })
+	return strings.ContainsFunc(s, func(r rune) bool { return isControl(r) && !isLineBreak(r) })
+}
+
+// isControl: r is a control character, C0 and C1 (category Cc) or one of
+// Unicode's bidirectional controls (the Bidi_Control property: U+061C,
+// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). Those are format
+// characters by category, but controls by their Unicode name and in
+// effect: an override or an isolate reorders what a terminal or a page
+// shows, so that the text read is not the text sent ("Trojan Source",
+// CVE-2021-42574). Right-to-left letters alone (Hebrew, Arabic) are no
+// control; the bidi algorithm orders them without one.
+func isControl(r rune) bool {
+	if r < 0x80 {
+		return unicode.IsControl(r) // most text: spares the table search
+	}
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // length says how long s reads, "" when it is within max: the characters
@@ -108,9 +124,9 @@ func length(s string, max int) string {
 	return ""
 }
 
-// bareControl: r is a control character other than a tab or a line
-// break, which have rules of their own.
-func bareControl(r rune) bool { return unicode.IsControl(r) && r != '\t' && !isLineBreak(r) }
+// bareControl: r is a control character (isControl) other than a tab
+// or a line break, which have rules of their own.
+func bareControl(r rune) bool { return isControl(r) && r != '\t' && !isLineBreak(r) }
 
 // stackFrame recognises one line of a stack trace, as runtimes print
 // them: JavaScript's, Java's, C#'s and Rust's "at f (file.js:12:9)",
