@@ -108,13 +108,18 @@ clients do not look: they render message, and a calling model that sees
 only "Invalid params" cannot fix its call. Put the one-line cause in
 message. The generic name counts in the spellings SDKs use ("Invalid
 request parameters", "Internal server error", "INVALID_PARAMS"), behind
-the TypeScript SDK's "MCP error -32602: " prefix or an "Error: ", with the
-code after it ("Invalid params (-32602)"), and with a pointer to data
-("see data", "see details"), and behind that prefix twice (an error
-caught and thrown again). For -32602 the MCP schema's "Invalid
-arguments" said alone, and a validator's "Validation failed" or
-"Invalid input", name the kind of failure and no cause: they count as
-the generic name too.
+the TypeScript SDK's "MCP error -32602: " prefix or an "Error: ", and
+behind the error's class name as a runtime writes an error out
+("McpError: MCP error -32602: Invalid params", the TypeScript McpError
+through String()), with the code after it ("Invalid params (-32602)"),
+and with a pointer to data ("see data", "see details", "see errors"),
+and behind that prefix twice (an error caught and thrown again).
+JSON-RPC's name of another code ("Invalid Request" on a -32602) is as
+generic, on any code: it names no cause either. For -32602 the MCP
+schema's "Invalid arguments" said alone, "Invalid tool arguments", and a
+validator's "Validation failed" or "Invalid input", name the kind of
+failure and no cause: they count as the generic name too. A message that
+goes on to state the cause passes, whatever it starts with.
 
 "Method not found" is the whole cause when data only says back the
 method the client sent (or another of its values): that passes. When
@@ -145,15 +150,21 @@ Strict contract only.`,
 		case code >= -32099 && code <= -32000:
 			name = "Server error"
 		}
-		if name == "" || !genericOnly(msg, code, name) {
+		// (Whatever the code, JSON-RPC's name of another one said alone,
+		// "Invalid Request" on a -32602, is no cause either.)
+		said := genericOnly(msg, code, name)
+		if said == "" {
 			return nil
 		}
-		if code == envelope.CodeMethodNotFound {
+		if code == envelope.CodeMethodNotFound || said == methodNotFound {
 			// "Method not found" is the whole cause when data only says
 			// back the method the client sent: it hides nothing. A list
 			// of what is supported is no cause either, but more the
 			// message could say: whether that is "more to say", the
-			// contract does not settle.
+			// contract does not settle. (Said by the code or by the
+			// words: data that only restates the request hides no cause
+			// whichever names the condition, and a code that does not
+			// fit the words is ERR1002's.)
 			switch restated, alternatives := methodData(p, data); {
 			case restated:
 				return nil
@@ -208,27 +219,31 @@ func allStrings(v gjson.Result) bool {
 	return all
 }
 
-// genericOnly: msg says no more than the generic name of code, in any
-// of the spellings SDKs use ("Invalid request parameters", "Internal
-// server error", an enum's INVALID_PARAMS), behind a prefix naming the
-// error or its code, before the code, or with a pointer to where the
-// cause went ("see data").
-func genericOnly(msg string, code int, name string) bool {
+// genericOnly is the generic name msg says and no more, lowercased, ""
+// when it says more: the generic name of code (name, "" when the code
+// has none), in any of the spellings SDKs use ("Invalid request
+// parameters", "Internal server error", an enum's INVALID_PARAMS), or
+// JSON-RPC's name of another code ("Invalid Request" on a -32602), behind
+// a prefix naming the error, its class or its code, before the code, or
+// with a pointer to where the cause went ("see data", "see errors").
+func genericOnly(msg string, code int, name string) string {
 	m := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(msg)), "_", " ") // INVALID_PARAMS, an enum's name
 	// What rewritesToGeneric leaves is a run of m (a prefix and a suffix
 	// cut off): a message where no spelling of the name stands so is no
 	// generic one, and most messages are spared the expressions.
 	name = strings.ToLower(name)
-	if !mayBeOnly(m, name) && !slices.ContainsFunc(genericSpellings[code], func(g string) bool { return mayBeOnly(m, g) }) {
-		return false
+	may := false
+	eachGeneric(code, name, func(g string) bool { may = mayBeOnly(m, g); return !may })
+	if !may {
+		return ""
 	}
 	return rewritesToGeneric(m, code, name)
 }
 
-// rewritesToGeneric: m, lowercased, is the name (lowercased) or another
-// spelling of code's once a prefix, a pointer to data and the code
-// itself are cut off.
-func rewritesToGeneric(m string, code int, name string) bool {
+// rewritesToGeneric is the generic name m, lowercased, is once a prefix,
+// a pointer to data and the code itself are cut off (see eachGeneric);
+// "" when it is none.
+func rewritesToGeneric(m string, code int, name string) string {
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
 	if sm := codeSuffix.FindStringSubmatchIndex(m); sm != nil && strings.TrimPrefix(m[sm[2]:sm[3]], "-") == strconv.Itoa(-code) {
@@ -236,8 +251,57 @@ func rewritesToGeneric(m string, code int, name string) bool {
 		m = m[:sm[0]]
 	}
 	m = strings.TrimRight(m, " .!:;…—–-")
-	return m == name || slices.Contains(genericSpellings[code], m)
+	said := ""
+	eachGeneric(code, name, func(g string) bool {
+		if m == g {
+			said = g
+		}
+		return said == ""
+	})
+	return said
 }
+
+// eachGeneric calls fn with each text, lowercased, that a message of code
+// says alone to say only a generic name, until fn returns false: the
+// code's own name (name, lowercased; none when ""), its other spellings,
+// and JSON-RPC's names of the other four codes, which are generic
+// whatever code carries them: a calling model that reads "Invalid
+// Request" on a -32602 learns no more of the cause than from "Invalid
+// params" (it learns less).
+func eachGeneric(code int, name string, fn func(g string) bool) {
+	if name != "" && !fn(name) {
+		return
+	}
+	for _, g := range genericSpellings[code] {
+		if !fn(g) {
+			return
+		}
+	}
+	for _, c := range jsonrpcNames {
+		if c.code != code && !fn(c.name) {
+			return
+		}
+	}
+}
+
+// jsonrpcNames are JSON-RPC's generic names of its five codes (the code
+// table's strings, -32700 and -32600 to -32603), lowercased.
+var jsonrpcNames = func() (out []codeName) {
+	for _, c := range []int{envelope.CodeParseError, envelope.CodeInvalidRequest, envelope.CodeMethodNotFound, envelope.CodeInvalidParams, envelope.CodeInternalError} {
+		_, row := envelope.ClassifyCode(envelope.V20251125, c, nil)
+		out = append(out, codeName{c, strings.ToLower(row.Name)})
+	}
+	return out
+}()
+
+// A codeName is a code and its generic name.
+type codeName struct {
+	code int
+	name string
+}
+
+// methodNotFound is -32601's name, as genericOnly returns it.
+var methodNotFound = jsonrpcNames[slices.IndexFunc(jsonrpcNames, func(c codeName) bool { return c.code == envelope.CodeMethodNotFound })].name
 
 // mayBeOnly: m may be g alone once the rewriting of genericOnly is done.
 // It is what that rewriting needs, read without the expressions, whose
@@ -265,16 +329,19 @@ func mayBeOnly(m, g string) bool {
 // sdkPrefix is a rendering of the error's code or kind in front of its
 // message: the TypeScript SDK's "MCP error -32602: ", and "Error: ",
 // "JSON-RPC error -32602: ", once or more (an McpError caught and thrown
-// again is prefixed again).
-var sdkPrefix = regexp.MustCompile(`^(?:(?:(?:mcp|json-?rpc)\s+)?error(?:\s+-?\d+)?:\s*)+`)
+// again is prefixed again), and the error's class name as a runtime
+// writes an error out ("McpError: MCP error -32602: …" is the TypeScript
+// SDK's McpError through String(e), "ValueError: " Python's).
+var sdkPrefix = regexp.MustCompile(`^(?:(?:(?:mcp|json-?rpc)\s+)?\w*error(?:\s+-?\d+)?:\s*)+`)
 
 // codeSuffix is the code written after the name: "Invalid params
 // (-32602)", "[-32602]", "- -32602".
 var codeSuffix = regexp.MustCompile(`[\s,:(\[—–-]*(?:code\s*)?(-?\d{5})[)\]]?\s*$`)
 
 // pointerToData is a message's pointer to data, where the cause went:
-// "(see data)", ", see error.data for details", "(details in data)".
-var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(?:(see|check|details?( are)? in|more in|info in|cause in)\s+(the\s+)?(error[.\s]?)?data\b[\w\s.]{0,24}|(see|check)\s+(the\s+)?(details|below))[)\]]?[\s.!]*$`)
+// "(see data)", ", see error.data for details", "(details in data)", and
+// to data's own list by its name: "(see errors)", "see the error list".
+var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(?:(see|check|details?( are)? in|more in|info in|cause in)\s+(the\s+)?((error[.\s]?)?data|errors|error\s+list)\b[\w\s.]{0,24}|(see|check)\s+(the\s+)?(details|below))[)\]]?[\s.!]*$`)
 
 // genericSpellings are the other spellings of the JSON-RPC names. For
 // -32602 they include the MCP schema's own words for it ("Invalid
@@ -284,7 +351,7 @@ var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(?:(see|check|detail
 // reads only them cannot fix its call any more than with "Invalid params".
 var genericSpellings = map[int][]string{
 	envelope.CodeInvalidParams: {"invalid parameters", "invalid request parameters", "invalid arguments", "invalid argument",
-		"validation failed", "validation error", "invalid input"},
+		"invalid tool arguments", "validation failed", "validation error", "invalid input"},
 	envelope.CodeInternalError:  {"internal server error"},
 	envelope.CodeInvalidRequest: {"bad request"},
 }
