@@ -483,6 +483,25 @@ func vocabulary(p *Pass) []string {
 // that merely contains it.
 func (s *echoScan) isVocabulary(t string) bool { return slices.Contains(s.vocabulary, t) }
 
+// isMemberName: t is a member name of the request, whole, within the
+// quote bound. A message that states its cause names the argument it is
+// about ("repository_full_name: \"octocat/…\" not found"), as a distilled
+// location does by the contract's own rule: the names are the words the
+// cause is stated in, the request's vocabulary as the method's name and
+// a listed tool's are, and counting them would leave a long name no room
+// for the one value the contract lets a cause quote. Only a run that
+// stands alone, bounded by JSON syntax in the request, is one: a run
+// that goes on into the value is the client's text, and so is the
+// request or an object of it written out again (reserialised), whatever
+// its names. A name past the bound is no name a cause needs, and counts.
+func (s *echoScan) isMemberName(t string) bool {
+	if bound := s.p.Contract.QuoteBound; readLen(t, bound) > bound {
+		return false
+	}
+	_, found := slices.BinarySearch(s.p.Reply.request(s.p.Exchange, s.p.Expect).keys, t)
+	return found
+}
+
 // verbatim: the string v stands in the JSON text as it reads, between
 // quote marks, with no escape.
 func verbatim(v gjson.Result) bool {
@@ -1070,7 +1089,7 @@ func (s *echoScan) pieces(path, t string) {
 				hi--
 			}
 		}
-		if hi-lo >= minPiece && !s.isVocabulary(src.text[lo:hi]) {
+		if hi-lo >= minPiece && !s.isVocabulary(src.text[lo:hi]) && !s.isMemberName(src.text[lo:hi]) {
 			src.cover(lo, hi, path, false)
 			switch {
 			case src.at >= 0 && s.sources[0].body:
@@ -1365,8 +1384,10 @@ values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
 -32022), nor are the tokens of a distilled error's location that name the
 request's members (the pointer the contract asks for), nor the method's
-name or a tool, prompt or resource the server itself listed (the run's
-facts show it), where one stands alone: a run that goes on past it
+name, a member name of the request within the quote bound (the argument
+a cause names: "repository_full_name: \"…\" not found"), or a tool,
+prompt or resource the server itself listed (the run's facts show it),
+where one stands alone: a run that goes on past it, into its value,
 counts;
 no text under data carries a control character as is (a tab aside; a
 bidirectional control such as U+202E counts, as for ERR2001): the
