@@ -577,9 +577,15 @@ func (s *echoScan) text(path, raw string) {
 // reserialisedForm is how a JSON text and a reply's rendering of it are
 // compared: a server that formats the arguments it got (Python's repr or
 // json.dumps with its spaces, an f-string over a dict, Go's %v of a map,
-// Node's util.inspect, key=value pairs) writes the request's object out
-// in other bytes than the client's. Spaces and quote marks are dropped,
-// "=" read as ":", and Python's True, False and None as JSON's literals.
+// Node's util.inspect, key=value pairs, Ruby's, Elixir's and PHP's
+// "key" => value, Go's %+v of a struct, a C# record's ToString) writes the
+// request's object out in other bytes than the client's. Spaces and quote
+// marks are dropped, "=" and "=>" read as ":", Python's True, False and
+// None as JSON's literals, and ASCII letters folded to lower case: a typed
+// language's field names are the members' names capitalised (City for
+// city), and a reply's text cannot tell a name from a value, so both are
+// folded, on both sides (a value that differs from the client's only in
+// case is its text all the same).
 func reserialisedForm(t string) string {
 	var b strings.Builder
 	b.Grow(len(t))
@@ -587,9 +593,9 @@ func reserialisedForm(t string) string {
 	return b.String()
 }
 
-// reserialPlain are the bytes appendReserialised keeps as they are:
-// ASCII but for the quotes and spaces it drops, "=" and the first
-// letters of Python's literals.
+// reserialPlain are the bytes appendReserialised writes as a run: ASCII
+// but for the quotes and spaces it drops, "=" and the first letters of
+// Python's literals (a run's capitals are folded as it is written).
 var reserialPlain = func() (plain [256]bool) {
 	for c := range utf8.RuneSelf {
 		plain[c] = !strings.ContainsRune("\"' \t\n\r\v\f=TFN", rune(c))
@@ -601,12 +607,30 @@ var reserialPlain = func() (plain [256]bool) {
 func appendReserialised(b *strings.Builder, t string) {
 	for i := 0; i < len(t); {
 		if j := i; reserialPlain[t[j]] {
-			// A run of bytes the form keeps as they are, written at once.
+			// A run of bytes the form keeps, written at once, its
+			// capitals folded through a buffer: a text in capitals costs
+			// no call per byte.
+			upper := false
 			for j < len(t) && reserialPlain[t[j]] {
+				upper = upper || 'A' <= t[j] && t[j] <= 'Z'
 				j++
 			}
-			b.WriteString(t[i:j])
-			i = j
+			if !upper {
+				b.WriteString(t[i:j])
+				i = j
+				continue
+			}
+			var buf [256]byte
+			for i < j {
+				n := copy(buf[:], t[i:j])
+				for k, c := range buf[:n] {
+					if 'A' <= c && c <= 'Z' {
+						buf[k] = c + 'a' - 'A'
+					}
+				}
+				b.Write(buf[:n])
+				i += n
+			}
 			continue
 		}
 		c := t[i]
@@ -616,6 +640,9 @@ func appendReserialised(b *strings.Builder, t string) {
 		case c == '=':
 			b.WriteByte(':')
 			i++
+			if i < len(t) && t[i] == '>' {
+				i++ // "=>", a hash's arrow
+			}
 		case c == 'T' && strings.HasPrefix(t[i:], "True"):
 			b.WriteString("true")
 			i += 4
@@ -625,6 +652,9 @@ func appendReserialised(b *strings.Builder, t string) {
 		case c == 'N' && strings.HasPrefix(t[i:], "None"):
 			b.WriteString("null")
 			i += 4
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+			i++
 		case c < utf8.RuneSelf:
 			b.WriteByte(c)
 			i++
@@ -1379,7 +1409,8 @@ data, re-encoded or not: its compact text counts toward the bound; and
 the request itself or any object or array in it past the bound, at any
 depth (the first 64 in the request), written into a text another way, as
 Python's repr or json.dumps writes it, spaced or not, its keys in another
-order) — the
+order, with "=" or Ruby's "=>" for ":", its names capitalised as a typed
+language's fields are: Go's %+v of a struct, a C# record) — the
 values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
 -32022), nor are the tokens of a distilled error's location that name the
