@@ -35,10 +35,12 @@ var MessageOneLine = &Check{
 alone, such as a zero-width space, show nothing and count as empty), no line break (CR, LF,
 NEL, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR all end a line for
 some reader), no other control character (a terminal escape in a message reaches the user's
-screen and the calling model's context), Unicode's bidirectional controls
-among them (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: an
-override or an isolate reorders what is shown, so the text read is not
-the text sent; right-to-left letters alone need none). Clients render message; a stack
+screen and the calling model's context), Unicode's bidirectional
+embeddings, overrides and isolates among them (U+202A–U+202E,
+U+2066–U+2069: they reorder what is shown, so the text read is not the
+text sent; right-to-left letters need none, and the direction marks
+U+200E, U+200F and U+061C, which right-to-left text uses to place a
+neutral, reorder nothing and pass). Clients render message; a stack
 trace or pretty-printed JSON in it is unreadable there.
 
 Under --contract spec this only warns: the spec says a message SHOULD be

@@ -94,19 +94,20 @@ func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return isControl(r) && !isLineBreak(r) })
 }
 
-// isControl: r is a control character, C0 and C1 (category Cc) or one of
-// Unicode's bidirectional controls (the Bidi_Control property: U+061C,
-// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). Those are format
-// characters by category, but controls by their Unicode name and in
-// effect: an override or an isolate reorders what a terminal or a page
-// shows, so that the text read is not the text sent ("Trojan Source",
-// CVE-2021-42574). Right-to-left letters alone (Hebrew, Arabic) are no
-// control; the bidi algorithm orders them without one.
+// isControl: r is a control character, C0 and C1 (category Cc), or one
+// of Unicode's bidirectional embeddings, overrides and isolates (U+202A
+// to U+202E, U+2066 to U+2069). Those are format characters by category,
+// but controls by their Unicode name and in effect: they reorder what a
+// terminal or a page shows, so that the text read is not the text sent
+// ("Trojan Source", CVE-2021-42574). The direction marks (U+200E, U+200F,
+// U+061C) are left alone: right-to-left text uses them to place a
+// neutral, and they reorder nothing around them. Right-to-left letters
+// alone (Hebrew, Arabic) are no control either.
 func isControl(r rune) bool {
 	if r < 0x80 {
 		return unicode.IsControl(r) // most text: spares the table search
 	}
-	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 // length says how long s reads, "" when it is within max: the characters
