@@ -1136,27 +1136,140 @@ func unendedEvent(resp *envelope.Response, b []byte) bool {
 // never an array. Inside an array no other check looks, so the responses'
 // shape is judged here too.
 func judgeBatchReply(p *Pass, batch gjson.Result) {
-	type owed struct {
-		id       gjson.Result // readable id, or none
-		request  bool         // a valid request (else an invalid element)
-		answered bool
+	readBatchAnswers(p, batch, p.Failf)
+}
+
+// A batchAnswer is a response of a 2025-03-26 server's answer to a
+// batch, paired with the element of the batch it answers.
+type batchAnswer struct {
+	path    string       // where it stands: "reply.1", "messages[2]", "messages[0].3"
+	answer  gjson.Result // the response
+	request gjson.Result // the element of the batch it answers
+	// msg is the index of the reply's message the response is, when it
+	// came alone (an SSE event of its own, a line); -1 inside an array.
+	msg int
+}
+
+// batchOwed is an element of a batch that is owed an answer.
+type batchOwed struct {
+	elem     gjson.Result
+	id       gjson.Result // readable id, or none
+	request  bool         // a valid request (else an invalid element)
+	answered bool
+}
+
+// batchQueue is the elements of a batch that one answer may take, in
+// batch order, and how many at its head are answered: each answer moves
+// on from there, so a batch of n elements is paired in time linear in n
+// (with the same id n times too).
+type batchQueue struct {
+	at    int
+	elems []int
+}
+
+// next is the first element of q not answered yet that fits, or -1.
+func (q *batchQueue) next(elems []batchOwed, fits func(e *batchOwed) bool) int {
+	for q.at < len(q.elems) && elems[q.elems[q.at]].answered {
+		q.at++
 	}
-	var elems []owed
-	for _, r := range batch.Array() {
+	for _, k := range q.elems[q.at:] {
+		if e := &elems[k]; !e.answered && fits(e) {
+			return k
+		}
+	}
+	return -1
+}
+
+// idKey is a key two ids share when SameID may hold them the same: the
+// text of a string, the value of a number in lowest terms. ok false for
+// an id of another type, which no element's readable id matches.
+func idKey(id gjson.Result) (string, bool) {
+	switch id.Type {
+	case gjson.String:
+		return "s" + id.Str, true
+	case gjson.Number:
+		return "n" + numberKey(id.Raw), true
+	}
+	return "", false
+}
+
+// numberKey writes a JSON number in lowest terms (sign, significant
+// digits, power of ten), as envelope.SameID compares numbers: 100, 1e2
+// and 100.0 share one. Text it cannot read keeps its own.
+func numberKey(raw string) string {
+	s, neg := strings.CutPrefix(raw, "-")
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	exp := 0
+	if hasExp {
+		e, err := strconv.Atoi(expPart)
+		if err != nil || len(strings.TrimLeft(strings.TrimLeft(expPart, "+-"), "0")) > 9 {
+			return "?" + raw
+		}
+		exp = e
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	if trimmed == "" {
+		return "0"
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + strconv.Itoa(exp)
+}
+
+// readBatchAnswers pairs the responses of the reply with the elements of
+// batch they answer (JSON-RPC §6) and, where fail is set, reports each
+// fault of the pairing and of a response's shape with it.
+func readBatchAnswers(p *Pass, batch gjson.Result, fail func(path, format string, args ...any)) []batchAnswer {
+	report := func(path, format string, args ...any) {
+		if fail != nil {
+			fail(path, format, args...)
+		}
+	}
+	var elems []batchOwed
+	// The elements an answer may take: by the key of their id, the
+	// requests first; and for an error with id null, the invalid elements
+	// without a readable id first, then those with one.
+	type idQueues struct{ requests, invalid batchQueue }
+	byID := map[string]*idQueues{}
+	var noID, withID batchQueue
+	batch.ForEach(func(_, r gjson.Result) bool {
 		id := r.Get("id")
 		readable := r.IsObject() && (id.Type == gjson.String || id.Type == gjson.Number)
 		valid := readable && r.Get("jsonrpc").Str == "2.0" && r.Get("method").Type == gjson.String
+		k := len(elems)
 		switch {
 		case valid:
-			elems = append(elems, owed{id: id, request: true})
+			elems = append(elems, batchOwed{elem: r, id: id, request: true})
 		case r.IsObject() && !id.Exists() && r.Get("jsonrpc").Str == "2.0" && r.Get("method").Type == gjson.String:
-			// a notification: owed nothing
+			return true // a notification: owed nothing
 		case readable:
-			elems = append(elems, owed{id: id})
+			elems = append(elems, batchOwed{elem: r, id: id})
+			withID.elems = append(withID.elems, k)
 		default:
-			elems = append(elems, owed{})
+			elems = append(elems, batchOwed{elem: r})
+			noID.elems = append(noID.elems, k)
 		}
-	}
+		if readable {
+			key, _ := idKey(id)
+			q := byID[key]
+			if q == nil {
+				q = &idQueues{}
+				byID[key] = q
+			}
+			if valid {
+				q.requests.elems = append(q.requests.elems, k)
+			} else {
+				q.invalid.elems = append(q.invalid.elems, k)
+			}
+		}
+		return true
+	})
 	empty := !envelope.NonEmpty(batch)
 	// The lines the run knew for strays (another request's second
 	// response, a response to nothing sent) answer no element of the
@@ -1173,7 +1286,7 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 		}
 	}
 	if own == 0 {
-		return // nothing but strays came: the batch's silence is RPC1006's
+		return nil // nothing but strays came: the batch's silence is RPC1006's
 	}
 	if !empty && own == 1 && first.IsObject() && first.Get("error").Exists() {
 		if id := first.Get("id"); !id.Exists() || id.Type == gjson.Null {
@@ -1183,83 +1296,96 @@ func judgeBatchReply(p *Pass, batch gjson.Result) {
 			// 2025-03-26 server that does not support batches answers so
 			// rather than crash (T-V0326-1); the error's own shape and
 			// code are the other checks'.
-			return
+			return nil
 		}
 	}
-	for i, m := range p.Reply.Messages {
-		if stray(&m) {
+	var out []batchAnswer
+	take := func(path string, it gjson.Result, msg int) {
+		if !it.IsObject() || it.Get("method").Exists() {
+			return
+		}
+		id, isErr := it.Get("id"), it.Get("error").Exists()
+		k := -1
+		if id.Type == gjson.Null && isErr {
+			// Prefer an element without a readable id.
+			unanswered := func(*batchOwed) bool { return true }
+			if k = noID.next(elems, unanswered); k < 0 {
+				k = withID.next(elems, unanswered)
+			}
+			if k < 0 && !empty {
+				report(path+".id", "an error with id null, though every element of the batch was readable or is answered (JSON-RPC §6)")
+				return
+			}
+		} else {
+			var q *idQueues
+			if key, ok := idKey(id); ok {
+				q = byID[key]
+			}
+			same := func(e *batchOwed) bool { return envelope.SameID(e.id, id) }
+			if q != nil {
+				if k = q.requests.next(elems, same); k < 0 {
+					k = q.invalid.next(elems, same)
+				}
+			}
+			switch {
+			case k < 0 && q != nil && (slices.ContainsFunc(q.requests.elems, func(k int) bool { return same(&elems[k]) }) ||
+				slices.ContainsFunc(q.invalid.elems, func(k int) bool { return same(&elems[k]) })):
+				report(path+".id", "id %s is answered more often than the batch asks (JSON-RPC §6)", clip(id.Raw))
+				return
+			case k < 0:
+				report(path+".id", "id %s answers no request of the batch (JSON-RPC §6)", clip(id.Raw))
+				return
+			case !elems[k].request && !isErr:
+				report(path, "a result for an element of the batch that is no valid request; it gets an error (JSON-RPC §6)")
+			}
+		}
+		if k >= 0 {
+			elems[k].answered = true
+			out = append(out, batchAnswer{path: path, answer: it, request: elems[k].elem, msg: msg})
+		}
+	}
+	for i := range p.Reply.Messages {
+		m := &p.Reply.Messages[i]
+		if stray(m) {
 			continue
 		}
 		path := msgPath(p, i)
-		var items []gjson.Result
-		var paths []string
 		switch {
 		case m.IsArray():
 			if empty {
-				p.Failf(path, "an empty batch was answered with an array; JSON-RPC §6 answers it with a single error object")
+				report(path, "an empty batch was answered with an array; JSON-RPC §6 answers it with a single error object")
 				continue
 			}
-			if len(m.Root().Array()) == 0 {
-				p.Failf(path, "an empty array answers nothing; a batch of notifications alone gets no answer at all (JSON-RPC §6)")
+			if !envelope.NonEmpty(m.Root()) {
+				report(path, "an empty array answers nothing; a batch of notifications alone gets no answer at all (JSON-RPC §6)")
 				continue
 			}
-			for j, it := range m.Root().Array() {
-				items, paths = append(items, it), append(paths, path+"."+strconv.Itoa(j))
-				judgeBatchResponseShape(p, paths[j], it)
-			}
+			j := 0
+			m.Root().ForEach(func(_, it gjson.Result) bool {
+				at := path + "." + strconv.Itoa(j)
+				j++
+				if fail != nil {
+					judgeBatchResponseShape(p, at, it)
+				}
+				take(at, it, -1)
+				return true
+			})
 		case m.IsObject() && !m.Get("method").Exists():
-			items, paths = append(items, m.Root()), append(paths, path) // its shape is the other checks'
-		}
-		for j, it := range items {
-			if !it.IsObject() || it.Get("method").Exists() {
-				continue
-			}
-			id, isErr := it.Get("id"), it.Get("error").Exists()
-			k := -1
-			if id.Type == gjson.Null && isErr {
-				// Prefer an element without a readable id.
-				for q, e := range elems {
-					if !e.request && !e.answered && (k < 0 || !e.id.Exists() && elems[k].id.Exists()) {
-						k = q
-					}
-				}
-				if k < 0 && !empty {
-					p.Failf(paths[j]+".id", "an error with id null, though every element of the batch was readable or is answered (JSON-RPC §6)")
-					continue
-				}
-			} else {
-				for q, e := range elems {
-					if !e.answered && e.id.Exists() && envelope.SameID(e.id, id) && (k < 0 || e.request && !elems[k].request) {
-						k = q
-					}
-				}
-				switch {
-				case k < 0 && slices.ContainsFunc(elems, func(e owed) bool { return e.id.Exists() && envelope.SameID(e.id, id) }):
-					p.Failf(paths[j]+".id", "id %s is answered more often than the batch asks (JSON-RPC §6)", clip(id.Raw))
-					continue
-				case k < 0:
-					p.Failf(paths[j]+".id", "id %s answers no request of the batch (JSON-RPC §6)", clip(id.Raw))
-					continue
-				case !elems[k].request && !isErr:
-					p.Failf(paths[j], "a result for an element of the batch that is no valid request; it gets an error (JSON-RPC §6)")
-				}
-			}
-			if k >= 0 {
-				elems[k].answered = true
-			}
+			take(path, m.Root(), i) // its shape is the other checks'
 		}
 	}
 	for _, e := range elems {
 		switch {
 		case e.answered:
 		case e.request:
-			p.Failf("reply", "the request with id %s of the batch got no response (JSON-RPC §6)", clip(e.id.Raw))
-			return
+			report("reply", "the request with id %s of the batch got no response (JSON-RPC §6)", clip(e.id.Raw))
+			return out
 		default:
-			p.Failf("reply", "an element of the batch that is no valid request got no error (JSON-RPC §6)")
-			return
+			report("reply", "an element of the batch that is no valid request got no error (JSON-RPC §6)")
+			return out
 		}
 	}
+	return out
 }
 
 // judgeBatchResponseShape judges one response inside a batch's answer:
