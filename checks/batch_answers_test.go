@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/wymcp/wymcp-check/checks"
@@ -28,6 +29,74 @@ func batchInput(tb testing.TB, req, reply []byte, v checks.SchemaValidator) chec
 		Request:  envelope.Request{Header: http.Header{"Content-Type": {"application/json"}}, Body: req},
 		Response: &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: reply}}
 	return checks.Input{Fixture: "batch", Exchange: ex, Expect: expect.Build(ex, f, nil), Schemas: v}
+}
+
+// A response of a 2025-03-26 batch's answer is held to --schema as the
+// same reply alone is (SCH1001), at its place in the array: the checker
+// carries no 2025-03-26 schema, so only a user's file judges it (review
+// rev16 F3: a result "x" in the array passed even with the file given).
+func TestBatch0326AnswersSchema(t *testing.T) {
+	s0326 := officialSchema(t, "2025-03-26")
+	req := []byte(`[{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`)
+	judge := func(reply string) checks.Verdict {
+		vs := checks.Judge(batchInput(t, req, []byte(reply), s0326), []*checks.Check{checks.SchemaValid})
+		if len(vs) != 1 {
+			t.Fatalf("%d verdicts, want 1", len(vs))
+		}
+		return vs[0]
+	}
+	ok := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`
+	wantVerdict(t, judge(`[`+ok+`,{"jsonrpc":"2.0","id":3,"result":"x"}]`), checks.StatusFail, "reply.1.result")
+	wantVerdict(t, judge(`[`+ok+`,{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":7,"inputSchema":{"type":"object"}}]}}]`), checks.StatusFail, "reply.1.result.tools.0.name")
+	wantVerdict(t, judge(`[`+ok+`,{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}]`), checks.StatusPass)
+}
+
+// Every check yields one verdict for a batch's answer however many
+// responses it holds and however many of them each fails, and the
+// findings one check lists stay bounded, the rest counted in one line.
+func TestBatch0326AnswersOneVerdict(t *testing.T) {
+	const n = 200
+	var req, rep bytes.Buffer
+	req.WriteByte('[')
+	rep.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			req.WriteByte(',')
+			rep.WriteByte(',')
+		}
+		fmt.Fprintf(&req, `{"jsonrpc":"2.0","id":%d,"method":"wymcp/unknown-%d"}`, i, i)
+		fmt.Fprintf(&rep, `{"jsonrpc":"2.0","id":%d,"error":{"code":-32600,"message":"no\nsuch method"}}`, i)
+	}
+	req.WriteByte(']')
+	rep.WriteByte(']')
+	var list []*checks.Check
+	for _, c := range checks.All() {
+		if c.Area != checks.AreaClient {
+			list = append(list, c)
+		}
+	}
+	vs := checks.Judge(batchInput(t, req.Bytes(), rep.Bytes(), checks.ProtocolSchemas(schema.NewRegistry())), list)
+	if len(vs) != len(list) {
+		t.Fatalf("%d verdicts for %d checks", len(vs), len(list))
+	}
+	for i, v := range vs {
+		if v.Check != list[i] {
+			t.Fatalf("verdict %d is of %s, want %s", i, v.Check.ID, list[i].ID)
+		}
+		switch v.Check {
+		case checks.CodeFits, checks.MessageOneLine:
+			if v.Status != checks.StatusFail || len(v.Findings) != 33 {
+				t.Errorf("%s: %s with %d findings, want fail with 32 and a line for the rest", v.Check.ID, v.Status, len(v.Findings))
+				continue
+			}
+			if f := v.Findings[0]; !strings.HasPrefix(f.Path, "reply.0.error.") {
+				t.Errorf("%s: first finding at %q, want under reply.0.error", v.Check.ID, f.Path)
+			}
+			if last := v.Findings[32]; !strings.HasPrefix(last.Message, fmt.Sprintf("%d more findings", n-32)) || last.Status != checks.StatusFail {
+				t.Errorf("%s: last finding %s %q, want %d more findings, failing", v.Check.ID, last.Status, last.Message, n-32)
+			}
+		}
+	}
 }
 
 // batchBody writes a batch of n tools/call requests (ids i, or all 7
@@ -87,4 +156,40 @@ func BenchmarkHostileBatch0326(b *testing.B) {
 			})
 		}
 	}
+}
+
+// FuzzJudgeBatch0326: a batch to a server that speaks 2025-03-26 and any
+// reply are judged without a panic, one verdict per check, in list
+// order, whatever the batch's elements and the answer's responses.
+func FuzzJudgeBatch0326(f *testing.F) {
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":2,"method":"tools/list"},1,{"jsonrpc":"2.0","method":"x"}]`),
+		[]byte(`[{"jsonrpc":"2.0","id":2,"result":"x"},{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"a\nb"}}]`), false)
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`),
+		[]byte("data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\ndata: [{\"jsonrpc\":\"2.0\",\"id\":2.0,\"error\":{\"code\":-32600,\"message\":\"x\",\"data\":{\"a\":1}}}]\n\n"), true)
+	f.Add([]byte(`[[{"jsonrpc":"2.0","id":1,"method":"ping"}],[]]`), []byte(`[{"id":null,"error":{"code":-32600,"message":"m"}},{"id":null,"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}]`), false)
+	schemas := checks.ProtocolSchemas(schema.NewRegistry())
+	var list []*checks.Check
+	for _, c := range checks.All() {
+		if c.Area != checks.AreaClient {
+			list = append(list, c)
+		}
+	}
+	f.Fuzz(func(t *testing.T, req, reply []byte, sse bool) {
+		in := batchInput(t, req, reply, schemas)
+		if sse {
+			in.Exchange.Response.Header.Set("Content-Type", "text/event-stream")
+		}
+		vs := checks.Judge(in, list)
+		if len(vs) != len(list) {
+			t.Fatalf("%d verdicts for %d checks", len(vs), len(list))
+		}
+		for i, v := range vs {
+			if v.Check != list[i] {
+				t.Fatalf("verdict %d is of %s, want %s", i, v.Check.ID, list[i].ID)
+			}
+			if v.Status == checks.StatusError && strings.Contains(v.Reason, "check failed to run") {
+				t.Fatalf("%s panicked: %s", v.Check.ID, v.Reason)
+			}
+		}
+	})
 }

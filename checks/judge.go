@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -216,6 +217,10 @@ type Scratch struct {
 	// Scratch.
 	scan echoScan
 	path []string
+	// answers is the memory the responses of a 2025-03-26 batch's
+	// answer are judged in, one by one (judgeAnswers), beside the
+	// batch's own pass.
+	answers *Scratch
 }
 
 // judgeState is the pass and the reply as read, in one allocation
@@ -291,7 +296,18 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	if exp.Legacy != nil {
 		legacy = legacyVerdicts(p, exp.Legacy, ex.Response, list)
 	}
-	if len(readings) == 1 && legacy == nil {
+	// A 2025-03-26 batch answered with responses: each is judged by the
+	// checks of a single reply against the element it answers (see
+	// judgeAnswers); the rest of the reply as ever.
+	var answers []batchAnswer
+	if exp.Condition == expect.CondBatch {
+		// (Read in the reply as it came: a response that repeats a
+		// member name is judged under both readings as its element's
+		// reply.)
+		p.Expect, p.Reply = exp, &Reply{Reply: base}
+		answers = batchAnswers(p)
+	}
+	if len(readings) == 1 && legacy == nil && answers == nil {
 		// The common case, one reading and no legacy one: each verdict
 		// is the check's own, made in its place in out.
 		p.Reply = readings[0]
@@ -305,8 +321,24 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 		}
 		return out
 	}
+	var folds []answerFold
+	var rest *Reply
+	if answers != nil {
+		folds = judgeAnswers(in, exp, list, answers)
+		rest = withoutAnswer(readings[0], answers)
+	}
 	for _, c := range list {
 		if c.Area == AreaClient {
+			continue
+		}
+		if answers != nil && !judgesWhole(c) {
+			// The reply but the answers, then each answer; the folds
+			// stand in list order, as judgeAnswers made them.
+			p.Expect, p.Reply = exp, rest
+			f := &folds[0]
+			folds = folds[1:]
+			f.add(runOne(p, c), "")
+			out = append(out, f.verdict(in.Fixture, c))
 			continue
 		}
 		v := Verdict{Fixture: in.Fixture, Check: c}
@@ -328,6 +360,185 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 		out = append(out, v)
 	}
 	return out
+}
+
+// judgesWhole: c judges a 2025-03-26 batch's answer as a whole (the
+// transport, the stream, how the answers pair with the batch's
+// elements, what else came beside them), not each response in it
+// against the element it answers (JudgeInto). Every other check judges
+// a single reply, and judges each response of a batch's answer as one.
+func judgesWhole(c *Check) bool {
+	switch c {
+	case ReplyIsJSON, // the array, and which element each response answers
+		JSONRPCVersion,      // every object of the reply; an array's responses are RPC1001's
+		IDEcho,              // the ids are the pairing's, RPC1001's
+		OneReply,            // the count of answers, and the strays beside them
+		NotificationNoReply, // a notification's answers
+		ServerMessages,      // the server's own messages on the stream
+		Survives,            // the server's life
+		Subscriptions,       // a listen stream
+		ServerSchemaValid:   // the server's own messages on the stream
+		return true
+	}
+	return c.Area == AreaHTTP || c.Area == AreaClient
+}
+
+// judgeAnswers judges each response of a 2025-03-26 batch's answer as
+// the reply to the element of the batch it answers, with the checks of
+// list that judge single replies (not judgesWhole): the element's
+// expectation is expect.Build's for that element sent alone, in the
+// exchange's session and with the run's facts (a fixture's override
+// speaks of the batch, not of its elements). It returns one fold per
+// such check, in list order, each holding the verdicts of every answer,
+// their findings at the answer's path. Time is linear in the batch: each
+// answer is judged against its element alone.
+func judgeAnswers(in Input, exp *expect.Expectation, list []*Check, answers []batchAnswer) []answerFold {
+	var sub []*Check
+	for _, c := range list {
+		if c.Area != AreaClient && !judgesWhole(c) {
+			sub = append(sub, c)
+		}
+	}
+	folds := make([]answerFold, len(sub))
+	// One scratch for every answer, apart from the exchange's own (whose
+	// pass is the batch's, still in use).
+	sc := &Scratch{}
+	if in.Scratch != nil {
+		if in.Scratch.answers == nil {
+			in.Scratch.answers = &Scratch{}
+		}
+		sc = in.Scratch.answers
+	}
+	ex := in.Exchange
+	var vs []Verdict
+	for _, a := range answers {
+		el := *ex
+		el.Request.Body = []byte(a.request.Raw)
+		el.Response = &envelope.Response{Messages: [][]byte{[]byte(a.answer.Raw)}}
+		if r := ex.Response; r != nil {
+			el.Response.Status, el.Response.Header = r.Status, r.Header
+		}
+		vs = JudgeInto(vs, Input{Fixture: in.Fixture, Exchange: &el, Expect: expect.Build(&el, exp.Facts, nil),
+			Contract: in.Contract, Schemas: in.Schemas, Secrets: in.Secrets, ToolCache: in.ToolCache, Scratch: sc}, sub)
+		for i, v := range vs {
+			folds[i].add(v, a.path)
+		}
+	}
+	return folds
+}
+
+// withoutAnswer is r as the checks of single replies read it beside a
+// batch's answers: its response is none when it is one of the answers
+// (an SSE event of its own), which are judged one by one. (An array
+// of answers is no response they read.)
+func withoutAnswer(r *Reply, answers []batchAnswer) *Reply {
+	at := -1
+	for i := range r.Messages {
+		if &r.Messages[i] == r.Response {
+			at = i
+		}
+	}
+	if at < 0 || !slices.ContainsFunc(answers, func(a batchAnswer) bool { return a.msg == at }) {
+		return r
+	}
+	cp := *r.Reply
+	cp.Response = nil
+	return &Reply{Reply: &cp}
+}
+
+// An answerFold is one verdict of a check built from several: the
+// verdict on each response of a batch's answer, and on the rest of the
+// reply. It keeps maxFindings findings, as one pass does.
+type answerFold struct {
+	status   Status // StatusSkip until a pass judged something
+	findings []Finding
+	reason   string // the first skip's, or the error's
+	unlisted int
+	worst    Status
+	rules    []string
+	unnamed  bool
+}
+
+// add folds in v, whose findings stand at the answer at (the whole
+// reply when at is ""). A failure to judge one answer is the check's
+// error; a skip says only that the answer was no business of the check.
+func (f *answerFold) add(v Verdict, at string) {
+	switch v.Status {
+	case StatusError:
+		if f.status != StatusError {
+			f.status, f.reason = StatusError, v.Reason
+			if at != "" {
+				f.reason = at + ": " + v.Reason
+			}
+		}
+		return
+	case StatusSkip:
+		if f.status == "" {
+			f.status, f.reason = StatusSkip, v.Reason
+		}
+		return
+	}
+	if f.status != StatusError {
+		f.status = StatusPass
+	}
+	for _, fd := range v.Findings {
+		if at != "" {
+			fd.Path = answerPath(at, fd.Path)
+		}
+		if len(f.findings) < maxFindings {
+			f.findings = append(f.findings, fd)
+			continue
+		}
+		f.unlisted++
+		if fd.Status == StatusFail || f.worst == "" {
+			f.worst = fd.Status
+		}
+		if fd.Rule == "" {
+			f.unnamed = true
+		} else if !slices.Contains(f.rules, fd.Rule) {
+			f.rules = append(f.rules, fd.Rule)
+		}
+	}
+}
+
+// verdict is the fold's one verdict of check c.
+func (f *answerFold) verdict(fixture string, c *Check) Verdict {
+	v := Verdict{Fixture: fixture, Check: c, Status: f.status}
+	switch f.status {
+	case StatusError, StatusSkip:
+		v.Reason = f.reason
+		return v
+	}
+	v.Findings = f.findings
+	if f.unlisted > 0 {
+		more := Finding{Status: f.worst, Message: fmt.Sprintf("%d more findings of this check are not listed", f.unlisted)}
+		if !f.unnamed {
+			slices.Sort(f.rules)
+			more.Rule = strings.Join(f.rules, ", ")
+		}
+		v.Findings = append(v.Findings, more)
+	}
+	v.Status = statusOf(v.Findings)
+	return v
+}
+
+// answerPath is where a finding on a response of a batch's answer
+// stands in the whole reply: path, read in the response alone ("reply"
+// for the response itself, "error.code" or "/result" in it), placed at
+// the response's own path at ("reply.1"). An HTTP path names the
+// exchange's one HTTP response, whatever the answer.
+func answerPath(at, path string) string {
+	switch {
+	case path == "" || path == "reply":
+		return at
+	case strings.HasPrefix(path, "http."):
+		return path
+	case strings.HasPrefix(path, "/"):
+		// A schema's instance location (SCH1001), dotted under the
+		// message as SCH1004 places its messages' locations.
+		return boundPath(at + strings.ReplaceAll(path, "/", "."))
+	}
+	return boundPath(at + "." + path)
 }
 
 // legacyVerdicts runs the server checks of list under the legacy

@@ -93,7 +93,11 @@ A JSON array is a batch, which no covered version has (T-RPC-12), but a
 server that speaks 2025-03-26 may answer a batch with one (T-V0326-1), as
 JSON-RPC §6 asks: a response object per request of the batch, with its id,
 none twice, none missing, and an empty batch answered by one error object,
-never an array. Such a server may also send its own notifications and
+never an array. What each response of it says is judged by the checks of
+a single reply, as the reply to the element of the batch it answers (by
+its id; an error with id null answers an element that is no valid
+request), its findings at its place in the reply (reply.1.error.code).
+Such a server may also send its own notifications and
 requests as a batch, and may answer a single request inside one (its
 SSE responses "MAY be batched"): each element is then read as a message
 of its own, and a response answered so warns, for JSON-RPC §5 answers a
@@ -207,17 +211,31 @@ var JSONRPCVersion = &Check{
 	Severity: MUST,
 	Area:     AreaEnvelope,
 	Doc: `The jsonrpc member of every message must be exactly the string "2.0":
-not absent, not 2.0 as a number, not "2".`,
+not absent, not 2.0 as a number, not "2"; each response inside a
+2025-03-26 server's answer to a batch too.`,
 	Run: func(p *Pass) error {
 		n := 0
-		for i, m := range p.Reply.Messages {
-			if !m.IsObject() {
-				continue
-			}
+		judge := func(path string, m gjson.Result) {
 			n++
-			v := m.Get("jsonrpc")
-			if v.Type != gjson.String || v.Str != "2.0" {
-				p.Failf(msgPath(p, i)+".jsonrpc", `jsonrpc is %s, want the string "2.0"`, describe(v))
+			if v := m.Get("jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
+				p.Failf(path+".jsonrpc", `jsonrpc is %s, want the string "2.0"`, describe(v))
+			}
+		}
+		for i, m := range p.Reply.Messages {
+			switch {
+			case m.IsObject():
+				judge(msgPath(p, i), m.Root())
+			case m.IsArray() && batch0326(p):
+				// A 2025-03-26 batch's answer (T-V0326-1): each object
+				// in it is a message.
+				j := 0
+				m.Root().ForEach(func(_, it gjson.Result) bool {
+					if it.IsObject() {
+						judge(msgPath(p, i)+"."+strconv.Itoa(j), it)
+					}
+					j++
+					return true
+				})
 			}
 		}
 		if n == 0 {
@@ -1133,8 +1151,9 @@ func unendedEvent(resp *envelope.Response, b []byte) bool {
 // response with its id; each element the server cannot read as a request
 // gets one error, with its id when it has a readable one, else null;
 // notifications get nothing; an empty batch gets a single error object,
-// never an array. Inside an array no other check looks, so the responses'
-// shape is judged here too.
+// never an array. That each item of an array is a response object is
+// judged here too; what each response says is judged by the checks of
+// single replies, against the element it answers (see batchAnswers).
 func judgeBatchReply(p *Pass, batch gjson.Result) {
 	readBatchAnswers(p, batch, p.Failf)
 }
@@ -1148,6 +1167,17 @@ type batchAnswer struct {
 	// msg is the index of the reply's message the response is, when it
 	// came alone (an SSE event of its own, a line); -1 inside an array.
 	msg int
+}
+
+// batchAnswers are the responses of the reply that answer an element of
+// the batch p's request is, each with that element: what the per-message
+// checks judge one by one (JudgeInto). None when the batch was refused
+// as a whole, got no answer, or is no 2025-03-26 batch.
+func batchAnswers(p *Pass) []batchAnswer {
+	if !batch0326(p) {
+		return nil
+	}
+	return readBatchAnswers(p, p.Expect.Request.Root(), nil)
 }
 
 // batchOwed is an element of a batch that is owed an answer.
@@ -1364,8 +1394,12 @@ func readBatchAnswers(p *Pass, batch gjson.Result, fail func(path, format string
 			m.Root().ForEach(func(_, it gjson.Result) bool {
 				at := path + "." + strconv.Itoa(j)
 				j++
-				if fail != nil {
-					judgeBatchResponseShape(p, at, it)
+				if !it.IsObject() {
+					// (What a response object holds is judged by the
+					// checks of single replies, as the reply to the
+					// element it answers: RPC1003, RPC1005, ….)
+					report(at, "a batch's answer holds %s, want a response object (JSON-RPC §6)", envelope.Kind(it))
+					return true
 				}
 				take(at, it, -1)
 				return true
@@ -1386,26 +1420,6 @@ func readBatchAnswers(p *Pass, batch gjson.Result, fail func(path, format string
 		}
 	}
 	return out
-}
-
-// judgeBatchResponseShape judges one response inside a batch's answer:
-// an object with jsonrpc "2.0" and exactly one of result and error, the
-// error an object with an integer code and a string message.
-func judgeBatchResponseShape(p *Pass, path string, it gjson.Result) {
-	if !it.IsObject() {
-		p.Failf(path, "a batch's answer holds %s, want a response object (JSON-RPC §6)", envelope.Kind(it))
-		return
-	}
-	if v := it.Get("jsonrpc"); v.Type != gjson.String || v.Str != "2.0" {
-		p.Failf(path+".jsonrpc", "jsonrpc is %s, want the string \"2.0\"", describe(v))
-	}
-	e := it.Get("error")
-	switch {
-	case it.Get("result").Exists() == e.Exists():
-		p.Failf(path, "a response holds exactly one of result and error (JSON-RPC §5)")
-	case e.Exists() && (!e.IsObject() || e.Get("code").Type != gjson.Number || !envelope.IsInteger(e.Get("code").Raw) || e.Get("message").Type != gjson.String):
-		p.Failf(path+".error", "error is %s, want an object with an integer code and a string message (JSON-RPC §5.1)", clip(e.Raw))
-	}
 }
 
 // bomWant is how sure a byte order mark before a JSON text is a fault:

@@ -54,7 +54,8 @@ func summarize(it *lint.Item) item {
 
 // transcriptText is every recorded transcript in the repository, and
 // mixed.jsonl (facts, traffic, malformed and blank lines among
-// exchanges), twice over.
+// exchanges; 2025-03-26 batches, whose answers are judged one by one),
+// twice over.
 func transcriptText(t *testing.T) []byte {
 	t.Helper()
 	files, err := filepath.Glob("../testdata/recorded/*.jsonl")
