@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -124,7 +123,13 @@ rest is still judged; the report is always written.
 }
 
 func lintRun(s *streams, o *lintOptions) error {
-	if err := someInputOpens(o.Files); err != nil {
+	ins, err := openInputs(s, o.Files)
+	defer func() {
+		for _, in := range ins {
+			in.close()
+		}
+	}()
+	if err != nil {
 		return err
 	}
 	// The runtime read the process's own environment: that is the one to ask.
@@ -139,7 +144,7 @@ func lintRun(s *streams, o *lintOptions) error {
 		buffered.Out, s, flush = bw, &buffered, bw.Flush
 		defer bw.Flush() // a run that stops early still writes what it reported
 	}
-	adopted := o.adoptRun(s)
+	adopted := o.adoptRun(ins)
 	for _, f := range o.Files {
 		o.reads = append(o.reads, flagPath{"transcript", f})
 	}
@@ -179,8 +184,7 @@ func lintRun(s *streams, o *lintOptions) error {
 			fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
 			continue
 		}
-		r, closeIn, err := openInput(s, name)
-		if err != nil {
+		if err := ins[i].err; err != nil {
 			inputErrs++
 			ss.note(err.Error())
 			fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
@@ -190,7 +194,7 @@ func lintRun(s *streams, o *lintOptions) error {
 		if len(o.Files) > 1 {
 			prefix = keys[i] + ":"
 		}
-		tr := transcript.NewReader(name, r)
+		tr := transcript.NewReader(name, ins[i].r)
 		// A relay's recording carries its traffic: the client's messages
 		// are judged against the session it builds, as the relay did.
 		client := newClientJudge(own.schema, own.checks)
@@ -235,11 +239,11 @@ func lintRun(s *streams, o *lintOptions) error {
 			}
 			return nil
 		})
+		ins[i].close()
+		ins[i].close = func() {}
 		if err != nil {
-			closeIn()
 			return err
 		}
-		closeIn()
 		if why := tr.Aborted(); why != "" {
 			abortedWhy = prefix + why
 		}
@@ -296,17 +300,6 @@ func lineError(err error) (*transcript.LineError, bool) {
 	return le, errors.As(err, &le)
 }
 
-func openInput(s *streams, name string) (io.Reader, func(), error) {
-	if name == "-" {
-		return s.In, func() {}, nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, fmt.Errorf("opening transcript: %w", err)
-	}
-	return f, func() { f.Close() }, nil
-}
-
 // Collector settings for lint, used unless GOGC or GOMEMLIMIT is set.
 // Judging makes many short-lived objects around a live heap of a few MB,
 // which the default collector (GOGC=100) chases every few MB allocated:
@@ -340,32 +333,18 @@ func tuneGC(getenv func(string) string) (restore func()) {
 // schema, checks) for the flags the user left unset, so that lint judges
 // as the recorded run did; only when every input has one and they agree
 // (a recording without one was judged with the defaults, or elsewhere).
-// It returns notes saying what it took, or why it did not. Standard input
-// is peeked at, not consumed: the judge reads it after.
-func (o *lintOptions) adoptRun(s *streams) []string {
+// It returns notes saying what it took, or why it did not. The run lines
+// are those openInputs read, on the streams the judge reads after.
+func (o *lintOptions) adoptRun(ins []lintInput) []string {
 	// runs are every input's, in order (ownRuns is indexed so); opened
 	// those of the inputs that could be read: one that cannot is an
 	// input problem of its own, not an input without a run line.
 	var runs, opened []*transcript.Run
-	for _, name := range o.Files {
-		var run *transcript.Run
-		if name == "-" {
-			br := bufio.NewReaderSize(s.In, 64<<10)
-			s.In = br
-			run = peekRun(br)
-		} else if f, err := os.Open(name); err == nil {
-			var rerr error
-			run, rerr = transcript.ReadRun(f)
-			f.Close()
-			if _, unreadable := errors.AsType[*fs.PathError](rerr); unreadable {
-				runs = append(runs, nil) // a directory
-				continue
-			}
-		} else {
-			runs = append(runs, nil)
-			continue
+	for _, in := range ins {
+		runs = append(runs, in.run)
+		if in.read {
+			opened = append(opened, in.run)
 		}
-		runs, opened = append(runs, run), append(opened, run)
 	}
 	recorded := slices.IndexFunc(opened, func(r *transcript.Run) bool { return r != nil })
 	if recorded < 0 {
@@ -405,11 +384,12 @@ func (o *lintOptions) adoptRun(s *streams) []string {
 	return notes
 }
 
-// peekRun reads the run line standard input starts with, if it does
-// (blank lines before it are read past, as the reader does), leaving
-// every byte for the judge. It waits for no more than the first line
-// that is not blank (a relay's output may come slowly through a pipe).
-func peekRun(br *bufio.Reader) *transcript.Run {
+// peekRun reads the run line an input starts with, if it does (blank
+// lines before it are read past, as the reader does), leaving every
+// byte for the judge. It waits for no more than the first line that is
+// not blank (a relay's output may come slowly through a pipe). The
+// error is the input's, when nothing of it could be read (a directory).
+func peekRun(br *bufio.Reader) (*transcript.Run, error) {
 	for n := 1; ; n++ {
 		b, err := br.Peek(max(n, br.Buffered())) // waits for one byte more at most
 		if i := firstLineEnd(b); i >= 0 {
@@ -417,9 +397,11 @@ func peekRun(br *bufio.Reader) *transcript.Run {
 		} else if err == nil && len(b) < br.Size() {
 			n = len(b)
 			continue
+		} else if len(b) == 0 && err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
 		}
 		run, _ := transcript.ReadRun(bytes.NewReader(b))
-		return run
+		return run, nil
 	}
 }
 

@@ -1,29 +1,92 @@
 package main
 
 import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/transcript"
 )
 
-// someInputOpens stops lint before any report when none of its inputs
-// can be opened: with nothing to judge, a name that is not there is a
-// mistake to state, not a run to report. When some can, each that
-// cannot is an input problem of the run (as a directory is): the rest
-// is judged, the report written, and the run exits 2.
-func someInputOpens(files []string) error {
+// A lintInput is one of lint's inputs, opened once: what the judge
+// reads, the run line it starts with, and why it cannot be read.
+type lintInput struct {
+	r   io.Reader
+	run *transcript.Run
+	err error // not opened: an input problem, named when it is judged
+	// read: its start could be read (a directory's cannot: the judge
+	// names why), so a missing run line says it has none.
+	read  bool
+	close func()
+}
+
+// openInputs opens each input once, and reads the run line it starts
+// with on the stream the judge reads after. An input may be a pipe
+// (lint <(zcat t.jsonl.gz), /dev/stdin) or a FIFO: opened again, a pipe
+// gives the judge what the first reader left of it (a 4 KiB sniff once
+// took the run line and the first exchanges), and a FIFO may block, or
+// leave its writer with no reader. The caller closes every input.
+//
+// It stops lint before any report when none of the inputs can be
+// opened: with nothing to judge, a name that is not there is a mistake
+// to state, not a run to report. When some can, each that cannot is an
+// input problem of the run (as a directory is): the rest is judged, the
+// report written, and the run exits 2.
+func openInputs(s *streams, files []string) ([]lintInput, error) {
+	ins := make([]lintInput, len(files))
+	var stdin *bufio.Reader
+	opened := false
 	var first error
-	for _, name := range files {
-		err := transcriptsExist([]string{name})
-		if err == nil {
-			return nil
+	for i, name := range files {
+		in := &ins[i]
+		in.close = func() {}
+		if name == "-" {
+			if stdin == nil {
+				stdin = bufio.NewReaderSize(s.In, 64<<10)
+			}
+			in.r = stdin
+			in.run, _ = peekRun(stdin)
+			in.read, opened = true, true
+			continue
 		}
-		if first == nil {
-			first = err
+		f, err := os.Open(name)
+		if err != nil {
+			in.err = fmt.Errorf("opening transcript: %w", err)
+			if first == nil {
+				first = usagef("opening transcript: %w", err)
+			}
+			continue
+		}
+		opened = true
+		in.close = func() { f.Close() }
+		br := bufio.NewReaderSize(f, 64<<10)
+		run, err := peekRun(br)
+		if _, unreadable := errors.AsType[*fs.PathError](err); unreadable {
+			// A directory: the judge reads it and names the error, as
+			// for an input that fails mid-read; it has no run line.
+			in.r = br
+			continue
+		}
+		in.run, in.r, in.read = run, br, true
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if _, err := f.Seek(0, io.SeekStart); err == nil {
+				// A file is read again from its start, through the
+				// judge's own buffer: thousands of inputs would each
+				// hold 64 KiB of sniff otherwise.
+				in.r = f
+			}
 		}
 	}
-	return first
+	if !opened {
+		return ins, first
+	}
+	return ins, nil
 }
 
 // inputKeys are the names that start the fixtures of each of several

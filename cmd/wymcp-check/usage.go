@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strconv"
 	"time"
 
@@ -39,22 +38,6 @@ func flagBounds(cmd *cobra.Command, _ []string) error {
 		if n, err := strconv.Atoi(f.Value.String()); err == nil && (n < 1 || n > maxParallel) {
 			return usagef("--parallel %d: want 1 to %d", n, maxParallel)
 		}
-	}
-	return nil
-}
-
-// transcriptsExist checks lint's inputs before any report is started: a
-// file that is not there is a mistake to state, not a run to report.
-func transcriptsExist(files []string) error {
-	for _, name := range files {
-		if name == "-" {
-			continue
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			return usagef("opening transcript: %w", err)
-		}
-		f.Close()
 	}
 	return nil
 }
