@@ -496,11 +496,8 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 			ss.note(fmt.Sprintf("server stderr (last %d bytes at most): %s", stderrNote, strconv.QuoteToGraphic(tail)))
 		}
 	}
-	stopped := errors.Is(context.Cause(ctx), runner.ErrInterrupted)
-	switch {
-	case stopped:
-		ss.sum.Interrupted = context.Cause(ctx).Error() + "; no fixture was sent after it, and the reports hold what was judged before"
-	case errors.Is(runErr, runner.ErrNotDriven):
+	stopped := ss.markInterrupted(ctx, "no fixture was sent after it, and the reports hold what was judged before")
+	if !stopped && errors.Is(runErr, runner.ErrNotDriven) {
 		ss.sum.Aborted = runErr.Error()
 	}
 	if err := target.Close(); err != nil {

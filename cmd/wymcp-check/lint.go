@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -159,6 +160,11 @@ func lintRun(s *streams, o *lintOptions) error {
 		// Closing the reports writes the last block, and its error.
 		ss.closers = append(ss.closers, flush)
 	}
+	// From here a signal stops the reading, not the process: what was
+	// read is judged and every report is written whole, marked
+	// interrupted (exit 4), as check's are.
+	ctx, release := s.Interrupts(context.Background())
+	defer release()
 	// A transcript lists the same tools again and again: each schema is
 	// compiled once.
 	var tools schema.ToolCache
@@ -172,6 +178,9 @@ func lintRun(s *streams, o *lintOptions) error {
 		}
 	}
 	for i, name := range o.Files {
+		if ctx.Err() != nil {
+			break // (the inputs after are not read: the summary says so)
+		}
 		own, notes, err := o.fileSettings(i, ss)
 		for _, n := range notes {
 			ss.note(n)
@@ -194,7 +203,7 @@ func lintRun(s *streams, o *lintOptions) error {
 		if len(o.Files) > 1 {
 			prefix = keys[i] + ":"
 		}
-		tr := transcript.NewReader(name, ins[i].r)
+		tr := transcript.NewReader(name, stoppable(ctx, ins[i].r, ins[i].waits))
 		// A relay's recording carries its traffic: the client's messages
 		// are judged against the session it builds, as the relay did.
 		client := newClientJudge(own.schema, own.checks)
@@ -210,6 +219,9 @@ func lintRun(s *streams, o *lintOptions) error {
 				records++
 			}
 			switch {
+			case it.Err != nil && ctx.Err() != nil:
+				// The read the signal stopped (a line cut short by it):
+				// not the input's fault.
 			case it.Err != nil:
 				inputErrs++
 				if le, ok := lineError(it.Err); ok {
@@ -247,6 +259,15 @@ func lintRun(s *streams, o *lintOptions) error {
 		if why := tr.Aborted(); why != "" {
 			abortedWhy = prefix + why
 		}
+	}
+	if ss.markInterrupted(ctx, "no input was read after it, and the reports hold what was read before") {
+		if unreported > 0 {
+			ss.note(fmt.Sprintf("%d exchange(s) the recorded run judged but did not report were judged but are not reported", unreported))
+		}
+		if inputErrs > 0 {
+			ss.invalid("%d input problem(s), named in the notes", inputErrs)
+		}
+		return ss.finish()
 	}
 	if unreported > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the recorded run judged but did not report (what its --run selection needed: negotiation, tools/list, the end of the session) were judged but are not reported", unreported))

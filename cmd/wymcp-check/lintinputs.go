@@ -22,7 +22,10 @@ type lintInput struct {
 	err error // not opened: an input problem, named when it is judged
 	// read: its start could be read (a directory's cannot: the judge
 	// names why), so a missing run line says it has none.
-	read  bool
+	read bool
+	// waits: reading it may wait for a writer (a pipe, a FIFO,
+	// stdin); a regular file's reads do not.
+	waits bool
 	close func()
 }
 
@@ -52,7 +55,7 @@ func openInputs(s *streams, files []string) ([]lintInput, error) {
 			}
 			in.r = stdin
 			in.run, _ = peekRun(stdin)
-			in.read, opened = true, true
+			in.read, in.waits, opened = true, true, true
 			continue
 		}
 		f, err := os.Open(name)
@@ -73,8 +76,9 @@ func openInputs(s *streams, files []string) ([]lintInput, error) {
 			in.r = br
 			continue
 		}
-		in.run, in.r, in.read = run, br, true
+		in.run, in.r, in.read, in.waits = run, br, true, true
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			in.waits = false
 			if _, err := f.Seek(0, io.SeekStart); err == nil {
 				// A file is read again from its start, through the
 				// judge's own buffer: thousands of inputs would each

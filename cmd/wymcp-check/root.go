@@ -80,11 +80,13 @@ var (
 		`4  interrupted (SIGINT or SIGTERM): no new fixture was sent, what arrived
      was judged, and every report was written, marked as interrupted; a
      second signal exits at once (130)`)
-	// lintExitHelp is lint's: it catches no signal, so it has no 4.
 	lintExitHelp = exitCodes("Exit codes:", exitLineOK, exitLineFailOn,
 		exitLineUsage+`: bad flag, contract or schema, a transcript that cannot
      be opened, or a malformed line (the rest is judged and the reports written)`,
-		"3  the recorded run could not drive its target: it was aborted, or judged nothing")
+		"3  the recorded run could not drive its target: it was aborted, or judged nothing",
+		`4  interrupted (SIGINT or SIGTERM): no more input was read, what was read
+     was judged, and every report was written, marked as interrupted; a
+     second signal exits at once (130)`)
 	sendExitHelp = exitCodes("Exit codes:", exitLineOK, exitLineFindings+" (a warning does not fail)",
 		exitLineUsage+": bad flag, contract, message or fixture, or the message was not sent",
 		exitLineTarget)
@@ -97,7 +99,7 @@ when the server did not run:`,
 		"3  the server could not be started")
 	rootExitHelp = exitCodes("Exit codes (each command's --help lists its own):", exitLineOK, exitLineFailOn,
 		exitLineUsage, exitLineTarget,
-		"4  check only: interrupted (SIGINT or SIGTERM); every report was written, marked as interrupted") +
+		"4  check and lint: interrupted (SIGINT or SIGTERM); every report was written, marked as interrupted") +
 		"\nwrap exits with the status of the server it ran (wrap --help)."
 )
 
