@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -239,9 +240,21 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 		return nil, err
 	}
 	ss := &session{contract: c, schemas: sv, checks: list, failWarn: o.FailOn == "warn", now: s.Now, writeBaseline: o.WriteBaseline, stderr: s.ErrOut}
+	// created are the report files this run made; emptied those it
+	// opened to write over. A report that cannot be opened must destroy
+	// no other file: the files are opened first, made where they were
+	// not (and removed again on failure), and emptied only once all are
+	// open. They are written in place, not to a temporary file renamed
+	// at the end: a report may be a FIFO or /dev/stdout, is read while
+	// the run goes (tail -f), and keeps its links and permissions.
+	var created []string
+	var reports []*os.File
 	defer func() {
 		if err != nil {
 			ss.closeAll()
+			for _, p := range created {
+				os.Remove(p)
+			}
 		}
 	}()
 	if o.Baseline != "" {
@@ -268,11 +281,16 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 		var w io.Writer = struct{ io.Writer }{s.Out} // no Seek: stdout may be a file opened for appending
 		color := s.colorOn(o.Color)
 		if out.path != "" {
-			f, err := os.Create(out.path)
+			_, statErr := os.Lstat(out.path)
+			f, err := os.OpenFile(out.path, os.O_WRONLY|os.O_CREATE, 0o666)
 			if err != nil {
 				return nil, &usageError{fmt.Errorf("report %s: %w", out.format, err)}
 			}
+			if errors.Is(statErr, fs.ErrNotExist) {
+				created = append(created, out.path)
+			}
 			ss.closers = append(ss.closers, f.Close)
+			reports = append(reports, f)
 			w, color = f, o.Color == "always"
 		}
 		ro := report.Options{Color: color, Dir: wd}
@@ -295,6 +313,14 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 			return nil, &usageError{err}
 		}
 		ws = append(ws, w2)
+	}
+	for _, f := range reports {
+		// (A FIFO or a terminal has nothing to empty, and no size.)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if err := f.Truncate(0); err != nil {
+				return nil, &usageError{fmt.Errorf("report: %w", err)}
+			}
+		}
 	}
 	ss.w = ws[0]
 	if len(ws) > 1 {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,5 +197,49 @@ func TestReportWrittenTwiceThroughLinks(t *testing.T) {
 	at := links(t)
 	if code, _, errOut := runMain(t, "", "lint", "../../examples/demo.jsonl", "--report", "json="+at("dirlink/one.json"), "--report", "sarif="+at("real/two.json")); code == exitUsage {
 		t.Errorf("two files: exit 2: %s", errOut)
+	}
+}
+
+// TestReportUnopenableDestroysNothing: a report that cannot be opened is
+// a usage error that leaves every other file as it was. Before, the
+// reports were created one by one: the ones before the failure were
+// already emptied (a previous run's report gone, 0 bytes left), and the
+// new ones left behind empty. The twin: when all open, each is written
+// over whole (a longer file before leaves no tail).
+func TestReportUnopenableDestroysNothing(t *testing.T) {
+	dir := t.TempDir()
+	prev, fresh := filepath.Join(dir, "prev.json"), filepath.Join(dir, "fresh.json")
+	const before = `{"previous":"report","with":"more bytes than a report of nothing would need to leave a tail behind if it were not emptied first"}` + "\n"
+	if err := os.WriteFile(prev, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(transcript, []byte(readFile(t, "../../examples/demo.jsonl")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "no-such-dir", "r.xml")
+	code, out, errOut := runMain(t, "", "lint", "--format", "json", "-o", prev, "--report", "json="+fresh, "--report", "junit="+bad, transcript)
+	if code != exitUsage || !strings.Contains(errOut, "report junit: open "+bad) {
+		t.Errorf("exit %d, stderr %q; want %d naming %s", code, errOut, exitUsage, bad)
+	}
+	if out != "" {
+		t.Errorf("stdout %q, want nothing", out)
+	}
+	if got := readFile(t, prev); got != before {
+		t.Errorf("-o %s was changed by the failure of another report: %q", prev, got)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--report json=%s was left behind: %v", fresh, err)
+	}
+
+	code, _, errOut = runMain(t, "", "lint", "--format", "json", "-o", prev, "--report", "sarif="+fresh, transcript)
+	if code == exitUsage {
+		t.Fatalf("all reports writable: exit %d, stderr %q", code, errOut)
+	}
+	for _, p := range []string{prev, fresh} {
+		var v any
+		if err := json.Unmarshal([]byte(readFile(t, p)), &v); err != nil {
+			t.Errorf("%s is not a whole report: %v", p, err)
+		}
 	}
 }
