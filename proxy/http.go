@@ -216,6 +216,10 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// accepted; breaking it would tell the client a server took
 			// its request and dropped it. A 502, the answer of a proxy
 			// whose upstream is not there, says what happened.
+			c := x.h.c
+			c.mu.Lock()
+			x.unreached = true
+			c.mu.Unlock()
 			x.fail(fmt.Sprintf("the server could not be reached: %v", err))
 			http.Error(w, "wymcp-check proxy: the server could not be reached", http.StatusBadGateway)
 			return
@@ -378,6 +382,8 @@ type httpExchange struct {
 	// syntax before the exchange was paired: judged so (HTTP1006), with
 	// no reply, as check's transport has it.
 	malformed string
+	// unreached: no connection to the server could be had (Pair.Unreached).
+	unreached bool
 	// answer is the response on a POST's stream, once it came: the
 	// stream is read on past it, as check's transport reads it, until
 	// the stream ends, Limits.Quiet passes (quiet), or a bound is met,
@@ -518,7 +524,7 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 		}
 	}
 	p := &Pair{Asker: ClientToServer, Exchange: x.ex, Method: x.method, Sent: x.req.Time, Done: x.h.c.now(),
-		RequestSeq: x.req.Seq, Oversized: x.req.Oversized}
+		RequestSeq: x.req.Seq, Oversized: x.req.Oversized, Unreached: x.unreached}
 	if reply != nil {
 		if !reply.Completes {
 			// Not yet queued: an answer queued before its pair was

@@ -133,6 +133,11 @@ type Pair struct {
 	// RequestSeq and ReplySeq are the Observations of the request and
 	// of the message that completed the pair (0 when none did).
 	RequestSeq, ReplySeq uint64
+	// Unreached: no connection to the server could be had (refused, no
+	// such host, a failed TLS handshake): the request never reached it,
+	// and the client got the proxy's own 502. Nothing of the server's
+	// was seen; the exchange could not be judged.
+	Unreached bool
 	// Tail: the pair judges a message that came on a GET stream after
 	// the stream's head completed the request's own pair, or, on stdio,
 	// a later response to a request whose reply was judged already (its

@@ -168,6 +168,11 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving: %w", serveErr)
 	}
+	if why := w.neverReached(); why != "" {
+		// A wrong URL must not pass a CI gate: the target could not be
+		// driven, as check's unreachable target (exit 3).
+		return &targetError{errors.New(why)}
+	}
 	if w.gate(o.FailOn == "warn") {
 		return errFindings
 	}

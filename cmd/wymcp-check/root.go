@@ -91,8 +91,11 @@ var (
 		exitLineUsage+": bad flag, contract, message or fixture, or the message was not sent",
 		exitLineTarget)
 	proxyExitHelp = exitCodes("Exit codes, once Ctrl-C or SIGTERM stops it:", exitLineOK,
-		"1  a judged exchange or client message fails the gate: "+exitFindingsWhy+exitFailOnWarn,
-		exitLineUsage+": bad flag, URL or --listen address")
+		"1  a judged exchange or client message fails the gate: "+exitFindingsWhy+exitFailOnWarn+`;
+     a request the proxy could not deliver (it answered 502 itself) could
+     not be judged`,
+		exitLineUsage+": bad flag, URL or --listen address",
+		"3  the server was never reached: every request got the proxy's own 502")
 	wrapExitHelp = exitCodes(`Exit codes: the server's own exit status (128+N when signal N ended it);
 when the server did not run:`,
 		exitLineUsage+": bad flag, no command after --, or a\n     --log, --record or --report file that cannot be written",

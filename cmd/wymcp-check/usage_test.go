@@ -170,7 +170,7 @@ func TestHelpExitCodesPerCommand(t *testing.T) {
 		{"check", []string{"  3  the target could not be driven", "  4  interrupted (SIGINT or SIGTERM): no new fixture was sent", "--fail-on warn"}, nil},
 		{"lint", []string{"  2  usage or configuration error: bad flag, contract or schema, a transcript", "  3  the recorded run could not drive its target", "  4  interrupted (SIGINT or SIGTERM): no more input was read"}, nil},
 		{"send", []string{"  1  conformance failures", "  3  the target could not be driven", "{{id}}"}, []string{"--fail-on", "  4  "}},
-		{"proxy", []string{"  1  a judged exchange or client message fails the gate", "  2  usage"}, []string{"  3  ", "  4  "}},
+		{"proxy", []string{"  1  a judged exchange or client message fails the gate", "  2  usage", "  3  the server was never reached"}, []string{"  4  "}},
 		{"wrap", []string{"the server's own exit status (128+N", "  3  the server could not be started"}, []string{"  0  ", "  1  ", "  4  "}},
 	} {
 		_, out, _ := runMain(t, "", tc.cmd, "--help")

@@ -161,9 +161,15 @@ type watcher struct {
 	server    tallies // exchanges judged, and how
 	cTally    tallies // client messages judged, and how
 	notJudged int
-	maxBytes  int64 // --max-bytes, for the notes of what it kept from judging
-	verdicts  report.Summary
-	failures  []string // --record and --report write errors, once each
+	// unreached counts the exchanges whose request never reached the
+	// server (the proxy answered 502 itself), first saying why; reached
+	// whether any exchange had the server's part.
+	unreached      int
+	unreachedFirst string
+	reached        bool
+	maxBytes       int64 // --max-bytes, for the notes of what it kept from judging
+	verdicts       report.Summary
+	failures       []string // --record and --report write errors, once each
 }
 
 // newWatcher loads the contract and schemas the judge needs.
@@ -465,6 +471,9 @@ func (w *watcher) exchange(p proxy.Pair) string {
 	if w.held != nil && w.held.Seq == p.ReplySeq {
 		reply, replyClient, w.held, w.heldClient = w.held, w.heldClient, nil, nil
 	}
+	if ex := p.Exchange; !p.Unreached && (ex.Response != nil || ex.Died != "" || ex.Unanswered || ex.Malformed != "" || p.Asker == proxy.ServerToClient) {
+		w.reached = true // the server had the request, or asked its own
+	}
 	var b strings.Builder
 	b.WriteString(w.flushHeld())
 	if reply == nil && p.ReplySeq != 0 {
@@ -528,6 +537,23 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		}
 		b.WriteString(w.findings(vs))
 		b.WriteString(w.keep(fixture, &c, ov, exp, vs))
+	case p.Unreached:
+		// The proxy could not connect to the server: the request never
+		// reached it, and the client got the proxy's own 502. That is
+		// no exchange of the server's to pass: it could not be judged,
+		// an error, as check gives an exchange it could not drive
+		// (DESIGN: never a pass), and it fails the gate. A run in which
+		// no request reached the server ends as check's does with an
+		// unreachable target (see neverReached).
+		if w.unreached++; w.unreachedFirst == "" {
+			w.unreachedFirst = ex.Failure
+		}
+		ov := override(cancelled)
+		vs, exp := w.judge(fixture, ex, ov)
+		verdict := w.tally(vs)
+		fmt.Fprintf(&b, "%s %s %s: no reply: %s  %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), report.Sanitize(fixture), report.Sanitize(ex.Failure), verdict)
+		b.WriteString(w.findings(vs))
+		b.WriteString(w.keep(fixture, ex, ov, exp, vs))
 	case ex.Failure != "" && ex.Died == "" && !ex.Unanswered && (ex.Response == nil || !ex.Response.Truncated):
 		// No reply came, for a reason the relay knows (the client went
 		// away, the server ended or could not be reached), or the one
@@ -846,6 +872,11 @@ func (w *watcher) summary(st proxy.Stats, notes []string) string {
 		w.server.judged, w.server.clean, w.server.warned, w.server.failed, w.cTally.judged, w.cTally.clean, w.cTally.warned, w.cTally.failed, verdict)
 	v := w.verdicts
 	fmt.Fprintf(&b, "verdicts: %d pass, %d fail, %d warn, %d skip, %d error\n", v.Pass, v.Fail, v.Warn, v.Skip, v.Error)
+	if why := w.neverReachedLocked(); why != "" {
+		fmt.Fprintf(&b, "note: %s\n", report.Sanitize(why))
+	} else if w.unreached > 0 {
+		fmt.Fprintf(&b, "note: %d request(s) never reached the server (the proxy answered 502 itself): could not judge\n", w.unreached)
+	}
 	if st.Unanswered > 0 || w.notJudged > 0 {
 		fmt.Fprintf(&b, "note: %d request(s) got no reply; %d exchange(s) not judged (no reply)\n", st.Unanswered, w.notJudged)
 	}
@@ -856,6 +887,22 @@ func (w *watcher) summary(st proxy.Stats, notes []string) string {
 		fmt.Fprintf(&b, "note: %s\n", report.Sanitize(n))
 	}
 	return b.String()
+}
+
+// neverReached says why the server was never reached, when no request
+// of the run reached it and some tried: the target could not be driven
+// (exit 3), as check's unreachable target. "" otherwise.
+func (w *watcher) neverReached() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.neverReachedLocked()
+}
+
+func (w *watcher) neverReachedLocked() string {
+	if w.reached || w.unreached == 0 {
+		return ""
+	}
+	return fmt.Sprintf("no request reached the server: %d request(s), each answered 502 by the proxy; %s", w.unreached, w.unreachedFirst)
 }
 
 // gate reports whether the judged exchanges fail the gate.
@@ -907,6 +954,7 @@ func (w *watcher) openSinks(s *streams, o *relayOptions, target string) (func(no
 			for _, n := range notes {
 				w.ss.note(n)
 			}
+			w.ss.sum.Aborted = w.neverReachedLocked()
 			ss := w.ss
 			w.mu.Unlock()
 			if err := ss.finish(); err != nil && !errors.Is(err, errFindings) && first == nil {
