@@ -252,6 +252,17 @@ func (k *sendSink) Exchange(j runner.Judged) error {
 }
 func (k *sendSink) Note(n string) { k.notes = append(k.notes, n) }
 
+// printNotes prints the notes the session's setup gave, once each: send
+// lists the server's tools, prompts and resources before the message (a
+// fixture's placeholders name them), and each listing may wait up to
+// --timeout; one left unanswered must not be a silent wait.
+func (k *sendSink) printNotes(w io.Writer, secs []envelope.Secret, when string) {
+	for _, n := range k.notes {
+		fmt.Fprintf(w, "wymcp-check: note%s: %s\n", when, report.Sanitize(scrubText(n, secs)))
+	}
+	k.notes = nil
+}
+
 func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -304,6 +315,10 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 		// marker's reply are the request's, so a second response is
 		// judged (RPC1006) as check judges it.
 		Parallel: defaultParallel}, k)
+	// What the session's setup met (a listing left unanswered, a
+	// version other than asked) is said before the message's own
+	// exchange, on stderr as the reason for the wait it cost.
+	k.printNotes(s.ErrOut, secs, fmt.Sprintf(" (the session's setup, before the message; each request waits up to --timeout %s)", lim.Timeout))
 	if err != nil {
 		return &targetError{scrubErr(err, secs)} // the reason may quote a reply
 	}
@@ -347,6 +362,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 			return err
 		}
 	}
+	k.printNotes(s.ErrOut, secs, "") // (the message's own: a tool it probed)
 	if sent == 0 {
 		return usagef("the message was not sent")
 	}
