@@ -71,7 +71,7 @@ nor recorded.
   wymcp-check proxy https://mcp.example.com/mcp -H "Authorization: Bearer $TOKEN" --record traffic.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.URL = args[0]
+			o.URL, o.changed = args[0], cmd.Flags().Changed
 			return proxyRun(cmd.Context(), s, o)
 		},
 	}

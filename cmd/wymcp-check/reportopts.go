@@ -84,16 +84,11 @@ type output struct {
 func (o *reportOptions) outputs() ([]output, error) {
 	outs := []output{{o.Format, o.Output}}
 	for _, spec := range o.Reports {
-		format, path, hasPath := strings.Cut(spec, "=")
-		switch {
-		case !slices.Contains(report.Formats(), format):
-			return nil, usagef("--report %q: format %q is not one of %s", spec, format, strings.Join(report.Formats(), ", "))
-		case hasPath && path == "":
-			return nil, usagef("--report %q: the path is empty", spec)
-		case !hasPath && format != "github":
-			return nil, usagef("--report %q: want %s=PATH (only github writes to stdout beside the main report)", spec, format)
+		out, err := parseReportSpec(spec)
+		if err != nil {
+			return nil, err
 		}
-		outs = append(outs, output{format, path})
+		outs = append(outs, out)
 	}
 	seen := map[string]bool{}
 	var writes []flagPath
@@ -142,6 +137,22 @@ func (o *reportOptions) outputs() ([]output, error) {
 		}
 	}
 	return outs, nil
+}
+
+// parseReportSpec reads a --report FORMAT=PATH (github alone may have
+// no path: it writes to stdout beside the main report). check and lint
+// take it so, and proxy and wrap too (see relayReport).
+func parseReportSpec(spec string) (output, error) {
+	format, path, hasPath := strings.Cut(spec, "=")
+	switch {
+	case !slices.Contains(report.Formats(), format):
+		return output{}, usagef("--report %q: format %q is not one of %s", spec, format, strings.Join(report.Formats(), ", "))
+	case hasPath && path == "":
+		return output{}, usagef("--report %q: the path is empty", spec)
+	case !hasPath && format != "github":
+		return output{}, usagef("--report %q: want %s=PATH (only github writes to stdout beside the main report)", spec, format)
+	}
+	return output{format, path}, nil
 }
 
 // sameFile reports whether two paths name one file: the same path once

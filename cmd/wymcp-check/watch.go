@@ -38,6 +38,9 @@ type relayOptions struct {
 	FailOn   string
 	Color    string
 	Verbose  bool
+	// changed says whether the user set a flag (--format beside a
+	// --report FORMAT=PATH).
+	changed func(name string) bool
 }
 
 func addRelayFlags(cmd *cobra.Command, o *relayOptions) {
@@ -46,7 +49,7 @@ func addRelayFlags(cmd *cobra.Command, o *relayOptions) {
 	f.DurationVar(&o.Timeout, "timeout", proxy.DefaultTimeout, "how long a request may wait for its reply before a server that answers others is judged to have left it unanswered (RPC1006); the client still waits as long as it likes")
 	f.StringVar(&o.Record, "record", "", "write every judged exchange to `FILE` as a transcript (lint reads it; secrets redacted)")
 	f.StringVar(&o.Log, "log", "", "write the per-message lines and the summary to `FILE` instead")
-	f.StringVar(&o.Report, "report", "", "at the end, write a report of every judged exchange to `FILE` (see --format)")
+	f.StringVar(&o.Report, "report", "", "at the end, write a report of every judged exchange to `FILE` in the --format, or FORMAT=PATH as check's --report takes it (html=r.html, junit=r.xml)")
 	addEnum(cmd, &o.Format, "format", "json", "format of --report", report.Formats()...)
 	f.StringVar(&o.Contract, "contract", "strict", "the error-envelope contract: strict, spec, or a contract `FILE`")
 	f.StringVar(&o.Schema, "schema", "builtin", "protocol schema: builtin, off, or a schema `FILE`")
@@ -912,6 +915,28 @@ func (w *watcher) gate(failOnWarn bool) bool {
 	return w.verdicts.Gate(failOnWarn)
 }
 
+// relayReport is the format and path of proxy's and wrap's --report:
+// FORMAT=PATH as check takes it (with FORMAT one of the report formats),
+// else a FILE written in the --format. Before, html=r.html wrote JSON
+// to a file of that name. A --format set beside a FORMAT= that differs
+// is a usage error: which one was meant cannot be told.
+func relayReport(o *relayOptions) (format, path string, err error) {
+	f, p, ok := strings.Cut(o.Report, "=")
+	if !ok || !slices.Contains(report.Formats(), f) {
+		return o.Format, o.Report, nil
+	}
+	out, err := parseReportSpec(o.Report)
+	switch {
+	case err != nil:
+		return "", "", err
+	case out.path == "":
+		return "", "", usagef("--report %q: want %s=PATH", o.Report, f)
+	case o.changed != nil && o.changed("format") && o.Format != f:
+		return "", "", usagef("--report %q and --format %s name two formats for one report: give one", o.Report, o.Format)
+	}
+	return f, p, nil
+}
+
 // openSinks opens --record and --report; the returned func closes them
 // and writes the report's end.
 func (w *watcher) openSinks(s *streams, o *relayOptions, target string) (func(notes []string) error, error) {
@@ -930,7 +955,14 @@ func (w *watcher) openSinks(s *streams, o *relayOptions, target string) (func(no
 		}
 	}
 	if o.Report != "" {
-		ro := &reportOptions{Format: o.Format, Output: o.Report, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema,
+		format, path, err := relayReport(o)
+		if err != nil {
+			for _, c := range closers {
+				c()
+			}
+			return nil, err
+		}
+		ro := &reportOptions{Format: format, Output: path, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema,
 			writes: []flagPath{{"--record", o.Record}, {"--log", o.Log}}, mainFlag: "--report"}
 		ro.writes = slices.DeleteFunc(ro.writes, func(f flagPath) bool { return f.path == "" })
 		ss, err := ro.open(s, report.Meta{Target: target, Protocol: "per exchange (negotiated in the session, or read from the request)"})

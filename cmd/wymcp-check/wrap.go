@@ -52,7 +52,7 @@ them.
 			if dash != 0 || len(args) == 0 {
 				return usagef("want the server command after --: wrap [flags] -- COMMAND [ARG...]")
 			}
-			o.Command = args
+			o.Command, o.changed = args, cmd.Flags().Changed
 			return wrapRun(cmd.Context(), s, o)
 		},
 	}
