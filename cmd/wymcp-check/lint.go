@@ -278,7 +278,13 @@ func lintRun(s *streams, o *lintOptions) error {
 	case records == 0:
 		// An empty recording (a run that wrote nothing, a pipe that
 		// carried nothing) must not pass a gate.
-		ss.invalid("the input holds no exchange to judge")
+		// Named: with several inputs the reader must know which.
+		names := strings.Join(o.Files, ", ")
+		if len(o.Files) == 1 {
+			ss.invalid("%s: the input holds no exchange to judge", names)
+		} else {
+			ss.invalid("none of the inputs holds an exchange to judge (%s)", names)
+		}
 	}
 	switch {
 	case abortedWhy != "":

@@ -60,7 +60,7 @@ func TestMainExitCodes(t *testing.T) {
 		{"lint bad line still reports", "", []string{"lint", bad}, exitUsage, "INVALID", "bad.jsonl:9: not valid JSON"}, // and where, and why,
 		{"lint missing file", "", []string{"lint", filepath.Join(dir, "none.jsonl")}, exitUsage, "", "opening transcript"},
 		// Nothing to judge fails no server, and passes no gate either.
-		{"lint empty input", "", []string{"lint", "-"}, exitUsage, "INPUT PROBLEMS: the input holds no exchange to judge", "holds no exchange"},
+		{"lint empty input", "", []string{"lint", "-"}, exitUsage, "INPUT PROBLEMS: -: the input holds no exchange to judge", "-: the input holds no exchange"},
 		{"lint blank input", "\n\n", []string{"lint", "-"}, exitUsage, "INVALID", "holds no exchange"},
 		// A recording of a run whose target went away ends as that run did.
 		{"lint aborted recording", clean + `{"aborted":{"why":"target could not be driven: the server died"}}` + "\n", []string{"lint", "-"}, exitTarget, "NOT JUDGED: the recorded run was aborted: target could not be driven: the server died", ""},
