@@ -436,7 +436,7 @@ func newEchoScan(p *Pass) *echoScan {
 // screen. A tab and the line breaks are left to the rules on lines (and,
 // in a quoted value under data, to rawLineBreak).
 func rawControl(report func(path, format string, args ...any), path, v string) bool {
-	if i := strings.IndexFunc(v, bareControl); i >= 0 {
+	if i := bareControlAt(v); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(v[i:])
 		report(path, "holds the control character %U unescaped, which acts on a terminal that shows the text; write it escaped", r)
 		return true

@@ -36,11 +36,13 @@ alone, such as a zero-width space, show nothing and count as empty), no line bre
 NEL, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR all end a line for
 some reader), no other control character (a terminal escape in a message reaches the user's
 screen and the calling model's context), Unicode's bidirectional
-embeddings, overrides and isolates among them (U+202A–U+202E,
-U+2066–U+2069: they reorder what is shown, so the text read is not the
-text sent; right-to-left letters need none, and the direction marks
-U+200E, U+200F and U+061C, which right-to-left text uses to place a
-neutral, reorder nothing and pass). Clients render message; a stack
+overrides among them (U+202D, U+202E: they reverse what is shown, so the
+text read is not the text sent), and an embedding or isolate left open,
+or a closer with nothing to close (U+202A–U+202C, U+2066–U+2069), which
+reorders the line around the message. A balanced pair passes: it is how
+Unicode has text of unknown direction inserted (Project Fluent wraps
+every value so) and reorders nothing outside itself; so do right-to-left
+letters and the direction marks U+200E, U+200F and U+061C. Clients render message; a stack
 trace or pretty-printed JSON in it is unreadable there.
 
 Under --contract spec this only warns: the spec says a message SHOULD be
@@ -55,7 +57,7 @@ one short sentence.`,
 			p.Contractf(true, "error.message", "message is empty")
 		case hasLineBreak(msg):
 			p.Contractf(true, "error.message", "message spans %d lines: %s", lineCount(msg), Quote(msg, quoteN))
-		case hasControl(msg) && (p.Contract.IsStrict() || strings.ContainsFunc(msg, bareControl)):
+		case hasControl(msg) && (p.Contract.IsStrict() || bareControlAt(msg) >= 0):
 			// A tab breaks the contract's one clean line, but no rule of
 			// the spec: under --contract spec only the other controls warn.
 			p.Contractf(true, "error.message", "message contains control characters: %s", Quote(msg, quoteN))

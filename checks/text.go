@@ -89,25 +89,79 @@ func readLen(s string, bound int) int {
 
 // hasControl: s holds a control character other than a line break
 // (an escape sequence reaches a terminal and a model's context alike), a
-// bidirectional control among them (see isControl).
+// bidirectional override or an unbalanced embedding or isolate among
+// them (see isControl, strayBidi).
 func hasControl(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return isControl(r) && !isLineBreak(r) })
+	return strings.ContainsFunc(s, func(r rune) bool { return isControl(r) && !isLineBreak(r) }) || strayBidi(s) >= 0
 }
 
-// isControl: r is a control character, C0 and C1 (category Cc), or one
-// of Unicode's bidirectional embeddings, overrides and isolates (U+202A
-// to U+202E, U+2066 to U+2069). Those are format characters by category,
-// but controls by their Unicode name and in effect: they reorder what a
-// terminal or a page shows, so that the text read is not the text sent
-// ("Trojan Source", CVE-2021-42574). The direction marks (U+200E, U+200F,
-// U+061C) are left alone: right-to-left text uses them to place a
-// neutral, and they reorder nothing around them. Right-to-left letters
-// alone (Hebrew, Arabic) are no control either.
+// isControl: r is a control character, C0 and C1 (category Cc), or a
+// bidirectional override (U+202D, U+202E): a format character by
+// category, but a control by its Unicode name and in effect, since it
+// reverses what a terminal or a page shows of the text it covers, so that
+// the text read is not the text sent ("Trojan Source", CVE-2021-42574).
+// Embeddings and isolates are controls only where they stand unbalanced
+// (strayBidi); the direction marks (U+200E, U+200F, U+061C) place a
+// neutral and reorder nothing. Right-to-left letters alone (Hebrew,
+// Arabic) are no control either.
 func isControl(r rune) bool {
 	if r < 0x80 {
 		return unicode.IsControl(r) // most text: spares the table search
 	}
-	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+	return unicode.IsControl(r) || r == 0x202D || r == 0x202E
+}
+
+// maxBidiDepth is the Unicode bidirectional algorithm's own bound on
+// nested embeddings and isolates (UAX #9, max_depth).
+const maxBidiDepth = 125
+
+// strayBidi returns the byte offset of the first bidirectional embedding
+// or isolate of s that is left open, or of a closer with nothing to
+// close (U+202A, U+202B and U+202C; U+2066 to U+2069), -1 when there is
+// none. A balanced pair is how Unicode has text of unknown direction
+// inserted (Project Fluent wraps every value it interpolates in U+2068
+// and U+2069): it reorders nothing outside itself. One left open reorders
+// what follows the text, its quoting and the rest of the line (Trojan
+// Source); so does a closer ending what the text around it opened.
+func strayBidi(s string) int {
+	if strings.IndexByte(s, 0xe2) < 0 {
+		return -1 // all of them are encoded E2 80 xx or E2 81 xx
+	}
+	type open struct {
+		isolate bool
+		at      int
+	}
+	var stack []open
+	for i, r := range s {
+		switch r {
+		case 0x202A, 0x202B, 0x202D, 0x202E: // embeddings, overrides: closed by U+202C
+			stack = append(stack, open{false, i})
+		case 0x2066, 0x2067, 0x2068:
+			stack = append(stack, open{true, i})
+		case 0x202C:
+			if len(stack) == 0 || stack[len(stack)-1].isolate {
+				return i
+			}
+			stack = stack[:len(stack)-1]
+		case 0x2069:
+			// A PDI closes its isolate and whatever was opened inside it.
+			k := len(stack) - 1
+			for k >= 0 && !stack[k].isolate {
+				k--
+			}
+			if k < 0 {
+				return i
+			}
+			stack = stack[:k]
+		}
+		if len(stack) > maxBidiDepth {
+			return stack[maxBidiDepth].at
+		}
+	}
+	if len(stack) > 0 {
+		return stack[0].at
+	}
+	return -1
 }
 
 // length says how long s reads, "" when it is within max: the characters
@@ -128,6 +182,17 @@ func length(s string, max int) string {
 // bareControl: r is a control character (isControl) other than a tab
 // or a line break, which have rules of their own.
 func bareControl(r rune) bool { return isControl(r) && r != '\t' && !isLineBreak(r) }
+
+// bareControlAt returns the byte offset of the first bare control of s
+// (bareControl), or of a stray bidirectional embedding or isolate
+// (strayBidi), -1 when there is none.
+func bareControlAt(s string) int {
+	i, j := strings.IndexFunc(s, bareControl), strayBidi(s)
+	if i < 0 || j >= 0 && j < i {
+		return j
+	}
+	return i
+}
 
 // stackFrame recognises one line of a stack trace, as runtimes print
 // them: JavaScript's, Java's, C#'s and Rust's "at f (file.js:12:9)",
