@@ -125,7 +125,9 @@ func contractProblems(legacy bool, req []byte, context string, msg []byte) []str
 				bad("data is not an object")
 			}
 			d.ForEach(func(k, _ gjson.Result) bool {
-				if !slices.Contains(vocabulary, k.Str) {
+				// The schema's own key of -32021 is always allowed
+				// (DESIGN: a contract cannot forbid what MCP requires).
+				if !slices.Contains(vocabulary, k.Str) && (code != codeMissingCap || k.Str != "requiredCapabilities") {
 					bad("data key %q is not in the vocabulary", k.Str)
 				}
 				return true
@@ -157,7 +159,20 @@ func contractProblems(legacy bool, req []byte, context string, msg []byte) []str
 		bad("result id %s is not the request id %s", reply.Get("id").Raw, id.Raw)
 	}
 	if metaVersion.String() == version2026 {
-		if r.Get("resultType").String() != "complete" {
+		switch rt := r.Get("resultType").String(); {
+		case rt == "input_required" && gjson.GetBytes(req, "method").Str == "tools/call":
+			// The ask tool's first round (T-MRTR-2): a bare request
+			// object per entry, and no cache hints (T-MRTR-4).
+			r.Get("inputRequests").ForEach(func(_, ir gjson.Result) bool {
+				if ir.Get("jsonrpc").Exists() || ir.Get("id").Exists() || ir.Get("method").Str != "elicitation/create" {
+					bad("input request %s is not a bare elicitation/create", ir.Raw)
+				}
+				return true
+			})
+			if r.Get("ttlMs").Exists() || r.Get("cacheScope").Exists() {
+				bad("input_required result with cache hints")
+			}
+		case rt != "complete":
 			bad("2026-07-28 result without resultType complete")
 		}
 		if !r.Get(`_meta.io\.modelcontextprotocol/serverInfo.name`).Exists() {

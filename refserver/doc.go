@@ -17,12 +17,19 @@
 // error list only 2026-07-28 as supported: it is the one version a
 // request's _meta may name.
 //
-// Three tools, all read-only: "add" sums two integers a and b within
+// Four tools, all read-only: "add" sums two integers a and b within
 // ±(2^53−1); "search" looks words up, with a schema that has a nested
 // closed object, arrays, an enum, a const and formats (annotations: not
 // asserted); "weather" marks its parameters region (a string) and days
 // (an integer) with x-mcp-header, and over 2026-07-28 HTTP checks the
-// Mcp-Param-Region and Mcp-Param-Days headers that mirror them. Arguments that break an inputSchema give an isError result
+// Mcp-Param-Region and Mcp-Param-Days headers that mirror them; "ask"
+// takes no arguments and in 2026-07-28 asks for a confirmation: a request
+// that declares form-mode elicitation gets an input_required result (one
+// elicitation/create, requestState "ask:confirm:v1"), a retry answering it
+// with that state a complete result, one with another state -32602, one
+// without the answer input_required again (T-MRTR-9); a request without
+// the capability gets -32021 naming it (T-LIFE-13). In 2025-xx it asks
+// nothing and answers "not confirmed". Arguments that break an inputSchema give an isError result
 // in 2025-11-25 and 2026-07-28, and -32602 with data.errors in 2025-06-18
 // (T-TOOL-8).
 //
@@ -59,6 +66,7 @@
 //	2025: unknown method                        -32601  200   echoed
 //	2025: unknown or ended session              -32600  404   echoed
 //	2025: MCP-Protocol-Version ≠ session's      -32600  400   echoed
+//	2026: ask tool without form elicitation     -32021  400   echoed
 //	unknown tool, invalid cursor                -32602  200   echoed
 //	unknown prompt, missing prompt argument     -32602  200   echoed
 //	resources/read of an unknown URI: 2026      -32602  200   echoed
@@ -83,7 +91,9 @@
 // A request asking for progress (params._meta.progressToken) of a tool run
 // gets one notifications/progress before its reply: on stdio always, over
 // HTTP in 2026-07-28 when Accept lists text/event-stream (the reply is then
-// an SSE stream). 2025-xx HTTP replies are always JSON.
+// an SSE stream). 2025-xx HTTP replies are always JSON. A 2026-07-28
+// tools/call of add whose _meta sets a logLevel gets, the same way, one
+// notifications/message at that level (T-LOG-2).
 //
 // # Faults
 //

@@ -55,6 +55,9 @@ const (
 	faultInitRefusesVersion  = "initialize-refuses-version"
 	faultAcceptStrict        = "accept-strict"
 	faultProgressAfter       = "progress-after-response"
+	faultProgressTokenString = "progress-token-string"
+	faultLogBelowLevel       = "log-below-level"
+	faultBadInputRequest     = "bad-input-request"
 )
 
 // Faults lists every fault the server knows, in a stable order. The list is
@@ -172,6 +175,15 @@ func Faults() []Fault {
 		{faultProgressAfter,
 			"T-PROG-1: progress notifications stop when the request completes",
 			"a tools/call that asked for progress: its notifications/progress comes after the response instead of before it (on the POST's SSE stream, or stdout)"},
+		{faultProgressTokenString,
+			"T-PROG-1: notifications/progress names the progressToken the request gave, with its JSON type",
+			`a tools/call that asked for progress with an integer progressToken, e.g. 7: the notification names the string "7"`},
+		{faultLogBelowLevel,
+			"T-LOG-2: log messages go out only at or above the request's logLevel",
+			`2026-07-28 tools/call of the add tool whose _meta sets a logLevel: its notifications/message is at level "debug" instead of the level asked for`},
+		{faultBadInputRequest,
+			"T-MRTR-2: each inputRequests entry is a bare {method, params} object",
+			`2026-07-28 tools/call of the ask tool declaring elicitation: the input_required result's elicitation/create entry also carries "jsonrpc" and "id"`},
 	}
 }
 

@@ -173,7 +173,7 @@ func (s *Server) writeReply(w http.ResponseWriter, r *http.Request, rep reply) {
 	if rep.sessionID != "" {
 		w.Header().Set("Mcp-Session-Id", rep.sessionID)
 	}
-	if rep.progress != nil && acceptsEventStream(r) {
+	if (rep.progress != nil || rep.log != nil) && acceptsEventStream(r) {
 		// T-HTTP-17: related notifications, then the response, then the
 		// end of the stream; no proxy buffering.
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -181,6 +181,9 @@ func (s *Server) writeReply(w http.ResponseWriter, r *http.Request, rep reply) {
 		w.Header().Set("X-Accel-Buffering", "no")
 		w.WriteHeader(rep.status)
 		for _, event := range s.inOrder(rep) {
+			if event == nil {
+				continue
+			}
 			_, _ = w.Write([]byte("event: message\ndata: " + string(event) + "\n\n"))
 			if f, ok := w.(http.Flusher); ok {
 				f.Flush()

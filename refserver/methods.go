@@ -14,6 +14,7 @@ type reply struct {
 	body      []byte        // the JSON-RPC reply; nil: nothing to send (HTTP 202)
 	status    int           // HTTP status of body
 	progress  []byte        // notifications/progress to send before body, when asked for
+	log       []byte        // notifications/message to send before body, when asked for
 	sessionID string        // HTTP: a new 2025-xx session, for the Mcp-Session-Id header
 	listen    *subscription // subscriptions/listen: an open stream
 	hang      bool          // hang fault: never answer

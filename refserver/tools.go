@@ -3,6 +3,7 @@ package refserver
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,7 +38,7 @@ func addTool() map[string]any {
 
 func (s *Server) listTools(m *message, version string) reply {
 	// There is one page, so no cursor was ever issued (T-PAGE-1).
-	return s.listPage(m, version, "tools", []any{addTool(), searchTool(), weatherTool()})
+	return s.listPage(m, version, "tools", []any{addTool(), askTool(), searchTool(), weatherTool()})
 }
 
 func (s *Server) callTool(m *message, version string) reply {
@@ -47,8 +48,8 @@ func (s *Server) callTool(m *message, version string) reply {
 	if args.Exists() && !args.IsObject() {
 		ps = append(ps, problem{"/params/arguments", "must be an object"})
 	}
-	// The 2026-07-28 retry members (T-MRTR-7): no tool here asks for
-	// input, but malformed ones are still malformed.
+	// The 2026-07-28 retry members (T-MRTR-7): malformed ones are
+	// malformed whichever tool is called.
 	if ir := member(m.params, "inputResponses"); ir.Exists() && !ir.IsObject() {
 		ps = append(ps, problem{"/params/inputResponses", "must be an object"})
 	}
@@ -60,6 +61,8 @@ func (s *Server) callTool(m *message, version string) reply {
 	}
 	switch name.Str {
 	case "add":
+	case "ask":
+		return s.callAsk(m, version, args)
 	case "search":
 		return s.callSearch(m, version, args)
 	case "weather":
@@ -83,6 +86,7 @@ func (s *Server) callTool(m *message, version string) reply {
 		"structuredContent": map[string]any{"sum": a + b},
 	}))
 	rep.progress = s.progress(m)
+	rep.log = s.logMessage(m, version)
 	return rep
 }
 
@@ -123,12 +127,33 @@ func (s *Server) unknownTool(name string) *rpcError {
 }
 
 // inOrder is what a reply sends, in the order the server sends it: the
-// progress notification (when asked for) before the response.
+// log message and the progress notification (when asked for) before the
+// response. Nil entries are nothing to send.
 func (s *Server) inOrder(rep reply) [][]byte {
 	if s.fault == faultProgressAfter {
-		return [][]byte{rep.body, rep.progress}
+		return [][]byte{rep.log, rep.body, rep.progress}
 	}
-	return [][]byte{rep.progress, rep.body}
+	return [][]byte{rep.log, rep.progress, rep.body}
+}
+
+// logMessage is the notifications/message a 2026-07-28 tools/call of the
+// add tool sends when its _meta asks for log messages: one at the level
+// asked for, which is at or above it (T-LOG-2). Without a logLevel, or
+// in 2025-xx (where the checker never sets a level), none.
+func (s *Server) logMessage(m *message, version string) []byte {
+	l := member(member(m.params, "_meta"), keyLogLevel)
+	if version != version2026 || l.Type != gjson.String || !slices.Contains(logLevels, l.Str) {
+		return nil
+	}
+	level := l.Str
+	if s.fault == faultLogBelowLevel {
+		level = "debug"
+	}
+	return encode(map[string]any{
+		"jsonrpc": "2.0",
+		"method":  "notifications/message",
+		"params":  map[string]any{"level": level, "logger": "add", "data": "adding two integers"},
+	})
 }
 
 // progress is the notifications/progress for a request that asked for it
@@ -138,10 +163,15 @@ func (s *Server) progress(m *message) []byte {
 	if !token.Exists() || !readableID(token) {
 		return nil
 	}
+	echo := json.RawMessage(token.Raw)
+	if s.fault == faultProgressTokenString && token.Type == gjson.Number {
+		// The classic SDK slip: the token read into a string map key.
+		echo, _ = json.Marshal(token.Raw)
+	}
 	return encode(map[string]any{
 		"jsonrpc": "2.0",
 		"method":  "notifications/progress",
-		"params":  map[string]any{"progressToken": json.RawMessage(token.Raw), "progress": 1, "total": 1},
+		"params":  map[string]any{"progressToken": echo, "progress": 1, "total": 1},
 	})
 }
 
