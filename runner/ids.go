@@ -186,3 +186,11 @@ func (r *run) stageID(f *fixtures.Fixture) int {
 	defer r.blocks.mu.Unlock()
 	return r.blocks.start[f] + r.blocks.stride - 1
 }
+
+// blockWidth is the width of f's block of ids.
+func (r *run) blockWidth(f *fixtures.Fixture) int {
+	r.reserve(f)
+	r.blocks.mu.Lock()
+	defer r.blocks.mu.Unlock()
+	return r.blocks.stride
+}

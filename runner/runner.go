@@ -331,6 +331,9 @@ type lane struct {
 	// fixture, in a concurrent run; the fixture goes again, whole, in a
 	// new session once nothing else is in flight (see renew).
 	deferred bool
+	// last is the exchange the lane judged last: a second round (a
+	// fixture's retry) is built from its reply.
+	last *envelope.Exchange
 }
 
 // main is the lane of the run's own exchanges (negotiation, setup, the
@@ -363,6 +366,7 @@ func (r *run) sendJudged(ctx context.Context, fixture string, req envelope.Reque
 func (l *lane) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectation, o *expect.Override) error {
 	r := l.r
 	r.knowOffered(ex)
+	l.last = ex
 	if exp == nil {
 		exp = expect.Build(ex, r.facts, o)
 	} else {

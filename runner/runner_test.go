@@ -208,6 +208,15 @@ func TestFaults(t *testing.T) {
 		// Read past the response on the POST's stream (as lint and the
 		// relays read a recording of it), the late progress is seen.
 		"progress-after-response": {"PRO1003"},
+		// The integer token of progress/token-integer comes back a
+		// string: not the token the request gave (T-PROG-1).
+		"progress-token-string": {"PRO1003"},
+		// A debug message for logging/meta-level-error's "error" (T-LOG-2).
+		"log-below-level": {"PRO1003"},
+		// mrtr/input-required's input_required result carries a JSON-RPC
+		// request where a bare {method, params} belongs (T-MRTR-2): the
+		// check and the schema both refuse it.
+		"bad-input-request": {"PRO1002", "SCH1001"},
 		// 2025-xx only: nothing of the 2026-07-28 run changes.
 		"initialize-code-zero":       nil,
 		"sessionless-wrong-status":   nil,

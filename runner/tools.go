@@ -163,6 +163,11 @@ func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Re
 type variant struct {
 	suffix string // appended to the fixture ID when a fixture makes several
 	ctx    fixtures.Context
+	// body, when set, is sent instead of the fixture's body expanded,
+	// and o judges it instead of the fixture's override: a second round
+	// built from the first's reply (see retry).
+	body []byte
+	o    *expect.Override
 }
 
 // variants expands a fixture into its exchanges; the second result says
