@@ -834,7 +834,13 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			// (null-progress: with a null token, whatever the call
 			// offered, so nothing but the time names its request.)
 			lines := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"1"}]}}`+"\n", id.Raw)
-			if quirk == "null-progress" {
+			if quirk == "null-progress" && m.Get("params._meta.progressToken").Type == gjson.String {
+				// (Only for the string token of tools/call-valid. A
+				// null-token progress of a second slow call, such as
+				// progress/token-integer's, may land multiplexed in an
+				// exchange that went silent, which takes no doubt (see
+				// doubtSet) and so keeps the finding: a known limit of
+				// the multiplexer, not what this quirk pins.)
 				lines = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":null,"progress":1}}` + "\n" + lines
 			} else if tok := m.Get("params._meta.progressToken"); tok.Exists() {
 				lines = fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1,"total":1}}`+"\n", tok.Raw) + lines
