@@ -133,6 +133,10 @@ type echoScan struct {
 	reserialDone bool
 	reserialAt   *reserialText
 	reserialPath string
+	// namesLeft is what the reply may still name of the request's member
+	// names without counting it (see isMemberName): one quote bound in
+	// all.
+	namesLeft int
 }
 
 // A reserialText is a request object or array in the form it is compared
@@ -360,7 +364,7 @@ func newEchoScan(p *Pass) *echoScan {
 	} else {
 		s = &echoScan{}
 	}
-	s.p, s.vocabulary = p, vocabulary(p)
+	s.p, s.vocabulary, s.namesLeft = p, vocabulary(p), p.Contract.QuoteBound
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
 	// Made once at its size, but for decoded variants (rare): a string
@@ -493,13 +497,20 @@ func (s *echoScan) isVocabulary(t string) bool { return slices.Contains(s.vocabu
 // stands alone, bounded by JSON syntax in the request, is one: a run
 // that goes on into the value is the client's text, and so is the
 // request or an object of it written out again (reserialised), whatever
-// its names. A name past the bound is no name a cause needs, and counts.
+// its names. The names are the client's words too, so the reply names
+// them free only up to one quote bound in all, the first named first:
+// past it (many long names the client made up, a payload cut into keys)
+// they count as any text of the request.
 func (s *echoScan) isMemberName(t string) bool {
-	if bound := s.p.Contract.QuoteBound; readLen(t, bound) > bound {
+	n := readLen(t, s.namesLeft)
+	if n > s.namesLeft {
 		return false
 	}
-	_, found := slices.BinarySearch(s.p.Reply.request(s.p.Exchange, s.p.Expect).keys, t)
-	return found
+	if _, found := slices.BinarySearch(s.p.Reply.request(s.p.Exchange, s.p.Expect).keys, t); !found {
+		return false
+	}
+	s.namesLeft -= n
+	return true
 }
 
 // verbatim: the string v stands in the JSON text as it reads, between
