@@ -535,7 +535,7 @@ func judgeTools(p *Pass, tools gjson.Result) {
 	case paged && !subsetOf(names, first):
 		p.Warnf("result.tools", "the page lists tools the run's first tools/list did not; a tool set does not vary by connection (T-TOOL-4) and changes are announced")
 	case paged && !stretchOf(firstOnly(names), first):
-		p.Warnf("result.tools", "the page's tools are not a stretch of the run's first tools/list in its order (T-TOOL-3, SHOULD)")
+		p.Warnf("result.tools", "the page's tools are not a stretch of the run's first tools/list: they moved, or a tool between them is gone; the order is stable (T-TOOL-3, SHOULD) and the set does not vary by connection (T-TOOL-4)")
 	case paged:
 	case !sameStrings(sorted(names), sorted(first)):
 		p.Warnf("result.tools", "the tools listed differ from the run's first tools/list; a tool set does not vary by connection (T-TOOL-4) and changes are announced")
