@@ -87,7 +87,7 @@ func BenchmarkValidateReply(b *testing.B) {
 }
 
 func BenchmarkCompileVersion(b *testing.B) {
-	for _, v := range Versions() {
+	for _, v := range ReplyVersions() {
 		b.Run(v, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -9,7 +9,7 @@ import (
 // file claims (an upper-case $defs name) exists in the official schema of
 // that version.
 func TestClaimsAreOfficialTypes(t *testing.T) {
-	for _, v := range Versions() {
+	for _, v := range ReplyVersions() {
 		p, err := loadProtocol(v)
 		if err != nil {
 			t.Fatal(err)

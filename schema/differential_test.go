@@ -178,12 +178,15 @@ func knownDisagreements2026() []knownDisagreement {
 // 2026-only result members are removed (upstream ships no 2025 examples).
 func TestDifferential2025(t *testing.T) {
 	examples := loadExamples(t)
-	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+	for _, version := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
 		t.Run(version, func(t *testing.T) {
 			off := loadOfficial(t, version)
 			our := loadOurs(t, version)
 			claims := our.p.claims()
 			offDefs := officialDefs(t, version)
+			if version == "2025-03-26" {
+				noFalseAlarms(t, knownDisagreements2025(version))
+			}
 			l := newLedger(knownDisagreements2025(version))
 			var covered int
 			for _, ex := range examples {
@@ -233,11 +236,128 @@ func strip2026(v any) any {
 // knownDisagreements2025 is every place where the project's 2025 schema
 // of version gives another verdict than the official one, and why.
 func knownDisagreements2025(version string) []knownDisagreement {
-	if version != "2025-06-18" {
+	if version != "2025-06-18" && version != "2025-03-26" {
 		return nil
 	}
 	return []knownDisagreement{
 		{op: "token", path: "/**/uri", ours: "accepts",
-			reason: "the official 2025-06-18 schema is draft-07, where format (here uri) asserts; ours, like the 2020-12 ones, treats format as an annotation"},
+			reason: "the official " + version + " schema is draft-07, where format (here uri) asserts; ours, like the 2020-12 ones, treats format as an annotation"},
+	}
+}
+
+// replySamples0326 are hand-written, valid instances of the 2025-03-26
+// types the carried-over 2026 examples do not reach, and of some they do,
+// carrying what 2025-06-18 added (title, _meta, outputSchema,
+// structuredContent, lastModified): the official 2025-03-26 types leave
+// such members free, so ours must accept them and every mutation of them
+// (T-V0326-4). Keys are type#variant.
+func replySamples0326() map[string]string {
+	return map[string]string{
+		"InitializeResult":        `{"protocolVersion":"2025-03-26","capabilities":{"tools":{"listChanged":true},"logging":{},"prompts":{"listChanged":false},"resources":{"subscribe":true,"listChanged":true},"completions":{},"experimental":{"x":{"a":1}}},"serverInfo":{"name":"s","version":"1.0","title":"S"},"instructions":"be brief","_meta":{"k":1}}`,
+		"Implementation":          `{"name":"s","version":"1.0","title":"Server"}`,
+		"EmptyResult":             `{"_meta":{"k":1}}`,
+		"Result":                  `{"_meta":{"k":"v"},"extra":[1]}`,
+		"JSONRPCResponse":         `{"jsonrpc":"2.0","id":7,"result":{"_meta":{}}}`,
+		"JSONRPCError":            `{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"Method not found","data":{"method":"x"}}}`,
+		"LoggingLevel":            `"warning"`,
+		"ProgressToken":           `"t"`,
+		"RequestId":               `7`,
+		"Role":                    `"assistant"`,
+		"Annotations":             `{"audience":["user","assistant"],"priority":0.5,"lastModified":"2025-01-12T15:00:58Z"}`,
+		"ToolAnnotations":         `{"title":"Echo","readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`,
+		"Prompt":                  `{"name":"p","title":"P","description":"d","arguments":[{"name":"a","title":"A","description":"d","required":true}],"_meta":{"k":1}}`,
+		"PromptArgument":          `{"name":"a","title":"A","description":"d","required":false}`,
+		"PromptMessage":           `{"role":"user","content":{"type":"text","text":"hi","annotations":{"priority":1,"lastModified":"x"},"_meta":{"k":1}}}`,
+		"PromptMessage#image":     `{"role":"assistant","content":{"type":"image","data":"aGk=","mimeType":"image/png"}}`,
+		"ResourceTemplate":        `{"uriTemplate":"file:///{path}","name":"files","title":"Files","description":"d","mimeType":"text/plain","annotations":{"audience":["assistant"]},"_meta":{}}`,
+		"Tool#0618":               `{"name":"t","title":"T","description":"d","inputSchema":{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},"outputSchema":{"type":"object","properties":{"r":{"type":"number"}}},"annotations":{"readOnlyHint":true},"_meta":{"k":1}}`,
+		"CallToolResult#0618":     `{"content":[{"type":"text","text":"{\"r\":1}","_meta":{"a":1}},{"type":"audio","data":"aGk=","mimeType":"audio/wav"},{"type":"resource","resource":{"uri":"file:///b","blob":"aGk=","mimeType":"application/octet-stream","_meta":{}}}],"structuredContent":{"r":1},"isError":false,"_meta":{}}`,
+		"Resource#0618":           `{"uri":"file:///a","name":"a","title":"A","description":"d","mimeType":"text/plain","size":3,"annotations":{"lastModified":"2025-01-12T15:00:58Z"},"_meta":{}}`,
+		"ReadResourceResult#0618": `{"contents":[{"uri":"file:///a","text":"x","_meta":{}},{"uri":"file:///b","blob":"aGk="}]}`,
+		"ListToolsResult#0618":    `{"tools":[{"name":"t","title":"T","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}],"nextCursor":"c"}`,
+		"CompleteResult":          `{"completion":{"values":["a","b"],"total":2,"hasMore":false}}`,
+		"GetPromptResult#0618":    `{"description":"d","messages":[{"role":"user","content":{"type":"resource","resource":{"uri":"file:///a","text":"x"},"_meta":{}}}]}`,
+	}
+}
+
+// knownDisagreementsSamples0326 is every place where the project's
+// 2025-03-26 schema judges a mutated sample otherwise than the official
+// one, and why.
+func knownDisagreementsSamples0326() []knownDisagreement {
+	return []knownDisagreement{
+		{types: []string{"JSONRPCError"}, op: "null", path: "/id", ours: "accepts",
+			reason: "JSON-RPC wants a null id when the request id was unreadable; the official RequestId excludes null (T-RPC-9, AMB-1)"},
+		{types: []string{"JSONRPCError"}, op: "drop", path: "/id", ours: "accepts",
+			reason: "an error to a request whose id could not be read may leave the id out, as the checker allows in every version (T-RPC-9, AMB-1); the official 2025-03-26 JSONRPCError requires it"},
+		{op: "token", path: "/**/uri", ours: "accepts",
+			reason: "the official 2025-03-26 schema is draft-07, where format (here uri) asserts; ours treats format as an annotation"},
+	}
+}
+
+// TestDifferentialSamples0326 compares the 2025-03-26 schema with the
+// official one on hand-written samples (upstream ships no examples of
+// that version) and their mutations, as TestDifferential2025 does on
+// the carried-over 2026 examples; and holds that every type the file
+// claims is compared somewhere: on an example, a sample, or a
+// server-sent message (TestDifferentialServerMessages).
+func TestDifferentialSamples0326(t *testing.T) {
+	const version = "2025-03-26"
+	off := loadOfficial(t, version)
+	our := loadOurs(t, version)
+	claims := our.p.claims()
+	compared := map[string]bool{}
+	for _, ex := range loadExamples(t) {
+		if claims[ex.typeName] && off.compile(t, ex.typeName).Validate(strip2026(ex.value)) == nil {
+			compared[ex.typeName] = true
+		}
+	}
+	for key := range serverMessages(version) {
+		typ, _, _ := strings.Cut(key, "#")
+		compared[typ] = true
+	}
+	noFalseAlarms(t, knownDisagreementsSamples0326())
+	l := newLedger(knownDisagreementsSamples0326())
+	samples := replySamples0326()
+	for key, instance := range samples {
+		typ, _, _ := strings.Cut(key, "#")
+		if !claims[typ] {
+			t.Errorf("%s: the project does not claim %s", version, typ)
+			continue
+		}
+		v, err := decode([]byte(instance))
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		theirs, mine := off.compile(t, typ), our.compile(t, typ)
+		if err := theirs.Validate(v); err != nil {
+			t.Errorf("%s: the official schema rejects the test's sample: %v", key, err)
+			continue
+		}
+		if got := Distill(mine.Validate(v)); got != nil {
+			t.Errorf("%s: our schema rejects what the official one accepts: %v", key, got)
+			continue
+		}
+		compared[typ] = true
+		l.compare(typ, key, v, mine, theirs)
+	}
+	l.report(t)
+	for name := range claims {
+		if !compared[name] {
+			t.Errorf("%s claims %s, which no example, sample or server message compares with the official type", version, name)
+		}
+	}
+	t.Logf("%d samples, %d mutations, %d known disagreements", len(samples), l.checked, sum(l.used))
+}
+
+// noFalseAlarms holds a ledger to one direction: the 2025-03-26 schema,
+// which judges a version the checker otherwise reads through 2025-06-18's
+// rules, may be laxer than the official one but never rejects what it
+// accepts, so no known disagreement may say ours rejects.
+func noFalseAlarms(t *testing.T, known []knownDisagreement) {
+	t.Helper()
+	for _, k := range known {
+		if k.ours != "accepts" {
+			t.Errorf("known disagreement %v %s %s: ours %s what the official 2025-03-26 schema accepts, a false alarm (%s)", k.types, k.op, k.path, k.ours, k.reason)
+		}
 	}
 }
