@@ -796,11 +796,16 @@ are Base64 (the schema's "byte"), in either alphabet, padded or not, line
 breaks allowed: the spec names no alphabet, so any a reader may take
 passes (DESIGN, receiver latitude). A fractional ttlMs warns: the JSON
 Schema says integer and schema.ts says number (AMB-18); a negative one
-fails. With --schema FILE the reply is validated against a schema the user
-supplies instead, whatever the version, 2025-03-26 included (the checker
-carries no schema of its own for a server that speaks it, T-V0326-4); but
-an official schema file, recognised by the types it defines, judges only
-exchanges of its own version: one of another version skips, naming both.`,
+fails. A server that speaks 2025-03-26 is held to the checker's schema
+of that version, whose types it keeps (T-V0326-4): what 2025-06-18 added
+(structuredContent, outputSchema, title fields, _meta on most types) is
+neither required nor judged where it appears, as the official 2025-03-26
+schema leaves such members free, while a content block of a type
+2025-03-26 does not define (resource_link) fails, as there. With --schema
+FILE the reply is validated against a schema the user supplies instead,
+whatever the version; but an official schema file, recognised by the
+types it defines, judges only exchanges of its own version: one of
+another version skips, naming both.`,
 	Run: func(p *Pass) error {
 		if p.Schemas == nil {
 			return Skip("no schema validator configured")

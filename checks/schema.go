@@ -42,20 +42,17 @@ func (s userSchema) ValidateReply(_, method string, raw []byte) ([]envelope.Dist
 
 // schemaGap says why v holds no schema of version, as the end of a skip
 // reason that names the version first; "" when it holds one. The
-// checker carries no 2025-03-26 schema (T-V0326-4). A --schema file is
-// the user's choice for every exchange, except that an official file
-// recognised as another version's (schema.UserSchema.Revision) would
-// blame the server for types its version does not have: in a recording
-// of mixed versions, each exchange is held only to its own.
+// checker's own schemas hold every version, 2025-03-26 included (its own
+// types, T-V0326-4: schema.ReplyVersions). A --schema file is the user's
+// choice for every exchange, except that an official file recognised as
+// another version's (schema.UserSchema.Revision) would blame the server
+// for types its version does not have: in a recording of mixed
+// versions, each exchange is held only to its own.
 func schemaGap(v SchemaValidator, version string) string {
 	if u, ok := v.(userSchema); ok {
 		if r := u.u.Revision(); r != "" && r != version {
 			return fmt.Sprintf("which the --schema file %s does not describe: it is the official %s schema", u.u.Path(), r)
 		}
-		return ""
-	}
-	if version == envelope.V20250326 {
-		return "whose own schema (draft-07) the checker does not carry (T-V0326-4)"
 	}
 	return ""
 }

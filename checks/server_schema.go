@@ -49,8 +49,10 @@ message is validated as the type of its method: the notifications
 elicitation/complete and tasks/status in 2025-11-25;
 subscriptions/acknowledged in 2026-07-28) and, in 2025-xx, the requests
 to the client (ping, sampling/createMessage, elicitation/create,
-roots/list; the tasks/* requests in 2025-11-25). A method the version does not define (an extension's) is not
-validated. Each failure is reported once per location, distilled, at the
+roots/list; the tasks/* requests in 2025-11-25). A server that speaks
+2025-03-26 is held to that version's types, which have no
+elicitation/create. A method the version does not define (an
+extension's, or a later version's) is not validated. Each failure is reported once per location, distilled, at the
 message's place in the reply (messages[i]).
 
 One finding per fault: what other checks judge of these messages by
@@ -64,7 +66,7 @@ stream over HTTP the subscriptionId is PRO1009's. A member those checks
 own that is missing, or that cannot be there because its parent is
 missing or not an object, is theirs too. With --schema FILE the messages are validated against the
 file's official types (CancelledNotification, CreateMessageRequest, …)
-where it defines them, 2025-03-26 included; an official file, recognised
+where it defines them; an official file, recognised
 by the types it defines, judges only messages of its own version, as
 under SCH1001.`,
 	Run: func(p *Pass) error {

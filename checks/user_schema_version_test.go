@@ -69,30 +69,29 @@ func wantVerdict(t *testing.T, got checks.Verdict, status checks.Status, paths .
 
 const facts0326 = `{"protocolVersion":"2025-06-18","spoken":"2025-03-26","supportedVersions":["2025-06-18"],"capabilities":{"tools":{},"logging":{}}}`
 
-// A server that speaks 2025-03-26 is judged against --schema FILE when the
-// file may describe 2025-03-26 (the official 2025-03-26 file, or a schema
-// of the user's own): the checker carries no 2025-03-26 schema, the user
-// gave one.
+// A server that speaks 2025-03-26 is judged against the checker's own
+// 2025-03-26 schema, and against --schema FILE when the file may describe
+// 2025-03-26 (the official 2025-03-26 file, or a schema of the user's
+// own), with the same verdicts here.
 func TestUserSchema0326Applied(t *testing.T) {
-	s0326 := officialSchema(t, "2025-03-26")
 	video := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"video","data":"AAAA","mimeType":"video/mp4"}]}}`
 	text := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`
-	wantVerdict(t, judgeWith(t, s0326, checks.SchemaValid, envelope.V20250618, facts0326, "tools/call", video), checks.StatusFail, "/result/content/0/type")
-	wantVerdict(t, judgeWith(t, s0326, checks.SchemaValid, envelope.V20250618, facts0326, "tools/call", text), checks.StatusPass)
-
 	noData := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`
 	withData := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
-	wantVerdict(t, judgeWith(t, s0326, checks.ServerSchemaValid, envelope.V20250618, facts0326, "tools/call", noData, text), checks.StatusFail, "messages[0].params")
-	wantVerdict(t, judgeWith(t, s0326, checks.ServerSchemaValid, envelope.V20250618, facts0326, "tools/call", withData, text), checks.StatusPass)
+	for name, v := range map[string]checks.SchemaValidator{"2025-03-26 file": officialSchema(t, "2025-03-26"), "builtin": checks.ProtocolSchemas(schema.NewRegistry())} {
+		t.Run(name, func(t *testing.T) {
+			wantVerdict(t, judgeWith(t, v, checks.SchemaValid, envelope.V20250618, facts0326, "tools/call", video), checks.StatusFail, "/result/content/0/type")
+			wantVerdict(t, judgeWith(t, v, checks.SchemaValid, envelope.V20250618, facts0326, "tools/call", text), checks.StatusPass)
+			wantVerdict(t, judgeWith(t, v, checks.ServerSchemaValid, envelope.V20250618, facts0326, "tools/call", noData, text), checks.StatusFail, "messages[0].params")
+			wantVerdict(t, judgeWith(t, v, checks.ServerSchemaValid, envelope.V20250618, facts0326, "tools/call", withData, text), checks.StatusPass)
+		})
+	}
 
-	// The official file of another version does not describe 2025-03-26,
-	// and the checker's own schemas carry none.
-	for name, v := range map[string]checks.SchemaValidator{"2025-06-18 file": officialSchema(t, "2025-06-18"), "builtin": checks.ProtocolSchemas(schema.NewRegistry())} {
-		for _, c := range []*checks.Check{checks.SchemaValid, checks.ServerSchemaValid} {
-			got := judgeWith(t, v, c, envelope.V20250618, facts0326, "tools/call", noData, video)
-			if got.Status != checks.StatusSkip || !strings.Contains(got.Reason, "2025-03-26") {
-				t.Errorf("%s, %s: %s %q, want a skip naming 2025-03-26", name, c.ID, got.Status, got.Reason)
-			}
+	// The official file of another version does not describe 2025-03-26.
+	for _, c := range []*checks.Check{checks.SchemaValid, checks.ServerSchemaValid} {
+		got := judgeWith(t, officialSchema(t, "2025-06-18"), c, envelope.V20250618, facts0326, "tools/call", noData, video)
+		if got.Status != checks.StatusSkip || !strings.Contains(got.Reason, "2025-03-26") {
+			t.Errorf("2025-06-18 file, %s: %s %q, want a skip naming 2025-03-26", c.ID, got.Status, got.Reason)
 		}
 	}
 }
