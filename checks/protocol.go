@@ -828,7 +828,8 @@ another version skips, naming both.`,
 		version := p.Expect.Version
 		switch {
 		case spoken0326 || served0326:
-			// Only a --schema file that may describe 2025-03-26 gets here.
+			// Held to 2025-03-26's own schema (a --schema file of another
+			// version has skipped above).
 			version = envelope.V20250326
 		case p.Expect.Condition == expect.CondLegacyInitialize && m.Get("result").Exists():
 			// A dual-era server served initialize: the reply is of the

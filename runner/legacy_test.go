@@ -63,7 +63,7 @@ func TestServer20250326(t *testing.T) {
 			}
 			mu.Unlock()
 			said := strings.Join(c.notes, "\n")
-			if !strings.Contains(said, "skipped: SCH1001") {
+			if !strings.Contains(said, "skipped: SCH1003") {
 				t.Errorf("the notes do not say what was skipped:\n%s", said)
 			}
 			// Batches are allowed in 2025-03-26 (T-V0326-1): sent and

@@ -184,7 +184,7 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 // skipped20250326 says what a 2025-03-26 run does not judge, and why.
 func skipped20250326() []string {
 	return []string{
-		"SCH1001, SCH1003 and SCH1004 (2025-03-26 has its own draft-07 schema and no structuredContent, T-V0326-4)",
+		"SCH1003 (2025-03-26 has no structuredContent, T-V0326-4)",
 		"the MCP-Protocol-Version header fixtures (the header came with 2025-06-18, T-V0326-2)",
 	}
 }
