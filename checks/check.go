@@ -228,14 +228,21 @@ func (p *Pass) Deviate(w expect.Want, path, format string, args ...any) {
 // closeFindings adds the line that stands for the unlisted findings.
 func (p *Pass) closeFindings() {
 	if p.unlisted > 0 {
-		f := Finding{Status: p.worst, Message: fmt.Sprintf("%d more findings of this check are not listed", p.unlisted)}
-		if !p.unlistedUnnamed {
-			slices.Sort(p.unlistedRules)
-			f.Rule = strings.Join(p.unlistedRules, ", ")
-		}
-		p.findings = append(p.findings, f)
+		p.findings = append(p.findings, moreFindings(p.unlisted, p.worst, p.unlistedRules, p.unlistedUnnamed))
 	}
 	p.unlisted, p.worst, p.unlistedRules, p.unlistedUnnamed = 0, "", nil, false
+}
+
+// moreFindings is the line that stands for n findings past maxFindings,
+// at the worst of their statuses, citing the rules they name (none when
+// one of them named none: the list would claim to be whole).
+func moreFindings(n int, worst Status, rules []string, unnamed bool) Finding {
+	f := Finding{Status: worst, Message: fmt.Sprintf("%d more findings of this check are not listed", n)}
+	if !unnamed {
+		slices.Sort(rules)
+		f.Rule = strings.Join(rules, ", ")
+	}
+	return f
 }
 
 // Rules are the digest's rules a finding says it breaks: those of its

@@ -511,12 +511,7 @@ func (f *answerFold) verdict(fixture string, c *Check) Verdict {
 	}
 	v.Findings = f.findings
 	if f.unlisted > 0 {
-		more := Finding{Status: f.worst, Message: fmt.Sprintf("%d more findings of this check are not listed", f.unlisted)}
-		if !f.unnamed {
-			slices.Sort(f.rules)
-			more.Rule = strings.Join(f.rules, ", ")
-		}
-		v.Findings = append(v.Findings, more)
+		v.Findings = append(v.Findings, moreFindings(f.unlisted, f.worst, f.rules, f.unnamed))
 	}
 	v.Status = statusOf(v.Findings)
 	return v
