@@ -801,7 +801,10 @@ of that version, whose types it keeps (T-V0326-4): what 2025-06-18 added
 (structuredContent, outputSchema, title fields, _meta on most types) is
 neither required nor judged where it appears, as the official 2025-03-26
 schema leaves such members free, while a content block of a type
-2025-03-26 does not define (resource_link) fails, as there. With --schema
+2025-03-26 does not define (resource_link) warns: the official schema
+rejects it, but where the 2025-06-18 schema finds nothing wrong, the
+server only used what a later version defines, which 2025-03-26 forbids
+as a SHOULD (T-V0326-5). With --schema
 FILE the reply is validated against a schema the user supplies instead,
 whatever the version; but an official schema file, recognised by the
 types it defines, judges only exchanges of its own version: one of
@@ -857,7 +860,18 @@ another version skips, naming both.`,
 		if err != nil {
 			return err
 		}
+		later, err := laterOnly(p, version, method, m, entries)
+		if err != nil {
+			return err
+		}
 		for _, e := range entries {
+			if later[e.Location] {
+				for _, pr := range e.Problems {
+					p.Deviate(expect.Want{Level: expect.Should, Rule: "T-V0326-5"}, pointerPath(e.Location),
+						"%s; 2025-06-18 defines it, and 2025-03-26 asks a server to stay within the negotiated version only as a SHOULD (T-V0326-5)", pr)
+				}
+				continue
+			}
 			if ttl := m.Get("result.ttlMs"); e.Location == "/result/ttlMs" && ttl.Type == gjson.Number && ttl.Num >= 0 && !strings.HasPrefix(ttl.Raw, "-") &&
 				!envelope.IsInteger(ttl.Raw) && len(e.Problems) == 1 {
 				// A fraction, and nothing else wrong with it: the
@@ -883,6 +897,33 @@ another version skips, naming both.`,
 		}
 		return nil
 	},
+}
+
+// laterOnly names the locations of a 2025-03-26 reply whose problems
+// under the checker's own 2025-03-26 schema are only what 2025-06-18
+// added (a resource_link content block): the 2025-06-18 schema finds
+// nothing there. A server of 2025-03-26 using what a later version
+// defines breaks a SHOULD of its version, not a MUST (T-V0326-5). Nil
+// for any other version, or a user's --schema, which is held as given.
+func laterOnly(p *Pass, version, method string, m *envelope.Message, entries []envelope.DistilledEntry) (map[string]bool, error) {
+	if _, ours := p.Schemas.(protocolSchemas); !ours || version != envelope.V20250326 || len(entries) == 0 {
+		return nil, nil
+	}
+	newer, err := p.Schemas.ValidateReply(envelope.V20250618, method, faithfulID(p, m))
+	if err != nil {
+		return nil, err
+	}
+	there := make(map[string]bool, len(newer))
+	for _, e := range newer {
+		there[e.Location] = true
+	}
+	later := map[string]bool{}
+	for _, e := range entries {
+		if !there[e.Location] {
+			later[e.Location] = true
+		}
+	}
+	return later, nil
 }
 
 // schemaRule names the rule of the digest a problem the checker's own
