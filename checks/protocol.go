@@ -902,7 +902,7 @@ another version skips, naming both.`,
 // laterOnly names the locations of a 2025-03-26 reply whose problems
 // under the checker's own 2025-03-26 schema are only what 2025-06-18
 // added (a resource_link content block): the 2025-06-18 schema finds
-// nothing there. A server of 2025-03-26 using what a later version
+// nothing in the member the problem is about. A server of 2025-03-26 using what a later version
 // defines breaks a SHOULD of its version, not a MUST (T-V0326-5). Nil
 // for any other version, or a user's --schema, which is held as given.
 func laterOnly(p *Pass, version, method string, m *envelope.Message, entries []envelope.DistilledEntry) (map[string]bool, error) {
@@ -913,13 +913,15 @@ func laterOnly(p *Pass, version, method string, m *envelope.Message, entries []e
 	if err != nil {
 		return nil, err
 	}
-	there := make(map[string]bool, len(newer))
-	for _, e := range newer {
-		there[e.Location] = true
-	}
 	later := map[string]bool{}
 	for _, e := range entries {
-		if !there[e.Location] {
+		// The member a problem is about, and everything in it: a block
+		// of a later type that breaks that type's own rules (a
+		// resource_link without its name) is no mere later type.
+		block := e.Location[:max(strings.LastIndexByte(e.Location, '/'), 0)]
+		if !slices.ContainsFunc(newer, func(n envelope.DistilledEntry) bool {
+			return n.Location == block || strings.HasPrefix(n.Location, block+"/")
+		}) {
 			later[e.Location] = true
 		}
 	}
