@@ -297,7 +297,11 @@ declaration rules are not judged.`,
 					// A batch's requests each offer their own (2025-03-26).
 				case unoffered(p.Exchange, tok):
 					// Every request on the pipe is known, and none gave it.
-					p.Failf(path+".params.progressToken", "progress for token %s, which no request sent to the server offered (T-PROG-1)", clip(tok.Raw))
+					where := "sent to the server"
+					if p.Exchange.Transport == envelope.HTTP {
+						where = "of the session"
+					}
+					p.Failf(path+".params.progressToken", "progress for token %s, which no request %s offered (T-PROG-1)", clip(tok.Raw), where)
 				case !token.Exists() && p.Exchange.Transport == envelope.HTTP && p.Exchange.Request.HTTPMethod() == http.MethodGet:
 					// A GET stream offers no token: progress on it names
 					// a request in flight, which the stream's messages
