@@ -38,16 +38,23 @@ func FuzzJudge(f *testing.F) {
 		if d := time.Since(start); d > 2*time.Second && len(req)+len(reply) < 64<<10 {
 			t.Fatalf("%d bytes judged in %v", len(req)+len(reply), d)
 		}
-		if len(vs) != len(list) {
-			t.Fatalf("%d verdicts for %d checks", len(vs), len(list))
-		}
-		for i, v := range vs {
-			if v.Check != list[i] {
-				t.Fatalf("verdict %d is of %s, want %s", i, v.Check.ID, list[i].ID)
-			}
-			if v.Status == checks.StatusError && strings.Contains(v.Reason, "check failed to run") {
-				t.Fatalf("%s panicked: %s", v.Check.ID, v.Reason)
-			}
-		}
+		oneVerdictEach(t, vs, list)
 	})
+}
+
+// oneVerdictEach holds the judge's invariant: every check of list yields
+// exactly one verdict, in list order, and none panicked.
+func oneVerdictEach(t *testing.T, vs []checks.Verdict, list []*checks.Check) {
+	t.Helper()
+	if len(vs) != len(list) {
+		t.Fatalf("%d verdicts for %d checks", len(vs), len(list))
+	}
+	for i, v := range vs {
+		if v.Check != list[i] {
+			t.Fatalf("verdict %d is of %s, want %s", i, v.Check.ID, list[i].ID)
+		}
+		if v.Status == checks.StatusError && strings.Contains(v.Reason, "check failed to run") {
+			t.Fatalf("%s panicked: %s", v.Check.ID, v.Reason)
+		}
+	}
 }

@@ -317,28 +317,8 @@ func TestDifferentialSamples0326(t *testing.T) {
 	}
 	noFalseAlarms(t, knownDisagreementsSamples0326())
 	l := newLedger(knownDisagreementsSamples0326())
-	samples := replySamples0326()
-	for key, instance := range samples {
-		typ, _, _ := strings.Cut(key, "#")
-		if !claims[typ] {
-			t.Errorf("%s: the project does not claim %s", version, typ)
-			continue
-		}
-		v, err := decode([]byte(instance))
-		if err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		theirs, mine := off.compile(t, typ), our.compile(t, typ)
-		if err := theirs.Validate(v); err != nil {
-			t.Errorf("%s: the official schema rejects the test's sample: %v", key, err)
-			continue
-		}
-		if got := Distill(mine.Validate(v)); got != nil {
-			t.Errorf("%s: our schema rejects what the official one accepts: %v", key, got)
-			continue
-		}
+	for typ := range compareSamples(t, version, off, our, l, replySamples0326()) {
 		compared[typ] = true
-		l.compare(typ, key, v, mine, theirs)
 	}
 	l.report(t)
 	for name := range claims {
@@ -346,7 +326,7 @@ func TestDifferentialSamples0326(t *testing.T) {
 			t.Errorf("%s claims %s, which no example, sample or server message compares with the official type", version, name)
 		}
 	}
-	t.Logf("%d samples, %d mutations, %d known disagreements", len(samples), l.checked, sum(l.used))
+	t.Logf("%d samples, %d mutations, %d known disagreements", len(replySamples0326()), l.checked, sum(l.used))
 }
 
 // noFalseAlarms holds a ledger to one direction: the 2025-03-26 schema,
@@ -360,4 +340,37 @@ func noFalseAlarms(t *testing.T, known []knownDisagreement) {
 			t.Errorf("known disagreement %v %s %s: ours %s what the official 2025-03-26 schema accepts, a false alarm (%s)", k.types, k.op, k.path, k.ours, k.reason)
 		}
 	}
+}
+
+// compareSamples compares our schema of version with the official one on
+// hand-made instances (keyed "Type#name"): each must be a type the
+// project claims, valid under the official schema and under ours; their
+// mutations go to l. It returns the types compared.
+func compareSamples(t *testing.T, version string, off *official, our *ours, l *ledger, samples map[string]string) map[string]bool {
+	t.Helper()
+	compared := map[string]bool{}
+	claims := our.p.claims()
+	for key, instance := range samples {
+		typ, _, _ := strings.Cut(key, "#")
+		if !claims[typ] {
+			t.Errorf("%s: the project does not claim %s", version, typ)
+			continue
+		}
+		v, err := decode([]byte(instance))
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		theirs, mine := off.compile(t, typ), our.compile(t, typ)
+		if err := theirs.Validate(v); err != nil {
+			t.Errorf("%s %s: the official schema rejects the test's sample: %v", version, key, err)
+			continue
+		}
+		if got := Distill(mine.Validate(v)); got != nil {
+			t.Errorf("%s %s: our schema rejects what the official one accepts: %v", version, key, got)
+			continue
+		}
+		compared[typ] = true
+		l.compare(typ, key, v, mine, theirs)
+	}
+	return compared
 }

@@ -99,29 +99,8 @@ func TestDifferentialServerMessages(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			off := loadOfficial(t, version)
 			our := loadOurs(t, version)
-			claims := our.p.claims()
 			l := newLedger(knownServerDisagreements(version))
-			for key, instance := range serverMessages(version) {
-				typ, _, _ := strings.Cut(key, "#")
-				if !claims[typ] {
-					t.Errorf("%s: the project does not claim %s", version, typ)
-					continue
-				}
-				v, err := decode([]byte(instance))
-				if err != nil {
-					t.Fatalf("%s: %v", key, err)
-				}
-				theirs, mine := off.compile(t, typ), our.compile(t, typ)
-				if err := theirs.Validate(v); err != nil {
-					t.Errorf("%s %s: the official schema rejects the test's message: %v", version, key, err)
-					continue
-				}
-				if got := Distill(mine.Validate(v)); got != nil {
-					t.Errorf("%s %s: our schema rejects a valid message: %v", version, key, got)
-					continue
-				}
-				l.compare(typ, key, v, mine, theirs)
-			}
+			compareSamples(t, version, off, our, l, serverMessages(version))
 			l.report(t)
 			t.Logf("%d messages, %d mutations, %d known disagreements", len(serverMessages(version)), l.checked, sum(l.used))
 		})

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -38,29 +37,8 @@ func TestDifferentialTasks(t *testing.T) {
 	const version = "2025-11-25"
 	off := loadOfficial(t, version)
 	our := loadOurs(t, version)
-	claims := our.p.claims()
 	l := newLedger(knownTaskDisagreements())
-	for key, instance := range taskResults() {
-		typ, _, _ := strings.Cut(key, "#")
-		if !claims[typ] {
-			t.Errorf("the project does not claim %s", typ)
-			continue
-		}
-		v, err := decode([]byte(instance))
-		if err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		theirs, mine := off.compile(t, typ), our.compile(t, typ)
-		if err := theirs.Validate(v); err != nil {
-			t.Errorf("%s: the official schema rejects the test's result: %v", key, err)
-			continue
-		}
-		if got := Distill(mine.Validate(v)); got != nil {
-			t.Errorf("%s: our schema rejects a valid result: %v", key, got)
-			continue
-		}
-		l.compare(typ, key, v, mine, theirs)
-	}
+	compareSamples(t, version, off, our, l, taskResults())
 	l.report(t)
 	t.Logf("%d results, %d mutations, %d known disagreements", len(taskResults()), l.checked, sum(l.used))
 }
