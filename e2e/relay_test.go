@@ -551,8 +551,21 @@ func (w *tapWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush
 // left before its end (a GET stream at the client's close) may have
 // carried bytes to the proxy that the client never read: there the
 // client's side must be a prefix.
+//
+// Exchanges are paired by content, not by the order the taps recorded
+// them: a tap records an exchange when its reply ends, and two alike
+// requests (the TypeScript SDK's GET stream and its reconnection, under
+// load) can end in either order on the two sides.
 func compareTaps(t *testing.T, client, server []tapped) {
 	t.Helper()
+	for _, d := range tapDiffs(client, server) {
+		t.Error(d)
+	}
+	t.Logf("%d HTTP exchanges compared across the relay", len(client))
+}
+
+func tapDiffs(client, server []tapped) []string {
+	var diffs []string
 	key := func(x tapped) string { return x.Method + " " + x.Path + " " + x.Body }
 	norm := func(xs []tapped) []tapped {
 		out := slices.Clone(xs)
@@ -572,22 +585,54 @@ func compareTaps(t *testing.T, client, server []tapped) {
 		for _, x := range s {
 			sk = append(sk, x.Method+" "+x.Path)
 		}
-		t.Errorf("the client's side saw %d exchanges %q, the server's %d %q", len(c), ck, len(s), sk)
+		diffs = append(diffs, fmt.Sprintf("the client's side saw %d exchanges %q, the server's %d %q", len(c), ck, len(s), sk))
 	}
-	for i := range min(len(c), len(s)) {
-		a, b := c[i], s[i]
-		if strings.HasPrefix(b.Reply, a.Reply) {
-			// A client may leave before a reply's end (a GET stream at
-			// its close; a fetch that drops the body of a reply it did
-			// not expect, like the notification-reply fault's): what it
-			// read must then be a prefix of what the server sent.
+	same := func(a, b tapped, prefix bool) bool {
+		if key(a) != key(b) {
+			return false
+		}
+		if prefix && strings.HasPrefix(b.Reply, a.Reply) {
 			a.Reply = b.Reply
 		}
-		if diff := diffTapped(a, b); diff != "" {
-			t.Errorf("exchange %s differs across the relay (client side, then server side):\n%s", key(a), diff)
+		return diffTapped(a, b) == ""
+	}
+	// Whole replies pair first, so that a cut one cannot take the
+	// partner of one that arrived whole.
+	used := make([]bool, len(s))
+	var left []tapped
+	for _, prefix := range []bool{false, true} {
+		left = left[:0]
+		for _, a := range c {
+			i := slices.IndexFunc(s, func(b tapped) bool { return same(a, b, prefix) })
+			for i >= 0 && used[i] {
+				j := slices.IndexFunc(s[i+1:], func(b tapped) bool { return same(a, b, prefix) })
+				if j < 0 {
+					i = -1
+					break
+				}
+				i += 1 + j
+			}
+			if i < 0 {
+				left = append(left, a)
+				continue
+			}
+			used[i] = true
+		}
+		c = slices.Clone(left)
+	}
+	var unpaired []tapped
+	for i, b := range s {
+		if !used[i] {
+			unpaired = append(unpaired, b)
 		}
 	}
-	t.Logf("%d HTTP exchanges compared across the relay", len(c))
+	for i, a := range left {
+		if i >= len(unpaired) {
+			break
+		}
+		diffs = append(diffs, fmt.Sprintf("exchange %s differs across the relay (client side, then server side):\n%s", key(a), diffTapped(a, unpaired[i])))
+	}
+	return diffs
 }
 
 func diffTapped(a, b tapped) string {
