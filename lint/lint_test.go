@@ -202,6 +202,11 @@ func TestJudgeLeavesNoWorkers(t *testing.T) {
 		t.Fatalf("err %v, want %v", err, boom)
 	}
 	// The reader and the writing goroutine may be left, blocked on the pipe.
+	// (A worker that has called Done may not have exited yet, nor may the
+	// goroutines of the test before this one: a short, bounded wait.)
+	for end := time.Now().Add(2 * time.Second); runtime.NumGoroutine()-before > 2 && time.Now().Before(end); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if left := runtime.NumGoroutine() - before; left > 2 {
 		t.Errorf("%d goroutines left beside the blocked reader and writer; want the workers gone", left-2)
 	}
