@@ -492,6 +492,14 @@ not show whether the server keeps sessions: it may have ended that one.`,
 			switch {
 			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared || names404(x.Method) || undeclaredMethod(x)):
 				fixed, fixedBy = 404, "T-HTTP-9"
+			case x.Condition == expect.CondUndeclared && code != envelope.CodeInternalError &&
+				!slices.Contains(x.Codes, code) && !slices.Contains(x.AlsoCodes, code):
+				// Refused, but not for the params (whose reading's codes
+				// keep their open status) nor for a failure of its own: the
+				// method of a capability the server did not declare,
+				// whatever the code says (ERR1002 judges it), is T-HTTP-9's
+				// 404.
+				fixed, fixedBy = 404, "T-HTTP-9"
 			case code == envelope.CodeHeaderMismatch:
 				fixed, fixedBy = 400, "T-ERR-12, T-HDR-2"
 			case code == envelope.CodeMissingClientCap:

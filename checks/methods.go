@@ -455,13 +455,13 @@ and no page names what the walk did not.`,
 	},
 }
 
-// offeredUndeclared: a 2025-xx list that offers prompts or resources from
-// a server that did not declare the capability (T-LIFE-4: it offers only
+// offeredUndeclared: a list that offers prompts or resources from a
+// server that did not declare the capability (T-LIFE-4: it offers only
 // the feature methods its capabilities advertise), as judgeTools judges
-// tools (T-TOOL-1). An empty list offers nothing; in 2026-07-28 the
-// method itself is refused (PRO1001).
+// tools (T-TOOL-1). An empty list offers nothing; that the method was
+// served at all is PRO1001's warn.
 func offeredUndeclared(p *Pass, items gjson.Result, capability string) {
-	if p.Expect.Version == envelope.V20260728 || !items.IsArray() || !envelope.NonEmpty(items) {
+	if !items.IsArray() || !envelope.NonEmpty(items) {
 		return
 	}
 	if declared, known := p.Expect.Facts.Declares(capability); known && !declared {

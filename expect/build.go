@@ -1096,9 +1096,19 @@ func (e *Expectation) call(http bool) {
 			e.Condition, e.Detail = CondUndeclared, "the server did not declare the "+c+" capability"
 			e.Codes = []int{envelope.CodeMethodNotFound}
 			if e.Version == envelope.V20260728 {
-				e.Error, e.Code = must("T-ERR-3"), must("T-ERR-3")
-				if http {
-					e.Status, e.StatusWant = []int{404}, must("T-HTTP-9")
+				// The schema's MethodNotFoundError text counts such a
+				// method as one the server does not implement, so a
+				// refusal is -32601, at T-HTTP-9's 404 (the status
+				// HTTP1002 ties to that code). Serving it only warns:
+				// the text is descriptive, the MUSTs (JSON-RPC's, T-HTTP-9)
+				// bind a method the server does not implement, and one
+				// that answers it (an SDK that routes every list method,
+				// the official go-sdk among them) implements it.
+				e.Error, e.Code = should("T-ERR-3"), must("T-ERR-3")
+				if req.Get("params.cursor").Exists() {
+					// A server that implements the method refuses a cursor
+					// it never gave as such (T-PAGE-3): that reading's code.
+					e.also("the server may implement the method it did not declare, and refuse the cursor (T-PAGE-1)", envelope.CodeInvalidParams)
 				}
 			} else {
 				// T-COMP-2 names -32601 for completion alone; the other
@@ -1130,9 +1140,6 @@ func (e *Expectation) call(http bool) {
 			if len(probe.Codes) > 0 {
 				e.Codes = union(e.Codes, probe.Codes)
 				e.Detail += "; " + probe.Detail + " (" + eitherFault(e.Version) + ")"
-				if http && e.Version == envelope.V20260728 && slices.Contains(probe.Codes, envelope.CodeInvalidParams) {
-					e.Status = append(e.Status, 400)
-				}
 			}
 			return
 		}
