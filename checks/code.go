@@ -592,7 +592,7 @@ func codeList(codes []int) string {
 var Refused = &Check{
 	ID:            "PRO1001",
 	Title:         "A request is refused or served as the protocol says",
-	SpecRef:       "T-ERR-1..T-ERR-3, T-LIFE-5, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1, T-TASK-2",
+	SpecRef:       "T-ERR-1..T-ERR-3, T-LIFE-5, T-LIFE-7, T-LIFE-9, T-HDR-2, T-HTTP-8, T-TASK-1, T-TASK-2, T-MRTR-5, T-MRTR-6",
 	Severity:      MUST,
 	Area:          AreaProtocol,
 	JudgesOutcome: true,
@@ -618,7 +618,14 @@ and by a remote one warns, as the spec does not say what an invalid
 Origin is (AMB-19); a foreign Host served only warns (AMB-19 names
 Origin, not Host). Where the spec sets no code for a refusal (a
 tampered requestState, malformed inputResponses, AMB-12), any error
-refuses it (ERR1002 judges its code) and a result warns.
+refuses it (ERR1002 judges its code) and a result warns. A second round
+whose requestState the server did not issue for it (2026-07-28: the
+state changed in one character, T-MRTR-5, or issued for the same tool
+called with other arguments, T-MRTR-6) is refused by an error of any
+code or by a fresh input_required that asks again; a complete result
+warns: the server may have used the state, but one may leave state
+unprotected where tampering can do nothing worse than fail the request
+(T-MRTR-5), and binding it to the request is a SHOULD (T-MRTR-6).
 
 The other way round: a valid request a fixture only spells another way
 the spec allows (header names in lowercase, T-HTTP-19) must be served: a
@@ -672,6 +679,15 @@ judged as any other.`,
 				// request as 2026-07-28, not as the 2025-03-26 it may read
 				// a missing header as (T-HTTP-8).
 				p.Failf("result", "%s was served as 2026-07-28 (the result carries resultType), want -32020 and 400 (T-HTTP-8)", x.Cause())
+				return nil
+			}
+			if x.StateRefused {
+				// A fresh input_required asks again without using the
+				// state: a refusal of it as right as an error.
+				if m.Get("result.resultType").Str == "input_required" {
+					return nil
+				}
+				p.Deviate(x.Error, "result", "%s was served with a complete result, want an error or a fresh input_required", x.Cause())
 				return nil
 			}
 			p.Deviate(x.Error, "result", "%s was served with a result, want an error", x.Cause())

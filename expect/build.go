@@ -2032,6 +2032,7 @@ func merge(a, b *Expectation, why string) *Expectation {
 	a.EmptyContents = weaker(a.EmptyContents, b.EmptyContents)
 	a.Served, a.ServedExcept = weaker(a.Served, b.Served), union(a.ServedExcept, b.ServedExcept)
 	a.ParamsSound = a.ParamsSound && b.ParamsSound
+	a.StateRefused = a.StateRefused || b.StateRefused
 	a.BodyOptional = a.BodyOptional || b.BodyOptional
 	a.AnyCode = a.AnyCode || b.AnyCode
 	a.AnyStatus = a.AnyStatus || b.AnyStatus

@@ -139,6 +139,11 @@ type Expectation struct {
 	NoReply Want
 	// Error: a result is wrong; the request must be refused (PRO1001).
 	Error Want
+	// StateRefused: the request carries a requestState the server did
+	// not issue for it (expect-state): a fresh input_required result
+	// refuses it as an error does, so only a complete result breaks
+	// Error.
+	StateRefused bool
 	// Served: an error is wrong; the request must be served (PRO1001):
 	// it is valid, spelled another way the spec allows.
 	Served Want

@@ -52,6 +52,12 @@ import (
 //	                                 only when the facts show the server issued one)
 //	expect-missing: true             what the request names does not exist: the
 //	                                 fixture made it up (a resource URI)
+//	expect-state: tampered | replayed
+//	                                 the request is a second round (2026-07-28) whose
+//	                                 requestState the checker changed in one character
+//	                                 (T-MRTR-5) or took from a call with other arguments
+//	                                 (T-MRTR-6): an error (any code) or a fresh
+//	                                 input_required is right; a complete result warns
 type Override struct {
 	fields []Field // as given, for transcripts
 
@@ -75,6 +81,7 @@ type Override struct {
 	bodyOptional  bool
 	condition     string
 	session       string
+	state         string
 }
 
 // A Field is one key: value line of an override.
@@ -83,7 +90,7 @@ type Field struct{ Key, Value string }
 // Keys lists the override vocabulary.
 func Keys() []string {
 	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-served", "expect-ambiguity", "expect-code-ambiguity",
-		"expect-status-open", "expect-tool-refusal", "expect-page-scope", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing"}
+		"expect-status-open", "expect-tool-refusal", "expect-page-scope", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing", "expect-state"}
 }
 
 // IsKey reports whether key belongs to the override vocabulary.
@@ -192,6 +199,11 @@ func (o *Override) Set(key, value string) error {
 			return fmt.Errorf("%q: want none, unknown or live", value)
 		}
 		o.session = value
+	case "expect-state":
+		if value != StateTampered && value != StateReplayed {
+			return fmt.Errorf("%q: want %s or %s", value, StateTampered, StateReplayed)
+		}
+		o.state = value
 	default:
 		return fmt.Errorf("unknown key %q (want one of %s)", key, strings.Join(Keys(), ", "))
 	}
@@ -429,6 +441,9 @@ func (o *Override) apply(e *Expectation) {
 	if o.session != "" {
 		e.session(o.session)
 	}
+	if o.state != "" {
+		e.stateRound(o.state)
+	}
 	if o.condition != "" {
 		e.Detail = o.condition
 	}
@@ -458,6 +473,45 @@ func (o *Override) apply(e *Expectation) {
 	if r := o.codeAmbiguity; r != "" {
 		e.Code = soften(e.Code, r)
 	}
+}
+
+// The values of expect-state: how the requestState of a second round
+// (2026-07-28) was made from the first round's.
+const (
+	// StateTampered: the state the server issued, one character changed.
+	StateTampered = "tampered"
+	// StateReplayed: the state the server issued for the same tool called
+	// with other arguments.
+	StateReplayed = "replayed"
+)
+
+// stateRound refines the expectation of a second round whose
+// requestState the server did not issue for this request. The server
+// treats the state as input an attacker controls (T-MRTR-5) and binds it
+// to the request it was issued for (T-MRTR-6): an error refuses it, with
+// any code (none is set, AMB-12), and a fresh input_required asks again
+// without using it; both are right. A complete result may have used the
+// state, but whether that matters the checker cannot know: a server may
+// leave the state unprotected when tampering can do nothing worse than
+// fail the request (T-MRTR-5), and T-MRTR-6 is a SHOULD. So it warns.
+func (e *Expectation) stateRound(how string) {
+	var what string
+	switch how {
+	case StateTampered:
+		what = "a requestState changed in one character"
+		e.Error = open("T-MRTR-5: state that fails verification is rejected, unless tampering can do no worse than fail the request, which the checker cannot tell")
+	case StateReplayed:
+		what = "a requestState the server issued for other arguments"
+		e.Error = should("T-MRTR-6: state presented on a request other than the one it was issued for is rejected")
+	}
+	e.StateRefused = true
+	e.Codes, e.Code, e.AlsoCodes, e.AlsoWhy, e.AnyCode = nil, Want{}, nil, "", true
+	e.Served, e.ServedExcept, e.ServedAsJSONRPC = Want{}, nil, false
+	e.ParamsSound = false
+	if e.Tool != nil {
+		what = "tool " + shortQuote(e.Tool.Name) + " called with " + what
+	}
+	e.Detail = what
 }
 
 // EndedByClient is the expectation of a request in a session the client

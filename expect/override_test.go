@@ -22,3 +22,32 @@ func TestOverrideStatusRange(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideState: expect-state names how the checker made a second
+// round's requestState; anything else is an error that names the
+// values, and the transcript form carries it back.
+func TestOverrideState(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		ok    bool
+	}{
+		{"tampered", true}, {"replayed", true}, {"", false}, {"forged", false}, {"Tampered", false},
+	} {
+		var o expect.Override
+		err := o.Set("expect-state", c.value)
+		if (err == nil) != c.ok {
+			t.Errorf("expect-state %q: err %v, want ok %v", c.value, err, c.ok)
+		}
+		if err != nil && err.Error() != `"`+c.value+`": want tampered or replayed` {
+			t.Errorf("expect-state %q: error %q does not name the values", c.value, err)
+		}
+		if !c.ok {
+			continue
+		}
+		raw, _ := o.MarshalJSON()
+		back, err := expect.ParseOverride(raw)
+		if err != nil || len(back.Fields()) != 1 || back.Fields()[0] != (expect.Field{Key: "expect-state", Value: c.value}) {
+			t.Errorf("expect-state %q: transcript form %s read back as %v, %v", c.value, raw, back.Fields(), err)
+		}
+	}
+}

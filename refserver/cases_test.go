@@ -130,9 +130,13 @@ func variantName(fault string) string {
 	return fault
 }
 
+// testStateKey is the case files' key for the ask tool's requestState:
+// their requests carry the states it makes (TestAskStates prints them).
+const testStateKey = "refserver-test"
+
 func newServer(t *testing.T, fault string) *Server {
 	t.Helper()
-	s, err := New(Options{Fault: fault, Name: "refserver-test", Version: "1.2.3"})
+	s, err := New(Options{Fault: fault, Name: "refserver-test", Version: "1.2.3", StateKey: []byte(testStateKey)})
 	if err != nil {
 		t.Fatal(err)
 	}

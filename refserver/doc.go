@@ -23,11 +23,14 @@
 // asserted); "weather" marks its parameters region (a string) and days
 // (an integer) with x-mcp-header, and over 2026-07-28 HTTP checks the
 // Mcp-Param-Region and Mcp-Param-Days headers that mirror them; "ask"
-// takes no arguments and in 2026-07-28 asks for a confirmation: a request
-// that declares form-mode elicitation gets an input_required result (one
-// elicitation/create, requestState "ask:confirm:v1"), a retry answering it
-// with that state a complete result, one with another state -32602, one
-// without the answer input_required again (T-MRTR-9); a request without
+// takes one optional argument, subject, and in 2026-07-28 asks for a
+// confirmation: a request that declares form-mode elicitation gets an
+// input_required result (one elicitation/create, and a requestState
+// "ask:confirm:v1." followed by an HMAC of the tool and its arguments
+// under a key of the server's, Options.StateKey), a retry answering it
+// with that state a complete result, one with a state tampered with or
+// issued for other arguments -32602 (T-MRTR-5, T-MRTR-6), one without
+// the answer input_required again (T-MRTR-9); a request without
 // the capability gets -32021 naming it (T-LIFE-13). In 2025-xx it asks
 // nothing and answers "not confirmed". Arguments that break an inputSchema give an isError result
 // in 2025-11-25 and 2026-07-28, and -32602 with data.errors in 2025-06-18

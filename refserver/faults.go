@@ -58,6 +58,8 @@ const (
 	faultProgressTokenString = "progress-token-string"
 	faultLogBelowLevel       = "log-below-level"
 	faultBadInputRequest     = "bad-input-request"
+	faultTamperedState       = "tampered-state-accepted"
+	faultReplayedState       = "replayed-state-accepted"
 )
 
 // Faults lists every fault the server knows, in a stable order. The list is
@@ -184,6 +186,12 @@ func Faults() []Fault {
 		{faultBadInputRequest,
 			"T-MRTR-2: each inputRequests entry is a bare {method, params} object",
 			`2026-07-28 tools/call of the ask tool declaring elicitation: the input_required result's elicitation/create entry also carries "jsonrpc" and "id"`},
+		{faultTamperedState,
+			"T-MRTR-5: a requestState that fails verification is rejected",
+			"2026-07-28 tools/call of the ask tool answering its elicitation: any requestState is taken, so a tampered one (or one issued for other arguments) completes the call instead of -32602"},
+		{faultReplayedState,
+			"T-MRTR-6: a requestState presented on a request other than its own is rejected",
+			"2026-07-28 tools/call of the ask tool: the requestState is bound to the tool but not to its subject argument, so a state issued for a call with another subject (or none) completes the call instead of -32602; states of calls without a subject are unchanged"},
 	}
 }
 

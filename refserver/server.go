@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"bytes"
 	"crypto/rand"
 	"fmt"
 	"sync"
@@ -38,6 +39,10 @@ type Options struct {
 	// server/discover is an unknown method, and MCP-Protocol-Version
 	// (which 2025-03-26 does not have) is ignored.
 	Only20250326 bool
+	// StateKey is the key that integrity-protects the requestState of
+	// the ask tool (T-MRTR-5); nil means 32 random bytes, drawn when the
+	// server is made. Tests set it for states they can write down.
+	StateKey []byte
 }
 
 // A Server is a reference MCP server: one tool ("add"), every error kept to
@@ -47,6 +52,7 @@ type Options struct {
 type Server struct {
 	fault, name, version string
 	only0326             bool
+	stateKey             []byte // the ask tool's HMAC key (see Options.StateKey)
 
 	done      chan struct{} // closed by Close: releases requests held by the hang fault
 	closeOnce sync.Once
@@ -69,6 +75,11 @@ func New(opts Options) (*Server, error) {
 		version:  opts.Version,
 		done:     make(chan struct{}),
 		sessions: map[string]string{},
+	}
+	s.stateKey = bytes.Clone(opts.StateKey)
+	if s.stateKey == nil {
+		s.stateKey = make([]byte, 32)
+		rand.Read(s.stateKey) // (crypto/rand: never fails)
 	}
 	if s.name == "" {
 		s.name = "wymcp-refserver"

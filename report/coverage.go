@@ -58,8 +58,6 @@ func (c *CoverageSummary) Line() string {
 // with the reason; a test keeps the list honest (a rule that gains a
 // fixture or a check must leave it).
 var Pending = map[string]string{
-	"T-MRTR-5":  "needs a second round that presents tampered requestState to a tool that asks for input",
-	"T-MRTR-6":  "needs a second round that replays requestState on another request",
 	"T-STDIO-3": "information only: the server's stderr tail is a note of the report, never a verdict",
 	"T-STDIO-6": "shutdown is the transport's, after the run; its timing is not judged",
 	"T-STDIO-7": "needs a tool slow enough to cancel while it runs",

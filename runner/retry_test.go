@@ -1,9 +1,11 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/fixtures"
+	"github.com/wymcp/wymcp-check/refserver"
 	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transport"
@@ -83,5 +86,221 @@ func TestRetryDeclines(t *testing.T) {
 	}
 	if ids, detail := c.bad(); len(ids) > 0 {
 		t.Errorf("findings:\n%s", detail)
+	}
+}
+
+// runMRTR runs the named fixtures against url, read-only tools called.
+func runMRTR(t *testing.T, url string, ids ...string) *collect {
+	t.Helper()
+	fx, err := fixtures.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx, err = fixtures.Select(fx, ids, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := &collect{}
+	if _, err := runner.Run(context.Background(), &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: time.Second}}},
+		runner.Options{Fixtures: fx, CallTools: runner.CallReadOnly, Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry()), Deadline: time.Minute}, c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// askCalls serves the reference server (with fault) and records the
+// bodies of its ask tool's calls.
+func askCalls(t *testing.T, fault string) (url string, calls func() []gjson.Result) {
+	t.Helper()
+	srv, err := refserver.New(refserver.Options{Fault: fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var mu sync.Mutex
+	var got []gjson.Result
+	url = serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if m := gjson.ParseBytes(body); m.Get("method").Str == "tools/call" && m.Get("params.name").Str == "ask" {
+			mu.Lock()
+			got = append(got, m)
+			mu.Unlock()
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	return url, func() []gjson.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// TestRetryStateRounds: against the reference server, whose ask tool
+// binds an HMAC of its arguments into the requestState, the tampered
+// round (T-MRTR-5) and the replayed one (T-MRTR-6) are refused, and
+// nothing is reported; with the faults that take such a state, the
+// complete result warns (PRO1001), naming the rule, and never fails. Each
+// second round is a retry as T-MRTR-10 binds a client: a new id, the
+// elicitation declined.
+func TestRetryStateRounds(t *testing.T) {
+	for _, tc := range []struct {
+		fixture, fault, rule string
+	}{
+		{"mrtr/state-tampered", "", ""},
+		{"mrtr/state-tampered", "tampered-state-accepted", "T-MRTR-5"},
+		{"mrtr/state-tampered", "replayed-state-accepted", ""}, // verifies the MAC: a tampered state still fails
+		{"mrtr/state-replayed", "", ""},
+		{"mrtr/state-replayed", "replayed-state-accepted", "T-MRTR-6"},
+	} {
+		t.Run(tc.fixture+"/"+variantOr(tc.fault), func(t *testing.T) {
+			url, calls := askCalls(t, tc.fault)
+			c := runMRTR(t, url, tc.fixture)
+			cs := calls()
+			if len(cs) != 2 {
+				t.Fatalf("the ask tool was called %d times, want 2 (the call and its second round)", len(cs))
+			}
+			first, second := cs[0], cs[1]
+			if first.Get("id").Raw == second.Get("id").Raw {
+				t.Errorf("the second round reuses id %s (T-MRTR-10)", second.Get("id").Raw)
+			}
+			if got, want := second.Get("params.inputResponses").Raw, `{"confirm":{"action":"decline"}}`; got != want {
+				t.Errorf("inputResponses %s, want %s", got, want)
+			}
+			issued, sent := first.Get("params.requestState"), second.Get("params.requestState")
+			if issued.Exists() {
+				t.Errorf("the first round carries a requestState: %s", issued.Raw)
+			}
+			switch tc.fixture {
+			case "mrtr/state-tampered":
+				if got, want := second.Get("params.arguments").Raw, first.Get("params.arguments").Raw; got != want {
+					t.Errorf("the tampered round's arguments %s, want the first's %s", got, want)
+				}
+				if sent.Type != gjson.String || len(sent.Str) < 20 || !strings.HasPrefix(sent.Str, "ask:confirm:v1.") {
+					t.Errorf("the tampered round's requestState %s does not read as the issued one with one character changed", sent.Raw)
+				}
+			case "mrtr/state-replayed":
+				if got := second.Get("params.arguments.subject"); got.Type != gjson.String {
+					t.Errorf("the replayed round's arguments %s, want the first's {} with a subject", second.Get("params.arguments").Raw)
+				}
+			}
+			judged := false
+			for _, v := range c.verdicts {
+				judged = judged || v.Fixture == tc.fixture+"/ask/retry"
+			}
+			if !judged {
+				t.Fatal("the second round's reply was not judged")
+			}
+			ids, detail := c.bad()
+			if tc.rule == "" {
+				if len(ids) > 0 {
+					t.Errorf("findings:\n%s", detail)
+				}
+				return
+			}
+			if !slices.Equal(ids, []string{"PRO1001"}) || !strings.Contains(detail, tc.rule) || !strings.Contains(detail, "complete result") {
+				t.Errorf("checks that did not pass %v, want PRO1001 naming %s:\n%s", ids, tc.rule, detail)
+			}
+			for _, v := range c.verdicts {
+				if v.Status != checks.StatusPass && v.Status != checks.StatusSkip && (v.Status != checks.StatusWarn || v.Fixture != tc.fixture+"/ask/retry") {
+					t.Errorf("%s %s: %s, want only a warn of the second round", v.Fixture, v.Check.ID, v.Status)
+				}
+			}
+		})
+	}
+}
+
+func variantOr(fault string) string {
+	if fault == "" {
+		return "clean"
+	}
+	return fault
+}
+
+// TestRetryTamperFlips: the tampered state is the issued one with one
+// character changed, deterministically, and still a JSON string: the
+// letter or digit nearest the middle (at or after it first) turned into
+// the next of its kind, so hex, Base64 and Base32 decode to other bytes;
+// a state with none has its middle character replaced. Escapes in the
+// issued state are read, not counted as characters.
+func TestRetryTamperFlips(t *testing.T) {
+	for _, tc := range []struct{ issued, want string }{
+		{`"abcd"`, `"abdd"`},
+		{`"ab9d"`, `"ab0d"`},
+		{`"abZd"`, `"abAd"`},
+		{`"ab-z"`, `"ab-a"`},
+		{`"a.-.."`, `"b.-.."`},
+		{`"--.."`, `"--x."`},
+		{`"s\u0041\/x"`, `"sA/y"`},
+		{`"é\"éé"`, `"é\"xé"`},
+		{`"<ab>"`, `"<ac>"`},
+	} {
+		t.Run(tc.issued, func(t *testing.T) {
+			var mu sync.Mutex
+			var sent []string
+			url := serveRefIntercepted(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+				m := gjson.ParseBytes(body)
+				if m.Get("method").Str != "tools/call" || m.Get("params.name").Str != "ask" {
+					return false
+				}
+				mu.Lock()
+				sent = append(sent, m.Get("params.requestState").Raw)
+				mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+m.Get("id").Raw+`,"result":{"resultType":"input_required","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"i","version":"1"}},"requestState":`+tc.issued+`,"inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}}`)
+				return true
+			})
+			c := runMRTR(t, url, "mrtr/state-tampered")
+			if len(sent) != 2 {
+				t.Fatalf("the ask tool was called %d times, want 2", len(sent))
+			}
+			if sent[1] != tc.want {
+				t.Errorf("tampered state %s, want %s", sent[1], tc.want)
+			}
+			// A fresh input_required refuses the state: nothing to report.
+			if ids, detail := c.bad(); len(ids) > 0 {
+				t.Errorf("findings:\n%s", detail)
+			}
+		})
+	}
+}
+
+// TestRetryStateNone: an input_required result without requestState
+// leaves nothing to tamper with or replay: no second round, and a note
+// says why.
+func TestRetryStateNone(t *testing.T) {
+	for _, tc := range []struct{ fixture, rule string }{
+		{"mrtr/state-tampered", "T-MRTR-5"},
+		{"mrtr/state-replayed", "T-MRTR-6"},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			var mu sync.Mutex
+			calls := 0
+			url := serveRefIntercepted(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+				m := gjson.ParseBytes(body)
+				if m.Get("method").Str != "tools/call" || m.Get("params.name").Str != "ask" {
+					return false
+				}
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+m.Get("id").Raw+`,"result":{"resultType":"input_required","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"i","version":"1"}},"inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}}`)
+				return true
+			})
+			c := runMRTR(t, url, tc.fixture)
+			if calls != 1 {
+				t.Errorf("the ask tool was called %d times, want 1 (no second round)", calls)
+			}
+			noted := false
+			for _, n := range c.notes {
+				noted = noted || strings.Contains(n, "no requestState") && strings.Contains(n, tc.rule)
+			}
+			if !noted {
+				t.Errorf("no note says the second round was not sent for want of a requestState (%s):\n%s", tc.rule, strings.Join(c.notes, "\n"))
+			}
+			if ids, detail := c.bad(); len(ids) > 0 {
+				t.Errorf("findings:\n%s", detail)
+			}
+		})
 	}
 }

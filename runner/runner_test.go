@@ -217,6 +217,11 @@ func TestFaults(t *testing.T) {
 		// request where a bare {method, params} belongs (T-MRTR-2): the
 		// check and the schema both refuse it.
 		"bad-input-request": {"PRO1002", "SCH1001"},
+		// mrtr/state-tampered's and mrtr/state-replayed's second rounds
+		// complete on a state the server did not issue for them: a
+		// complete result warns (T-MRTR-5 heuristic, T-MRTR-6 a SHOULD).
+		"tampered-state-accepted": {"PRO1001"},
+		"replayed-state-accepted": {"PRO1001"},
 		// 2025-xx only: nothing of the 2026-07-28 run changes.
 		"initialize-code-zero":       nil,
 		"sessionless-wrong-status":   nil,
