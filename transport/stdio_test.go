@@ -283,13 +283,14 @@ func TestStdioLastWordsWithoutNewline(t *testing.T) {
 }
 
 func TestStdioDeafServer(t *testing.T) {
+	// The first message to a server just started gets Start and Timeout
+	// (500 ms) from the process's start, so the clock starts before it:
+	// on a loaded machine starting it may take a good part of that.
+	start := time.Now()
 	s := startFake(t, context.Background(), "deaf", Limits{Timeout: 300 * time.Millisecond, Start: 200 * time.Millisecond, Grace: 200 * time.Millisecond})
 	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("p", 1<<20) + `"}}`
-	start := time.Now()
 	ex := s.Do(context.Background(), stdioReq(big), true)
-	// The first message to a server just started gets Start and Timeout
-	// from the start (the test began a moment after it).
-	within(t, "exchange", time.Since(start), 400*time.Millisecond, 1700*time.Millisecond)
+	within(t, "exchange", time.Since(start), 480*time.Millisecond, 2500*time.Millisecond)
 	hasPrefix(t, "failure", ex.Failure, "server did not read its stdin within 500ms of its start (took ")
 
 	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), true)
@@ -306,8 +307,9 @@ func TestStdioDeafServer(t *testing.T) {
 // that never reads still ends the exchange, Start past its start.
 func TestStdioSlowStart(t *testing.T) {
 	lim := Limits{Timeout: 200 * time.Millisecond, Start: 5 * time.Second, Quiet: 100 * time.Millisecond, Grace: 200 * time.Millisecond}
-	s := startFake(t, context.Background(), "slow-start", lim)
+	// (The fake's own clock starts with the process: so does this one.)
 	start := time.Now()
+	s := startFake(t, context.Background(), "slow-start", lim)
 	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), true)
 	if ex.Failure != "" || ex.Response == nil {
 		t.Fatalf("first exchange: failure %q, response %v: a slow start was taken for silence", ex.Failure, ex.Response)
@@ -321,12 +323,12 @@ func TestStdioSlowStart(t *testing.T) {
 	s.Close()
 
 	lim.Start = 300 * time.Millisecond
-	s = startFake(t, context.Background(), "slow-start", lim)
+	// Start and Timeout (500 ms) run from the process's start, after
+	// start is taken here.
 	start = time.Now()
+	s = startFake(t, context.Background(), "slow-start", lim)
 	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
-	// Start and Timeout (500 ms) run from the process's start, a moment
-	// before start was taken here.
-	within(t, "exchange past Start", time.Since(start), 450*time.Millisecond, slowStart)
+	within(t, "exchange past Start", time.Since(start), 480*time.Millisecond, slowStart)
 	if !ex.Unanswered {
 		t.Errorf("with Start %v: failure %q, want the exchange unanswered", lim.Start, ex.Failure)
 	}
@@ -337,8 +339,8 @@ func TestStdioSlowStart(t *testing.T) {
 // only at Start.
 func TestStdioStartWaitEnds(t *testing.T) {
 	lim := Limits{Timeout: 300 * time.Millisecond, Start: 10 * time.Second, Grace: 200 * time.Millisecond}
-	s := startFake(t, context.Background(), "dies-starting", lim)
 	start := time.Now()
+	s := startFake(t, context.Background(), "dies-starting", lim)
 	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), true)
 	within(t, "exchange with a server that died starting", time.Since(start), 200*time.Millisecond, 3*time.Second)
 	if !strings.Contains(ex.Failure, "exit status 2") || ex.Unanswered {
@@ -348,8 +350,8 @@ func TestStdioStartWaitEnds(t *testing.T) {
 
 	// A server that closed its stdin will never read: the wait ends
 	// then, not Start past its start.
-	s = startFake(t, context.Background(), "closes-stdin", lim)
 	start = time.Now()
+	s = startFake(t, context.Background(), "closes-stdin", lim)
 	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`), true)
 	within(t, "exchange with a server that closed its stdin", time.Since(start), 250*time.Millisecond, 3*time.Second)
 	if !ex.Unanswered {
@@ -381,8 +383,8 @@ func TestStdioSlowStartNotification(t *testing.T) {
 		t.Errorf("loud server: response %v, want its one wrong reply to the notification", ex.Response)
 	}
 	s.Close()
-	s = startFake(t, context.Background(), "slow-start", lim)
 	start := time.Now()
+	s = startFake(t, context.Background(), "slow-start", lim)
 	ex = s.Do(context.Background(), note, false)
 	if ex.Response != nil || ex.Failure != "" {
 		t.Errorf("quiet server: response %v, failure %q, want nothing", ex.Response, ex.Failure)
