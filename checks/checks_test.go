@@ -257,11 +257,12 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 	if resp != nil {
 		if tc.ex.Transport == envelope.Stdio {
 			resp.Status, resp.Header = 0, nil
-			var lines [][]byte
-			for _, l := range bytes.Split(replyBody, []byte("\n")) {
-				if len(l) > 0 {
-					lines = append(lines, l)
-				}
+			// Each line of stdout is read, a blank one too (as the
+			// transport reads it); the text after the last newline is a
+			// line only if it holds something.
+			lines := bytes.Split(replyBody, []byte("\n"))
+			if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
+				lines = lines[:len(lines)-1]
 			}
 			// As the transport reads stdout: a value over several lines
 			// is one message.

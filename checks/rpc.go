@@ -102,7 +102,9 @@ requests as a batch, and may answer a single request inside one (its
 SSE responses "MAY be batched"): each element is then read as a message
 of its own, and a response answered so warns, for JSON-RPC §5 answers a
 single request with a single Response object; a stdout
-line that is not JSON is a banner or a log line (T-STDIO-2). A value
+line that is not JSON is a banner or a log line (T-STDIO-2); a blank
+line only warns (it holds no message, but some clients parse it and
+report an error). A value
 pretty-printed or wrapped over several stdout lines is read whole, so
 that the exchange is judged for what the server meant, and fails for
 its line breaks (T-STDIO-1); an HTTP body or SSE event may span lines. A member key repeated in one
@@ -148,6 +150,13 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 			}
 			switch {
 			case !m.UTF8:
+			case rule == "T-STDIO-2" && blankLine(m.Raw):
+				// Newlines delimit messages (T-STDIO-1): a line with
+				// nothing but blanks between two holds none, which is
+				// not plainly "something that is not a message"; but
+				// some clients parse it and report an error (the
+				// TypeScript SDK's JSON.parse("")).
+				p.Warnf(path, "a blank line on stdout carries no message; some clients read it as one and report a parse error (T-STDIO-2)")
 			case !m.Valid:
 				p.Failf(path, "the message is not valid JSON (%s): %s", rule, Quote(string(m.Raw), quoteN))
 			case m.IsArray() && batch0326(p):
@@ -180,6 +189,12 @@ receiver set such a limit, so it is the checker's "could not judge".`,
 		}
 		return nil
 	},
+}
+
+// blankLine: a stdout line of JSON's blanks alone (the reader has
+// dropped a CR before its LF).
+func blankLine(raw []byte) bool {
+	return len(bytes.Trim(raw, " \t\r")) == 0
 }
 
 // speaks0326: the server speaks 2025-03-26, as the run learned or as
