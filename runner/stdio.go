@@ -289,15 +289,22 @@ type mux struct {
 // while requests were open beside the exchange it landed in: any of
 // them may own it. answered are those of them the server answered, so
 // at work. When there are any, and the exchange it landed in is judged
-// otherwise with it than without it, the exchange and they go again
-// alone (resolve), where it lands beside its cause as in a run in
-// sequence. Else it stays where it landed: a request left silent is
-// judged silent (sending it again would wait its silence out once
-// more), and a line judged alike wherever it lands (a log line of a
+// otherwise with it than without it, they go again alone (resolve),
+// where it lands beside its cause as in a run in sequence; so does the
+// exchange it landed in, when the server answered it. One left silent
+// does not go again (sending it again would wait its silence out once
+// more): it is judged without the line when a request that may own it
+// has the line again, alone (unland), and with it when none has. Else
+// the line stays where it landed: a request left silent is judged
+// silent, and a line judged alike wherever it lands (a log line of a
 // server that declared logging) costs nothing to leave.
 type doubtSet struct {
 	line     []byte
 	answered []*pend
+	// inside: it came within the exchange it landed in (not after it,
+	// following it), so that exchange's silence counts it (see
+	// pend.lines).
+	inside bool
 }
 
 // An early line is a second response come on p before an exchange of
@@ -350,8 +357,14 @@ type pend struct {
 	notification bool
 	// doubts are the notifications that named no request and came
 	// while it was open, beside another exchange; landed, those that
-	// came in its own exchange (see doubtSet).
-	doubts, landed []*doubtSet
+	// came in its own exchange (see doubtSet); moved, those of landed
+	// that its request, left silent, is judged without if a request
+	// that may own them has them again, alone (see unland).
+	doubts, landed, moved []*doubtSet
+	// lines are the lines its silence counted when it went pending
+	// (see transport.NoResponse), timeout the window it was given.
+	lines   int
+	timeout time.Duration
 }
 
 // markerMethod is the method of markerBody's request.
@@ -788,51 +801,159 @@ func (m *mux) land(p *pend, d *doubtSet) {
 }
 
 // resolve puts among the pending requests, to go again alone, each
-// exchange a notification in doubt landed in while a request it may be
-// from was answered, and those requests, where the notification tells
-// in the exchange's verdicts (see doubtSet).
-func (m *mux) resolve() {
+// request a notification in doubt may be from that was answered, where
+// the notification tells in the verdicts of the exchange it landed in
+// (see doubtSet); and that exchange too, unless it is still pending, as
+// the server left it silent so far. It returns those left so: each is
+// judged without such lines that a request has again, alone (unland).
+func (m *mux) resolve() []*pend {
 	again := func(p *pend) {
 		p.ambiguous = true
 		if !slices.Contains(m.pending, p) {
 			m.pending = append(m.pending, p)
 		}
 	}
+	var silent []*pend
 	for _, x := range m.landed {
 		var lines [][]byte
 		var answered []*pend
+		var moved []*doubtSet
 		for _, d := range x.landed {
 			if len(d.answered) > 0 {
-				lines, answered = append(lines, d.line), append(answered, d.answered...)
+				lines, answered, moved = append(lines, d.line), append(answered, d.answered...), append(moved, d)
 			}
 		}
 		if len(lines) == 0 || !m.tells(x, lines) {
 			continue
 		}
-		again(x)
 		for _, p := range answered {
 			again(p)
 		}
+		switch {
+		case !slices.Contains(m.pending, x):
+			again(x)
+		case !x.ambiguous:
+			// Silent so far: it waits for the probe, not for its
+			// silence once more.
+			x.moved = moved
+			silent = append(silent, x)
+		}
 	}
 	m.landed = nil
+	return silent
+}
+
+// unland judges each exchange of xs (see resolve) without the lines in
+// doubt that a request they may be from had again when it went alone:
+// they were that request's, as in a run in sequence. A line no such
+// request had again stays where it landed. An exchange that went again
+// itself (the server stopped answering) is left to its new try.
+func (m *mux) unland(xs []*pend) {
+	// had are the lines of each request's try alone not yet matched to
+	// a line in doubt: one line again answers for one line in doubt.
+	had := map[*pend][][]byte{}
+	for _, x := range xs {
+		if x.ambiguous || x.ex == nil || x.ex.Response == nil {
+			continue
+		}
+		msgs := x.ex.Response.Messages
+		inside := 0
+		for _, d := range x.moved {
+			i := slices.IndexFunc(msgs, func(b []byte) bool { return bytes.Equal(b, d.line) })
+			if i < 0 {
+				continue
+			}
+			owned := false
+			for _, p := range d.answered {
+				if _, ok := had[p]; !ok {
+					had[p] = triedLines(p)
+				}
+				if j := slices.IndexFunc(had[p], func(b []byte) bool { return bytes.Equal(b, d.line) }); j >= 0 {
+					had[p] = slices.Delete(had[p], j, j+1)
+					owned = true
+					break
+				}
+			}
+			if !owned {
+				continue
+			}
+			msgs = slices.Delete(slices.Clone(msgs), i, i+1)
+			if d.inside {
+				inside++
+			}
+		}
+		x.moved = nil
+		if len(msgs) == len(x.ex.Response.Messages) {
+			continue
+		}
+		resp := *x.ex.Response
+		resp.Messages = msgs
+		x.ex.Response = &resp
+		if len(msgs) == 0 && !resp.Truncated && len(resp.Again)+len(resp.Copies)+len(resp.Unsent) == 0 {
+			x.ex.Response = nil // nothing of its own came, as the transport says it
+		}
+		if inside > 0 {
+			// Its silence counted them: it is told without them.
+			was, is := transport.NoResponse(x.timeout, x.lines), transport.NoResponse(x.timeout, x.lines-inside)
+			if rest, ok := strings.CutPrefix(x.ex.Failure, was); ok {
+				x.ex.Failure = is + rest
+			}
+			if rest, ok := strings.CutPrefix(x.ex.Note, was); ok {
+				x.ex.Note = is + rest
+			}
+		}
+	}
+}
+
+// triedLines are the lines the exchanges of p's try alone got (see
+// again); none when it did not go again.
+func triedLines(p *pend) [][]byte {
+	ev := p.buf.events[p.at]
+	if !ev.replaced {
+		return [][]byte{}
+	}
+	var out [][]byte
+	var walk func([]event)
+	walk = func(evs []event) {
+		for _, e := range evs {
+			walk(e.before)
+			walk(e.instead)
+			if j := e.judged; j != nil && j.Exchange != nil && j.Exchange.Response != nil {
+				out = append(out, j.Exchange.Response.Messages...)
+			}
+		}
+	}
+	walk(ev.instead)
+	if out == nil {
+		out = [][]byte{}
+	}
+	return out
 }
 
 // tells reports whether the exchange of x is judged otherwise with the
 // lines than without them: only then does where they land change a
-// verdict. (What cannot be judged so goes again, to be sure.)
+// verdict. (What cannot be judged so goes again, to be sure.) An
+// exchange still pending is judged as the server's answer to a probe
+// would leave it, alive: silent, its failure a note (see probe).
 func (m *mux) tells(x *pend, lines [][]byte) bool {
 	j := x.buf.events[x.at].judged
 	if j == nil || j.Exchange == nil || j.Exchange.Response == nil || j.Expect == nil {
 		return true
 	}
+	with := *j
 	ex, resp := *j.Exchange, *j.Exchange.Response
+	if slices.Contains(m.pending, x) {
+		ex.Failure, ex.Unanswered = "", false
+		answered := ex
+		with.Exchange = &answered
+	}
 	resp.Messages = slices.DeleteFunc(slices.Clone(resp.Messages), func(d []byte) bool {
 		return slices.ContainsFunc(lines, func(l []byte) bool { return bytes.Equal(l, d) })
 	})
 	ex.Response = &resp
 	without := *j
 	without.Exchange = &ex
-	return !sameVerdicts(m.r.verdicts(j), m.r.verdicts(&without))
+	return !sameVerdicts(m.r.verdicts(&with), m.r.verdicts(&without))
 }
 
 // sameVerdicts: a and b give each check the same findings (a pass and
@@ -1134,7 +1255,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 	pending := func() (envelope.Exchange, *pend, error) {
 		ex = finish(transport.NoResponse(lim.Timeout, len(msgs)))
 		ex.Unanswered = true
-		return ex, &pend{name: name, req: req, keys: keys, deadline: deadline, seq: seq}, nil
+		return ex, &pend{name: name, req: req, keys: keys, deadline: deadline, seq: seq, lines: len(msgs), timeout: lim.Timeout}, nil
 	}
 	for {
 		until := deadline
@@ -1251,6 +1372,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		if d := m.doubt(data, &pend{req: req}); d != nil {
 			// Kept here for this try; it may go again (see doubtSet).
+			d.inside = !answered
 			m.doubts = append(m.doubts, d)
 		}
 		if k, ok := responseKey(data); ok && k == unreadableID && !answered && m.owesIDless() {
@@ -1374,7 +1496,7 @@ func (m *mux) settle(ctx context.Context) error {
 		}
 		return nil
 	}
-	m.resolve()
+	moved := m.resolve()
 	var silent []*pend
 	for _, p := range m.pending {
 		if !p.ambiguous {
@@ -1412,8 +1534,11 @@ func (m *mux) settle(ctx context.Context) error {
 		}
 	}
 	if len(beside) > 0 {
-		return m.resend(ctx, beside)
+		if err := m.resend(ctx, beside); err != nil {
+			return err
+		}
 	}
+	m.unland(moved)
 	return nil
 }
 
