@@ -225,6 +225,16 @@ func discoverFacts(ex *envelope.Exchange, how string) *expect.Facts {
 func why(ex *envelope.Exchange) string {
 	switch {
 	case ex.Failure != "":
+		if ex.Response != nil {
+			// On stdio what came instead of a response is lines: one
+			// that is not JSON at all (a banner, a log line on stdout)
+			// is what the user must see, quoted.
+			for _, d := range ex.Response.Messages {
+				if !gjson.ValidBytes(d) {
+					return ex.Failure + ", the first not JSON: " + checks.Quote(string(d), whyQuoteN)
+				}
+			}
+		}
 		return ex.Failure
 	case ex.Malformed != "":
 		// A reply came, which no client can read: the server's to mend.
@@ -297,6 +307,9 @@ func why(ex *envelope.Exchange) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// whyQuoteN bounds a line quoted in why, in runes: one short value.
+const whyQuoteN = 40
 
 // initializeBody is the initialize the checker sends, as a client that
 // declares no capabilities: id and the version it asks for.

@@ -448,7 +448,8 @@ const babblingEnv = "WYMCP_RUNNER_BABBLING"
 
 // TestNegotiationSaysWhatEachProbeGot: when no version can be agreed,
 // the error names what every probe got back, server/discover included,
-// as it was (a line without a response), not as the run later noted it.
+// as it was (a line without a response, quoted), not as the run later
+// noted it.
 func TestNegotiationSaysWhatEachProbeGot(t *testing.T) {
 	t.Setenv(babblingEnv, "1")
 	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 300 * time.Millisecond, Quiet: 50 * time.Millisecond})
@@ -460,7 +461,9 @@ func TestNegotiationSaysWhatEachProbeGot(t *testing.T) {
 	if err == nil {
 		t.Fatal("a program that answers no JSON was negotiated with")
 	}
-	for _, want := range []string{"initialize for 2025-11-25: no response", "initialize for 2025-06-18: no response", "server/discover: no response within"} {
+	// What came is quoted: a line that is not JSON.
+	const came = `1 line without a response, the first not JSON: "not json"`
+	for _, want := range []string{"initialize for 2025-11-25: no response", "initialize for 2025-06-18: no response", "server/discover: no response within", "initialize for 2025-11-25: no response within 300ms: " + came, "server/discover: no response within 300ms: " + came} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

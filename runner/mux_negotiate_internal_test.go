@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/transport"
+)
+
+// TestWhyQuotesLineNotJSON: a negotiation on stdio that got a line that
+// is not JSON instead of a response says what came, quoted short, its
+// terminal escapes neutralised; a JSON line before it is passed over.
+// The twin: lines that are all JSON add nothing to the failure.
+func TestWhyQuotesLineNotJSON(t *testing.T) {
+	failure := transport.NoResponse(time.Second, 2)
+	note := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"up"}}`)
+	banner := []byte("\x1b[31mserver ready\x1b[0m on stdio, " + strings.Repeat("x", 100))
+	ex := &envelope.Exchange{Transport: envelope.Stdio, Failure: failure, Response: &envelope.Response{Messages: [][]byte{note, banner}}}
+	want := failure + `, the first not JSON: "\x1b[31mserver ready\x1b[0m on stdio, xxxxxxxx…"`
+	if got := why(ex); got != want {
+		t.Errorf("why = %q\nwant %q", got, want)
+	}
+	if got := why(ex); strings.Contains(got, "\x1b") {
+		t.Errorf("why = %q: a terminal escape passed through", got)
+	}
+	ex.Response.Messages = [][]byte{note, note}
+	if got := why(ex); got != failure {
+		t.Errorf("why of JSON lines = %q, want %q", got, failure)
+	}
+}
