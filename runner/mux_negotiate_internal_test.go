@@ -18,7 +18,7 @@ func TestWhyQuotesLineNotJSON(t *testing.T) {
 	note := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"up"}}`)
 	banner := []byte("\x1b[31mserver ready\x1b[0m on stdio, " + strings.Repeat("x", 100))
 	ex := &envelope.Exchange{Transport: envelope.Stdio, Failure: failure, Response: &envelope.Response{Messages: [][]byte{note, banner}}}
-	want := failure + `, the first not JSON: "\x1b[31mserver ready\x1b[0m on stdio, xxxxxxxx…"`
+	want := failure + `, the first not JSON: "\x1b[31mserver ready\x1b[0m on stdio, ` + strings.Repeat("x", 28) + `…"`
 	if got := why(ex); got != want {
 		t.Errorf("why = %q\nwant %q", got, want)
 	}

@@ -231,7 +231,7 @@ func why(ex *envelope.Exchange) string {
 			// is what the user must see, quoted.
 			for _, d := range ex.Response.Messages {
 				if !gjson.ValidBytes(d) {
-					return ex.Failure + ", the first not JSON: " + checks.Quote(string(d), whyQuoteN)
+					return ex.Failure + ", the first not JSON: " + checks.Quote(string(d), noteQuoteN)
 				}
 			}
 		}
@@ -253,7 +253,7 @@ func why(ex *envelope.Exchange) string {
 	}
 	switch {
 	case m.Get("error").Exists():
-		parts = append(parts, fmt.Sprintf("error %s %s", clipRaw(m.Get("error.code").Raw), strconvQuote(m.Get("error.message").Str)))
+		parts = append(parts, fmt.Sprintf("error %s %s", clipRaw(m.Get("error.code").Raw), checks.Quote(m.Get("error.message").Str, noteQuoteN)))
 		if s := m.Get("error.data.supported"); s.IsArray() {
 			// What the server says it serves tells the user which
 			// --protocol to try.
@@ -265,14 +265,14 @@ func why(ex *envelope.Exchange) string {
 		// negotiated by initialize.
 		v := m.Get("result.protocolVersion").Str
 		if envelope.KnownVersion(v) {
-			parts = append(parts, fmt.Sprintf("protocol version %s, which initialize does not negotiate (server/discover does, and it failed)", strconvQuote(v)))
+			parts = append(parts, fmt.Sprintf("protocol version %s, which initialize does not negotiate (server/discover does, and it failed)", checks.Quote(v, noteQuoteN)))
 		} else {
 			parts = append(parts, fmt.Sprintf("protocol version %s, which the checker does not judge (initialize may settle on %s)",
-				strconvQuote(v), strings.Join(negotiable, ", ")))
+				checks.Quote(v, noteQuoteN), strings.Join(negotiable, ", ")))
 		}
 	case m.Get("result").Exists():
 		keys := []string{}
-		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, strconvQuote(k.Str)); return len(keys) < 6 })
+		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, checks.Quote(k.Str, noteQuoteN)); return len(keys) < 6 })
 		switch {
 		case !m.Get("result").IsObject():
 			parts = append(parts, "a result that is "+envelope.Kind(m.Get("result"))+", not an object")
@@ -283,7 +283,7 @@ func why(ex *envelope.Exchange) string {
 		}
 	case hidden != "":
 		parts = append(parts, fmt.Sprintf("a response in an SSE event named %s, which no client reads as a message (only unnamed or \"message\" events are)",
-			strconvQuote(hidden)))
+			checks.Quote(hidden, noteQuoteN)))
 	case len(ex.Response.Body) > 0:
 		what := "a body that is no JSON-RPC response"
 		if ct := envelope.HeaderGet(ex.Response.Header, "Content-Type"); ex.Transport == envelope.HTTP &&
@@ -294,22 +294,19 @@ func why(ex *envelope.Exchange) string {
 			if ct == "" {
 				ct = "none"
 			} else {
-				ct = strconvQuote(ct)
+				ct = checks.Quote(ct, noteQuoteN)
 			}
 			what = "a body of Content-Type " + ct + ", which no client reads as a reply (T-HTTP-5: application/json or text/event-stream)"
 		}
-		parts = append(parts, what+": "+strconvQuote(string(ex.Response.Body)))
+		parts = append(parts, what+": "+checks.Quote(string(ex.Response.Body), noteQuoteN))
 	case len(ex.Response.Messages) > 0:
 		// On stdio the lines are the reply's messages, its body empty.
-		parts = append(parts, "a reply that is no JSON-RPC response: "+strconvQuote(string(ex.Response.Messages[0])))
+		parts = append(parts, "a reply that is no JSON-RPC response: "+checks.Quote(string(ex.Response.Messages[0]), noteQuoteN))
 	default:
 		parts = append(parts, "an empty body")
 	}
 	return strings.Join(parts, ", ")
 }
-
-// whyQuoteN bounds a line quoted in why, in runes: one short value.
-const whyQuoteN = 40
 
 // initializeBody is the initialize the checker sends, as a client that
 // declares no capabilities: id and the version it asks for.
@@ -325,13 +322,8 @@ func initializedBody() []byte {
 // negotiable are the versions initialize may settle on.
 var negotiable = []string{envelope.V20251125, envelope.V20250618, envelope.V20250326}
 
-// strconvQuote quotes server text for a note, cut short.
-func strconvQuote(s string) string {
-	if r := []rune(s); len(r) > 60 {
-		s = string(r[:60]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
+// noteQuoteN bounds server text quoted in a note, in runes.
+const noteQuoteN = 60
 
 func clipRaw(s string) string {
 	if len(s) > 20 {
@@ -518,7 +510,7 @@ func (r *run) legacySSE(ctx context.Context) string {
 	}
 	sr := envelope.NewSSEBodyReader(resp.Body, envelope.MaxSSELine)
 	if ev, err := sr.Next(); err == nil && ev.Name == "endpoint" {
-		return fmt.Sprintf("; the URL serves the HTTP+SSE transport of 2024-11-05 (its GET stream names the endpoint to POST to: %s), which the checker does not drive: give it a Streamable HTTP endpoint", strconvQuote(string(ev.Data)))
+		return fmt.Sprintf("; the URL serves the HTTP+SSE transport of 2024-11-05 (its GET stream names the endpoint to POST to: %s), which the checker does not drive: give it a Streamable HTTP endpoint", checks.Quote(string(ev.Data), noteQuoteN))
 	}
 	return ""
 }
