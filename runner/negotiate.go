@@ -272,7 +272,10 @@ func why(ex *envelope.Exchange) string {
 		}
 	case m.Get("result").Exists():
 		keys := []string{}
-		m.Get("result").ForEach(func(k, _ gjson.Result) bool { keys = append(keys, checks.Quote(k.Str, noteQuoteN)); return len(keys) < 6 })
+		m.Get("result").ForEach(func(k, _ gjson.Result) bool {
+			keys = append(keys, checks.Quote(k.Str, noteQuoteN))
+			return len(keys) < 6
+		})
 		switch {
 		case !m.Get("result").IsObject():
 			parts = append(parts, "a result that is "+envelope.Kind(m.Get("result"))+", not an object")
