@@ -60,6 +60,7 @@ const (
 	faultBadInputRequest     = "bad-input-request"
 	faultTamperedState       = "tampered-state-accepted"
 	faultReplayedState       = "replayed-state-accepted"
+	faultDiscoverNoVersions  = "discover-no-versions"
 )
 
 // Faults lists every fault the server knows, in a stable order. The list is
@@ -192,6 +193,9 @@ func Faults() []Fault {
 		{faultReplayedState,
 			"T-MRTR-6: a requestState presented on a request other than its own is rejected",
 			"2026-07-28 tools/call of the ask tool: the requestState is bound to the tool but not to its subject argument, so a state issued for a call with another subject (or none) completes the call instead of -32602; states of calls without a subject are unchanged"},
+		{faultDiscoverNoVersions,
+			"T-LIFE-8: a DiscoverResult lists the versions the server supports (supportedVersions)",
+			"server/discover: the result leaves supportedVersions out, so a client cannot tell the server speaks 2026-07-28 (the checker goes on with initialize, 2025-11-25)"},
 	}
 }
 

@@ -330,12 +330,16 @@ func removedIn2026(method string) bool {
 func (s *Server) dispatch(m *message, version string) reply {
 	switch {
 	case m.method == "server/discover" && version == version2026 && !s.only0326:
-		return s.ok(m, s.finish(version, map[string]any{
+		res := map[string]any{
 			"supportedVersions": []string{version2026},
 			"capabilities":      s.capabilities(version),
 			"ttlMs":             300000,
 			"cacheScope":        "public",
-		}))
+		}
+		if s.fault == faultDiscoverNoVersions {
+			delete(res, "supportedVersions")
+		}
+		return s.ok(m, s.finish(version, res))
 	case m.method == "ping" && version != version2026:
 		return s.ok(m, map[string]any{})
 	case m.method == "tools/list":

@@ -45,6 +45,17 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 	}
 	for i := range probes {
 		pr := &probes[i]
+		if pr.fixture == "negotiate/discover" && noDiscoverResult(&pr.ex) {
+			// A result is the modern answer (a legacy server answers with
+			// an error or not at all, T-COMPAT-4), and this one lacks
+			// what every DiscoverResult carries: 2026-07-28's to judge,
+			// whatever the run went on to negotiate.
+			pr.ex.Version = envelope.V20260728
+			if jerr := r.judge(pr.fixture, &pr.ex, nil, nil); jerr != nil {
+				return res, jerr
+			}
+			continue
+		}
 		if err != nil && pr.fixture == "negotiate/discover" && refutesItself(&pr.ex) {
 			// The reply proves the server wrong by itself, whatever
 			// version it speaks: judged by 2026-07-28's rules, which it
@@ -91,6 +102,16 @@ func refutesItself(ex *envelope.Exchange) bool {
 		return false
 	}
 	return envelope.Lists(m.Get("error.data.supported"), envelope.V20260728)
+}
+
+// noDiscoverResult: server/discover was answered with a result that has
+// no supportedVersions list (none, or not an array), which a
+// DiscoverResult must carry (T-LIFE-8): a 2026-07-28 server's answer,
+// broken, not a legacy server's (review rev21).
+func noDiscoverResult(ex *envelope.Exchange) bool {
+	m := reply(ex, nil)
+	res := m.Get("result")
+	return res.Exists() && !m.Get("error").Exists() && !res.Get("supportedVersions").IsArray()
 }
 
 // warm has the schemas of a version the negotiation is about to settle

@@ -222,6 +222,10 @@ func TestFaults(t *testing.T) {
 		// complete result warns (T-MRTR-5 heuristic, T-MRTR-6 a SHOULD).
 		"tampered-state-accepted": {"PRO1001"},
 		"replayed-state-accepted": {"PRO1001"},
+		// A discover result without supportedVersions is no legacy
+		// server's answer: judged as 2026-07-28's (T-LIFE-8), though the
+		// run goes on as 2025-11-25 (review rev21).
+		"discover-no-versions": {"SCH1001"},
 		// 2025-xx only: nothing of the 2026-07-28 run changes.
 		"initialize-code-zero":       nil,
 		"sessionless-wrong-status":   nil,
