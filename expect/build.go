@@ -664,9 +664,7 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		// what the checker sent.
 		e.reject(CondParseError, "the body is not valid UTF-8", envelope.CodeParseError, envelope.CodeInvalidRequest)
 		amb := "T-ERR-1 is open here: RFC 8259 §8.2 leaves a receiver's handling of invalid UTF-8 open, and the spec's UTF-8 rule binds the sender"
-		// Whether to refuse is open, not the status of a refusal: that
-		// stays the contract's, as for any unreadable body (review rev21).
-		e.Error, e.Code = open(amb), open(amb)
+		e.Error, e.Code, e.StatusWant = open(amb), open(amb), open(amb)
 		if req.Valid {
 			// The id is readable to a lenient decoder: echoing it is right,
 			// leaving it out (a strict parse error) is right too.
