@@ -559,6 +559,14 @@ not show whether the server keeps sessions: it may have ended that one.`,
 			// A reading under which the message is no request (a message
 			// without method, read as a response) owes nothing but the
 			// 202 (T-HTTP-4); RPC1006 warns of the silence once.
+		case isErr && st < 500 && x.Condition == expect.CondParseError && x.StatusWant.Level == expect.Open &&
+			(!slices.Contains(x.Codes, code) || !p.Contract.IsStrict()):
+			// A body whose refusal was open (invalid UTF-8, nesting past a
+			// receiver's limit): refused as unreadable, its status is the
+			// strict contract's 400 alone, as for any unreadable body (the
+			// spec leaves it open, AMB-6); read leniently and answered
+			// with another code (ERR1002 warns of the reading), it has
+			// that answer's status, a method error's 200 or a 4xx.
 		case len(x.Status) > 0 && x.StatusWant.Set():
 			want := x.Status[0]
 			switch {
