@@ -428,11 +428,22 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	defer cleanup()
 
+	// --record is opened with the reports, and like them emptied only
+	// once every one is open: an unopenable report leaves an earlier
+	// recording whole, and an unopenable recording the reports.
+	var record *os.File
 	if o.Record != "" {
 		o.writes = append(o.writes, flagPath{"--record", o.Record})
+		o.files = &outFiles{}
+		if record, err = o.files.open(o.Record); err != nil {
+			o.files.abandon()
+			target.Close()
+			return &usageError{fmt.Errorf("--record: %w", err)}
+		}
 	}
 	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol + " (the version chosen is noted at the end)"})
 	if err != nil {
+		target.Close()
 		return err
 	}
 	for _, p := range fixtureProblems {
@@ -451,16 +462,14 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		k.skip = o.Skip
 	}
 	k.secrets = secrets(extra)
-	if o.Record != "" {
-		f, err := os.Create(o.Record)
-		if err != nil {
-			return &usageError{fmt.Errorf("--record: %w", err)}
-		}
-		defer f.Close()
-		k.record = f
+	if record != nil {
+		defer record.Close()
+		k.record = record
 		// How the run judges, so that lint of the recording judges alike.
-		if err := transcript.WriteRun(f, transcript.Run{Contract: o.Contract, Schema: o.Schema, Checks: o.Checks}); err != nil {
-			return fmt.Errorf("--record: %w", err)
+		if err := transcript.WriteRun(record, transcript.Run{Contract: o.Contract, Schema: o.Schema, Checks: o.Checks}); err != nil {
+			ss.closeAll()
+			target.Close()
+			return fmt.Errorf("--record %s: %w", o.Record, err)
 		}
 	}
 	started := s.Now()

@@ -111,27 +111,21 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := openWatchOutput(s, &o.relayOptions, s.Out, s.OutTTY)
+	// Listening is the last check of the flags (the address may be
+	// taken): before any file is opened, so that a --listen that fails
+	// leaves an earlier log, recording or report as it was.
+	l, err := net.Listen("tcp", o.Listen)
 	if err != nil {
+		return usagef("--listen: %v", err)
+	}
+	red := proxy.NewRedactor(extra)
+	learnQuery(red, up)
+	out, w, closeSinks, err := openRelay(s, &o.relayOptions, red, s.Out, s.OutTTY, "proxy "+shownURL(up))
+	if err != nil {
+		l.Close()
 		return err
 	}
 	defer out.close()
-	red := proxy.NewRedactor(extra)
-	learnQuery(red, up)
-	w, err := newWatcher(&o.relayOptions, out, red)
-	if err != nil {
-		return err
-	}
-	closeSinks, err := w.openSinks(s, &o.relayOptions, "proxy "+shownURL(up))
-	if err != nil {
-		return err
-	}
-
-	l, err := net.Listen("tcp", o.Listen)
-	if err != nil {
-		closeSinks(nil)
-		return usagef("--listen: %v", err)
-	}
 	h := proxy.NewHTTP(proxy.HTTPConfig{Upstream: up, Header: extra, Redactor: red,
 		Limits: proxy.Limits{MaxBytes: o.MaxBytes, Timeout: o.Timeout}, Observer: w})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +39,11 @@ type reportOptions struct {
 	// line of it was read).
 	reads, writes []flagPath
 	mainFlag      string // the flag of Output, if not -o
+	// files, when set, holds the files the command opened already for
+	// the run (--record, --log), not yet emptied: open adds the reports
+	// and empties them all once all are open, or closes them all (and
+	// removes the ones made) when it fails.
+	files *outFiles
 }
 
 // A flagPath is a file a flag names.
@@ -111,20 +115,37 @@ func (o *reportOptions) outputs() ([]output, error) {
 		writes = append(writes, flagPath{"--write-baseline", o.WriteBaseline})
 	}
 	writes = append(writes, o.writes...)
-	reads := slices.Clone(o.reads)
-	for _, r := range []flagPath{{"--contract", o.Contract}, {"--schema", o.Schema}, {"--baseline", o.Baseline}} {
+	reads := append(slices.Clone(o.reads), fileReads(flagPath{"--contract", o.Contract}, flagPath{"--schema", o.Schema}, flagPath{"--baseline", o.Baseline})...)
+	if err := checkWrites(writes, reads); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// fileReads are the flags among fs that name a file to read: not
+// empty, nor a keyword (--contract strict, --schema builtin).
+func fileReads(fs ...flagPath) []flagPath {
+	var reads []flagPath
+	for _, r := range fs {
 		switch r.path {
 		case "", "strict", "spec", "builtin", "none", "off":
 		default:
 			reads = append(reads, r)
 		}
 	}
+	return reads
+}
+
+// checkWrites refuses a file written twice (two reports, a report and
+// --record, --record and --log…), and a file written that the run also
+// reads (a transcript, --contract, --schema): writing it would destroy it.
+func checkWrites(writes, reads []flagPath) error {
 	// --baseline and --write-baseline may name one file: the baseline is
 	// read before the run and rewritten after it.
 	for i, w := range writes {
 		for _, v := range writes[:i] {
 			if sameFile(v.path, w.path) {
-				return nil, usagef("%s is written twice (%s %s, %s %s)", w.path, v.flag, v.path, w.flag, w.path)
+				return usagef("%s is written twice (%s %s, %s %s)", w.path, v.flag, v.path, w.flag, w.path)
 			}
 		}
 		for _, r := range reads {
@@ -132,11 +153,11 @@ func (o *reportOptions) outputs() ([]output, error) {
 				continue
 			}
 			if sameFile(r.path, w.path) {
-				return nil, usagef("%s %s is also read (%s %s): writing it would destroy it", w.flag, w.path, r.flag, r.path)
+				return usagef("%s %s is also read (%s %s): writing it would destroy it", w.flag, w.path, r.flag, r.path)
 			}
 		}
 	}
-	return outs, nil
+	return nil
 }
 
 // parseReportSpec reads a --report FORMAT=PATH (github alone may have
@@ -234,6 +255,19 @@ type session struct {
 }
 
 func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err error) {
+	// A report that cannot be opened, or a flag found wrong, must destroy
+	// no file: the reports are opened in one batch with the run's other
+	// files (o.files: --record, --log) and emptied only once all are open
+	// (see outFiles); on failure they are closed, the ones made removed.
+	files := o.files
+	if files == nil {
+		files = &outFiles{}
+	}
+	defer func() {
+		if err != nil {
+			files.abandon()
+		}
+	}()
 	c, err := envelope.LoadContract(o.Contract)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--contract: %w", err)}
@@ -251,21 +285,9 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 		return nil, err
 	}
 	ss := &session{contract: c, schemas: sv, checks: list, failWarn: o.FailOn == "warn", now: s.Now, writeBaseline: o.WriteBaseline, stderr: s.ErrOut}
-	// created are the report files this run made; emptied those it
-	// opened to write over. A report that cannot be opened must destroy
-	// no other file: the files are opened first, made where they were
-	// not (and removed again on failure), and emptied only once all are
-	// open. They are written in place, not to a temporary file renamed
-	// at the end: a report may be a FIFO or /dev/stdout, is read while
-	// the run goes (tail -f), and keeps its links and permissions.
-	var created []string
-	var reports []*os.File
 	defer func() {
 		if err != nil {
 			ss.closeAll()
-			for _, p := range created {
-				os.Remove(p)
-			}
 		}
 	}()
 	if o.Baseline != "" {
@@ -292,16 +314,11 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 		var w io.Writer = struct{ io.Writer }{s.Out} // no Seek: stdout may be a file opened for appending
 		color := s.colorOn(o.Color)
 		if out.path != "" {
-			_, statErr := os.Lstat(out.path)
-			f, err := os.OpenFile(out.path, os.O_WRONLY|os.O_CREATE, 0o666)
+			f, err := files.open(out.path)
 			if err != nil {
 				return nil, &usageError{fmt.Errorf("report %s: %w", out.format, err)}
 			}
-			if errors.Is(statErr, fs.ErrNotExist) {
-				created = append(created, out.path)
-			}
 			ss.closers = append(ss.closers, f.Close)
-			reports = append(reports, f)
 			w, color = f, o.Color == "always"
 		}
 		ro := report.Options{Color: color, Dir: wd}
@@ -325,13 +342,8 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 		}
 		ws = append(ws, w2)
 	}
-	for _, f := range reports {
-		// (A FIFO or a terminal has nothing to empty, and no size.)
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			if err := f.Truncate(0); err != nil {
-				return nil, &usageError{fmt.Errorf("report: %w", err)}
-			}
-		}
+	if err := files.commit(); err != nil {
+		return nil, &usageError{err}
 	}
 	ss.w = ws[0]
 	if len(ws) > 1 {

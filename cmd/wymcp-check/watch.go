@@ -75,15 +75,102 @@ func (o *watchOutput) Write(p []byte) (int, error) {
 	return o.w.Write(p)
 }
 
-func openWatchOutput(s *streams, o *relayOptions, def io.Writer, tty bool) (*watchOutput, error) {
-	if o.Log == "" {
-		return &watchOutput{w: def, color: s.colorFor(o.Color, tty), close: func() error { return nil }}, nil
+// openRelay opens what a relay writes, the lines (--log, else def),
+// --record and --report, and the watcher that judges the traffic. It
+// checks every flag first, and opens the files so that a failure
+// destroys none (see outFiles): a --report that cannot be opened, or a
+// --contract that cannot be read, leaves an earlier log and recording
+// as they were. The returned func closes --record and --report and
+// writes the report's end.
+func openRelay(s *streams, o *relayOptions, red *proxy.Redactor, def io.Writer, tty bool, target string) (_ *watchOutput, _ *watcher, _ func(notes []string) error, err error) {
+	var format, path string
+	if o.Report != "" {
+		if format, path, err = relayReport(o); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	f, err := os.Create(o.Log)
+	// A file written twice, or written over while it is read, is refused
+	// with or without --report (--log c.json --contract c.json emptied
+	// the contract before it was read).
+	var writes []flagPath
+	for _, w := range []flagPath{{"--report", path}, {"--record", o.Record}, {"--log", o.Log}} {
+		if w.path != "" {
+			writes = append(writes, w)
+		}
+	}
+	if err := checkWrites(writes, fileReads(flagPath{"--contract", o.Contract}, flagPath{"--schema", o.Schema})); err != nil {
+		return nil, nil, nil, err
+	}
+	files := &outFiles{}
+	defer func() {
+		if err != nil {
+			files.abandon()
+		}
+	}()
+	out := &watchOutput{w: def, color: s.colorFor(o.Color, tty), close: func() error { return nil }}
+	if o.Log != "" {
+		f, err := files.open(o.Log)
+		if err != nil {
+			return nil, nil, nil, &usageError{fmt.Errorf("--log: %w", err)}
+		}
+		out = &watchOutput{w: f, color: o.Color == "always", close: f.Close}
+	}
+	w, err := newWatcher(o, out, red)
 	if err != nil {
-		return nil, &usageError{fmt.Errorf("--log: %w", err)}
+		return nil, nil, nil, err
 	}
-	return &watchOutput{w: f, color: o.Color == "always", close: f.Close}, nil
+	var record *os.File
+	if o.Record != "" {
+		if record, err = files.open(o.Record); err != nil {
+			return nil, nil, nil, &usageError{fmt.Errorf("--record: %w", err)}
+		}
+	}
+	if o.Report != "" {
+		ro := &reportOptions{Format: format, Output: path, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema,
+			writes: writes[1:] /* --record, --log */, mainFlag: "--report", files: files}
+		// (open empties the batch's files once the report is open, or
+		// closes them all.)
+		if w.ss, err = ro.open(s, report.Meta{Target: target, Protocol: "per exchange (negotiated in the session, or read from the request)"}); err != nil {
+			files = nil
+			return nil, nil, nil, err
+		}
+	} else if err := files.commit(); err != nil {
+		return nil, nil, nil, &usageError{err}
+	}
+	var closers []func() error
+	if record != nil {
+		w.record = record
+		closers = append(closers, record.Close)
+		// How the relay judges, so that lint of the recording judges alike.
+		if err := transcript.WriteRun(record, transcript.Run{Contract: o.Contract, Schema: o.Schema}); err != nil {
+			record.Close()
+			if w.ss != nil {
+				w.ss.closeAll()
+			}
+			return nil, nil, nil, fmt.Errorf("--record %s: %w", o.Record, err)
+		}
+	}
+	return out, w, func(notes []string) error {
+		var first error
+		for _, c := range closers {
+			if err := c(); err != nil && first == nil {
+				first = fmt.Errorf("--record: %w", err)
+			}
+		}
+		if w.ss != nil {
+			w.mu.Lock()
+			for _, n := range notes {
+				w.ss.note(n)
+			}
+			w.ss.sum.Aborted = w.neverReachedLocked()
+			ss := w.ss
+			w.mu.Unlock()
+			if err := ss.finish(); err != nil && !errors.Is(err, errFindings) && first == nil {
+				first = err
+			}
+		}
+		return first
+	}, nil
 }
 
 // writeWithin writes text, giving up after d: a terminal or pipe nobody
@@ -935,64 +1022,4 @@ func relayReport(o *relayOptions) (format, path string, err error) {
 		return "", "", usagef("--report %q and --format %s name two formats for one report: give one", o.Report, o.Format)
 	}
 	return f, p, nil
-}
-
-// openSinks opens --record and --report; the returned func closes them
-// and writes the report's end.
-func (w *watcher) openSinks(s *streams, o *relayOptions, target string) (func(notes []string) error, error) {
-	var closers []func() error
-	if o.Record != "" {
-		f, err := os.Create(o.Record)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("--record: %w", err)}
-		}
-		w.record = f
-		closers = append(closers, f.Close)
-		// How the relay judges, so that lint of the recording judges alike.
-		if err := transcript.WriteRun(f, transcript.Run{Contract: o.Contract, Schema: o.Schema}); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("--record: %w", err)
-		}
-	}
-	if o.Report != "" {
-		format, path, err := relayReport(o)
-		if err != nil {
-			for _, c := range closers {
-				c()
-			}
-			return nil, err
-		}
-		ro := &reportOptions{Format: format, Output: path, Contract: o.Contract, FailOn: o.FailOn, Color: "never", Verbose: o.Verbose, Schema: o.Schema,
-			writes: []flagPath{{"--record", o.Record}, {"--log", o.Log}}, mainFlag: "--report"}
-		ro.writes = slices.DeleteFunc(ro.writes, func(f flagPath) bool { return f.path == "" })
-		ss, err := ro.open(s, report.Meta{Target: target, Protocol: "per exchange (negotiated in the session, or read from the request)"})
-		if err != nil {
-			for _, c := range closers {
-				c()
-			}
-			return nil, err
-		}
-		w.ss = ss
-	}
-	return func(notes []string) error {
-		var first error
-		for _, c := range closers {
-			if err := c(); err != nil && first == nil {
-				first = fmt.Errorf("--record: %w", err)
-			}
-		}
-		if w.ss != nil {
-			w.mu.Lock()
-			for _, n := range notes {
-				w.ss.note(n)
-			}
-			w.ss.sum.Aborted = w.neverReachedLocked()
-			ss := w.ss
-			w.mu.Unlock()
-			if err := ss.finish(); err != nil && !errors.Is(err, errFindings) && first == nil {
-				first = err
-			}
-		}
-		return first
-	}, nil
 }

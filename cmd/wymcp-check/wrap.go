@@ -66,20 +66,11 @@ func wrapRun(ctx context.Context, s *streams, o *wrapOptions) error {
 		ctx = context.Background()
 	}
 	defer catchSIGPIPE()()
-	out, err := openWatchOutput(s, &o.relayOptions, s.ErrOut, s.ErrTTY)
+	out, w, closeSinks, err := openRelay(s, &o.relayOptions, proxy.NewRedactor(nil), s.ErrOut, s.ErrTTY, "wrap "+strings.Join(o.Command, " "))
 	if err != nil {
 		return err
 	}
 	defer out.close()
-	red := proxy.NewRedactor(nil)
-	w, err := newWatcher(&o.relayOptions, out, red)
-	if err != nil {
-		return err
-	}
-	closeSinks, err := w.openSinks(s, &o.relayOptions, "wrap "+strings.Join(o.Command, " "))
-	if err != nil {
-		return err
-	}
 	// Without --log the server's stderr and these lines share stderr:
 	// through one lock, so that neither tears the other's writes.
 	var serverErr io.Writer = s.ErrOut
