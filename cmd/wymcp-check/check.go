@@ -122,9 +122,22 @@ complete report, never a hang.
 	addEnum(cmd, &o.CallTools, "call-tools", "", "also call tools with valid arguments (it makes the server act): readonly = tools with readOnlyHint, all = every tool", "", runner.CallReadOnly, runner.CallAll)
 	cmd.Flags().Lookup("call-tools").NoOptDefVal = runner.CallReadOnly
 	cmd.Flags().StringVar(&o.Record, "record", "", "write every exchange to `FILE` as a transcript (lint reads it)")
-	cmd.Flags().DurationVar(&o.Deadline, "deadline", 5*time.Minute, "bound on the whole run")
+	addDeadlineFlag(cmd, &o.Deadline)
 	cmd.Flags().IntVar(&o.Parallel, "parallel", defaultParallel, "exchanges in flight at once (1 sends the fixtures one after another; reports keep corpus order either way)")
 	return cmd
+}
+
+// addDeadlineFlag is --deadline, the bound on a whole run's wall time,
+// as check and send take it (flagBounds refuses zero or less).
+func addDeadlineFlag(cmd *cobra.Command, d *time.Duration) {
+	cmd.Flags().DurationVar(d, "deadline", 5*time.Minute, "bound on the whole run")
+}
+
+// withDeadline is ctx bounded by --deadline d, its cause naming the
+// flag as the runner's does for check: a run cut short says why, not
+// only "context deadline exceeded".
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("the run's --deadline of %s passed: %w", d, context.DeadlineExceeded))
 }
 
 // parseHeaders reads --header values; a malformed one names itself but

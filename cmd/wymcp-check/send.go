@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wymcp/wymcp-check/checks"
@@ -31,6 +32,7 @@ type sendOptions struct {
 	Input      string
 	Fixture    string
 	FixtureDir string
+	Deadline   time.Duration
 }
 
 func newSendCmd(s *streams) *cobra.Command {
@@ -54,6 +56,12 @@ the version's standard headers are added unless the headers section
 changes or drops them ("-Name"). Over stdio a message is one line
 (T-STDIO-1): one written on several lines goes compacted if it is valid
 JSON, and is refused if it is not. A message over 64 MiB is refused.
+
+Every exchange is bounded (--timeout, --max-bytes) and so is the whole send
+(--deadline, as in check, the session's setup included): a server that
+hangs or trickles ends in a verdict, never a hang. Past the deadline in the
+setup the target could not be driven (exit 3); past it on the message, the
+message could not be judged (exit 1).
 
 ` + sendExitHelp,
 		Example: `  echo '{"jsonrpc":"2.0","id":{{id}},"method":"tools/list","params":{{{meta}}}}' | wymcp-check send --demo -
@@ -104,6 +112,7 @@ JSON, and is refused if it is not. A message over 64 MiB is refused.
 	cmd.Flags().StringVar(&o.Schema, "schema", "builtin", "protocol schema: builtin, off, or a schema `FILE`")
 	cmd.Flags().StringVar(&o.Fixture, "fixture", "", "send the corpus fixture `ID` (see list --fixtures) and judge it as check does")
 	cmd.Flags().StringVar(&o.FixtureDir, "fixtures", "", "with --fixture: also look in the fixtures of `DIR`")
+	addDeadlineFlag(cmd, &o.Deadline)
 	return cmd
 }
 
@@ -300,6 +309,11 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 		return err
 	}
 	lim := o.limits()
+	// --deadline bounds the whole send, as it bounds check's run: the
+	// session's setup, the message and its liveness probe, however a
+	// server trickles.
+	ctx, cancel := withDeadline(ctx, o.Deadline)
+	defer cancel()
 	co := &checkOptions{targetOptions: o.targetOptions, URL: o.URL, Command: o.Command}
 	target, describe, cleanup, err := openTarget(ctx, co, extra, lim)
 	if err != nil {
@@ -342,7 +356,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 		}
 	}
 	var sum report.Summary
-	sent := 0
+	sent, cut := 0, false
 	for _, j := range explainedFirst(k.got) {
 		if j.Exchange != nil && len(secs) > 0 {
 			// Printed as check reports it: a --header value is never shown.
@@ -352,6 +366,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 			sum.Add(v)
 		}
 		if j.Exchange == nil {
+			cut = cut || notSent(j) == runner.DeadlinePassed
 			if !envelope.IsLiveness(j.Fixture) {
 				fmt.Fprintf(s.Out, "# %s not sent: %s\n", report.Sanitize(j.Fixture), report.Sanitize(skipReason(j.Verdicts)))
 			}
@@ -363,9 +378,11 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 		}
 	}
 	k.printNotes(s.ErrOut, secs, "") // (the message's own: a tool it probed)
-	if sent == 0 {
+	if sent == 0 && !cut {
 		return usagef("the message was not sent")
 	}
+	// (A message --deadline left unsent could not be judged: exit 1, as
+	// check's fixtures the deadline left unsent; said above.)
 	if msg.ID != "send" {
 		// The curl line resends the bytes; the verdict above needs the
 		// fixture's expectations too.

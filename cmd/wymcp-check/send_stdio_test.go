@@ -22,7 +22,7 @@ import (
 // token no request offered before every response but initialize's;
 // "prompts-twice" answers prompts/list with a result that is no object
 // and then again with a right one; "slow" answers each request but
-// initialize after 200 ms; "dies"
+// initialize after 200 ms; "silent-calls" never answers tools/call; "dies"
 // exits after its tenth request, and at once when started again (the
 // file stdioMarkEnv names says it ran).
 const stdioServerEnv = "WYMCP_CMD_STDIO_SERVER"
@@ -77,6 +77,9 @@ func serveStdio(mode string) {
 			}
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s}}`, id.Raw, tools)
 		case "tools/call":
+			if mode == "silent-calls" {
+				continue // never answered: a send of it waits out its --timeout
+			}
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id.Raw)
 		case "prompts/list":
 			if mode == "prompts-twice" {
