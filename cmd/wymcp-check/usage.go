@@ -29,6 +29,13 @@ func flagBounds(cmd *cobra.Command, _ []string) error {
 			return usagef("--%s %s: want a positive duration, such as 10s", name, f.Value)
 		}
 	}
+	// wrap's --grace may be 0 (SIGTERM as soon as stdin closes); a
+	// negative one parsed without complaint and meant the same.
+	if f := cmd.Flags().Lookup("grace"); f != nil && f.Value.Type() == "duration" {
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d < 0 {
+			return usagef("--grace %s: want 0 (no wait) or a positive duration, such as 5s", f.Value)
+		}
+	}
 	if f := cmd.Flags().Lookup("max-bytes"); f != nil {
 		if n, err := strconv.ParseInt(f.Value.String(), 10, 64); err == nil && n <= 0 {
 			return usagef("--max-bytes %d: want a positive number of bytes", n)

@@ -54,6 +54,8 @@ func TestFirstHour(t *testing.T) {
 		{"check parallel at its bound", []string{"check", "--demo", "--run", "lifecycle/ping", "--parallel", "1024"}, exitOK, "PASSED", "", false},
 		{"check max-bytes zero", []string{"check", "--demo", "--max-bytes", "0"}, exitUsage, "", "--max-bytes 0: want a positive number of bytes", true},
 		{"wrap max-bytes negative", []string{"wrap", "--max-bytes", "-5", "--", "true"}, exitUsage, "", "--max-bytes -5: want a positive number of bytes", true},
+		{"wrap grace negative", []string{"wrap", "--grace", "-1s", "--", "true"}, exitUsage, "", "--grace -1s: want 0 (no wait) or a positive duration", true},
+		{"send deadline negative", []string{"send", "--demo", "--deadline", "-1m", "-"}, exitUsage, "", "--deadline -1m0s: want a positive duration", true},
 		{"check max-bytes positive", []string{"check", "--demo", "--run", "lifecycle/ping", "--max-bytes", "1048576"}, exitOK, "PASSED", "", false},
 		{"lint missing file", []string{"lint", missing}, exitUsage, "", "opening transcript: open " + missing, true},
 		{"--fixtures names a file", []string{"check", "--demo", "--fixtures", "../../examples/demo.jsonl"}, exitUsage, "", "--fixtures ../../examples/demo.jsonl: not a directory", true},
