@@ -207,3 +207,19 @@ func TestRelayFilesWritten(t *testing.T) {
 		writtenOver(t, "--report", paths[2], `{"version":`)
 	})
 }
+
+// TestRefserverAddrTaken: refserver's --addr that cannot be bound (taken)
+// is a usage error naming the flag, as proxy's --listen; it said only
+// "listening: …".
+func TestRefserverAddrTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	code, _, errOut := runMain(t, "", "refserver", "--addr", addr)
+	if code != exitUsage || !strings.Contains(errOut, "--addr "+addr+": listen tcp "+addr) {
+		t.Errorf("exit %d, stderr %q; want %d naming --addr %s", code, errOut, exitUsage, addr)
+	}
+}

@@ -65,7 +65,9 @@ func newRefserverCmd(s *streams) *cobra.Command {
 			}
 			l, err := net.Listen("tcp", o.Addr)
 			if err != nil {
-				return fmt.Errorf("listening: %w", err)
+				// (The address may be taken: a usage error naming the flag,
+				// as proxy's --listen.)
+				return usagef("--addr %s: %v", o.Addr, err)
 			}
 			fmt.Fprintf(s.ErrOut, "reference server on http://%s/mcp%s\n", l.Addr(), faultSuffix(o.Fault))
 			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
