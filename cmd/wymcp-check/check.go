@@ -430,32 +430,38 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 	}
 	lim := o.limits()
 
-	target, describe, cleanup, err := openTarget(ctx, o, extra, lim)
-	var te *targetError
-	if errors.As(err, &te) {
-		// Not started: the reports are still written, and say so.
-		return abortedRun(s, o, fixtureProblems, te)
-	}
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-
-	// --record is opened with the reports, and like them emptied only
-	// once every one is open: an unopenable report leaves an earlier
-	// recording whole, and an unopenable recording the reports.
+	// Every flag is checked and every file opened before the target is
+	// started, and no file is emptied before all are open (see
+	// outFiles): a bad flag, an unopenable report or --record starts no
+	// server and leaves every file as it was.
 	var record *os.File
 	if o.Record != "" {
 		o.writes = append(o.writes, flagPath{"--record", o.Record})
 		o.files = &outFiles{}
 		if record, err = o.files.open(o.Record); err != nil {
 			o.files.abandon()
-			target.Close()
 			return &usageError{fmt.Errorf("--record: %w", err)}
 		}
 	}
-	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol + " (the version chosen is noted at the end)"})
+	ss, err := o.prepare(s)
 	if err != nil {
+		return err
+	}
+	target, describe, cleanup, err := openTarget(ctx, o, extra, lim)
+	var te *targetError
+	if errors.As(err, &te) {
+		// Not started: the reports are still written, and say so.
+		if record != nil {
+			o.files.drop(record)
+		}
+		return abortedRun(s, o, ss, fixtureProblems, te)
+	}
+	if err != nil {
+		ss.abandon()
+		return err
+	}
+	defer cleanup()
+	if err := ss.start(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol + " (the version chosen is noted at the end)"}); err != nil {
 		target.Close()
 		return err
 	}
@@ -566,13 +572,12 @@ func secrets(h http.Header) []envelope.Secret {
 // abortedRun writes the reports of a run whose target could not be
 // started (a command not found): a CI job that reads the JUnit file
 // finds why, as it does for a server that went away.
-func abortedRun(s *streams, o *checkOptions, fixtureProblems []string, te *targetError) error {
+func abortedRun(s *streams, o *checkOptions, ss *session, fixtureProblems []string, te *targetError) error {
 	describe := "stdio: " + strings.Join(o.Command, " ")
 	if o.Demo {
 		describe = "demo: reference server over stdio" + faultSuffix(o.DemoFault)
 	}
-	ss, err := o.open(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol})
-	if err != nil {
+	if err := ss.start(s, report.Meta{Target: describe, Protocol: "--protocol " + o.Protocol}); err != nil {
 		return err
 	}
 	for _, p := range fixtureProblems {

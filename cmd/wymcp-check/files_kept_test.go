@@ -223,3 +223,44 @@ func TestRefserverAddrTaken(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d naming --addr %s", code, errOut, exitUsage, addr)
 	}
 }
+
+// TestCheckStartsNoServerOnBadFlags: check checks its flags and opens
+// its files before it starts the target: an unopenable report or
+// --record, or a --contract that cannot be read, starts no server.
+// Before, the server was started first (it could act: write, call out)
+// and then left running when the report failed. The twin: a server that
+// cannot start still gets its reports (exit 3), and an earlier
+// recording is kept, as before.
+func TestCheckStartsNoServerOnBadFlags(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	paths, dir := keptFiles(t, "rec.jsonl", "r.json")
+	rec, rep := paths[0], paths[1]
+	mark := filepath.Join(filepath.Dir(rec), "started")
+	server := []string{"--", "/bin/sh", "-c", `touch "$0"; exec cat >/dev/null`, mark}
+	for _, args := range [][]string{
+		{"--record", rec, "-o", dir},
+		{"--record", filepath.Join(dir, "none", "rec.jsonl"), "-o", rep},
+		{"--record", rec, "-o", rep, "--contract", filepath.Join(dir, "none.json")},
+	} {
+		code, _, errOut := runMain(t, "", append(append([]string{"check", "--timeout", "1s"}, args...), server...)...)
+		if code != exitUsage {
+			t.Errorf("%q: exit %d, want %d; stderr %q", args, code, exitUsage, errOut)
+		}
+		if _, err := os.Stat(mark); err == nil {
+			t.Fatalf("%q: the server was started before the flags were checked", args)
+		}
+		assertKept(t, "--record/-o", rec, rep)
+	}
+
+	missing := filepath.Join(dir, "no-such-server")
+	code, _, errOut := runMain(t, "", "check", "--record", rec, "--format", "json", "-o", rep, "--", missing)
+	if code != exitTarget || !strings.Contains(errOut, "no-such-server") {
+		t.Errorf("a server that does not start: exit %d, want %d; stderr %q", code, exitTarget, errOut)
+	}
+	assertKept(t, "--record", rec)
+	if got := readFile(t, rep); !strings.Contains(got, `"aborted":"target could not be driven`) {
+		t.Errorf("-o of a run whose server did not start: %.300q", got)
+	}
+}

@@ -59,6 +59,9 @@ func (b *outFiles) abandon() {
 // and no size): the run goes on and writes them from the start. The
 // files stay open; their owners close them.
 func (b *outFiles) commit() error {
+	if b == nil {
+		return nil
+	}
 	for _, f := range b.files {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			if err := f.Truncate(0); err != nil {
@@ -68,4 +71,24 @@ func (b *outFiles) commit() error {
 	}
 	b.files, b.created = nil, nil
 	return nil
+}
+
+// drop leaves f out of the batch, as it was: closed, and removed if
+// open made it. (check's --record when the target does not start: the
+// reports say so, and an earlier recording is kept.)
+func (b *outFiles) drop(f *os.File) {
+	f.Close()
+	for i, g := range b.files {
+		if g == f {
+			b.files = append(b.files[:i:i], b.files[i+1:]...)
+			break
+		}
+	}
+	for i, p := range b.created {
+		if p == f.Name() {
+			os.Remove(p)
+			b.created = append(b.created[:i:i], b.created[i+1:]...)
+			break
+		}
+	}
 }

@@ -252,9 +252,32 @@ type session struct {
 	stderr        io.Writer
 	// unsent counts the fixtures the run's deadline left unsent.
 	unsent int
+
+	// Between prepare and start: the files opened and not yet emptied,
+	// and what the reports' beginning says.
+	files        *outFiles
+	baselineMeta string
+	verbose      bool
 }
 
-func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err error) {
+// open checks the flags, opens the reports and starts them: a session
+// ready for the run's exchanges. It is prepare, then start.
+func (o *reportOptions) open(s *streams, meta report.Meta) (*session, error) {
+	ss, err := o.prepare(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ss.start(s, meta); err != nil {
+		return nil, err
+	}
+	return ss, nil
+}
+
+// prepare checks the flags and opens the reports, emptying none: check
+// does it before it starts the target, so that a bad flag or an
+// unopenable report starts no server. start empties and begins them;
+// abandon, when the run does not go on, leaves every file as it was.
+func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 	// A report that cannot be opened, or a flag found wrong, must destroy
 	// no file: the reports are opened in one batch with the run's other
 	// files (o.files: --record, --log) and emptied only once all are open
@@ -284,7 +307,8 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 	if err != nil {
 		return nil, err
 	}
-	ss := &session{contract: c, schemas: sv, checks: list, failWarn: o.FailOn == "warn", now: s.Now, writeBaseline: o.WriteBaseline, stderr: s.ErrOut}
+	ss := &session{contract: c, schemas: sv, checks: list, failWarn: o.FailOn == "warn", now: s.Now, writeBaseline: o.WriteBaseline, stderr: s.ErrOut,
+		files: files, verbose: o.Verbose}
 	defer func() {
 		if err != nil {
 			ss.closeAll()
@@ -302,7 +326,7 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 			ss.note("--baseline: " + p.Error())
 		}
 		ss.baseProblems = len(problems)
-		meta.Baseline = fmt.Sprintf("%s (%d entries)", o.Baseline, b.Len())
+		ss.baselineMeta = fmt.Sprintf("%s (%d entries)", o.Baseline, b.Len())
 	}
 	// The reports name a transcript relative to where the command runs
 	// (SARIF's URIs and fingerprints): read here, once, for the report
@@ -342,23 +366,43 @@ func (o *reportOptions) open(s *streams, meta report.Meta) (_ *session, err erro
 		}
 		ws = append(ws, w2)
 	}
-	if err := files.commit(); err != nil {
-		return nil, &usageError{err}
-	}
 	ss.w = ws[0]
 	if len(ws) > 1 {
 		ss.w = report.Tee(ws...)
 	}
-	meta.Tool, meta.Version, meta.Contract = "wymcp-check", checkerVersion(), c.Name
-	meta.Verbose, meta.FailOnWarn = o.Verbose, ss.failWarn
+	return ss, nil
+}
+
+// start empties the run's files (the reports, and those the command
+// opened with them) and writes the reports' beginning: the run goes on.
+func (ss *session) start(s *streams, meta report.Meta) error {
+	if err := ss.files.commit(); err != nil {
+		ss.abandon()
+		return &usageError{err}
+	}
+	ss.files = nil
+	if ss.baselineMeta != "" {
+		meta.Baseline = ss.baselineMeta
+	}
+	meta.Tool, meta.Version, meta.Contract = "wymcp-check", checkerVersion(), ss.contract.Name
+	meta.Verbose, meta.FailOnWarn = ss.verbose, ss.failWarn
 	if meta.Started.IsZero() {
 		meta.Started = s.Now()
 	}
 	ss.last = s.Now()
 	if err := ss.w.Begin(meta); err != nil {
-		return nil, fmt.Errorf("writing report: %w", err)
+		ss.closeAll()
+		return fmt.Errorf("writing report: %w", err)
 	}
-	return ss, nil
+	return nil
+}
+
+// abandon closes a prepared session that will not start, and leaves
+// its files as they were (the ones it made removed).
+func (ss *session) abandon() {
+	ss.closeAll()
+	ss.files.abandon()
+	ss.files = nil
 }
 
 // exchange reports one judged exchange: it is timed (unless it comes
