@@ -144,6 +144,7 @@ func openRelay(s *streams, o *relayOptions, red *proxy.Redactor, def io.Writer, 
 		// How the relay judges, so that lint of the recording judges alike.
 		if err := transcript.WriteRun(record, transcript.Run{Contract: o.Contract, Schema: o.Schema}); err != nil {
 			record.Close()
+			out.close()
 			if w.ss != nil {
 				w.ss.closeAll()
 			}
