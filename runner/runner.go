@@ -135,17 +135,31 @@ type Result struct {
 	Facts *expect.Facts
 }
 
+// WithDeadline is ctx bounded by the run's --deadline d, its cause
+// naming the flag: a run cut short says why, not only "context deadline
+// exceeded".
+func WithDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("the run's --deadline of %s passed: %w", d, context.DeadlineExceeded))
+}
+
+// Hurry makes a stdio target's shutdown short once deadline (from now;
+// 0: none) passes or ctx ends (an interrupt): a server that ignores its
+// stdin closing and SIGTERM is not waited for its full grace then. ctx
+// is the caller's, which outlives the run: one that ends with the run
+// would hurry every shutdown.
+func Hurry(ctx context.Context, t Target, deadline time.Duration) {
+	if st, ok := t.(*StdioTarget); ok {
+		st.hurryAt(ctx, deadline)
+	}
+}
+
 // Run negotiates, then runs every fixture. It returns an error wrapping
 // ErrNotDriven when nothing could be judged, and a sink's error as is.
 func Run(ctx context.Context, t Target, o Options, sink Sink) (Result, error) {
-	if st, ok := t.(*StdioTarget); ok {
-		st.hurryAt(ctx, o.Deadline)
-	}
+	Hurry(ctx, t, o.Deadline)
 	if o.Deadline > 0 {
 		var cancel context.CancelFunc
-		// The cause names the flag: a run cut short says why, not only
-		// "context deadline exceeded".
-		ctx, cancel = context.WithTimeoutCause(ctx, o.Deadline, fmt.Errorf("the run's --deadline of %s passed: %w", o.Deadline, context.DeadlineExceeded))
+		ctx, cancel = WithDeadline(ctx, o.Deadline)
 		defer cancel()
 	}
 	s, res, err := Open(ctx, t, o, sink)

@@ -133,13 +133,6 @@ func addDeadlineFlag(cmd *cobra.Command, d *time.Duration) {
 	cmd.Flags().DurationVar(d, "deadline", 5*time.Minute, "bound on the whole run")
 }
 
-// withDeadline is ctx bounded by --deadline d, its cause naming the
-// flag as the runner's does for check: a run cut short says why, not
-// only "context deadline exceeded".
-func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, d, fmt.Errorf("the run's --deadline of %s passed: %w", d, context.DeadlineExceeded))
-}
-
 // parseHeaders reads --header values; a malformed one names itself but
 // never its value, which may be a secret.
 func parseHeaders(hs []string) (http.Header, error) {

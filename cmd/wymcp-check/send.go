@@ -312,7 +312,9 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	// --deadline bounds the whole send, as it bounds check's run: the
 	// session's setup, the message and its liveness probe, however a
 	// server trickles.
-	ctx, cancel := withDeadline(ctx, o.Deadline)
+	start := time.Now()
+	parent := ctx
+	ctx, cancel := runner.WithDeadline(ctx, o.Deadline)
 	defer cancel()
 	co := &checkOptions{targetOptions: o.targetOptions, URL: o.URL, Command: o.Command}
 	target, describe, cleanup, err := openTarget(ctx, co, extra, lim)
@@ -321,6 +323,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	}
 	defer cleanup()
 	defer target.Close()
+	runner.Hurry(parent, target, max(o.Deadline-time.Since(start), time.Nanosecond))
 
 	k := &sendSink{}
 	secs := secrets(extra)

@@ -50,6 +50,21 @@ func TestSendDeadline(t *testing.T) {
 			t.Errorf("exit %d; want %d naming the deadline\nstdout:\n%s\nstderr:\n%s", code, exitFindings, out, errOut)
 		}
 	})
+	t.Run("message hangs, server stubborn", func(t *testing.T) {
+		// A server that ignores its stdin's end and SIGTERM gets the
+		// short shutdown once the deadline passed, not --grace twice.
+		t.Setenv(stdioServerEnv, "stubborn-calls")
+		start := time.Now()
+		code, out, errOut := runMain(t, call, "send", "--deadline", "2s", "--timeout", "30s", "-", "--", os.Args[0])
+		// (Unhurried: the default grace of 2 s after stdin's end, then
+		// 2 s after SIGTERM, before SIGKILL.)
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("send took %s past a --deadline of 2s: the shutdown was not hurried", took)
+		}
+		if code != exitFindings {
+			t.Errorf("exit %d; want %d\nstdout:\n%s\nstderr:\n%s", code, exitFindings, out, errOut)
+		}
+	})
 	t.Run("in time", func(t *testing.T) {
 		t.Setenv(stdioServerEnv, "once")
 		code, out, errOut := runMain(t, call, "send", "--deadline", "1m", "-", "--", os.Args[0])

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +24,9 @@ import (
 // token no request offered before every response but initialize's;
 // "prompts-twice" answers prompts/list with a result that is no object
 // and then again with a right one; "slow" answers each request but
-// initialize after 200 ms; "silent-calls" never answers tools/call; "dies"
+// initialize after 200 ms; "silent-calls" never answers tools/call, nor
+// does "stubborn-calls", which also ignores its stdin's end and SIGTERM
+// (a minute); "dies"
 // exits after its tenth request, and at once when started again (the
 // file stdioMarkEnv names says it ran).
 const stdioServerEnv = "WYMCP_CMD_STDIO_SERVER"
@@ -47,6 +51,10 @@ func serveStdio(mode string) {
 			os.Exit(1) // it cannot start again
 		}
 		os.WriteFile(mark, nil, 0o600)
+	}
+	if mode == "stubborn-calls" {
+		signal.Ignore(syscall.SIGTERM)
+		defer time.Sleep(time.Minute)
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 8<<20)
@@ -77,7 +85,7 @@ func serveStdio(mode string) {
 			}
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"tools":%s}}`, id.Raw, tools)
 		case "tools/call":
-			if mode == "silent-calls" {
+			if mode == "silent-calls" || mode == "stubborn-calls" {
 				continue // never answered: a send of it waits out its --timeout
 			}
 			reply = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id.Raw)
