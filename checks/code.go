@@ -684,7 +684,9 @@ judged as any other.`,
 			if x.StateRefused {
 				// A fresh input_required asks again without using the
 				// state: a refusal of it as right as an error.
-				if m.Get("result.resultType").Str == "input_required" {
+				if m.Get("result.resultType").Str == "input_required" || m.Get("result.isError").Type == gjson.True {
+					// (A tool's error result refuses it too: the tool
+					// failed, and nothing says it used the state.)
 					return nil
 				}
 				p.Deviate(x.Error, "result", "%s was served with a complete result, want an error or a fresh input_required", x.Cause())

@@ -405,9 +405,10 @@ var ToolListing = &Check{
   (T-HDR-8);
 - the server declared the tools capability, since it lists tools
   (T-TOOL-1; an empty list offers none, and answering tools/list
-  undeclared is PRO1001's finding); so, in 2025-xx, the prompts or
-  resources capability for a prompts/list, resources/list or
-  resources/templates/list that lists any (T-LIFE-4);
+  undeclared is PRO1001's finding); so the prompts or resources
+  capability for a prompts/list, resources/list or
+  resources/templates/list that lists any (T-LIFE-4 in 2025-xx; in
+  2026-07-28 the prompts and resources pages' own MUST);
 - an x-mcp-header on a nullable property of one such type
   (["string","null"]), or on one typed by an enum or const of one such
   type alone, only warns: a null value needs no header (the mirroring
@@ -456,15 +457,23 @@ and no page names what the walk did not.`,
 }
 
 // offeredUndeclared: a list that offers prompts or resources from a
-// server that did not declare the capability (T-LIFE-4: it offers only
-// the feature methods its capabilities advertise), as judgeTools judges
-// tools (T-TOOL-1). An empty list offers nothing; that the method was
-// served at all is PRO1001's warn.
+// server that did not declare the capability, as judgeTools judges tools
+// (T-TOOL-1): in 2025-xx it breaks T-LIFE-4 (it offers only the feature
+// methods its capabilities advertise); in 2026-07-28, where T-LIFE-4 is
+// not restated, the feature page's own MUST ("Servers that support
+// prompts MUST declare the prompts capability in their DiscoverResult",
+// and so for resources). An empty list offers nothing; that the method
+// was served at all is PRO1001's warn.
 func offeredUndeclared(p *Pass, items gjson.Result, capability string) {
 	if !items.IsArray() || !envelope.NonEmpty(items) {
 		return
 	}
-	if declared, known := p.Expect.Facts.Declares(capability); known && !declared {
+	declared, known := p.Expect.Facts.Declares(capability)
+	switch {
+	case !known || declared:
+	case p.Expect.Version == envelope.V20260728:
+		p.Failf("result", "%s lists items, but the server did not declare the %s capability, which a server that supports %s must declare in its DiscoverResult (the 2026-07-28 %s page)", p.Expect.Method, capability, capability, capability)
+	default:
 		undeclaredUse(p)("result", "%s lists items, but the server did not declare the %s capability (T-LIFE-4)", p.Expect.Method, capability)
 	}
 }

@@ -106,12 +106,23 @@ func refutesItself(ex *envelope.Exchange) bool {
 
 // noDiscoverResult: server/discover was answered with a result that has
 // no supportedVersions list (none, or not an array), which a
-// DiscoverResult must carry (T-LIFE-8): a 2026-07-28 server's answer,
-// broken, not a legacy server's (review rev21).
+// DiscoverResult must carry (T-LIFE-8), and that shows itself a
+// 2026-07-28 result by a member no earlier version has (resultType, the
+// cache fields, serverInfo in _meta): a modern server's answer, broken
+// (review rev21). A result without such a member (a legacy catch-all's
+// {}) stays a legacy server's answer (review rev22).
 func noDiscoverResult(ex *envelope.Exchange) bool {
 	m := reply(ex, nil)
 	res := m.Get("result")
-	return res.Exists() && !m.Get("error").Exists() && !res.Get("supportedVersions").IsArray()
+	if !res.IsObject() || m.Get("error").Exists() || res.Get("supportedVersions").IsArray() {
+		return false
+	}
+	for _, k := range []string{"resultType", "ttlMs", "cacheScope", `_meta.io\.modelcontextprotocol/serverInfo`} {
+		if res.Get(k).Exists() {
+			return true
+		}
+	}
+	return false
 }
 
 // warm has the schemas of a version the negotiation is about to settle
