@@ -264,6 +264,10 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 			if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
 				lines = lines[:len(lines)-1]
 			}
+			for i, l := range lines {
+				// (The transport drops a CR before the LF, as here.)
+				lines[i] = bytes.TrimSuffix(l, []byte("\r"))
+			}
 			// As the transport reads stdout: a value over several lines
 			// is one message.
 			resp.Messages = append([][]byte{}, envelope.Rejoin(lines)...)
