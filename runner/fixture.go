@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,9 +62,34 @@ func (l *lane) fixture(ctx context.Context, f *fixtures.Fixture) error {
 		if k >= r.blockWidth(f)-1 {
 			continue
 		}
-		rv, ok := l.retry(f, v, l.last, r.requestID(f, k))
+		first := l.last
+		rv, ok := l.retry(f, v, first, r.requestID(f, k))
 		if !ok {
 			continue
+		}
+		if f.Retry == fixtures.RetryTamper || f.Retry == fixtures.RetryReplay {
+			// The control first: the same second round with the state as
+			// issued, declining; the tampered (or replayed) one only if
+			// that completed the call, so that its refusal can be the
+			// state's doing (see controls). The control takes the
+			// block's next id after the retries'.
+			c := 2*len(variants) + i
+			if c >= r.blockWidth(f)-1 {
+				continue
+			}
+			cv, ok := l.round(f, fixtures.RetryDecline, v, first, r.requestID(f, c))
+			if !ok {
+				continue
+			}
+			cv.suffix = strings.TrimSuffix(cv.suffix, "retry") + "control"
+			l.last = nil
+			if err := l.fireStaged(ctx, f, cv); err != nil || l.deferred {
+				return err
+			}
+			if ok, why := controls(l.last, r.facts); !ok {
+				l.out.Note(fmt.Sprintf("%s: the control round (declined, the state as issued) did not complete the call: %s; the %s state is not sent, as nothing could tell its refusal from the control's (T-MRTR-5, T-MRTR-6)", variantID(f, v), why, f.Retry+"ed"))
+				continue
+			}
 		}
 		if err := l.fireStaged(ctx, f, rv); err != nil || l.deferred {
 			return err

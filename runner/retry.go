@@ -37,8 +37,15 @@ const retryAmbiguity = "T-MRTR-9"
 // reason is the server's (no state to tamper with or replay) a note says
 // so.
 func (l *lane) retry(f *fixtures.Fixture, v variant, ex *envelope.Exchange, id int) (variant, bool) {
+	return l.round(f, f.Retry, v, ex, id)
+}
+
+// round builds the second round of f as the kind of retry says (see
+// retry): f's own, or RetryDecline for the control round of a tamper
+// or replay (see control).
+func (l *lane) round(f *fixtures.Fixture, kind string, v variant, ex *envelope.Exchange, id int) (variant, bool) {
 	r := l.r
-	if !slices.Contains([]string{fixtures.RetryDecline, fixtures.RetryTamper, fixtures.RetryReplay}, f.Retry) ||
+	if !slices.Contains([]string{fixtures.RetryDecline, fixtures.RetryTamper, fixtures.RetryReplay}, kind) ||
 		r.sess.version != envelope.V20260728 || ex.Failure != "" || v.body != nil {
 		return variant{}, false
 	}
@@ -62,7 +69,7 @@ func (l *lane) retry(f *fixtures.Fixture, v variant, ex *envelope.Exchange, id i
 	// override that judges the reply.
 	stateRaw, argsRaw := state.Raw, ""
 	o := &expect.Override{}
-	switch f.Retry {
+	switch kind {
 	case fixtures.RetryDecline:
 		if err := o.Set("expect-ambiguity", retryAmbiguity); err != nil {
 			return variant{}, false
@@ -260,4 +267,30 @@ func otherArgs(t *expect.Tool, args gjson.Result, version string) (json.RawMessa
 		}
 	}
 	return nil, "no other arguments its inputSchema surely accepts that the checker can make"
+}
+
+// controls says whether the round that needs a control (a tamper or a
+// replay, judged by what refuses the state) is worth sending after its
+// control, the same request declined with the state as issued (ex): only
+// a control that completed the call (a result, neither input_required
+// nor a tool error) shows what the state changes. A server that refuses
+// or asks again whatever the state (a declined elicitation it will not
+// take, a sampling request the checker leaves unanswered) would pass the
+// tampered round without its state ever being checked (review rev22).
+// why says what the control got, when not.
+func controls(ex *envelope.Exchange, f *expect.Facts) (ok bool, why string) {
+	if ex == nil || ex.Failure != "" {
+		return false, "it could not be judged"
+	}
+	m := reply(ex, f)
+	res := m.Get("result")
+	switch {
+	case !res.IsObject():
+		return false, "it was refused"
+	case res.Get("resultType").Str == "input_required":
+		return false, "the server asked again"
+	case res.Get("isError").Type == gjson.True:
+		return false, "the tool answered with an error"
+	}
+	return true, ""
 }

@@ -156,10 +156,16 @@ func TestRetryStateRounds(t *testing.T) {
 			url, calls := askCalls(t, tc.fault)
 			c := runMRTR(t, url, tc.fixture)
 			cs := calls()
-			if len(cs) != 2 {
-				t.Fatalf("the ask tool was called %d times, want 2 (the call and its second round)", len(cs))
+			if len(cs) != 3 {
+				t.Fatalf("the ask tool was called %d times, want 3 (the call, the control round, the second round)", len(cs))
 			}
-			first, second := cs[0], cs[1]
+			first, control, second := cs[0], cs[1], cs[2]
+			if got, want := second.Get("params.requestState").Raw, control.Get("params.requestState").Raw; tc.fixture == "mrtr/state-replayed" && got != want {
+				t.Errorf("the replayed state %s, want the control's %s", got, want)
+			}
+			if control.Get("id").Raw == second.Get("id").Raw || control.Get("id").Raw == first.Get("id").Raw {
+				t.Errorf("the control round reuses an id (T-MRTR-10)")
+			}
 			if first.Get("id").Raw == second.Get("id").Raw {
 				t.Errorf("the second round reuses id %s (T-MRTR-10)", second.Get("id").Raw)
 			}
@@ -246,15 +252,23 @@ func TestRetryTamperFlips(t *testing.T) {
 				sent = append(sent, m.Get("params.requestState").Raw)
 				mu.Unlock()
 				w.Header().Set("Content-Type", "application/json")
+				if st := m.Get("params.requestState"); st.Exists() && st.Raw == tc.issued {
+					// The control: the state as issued completes the call.
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+m.Get("id").Raw+`,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"i","version":"1"}},"content":[{"type":"text","text":"declined"}]}}`)
+					return true
+				}
 				io.WriteString(w, `{"jsonrpc":"2.0","id":`+m.Get("id").Raw+`,"result":{"resultType":"input_required","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"i","version":"1"}},"requestState":`+tc.issued+`,"inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}}`)
 				return true
 			})
 			c := runMRTR(t, url, "mrtr/state-tampered")
-			if len(sent) != 2 {
-				t.Fatalf("the ask tool was called %d times, want 2", len(sent))
+			if len(sent) != 3 {
+				t.Fatalf("the ask tool was called %d times, want 3 (the call, the control, the tampered round)", len(sent))
 			}
-			if sent[1] != tc.want {
-				t.Errorf("tampered state %s, want %s", sent[1], tc.want)
+			if sent[1] != tc.issued {
+				t.Errorf("the control's state %s, want the issued %s", sent[1], tc.issued)
+			}
+			if sent[2] != tc.want {
+				t.Errorf("tampered state %s, want %s", sent[2], tc.want)
 			}
 			// A fresh input_required refuses the state: nothing to report.
 			if ids, detail := c.bad(); len(ids) > 0 {
@@ -302,5 +316,41 @@ func TestRetryStateNone(t *testing.T) {
 				t.Errorf("findings:\n%s", detail)
 			}
 		})
+	}
+}
+
+// TestRetryControlGates: a server that refuses or asks again on every
+// declined second round, whatever the state (here: asks again), gets no
+// tampered round, for its refusal would pass without the state ever
+// checked (review rev22): the control round is judged, a note says why
+// the tampered one was not sent, and T-MRTR-5 is not passed.
+func TestRetryControlGates(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	url := serveRefIntercepted(t, func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		m := gjson.ParseBytes(body)
+		if m.Get("method").Str != "tools/call" || m.Get("params.name").Str != "ask" {
+			return false
+		}
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+m.Get("id").Raw+`,"result":{"resultType":"input_required","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"i","version":"1"}},"requestState":"s1","inputRequests":{"e":{"method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":{"type":"object","properties":{"ok":{"type":"boolean"}}}}}}}}`)
+		return true
+	})
+	c := runMRTR(t, url, "mrtr/state-tampered")
+	if calls != 2 {
+		t.Errorf("the ask tool was called %d times, want 2 (the call and the control)", calls)
+	}
+	noted, tampered := false, false
+	for _, n := range c.notes {
+		noted = noted || strings.Contains(n, "the control round") && strings.Contains(n, "the server asked again")
+	}
+	for _, v := range c.verdicts {
+		tampered = tampered || v.Fixture == "mrtr/state-tampered/ask/retry"
+	}
+	if !noted || tampered {
+		t.Errorf("note %v, tampered round judged %v; want the note and no tampered round:\n%s", noted, tampered, strings.Join(c.notes, "\n"))
 	}
 }
