@@ -583,160 +583,12 @@ func validToolName(n string) bool {
 	return true
 }
 
-// subschemas are the keywords (JSON Schema 2020-12 and draft-07) whose
-// value is a schema or an array of schemas; schemaMaps those whose value
-// maps names to schemas (besides properties). Only these hold annotations
-// such as x-mcp-header.
-var (
-	subschemas = map[string]bool{
-		"additionalProperties": true, "items": true, "prefixItems": true, "additionalItems": true,
-		"contains": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true,
-		"if": true, "then": true, "else": true, "propertyNames": true,
-		"unevaluatedItems": true, "unevaluatedProperties": true, "contentSchema": true,
-	}
-	schemaMaps = map[string]bool{
-		"$defs": true, "definitions": true, "patternProperties": true,
-		"dependentSchemas": true, "dependencies": true,
-	}
-)
-
 // judgeParamHeaders applies T-HDR-7 and T-HDR-8 to one inputSchema.
 func judgeParamHeaders(p *Pass, path string, schema gjson.Result) {
 	seen := map[string]bool{}
-	var walk func(s gjson.Result, at string, direct bool)
-	walk = func(s gjson.Result, at string, direct bool) {
-		if !s.IsObject() {
-			return
-		}
-		s.ForEach(func(k, v gjson.Result) bool {
-			switch {
-			case k.Str == "x-mcp-header":
-				judgeParamHeader(p, at, s, localRef(schema, s), v, direct, seen)
-			case k.Str == "properties" && v.IsObject():
-				v.ForEach(func(name, sub gjson.Result) bool {
-					walk(sub, envelope.JoinPath(at+".properties", name.Str), direct)
-					return true
-				})
-			case schemaMaps[k.Str] && v.IsObject():
-				v.ForEach(func(name, sub gjson.Result) bool {
-					walk(sub, envelope.JoinPath(envelope.JoinPath(at, k.Str), name.Str), false)
-					return true
-				})
-			case !subschemas[k.Str]:
-				// A value (default, examples, const, enum) or an unknown
-				// keyword: what it holds is data, not a schema, and an
-				// "x-mcp-header" key in it annotates nothing.
-			case v.IsObject():
-				walk(v, envelope.JoinPath(at, k.Str), false)
-			case v.IsArray():
-				for i, it := range v.Array() {
-					walk(it, at+"."+k.Str+"."+strconv.Itoa(i), false)
-				}
-			}
-			return true
-		})
+	for _, d := range expect.HeaderDecls(schema, path) {
+		judgeParamHeader(p, d, seen)
 	}
-	walk(schema, path, true)
-}
-
-// localRef is the schema a property without a type of its own names
-// with a local $ref ("#/$defs/X", "#/definitions/X"), followed a few
-// steps (a loop ends there); prop itself when it has a type, names no
-// local reference, or one that does not resolve (then the kind is read
-// as typed through $ref).
-func localRef(root, prop gjson.Result) gjson.Result {
-	for range 8 {
-		ref := prop.Get("$ref")
-		if prop.Get("type").Exists() || ref.Type != gjson.String || !strings.HasPrefix(ref.Str, "#/") {
-			return prop
-		}
-		var path []string
-		for _, seg := range strings.Split(ref.Str[2:], "/") {
-			// JSON Pointer (RFC 6901): ~1 is "/", ~0 is "~".
-			path = append(path, strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~"))
-		}
-		target := root
-		for _, seg := range path {
-			target = target.Get(gjson.Escape(seg))
-		}
-		if !target.IsObject() {
-			return prop
-		}
-		prop = target
-	}
-	return prop
-}
-
-// Kinds of property an x-mcp-header may sit on.
-const (
-	headerScalar   = iota // type string, integer or boolean
-	headerNullable        // one of them or null, or an enum or const of them
-	headerRef             // typed through $ref alone
-	headerOther
-)
-
-// headerPropertyKind reads the type a property gives its value, as T-HDR-7
-// sorts them.
-func headerPropertyKind(prop gjson.Result) int {
-	scalar := func(t string) bool { return t == "string" || t == "integer" || t == "boolean" }
-	t := prop.Get("type")
-	switch {
-	case t.Type == gjson.String && scalar(t.Str):
-		return headerScalar
-	case t.IsArray():
-		// One scalar type, and null beside it: a nullable property.
-		kinds, null := 0, false
-		for _, e := range t.Array() {
-			switch {
-			case scalar(e.Str):
-				kinds++
-			case e.Str == "null":
-				null = true
-			default:
-				return headerOther
-			}
-		}
-		switch {
-		case kinds == 1 && null:
-			return headerNullable
-		case kinds == 1 && len(t.Array()) == 1:
-			return headerScalar // ["string"] is "string"
-		}
-	case !t.Exists() && prop.Get("$ref").Exists():
-		// The type stands elsewhere in the schema: the property may be
-		// a scalar, which a client must resolve the reference to see.
-		return headerRef
-	case !t.Exists():
-		// An enum or const of one scalar type (and null).
-		vals := prop.Get("enum").Array()
-		if c := prop.Get("const"); c.Exists() {
-			vals = append(vals, c)
-		}
-		kind := ""
-		for _, v := range vals {
-			k := ""
-			switch {
-			case v.Type == gjson.Null:
-				continue
-			case v.Type == gjson.String:
-				k = "string"
-			case v.Type == gjson.True, v.Type == gjson.False:
-				k = "boolean"
-			case v.Type == gjson.Number && envelope.IsInteger(v.Raw):
-				k = "integer"
-			default:
-				return headerOther
-			}
-			if kind != "" && k != kind {
-				return headerOther
-			}
-			kind = k
-		}
-		if kind != "" {
-			return headerNullable
-		}
-	}
-	return headerOther
 }
 
 // propertyType says, for a finding, how a property types its value.
@@ -757,28 +609,27 @@ func propertyType(prop gjson.Result) string {
 
 var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "api-key", "api_key", "credential", "authorization"}
 
-// typed is prop, or the schema its local $ref names (see localRef).
-func judgeParamHeader(p *Pass, at string, prop, typed, v gjson.Result, direct bool, seen map[string]bool) {
-	path := at + ".x-mcp-header"
-	name := v.Str
+func judgeParamHeader(p *Pass, d expect.HeaderDecl, seen map[string]bool) {
+	path := d.At + ".x-mcp-header"
+	name, prop, typed := d.Value.Str, d.Prop, d.Typed
 	switch {
-	case v.Type != gjson.String || name == "" || !envelope.IsToken(name):
-		p.Failf(path, "x-mcp-header %s is not a non-empty HTTP token (T-HDR-7)", clip(v.Raw))
+	case !d.Named():
+		p.Failf(path, "x-mcp-header %s is not a non-empty HTTP token (T-HDR-7)", clip(d.Value.Raw))
 		return
-	case !direct:
+	case !d.Direct:
 		p.Failf(path, "x-mcp-header %s sits under items, composition or $ref; only properties reached through properties may carry one (T-HDR-7)", Quote(name, quoteN))
 	case seen[strings.ToLower(name)]:
 		p.Failf(path, "x-mcp-header %s is used twice (case-insensitively) in one inputSchema (T-HDR-7)", Quote(name, quoteN))
 	}
 	seen[strings.ToLower(name)] = true
-	switch headerPropertyKind(typed) {
-	case headerOther:
+	switch expect.HeaderKind(typed) {
+	case expect.HeaderOther:
 		p.Failf(path, "x-mcp-header %s is on a property %s; only a property of one type, integer, string or boolean, may carry one (T-HDR-7)", Quote(name, quoteN), propertyType(typed))
-	case headerNullable:
+	case expect.HeaderNullable:
 		// T-HDR-4 foresees a null value (no header then), so a
 		// nullable property may be meant; T-HDR-7 names single types.
 		p.Warnf(path, "x-mcp-header %s is on a property that is nullable, or typed by enum or const alone; T-HDR-7 names only integer, string and boolean properties", Quote(name, quoteN))
-	case headerRef:
+	case expect.HeaderRef:
 		p.Warnf(path, "x-mcp-header %s is on a property typed through $ref, which a client must resolve to see an integer, string or boolean (T-HDR-7)", Quote(name, quoteN))
 	}
 	lower := strings.ToLower(name + " " + prop.Get("description").Str)

@@ -1086,9 +1086,11 @@ const maxParamDepth = 32
 // inputSchema marks x-mcp-header, reached from the root through
 // properties alone (T-HDR-7), and that hold a value other than null:
 // the Mcp-Param-* headers the call must carry (T-HDR-4). None when the
-// tool has no inputSchema.
+// tool has no inputSchema, or one whose declarations T-HDR-7 makes
+// invalid: such a tool is dropped by a conforming client, and a header
+// it declares may be one no client can send (review rev23).
 func (t *Tool) ParamArgs(args gjson.Result) []ParamArg {
-	if t == nil || t.Input == nil {
+	if t == nil || t.Input == nil || headersInvalid(gjson.ParseBytes(t.Input)) {
 		return nil
 	}
 	var out []ParamArg
