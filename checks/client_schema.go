@@ -94,10 +94,24 @@ schema.ts (and a NumberSchema's request) number.`,
 				p.Failf(clientPath(e.Location), "%s", pr)
 			}
 		}
-		if answers == "elicitation/create" {
-			cp.msg.Get("result.content").ForEach(func(k, v gjson.Result) bool {
+		// A fraction in an elicitation answer: in 2025-xx the response
+		// to elicitation/create, in 2026-07-28 an answer among a retry's
+		// inputResponses (an ElicitResult: it has an action).
+		fractions := func(content gjson.Result, at string) {
+			content.ForEach(func(k, v gjson.Result) bool {
 				if v.Type == gjson.Number && !envelope.IsInteger(v.Raw) {
-					p.Deviate(expect.Want{Level: expect.Open, Rule: "the generated JSON Schema types an elicitation answer's numbers as integer, schema.ts as number"}, "result.content."+k.Str, "value %s is no integer", clip(v.Raw))
+					p.Deviate(expect.Want{Level: expect.Open, Rule: "the generated JSON Schema types an elicitation answer's numbers as integer, schema.ts as number"}, envelope.JoinPath(at, k.Str), "value %s is no integer", clip(v.Raw))
+				}
+				return true
+			})
+		}
+		if answers == "elicitation/create" {
+			fractions(cp.msg.Get("result.content"), "result.content")
+		}
+		if cp.kind != kindResponse {
+			cp.msg.Get("params.inputResponses").ForEach(func(k, v gjson.Result) bool {
+				if v.Get("action").Type == gjson.String {
+					fractions(v.Get("content"), envelope.JoinPath("params.inputResponses", k.Str)+".content")
 				}
 				return true
 			})
