@@ -290,7 +290,9 @@ server did not send, or a second one, fails. Ids compare by value, as the
 MCP schema's JSON Schema does: an answer that spells the integer id 7 as
 7.0 or 7e0 answers request 7, but a receiver may read it as a float or
 match it by its text, so it warns (CLI1002's reading of such an id). In 2026-07-28 the server sends
-no requests, so a client sends no responses (T-HTTP-3, T-STDIO-4). When the
+no requests, so a client sends no responses (T-HTTP-3, T-STDIO-4); one
+that answers a request a server sent all the same (T-LIFE-15 broken
+first) only warns. When the
 relay did not see the session begin, or lost messages of it, or the session
 outgrew what the checker keeps and an exchange still open (a GET stream the
 server may ask on) was forgotten, a response it cannot match is not judged. A request the client never answered before
@@ -306,6 +308,13 @@ from one the user abandoned.`,
 		}
 		m := &cp.msg
 		if cp.version == envelope.V20260728 {
+			if _, ok := cp.view.c.asked[envelope.IDKey(m.Get("id"))]; ok {
+				// The server broke T-LIFE-15 first; answering its request
+				// (JSON-RPC §4: a request is answered) is no reading a
+				// client could avoid, so only a warn (review rev23).
+				p.Warnf("message", "the client answers a request the server sent, which a 2026-07-28 server never sends (T-LIFE-15); a 2026-07-28 client sends only requests and notifications (T-HTTP-3, T-STDIO-4)")
+				return nil
+			}
 			p.Failf("message", "the client sends a response, but in 2026-07-28 the server sends no requests and a client sends only requests and notifications (T-HTTP-3, T-STDIO-4)")
 			return nil
 		}
