@@ -58,7 +58,13 @@ application/json warns: servers commonly refuse it with 415.`,
 		}
 		if m.HTTPMethod == http.MethodPost || m.HTTPMethod == "" {
 			ct, ok := envelope.HeaderValue(m.Header, "Content-Type")
+			all := envelope.HeaderValues(m.Header, "Content-Type")
 			switch {
+			case len(all) > 1:
+				// A singleton field (RFC 9110 §5.3: no sender generates
+				// it twice); a server reads either line, or refuses it
+				// with 415 (server-everything does; review rev23).
+				p.Warnf("http.header.content-type", "Content-Type is sent %d times (%s); it is a single field, and servers commonly refuse such a POST with 415 (T-HTTP-6, AMB-17)", len(all), Quote(strings.Join(all, ", "), quoteN))
 			case !ok && len(m.Body) > 0:
 				p.Warnf("http.header.content-type", "the POST has no Content-Type; servers commonly refuse that with 415 (T-HTTP-6, AMB-17)")
 			case ok && envelope.MediaType(ct) != "application/json":
