@@ -427,10 +427,25 @@ func decimalText(raw string) string {
 }
 
 // sameNumber compares a header's decimal text with a JSON number by
-// value (T-HDR-5: 42 and 42.0 match).
+// value (T-HDR-5: 42 and 42.0 match, and so do 02 and +2, which every
+// integer reader takes for 2 though JSON spells neither; review rev23).
 func sameNumber(header, raw string) bool {
-	h := gjson.Parse(strings.TrimSpace(header))
-	return h.Type == gjson.Number && envelope.SameID(h, gjson.Parse(raw))
+	h := strings.TrimSpace(header)
+	sign := ""
+	switch {
+	case strings.HasPrefix(h, "+"):
+		h = h[1:]
+	case strings.HasPrefix(h, "-"):
+		sign, h = "-", h[1:]
+	}
+	if d := strings.TrimLeft(h, "0"); d != h {
+		if d == "" || d[0] < '0' || d[0] > '9' {
+			d = "0" + d // 0, 0.5, 0e1
+		}
+		h = d
+	}
+	n := gjson.Parse(sign + h)
+	return h != "" && n.Type == gjson.Number && envelope.SameID(n, gjson.Parse(raw))
 }
 
 var ClientModernMeta = &Check{
