@@ -17,7 +17,9 @@ var ClientEnvelope = &Check{
 	Doc: `Every message the client sends (a stdio line, a POST body) is one
 JSON-RPC 2.0 message: valid JSON in UTF-8 (T-RPC-2), a single object, not a
 batch array (removed in 2025-06-18; T-RPC-12, T-HTTP-3, T-STDIO-4; a
-session that speaks 2025-03-26 may send one, T-V0326-1), with
+session that speaks 2025-03-26 may send one, T-V0326-1, but never
+with an initialize request in it: "The initialize request MUST NOT be
+part of a JSON-RPC batch", 2025-03-26 lifecycle, Initialization), with
 "jsonrpc": "2.0" (T-RPC-1), a string method or else an id, result or error,
 and params, when present, an object (T-RPC-13). A POST with no body carries
 no message (T-HTTP-3). A byte order mark fails over HTTP (RFC 8259 §8.1
@@ -51,6 +53,9 @@ carries no message and is not judged here.`,
 			return fmt.Errorf("the message nests deeper than %d levels, beyond what the checker reads", envelope.MaxDepth)
 		case !m.Valid:
 			p.Failf("message", "the message is not valid JSON (T-RPC-1)")
+			return nil
+		case m.IsArray() && batchHoldsInitialize(m):
+			p.Failf("message", "the batch holds an initialize request, which is never part of a JSON-RPC batch (2025-03-26 lifecycle, Initialization: \"The initialize request MUST NOT be part of a JSON-RPC batch\"; later versions have no batches, T-RPC-12)")
 			return nil
 		case m.IsArray() && cp.version == envelope.V20250326:
 			return Skip("a batch, which 2025-03-26 allows (T-V0326-1)")
@@ -156,9 +161,23 @@ were dropped) is not judged either. The id of a 2026-07-28 probe
 client that then fell back, warns when reused, answered or not (the
 2026-07-28 backward compatibility rules let silence mark a server legacy,
 and the probe is abandoned): whether the probe belongs to the session is
-open. The requests inside a batch (2025-03-26) use their ids in the
-session, so a later request reusing one fails; a batch itself is judged
-whole, not member by member.
+open. The requests inside a batch (2025-03-26) are judged member by
+member as single requests are: an id already in flight or used before
+in the session fails, and so do two members with one id (two requests
+in flight with it); their ids are used in the session, so a later
+request reusing one fails.
+
+A 2026-07-28 retry of a request answered input_required (tools/call,
+prompts/get, resources/read) uses a new JSON-RPC id (T-MRTR-10), though
+2026-07-28 otherwise lets an answered id be used again. The relay pairs
+a retry with the round it retries without guessing: the same method and
+name, with the requestState that round's result issued, or, with no
+requestState, inputResponses whose keys that round asked for (a round
+not yet retried with its state). A retry with the id of every round it
+may retry fails; where it may retry rounds of other ids it is not
+judged, and paired by inputResponses alone over HTTP without a session
+(the relay cannot tell clients apart) it warns. The retry's
+requestState is CLI1014's.
 
 A progressToken (params._meta.progressToken) is likewise never that of
 another of the client's requests still awaiting its answer: progress
@@ -175,13 +194,22 @@ so its reuse then is not judged.`,
 		if err != nil {
 			return err
 		}
+		if cp.kind == kindOther && cp.msg.IsArray() {
+			if cp.view.c.lost {
+				return skipLost
+			}
+			return batchIDReuse(p, cp)
+		}
 		if cp.kind != kindRequest {
 			return skipNotRequest
 		}
 		if cp.view.c.lost {
 			return skipLost
 		}
-		idErr := clientIDReuse(p, cp)
+		idErr := clientIDReuse(p, cp, cp.msg.Get("id"), "")
+		if idErr == nil {
+			retryIDReuse(p, cp)
+		}
 		if tokErr := clientTokenReuse(p, cp); tokErr != nil {
 			return idErr
 		}
@@ -214,9 +242,53 @@ func clientTokenReuse(p *Pass, cp *clientPass) error {
 	return nil
 }
 
-// clientIDReuse judges the request's id against those the client used.
-func clientIDReuse(p *Pass, cp *clientPass) error {
-	id := cp.msg.Get("id")
+// batchHoldsInitialize: a member of the batch is an initialize request.
+func batchHoldsInitialize(m *envelope.Message) bool {
+	for _, member := range m.Root().Array() {
+		if member.IsObject() && member.Get("method").Str == "initialize" && member.Get("id").Exists() {
+			return true
+		}
+	}
+	return false
+}
+
+// batchIDReuse judges the ids of a batch's requests (2025-03-26, T-V0326-1)
+// as a single request's are judged, and against each other: two members
+// with one id are two requests in flight with it (T-RPC-4).
+func batchIDReuse(p *Pass, cp *clientPass) error {
+	seen := map[string]int{}
+	requests := false
+	for i, member := range cp.msg.Root().Array() {
+		if !member.IsObject() || !member.Get("method").Exists() || !member.Get("id").Exists() {
+			continue
+		}
+		requests = true
+		id := member.Get("id")
+		key := envelope.IDKey(id)
+		if key == "" {
+			continue // CLI1002's (a member's id is not judged there)
+		}
+		where := fmt.Sprintf(" (the batch's member %d)", i+1)
+		if j, ok := seen[key]; ok {
+			if cp.view.c.stateless {
+				p.Warnf("id", "id %s%s is that of the batch's member %d too; over HTTP without a session the relay cannot tell clients apart, but one batch is one client's (T-RPC-4)", idText(id.Raw), where, j+1)
+				continue
+			}
+			p.Failf("id", "id %s%s%s is that of the batch's member %d too: two requests in flight with one id, whose answers cannot be told apart (T-RPC-4)", idText(id.Raw), inValue(id, key), where, j+1)
+			continue
+		}
+		seen[key] = i
+		clientIDReuse(p, cp, id, where)
+	}
+	if !requests {
+		return Skip("a batch of no requests")
+	}
+	return nil
+}
+
+// clientIDReuse judges a request's id against those the client used;
+// where names the batch member it is ("" a single request).
+func clientIDReuse(p *Pass, cp *clientPass, id gjson.Result, where string) error {
 	key := envelope.IDKey(id)
 	if key == "" {
 		return Skip("the id is no valid RequestId (see CLI1002)")
@@ -228,7 +300,7 @@ func clientIDReuse(p *Pass, cp *clientPass) error {
 		// 2025 session: silence marks the server legacy (2026-07-28
 		// backward compatibility) and the probe is abandoned, so this is open as for an
 		// answered probe's id.
-		p.Warnf("id", "id %s is that of a 2026-07-28 request sent before this session's initialize (%s) and left unanswered; a client that falls back on silence abandons it, and whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(c.used[key]))
+		p.Warnf("id", "id %s%s is that of a 2026-07-28 request sent before this session's initialize (%s) and left unanswered; a client that falls back on silence abandons it, and whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), where, seqText(c.used[key]))
 		return nil
 	}
 	if c.inFlight[key] > 0 {
@@ -240,10 +312,10 @@ func clientIDReuse(p *Pass, cp *clientPass) error {
 		}
 		earlier := seqText(first)
 		if c.stateless {
-			p.Warnf("id", "id %s is already in flight (%s); over stateless HTTP the relay cannot tell clients apart, so it may be another client's (T-RPC-4)", idText(id.Raw), earlier)
+			p.Warnf("id", "id %s%s is already in flight (%s); over stateless HTTP the relay cannot tell clients apart, so it may be another client's (T-RPC-4)", idText(id.Raw), where, earlier)
 			return nil
 		}
-		p.Failf("id", "id %s%s is reused while the request %s with it still awaits its answer (T-RPC-4)", idText(id.Raw), inValue(id, key), earlier)
+		p.Failf("id", "id %s%s%s is reused while the request %s with it still awaits its answer (T-RPC-4)", idText(id.Raw), inValue(id, key), where, earlier)
 		return nil
 	}
 	if cp.legacy() && !c.stateless {
@@ -253,24 +325,24 @@ func clientIDReuse(p *Pass, cp *clientPass) error {
 				// the session's initialize, by a client that then fell
 				// back: whether the probe belongs to the session is
 				// open.
-				p.Warnf("id", "id %s was used by a 2026-07-28 request before this session's initialize (%s); whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), seqText(first))
+				p.Warnf("id", "id %s%s was used by a 2026-07-28 request before this session's initialize (%s); whether that probe belongs to the session is open (T-RPC-4)", idText(id.Raw), where, seqText(first))
 				return nil
 			}
 			if c.doubted[key] {
 				// That request ended in a 5xx without its answer: the
 				// server, or a gateway, may have failed before or after
 				// it ran.
-				p.Warnf("id", "id %s was used by a request that ended in an HTTP 5xx without its answer (%s); whether it was used in this session is not known, as the server may have failed before or after it ran (T-RPC-4)", idText(id.Raw), seqText(first))
+				p.Warnf("id", "id %s%s was used by a request that ended in an HTTP 5xx without its answer (%s); whether it was used in this session is not known, as the server may have failed before or after it ran (T-RPC-4)", idText(id.Raw), where, seqText(first))
 				return nil
 			}
 			if c.refusedInit[key] {
 				// The server refused that initialize: whether a
 				// session held it, or began with the one after, is
 				// open.
-				p.Warnf("id", "id %s was used by an initialize the server refused (%s); whether that request belongs to this session is open (T-RPC-4)", idText(id.Raw), seqText(first))
+				p.Warnf("id", "id %s%s was used by an initialize the server refused (%s); whether that request belongs to this session is open (T-RPC-4)", idText(id.Raw), where, seqText(first))
 				return nil
 			}
-			p.Failf("id", "id %s%s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), inValue(id, key), seqText(first))
+			p.Failf("id", "id %s%s%s was used before in this session (%s); in 2025 versions an id is never reused within a session (T-RPC-4)", idText(id.Raw), inValue(id, key), where, seqText(first))
 		}
 	}
 	return nil

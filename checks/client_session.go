@@ -182,6 +182,8 @@ type conversation struct {
 
 	asked   map[string]asked  // the server's requests awaiting the client's answer
 	answers map[string]uint64 // id key of a server request → the client's answer to it
+
+	mrtr *mrtrState // 2026-07-28 input_required rounds (client_mrtr.go)
 }
 
 // asked is one server request awaiting the client's answer.
@@ -549,6 +551,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 			if tk := envelope.IDKey(msg.Get("params._meta.progressToken")); tk != "" {
 				c.offer(m.Seq, tk)
 			}
+			c.mrtrSent(m.Seq, &msg)
 			if c.initSeq == 0 && method.Str != "initialize" && modernMessage(m, &msg) && len(c.probed) < maxUsedIDs {
 				if c.probed == nil {
 					c.probed = map[string]bool{}
@@ -782,6 +785,7 @@ func (t *ClientTracker) Close(e *Closed) {
 			c.ended = e.Request
 		}
 	}
+	c.mrtrClosed(e)
 	if key, ok := c.open[e.Request]; ok {
 		delete(c.open, e.Request)
 		if c.inFlight[key]--; c.inFlight[key] <= 0 {

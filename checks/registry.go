@@ -24,6 +24,7 @@ func All() []*Check {
 		ClientSchemaValid,     // CLI1011
 		ClientToolArguments,   // CLI1012
 		ClientCapabilityUse,   // CLI1013
+		ClientRetryState,      // CLI1014
 
 		CodeInTable,         // ERR1001
 		CodeFits,            // ERR1002
