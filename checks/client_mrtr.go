@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"fmt"
+
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
@@ -82,7 +84,9 @@ func (c *conversation) mrtrSent(seq uint64, msg *envelope.Message) {
 		}
 	}
 	c.mrtr.calls[seq] = mrtrCall{method: method, name: name, idKey: key, id: msg.Get("id").Raw}
-	if st := msg.Get("params.requestState"); st.Type == gjson.String {
+	st, resp := msg.Get("params.requestState"), msg.Get("params.inputResponses")
+	switch {
+	case st.Type == gjson.String:
 		// A retry carrying a state marks the rounds that issued it as
 		// retried: a later retry that drops a state is not theirs.
 		for i := range c.mrtr.rounds {
@@ -90,6 +94,21 @@ func (c *conversation) mrtrSent(seq uint64, msg *envelope.Message) {
 			if r.hasState && r.state == st.Str && r.method == method && r.name == name {
 				r.retried = true
 			}
+		}
+	case !st.Exists() && resp.Exists():
+		// A retry without a state that only one round not yet retried
+		// can be the retry of marks that one retried.
+		only := -1
+		for i, r := range c.mrtr.rounds {
+			if !r.retried && r.method == method && r.name == name && coversKeys(r.asked, resp) {
+				if only >= 0 {
+					return
+				}
+				only = i
+			}
+		}
+		if only >= 0 {
+			c.mrtr.rounds[only].retried = true
 		}
 	}
 }
@@ -274,7 +293,7 @@ HTTP), so it does not fail. A retry's id is CLI1003's.`,
 		case rt.state.Exists() && rt.state.Type != gjson.String:
 			return Skip("requestState is no string (see CLI1011)")
 		case rt.byState && len(rt.rounds) == 0:
-			p.Warnf(path, "requestState %s is none that an input_required result of %s %s issued (the last, %s, gave %s); a retry echoes requestState byte for byte (T-MRTR-10)", Quote(rt.state.Str, quoteN), cp.method, Quote(last.name, quoteN), seqText(last.seq), stateText(last))
+			p.Warnf(path, "requestState %s is none that an input_required result of %s %s issued (the last, %s, gave %s%s); a retry echoes requestState byte for byte (T-MRTR-10)", Quote(rt.state.Str, quoteN), cp.method, Quote(last.name, quoteN), seqText(last.seq), stateText(last), differAt(rt.state.Str, last))
 		case !rt.byState && len(rt.rounds) > 0:
 			for _, r := range rt.rounds {
 				if !r.hasState {
@@ -293,4 +312,17 @@ func stateText(r mrtrRound) string {
 		return "none"
 	}
 	return Quote(r.state, quoteN)
+}
+
+// differAt names the first byte where a state differs from the one round
+// r issued, when the quoted texts may not show it ("" else).
+func differAt(got string, r mrtrRound) string {
+	if !r.hasState || len(got) <= quoteN && len(r.state) <= quoteN {
+		return ""
+	}
+	i := 0
+	for i < len(got) && i < len(r.state) && got[i] == r.state[i] {
+		i++
+	}
+	return fmt.Sprintf("; the two first differ at byte %d", i)
 }
