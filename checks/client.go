@@ -191,6 +191,15 @@ func needClient(p *Pass) (*clientPass, error) {
 	return p.client, nil
 }
 
+// needClientRequest guards the checks that judge a client's requests.
+func needClientRequest(p *Pass) (*clientPass, error) {
+	cp, err := needClient(p)
+	if err == nil && cp.kind != kindRequest {
+		return nil, skipNotRequest
+	}
+	return cp, err
+}
+
 // Error values, so that returning one allocates nothing (see rpc.go).
 var (
 	skipNotClient   error = SkipError("judges the client's messages (proxy, wrap)")

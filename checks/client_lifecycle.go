@@ -464,12 +464,9 @@ client spoke 2026-07-28 before in the session. Notifications are not
 judged: the spec defines no header rules for notification POSTs (AMB-5)
 and asks _meta of requests only.`,
 	Run: func(p *Pass) error {
-		cp, err := needClient(p)
+		cp, err := needClientRequest(p)
 		if err != nil {
 			return err
-		}
-		if cp.kind != kindRequest {
-			return skipNotRequest
 		}
 		if cp.version != envelope.V20260728 {
 			return skipLegacy

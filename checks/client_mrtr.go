@@ -270,12 +270,9 @@ it may retry was given: the relay may not have seen the round that
 issued the state (it started mid-way, or another client on stateless
 HTTP), so it does not fail. A retry's id is CLI1003's.`,
 	Run: func(p *Pass) error {
-		cp, err := needClient(p)
+		cp, err := needClientRequest(p)
 		if err != nil {
 			return err
-		}
-		if cp.kind != kindRequest {
-			return skipNotRequest
 		}
 		if cp.version != envelope.V20260728 {
 			return skipLegacy

@@ -105,12 +105,9 @@ a float: it warns. So does an integer beyond 2^53, which receivers that read
 numbers as IEEE doubles cannot hold exactly (RFC 8259 §6). The ids of the
 client's answers to server requests are CLI1004's.`,
 	Run: func(p *Pass) error {
-		cp, err := needClient(p)
+		cp, err := needClientRequest(p)
 		if err != nil {
 			return err
-		}
-		if cp.kind != kindRequest {
-			return skipNotRequest
 		}
 		id := cp.msg.Get("id")
 		switch id.Type {
