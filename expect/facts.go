@@ -1090,7 +1090,11 @@ const maxParamDepth = 32
 // invalid: such a tool is dropped by a conforming client, and a header
 // it declares may be one no client can send (review rev23).
 func (t *Tool) ParamArgs(args gjson.Result) []ParamArg {
-	if t == nil || t.Input == nil || headersInvalid(gjson.ParseBytes(t.Input)) {
+	if t == nil || t.Input == nil {
+		return nil
+	}
+	in := gjson.ParseBytes(t.Input)
+	if headersInvalid(in) {
 		return nil
 	}
 	var out []ParamArg
@@ -1111,6 +1115,6 @@ func (t *Tool) ParamArgs(args gjson.Result) []ParamArg {
 			return true
 		})
 	}
-	walk(gjson.ParseBytes(t.Input), args, nil)
+	walk(in, args, nil)
 	return out
 }
