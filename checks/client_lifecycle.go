@@ -3,6 +3,7 @@ package checks
 import (
 	"math/big"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -426,9 +427,14 @@ func decimalText(raw string) string {
 	return i.String()
 }
 
+// plainNumber is a JSON number without its sign and leading zeros.
+var plainNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
 // sameNumber compares a header's decimal text with a JSON number by
 // value (T-HDR-5: 42 and 42.0 match, and so do 02 and +2, which every
 // integer reader takes for 2 though JSON spells neither; review rev23).
+// Only the whole text is a number: "+-2" or "2,3" is no spelling of one,
+// though a lenient reader takes the number it starts with (review rev24).
 func sameNumber(header, raw string) bool {
 	h := strings.TrimSpace(header)
 	sign := ""
@@ -444,8 +450,10 @@ func sameNumber(header, raw string) bool {
 		}
 		h = d
 	}
-	n := gjson.Parse(sign + h)
-	return h != "" && n.Type == gjson.Number && envelope.SameID(n, gjson.Parse(raw))
+	if !plainNumber.MatchString(h) {
+		return false
+	}
+	return envelope.SameID(gjson.Parse(sign+h), gjson.Parse(raw))
 }
 
 var ClientModernMeta = &Check{

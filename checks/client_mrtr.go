@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -242,7 +243,10 @@ func retryIDReuse(p *Pass, cp *clientPass) {
 	if !rt.byState {
 		how = "its method, name and inputResponses"
 	}
-	if cp.view.c.stateless && !rt.byState {
+	// Over HTTP without a session the relay cannot tell clients apart:
+	// an id only proves a reuse where the rounds pair by a state no
+	// earlier retry carried (a fixed state may be given to every client).
+	if cp.view.c.stateless && (!rt.byState || slices.ContainsFunc(rt.rounds, func(r mrtrRound) bool { return r.retried })) {
 		p.Warnf("id", "id %s is that of the request %s this retry answers (paired by %s) with the input_required result it got; a retry uses a new JSON-RPC id (T-MRTR-10), though over HTTP without a session the relay cannot tell clients apart", idText(cp.msg.Get("id").Raw), seqText(r.seq), how)
 		return
 	}
