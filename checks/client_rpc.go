@@ -172,9 +172,10 @@ name, with the requestState that round's result issued, or, with no
 requestState, inputResponses whose keys that round asked for (a round
 not yet retried with its state). A retry with the id of every round it
 may retry fails; where it may retry rounds of other ids it is not
-judged, and paired by inputResponses alone over HTTP without a session
-(the relay cannot tell clients apart) it warns. The retry's
-requestState is CLI1014's.
+judged. Over HTTP without a session the relay cannot tell clients
+apart, so it warns where the pairing is by inputResponses alone, or by
+a state an earlier retry carried already (a server may give every
+client one fixed state). The retry's requestState is CLI1014's.
 
 A progressToken (params._meta.progressToken) is likewise never that of
 another of the client's requests still awaiting its answer: progress
