@@ -15,7 +15,7 @@ import (
 var MethodResults = &Check{
 	ID:       "PRO1008",
 	Title:    "A result keeps the rules of the method it answers",
-	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8, T-LIFE-17, T-CACHE-3",
+	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8, T-LIFE-17, T-CACHE-3, T-PAGE-3",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `What a result may carry depends on the method and the request:
@@ -27,7 +27,13 @@ var MethodResults = &Check{
   accepts both).
 - completion/complete answers at most 100 values (T-COMP-1).
 - A later page of a 2026-07-28 list keeps the cacheScope of its first
-  page (T-CACHE-3; ttlMs may differ), where the run followed the pages.
+  page (T-CACHE-3; ttlMs may differ), where the run followed the pages
+  or the traffic showed them.
+- A later page that hands out a nextCursor an earlier page of its
+  listing handed out sends a client round without end: it warns, as
+  cursors are to be stable (T-PAGE-3, a SHOULD). A cursor another
+  listing handed out is no loop: cursors are opaque, and a stateless
+  server may give every listing the same offsets.
 - The keys of capabilities.extensions (2026-07-28) follow the _meta key
   grammar with a prefix that is not optional: "io.example/tasks", never
   "tasks" (T-LIFE-17).
@@ -110,10 +116,19 @@ PRO1002's to judge.`,
 				}
 			}
 		}
-		if x.PageScope != "" && x.Version == envelope.V20260728 {
+		if x.Page.Scope != "" && x.Version == envelope.V20260728 {
 			judged = true
-			if s := r.Get("cacheScope"); s.Type == gjson.String && s.Str != x.PageScope {
-				p.Failf("result.cacheScope", "cacheScope is %s on a later page, %s on the first; every page of one list keeps one (T-CACHE-3)", Quote(s.Str, quoteN), Quote(x.PageScope, quoteN))
+			if s := r.Get("cacheScope"); s.Type == gjson.String && s.Str != x.Page.Scope {
+				p.Failf("result.cacheScope", "cacheScope is %s on a later page, %s on the first; every page of one list keeps one (T-CACHE-3)", Quote(s.Str, quoteN), Quote(x.Page.Scope, quoteN))
+			}
+		}
+		if len(x.Page.Cursors) > 0 {
+			// A cursor is opaque and may be reused by another listing, so
+			// only one this listing handed out already is known to loop;
+			// "stable" cursors are a SHOULD.
+			judged = true
+			if c := r.Get("nextCursor"); c.Type == gjson.String && slices.Contains(x.Page.Cursors, c.Str) {
+				p.Warnf("result.nextCursor", "nextCursor %s is one an earlier page of this listing handed out: a client following the pages goes round without end (T-PAGE-3)", Quote(c.Str, quoteN))
 			}
 		}
 		switch {
@@ -398,7 +413,9 @@ var ToolListing = &Check{
   2026-07-28), and in 2025-xx
   each outputSchema too (T-TOOL-11);
 - tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . and unique
-  (T-TOOL-5, a SHOULD from 2025-11-25: a warning);
+  (T-TOOL-5, a SHOULD from 2025-11-25: a warning), across the pages of
+  one listing too (a name an earlier page listed warns; the first 1,000
+  names of a listing are kept);
 - in 2026-07-28 every x-mcp-header is a non-empty HTTP token, unique
   case-insensitively, on an integer, string or boolean property reached
   through properties alone (T-HDR-7); a header named like a secret warns
@@ -489,6 +506,10 @@ func judgeTools(p *Pass, tools gjson.Result) {
 		p.Failf("result.tools", "tools/list lists tools, but the server did not declare the tools capability (T-TOOL-1)")
 	}
 	seen := map[string]bool{}
+	earlier := make(map[string]bool, len(x.Page.Names))
+	for _, n := range x.Page.Names {
+		earlier[n] = true
+	}
 	var names []string
 	for i, t := range tools.Array() {
 		path := "result.tools." + strconv.Itoa(i)
@@ -507,6 +528,10 @@ func judgeTools(p *Pass, tools gjson.Result) {
 		}
 		switch {
 		case nm.Type != gjson.String:
+		case !seen[name] && earlier[name] && x.Version == envelope.V20250618:
+			p.Warnf(path+".name", "tool name %s was listed on an earlier page of this listing too; the 2025-06-18 tools page calls a tool's name its unique identifier", Quote(name, quoteN))
+		case !seen[name] && earlier[name]:
+			p.Warnf(path+".name", "tool name %s was listed on an earlier page of this listing too (T-TOOL-5)", Quote(name, quoteN))
 		case seen[name] && x.Version == envelope.V20250618:
 			p.Warnf(path+".name", "tool name %s is listed twice; the 2025-06-18 tools page calls a tool's name its unique identifier", Quote(name, quoteN))
 		case seen[name]:

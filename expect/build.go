@@ -61,10 +61,10 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 		// relay's client that did the same.
 		EndedByClient().apply(e)
 	}
-	if c := e.Request.Get("params.cursor"); e.PageScope == "" && c.Type == gjson.String && e.Version == envelope.V20260728 {
-		// A page the traffic showed the list's first page of (lint, a
-		// relay): held to its cacheScope as the run's own pages are.
-		e.PageScope = f.PageScope(e.Method, c.Str)
+	if c := e.Request.Get("params.cursor"); e.Page.Empty() && c.Type == gjson.String {
+		// A page the traffic showed the listing's earlier pages of (lint,
+		// a relay): judged by them as the run's own pages are.
+		e.Page = f.Listing(e.Method, c.Str)
 	}
 	e.bigID()
 	if v := legacyReading(ex, e, rs[0].body); v != "" {

@@ -155,9 +155,9 @@ type Expectation struct {
 	// the user must visit, a capability the client lacks, a validator's
 	// rule): an error with one of them does not break Served.
 	ServedExcept []int
-	// PageScope is the cacheScope the first page of the list gave, when
-	// the request asks a later page: every page keeps it (T-CACHE-3).
-	PageScope string
+	// Page is what the earlier pages of the listing showed, when the
+	// request asks a later page.
+	Page Listing
 	// Codes name the condition, preferred first; Code says how sure. With
 	// Code Free any code of the version's table is right.
 	Codes []int

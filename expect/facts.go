@@ -82,11 +82,11 @@ type Facts struct {
 	// maxSessions): a request naming an issued session not ended is in a
 	// session the server holds.
 	issued, ended []string
-	// pages are the 2026-07-28 list pages the traffic showed: for a
-	// method's nextCursor, the cacheScope the first page of the listing
-	// that last handed it out gave (the latest maxPages), so that the
-	// page it leads to is held to it (T-CACHE-3).
-	pages []pageScope
+	// pages are the list pages the traffic showed: for a method's
+	// nextCursor, what the pages of the listing that last handed it out
+	// showed (the latest maxPages), so that the page it leads to is
+	// judged by them.
+	pages []page
 	// bySession are what each HTTP session of the traffic negotiated
 	// (the latest maxSessions): a relay before several clients judges an
 	// exchange in a session by that session's version and capabilities,
@@ -546,8 +546,8 @@ type wireFacts struct {
 	// BySession carries what each session negotiated, so that lint of
 	// a relay's recording judges each exchange by its own session.
 	BySession []negotiation `json:"bySession,omitempty"`
-	// Pages carry the list pages' cacheScopes (see Facts.PageScope).
-	Pages []pageScope `json:"pages,omitempty"`
+	// Pages carry what the list pages showed (see Facts.Listing).
+	Pages []page `json:"pages,omitempty"`
 }
 
 // wirePrompt is the transcript form of a Prompt.
@@ -639,8 +639,9 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			f.bySession, err = parseNegotiations(val)
 		case "pages":
 			for _, pg := range val.Array() {
-				if m, c, s := pg.Get("method"), pg.Get("cursor"), pg.Get("cacheScope"); m.Type == gjson.String && c.Type == gjson.String && s.Type == gjson.String {
-					f.pages = append(f.pages, pageScope{m.Str, c.Str, s.Str})
+				if m, c := pg.Get("method"), pg.Get("cursor"); m.Type == gjson.String && c.Type == gjson.String {
+					f.pages = append(f.pages, page{Method: m.Str, Cursor: c.Str, Listing: Listing{
+						Scope: pg.Get("cacheScope").Str, Cursors: stringList(pg.Get("cursors")), Names: stringList(pg.Get("names"))}})
 				}
 			}
 		case "prompts":
@@ -886,68 +887,6 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		n.learnList(key, items, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	}
 	return n
-}
-
-// A pageScope is the cacheScope a list's first page gave, for the page a
-// cursor leads to.
-type pageScope struct {
-	Method string `json:"method"`
-	Cursor string `json:"cursor"`
-	Scope  string `json:"cacheScope"`
-}
-
-// maxPages bounds the pages remembered.
-const maxPages = 64
-
-// PageScope is the cacheScope of the first page of the list whose page a
-// request with cursor asks for, "" when the traffic did not show it. A
-// cursor two listings handed out (an offset a stateless server gives
-// every listing) leads on the latest: its scope may differ from an
-// earlier listing's, as a scope may follow the authorization context.
-func (f *Facts) PageScope(method, cursor string) string {
-	if f == nil {
-		return ""
-	}
-	for i := len(f.pages) - 1; i >= 0; i-- {
-		if p := f.pages[i]; p.Method == method && p.Cursor == cursor {
-			return p.Scope
-		}
-	}
-	return ""
-}
-
-// learnPage remembers the scope a page of a 2026-07-28 list hands on to
-// the page its nextCursor leads to: its own on a first page, the first
-// page's on a later one.
-func (n *Facts) learnPage(method string, req envelope.Message, res gjson.Result) bool {
-	next := res.Get("nextCursor")
-	if next.Type != gjson.String || !res.Get("resultType").Exists() {
-		return false
-	}
-	scope := res.Get("cacheScope").Str
-	if c := req.Get("params.cursor"); c.Type == gjson.String {
-		if first := n.PageScope(method, c.Str); first != "" {
-			scope = first
-		}
-	}
-	// The listing that last handed out the cursor owns it: an older
-	// listing's entry goes, so it neither judges the page (even when this
-	// listing shows no scope to hold it to) nor takes a place among the
-	// maxPages.
-	stale := func(p pageScope) bool { return p.Method == method && p.Cursor == next.Str }
-	if scope == "" {
-		if !slices.ContainsFunc(n.pages, stale) {
-			return false
-		}
-		n.pages = slices.DeleteFunc(slices.Clone(n.pages), stale)
-		return true
-	}
-	pages := append(slices.DeleteFunc(slices.Clone(n.pages), stale), pageScope{method, next.Str, scope})
-	if len(pages) > maxPages {
-		pages = pages[len(pages)-maxPages:]
-	}
-	n.pages = pages
-	return true
 }
 
 // listMembers maps the list methods that teach what exists to the result

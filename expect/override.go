@@ -41,6 +41,12 @@ import (
 //	expect-page-scope: private       the request asks a later page of a list whose
 //	                                 first page gave this cacheScope, which every
 //	                                 page keeps (T-CACHE-3)
+//	expect-page-cursors: ["c1"]      the nextCursors the earlier pages of the
+//	                                 listing handed out, the one that asked this
+//	                                 page last (a JSON array): one handed out
+//	                                 again is a loop (T-PAGE-3)
+//	expect-page-names: ["add"]       the tool names the earlier pages of the
+//	                                 tools/list listed (T-TOOL-5)
 //	expect-tool-refusal: true        the call breaks the tool's inputSchema
 //	                                 (when the facts cannot show it)
 //	expect-id: optional | lenient    the error may leave the id out (lenient: that warns)
@@ -68,7 +74,7 @@ type Override struct {
 	err           *Want
 	errLocal      string // expect-error: local RULE
 	served        *Want
-	pageScope     string
+	page          Listing
 	reply         *Want
 	ambiguity     string
 	noAmbiguity   bool
@@ -90,7 +96,7 @@ type Field struct{ Key, Value string }
 // Keys lists the override vocabulary.
 func Keys() []string {
 	return []string{"expect-reply", "expect-code", "expect-status", "expect-error", "expect-served", "expect-ambiguity", "expect-code-ambiguity",
-		"expect-status-open", "expect-tool-refusal", "expect-page-scope", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing", "expect-state"}
+		"expect-status-open", "expect-tool-refusal", "expect-page-scope", "expect-page-cursors", "expect-page-names", "expect-id", "expect-body", "expect-condition", "expect-session", "expect-missing", "expect-state"}
 }
 
 // IsKey reports whether key belongs to the override vocabulary.
@@ -170,7 +176,11 @@ func (o *Override) Set(key, value string) error {
 		if value == "" {
 			return errors.New("name the cacheScope of the list's first page")
 		}
-		o.pageScope = value
+		o.page.Scope = value
+	case "expect-page-cursors":
+		o.page.Cursors, err = jsonStrings(value)
+	case "expect-page-names":
+		o.page.Names, err = jsonStrings(value)
 	case "expect-tool-refusal":
 		o.toolRefusal, err = strconv.ParseBool(value)
 	case "expect-id":
@@ -393,7 +403,7 @@ func (o *Override) apply(e *Expectation) {
 	if o.served != nil {
 		e.Served, e.ServedAsJSONRPC = *o.served, false
 	}
-	e.PageScope = o.pageScope
+	e.Page = o.page
 	if o.errLocal != "" {
 		w := open(o.errLocal)
 		if e.Facts != nil && e.Facts.Local {

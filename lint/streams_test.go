@@ -24,8 +24,14 @@ func TestStreamsAcrossExchanges(t *testing.T) { verdictsByLine(t, "streams.txtar
 // TestPagesAcrossExchanges: every page of one 2026-07-28 list keeps the
 // first page's cacheScope (T-CACHE-3), which lint learns from the cursor
 // each page hands on, as a relay does. A later page of another scope
-// passed in lint: only check's own pages were held to it.
+// passed in lint: only check's own pages were held to it. A page handing
+// out a cursor an earlier page of its listing did warns (T-PAGE-3).
 func TestPagesAcrossExchanges(t *testing.T) { verdictsByLine(t, "pages.txtar", "PRO1008") }
+
+// TestNamesAcrossPages: a tool name is unique across the pages of one
+// listing (T-TOOL-5), which lint learns as it learns the pages' scope. A
+// name listed again on a later page passed: each page was read alone.
+func TestNamesAcrossPages(t *testing.T) { verdictsByLine(t, "names.txtar", "PRO1010") }
 
 // verdictsByLine judges each transcript of the txtar file in line order
 // and compares the check's verdict per line with the file's .want.

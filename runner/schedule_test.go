@@ -864,7 +864,26 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		case quirk == "cursor-loop" && method.Str == "tools/list":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"count","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}],"nextCursor":"again"}}`+"\n", id.Raw)
 			continue
-		case quirk == "cursor-loop" && method.Str == "tools/call":
+		case (quirk == "paged" || quirk == "paged-repeat") && method.Str == "initialize":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+			continue
+		case (quirk == "paged" || quirk == "paged-repeat") && method.Str == "tools/list":
+			// Two pages; paged-repeat lists its first page's tool again
+			// on the second.
+			second := "other"
+			if quirk == "paged-repeat" {
+				second = "count"
+			}
+			switch m.Get("params.cursor").Str {
+			case "":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"count","inputSchema":{"type":"object"}}],"nextCursor":"p2"}}`+"\n", id.Raw)
+			case "p2":
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":%q,"inputSchema":{"type":"object"}}]}}`+"\n", id.Raw, second)
+			default:
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"Invalid cursor"}}`+"\n", id.Raw)
+			}
+			continue
+		case (quirk == "cursor-loop" || quirk == "paged" || quirk == "paged-repeat") && method.Str == "tools/call":
 			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"1"}]}}`+"\n", id.Raw)
 			continue
 		}
@@ -1578,6 +1597,38 @@ func TestCursorLoopListsOnce(t *testing.T) {
 	}
 	if pages != 2 || calls != 1 || notes != 1 {
 		t.Errorf("%d pages listed, %d calls of the tool, %d notes; want 2, 1, 1:\n%s", pages, calls, notes, strings.Join(rows, "\n"))
+	}
+}
+
+// TestListingAcrossPages: the run's later pages of a list are judged by
+// the listing's earlier pages: a nextCursor an earlier page handed out
+// warns (T-PAGE-3), and so does a tool name an earlier page listed
+// (T-TOOL-5); a listing whose pages differ passes. Both passed: each page
+// was judged alone, and the loop was only a note.
+func TestListingAcrossPages(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping" })
+	for _, tc := range []struct {
+		quirk string
+		want  []string // page 2's PRO1008 and PRO1010 verdicts
+	}{
+		{"cursor-loop", []string{"PRO1008 warn", "PRO1010 warn"}},
+		{"paged-repeat", []string{"PRO1008 pass", "PRO1010 warn"}},
+		{"paged", []string{"PRO1008 pass", "PRO1010 pass"}},
+	} {
+		t.Run(tc.quirk, func(t *testing.T) {
+			t.Setenv(quirkEnv, tc.quirk)
+			rows, _ := stdioCorpusRun(t, transport.Limits{Timeout: 2 * time.Second, Quiet: 50 * time.Millisecond}, 1, fx)
+			var got []string
+			for _, l := range rows {
+				if f := strings.Fields(l); len(f) >= 3 && f[0] == "setup/tools-list/page-2" && (f[1] == "PRO1008" || f[1] == "PRO1010") {
+					got = append(got, f[1]+" "+f[2])
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("page 2's verdicts (-want +got):\n%s\n%s", diff, strings.Join(rows, "\n"))
+			}
+		})
 	}
 }
 

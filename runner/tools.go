@@ -95,9 +95,11 @@ func (r *run) discoverTools(ctx context.Context) error {
 func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Result)) (bool, error) {
 	cursor, base := "", "setup/"+strings.ReplaceAll(method, "/", "-")
 	used := map[string]bool{}
-	// Every page keeps the first's cacheScope (T-CACHE-3): the later
-	// pages' expectations carry it, and so their recordings.
-	var scope *expect.Override
+	// A later page is judged by what the earlier pages of the listing
+	// showed (its cacheScope, cursors and tool names): its expectation
+	// carries them, and so its recording.
+	var listing expect.Listing
+	var o *expect.Override
 	for page := 1; page <= maxToolPages; page++ {
 		params := ""
 		if page > 1 {
@@ -126,16 +128,10 @@ func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Re
 		if err != nil {
 			return false, err
 		}
-		if err := r.judge(name, &ex, nil, scope); err != nil {
+		if err := r.judge(name, &ex, nil, o); err != nil {
 			return false, err
 		}
 		m := reply(&ex, r.facts)
-		if s := m.Get("result.cacheScope"); page == 1 && s.Type == gjson.String && s.Str != "" {
-			scope = &expect.Override{}
-			if err := scope.Set("expect-page-scope", s.Str); err != nil {
-				scope = nil
-			}
-		}
 		items := m.Get("result." + key)
 		if ex.Failure != "" || !items.IsArray() {
 			r.sink.Note(method + " for the fixtures: " + why(&ex))
@@ -147,13 +143,20 @@ func (r *run) listAll(ctx context.Context, method, key string, add func(gjson.Re
 			return true, nil
 		}
 		if used[next.Str] {
-			// The pages go round: following on would list (and, with
-			// --call-tools, call) the same items again, without end.
+			// The pages go round (the page's verdict warns): following on
+			// would list (and, with --call-tools, call) the same items
+			// again, without end.
 			r.sink.Note(fmt.Sprintf("%s for the fixtures: page %d gives a nextCursor an earlier page gave, so the list never ends; stopped following it, and the list counts as not read to its end (T-PAGE-2, T-PAGE-3)", method, page))
 			return false, nil
 		}
 		used[next.Str] = true
 		cursor = next.Str
+		scope := ""
+		if r.sess.version == envelope.V20260728 {
+			scope = m.Get("result.cacheScope").Str
+		}
+		listing = listing.Next(scope, cursor, expect.ListedNames(method, m.Get("result")))
+		o = listing.Override()
 	}
 	r.sink.Note(fmt.Sprintf("%s for the fixtures: more than %d pages; stopped following, and the list counts as not read to its end", method, maxToolPages))
 	return false, nil
