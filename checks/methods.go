@@ -625,6 +625,8 @@ func propertyType(prop gjson.Result) string {
 		return "of types " + clip(t.Raw)
 	case t.Exists():
 		return `whose "type" is ` + describe(t) + ", not a type name"
+	case prop.Get("anyOf").Exists() || prop.Get("oneOf").Exists() || prop.Get("allOf").Exists():
+		return "typed through anyOf, oneOf or allOf by no one integer, string or boolean type"
 	case prop.Get("enum").Exists() || prop.Get("const").Exists():
 		return "typed by an enum or const whose values are not all integers, all strings or all booleans"
 	default:
@@ -656,6 +658,8 @@ func judgeParamHeader(p *Pass, d expect.HeaderDecl, seen map[string]bool) {
 		p.Warnf(path, "x-mcp-header %s is on a property that is nullable, or typed by enum or const alone; T-HDR-7 names only integer, string and boolean properties", Quote(name, quoteN))
 	case expect.HeaderRef:
 		p.Warnf(path, "x-mcp-header %s is on a property typed through $ref, which a client must resolve to see an integer, string or boolean (T-HDR-7)", Quote(name, quoteN))
+	case expect.HeaderComposed:
+		p.Warnf(path, "x-mcp-header %s is on a property typed through anyOf, oneOf or allOf, which a client must resolve to see an integer, string or boolean (T-HDR-7)", Quote(name, quoteN))
 	}
 	lower := strings.ToLower(name + " " + prop.Get("description").Str)
 	for _, w := range secretWords {

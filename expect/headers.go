@@ -133,6 +133,7 @@ const (
 	HeaderScalar   = iota // type string, integer or boolean
 	HeaderNullable        // one of them or null, or an enum or const of them
 	HeaderRef             // typed through $ref alone
+	HeaderComposed        // typed through anyOf, oneOf or allOf of one such kind
 	HeaderOther
 )
 
@@ -167,6 +168,8 @@ func HeaderKind(prop gjson.Result) int {
 		// The type stands elsewhere in the schema: the property may be
 		// a scalar, which a client must resolve the reference to see.
 		return HeaderRef
+	case !t.Exists() && (prop.Get("anyOf").Exists() || prop.Get("oneOf").Exists() || prop.Get("allOf").Exists()):
+		return composedKind(prop)
 	case !t.Exists():
 		// An enum or const of one scalar type (and null).
 		vals := prop.Get("enum").Array()
@@ -198,4 +201,46 @@ func HeaderKind(prop gjson.Result) int {
 		}
 	}
 	return HeaderOther
+}
+
+// composedKind reads a property typed by composition alone, as schema
+// generators write an optional parameter ({"anyOf":[{"type":"string"},
+// {"type":"null"}]}, Pydantic's Optional[str]) or a reference with
+// siblings ({"allOf":[{"$ref":…}]}, Pydantic before 2.9): one member of
+// one scalar kind, beside null members in anyOf or oneOf. Beside null it
+// is nullable, as "type":["string","null"] is; else a client must
+// resolve the composition to see the scalar.
+func composedKind(prop gjson.Result) int {
+	anyOf, oneOf, allOf := prop.Get("anyOf"), prop.Get("oneOf"), prop.Get("allOf")
+	var members []gjson.Result
+	switch {
+	case anyOf.Exists() && oneOf.Exists(), (anyOf.Exists() || oneOf.Exists()) && allOf.Exists():
+		return HeaderOther
+	case allOf.IsArray() && len(allOf.Array()) == 1:
+		members = allOf.Array()
+	case anyOf.IsArray():
+		members = anyOf.Array()
+	case oneOf.IsArray():
+		members = oneOf.Array()
+	default:
+		return HeaderOther
+	}
+	kind, null := -1, false
+	for _, m := range members {
+		if m.Get("type").Str == "null" && !allOf.Exists() {
+			null = true
+			continue
+		}
+		if kind != -1 {
+			return HeaderOther // two members that are not null: no one type
+		}
+		kind = HeaderKind(m)
+	}
+	switch {
+	case kind == -1 || kind == HeaderOther:
+		return HeaderOther
+	case null && (kind == HeaderScalar || kind == HeaderNullable):
+		return HeaderNullable
+	}
+	return HeaderComposed
 }
