@@ -429,8 +429,12 @@ var ToolListing = &Check{
 - an x-mcp-header on a nullable property of one such type
   (["string","null"]), or on one typed by an enum or const of one such
   type alone, only warns: a null value needs no header (the mirroring
-  rule foresees it), and T-HDR-7 names single types. A union of types
-  (["string","integer"]) or a mixed enum still fails.
+  rule foresees it), and T-HDR-7 names single types. So does one typed
+  by composition as schema generators write an optional parameter
+  (anyOf or oneOf of one such type and null, Pydantic's Optional[str])
+  or a reference with siblings (a one-member allOf): a client must
+  resolve it to see the type. A union of types (["string","integer"],
+  or anyOf of both) or a mixed enum still fails.
 
 The lists stay stable within a run: a tools/list answered later lists the
 same tools in the same order as the one the run began with (T-TOOL-3 and
