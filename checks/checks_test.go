@@ -44,7 +44,7 @@ import (
 //	                ended: true (the server closed the event stream)
 //	                held-open: true (the stream carried its response and was still open when the checker stopped reading)
 //	                offered: ["tok"] (stdio: the progress tokens the run had offered)
-//	                log-asked: true (beside offered: a request on the pipe had set a log level)
+//	                log-floor: error (beside offered: the lowest log level a request on the pipe had set)
 //	                listens: ["L1"] (beside offered: the listen requests sent on the pipe)
 //	                unsent: ["x"] (stdio: ids of lines naming no request the run wrote)
 //	                skips: ID… / passes: ID… (checks that must skip / pass, which want cannot tell apart)
@@ -160,9 +160,10 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 						t.Fatalf("%s: resumed: %v", file, err)
 					}
 					resp.Resumed = n
-				case "log-asked":
-					// A request on the pipe had set a log level (beside offered).
-					tc.ex.LogAsked = v == "true"
+				case "log-floor":
+					// The lowest log level a request on the pipe had set
+					// (beside offered).
+					tc.ex.LogFloor = v
 				case "listens":
 					tc.ex.Listens = []string{}
 					for _, id := range gjson.Parse(v).Array() {

@@ -207,9 +207,10 @@ flight, of the session or of any client a stateless server serves, may
 own what they name). On stdio other requests
 may be in flight, so it only warns there, unless it is progress for a
 token no request of the run offered at all, or a 2026-07-28 log message
-when no request on the pipe had set a logLevel: that fails wherever the
-run knew what its requests asked for (check, send and wrap, and the
-"offered" and "logAsked" of their transcripts' stdio exchanges). Progress
+below the lowest logLevel any request on the pipe had set (or when none
+had set one): that fails wherever the run knew what its requests asked
+for (check, send and wrap, and the "offered", "logAsked" and "logFloor"
+of their transcripts' stdio exchanges). Progress
 for a token no request of an HTTP session offered fails too where the
 run knew them all (check's sessions, which are its alone, and the
 "offered" of their transcripts' exchanges). What the server declared is known in live runs
@@ -700,22 +701,38 @@ func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Messag
 		return
 	}
 	want := x.Request.Get(envelope.MetaPath(envelope.MetaLogLevel))
+	got := m.Get("params.level").Str
+	// Where the run knew what its requests on the pipe asked for, a
+	// message below the lowest level any of them set is no request's.
+	ex := p.Exchange
+	pipeKnown := ex.Transport == envelope.Stdio && ex.Offered != nil && ex.Listens != nil
 	if !want.Exists() {
-		if ex := p.Exchange; ex.Transport == envelope.Stdio && ex.Offered != nil && ex.Listens != nil && !ex.LogAsked {
-			// No request on the pipe asked for log messages: this one
-			// is no other request's either.
+		if pipeKnown && ex.LogFloor == "" {
 			p.Failf(path, "a log message, though no request on the pipe set a logLevel in its _meta (T-LOG-2)")
+			return
+		}
+		if pipeKnown && below(got, ex.LogFloor) {
+			p.Failf(path+".params.level", "a %s message, though no request on the pipe asked for a level below %s (T-LOG-2)", Quote(got, quoteN), Quote(ex.LogFloor, quoteN))
 			return
 		}
 		p.Deviate(scoped, path, "a log message for a request whose _meta sets no logLevel (T-LOG-2)")
 		return
 	}
-	got := m.Get("params.level").Str
-	if gr, ok := envelope.LogLevelRank(got); ok {
-		if wr, ok := envelope.LogLevelRank(want.Str); ok && gr < wr {
-			p.Deviate(scoped, path+".params.level", "a %s message for a request that asked for %s and above (T-LOG-2)", Quote(got, quoteN), Quote(want.Str, quoteN))
+	if below(got, want.Str) {
+		if pipeKnown && below(got, ex.LogFloor) {
+			p.Failf(path+".params.level", "a %s message for a request that asked for %s and above, and no request on the pipe asked for a level below %s (T-LOG-2)", Quote(got, quoteN), Quote(want.Str, quoteN), Quote(ex.LogFloor, quoteN))
+			return
 		}
+		p.Deviate(scoped, path+".params.level", "a %s message for a request that asked for %s and above (T-LOG-2)", Quote(got, quoteN), Quote(want.Str, quoteN))
 	}
+}
+
+// below reports whether log level got ranks below level floor; false
+// when either is no level.
+func below(got, floor string) bool {
+	gr, ok := envelope.LogLevelRank(got)
+	fr, ok2 := envelope.LogLevelRank(floor)
+	return ok && ok2 && gr < fr
 }
 
 // judgeSubscribed judges a notification a client gets only by asking:

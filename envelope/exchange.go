@@ -101,15 +101,16 @@ type Exchange struct {
 	// this list names no request at all (T-PROG-1). Empty but not nil:
 	// none was offered.
 	Offered []string
-	// LogAsked and Listens say, where Offered is known, what else the
+	// LogFloor and Listens say, where Offered is known, what else the
 	// run's requests on the pipe had asked the server to send (see
-	// PipeAsks): log messages, and a listen stream's notifications (the
-	// listen requests' ids, raw JSON). A log message on a pipe where no
-	// request asked for one belongs to no request (T-LOG-2); a
+	// PipeAsks): log messages at LogFloor and above ("" none; the lowest
+	// level any request set), and a listen stream's notifications (the
+	// listen requests' ids, raw JSON). A log message below LogFloor
+	// belongs to no request on the pipe (T-LOG-2); a
 	// notifications/cancelled naming no listen request ends no listen
 	// stream (T-STDIO-8). Listens is nil when that is not known (a
 	// recording made before it was recorded), empty when none was sent.
-	LogAsked bool
+	LogFloor string
 	Listens  []string
 	// Redacted names the secrets (--header values) its bodies held, each
 	// replaced by SecretMarker(name) where it stood: a transcript or a

@@ -1027,25 +1027,41 @@ func messagesOf(body []byte) []gjson.Result {
 	return []gjson.Result{msg}
 }
 
+// MoreVerbose is the lower of two log levels, "" standing for none.
+func MoreVerbose(a, b string) string {
+	ra, okA := logRank[a]
+	rb, okB := logRank[b]
+	if !okA || okB && rb < ra {
+		return b
+	}
+	return a
+}
+
 // PipeAsks is what else a client's message asks the server to send on a
 // pipe every request shares: log messages (a 2026-07-28 request whose
-// _meta names one of the eight log levels) and the notifications of a
-// listen stream (the ids, raw JSON, of the subscriptions/listen requests
-// it is or holds).
-func PipeAsks(body []byte) (logAsked bool, listens []string) {
+// _meta names one of the eight log levels; logFloor is the lowest level
+// its requests name, "" none) and the notifications of a listen stream
+// (the ids, raw JSON, of the subscriptions/listen requests it is or
+// holds).
+func PipeAsks(body []byte) (logFloor string, listens []string) {
 	for _, m := range messagesOf(body) {
 		id := m.Get("id")
 		if !id.Exists() {
 			continue
 		}
-		if _, ok := LogLevelRank(m.Get(MetaPath(MetaLogLevel)).Str); ok {
-			logAsked = true
+		if l := m.Get(MetaPath(MetaLogLevel)).Str; validLogLevel(l) {
+			logFloor = MoreVerbose(logFloor, l)
 		}
 		if m.Get("method").Str == "subscriptions/listen" {
 			listens = append(listens, id.Raw)
 		}
 	}
-	return logAsked, listens
+	return logFloor, listens
+}
+
+func validLogLevel(l string) bool {
+	_, ok := logRank[l]
+	return ok
 }
 
 // OfferedTokens are the progress tokens (raw JSON) a client's message

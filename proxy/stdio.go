@@ -101,9 +101,9 @@ type stdioRelay struct {
 	// large to read, more than envelope.MaxOffered tokens): then an
 	// exchange says nothing of them (see envelope.Exchange.Offered).
 	offered []string
-	// logAsked and listens are what else the client's requests asked the
+	// logFloor and listens are what else the client's requests asked the
 	// server to send (envelope.PipeAsks); known where offered is.
-	logAsked bool
+	logFloor string
 	listens  []string
 	// held are the lines that are no JSON-RPC message the server wrote
 	// while no request of the client's waited (a startup banner, a log
@@ -141,14 +141,14 @@ type stdioRelay struct {
 // offerLocked notes the progress tokens a client's message offers.
 func (r *stdioRelay) offerLocked(o *Observation) {
 	toks, ok := envelope.OfferedTokens(o.Raw)
-	logAsked, listens := envelope.PipeAsks(o.Raw)
+	logFloor, listens := envelope.PipeAsks(o.Raw)
 	switch {
 	case r.offered == nil:
 	case o.Oversized || !ok || len(r.offered)+len(toks) > envelope.MaxOffered || len(r.listens)+len(listens) > envelope.MaxOffered:
 		r.offered, r.listens = nil, nil
 	default:
 		r.offered = append(r.offered, toks...)
-		r.logAsked = r.logAsked || logAsked
+		r.logFloor = envelope.MoreVerbose(r.logFloor, logFloor)
 		r.listens = append(r.listens, listens...)
 	}
 }
@@ -427,7 +427,7 @@ func (r *stdioRelay) endLocked(w *waiting, why string) event {
 func (r *stdioRelay) offeredLocked(w *waiting) {
 	if r.offered != nil {
 		w.ex.Offered = slices.Clone(r.offered)
-		w.ex.LogAsked, w.ex.Listens = r.logAsked, append([]string{}, r.listens...)
+		w.ex.LogFloor, w.ex.Listens = r.logFloor, append([]string{}, r.listens...)
 	}
 }
 

@@ -287,10 +287,10 @@ type run struct {
 	// envelope.MaxOffered were (then no exchange says what was offered).
 	// Guarded by mu.
 	offered []string
-	// logAsked and listens are what else the run's stdio requests asked
+	// logFloor and listens are what else the run's stdio requests asked
 	// the server to send (envelope.PipeAsks); known where offered is.
 	// Guarded by mu.
-	logAsked bool
+	logFloor string
 	listens  []string
 	// sessOffered are, by HTTP session id, the progress tokens (raw
 	// JSON) the run's requests in that session offered: the session is
@@ -494,8 +494,8 @@ func (r *run) offer(req envelope.Request) {
 		return
 	}
 	toks, ok := envelope.OfferedTokens(req.Body)
-	logAsked, listens := envelope.PipeAsks(req.Body)
-	if ok && len(toks) == 0 && !logAsked && len(listens) == 0 {
+	logFloor, listens := envelope.PipeAsks(req.Body)
+	if ok && len(toks) == 0 && logFloor == "" && len(listens) == 0 {
 		return
 	}
 	r.mu.Lock()
@@ -506,7 +506,7 @@ func (r *run) offer(req envelope.Request) {
 		r.offered, r.listens = nil, nil
 	default:
 		r.offered = append(r.offered, toks...)
-		r.logAsked = r.logAsked || logAsked
+		r.logFloor = envelope.MoreVerbose(r.logFloor, logFloor)
 		r.listens = append(r.listens, listens...)
 	}
 }
@@ -554,7 +554,7 @@ func (r *run) knowOffered(ex *envelope.Exchange) {
 	defer r.mu.Unlock()
 	if r.offered != nil {
 		ex.Offered = slices.Clone(r.offered)
-		ex.LogAsked, ex.Listens = r.logAsked, append([]string{}, r.listens...)
+		ex.LogFloor, ex.Listens = r.logFloor, append([]string{}, r.listens...)
 	}
 }
 

@@ -13,10 +13,10 @@
 //	 "note":"…" (optional),
 //	 "offered":["wymcp-3",7] (optional, stdio: the progress tokens the
 //	  run's requests had offered on the pipe; see envelope.Exchange),
-//	 "logAsked":false, "listens":["L1"] (optional, beside "offered":
-//	  whether a request on the pipe had set a log level; the ids of the
-//	  listen requests sent on it; a record without "listens" says
-//	  nothing of either),
+//	 "logAsked":true, "logFloor":"error", "listens":["L1"] (optional,
+//	  beside "offered": whether a request on the pipe had set a log
+//	  level, and the lowest level one set; the ids of the listen requests
+//	  sent on it; a record without "listens" says nothing of them),
 //	 "redacted":["X-Api-Key"] (optional: the --header secrets its bodies
 //	  echoed, each recorded as "<redacted:Name>"; lint judges that marker
 //	  as the echo of a secret),
@@ -624,7 +624,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [17]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed
+	var root [18]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed, logFloor
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [12]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered
 	// The request's and the response's members are read on the way
@@ -753,20 +753,34 @@ func parse(line []byte, seen *interner) (Record, error) {
 			ex.Offered = append(ex.Offered, strings.Clone(t.Raw))
 		}
 	}
-	if la, ls := value(root[14]), value(root[15]); la.Exists() || ls.Exists() {
+	if la, ls, lf := value(root[14]), value(root[15]), value(root[17]); la.Exists() || ls.Exists() || lf.Exists() {
+		_, levelOK := envelope.LogLevelRank(lf.Str)
 		switch {
 		case ex.Offered == nil:
-			return rec, errors.New(`"logAsked" and "listens" belong beside "offered" only`)
+			return rec, errors.New(`"logAsked", "logFloor" and "listens" belong beside "offered" only`)
 		case ex.Transport != envelope.Stdio:
 			// What a pipe's requests asked for; an HTTP exchange's
 			// stream is its request's own.
-			return rec, errors.New(`"logAsked" and "listens" belong to stdio exchanges only`)
+			return rec, errors.New(`"logAsked", "logFloor" and "listens" belong to stdio exchanges only`)
 		case la.Exists() && la.Type != gjson.True && la.Type != gjson.False:
 			return rec, fmt.Errorf(`"logAsked" is %s, want true or false`, envelope.Kind(la))
+		case lf.Exists() && lf.Type != gjson.String:
+			return rec, fmt.Errorf(`"logFloor" is %s, want a log level`, envelope.Kind(lf))
+		case lf.Exists() && !levelOK:
+			return rec, errors.New(`"logFloor" is no log level (want debug, info, notice, warning, error, critical, alert or emergency)`)
+		case lf.Exists() && la.Type != gjson.True:
+			return rec, errors.New(`"logFloor" goes with "logAsked":true only`)
 		case ls.Exists() && !ls.IsArray():
 			return rec, fmt.Errorf(`"listens" is %s, want an array of request ids`, envelope.Kind(ls))
 		}
-		ex.LogAsked = la.Type == gjson.True
+		switch {
+		case lf.Exists():
+			ex.LogFloor = strings.Clone(lf.Str)
+		case la.Type == gjson.True:
+			// A recording made before the level was recorded: any level
+			// may have been asked.
+			ex.LogFloor = "debug"
+		}
 		if ls.Exists() {
 			ex.Listens = []string{}
 		}
@@ -877,7 +891,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed", "logFloor"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered"}
 	// versions are the known protocol versions, so that a record holds
@@ -1147,6 +1161,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Unreported bool               `json:"unreported,omitempty"`
 		Offered    *[]json.RawMessage `json:"offered,omitempty"`
 		LogAsked   *bool              `json:"logAsked,omitempty"`
+		LogFloor   string             `json:"logFloor,omitempty"`
 		Listens    *[]json.RawMessage `json:"listens,omitempty"`
 		Unjudged   string             `json:"unjudged,omitempty"`
 		Request    msg                `json:"request"`
@@ -1168,7 +1183,8 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 			for i, id := range ex.Listens {
 				ls[i] = json.RawMessage(id)
 			}
-			rec.LogAsked, rec.Listens = &ex.LogAsked, &ls
+			asked := ex.LogFloor != ""
+			rec.LogAsked, rec.LogFloor, rec.Listens = &asked, ex.LogFloor, &ls
 		}
 	}
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}

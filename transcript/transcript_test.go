@@ -134,18 +134,30 @@ func TestOfferedRoundTrip(t *testing.T) {
 		}
 	}
 	// What else the pipe's requests asked for goes with the tokens.
-	ex := envelope.Exchange{Transport: envelope.Stdio, Offered: []string{}, LogAsked: true, Listens: []string{`"L1"`, `4`},
+	ex := envelope.Exchange{Transport: envelope.Stdio, Offered: []string{}, LogFloor: "error", Listens: []string{`"L1"`, `4`},
 		Request: envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)}}
 	var lbuf bytes.Buffer
 	if err := transcript.Write(&lbuf, "ping", &ex, nil); err != nil {
 		t.Fatal(err)
 	}
-	if recs, errs := readAll(t, "la", &lbuf); len(errs) != 0 || len(recs) != 1 || !recs[0].Exchange.LogAsked || !slices.Equal(recs[0].Exchange.Listens, ex.Listens) {
-		t.Errorf("logAsked and listens read back as %+v, %v", recs, errs)
+	if recs, errs := readAll(t, "la", &lbuf); len(errs) != 0 || len(recs) != 1 || recs[0].Exchange.LogFloor != "error" || !slices.Equal(recs[0].Exchange.Listens, ex.Listens) {
+		t.Errorf("logFloor and listens read back as %+v, %v", recs, errs)
+	}
+	// A recording made before the level was recorded says only that one
+	// was asked: any may have been.
+	before := `{"transport":"stdio","offered":[],"logAsked":true,"listens":[],"request":{"body":"{}"},"response":null}` + "\n"
+	if recs, errs := readAll(t, "before", strings.NewReader(before)); len(errs) != 0 || len(recs) != 1 || recs[0].Exchange.LogFloor != "debug" {
+		t.Errorf("logAsked without logFloor read back as %+v, %v", recs, errs)
+	}
+	for _, bad := range []string{`"logAsked":false,"logFloor":"error"`, `"logAsked":true,"logFloor":"loud"`, `"logAsked":true,"logFloor":3`} {
+		line := `{"transport":"stdio","offered":[],` + bad + `,"listens":[],"request":{"body":"{}"},"response":null}` + "\n"
+		if recs, errs := readAll(t, "bad", strings.NewReader(line)); len(errs) != 1 || len(recs) != 0 {
+			t.Errorf("%s read back as %+v, %v; want a line error", bad, recs, errs)
+		}
 	}
 	// None asked is written as such, and read back as known; a record
 	// without them (made before they were recorded) reads as not known.
-	ex.LogAsked, ex.Listens = false, []string{}
+	ex.LogFloor, ex.Listens = "", []string{}
 	lbuf.Reset()
 	if err := transcript.Write(&lbuf, "ping", &ex, nil); err != nil {
 		t.Fatal(err)
@@ -153,7 +165,7 @@ func TestOfferedRoundTrip(t *testing.T) {
 	if !strings.Contains(lbuf.String(), `"logAsked":false,"listens":[]`) {
 		t.Errorf("none asked written as %s", lbuf.String())
 	}
-	if recs, errs := readAll(t, "la", &lbuf); len(errs) != 0 || len(recs) != 1 || recs[0].Exchange.Listens == nil || recs[0].Exchange.LogAsked {
+	if recs, errs := readAll(t, "la", &lbuf); len(errs) != 0 || len(recs) != 1 || recs[0].Exchange.Listens == nil || recs[0].Exchange.LogFloor != "" {
 		t.Errorf("none asked read back as %+v, %v", recs, errs)
 	}
 	old := `{"transport":"stdio","offered":[],"request":{"body":"{}"},"response":null}` + "\n"
@@ -179,11 +191,11 @@ func TestOfferedRoundTrip(t *testing.T) {
 	_, errs = readAll(t, "of", strings.NewReader(in))
 	want := []string{
 		`of:1: "unjudged" is string, want why the run did not judge the exchange`,
-		`of:2: "logAsked" and "listens" belong to stdio exchanges only`,
+		`of:2: "logAsked", "logFloor" and "listens" belong to stdio exchanges only`,
 		`of:3: "offered" is string, want an array of progress tokens`,
 		`of:4: "offered" holds object, want progress tokens (strings or integers)`,
 		`of:5: "offered" holds number, want progress tokens (strings or integers)`,
-		`of:6: "logAsked" and "listens" belong beside "offered" only`,
+		`of:6: "logAsked", "logFloor" and "listens" belong beside "offered" only`,
 		`of:7: "listens" holds object, want request ids (strings or integers)`,
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {

@@ -19,7 +19,12 @@ const refserverStdioEnv = "WYMCP_CMD_SEND_REFSERVER"
 
 // serveRefserverStdio is the child's work under refserverStdioEnv.
 func serveRefserverStdio() {
-	srv, err := refserver.New(refserver.Options{})
+	// The variable names a fault to serve with, or is "1" for none.
+	fault := os.Getenv(refserverStdioEnv)
+	if fault == "1" {
+		fault = ""
+	}
+	srv, err := refserver.New(refserver.Options{Fault: fault})
 	if err != nil {
 		os.Exit(3)
 	}
