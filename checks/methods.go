@@ -15,7 +15,7 @@ import (
 var MethodResults = &Check{
 	ID:       "PRO1008",
 	Title:    "A result keeps the rules of the method it answers",
-	SpecRef:  "T-RES-2, T-COMP-1, T-STDIO-8, T-LIFE-17, T-CACHE-3, T-PAGE-3",
+	SpecRef:  "T-RES-2, T-COMP-1, T-LIFE-5, T-STDIO-8, T-LIFE-17, T-CACHE-3, T-PAGE-3",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `What a result may carry depends on the method and the request:
@@ -26,6 +26,9 @@ var MethodResults = &Check{
   schema.ts types it as one or the other, while the JSON Schema's anyOf
   accepts both).
 - completion/complete answers at most 100 values (T-COMP-1).
+- A 2025-xx ping gets an empty result: _meta alone (T-LIFE-5). The
+  built-in schema closes it too; the official schema, under --schema
+  FILE, leaves it open.
 - A later page of a 2026-07-28 list keeps the cacheScope of its first
   page (T-CACHE-3; ttlMs may differ), where the run followed the pages
   or the traffic showed them.
@@ -137,6 +140,16 @@ PRO1002's to judge.`,
 			if c := r.Get("contents"); c.IsArray() && len(c.Array()) == 0 {
 				p.Deviate(x.EmptyContents, "result.contents", "empty contents for a URI the server does not declare; a missing resource is an error, never an empty result (T-RES-2)")
 			}
+		case x.Method == "ping" && x.Version != envelope.V20260728:
+			// The built-in schema closes EmptyResult; the official one
+			// leaves it open, so under --schema FILE only this judges it.
+			judged = true
+			r.ForEach(func(k, _ gjson.Result) bool {
+				if k.Str != "_meta" {
+					p.Failf(envelope.JoinPath("result", k.Str), "ping gets an empty result, and this one holds %s (T-LIFE-5)", Quote(k.Str, quoteN))
+				}
+				return true
+			})
 		case x.Method == "completion/complete":
 			judged = true
 			if n := len(r.Get("completion.values").Array()); n > 100 {
