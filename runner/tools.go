@@ -383,15 +383,32 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 		// A server that breaks T-TASK-2 runs the tool: only one marked
 		// readOnlyHint, or one whose schema refuses the call's empty
 		// arguments (which a server that validates refuses unrun), is
-		// called so.
-		i := slices.IndexFunc(f.Tools, func(t *expect.Tool) bool {
-			s := gjson.GetBytes(t.Raw, "execution.taskSupport").Str
-			return (s == "" || s == "forbidden") && (t.ReadOnly || t.Rejects([]byte("{}"), r.sess.version))
-		})
-		if i < 0 {
+		// called so. A read-only tool that takes them is called first:
+		// served, it shows the breach, where a refusal of the arguments
+		// would hide it (review rev25).
+		best, rank := -1, 0
+		for i, t := range f.Tools {
+			if s := gjson.GetBytes(t.Raw, "execution.taskSupport").Str; s != "" && s != "forbidden" {
+				continue
+			}
+			rejects := t.Rejects([]byte("{}"), r.sess.version)
+			k := 0
+			switch {
+			case t.ReadOnly && !rejects:
+				k = 3
+			case t.ReadOnly:
+				k = 2
+			case rejects:
+				k = 1
+			}
+			if k > rank {
+				best, rank = i, k
+			}
+		}
+		if best < 0 {
 			return "the server lists no tool without task support that is read-only or refuses empty arguments"
 		}
-		c.TasklessTool = jsonStringContents(f.Tools[i].Name)
+		c.TasklessTool = jsonStringContents(f.Tools[best].Name)
 	}
 	if uses("completeref") || uses("completearg") {
 		ref, arg, ok := completionTarget(f)

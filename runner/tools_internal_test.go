@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
+	"github.com/wymcp/wymcp-check/fixtures"
 )
 
 // A fixture that needs a prompt or resource is skipped with a reason
@@ -84,5 +87,54 @@ func TestWhyNamesMalformedHTTP(t *testing.T) {
 	}
 	if got := why(&envelope.Exchange{Transport: envelope.HTTP}); got != "no reply" {
 		t.Errorf("why of no reply = %q", got)
+	}
+}
+
+// TestTasklessToolPick: tasks/call-taskless calls, with a task, a tool
+// that declares no task support. A read-only tool that takes the empty
+// arguments is called first: a server that runs it anyway is seen
+// serving it (T-TASK-2), where a tool refusing the arguments would hide
+// that behind the refusal (review rev25). Failing that, a read-only one,
+// then one whose schema refuses the arguments; never one that may act.
+func TestTasklessToolPick(t *testing.T) {
+	const (
+		needsArg = `{"name":"%s","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}%s}`
+		noArgs   = `{"name":"%s","inputSchema":{"type":"object"}%s}`
+		ro       = `,"annotations":{"readOnlyHint":true}`
+		tasked   = `,"execution":{"taskSupport":"required"}`
+	)
+	for _, tc := range []struct {
+		name  string
+		tools []string
+		want  string // the tool's name, or "" when none may be called
+	}{
+		{"read-only taking {} first", []string{fmt.Sprintf(needsArg, "echo", ro), fmt.Sprintf(noArgs, "noargs", ro)}, "noargs"},
+		{"read-only refusing {} next", []string{fmt.Sprintf(needsArg, "refuses", ""), fmt.Sprintf(needsArg, "echo", ro)}, "echo"},
+		{"refusing {} last", []string{fmt.Sprintf(noArgs, "acts", ""), fmt.Sprintf(needsArg, "refuses", "")}, "refuses"},
+		{"never one that may act or takes tasks", []string{fmt.Sprintf(noArgs, "acts", ""), fmt.Sprintf(noArgs, "tasked", ro+tasked)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &expect.Facts{Capabilities: []byte(`{"tasks":{"requests":{"tools":{"call":{}}}}}`)}
+			for _, raw := range tc.tools {
+				tl, ok := expect.NewTool([]byte(raw))
+				if !ok {
+					t.Fatalf("tool %s", raw)
+				}
+				f.Tools = append(f.Tools, tl)
+			}
+			r := &run{facts: f, sess: session{version: envelope.V20251125}}
+			var c fixtures.Context
+			why := r.fillDeclared([]byte(`{"name":"{{tasklesstool}}"}`), &c)
+			got := strings.Trim(c.TasklessTool, `"`)
+			if tc.want == "" {
+				if why == "" {
+					t.Errorf("called %q; want none", got)
+				}
+				return
+			}
+			if why != "" || got != tc.want {
+				t.Errorf("called %q (%s); want %q", got, why, tc.want)
+			}
+		})
 	}
 }
