@@ -991,9 +991,13 @@ func schemaRule(m *envelope.Message, called, validated, loc, problem string) str
 		return "T-CACHE-1"
 	case validated != called || loc != "/result" && !strings.HasPrefix(loc, "/result/"):
 		return ""
+	case loc == "/result/nextCursor":
+		return "T-PAGE-2" // an opaque string, or absent at the end
 	}
 	// The shape of a result the digest gives a rule of its own.
 	switch called {
+	case "ping":
+		return "T-LIFE-5"
 	case "tools/list":
 		return "T-TOOL-2"
 	case "tools/call":
