@@ -472,7 +472,7 @@ func (r *run) initialize(ctx context.Context, want string, forced bool, probes *
 			continue
 		}
 		r.sess.version = got
-		how := "auto: server/discover failed; initialize answered " + got
+		how := "auto: server/discover did not confirm " + envelope.V20260728 + "; initialize answered " + got
 		if forced {
 			how = "forced with --protocol; initialize answered " + got
 			if got != want {
