@@ -427,8 +427,10 @@ var ToolListing = &Check{
   each outputSchema too (T-TOOL-11);
 - tool names are 1 to 128 characters of A-Z a-z 0-9 _ - . and unique
   (T-TOOL-5, a SHOULD from 2025-11-25: a warning), across the pages of
-  one listing too (a name an earlier page listed warns; the first 1,000
-  names of a listing are kept);
+  one listing too (a name an earlier page listed warns, unless the page
+  begins the walk again, handing out a cursor an earlier page did, which
+  PRO1008 warns of, or the server said the list changed; the first 8 KB
+  of a listing's names are kept);
 - in 2026-07-28 every x-mcp-header is a non-empty HTTP token, unique
   case-insensitively, on an integer, string or boolean property reached
   through properties alone (T-HDR-7); a header named like a secret warns
@@ -512,6 +514,25 @@ func offeredUndeclared(p *Pass, items gjson.Result, capability string) {
 	}
 }
 
+// walkedAgain: the earlier pages of the listing do not judge the names
+// of this one, as it hands out a cursor an earlier page did (the walk
+// begun again, which PRO1008 warns of once, not each name again), or the
+// reply says the list changed (a tool an insertion moved onto this page
+// is listed once at every moment; review rev27).
+func walkedAgain(p *Pass) bool {
+	if resp := p.Reply.Response; resp != nil {
+		if c := resp.Get("result.nextCursor"); c.Type == gjson.String && slices.Contains(p.Expect.Page.Cursors, c.Str) {
+			return true
+		}
+	}
+	for i := range p.Reply.Messages {
+		if p.Reply.Messages[i].Get("method").Str == "notifications/tools/list_changed" {
+			return true
+		}
+	}
+	return false
+}
+
 func judgeTools(p *Pass, tools gjson.Result) {
 	x := p.Expect
 	if !tools.IsArray() {
@@ -523,9 +544,11 @@ func judgeTools(p *Pass, tools gjson.Result) {
 		p.Failf("result.tools", "tools/list lists tools, but the server did not declare the tools capability (T-TOOL-1)")
 	}
 	seen := map[string]bool{}
-	earlier := make(map[string]bool, len(x.Page.Names))
-	for _, n := range x.Page.Names {
-		earlier[n] = true
+	earlier := map[string]bool{}
+	if !walkedAgain(p) {
+		for _, n := range x.Page.Names {
+			earlier[n] = true
+		}
 	}
 	var names []string
 	for i, t := range tools.Array() {
@@ -666,7 +689,7 @@ func judgeParamHeader(p *Pass, d expect.HeaderDecl, seen map[string]bool) {
 		p.Failf(path, "x-mcp-header %s is used twice (case-insensitively) in one inputSchema (T-HDR-7)", Quote(name, quoteN))
 	}
 	seen[strings.ToLower(name)] = true
-	switch expect.HeaderKind(typed) {
+	switch d.Kind {
 	case expect.HeaderOther:
 		p.Failf(path, "x-mcp-header %s is on a property %s; only a property of one type, integer, string or boolean, may carry one (T-HDR-7)", Quote(name, quoteN), propertyType(typed))
 	case expect.HeaderNullable:

@@ -1039,18 +1039,23 @@ func MoreVerbose(a, b string) string {
 
 // PipeAsks is what else a client's message asks the server to send on a
 // pipe every request shares: log messages (a 2026-07-28 request whose
-// _meta names one of the eight log levels; logFloor is the lowest level
-// its requests name, "" none) and the notifications of a listen stream
-// (the ids, raw JSON, of the subscriptions/listen requests it is or
-// holds).
+// _meta sets a logLevel; logFloor is the lowest level its requests name,
+// "" none, and "debug" for a logLevel that is none of the eight, which a
+// server may read as any: "DEBUG" as debug) and the notifications of a
+// listen stream (the ids, raw JSON, of the subscriptions/listen requests
+// it is or holds).
 func PipeAsks(body []byte) (logFloor string, listens []string) {
 	for _, m := range messagesOf(body) {
 		id := m.Get("id")
 		if !id.Exists() {
 			continue
 		}
-		if l := m.Get(MetaPath(MetaLogLevel)).Str; validLogLevel(l) {
-			logFloor = MoreVerbose(logFloor, l)
+		if l := m.Get(MetaPath(MetaLogLevel)); l.Exists() {
+			level := l.Str
+			if l.Type != gjson.String || !validLogLevel(level) {
+				level = "debug"
+			}
+			logFloor = MoreVerbose(logFloor, level)
 		}
 		if m.Get("method").Str == "subscriptions/listen" {
 			listens = append(listens, id.Raw)

@@ -42,3 +42,26 @@ func TestOfferedTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeAsksLogFloor: the lowest log level a client's requests on a
+// pipe set. A logLevel that is none of the eight ("DEBUG", a number) may
+// be read by a server as any level, so it counts as the lowest, debug:
+// else a debug message that request asked for failed another exchange
+// as asked by no request (review rev27). A notification asks nothing.
+func TestPipeAsksLogFloor(t *testing.T) {
+	meta := func(id, level string) string {
+		return `{"jsonrpc":"2.0",` + id + `"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/logLevel":` + level + `}}}`
+	}
+	for _, tc := range []struct{ body, want string }{
+		{meta(`"id":1,`, `"error"`), "error"},
+		{meta(`"id":1,`, `"DEBUG"`), "debug"},
+		{meta(`"id":1,`, `3`), "debug"},
+		{meta(``, `"info"`), ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, ""},
+		{`[` + meta(`"id":1,`, `"error"`) + `,` + meta(`"id":2,`, `"warning"`) + `]`, "warning"},
+	} {
+		if got, _ := PipeAsks([]byte(tc.body)); got != tc.want {
+			t.Errorf("%s: floor %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}

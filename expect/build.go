@@ -64,7 +64,7 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 	if c := e.Request.Get("params.cursor"); e.Page.Empty() && c.Type == gjson.String {
 		// A page the traffic showed the listing's earlier pages of (lint,
 		// a relay): judged by them as the run's own pages are.
-		e.Page = f.Listing(e.Method, c.Str)
+		e.Page = f.Listing(e.Method, c.Str, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	}
 	e.bigID()
 	if v := legacyReading(ex, e, rs[0].body); v != "" {

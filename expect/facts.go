@@ -640,7 +640,7 @@ func ParseFacts(raw []byte) (*Facts, error) {
 		case "pages":
 			for _, pg := range val.Array() {
 				if m, c := pg.Get("method"), pg.Get("cursor"); m.Type == gjson.String && c.Type == gjson.String {
-					f.pages = append(f.pages, page{Method: m.Str, Cursor: c.Str, Listing: Listing{
+					f.pages = append(f.pages, page{Method: m.Str, Cursor: c.Str, Session: pg.Get("session").Str, Listing: Listing{
 						Scope: pg.Get("cacheScope").Str, Cursors: stringList(pg.Get("cursors")), Names: stringList(pg.Get("names"))}})
 				}
 			}
@@ -741,19 +741,32 @@ func (f *Facts) Forget(notification string) *Facts {
 		return f
 	}
 	n := *f
+	// The pages of a changed list before the change no longer judge the
+	// pages after it: a tool an insertion moved onto the next page is
+	// listed once at every moment (review rev27).
+	changed := false
+	forgetPages := func(methods ...string) {
+		if slices.ContainsFunc(f.pages, func(p page) bool { return slices.Contains(methods, p.Method) }) {
+			n.pages = slices.DeleteFunc(slices.Clone(f.pages), func(p page) bool { return slices.Contains(methods, p.Method) })
+			changed = true
+		}
+	}
 	switch notification {
 	case "notifications/tools/list_changed":
-		if !f.ToolsListed && f.Tools == nil {
+		forgetPages("tools/list")
+		if !f.ToolsListed && f.Tools == nil && !changed {
 			return f
 		}
 		n.Tools, n.ToolsListed, n.ToolOrder = nil, false, nil
 	case "notifications/prompts/list_changed":
-		if !f.PromptsListed && f.Prompts == nil {
+		forgetPages("prompts/list")
+		if !f.PromptsListed && f.Prompts == nil && !changed {
 			return f
 		}
 		n.Prompts, n.PromptsListed = nil, false
 	case "notifications/resources/list_changed":
-		if !f.ResourcesListed && !f.TemplatesListed && f.Resources == nil && f.Templates == nil {
+		forgetPages("resources/list", "resources/templates/list")
+		if !f.ResourcesListed && !f.TemplatesListed && f.Resources == nil && f.Templates == nil && !changed {
 			return f
 		}
 		n.Resources, n.ResourcesListed, n.Templates, n.TemplatesListed = nil, false, nil, false
@@ -870,7 +883,7 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		if !items.IsArray() {
 			return f
 		}
-		paged := n.learnPage(method, req, res)
+		paged := n.learnPage(method, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"), req, res)
 		if req.Get("params.cursor").Exists() || res.Get("nextCursor").Exists() {
 			// A page: the tools it lists exist, with their schemas (which
 			// judge calls of them: arguments, Mcp-Param headers, output),

@@ -17,6 +17,7 @@ type HeaderDecl struct {
 	At     string       // the property's path, from the path given
 	Prop   gjson.Result // the property's schema
 	Typed  gjson.Result // Prop, or the schema its local $ref names (LocalRef)
+	Kind   int          // the kind of value Typed gives (HeaderKind)
 	Value  gjson.Result // the x-mcp-header value
 	Direct bool         // reached from the root through properties alone
 }
@@ -38,7 +39,8 @@ func HeaderDecls(schema gjson.Result, path string) []HeaderDecl {
 		s.ForEach(func(k, v gjson.Result) bool {
 			switch {
 			case k.Str == "x-mcp-header":
-				out = append(out, HeaderDecl{At: at, Prop: s, Typed: LocalRef(schema, s), Value: v, Direct: direct})
+				typed := LocalRef(schema, s)
+				out = append(out, HeaderDecl{At: at, Prop: s, Typed: typed, Kind: HeaderKind(schema, typed), Value: v, Direct: direct})
 			case k.Str == "properties" && v.IsObject():
 				v.ForEach(func(name, sub gjson.Result) bool {
 					walk(sub, envelope.JoinPath(at+".properties", name.Str), direct)
@@ -75,7 +77,7 @@ func headersInvalid(schema gjson.Result) bool {
 	seen := map[string]bool{}
 	for _, d := range HeaderDecls(schema, "") {
 		name := strings.ToLower(d.Value.Str)
-		if !d.Named() || !d.Direct || seen[name] || HeaderKind(d.Typed) == HeaderOther {
+		if !d.Named() || !d.Direct || seen[name] || d.Kind == HeaderOther {
 			return true
 		}
 		seen[name] = true
@@ -138,8 +140,17 @@ const (
 )
 
 // HeaderKind reads the type a property gives its value, as T-HDR-7
-// sorts them.
-func HeaderKind(prop gjson.Result) int {
+// sorts them; root is the schema its local $refs resolve in.
+func HeaderKind(root, prop gjson.Result) int {
+	return headerKind(root, prop, 0)
+}
+
+// maxComposition bounds how deep headerKind follows compositions and the
+// references in them (a loop of references ends there): deeper, a client
+// must resolve much to see the type, which warns.
+const maxComposition = 8
+
+func headerKind(root, prop gjson.Result, depth int) int {
 	scalar := func(t string) bool { return t == "string" || t == "integer" || t == "boolean" }
 	t := prop.Get("type")
 	switch {
@@ -169,7 +180,10 @@ func HeaderKind(prop gjson.Result) int {
 		// a scalar, which a client must resolve the reference to see.
 		return HeaderRef
 	case !t.Exists() && (prop.Get("anyOf").Exists() || prop.Get("oneOf").Exists() || prop.Get("allOf").Exists()):
-		return composedKind(prop)
+		if depth >= maxComposition {
+			return HeaderComposed
+		}
+		return composedKind(root, prop, depth)
 	case !t.Exists():
 		// An enum or const of one scalar type (and null).
 		vals := prop.Get("enum").Array()
@@ -207,10 +221,11 @@ func HeaderKind(prop gjson.Result) int {
 // generators write an optional parameter ({"anyOf":[{"type":"string"},
 // {"type":"null"}]}, Pydantic's Optional[str]) or a reference with
 // siblings ({"allOf":[{"$ref":…}]}, Pydantic before 2.9): one member of
-// one scalar kind, beside null members in anyOf or oneOf. Beside null it
-// is nullable, as "type":["string","null"] is; else a client must
-// resolve the composition to see the scalar.
-func composedKind(prop gjson.Result) int {
+// one scalar kind, beside null members in anyOf or oneOf, a member's
+// local $ref followed. Beside null it is nullable, as
+// "type":["string","null"] is; else a client must resolve the
+// composition to see the scalar.
+func composedKind(root, prop gjson.Result, depth int) int {
 	anyOf, oneOf, allOf := prop.Get("anyOf"), prop.Get("oneOf"), prop.Get("allOf")
 	var members []gjson.Result
 	switch {
@@ -234,7 +249,9 @@ func composedKind(prop gjson.Result) int {
 		if kind != -1 {
 			return HeaderOther // two members that are not null: no one type
 		}
-		kind = HeaderKind(m)
+		// A member typed through a local $ref is read where it points (a
+		// reference to an object is no scalar, wrapped or not).
+		kind = headerKind(root, LocalRef(root, m), depth+1)
 	}
 	switch {
 	case kind == -1 || kind == HeaderOther:

@@ -26,11 +26,17 @@ type Listing struct {
 }
 
 // Bounds of what a Listing remembers: a longer listing is judged by its
-// first pages only, which may miss a repeat but never invents one.
+// first pages only, and a cursor longer than what is left is not kept,
+// which may miss a repeat but never invents one. Every later page's
+// expectation, and so its recording, carries the listing, and a facts
+// line every listing the traffic showed: kept small, a server's long
+// cursors or many tools cannot make a transcript grow with the square
+// of its pages (review rev27).
 const (
-	maxListingCursors = 64
-	maxListingNames   = 1000
-	maxListingBytes   = 64 << 10
+	maxListingCursors     = 64
+	maxListingCursorBytes = 2 << 10
+	maxListingNames       = 1000
+	maxListingNameBytes   = 8 << 10
 )
 
 // Empty reports whether l holds nothing to judge a page by.
@@ -47,20 +53,31 @@ func (l Listing) Next(scope, next string, names []string) Listing {
 	if n.Scope == "" {
 		n.Scope = scope
 	}
-	if len(n.Cursors) < maxListingCursors {
+	if len(n.Cursors) < maxListingCursors && sizeOf(n.Cursors)+len(next) <= maxListingCursorBytes {
 		n.Cursors = append(n.Cursors, next)
 	}
-	size := 0
-	for _, s := range n.Names {
-		size += len(s)
-	}
+	size := sizeOf(n.Names)
 	for _, s := range names {
-		if len(n.Names) >= maxListingNames || size+len(s) > maxListingBytes {
+		if len(n.Names) >= maxListingNames || size+len(s) > maxListingNameBytes {
 			break
 		}
 		n.Names, size = append(n.Names, s), size+len(s)
 	}
 	return n
+}
+
+// sizeOf is the bytes of the strings of ss.
+func sizeOf(ss []string) int {
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	return n
+}
+
+// size is about the bytes l takes in a transcript.
+func (l Listing) size() int {
+	return len(l.Scope) + sizeOf(l.Cursors) + sizeOf(l.Names)
 }
 
 // Override is the override that carries l, for a recording: lint judges
@@ -84,27 +101,32 @@ func (l Listing) Override() *Override {
 }
 
 // A page is a nextCursor the traffic showed, with the listing its page
-// is judged by.
+// is judged by. A listing in an HTTP session is that session's: another
+// client's may hand out the same cursor for a list of its own.
 type page struct {
-	Method string `json:"method"`
-	Cursor string `json:"cursor"`
+	Method  string `json:"method"`
+	Cursor  string `json:"cursor"`
+	Session string `json:"session,omitempty"`
 	Listing
 }
 
-// maxPages bounds the pages remembered.
-const maxPages = 64
+// maxPages and maxPagesBytes bound the pages remembered: the oldest go.
+const (
+	maxPages      = 64
+	maxPagesBytes = 64 << 10
+)
 
 // Listing is what the earlier pages of the listing whose page a request
 // with cursor asks for showed; empty when the traffic did not show them.
 // A cursor two listings handed out (an offset a stateless server gives
 // every listing) leads on the latest: its scope may differ from an
 // earlier listing's, as a scope may follow the authorization context.
-func (f *Facts) Listing(method, cursor string) Listing {
+func (f *Facts) Listing(method, cursor, session string) Listing {
 	if f == nil {
 		return Listing{}
 	}
 	for i := len(f.pages) - 1; i >= 0; i-- {
-		if p := f.pages[i]; p.Method == method && p.Cursor == cursor {
+		if p := f.pages[i]; p.Method == method && p.Cursor == cursor && p.Session == session {
 			return p.Listing
 		}
 	}
@@ -113,14 +135,14 @@ func (f *Facts) Listing(method, cursor string) Listing {
 
 // learnPage remembers what a list page hands on to the page its
 // nextCursor leads to; it reports whether n changed.
-func (n *Facts) learnPage(method string, req envelope.Message, res gjson.Result) bool {
+func (n *Facts) learnPage(method, session string, req envelope.Message, res gjson.Result) bool {
 	next := res.Get("nextCursor")
 	if next.Type != gjson.String {
 		return false
 	}
 	var before Listing
 	if c := req.Get("params.cursor"); c.Type == gjson.String {
-		if before = n.Listing(method, c.Str); len(before.Cursors) == 0 {
+		if before = n.Listing(method, c.Str, session); len(before.Cursors) == 0 {
 			// A listing the traffic joined at this page: the cursor that
 			// asked for it was handed out all the same.
 			before.Cursors = []string{c.Str}
@@ -134,10 +156,21 @@ func (n *Facts) learnPage(method string, req envelope.Message, res gjson.Result)
 	// The listing that last handed out the cursor owns it: an older
 	// listing's entry goes, so it neither judges the page nor takes a
 	// place among the maxPages.
-	stale := func(p page) bool { return p.Method == method && p.Cursor == next.Str }
-	pages := append(slices.DeleteFunc(slices.Clone(n.pages), stale), page{method, next.Str, l})
-	if len(pages) > maxPages {
-		pages = pages[len(pages)-maxPages:]
+	stale := func(p page) bool { return p.Method == method && p.Cursor == next.Str && p.Session == session }
+	if len(next.Str) > maxListingCursorBytes {
+		// A page no remembered listing can lead to: an older listing's
+		// entry for it still goes.
+		n.pages = slices.DeleteFunc(slices.Clone(n.pages), stale)
+		return true
+	}
+	pages := append(slices.DeleteFunc(slices.Clone(n.pages), stale), page{method, next.Str, session, l})
+	total := 0
+	for _, p := range pages {
+		total += len(p.Cursor) + p.size()
+	}
+	for len(pages) > 1 && (len(pages) > maxPages || total > maxPagesBytes) {
+		total -= len(pages[0].Cursor) + pages[0].size()
+		pages = pages[1:]
 	}
 	n.pages = pages
 	return true
