@@ -684,7 +684,28 @@ func parse(line []byte, seen *interner) (Record, error) {
 		}
 		ex.Version = versions[known]
 	}
-	rec.Fixture = strings.Clone(value(root[2]).Str)
+	// A member of the wrong type is an error of the line, never read as
+	// absent: a "failure" another tool recorded as true would pass the
+	// gate as an exchange that went well (review rev29).
+	texts := [4]string{}
+	for i, m := range [4]struct {
+		at        int
+		key, want string
+	}{
+		{2, "fixture", "the fixture's name"},
+		{6, "failure", "what the checker could not do"},
+		{7, "died", "how the server died"},
+		{8, "note", "a note"},
+	} {
+		switch v := value(root[m.at]); v.Type {
+		case gjson.String:
+			texts[i] = strings.Clone(v.Str)
+		case gjson.Null:
+		default:
+			return rec, fmt.Errorf(`%q is %s, want a string: %s`, m.key, envelope.Kind(v), m.want)
+		}
+	}
+	rec.Fixture = texts[0]
 	if o := root[5]; o != "" {
 		if o[0] == '{' {
 			if d := twice(o); d != "" {
@@ -697,7 +718,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 		}
 		rec.Override = ov
 	}
-	ex.Failure, ex.Died, ex.Note = strings.Clone(value(root[6]).Str), strings.Clone(value(root[7]).Str), strings.Clone(value(root[8]).Str)
+	ex.Failure, ex.Died, ex.Note = texts[1], texts[2], texts[3]
 	switch u := value(root[10]); u.Type {
 	case gjson.True:
 		rec.Unreported = true

@@ -608,3 +608,29 @@ func TestMalformedRoundTrip(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestTextMembersTyped: "fixture", "failure", "died" and "note" hold
+// text. One of another type is an error of its line, never read as
+// absent: a "failure" recorded as true passed the gate as an exchange
+// that went well (review rev29). null reads as absent, a string as
+// itself.
+func TestTextMembersTyped(t *testing.T) {
+	line := func(member string) string {
+		return `{"transport":"stdio",` + member + `"request":{"body":"{}"},"response":null}` + "\n"
+	}
+	in := line(`"failure":true,`) + line(`"died":["x"],`) + line(`"fixture":1,`) + line(`"note":{},`) +
+		line(`"failure":null,`) + line(`"failure":"no response within 1s","fixture":"a/b","note":"n",`)
+	recs, errs := readAll(t, "tm", strings.NewReader(in))
+	want := []string{
+		`tm:1: "failure" is boolean, want a string: what the checker could not do`,
+		`tm:2: "died" is array, want a string: how the server died`,
+		`tm:3: "fixture" is integer, want a string: the fixture's name`,
+		`tm:4: "note" is object, want a string: a note`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if len(recs) != 2 || recs[0].Exchange.Failure != "" || recs[1].Exchange.Failure != "no response within 1s" || recs[1].Fixture != "a/b" || recs[1].Exchange.Note != "n" {
+		t.Errorf("the sound lines read back as %+v", recs)
+	}
+}
