@@ -582,6 +582,9 @@ func ParseFacts(raw []byte) (*Facts, error) {
 	f := &Facts{}
 	var err error
 	v.ForEach(func(k, val gjson.Result) bool {
+		if err = factTyped(k.Str, val); err != nil {
+			return false
+		}
 		switch k.Str {
 		case "protocolVersion":
 			if !envelope.KnownVersion(val.Str) {
@@ -670,6 +673,44 @@ func ParseFacts(raw []byte) (*Facts, error) {
 		return err == nil
 	})
 	return f, err
+}
+
+// factKinds are the JSON types a facts line's members hold; a member of
+// another type is an error, never read as absent or false: a "local"
+// of "true" read as not local would change a verdict's level without a
+// word (review rev29).
+var factKinds = map[string]string{
+	"toolsListed": "bool", "promptsListed": "bool", "resourcesListed": "bool", "resourceTemplatesListed": "bool",
+	"session": "bool", "local": "bool",
+	"negotiated": "string", "spoken": "string",
+	"supportedVersions": "strings", "declinedVersions": "strings", "toolOrder": "strings",
+	"sessions": "strings", "endedSessions": "strings", "resources": "strings", "resourceTemplates": "strings",
+	"tools": "objects", "prompts": "objects", "pages": "objects", "bySession": "objects",
+}
+
+// factTyped checks a facts member's JSON type (factKinds).
+func factTyped(key string, val gjson.Result) error {
+	switch kind := factKinds[key]; kind {
+	case "bool":
+		if val.Type != gjson.True && val.Type != gjson.False {
+			return fmt.Errorf("facts.%s is %s, want true or false", key, envelope.Kind(val))
+		}
+	case "string":
+		switch {
+		case val.Type != gjson.String:
+			return fmt.Errorf("facts.%s is %s, want a string", key, envelope.Kind(val))
+		case key == "spoken" && val.Str != envelope.V20250326 && val.Str != "":
+			// (Spoken names only a version judged by another's rules.)
+			return fmt.Errorf("facts.spoken is no version judged by another's rules, want %q", envelope.V20250326)
+		}
+	case "strings", "objects":
+		if !val.IsArray() || slices.ContainsFunc(val.Array(), func(e gjson.Result) bool {
+			return kind == "strings" && e.Type != gjson.String || kind == "objects" && !e.IsObject()
+		}) {
+			return fmt.Errorf("facts.%s must be an array of %s", key, kind)
+		}
+	}
+	return nil
 }
 
 // parseNegotiations reads a facts line's bySession.
