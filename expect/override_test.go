@@ -51,3 +51,24 @@ func TestOverrideState(t *testing.T) {
 		}
 	}
 }
+
+// TestOverridePageLists: expect-page-cursors and expect-page-names hold
+// a JSON array of strings; null, a null member or a number (which read
+// as "" would judge a page by a cursor no page handed out) is an error
+// (review rev29).
+func TestOverridePageLists(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		ok    bool
+	}{
+		{`["p2"]`, true}, {`[]`, true}, {`["", "p3"]`, true},
+		{`null`, false}, {`[null]`, false}, {`[1]`, false}, {`"p2"`, false}, {`["p2"`, false}, {`["p2"] x`, false},
+	} {
+		for _, key := range []string{"expect-page-cursors", "expect-page-names"} {
+			var o expect.Override
+			if err := o.Set(key, c.value); (err == nil) != c.ok {
+				t.Errorf("%s %s: err %v, want ok %v", key, c.value, err, c.ok)
+			}
+		}
+	}
+}
