@@ -31,7 +31,8 @@ const (
 )
 
 // ErrSchemaBounds marks a schema refused for its size, depth or number
-// of subschemas: not invalid, but more than the checker will compile.
+// of subschemas, or for the work its references make a validation do
+// (maxSchemaVisits): not invalid, but more than the checker will compile.
 var ErrSchemaBounds = errors.New("schema exceeds the checker's bounds")
 
 // ErrUnknownDialect marks a schema whose $schema names a dialect the
@@ -68,8 +69,9 @@ type ToolSchema struct {
 // $schema, or JSON Schema 2020-12 when it has none (T-SCHEMA-1; 2025-06-18
 // names no default, AMB-15, and 2020-12 is what later versions codify).
 // References outside the document are never fetched: they fail with
-// ErrExternalRef (T-SCHEMA-4, T-SCHEMA-5). Schemas larger, deeper or with
-// more subschemas than the package's bounds are refused. Errors are one
+// ErrExternalRef (T-SCHEMA-4, T-SCHEMA-5). Schemas larger, deeper, with
+// more subschemas than the package's bounds, or whose references fan out
+// into more work than maxSchemaVisits are refused (ErrSchemaBounds). Errors are one
 // line and name the cause.
 func CompileToolSchema(raw []byte, version string) (*ToolSchema, error) {
 	if !slices.Contains(Versions(), version) {
@@ -109,6 +111,11 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	sch, err := c.Compile(toolSchemaURL)
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
+	}
+	// Compiling is linear in the document; validating is not, so the
+	// work its references make is bounded before any instance meets it.
+	if err := checkVisits(sch); err != nil {
+		return nil, fmt.Errorf("tool schema: %w", err)
 	}
 	t := &ToolSchema{schema: sch, dialect: dialectOf(doc), log: log}
 	t.unreadable, t.notECMA = log.finish()

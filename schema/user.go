@@ -147,6 +147,11 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, describeCompileError(err, userSchemaURL, doc))
 		}
+		// As for a tool schema (compileTool): what its references make
+		// a validation do is bounded before any reply meets it.
+		if err := checkVisits(sch); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return sch, nil
 	}
 	u := &UserSchema{path: path, revision: revisionOf(defs), results: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}}
