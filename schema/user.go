@@ -2,9 +2,9 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -109,20 +109,19 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 	fail := func(err error) (*UserSchema, error) {
 		return nil, fmt.Errorf("schema file %s: %w", path, err)
 	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return fail(err)
-	}
-	if info.Size() > maxUserSchemaBytes {
-		return fail(fmt.Errorf("larger than %d bytes", maxUserSchemaBytes))
-	}
-	raw, err := os.ReadFile(path)
+	raw, err := readUserSchemaFile(path)
 	if err != nil {
 		return fail(err)
 	}
 	doc, err := decode(raw)
+	if errors.Is(err, errNotJSON) {
+		return fail(describeSyntax(raw, err))
+	}
 	if err != nil {
 		return fail(err)
+	}
+	if ptr, pattern, why := badPattern(doc); why != nil {
+		return fail(fmt.Errorf("pattern %s at %s is no ECMA-262 regular expression: %w", quote(pattern), ptr, why))
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {

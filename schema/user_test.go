@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +18,10 @@ func TestLoadUserSchemaErrors(t *testing.T) {
 		file, want string
 	}{
 		{"missing.json", "no such file or directory"},
-		{"truncated.json", ": not valid json"},
+		{"truncated.json", ": not valid json: line 1, column 11 (byte offset 10): unexpected end of JSON input"},
+		{"syntax.json", ": not valid json: line 3, column 3 (byte offset 87): invalid character '\"' after object key:value pair"},
+		{"bad-pattern.json", ": pattern '(a' at /$defs/JSONRPCMessage/properties/id/pattern is no ECMA-262 regular expression: missing closing )"},
+		{"fanout.json", ": JSONRPCMessage: schema exceeds the checker's bounds: its references make one validation visit more than 131072 subschemas"},
 		{"no-entry.json", ": no JSONRPCMessage in $defs or definitions"},
 		{"bad-type.json", ": JSONRPCMessage: not a valid schema: at /$defs/JSONRPCMessage/type: must be one of"},
 		{"external-ref.json", ": JSONRPCMessage: external $ref not fetched: 'https://example.com/mcp/schema.json'"},
@@ -35,6 +39,13 @@ func TestLoadUserSchemaErrors(t *testing.T) {
 		}
 		if strings.ContainsAny(msg, "\r\n") {
 			t.Errorf("%s: error is not one line: %q", c.file, msg)
+		}
+	}
+	// A file that never ends is read no further than the bound.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err := LoadUserSchema("/dev/zero", nil)
+		if want := "schema file /dev/zero: larger than 16777216 bytes"; err == nil || err.Error() != want {
+			t.Errorf("/dev/zero: error %v, want %s", err, want)
 		}
 	}
 	_, err := LoadUserSchema(filepath.Join(dir, "external-ref.json"), nil)
