@@ -291,7 +291,7 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 			files.abandon()
 		}
 	}()
-	c, err := envelope.LoadContract(o.Contract)
+	c, err := loadContract(o.Contract)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--contract: %w", err)}
 	}
@@ -315,7 +315,7 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 		}
 	}()
 	if o.Baseline != "" {
-		b, problems, err := baseline.Load(o.Baseline, func(id string) bool { return checks.Lookup(id) != nil })
+		b, problems, err := loadBaseline(o.Baseline)
 		if err != nil {
 			return nil, &usageError{fmt.Errorf("--baseline: %w", err)}
 		}

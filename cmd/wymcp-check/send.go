@@ -300,7 +300,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := envelope.LoadContract(o.Contract)
+	c, err := loadContract(o.Contract)
 	if err != nil {
 		return &usageError{fmt.Errorf("--contract: %w", err)}
 	}
