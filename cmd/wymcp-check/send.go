@@ -196,6 +196,12 @@ func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
 		return f, nil
 	}
 	body := bytes.TrimSuffix(raw, []byte("\n"))
+	if len(body) == 0 {
+		// A closed stdin reads as empty (the Go runtime opens /dev/null
+		// in its place), and sending that once passed for a run: an
+		// empty body is sent only when a message says so.
+		return nil, usagef("%s is empty: nothing to send (an empty body is sent by a message whose -- body -- section is empty)", what)
+	}
 	f := &fixtures.Fixture{ID: "send", Purpose: "message sent by hand", Versions: envelope.Versions(),
 		Transports: []string{envelope.HTTP, envelope.Stdio}, Body: body, File: name, Expect: &expect.Override{}}
 	if _, err := fixtures.Expand(body, fixtures.Context{Version: envelope.V20260728}); err != nil {
@@ -276,8 +282,13 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The flags first: a bad one is named before the message is read
+	// (an empty stdin is refused too, and would hide it).
+	extra, err := parseHeaders(o.Headers)
+	if err != nil {
+		return err
+	}
 	var msg *fixtures.Fixture
-	var err error
 	if o.Fixture != "" {
 		msg, err = findFixture(o)
 	} else {
@@ -295,10 +306,6 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 		if multi {
 			fmt.Fprintf(s.Out, "# the message, valid JSON on several lines, is sent on one line: over stdio a message holds no newline (T-STDIO-1)\n\n")
 		}
-	}
-	extra, err := parseHeaders(o.Headers)
-	if err != nil {
-		return err
 	}
 	c, err := loadContract(o.Contract)
 	if err != nil {

@@ -41,10 +41,29 @@ func flagBounds(cmd *cobra.Command, _ []string) error {
 			return usagef("--max-bytes %d: want a positive number of bytes", n)
 		}
 	}
+	// An empty value (an unset variable in a script: --contract "$C")
+	// once fell back to the default quietly, and the run was judged with
+	// settings the user did not ask for.
+	for _, name := range []string{"contract", "schema", "checks"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			return usagef("--%s '': the value is empty; want %s", name, emptyWant(name))
+		}
+	}
 	if f := cmd.Flags().Lookup("parallel"); f != nil {
 		if n, err := strconv.Atoi(f.Value.String()); err == nil && (n < 1 || n > maxParallel) {
 			return usagef("--parallel %d: want 1 to %d", n, maxParallel)
 		}
 	}
 	return nil
+}
+
+// emptyWant says what a flag refused empty wants instead.
+func emptyWant(flag string) string {
+	switch flag {
+	case "contract":
+		return "strict, spec or a contract file"
+	case "schema":
+		return "builtin, none or a schema file"
+	}
+	return "a comma list of check IDs, globs or areas (all judges every check)"
 }
