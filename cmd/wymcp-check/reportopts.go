@@ -238,7 +238,7 @@ type session struct {
 	contract *envelope.Contract
 	schemas  checks.SchemaValidator
 	checks   []*checks.Check // --checks
-	w        report.Writer
+	outs     []*reportOut    // the reports, the main one first
 	sum      report.Summary
 	failWarn bool
 	closers  []func() error
@@ -332,9 +332,8 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 	// (SARIF's URIs and fingerprints): read here, once, for the report
 	// package reads no process state. On error paths are only cleaned.
 	wd, _ := os.Getwd()
-	var ws []report.Writer
 	stepSummary := false
-	for _, out := range outs {
+	for i, out := range outs {
 		var w io.Writer = struct{ io.Writer }{s.Out} // no Seek: stdout may be a file opened for appending
 		color := s.colorOn(o.Color)
 		if out.path != "" {
@@ -364,11 +363,7 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 		if err != nil {
 			return nil, &usageError{err}
 		}
-		ws = append(ws, w2)
-	}
-	ss.w = ws[0]
-	if len(ws) > 1 {
-		ss.w = report.Tee(ws...)
+		ss.outs = append(ss.outs, &reportOut{name: o.outputName(i, out), w: w2})
 	}
 	return ss, nil
 }
@@ -390,9 +385,9 @@ func (ss *session) start(s *streams, meta report.Meta) error {
 		meta.Started = s.Now()
 	}
 	ss.last = s.Now()
-	if err := ss.w.Begin(meta); err != nil {
+	if err := ss.write(func(w report.Writer) error { return w.Begin(meta) }); err != nil {
 		ss.closeAll()
-		return fmt.Errorf("writing report: %w", err)
+		return err
 	}
 	return nil
 }
@@ -429,10 +424,64 @@ func (ss *session) exchange(r *report.Result) error {
 			ss.failures = append(ss.failures, baseline.Entry{Fixture: r.Fixture, Check: v.Check.ID, Reason: ss.reasonFor(r.Fixture, *v)})
 		}
 	}
-	if err := ss.w.Exchange(r); err != nil {
-		return fmt.Errorf("writing report: %w", err)
+	return ss.write(func(w report.Writer) error { return w.Exchange(r) })
+}
+
+// A reportOut is one of the run's reports. One that fails to write (a full
+// disk, a closed pipe) is named once and written no more, and the others
+// go on: one failed --report once stopped the run and left every other
+// report cut short, and check judged nothing.
+type reportOut struct {
+	name string // the flag that asked for it: --report junit=r.xml
+	w    report.Writer
+	err  error // the first write that failed
+}
+
+// outputName names output i of outputs() by the flag that asked for it.
+func (o *reportOptions) outputName(i int, out output) string {
+	switch {
+	case i > 0 && out.path == "":
+		return "--report " + out.format
+	case i > 0:
+		return "--report " + out.format + "=" + out.path
+	case out.path == "":
+		return "the " + out.format + " report on stdout"
+	}
+	return cmp.Or(o.mainFlag, "-o") + " " + out.path
+}
+
+// write calls f on each report not failed yet. A report that fails is
+// left out from then on; the run stops only when none is left to write.
+func (ss *session) write(f func(report.Writer) error) error {
+	live := 0
+	for _, o := range ss.outs {
+		if o.err != nil {
+			continue
+		}
+		if err := f(o.w); err != nil {
+			o.err = err
+			continue
+		}
+		live++
+	}
+	if live == 0 {
+		return ss.outputsFailed()
 	}
 	return nil
+}
+
+// outputsFailed names each report that could not be written, and why.
+func (ss *session) outputsFailed() error {
+	var errs []error
+	for _, o := range ss.outs {
+		if o.err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", o.name, o.err))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("writing report: %w", errors.Join(errs...))
 }
 
 // reasonFor is the reason --write-baseline writes: the one the baseline
@@ -533,13 +582,22 @@ func (ss *session) finish() error {
 			ss.note("--write-baseline: " + writeErr.Error())
 		}
 	}
-	err := ss.w.End(ss.sum)
-	if cerr := ss.closeAll(); err == nil {
-		err = cerr
+	// The reports still written say which could not be, as the exit
+	// code does (a report that failed at its end cannot be named in the
+	// others: they end together).
+	for _, o := range ss.outs {
+		if o.err != nil {
+			ss.note(fmt.Sprintf("%s: not written whole: %v", o.name, o.err))
+		}
+	}
+	ss.write(func(w report.Writer) error { return w.End(ss.sum) })
+	err := ss.outputsFailed()
+	if cerr := ss.closeAll(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing report: %w", cerr)
 	}
 	switch {
 	case err != nil:
-		return fmt.Errorf("writing report: %w", err)
+		return err
 	case writeErr != nil:
 		return fmt.Errorf("--write-baseline: %w", writeErr)
 	// In the order the reports name the run (see report.Summary):
