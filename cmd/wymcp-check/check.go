@@ -419,7 +419,7 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 		return err
 	}
 	for _, p := range fixtureProblems {
-		fmt.Fprintf(s.ErrOut, "wymcp-check: --fixtures: %s\n", p)
+		printLines(s.ErrOut, "--fixtures: "+p)
 	}
 	lim := o.limits()
 

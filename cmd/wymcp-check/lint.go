@@ -189,14 +189,12 @@ func lintRun(s *streams, o *lintOptions) error {
 			// Judged with other settings than its run line's, its
 			// verdicts would not be the recorded run's.
 			inputErrs++
-			ss.note(err.Error())
-			fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+			ss.inputProblem(err.Error())
 			continue
 		}
 		if err := ins[i].err; err != nil {
 			inputErrs++
-			ss.note(err.Error())
-			fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", err)
+			ss.inputProblem(err.Error())
 			continue
 		}
 		prefix := ""
@@ -225,12 +223,10 @@ func lintRun(s *streams, o *lintOptions) error {
 			case it.Err != nil:
 				inputErrs++
 				if le, ok := lineError(it.Err); ok {
-					ss.note(le.Error())
-					fmt.Fprintf(s.ErrOut, "wymcp-check: %v\n", le)
+					ss.inputProblem(le.Error())
 				} else {
 					// (A directory, an input that failed mid-read.)
-					ss.note(fmt.Sprintf("%s: %v", name, it.Err))
-					fmt.Fprintf(s.ErrOut, "wymcp-check: %s: %v\n", name, it.Err)
+					ss.inputProblem(fmt.Sprintf("%s: %v", name, it.Err))
 				}
 			case rec.Traffic != nil:
 				if cvs := client.take(rec.Traffic, rec.Facts); cvs != nil {
@@ -265,7 +261,7 @@ func lintRun(s *streams, o *lintOptions) error {
 			ss.note(fmt.Sprintf("%d exchange(s) the recorded run judged but did not report were judged but are not reported", unreported))
 		}
 		if inputErrs > 0 {
-			ss.invalid("%d input problem(s), named in the notes", inputErrs)
+			ss.invalid("%d input problem(s), %s", inputErrs, ss.problemsNamed())
 		}
 		return ss.finish()
 	}
@@ -274,7 +270,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	}
 	switch {
 	case inputErrs > 0:
-		ss.invalid("%d input problem(s), named in the notes; the rest was judged", inputErrs)
+		ss.invalid("%d input problem(s), %s; the rest was judged", inputErrs, ss.problemsNamed())
 	case records == 0:
 		// An empty recording (a run that wrote nothing, a pipe that
 		// carried nothing) must not pass a gate.

@@ -250,6 +250,8 @@ type session struct {
 	writeBaseline string
 	failures      []baseline.Entry // this run's failures, for --write-baseline
 	stderr        io.Writer
+	// problems counts the input problems (see inputProblem).
+	problems int
 	// unsent counts the fixtures the run's deadline left unsent.
 	unsent int
 
@@ -322,8 +324,7 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 		ss.base = b
 		// A bad line is named and left out; the run and its report go on.
 		for _, p := range problems {
-			fmt.Fprintf(s.ErrOut, "wymcp-check: --baseline: %v\n", p)
-			ss.note("--baseline: " + p.Error())
+			ss.inputProblem("--baseline: " + p.Error())
 		}
 		ss.baseProblems = len(problems)
 		ss.baselineMeta = fmt.Sprintf("%s (%d entries)", o.Baseline, b.Len())
@@ -498,6 +499,36 @@ func (ss *session) reasonFor(fixture string, v checks.Verdict) string {
 
 func (ss *session) note(n string) { ss.sum.Notes = append(ss.sum.Notes, n) }
 
+// maxProblemsListed bounds the input problems a run names one by one,
+// on stderr and in the reports' notes; the rest are counted. A
+// transcript of a million bad lines once cost half a gigabyte, a million
+// lines of stderr and a 105 MB report: the first ones say what is wrong,
+// and the count says how much.
+const maxProblemsListed = 100
+
+// inputProblem names a problem of the run's input (a transcript's bad
+// line, a baseline's): on stderr and in the notes, while fewer than
+// maxProblemsListed were named; counted after.
+func (ss *session) inputProblem(text string) {
+	ss.problems++
+	if ss.problems > maxProblemsListed {
+		return
+	}
+	printLines(ss.stderr, text)
+	ss.note(text)
+	if ss.problems == maxProblemsListed {
+		printLines(ss.stderr, fmt.Sprintf("the first %d input problems are named; any more are counted in the reports", maxProblemsListed))
+	}
+}
+
+// problemsNamed says where the input problems are named.
+func (ss *session) problemsNamed() string {
+	if ss.problems > maxProblemsListed {
+		return fmt.Sprintf("the first %d named in the notes", maxProblemsListed)
+	}
+	return "named in the notes"
+}
+
 // invalid says what of the user's input could not be used: the reports
 // say so and the run exits 2 once they are written (see finish).
 func (ss *session) invalid(format string, args ...any) {
@@ -561,6 +592,9 @@ func (ss *session) finish() error {
 			}
 			ss.note(fmt.Sprintf("baseline: %d entr%s not judged in this run (neither known nor stale): %s%s", len(un), plural(len(un)), strings.Join(names, ", "), more))
 		}
+	}
+	if n := ss.problems - maxProblemsListed; n > 0 {
+		ss.note(fmt.Sprintf("%d more input problem(s), not named: the first %d are, above", n, maxProblemsListed))
 	}
 	if ss.baseProblems > 0 {
 		ss.invalid("--baseline: %d bad line(s) in %s; the rest was used", ss.baseProblems, ss.base.File)

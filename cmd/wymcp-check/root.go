@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -141,8 +142,17 @@ func Main(args []string, s *streams) exitCode {
 // argument held (fork/exec quotes the command as given), and a terminal
 // would act on an escape sequence in it.
 func printErr(s *streams, err error) {
-	for l := range strings.SplitSeq(err.Error(), "\n") {
-		fmt.Fprintf(s.ErrOut, "wymcp-check: %s\n", report.Sanitize(l))
+	printLines(s.ErrOut, err.Error())
+}
+
+// printLines prints text on w as the checker's own lines, each with its
+// control characters escaped (see printErr). Every line the checker
+// writes to stderr about its input goes through it: a file name, a
+// baseline's line or a transcript's expect key may hold an escape
+// sequence, and the terminal must show it, not obey it.
+func printLines(w io.Writer, text string) {
+	for l := range strings.SplitSeq(text, "\n") {
+		fmt.Fprintf(w, "wymcp-check: %s\n", report.Sanitize(l))
 	}
 }
 
