@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +28,8 @@ import (
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/report"
+
+	"github.com/wymcp/wymcp-check/inputfile"
 )
 
 // An Entry is one known failure.
@@ -64,16 +65,33 @@ func (e *LineError) Unwrap() error { return e.Err }
 // Load reads a baseline file. Failing to read the file at all is the
 // error; each bad line is a *LineError in problems, and the rest loads.
 func Load(path string, isCheck func(id string) bool) (b *Baseline, problems []error, err error) {
-	f, err := os.Open(path)
+	// Not waiting for a FIFO's writer (Parse bounds what it reads).
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading baseline: %w", err)
 	}
 	defer f.Close()
-	b, problems, err = Parse(path, f, isCheck)
+	cr := &countingReader{r: f}
+	b, problems, err = Parse(path, cr, isCheck)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading baseline %s: %w", path, err)
 	}
+	if cr.n == 0 && !inputfile.Regular(f) {
+		return nil, nil, fmt.Errorf("reading baseline %s: %w", path, inputfile.ErrNoWriter)
+	}
 	return b, problems, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // MaxLine bounds a line of a baseline, in bytes. A longer line (a stack

@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/wymcp/wymcp-check/inputfile"
 )
 
 // Contract profiles.
@@ -96,7 +97,9 @@ func LoadContract(arg string) (*Contract, error) {
 	case ProfileSpec:
 		return Spec(), nil
 	}
-	raw, err := os.ReadFile(arg)
+	// Bounded, and not waiting for a FIFO's writer: a contract is short
+	// text, and /dev/zero once grew the checker by gigabytes.
+	raw, err := inputfile.Read(arg, MaxContractBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading contract: %w", err)
 	}
@@ -107,6 +110,9 @@ func LoadContract(arg string) (*Contract, error) {
 	c.Name = arg
 	return c, nil
 }
+
+// MaxContractBytes bounds what is read of a contract file.
+const MaxContractBytes = 64 << 20
 
 // ParseContract reads a contract file's bytes. Unknown fields are errors:
 // a misspelt key must not silently loosen the contract; so are keys in

@@ -44,7 +44,7 @@ func TestLoadUserSchemaErrors(t *testing.T) {
 	// A file that never ends is read no further than the bound.
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		_, err := LoadUserSchema("/dev/zero", nil)
-		if want := "schema file /dev/zero: larger than 16777216 bytes"; err == nil || err.Error() != want {
+		if want := "schema file /dev/zero: /dev/zero runs past 16777216 bytes: read no further"; err == nil || err.Error() != want {
 			t.Errorf("/dev/zero: error %v, want %s", err, want)
 		}
 	}

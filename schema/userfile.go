@@ -4,30 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wymcp/wymcp-check/inputfile"
 )
 
 // readUserSchemaFile reads a --schema file through maxUserSchemaBytes:
 // the size a stat reports is 0 for /dev/zero and a pipe, so the bound is
 // on what is read, not on what the file claims.
 func readUserSchemaFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, maxUserSchemaBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) > maxUserSchemaBytes {
-		return nil, fmt.Errorf("larger than %d bytes", maxUserSchemaBytes)
-	}
-	return raw, nil
+	return inputfile.Read(path, maxUserSchemaBytes)
 }
 
 // describeSyntax says where and why raw is no JSON, for a file the user

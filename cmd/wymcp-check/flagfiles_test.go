@@ -43,6 +43,8 @@ func TestFlagFilesBounded(t *testing.T) {
 		{"baseline FIFO without writer", []string{"--baseline", fifo}, "", exitUsage, "--baseline: reading baseline " + fifo + ": nothing to read: a FIFO or pipe with no writer"},
 		{"contract /dev/zero", []string{"--contract", "/dev/zero"}, "", exitUsage, "--contract: reading contract: /dev/zero runs past 67108864 bytes"},
 		{"baseline /dev/zero", []string{"--baseline", "/dev/zero"}, "", exitUsage, "/dev/zero:1: the baseline runs past 67108864 bytes"},
+		{"schema FIFO without writer", []string{"--schema", fifo}, "", exitUsage, "--schema: schema file " + fifo + ": " + fifo + ": nothing to read: a FIFO or pipe with no writer"},
+		{"schema /dev/zero", []string{"--schema", "/dev/zero"}, "", exitUsage, "--schema: schema file /dev/zero: /dev/zero runs past 16777216 bytes"},
 		// The twins: sound files, and a FIFO with a writer, are read.
 		{"contract file", []string{"--contract", contract}, "", exitFindings, ""},
 		{"contract pipe", []string{"--contract"}, `{"extends":"spec"}`, exitFindings, ""},

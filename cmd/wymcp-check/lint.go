@@ -72,7 +72,7 @@ func (o *lintOptions) fileSettings(i int, ss *session) (settings, []string, erro
 	if v := run.Contract; v != "" && v != o.Contract && unset("contract") {
 		if v != "strict" && v != "spec" {
 			elsewhere("contract", v, o.Contract)
-		} else if c, err := loadContract(v); err != nil {
+		} else if c, err := envelope.LoadContract(v); err != nil {
 			return st, notes, fmt.Errorf("%s: --contract: %w (the file is not judged)", name, err)
 		} else {
 			st.contract = c

@@ -293,7 +293,7 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 			files.abandon()
 		}
 	}()
-	c, err := loadContract(o.Contract)
+	c, err := envelope.LoadContract(o.Contract)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--contract: %w", err)}
 	}
@@ -317,7 +317,7 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 		}
 	}()
 	if o.Baseline != "" {
-		b, problems, err := loadBaseline(o.Baseline)
+		b, problems, err := baseline.Load(o.Baseline, func(id string) bool { return checks.Lookup(id) != nil })
 		if err != nil {
 			return nil, &usageError{fmt.Errorf("--baseline: %w", err)}
 		}

@@ -307,7 +307,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 			fmt.Fprintf(s.Out, "# the message, valid JSON on several lines, is sent on one line: over stdio a message holds no newline (T-STDIO-1)\n\n")
 		}
 	}
-	c, err := loadContract(o.Contract)
+	c, err := envelope.LoadContract(o.Contract)
 	if err != nil {
 		return &usageError{fmt.Errorf("--contract: %w", err)}
 	}

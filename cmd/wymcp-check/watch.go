@@ -265,7 +265,7 @@ type watcher struct {
 
 // newWatcher loads the contract and schemas the judge needs.
 func newWatcher(o *relayOptions, out *watchOutput, red *proxy.Redactor) (*watcher, error) {
-	c, err := loadContract(o.Contract)
+	c, err := envelope.LoadContract(o.Contract)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--contract: %w", err)}
 	}
