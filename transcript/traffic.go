@@ -110,10 +110,11 @@ func trafficLine(line []byte) (*Traffic, bool, error) {
 	default:
 		return nil, true, fmt.Errorf(`"traffic.kind" is %s, want one of client, request, closed, lost`, m[0].Raw)
 	}
+	var lost uint64
 	for _, f := range []struct {
 		v   gjson.Result
 		dst *uint64
-	}{{m[1], &t.Seq}, {m[6], &t.On}, {m[7], &t.Request}} {
+	}{{m[1], &t.Seq}, {m[6], &t.On}, {m[7], &t.Request}, {m[12], &lost}} {
 		if !f.v.Exists() {
 			continue
 		}
@@ -129,7 +130,7 @@ func trafficLine(line []byte) (*Traffic, bool, error) {
 	default:
 		return nil, true, fmt.Errorf(`"traffic.transport" is %s, want "http" or "stdio"`, m[3].Raw)
 	}
-	t.Status, t.Lost = int(m[8].Int()), m[12].Int()
+	t.Status, t.Lost = int(m[8].Int()), int64(min(lost, 1<<62))
 	var err error
 	if m[5].Exists() {
 		if t.Header, err = headers(m[5].Raw, "traffic", nil); err != nil {

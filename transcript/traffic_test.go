@@ -54,6 +54,7 @@ func TestTrafficLineErrors(t *testing.T) {
 		`{"traffic":{"kind":"client","transport":"smoke"}}`,
 		`{"traffic":{"kind":"client","seq":-1,"transport":"stdio"}}`,
 		`{"traffic":[1]}`,
+		`{"traffic":{"kind":"lost","lost":-1}}`,
 		`{"traffic":{"kind":"client","transport":"stdio","body":"{}"}}`,
 	}, "\n")
 	recs, errs := readAll(t, "bad", strings.NewReader(in))
@@ -62,11 +63,12 @@ func TestTrafficLineErrors(t *testing.T) {
 		`bad:2: "traffic.transport" is "smoke", want "http" or "stdio"`,
 		`bad:3: "traffic" numbers must be non-negative integers, not -1`,
 		`bad:4: "traffic" must be an object`,
+		`bad:5: "traffic" numbers must be non-negative integers, not -1`,
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
-	if len(recs) != 1 || recs[0].Line != 5 || string(recs[0].Traffic.Body) != "{}" {
+	if len(recs) != 1 || recs[0].Line != 6 || string(recs[0].Traffic.Body) != "{}" {
 		t.Errorf("the good line after the bad ones: %+v", recs)
 	}
 }
