@@ -44,7 +44,11 @@ func GenerateValid(inputSchema []byte) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate arguments: %w", err)
 	}
-	if es := ts.valid(v); es != nil {
+	es, err := ts.valid(v)
+	if err != nil {
+		return nil, fmt.Errorf("generate arguments: %w", err)
+	}
+	if es != nil {
 		return nil, fmt.Errorf("generate arguments: the schema wants more than this generator knows (%s)", FirstProblem(es))
 	}
 	return json.Marshal(v)

@@ -57,6 +57,9 @@ type ToolSchema struct {
 	notECMA    []string
 	log        *patternLog
 	mu         sync.Mutex
+	// recursion bounds the instances validated by the work the
+	// schema's recursion would do on them.
+	recursion *recursion
 	// stricter: the schema has a place where a pattern read as matching
 	// everything can make it stricter than it is (see stricterPlaces);
 	// elsewhere such a pattern only makes it laxer, and a failure stays
@@ -117,7 +120,7 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err := checkVisits(sch); err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
-	t := &ToolSchema{schema: sch, dialect: dialectOf(doc), log: log}
+	t := &ToolSchema{schema: sch, dialect: dialectOf(doc), log: log, recursion: newRecursion(sch)}
 	t.unreadable, t.notECMA = log.finish()
 	t.stricter = len(t.unreadable) > 0 && stricterPlaces(doc, false)
 	return t, nil
@@ -226,6 +229,9 @@ func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error
 	if err != nil {
 		return []envelope.DistilledEntry{{Location: "", Problems: []string{err.Error()}}}, nil
 	}
+	if err := checkDepth(t.recursion, envelope.Depth(instance)); err != nil {
+		return nil, err
+	}
 	es, asked := t.validate(v)
 	if len(es) > 0 && asked && t.stricter {
 		return es, fmt.Errorf("%w (%s)", ErrUnreadablePattern, quote(t.unreadable[0]))
@@ -233,10 +239,33 @@ func (t *ToolSchema) Validate(instance []byte) ([]envelope.DistilledEntry, error
 	return es, nil
 }
 
-// valid reports whether an already decoded value is valid.
-func (t *ToolSchema) valid(v any) []envelope.DistilledEntry {
+// valid validates an already decoded value: nil when it is valid, an
+// error (ErrBeyondBounds) when the checker does not validate it.
+func (t *ToolSchema) valid(v any) ([]envelope.DistilledEntry, error) {
+	if err := checkDepth(t.recursion, valueDepth(v)); err != nil {
+		return nil, err
+	}
 	es, _ := t.validate(v)
-	return es
+	return es, nil
+}
+
+// valueDepth is the deepest nesting of objects and arrays in a decoded
+// value, as envelope.Depth counts it in JSON text.
+func valueDepth(v any) int {
+	deepest := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			deepest = max(deepest, valueDepth(e))
+		}
+	case []any:
+		for _, e := range v {
+			deepest = max(deepest, valueDepth(e))
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
 }
 
 // validate validates a decoded value and reports whether a pattern the

@@ -91,6 +91,9 @@ type UserSchema struct {
 	// messages: a server-sent message's method → its official type
 	// (ServerMessageTypeNames), for the types the file defines
 	messages map[string]*jsonschema.Schema
+	// recursions bound the replies each compiled type validates by the
+	// work its recursion would do on them (checkDepth).
+	recursions map[*jsonschema.Schema]*recursion
 }
 
 // LoadUserSchema reads and compiles the protocol schema in the file at
@@ -141,6 +144,8 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 	if err := c.AddResource(userSchemaURL, doc); err != nil {
 		return fail(err)
 	}
+	u := &UserSchema{path: path, revision: revisionOf(defs), results: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{},
+		recursions: map[*jsonschema.Schema]*recursion{}}
 	compile := func(name string) (*jsonschema.Schema, error) {
 		sch, err := c.Compile(userSchemaURL + "#/" + key + "/" + name)
 		if err != nil {
@@ -151,9 +156,11 @@ func LoadUserSchema(path string, resultTypes map[string]string) (*UserSchema, er
 		if err := checkVisits(sch); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if _, ok := u.recursions[sch]; !ok {
+			u.recursions[sch] = newRecursion(sch)
+		}
 		return sch, nil
 	}
-	u := &UserSchema{path: path, revision: revisionOf(defs), results: map[string]*jsonschema.Schema{}, messages: map[string]*jsonschema.Schema{}}
 	if u.message, err = compile(defMessage); err != nil {
 		return fail(err)
 	}
@@ -352,6 +359,10 @@ func (u *UserSchema) ValidateReply(method string, raw []byte) ([]envelope.Distil
 	if bad != nil || err != nil {
 		return bad, err
 	}
+	depth := envelope.Depth(raw)
+	if err := checkDepth(u.recursions[u.message], depth); err != nil {
+		return nil, err
+	}
 	v = withReadableErrorID(v)
 	out := Distill(u.message.Validate(v))
 	obj, ok := v.(map[string]any)
@@ -376,6 +387,10 @@ func (u *UserSchema) ValidateReply(method string, raw []byte) ([]envelope.Distil
 	}
 	if sch == nil {
 		return out, nil
+	}
+	// (The reply's depth: its result's is at most that.)
+	if err := checkDepth(u.recursions[sch], depth); err != nil {
+		return nil, err
 	}
 	return mergeEntries(out, prefixEntries("/result", Distill(sch.Validate(result)))), nil
 }
@@ -419,6 +434,12 @@ func (u *UserSchema) ValidateServerMessage(method string, raw []byte) (problems 
 	v, bad, err := decodeMessage(raw)
 	if bad != nil || err != nil {
 		return bad, true, err
+	}
+	depth := envelope.Depth(raw)
+	for _, s := range []*jsonschema.Schema{u.message, sch} {
+		if err := checkDepth(u.recursions[s], depth); err != nil {
+			return nil, true, err
+		}
 	}
 	return mergeEntries(Distill(u.message.Validate(v)), Distill(sch.Validate(v))), true, nil
 }

@@ -2,6 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -198,4 +200,281 @@ func checkVisits(sch *jsonschema.Schema) error {
 		return fmt.Errorf("%w: its references make one validation visit more than %d subschemas", ErrSchemaBounds, maxSchemaVisits)
 	}
 	return nil
+}
+
+// A recursion bounds the work a schema whose references recurse may do
+// on one instance: schemaVisits counts a cycle once, but a validation
+// follows it once per level of the instance, and a cycle that fans out
+// (two subschemas at one place both recursing into the same member)
+// doubles the work per level: 2^d visits for an instance d levels deep,
+// and instances may nest 512 levels (review rev30). It counts the
+// visits with the schema unfolded level by level: count(s, k, type) is
+// what validating a value of that type with k levels below it against s
+// may visit, along one path down the instance (the work over the whole
+// instance is that times its size at most). Subschemas at the value's
+// own place (allOf, anyOf, $ref…) count at the same level; those of a
+// member (properties, items…) one level down, and only for a value of
+// the type that has members of that kind, so a JSON-value schema that
+// recurses through both objects and arrays grows linearly, not
+// twofold. Properties of distinct names are never the same member: the
+// largest counts, not their sum, so a tree with left and right children
+// grows linearly too. A reference back to a subschema at the same place
+// counts once, as in schemaVisits: the validator stops it as a loop.
+// Levels are computed as deep as the instances met need, once for all
+// of them, and stop where the count passes maxSchemaVisits or stops
+// growing (a schema without recursion stops at its own depth).
+type recursion struct {
+	nodes []recNode
+	root  int
+	// order is a post-order of the graph of same-place references; pos
+	// is each node's place in it. A reference to a node later in order
+	// closes a loop in place.
+	order []int
+	pos   []int
+
+	mu    sync.Mutex
+	level int                     // the deepest level counted, -1 before any
+	cur   [instanceTypes][]uint64 // the counts at level
+	over  bool                    // the root's count at level passes the bound
+	still bool                    // level counted as the one before: so are all deeper
+}
+
+// Instance types as recursion tells them apart: what members a value has.
+const (
+	instanceObject = iota
+	instanceArray
+	instanceOther
+	instanceTypes
+)
+
+// A recNode is one subschema's references, by how they apply.
+type recNode struct {
+	here    []int   // at the value's own place
+	hereObj []int   // at its place, for an object (dependentSchemas)
+	alts    [][]int // at its place, the largest of each ($dynamicRef's targets)
+	propMax []int   // at a member of an object, each a distinct one (properties)
+	objSum  []int   // at any member of an object
+	arrMax  []int   // at an element of an array, each a distinct one (prefixItems)
+	arrSum  []int   // at any element of an array
+}
+
+// newRecursion indexes the subschemas reachable from root.
+func newRecursion(root *jsonschema.Schema) *recursion {
+	index := map[*jsonschema.Schema]int{}
+	var all []*jsonschema.Schema
+	dynamic := map[string][]int{}
+	var recursive []int
+	add := func(s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if _, ok := index[s]; !ok {
+			index[s] = len(all)
+			all = append(all, s)
+		}
+	}
+	add(root)
+	for i := 0; i < len(all); i++ {
+		s := all[i]
+		if s.DynamicAnchor != "" {
+			dynamic[s.DynamicAnchor] = append(dynamic[s.DynamicAnchor], i)
+		}
+		if s.RecursiveAnchor {
+			recursive = append(recursive, i)
+		}
+		for _, t := range subschemas(s) {
+			add(t)
+		}
+		if s.DynamicRef != nil {
+			add(s.DynamicRef.Ref)
+		}
+		add(s.RecursiveRef)
+	}
+
+	r := &recursion{nodes: make([]recNode, len(all)), root: 0, level: -1}
+	ids := func(ss ...*jsonschema.Schema) []int {
+		var out []int
+		for _, s := range ss {
+			if s != nil {
+				out = append(out, index[s])
+			}
+		}
+		return out
+	}
+	anyIDs := func(v any) []int {
+		switch v := v.(type) {
+		case *jsonschema.Schema:
+			return ids(v)
+		case []*jsonschema.Schema:
+			return ids(v...)
+		}
+		return nil
+	}
+	for i, s := range all {
+		n := &r.nodes[i]
+		n.here = ids(append(append(append([]*jsonschema.Schema{s.Ref, s.Not, s.If, s.Then, s.Else, s.ContentSchema}, s.AllOf...), s.AnyOf...), s.OneOf...)...)
+		for _, v := range s.Dependencies {
+			n.hereObj = append(n.hereObj, anyIDs(v)...)
+		}
+		for _, t := range s.DependentSchemas {
+			n.hereObj = append(n.hereObj, ids(t)...)
+		}
+		if d := s.DynamicRef; d != nil {
+			n.alts = append(n.alts, append(ids(d.Ref), dynamic[d.Anchor]...))
+		}
+		if s.RecursiveRef != nil {
+			n.alts = append(n.alts, append(ids(s.RecursiveRef), recursive...))
+		}
+		for _, t := range s.Properties {
+			n.propMax = append(n.propMax, ids(t)...)
+		}
+		for _, t := range s.PatternProperties {
+			n.objSum = append(n.objSum, ids(t)...)
+		}
+		n.objSum = append(n.objSum, anyIDs(s.AdditionalProperties)...)
+		n.objSum = append(n.objSum, ids(s.UnevaluatedProperties, s.PropertyNames)...)
+		if items, ok := s.Items.([]*jsonschema.Schema); ok {
+			n.arrMax = append(n.arrMax, ids(items...)...)
+		} else {
+			n.arrSum = append(n.arrSum, anyIDs(s.Items)...)
+		}
+		n.arrMax = append(n.arrMax, ids(s.PrefixItems...)...)
+		n.arrSum = append(n.arrSum, anyIDs(s.AdditionalItems)...)
+		n.arrSum = append(n.arrSum, ids(s.Items2020, s.UnevaluatedItems, s.Contains)...)
+	}
+
+	// The post-order, iteratively: a --schema file may chain references
+	// as deep as it has subschemas.
+	r.pos = make([]int, len(all))
+	seen := make([]bool, len(all))
+	type frame struct {
+		node int
+		kids []int
+		next int
+	}
+	for start := range all {
+		if seen[start] {
+			continue
+		}
+		seen[start] = true
+		stack := []frame{{start, r.nodes[start].sameLevel(), 0}}
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next < len(f.kids) {
+				k := f.kids[f.next]
+				f.next++
+				if !seen[k] {
+					seen[k] = true
+					stack = append(stack, frame{k, r.nodes[k].sameLevel(), 0})
+				}
+				continue
+			}
+			r.pos[f.node] = len(r.order)
+			r.order = append(r.order, f.node)
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return r
+}
+
+// sameLevel are the node's references at the value's own place.
+func (n *recNode) sameLevel() []int {
+	out := append(append([]int{}, n.here...), n.hereObj...)
+	for _, alt := range n.alts {
+		out = append(out, alt...)
+	}
+	return out
+}
+
+// step counts the next level from the one before (none at level 0: a
+// value with no levels below it has no members).
+func (r *recursion) step() {
+	limit := uint64(maxSchemaVisits)
+	add := func(a, b uint64) uint64 { return min(a+b, limit+1) }
+	below := func(j int) uint64 { // a member's count: of its largest type
+		if r.level < 0 {
+			return 0
+		}
+		return max(r.cur[instanceObject][j], r.cur[instanceArray][j], r.cur[instanceOther][j])
+	}
+	var next [instanceTypes][]uint64
+	for t := range next {
+		next[t] = make([]uint64, len(r.nodes))
+	}
+	for _, i := range r.order {
+		n := &r.nodes[i]
+		for t := range instanceTypes {
+			here := func(j int) uint64 {
+				if r.pos[j] < r.pos[i] {
+					return next[t][j]
+				}
+				return 1 // a loop in place
+			}
+			c := uint64(1)
+			for _, j := range n.here {
+				c = add(c, here(j))
+			}
+			for _, alt := range n.alts {
+				var most uint64
+				for _, j := range alt {
+					most = max(most, here(j))
+				}
+				c = add(c, most)
+			}
+			members := func(distinct, any []int) {
+				var most uint64
+				for _, j := range distinct {
+					most = max(most, below(j))
+				}
+				c = add(c, most)
+				for _, j := range any {
+					c = add(c, below(j))
+				}
+			}
+			switch t {
+			case instanceObject:
+				for _, j := range n.hereObj {
+					c = add(c, here(j))
+				}
+				members(n.propMax, n.objSum)
+			case instanceArray:
+				members(n.arrMax, n.arrSum)
+			}
+			next[t][i] = c
+		}
+	}
+	r.still = r.level >= 0
+	for t := range next {
+		r.still = r.still && slices.Equal(next[t], r.cur[t])
+	}
+	r.level++
+	r.cur = next
+	r.over = max(next[instanceObject][r.root], next[instanceArray][r.root], next[instanceOther][r.root]) > limit
+}
+
+// allows reports whether validating an instance nested depth levels deep
+// (envelope.Depth) stays within maxSchemaVisits. Safe for concurrent
+// use; a nil recursion, of no schema, allows any.
+func (r *recursion) allows(depth int) bool {
+	if r == nil {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.level < depth && !r.over && !r.still {
+		r.step()
+	}
+	if r.over {
+		return depth < r.level
+	}
+	return true
+}
+
+// checkDepth refuses, as beyond the checker's bounds, an instance deeper
+// than sch's recursion lets it validate within maxSchemaVisits.
+func checkDepth(r *recursion, depth int) error {
+	if r.allows(depth) {
+		return nil
+	}
+	return fmt.Errorf("%w: a value nested %d levels deep, where the schema's recursion would make its validation visit more than %d subschemas", ErrBeyondBounds, depth, maxSchemaVisits)
 }
