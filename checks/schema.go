@@ -245,7 +245,10 @@ back-references) was asked: read as matching every string, under not,
 oneOf or patternProperties it makes the schema stricter than it is. In
 2025-06-18, which names no dialect (AMB-15), an outputSchema without
 $schema is read as 2020-12 and as draft-07 (where a $ref's siblings are
-ignored): a value both reject fails, one only one rejects warns.`,
+ignored): a value both reject fails, one only one rejects warns. A value
+nested deeper than the outputSchema's recursion lets one validation stay
+within the checker's work bound is not validated: the verdict says the
+checker could not judge it, never a finding of the server.`,
 	Run: func(p *Pass) error {
 		t := p.Expect.Tool
 		if t == nil || t.OutputSchema == nil {
