@@ -44,11 +44,14 @@ type key struct{ fixture, check string }
 
 // A Baseline is a set of entries and what a run made of them.
 type Baseline struct {
-	File    string
-	entries []Entry
-	index   map[key]int
-	failed  []bool // its check still found something there (warn or fail), gating or not
-	judged  []bool // its check gave a verdict on its fixture (pass, warn, fail; not skip or error)
+	File string
+	// BadLines counts the lines that could not be used: Parse names the
+	// first MaxProblems of them.
+	BadLines int
+	entries  []Entry
+	index    map[key]int
+	failed   []bool // its check still found something there (warn or fail), gating or not
+	judged   []bool // its check gave a verdict on its fixture (pass, warn, fail; not skip or error)
 }
 
 // A LineError is a line of a baseline that could not be used; the other
@@ -112,11 +115,23 @@ const MaxFile = 64 << 20
 // match.
 const bom = "\xef\xbb\xbf"
 
+// MaxProblems bounds the bad lines Parse names one by one; the rest are
+// counted (Baseline.BadLines): a file of millions of bad lines must cost
+// what its first ones say, not an error each (review rev29).
+const MaxProblems = 1000
+
 // Parse reads a baseline from r; name is used in errors. Only failing
-// to read r is the error; each bad line is a *LineError in problems.
+// to read r is the error; each bad line is a *LineError in problems, the
+// first MaxProblems of them.
 func Parse(name string, r io.Reader, isCheck func(id string) bool) (*Baseline, []error, error) {
 	b := &Baseline{File: name, index: map[key]int{}}
 	var problems []error
+	bad := func(e *LineError) {
+		b.BadLines++
+		if len(problems) < MaxProblems {
+			problems = append(problems, e)
+		}
+	}
 	// One byte past the bound: reading it says the file runs past.
 	lr := &io.LimitedReader{R: r, N: MaxFile + 1}
 	br := bufio.NewReader(lr)
@@ -134,15 +149,15 @@ func Parse(name string, r io.Reader, isCheck func(id string) bool) (*Baseline, [
 		if lr.N == 0 && br.Buffered() == 0 {
 			// This line holds the byte past the bound (the lines before
 			// ended within it): it may be cut, and nothing after is read.
-			problems = append(problems, &LineError{name, n, fmt.Errorf("the baseline runs past %d bytes (a baseline is short text): read no further", MaxFile)})
+			bad(&LineError{name, n, fmt.Errorf("the baseline runs past %d bytes (a baseline is short text): read no further", MaxFile)})
 			break
 		}
 		if long > 0 {
-			problems = append(problems, &LineError{name, n, fmt.Errorf("line too long: %d bytes, at most %d (a reason is one short line)", long, MaxLine)})
+			bad(&LineError{name, n, fmt.Errorf("line too long: %d bytes, at most %d (a reason is one short line)", long, MaxLine)})
 			continue
 		}
 		if e, err := b.entry(line, isCheck); err != nil {
-			problems = append(problems, &LineError{name, n, err})
+			bad(&LineError{name, n, err})
 		} else if e != nil {
 			e.Line = n
 			b.index[key{e.Fixture, e.Check}] = len(b.entries)

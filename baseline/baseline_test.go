@@ -378,3 +378,26 @@ func TestRename(t *testing.T) {
 		}
 	}
 }
+
+// TestManyBadLines: a baseline of many bad lines names the first
+// MaxProblems and counts them all; the good entries among them still
+// load. Each bad line once cost an error held to the end: a 64 MiB file
+// of one-character lines would have held some 33 million (review rev29).
+func TestManyBadLines(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("a ERR3002 kept\n")
+	for range 3 * baseline.MaxProblems {
+		sb.WriteString("x\n")
+	}
+	sb.WriteString("z ERR3002 kept too\n")
+	b, problems, err := baseline.Parse("many.txt", strings.NewReader(sb.String()), isCheck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != baseline.MaxProblems || b.BadLines != 3*baseline.MaxProblems {
+		t.Errorf("%d problems named, %d counted; want %d and %d", len(problems), b.BadLines, baseline.MaxProblems, 3*baseline.MaxProblems)
+	}
+	if b.Len() != 2 {
+		t.Errorf("%d entries loaded, want the 2 good ones", b.Len())
+	}
+}

@@ -326,7 +326,9 @@ func (o *reportOptions) prepare(s *streams) (_ *session, err error) {
 		for _, p := range problems {
 			ss.inputProblem("--baseline: " + p.Error())
 		}
-		ss.baseProblems = len(problems)
+		// (Those past the ones Parse names are counted with the rest.)
+		ss.problems += b.BadLines - len(problems)
+		ss.baseProblems = b.BadLines
 		ss.baselineMeta = fmt.Sprintf("%s (%d entries)", o.Baseline, b.Len())
 	}
 	// The reports name a transcript relative to where the command runs
