@@ -2,10 +2,13 @@ package schema
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -33,6 +36,7 @@ type official struct {
 	defsKey  string
 	compiler *jsonschema.Compiler
 	cache    map[string]*jsonschema.Schema
+	names    []string // the $defs types, sorted
 }
 
 func loadOfficial(t testing.TB, version string) *official {
@@ -55,6 +59,9 @@ func loadOfficial(t testing.TB, version string) *official {
 	if _, ok := doc.(map[string]any)["definitions"]; ok {
 		o.defsKey = "definitions"
 	}
+	if defs, ok := doc.(map[string]any)[o.defsKey].(map[string]any); ok {
+		o.names = slices.Sorted(maps.Keys(defs))
+	}
 	if err := o.compiler.AddResource(o.url, doc); err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +80,23 @@ func (o *official) compile(t testing.TB, name string) *jsonschema.Schema {
 	}
 	o.cache[name] = s
 	return s
+}
+
+// eachOfficialType calls f with every $defs type of every official
+// schema file, compiled.
+func eachOfficialType(t testing.TB, f func(version, name string, s *jsonschema.Schema)) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(officialDir(t), "*.schema.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no official schemas: %v", err)
+	}
+	for _, file := range files {
+		v := strings.TrimSuffix(filepath.Base(file), ".schema.json")
+		o := loadOfficial(t, v)
+		for _, name := range o.names {
+			f(v, name, o.compile(t, name))
+		}
+	}
 }
 
 // ours compiles $defs types of this package's schema of one version.
