@@ -33,31 +33,8 @@ const maxSchemaVisits = 1 << 17
 // as the largest subschema it may resolve to, since the one it does
 // depends on the instance's path.
 func schemaVisits(root *jsonschema.Schema, limit uint64) uint64 {
-	dynamic := map[string][]*jsonschema.Schema{} // $dynamicAnchor name → its subschemas
-	var recursive []*jsonschema.Schema           // subschemas with $recursiveAnchor
-	seen := map[*jsonschema.Schema]bool{}
-	todo := []*jsonschema.Schema{root}
-	for len(todo) > 0 {
-		s := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if s == nil || seen[s] {
-			continue
-		}
-		seen[s] = true
-		if s.DynamicAnchor != "" {
-			dynamic[s.DynamicAnchor] = append(dynamic[s.DynamicAnchor], s)
-		}
-		if s.RecursiveAnchor {
-			recursive = append(recursive, s)
-		}
-		todo = append(todo, subschemas(s)...)
-		if s.DynamicRef != nil {
-			todo = append(todo, s.DynamicRef.Ref)
-		}
-		if s.RecursiveRef != nil {
-			todo = append(todo, s.RecursiveRef)
-		}
-	}
+	g := reach(root)
+	dynamic, recursive := g.dynamic, g.recursive
 
 	add := func(a, b uint64) uint64 { return min(a+b, limit+1) }
 	// The walk is iterative: a --schema file may chain references as deep
@@ -260,36 +237,8 @@ type recNode struct {
 
 // newRecursion indexes the subschemas reachable from root.
 func newRecursion(root *jsonschema.Schema) *recursion {
-	index := map[*jsonschema.Schema]int{}
-	var all []*jsonschema.Schema
-	dynamic := map[string][]int{}
-	var recursive []int
-	add := func(s *jsonschema.Schema) {
-		if s == nil {
-			return
-		}
-		if _, ok := index[s]; !ok {
-			index[s] = len(all)
-			all = append(all, s)
-		}
-	}
-	add(root)
-	for i := 0; i < len(all); i++ {
-		s := all[i]
-		if s.DynamicAnchor != "" {
-			dynamic[s.DynamicAnchor] = append(dynamic[s.DynamicAnchor], i)
-		}
-		if s.RecursiveAnchor {
-			recursive = append(recursive, i)
-		}
-		for _, t := range subschemas(s) {
-			add(t)
-		}
-		if s.DynamicRef != nil {
-			add(s.DynamicRef.Ref)
-		}
-		add(s.RecursiveRef)
-	}
+	g := reach(root)
+	all, index := g.all, g.index
 
 	r := &recursion{nodes: make([]recNode, len(all)), root: 0, level: -1}
 	ids := func(ss ...*jsonschema.Schema) []int {
@@ -320,10 +269,10 @@ func newRecursion(root *jsonschema.Schema) *recursion {
 			n.hereObj = append(n.hereObj, ids(t)...)
 		}
 		if d := s.DynamicRef; d != nil {
-			n.alts = append(n.alts, append(ids(d.Ref), dynamic[d.Anchor]...))
+			n.alts = append(n.alts, append(ids(d.Ref), ids(g.dynamic[d.Anchor]...)...))
 		}
 		if s.RecursiveRef != nil {
-			n.alts = append(n.alts, append(ids(s.RecursiveRef), recursive...))
+			n.alts = append(n.alts, append(ids(s.RecursiveRef), ids(g.recursive...)...))
 		}
 		for _, t := range s.Properties {
 			n.propMax = append(n.propMax, ids(t)...)
@@ -468,6 +417,43 @@ func (r *recursion) allows(depth int) bool {
 		return depth < r.level
 	}
 	return true
+}
+
+// A graph is the subschemas reachable from a root, every reference
+// followed: the one walk schemaVisits and newRecursion share.
+type graph struct {
+	all       []*jsonschema.Schema // the root first
+	index     map[*jsonschema.Schema]int
+	dynamic   map[string][]*jsonschema.Schema // $dynamicAnchor name → the subschemas that hold it
+	recursive []*jsonschema.Schema            // the subschemas with $recursiveAnchor
+}
+
+func reach(root *jsonschema.Schema) graph {
+	g := graph{index: map[*jsonschema.Schema]int{}, dynamic: map[string][]*jsonschema.Schema{}}
+	add := func(s *jsonschema.Schema) {
+		if _, ok := g.index[s]; s != nil && !ok {
+			g.index[s] = len(g.all)
+			g.all = append(g.all, s)
+		}
+	}
+	add(root)
+	for i := 0; i < len(g.all); i++ {
+		s := g.all[i]
+		if s.DynamicAnchor != "" {
+			g.dynamic[s.DynamicAnchor] = append(g.dynamic[s.DynamicAnchor], s)
+		}
+		if s.RecursiveAnchor {
+			g.recursive = append(g.recursive, s)
+		}
+		for _, t := range subschemas(s) {
+			add(t)
+		}
+		if s.DynamicRef != nil {
+			add(s.DynamicRef.Ref)
+		}
+		add(s.RecursiveRef)
+	}
+	return g
 }
 
 // checkDepth refuses, as beyond the checker's bounds, an instance deeper
