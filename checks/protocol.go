@@ -684,14 +684,9 @@ func elicitationModeDeclared(decl gjson.Result, mode string) bool {
 	return decl.Get(mode).IsObject() || mode == "form" && empty && decl.IsObject()
 }
 
-func validLevel(l string) bool {
-	_, ok := envelope.LogLevelRank(l)
-	return ok
-}
-
 func judgeLogMessage(p *Pass, scoped expect.Want, path string, m envelope.Message) {
 	x := p.Expect
-	if l := m.Get("params.level"); l.Type != gjson.String || !validLevel(l.Str) {
+	if l := m.Get("params.level"); l.Type != gjson.String || !envelope.ValidLogLevel(l.Str) {
 		p.Failf(path+".params.level", "log level %s is not one of the eight levels (T-LOG-1)", describe(l))
 	}
 	if x.Version != envelope.V20260728 {

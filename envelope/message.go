@@ -1052,7 +1052,7 @@ func PipeAsks(body []byte) (logFloor string, listens []string) {
 		}
 		if l := m.Get(MetaPath(MetaLogLevel)); l.Exists() {
 			level := l.Str
-			if l.Type != gjson.String || !validLogLevel(level) {
+			if l.Type != gjson.String || !ValidLogLevel(level) {
 				level = "debug"
 			}
 			logFloor = MoreVerbose(logFloor, level)
@@ -1064,7 +1064,8 @@ func PipeAsks(body []byte) (logFloor string, listens []string) {
 	return logFloor, listens
 }
 
-func validLogLevel(l string) bool {
+// ValidLogLevel reports whether l is one of the eight log levels.
+func ValidLogLevel(l string) bool {
 	_, ok := logRank[l]
 	return ok
 }

@@ -775,7 +775,6 @@ func parse(line []byte, seen *interner) (Record, error) {
 		}
 	}
 	if la, ls, lf := value(root[14]), value(root[15]), value(root[17]); la.Exists() || ls.Exists() || lf.Exists() {
-		_, levelOK := envelope.LogLevelRank(lf.Str)
 		switch {
 		case ex.Offered == nil:
 			return rec, errors.New(`"logAsked", "logFloor" and "listens" belong beside "offered" only`)
@@ -787,7 +786,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 			return rec, fmt.Errorf(`"logAsked" is %s, want true or false`, envelope.Kind(la))
 		case lf.Exists() && lf.Type != gjson.String:
 			return rec, fmt.Errorf(`"logFloor" is %s, want a log level`, envelope.Kind(lf))
-		case lf.Exists() && !levelOK:
+		case lf.Exists() && !envelope.ValidLogLevel(lf.Str):
 			return rec, errors.New(`"logFloor" is no log level (want debug, info, notice, warning, error, critical, alert or emergency)`)
 		case lf.Exists() && la.Type != gjson.True:
 			return rec, errors.New(`"logFloor" goes with "logAsked":true only`)
