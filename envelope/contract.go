@@ -319,6 +319,11 @@ func (p contractParser) codes(c *Contract, v gjson.Result) error {
 			// contract may name codes there; the rest is reserved outright.
 			return p.errAt(e, "codes[%d]: %d lies in the range JSON-RPC reserves for pre-defined errors", i, row.Code)
 		}
+		if j := slices.IndexFunc(c.Codes, func(r CodeRule) bool { return r.Code == row.Code }); j >= 0 {
+			// Two names for one code leave unsaid which condition it fits;
+			// only the first would ever be read.
+			return p.errAt(e, "codes[%d]: code %d is given twice (as %q and %q)", i, row.Code, c.Codes[j].Name, row.Name)
+		}
 		row.Ref = "contract file"
 		c.Codes = append(c.Codes, row)
 	}

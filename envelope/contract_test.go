@@ -53,6 +53,7 @@ func TestLoadContract(t *testing.T) {
 		{`{"messageMax":null}`, "line 1: messageMax is null, want an integer", `{"messageMax":160}`},
 		{`{"codes":[{"code":-32500,"name":"x"}]}`, "line 1: codes[0]: -32500 lies in the range JSON-RPC reserves for pre-defined errors", `{"codes":[{"code":-32050,"name":"x"}]}`},
 		{`{"codes":[{"code":5}]}`, "line 1: codes[0]: name is required", `{"codes":[{"code":5,"name":"x"}]}`},
+		{"{\"codes\":[\n{\"code\":1001,\"name\":\"Rate limited\"},\n{\"code\":1001,\"name\":\"Quota\"}]}", `line 3: codes[1]: code 1001 is given twice (as "Rate limited" and "Quota")`, "{\"codes\":[\n{\"code\":1001,\"name\":\"Rate limited\"},\n{\"code\":1002,\"name\":\"Quota\"}]}"},
 		{`{"codes":[{"code":5,"name":""}]}`, "line 1: codes[0]: name is required", `{"codes":[{"code":5,"name":"x"}]}`},
 		// A code left out or null must not join the table as 0.
 		{`{"extends":"strict","codes":[{"name":"Rate limited","use":"too many calls"}]}`, "line 1: codes[0]: code is missing", `{"extends":"strict","codes":[{"code":1001,"name":"Rate limited","use":"too many calls"}]}`},
