@@ -444,6 +444,9 @@ func invalidJSON(line []byte) error {
 	var se *json.SyntaxError
 	errors.As(json.Unmarshal(line, new(json.RawMessage)), &se)
 	switch {
+	case se != nil && se.Offset > 0 && bytes.HasPrefix(line[se.Offset-1:], bom):
+		// encoding/json would name its first byte as the character 'ï'.
+		return fmt.Errorf("not valid JSON at byte %d: a byte order mark (U+FEFF) outside a string; one is read past at the start of a line, no more", se.Offset)
 	case se != nil && bad >= 0 && int64(bad) == se.Offset-1:
 		// encoding/json would quote the byte as the character it codes
 		// in Latin-1.

@@ -387,7 +387,8 @@ func TestReaderReadsKindsAsJSON(t *testing.T) {
 // byte where it breaks and why, control characters quoted escaped; a
 // truncated line (a recording cut short, a 50 MB line copied in part)
 // says so; a byte that is no UTF-8 is named as a byte, inside a string
-// too (line 4: see testdata/input/utf8.txtar).
+// too (line 4: see testdata/input/utf8.txtar); a second byte order mark
+// is named as one, where the first is read past (line 8).
 func TestReaderSaysWhereJSONBreaks(t *testing.T) {
 	good := `{"transport":"http","request":{"body":"x"},"response":null}`
 	in := strings.Join([]string{
@@ -397,6 +398,8 @@ func TestReaderSaysWhereJSONBreaks(t *testing.T) {
 		`{"transport":"http","request":{"body":"` + "\xff\xfe" + `"},"response":null}`,
 		`{"transport":"http",,}`,
 		"\xff" + good,
+		"\ufeff\ufeff" + good,
+		"\ufeff" + good,
 		good,
 	}, "\n")
 	in = strings.NewReplacer(`\x1b`, "\x1b", `\x00`, "\x00", `\xff`, "\xff", `\xfe`, "\xfe").Replace(in)
@@ -408,6 +411,7 @@ func TestReaderSaysWhereJSONBreaks(t *testing.T) {
 		"t.jsonl:4: at byte 40: byte 0xff, which is no UTF-8 (a transcript is UTF-8 text, a body that is not goes in bodyBase64: was the file re-encoded?)",
 		"t.jsonl:5: not valid JSON at byte 21: invalid character ',' looking for beginning of object key string",
 		"t.jsonl:6: not valid JSON at byte 1: byte 0xff, which is no UTF-8",
+		"t.jsonl:7: not valid JSON at byte 1: a byte order mark (U+FEFF) outside a string; one is read past at the start of a line, no more",
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
@@ -416,7 +420,7 @@ func TestReaderSaysWhereJSONBreaks(t *testing.T) {
 	for _, r := range recs {
 		lines = append(lines, r.Line)
 	}
-	if diff := cmp.Diff([]int{7}, lines); diff != "" {
+	if diff := cmp.Diff([]int{8, 9}, lines); diff != "" {
 		t.Errorf("records' lines (-want +got):\n%s", diff)
 	}
 }
