@@ -180,7 +180,7 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 	}
 	// A legacy server: it may answer server/discover with any error, or
 	// ignore it (T-COMPAT-4); that it then negotiates shows it alive.
-	legacy := expect.LegacyDiscover("server/discover sent to a server that negotiated a legacy version")
+	legacy := expect.LegacyDiscover("server/discover, which the legacy version the server negotiated does not define")
 	discovered := why(&ex) // before a silence becomes a note below
 	cut := ex.Response == nil && ex.Failure != ""
 	r.sink.Note("server/discover did not confirm 2026-07-28 (" + discovered + "); trying initialize")
