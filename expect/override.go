@@ -371,6 +371,12 @@ func (o *Override) apply(e *Expectation) {
 		if e.Code.Level < Must {
 			e.Code = must(e.Code.Rule)
 		}
+		if e.Code.Rule == "" && o.err != nil && o.err.Level == Must {
+			// The rule that fixes the refusal fixes its code too
+			// (T-TASK-3: -32602 for an unknown taskId): a wrong code
+			// breaks it, not the code table at large.
+			e.Code.Rule = o.err.Rule
+		}
 		if unknownCap != "" {
 			e.Codes = union(e.Codes, []int{envelope.CodeMethodNotFound})
 			why := "the server's capabilities are not known: one without " + unknownCap + " answers -32601 (T-LIFE-4, T-ERR-3)"
