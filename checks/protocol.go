@@ -1001,6 +1001,12 @@ func schemaRule(m *envelope.Message, called, validated, loc, problem string) str
 		return "T-LIFE-1"
 	case "server/discover":
 		return "T-LIFE-8"
+	case "resources/read":
+		return "T-RES-4"
+	case "completion/complete":
+		if loc == "/result/completion/values" {
+			return "T-COMP-1" // at most 100 (the schema's maxItems)
+		}
 	}
 	return ""
 }
