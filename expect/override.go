@@ -232,6 +232,11 @@ func parseLevel(v string) (Want, error) {
 	case "true", "must":
 		return Want{Must, rule}, nil
 	case "should":
+		if rule == "" {
+			// A SHOULD is some rule's; a warn that names none tells the
+			// server's author nothing to look up.
+			return Want{}, errors.New("should needs the rule that asks it")
+		}
 		return Want{Should, rule}, nil
 	case "open":
 		if rule == "" {
