@@ -492,6 +492,17 @@ not show whether the server keeps sessions: it may have ended that one.`,
 			switch {
 			case code == envelope.CodeMethodNotFound && (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared || names404(x.Method) || undeclaredMethod(x)):
 				fixed, fixedBy = 404, "T-HTTP-9"
+			// The MCP codes' own statuses come before the undeclared
+			// method's 404: a server that checks headers, capabilities or
+			// the version before it routes refuses for that fault, which
+			// the spec lets come first (AMB-4), and the code it chose
+			// fixes the status (review rev30).
+			case code == envelope.CodeHeaderMismatch:
+				fixed, fixedBy = 400, "T-ERR-12, T-HDR-2"
+			case code == envelope.CodeMissingClientCap:
+				fixed, fixedBy = 400, "T-HTTP-10"
+			case code == envelope.CodeUnsupportedVer:
+				fixed, fixedBy = 400, "T-HTTP-8"
 			case x.Condition == expect.CondUndeclared && code != envelope.CodeInternalError &&
 				!slices.Contains(x.Codes, code) && !slices.Contains(x.AlsoCodes, code):
 				// Refused, but not for the params (whose reading's codes
@@ -500,12 +511,6 @@ not show whether the server keeps sessions: it may have ended that one.`,
 				// whatever the code says (ERR1002 judges it), is T-HTTP-9's
 				// 404.
 				fixed, fixedBy = 404, "T-HTTP-9"
-			case code == envelope.CodeHeaderMismatch:
-				fixed, fixedBy = 400, "T-ERR-12, T-HDR-2"
-			case code == envelope.CodeMissingClientCap:
-				fixed, fixedBy = 400, "T-HTTP-10"
-			case code == envelope.CodeUnsupportedVer:
-				fixed, fixedBy = 400, "T-HTTP-8"
 			}
 		}
 		switch {
