@@ -70,7 +70,10 @@ var DataKeys = &Check{
 errors, header, expected, received, supported, requested (a contract file
 may add keys). Keys the MCP schema defines for a spec-defined error are
 always allowed (requiredCapabilities of -32021, elicitations of -32042): a
-contract cannot forbid what the protocol requires. Any other key (stack,
+contract cannot forbid what the protocol requires. An example's key is
+no requirement: the 2025 resources page's -32002 example carries
+data.uri, which fails here (the finding says so, and how to admit it);
+under --contract spec it passes. Any other key (stack,
 detail, reason, request) tends to leak internals and lets clients depend on
 undocumented shapes. An error without data meets the rule (clause 3:
 data is absent, or such an object), and passes. Strict contract only.`,
@@ -85,7 +88,13 @@ data is absent, or such an object), and passes. Strict contract only.`,
 		code := int(e.Get("code").Int())
 		d.ForEach(func(k, _ gjson.Result) bool {
 			if !p.Contract.AllowsDataKey(p.Expect.Version, code, k.Str) {
-				p.Failf(envelope.JoinPath("error.data", k.Str), "key %s is not in the data vocabulary (%s)", Quote(k.Str, quoteN), strings.Join(p.Contract.DataKeys, ", "))
+				hint := ""
+				if k.Str == "uri" && (code == envelope.CodeResourceNotFound || p.Expect.Method == "resources/read") {
+					// The official Go SDK's default: a person must learn
+					// why the spec's own example fails, and how to admit it.
+					hint = "; the spec's resources/read example carries it, as an example, not a rule (T-ERR-6): a contract file's dataKeys admits it"
+				}
+				p.Failf(envelope.JoinPath("error.data", k.Str), "key %s is not in the data vocabulary (%s)%s", Quote(k.Str, quoteN), strings.Join(p.Contract.DataKeys, ", "), hint)
 			}
 			return true
 		})

@@ -182,7 +182,10 @@ notifications/subscriptions/acknowledged, whose _meta
 io.modelcontextprotocol/subscriptionId equals the listen request's id in
 value and type (T-SUB-1, T-META-3); its notifications object grants no
 more than the request asked for (T-SUB-2; URIs compared as RFC 3986
-§6.2.2.1 does, scheme and host in any case; an extension's member of
+§6.2.2 does: scheme and host in any case, percent-encodings normalised,
+dot segments removed; one that only http's or https's own normalisation,
+§6.2.3, makes the asked one (a default port, an empty path) warns, as
+that they name one resource is the server's to say; an extension's member of
 another shape than true, granted with another value than asked, warns,
 as only the extension says what is part of it). Every notification on the
 stream carries the same subscriptionId (T-SUB-3), only types the request
@@ -343,21 +346,61 @@ func subResource(sub, u string) bool {
 }
 
 // sameURI: a and b name the same resource, read as RFC 3986 §6.2.2
-// compares them: the scheme and the host in any case (§6.2.2.1), and
+// compares them: the scheme and the host in any case (§6.2.2.1),
 // percent-encodings in any hex case, an unreserved character encoded or
-// not (§6.2.2.2). Nothing scheme-specific is assumed (§6.2.3): which
-// other spellings name one resource is the server's to say.
+// not (§6.2.2.2), and an absolute path with its dot segments removed
+// (§6.2.2.3: "/a/./b/../c" is "/a/c", as a URL parser writes it). Nothing
+// scheme-specific is assumed (§6.2.3, see sameBySchemeURI): which other
+// spellings name one resource is the server's to say.
 func sameURI(a, b string) bool {
 	if a == b {
 		return true
 	}
-	ua, errA := url.Parse(a)
-	ub, errB := url.Parse(b)
+	ua, errA := url.Parse(normalPercent(a))
+	ub, errB := url.Parse(normalPercent(b))
 	if errA != nil || errB != nil || !strings.EqualFold(ua.Scheme, ub.Scheme) || !strings.EqualFold(ua.Host, ub.Host) {
 		return false
 	}
+	ua, ub = withoutDotSegments(ua), withoutDotSegments(ub)
 	ua.Scheme, ua.Host, ub.Scheme, ub.Host = "", "", "", ""
 	return normalPercent(ua.String()) == normalPercent(ub.String())
+}
+
+// withoutDotSegments removes the dot segments of u's absolute path (RFC
+// 3986 §5.2.4), as resolving an empty reference against u does; an
+// opaque or relative path is left as it is.
+func withoutDotSegments(u *url.URL) *url.URL {
+	if u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
+		return u
+	}
+	return u.ResolveReference(&url.URL{})
+}
+
+// sameBySchemeURI: a and b differ only as RFC 3986 §6.2.3's scheme-based
+// normalisation of http and https writes them: an empty path as "/", the
+// scheme's default port left out. A server that canonicalises URIs so
+// (JavaScript's new URL(u).href) names the resource asked for, but that
+// the two name one resource is the server's knowledge, not the
+// checker's.
+func sameBySchemeURI(a, b string) bool {
+	norm := func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil {
+			return s
+		}
+		port := map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+		if port == "" {
+			return s
+		}
+		if u.Port() == port {
+			u.Host = u.Hostname()
+		}
+		if u.Path == "" && u.Opaque == "" {
+			u.Path = "/"
+		}
+		return u.String()
+	}
+	return sameURI(norm(a), norm(b))
 }
 
 // normalPercent writes each percent-encoding of s in upper-case hex, and
@@ -397,7 +440,11 @@ func ackFilter(p *Pass, path string, ack *envelope.Message) {
 		case v.Type == gjson.False:
 		case k.Str == "resourceSubscriptions":
 			for _, u := range v.Array() {
-				if !slices.ContainsFunc(req.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u.Str) }) {
+				switch {
+				case slices.ContainsFunc(req.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u.Str) }):
+				case slices.ContainsFunc(req.Array(), func(r gjson.Result) bool { return sameBySchemeURI(r.Str, u.Str) }):
+					p.Warnf(path+".params.notifications.resourceSubscriptions", "the acknowledgment subscribes %s, which only the scheme's own normalisation (RFC 3986 §6.2.3: a default port, an empty path) makes one the request asked for; that they name one resource is the server's to say (T-SUB-2)", Quote(u.Str, quoteN))
+				default:
 					p.Failf(path+".params.notifications.resourceSubscriptions", "the acknowledgment subscribes %s, which the request did not ask for (T-SUB-2)", Quote(u.Str, quoteN))
 				}
 			}
