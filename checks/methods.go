@@ -280,6 +280,11 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 			p.Failf("reply", "the stream closed with its result and no notifications/subscriptions/acknowledged came first (T-SUB-1)")
 		case !acked && endedByServer(p):
 			p.Failf("reply", "the server ended the stream with no notifications/subscriptions/acknowledged; it is the stream's first message (T-SUB-1)")
+		case !acked && p.Exchange.Transport == envelope.HTTP && p.Exchange.Response == nil:
+			// No status either: the server may write its headers with the
+			// first event, and the checker's look at the stream may end
+			// before --timeout does, so this is no silence it can fail.
+			p.Warnf("reply", "no HTTP response arrived while the checker waited, so no stream and no acknowledgment; the first message on the stream must be notifications/subscriptions/acknowledged (T-SUB-1)")
 		case !acked:
 			p.Warnf("reply", "no acknowledgment arrived while the stream was read; the first message on the stream must be notifications/subscriptions/acknowledged (T-SUB-1)")
 		case !closed && !cancelled && endedByServer(p):
