@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -207,6 +208,21 @@ func Open(ctx context.Context, t Target, o Options, sink Sink) (*Session, Result
 // the first response.
 func (s *Session) Fire(ctx context.Context, f *fixtures.Fixture) error {
 	r := s.r
+	// The runner's own requests beside it (a marker, a liveness probe)
+	// step over the ids its body writes, as over those of the fixtures
+	// Open was given: a marker with the message's id would take its
+	// reply (review rev32: send's "id":6 beside a marker 6). A new set,
+	// not the old one changed: the runs of an earlier multiplexed fixture
+	// share that one under their own locks.
+	if ids := literalIDs(f); slices.ContainsFunc(ids, func(id int) bool { return !r.literal[id] }) {
+		r.mu.Lock()
+		lit := maps.Clone(r.literal)
+		for _, id := range ids {
+			lit[id] = true
+		}
+		r.literal = lit
+		r.mu.Unlock()
+	}
 	if r.o.Parallel > 1 && r.t.Transport() == envelope.Stdio && f.Stage == "" && !f.Last {
 		return r.multiplexed(ctx, []*fixtures.Fixture{f}, nil)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -206,6 +207,21 @@ func TestSendHeadersFileLines(t *testing.T) {
 		code, out, errOut := runMain(t, "", "send", "--demo", writeFile(t, "m.txt", body))
 		if code != exitOK || !strings.Contains(out, "> X-Foo: 1\n> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n\n") {
 			t.Errorf("exit %d, want %d with the body as written:\n%s\n%s", code, exitOK, out, errOut)
+		}
+	}
+}
+
+// TestSendStdioMessageIDNotTheMarkers: after the message, send writes a
+// marker of its own over stdio; with the message's id (whatever the
+// setup's length makes the marker's next id) the marker took the reply
+// and a served request failed as silence (review rev32). Every small id
+// gets its reply judged, as lint judges it.
+func TestSendStdioMessageIDNotTheMarkers(t *testing.T) {
+	for id := 1; id <= 10; id++ {
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, id)
+		code, out, errOut := runMain(t, msg, append([]string{"send", "--protocol", "2026-07-28", "--timeout", "5s", "-"}, refserverStdio(t)...)...)
+		if code != exitOK || strings.Contains(out, "RPC1006") {
+			t.Errorf("id %d: exit %d, want %d and no RPC1006:\n%s\n%s", id, code, exitOK, out, errOut)
 		}
 	}
 }
