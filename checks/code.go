@@ -119,14 +119,18 @@ const unknownTool = `unknown tool`
 // uuid", "Stripe API error: Missing required param: amount"): they
 // settle a hidden -32602 only with more of a validator's reading (the
 // name of one of the call's arguments, a comparison of JSON types).
-var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|arguments?|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
+// Zod's issues dumped as JSON (a TypeScript SDK before zod 4 answers a
+// missing field so) carry its issue code in place of the phrase.
+var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|arguments?|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|"code":\s*"invalid_(type|enum_value|union|literal)"`)
 
 // typeComplaint is a validator's comparison of JSON types ("expected
 // number, received string"): a refused argument when the message names
 // one of the call's arguments, and otherwise maybe a backend's own
 // decoding failure ("backend reply: expected object, got array"). Zod 4
 // names an object map "record" and a fixed array "tuple".
-var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|integer|boolean|object|array|null|record|tuple)\b[^.]*\b(got|received)\b`)
+// Zod 3's issues dumped as JSON spell the comparison as members
+// ("expected": "number", "received": "undefined").
+var typeComplaint = regexp.MustCompile(`(?i)expected (a |an )?(string|number|integer|boolean|object|array|null|record|tuple)\b[^.]*\b(got|received)\b|"expected":\s*"(string|number|integer|boolean|object|array|null|record|tuple)",\s*"received":`)
 
 // upstreamWords say the words after them are another system's, relayed:
 // a backend's, an upstream server's, an API's. Even a protocol name for
