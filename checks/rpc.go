@@ -709,8 +709,10 @@ no method, which a peer may read as an invalid response (nothing answers
 a response) where JSON-RPC §5.1 reads an Invalid Request (over HTTP the
 202 of a posted response, T-HTTP-4); an open error code never softens it. A
 batch holding a request, sent to a server that speaks 2025-03-26, is
-owed its answers (T-V0326-1, JSON-RPC §6): silence fails, while an
-empty batch there may be read as input owed nothing, so silence warns. An
+owed its answers (T-V0326-1, JSON-RPC §6): silence fails; so does it for
+an empty batch on stdio (JSON-RPC §6 answers one with an error), while
+over HTTP one may be read as input owed only a 202 (T-V0326-3), so
+silence warns. An
 HTTP 4xx answers the request even without a body (HTTP1001 judges the
 body). A 2025-xx SSE stream that sets an event id and ends before the
 response may deliver it on a resumed stream (T-HTTP-15): where no one

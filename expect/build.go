@@ -698,10 +698,13 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		case envelope.NonEmpty(req.Root()):
 			// Notifications alone: JSON-RPC §6 returns nothing at all.
 			e.Reply = Want{}
+		case ex.Transport == envelope.Stdio:
+			// An empty batch: JSON-RPC §6 answers it with one error, and
+			// stdio has no other reading (review rev34).
+			e.Reply = must("T-V0326-1: JSON-RPC §6 answers an empty batch with one error")
 		}
-		// An empty batch stays open: JSON-RPC §6 answers it with one
-		// error, a 2025-03-26 HTTP server may read it as input of no
-		// requests, owed 202 (T-V0326-3).
+		// Over HTTP an empty batch stays open: a 2025-03-26 HTTP server
+		// may read it as input of no requests, owed 202 (T-V0326-3).
 		return e
 	case req.IsArray():
 		amb := "AMB-7: the reaction to a batch is unspecified"
