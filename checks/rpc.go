@@ -326,7 +326,9 @@ ended session, or
 in 2025-xx a session refused with 400 and no method's code, as the
 TypeScript SDK's examples refuse a session they do not hold), may leave
 the id out, unless its code (-32601, -32602, -32002) shows the body was
-read. A result always carries the request's id, and an error to
+read; a 5xx with -32603 to a 2025-xx request outside the session the
+server keeps, which its transport may have failed on before reading the
+body, warns of a lost id (HTTP1002 judges the status). A result always carries the request's id, and an error to
 a batch carries none or one of its requests' (AMB-7 leaves the reaction
 open, not the id). An integer id echoed as the same value in other digits
 (62.0 for 62, 1e2 for 100) is matched, and warns: a client that matches
@@ -390,6 +392,11 @@ echoed 1, the server's reading of it).`,
 			// params that are a string. A -32602 says it read the
 			// request, whose id it then owes.
 			p.Deviate(expect.Want{Level: expect.Open, Rule: "AMB-1"}, "id", "%s in an Invalid Request refusal of array params; JSON-RPC §5 gives an Invalid Request a null id, but this id was readable and echoing it lets the client match the error; want %s", lostWhat(got), clip(x.ID.Echo[0].Raw))
+		case lost && len(x.ID.Echo) > 0 && !isResult && failedOutsideSession(p):
+			// HTTP1002 fails the 5xx; whether the failure came before the
+			// id was read, as a transport's wrapper fails, the reply does
+			// not show (review rev34: "Error in httpTransport").
+			p.Deviate(expect.Want{Level: expect.Open, Rule: idRule(x)}, "id", "id is absent or null in a failure (status %d, -32603) of a request outside the server's session, which may have come before the server read the id; want %s", p.Exchange.Response.Status, clip(x.ID.Echo[0].Raw))
 		case lost && len(x.ID.Echo) > 0 && !isResult && initSessionRefusal(p):
 			p.Deviate(expect.Want{Level: expect.Open, Rule: idRule(x)}, "id", "id is absent or null in a refusal as a request outside a session, %s; want %s", initSessionWhy, clip(x.ID.Echo[0].Raw))
 		case lost && len(x.ID.Echo) > 0 && !isResult:
@@ -471,6 +478,22 @@ func initSessionRefusal(p *Pass) bool {
 	// request's own (@mastra/mcp reads it first).
 	id := p.Reply.Response.Get("id")
 	return p.Reply.Response.Get("error.code").Int() == -32000 && (!id.Exists() || id.Type == gjson.Null || envelope.SameID(x.Request.Get("id"), id))
+}
+
+// failedOutsideSession: a 2025 request without a session the server
+// holds (none, or one it never issued or ended), to a server that keeps
+// sessions, answered by a 5xx with -32603: the server's transport failed
+// on it, perhaps before it read the body, as it refuses such a request
+// before reading (sessionRefusal).
+func failedOutsideSession(p *Pass) bool {
+	x, r := p.Expect, p.Exchange.Response
+	if p.Exchange.Transport != envelope.HTTP || r == nil || r.Status/100 != 5 || p.Reply.Response == nil ||
+		x.Version == envelope.V20260728 || x.Method == "initialize" || !x.Facts.MayRefuseSession(p.Exchange) ||
+		p.Reply.Response.Get("error.code").Int() != envelope.CodeInternalError {
+		return false
+	}
+	sid := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id")
+	return sid == "" || x.Facts.NeverHeld(sid)
 }
 
 // batchID: id is that of one of a batch's requests.
