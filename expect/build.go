@@ -882,7 +882,31 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		e.Reply = Want{}
 	}
 	e.call(http)
+	if http && hasID && e.Version != envelope.V20260728 && e.Method != "initialize" &&
+		envelope.HeaderGet(rd.header, "Mcp-Session-Id") == "" && f.MayRefuseSession(ex) && sessionShaped(ex) {
+		// A request without the session the server issued (or, where the
+		// facts do not say, refused in words about a session), refused as
+		// T-SESS-2 refuses it: what a fixture that leaves the header out
+		// says (session/missing-header), traffic shows alike, so a relay
+		// and lint judge it as check does (review rev33).
+		e.session("none")
+	}
 	return e
+}
+
+// sessionShaped: ex's reply is a 400 that shows no reading of the body (no
+// method's code, no parse error's): the form of T-SESS-2's refusal. A
+// reply that read the request is judged as the request's own.
+func sessionShaped(ex *envelope.Exchange) bool {
+	if ex.Response == nil || ex.Response.Status != 400 {
+		return false
+	}
+	code := gjson.GetBytes(ex.Response.Body, "error.code")
+	switch code.Int() {
+	case envelope.CodeMethodNotFound, envelope.CodeInvalidParams, envelope.CodeResourceNotFound, envelope.CodeParseError:
+		return !code.Exists()
+	}
+	return true
 }
 
 // pingOwed: nothing but the ping itself can explain a refusal of it.
