@@ -957,8 +957,15 @@ func (w *reserialWalk) add(at []string, whole partSpan, parts []partSpan) {
 // (see structures), and its pieces still add up toward the bound. It
 // returns the readings of the text searched.
 func (s *echoScan) textPieces(path, raw string) []string {
+	var named []string // the secrets' names already reported for this text
 	for _, sec := range s.p.Secrets {
 		if len(sec.Value) >= envelope.EchoedSecret && strings.Contains(raw, sec.Value) {
+			if slices.Contains(named, sec.Name) {
+				// One header's value and its token (a relay learns both
+				// from "Bearer TOKEN"): one echo of it (review rev33).
+				continue
+			}
+			named = append(named, sec.Name)
 			// Never quote it: the report must not leak it either.
 			// A value under a name that says credential is one; another
 			// may be a tenant's name the server rightly names, so its

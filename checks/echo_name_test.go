@@ -46,3 +46,41 @@ func TestEchoNamesTheValue(t *testing.T) {
 		}
 	}
 }
+
+// A relay learns an Authorization value and its token as two secrets
+// ("Bearer TOKEN" and "TOKEN"); a reply that echoes the value is one echo
+// of one header, reported once, as check reports its --header's (review
+// rev33: the relay's report had two rows where lint of its recording had
+// one). Two headers echoed are two.
+func TestEchoedSecretOncePerHeader(t *testing.T) {
+	secrets := []envelope.Secret{
+		{Name: "Authorization", Value: "Bearer sk-abc123secretvalue"},
+		{Name: "Authorization", Value: "sk-abc123secretvalue"},
+		{Name: "X-Api-Key", Value: "key-0123456789abcdef"},
+	}
+	for _, tc := range []struct {
+		message string
+		want    int
+	}{
+		{"bad token Bearer sk-abc123secretvalue", 1},
+		{"bad token sk-abc123secretvalue", 1},
+		{"bad token sk-abc123secretvalue and key key-0123456789abcdef", 2},
+	} {
+		reply := `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"` + tc.message + `"}}`
+		ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125,
+			Request:  envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"nope/nothing"}`)},
+			Response: &envelope.Response{Messages: [][]byte{[]byte(reply)}}}
+		vs := checks.Judge(checks.Input{Fixture: "f", Exchange: ex, Expect: expect.Build(ex, nil, nil), Secrets: secrets}, checks.All())
+		got := 0
+		for _, v := range vs {
+			for _, f := range v.Findings {
+				if v.Check.ID == "ERR4001" && strings.Contains(f.Message, "given with --header is echoed") {
+					got++
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: %d echo findings of a header, want %d", tc.message, got, tc.want)
+		}
+	}
+}
