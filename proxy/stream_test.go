@@ -539,3 +539,55 @@ func TestHTTPStreamEndRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPListenClosedByClientJudged: a client ends its
+// subscriptions/listen stream itself; what the stream carried until then
+// is the exchange, judged as check judges its look at one: an
+// acknowledgment without the listen request's subscriptionId fails
+// PRO1009 (T-SUB-1), a right one passes. Before, the exchange failed as
+// "the client went away" and was not judged, so the relay's gate passed
+// (review rev33).
+func TestHTTPListenClosedByClientJudged(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	j := newJudge()
+	for _, tc := range []struct {
+		name, ack string
+		wantFail  []string
+	}{
+		{"ack without subscriptionId", `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true}}}`, []string{"PRO1009 fail"}},
+		{"ack", `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":"L1"}}}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Header().Set("X-Accel-Buffering", "no")
+				w.WriteHeader(200)
+				fmt.Fprintf(w, "data: %s\n\n", tc.ack)
+				w.(http.Flusher).Flush()
+				<-r.Context().Done() // held open until the client goes
+			})
+			rec := &recorder{}
+			_, base := startRelay(t, up.url(), rec, HTTPConfig{})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/mcp", strings.NewReader(body))
+			req.Header = http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"},
+				"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"subscriptions/listen"}}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line, _ := bufio.NewReader(resp.Body).ReadString('\n'); line != "data: "+tc.ack+"\n" {
+				t.Fatalf("the client read %q", line)
+			}
+			cancel() // the client ends its subscription
+			resp.Body.Close()
+			obs, pairs := rec.waitFor(t, "the listen's pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
+			ex := pairs[0].Exchange
+			if ex.Failure != "" || ex.Response == nil || ex.Response.Ended {
+				t.Fatalf("failure %q, response %+v, want the stream judged, not ended by the server\n%s", ex.Failure, ex.Response, describe(obs, pairs))
+			}
+			checkJudged(t, j, ex, tc.wantFail)
+		})
+	}
+}
