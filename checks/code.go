@@ -119,9 +119,7 @@ const unknownTool = `unknown tool`
 // uuid", "Stripe API error: Missing required param: amount"): they
 // settle a hidden -32602 only with more of a validator's reading (the
 // name of one of the call's arguments, a comparison of JSON types).
-// Zod's issues dumped as JSON (a TypeScript SDK before zod 4 answers a
-// missing field so) carry its issue code in place of the phrase.
-var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|arguments?|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b|"code":\s*"invalid_(type|enum_value|union|literal)"`)
+var validationMessage = regexp.MustCompile(`(?i)invalid (parameters?|arguments?|input|option|enum value)\b|missing required (arguments?|parameters?|params?|property|properties|field)\b|required (property|argument|parameter|field)\b`)
 
 // typeComplaint is a validator's comparison of JSON types ("expected
 // number, received string"): a refused argument when the message names
@@ -491,9 +489,46 @@ func paramsRefusal(p *Pass, e gjson.Result) (sure, doubt bool) {
 	validator := validationMessage.MatchString(msg)
 	typed := typeComplaint.MatchString(msg)
 	named := invalidParamsName.MatchString(msg)
+	dumped := zodIssuesAbout(p, msg)
 	sure = p.Contract.IsStrict() && e.Get("data.errors").Exists() ||
-		!upstreamWords.MatchString(msg) && !ranWords.MatchString(msg) && (named || (validator || typed) && (namesArgument(msg, args) || validator && typed))
+		!upstreamWords.MatchString(msg) && !ranWords.MatchString(msg) && (named || dumped || (validator || typed) && (namesArgument(msg, args) || validator && typed))
 	return sure, named || validator || typed || validationWords.MatchString(msg)
+}
+
+// zodIssuesAbout: msg is zod's issues dumped as JSON (a TypeScript SDK
+// before zod 4 answers a missing field so: [{"code":"invalid_type",
+// "path":["a"],...}]) and an issue's path names what the request holds
+// or owes: a member of its params or arguments, or one the called tool's
+// inputSchema requires. A dump about other paths (a backend's reply the
+// server parsed) may be the server's own failure (review rev35).
+func zodIssuesAbout(p *Pass, msg string) bool {
+	if !strings.HasPrefix(msg, "[") || !strings.Contains(msg, `"path"`) {
+		return false
+	}
+	req := p.Expect.Request
+	var required gjson.Result
+	if t := p.Expect.Facts.Tool(req.Get("params.name").Str); t != nil && p.Expect.Method == "tools/call" {
+		required = gjson.GetBytes(t.Input, "required")
+	}
+	about := false
+	gjson.Parse(msg).ForEach(func(_, issue gjson.Result) bool {
+		if !issue.Get("code").Exists() {
+			return true
+		}
+		path := issue.Get("path").Array()
+		for len(path) > 0 && (path[0].Str == "params" || path[0].Str == "arguments") {
+			path = path[1:]
+		}
+		if len(path) == 0 || path[0].Type != gjson.String {
+			return true
+		}
+		k := envelope.JoinPath("", path[0].Str)
+		about = req.Get("params."+k).Exists() || req.Get("params.arguments."+k).Exists() ||
+			slices.ContainsFunc(required.Array(), func(r gjson.Result) bool { return r.Str == path[0].Str }) ||
+			issue.Get("received").Str == "undefined" && p.Expect.Method == "tools/call" && path[0].Str == "name"
+		return !about
+	})
+	return about
 }
 
 // isCall: the request is a well-formed call of a defined method, whatever
@@ -726,7 +761,9 @@ func inputFirst(x *expect.Expectation, m *envelope.Message) bool {
 	default:
 		return false
 	}
-	return x.Version == envelope.V20260728 && envelope.NameField(x.Method) != "" &&
+	field := envelope.NameField(x.Method)
+	return x.Version == envelope.V20260728 && field != "" &&
+		x.Request.Get("params."+field).Type == gjson.String &&
 		m.Get("result.resultType").Str == "input_required"
 }
 
