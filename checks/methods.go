@@ -378,7 +378,11 @@ func withoutDotSegments(u *url.URL) *url.URL {
 	if u.Opaque != "" || !strings.HasPrefix(u.Path, "/") {
 		return u
 	}
-	return u.ResolveReference(&url.URL{})
+	r := u.ResolveReference(&url.URL{})
+	// An empty query is not no query (RFC 3986 §6.2.3), which resolving
+	// forgets (review rev35).
+	r.ForceQuery = u.ForceQuery
+	return r
 }
 
 // sameBySchemeURI: a and b differ only as RFC 3986 §6.2.3's scheme-based
@@ -397,8 +401,11 @@ func sameBySchemeURI(a, b string) bool {
 		if port == "" {
 			return s
 		}
-		if u.Port() == port {
-			u.Host = u.Hostname()
+		if h := u.Hostname(); u.Port() == port {
+			if strings.Contains(h, ":") {
+				h = "[" + h + "]" // an IPv6 literal keeps its brackets
+			}
+			u.Host = h
 		}
 		if u.Path == "" && u.Opaque == "" {
 			u.Path = "/"
