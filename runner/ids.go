@@ -48,14 +48,17 @@ type idBlocks struct {
 // body template. It reads text, not JSON: a template need not parse
 // before it is expanded, and a tool argument named "id" that is taken
 // for a request id only costs the runner one id it does not use.
-var literalID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,10})\s*[,}\]]`)
+// A number in another spelling (7.0, 70e-1) is the integer a server
+// that reads it as a number echoes (review rev35).
+var literalID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]{1,10}(?:\.[0-9]{1,20})?(?:[eE][-+]?[0-9]{1,3})?)\s*[,}\]]`)
 
 // literalIDs are the positive integer ids f writes as numbers.
 func literalIDs(f *fixtures.Fixture) []int {
 	var ids []int
 	for _, m := range literalID.FindAllSubmatch(f.Body, -1) {
-		if id, err := strconv.Atoi(string(m[1])); err == nil && id > 0 {
-			ids = append(ids, id)
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		if err == nil && v > 0 && v <= math.MaxInt32 && v == math.Trunc(v) {
+			ids = append(ids, int(v))
 		}
 	}
 	return ids

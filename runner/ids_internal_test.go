@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,5 +103,27 @@ func TestReserveEnds(t *testing.T) {
 	}
 	if got := r.requestID(&fixtures.Fixture{ID: "z"}, 0); got <= 0 || got > math.MaxInt32 {
 		t.Errorf("id %d, want one in (0, 2^31)", got)
+	}
+}
+
+// TestLiteralIDSpellings: a literal id in another spelling of an integer
+// (6.0, 60e-1) is the id a server that reads numbers echoes, so the
+// runner's own requests step over it as over 6 (review rev35: send's
+// marker took a TypeScript server's reply to "id":7.0); a fraction, a
+// string or a negative number is no id of the runner's.
+func TestLiteralIDSpellings(t *testing.T) {
+	for body, want := range map[string][]int{
+		`{"id":6}`:              {6},
+		`{"id":6.0}`:            {6},
+		`{"id":60e-1}`:          {6},
+		`{"id": 6E0 , "x":1}`:   {6},
+		`{"id":6.5}`:            nil,
+		`{"id":"6"}`:            nil,
+		`{"id":-6}`:             nil,
+		`[{"id":3},{"id":4.0}]`: {3, 4},
+	} {
+		if got := literalIDs(&fixtures.Fixture{Body: []byte(body)}); !slices.Equal(got, want) {
+			t.Errorf("literalIDs(%s) = %v, want %v", body, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -217,11 +218,15 @@ func TestSendHeadersFileLines(t *testing.T) {
 // and a served request failed as silence (review rev32). Every small id
 // gets its reply judged, as lint judges it.
 func TestSendStdioMessageIDNotTheMarkers(t *testing.T) {
+	ids := []string{"6.0", "60e-1"} // the same number, as a server reads it (review rev35)
 	for id := 1; id <= 10; id++ {
-		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, id)
+		ids = append(ids, strconv.Itoa(id))
+	}
+	for _, id := range ids {
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, id)
 		code, out, errOut := runMain(t, msg, append([]string{"send", "--protocol", "2026-07-28", "--timeout", "5s", "-"}, refserverStdio(t)...)...)
 		if code != exitOK || strings.Contains(out, "RPC1006") {
-			t.Errorf("id %d: exit %d, want %d and no RPC1006:\n%s\n%s", id, code, exitOK, out, errOut)
+			t.Errorf("id %s: exit %d, want %d and no RPC1006:\n%s\n%s", id, code, exitOK, out, errOut)
 		}
 	}
 }
