@@ -1024,12 +1024,14 @@ func (x *httpExchange) endLocked(failure, silent string) {
 		// only a stream so ended tells that no bound of the checker's
 		// cut its response off.
 		x.reply.Ended = failure == "" && silent == "" && coding == nil && x.text <= c.lim.MaxBytes && x.malformed == ""
-		if failure == clientGone && x.method == "subscriptions/listen" && x.answer == nil {
+		if failure == clientGone && x.method == "subscriptions/listen" && x.answer == nil && x.kept > 0 {
 			// A client ends its listen stream itself, as check's look at
 			// one ends: what came on it is the exchange, judged as check
 			// judges it (not ended by the server, so no verdict of its
-			// end); left unjudged, an unacknowledged stream passed the
-			// relay's gate (review rev33).
+			// end); left unjudged, a bad acknowledgment passed the
+			// relay's gate (review rev33). A stream the client left
+			// before any message came is not judged: the acknowledgment
+			// may have been on its way (review rev35).
 			failure = ""
 		}
 	}
