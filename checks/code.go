@@ -516,6 +516,9 @@ func zodIssuesAbout(p *Pass, msg string) bool {
 			return true
 		}
 		path := issue.Get("path").Array()
+		// A path from "params" is the request's own, parsed against its
+		// method's schema: a member it lacks there is one it owes.
+		ofParams := len(path) > 0 && path[0].Str == "params"
 		for len(path) > 0 && (path[0].Str == "params" || path[0].Str == "arguments") {
 			path = path[1:]
 		}
@@ -525,7 +528,7 @@ func zodIssuesAbout(p *Pass, msg string) bool {
 		k := envelope.JoinPath("", path[0].Str)
 		about = req.Get("params."+k).Exists() || req.Get("params.arguments."+k).Exists() ||
 			slices.ContainsFunc(required.Array(), func(r gjson.Result) bool { return r.Str == path[0].Str }) ||
-			issue.Get("received").Str == "undefined" && p.Expect.Method == "tools/call" && path[0].Str == "name"
+			ofParams && issue.Get("received").Str == "undefined"
 		return !about
 	})
 	return about
