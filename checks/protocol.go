@@ -989,6 +989,12 @@ func schemaRule(m *envelope.Message, called, validated, loc, problem string) str
 	case loc == "/result/nextCursor":
 		return "T-PAGE-2" // an opaque string, or absent at the end
 	}
+	// An answer that asks for input is an InputRequiredResult whatever the
+	// method, and T-MRTR-2 owes its shape; the method's own rule is about
+	// the result it serves once it has what it asked for.
+	if m.Get("result.resultType").String() == "input_required" && envelope.NameField(called) != "" {
+		return "T-MRTR-2"
+	}
 	// The shape of a result the digest gives a rule of its own.
 	switch called {
 	case "ping":
