@@ -489,20 +489,30 @@ func paramsRefusal(p *Pass, e gjson.Result) (sure, doubt bool) {
 	validator := validationMessage.MatchString(msg)
 	typed := typeComplaint.MatchString(msg)
 	named := invalidParamsName.MatchString(msg)
-	dumped := zodIssuesAbout(p, msg)
+	// A zod dump is read issue by issue (zodIssuesAbout), not by the
+	// words it is made of, which name any path, the request's or not.
+	dump := isZodDump(msg)
+	// One complaint that a value is absent, naming a member the request
+	// holds (namesArgument knows only those), is about another object
+	// than the request's: a backend's reply with a member of that name.
+	absentHeld := receivedUndefined.MatchString(msg) && len(typeComplaint.FindAllStringIndex(msg, -1)) == 1
+	words := !dump && (validator || typed) && (namesArgument(msg, args) && !absentHeld || validator && typed)
 	sure = p.Contract.IsStrict() && e.Get("data.errors").Exists() ||
-		!upstreamWords.MatchString(msg) && !ranWords.MatchString(msg) && (named || dumped || (validator || typed) && (namesArgument(msg, args) || validator && typed))
+		!upstreamWords.MatchString(msg) && !ranWords.MatchString(msg) && (named || dump && zodIssuesAbout(p, msg) || words)
 	return sure, named || validator || typed || validationWords.MatchString(msg)
 }
 
 // zodIssuesAbout: msg is zod's issues dumped as JSON (a TypeScript SDK
 // before zod 4 answers a missing field so: [{"code":"invalid_type",
 // "path":["a"],...}]) and an issue's path names what the request holds
-// or owes: a member of its params or arguments, or one the called tool's
-// inputSchema requires. A dump about other paths (a backend's reply the
-// server parsed) may be the server's own failure (review rev35).
+// or owes, as the request holds it: a member of its params or arguments
+// (or those objects themselves), or one the called tool's inputSchema
+// requires. A dump about other paths (a backend's reply the server
+// parsed, review rev35), or one whose "received" the request's value
+// there contradicts (undefined for a member it holds, review rev37), may
+// be the server's own failure.
 func zodIssuesAbout(p *Pass, msg string) bool {
-	if !strings.HasPrefix(msg, "[") || !strings.Contains(msg, `"path"`) {
+	if !isZodDump(msg) {
 		return false
 	}
 	req := p.Expect.Request
@@ -515,23 +525,67 @@ func zodIssuesAbout(p *Pass, msg string) bool {
 		if !issue.Get("code").Exists() {
 			return true
 		}
+		received := issue.Get("received").Str
 		path := issue.Get("path").Array()
 		// A path from "params" is the request's own, parsed against its
 		// method's schema: a member it lacks there is one it owes.
 		ofParams := len(path) > 0 && path[0].Str == "params"
-		for len(path) > 0 && (path[0].Str == "params" || path[0].Str == "arguments") {
-			path = path[1:]
+		base := []string{"params", "params.arguments"}
+		if ofParams {
+			path, base = path[1:], base[:1]
 		}
-		if len(path) == 0 || path[0].Type != gjson.String {
+		if len(path) > 0 && path[0].Str == "arguments" && req.Get("params.arguments").Exists() {
+			path, base = path[1:], []string{"params.arguments"}
+		}
+		var at []gjson.Result
+		switch {
+		case len(path) == 0 && (ofParams || len(base) == 1):
+			// The params, or the arguments, themselves.
+			at = []gjson.Result{req.Get(base[len(base)-1])}
+		case len(path) == 0 || path[0].Type != gjson.String:
 			return true
+		default:
+			k := envelope.JoinPath("", path[0].Str)
+			for _, b := range base {
+				at = append(at, req.Get(b+"."+k))
+			}
 		}
-		k := envelope.JoinPath("", path[0].Str)
-		about = req.Get("params."+k).Exists() || req.Get("params.arguments."+k).Exists() ||
-			slices.ContainsFunc(required.Array(), func(r gjson.Result) bool { return r.Str == path[0].Str }) ||
-			ofParams && issue.Get("received").Str == "undefined"
+		held := slices.ContainsFunc(at, func(v gjson.Result) bool { return v.Exists() })
+		switch {
+		case held:
+			about = slices.ContainsFunc(at, func(v gjson.Result) bool { return v.Exists() && zodReceived(v, received) })
+		case received == "" || received == "undefined":
+			// Lacked: a member the request owes, if its params' schema
+			// or the tool's inputSchema asks for it.
+			about = ofParams || len(path) > 0 && slices.ContainsFunc(required.Array(), func(r gjson.Result) bool { return r.Str == path[0].Str })
+		}
 		return !about
 	})
 	return about
+}
+
+// isZodDump: msg is a JSON array of issues with paths, as zod 3's error
+// prints itself.
+func isZodDump(msg string) bool {
+	return strings.HasPrefix(msg, "[") && strings.Contains(msg, `"path"`)
+}
+
+// receivedUndefined is a type complaint about a value that is absent.
+var receivedUndefined = regexp.MustCompile(`(?i)\b(got|received)\b\W{0,3}undefined\b`)
+
+// zodReceived: zod's "received" (its parsed type) does not contradict
+// the request's value v, which is there.
+func zodReceived(v gjson.Result, received string) bool {
+	switch received {
+	case "", "unknown":
+		return true
+	case "undefined":
+		return false
+	case "number", "integer", "float", "nan", "bigint":
+		return v.Type == gjson.Number
+	}
+	kind := envelope.Kind(v)
+	return !jsonTypeNames[received] || received == kind || received == "number" && kind == "integer"
 }
 
 // isCall: the request is a well-formed call of a defined method, whatever
