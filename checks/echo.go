@@ -478,6 +478,39 @@ func vocabulary(p *Pass) []string {
 			out = append(out, v.Str)
 		}
 	}
+	// The values the called tool's listed inputSchema offers are the
+	// server's words: a refusal listing an enum names them, whichever of
+	// them the client also sent (review rev38).
+	if x.Method == "tools/call" {
+		if t := x.Facts.Tool(x.Request.Get("params.name").Str); t != nil {
+			out = schemaValues(gjson.ParseBytes(t.Input), out)
+		}
+	}
+	return out
+}
+
+// schemaValues appends to out the strings, of minPiece bytes or more, a
+// schema offers at any depth as a value: in enum, const, default or
+// examples.
+func schemaValues(s gjson.Result, out []string) []string {
+	add := func(v gjson.Result) {
+		if v.Type == gjson.String && len(v.Str) >= minPiece && !slices.Contains(out, v.Str) {
+			out = append(out, v.Str)
+		}
+	}
+	s.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Type == gjson.String && (k.Str == "const" || k.Str == "default"):
+			add(v)
+		case k.Type == gjson.String && (k.Str == "enum" || k.Str == "examples") && v.IsArray():
+			v.ForEach(func(_, e gjson.Result) bool { add(e); return true })
+		}
+		// (A property may be named so too: its schema is walked.)
+		if v.IsObject() || v.IsArray() {
+			out = schemaValues(v, out)
+		}
+		return true
+	})
 	return out
 }
 
@@ -713,7 +746,7 @@ func (s *echoScan) reserialised(path, raw string) {
 	}
 	if !s.reserialDone {
 		s.reserialDone = true
-		s.reserial = newReserialSet(parsedRequest(s.p).Root(), s.p.Contract.QuoteBound)
+		s.reserial = newReserialSet(parsedRequest(s.p).Root(), s.p.Contract.QuoteBound, s.vocabulary)
 	}
 	rs := s.reserial
 	if rs == nil {
@@ -764,8 +797,8 @@ type reserialSet struct {
 
 // newReserialSet builds the set for the request root; nil when the
 // request has no object or array past the bound.
-func newReserialSet(root gjson.Result, bound int) *reserialSet {
-	w := reserialWalk{bound: bound, batch: root.IsArray()}
+func newReserialSet(root gjson.Result, bound int, vocabulary []string) *reserialSet {
+	w := reserialWalk{bound: bound, batch: root.IsArray(), vocabulary: vocabulary}
 	w.walk(root, nil)
 	if len(w.texts) == 0 {
 		return nil
@@ -867,6 +900,10 @@ type reserialWalk struct {
 	members []partSpan
 	texts   []walkText
 	batch   bool // the request is an array of messages
+	// vocabulary are the server's own words (see vocabulary): an
+	// element that is one is no part of the client's structure when a
+	// text names it (a refusal listing the enum the client chose from).
+	vocabulary []string
 }
 
 // A partSpan is where a text stands in the walk's buffer, and its compact
@@ -914,7 +951,8 @@ func (w *reserialWalk) walk(v gjson.Result, at []string) int {
 			psize, key = len(k.Raw)+1, k.Str
 		}
 		psize += w.walk(e, append(at, key))
-		if w.b.Len()-lo >= minReserialPart && len(w.members)-frame < maxReserialParts && !(obj && w.envelopeMember(at, k.Str)) {
+		own := !obj && e.Type == gjson.String && slices.Contains(w.vocabulary, e.Str)
+		if w.b.Len()-lo >= minReserialPart && len(w.members)-frame < maxReserialParts && !(obj && w.envelopeMember(at, k.Str)) && !own {
 			w.members = append(w.members, partSpan{lo, w.b.Len(), psize})
 		}
 		size += psize
