@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,39 @@ type shape struct {
 	sum   uint64
 	n     int
 	array bool
+	// parts and partN are the members (or elements) of this container
+	// that a request's container holds too, and their compact length
+	// (see memberSet), when the walk matches against one.
+	parts, partN int
+}
+
+// A memberSet holds the members of the request's objects, each by its
+// name and value's shape, and the elements of its arrays, by shape,
+// with their compact lengths: a server that puts back the client's
+// object less a member, with one more, or with one value changed, or
+// part of its array, echoes those (review rev38). fill: the walk adds
+// what it meets, else it counts what the set holds.
+type memberSet struct {
+	m    map[uint64]int
+	fill bool
+	// vocabulary are the server's own words (see echoScan.vocabulary):
+	// an element that is one is not counted (a refusal listing the enum
+	// the client chose from).
+	vocabulary []string
+}
+
+// meet adds, or counts into sh, a member of key k and compact length n;
+// v is an array's element.
+func (ms *memberSet) meet(sh *shape, k uint64, n int, v *gjson.Result) {
+	switch {
+	case ms == nil:
+	case v != nil && v.Type == gjson.String && slices.Contains(ms.vocabulary, v.Str):
+	case ms.fill:
+		ms.m[k] = n
+	case ms.m[k] == n && n > 0:
+		sh.parts++
+		sh.partN += n
+	}
 }
 
 // mix spreads the bits of x (SplitMix64's finalizer), so sums of mixed
@@ -46,16 +80,18 @@ func hashString(kind byte, s string) uint64 {
 // reads it and keeps nothing of it, so a path is joined only for the
 // containers it wants (displayPath). A scalar's shape is returned for
 // its parent; visit sees containers only.
-func shapes(v gjson.Result, at []string, visit func(at []string, sh shape)) shape {
+func shapes(v gjson.Result, at []string, ms *memberSet, visit func(at []string, sh shape)) shape {
 	switch {
 	case v.IsObject():
 		sh := shape{sum: 0x6f, n: 2}
 		members := 0
 		v.ForEach(func(k, val gjson.Result) bool {
-			c := shapes(val, append(at, k.Str), visit)
+			c := shapes(val, append(at, k.Str), ms, visit)
 			// Members are summed: their order does not change the sum.
-			sh.sum += mix(hashString('k', k.Str) ^ c.sum)
+			mk := mix(hashString('k', k.Str) ^ c.sum)
+			sh.sum += mk
 			sh.n += len(k.Str) + 3 + c.n
+			ms.meet(&sh, mk, len(k.Str)+3+c.n, nil)
 			members++
 			return true
 		})
@@ -68,9 +104,10 @@ func shapes(v gjson.Result, at []string, visit func(at []string, sh shape)) shap
 		sh := shape{sum: 0x61, n: 2, array: true}
 		i := 0
 		v.ForEach(func(_, val gjson.Result) bool {
-			c := shapes(val, append(at, strconv.Itoa(i)), visit)
+			c := shapes(val, append(at, strconv.Itoa(i)), ms, visit)
 			sh.sum = mix(sh.sum*0x100000001b3 ^ c.sum)
 			sh.n += c.n
+			ms.meet(&sh, mix(c.sum^0x656c656d), c.n, &val)
 			i++
 			return true
 		})
@@ -163,16 +200,22 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 	}
 	if !s.containersDone {
 		s.containersDone = true
-		shapes(parsedRequest(s.p).Root(), stack, func(_ []string, sh shape) {
+		s.members = memberSet{m: map[uint64]int{}, fill: true, vocabulary: s.vocabulary}
+		shapes(parsedRequest(s.p).Root(), stack, &s.members, func(_ []string, sh shape) {
 			if sh.n >= minPiece {
 				s.containers.add(sh)
 			}
 		})
+		s.members.fill = false
 	}
+	bound := s.p.Contract.QuoteBound
 	var found []string
 	var shs []shape
-	shapes(data, stack, func(at []string, sh shape) {
-		if s.containers.holds(sh) {
+	shapes(data, stack, &s.members, func(at []string, sh shape) {
+		// Two or more of a request container's members (or elements),
+		// over the bound, are the client's structure, as a text written
+		// out again is (see reserialised); one is one value.
+		if s.containers.holds(sh) || sh.parts > 1 && sh.partN > bound {
 			p := displayPath(path, at)
 			// Children are visited first: a parent found later
 			// replaces them.
@@ -185,7 +228,6 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 	if len(found) == 0 {
 		return nil
 	}
-	bound := s.p.Contract.QuoteBound
 	out := make(paths, len(found))
 	for i, p := range found {
 		out[p] = true
@@ -194,12 +236,17 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 		// twice is one value.
 		s.markValue("\x00" + strconv.FormatUint(sh.sum, 16))
 		s.paths = append(s.paths, p)
-		if sh.n > bound {
-			kind := "object"
-			if sh.array {
-				kind = "array"
-			}
+		kind, part := "object", "members"
+		if sh.array {
+			kind, part = "array", "elements"
+		}
+		switch {
+		case !s.containers.holds(sh):
+			s.p.Failf(p, "%d %s of the request's %s are echoed as structure (%d characters of it), over the quote bound of %d", sh.parts, part, kind, sh.partN, bound)
+			s.failed = append(s.failed, p)
+		case sh.n > bound:
 			s.p.Failf(p, "the request's %s of %d characters is echoed whole as structure, over the quote bound of %d", kind, sh.n, bound)
+			s.failed = append(s.failed, p)
 		}
 	}
 	return out
