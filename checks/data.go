@@ -317,6 +317,14 @@ func quoteReadings(s string) []string {
 			out = append(out, u)
 		}
 	}
+	if len(out) > 1 {
+		// A quoted value as a string literal writes it: Go's %q and
+		// Python's json.dumps escape quote marks, backslashes and
+		// non-ASCII letters too (review rev38).
+		if u := jsonUnescape(out[1]); u != out[1] && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
 	return out
 }
 
