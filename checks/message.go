@@ -236,6 +236,28 @@ func genericOnly(msg string, code int, name string) string {
 	// cut off): a message where no spelling of the name stands so is no
 	// generic one, and most messages are spared the expressions.
 	name = strings.ToLower(name)
+	if sm := codeOnly.FindStringSubmatch(m); sm != nil && sm[1] == strconv.Itoa(-code) {
+		// The code alone ("Error -32602") names it no better than its
+		// name does.
+		said := name
+		eachGeneric(code, name, func(g string) bool { said = g; return false })
+		return said
+	}
+	if !strings.ContainsRune(m, ' ') {
+		// A class's or an enum's name, its words run together
+		// ("InvalidParams", "ValidationError").
+		joined := strings.TrimRight(m, " .!:;")
+		said := ""
+		eachGeneric(code, name, func(g string) bool {
+			if strings.ReplaceAll(g, " ", "") == joined {
+				said = g
+			}
+			return said == ""
+		})
+		if said != "" {
+			return said
+		}
+	}
 	may := false
 	eachGeneric(code, name, func(g string) bool { may = mayBeOnly(m, g); return !may })
 	if !may {
@@ -312,7 +334,8 @@ var methodNotFound = jsonrpcNames[slices.IndexFunc(jsonrpcNames, func(c codeName
 // cost is paid by most error messages a run sees: g stands in m with
 // nothing before it but a prefix, which says "error", and nothing after
 // it but punctuation, a code (digits), or a pointer to data (which says
-// "see", "check", "detail" or " in").
+// "see", "check", "detail" or " in"). A code may stand before it too
+// ("[-32602] Invalid params").
 func mayBeOnly(m, g string) bool {
 	for from := 0; ; {
 		i := strings.Index(m[from:], g)
@@ -321,7 +344,7 @@ func mayBeOnly(m, g string) bool {
 		}
 		at := from + i
 		head, tail := m[:at], m[at+len(g):]
-		if (head == "" || strings.Contains(head, "error")) &&
+		if (head == "" || strings.Contains(head, "error") || strings.ContainsAny(head, "0123456789")) &&
 			(strings.TrimRight(tail, " .!:;…—–-") == "" || strings.ContainsAny(tail, "0123456789") ||
 				strings.Contains(tail, "see") || strings.Contains(tail, "check") || strings.Contains(tail, "detail") || strings.Contains(tail, " in")) {
 			return true
@@ -336,7 +359,11 @@ func mayBeOnly(m, g string) bool {
 // again is prefixed again), and the error's class name as a runtime
 // writes an error out ("McpError: MCP error -32602: …" is the TypeScript
 // SDK's McpError through String(e), "ValueError: " Python's).
-var sdkPrefix = regexp.MustCompile(`^(?:(?:(?:mcp|json-?rpc)\s+)?\w*error(?:\s+-?\d+)?:\s*)+`)
+var sdkPrefix = regexp.MustCompile(`^(?:(?:(?:mcp|json-?rpc)\s+)?\w*error(?:\s+-?\d+)?:\s*|[\[(]-?\d{5}[)\]]\s*)+`)
+
+// codeOnly is a message that is the error's code and no more: "Error
+// -32602", "[-32602]", "MCP error -32602."
+var codeOnly = regexp.MustCompile(`^(?:(?:mcp|json-?rpc)\s+)?(?:error\s*)?(?:code\s*)?[\[(]?-(\d{5})[)\]]?[\s.!]*$`)
 
 // codeSuffix is the code written after the name: "Invalid params
 // (-32602)", "[-32602]", "- -32602".
@@ -354,8 +381,9 @@ var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(?:(see|check|detail
 // ("Validation failed", zod's "Invalid input"): a calling model that
 // reads only them cannot fix its call any more than with "Invalid params".
 var genericSpellings = map[int][]string{
-	envelope.CodeInvalidParams: {"invalid parameters", "invalid request parameters", "invalid arguments", "invalid argument",
-		"invalid tool arguments", "validation failed", "validation error", "invalid input"},
+	envelope.CodeInvalidParams: {"invalid parameters", "invalid parameter", "invalid request parameters", "invalid arguments", "invalid argument",
+		"invalid tool arguments", "validation failed", "validation error", "invalid input",
+		"input validation error", "parameter validation failed", "params validation failed"},
 	envelope.CodeInternalError:  {"internal server error"},
 	envelope.CodeInvalidRequest: {"bad request"},
 }
