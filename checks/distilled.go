@@ -686,7 +686,8 @@ func eachWord(s string, fn func(w []byte) bool) {
 
 // proseProblem: a problem written as a sentence for a person (a space, and
 // a full stop, "!" or "?" at its end, an ellipsis aside), or one that
-// addresses the reader ("please"): a cause phrase is neither.
+// addresses the reader ("please", "sorry", "you"): a cause phrase is
+// neither.
 func proseProblem(pr string) bool {
 	s := strings.TrimSpace(pr)
 	if strings.HasSuffix(s, "...") || strings.HasSuffix(s, "…") {
@@ -694,16 +695,21 @@ func proseProblem(pr string) bool {
 	} else if strings.ContainsFunc(s, unicode.IsSpace) && strings.ContainsAny(s[len(s)-1:], "!?") {
 		return true
 	}
-	if !containsFold(s, "please") {
+	if !containsFold(s, "please") && !containsFold(s, "sorry") && !containsFold(s, "thank") && !containsFold(s, "you") {
 		return false // (most problems: spared the reading below)
 	}
-	please := false
+	spoken := false
 	eachWord(s, func(w []byte) bool {
-		please = string(w) == "please"
-		return !please
+		spoken = readerWords[string(w)]
+		return !spoken
 	})
-	return please
+	return spoken
 }
+
+// readerWords speak to the reader, in a problem: addressWords but for
+// the imperatives, which a cause phrase may hold ("see" a value, "try"
+// a limit).
+var readerWords = map[string]bool{"please": true, "sorry": true, "thanks": true, "you": true, "your": true}
 
 // stoppedProblem: a problem of words that ends in a full stop (an
 // ellipsis aside).
