@@ -584,8 +584,7 @@ func zodReceived(v gjson.Result, received string) bool {
 	case "number", "integer", "float", "nan", "bigint":
 		return v.Type == gjson.Number
 	}
-	kind := envelope.Kind(v)
-	return !jsonTypeNames[received] || received == kind || received == "number" && kind == "integer"
+	return !jsonTypeNames[received] || received == envelope.Kind(v)
 }
 
 // isCall: the request is a well-formed call of a defined method, whatever
