@@ -251,6 +251,33 @@ func TestLearn(t *testing.T) {
 	if s2same := s1.Learn(inSession("s2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, listA)); !s2same.ToolsListed {
 		t.Error("two sessions given the same list: that list is whole")
 	}
+	// Two sessions listing one name with two schemas (one per client):
+	// a call may be either session's, so only what both schemas refuse
+	// is surely refused (review rev40).
+	strict := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]}}]}}`
+	loose := `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}]}}`
+	both := (*expect.Facts)(nil).Learn(inSession("s1", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, strict)).
+		Learn(inSession("s2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, loose))
+	if a := both.Tool("a"); a == nil || a.Rejects([]byte(`{}`), "2025-11-25") || !a.Rejects([]byte(`{"x":5}`), "2025-11-25") || both.ToolsListed {
+		t.Errorf("two sessions' schemas of one tool: %+v; want {} not surely refused, {\"x\":5} refused, no list whole", a)
+	}
+	// One list naming a tool twice, differently, is one tool judged as
+	// both listings read a call, and a facts line keeps both listings.
+	twice := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object","required":["x"]},"annotations":{"readOnlyHint":true}},{"name":"a","inputSchema":{"type":"object"}}]}}`))
+	line, err := json.Marshal(twice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := expect.ParseFacts(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*expect.Facts{twice, back} {
+		if a := g.Tool("a"); a == nil || len(g.Tools) != 1 || a.ReadOnly || a.Rejects([]byte(`{}`), "2025-11-25") || len(a.Again) != 1 {
+			t.Errorf("a tool listed twice, differently: %+v (facts line %s); want one tool, not read-only, {} not surely refused, both listings kept", a, line)
+		}
+	}
 	// A server that speaks only 2025-03-26 is judged as a live run judges
 	// it: under 2025-06-18's rules, knowing what it speaks.
 	old := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,

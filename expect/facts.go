@@ -301,6 +301,11 @@ type Tool struct {
 	Input    []byte          // inputSchema
 	Output   []byte          // outputSchema; nil when none
 	ReadOnly bool            // annotations.readOnlyHint
+	// Again are the other listings of the same name, when the server
+	// listed it more than once, not alike (see AddTool); listings are
+	// then all of them, read (Raw's first).
+	Again    []json.RawMessage
+	listings []*Tool
 
 	once    sync.Once
 	first   string // the version once compiled for
@@ -430,6 +435,23 @@ func (t *Tool) InputSchemaDraft7() (*schema.ToolSchema, error) { return t.inputS
 // err: the schema does not compile, or the arguments are beyond what the
 // checker validates (schema.ErrBeyondBounds); either way nothing is known.
 func (t *Tool) CheckArgs(args []byte, version string) (probs []envelope.DistilledEntry, agree bool, err error) {
+	if len(t.listings) > 0 {
+		// Listed more than once, differently (AddTool): the arguments
+		// are refused for sure only if every listing refuses them, and
+		// accepted only if every listing accepts them.
+		for i, l := range t.listings {
+			p, a, err := l.CheckArgs(args, version)
+			switch {
+			case err != nil:
+				return nil, false, err
+			case !a || i > 0 && (len(p) > 0) != (len(probs) > 0):
+				return probs, false, nil
+			case i == 0:
+				probs = p
+			}
+		}
+		return probs, true, nil
+	}
 	s, err := t.inputSchema(version)
 	if err != nil {
 		return nil, false, err
@@ -454,6 +476,31 @@ func (t *Tool) CheckArgs(args []byte, version string) (probs []envelope.Distille
 func (t *Tool) Rejects(args []byte, version string) bool {
 	probs, agree, err := t.CheckArgs(args, version)
 	return err == nil && agree && len(probs) > 0
+}
+
+// AddTool adds a listing of a tool to tools. A name listed again alike
+// is one tool. Listed again otherwise (T-TOOL-5 asks names be unique), it
+// is one tool whose listing the checker cannot choose: a server keeping
+// its tools by name serves the last, another the first (review rev40).
+// Such a tool is known; arguments are sure to be refused or accepted
+// only as every listing reads them (CheckArgs), its result is held to no
+// outputSchema, and it is read-only only if every listing says so.
+func AddTool(tools []*Tool, t *Tool) []*Tool {
+	i := slices.IndexFunc(tools, func(o *Tool) bool { return o.Name == t.Name })
+	if i < 0 {
+		return append(tools, t)
+	}
+	o := tools[i]
+	if bytes.Equal(o.Raw, t.Raw) || slices.ContainsFunc(o.Again, func(r json.RawMessage) bool { return bytes.Equal(r, t.Raw) }) {
+		return tools
+	}
+	listings := o.listings
+	if listings == nil {
+		listings = []*Tool{o}
+	}
+	tools[i] = &Tool{Name: o.Name, Raw: o.Raw, ReadOnly: o.ReadOnly && t.ReadOnly, Again: append(slices.Clone(o.Again), t.Raw),
+		listings: append(slices.Clone(listings), t)}
+	return tools
 }
 
 // Tool finds a listed tool by name; nil when the server did not list it.
@@ -566,6 +613,7 @@ func (f *Facts) MarshalJSON() ([]byte, error) {
 		Sessions: f.issued, EndedSessions: f.ended, BySession: f.bySession, Pages: f.pages}
 	for _, t := range f.Tools {
 		w.Tools = append(w.Tools, t.Raw)
+		w.Tools = append(w.Tools, t.Again...)
 	}
 	for _, p := range f.Prompts {
 		w.Prompts = append(w.Prompts, wirePrompt{p.Name, p.Args, p.Required})
@@ -623,7 +671,7 @@ func ParseFacts(raw []byte) (*Facts, error) {
 			}
 			for _, t := range val.Array() {
 				if tl, ok := NewTool([]byte(t.Raw)); ok {
-					f.Tools = append(f.Tools, tl)
+					f.Tools = AddTool(f.Tools, tl)
 				}
 			}
 		case "toolsListed":
@@ -973,18 +1021,24 @@ func (f *Facts) forgetChanged(resp *envelope.Response) *Facts {
 // whole, so no tool is unknown for its absence.
 func (n *Facts) learnToolPage(items gjson.Result) {
 	tools := slices.Clone(n.Tools)
+	paged := map[string]bool{}
 	for _, t := range items.Array() {
 		tl, ok := NewTool([]byte(t.Raw))
 		if !ok {
 			continue
 		}
 		i, found := slices.BinarySearchFunc(tools, tl.Name, func(o *Tool, name string) int { return strings.Compare(o.Name, name) })
-		if found {
+		switch {
+		case found && paged[tl.Name]:
+			// Listed twice in this listing (see AddTool).
+			tools[i] = AddTool([]*Tool{tools[i]}, tl)[0]
+		case found:
 			tl.shareCompiled(tools[i])
 			tools[i] = tl
-			continue
+		default:
+			tools = slices.Insert(tools, i, tl)
 		}
-		tools = slices.Insert(tools, i, tl)
+		paged[tl.Name] = true
 	}
 	n.Tools, n.ToolOrder = tools, nil
 	for _, t := range tools {
@@ -1003,17 +1057,25 @@ func (n *Facts) learnList(key string, items gjson.Result, session string) {
 				if i, found := slices.BinarySearchFunc(old, tl.Name, func(o *Tool, name string) int { return strings.Compare(o.Name, name) }); found {
 					tl.shareCompiled(old[i])
 				}
-				n.Tools = append(n.Tools, tl)
-				n.ToolOrder = append(n.ToolOrder, tl.Name)
+				// (A name listed twice in one list is one tool: AddTool.)
+				was := len(n.Tools)
+				if n.Tools = AddTool(n.Tools, tl); len(n.Tools) > was {
+					n.ToolOrder = append(n.ToolOrder, tl.Name)
+				}
 			}
 		}
 		slices.SortStableFunc(n.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
-		if n.toolsVary || oldListed && session != n.toolsSession && !sameToolNames(old, n.Tools) {
-			// Another session's list differs: keep both lists' tools (the
-			// new listing of a name wins), and claim neither is whole.
+		if n.toolsVary || oldListed && session != n.toolsSession && !sameTools(old, n.Tools) {
+			// Another session's list differs: keep both lists' tools, and
+			// claim neither is whole. A name both list, differently, is
+			// either session's listing (AddTool): a schema that shapes
+			// itself to a client's capabilities binds only its session
+			// (review rev40).
 			for _, t := range old {
-				if _, found := slices.BinarySearchFunc(n.Tools, t.Name, func(o *Tool, name string) int { return strings.Compare(o.Name, name) }); !found {
+				if i, found := slices.BinarySearchFunc(n.Tools, t.Name, func(o *Tool, name string) int { return strings.Compare(o.Name, name) }); !found {
 					n.Tools = append(n.Tools, t)
+				} else {
+					n.Tools[i] = AddTool([]*Tool{n.Tools[i]}, t)[0]
 				}
 			}
 			slices.SortStableFunc(n.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
@@ -1047,9 +1109,11 @@ func (n *Facts) learnList(key string, items gjson.Result, session string) {
 	}
 }
 
-// sameToolNames: a and b (sorted by name) list the same names.
-func sameToolNames(a, b []*Tool) bool {
-	return slices.EqualFunc(a, b, func(x, y *Tool) bool { return x.Name == y.Name })
+// sameTools: a and b (sorted by name) list the same tools alike.
+func sameTools(a, b []*Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y *Tool) bool {
+		return x.Name == y.Name && bytes.Equal(x.Raw, y.Raw) && slices.EqualFunc(x.Again, y.Again, func(r, s json.RawMessage) bool { return bytes.Equal(r, s) })
+	})
 }
 
 // stringList reads an array of strings, skipping other values.

@@ -49,7 +49,7 @@ func TestPickProbe(t *testing.T) {
 				if !ok {
 					t.Fatalf("tool %s has no name", r)
 				}
-				tools = append(tools, tl)
+				tools = expect.AddTool(tools, tl) // as the run lists them
 			}
 			got, vs, why := pickProbe(tools, f, fixtures.Context{Version: tc.Version})
 			name := ""

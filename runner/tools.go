@@ -36,14 +36,15 @@ func (r *run) discoverTools(ctx context.Context) error {
 	f := *r.facts
 	if declared, known := r.facts.Declares("tools"); !known || declared {
 		f.Tools, f.ToolsListed, f.ToolOrder = nil, false, nil
-		named := map[string]bool{}
 		listed, err := r.listAll(ctx, "tools/list", "tools", func(item gjson.Result) {
-			// A name listed twice (on one page or two) is one tool: the
-			// fixtures call it once, with the first listing's schema.
-			if tl, ok := expect.NewTool([]byte(item.Raw)); ok && !named[tl.Name] {
-				named[tl.Name] = true
-				f.Tools = append(f.Tools, tl)
-				f.ToolOrder = append(f.ToolOrder, tl.Name)
+			// A name listed twice (on one page or two) is one tool, and
+			// one whose schema is not known if the listings differ
+			// (AddTool): the fixtures call it once.
+			if tl, ok := expect.NewTool([]byte(item.Raw)); ok {
+				was := len(f.Tools)
+				if f.Tools = expect.AddTool(f.Tools, tl); len(f.Tools) > was {
+					f.ToolOrder = append(f.ToolOrder, tl.Name)
+				}
 			}
 		})
 		if err != nil {
@@ -260,9 +261,13 @@ func pickProbe(ts []*expect.Tool, f *fixtures.Fixture, base fixtures.Context) (*
 func toolVariants(t *expect.Tool, args string, base fixtures.Context) ([]variant, string) {
 	base.Tool = jsonStringContents(t.Name)
 	hasProps := gjson.GetBytes(t.Input, "properties").IsObject()
-	switch args {
-	case "":
+	switch {
+	case args == "":
 		return []variant{{ctx: base}}, ""
+	case len(t.Again) > 0:
+		return nil, undecidedWhy(t)
+	}
+	switch args {
 	case fixtures.ArgsViolations:
 		if !hasProps {
 			return nil, fmt.Sprintf("the inputSchema of tool %q has no properties to break", t.Name)
@@ -496,6 +501,12 @@ func noToolFor(args string) string {
 	return "no tool fits"
 }
 
+// undecidedWhy says why a tool listed more than once, differently, is
+// not called with arguments of its schema (see expect.AddTool).
+func undecidedWhy(t *expect.Tool) string {
+	return fmt.Sprintf("the server lists tool %q %d times, differently, so which listing's inputSchema binds is not known", t.Name, len(t.Again)+1)
+}
+
 // callVariants makes one call with valid arguments per tool the run may
 // call: those that declare readOnlyHint, or all with CallAll. A tool
 // whose schema no arguments can be generated for is noted and left out.
@@ -504,6 +515,10 @@ func (l *lane) callVariants(base fixtures.Context) ([]variant, string) {
 	var out []variant
 	for _, t := range r.facts.Tools {
 		if r.o.CallTools != CallAll && !t.ReadOnly {
+			continue
+		}
+		if len(t.Again) > 0 {
+			l.out.Note(fmt.Sprintf("tool %q not called: %s", t.Name, undecidedWhy(t)))
 			continue
 		}
 		if t.Input == nil {
