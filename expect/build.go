@@ -25,6 +25,12 @@ import (
 // them: a server that picked an allowed reading is never failed for it.
 func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 	f = f.inSessionOf(ex)
+	if ex.Response != nil {
+		// A list the server says changed while it answered no longer
+		// says what exists: the call may have been served by the new
+		// one (review rev40).
+		f = f.forgetChanged(ex.Response)
+	}
 	if o.Empty() && legacyDiscover(ex, f) {
 		// Judged as the run judges its own probe to such a server.
 		alt := *ex
