@@ -977,6 +977,15 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 			// A page: the tools it lists exist, with their schemas (which
 			// judge calls of them: arguments, Mcp-Param headers, output),
 			// though a tool it lacks may be on another page.
+			if n.pageNews(key, items) {
+				// A whole list known before, and a page of a listing
+				// that shows what it lacked: the list changed (a server
+				// that declares no listChanged says nothing of it), so the
+				// old one no longer says what does not exist, and what the
+				// page shows exists (review rev40).
+				n.unwhole(key, items)
+				return n
+			}
 			if key != "tools" || n.ToolsListed {
 				if paged {
 					return n // (only the page it leads to learned)
@@ -989,6 +998,62 @@ func (f *Facts) Learn(ex *envelope.Exchange) *Facts {
 		n.learnList(key, items, envelope.HeaderGet(ex.Request.Header, "Mcp-Session-Id"))
 	}
 	return n
+}
+
+// pageNews: a whole list of key is known, and the page items shows an
+// entry it lacks, or a tool listed otherwise.
+func (n *Facts) pageNews(key string, items gjson.Result) bool {
+	news := false
+	items.ForEach(func(_, it gjson.Result) bool {
+		switch key {
+		case "tools":
+			t := n.Tool(it.Get("name").Str)
+			news = n.ToolsListed && it.Get("name").Type == gjson.String && (t == nil || !bytes.Equal(t.Raw, []byte(it.Raw)) && len(t.Again) == 0)
+		case "prompts":
+			name := it.Get("name")
+			news = n.PromptsListed && name.Type == gjson.String && !slices.ContainsFunc(n.Prompts, func(p Prompt) bool { return p.Name == name.Str })
+		case "resources":
+			u := it.Get("uri")
+			news = n.ResourcesListed && u.Type == gjson.String && !slices.Contains(n.Resources, u.Str)
+		case "resourceTemplates":
+			u := it.Get("uriTemplate")
+			news = n.TemplatesListed && u.Type == gjson.String && !slices.Contains(n.Templates, u.Str)
+		}
+		return !news
+	})
+	return news
+}
+
+// unwhole takes in a page of key that shows what the whole list known
+// lacked (pageNews): the list is no longer known whole, and the page's
+// entries exist.
+func (n *Facts) unwhole(key string, items gjson.Result) {
+	switch key {
+	case "tools":
+		n.ToolsListed = false
+		n.learnToolPage(items)
+	case "prompts":
+		n.PromptsListed, n.Prompts = false, slices.Clone(n.Prompts)
+		for _, it := range items.Array() {
+			if p, ok := NewPrompt([]byte(it.Raw)); ok && !slices.ContainsFunc(n.Prompts, func(o Prompt) bool { return o.Name == p.Name }) {
+				n.Prompts = append(n.Prompts, p)
+			}
+		}
+	case "resources":
+		n.ResourcesListed, n.Resources = false, slices.Clone(n.Resources)
+		for _, it := range items.Array() {
+			if u := it.Get("uri"); u.Type == gjson.String && !slices.Contains(n.Resources, u.Str) {
+				n.Resources = append(n.Resources, u.Str)
+			}
+		}
+	case "resourceTemplates":
+		n.TemplatesListed, n.Templates = false, slices.Clone(n.Templates)
+		for _, it := range items.Array() {
+			if u := it.Get("uriTemplate"); u.Type == gjson.String && !slices.Contains(n.Templates, u.Str) {
+				n.Templates = append(n.Templates, u.Str)
+			}
+		}
+	}
 }
 
 // listMembers maps the list methods that teach what exists to the result

@@ -33,6 +33,17 @@ func TestPagesAcrossExchanges(t *testing.T) { verdictsByLine(t, "pages.txtar", "
 // name listed again on a later page passed: each page was read alone.
 func TestNamesAcrossPages(t *testing.T) { verdictsByLine(t, "names.txtar", "PRO1010") }
 
+// TestRelistInPages: a whole tools list known, and a later listing in
+// pages that shows a tool it lacked: the tool exists and its schema
+// judges calls of it (PRO1004 fails a call its schema forbids), as when
+// only the pages were seen. The later pages were dropped while an older
+// whole list was kept as whole.
+func TestRelistInPages(t *testing.T) { verdictsByLine(t, "relist.txtar", "PRO1004") }
+
+// TestPromptsRelistInPages: the same for prompts: a prompt the new pages
+// show is not one the server lacks (PRO1001 warned it unknown).
+func TestPromptsRelistInPages(t *testing.T) { verdictsByLine(t, "relist-prompts.txtar", "PRO1001") }
+
 // verdictsByLine judges each transcript of the txtar file in line order
 // and compares the check's verdict per line with the file's .want.
 func verdictsByLine(t *testing.T, file, check string) {
