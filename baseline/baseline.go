@@ -10,6 +10,7 @@
 //
 //	# comments and blank lines are ignored
 //	FIXTURE CHECK REASON…
+//	FIXTURE CHECK:warn REASON…   (a warning accepted, not a fail)
 //	"a fixture with spaces" CHECK REASON…
 package baseline
 
@@ -38,7 +39,14 @@ type Entry struct {
 	Check   string
 	Reason  string
 	Line    int // its line in the file; 0 when it was not read from one
+	// Warn: what was accepted is a warning (a SHOULD, written CHECK:warn):
+	// a fail of the same check on the fixture is another, worse finding,
+	// which the entry does not accept (review rev43).
+	Warn bool
 }
+
+// warnSuffix marks an entry written for a warning.
+const warnSuffix = ":warn"
 
 type key struct{ fixture, check string }
 
@@ -259,7 +267,21 @@ func parseLine(text string) (Entry, error) {
 	}
 	e.Check = fields[0]
 	e.Reason = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), e.Check))
+	if c, ok := strings.CutSuffix(e.Check, warnSuffix); ok {
+		e.Check, e.Warn = c, true
+	}
 	return e, nil
+}
+
+// boolOrder orders false before true.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // Len is the number of entries.
@@ -337,7 +359,7 @@ func (b *Baseline) Match(fixture string, vs []checks.Verdict, gates func(checks.
 			// the entry is not stale, only not needed.
 			b.failed[i] = true
 		}
-		if gates(v.Status) {
+		if gates(v.Status) && !(b.entries[i].Warn && v.Status == checks.StatusFail) {
 			if known == nil {
 				known = map[string]string{}
 			}
@@ -346,6 +368,9 @@ func (b *Baseline) Match(fixture string, vs []checks.Verdict, gates func(checks.
 	}
 	return known
 }
+
+// Entries returns the entries, in the file's order.
+func (b *Baseline) Entries() []Entry { return b.filter(func(int) bool { return true }) }
 
 // Stale returns the entries whose check was judged and passed: the
 // server got better, and each of them fails the gate until removed.
@@ -375,6 +400,7 @@ func (b *Baseline) filter(keep func(int) bool) []Entry {
 }
 
 const header = `# wymcp-check baseline: known failures, one per line: FIXTURE CHECK REASON.
+# CHECK:warn accepts a warning of the check only, not a fail of it.
 # A known failure is reported and does not fail the gate. An entry that no
 # longer fails is stale and fails the gate: delete its line. Write the
 # reason a failure is accepted (an issue, a date); a fixture with spaces is
@@ -385,8 +411,10 @@ const header = `# wymcp-check baseline: known failures, one per line: FIXTURE CH
 // line, duplicates dropped (the first reason wins).
 func Write(w io.Writer, entries []Entry) error {
 	es := slices.Clone(entries)
+	// (A fail's entry before a warning's of the same check: it accepts
+	// both, and the first is kept.)
 	slices.SortStableFunc(es, func(a, b Entry) int {
-		return cmp.Or(cmp.Compare(a.Fixture, b.Fixture), cmp.Compare(a.Check, b.Check))
+		return cmp.Or(cmp.Compare(a.Fixture, b.Fixture), cmp.Compare(a.Check, b.Check), boolOrder(a.Warn, b.Warn))
 	})
 	es = slices.CompactFunc(es, func(a, b Entry) bool { return a.Fixture == b.Fixture && a.Check == b.Check })
 	var sb strings.Builder
@@ -400,7 +428,11 @@ func Write(w io.Writer, entries []Entry) error {
 		if reason == "" {
 			reason = "(no reason given)"
 		}
-		fmt.Fprintf(&sb, "%s %s %s\n", fixture, e.Check, reason)
+		check := e.Check
+		if e.Warn {
+			check += warnSuffix
+		}
+		fmt.Fprintf(&sb, "%s %s %s\n", fixture, check, reason)
 	}
 	_, err := io.WriteString(w, sb.String())
 	return err

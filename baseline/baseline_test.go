@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -118,6 +119,10 @@ func TestWriteRoundTrip(t *testing.T) {
 		// A finding quoting a long reply is cut, never inside an escape.
 		{Fixture: "tools/long", Check: "ERR2002", Reason: strings.Repeat("x", baseline.MaxReason-5) + "\u202e tail"},
 		{Fixture: "tools/longer", Check: "ERR2002", Reason: strings.Repeat("word ", 100)},
+		// A warning's entry is marked; beside a fail's of the same
+		// check the fail's is kept, which accepts both.
+		{Fixture: "errors/null", Check: "ERR3001", Reason: "data is null", Warn: true},
+		{Fixture: "errors/parse", Check: "RPC1004", Reason: "a warning's duplicate: dropped", Warn: true},
 	}
 	var buf bytes.Buffer
 	if err := baseline.Write(&buf, in); err != nil {
@@ -146,19 +151,19 @@ func TestWriteRoundTrip(t *testing.T) {
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("the written baseline does not read back: %v %v", err, problems)
 	}
-	if b.Len() != 9 {
-		t.Errorf("read back %d entries, want 9", b.Len())
+	if b.Len() != 10 {
+		t.Errorf("read back %d entries, want 10", b.Len())
 	}
 	// Every entry written matches its fixture and check read back, and
 	// writing what was read changes nothing: a rewrite does not drift.
-	var again []baseline.Entry
 	for _, e := range in {
-		r, ok := b.Reason(e.Fixture, e.Check)
-		if !ok {
+		if _, ok := b.Reason(e.Fixture, e.Check); !ok {
 			t.Errorf("%q %s: not read back", e.Fixture, e.Check)
-			continue
 		}
-		again = append(again, baseline.Entry{Fixture: e.Fixture, Check: e.Check, Reason: r})
+	}
+	again := b.Entries()
+	if i := slices.IndexFunc(again, func(e baseline.Entry) bool { return e.Fixture == "errors/null" }); i < 0 || !again[i].Warn {
+		t.Errorf("the warning's entry does not read back as one: %+v", again)
 	}
 	var buf2 bytes.Buffer
 	if err := baseline.Write(&buf2, again); err != nil {

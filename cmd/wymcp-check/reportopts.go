@@ -424,7 +424,7 @@ func (ss *session) exchange(r *report.Result) error {
 		// A baseline lists accepted failures of the server: a
 		// could-not-judge (a timeout, the checker's own limits) is none.
 		if ss.writeBaseline != "" && gates(v.Status) && v.Status != checks.StatusError {
-			ss.failures = append(ss.failures, baseline.Entry{Fixture: r.Fixture, Check: v.Check.ID, Reason: ss.reasonFor(r.Fixture, *v)})
+			ss.failures = append(ss.failures, baseline.Entry{Fixture: r.Fixture, Check: v.Check.ID, Reason: ss.reasonFor(r.Fixture, *v), Warn: v.Status == checks.StatusWarn})
 		}
 	}
 	return ss.write(func(w report.Writer) error { return w.Exchange(r) })

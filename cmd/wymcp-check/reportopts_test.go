@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"golang.org/x/tools/txtar"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -140,6 +141,45 @@ func TestWriteBaselineOnlyAcceptedFailures(t *testing.T) {
 				t.Errorf("entries written (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestBaselineWarnEntryNotAFail: a baseline written under --fail-on
+// warn marks a warning's entry, which accepts that warning again but not
+// a fail of the same check on the same fixture: the gate fails on it
+// (review rev43: the entry, keyed by fixture and check alone, made a
+// later MUST failure known, exit 0).
+func TestBaselineWarnEntryNotAFail(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/baseline/warn-entry.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, warn, fail := filepath.Join(dir, "bl.txt"), filepath.Join(dir, "warn.jsonl"), filepath.Join(dir, "fail.jsonl")
+	if code, out, errOut := runMain(t, "", "lint", "--fail-on", "warn", "--write-baseline", base, warn); code != exitFindings {
+		t.Fatalf("writing the baseline: exit %d:\n%s%s", code, out, errOut)
+	}
+	if raw := readFile(t, base); !strings.Contains(raw, "errors/unknown-method ERR3001:warn ") {
+		t.Fatalf("the warning's entry is not marked:\n%s", raw)
+	}
+	for _, tc := range []struct {
+		args []string
+		code exitCode
+		want string
+	}{
+		{[]string{"--fail-on", "warn", "--baseline", base, warn}, 0, "baseline: 1 known"},
+		{[]string{"--baseline", base, fail}, exitFindings, "FAILED: 18 pass, 1 fail"},
+		{[]string{"--fail-on", "warn", "--baseline", base, fail}, exitFindings, "FAILED: 18 pass, 1 fail"},
+	} {
+		code, out, errOut := runMain(t, "", append([]string{"lint"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("lint %s: exit %d, want %d with %q:\n%s%s", strings.Join(tc.args, " "), code, tc.code, tc.want, out, errOut)
+		}
 	}
 }
 
