@@ -105,6 +105,18 @@ func (r *run) restart(ctx context.Context) error {
 		return err
 	}
 	if r.sess.version == envelope.V20260728 {
+		// No handshake, but a server that started again answers
+		// server/discover (T-LIFE-8): one that exits at once (a lock, a
+		// port another process holds) would otherwise be sent every
+		// later fixture unread, each judged as a death it caused
+		// (review rev43).
+		ex, _ := r.discover(ctx)
+		if ex.Failure != "" {
+			if ctx.Err() == nil {
+				r.lose("the server died, and started again it did not answer server/discover (" + ex.Failure + ")")
+			}
+			return fmt.Errorf("server/discover after restart: %s", ex.Failure)
+		}
 		return nil
 	}
 	// The version the first handshake agreed on, as a client started

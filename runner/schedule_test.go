@@ -328,28 +328,49 @@ func TestCutBodyIsSilence(t *testing.T) {
 
 // TestLostTargetNotDriven: a stdio server that dies mid-run and cannot
 // be started again leaves the run incomplete: Run says the target could
-// not be driven (exit 3), after handing on what was judged before.
+// not be driven (exit 3), after handing on what was judged before. In
+// 2026-07-28, which has no handshake, the process started again is asked
+// server/discover: without it every later fixture went to a process that
+// had exited, and each failed PRO1005 as a death it caused (review rev43).
 func TestLostTargetNotDriven(t *testing.T) {
-	t.Setenv(ignoringEnv, "1")
-	t.Setenv(quirkEnv, "die-on:prompts/list")
-	t.Setenv(startOnceEnv, filepath.Join(t.TempDir(), "started"))
-	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer target.Close()
-	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
-		return f.ID != "tools/list" && f.ID != "prompts/list" && f.ID != "resources/list"
-	})
-	c := &rows{}
-	_, err = runner.Run(context.Background(), target, runner.Options{
-		Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 1, Protocol: envelope.V20251125,
-	}, c)
-	if !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), "could not be judged") {
-		t.Fatalf("run error %v, want the target could not be driven", err)
-	}
-	if !slices.ContainsFunc(c.lines, func(l string) bool { return strings.HasPrefix(l, "prompts/list PRO1005 fail") }) {
-		t.Errorf("the death on prompts/list was not judged before the run ended:\n%s", strings.Join(c.lines, "\n"))
+	for _, v := range []string{envelope.V20251125, envelope.V20260728} {
+		t.Run(v, func(t *testing.T) {
+			if v == envelope.V20260728 {
+				// (The reference server speaks it; the ignoring one does not.)
+				t.Setenv(serverEnv, "")
+				t.Setenv(dieOnEnv, "prompts/list")
+			} else {
+				t.Setenv(ignoringEnv, "1")
+				t.Setenv(quirkEnv, "die-on:prompts/list")
+			}
+			t.Setenv(startOnceEnv, filepath.Join(t.TempDir(), "started"))
+			target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer target.Close()
+			fx := embeddedWithout(t, func(f *fixtures.Fixture) bool {
+				return f.ID != "tools/list" && f.ID != "prompts/list" && f.ID != "resources/list"
+			})
+			c := &rows{}
+			_, err = runner.Run(context.Background(), target, runner.Options{
+				Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 1, Protocol: v,
+			}, c)
+			if !errors.Is(err, runner.ErrNotDriven) || !strings.Contains(err.Error(), "could not be judged") {
+				t.Fatalf("run error %v, want the target could not be driven\n%s", err, strings.Join(c.lines, "\n"))
+			}
+			// (The reference server declares prompts: it dies on the
+			// setup's listing.)
+			died := func(l string) bool {
+				return strings.HasPrefix(l, "prompts/list PRO1005 fail") || strings.HasPrefix(l, "setup/prompts-list PRO1005 fail")
+			}
+			if !slices.ContainsFunc(c.lines, died) {
+				t.Errorf("the death on prompts/list was not judged before the run ended:\n%s", strings.Join(c.lines, "\n"))
+			}
+			if n := len(slices.DeleteFunc(slices.Clone(c.lines), func(l string) bool { return !strings.Contains(l, " PRO1005 fail") })); n != 1 {
+				t.Errorf("%d deaths judged, want the one on prompts/list:\n%s", n, strings.Join(c.lines, "\n"))
+			}
+		})
 	}
 }
 

@@ -68,6 +68,12 @@ func TestMain(m *testing.M) {
 		if d, err := time.ParseDuration(os.Getenv(slowStartEnv)); err == nil {
 			time.Sleep(d)
 		}
+		if once := os.Getenv(startOnceEnv); once != "" {
+			if _, err := os.Stat(once); err == nil {
+				os.Exit(7) // started before: this server cannot start again
+			}
+			os.WriteFile(once, nil, 0o600)
+		}
 		var in io.Reader = os.Stdin
 		if m := os.Getenv(dieOnEnv); m != "" {
 			in = dieOn(os.Stdin, m)
