@@ -378,6 +378,12 @@ func (b *Baseline) Stale() []Entry {
 	return b.filter(func(i int) bool { return b.judged[i] && !b.failed[i] })
 }
 
+// Held returns the entries that are not stale: not judged by this run,
+// or whose check still found something (see Match).
+func (b *Baseline) Held() []Entry {
+	return b.filter(func(i int) bool { return !b.judged[i] || b.failed[i] })
+}
+
 // Unjudged returns the entries this run did not judge (their fixture did
 // not run, or their check skipped it or could not judge it). They are
 // neither known nor stale: a selection of fixtures must not make the

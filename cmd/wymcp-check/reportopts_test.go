@@ -144,6 +144,40 @@ func TestWriteBaselineOnlyAcceptedFailures(t *testing.T) {
 	}
 }
 
+// TestRewriteBaselineFromSelection: --write-baseline over the --baseline
+// read, by a run of a selection of checks, keeps the entries the run did
+// not judge: the next full run still knows them (review rev43: they were
+// dropped, and the next run failed on accepted failures).
+func TestRewriteBaselineFromSelection(t *testing.T) {
+	dir := t.TempDir()
+	rec, base := filepath.Join(dir, "demo.jsonl"), filepath.Join(dir, "known.txt")
+	if err := os.WriteFile(rec, []byte(readFile(t, "../../examples/demo.jsonl")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries := func() []string {
+		var out []string
+		for _, line := range strings.Split(readFile(t, base), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && !strings.HasPrefix(line, "#") {
+				out = append(out, f[0]+" "+f[1])
+			}
+		}
+		return out
+	}
+	if code, out, errOut := runMain(t, "", "lint", "--write-baseline", base, rec); code != exitFindings {
+		t.Fatalf("writing the baseline: exit %d:\n%s%s", code, out, errOut)
+	}
+	all := entries()
+	if code, out, errOut := runMain(t, "", "lint", "--baseline", base, "--write-baseline", base, "--checks", "ERR1002", rec); code != 0 {
+		t.Fatalf("rewriting from a selection: exit %d:\n%s%s", code, out, errOut)
+	}
+	if diff := cmp.Diff(all, entries()); diff != "" {
+		t.Errorf("entries after a rewrite from --checks ERR1002 (-before +after):\n%s", diff)
+	}
+	if code, out, errOut := runMain(t, "", "lint", "--baseline", base, rec); code != 0 {
+		t.Errorf("the next full run: exit %d, want 0:\n%s%s", code, out, errOut)
+	}
+}
+
 // TestBaselineWarnEntryNotAFail: a baseline written under --fail-on
 // warn marks a warning's entry, which accepts that warning again but not
 // a fail of the same check on the same fixture: the gate fails on it
