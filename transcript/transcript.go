@@ -136,6 +136,20 @@ func WriteAborted(w io.Writer, why string) error {
 	}{aborted{why}})
 }
 
+// WriteInterrupted appends why a run was stopped by a signal before it
+// judged everything, as an aborted line that says so
+// ({"aborted":{"why":…,"interrupted":true}}): lint of the recording ends
+// as the run did (exit 4), not as one that judged all (review rev43).
+func WriteInterrupted(w io.Writer, why string) error {
+	type aborted struct {
+		Why         string `json:"why"`
+		Interrupted bool   `json:"interrupted"`
+	}
+	return writeLine(w, struct {
+		Aborted aborted `json:"aborted"`
+	}{aborted{why, true}})
+}
+
 // abortedLine reads an {"aborted":{"why":…}} line; ok is false for any
 // other line.
 func abortedLine(line []byte) (why string, ok bool, err error) {
@@ -158,6 +172,10 @@ func abortedLine(line []byte) (why string, ok bool, err error) {
 // Aborted says why the recorded run stopped before it judged everything
 // ("" when it did not), once the input is read to its end.
 func (r *Reader) Aborted() string { return r.aborted }
+
+// Interrupted: the recorded run that Aborted names was stopped by a
+// signal, not by a target it could no longer drive.
+func (r *Reader) Interrupted() bool { return r.interrupted }
 
 // writeLine appends v to w as one JSON line.
 func writeLine(w io.Writer, v any) error {
@@ -239,8 +257,9 @@ type Reader struct {
 	// aborted is the recorded run's reason for stopping early, and
 	// abortedAt its line: that line ends a recording, and a line after it
 	// says it did not end this one.
-	aborted   string
-	abortedAt int
+	aborted     string
+	abortedAt   int
+	interrupted bool // the aborted line says a signal stopped the run
 	// again: readLine returns the line it returned last once more (its
 	// text is still in buf), after an error named an earlier line.
 	again bool
@@ -300,7 +319,7 @@ func (r *Reader) Read() (Line, error) {
 			// run line shows. Its line is named, the run is not taken as
 			// aborted, and the lines after it are read.
 			at := r.abortedAt
-			r.aborted, r.abortedAt, r.again = "", 0, true
+			r.aborted, r.abortedAt, r.again, r.interrupted = "", 0, true, false
 			return Line{}, &LineError{r.name, at, fmt.Errorf("an aborted line, which ends a recording, with line %d after it (recordings joined?): the file is judged as one recording, not aborted; judge the recordings apart", r.line)}
 		}
 		begun := r.begun
@@ -317,6 +336,7 @@ func (r *Reader) Read() (Line, error) {
 				return Line{}, &LineError{r.name, r.line, aerr}
 			}
 			r.aborted, r.abortedAt = why, r.line
+			r.interrupted = gjson.GetBytes(line, "aborted.interrupted").Type == gjson.True
 			continue
 		}
 		if run, ok, rerr := runLine(line); ok {

@@ -503,6 +503,12 @@ func checkRun(ctx context.Context, s *streams, o *checkOptions) error {
 			ss.note("--record: " + err.Error())
 		}
 	}
+	if k.record != nil && !errors.Is(runErr, runner.ErrNotDriven) && errors.Is(context.Cause(ctx), runner.ErrInterrupted) {
+		// lint of the recording ends as the run does (review rev43).
+		if err := transcript.WriteInterrupted(k.record, context.Cause(ctx).Error()); err != nil {
+			ss.note("--record: " + err.Error())
+		}
+	}
 	prog.end()
 	if k.hidden > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the selected fixtures needed (negotiation, tools/list, the end of the session) were judged but are not reported: they are not part of the selection", k.hidden))

@@ -169,7 +169,7 @@ func lintRun(s *streams, o *lintOptions) error {
 	// compiled once.
 	var tools schema.ToolCache
 	var inputErrs, unreported, unjudged, reported, records int
-	var unjudgedWhy, abortedWhy string
+	var unjudgedWhy, abortedWhy, interruptedWhy string
 	wd, _ := os.Getwd() // ("" if unknown: names are then only cleaned)
 	keys := inputKeys(o.Files, wd)
 	if len(o.Files) > 1 {
@@ -252,7 +252,9 @@ func lintRun(s *streams, o *lintOptions) error {
 		if err != nil {
 			return err
 		}
-		if why := tr.Aborted(); why != "" {
+		if why := tr.Aborted(); why != "" && tr.Interrupted() {
+			interruptedWhy = prefix + why
+		} else if why != "" {
 			abortedWhy = prefix + why
 		}
 	}
@@ -299,6 +301,11 @@ func lintRun(s *streams, o *lintOptions) error {
 	}
 	if unjudged > 0 {
 		ss.note(fmt.Sprintf("%d exchange(s) the recorded run did not judge (%s) are not judged", unjudged, unjudgedWhy))
+	}
+	if interruptedWhy != "" {
+		// The recorded run was stopped before it judged everything: lint
+		// ends as it did (exit 4), and writes no baseline.
+		ss.sum.Interrupted = "the recorded run was interrupted: " + interruptedWhy
 	}
 	if ss.writeBaseline != "" && (inputErrs > 0 || records == 0) {
 		// A run that did not judge every input must not write a
