@@ -566,6 +566,16 @@ func MustOverride(fields ...Field) *Override {
 	return o
 }
 
+// LegacyPing is how a ping with no _meta, served on a 2026-07-28 stdio
+// pipe, is judged: as a legacy client's ping (see legacyPing), whose
+// refusal a modern-only server owes.
+func LegacyPing() *Override {
+	return MustOverride(
+		Field{Key: "expect-error", Value: "should T-LIFE-7: a 2026-07-28 request without _meta is refused; a server that also serves 2025-xx clients (T-COMPAT-2) may answer a ping before initialize as theirs"},
+		Field{Key: "expect-condition", Value: "a ping with no _meta on a 2026-07-28 pipe, which a legacy client may send before initialize"},
+	)
+}
+
 // LegacyDiscover is the override of a server/discover a legacy server
 // answered (T-COMPAT-4): any error, any status but a 5xx, or none at all
 // mark a server of the 2025 era, whose rules bind its answer, not
