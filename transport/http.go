@@ -144,7 +144,7 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 		}
 		ex.Malformed = end.malformed
 	} else {
-		ex.Failure, ex.Malformed = readBody(pb, body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0)
+		ex.Failure, ex.Malformed = readBody(pb, body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
 	}
 	if coding != "" && ex.Failure == "" {
 		ex.Note = envelope.JoinNotes(decodedNote(coding), ex.Note)

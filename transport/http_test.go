@@ -587,6 +587,27 @@ func TestHTTPBrokenServers(t *testing.T) {
 		max:      2 * time.Second,
 		withheld: true,
 	}, {
+		// A chunked body ends at its last chunk (RFC 9112 §7.1): one the
+		// connection closed before it is cut, however whole the JSON in
+		// its chunks (Python's clients refuse it), as a body cut short of
+		// its Content-Length is (review rev41).
+		name: "closes a chunked JSON body before its last chunk",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			hijack(w, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", len(pong), pong))
+		},
+		failure:  "reading the reply: unexpected EOF",
+		body:     pong,
+		max:      2 * time.Second,
+		withheld: true,
+	}, {
+		// The twin: the last chunk came.
+		name: "ends a chunked JSON body with its last chunk",
+		handler: func(w http.ResponseWriter, r *http.Request) {
+			hijack(w, fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(pong), pong))
+		},
+		body: pong,
+		max:  2 * time.Second,
+	}, {
 		// An event stream the server aborts before its response (its
 		// chunked body never ends) withholds the answer, as a JSON body
 		// cut short does: judged after a liveness probe, not "could not
