@@ -98,7 +98,8 @@ func (t *StdioTarget) Conn() Conn {
 	return stdioConn{t.p}
 }
 
-// Died reports an exited process with its status and stderr tail.
+// Died reports an exited process with its status and stderr tail, or
+// one that closed its stdout and lives on.
 func (t *StdioTarget) Died() (bool, string) {
 	t.mu.Lock()
 	p := t.p
@@ -107,6 +108,11 @@ func (t *StdioTarget) Died() (bool, string) {
 		return false, "" // a sibling not started yet
 	}
 	exited, err := p.Exited()
+	if !exited && p.Mute() {
+		// Closed its stdout and lives on: no later request can be
+		// answered, as after an exit.
+		return true, "the server closed its stdout but is still running"
+	}
 	if !exited {
 		return false, ""
 	}

@@ -54,6 +54,7 @@ type Stdio struct {
 	// the server's next ones in the pipe) until an exchange takes it.
 	// Closed at the end of stdout.
 	lines   chan line
+	ended   chan struct{} // closed at the end of stdout, when lines is
 	exited  chan struct{} // closed once the process is reaped
 	waitErr error         // how it exited; set before exited closes
 	// leftovers: when the server was reaped, its process group still
@@ -138,6 +139,7 @@ func StartStdio(ctx context.Context, argv []string, env []string, dir string, li
 		stderr:     pipes.Stderr,
 		tail:       tailBuffer{max: stderrTail},
 		lines:      make(chan line),
+		ended:      make(chan struct{}),
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		stop:       make(chan struct{}),
@@ -228,6 +230,7 @@ func (s *Stdio) markReady() { s.readyOnce.Do(func() { close(s.ready) }) }
 
 func (s *Stdio) readStdout() {
 	defer s.wg.Done()
+	defer close(s.ended)
 	defer close(s.lines)
 	lr := newLineReader(s.open, int(s.lim.MaxBytes))
 	// A value pretty-printed over several lines comes as one line that
@@ -291,6 +294,31 @@ func (s *Stdio) readStderr() {
 // Stderr returns the last 64 KiB the server wrote to stderr. It is safe
 // to call at any time, from any goroutine.
 func (s *Stdio) Stderr() []byte { return s.tail.Bytes() }
+
+// Mute reports whether the server closed its stdout while it lives on
+// (after a moment for an exit that trails the close): it can answer
+// nothing any more, as surely as if it had exited (review rev41). A
+// transport closed by Close is not.
+func (s *Stdio) Mute() bool {
+	select {
+	case <-s.stop:
+		return false
+	case <-s.ended:
+	default:
+		return false
+	}
+	select {
+	case <-s.exited:
+		return false
+	case <-time.After(settle):
+	}
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
 
 // Exited reports whether the server process has exited and, if so, how:
 // nil for exit status 0, else the error of waiting for it (an

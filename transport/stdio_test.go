@@ -240,6 +240,9 @@ func TestStdioServerExits(t *testing.T) {
 	if !exited || !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Errorf("Exited() = %v, %v; want true and exit status 2", exited, err)
 	}
+	if s.Mute() {
+		t.Error("Mute() = true for a server that exited: it is dead, not mute")
+	}
 	if got, want := string(s.Stderr()), "starting\nfatal: boom\n"; got != want {
 		t.Errorf("Stderr() = %q, want %q", got, want)
 	}
@@ -264,8 +267,25 @@ func TestStdioClosedStdout(t *testing.T) {
 	if want := "server closed its stdout but is still running; stderr tail: closing stdout"; ex.Failure != want {
 		t.Errorf("failure = %q, want %q", ex.Failure, want)
 	}
+	// It can answer nothing more, as a server that exited (review
+	// rev41: its fixture was "could not judge", never a death).
+	if !s.Mute() {
+		t.Error("Mute() = false for a server that closed its stdout and lives on")
+	}
 	if err := s.Close(); err != nil {
 		t.Errorf("Close() = %v, want nil", err)
+	}
+}
+
+// TestStdioNotMute: a server that answers, or that hangs without
+// answering, still has its stdout: not mute.
+func TestStdioNotMute(t *testing.T) {
+	for _, name := range []string{"echo", "hang"} {
+		t.Run(name, func(t *testing.T) {
+			if s := startFake(t, context.Background(), name, quick); s.Mute() {
+				t.Error("Mute() = true for a server whose stdout is open")
+			}
+		})
 	}
 }
 
