@@ -326,6 +326,25 @@ func TestCutBodyIsSilence(t *testing.T) {
 	}
 }
 
+// TestGarbledReplyNotLost: a line that is no JSON, written once in place
+// of a reply, is judged (RPC1001 fails) in a multiplexed run as in one in
+// sequence. The multiplexed run sent the requests it may have answered
+// again, alone, got clean replies, and put them in place of the first
+// tries: the line was lost, and the run passed (review rev41: id/boolean's
+// request replaced so).
+func TestGarbledReplyNotLost(t *testing.T) {
+	for _, parallel := range []int{1, 8} {
+		t.Run(strconv.Itoa(parallel), func(t *testing.T) {
+			t.Setenv(serverEnv, "")
+			t.Setenv(garbleEnv, filepath.Join(t.TempDir(), "garbled"))
+			rows, _ := stdioCorpusRunAt(t, transport.Limits{Timeout: time.Second}, parallel, nil, envelope.V20251125)
+			if !slices.ContainsFunc(rows, func(l string) bool { return strings.Contains(l, " RPC1001 fail") }) {
+				t.Errorf("the line that is no JSON was judged nowhere:\n%s", strings.Join(rows, "\n"))
+			}
+		})
+	}
+}
+
 // TestLostTargetNotDriven: a stdio server that dies mid-run and cannot
 // be started again leaves the run incomplete: Run says the target could
 // not be driven (exit 3), after handing on what was judged before. In

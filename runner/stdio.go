@@ -367,6 +367,9 @@ type pend struct {
 	// that its request, left silent, is judged without if a request
 	// that may own them has them again, alone (see unland).
 	doubts, landed, moved []*doubtSet
+	// invalid are lines that are no JSON, which may have been its reply
+	// (see flag).
+	invalid [][]byte
 	// lines are the lines its silence counted when it went pending
 	// (see transport.NoResponse), timeout the window it was given.
 	lines   int
@@ -998,8 +1001,16 @@ func ownNotification(data, req []byte) bool {
 }
 
 // flag marks the pending requests a response-shaped line could answer,
-// and says whether there were any.
-func (m *mux) flag(data []byte) bool {
+// and says whether there were any. The line is then no exchange's, as
+// it may be a reply that goes again; one that is no JSON at all (a cut
+// or interleaved write) is kept by the first of them, whose try alone
+// is judged with it: a try alone gives a clean reply, and the line was
+// lost (review rev41).
+func (m *mux) flag(data []byte) bool { return m.flagKeeping(data, true) }
+
+// flagKeeping is flag; keep says the line is no exchange's yet (false
+// where an exchange holds it already).
+func (m *mux) flagKeeping(data []byte, keep bool) bool {
 	k, ok := responseKey(data)
 	if !ok {
 		return false
@@ -1007,11 +1018,18 @@ func (m *mux) flag(data []byte) bool {
 	any := false
 	for _, p := range m.pending {
 		if k == unreadableID || slices.Contains(p.keys, k) {
+			if keep && !any && !gjson.ValidBytes(data) && len(p.invalid) < maxKeptInvalid {
+				p.invalid = append(p.invalid, data)
+			}
 			p.ambiguous, any = true, true
 		}
 	}
 	return any
 }
+
+// maxKeptInvalid bounds the lines that are no JSON a pending request
+// keeps (see flag): a server writing them without end costs the bound.
+const maxKeptInvalid = 8
 
 // heard notes a line the server wrote. A response (not one it wrote
 // before) to a message written ahead of a pending request is progress
@@ -1099,7 +1117,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 					// The notification's wrong answer, or the late reply
 					// of a pending request that can only be answered
 					// without an id: both go again, alone.
-					idless = m.flag(d) || idless
+					idless = m.flagKeeping(d, false) || idless
 				}
 			}
 			if len(ex.Response.Messages) == 0 && !ex.Response.Truncated {
@@ -1124,7 +1142,17 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			return ex, nil, nil
 		}
 		if idless {
-			return ex, &pend{name: name, req: req, notification: true, ambiguous: true}, nil
+			// It goes again; what it met that is no JSON is judged with
+			// the try alone (see flag).
+			var invalid [][]byte
+			if ex.Response != nil {
+				for _, d := range ex.Response.Messages {
+					if !gjson.ValidBytes(d) && len(invalid) < maxKeptInvalid {
+						invalid = append(invalid, d)
+					}
+				}
+			}
+			return ex, &pend{name: name, req: req, notification: true, ambiguous: true, invalid: invalid}, nil
 		}
 		return ex, nil, nil
 	}
@@ -1384,10 +1412,15 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		if k, ok := responseKey(data); ok && k == unreadableID && !answered && m.owesIDless() {
 			// An id-less reply while a request that can only be answered
 			// without an id is pending: it may be that request's late
-			// reply, or this one's with a wrong id. Both go again, alone.
-			m.flag(data)
+			// reply, or this one's with a wrong id. Both go again, alone;
+			// a line that is no JSON is judged with this one's try (see
+			// flag).
+			m.flagKeeping(data, false)
 			ex, pd, err := pending()
 			pd.ambiguous = true
+			if !gjson.ValidBytes(data) {
+				pd.invalid = append(pd.invalid, data)
+			}
 			return ex, pd, err
 		}
 		if answered {
@@ -1664,6 +1697,23 @@ func (m *mux) again(ctx context.Context, p *pend) error {
 	ex, err := l.sendJudged(ctx, p.name, p.req, !p.notification)
 	if err != nil {
 		return err
+	}
+	if p.ex != nil && p.ex.Response != nil {
+		// Its first try's own lines that are no JSON go with it too.
+		for _, d := range p.ex.Response.Messages {
+			if !gjson.ValidBytes(d) && len(p.invalid) < maxKeptInvalid && !slices.ContainsFunc(p.invalid, func(b []byte) bool { return bytes.Equal(b, d) }) {
+				p.invalid = append(p.invalid, d)
+			}
+		}
+	}
+	if len(p.invalid) > 0 {
+		// What the first try met that may have been its reply, and is
+		// no JSON: judged here, where it may belong, not lost.
+		if ex.Response == nil {
+			ex.Response = &envelope.Response{}
+		}
+		ex.Response.Messages = append(slices.Clone(p.invalid), ex.Response.Messages...)
+		ex.Note = envelope.JoinNotes(fmt.Sprintf("its first try, beside other requests, met %d line(s) that are no JSON, which may have been its reply (or another's of that moment); they are judged here, ahead of the reply it got alone", len(p.invalid)), ex.Note)
 	}
 
 	if err := l.judge(p.name, &ex, p.exp, p.o); err != nil {

@@ -81,6 +81,10 @@ func TestMain(m *testing.M) {
 		if os.Getenv(silentPreInitEnv) != "" {
 			in = silentPreInit(in)
 		}
+		var outMu sync.Mutex
+		if mark := os.Getenv(garbleEnv); mark != "" {
+			in = garble(in, mark, &outMu)
+		}
 		if p := os.Getenv(inputLogEnv); p != "" {
 			log, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 			if err != nil {
@@ -88,7 +92,11 @@ func TestMain(m *testing.M) {
 			}
 			in = io.TeeReader(in, log)
 		}
-		var out io.Writer = os.Stdout
+		var out io.Writer = writerFunc(func(b []byte) (int, error) {
+			outMu.Lock()
+			defer outMu.Unlock()
+			return os.Stdout.Write(b)
+		})
 		if d, err := time.ParseDuration(os.Getenv(replyLatencyEnv)); err == nil {
 			out = writerFunc(func(b []byte) (int, error) {
 				time.Sleep(d)
@@ -146,6 +154,37 @@ func dieOn(r io.Reader, method string) io.Reader {
 		for sc.Scan() {
 			if gjson.GetBytes(sc.Bytes(), "method").Str == method {
 				os.Exit(1)
+			}
+			pw.Write(append(sc.Bytes(), '\n'))
+		}
+		pw.Close()
+	}()
+	return pr
+}
+
+// garbleEnv (a file) makes the reference server's first request with an
+// id JSON-RPC allows and MCP does not (true, an object), in the first
+// process that reads one (the file marks it), never reach it: a line
+// that is no JSON, shaped as the null-id reply such a request owes, is
+// written in its place, as a write cut short or two writes interleaved
+// leave one (review rev41).
+const garbleEnv = "WYMCP_RUNNER_GARBLE"
+
+// garble is r with that request replaced as garbleEnv says; mu guards
+// the process's stdout.
+func garble(r io.Reader, mark string, mu *sync.Mutex) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			id := gjson.GetBytes(sc.Bytes(), "id")
+			if _, err := os.Stat(mark); err != nil && (id.Type == gjson.True || id.IsObject()) {
+				os.WriteFile(mark, nil, 0o600)
+				mu.Lock()
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":null,"result":{"x":1}` + "\n")
+				mu.Unlock()
+				continue
 			}
 			pw.Write(append(sc.Bytes(), '\n'))
 		}
