@@ -64,6 +64,10 @@ type waiting struct {
 	// name no request the client sent (stdio): its reply lists them, as
 	// check's does (envelope.Response.Unsent), and they are judged.
 	unsent []string
+	// spoken are the progress tokens (raw JSON) of other requests,
+	// still active then, that progress among besides named (stdio; see
+	// stdioRelay.offeredLocked).
+	spoken []string
 }
 
 // idKey names a request id given raw ("" for none, or for an id that is

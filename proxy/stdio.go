@@ -96,13 +96,18 @@ type stdioRelay struct {
 	*core
 	client  ledger // the client's requests, waiting for the server
 	version string // negotiated by initialize, for the exchanges after it
-	// offered are the progress tokens (raw JSON) the client's requests
-	// offered, in order; nil once one could not be read (a message too
-	// large to read, more than envelope.MaxOffered tokens): then an
+	// offers are the progress tokens (raw JSON) of the client's requests
+	// still active, request by request, in order: waiting for their
+	// reply, judged silent (the reply may yet come), or answered with a
+	// task whose token lives on (see offer). A request answered leaves
+	// it: progress for its token after that names no active request
+	// (T-PROG-1). unknown: one could not be read (a message too large to
+	// read, more than envelope.MaxOffered tokens active), and an
 	// exchange says nothing of them (see envelope.Exchange.Offered).
-	offered []string
+	offers  []*offer
+	unknown bool
 	// logFloor and listens are what else the client's requests asked the
-	// server to send (envelope.PipeAsks); known where offered is.
+	// server to send (envelope.PipeAsks); known where offers are.
 	logFloor string
 	listens  []string
 	// held are the lines that are no JSON-RPC message the server wrote
@@ -138,19 +143,56 @@ type stdioRelay struct {
 	guessed map[*waiting][]bool
 }
 
+// An offer is the progress tokens one request of the client's offered
+// (a batch's, all of its requests').
+type offer struct {
+	seq  uint64 // the request's Observation
+	toks []string
+	// lives: a 2025-11-25 task-augmented request answered with its task:
+	// its token serves the task's whole lifetime (progress page,
+	// Behavior Requirements; checks' taskLives), so it stays offered.
+	lives bool
+}
+
 // offerLocked notes the progress tokens a client's message offers.
 func (r *stdioRelay) offerLocked(o *Observation) {
 	toks, ok := envelope.OfferedTokens(o.Raw)
 	logFloor, listens := envelope.PipeAsks(o.Raw)
+	n := len(toks)
+	for _, f := range r.offers {
+		n += len(f.toks)
+	}
 	switch {
-	case r.offered == nil:
-	case o.Oversized || !ok || len(r.offered)+len(toks) > envelope.MaxOffered || len(r.listens)+len(listens) > envelope.MaxOffered:
-		r.offered, r.listens = nil, nil
+	case r.unknown:
+	case o.Oversized || !ok || n > envelope.MaxOffered || len(r.listens)+len(listens) > envelope.MaxOffered:
+		r.unknown, r.offers, r.listens = true, nil, nil
 	default:
-		r.offered = append(r.offered, toks...)
+		if len(toks) > 0 {
+			r.offers = append(r.offers, &offer{seq: o.Seq, toks: toks})
+		}
 		r.logFloor = envelope.MoreVerbose(r.logFloor, logFloor)
 		r.listens = append(r.listens, listens...)
 	}
+}
+
+// closeOfferLocked takes in that the request at seq was answered: its
+// tokens are offered no more, unless lives (see offer).
+func (r *stdioRelay) closeOfferLocked(seq uint64, lives bool) {
+	i := slices.IndexFunc(r.offers, func(f *offer) bool { return f.seq == seq })
+	switch {
+	case i < 0:
+	case lives:
+		r.offers[i].lives = true
+	default:
+		r.offers = slices.Delete(r.offers, i, i+1)
+	}
+}
+
+// offeredNowLocked: tok is a token a request still active offered.
+func (r *stdioRelay) offeredNowLocked(tok gjson.Result) bool {
+	return slices.ContainsFunc(r.offers, func(f *offer) bool {
+		return slices.ContainsFunc(f.toks, func(t string) bool { return envelope.SameToken(gjson.Parse(t), tok) })
+	})
 }
 
 // Run starts the server and relays until it has exited and its stdout
@@ -170,7 +212,7 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r := &stdioRelay{core: newCore(s.Observer, s.Limits, s.Now), offered: []string{}}
+	r := &stdioRelay{core: newCore(s.Observer, s.Limits, s.Now)}
 	lim := r.lim
 
 	var res Result
@@ -422,13 +464,38 @@ func (r *stdioRelay) endLocked(w *waiting, why string) event {
 	return ev
 }
 
-// offeredLocked gives an exchange what the client's requests offered
-// and asked so far (see offered).
+// offeredLocked gives an exchange what the client's requests asked so
+// far, and the progress tokens offered by requests active while it
+// waited: those still active, its own, and those a progress line it took
+// by guess named while their request was active (spoken). A token whose
+// request was answered before is not among them: progress naming it
+// names no active request (T-PROG-1). Unknown, it says nothing.
 func (r *stdioRelay) offeredLocked(w *waiting) {
-	if r.offered != nil {
-		w.ex.Offered = slices.Clone(r.offered)
-		w.ex.LogFloor, w.ex.Listens = r.logFloor, append([]string{}, r.listens...)
+	if r.unknown {
+		return
 	}
+	toks := []string{}
+	for _, f := range r.offers {
+		toks = append(toks, f.toks...)
+	}
+	if !slices.ContainsFunc(r.offers, func(f *offer) bool { return f.seq == w.seq }) {
+		own, _ := envelope.OfferedTokens(w.ex.Request.Body)
+		toks = append(toks, own...)
+	}
+	for _, t := range w.spoken {
+		if !slices.Contains(toks, t) {
+			toks = append(toks, t)
+		}
+	}
+	w.ex.Offered = toks
+	w.ex.LogFloor, w.ex.Listens = r.logFloor, append([]string{}, r.listens...)
+}
+
+// lives: the reply o to w is a 2025-11-25 task-augmented request's
+// answer with its task (see offer).
+func lives(w *waiting, o *Observation) bool {
+	return w.ex.Version == envelope.V20251125 && gjson.GetBytes(w.ex.Request.Body, "params.task").IsObject() &&
+		gjson.GetBytes(o.Raw, "result.task").IsObject()
 }
 
 // quietEnd pairs a notification with no reply, as it should be, once
@@ -514,6 +581,8 @@ func (r *stdioRelay) serverFrame(f frame) {
 	delete(r.guessed, w)
 	w.ex.Response = &envelope.Response{Messages: append(w.besides, o.Raw), Truncated: over, Unsent: w.unsent}
 	r.offeredLocked(w)
+	// Answered, it is active no more (unless its task lives on).
+	r.closeOfferLocked(w.seq, lives(w, o))
 	if w.ambiguous {
 		// The client's fault (two requests, one id): judging the reply as
 		// this request's would blame the server for it.
@@ -566,14 +635,14 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 	}
 	var w *waiting
 	token := gjson.GetBytes(o.Raw, "params.progressToken")
+	progress := o.Method == "notifications/progress" && token.Exists()
 	sure, n := false, 0
 	for _, c := range r.client.list {
 		if c.quiet || c.oversized {
 			continue
 		}
 		n++
-		if !sure && o.Method == "notifications/progress" && token.Exists() &&
-			envelope.SameToken(gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken"), token) {
+		if !sure && progress && envelope.SameToken(gjson.GetBytes(c.ex.Request.Body, "params._meta.progressToken"), token) {
 			w, sure = c, true
 		}
 		if !sure && (w == nil || c.seq > w.seq) {
@@ -583,6 +652,11 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 	if w == nil {
 		// A line over the bound is not judged, waiting or not.
 		return o.Oversized
+	}
+	if progress && !sure && !r.unknown && r.offeredNowLocked(token) && !slices.Contains(w.spoken, token.Raw) {
+		// Named while its request was active: w's exchange lists it,
+		// though that request may be answered by the time w is.
+		w.spoken = append(w.spoken, token.Raw)
 	}
 	r.keepLocked(w, o.Raw, o.Oversized, sure || n == 1, "")
 	return true

@@ -29,8 +29,10 @@ func init() {
 // request of a method played in its own goroutine, step by step:
 // "ok" answers with an empty result, "err" with an error, "stray" is a
 // response with id 99, which no test sends, "progress"
-// sends progress for the request's token ("nullprogress" with a null
-// one, whatever the request offered), "junk:N" writes a line of N
+// sends progress for the request's token ("progress:T" for the token T,
+// raw JSON; "nullprogress" with a null one, whatever the request
+// offered), "result:R" answers with the result R (raw JSON, no
+// spaces), "junk:N" writes a line of N
 // bytes that is no JSON, "sample" asks the client for a sampling and
 // waits for its answer, "cancelsample" asks for one and cancels it at
 // once, "srvping" pings the client (ids "p1", "p2", ...) and waits for
@@ -118,7 +120,13 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 				case "err":
 					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"again"}}`, id.Raw))
 				case "progress":
-					write(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}`, token))
+					tok := token
+					if arg != "" {
+						tok = arg
+					}
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}`, tok))
+				case "result":
+					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id.Raw, arg))
 				case "nullprogress":
 					write(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":null,"progress":1}}`)
 				case "junk":

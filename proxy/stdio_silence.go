@@ -286,6 +286,7 @@ func (r *stdioRelay) strayLocked(o *Observation) ([]event, bool) {
 	if i := slices.IndexFunc(r.late, func(s silenced) bool { return named(s.key) }); i >= 0 {
 		s := r.late[i]
 		r.late = slices.Delete(r.late, i, i+1)
+		r.closeOfferLocked(s.seq, r.version == envelope.V20251125 && gjson.GetBytes(o.Raw, "result.task").IsObject())
 		o.Note = fmt.Sprintf("the reply to #%d %s, past --timeout: its silence was judged then", s.seq, s.method)
 		return append([]event{obsEvent(o)}, r.aliveLocked(s.seq, o.Time)...), true
 	}

@@ -415,12 +415,13 @@ func TestStdioVersionReachesExchanges(t *testing.T) {
 }
 
 // TestStdioOfferedTokens: each exchange the relay pairs carries the
-// progress tokens the client's requests had offered on the pipe (so
-// PRO1003 fails progress for a token none offered, and a recording
-// says so to lint); after a message the relay could not read whole, the
-// tokens are no longer known and exchanges say nothing of them.
-// A token offered twice is listed twice (PRO1003 then cannot tell whose
-// its progress is).
+// progress tokens of the client's requests active on the pipe while it
+// waited (so PRO1003 fails progress for a token none offered, or whose
+// request was answered before, and a recording says so to lint); after
+// a message the relay could not read whole, the tokens are no longer
+// known and exchanges say nothing of them. A token offered twice by
+// requests active is listed twice (PRO1003 then cannot tell whose its
+// progress is); one whose request was answered is not listed.
 func TestStdioOfferedTokens(t *testing.T) {
 	s := startStdio(t, "echo", Limits{MaxBytes: 200}, nil)
 	// One at a time: an exchange knows the tokens offered until its
@@ -450,9 +451,9 @@ func TestStdioOfferedTokens(t *testing.T) {
 	want := map[string][]string{
 		`{"jsonrpc":"2.0","id":1,"metho`: {},
 		`{"jsonrpc":"2.0","id":2,"metho`: {`"t2"`},
-		`[{"jsonrpc":"2.0","id":3,"meth`: nil, // unanswered
-		`{"jsonrpc":"2.0","id":4,"metho`: {`"t2"`, `3`, `"t2"`},
-		`{"jsonrpc":"2.0","id":5,"metho`: nil, // too large to read whole
+		`[{"jsonrpc":"2.0","id":3,"meth`: nil,           // unanswered
+		`{"jsonrpc":"2.0","id":4,"metho`: {`3`, `"t2"`}, // #2 was answered; the batch is not
+		`{"jsonrpc":"2.0","id":5,"metho`: nil,           // too large to read whole
 		`{"jsonrpc":"2.0","id":6,"metho`: nil,
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {

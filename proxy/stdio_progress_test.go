@@ -1,0 +1,79 @@
+package proxy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestStdioProgressForAnsweredRequest: progress a server writes for a
+// request it already answered names no active request (T-PROG-1, MUST),
+// and PRO1003 fails it, as check fails it on the same bytes. On one pipe
+// the order is the server's own. Its token is no longer among those the
+// exchange it lands in lists as offered; wrap warned that another
+// request might be in flight (the list held every token ever offered).
+// Progress for a request still active is judged as before, as maybe
+// another's; so is a 2025-11-25 task's, whose token lives on.
+func TestStdioProgressForAnsweredRequest(t *testing.T) {
+	const (
+		call      = progressCall // id 1, token "t1"
+		list      = `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"progressToken":"t2"}}}`
+		batch     = `[{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"progressToken":7}}}]`
+		init25    = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+		initAns   = `initialize=result:{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"s","version":"1"}}`
+		taskCall  = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{},"task":{"ttl":60000},"_meta":{"progressToken":"t1"}}}`
+		taskAns   = `result:{"task":{"taskId":"k1","status":"working","createdAt":"2025-01-01T00:00:00Z","lastUpdatedAt":"2025-01-01T00:00:00Z","ttl":60000}}`
+		inFlight  = " (on stdio another request may be in flight)"
+		unoffered = `fail messages[0].params.progressToken: progress for token "t1", which no request sent to the server offered (T-PROG-1)`
+	)
+	tests := []struct {
+		name, script string
+		steps        []string
+		want         []string // per client request: "#seq method: PRO1003 status findings"
+	}{
+		{"later, while a request sent after the answer waits", "tools/call=ok sleep:250 progress;tools/list=sleep:500 ok",
+			[]string{call, "wait:result", "sleep:50", list, "sleep:800"},
+			[]string{"#1 tools/call: skip", "#3 tools/list: " + unoffered}},
+		{"later, while a request sent before the answer waits", "tools/call=sleep:100 ok sleep:250 progress;tools/list=sleep:600 ok",
+			[]string{call, list, "sleep:900"},
+			[]string{"#1 tools/call: skip", "#2 tools/list: " + unoffered}},
+		{"for a request still active, while another waits (twin)", "tools/call=sleep:100 progress:7 sleep:100 ok",
+			[]string{batch, call, "sleep:500"},
+			[]string{"#2 tools/call: warn messages[0].params.progressToken: progress for token 7, but the request gave \"t1\" (T-PROG-1)" + inFlight}},
+		{"for a 2025-11-25 task answered with its task, while another waits (twin)", initAns + ";tools/call=" + taskAns + " sleep:250 progress;tools/list=sleep:500 ok",
+			[]string{init25, "wait:protocolVersion", taskCall, "wait:k1", "sleep:50", list, "sleep:800"},
+			[]string{"#1 initialize: skip", "#3 tools/call: skip", "#5 tools/list: warn messages[0].params.progressToken: progress for token \"t1\", but the request gave \"t2\" (T-PROG-1)" + inFlight}},
+	}
+	j := newJudge()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startScript(t, tc.script, Limits{Timeout: 5 * time.Second, Quiet: 50 * time.Millisecond})
+			s.play(t, tc.steps...)
+			obs, pairs := s.rec.snapshot()
+			var got []string
+			for _, p := range pairs {
+				if p.Asker != ClientToServer || p.Method == "" || strings.HasPrefix(p.Method, "notifications/") {
+					continue
+				}
+				line := fmt.Sprintf("#%d %s: ", p.RequestSeq, p.Method)
+				for _, v := range j.verdicts(relayed(t, p.Exchange)) {
+					if v.Check.ID != "PRO1003" {
+						continue
+					}
+					line += string(v.Status)
+					for _, f := range v.Findings {
+						line += " " + f.Path + ": " + f.Message
+					}
+				}
+				got = append(got, line)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("PRO1003 by request (-want +got):\n%s\n%s", diff, describe(obs, pairs))
+			}
+		})
+	}
+}
