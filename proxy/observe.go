@@ -72,7 +72,10 @@ type Observation struct {
 	// is read on past it (as check reads it): its Pair follows once the
 	// stream ends, Limits.Quiet after it or at a bound, or when the
 	// relay closes, and the stream's later messages (and other traffic)
-	// are delivered between. The client has the answer at once.
+	// are delivered between. On stdio, the response to a request that
+	// offered a progress token, whose Pair follows Limits.Quiet after it
+	// (or when the relay closes), late progress for the token joining
+	// it. The client has the answer at once.
 	Later bool
 	// Note says something the bytes alone do not: "no newline at the
 	// end", "reply to no pending request".

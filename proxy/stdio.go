@@ -110,6 +110,10 @@ type stdioRelay struct {
 	// server to send (envelope.PipeAsks); known where offers are.
 	logFloor string
 	listens  []string
+	// looks are the exchanges of requests answered within Limits.Quiet
+	// whose token a late progress notification may still name (see
+	// lookLocked).
+	looks []*look
 	// held are the lines that are no JSON-RPC message the server wrote
 	// while no request of the client's waited (a startup banner, a log
 	// line after a reply), heldSize their bytes: they join the next
@@ -498,6 +502,66 @@ func lives(w *waiting, o *Observation) bool {
 		gjson.GetBytes(o.Raw, "result.task").IsObject()
 }
 
+// A look is an answered request's exchange, held Limits.Quiet after
+// its response before it is paired: a progress notification for its
+// token in that moment joins it after the response, and PRO1003 judges
+// it late (T-PROG-1), as check reads on past a response and the HTTP
+// relay past a POST's. Only a request that offered a token is held.
+type look struct {
+	w    *waiting
+	p    *Pair
+	size int64
+	n    int
+}
+
+// lookLocked holds p, w's pair, for its look, when w offered a token
+// and its exchange is to be judged; it reports whether it did (then the
+// pair follows when the look ends).
+func (r *stdioRelay) lookLocked(w *waiting, p *Pair) bool {
+	if w.key == "[" || p.Oversized || w.ex.Failure != "" || !gjson.GetBytes(w.ex.Request.Body, "params._meta.progressToken").Exists() {
+		return false
+	}
+	l := &look{w: w, p: p, n: len(w.ex.Response.Messages)}
+	for _, m := range w.ex.Response.Messages {
+		l.size += int64(len(m))
+	}
+	r.looks = append(r.looks, l)
+	time.AfterFunc(r.lim.Quiet, func() { r.lookEnd(l) })
+	return true
+}
+
+// lookEnd pairs an answered request once its look is over.
+func (r *stdioRelay) lookEnd(l *look) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := slices.Index(r.looks, l); i >= 0 {
+		r.looks = slices.Delete(r.looks, i, i+1)
+		r.q.put(pairEvent(l.p))
+	}
+}
+
+// lateLocked gives a progress notification naming the token of a request
+// answered within its look to that request's exchange. It reports
+// whether one took it.
+func (r *stdioRelay) lateLocked(o *Observation, token gjson.Result) bool {
+	for i := len(r.looks) - 1; i >= 0; i-- {
+		l := r.looks[i]
+		if !envelope.SameToken(gjson.GetBytes(l.w.ex.Request.Body, "params._meta.progressToken"), token) {
+			continue
+		}
+		if o.Oversized || l.size+int64(len(o.Raw)) > r.lim.MaxBytes || l.n >= maxBesides {
+			return false // past the bound: not judged, as past check's
+		}
+		res := l.p.Exchange.Response
+		res.Messages = append(res.Messages, o.Raw)
+		l.size += int64(len(o.Raw))
+		l.n++
+		o.Note = fmt.Sprintf("after the response to #%d %s; judged with it", l.w.seq, l.w.method)
+		return true
+	}
+	return false
+}
+
 // quietEnd pairs a notification with no reply, as it should be, once
 // its quiet time is over.
 func (r *stdioRelay) quietEnd(w *waiting) {
@@ -590,7 +654,12 @@ func (r *stdioRelay) serverFrame(f frame) {
 	}
 	p := &Pair{Asker: ClientToServer, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
 		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || over}
-	evs := []event{obsEvent(o), pairEvent(p)}
+	// Its pair follows now, or when its look ends (Later).
+	o.Later = !w.quiet && !lives(w, o) && r.lookLocked(w, p)
+	evs := []event{obsEvent(o)}
+	if !o.Later {
+		evs = append(evs, pairEvent(p))
+	}
 	if !w.quiet {
 		// The server has answered a later message: notifications sent
 		// before it had their turn and got no reply, as they should.
@@ -648,6 +717,10 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 		if !sure && (w == nil || c.seq > w.seq) {
 			w = c
 		}
+	}
+	if !sure && progress && r.lateLocked(o, token) {
+		// Its request was answered a moment ago: it is that one's.
+		return true
 	}
 	if w == nil {
 		// A line over the bound is not judged, waiting or not.
@@ -746,6 +819,12 @@ func (r *stdioRelay) finish(why, died string) {
 		r.timer.Stop()
 	}
 	var evs []event
+	// The answered requests held for their look are paired first, in
+	// the order they were answered.
+	for _, l := range r.looks {
+		evs = append(evs, pairEvent(l.p))
+	}
+	r.looks = nil
 	open := r.client.drain()
 	requests := 0
 	for _, w := range open {
