@@ -70,6 +70,9 @@ type HTTP struct {
 	// Guarded by c.mu:
 	open     map[*httpExchange]struct{}
 	sessions map[string]string // Mcp-Session-Id → negotiated version
+	// tokens are the progress tokens of the sessions' requests (see
+	// http_tokens.go), by Mcp-Session-Id.
+	tokens   map[string]*sessionTokens
 	stopped  bool
 	probeN   uint64    // the liveness probes' ids, counted
 	lastDrop time.Time // when the server last dropped a request (see freezeLocked)
@@ -483,6 +486,7 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 			Request: envelope.Request{Method: r.Method, Header: hdr, Body: raw}}
 		x.answers = transport.Answers(raw)
 		h.open[x] = struct{}{}
+		h.offerLocked(x, raw, over)
 		if r.Method == http.MethodGet {
 			h.resumeLocked(x, r.Header)
 		}
@@ -546,6 +550,16 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 	if x.answer == nil && x.ex.Failure == "" {
 		x.remember(x.ex.Response)
 	}
+	switch x.req.HTTP.Method {
+	case http.MethodPost:
+		if x.answer != nil || reply != nil && x.ex.Failure == "" && x.answers != nil && x.answers(reply.Raw) {
+			x.h.answeredLocked(x, p.Done)
+		}
+	case http.MethodGet:
+		if x.ex.Request.Header.Get("Last-Event-ID") == "" {
+			x.ex.Offered = x.h.offeredLocked(x.session(), p.Done)
+		}
+	}
 	return pairEvent(p), true
 }
 
@@ -578,6 +592,7 @@ func (x *httpExchange) remember(r *envelope.Response) {
 		}
 	case x.ex.Request.Method == http.MethodDelete && r.Status/100 == 2:
 		delete(h.sessions, x.ex.Request.Header.Get("Mcp-Session-Id"))
+		delete(h.tokens, x.ex.Request.Header.Get("Mcp-Session-Id"))
 	}
 }
 
@@ -935,6 +950,11 @@ func (x *httpExchange) tailLocked(o *Observation, f frame, data []byte) (event, 
 		Note:     fmt.Sprintf("event %d of the %s stream, judged on its own", o.HTTP.Event, x.req.HTTP.Method)}
 	if x.inf != nil {
 		ex.Note += "; Content-Encoding " + x.coding + ": judged decoded, as the client reads it"
+	}
+	if x.req.HTTP.Method == http.MethodGet && !resumed {
+		// What the session's requests still active offered (see
+		// http_tokens.go).
+		ex.Offered = x.h.offeredLocked(x.session(), o.Time)
 	}
 	p := &Pair{Asker: ClientToServer, Exchange: ex, Sent: x.req.Time, Done: o.Time,
 		RequestSeq: x.req.Seq, ReplySeq: o.Seq, Tail: true}
