@@ -116,7 +116,8 @@ type stdioRelay struct {
 	looks []*look
 	// held are the lines that are no JSON-RPC message the server wrote
 	// while no request of the client's waited (a startup banner, a log
-	// line after a reply), heldSize their bytes: they join the next
+	// line after a reply), and progress then that named no request
+	// active (see besidesLocked), heldSize their bytes: they join the next
 	// request's reply, as check's transport takes the lines written
 	// before a request into its exchange, so that T-STDIO-2 is judged
 	// the same way here.
@@ -723,6 +724,15 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 		return true
 	}
 	if w == nil {
+		if progress && !o.Oversized && !r.unknown && !r.offeredNowLocked(token) {
+			// No request active offered its token (its request was
+			// answered before its look ended, or none offered it): it
+			// names no request (T-PROG-1), and is judged so with the
+			// next request's reply, which does not list the token.
+			o.Note = "names no request active"
+			r.holdLocked(o)
+			return true
+		}
 		// A line over the bound is not judged, waiting or not.
 		return o.Oversized
 	}
@@ -797,10 +807,11 @@ func (r *stdioRelay) roomLocked(w *waiting, n int64) bool {
 	return w.besidesSize+n <= r.lim.MaxBytes
 }
 
-// holdLocked keeps a line that is no JSON-RPC message, written while no
-// request waited, for the next request's reply (see held): judged there,
-// as check judges a startup banner (T-STDIO-2), within the bounds of
-// what is kept for one request.
+// holdLocked keeps a line that is no JSON-RPC message (or progress that
+// names no request active), written while no request waited, for the
+// next request's reply (see held): judged there, as check judges a
+// startup banner (T-STDIO-2), within the bounds of what is kept for one
+// request.
 func (r *stdioRelay) holdLocked(o *Observation) {
 	if len(r.held) >= maxBesides || r.heldSize+int64(len(o.Raw)) > r.lim.MaxBytes {
 		return
