@@ -302,7 +302,7 @@ declaration rules are not judged.`,
 					if p.Exchange.Transport == envelope.HTTP {
 						where = "of the session"
 					}
-					p.Failf(path+".params.progressToken", "progress for token %s, which no request %s offered (T-PROG-1)", clip(tok.Raw), where)
+					p.Failf(path+".params.progressToken", "progress for token %s, which no request %s still active offered (T-PROG-1)", clip(tok.Raw), where)
 				case !token.Exists() && p.Exchange.Transport == envelope.HTTP && p.Exchange.Request.HTTPMethod() == http.MethodGet:
 					// A GET stream offers no token: progress on it names
 					// a request in flight, which the stream's messages

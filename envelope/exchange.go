@@ -94,8 +94,11 @@ type Exchange struct {
 	// (each as raw JSON) that the run's requests had offered when it was
 	// judged, and for an HTTP exchange of a run in a session those its
 	// requests in that session had offered (the session is the run's
-	// alone); nil when that is not known (a relay's exchange, a
-	// transcript that does not say, a request in no session). Every
+	// alone); for a relay's exchange, those of the requests still active
+	// (a stdio pipe's, or a GET stream's session begun through it): a
+	// request answered offers its token no more. nil when that is not
+	// known (a transcript that does not say, a request in no session,
+	// another relay's exchange). Every
 	// request on a pipe shares its stdout, so progress naming another
 	// request's token may be that one's; progress naming a token outside
 	// this list names no request at all (T-PROG-1). Empty but not nil:

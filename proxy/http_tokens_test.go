@@ -37,7 +37,7 @@ func TestHTTPGetStreamProgressForAnsweredRequest(t *testing.T) {
 		quiet    time.Duration
 		want     string
 	}{
-		{"answered, in a session begun through the relay", true, true, 50 * time.Millisecond, "fail reply.params.progressToken: progress for token 1, which no request of the session offered (T-PROG-1)"},
+		{"answered, in a session begun through the relay", true, true, 50 * time.Millisecond, "fail reply.params.progressToken: progress for token 1, which no request of the session still active offered (T-PROG-1)"},
 		{"in flight (twin)", true, false, 50 * time.Millisecond, warnGet},
 		// (Two connections: within Limits.Quiet of the answer, which came
 		// first on the server is not known.)

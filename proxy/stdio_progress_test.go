@@ -32,7 +32,7 @@ func TestStdioProgressForAnsweredRequest(t *testing.T) {
 		taskAns   = `result:{"task":{"taskId":"k1","status":"working","createdAt":"2025-01-01T00:00:00Z","lastUpdatedAt":"2025-01-01T00:00:00Z","ttl":60000}}`
 		lateFail  = "fail messages[1]: progress notification after the response; progress stops when the request completes (T-PROG-1)"
 		inFlight  = " (on stdio another request may be in flight)"
-		unoffered = `fail messages[0].params.progressToken: progress for token "t1", which no request sent to the server offered (T-PROG-1)`
+		unoffered = `fail messages[0].params.progressToken: progress for token "t1", which no request sent to the server still active offered (T-PROG-1)`
 	)
 	tests := []struct {
 		name, script string
