@@ -537,7 +537,9 @@ func zodIssuesAbout(p *Pass, msg string) bool {
 		if len(path) > 0 && path[0].Str == "arguments" && req.Get("params.arguments").Exists() {
 			path, base = path[1:], []string{"params.arguments"}
 		}
-		var at []gjson.Result
+		// The request's value the whole path names (a nested member, an
+		// item), and the object that would hold it.
+		var at, parents []gjson.Result
 		switch {
 		case len(path) == 0 && (ofParams || len(base) == 1):
 			// The params, or the arguments, themselves.
@@ -545,16 +547,32 @@ func zodIssuesAbout(p *Pass, msg string) bool {
 		case len(path) == 0 || path[0].Type != gjson.String:
 			return true
 		default:
-			k := envelope.JoinPath("", path[0].Str)
+			k, parent := "", ""
+			for i, seg := range path {
+				if seg.Type != gjson.String && seg.Type != gjson.Number {
+					return true
+				}
+				if i == len(path)-1 {
+					parent = k
+				}
+				k = envelope.JoinPath(k, seg.String())
+			}
 			for _, b := range base {
 				at = append(at, req.Get(b+"."+k))
+				if parent != "" {
+					parents = append(parents, req.Get(b+"."+parent))
+				}
 			}
 		}
 		held := slices.ContainsFunc(at, func(v gjson.Result) bool { return v.Exists() })
 		switch {
 		case held:
 			about = slices.ContainsFunc(at, func(v gjson.Result) bool { return v.Exists() && zodReceived(v, received) })
-		case received == "" || received == "undefined":
+		case received != "" && received != "undefined":
+		case len(path) > 1:
+			// Lacked inside an object the request holds: its own.
+			about = slices.ContainsFunc(parents, func(v gjson.Result) bool { return v.IsObject() })
+		default:
 			// Lacked: a member the request owes, if its params' schema
 			// or the tool's inputSchema asks for it.
 			about = ofParams || len(path) > 0 && slices.ContainsFunc(required.Array(), func(r gjson.Result) bool { return r.Str == path[0].Str })
