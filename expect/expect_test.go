@@ -273,6 +273,12 @@ func TestLearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same listing written again with other spacing is one listing.
+	spaced := (*expect.Facts)(nil).Learn(ex(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object","required":["x"]}},{"name": "a", "inputSchema": {"type": "object", "required": ["x"]}}]}}`))
+	if a := spaced.Tool("a"); a == nil || len(a.Again) != 0 || !a.Rejects([]byte(`{}`), "2025-11-25") {
+		t.Errorf("a tool listed twice alike, spaced otherwise: %+v; want one listing, {} refused", a)
+	}
 	for _, g := range []*expect.Facts{twice, back} {
 		if a := g.Tool("a"); a == nil || len(g.Tools) != 1 || a.ReadOnly || a.Rejects([]byte(`{}`), "2025-11-25") || len(a.Again) != 1 {
 			t.Errorf("a tool listed twice, differently: %+v (facts line %s); want one tool, not read-only, {} not surely refused, both listings kept", a, line)

@@ -491,7 +491,9 @@ func AddTool(tools []*Tool, t *Tool) []*Tool {
 		return append(tools, t)
 	}
 	o := tools[i]
-	if bytes.Equal(o.Raw, t.Raw) || slices.ContainsFunc(o.Again, func(r json.RawMessage) bool { return bytes.Equal(r, t.Raw) }) {
+	// (Alike as JSON: a listing written again with other spacing is the
+	// same listing.)
+	if envelope.SameText(o.Raw, t.Raw) || slices.ContainsFunc(o.Again, func(r json.RawMessage) bool { return envelope.SameText(r, t.Raw) }) {
 		return tools
 	}
 	listings := o.listings
@@ -1008,7 +1010,7 @@ func (n *Facts) pageNews(key string, items gjson.Result) bool {
 		switch key {
 		case "tools":
 			t := n.Tool(it.Get("name").Str)
-			news = n.ToolsListed && it.Get("name").Type == gjson.String && (t == nil || !bytes.Equal(t.Raw, []byte(it.Raw)) && len(t.Again) == 0)
+			news = n.ToolsListed && it.Get("name").Type == gjson.String && (t == nil || !envelope.SameText(t.Raw, []byte(it.Raw)) && len(t.Again) == 0)
 		case "prompts":
 			name := it.Get("name")
 			news = n.PromptsListed && name.Type == gjson.String && !slices.ContainsFunc(n.Prompts, func(p Prompt) bool { return p.Name == name.Str })
@@ -1177,7 +1179,7 @@ func (n *Facts) learnList(key string, items gjson.Result, session string) {
 // sameTools: a and b (sorted by name) list the same tools alike.
 func sameTools(a, b []*Tool) bool {
 	return slices.EqualFunc(a, b, func(x, y *Tool) bool {
-		return x.Name == y.Name && bytes.Equal(x.Raw, y.Raw) && slices.EqualFunc(x.Again, y.Again, func(r, s json.RawMessage) bool { return bytes.Equal(r, s) })
+		return x.Name == y.Name && envelope.SameText(x.Raw, y.Raw) && slices.EqualFunc(x.Again, y.Again, func(r, s json.RawMessage) bool { return envelope.SameText(r, s) })
 	})
 }
 
