@@ -1418,7 +1418,7 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 			m.flagKeeping(data, false)
 			ex, pd, err := pending()
 			pd.ambiguous = true
-			if !gjson.ValidBytes(data) {
+			if !gjson.ValidBytes(data) && len(pd.invalid) < maxKeptInvalid {
 				pd.invalid = append(pd.invalid, data)
 			}
 			return ex, pd, err
@@ -1705,6 +1705,13 @@ func (m *mux) again(ctx context.Context, p *pend) error {
 				p.invalid = append(p.invalid, d)
 			}
 		}
+	}
+	if ex.Response != nil {
+		// (A line the try alone met again, a banner each process
+		// writes, is judged once.)
+		p.invalid = slices.DeleteFunc(p.invalid, func(d []byte) bool {
+			return slices.ContainsFunc(ex.Response.Messages, func(m []byte) bool { return bytes.Equal(m, d) })
+		})
 	}
 	if len(p.invalid) > 0 {
 		// What the first try met that may have been its reply, and is
