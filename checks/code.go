@@ -516,9 +516,9 @@ func zodIssuesAbout(p *Pass, msg string) bool {
 		return false
 	}
 	req := p.Expect.Request
-	var required gjson.Result
+	var required []string
 	if t := p.Expect.Facts.Tool(req.Get("params.name").Str); t != nil && p.Expect.Method == "tools/call" {
-		required = gjson.GetBytes(t.Input, "required")
+		required = t.Required()
 	}
 	about := false
 	gjson.Parse(msg).ForEach(func(_, issue gjson.Result) bool {
@@ -575,7 +575,7 @@ func zodIssuesAbout(p *Pass, msg string) bool {
 		default:
 			// Lacked: a member the request owes, if its params' schema
 			// or the tool's inputSchema asks for it.
-			about = ofParams || len(path) > 0 && slices.ContainsFunc(required.Array(), func(r gjson.Result) bool { return r.Str == path[0].Str })
+			about = ofParams || len(path) > 0 && slices.Contains(required, path[0].Str)
 		}
 		return !about
 	})

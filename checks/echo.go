@@ -485,20 +485,30 @@ func vocabulary(p *Pass) []string {
 	// The values the called tool's listed inputSchema offers are the
 	// server's words: a refusal listing an enum names them, whichever of
 	// them the client also sent (review rev38).
-	if x.Method == "tools/call" {
-		if t := x.Facts.Tool(x.Request.Get("params.name").Str); t != nil {
-			out = schemaValues(gjson.ParseBytes(t.Input), out)
-		}
+	return append(out, listedValues(p, minPiece)...)
+}
+
+// listedValues are the strings, of min bytes or more, the called tool's
+// listed inputSchema offers as values (every listing's, when it was
+// listed more than once): the server's words.
+func listedValues(p *Pass, min int) []string {
+	x := p.Expect
+	if x.Method != "tools/call" || x.Facts == nil {
+		return nil
+	}
+	var out []string
+	for _, in := range x.Facts.Tool(x.Request.Get("params.name").Str).Inputs() {
+		out = schemaValues(gjson.ParseBytes(in), out, min)
 	}
 	return out
 }
 
-// schemaValues appends to out the strings, of minPiece bytes or more, a
+// schemaValues appends to out the strings, of min bytes or more, a
 // schema offers at any depth as a value: in enum, const, default or
 // examples.
-func schemaValues(s gjson.Result, out []string) []string {
+func schemaValues(s gjson.Result, out []string, min int) []string {
 	add := func(v gjson.Result) {
-		if v.Type == gjson.String && len(v.Str) >= minPiece && !slices.Contains(out, v.Str) {
+		if v.Type == gjson.String && len(v.Str) >= min && !slices.Contains(out, v.Str) {
 			out = append(out, v.Str)
 		}
 	}
@@ -511,11 +521,19 @@ func schemaValues(s gjson.Result, out []string) []string {
 		}
 		// (A property may be named so too: its schema is walked.)
 		if v.IsObject() || v.IsArray() {
-			out = schemaValues(v, out)
+			out = schemaValues(v, out, min)
 		}
 		return true
 	})
 	return out
+}
+
+// ownValues are the server's words an element of the client's array may
+// be: the vocabulary, and the called tool's listed values of any length
+// (a refusal listing a short enum, "admin, editor, viewer", names the
+// server's values, whichever the client sent; review rev45).
+func (s *echoScan) ownValues() []string {
+	return slices.Concat(s.vocabulary, listedValues(s.p, 1))
 }
 
 // isVocabulary: t is one of the vocabulary's words, whole. Only a word
@@ -750,7 +768,7 @@ func (s *echoScan) reserialised(path, raw string) {
 	}
 	if !s.reserialDone {
 		s.reserialDone = true
-		s.reserial = newReserialSet(parsedRequest(s.p).Root(), s.p.Contract.QuoteBound, s.vocabulary)
+		s.reserial = newReserialSet(parsedRequest(s.p).Root(), s.p.Contract.QuoteBound, s.ownValues())
 	}
 	rs := s.reserial
 	if rs == nil {

@@ -200,7 +200,7 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 	}
 	if !s.containersDone {
 		s.containersDone = true
-		s.members = memberSet{m: map[uint64]int{}, fill: true, vocabulary: s.vocabulary}
+		s.members = memberSet{m: map[uint64]int{}, fill: true, vocabulary: s.ownValues()}
 		shapes(parsedRequest(s.p).Root(), stack, &s.members, func(_ []string, sh shape) {
 			if sh.n >= minPiece {
 				s.containers.add(sh)

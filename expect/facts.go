@@ -478,6 +478,51 @@ func (t *Tool) Rejects(args []byte, version string) bool {
 	return err == nil && agree && len(probs) > 0
 }
 
+// Inputs are the tool's inputSchemas: one, or each listing's when it
+// was listed more than once, differently (AddTool); none when it has
+// none.
+func (t *Tool) Inputs() [][]byte {
+	if t == nil {
+		return nil
+	}
+	if len(t.listings) == 0 {
+		if t.Input == nil {
+			return nil
+		}
+		return [][]byte{t.Input}
+	}
+	var out [][]byte
+	for _, l := range t.listings {
+		if l.Input != nil {
+			out = append(out, l.Input)
+		}
+	}
+	return out
+}
+
+// Required are the arguments the tool's inputSchema requires at its top:
+// those every listing requires, when it was listed more than once.
+func (t *Tool) Required() []string {
+	var out []string
+	for i, in := range t.Inputs() {
+		var req []string
+		for _, r := range gjson.GetBytes(in, "required").Array() {
+			if r.Type == gjson.String {
+				req = append(req, r.Str)
+			}
+		}
+		if i == 0 {
+			out = req
+			continue
+		}
+		out = slices.DeleteFunc(out, func(r string) bool { return !slices.Contains(req, r) })
+	}
+	if n := len(t.Inputs()); n > 0 && n < len(t.listings) {
+		return nil // a listing without a schema requires nothing
+	}
+	return out
+}
+
 // AddTool adds a listing of a tool to tools. A name listed again alike
 // is one tool. Listed again otherwise (T-TOOL-5 asks names be unique), it
 // is one tool whose listing the checker cannot choose: a server keeping
@@ -1214,6 +1259,22 @@ const maxParamDepth = 32
 // invalid: such a tool is dropped by a conforming client, and a header
 // it declares may be one no client can send (review rev23).
 func (t *Tool) ParamArgs(args gjson.Result) []ParamArg {
+	if t != nil && len(t.listings) > 0 {
+		// Listed more than once, differently (AddTool): a header is owed
+		// where every listing owes it.
+		var out []ParamArg
+		for i, l := range t.listings {
+			pa := l.ParamArgs(args)
+			if i == 0 {
+				out = pa
+				continue
+			}
+			out = slices.DeleteFunc(out, func(a ParamArg) bool {
+				return !slices.ContainsFunc(pa, func(b ParamArg) bool { return a.Header == b.Header && slices.Equal(a.Path, b.Path) })
+			})
+		}
+		return out
+	}
 	if t == nil || t.Input == nil {
 		return nil
 	}
