@@ -620,6 +620,17 @@ func (r *stdioRelay) serverFrame(f frame) {
 			r.q.put(obsEvent(o))
 			return
 		}
+		if !gjson.ValidBytes(o.Raw) {
+			// Shaped as a reply, and no JSON (a write cut short): like
+			// any line that is no message, it joins a waiting request's
+			// reply, or the next one's, where T-STDIO-2 judges it
+			// (review rev41).
+			if !r.besidesLocked(o) {
+				r.holdLocked(o)
+			}
+			r.q.put(obsEvent(o))
+			return
+		}
 		if o.Note == "" {
 			o.Note = "answers no request waiting for a reply"
 		}

@@ -28,7 +28,8 @@ func init() {
 // runScript serves a script: "method=step step;method=step", each
 // request of a method played in its own goroutine, step by step:
 // "ok" answers with an empty result, "err" with an error, "stray" is a
-// response with id 99, which no test sends, "progress"
+// response with id 99, which no test sends, "badid" a reply-shaped line
+// that is no JSON (its id cannot be read), "progress"
 // sends progress for the request's token ("progress:T" for the token T,
 // raw JSON; "nullprogress" with a null one, whatever the request
 // offered), "result:R" answers with the result R (raw JSON, no
@@ -117,6 +118,9 @@ func runScript(script string, in io.Reader, out io.Writer) int {
 					}
 				case "stray":
 					write(`{"jsonrpc":"2.0","id":99,"result":{}}`)
+				case "badid":
+					// A reply cut short: no JSON, and its id unreadable.
+					write(`{"jsonrpc":"2.0","id":null,"result":{"x":1}`)
 				case "err":
 					write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"again"}}`, id.Raw))
 				case "progress":

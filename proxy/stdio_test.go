@@ -1074,6 +1074,12 @@ func TestStdioSecondResponse(t *testing.T) {
 		// passed, answering "no request waiting for a reply".
 		{"to a request never sent", "ping=sleep:600 ok;tools/call=sleep:200 stray sleep:200 ok", []string{ping1, call2, "sleep:800"},
 			[]string{"#2 tools/call replied #4 messages=2 unsent=[99]", "#1 ping replied #5 messages=1"}},
+		// A reply-shaped line that is no JSON, whose id cannot be read,
+		// joins the reply of the latest waiting as any line that is no
+		// message does (RPC1001 judges it there); it was shown, "not
+		// valid JSON", and judged nowhere (review rev41).
+		{"no JSON, its id unreadable", "ping=sleep:600 ok;tools/call=sleep:200 badid sleep:200 ok", []string{ping1, call2, "sleep:800"},
+			[]string{"#2 tools/call replied #4 messages=2", "#1 ping replied #5 messages=1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
