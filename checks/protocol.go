@@ -241,8 +241,7 @@ declaration rules are not judged.`,
 		// has not completed: its progressToken MUST serve the task's
 		// whole lifetime (progress page, Behavior Requirements), so
 		// progress after that answer is the task's, not a late one.
-		taskLives := x.Version == envelope.V20251125 && respAt >= 0 && x.Request.Get("params.task").IsObject() &&
-			p.Reply.Messages[respAt].Get("result.task").IsObject()
+		taskLives := respAt >= 0 && envelope.TaskLives(x.Version, x.Request.Get("params.task"), p.Reply.Messages[respAt].Get("result.task"))
 		progress := map[string]string{} // token → the last progress, as written
 		// A token the client offered to more than one request on the
 		// pipe names them all: progress for it may be another's, so its

@@ -1070,6 +1070,14 @@ func ValidLogLevel(l string) bool {
 	return ok
 }
 
+// TaskLives: a 2025-11-25 request's task (params.task) was answered
+// with the task it created (result.task): the request's progress token
+// serves the task's whole lifetime (the progress page, Behavior
+// Requirements), past the answer.
+func TaskLives(version string, task, created gjson.Result) bool {
+	return version == V20251125 && task.IsObject() && created.IsObject()
+}
+
 // OfferedTokens are the progress tokens (raw JSON) a client's message
 // offers: the params._meta.progressToken of the request it is, or of
 // each request of a batch. A notification offers none. ok is false when

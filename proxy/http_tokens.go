@@ -91,14 +91,13 @@ func (h *HTTP) answeredLocked(x *httpExchange, at time.Time) {
 	}
 	f := st.offers[i]
 	f.answered = at
-	if x.ex.Version == envelope.V20251125 && gjson.GetBytes(x.ex.Request.Body, "params.task").IsObject() && x.ex.Response != nil {
-		for _, m := range x.ex.Response.Messages {
-			if gjson.GetBytes(m, "result.task").IsObject() {
-				f.lives = true
-			}
+	if r := x.ex.Response; r != nil {
+		task := gjson.GetBytes(x.ex.Request.Body, "params.task")
+		for _, m := range r.Messages {
+			f.lives = f.lives || envelope.TaskLives(x.ex.Version, task, gjson.GetBytes(m, "result.task"))
 		}
-		if x.ex.Response.Messages == nil && gjson.GetBytes(x.ex.Response.Body, "result.task").IsObject() {
-			f.lives = true
+		if r.Messages == nil {
+			f.lives = envelope.TaskLives(x.ex.Version, task, gjson.GetBytes(r.Body, "result.task"))
 		}
 	}
 }

@@ -499,8 +499,7 @@ func (r *stdioRelay) offeredLocked(w *waiting) {
 // lives: the reply o to w is a 2025-11-25 task-augmented request's
 // answer with its task (see offer).
 func lives(w *waiting, o *Observation) bool {
-	return w.ex.Version == envelope.V20251125 && gjson.GetBytes(w.ex.Request.Body, "params.task").IsObject() &&
-		gjson.GetBytes(o.Raw, "result.task").IsObject()
+	return envelope.TaskLives(w.ex.Version, gjson.GetBytes(w.ex.Request.Body, "params.task"), gjson.GetBytes(o.Raw, "result.task"))
 }
 
 // A look is an answered request's exchange, held Limits.Quiet after
