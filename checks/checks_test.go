@@ -50,6 +50,8 @@ import (
 //	                skips: ID… / passes: ID… (checks that must skip / pass, which want cannot tell apart)
 //	                again: [7] (stdio: ids of lines naming a request already answered)
 //	                answered: true (stdio: the request's response came in an earlier exchange)
+//	                exited: true / lingered: true (stdio, method: EOF: the server exited within
+//	                       the grace after its stdin closed / still ran when it ran out)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
 //	-- want --      one finding per line: CHECKID fail|warn PATH
@@ -189,6 +191,10 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					}
 				case "answered":
 					resp.Answered = v == "true"
+				case "exited":
+					tc.ex.Exited = v == "true"
+				case "lingered":
+					tc.ex.Lingered = v == "true"
 				case "ended":
 					// The server closed the event stream, read to its end.
 					resp.Ended = v == "true"

@@ -1213,6 +1213,39 @@ func toolFailureText(content, args gjson.Result) (string, bool) {
 	return ran, ran != ""
 }
 
+var ExitsAtEOF = &Check{
+	ID:       "PRO1011",
+	Title:    "A 2026 stdio server exits when its stdin closes",
+	SpecRef:  "T-STDIO-6",
+	Severity: SHOULD,
+	Area:     AreaProtocol,
+	Doc: `After the last fixture the checker closes the server's stdin, as a
+client ending the session does, and waits its grace (2s) for the process
+to exit (the exchange session/stdin-closed). A 2026-07-28 server SHOULD
+exit promptly once stdin reaches EOF (T-STDIO-6): one still running when
+the grace runs out warns, and is stopped with SIGTERM. The 2025 versions
+describe only the client's side of the shutdown (close stdin, wait, then
+signal), so there the check skips. So it does where the run stopped
+waiting before the grace ran out (its deadline, an interrupt): that says
+nothing of the server. What the server writes on stdout after its stdin
+closed is judged as any line is (RPC1001: a goodbye banner breaks
+T-STDIO-2).`,
+	Run: func(p *Pass) error {
+		ex := p.Exchange
+		switch {
+		case !ex.EndsInput():
+			return SkipError("not the end of a stdio server's input")
+		case p.Expect.Version != envelope.V20260728:
+			return SkipError("the 2025 versions describe only the client's side of the shutdown (T-STDIO-6)")
+		case ex.Lingered:
+			p.Warnf("server", "%s; a 2026-07-28 server SHOULD exit promptly once its stdin reaches EOF (T-STDIO-6)", ex.Note)
+		case !ex.Exited:
+			return SkipError("the run stopped waiting for the server's exit before the grace ran out")
+		}
+		return nil
+	},
+}
+
 var Survives = &Check{
 	ID:       "PRO1005",
 	Title:    "The server survives every message",

@@ -54,6 +54,7 @@ func All() []*Check {
 		MethodResults,       // PRO1008
 		Subscriptions,       // PRO1009
 		ToolListing,         // PRO1010
+		ExitsAtEOF,          // PRO1011
 		ReplyIsJSON,         // RPC1001
 		JSONRPCVersion,      // RPC1002
 		ResultXorError,      // RPC1003

@@ -346,6 +346,11 @@ echoed 1, the server's reading of it).`,
 		if x.NoReply.Set() {
 			return Skip("nothing may answer a notification (see RPC1007)")
 		}
+		if x.Condition == expect.CondEndOfInput {
+			// No request was written: a response there answers one the
+			// pipe carried before, or none (RPC1006 judges which).
+			return Skip("no request was written: the checker closed the server's stdin (see RPC1006)")
+		}
 		got := m.Get("id")
 		lost := !got.Exists() || got.Type == gjson.Null
 		isResult := m.Get("result").Exists() && !m.Get("error").Exists()
@@ -1025,7 +1030,10 @@ notification's answer or that request's second response; it fails here
 either way, and the finding says both.`,
 	Run: func(p *Pass) error {
 		w := p.Expect.NoReply
-		if !w.Set() {
+		switch {
+		case p.Expect.Condition == expect.CondEndOfInput:
+			return Skip("no message was written: the checker closed the server's stdin")
+		case !w.Set():
 			return Skip("the request expects a response")
 		}
 		resp := p.Exchange.Response

@@ -119,6 +119,24 @@ type Exchange struct {
 	// replaced by SecretMarker(name) where it stood: a transcript or a
 	// report shows that a secret was echoed, never the secret.
 	Redacted []string
+	// Exited and Lingered say, for the exchange of the end of a stdio
+	// server's input (see EndOfInput), how the process took it: it
+	// exited within the checker's grace, or still ran when the grace ran
+	// out (a 2026-07-28 server SHOULD exit promptly: T-STDIO-6). Neither:
+	// not known (the run stopped waiting first).
+	Exited, Lingered bool
+}
+
+// EndOfInput is the Request.Method of a stdio exchange in which no
+// message was written: the checker closed the server's stdin, as a client
+// ending the session does, and the reply holds what stdout carried after
+// that (which T-STDIO-2 binds as any line), until it ended.
+const EndOfInput = "EOF"
+
+// EndsInput says whether ex is the end of a stdio server's input (see
+// EndOfInput).
+func (ex *Exchange) EndsInput() bool {
+	return ex.Transport == Stdio && ex.Request.Method == EndOfInput
 }
 
 // MaxOffered bounds the progress tokens a run or a relay remembers (see
@@ -128,7 +146,7 @@ const MaxOffered = 256
 // A Request is what was sent: raw body bytes and, for HTTP, the method and
 // headers. Bodies are kept byte for byte; nothing is re-encoded.
 type Request struct {
-	Method string // HTTP method; empty means POST. Unused on stdio.
+	Method string // HTTP method; empty means POST. On stdio, empty or EndOfInput.
 	// Header holds the headers as sent; read it with HeaderGet, which
 	// matches names case-insensitively (a fixture may send odd case).
 	Header http.Header

@@ -668,6 +668,13 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	e.ID.Other = must("T-RPC-5")
 	e.ID.Invented = must("T-RPC-9")
 
+	if ex.EndsInput() {
+		// Nothing is owed after the end of input; what the server writes
+		// is judged as any line (T-STDIO-2), its exit by PRO1011.
+		e.Reply = Want{}
+		e.Condition, e.Detail = CondEndOfInput, "the checker closed the server's stdin"
+		return e
+	}
 	if http && e.HTTPMethod != "POST" {
 		e.Reply = Want{}
 		e.Condition, e.Detail = CondHTTPMethod, e.HTTPMethod+" on the endpoint"

@@ -110,6 +110,9 @@ const (
 	CondTaskRequired       Condition = "a tool that requires a task called without one"
 	CondTaskForbidden      Condition = "a tool that takes no task called with one"
 	CondCall               Condition = "method call"
+	// CondEndOfInput: no message; the checker closed a stdio server's
+	// stdin (envelope.EndOfInput).
+	CondEndOfInput Condition = "end of input"
 )
 
 // An Expectation says what a conforming reply to one request is. Build

@@ -59,7 +59,6 @@ func (c *CoverageSummary) Line() string {
 // fixture or a check must leave it).
 var Pending = map[string]string{
 	"T-STDIO-3": "information only: the server's stderr tail is a note of the report, never a verdict",
-	"T-STDIO-6": "shutdown is the transport's, after the run; its timing is not judged",
 	"T-STDIO-7": "needs a tool slow enough to cancel while it runs",
 	"AMB-9":     "needs a tool slow enough to cancel while it runs (T-STDIO-7)",
 	"T-AUTH-3":  "needs the Protected Resource Metadata document fetched, which checks (no I/O) cannot",

@@ -595,6 +595,9 @@ func jsonRPCError(ex *envelope.Exchange) bool {
 // accepted, a request that reuses the ended session must get 404
 // (T-SESS-3): that probe is judged too.
 func (r *run) endSession(ctx context.Context) error {
+	if st, ok := r.t.(*StdioTarget); ok {
+		return r.endInput(ctx, st)
+	}
 	if r.t.Transport() != envelope.HTTP || r.sess.sessionID == "" {
 		return nil
 	}
@@ -622,6 +625,18 @@ func (r *run) endSession(ctx context.Context) error {
 		return err
 	}
 	return r.judge("session/reuse-after-delete", &rex, nil, o)
+}
+
+// endInput ends a stdio server's input, as a client ending the session
+// does, and judges what the server did after (T-STDIO-2, T-STDIO-6).
+func (r *run) endInput(ctx context.Context, st *StdioTarget) error {
+	ex, ok := st.EndInput(ctx)
+	if !ok {
+		return nil
+	}
+	ex.Version = r.sess.version
+	r.keepLate(st, &ex)
+	return r.judge(StdinClosed, &ex, nil, nil)
 }
 
 // override makes the runner's own overrides, written here as constants:

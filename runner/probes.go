@@ -19,7 +19,13 @@ var probes = map[string][]string{
 	"setup/resources-templates-list": {"T-PAGE-2"},
 	"session/delete":                 {"T-SESS-4"},
 	"session/reuse-after-delete":     {"T-SESS-3"},
+	StdinClosed:                      {"T-STDIO-2", "T-STDIO-6"},
 }
+
+// StdinClosed names the exchange of the end of a stdio server's input:
+// the checker closes its stdin after the last fixture and judges what the
+// server writes, and whether it exits (envelope.EndOfInput).
+const StdinClosed = "session/stdin-closed"
 
 // Reserved are the names the runner reports its own exchanges under, as
 // --run patterns (fixtures.Matches): the probes above, and the names made
@@ -27,7 +33,7 @@ var probes = map[string][]string{
 // setup/tools-list/page-2, a renewed session's
 // session/renew-1/initialize). A fixture may take none: its results
 // would be reported, selected and baselined as one with the runner's.
-var Reserved = []string{"negotiate/*", "setup/*", "session/delete", "session/reuse-after-delete", "session/renew-*"}
+var Reserved = []string{"negotiate/*", "setup/*", "session/delete", "session/reuse-after-delete", "session/renew-*", StdinClosed}
 
 // Probes returns the runner's own exchanges (by the fixture name they are
 // reported under) and the rules each probes.

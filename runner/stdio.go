@@ -196,6 +196,16 @@ func (t *StdioTarget) Close() error {
 	return t.p.Close()
 }
 
+// EndInput ends the current process's input and reads what follows (see
+// transport.Stdio.EndInput); ok is false when there is no process to end.
+func (t *StdioTarget) EndInput(ctx context.Context) (ex envelope.Exchange, ok bool) {
+	p := t.proc()
+	if p == nil {
+		return ex, false
+	}
+	return p.EndInput(ctx)
+}
+
 type stdioConn struct{ p *transport.Stdio }
 
 func (c stdioConn) Do(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {

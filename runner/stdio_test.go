@@ -113,8 +113,18 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(1)
 		}
+		switch os.Getenv(atEOFEnv) {
+		case "goodbye":
+			os.Stdout.WriteString("Goodbye!\n")
+		case "linger":
+			time.Sleep(time.Minute) // until SIGTERM
+		}
 		os.Exit(0)
 	}
+	// Under -race a test binary sleeps a second at exit unless told not
+	// to: the servers started from it would linger after their stdin
+	// closed (PRO1011). The variable is read by each child at its start.
+	os.Setenv("GORACE", os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	os.Exit(m.Run())
 }
 
@@ -127,6 +137,71 @@ func runStdio(t *testing.T, fault, protocol string) *collect {
 	}
 	defer target.Close()
 	return runCorpus(t, target, protocol)
+}
+
+// atEOFEnv makes the reference server, once its stdin closed, write a
+// goodbye line on stdout ("goodbye") or stay until signalled ("linger").
+const atEOFEnv = "WYMCP_RUNNER_AT_EOF"
+
+// TestStdinClosedStdio: the end of the run's server is judged as an
+// exchange of its own. A goodbye line on stdout after stdin closed was
+// dropped by the shutdown, unjudged (review rev41); it fails RPC1001
+// (T-STDIO-2). A 2026-07-28 server that stays warns PRO1011 (T-STDIO-6),
+// one at 2025-11-25 does not; the server that leaves quietly passes both.
+func TestStdinClosedStdio(t *testing.T) {
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping" })
+	tests := []struct {
+		atEOF, protocol string
+		want            []string // the findings on session/stdin-closed
+		passes          []string // the checks that judged it and passed
+	}{
+		{"", "auto", nil, []string{"PRO1011", "PRO1005"}},
+		{"goodbye", "auto", []string{"RPC1001 fail"}, []string{"PRO1011"}},
+		{"linger", "auto", []string{"PRO1011 warn"}, nil},
+		{"linger", envelope.V20251125, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.atEOF+"/"+tt.protocol, func(t *testing.T) {
+			t.Setenv(serverEnv, "")
+			t.Setenv(atEOFEnv, tt.atEOF)
+			target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond, Grace: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer target.Close()
+			c := &collect{}
+			if _, err := runner.Run(context.Background(), target, runner.Options{Protocol: tt.protocol, Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute}, c); err != nil {
+				t.Fatal(err)
+			}
+			var got, passed []string
+			judged := false
+			for _, v := range c.verdicts {
+				switch {
+				case v.Fixture != runner.StdinClosed:
+					if v.Status != checks.StatusPass && v.Status != checks.StatusSkip {
+						t.Errorf("%s %s %s: %s %v", v.Fixture, v.Check.ID, v.Status, v.Reason, v.Findings)
+					}
+					continue
+				case v.Status == checks.StatusPass:
+					passed = append(passed, v.Check.ID)
+				case v.Status != checks.StatusSkip:
+					got = append(got, v.Check.ID+" "+string(v.Status))
+				}
+				judged = true
+			}
+			if !judged {
+				t.Fatal("no verdict on session/stdin-closed")
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("findings on session/stdin-closed (-want +got):\n%s", diff)
+			}
+			for _, id := range tt.passes {
+				if !slices.Contains(passed, id) {
+					t.Errorf("%s did not pass on session/stdin-closed (passed: %v)", id, passed)
+				}
+			}
+		})
+	}
 }
 
 func TestCleanServerStdio(t *testing.T) {
@@ -603,7 +678,11 @@ func serveDualEra(in io.Reader, out io.Writer) {
 		}
 		fromClient.Close()
 	}()
-	go srv.ServeStdio(context.Background(), toSrv, toClient)
+	go func() {
+		// It leaves when its stdin closes, as a server SHOULD (PRO1011).
+		srv.ServeStdio(context.Background(), toSrv, toClient)
+		toClient.Close()
+	}()
 	sc := bufio.NewScanner(fromSrv)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {

@@ -21,6 +21,10 @@
 //	  echoed, each recorded as "<redacted:Name>"; lint judges that marker
 //	  as the echo of a secret),
 //	 "request":{"method":"POST" (optional), "headers":{…}, "body":"<raw text>" | "bodyBase64":"…"},
+//	  (on stdio, "method":"EOF" and no body: the checker closed the
+//	  server's stdin, and the response holds what stdout carried after;
+//	  beside it "exited":true or "lingered":true, optional: the process
+//	  exited within the checker's grace, or still ran when it ran out),
 //	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…",
 //	             "cut":true (optional: the body ended before its end),
 //	             "resumed":2 (optional: the checker resumed the stream with
@@ -647,7 +651,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [18]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed, logFloor
+	var root [20]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed, logFloor, exited, lingered
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [12]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered
 	// The request's and the response's members are read on the way
@@ -850,6 +854,20 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if ex.Request.Body, err = body(req[2], req[3], "request"); err != nil {
 		return rec, err
 	}
+	if ex.Exited, err = flag(root[18], "exited"); err != nil {
+		return rec, err
+	}
+	if ex.Lingered, err = flag(root[19], "lingered"); err != nil {
+		return rec, err
+	}
+	switch eof := ex.EndsInput(); {
+	case eof && len(ex.Request.Body) > 0:
+		return rec, errors.New(`a stdio request with "method":"EOF" is the end of the server's input, and carries no body`)
+	case (ex.Exited || ex.Lingered) && !eof:
+		return rec, errors.New(`"exited" and "lingered" belong to the end of a stdio server's input ("request":{"method":"EOF"}) only`)
+	case ex.Exited && ex.Lingered:
+		return rec, errors.New(`"exited" and "lingered" exclude each other`)
+	}
 	respv := root[4]
 	switch {
 	case respv == "":
@@ -934,7 +952,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed", "logFloor"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed", "logFloor", "exited", "lingered"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered"}
 	// versions are the known protocol versions, so that a record holds
@@ -1207,9 +1225,11 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		LogFloor   string             `json:"logFloor,omitempty"`
 		Listens    *[]json.RawMessage `json:"listens,omitempty"`
 		Unjudged   string             `json:"unjudged,omitempty"`
+		Exited     bool               `json:"exited,omitempty"`
+		Lingered   bool               `json:"lingered,omitempty"`
 		Request    msg                `json:"request"`
 		Response   *msg               `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, NotSent: ex.NotSent, Malformed: ex.Malformed, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged}
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, NotSent: ex.NotSent, Malformed: ex.Malformed, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged, Exited: ex.Exited, Lingered: ex.Lingered}
 	if !o.Empty() {
 		rec.Expect = o
 	}

@@ -120,6 +120,23 @@ func fakeServer(name string) func() int {
 			answerOne()
 			return sleepForever()
 		}
+	case "goodbye": // echo, then a goodbye on stdout once stdin closes, the last one without its newline
+		return func() int {
+			echo(bufio.NewScanner(os.Stdin))
+			time.Sleep(50 * time.Millisecond)
+			os.Stdout.WriteString("Goodbye!\n")
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}`)
+			return 0
+		}
+	case "flood-at-eof": // echo, then floods stdout once stdin closes
+		return func() int {
+			echo(bufio.NewScanner(os.Stdin))
+			for {
+				if _, err := os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"spam"}}` + "\n"); err != nil {
+					return 1
+				}
+			}
+		}
 	case "no-eof": // ignores stdin close, but not SIGTERM
 		return func() int {
 			answerOne()

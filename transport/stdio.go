@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -96,6 +97,10 @@ type Stdio struct {
 	// ids are the ids of every request written (see Unsent), and the
 	// responses exchanges took (see Second).
 	ids written
+
+	// inputEnded is when EndInput closed stdin (UnixNano), 0 before:
+	// Close, from another goroutine maybe, reads it.
+	inputEnded atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -378,7 +383,12 @@ func (s *Stdio) stopProcess() error {
 		return nil
 	default:
 	}
-	if s.waitExit(s.lim.Grace) {
+	wait := s.lim.Grace
+	if at := s.inputEnded.Load(); at != 0 {
+		// EndInput has waited for it already: the grace is one.
+		wait = max(0, wait-time.Since(time.Unix(0, at)))
+	}
+	if s.waitExit(wait) {
 		if s.waitErr != nil {
 			return fmt.Errorf("server exited after its stdin closed: %w", s.waitErr)
 		}

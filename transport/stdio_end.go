@@ -1,0 +1,119 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// EndInput closes the server's stdin, as a client ending the session
+// does, and reads what stdout carries after that until it ends and the
+// process exits, or Limits.Grace passes: the exchange of the end of input
+// (envelope.EndOfInput). Its lines are the server's as any exchange's are:
+// a goodbye banner on stdout breaks T-STDIO-2 as one at the start does,
+// and without this exchange Close dropped it unread. Lingered says the
+// process still ran when the grace ran out (T-STDIO-6); Close then stops
+// it as it stops any process.
+//
+// ok is false when there was nothing to end: the transport closed, or
+// stdin out of step after a request written in part (the server would
+// read the part as a line of its own at the end).
+func (s *Stdio) EndInput(ctx context.Context) (ex envelope.Exchange, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.stop:
+		return ex, false
+	default:
+	}
+	if s.broken != "" || ctx.Err() != nil {
+		return ex, false
+	}
+	ex = envelope.Exchange{Transport: envelope.Stdio, Request: envelope.Request{Method: envelope.EndOfInput}}
+	var c collector
+	full := ""
+	take := func(ln line) {
+		if envelope.IsResponse(ln.data) {
+			if k := idKey(gjson.GetBytes(ln.data, "id")); k != "" && s.late[k] {
+				// A late reply to a request that timed out: that
+				// request's, for the caller (TakeLate), as in Do.
+				delete(s.late, k)
+				if len(s.lateLines) < s.lim.MaxEvents {
+					s.lateLines = append(s.lateLines, ln.data)
+				}
+				return
+			}
+		}
+		// Past the bounds the lines are still read, and dropped: a
+		// server blocked on a full stdout cannot exit.
+		if full == "" && len(c.msgs) >= s.lim.MaxEvents {
+			c.truncated = true
+			full = fmt.Sprintf("%d lines after stdin closed; stopped reading", len(c.msgs))
+		}
+		if full == "" {
+			full = c.add(ln, s.lim.MaxBytes)
+		}
+	}
+	for _, ln := range s.waiting() {
+		take(ln)
+	}
+	// An answer to a request of the server's may be on its way to stdin
+	// (answerServer): the close waits for it, never cuts it.
+	s.wmu.Lock()
+	s.stdin.Close()
+	s.wmu.Unlock()
+	s.inputEnded.Store(time.Now().UnixNano())
+
+	grace := time.NewTimer(s.lim.Grace)
+	defer grace.Stop()
+	lines, exited, hurry := s.lines, s.exited, s.lim.Hurry
+	var settled, short <-chan time.Time
+wait:
+	for lines != nil || exited != nil {
+		select {
+		case ln, open := <-lines:
+			if !open {
+				lines = nil
+				continue
+			}
+			take(ln)
+		case <-exited:
+			// Its stdout may still be held by a child it left: a moment
+			// for the last lines, as after any exit.
+			exited = nil
+			settled = time.After(settle)
+		case <-settled:
+			break wait
+		case <-grace.C:
+			break wait
+		case <-short:
+			break wait
+		case <-hurry:
+			hurry, short = nil, time.After(HurryGrace)
+		case <-ctx.Done():
+			break wait
+		}
+	}
+	ex.Response = c.response()
+	if ex.Response != nil {
+		ex.Response.Unsent, ex.Response.Again, ex.Response.Copies = s.strays(ex.Response, "")
+	}
+	ex.Failure = full
+	switch {
+	case s.hasExited():
+		ex.Exited = true
+		ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", s.lim.Grace)
+	case short == nil && ctx.Err() == nil:
+		// Only a wait that ran its whole grace tells: one cut short by
+		// the run's deadline or an interrupt says nothing of the server.
+		ex.Lingered = true
+		ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", s.lim.Grace)
+	default:
+		ex.Note = "stdin closed; the server was still running when the run stopped waiting"
+	}
+	return ex, true
+}
