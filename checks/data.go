@@ -827,8 +827,13 @@ func sentVersions(p *Pass) []string {
 			out = append(out, v.Str)
 		}
 	}
-	if v := p.Expect.Request.Get("params._meta." + envelope.JoinPath("", envelope.MetaProtocolVersion)); v.Type == gjson.String {
+	switch v := p.Expect.Request.Get("params._meta." + envelope.JoinPath("", envelope.MetaProtocolVersion)); {
+	case v.Type == gjson.String:
 		out = append(out, v.Str)
+	case v.Exists() && v.Type != gjson.Null:
+		// A version that is no string (20260728) is requested as its
+		// JSON text: the one version the body sent (review rev48).
+		out = append(out, v.Raw)
 	}
 	if h := envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Protocol-Version"); h != "" {
 		out = append(out, h)

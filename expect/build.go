@@ -1809,11 +1809,28 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		}
 	}
 	switch {
-	case !ver.Exists() || ver.Type != gjson.String:
+	case !ver.Exists():
 		set(CondMissingMeta, metaMissing)
 		add(envelope.CodeInvalidParams, "_meta "+envelope.MetaProtocolVersion+" is missing")
 		if http {
 			add(envelope.CodeHeaderMismatch, "") // AMB-4: the header no longer matches the body either
+		}
+		onlyHeaderMissing = false
+	case ver.Type != gjson.String || ver.Str == "":
+		// Present, and no version string (null, a number, an empty
+		// string): malformed params (-32602, as T-LIFE-7 has a missing
+		// one refused) as much as a version the server does not know
+		// (-32022, T-LIFE-9; a Go server reads null as ""): either
+		// reading is defensible, and either code passes (review rev48).
+		what := envelope.Kind(ver)
+		if ver.Type == gjson.String {
+			what = "an empty string"
+		}
+		set(CondMissingMeta, metaMissing)
+		add(envelope.CodeInvalidParams, "_meta "+envelope.MetaProtocolVersion+" is "+what+", not a version string")
+		add(envelope.CodeUnsupportedVer, "")
+		if http {
+			add(envelope.CodeHeaderMismatch, "") // AMB-4: the header matches no body version either
 		}
 		onlyHeaderMissing = false
 	case ver.Str != envelope.V20260728:
