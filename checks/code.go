@@ -212,7 +212,9 @@ fails only when the server itself declared the version served (in
 server/discover, or in the error's own data.supported). What the run's
 facts fix (the tool called does not exist: -32602, a SHOULD) is judged at
 their level; where they contradict the refusal (-32601 for a method of a
-capability the server declared, a listed resource refused as missing),
+capability the server declared, or for a 2026-07-28 subscriptions/listen
+from a server that declared list or update notifications, which travel
+on listen streams alone; a listed resource refused as missing),
 it warns: the checker cannot see why the server says otherwise now;
 -32601 for server/discover fails where the run speaks 2026-07-28 with
 the server, which then implements it (T-LIFE-8). Where a fixture leaves the code open (a refusal on a header,
@@ -423,6 +425,12 @@ request object is valid, and -32600 says it is not (T-ERR-2).`,
 			// The server's own declaration says it implements the method;
 			// the checker cannot see why it says otherwise now.
 			p.Warnf("error.code", "code -32601 (method not found) for %s, though the server declared the %s capability (T-ERR-3)", Quote(x.Method, quoteN), c)
+		case code == envelope.CodeMethodNotFound && x.Method == "subscriptions/listen" && x.Version == envelope.V20260728 && listenDeclared(x.Facts) != "":
+			// In 2026-07-28 a server's list and update notifications
+			// travel on listen streams alone: its declaration that it
+			// sends them says it implements subscriptions/listen (review
+			// rev48).
+			p.Warnf("error.code", "code -32601 (method not found) for subscriptions/listen, though the server declared %s, whose notifications travel only on a listen stream (T-ERR-3)", listenDeclared(x.Facts))
 		case x.Method == "resources/read" && x.ParamsSound && (code == envelope.CodeResourceNotFound || x.Version == envelope.V20260728 && code == envelope.CodeInvalidParams):
 			// The resource may have gone since it was listed: a doubt,
 			// not a finding the checker can be sure of.
@@ -430,6 +438,18 @@ request object is valid, and -32600 says it is not (T-ERR-2).`,
 		}
 		return nil
 	},
+}
+
+// listenDeclared is the first capability the facts show the server
+// declared whose notifications a 2026-07-28 server sends on a listen
+// stream (see listenCapability), "" when none.
+func listenDeclared(f *expect.Facts) string {
+	for _, c := range []string{"tools.listChanged", "prompts.listChanged", "resources.listChanged", "resources.subscribe"} {
+		if declaredCap(f, c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // declaredCap: the facts show the server declared capability c.

@@ -194,7 +194,13 @@ log notification (T-SUB-5). A closing result carries the subscriptionId
 too (T-META-3; T-SUB-4). An update of a resource neither subscribed to
 nor, as far as its URI shows, under one warns: T-SUB-2 binds the types,
 and an update "might be a sub-resource" of one subscribed, which the
-server defines.
+server defines. The acknowledgment grants "the subset the server agreed
+to honor", and "notification types the server does not support are
+omitted", with no keyword: a grant of a standard type whose capability
+the server's own declaration lacks (toolsListChanged without
+tools.listChanged, resourceSubscriptions without resources.subscribe)
+warns, and so does a notification of a type, or an update of a URI,
+that the acknowledgment did not grant.
 
 The stream need not end while the checker reads it: a stream with no
 acknowledgment yet only warns (it may come later), one the server ended
@@ -219,6 +225,7 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 		stdio := p.Exchange.Transport == envelope.Stdio
 		key := envelope.JoinPath("params._meta", envelope.MetaSubscriptionID)
 		acked, cancelled := false, false
+		var granted gjson.Result // the acknowledgment's notifications
 		for i, m := range p.Reply.Messages {
 			if !m.IsObject() || !m.Get("method").Exists() || m.Get("id").Exists() {
 				continue
@@ -253,6 +260,9 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 			switch {
 			case method == "notifications/subscriptions/acknowledged":
 				ackFilter(p, path, &m)
+				if !acked {
+					granted = m.Get("params.notifications")
+				}
 				acked = true
 			case method == "notifications/progress" || method == "notifications/message":
 				p.Failf(path, "%s on a listen stream; request-scoped notifications never travel there (T-SUB-5)", Quote(method, quoteN))
@@ -265,7 +275,7 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 				p.Failf(path, "%s arrived before the acknowledgment; the acknowledgment comes first (T-SUB-1)", Quote(method, quoteN))
 				acked = true // say it once
 			default:
-				optedIn(p, path, method, &m)
+				optedIn(p, path, method, &m, granted)
 			}
 		}
 		closed := p.Reply.Response != nil && p.Reply.Response.Get("result").IsObject()
@@ -321,25 +331,45 @@ var listenFilter = map[string]string{
 	"notifications/resources/updated":      "resourceSubscriptions",
 }
 
+// listenCapability maps a filter member of the standard notification
+// types to the server capability that supports them: a type the server
+// does not support is omitted from the acknowledgment (T-SUB-2).
+var listenCapability = map[string]string{
+	"toolsListChanged":      "tools.listChanged",
+	"promptsListChanged":    "prompts.listChanged",
+	"resourcesListChanged":  "resources.listChanged",
+	"resourceSubscriptions": "resources.subscribe",
+}
+
 // optedIn: a notification after the acknowledgment is of a type the
 // request opted in to, and an update is of a resource it subscribed to
-// (T-SUB-2).
-func optedIn(p *Pass, path, method string, m *envelope.Message) {
+// (T-SUB-2); and of what the acknowledgment (granted: its notifications)
+// granted, the subset the server agreed to honor: one of a type, or a
+// resource, it left out only warns, as the spec puts no keyword on that.
+func optedIn(p *Pass, path, method string, m *envelope.Message, granted gjson.Result) {
 	key, ok := listenFilter[method]
 	if !ok {
 		return
 	}
 	f := p.Expect.Request.Get(envelope.JoinPath("params.notifications", key))
+	g := granted.Get(envelope.JoinPath("", key))
+	inAny := func(list gjson.Result, u string) bool {
+		return slices.ContainsFunc(list.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u) || subResource(r.Str, u) })
+	}
+	u := m.Get("params.uri")
 	switch {
 	case !(f.Type == gjson.True || f.IsArray() && len(f.Array()) > 0):
 		p.Failf(path, "%s, which the listen request did not opt in to (%s; T-SUB-2)", Quote(method, quoteN), key)
-	case f.IsArray():
-		if u := m.Get("params.uri"); u.Type == gjson.String && !slices.ContainsFunc(f.Array(), func(r gjson.Result) bool { return sameURI(r.Str, u.Str) || subResource(r.Str, u.Str) }) {
-			// T-SUB-2 binds the notification types; an update's uri "might
-			// be a sub-resource" of one subscribed (the schema), and what
-			// nests under a URI is the server's to say: this only warns.
-			p.Warnf(path+".params.uri", "an update of %s, which is neither a resource the listen request subscribed to (%s) nor, as far as its URI shows, under one (T-SUB-2; a sub-resource is the server's to define)", Quote(u.Str, quoteN), key)
-		}
+	case f.IsArray() && u.Type == gjson.String && !inAny(f, u.Str):
+		// T-SUB-2 binds the notification types; an update's uri "might
+		// be a sub-resource" of one subscribed (the schema), and what
+		// nests under a URI is the server's to say: this only warns.
+		p.Warnf(path+".params.uri", "an update of %s, which is neither a resource the listen request subscribed to (%s) nor, as far as its URI shows, under one (T-SUB-2; a sub-resource is the server's to define)", Quote(u.Str, quoteN), key)
+	case !granted.IsObject():
+	case !(g.Type == gjson.True || g.IsArray() && len(g.Array()) > 0):
+		p.Warnf(path, "%s, a type the acknowledgment did not grant (%s); it grants the subset the server agreed to honor (T-SUB-2)", Quote(method, quoteN), key)
+	case g.IsArray() && u.Type == gjson.String && !inAny(g, u.Str):
+		p.Warnf(path+".params.uri", "an update of %s, a resource the acknowledgment did not subscribe (%s); it grants the subset the server agreed to honor (T-SUB-2)", Quote(u.Str, quoteN), key)
 	}
 }
 
@@ -448,6 +478,15 @@ func ackFilter(p *Pass, path string, ack *envelope.Message) {
 	asked := p.Expect.Request.Get("params.notifications")
 	ack.Get("params.notifications").ForEach(func(k, v gjson.Result) bool {
 		req := asked.Get(envelope.JoinPath("", k.Str))
+		if c := listenCapability[k.Str]; c != "" && (v.Type == gjson.True || v.IsArray() && len(v.Array()) > 0) && (req.Type == gjson.True || req.IsArray()) {
+			// (A grant the request did not ask for fails below.)
+			if declared, known := p.Expect.Facts.Declares(c); known && !declared {
+				// "Notification types the server does not support are
+				// omitted" (the schema's own example: promptsListChanged
+				// from a server with no prompts); no keyword binds it.
+				p.Warnf(envelope.JoinPath(path+".params.notifications", k.Str), "the acknowledgment grants %s, though the server declared no %s capability; a type the server does not support is omitted (T-SUB-2)", Quote(k.Str, quoteN), c)
+			}
+		}
 		switch {
 		case v.Type == gjson.False:
 		case k.Str == "resourceSubscriptions":
