@@ -109,10 +109,14 @@ pass.`,
 // a library says of a failed call (EINVAL, "invalid arguments passed to
 // sqlite3_bind_text"), and a validator's words (validationMessage); the
 // MCP schema's "Invalid arguments for tool …" is.
-var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?params\b|invalid arguments for tool\b|invalid request parameters|` + unknownTool + `|-32602`)
+var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?params\b|invalid arguments for tool\b|invalid request parameters|` + unknownName + `|-32602`)
 
-// unknownTool is how a reply names the unknown-tool condition.
-const unknownTool = `unknown tool`
+// unknownName is how a reply names the unknown-tool or unknown-prompt
+// condition (fastmcp's "Unknown prompt", review rev46), its kind
+// captured.
+const unknownName = `unknown (tool|prompt)`
+
+var unknownNameRE = regexp.MustCompile(`(?i)` + unknownName)
 
 // validationMessage recognises a validator's phrases, which a failure
 // upstream uses too ("database error: invalid input syntax for type
@@ -232,8 +236,12 @@ its body holds, a missing _meta too, was never read; that holds for a
 request large enough for a limit a server may set (64 KiB of body, 4 KiB
 of headers), and a smaller one so refused warns. -32600 for a request
 whose params name what the server lacks (an unknown tool, prompt or
-resource) fails even where that condition's own code is a SHOULD: the
-request object is valid, and -32600 says it is not (T-ERR-2).`,
+resource), or lack what its listing requires (a prompt's required
+argument), or hold arguments a tool's listed inputSchema forbids (but a
+task-required tool called without a task, AMB-14), fails even where that
+condition's own code is a SHOULD: the request object is valid, and
+-32600 says it is not (T-ERR-2). So does -32603 whose own words call the
+fault an unknown tool or prompt (T-ERR-5).`,
 	Run: func(p *Pass) error {
 		e, code, err := needCode(p)
 		if err != nil {
@@ -393,7 +401,7 @@ request object is valid, and -32600 says it is not (T-ERR-2).`,
 					return nil
 				}
 			}
-			if code == envelope.CodeInvalidRequest && (x.Condition == expect.CondUnknownTool || x.Condition == expect.CondUnknownName) &&
+			if code == envelope.CodeInvalidRequest && (x.Condition == expect.CondUnknownTool || x.Condition == expect.CondUnknownName || x.Declared) &&
 				!(refusedOnHeaders(p) && !methodLevel(p)) && !sessionRefusal(p) {
 				// The params name what the server lacks, in a valid
 				// request object (a refusal on its headers or its session
@@ -411,6 +419,13 @@ request object is valid, and -32600 says it is not (T-ERR-2).`,
 			return nil
 		}
 		switch c := expect.CapabilityOf(x.Method); {
+		case code == envelope.CodeInvalidRequest && x.Tool != nil && x.Tool.Refusal.Set() && !x.Tool.TaskRefused && !sessionRefusal(p):
+			// The arguments break the tool's listed inputSchema in a valid
+			// request object: -32602 or a result with isError (AMB-2)
+			// answer that, -32600 is of the wrong kind (T-ERR-2), as for an
+			// unknown tool (review rev46). (A task-required tool called
+			// without a task may take -32600, AMB-14: TaskRefused.)
+			p.Failf("error.code", "code -32600 (invalid request) for arguments tool %s's inputSchema forbids, in a valid request object; want -32602 or a result with isError (T-ERR-2)", Quote(x.Tool.Name, quoteN))
 		case code == envelope.CodeInvalidRequest:
 			p.Warnf("error.code", "code -32600 (invalid request) for a well-formed request object")
 		case code == envelope.CodeInternalError:
@@ -485,8 +500,8 @@ func hiddenInvalidParams(p *Pass, e gjson.Result) {
 // refusedAs names what a -32603 reply calls the fault, for a finding,
 // and the rule its code breaks.
 func refusedAs(e gjson.Result) (what, rule string) {
-	if strings.Contains(strings.ToLower(e.Get("message").Str), unknownTool) {
-		return "an unknown tool (a client's mistake, not the server's failure)", "T-ERR-5"
+	if m := unknownNameRE.FindStringSubmatch(e.Get("message").Str); m != nil {
+		return "an unknown " + strings.ToLower(m[1]) + " (a client's mistake, not the server's failure)", "T-ERR-5"
 	}
 	return "invalid params", "T-ERR-4"
 }

@@ -2115,6 +2115,7 @@ func merge(a, b *Expectation, why string) *Expectation {
 	a.EmptyContents = weaker(a.EmptyContents, b.EmptyContents)
 	a.Served, a.ServedExcept = weaker(a.Served, b.Served), union(a.ServedExcept, b.ServedExcept)
 	a.ParamsSound = a.ParamsSound && b.ParamsSound
+	a.Declared = a.Declared && b.Declared
 	a.StateRefused = a.StateRefused || b.StateRefused
 	a.BodyOptional = a.BodyOptional || b.BodyOptional
 	a.AnyCode = a.AnyCode || b.AnyCode

@@ -205,6 +205,12 @@ type Expectation struct {
 	// prompt given its required arguments), so a refusal of them is the
 	// server's own rule or an upstream's, not proof of a fault.
 	ParamsSound bool
+	// Declared: the request and its params keep the method's schema, and
+	// only what the server declared refuses them (a prompt argument it
+	// requires, a prompt or resource it does not list): -32600, JSON-RPC's
+	// code for a request object that is not valid, is of the wrong kind
+	// (T-ERR-2).
+	Declared bool
 	// Stream: the response ends a stream that may stay open longer than
 	// the checker reads it (subscriptions/listen); its absence is no
 	// finding.

@@ -129,6 +129,7 @@ func (e *Expectation) getPrompt(req *envelope.Message) {
 	for _, r := range p.Required {
 		if !args.Get(envelope.JoinPath("", r)).Exists() {
 			e.invalidParams("required prompt argument "+shortQuote(r)+" is missing", should("T-PROMPT-1"))
+			e.Declared = true
 			return
 		}
 	}
@@ -216,7 +217,7 @@ func (e *Expectation) complete(req *envelope.Message) {
 		name := ref.Get("name")
 		if name.Type == gjson.String && f != nil && f.PromptsListed && f.prompt(name.Str) == nil {
 			e.invalidParams("the reference names no prompt the server lists: "+shortQuote(name.Str), should("T-COMP-2"))
-			e.Quote = name.Str
+			e.Quote, e.Declared = name.Str, true
 		}
 	case "ref/resource":
 		uri := ref.Get("uri")
@@ -226,7 +227,7 @@ func (e *Expectation) complete(req *envelope.Message) {
 		if uri.Type == gjson.String && f != nil && f.TemplatesListed && f.ResourcesListed &&
 			!slices.Contains(f.Templates, uri.Str) && !f.declaresURI(uri.Str) {
 			e.invalidParams("the reference names no resource or template the server lists: "+shortQuote(uri.Str), should("T-COMP-2"))
-			e.Quote = uri.Str
+			e.Quote, e.Declared = uri.Str, true
 		}
 	default:
 		e.invalidParams("params.ref.type "+shortQuote(t)+" is not ref/prompt or ref/resource", should("T-COMP-2"))
