@@ -748,7 +748,7 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 	msg := envelope.Parse(r.Body)
 	id := msg.Get("id")
 	if key := envelope.IDKey(id); key != "" && len(c.asked) < maxOpen {
-		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, task: msg.Get("params.task").Exists(), id: id, seq: r.Seq}
+		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, task: envelope.AsksTask(&msg), id: id, seq: r.Seq}
 	}
 }
 

@@ -91,7 +91,7 @@ var knownMetaKeys = []string{
 	"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities",
 	"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/serverInfo",
 	"io.modelcontextprotocol/subscriptionId", "io.modelcontextprotocol/logLevel",
-	"io.modelcontextprotocol/related-task",
+	envelope.MetaRelatedTask,
 	// (2025-11-25 tasks.mdx: on a CreateTaskResult.)
 	"io.modelcontextprotocol/model-immediate-response",
 }

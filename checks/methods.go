@@ -37,6 +37,12 @@ var MethodResults = &Check{
   cursors are to be stable (T-PAGE-3, a SHOULD). A cursor another
   listing handed out is no loop: cursors are opaque, and a stateless
   server may give every listing the same offsets.
+- In 2025-11-25, a server that declared no task-augmented tools/call
+  processes a task-augmented call normally: a CreateTaskResult from it
+  fails (the tasks page, Task Support and Handling); and the task a
+  tasks/get or tasks/cancel result names, and the related-task _meta of
+  a tasks/result result, is the one the request's taskId names (the
+  tasks page: the request's taskId is the source of truth).
 - The keys of capabilities.extensions (2026-07-28) follow the _meta key
   grammar with a prefix that is not optional: "io.example/tasks", never
   "tasks" (T-LIFE-17).
@@ -154,6 +160,30 @@ PRO1002's to judge.`,
 			judged = true
 			if n := len(r.Get("completion.values").Array()); n > 100 {
 				p.Failf("result.completion.values", "%d completion values; at most 100 are allowed (T-COMP-1)", n)
+			}
+		case x.Method == "tools/call" && x.Version == envelope.V20251125 && envelope.CreatedTask(&x.Request, r):
+			// "Receivers that do not declare the task capability for a
+			// request type MUST process requests of that type normally,
+			// ignoring any task-augmentation metadata" (the tasks page,
+			// Task Support and Handling): known from the server's own
+			// declaration (review rev49).
+			if declared, known := x.Facts.Declares("tasks.requests.tools.call"); known && !declared {
+				judged = true
+				p.Failf("result.task", "the server created a task for tools/call, though it declared no task-augmented tools/call (tasks.requests.tools.call): it processes such a call normally, ignoring the task (the tasks page, Task Support and Handling)")
+			}
+		case x.Version == envelope.V20251125 && (x.Method == "tasks/get" || x.Method == "tasks/cancel" || x.Method == "tasks/result") && x.Request.Get("params.taskId").Type == gjson.String:
+			// The request's taskId is the source of truth for the task
+			// meant, and a related-task _meta names that task (the tasks
+			// page, Associating Task-Related Messages; review rev49).
+			judged = true
+			asked := x.Request.Get("params.taskId").Str
+			path, got := "result.taskId", r.Get("taskId")
+			if x.Method == "tasks/result" {
+				path = envelope.JoinPath("result._meta", envelope.MetaRelatedTask) + ".taskId"
+				got = r.Get(envelope.JoinPath("_meta", envelope.MetaRelatedTask) + ".taskId")
+			}
+			if got.Type == gjson.String && got.Str != asked {
+				p.Failf(path, "the result names task %s, the request task %s: the request's taskId is the source of truth for the task meant (the tasks page, Associating Task-Related Messages)", Quote(got.Str, quoteN), Quote(asked, quoteN))
 			}
 		case x.Version == envelope.V20260728 && r.Get("capabilities.extensions").IsObject():
 			judged = true

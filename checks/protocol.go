@@ -861,7 +861,7 @@ another version skips, naming both.`,
 			return Skip("the exchange is of " + version + ", " + gap)
 		}
 		method := p.Expect.Method
-		if p.Expect.Request.Get("params.task").Exists() {
+		if envelope.AsksTask(&p.Expect.Request) {
 			// A task-augmented call may be answered with the task it
 			// created (2025-11-25 tasks).
 			method = schema.TaskAugmented(method)
@@ -1167,7 +1167,7 @@ only the form T-TOOL-8 (a SHOULD) asks.`,
 			// this exchange.
 			return Skip("the tool asked for input (input_required) before running; a later round would show whether it refuses the arguments")
 		}
-		if r := m.Get("result"); p.Expect.Request.Get("params.task").Exists() && r.Get("task").IsObject() && !r.Get("content").Exists() {
+		if r := m.Get("result"); envelope.CreatedTask(&p.Expect.Request, r) {
 			// A CreateTaskResult (2025-11-25 tasks): the server took the
 			// call as a task, and its outcome, a refusal of the arguments
 			// or not, comes by tasks/result, past this exchange.

@@ -272,7 +272,7 @@ checker could not judge it, never a finding of the server.`,
 			// (Before 2026-07-28 resultType means nothing: the result is
 			// a CallToolResult, and owes the output.)
 			return Skip("an input_required result carries no output")
-		case p.Expect.Request.Get("params.task").Exists() && r.Get("task").IsObject() && !r.Get("content").Exists():
+		case envelope.CreatedTask(&p.Expect.Request, r):
 			// A task-augmented call (2025-11-25 tasks) answered with the
 			// task it created: the output comes later, from tasks/result.
 			return Skip("a task-augmented call answered with the task it created (CreateTaskResult) carries no output")

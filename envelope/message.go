@@ -501,6 +501,10 @@ const smallObject = 16
 // request's id.
 const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 
+// MetaRelatedTask is the _meta key that ties a 2025-11-25 message to a
+// task ({"taskId": …}).
+const MetaRelatedTask = "io.modelcontextprotocol/related-task"
+
 // JoinPath appends a key to a dotted display path ("error.data" + "x").
 // Keys with dots or wildcards are escaped as gjson would need them, so a
 // reported path can be fed back to Get.
@@ -1068,6 +1072,23 @@ func PipeAsks(body []byte) (logFloor string, listens []string) {
 func ValidLogLevel(l string) bool {
 	_, ok := logRank[l]
 	return ok
+}
+
+// AsksTask: a 2025-11-25 request is task-augmented: its params.task is
+// an object (TaskMetadata). A null there, or another value, asks for no
+// task (review rev49: task null was read as one).
+func AsksTask(req getter) bool { return req.Get("params.task").IsObject() }
+
+// A getter reads a member by gjson path: a *Message or a gjson.Result.
+type getter interface {
+	Get(path string) gjson.Result
+}
+
+// CreatedTask: result answers the task-augmented request req with the
+// task it created (a CreateTaskResult: a task object, no content), not
+// with the method's own result, which tasks/result gives later.
+func CreatedTask(req getter, result gjson.Result) bool {
+	return AsksTask(req) && result.Get("task").IsObject() && !result.Get("content").Exists()
 }
 
 // TaskLives: a 2025-11-25 request's task (params.task) was answered

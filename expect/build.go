@@ -1207,6 +1207,13 @@ func (e *Expectation) call(http bool) {
 				e.Codes = union(e.Codes, probe.Codes)
 				e.Detail += "; " + probe.Detail + " (" + eitherFault(e.Version) + ")"
 			}
+			if t := req.Get("params.taskId"); strings.HasPrefix(e.Method, "tasks/") && t.Exists() {
+				// So is the task the request names, to a server that does
+				// not declare what it asks: an unknown taskId is -32602
+				// (T-TASK-3; review rev49).
+				e.Codes = union(e.Codes, []int{envelope.CodeInvalidParams})
+				e.Detail += "; task " + valueText(t) + " may be unknown to it (T-TASK-3; " + eitherFault(e.Version) + ")"
+			}
 			return
 		}
 	}
@@ -1285,7 +1292,7 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 	if args.Exists() {
 		in = []byte(args.Raw)
 	}
-	support, withTask := gjson.GetBytes(t.Raw, "execution.taskSupport").Str, req.Get("params.task").Exists()
+	support, withTask := gjson.GetBytes(t.Raw, "execution.taskSupport").Str, envelope.AsksTask(req)
 	taskRequired := e.Version == envelope.V20251125 && support == "required" && !withTask
 	taskForbidden := e.Version == envelope.V20251125 && withTask && (support == "" || support == "forbidden")
 	if taskForbidden && !t.Rejects(in, e.Version) {
