@@ -3,9 +3,11 @@ package checks
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -42,7 +44,13 @@ var MethodResults = &Check{
   fails (the tasks page, Task Support and Handling); and the task a
   tasks/get or tasks/cancel result names, and the related-task _meta of
   a tasks/result result, is the one the request's taskId names (the
-  tasks page: the request's taskId is the source of truth).
+  tasks page: the request's taskId is the source of truth). A plain
+  result for a task-augmented call of a tool that takes tasks, from a
+  server that declares task-augmented tools/call, warns (an accepted
+  task is answered with a CreateTaskResult; whether the server may
+  decline is not said). A task's createdAt and lastUpdatedAt are ISO
+  8601 timestamps (a MUST of the tasks page): a value that is none
+  fails, an ISO 8601 form RFC 3339 leaves out (no offset) warns.
 - The keys of capabilities.extensions (2026-07-28) follow the _meta key
   grammar with a prefix that is not optional: "io.example/tasks", never
   "tasks" (T-LIFE-17).
@@ -161,14 +169,28 @@ PRO1002's to judge.`,
 			if n := len(r.Get("completion.values").Array()); n > 100 {
 				p.Failf("result.completion.values", "%d completion values; at most 100 are allowed (T-COMP-1)", n)
 			}
+		case x.Method == "tools/call" && x.Version == envelope.V20251125 && envelope.AsksTask(&x.Request) && r.Get("content").Exists() && !r.Get("task").Exists():
+			// A task the server accepts is answered with a CreateTaskResult
+			// (the tasks page, Result Retrieval); whether a server that
+			// declares task-augmented calls, of a tool that takes tasks,
+			// may decline and serve the call normally is not said: a
+			// warning (review rev49).
+			t := x.Facts.Tool(x.Request.Get("params.name").Str)
+			if declared, known := x.Facts.Declares("tasks.requests.tools.call"); known && declared && t != nil {
+				if support := gjson.GetBytes(t.Raw, "execution.taskSupport").Str; support == "optional" || support == "required" {
+					judged = true
+					p.Warnf("result", "a task-augmented call of tool %s (taskSupport %s) answered with its result, not a CreateTaskResult, by a server that declares task-augmented tools/call: a receiver that accepts a task returns a CreateTaskResult (the tasks page, Result Retrieval), and a requestor waiting for one may reject this", Quote(t.Name, quoteN), Quote(support, quoteN))
+				}
+			}
 		case x.Method == "tools/call" && x.Version == envelope.V20251125 && envelope.CreatedTask(&x.Request, r):
 			// "Receivers that do not declare the task capability for a
 			// request type MUST process requests of that type normally,
 			// ignoring any task-augmentation metadata" (the tasks page,
 			// Task Support and Handling): known from the server's own
 			// declaration (review rev49).
+			judged = true
+			taskTimes(p, "result.task", r.Get("task"))
 			if declared, known := x.Facts.Declares("tasks.requests.tools.call"); known && !declared {
-				judged = true
 				p.Failf("result.task", "the server created a task for tools/call, though it declared no task-augmented tools/call (tasks.requests.tools.call): it processes such a call normally, ignoring the task (the tasks page, Task Support and Handling)")
 			}
 		case x.Version == envelope.V20251125 && (x.Method == "tasks/get" || x.Method == "tasks/cancel" || x.Method == "tasks/result") && x.Request.Get("params.taskId").Type == gjson.String:
@@ -176,6 +198,9 @@ PRO1002's to judge.`,
 			// meant, and a related-task _meta names that task (the tasks
 			// page, Associating Task-Related Messages; review rev49).
 			judged = true
+			if x.Method != "tasks/result" {
+				taskTimes(p, "result", r)
+			}
 			asked := x.Request.Get("params.taskId").Str
 			path, got := "result.taskId", r.Get("taskId")
 			if x.Method == "tasks/result" {
@@ -184,6 +209,11 @@ PRO1002's to judge.`,
 			}
 			if got.Type == gjson.String && got.Str != asked {
 				p.Failf(path, "the result names task %s, the request task %s: the request's taskId is the source of truth for the task meant (the tasks page, Associating Task-Related Messages)", Quote(got.Str, quoteN), Quote(asked, quoteN))
+			}
+		case x.Method == "tasks/list" && x.Version == envelope.V20251125:
+			judged = true
+			for i, t := range r.Get("tasks").Array() {
+				taskTimes(p, fmt.Sprintf("result.tasks.%d", i), t)
 			}
 		case x.Version == envelope.V20260728 && r.Get("capabilities.extensions").IsObject():
 			judged = true
@@ -342,6 +372,32 @@ another request fails (T-STDIO-8: it only ends a listen stream).`,
 		return nil
 	},
 }
+
+// taskTimes judges a 2025-11-25 Task's timestamps: ISO 8601, as RFC 3339
+// writes them (the tasks page, TTL and Resource Management: a MUST; the
+// schemas type them as strings alone). One in another ISO 8601 form (no
+// offset, the basic format) only warns: the page names ISO 8601 and
+// links RFC 3339's profile of it.
+func taskTimes(p *Pass, path string, task gjson.Result) {
+	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
+		v := task.Get(k)
+		if v.Type != gjson.String {
+			continue // the schema's to judge
+		}
+		if _, err := time.Parse(time.RFC3339Nano, v.Str); err == nil {
+			continue
+		}
+		if isoTime.MatchString(v.Str) {
+			p.Warnf(path+"."+k, "%s %s is ISO 8601 but not as RFC 3339 writes it (a full date and time with its offset), which the tasks page links", k, Quote(v.Str, quoteN))
+			continue
+		}
+		p.Failf(path+"."+k, "%s %s is no ISO 8601 timestamp (the tasks page, TTL and Resource Management)", k, Quote(v.Str, quoteN))
+	}
+}
+
+// isoTime recognises the ISO 8601 date-time forms RFC 3339 leaves out: no
+// offset, the basic format, a date alone, a space for the T.
+var isoTime = regexp.MustCompile(`^\d{4}-?\d{2}-?\d{2}([T ]\d{2}(:?\d{2}(:?\d{2}([.,]\d+)?)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$`)
 
 // endedByServer: an HTTP listen stream that the server closed, read to
 // its end (Response.Ended: a recording says so; one made before it did
