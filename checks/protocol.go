@@ -166,6 +166,10 @@ declarations set, not only for form:
   or tasks/result only to one that declared tasks, and
   notifications/elicitation/complete only to one that declared
   elicitation.url (no URL elicitation can have been asked of any other).
+  What a SHOULD binds warns: a 2025-11-25 sampling or elicitation request
+  augmented with a task, to a client that declared no task support for
+  it (the tasks page, Capability Negotiation), and includeContext other
+  than "none" to one that declared no sampling.context.
 - In 2025-xx a request or notification of a method MCP defines only in
   another version (tasks/* and notifications/elicitation/complete in
   2025-06-18, elicitation/create in 2025-03-26) fails: both sides stay
@@ -632,6 +636,8 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 		default:
 			if gap, at := capabilityGap(method, params, caps); gap != "" {
 				undeclaredUse(p)(path+".params."+at, "the server sent %s asking for %s, which the client did not declare (T-LIFE-4)", Quote(method, quoteN), gap)
+			} else if gap, at, why := capabilityShould(x.Version, method, params, caps); gap != "" {
+				p.Warnf(path+".params."+at, "the server sent %s asking for %s, which the client did not declare: %s", Quote(method, quoteN), gap, why)
 			}
 		}
 	}
@@ -674,6 +680,26 @@ func capabilityGap(method string, params, caps gjson.Result) (gap, at string) {
 		}
 	}
 	return "", ""
+}
+
+// capabilityShould is what capabilityGap is for the uses of a client's
+// capability that a SHOULD binds (review rev49): a 2025-11-25 request
+// augmented with a task, to a client that declared no task support for
+// it ("if capabilities.tasks is not defined, the peer SHOULD NOT attempt
+// to create tasks"), and a sampling request's includeContext other than
+// "none" to a client that declared no sampling.context ("servers SHOULD
+// only use includeContext: none"). why names the rule.
+func capabilityShould(version, method string, params, caps gjson.Result) (gap, at, why string) {
+	if t := params.Get("task"); t.IsObject() && version == envelope.V20251125 {
+		need := map[string]string{"elicitation/create": "tasks.requests.elicitation.create", "sampling/createMessage": "tasks.requests.sampling.createMessage"}[method]
+		if need != "" && !expect.DeclaredIn(caps, need) {
+			return need, "task", "a requestor SHOULD augment a request with a task only where the receiver declared it (the tasks page, Capability Negotiation)"
+		}
+	}
+	if c := params.Get("includeContext"); method == "sampling/createMessage" && version != envelope.V20250618 && c.Type == gjson.String && c.Str != "none" && !caps.Get("sampling.context").Exists() {
+		return "sampling.context", "includeContext", "without it a server SHOULD only use includeContext \"none\" (ClientCapabilities.sampling.context)"
+	}
+	return "", "", ""
 }
 
 // elicitationModeDeclared: the elicitation capability decl allows mode.
