@@ -59,9 +59,6 @@ func (o *lintOptions) fileSettings(i int, ss *session) (settings, []string, erro
 	took := func(flag, v string) {
 		notes = append(notes, fmt.Sprintf("%s: judged with --%s %s, as its recorded run was", name, flag, quoteEmpty(v)))
 	}
-	elsewhere := func(flag, v, here string) {
-		notes = append(notes, fmt.Sprintf("%s: the recording was judged with --%s %s, a file of that machine; judged here with --%s %s (pass the file to judge alike)", name, flag, v, flag, here))
-	}
 	unset := func(flag string) bool { return o.changed == nil || !o.changed(flag) }
 	for _, f := range []struct{ flag, v, here string }{{"contract", run.Contract, o.Contract}, {"schema", run.Schema, o.Schema}} {
 		if f.v == "" && unset(f.flag) {
@@ -69,21 +66,22 @@ func (o *lintOptions) fileSettings(i int, ss *session) (settings, []string, erro
 			notes = append(notes, fmt.Sprintf("%s: its run line records no --%s: judged with --%s %s", name, f.flag, f.flag, f.here))
 		}
 	}
+	// A contract or schema file the run line names is read where lint
+	// runs (a path relative to lint's directory): judged otherwise, the
+	// input's verdicts would not be the recorded run's, and the gate
+	// could differ (review rev47), so one that cannot be read leaves the
+	// input unjudged, an input problem.
 	if v := run.Contract; v != "" && v != o.Contract && unset("contract") {
-		if v != "strict" && v != "spec" {
-			elsewhere("contract", v, o.Contract)
-		} else if c, err := envelope.LoadContract(v); err != nil {
-			return st, notes, fmt.Errorf("%s: --contract: %w (the file is not judged)", name, err)
+		if c, err := envelope.LoadContract(v); err != nil {
+			return st, notes, fmt.Errorf("%s: its run line's --contract %s: %w (the file is not judged; pass --contract to judge it with another)", name, v, err)
 		} else {
 			st.contract = c
 			took("contract", v)
 		}
 	}
 	if v := run.Schema; v != "" && v != o.Schema && unset("schema") {
-		if !slices.Contains([]string{"builtin", "none", "off"}, v) {
-			elsewhere("schema", v, o.Schema)
-		} else if sv, err := (&reportOptions{Schema: v}).validator(); err != nil {
-			return st, notes, fmt.Errorf("%s: %w (the file is not judged)", name, err)
+		if sv, err := (&reportOptions{Schema: v}).validator(); err != nil {
+			return st, notes, fmt.Errorf("%s: its run line's %w (the file is not judged; pass --schema to judge it with another)", name, err)
 		} else {
 			st.schemas, st.schema = sv, v
 			took("schema", v)
@@ -393,6 +391,8 @@ func (o *lintOptions) adoptRun(ins []lintInput) []string {
 	}
 	run := *opened[0]
 	var notes []string
+	unreadable := false
+	keep := [3]string{o.Contract, o.Schema, o.Checks}
 	take := func(flag string, dst *string, v string, builtin ...string) {
 		switch {
 		case o.changed != nil && o.changed(flag), v == *dst:
@@ -401,8 +401,11 @@ func (o *lintOptions) adoptRun(ins []lintInput) []string {
 			// only --checks "" means all): lint's own is used, and the
 			// note names it, not the empty value.
 			notes = append(notes, fmt.Sprintf("the recording's run line records no --%s: judged with --%s %s", flag, flag, *dst))
-		case v != "" && len(builtin) > 0 && !slices.Contains(builtin, v):
-			notes = append(notes, fmt.Sprintf("the recording was judged with --%s %s, a file of that machine; judged here with --%s %s (pass the file to judge alike)", flag, v, flag, *dst))
+		case v != "" && len(builtin) > 0 && !slices.Contains(builtin, v) && !isFile(v):
+			// A file that cannot be read here: each input is judged with
+			// its own run line (fileSettings), which names the problem
+			// and leaves it unjudged.
+			unreadable = true
 		default:
 			*dst = v
 			notes = append(notes, fmt.Sprintf("judged with --%s %s, as the recorded run was", flag, quoteEmpty(v)))
@@ -411,7 +414,18 @@ func (o *lintOptions) adoptRun(ins []lintInput) []string {
 	take("contract", &o.Contract, run.Contract, "strict", "spec")
 	take("schema", &o.Schema, run.Schema, "builtin", "none", "off")
 	take("checks", &o.Checks, run.Checks)
+	if unreadable {
+		o.Contract, o.Schema, o.Checks = keep[0], keep[1], keep[2]
+		o.ownRuns = runs
+		return nil
+	}
 	return notes
+}
+
+// isFile: path names a regular file (that lint can then read).
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // peekRun reads the run line an input starts with, if it does (blank

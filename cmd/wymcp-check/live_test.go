@@ -147,6 +147,53 @@ func TestRecordedRunSettingsLintAlike(t *testing.T) {
 	}
 }
 
+// TestRecordedContractFileLintAlike: a run judged with a contract file
+// records its path, and lint reads that file, so the recording lints to
+// the run's rows; it judged with strict and a note before, which could
+// pass a gate the run failed (review rev47). A file lint cannot read
+// leaves the input unjudged, an input problem (exit 2), unless --contract
+// names another.
+func TestRecordedContractFileLintAlike(t *testing.T) {
+	dir := t.TempDir()
+	contract := filepath.Join(dir, "contract.json")
+	raw, err := os.ReadFile(filepath.Join("..", "..", "checks", "testdata", "contract_distilled_renamed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(contract, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, live, linted := filepath.Join(dir, "run.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
+	if code, _, errOut := runMain(t, "", "check", "--demo", "--demo-fault", "undistilled-errors", "--contract", contract, "--record", rec, "--format", "json", "-o", live); code != exitFindings {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runMain(t, "", "lint", "--format", "json", "-o", linted, rec); code != exitFindings {
+		t.Fatalf("lint: exit %d: %s", code, errOut)
+	}
+	// (The fixtures the run did not send are skipped in its report
+	// alone: the recording holds what was sent.)
+	judged := func(rows []string) []string {
+		return slices.DeleteFunc(rows, func(r string) bool { return strings.HasSuffix(r, " skip") })
+	}
+	want := judged(reportRows(t, live))
+	if !slices.ContainsFunc(want, func(r string) bool { return strings.Contains(r, " fail") }) {
+		t.Fatalf("the live run failed nothing (%d rows)", len(want))
+	}
+	if diff := cmp.Diff(want, judged(reportRows(t, linted))); diff != "" {
+		t.Errorf("lint of the recording (-check +lint):\n%s", diff)
+	}
+	if err := os.Remove(contract); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runMain(t, "", "lint", rec)
+	if code != exitUsage || !strings.Contains(out, "its run line's --contract "+contract) || strings.Contains(out, "fail ERR") {
+		t.Errorf("lint without the run's contract file: exit %d, want %d, the input problem named and nothing judged\n%s", code, exitUsage, out)
+	}
+	if code, out, _ := runMain(t, "", "lint", "--contract", "strict", rec); code != exitFindings || strings.Contains(out, "input problem") {
+		t.Errorf("lint --contract strict: exit %d, want %d and the flag to win over the recording's file\n%s", code, exitFindings, out)
+	}
+}
+
 // TestSendShowsFindingsWithoutABody: a reply with no body (here none at
 // all: the tool hangs) has no line to put its findings beside; send
 // lists them below, where an audit found nothing but the counts.
