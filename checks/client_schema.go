@@ -261,7 +261,11 @@ var ClientCapabilityUse = &Check{
 initialize result advertised: tools/*, resources/* (subscribe and
 unsubscribe need resources.subscribe), prompts/*, logging/setLevel,
 completion/complete and tasks/* need tools, resources, prompts, logging,
-completions and tasks. It sends notifications/roots/list_changed only
+completions and tasks. In 2025-11-25 it uses task augmentation on a
+server's tools only where the server declared tasks.requests.tools.call,
+and there never on a tool without task support, always on one whose
+taskSupport is "required" (the tasks page, Tool-Level Negotiation). It
+sends notifications/roots/list_changed only
 when it declared roots.listChanged. A client that answers a server's sampling/createMessage,
 elicitation/create or roots/list with a result declared sampling,
 elicitation or roots in its initialize; in 2025-11-25 a URL-mode
@@ -391,6 +395,37 @@ func judgeClientAsk(p *Pass, cp *clientPass) error {
 	}
 	if v := gjson.GetBytes(c.serverCaps, need); !v.Exists() || v.Type == gjson.Null || v.Type == gjson.False {
 		fail("method", "asks for %s, but the server did not declare %s in its initialize result (T-LIFE-4)", Quote(cp.method, quoteN), need)
+		return nil
+	}
+	if cp.method == "tools/call" && c.version == envelope.V20251125 {
+		clientTaskUse(p, cp, c.serverCaps)
 	}
 	return nil
+}
+
+// clientTaskUse judges a 2025-11-25 client's tools/call by the tasks
+// page's Tool-Level Negotiation, whose MUSTs bind the client (review
+// rev49): no task augmentation on a server that declared no
+// tasks.requests.tools.call; and where it did, none for a tool whose
+// taskSupport is absent or "forbidden", and always one for a tool that
+// declares it "required".
+func clientTaskUse(p *Pass, cp *clientPass, serverCaps []byte) {
+	asks := envelope.AsksTask(&cp.msg)
+	if !expect.DeclaredIn(gjson.ParseBytes(serverCaps), "tasks.requests.tools.call") {
+		if asks {
+			p.Failf("params.task", "a task-augmented tools/call, but the server declared no tasks.requests.tools.call: clients MUST NOT use task augmentation on its tools (the tasks page, Tool-Level Negotiation)")
+		}
+		return
+	}
+	name := cp.msg.Get("params.name")
+	t := cp.in.Facts.Tool(name.Str)
+	if name.Type != gjson.String || t == nil {
+		return // an unlisted tool is CLI1012's
+	}
+	switch support := gjson.GetBytes(t.Raw, "execution.taskSupport").Str; {
+	case asks && (support == "" || support == "forbidden"):
+		p.Failf("params.task", "calls %s as a task, but the tool declares no task support: clients MUST NOT invoke it as a task (the tasks page, Tool-Level Negotiation)", Quote(t.Name, quoteN))
+	case !asks && support == "required":
+		p.Failf("params", "calls %s without a task, but the tool declares taskSupport \"required\": clients MUST invoke it as a task (the tasks page, Tool-Level Negotiation)", Quote(t.Name, quoteN))
+	}
 }
