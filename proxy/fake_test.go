@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +25,8 @@ const fakeEnv = "WYMCP_PROXY_FAKE"
 const (
 	fakeInLog  = "WYMCP_PROXY_FAKE_IN"
 	fakeOutLog = "WYMCP_PROXY_FAKE_OUT"
+	// fakeEOF is what the fake "eof" does once its stdin ended.
+	fakeEOF = "WYMCP_PROXY_FAKE_EOF"
 )
 
 func TestMain(m *testing.M) {
@@ -135,6 +138,17 @@ func runFake(name string) int {
 		for range 100 {
 			fmt.Fprintln(os.Stderr, "tick")
 			time.Sleep(100 * time.Millisecond)
+		}
+		return 0
+	case "eof": // echo until stdin ends, then plays the lines of $WYMCP_PROXY_FAKE_EOF: "sleep:N" waits N ms, any other is written
+		echo(in, out)
+		for _, step := range strings.Split(os.Getenv(fakeEOF), "\n") {
+			if ms, ok := strings.CutPrefix(step, "sleep:"); ok {
+				n, _ := strconv.Atoi(ms)
+				time.Sleep(time.Duration(n) * time.Millisecond)
+			} else if step != "" {
+				fmt.Fprintln(out, step)
+			}
 		}
 		return 0
 	case "exit7": // reads one line, says goodbye on stderr, exits 7

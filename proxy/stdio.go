@@ -123,6 +123,12 @@ type stdioRelay struct {
 	// the same way here.
 	held     [][]byte
 	heldSize int64
+	// eof is the exchange of the end of the server's input, once the
+	// client closed its end while the server ran (see endInputLocked):
+	// what the server writes after that and no request's exchange takes,
+	// and what was held then, is its reply, judged as check judges the
+	// lines after it closes stdin (T-STDIO-2, T-STDIO-6).
+	eof *waiting
 	// timer judges a silence when its deadline passes (see armLocked);
 	// closed stops it for good at the session's end.
 	timer  *time.Timer
@@ -232,6 +238,9 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 		case <-p.exited:
 		default:
 			clientFirst.Store(true)
+			r.mu.Lock()
+			r.endInputLocked()
+			r.mu.Unlock()
 		}
 		p.stdin.Close() // the client is done: tell the server, as MCP's shutdown does
 	}()
@@ -267,10 +276,17 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 			p.stop(lim.Grace)
 		}
 	}
+	// How the server took the end of its input, when the client closed
+	// first (see endInputLocked): only a wait that ran its whole grace
+	// tells, as check's does.
+	var exited, lingered bool
 	select {
 	case <-p.exited:
+		exited = true
 	case <-clientClosed:
-		if !p.waitExit(lim.Grace) {
+		exited = p.waitExit(lim.Grace)
+		if !exited {
+			lingered = true
 			note("the server did not exit within %v after its stdin closed; sent SIGTERM", lim.Grace)
 			p.stop(lim.Grace)
 		}
@@ -337,6 +353,7 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 		// With several open, which one is not known.
 		died = "the server ended while the client was connected (" + res.Exit + ")"
 	}
+	r.inputEnded(exited, lingered)
 	r.finish(fmt.Sprintf("no reply before the server ended (%s)", res.Exit), died)
 	res.Lagged = !r.q.close(drainWait)
 	res.Stats = r.q.snapshot()
@@ -743,6 +760,12 @@ func (r *stdioRelay) besidesLocked(o *Observation) bool {
 			r.holdLocked(o)
 			return true
 		}
+		if r.eof != nil {
+			// The client closed its end: what the server writes now
+			// is the end of input's (see eof).
+			r.eofKeepLocked(o, "")
+			return true
+		}
 		// A line over the bound is not judged, waiting or not.
 		return o.Oversized
 	}
@@ -823,6 +846,10 @@ func (r *stdioRelay) roomLocked(w *waiting, n int64) bool {
 // startup banner (T-STDIO-2), within the bounds of what is kept for one
 // request.
 func (r *stdioRelay) holdLocked(o *Observation) {
+	if r.eof != nil {
+		r.eofKeepLocked(o, "")
+		return
+	}
 	if len(r.held) >= maxBesides || r.heldSize+int64(len(o.Raw)) > r.lim.MaxBytes {
 		return
 	}
@@ -864,6 +891,9 @@ func (r *stdioRelay) finish(why, died string) {
 		}
 		evs = append(evs, r.endLocked(w, why))
 	}
+	// The end of input follows the requests sent before it, as check
+	// judges it after its last fixture.
+	evs = append(evs, r.eofPairLocked(r.now())...)
 	for _, w := range r.server.drainOwed() {
 		evs = append(evs, r.failLocked(ServerToClient, w, "the client never answered before the session ended"))
 	}

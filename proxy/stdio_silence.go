@@ -380,7 +380,8 @@ func (r *stdioRelay) sentLocked(o *Observation) {
 // all (T-RPC-5). It joins the reply of the latest request waiting, listed
 // as unsent, and that exchange judges it (RPC1006), as check judges such
 // a line in the exchange open when it comes. It reports whether it took
-// o; with none waiting it only passes, as before.
+// o; with none waiting it only passes, as before, unless the client
+// closed its end: then the end of input takes it (see eof).
 func (r *stdioRelay) unsentLocked(o *Observation) bool {
 	key := idKey(o.ID)
 	if key == "" || o.Oversized || r.sentFull || r.sent[key] || r.sent[envelope.OtherTypeKey(key)] {
@@ -396,6 +397,13 @@ func (r *stdioRelay) unsentLocked(o *Observation) bool {
 		if w == nil || c.seq > w.seq {
 			w = c
 		}
+	}
+	if w == nil && r.eof != nil {
+		// After the client closed its end: the end of input's, listed
+		// as unsent, as check's exchange there lists it.
+		o.Note = "names no request the client sent"
+		r.eofKeepLocked(o, envelope.Compact(o.ID))
+		return true
 	}
 	if w == nil {
 		return false

@@ -68,19 +68,19 @@ type stdioSession struct {
 
 func startStdio(t *testing.T, fake string, lim Limits, rec *recorder) *stdioSession {
 	t.Helper()
-	return startStdioEnv(t, fakeEnv+"="+fake, lim, rec)
+	return startStdioEnv(t, []string{fakeEnv + "=" + fake}, lim, rec)
 }
 
 // startScript runs a Stdio relay around a scripted fake (see runScript).
 func startScript(t *testing.T, script string, lim Limits) *stdioSession {
 	t.Helper()
-	s := startStdioEnv(t, scriptEnv+"="+script, lim, nil)
+	s := startStdioEnv(t, []string{scriptEnv + "=" + script}, lim, nil)
 	waitContains(t, s.errOut, "script: ready")
 	return s
 }
 
 // startStdioEnv runs a Stdio relay around the fake that env names.
-func startStdioEnv(t *testing.T, env string, lim Limits, rec *recorder) *stdioSession {
+func startStdioEnv(t *testing.T, env []string, lim Limits, rec *recorder) *stdioSession {
 	t.Helper()
 	dir := t.TempDir()
 	s := &stdioSession{out: &lockedBuffer{}, errOut: &lockedBuffer{}, sigs: make(chan os.Signal, 1), rec: rec,
@@ -94,7 +94,7 @@ func startStdioEnv(t *testing.T, env string, lim Limits, rec *recorder) *stdioSe
 	s.cancel = cancel
 	st := &Stdio{
 		Argv:     fakeArgv(t),
-		Env:      append(os.Environ(), env, fakeInLog+"="+s.inLog, fakeOutLog+"="+s.outLog),
+		Env:      append(append(os.Environ(), env...), fakeInLog+"="+s.inLog, fakeOutLog+"="+s.outLog),
 		Stdin:    pr,
 		Stdout:   s.out,
 		Stderr:   s.errOut,
@@ -183,12 +183,19 @@ func TestStdioRelaysBothWaysUnchanged(t *testing.T) {
 		if r := p.Exchange.Response; r != nil {
 			reply = string(bytes.Join(r.Messages, []byte("|")))
 		}
+		method := p.Method
+		if p.Exchange.EndsInput() {
+			method = envelope.EndOfInput
+		}
 		got = append(got, fmt.Sprintf("%v %q reply=%s failure=%q died=%q version=%q completed=%v",
-			p.Asker, p.Method, reply, p.Exchange.Failure, p.Exchange.Died, p.Exchange.Version, p.ReplySeq != 0))
+			p.Asker, method, reply, p.Exchange.Failure, p.Exchange.Died, p.Exchange.Version, p.ReplySeq != 0))
 	}
 	slices.Sort(got)
 	want := []string{
 		`client→server "" reply=none failure="no reply before the server ended (exit status 0)" died="" version="2025-06-18" completed=false`,
+		// The client closed its end: the server's stdin ended, and it
+		// wrote nothing after.
+		`client→server "EOF" reply=none failure="" died="" version="2025-06-18" completed=false`,
 		`client→server "initialize" reply={"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"echo","version":"1"}}} failure="" died="" version="" completed=true`,
 		`client→server "notifications/answer-me" reply={"jsonrpc":"2.0","id":null,"result":{}} failure="" died="" version="2025-06-18" completed=true`,
 		`client→server "notifications/initialized" reply=none failure="" died="" version="2025-06-18" completed=false`,
@@ -233,6 +240,7 @@ func TestStdioPrettyReply(t *testing.T) {
 		t.Errorf("relayed %q, want %q", got, want)
 	}
 	_, pairs := s.rec.snapshot()
+	pairs = withoutEOF(pairs)
 	if len(pairs) != 1 || pairs[0].Exchange.Response == nil || pairs[0].Exchange.Failure != "" {
 		t.Fatalf("pairs:\n%s", describe(nil, pairs))
 	}
@@ -254,7 +262,7 @@ func TestStdioNullIDReplyAnswersTheLineWithoutID(t *testing.T) {
 	s.wait(t, 10*time.Second)
 	_, pairs := s.rec.snapshot()
 	got := map[string]string{}
-	for _, p := range pairs {
+	for _, p := range withoutEOF(pairs) {
 		reply := "none"
 		if r := p.Exchange.Response; r != nil {
 			reply = string(r.Messages[0])
@@ -443,7 +451,7 @@ func TestStdioOfferedTokens(t *testing.T) {
 	s.wait(t, 10*time.Second)
 	_, pairs := s.rec.snapshot()
 	got := map[string][]string{}
-	for _, p := range pairs {
+	for _, p := range withoutEOF(pairs) {
 		if p.Asker == ClientToServer && p.Exchange != nil {
 			got[string(p.Exchange.Request.Body[:min(len(p.Exchange.Request.Body), 30)])] = p.Exchange.Offered
 		}
@@ -475,6 +483,7 @@ func TestStdioJunkLineJoinsReply(t *testing.T) {
 	s.in.Close()
 	s.wait(t, 10*time.Second)
 	_, pairs := s.rec.snapshot()
+	pairs = withoutEOF(pairs)
 	if len(pairs) != 1 || pairs[0].Exchange.Response == nil {
 		t.Fatalf("pairs:\n%s", describe(nil, pairs))
 	}
@@ -640,19 +649,24 @@ func TestStdioClientStopsReading(t *testing.T) {
 // the lines written before a request into its exchange; RPC1001 then
 // fails it as check does (T-STDIO-2). They were only observed, and the
 // replies judged clean. The twin writes the same lines on stderr, where
-// they belong: the replies alone.
+// they belong: the replies alone. The line after the last reply, which
+// no request follows, is the end of input's (the client closes its end),
+// judged there as check judges what follows its closing stdin; it was
+// judged nowhere.
 func TestStdioLinesBeforeARequestJoinIt(t *testing.T) {
 	tests := []struct {
 		fake string
-		want [][]string // each request's reply, in order
+		want [][]string // each request's reply, in order, then the end of input's
 	}{
 		{"banner", [][]string{
 			{"Server listening on stdio", `{"jsonrpc":"2.0","id":1,"result":{}}`},
 			{"log: answered 1", `{"jsonrpc":"2.0","id":2,"result":{}}`},
+			{"log: answered 2"},
 		}},
 		{"banner-stderr", [][]string{
 			{`{"jsonrpc":"2.0","id":1,"result":{}}`},
 			{`{"jsonrpc":"2.0","id":2,"result":{}}`},
+			nil,
 		}},
 	}
 	for _, tt := range tests {
@@ -741,12 +755,19 @@ func (s *stdioSession) play(t *testing.T, steps ...string) {
 	s.wait(t, 10*time.Second)
 }
 
+// withoutEOF leaves out the exchange of the end of the server's input
+// (the tests that close the client's end and judge other things).
+func withoutEOF(pairs []Pair) []Pair {
+	return slices.DeleteFunc(slices.Clone(pairs), func(p Pair) bool { return p.Exchange.EndsInput() })
+}
+
 // clientPairs renders the pairs of the client's requests (not its
-// notifications'), in the order delivered.
+// notifications', nor the end of the server's input: see eofPairs), in
+// the order delivered.
 func clientPairs(pairs []Pair) []string {
 	var got []string
 	for _, p := range pairs {
-		if p.Asker != ClientToServer || strings.HasPrefix(p.Method, "notifications/") {
+		if p.Asker != ClientToServer || strings.HasPrefix(p.Method, "notifications/") || p.Exchange.EndsInput() {
 			continue
 		}
 		line := fmt.Sprintf("#%d %s", p.RequestSeq, p.Method)
@@ -1123,6 +1144,9 @@ func TestStdioReplyOverTheBound(t *testing.T) {
 				t.Errorf("pairs (-want +got):\n%s\n%s", diff, describe(obs, pairs))
 			}
 			for _, p := range pairs {
+				if p.Exchange.Response == nil {
+					continue
+				}
 				n := 0
 				for _, m := range p.Exchange.Response.Messages {
 					n += len(m)

@@ -115,7 +115,7 @@ func TestWrapJudgesServerMessages(t *testing.T) {
 		want     string
 	}{
 		{"progress as a string", `{"progressToken":"t","progress":"half"}`, exitFindings, `fail PRO1003  messages[0].params.progress: progress is string "half", want a number`},
-		{"progress as a number", `{"progressToken":"t","progress":1,"total":2}`, 0, "3 exchanges judged: 3 ok, 0 warn, 0 fail"},
+		{"progress as a number", `{"progressToken":"t","progress":1,"total":2}`, 0, "4 exchanges judged: 4 ok, 0 warn, 0 fail"}, // the fourth, the end of input
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

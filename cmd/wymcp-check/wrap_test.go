@@ -53,8 +53,9 @@ func TestWrapJudgesABanner(t *testing.T) {
 		want     string
 		wantLint exitCode
 	}{
-		{"banner on stdout", "", "1 exchanges judged: 0 ok, 0 warn, 1 fail", exitFindings},
-		{"banner on stderr", ">&2", "1 exchanges judged: 1 ok, 0 warn, 0 fail", exitOK},
+		// The second exchange is the end of the server's input.
+		{"banner on stdout", "", "2 exchanges judged: 1 ok, 0 warn, 1 fail", exitFindings},
+		{"banner on stderr", ">&2", "2 exchanges judged: 2 ok, 0 warn, 0 fail", exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +180,7 @@ func TestWrapJudgesSilence(t *testing.T) {
 		{"silent", "hang", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:500"},
 			[]string{"fail RPC1006", "no response within 300ms; the server answered a later request (#5), so it is alive and left this request unanswered", "1 fail"}, exitFindings},
 		{"answered", "-", []string{wrapAdd, "sleep:20", wrapPing, `wait:"id":2`, "sleep:500"},
-			[]string{"4 exchanges judged: 4 ok, 0 warn, 0 fail"}, exitOK},
+			[]string{"5 exchanges judged: 5 ok, 0 warn, 0 fail"}, exitOK}, // the fifth, the end of input
 		{"cancelled", "hang", []string{wrapAdd, cancel, "sleep:20", wrapPing, `wait:"id":2`, "sleep:500"},
 			[]string{"0 fail; ", "→ ok"}, exitOK},
 	}
@@ -225,7 +226,7 @@ func TestWrapJudgesASecondResponse(t *testing.T) {
 	}{
 		{"twice", `"$r" "$r"`, copied, 1, exitFindings},
 		{"three times", `"$r" "$r" "$r"`, copied, 2, exitFindings},
-		{"once", `"$r"`, "1 exchanges judged: 1 ok, 0 warn, 0 fail", 0, exitOK},
+		{"once", `"$r"`, "2 exchanges judged: 2 ok, 0 warn, 0 fail", 0, exitOK}, // the second, the end of input
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "rec.jsonl")
@@ -364,12 +365,77 @@ func TestWrapReplyOverMaxBytes(t *testing.T) {
 			server := `read line; head -c ` + strconv.Itoa(tt.bytes) + ` /dev/zero | tr '\0' x; echo; ` +
 				`printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh","version":"1"}}}'; cat >/dev/null`
 			_, errOut := wrapPlay(t, []string{wrapInit, `wait:"id":0`, "sleep:100"}, "--color", "never", "--max-bytes", "1000", "--record", rec, "--", "/bin/sh", "-c", server)
-			if !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "1 exchanges judged: 0 ok, 0 warn, 1 fail") {
+			// The other exchange, the end of input, passes.
+			if !strings.Contains(errOut, tt.want) || !strings.Contains(errOut, "2 exchanges judged: 1 ok, 0 warn, 1 fail") {
 				t.Errorf("stderr lacks %q, or passes the exchange:\n%s", tt.want, errOut)
 			}
 			code, lintOut, _ := runMain(t, "", "lint", rec)
 			if what, _, _ := strings.Cut(tt.want, "  "); code != exitFindings || !strings.Contains(lintOut, what) {
 				t.Errorf("lint of the recording: exit %d, want %d and %q\n%s", code, exitFindings, what, lintOut)
+			}
+		})
+	}
+}
+
+// TestWrapJudgesTheEndOfInput: when the client closes its end, what the
+// server writes after its stdin closed is judged as check judges it, in
+// an exchange of its own (#N EOF): a goodbye line on stdout breaks
+// T-STDIO-2 (RPC1001 fails it), and a 2026-07-28 server still running
+// when --grace runs out warns PRO1011 (T-STDIO-6; skipped at 2025). wrap
+// showed the goodbye "judged with the next request's reply", and no
+// next request came: the server passed. Twins exit quietly, and pass.
+// lint of the recording gives every verdict wrap gave.
+func TestWrapJudgesTheEndOfInput(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	const discover = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	v2025 := []string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "sleep:50"}
+	v2026 := []string{discover, `wait:"id":1`}
+	tests := []struct {
+		name   string
+		steps  []string // the client's, before it closes its end
+		after  string   // the shell's, once the reference server ended
+		eof    []string // the end of input's PRO1011 and RPC1001 verdicts (RPC1001 skips where no line came)
+		exited bool
+	}{
+		{"goodbye, 2025", v2025, "echo Goodbye!", []string{"PRO1011 skip", "RPC1001 fail reply"}, true},
+		{"goodbye, 2026", v2026, "echo Goodbye!", []string{"PRO1011 pass", "RPC1001 fail reply"}, true},
+		{"quiet, 2025", v2025, "", []string{"PRO1011 skip", "RPC1001 skip"}, true},
+		{"quiet, 2026", v2026, "", []string{"PRO1011 pass", "RPC1001 skip"}, true},
+		{"lingers, 2025", v2025, "sleep 5", []string{"PRO1011 skip", "RPC1001 skip"}, false},
+		{"lingers, 2026", v2026, "sleep 5", []string{"PRO1011 warn server", "RPC1001 skip"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(wrapRefserverEnv, "-")
+			dir := t.TempDir()
+			rec, rep, linted := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "wrap.json"), filepath.Join(dir, "lint.json")
+			server := `"$0"; ` + tt.after
+			code, errOut := wrapPlay(t, tt.steps, "--color", "never", "--grace", "500ms", "--record", rec, "--report", rep, "--format", "json",
+				"--", "/bin/sh", "-c", server, os.Args[0])
+			if want := map[bool]exitCode{true: exitOK, false: 128 + 15}[tt.exited]; code != want {
+				t.Errorf("exit %d, want %d:\n%s", code, want, errOut)
+			}
+			live := reportRows(t, rep)
+			var eof []string
+			for _, row := range live {
+				fixture, rest, _ := strings.Cut(row, " EOF ")
+				if strings.HasPrefix(fixture, "#") && !strings.Contains(fixture, " ") {
+					if c, _, _ := strings.Cut(rest, " "); c == "RPC1001" || c == "PRO1011" {
+						eof = append(eof, rest)
+					}
+				}
+			}
+			if diff := cmp.Diff(tt.eof, eof); diff != "" {
+				t.Errorf("the end of input's verdicts (-want +got):\n%s\n%s", diff, errOut)
+			}
+			lintCode, lintOut, lintErr := runMain(t, "", "lint", "--format", "json", "-o", linted, rec)
+			if lintCode != exitOK && lintCode != exitFindings {
+				t.Fatalf("lint of the recording: exit %d\n%s%s", lintCode, lintOut, lintErr)
+			}
+			if diff := cmp.Diff(live, reportRows(t, linted)); diff != "" {
+				t.Errorf("verdicts: wrap's (-) and lint's of its recording (+) differ:\n%s", diff)
 			}
 		})
 	}
