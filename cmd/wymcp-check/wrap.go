@@ -40,8 +40,10 @@ fails it too; the client still waits as long as it likes. Messages over
 --max-bytes are relayed whole; their exchange gets an error (could not
 judge). SIGINT and SIGTERM are forwarded to
 the server. When the client closes stdin the server gets --grace to exit,
-then SIGTERM, then SIGKILL; a second SIGINT or SIGTERM stops it the same
-way. The verdicts never change wrap's exit code: use --report to gate on
+then SIGTERM, then SIGKILL; what it writes on stdout meanwhile is judged
+as check judges the end of a server's input (#N EOF: a goodbye line fails
+RPC1001; a 2026-07-28 server still running warns PRO1011). A second SIGINT
+or SIGTERM stops it the same way. The verdicts never change wrap's exit code: use --report to gate on
 them.
 
 ` + wrapExitHelp,
