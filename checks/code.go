@@ -109,14 +109,43 @@ pass.`,
 // a library says of a failed call (EINVAL, "invalid arguments passed to
 // sqlite3_bind_text"), and a validator's words (validationMessage); the
 // MCP schema's "Invalid arguments for tool …" is.
-var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?params\b|invalid arguments for tool\b|invalid request parameters|` + unknownName + `|-32602`)
+var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?params\b|invalid arguments for tool\b|invalid request parameters|-32602`)
 
-// unknownName is how a reply names the unknown-tool or unknown-prompt
+// unknownNameRE is how a reply names the unknown-tool or unknown-prompt
 // condition (fastmcp's "Unknown prompt", review rev46), its kind
-// captured.
-const unknownName = `unknown (tool|prompt)`
+// captured. It names the request's own fault only where the request
+// names a thing of that kind: see unknownNamed.
+var unknownNameRE = regexp.MustCompile(`(?i)unknown (tool|prompt)`)
 
-var unknownNameRE = regexp.MustCompile(`(?i)` + unknownName)
+// unknownNamed is the kind ("tool", "prompt") of the unknown thing msg
+// says the request named, "" when it says none: the words must name the
+// kind the request names (a tools/call's tool; a prompts/get's prompt, or
+// a completion's ref/prompt), and the facts must not list the name, or a
+// tool's backend relaying "Unknown prompt 'summarizer'" and a listed
+// prompt's template failing on an "unknown prompt partial" would read as
+// the client's mistake (review rev50).
+func unknownNamed(x *expect.Expectation, msg string) string {
+	m := unknownNameRE.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	kind := strings.ToLower(m[1])
+	var name gjson.Result
+	switch {
+	case kind == "tool" && x.Method == "tools/call":
+		name = x.Request.Get("params.name")
+	case kind == "prompt" && x.Method == "prompts/get":
+		name = x.Request.Get("params.name")
+	case kind == "prompt" && x.Method == "completion/complete" && x.Request.Get("params.ref.type").Str == "ref/prompt":
+		name = x.Request.Get("params.ref.name")
+	default:
+		return ""
+	}
+	if name.Type == gjson.String && x.Facts.Published(name.Str) {
+		return ""
+	}
+	return kind
+}
 
 // validationMessage recognises a validator's phrases, which a failure
 // upstream uses too ("database error: invalid input syntax for type
@@ -486,7 +515,7 @@ func hiddenInvalidParams(p *Pass, e gjson.Result) {
 	// T-ERR-5: -32603 is for a failure inside the server, and an unknown
 	// tool is the client's mistake), not the fixture's, which may ask the
 	// code only as a SHOULD (T-TOOL-7).
-	what, rule := refusedAs(e)
+	what, rule := refusedAs(p.Expect, e)
 	switch {
 	case sure && !accepted:
 		p.Deviate(expect.Want{Level: expect.Must, Rule: rule}, "error.code", "code -32603 (internal error) for what the reply itself calls %s; want -32602", what)
@@ -499,9 +528,9 @@ func hiddenInvalidParams(p *Pass, e gjson.Result) {
 
 // refusedAs names what a -32603 reply calls the fault, for a finding,
 // and the rule its code breaks.
-func refusedAs(e gjson.Result) (what, rule string) {
-	if m := unknownNameRE.FindStringSubmatch(e.Get("message").Str); m != nil {
-		return "an unknown " + strings.ToLower(m[1]) + " (a client's mistake, not the server's failure)", "T-ERR-5"
+func refusedAs(x *expect.Expectation, e gjson.Result) (what, rule string) {
+	if kind := unknownNamed(x, e.Get("message").Str); kind != "" {
+		return "an unknown " + kind + " (a client's mistake, not the server's failure)", "T-ERR-5"
 	}
 	return "invalid params", "T-ERR-4"
 }
@@ -523,7 +552,7 @@ func paramsRefusal(p *Pass, e gjson.Result) (sure, doubt bool) {
 	}
 	validator := validationMessage.MatchString(msg)
 	typed := typeComplaint.MatchString(msg)
-	named := invalidParamsName.MatchString(msg)
+	named := invalidParamsName.MatchString(msg) || unknownNamed(p.Expect, msg) != ""
 	// A zod dump is read issue by issue (zodIssuesAbout), not by the
 	// words it is made of, which name any path, the request's or not.
 	dump := isZodDump(msg)

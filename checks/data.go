@@ -830,7 +830,11 @@ func sentVersions(p *Pass) []string {
 	switch v := p.Expect.Request.Get("params._meta." + envelope.JoinPath("", envelope.MetaProtocolVersion)); {
 	case v.Type == gjson.String:
 		out = append(out, v.Str)
-	case v.Exists() && v.Type != gjson.Null:
+	case v.Type == gjson.Null:
+		// null, which a Go server reads as "" and JavaScript's String()
+		// writes "null" (review rev50).
+		out = append(out, "", "null")
+	case v.Exists():
 		// A version that is no string (20260728) is requested as its
 		// JSON text: the one version the body sent (review rev48).
 		out = append(out, v.Raw)

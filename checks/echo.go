@@ -1632,7 +1632,7 @@ func toolRefusal(x *expect.Expectation, text string) (expect.Want, error) {
 // refusalWords: a text that calls the call's arguments wrong, in the
 // protocol's or a validator's words.
 func refusalWords(text string) bool {
-	return invalidParamsName.MatchString(text) || validationMessage.MatchString(text) || typeComplaint.MatchString(text)
+	return invalidParamsName.MatchString(text) || unknownNameRE.MatchString(text) || validationMessage.MatchString(text) || typeComplaint.MatchString(text)
 }
 
 // decodedHeader is a header value as the server reads it: a Base64

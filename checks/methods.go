@@ -169,7 +169,11 @@ PRO1002's to judge.`,
 			if n := len(r.Get("completion.values").Array()); n > 100 {
 				p.Failf("result.completion.values", "%d completion values; at most 100 are allowed (T-COMP-1)", n)
 			}
-		case x.Method == "tools/call" && x.Version == envelope.V20251125 && envelope.AsksTask(&x.Request) && r.Get("content").Exists() && !r.Get("task").Exists():
+		case x.Method == "tools/call" && x.Version == envelope.V20251125 && envelope.AsksTask(&x.Request) && r.Get("content").Exists() && !r.Get("task").Exists() &&
+			r.Get("isError").Type != gjson.True && (x.Tool == nil || !x.Tool.Refusal.Set()):
+			// (A refusal, as a result with isError, creates no task: an
+			// argument the schema forbids is refused so, AMB-2; review
+			// rev50.)
 			// A task the server accepts is answered with a CreateTaskResult
 			// (the tasks page, Result Retrieval); whether a server that
 			// declares task-augmented calls, of a tool that takes tasks,
@@ -384,7 +388,7 @@ func taskTimes(p *Pass, path string, task gjson.Result) {
 		if v.Type != gjson.String {
 			continue // the schema's to judge
 		}
-		if _, err := time.Parse(time.RFC3339Nano, v.Str); err == nil {
+		if rfc3339(v.Str) {
 			continue
 		}
 		if isoTime.MatchString(v.Str) {
@@ -393,6 +397,18 @@ func taskTimes(p *Pass, path string, task gjson.Result) {
 		}
 		p.Failf(path+"."+k, "%s %s is no ISO 8601 timestamp (the tasks page, TTL and Resource Management)", k, Quote(v.Str, quoteN))
 	}
+}
+
+// rfc3339: s is an RFC 3339 date-time (§5.6): a "t" and "z" in lower case
+// too (§5.6's note), and a leap second (§5.7), which Go's parser refuses
+// (review rev50).
+func rfc3339(s string) bool {
+	u := strings.ToUpper(s)
+	if len(u) >= 19 && u[17:19] == "60" && u[10] == 'T' {
+		u = u[:17] + "59" + u[19:]
+	}
+	_, err := time.Parse(time.RFC3339Nano, u)
+	return err == nil
 }
 
 // isoTime recognises the ISO 8601 date-time forms RFC 3339 leaves out: no

@@ -1293,6 +1293,12 @@ func (e *Expectation) toolCall(req *envelope.Message) {
 		in = []byte(args.Raw)
 	}
 	support, withTask := gjson.GetBytes(t.Raw, "execution.taskSupport").Str, envelope.AsksTask(req)
+	if t := req.Get("params.task"); e.Version == envelope.V20251125 && t.Exists() && !withTask {
+		// A task that is no TaskMetadata object ("task": null) asks for
+		// no task, and is malformed params as much: a refusal with
+		// -32602 is right under that reading (review rev50).
+		e.ReadCodes = append(e.ReadCodes, envelope.CodeInvalidParams)
+	}
 	taskRequired := e.Version == envelope.V20251125 && support == "required" && !withTask
 	taskForbidden := e.Version == envelope.V20251125 && withTask && (support == "" || support == "forbidden")
 	if taskForbidden && !t.Rejects(in, e.Version) {
