@@ -1246,10 +1246,11 @@ var ExitsAtEOF = &Check{
 	Severity: SHOULD,
 	Area:     AreaProtocol,
 	Doc: `After the last fixture the checker closes the server's stdin, as a
-client ending the session does, and waits its grace (2s) for the process
-to exit (the exchange session/stdin-closed). A 2026-07-28 server SHOULD
+client ending the session does, and waits 5 s for the process to exit
+(the exchange session/stdin-closed; the digest's test of "promptly"
+says "e.g. 5 s"; wrap waits its --grace). A 2026-07-28 server SHOULD
 exit promptly once stdin reaches EOF (T-STDIO-6): one still running when
-the grace runs out warns, and is stopped with SIGTERM. The 2025 versions
+the wait runs out warns, and is stopped with SIGTERM. The 2025 versions
 describe only the client's side of the shutdown (close stdin, wait, then
 signal), so there the check skips. So it does where the run stopped
 waiting before the grace ran out (its deadline, an interrupt): that says

@@ -164,7 +164,7 @@ func TestStdinClosedStdio(t *testing.T) {
 		t.Run(tt.atEOF+"/"+tt.protocol, func(t *testing.T) {
 			t.Setenv(serverEnv, "")
 			t.Setenv(atEOFEnv, tt.atEOF)
-			target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond, Grace: 300 * time.Millisecond})
+			target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond, Grace: 300 * time.Millisecond, Exit: 300 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ const (
 	DefaultQuiet     = 300 * time.Millisecond
 	DefaultGrace     = 2 * time.Second
 	DefaultStart     = 30 * time.Second
+	DefaultExit      = 5 * time.Second
 )
 
 // Limits bound every exchange so a hostile server can never hang, flood or
@@ -51,6 +52,11 @@ type Limits struct {
 	// Grace is how long Stdio.Close waits at each shutdown step: after
 	// closing stdin, after SIGTERM.
 	Grace time.Duration
+	// Exit is how long Stdio.EndInput waits for the server to exit once
+	// its stdin closed, at least Grace: T-STDIO-6's "promptly", which the
+	// digest's test gives as "e.g. 5 s" (a server gone after 3 s was
+	// warned when the wait was the 2 s grace; review rev50).
+	Exit time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -74,5 +80,9 @@ func (l Limits) withDefaults() Limits {
 	if l.Start <= 0 {
 		l.Start = DefaultStart
 	}
+	if l.Exit <= 0 {
+		l.Exit = DefaultExit
+	}
+	l.Exit = max(l.Exit, l.Grace)
 	return l
 }

@@ -12,12 +12,12 @@ import (
 
 // EndInput closes the server's stdin, as a client ending the session
 // does, and reads what stdout carries after that until it ends and the
-// process exits, or Limits.Grace passes: the exchange of the end of input
-// (envelope.EndOfInput). Its lines are the server's as any exchange's are:
-// a goodbye banner on stdout breaks T-STDIO-2 as one at the start does,
-// and without this exchange Close dropped it unread. Lingered says the
-// process still ran when the grace ran out (T-STDIO-6); Close then stops
-// it as it stops any process.
+// process exits, or Limits.Exit passes: the exchange of the end of input
+// (envelope.EndOfInput). Its lines are the server's as any exchange's
+// are: a goodbye banner on stdout breaks T-STDIO-2 as one at the start
+// does, and without this exchange Close dropped it unread. Lingered says
+// the process still ran when Limits.Exit ran out (T-STDIO-6); Close then
+// stops it as it stops any process.
 //
 // ok is false when there was nothing to end: the transport closed, or
 // stdin out of step after a request written in part (the server would
@@ -35,7 +35,10 @@ func (s *Stdio) EndInput(ctx context.Context) (ex envelope.Exchange, ok bool) {
 	}
 	ex = envelope.Exchange{Transport: envelope.Stdio, Request: envelope.Request{Method: envelope.EndOfInput}}
 	var c collector
-	full := ""
+	// full is the checker's byte bound broken by one line (no judging
+	// it: an error, as in Do); stopped, a flood of lines past the
+	// bounds, which are dropped: what came within them is judged.
+	full, stopped := "", ""
 	take := func(ln line) {
 		if envelope.IsResponse(ln.data) {
 			if k := idKey(gjson.GetBytes(ln.data, "id")); k != "" && s.late[k] {
@@ -49,12 +52,15 @@ func (s *Stdio) EndInput(ctx context.Context) (ex envelope.Exchange, ok bool) {
 			}
 		}
 		// Past the bounds the lines are still read, and dropped: a
-		// server blocked on a full stdout cannot exit.
-		if full == "" && len(c.msgs) >= s.lim.MaxEvents {
+		// server blocked on a full stdout cannot exit. A flood (review
+		// rev50) is the server's: its first lines are judged, and the
+		// exit, not lost to the checker's "could not judge".
+		switch {
+		case full != "" || stopped != "":
+		case len(c.msgs) >= s.lim.MaxEvents || len(c.msgs) > 0 && !ln.cut && c.n+int64(len(ln.data)) > s.lim.MaxBytes:
 			c.truncated = true
-			full = fmt.Sprintf("%d lines after stdin closed; stopped reading", len(c.msgs))
-		}
-		if full == "" {
+			stopped = fmt.Sprintf("%d lines after stdin closed; the checker stopped keeping them", len(c.msgs))
+		default:
 			full = c.add(ln, s.lim.MaxBytes)
 		}
 	}
@@ -68,7 +74,7 @@ func (s *Stdio) EndInput(ctx context.Context) (ex envelope.Exchange, ok bool) {
 	s.wmu.Unlock()
 	s.inputEnded.Store(time.Now().UnixNano())
 
-	grace := time.NewTimer(s.lim.Grace)
+	grace := time.NewTimer(s.lim.Exit)
 	defer grace.Stop()
 	lines, exited, hurry := s.lines, s.exited, s.lim.Hurry
 	var settled, short <-chan time.Time
@@ -106,14 +112,15 @@ wait:
 	switch {
 	case s.hasExited():
 		ex.Exited = true
-		ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", s.lim.Grace)
+		ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", s.lim.Exit)
 	case short == nil && ctx.Err() == nil:
-		// Only a wait that ran its whole grace tells: one cut short by
+		// Only a wait that ran its whole time tells: one cut short by
 		// the run's deadline or an interrupt says nothing of the server.
 		ex.Lingered = true
-		ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", s.lim.Grace)
+		ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", s.lim.Exit)
 	default:
 		ex.Note = "stdin closed; the server was still running when the run stopped waiting"
 	}
+	ex.Note = envelope.JoinNotes(ex.Note, stopped)
 	return ex, true
 }

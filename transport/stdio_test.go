@@ -18,7 +18,7 @@ import (
 )
 
 // quick limits keep every stdio test within a few seconds.
-var quick = Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond, Grace: 200 * time.Millisecond}
+var quick = Limits{Timeout: 2 * time.Second, Quiet: 100 * time.Millisecond, Grace: 200 * time.Millisecond, Exit: 200 * time.Millisecond}
 
 // startFake runs the test binary as the named fake server; it is closed,
 // and checked for leaked goroutines, when the test ends.
