@@ -30,7 +30,12 @@ func TestStdioEndInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fake, func(t *testing.T) {
-			s := startFake(t, context.Background(), tt.fake, quick)
+			// A second wait before SIGTERM would take a whole Grace:
+			// one long enough that a loaded machine's reaping stays
+			// well inside it.
+			lim := quick
+			lim.Grace, lim.Exit = time.Second, 300*time.Millisecond
+			s := startFake(t, context.Background(), tt.fake, lim)
 			if ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true); ex.Failure != "" {
 				t.Fatalf("first exchange failed: %s", ex.Failure)
 			}
@@ -56,7 +61,7 @@ func TestStdioEndInput(t *testing.T) {
 			if got := errors.Is(err, ErrIgnoredStdinClose); got != tt.closeIgnoredStdin {
 				t.Errorf("Close() = %v; ignored stdin close %v, want %v", err, got, tt.closeIgnoredStdin)
 			}
-			if tt.lingered && time.Since(start) >= quick.Grace+quick.Grace/2 {
+			if tt.lingered && time.Since(start) >= lim.Grace {
 				// A second grace before SIGTERM would hold every run's
 				// end up by as much.
 				t.Errorf("Close took %v after EndInput waited its grace out, want SIGTERM at once", time.Since(start))
