@@ -217,14 +217,26 @@ func (p contractParser) integer(name string, v gjson.Result) (int, error) {
 	return int(n), nil
 }
 
-// bound reads quoteBound or messageMax: an integer of at least 1.
-func (p contractParser) bound(name string, v gjson.Result) (int, error) {
+// bound reads quoteBound or messageMax: an integer of at least least.
+// One past MaxBound means no bound (9223372036854775807 is how a file
+// writes that), and is read as MaxBound: the checks' arithmetic on a
+// bound then cannot overflow (review rev52: 2^61 failed every message).
+func (p contractParser) bound(name string, v gjson.Result, least int) (int, error) {
 	n, err := p.integer(name, v)
-	if err == nil && n < 1 {
-		err = p.errAt(v, "%s %d: want at least 1", name, n)
+	if err == nil && n < least {
+		err = p.errAt(v, "%s %d: want at least %d", name, n, least)
 	}
-	return n, err
+	return min(n, MaxBound), err
 }
+
+// MaxBound is the largest quoteBound or messageMax a contract holds:
+// longer than any reply the checker reads.
+const MaxBound = 1 << 30
+
+// MinQuoteBound is the smallest quoteBound a contract may set: the echo
+// scan counts no run of request text shorter (shorter runs recur by
+// chance), so a smaller bound would not be kept (review rev52).
+const MinQuoteBound = 16
 
 func (p contractParser) contract(doc gjson.Result) (*Contract, error) {
 	// The members are read in the file's order and applied after, to the
@@ -251,9 +263,9 @@ func (p contractParser) contract(doc gjson.Result) (*Contract, error) {
 		case "dataKeys":
 			err = p.dataKeys(&add, v)
 		case "quoteBound":
-			add.QuoteBound, err = p.bound("quoteBound", v)
+			add.QuoteBound, err = p.bound("quoteBound", v, MinQuoteBound)
 		case "messageMax":
-			add.MessageMax, err = p.bound("messageMax", v)
+			add.MessageMax, err = p.bound("messageMax", v, 1)
 		case "distilled":
 			add.LocationKey, add.ProblemsKey, err = p.distilled(v)
 		}
@@ -264,8 +276,15 @@ func (p contractParser) contract(doc gjson.Result) (*Contract, error) {
 	}
 	c := profile()
 	c.Codes = append(c.Codes, add.Codes...)
+	// (By a set: a file of 100,000 keys took seconds by a scan of the
+	// list for each, review rev52.)
+	have := map[string]bool{}
+	for _, k := range c.DataKeys {
+		have[k] = true
+	}
 	for _, k := range add.DataKeys {
-		if !slices.Contains(c.DataKeys, k) {
+		if !have[k] {
+			have[k] = true
 			c.DataKeys = append(c.DataKeys, k)
 		}
 	}
@@ -285,6 +304,10 @@ func (p contractParser) contract(doc gjson.Result) (*Contract, error) {
 func (p contractParser) codes(c *Contract, v gjson.Result) error {
 	if !v.IsArray() {
 		return p.errAt(v, "codes is %s, want an array of objects", jsonKind(v))
+	}
+	seen := map[int]int{} // code → its row in c.Codes
+	for j, r := range c.Codes {
+		seen[r.Code] = j
 	}
 	for i, e := range v.Array() {
 		if !e.IsObject() {
@@ -319,12 +342,13 @@ func (p contractParser) codes(c *Contract, v gjson.Result) error {
 			// contract may name codes there; the rest is reserved outright.
 			return p.errAt(e, "codes[%d]: %d lies in the range JSON-RPC reserves for pre-defined errors", i, row.Code)
 		}
-		if j := slices.IndexFunc(c.Codes, func(r CodeRule) bool { return r.Code == row.Code }); j >= 0 {
+		if j, twice := seen[row.Code]; twice {
 			// Two names for one code leave unsaid which condition it fits;
 			// only the first would ever be read.
 			return p.errAt(e, "codes[%d]: code %d is given twice (as %q and %q)", i, row.Code, c.Codes[j].Name, row.Name)
 		}
 		row.Ref = "contract file"
+		seen[row.Code] = len(c.Codes)
 		c.Codes = append(c.Codes, row)
 	}
 	return nil
@@ -363,8 +387,14 @@ func (p contractParser) distilled(v gjson.Result) (location, problems string, er
 		}
 		return err
 	})
-	if err == nil && (location == "" || problems == "") {
+	switch {
+	case err != nil:
+	case location == "" || problems == "":
 		err = p.errAt(v, "distilled: location and problems are both required")
+	case location == problems:
+		// One member cannot hold a pointer and a list: no entry could
+		// meet the contract (review rev52).
+		err = p.errAt(v, "distilled: location and problems are both %q; an entry holds them in two members", location)
 	}
 	return location, problems, err
 }

@@ -43,11 +43,16 @@ func TestLoadContract(t *testing.T) {
 		{`{"extends":""}`, `line 1: extends "": want "strict" or "spec"`, `{"extends":"strict"}`},
 		{"{\n\"extends\": null}", `line 2: extends is null, want "strict" or "spec"`, "{\n\"extends\": \"strict\"}"},
 		{`{"dataKey":["x"]}`, `line 1: unknown key "dataKey"`, `{"dataKeys":["x"]}`},
-		{`{"quoteBound":0}`, "line 1: quoteBound 0: want at least 1", `{"quoteBound":1}`},
-		{"{\n  \"extends\": \"strict\",\n  \"quoteBound\": -5\n}\n", "line 3: quoteBound -5: want at least 1", "{\n  \"extends\": \"strict\",\n  \"quoteBound\": 5\n}\n"},
+		{`{"quoteBound":0}`, "line 1: quoteBound 0: want at least 16", `{"quoteBound":16}`},
+		{"{\n  \"extends\": \"strict\",\n  \"quoteBound\": -5\n}\n", "line 3: quoteBound -5: want at least 16", "{\n  \"extends\": \"strict\",\n  \"quoteBound\": 20\n}\n"},
+		// The echo scan counts no run shorter than 16: a smaller bound
+		// would not be kept (review rev52).
+		{`{"quoteBound":8}`, "line 1: quoteBound 8: want at least 16", `{"quoteBound":16}`},
+		// One member cannot hold both a pointer and a list (review rev52).
+		{`{"distilled":{"location":"x","problems":"x"}}`, `line 1: distilled: location and problems are both "x"; an entry holds them in two members`, `{"distilled":{"location":"x","problems":"y"}}`},
 		{"{\n\"quoteBound\": null}", "line 2: quoteBound is null, want an integer", "{\n\"quoteBound\": 64}"},
 		{"{\n\"quoteBound\": \"64\"}", "line 2: quoteBound is a string, want an integer", "{\n\"quoteBound\": 64}"},
-		{`{"quoteBound":6.5}`, "line 1: quoteBound is 6.5, want an integer", `{"quoteBound":6}`},
+		{`{"quoteBound":6.5}`, "line 1: quoteBound is 6.5, want an integer", `{"quoteBound":60}`},
 		{`{"quoteBound":1e2}`, "line 1: quoteBound is 1e2, want an integer", `{"quoteBound":100}`},
 		{"{\n\"messageMax\":\n-1}", "line 3: messageMax -1: want at least 1", "{\n\"messageMax\":\n1}"},
 		{`{"messageMax":null}`, "line 1: messageMax is null, want an integer", `{"messageMax":160}`},
@@ -72,7 +77,7 @@ func TestLoadContract(t *testing.T) {
 		{`{"distilled":null}`, "line 1: distilled is null, want an object", `{"distilled":{"location":"l","problems":"p"}}`},
 		{"{\"distilled\":\n{\"location\":\"l\"}}", "line 2: distilled: location and problems are both required", "{\"distilled\":\n{\"location\":\"l\",\"problems\":\"p\"}}"},
 		{`{"distilled":{"location":null,"problems":"p"}}`, "line 1: distilled: location is null, want a string", `{"distilled":{"location":"l","problems":"p"}}`},
-		{"{\n\"quoteBound\": 3,\n}", "line 3: invalid character '}' looking for beginning of object key string", "{\n\"quoteBound\": 3\n}"},
+		{"{\n\"quoteBound\": 30,\n}", "line 3: invalid character '}' looking for beginning of object key string", "{\n\"quoteBound\": 30\n}"},
 		{"", "the file is empty; want a JSON object", "{}"},
 		{"{\"extends\":\"strict\"}\n\ngarbage", "line 3: content after the contract's object", "{\"extends\":\"strict\"}\n\n"},
 		{"{\"extends\":\"strict\"}{\"extends\":\"spec\"}", "line 1: content after the contract's object", "{\"extends\":\"strict\"}"},
@@ -103,6 +108,13 @@ func TestLoadContract(t *testing.T) {
 		if _, err := envelope.LoadContract(p); err != nil {
 			t.Errorf("LoadContract(%q), the twin of %q: %v", b.twin, b.body, err)
 		}
+	}
+	// The largest integer is how a file says "no bound": it is read as
+	// MaxBound, on which the checks' arithmetic cannot overflow (2^61
+	// failed every message, review rev52).
+	c, err = envelope.LoadContract(write("unbounded.json", `{"messageMax":9223372036854775807,"quoteBound":9223372036854775807}`))
+	if err != nil || c.MessageMax != envelope.MaxBound || c.QuoteBound != envelope.MaxBound {
+		t.Errorf("an unbounded contract: %+v, %v; want both bounds %d", c, err, envelope.MaxBound)
 	}
 	// "extends" applies wherever it stands, and the codes beside it join
 	// the table of the profile it names.
