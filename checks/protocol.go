@@ -1248,7 +1248,8 @@ var ExitsAtEOF = &Check{
 	Doc: `After the last fixture the checker closes the server's stdin, as a
 client ending the session does, and waits 5 s for the process to exit
 (the exchange session/stdin-closed; the digest's test of "promptly"
-says "e.g. 5 s"; wrap waits its --grace). A 2026-07-28 server SHOULD
+says "e.g. 5 s"; wrap judges by the same 5 s, and skips where its
+--grace is shorter or it passed a signal on meanwhile). A 2026-07-28 server SHOULD
 exit promptly once stdin reaches EOF (T-STDIO-6): one still running when
 the wait runs out warns, and is stopped with SIGTERM. The 2025 versions
 describe only the client's side of the shutdown (close stdin, wait, then

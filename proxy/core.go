@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/transport"
 )
 
 // Default limits, used for every Limits field left zero.
@@ -46,6 +47,10 @@ type Limits struct {
 	// relay never cuts the request: the client waits as long as it
 	// likes, and a reply that comes later is still relayed.
 	Timeout time.Duration
+	// Exit is the wait after a wrapped server's stdin closed that judges
+	// whether it exited promptly (T-STDIO-6, PRO1011): check's
+	// (transport.DefaultExit) unless set, whatever Grace is.
+	Exit time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -60,6 +65,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultTimeout
+	}
+	if l.Exit <= 0 {
+		l.Exit = transport.DefaultExit
 	}
 	return l
 }

@@ -53,10 +53,10 @@ func (r *stdioRelay) eofKeepLocked(o *Observation, unsent string) {
 }
 
 // inputEnded takes in how the server took the end of its input, once it
-// ended: exited within Limits.Grace after its stdin closed, or lingered
-// (still running when the grace ran out); neither: the relay stopped
-// waiting first (stopped, or a second signal). The note reads as
-// check's (transport.Stdio.EndInput).
+// ended: exited within check's wait (Limits.Exit) after its
+// stdin closed, or lingered (still running past it); neither: the relay
+// stopped waiting first (--grace shorter, stopped, a signal passed on).
+// The note reads as check's (transport.Stdio.EndInput).
 func (r *stdioRelay) inputEnded(exited, lingered bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -67,12 +67,12 @@ func (r *stdioRelay) inputEnded(exited, lingered bool) {
 	switch {
 	case exited:
 		w.ex.Exited = true
-		w.ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", r.lim.Grace)
+		w.ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", r.lim.Exit)
 	case lingered:
 		w.ex.Lingered = true
-		w.ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", r.lim.Grace)
+		w.ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", r.lim.Exit)
 	default:
-		w.ex.Note = "stdin closed; the server was still running when the run stopped waiting"
+		w.ex.Note = "stdin closed; the server was still running when the relay stopped waiting, or was signalled"
 	}
 }
 

@@ -59,7 +59,7 @@ func TestStdioEndOfInput(t *testing.T) {
 	const (
 		initReq  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
 		initResp = `"protocolVersion":"2025-06-18"`
-		exited   = "stdin closed; the server exited within 2s"
+		exited   = "stdin closed; the server exited within 5s"
 		stray    = `{"jsonrpc":"2.0","id":99,"result":{}}`
 		logMsg   = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}`
 	)
@@ -73,9 +73,19 @@ func TestStdioEndOfInput(t *testing.T) {
 			[]eofSeen{{Seq: 4, Messages: []string{"Goodbye!"}, Exited: true, Note: exited, Version: envelope.V20250618}}},
 		{"exits quietly", "", Limits{},
 			[]eofSeen{{Seq: 3, Exited: true, Note: exited, Version: envelope.V20250618}}},
-		{"lingers past the grace", "sleep:5000", Limits{Grace: 200 * time.Millisecond},
+		// A --grace shorter than check's wait tells nothing of
+		// "promptly" (review rev51: --grace 1s warned a server gone in
+		// 3 s).
+		{"still running when a short grace ran out", "sleep:5000", Limits{Grace: 200 * time.Millisecond, Exit: 400 * time.Millisecond},
+			[]eofSeen{{Seq: 3, Note: "stdin closed; the server was still running when the relay stopped waiting, or was signalled", Version: envelope.V20250618}}},
+		// Gone within --grace, but past check's wait: it lingered, as
+		// check judges it (review rev51: --grace 10s passed a server
+		// gone in 6 s).
+		{"exits past the wait, within the grace", "sleep:600", Limits{Grace: 2 * time.Second, Exit: 200 * time.Millisecond},
 			[]eofSeen{{Seq: 3, Lingered: true, Note: "stdin closed; the server was still running 200ms after", Version: envelope.V20250618}}},
-		{"a goodbye line, then lingers", "Goodbye!\nsleep:5000", Limits{Grace: 200 * time.Millisecond},
+		{"lingers past the grace", "sleep:5000", Limits{Grace: 200 * time.Millisecond, Exit: 200 * time.Millisecond},
+			[]eofSeen{{Seq: 3, Lingered: true, Note: "stdin closed; the server was still running 200ms after", Version: envelope.V20250618}}},
+		{"a goodbye line, then lingers", "Goodbye!\nsleep:5000", Limits{Grace: 200 * time.Millisecond, Exit: 200 * time.Millisecond},
 			[]eofSeen{{Seq: 4, Messages: []string{"Goodbye!"}, Lingered: true, Note: "stdin closed; the server was still running 200ms after", Version: envelope.V20250618}}},
 		// A message after the close concerns no request of the client's:
 		// it is the end of input's, as in check's exchange.
