@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv(fakeEnv); name != "" {
 		os.Exit(runFake(name))
 	}
+	// Under -race a test binary sleeps a second at exit unless told not
+	// to: a fake server would linger after its stdin closed (PRO1011).
+	os.Setenv("GORACE", os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	os.Exit(m.Run())
 }
 
