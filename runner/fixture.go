@@ -104,6 +104,9 @@ func (r *run) restart(ctx context.Context) error {
 	if err := r.restartTarget(ctx); err != nil {
 		return err
 	}
+	r.mu.Lock()
+	r.staged = false
+	r.mu.Unlock()
 	if r.sess.version == envelope.V20260728 {
 		// No handshake, but a server that started again answers
 		// server/discover (T-LIFE-8): one that exits at once (a lock, a

@@ -630,13 +630,58 @@ func (r *run) endSession(ctx context.Context) error {
 // endInput ends a stdio server's input, as a client ending the session
 // does, and judges what the server did after (T-STDIO-2, T-STDIO-6).
 func (r *run) endInput(ctx context.Context, st *StdioTarget) error {
+	r.mu.Lock()
+	staged := r.staged
+	r.mu.Unlock()
+	if staged {
+		// The last process was a staged fixture's (a run in sequence
+		// runs them last), negotiated as that fixture asked, not as the
+		// run's session: the end of input is the session's, judged on a
+		// process that had the run's handshake (review rev51).
+		if err := r.restart(ctx); err != nil {
+			return nil // the run already says why, if it matters
+		}
+	}
 	ex, ok := st.EndInput(ctx)
 	if !ok {
 		return nil
 	}
 	ex.Version = r.sess.version
 	r.keepLate(st, &ex)
+	r.seconds(&ex)
 	return r.judge(StdinClosed, &ex, nil, nil)
+}
+
+// seconds lists, on the end of input's reply, the responses that repeat
+// one an exchange of the run took, as a second response to its request
+// (Again, or Copies byte for byte): a multiplexed run reads the pipe
+// itself, and what its exchanges took the transport does not know
+// (review rev51: a second response after stdin closed passed).
+func (r *run) seconds(ex *envelope.Exchange) {
+	resp := ex.Response
+	if resp == nil {
+		return
+	}
+	listed := map[string]bool{}
+	for _, ids := range [][]string{resp.Unsent, resp.Again, resp.Copies} {
+		for _, id := range ids {
+			listed[id] = true
+		}
+	}
+	for _, d := range resp.Messages {
+		k, ok := responseKey(d)
+		if !ok || k == unreadableID {
+			continue
+		}
+		id := envelope.Compact(gjson.GetBytes(d, "id").Raw)
+		r.mu.Lock()
+		prev, taken := r.replies[k]
+		r.mu.Unlock()
+		if taken && !listed[id] {
+			listed[id] = true
+			noteSecond(resp, id, prev == string(d))
+		}
+	}
 }
 
 // override makes the runner's own overrides, written here as constants:

@@ -267,6 +267,9 @@ type run struct {
 	// liveness probe, so a late reply could land in the next fixture's
 	// exchange; restart before it.
 	stale bool
+	// staged: the stdio process is a staged fixture's fresh one (see
+	// enterStage), not the run's session; restart makes it one again.
+	staged bool
 	// fresh: the stdio process has seen no initialize (a staged
 	// fixture's fresh stage), so a ping is no probe of its life: a
 	// server may leave every request before initialize unanswered

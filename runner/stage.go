@@ -90,6 +90,9 @@ func (l *lane) enterStage(ctx context.Context, f *fixtures.Fixture, v variant) e
 		if err := r.restartTarget(ctx); err != nil {
 			return fmt.Errorf("a fresh server process: %w", err)
 		}
+		r.mu.Lock()
+		r.staged = true
+		r.mu.Unlock()
 	}
 	if f.Stage == fixtures.StageFresh {
 		return nil

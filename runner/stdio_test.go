@@ -92,9 +92,13 @@ func TestMain(m *testing.M) {
 			}
 			in = io.TeeReader(in, log)
 		}
+		var lastID []byte // the id of the last response written (atEOFEnv "again")
 		var out io.Writer = writerFunc(func(b []byte) (int, error) {
 			outMu.Lock()
 			defer outMu.Unlock()
+			if id := gjson.GetBytes(b, "id"); id.Exists() && !gjson.GetBytes(b, "method").Exists() {
+				lastID = []byte(id.Raw)
+			}
 			return os.Stdout.Write(b)
 		})
 		if d, err := time.ParseDuration(os.Getenv(replyLatencyEnv)); err == nil {
@@ -116,6 +120,9 @@ func TestMain(m *testing.M) {
 		switch os.Getenv(atEOFEnv) {
 		case "goodbye":
 			os.Stdout.WriteString("Goodbye!\n")
+		case "again":
+			// The last request answered, answered again otherwise.
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(lastID) + `,"result":{"again":true,"resultType":"complete"}}` + "\n")
 		case "linger":
 			time.Sleep(time.Minute) // until SIGTERM
 		}
@@ -140,7 +147,8 @@ func runStdio(t *testing.T, fault, protocol string) *collect {
 }
 
 // atEOFEnv makes the reference server, once its stdin closed, write a
-// goodbye line on stdout ("goodbye") or stay until signalled ("linger").
+// goodbye line on stdout ("goodbye"), stay until signalled ("linger"),
+// or answer its last request again ("again").
 const atEOFEnv = "WYMCP_RUNNER_AT_EOF"
 
 // TestStdinClosedStdio: the end of the run's server is judged as an
@@ -159,6 +167,10 @@ func TestStdinClosedStdio(t *testing.T) {
 		{"goodbye", "auto", []string{"RPC1001 fail"}, []string{"PRO1011"}},
 		{"linger", "auto", []string{"PRO1011 warn"}, nil},
 		{"linger", envelope.V20251125, nil, nil},
+		// A second response after stdin closed, to a request a
+		// multiplexed exchange took the response for (review rev51: the
+		// transport did not know it, and it passed).
+		{"again", "auto", []string{"RPC1006 fail"}, []string{"PRO1011"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.atEOF+"/"+tt.protocol, func(t *testing.T) {
@@ -170,7 +182,7 @@ func TestStdinClosedStdio(t *testing.T) {
 			}
 			defer target.Close()
 			c := &collect{}
-			if _, err := runner.Run(context.Background(), target, runner.Options{Protocol: tt.protocol, Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute}, c); err != nil {
+			if _, err := runner.Run(context.Background(), target, runner.Options{Protocol: tt.protocol, Fixtures: fx, Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 8}, c); err != nil {
 				t.Fatal(err)
 			}
 			var got, passed []string
@@ -184,7 +196,8 @@ func TestStdinClosedStdio(t *testing.T) {
 					continue
 				case v.Status == checks.StatusPass:
 					passed = append(passed, v.Check.ID)
-				case v.Status != checks.StatusSkip:
+				case v.Status != checks.StatusSkip && slices.Contains([]string{"RPC1001", "RPC1006", "PRO1011"}, v.Check.ID):
+					// (What a stray's content breaks is other checks'.)
 					got = append(got, v.Check.ID+" "+string(v.Status))
 				}
 				judged = true

@@ -39,16 +39,29 @@ func (s *Stdio) EndInput(ctx context.Context) (ex envelope.Exchange, ok bool) {
 	// it: an error, as in Do); stopped, a flood of lines past the
 	// bounds, which are dropped: what came within them is judged.
 	full, stopped := "", ""
+	// lateSeen are the late replies taken here, by id key: the same id
+	// again is a second response to that request (review rev51: it was
+	// taken for the end of input's own reply).
+	lateSeen := map[string]string{}
+	var again, copies []string
 	take := func(ln line) {
 		if envelope.IsResponse(ln.data) {
-			if k := idKey(gjson.GetBytes(ln.data, "id")); k != "" && s.late[k] {
+			rid := gjson.GetBytes(ln.data, "id")
+			k := idKey(rid)
+			switch prev, seen := lateSeen[k]; {
+			case k != "" && s.late[k]:
 				// A late reply to a request that timed out: that
 				// request's, for the caller (TakeLate), as in Do.
 				delete(s.late, k)
+				lateSeen[k] = string(ln.data)
 				if len(s.lateLines) < s.lim.MaxEvents {
 					s.lateLines = append(s.lateLines, ln.data)
 				}
 				return
+			case seen && prev == string(ln.data):
+				copies = append(copies, envelope.Compact(rid.Raw))
+			case seen:
+				again = append(again, envelope.Compact(rid.Raw))
 			}
 		}
 		// Past the bounds the lines are still read, and dropped: a
@@ -77,7 +90,7 @@ func (s *Stdio) EndInput(ctx context.Context) (ex envelope.Exchange, ok bool) {
 	grace := time.NewTimer(s.lim.Exit)
 	defer grace.Stop()
 	lines, exited, hurry := s.lines, s.exited, s.lim.Hurry
-	var settled, short <-chan time.Time
+	var short <-chan time.Time
 wait:
 	for lines != nil || exited != nil {
 		select {
@@ -88,12 +101,11 @@ wait:
 			}
 			take(ln)
 		case <-exited:
-			// Its stdout may still be held by a child it left: a moment
-			// for the last lines, as after any exit.
+			// Its stdout may still be held by a child it left, which may
+			// write yet: read on until stdout ends or the wait does
+			// (review rev51: a child's goodbye a second after the exit
+			// was lost to a 500 ms settle).
 			exited = nil
-			settled = time.After(settle)
-		case <-settled:
-			break wait
 		case <-grace.C:
 			break wait
 		case <-short:
@@ -107,6 +119,8 @@ wait:
 	ex.Response = c.response()
 	if ex.Response != nil {
 		ex.Response.Unsent, ex.Response.Again, ex.Response.Copies = s.strays(ex.Response, "")
+		ex.Response.Again = append(ex.Response.Again, again...)
+		ex.Response.Copies = append(ex.Response.Copies, copies...)
 	}
 	ex.Failure = full
 	switch {
