@@ -870,7 +870,7 @@ func (r *stdioRelay) holdLocked(o *Observation) {
 	}
 	r.held = append(r.held, o.Raw)
 	r.heldSize += int64(len(o.Raw))
-	o.Note += " (judged with the next request's reply)"
+	o.Note += " (judged with the next request's reply, or with the end of input if none comes)"
 }
 
 // finish closes every exchange still open at the end of the session.
