@@ -121,8 +121,9 @@ type Exchange struct {
 	Redacted []string
 	// Exited and Lingered say, for the exchange of the end of a stdio
 	// server's input (see EndOfInput), how the process took it: it
-	// exited within the checker's grace, or still ran when the grace ran
-	// out (a 2026-07-28 server SHOULD exit promptly: T-STDIO-6). Neither:
+	// exited within the checker's wait (transport.Limits.Exit), or
+	// still ran when the wait ran out (a 2026-07-28 server SHOULD exit
+	// promptly: T-STDIO-6). Neither:
 	// not known (the run stopped waiting first).
 	Exited, Lingered bool
 }

@@ -24,7 +24,7 @@
 //	  (on stdio, "method":"EOF" and no body: the checker closed the
 //	  server's stdin, and the response holds what stdout carried after;
 //	  beside it "exited":true or "lingered":true, optional: the process
-//	  exited within the checker's grace, or still ran when it ran out),
+//	  exited within the checker's wait, or still ran when it ran out),
 //	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…",
 //	             "cut":true (optional: the body ended before its end),
 //	             "resumed":2 (optional: the checker resumed the stream with
