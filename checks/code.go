@@ -141,7 +141,8 @@ func unknownNamed(x *expect.Expectation, msg string) string {
 	default:
 		return ""
 	}
-	if name.Type == gjson.String && x.Facts.Published(name.Str) {
+	// (By kind: a prompt of the name is no tool of it, review rev53.)
+	if name.Type == gjson.String && (kind == "tool" && x.Facts.Tool(name.Str) != nil || kind == "prompt" && x.Facts.Prompt(name.Str) != nil) {
 		return ""
 	}
 	return kind

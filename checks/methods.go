@@ -404,11 +404,21 @@ func taskTimes(p *Pass, path string, task gjson.Result) {
 // (review rev50).
 func rfc3339(s string) bool {
 	u := strings.ToUpper(s)
-	if len(u) >= 19 && u[17:19] == "60" && u[10] == 'T' {
+	if strings.Contains(u, ",") {
+		return false // ISO 8601's decimal comma; RFC 3339 §5.6 has "." only (Go's parser takes both)
+	}
+	leap := len(u) >= 19 && u[10] == 'T' && u[17:19] == "60"
+	if leap {
 		u = u[:17] + "59" + u[19:]
 	}
-	_, err := time.Parse(time.RFC3339Nano, u)
-	return err == nil
+	t, err := time.Parse(time.RFC3339Nano, u)
+	if err != nil {
+		return false
+	}
+	// A leap second is 23:59:60 in UTC (§5.7), whatever the offset
+	// written (review rev53: 12:34:60 passed).
+	t = t.UTC()
+	return !leap || t.Hour() == 23 && t.Minute() == 59
 }
 
 // isoTime recognises the ISO 8601 date-time forms RFC 3339 leaves out: no

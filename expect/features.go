@@ -25,6 +25,10 @@ type Prompt struct {
 }
 
 // prompt finds a listed prompt; nil when the server did not list it.
+// Prompt is the prompt the server listed named name, nil when it listed
+// none (or the facts are not known).
+func (f *Facts) Prompt(name string) *Prompt { return f.prompt(name) }
+
 func (f *Facts) prompt(name string) *Prompt {
 	if f == nil {
 		return nil

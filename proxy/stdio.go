@@ -288,23 +288,20 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 		closedAt, signalled := time.Now(), forwarded.Load()
 		exited = p.waitExit(lim.Grace)
 		took := time.Since(closedAt)
+		// Counted before the stop: a signal passed on after the wait
+		// changes nothing of what it saw (review rev53).
+		passed := forwarded.Load() != signalled
 		if !exited {
 			note("the server did not exit within %v after its stdin closed; sent SIGTERM", lim.Grace)
 			p.stop(lim.Grace)
 		}
 		// Judged as check judges it (T-STDIO-6, PRO1011), by the same
-		// wait, whatever --grace is (review rev51): an exit within it
-		// is prompt, a server still running past it lingered, and a
-		// --grace shorter than it, or a signal passed on meanwhile,
-		// tells neither.
-		switch {
-		case forwarded.Load() != signalled:
-			exited = false
-		case exited && took > lim.Exit:
-			exited, lingered = false, true
-		case !exited && lim.Grace >= lim.Exit:
-			lingered = true
-		}
+		// wait, whatever --grace is (review rev51): gone within it is
+		// prompt, unless a signal passed on meanwhile, which it may have
+		// died of; still running at its end (a signal or not) lingered;
+		// a --grace shorter than it tells neither.
+		alive := took > lim.Exit || !exited && took >= lim.Exit
+		exited, lingered = exited && !alive && !passed, alive
 	case <-ctx.Done():
 		stopping("the relay was stopped")
 	case <-again:
