@@ -487,11 +487,11 @@ fault an unknown tool or prompt (T-ERR-5).`,
 
 // listenDeclared is the first capability the facts show the server
 // declared whose notifications a 2026-07-28 server sends on a listen
-// stream (see listenCapability), "" when none.
+// stream (see listenCapabilities), "" when none.
 func listenDeclared(f *expect.Facts) string {
-	for _, c := range []string{"tools.listChanged", "prompts.listChanged", "resources.listChanged", "resources.subscribe"} {
-		if declaredCap(f, c) {
-			return c
+	for _, l := range listenCapabilities {
+		if declaredCap(f, l.capability) {
+			return l.capability
 		}
 	}
 	return ""

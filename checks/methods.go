@@ -443,14 +443,27 @@ var listenFilter = map[string]string{
 	"notifications/resources/updated":      "resourceSubscriptions",
 }
 
-// listenCapability maps a filter member of the standard notification
-// types to the server capability that supports them: a type the server
-// does not support is omitted from the acknowledgment (T-SUB-2).
-var listenCapability = map[string]string{
-	"toolsListChanged":      "tools.listChanged",
-	"promptsListChanged":    "prompts.listChanged",
-	"resourcesListChanged":  "resources.listChanged",
-	"resourceSubscriptions": "resources.subscribe",
+// listenCapabilities are the filter members of the standard notification
+// types, in the schema's order, each with the server capability that
+// supports them: a type the server does not support is omitted from the
+// acknowledgment (T-SUB-2), and a server that declares any of them sends
+// those notifications on a listen stream alone.
+var listenCapabilities = [...]struct{ member, capability string }{
+	{"toolsListChanged", "tools.listChanged"},
+	{"promptsListChanged", "prompts.listChanged"},
+	{"resourcesListChanged", "resources.listChanged"},
+	{"resourceSubscriptions", "resources.subscribe"},
+}
+
+// listenCapability is the capability behind the filter member m, "" for
+// another member (an extension's).
+func listenCapability(m string) string {
+	for _, l := range listenCapabilities {
+		if l.member == m {
+			return l.capability
+		}
+	}
+	return ""
 }
 
 // optedIn: a notification after the acknowledgment is of a type the
@@ -590,7 +603,7 @@ func ackFilter(p *Pass, path string, ack *envelope.Message) {
 	asked := p.Expect.Request.Get("params.notifications")
 	ack.Get("params.notifications").ForEach(func(k, v gjson.Result) bool {
 		req := asked.Get(envelope.JoinPath("", k.Str))
-		if c := listenCapability[k.Str]; c != "" && (v.Type == gjson.True || v.IsArray() && len(v.Array()) > 0) && (req.Type == gjson.True || req.IsArray()) {
+		if c := listenCapability(k.Str); c != "" && (v.Type == gjson.True || v.IsArray() && len(v.Array()) > 0) && (req.Type == gjson.True || req.IsArray()) {
 			// (A grant the request did not ask for fails below.)
 			if declared, known := p.Expect.Facts.Declares(c); known && !declared {
 				// "Notification types the server does not support are
