@@ -24,11 +24,11 @@ type Prompt struct {
 	Args     []string // the names of all its arguments
 }
 
-// prompt finds a listed prompt; nil when the server did not list it.
 // Prompt is the prompt the server listed named name, nil when it listed
 // none (or the facts are not known).
 func (f *Facts) Prompt(name string) *Prompt { return f.prompt(name) }
 
+// prompt finds a listed prompt; nil when the server did not list it.
 func (f *Facts) prompt(name string) *Prompt {
 	if f == nil {
 		return nil
