@@ -6,9 +6,11 @@ package envelope
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -133,6 +135,22 @@ type Exchange struct {
 // ending the session does, and the reply holds what stdout carried after
 // that (which T-STDIO-2 binds as any line), until it ended.
 const EndOfInput = "EOF"
+
+// InputEnded records on ex, the end of a stdio server's input, how the
+// server took it, in the words check and wrap share: it exited within
+// wait, or lingered (still ran when the wait ran out), or neither: the
+// wait was cut short, as cut says ("the run stopped waiting").
+func (ex *Exchange) InputEnded(exited, lingered bool, wait time.Duration, cut string) {
+	ex.Exited, ex.Lingered = exited, lingered && !exited
+	switch {
+	case ex.Exited:
+		ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", wait)
+	case ex.Lingered:
+		ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", wait)
+	default:
+		ex.Note = "stdin closed; the server was still running when " + cut
+	}
+}
 
 // EndsInput says whether ex is the end of a stdio server's input (see
 // EndOfInput).

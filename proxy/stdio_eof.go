@@ -64,16 +64,7 @@ func (r *stdioRelay) inputEnded(exited, lingered bool) {
 	if w == nil {
 		return
 	}
-	switch {
-	case exited:
-		w.ex.Exited = true
-		w.ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", r.lim.Exit)
-	case lingered:
-		w.ex.Lingered = true
-		w.ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", r.lim.Exit)
-	default:
-		w.ex.Note = "stdin closed; the server was still running when the relay stopped waiting, or was signalled"
-	}
+	w.ex.InputEnded(exited, lingered, r.lim.Exit, "the relay stopped waiting, or was signalled")
 }
 
 // eofPairLocked closes the exchange of the end of input, if there is

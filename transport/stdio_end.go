@@ -123,18 +123,10 @@ wait:
 		ex.Response.Copies = append(ex.Response.Copies, copies...)
 	}
 	ex.Failure = full
-	switch {
-	case s.hasExited():
-		ex.Exited = true
-		ex.Note = fmt.Sprintf("stdin closed; the server exited within %v", s.lim.Exit)
-	case short == nil && ctx.Err() == nil:
-		// Only a wait that ran its whole time tells: one cut short by
-		// the run's deadline or an interrupt says nothing of the server.
-		ex.Lingered = true
-		ex.Note = fmt.Sprintf("stdin closed; the server was still running %v after", s.lim.Exit)
-	default:
-		ex.Note = "stdin closed; the server was still running when the run stopped waiting"
-	}
+	// Only a wait that ran its whole time tells of a lingering server:
+	// one cut short by the run's deadline or an interrupt says nothing.
+	gone := s.hasExited()
+	ex.InputEnded(gone, !gone && short == nil && ctx.Err() == nil, s.lim.Exit, "the run stopped waiting")
 	ex.Note = envelope.JoinNotes(ex.Note, stopped)
 	return ex, true
 }
