@@ -719,7 +719,7 @@ the error's own rule names no capability).`,
 			sup := d.Get("supported")
 			switch {
 			case !sup.IsArray() || len(sup.Array()) == 0:
-				p.Failf("error.data.supported", "supported is %s, want a non-empty array of version strings", envelope.Kind(sup))
+				p.Failf("error.data.supported", "supported is %s, want a non-empty array of version strings", describe(sup))
 			default:
 				for i, s := range sup.Array() {
 					if s.Type != gjson.String {
@@ -796,7 +796,7 @@ the error's own rule names no capability).`,
 			}
 			el := d.Get("elicitations")
 			if !el.IsArray() || len(el.Array()) == 0 {
-				p.Failf("error.data.elicitations", "-32042 needs data.elicitations, a non-empty array; it is %s", envelope.Kind(el))
+				p.Failf("error.data.elicitations", "-32042 needs data.elicitations, a non-empty array; it is %s", describe(el))
 				return nil
 			}
 			for i, x := range el.Array() {

@@ -254,7 +254,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			return true
 		}
 		if !probs.IsArray() || !envelope.NonEmpty(probs) {
-			p.Failf(envelope.JoinPath(path(), pk), "%s is %s, want a non-empty array of strings", pk, envelope.Kind(probs))
+			p.Failf(envelope.JoinPath(path(), pk), "%s is %s, want a non-empty array of strings", pk, describe(probs))
 			return true
 		}
 		// (Judged once the pair is sound: an entry without it has failed.)

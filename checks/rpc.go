@@ -1157,10 +1157,17 @@ func openQuote(raw string) bool {
 	return in
 }
 
-// describe names a value's type and, for scalars, its text.
+// describe names a value's type (an empty array or object says so)
+// and, for scalars, its text.
 func describe(v gjson.Result) string {
 	switch k := envelope.Kind(v); k {
-	case "absent", "null", "object", "array":
+	case "object", "array":
+		if !envelope.NonEmpty(v) {
+			// A message saying a list must not be empty names why.
+			return "an empty " + k
+		}
+		return k
+	case "absent", "null":
 		return k
 	default:
 		return k + " " + clip(v.Raw)
