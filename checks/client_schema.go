@@ -271,7 +271,11 @@ elicitation/create or roots/list with a result declared sampling,
 elicitation or roots in its initialize; in 2025-11-25 a URL-mode
 elicitation needs elicitation.url, and a form needs elicitation.form (or
 elicitation declared as {}, which means form); declining an elicitation
-without the capability only warns, as it elicits nothing. Refusing with
+without the capability only warns, as it elicits nothing. In 2025-11-25
+a client answers a task-augmented request with a CreateTaskResult only
+where it declared tasks.requests for that request type (receivers that
+did not process the request normally: the tasks page, Task Support and
+Handling). Refusing with
 an error is always right. The server's request was itself a breach of T-LIFE-4, judged
 on the server's side. When the relay did not see the initialize, nothing
 is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
@@ -315,7 +319,17 @@ is judged; a session that negotiated 2025-03-26 only warns (T-V0326-5).`,
 			fail = p.Warnf // T-V0326-5: a SHOULD in 2025-03-26
 		}
 		decl := caps.Get(need)
-		if need == "elicitation" && cp.msg.Get("result.action").Str != "accept" {
+		created := a.task && c.version == envelope.V20251125 && envelope.TaskCreation(cp.msg.Get("result"))
+		if created {
+			// "Receivers that do not declare the task capability for a
+			// request type MUST process requests of that type normally,
+			// ignoring any task-augmentation metadata" (the tasks page,
+			// Task Support and Handling), as servers must (review rev49).
+			if path := "tasks.requests." + strings.ReplaceAll(a.method, "/", "."); !expect.DeclaredIn(caps, path) {
+				fail("result.task", "answers the server's task-augmented %s with a CreateTaskResult, but the client declared no %s: it processes such a request normally, ignoring the task (the tasks page, Task Support and Handling)", a.method, path)
+			}
+		}
+		if need == "elicitation" && !created && cp.msg.Get("result.action").Str != "accept" {
 			if !decl.IsObject() {
 				// Declining elicits nothing, but answers as a client that
 				// supports elicitation; an error says it does not. The

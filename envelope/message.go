@@ -1088,7 +1088,14 @@ type getter interface {
 // task it created (a CreateTaskResult: a task object, no content), not
 // with the method's own result, which tasks/result gives later.
 func CreatedTask(req getter, result gjson.Result) bool {
-	return AsksTask(req) && result.Get("task").IsObject() && !result.Get("content").Exists()
+	return AsksTask(req) && TaskCreation(result)
+}
+
+// TaskCreation: result has a CreateTaskResult's shape (a task object, no
+// content), the answer a receiver gives a task-augmented request it
+// takes as a task.
+func TaskCreation(result gjson.Result) bool {
+	return result.Get("task").IsObject() && !result.Get("content").Exists()
 }
 
 // TaskLives: a 2025-11-25 request's task (params.task) was answered
