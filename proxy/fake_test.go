@@ -173,6 +173,12 @@ func runFake(name string) int {
 		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"ready"}}`)
 		io.Copy(io.Discard, in)
 		return 0
+	case "deaf-eof": // ignores SIGINT; still running an hour after its stdin ends
+		signal.Ignore(syscall.SIGINT)
+		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"ready"}}`)
+		io.Copy(io.Discard, in)
+		time.Sleep(time.Hour)
+		return 0
 	case "stubborn": // ignores stdin's end and SIGTERM
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Fprintln(out, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"ready"}}`)

@@ -65,6 +65,27 @@ func (p *process) waitExit(d time.Duration) bool {
 	}
 }
 
+// waitExitUnless is waitExit cut short when cut or done closes (a
+// second signal, the relay stopped): false then, unless it exited.
+func (p *process) waitExitUnless(d time.Duration, cut, done <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	case <-cut:
+	case <-done:
+	}
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // stop sends SIGTERM, waits grace, then SIGKILL, until the process is
 // reaped.
 func (p *process) stop(grace time.Duration) {

@@ -286,7 +286,10 @@ func (s *Stdio) Run(ctx context.Context) (Result, error) {
 		exited = true
 	case <-clientClosed:
 		closedAt, signalled := time.Now(), forwarded.Load()
-		exited = p.waitExit(lim.Grace)
+		// A second signal, or the relay stopped, ends the wait: the
+		// person who sent it wants the server stopped now (review
+		// rev51: a second Ctrl-C waited out the rest of --grace).
+		exited = p.waitExitUnless(lim.Grace, again, ctx.Done())
 		took := time.Since(closedAt)
 		// Counted before the stop: a signal passed on after the wait
 		// changes nothing of what it saw (review rev53).

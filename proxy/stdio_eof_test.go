@@ -3,6 +3,7 @@ package proxy
 import (
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,5 +113,30 @@ func TestStdioEndOfInput(t *testing.T) {
 				t.Errorf("end of input (-want +got):\n%s\n%s", diff, describe(obs, pairs))
 			}
 		})
+	}
+}
+
+// TestStdioSecondSignalEndsEndOfInputWait: the client closed its end,
+// and the server, which ignores SIGINT, still runs; a second Ctrl-C
+// within the wait stops it at once (SIGTERM), as a second one does while
+// the client is connected (TestStdioSecondSignalStops), and the cut wait
+// tells neither exited nor lingered. The relay waited out the whole
+// grace (review rev51). The twin, a wait that runs its course, is
+// "lingers past the grace" in TestStdioEndOfInput.
+func TestStdioSecondSignalEndsEndOfInputWait(t *testing.T) {
+	s := startStdio(t, "deaf-eof", Limits{Grace: 30 * time.Second, Exit: 30 * time.Second}, nil)
+	waitContains(t, s.out, "ready")
+	s.in.Close()
+	time.Sleep(200 * time.Millisecond) // into the wait
+	s.sigs <- syscall.SIGINT
+	s.sigs <- syscall.SIGINT
+	res := s.wait(t, 10*time.Second)
+	if res.ExitCode != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d (%s), want SIGTERM's", res.ExitCode, res.Exit)
+	}
+	_, pairs := s.rec.snapshot()
+	want := []eofSeen{{Seq: 2, Note: "stdin closed; the server was still running when the relay stopped waiting, or was signalled"}}
+	if diff := cmp.Diff(want, eofPairs(pairs)); diff != "" {
+		t.Errorf("end of input (-want +got):\n%s", diff)
 	}
 }
