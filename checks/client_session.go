@@ -707,11 +707,18 @@ func (c *conversation) use(key string, seq uint64) {
 // answer takes in the client's answer (message seq) to the server's
 // request it names by id: no longer asked, and answered.
 func (c *conversation) answer(id gjson.Result, seq uint64) {
-	if a, ok := c.match(id); ok {
-		delete(c.asked, envelope.IDKey(a.id))
-		if len(c.answers) < maxUsedIDs {
-			c.answers[envelope.IDKey(a.id)] = seq
-		}
+	// Only the request's own id (in value) answers it: an answer that
+	// match pairs otherwise (its id in another type, the only request
+	// waiting) is judged wrong (CLI1004) and answers nothing, so the
+	// request still waits (review rev57: a stray answer, or a parse
+	// error's null id, made the right answer after it "a second").
+	key := envelope.IDKey(id)
+	if _, ok := c.asked[key]; !ok || key == "" {
+		return
+	}
+	delete(c.asked, key)
+	if len(c.answers) < maxUsedIDs {
+		c.answers[key] = seq
 	}
 }
 
