@@ -253,25 +253,52 @@ func (r *run) multiplexed(ctx context.Context, fx, staged []*fixtures.Fixture) e
 }
 
 // requestsFirst gives the order a multiplexed run sends fx in: the
-// fixtures that send requests, then those that send only notifications,
-// each part in corpus order. A notification waits a quiet moment of its
-// own (nothing answers it, or a reply would have come); sent last, those
-// moments pass inside the requests' silence window instead of pushing
-// its end back. Fixtures are independent unless they say otherwise (as a
-// concurrent HTTP run has them), but a notification that moves the
-// session's lifecycle (notifications/initialized) keeps its place: a
-// server it unsettles shows that to the fixtures after it, as in
-// sequence. The output keeps the corpus order either way.
+// fixtures whose message is malformed as JSON-RPC (a batch, or what its
+// expectation reads as a parse error or an invalid request), then the
+// other requests, then those that send only notifications, each part in
+// corpus order. A server that reads each line through a schema (the
+// SDKs' do) drops a malformed one unanswered, and that silence is judged
+// only when its --timeout window has run out: sent first, those windows
+// open first and close sooner (against server-everything, whose windows
+// end the run, about a second of the 11.6 s). A notification waits a
+// quiet moment of its own (nothing answers it, or a reply would have
+// come); sent last, those moments pass inside the requests' silence
+// window instead of pushing its end back. Fixtures are independent
+// unless they say otherwise (as a concurrent HTTP run has them), but a
+// notification that moves the session's lifecycle
+// (notifications/initialized) keeps its place: a server it unsettles
+// shows that to the fixtures after it, as in sequence. The output keeps
+// the corpus order either way.
 func (r *run) requestsFirst(fx []*fixtures.Fixture) []int {
-	var reqs, notes []int
+	var bad, reqs, notes []int
 	for i, f := range fx {
-		if r.movable(f) {
+		switch {
+		case r.movable(f):
 			notes = append(notes, i)
-		} else {
+		case r.malformed(f):
+			bad = append(bad, i)
+		default:
 			reqs = append(reqs, i)
 		}
 	}
-	return append(reqs, notes...)
+	return append(append(bad, reqs...), notes...)
+}
+
+// malformed: f's body, filled in for the run's version, is a batch or a
+// message its expectation reads as a parse error or an invalid request.
+func (r *run) malformed(f *fixtures.Fixture) bool {
+	if f.Method != "" && f.Method != "POST" {
+		return false
+	}
+	body, err := fixtures.Expand(f.Body, fixtures.Context{Version: r.sess.version, Spoken: r.sess.spoken()})
+	if err != nil {
+		return false
+	}
+	switch r.expect(envelope.Request{Body: body}, nil).Condition {
+	case expect.CondParseError, expect.CondInvalidRequest, expect.CondBatch:
+		return true
+	}
+	return false
 }
 
 // movable: f's body, filled in for the run's version, is a notification

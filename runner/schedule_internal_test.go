@@ -27,3 +27,30 @@ func TestDispatchOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestsFirst: a multiplexed run sends the malformed messages
+// first (a batch, what reads as a parse error or an invalid request),
+// whose silence is judged only when their --timeout windows run out,
+// then the other requests, then the notifications that do not move the
+// lifecycle; each part in corpus order.
+func TestRequestsFirst(t *testing.T) {
+	fx := []*fixtures.Fixture{
+		{ID: "call", Body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)},
+		{ID: "note", Body: []byte(`{"jsonrpc":"2.0","method":"notifications/wymcp_x"}`)},
+		{ID: "garbage", Body: []byte(`this is not json {`)},
+		{ID: "initialized", Body: []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)},
+		{ID: "id-object", Body: []byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`)},
+		{ID: "batch", Body: []byte(`[{"jsonrpc":"2.0","id":2,"method":"ping"}]`)},
+		{ID: "ping", Body: []byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)},
+		{ID: "no-method", Body: []byte(`{"jsonrpc":"2.0","id":4}`)},
+	}
+	r := &run{t: &StdioTarget{}, sess: session{version: "2025-11-25"}}
+	var got []string
+	for _, i := range r.requestsFirst(fx) {
+		got = append(got, fx[i].ID)
+	}
+	want := []string{"garbage", "id-object", "batch", "no-method", "call", "initialized", "ping", "note"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("send order (-want +got):\n%s", diff)
+	}
+}
