@@ -473,6 +473,14 @@ func vocabulary(p *Pass) []string {
 	if m := x.Method; len(m) >= minPiece && slices.Contains(envelope.Methods(x.Version), m) {
 		out = append(out, m)
 	}
+	// So are the _meta keys it reserves: a refusal names one missing or
+	// misplaced, the cause in the schema's words (review rev55: two of
+	// them, one level too deep, failed as 81 characters of echo).
+	for _, k := range envelope.MetaKeys {
+		if bytes.Contains(p.Exchange.Request.Body, []byte(k)) {
+			out = append(out, k)
+		}
+	}
 	if x.Facts == nil {
 		return out // nothing is published without facts: spared the reads
 	}
@@ -1498,7 +1506,8 @@ values under the vocabulary's own quote keys are the condition's and are
 not counted (header, expected and received under -32020, requested under
 -32022), nor are the tokens of a distilled error's location that name the
 request's members (the pointer the contract asks for), nor the method's
-name, a member name of the request within the quote bound (the argument
+name, a _meta key the protocol reserves (io.modelcontextprotocol/…), a
+member name of the request within the quote bound (the argument
 a cause names: "repository_full_name: \"…\" not found"), or a tool,
 prompt or resource the server itself listed (the run's facts show it),
 where one stands alone: a run that goes on past it, into its value,

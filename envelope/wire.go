@@ -14,6 +14,10 @@ const (
 	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
 )
 
+// MetaKeys are the _meta keys the protocol reserves for itself, in any
+// version: its own words wherever a message names them.
+var MetaKeys = []string{MetaProtocolVersion, MetaClientCapabilities, MetaLogLevel, MetaSubscriptionID, MetaRelatedTask}
+
 // MetaPath is the gjson path of a request's _meta member key.
 func MetaPath(key string) string {
 	if p, ok := metaPaths[key]; ok {
