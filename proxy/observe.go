@@ -77,6 +77,9 @@ type Observation struct {
 	// (or when the relay closes), late progress for the token joining
 	// it. The client has the answer at once.
 	Later bool
+	// Answers is, on stdio, the Seq of the client request a response
+	// answers (over HTTP, HTTP.Request says it); 0 when it answers none.
+	Answers uint64
 	// Note says something the bytes alone do not: "no newline at the
 	// end", "reply to no pending request".
 	Note string

@@ -680,7 +680,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 	if w.quiet && o.Note == "" {
 		o.Note = "a reply to a notification"
 	}
-	o.Completes = true
+	o.Completes, o.Answers = true, w.seq
 	// The lines written while it waited and the response are its reply,
 	// bounded as check's transport bounds one: past the bound it is not
 	// whole, and cannot be judged (the judge says so: an error).

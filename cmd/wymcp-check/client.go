@@ -95,16 +95,28 @@ func serverRequestTraffic(o *proxy.Observation) *transcript.Traffic {
 	return t
 }
 
-// answeredTraffic is the end of a client request's exchange that an
-// answer on its HTTP stream makes, before the exchange is judged (the
-// stream is read on past it); nil when o is none.
+// answeredTraffic is the end of a client request's exchange that its
+// answer makes, before the exchange is judged (an HTTP stream is read on
+// past it; a stdio request that offered a progress token waits for late
+// progress); nil when o is none.
 func answeredTraffic(o *proxy.Observation) *transcript.Traffic {
-	h := o.HTTP
-	if h == nil || o.Kind != proxy.KindResponse && o.Kind != proxy.KindBatch {
+	if o.Kind != proxy.KindResponse && o.Kind != proxy.KindBatch {
 		return nil
 	}
-	t := &transcript.Traffic{Kind: transcript.TrafficClosed, Transport: envelope.HTTP, Request: h.Request,
-		Status: h.Status, SessionID: envelope.HeaderGet(h.Header, "Mcp-Session-Id")}
+	var t *transcript.Traffic
+	switch h := o.HTTP; {
+	case h != nil:
+		t = &transcript.Traffic{Kind: transcript.TrafficClosed, Transport: envelope.HTTP, Request: h.Request,
+			Status: h.Status, SessionID: envelope.HeaderGet(h.Header, "Mcp-Session-Id")}
+	case o.Answers != 0:
+		// On stdio too (review rev57: a request that offered a progress
+		// token stayed open for the judge while its pair waited for late
+		// progress, and its token's or id's reuse by the next request,
+		// sent once the client had the answer, failed CLI1003).
+		t = &transcript.Traffic{Kind: transcript.TrafficClosed, Transport: envelope.Stdio, Request: o.Answers}
+	default:
+		return nil
+	}
 	if o.Kind == proxy.KindResponse && !o.Oversized {
 		t.Body = o.Raw
 	}

@@ -444,3 +444,41 @@ func TestWrapJudgesTheEndOfInput(t *testing.T) {
 		})
 	}
 }
+
+// TestWrapTokenFreeOnceAnswered: a request that offered a progress token
+// is answered, and the client sends the next with the same token (the
+// TypeScript SDK reuses them) once it has the answer: the token is free
+// again (T-PROG-1: unique across active requests), though wrap's pair of
+// the first waits --quiet for late progress. The request stayed open for
+// the client judge until then, and CLI1003 failed the reuse (review
+// rev57); lint of the recording agrees. The twin reuses the token while
+// the first request is still in flight (the server hangs on it) and
+// fails.
+func TestWrapTokenFreeOnceAnswered(t *testing.T) {
+	call := func(id int) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":"t"}}}`
+	}
+	tests := []struct {
+		name, fault string
+		steps       []string
+		fail        bool
+	}{
+		{"after the answer", "-", []string{call(1), `wait:"id":1`, call(2), `wait:"id":2`, call(3), `wait:"id":3`, "sleep:400"}, false},
+		{"in flight", "hang", []string{call(1), "sleep:50", call(2), "sleep:400"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(wrapRefserverEnv, tt.fault)
+			rec := filepath.Join(t.TempDir(), "rec.jsonl")
+			steps := append([]string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, tt.steps...)
+			_, errOut := wrapPlay(t, steps, "--color", "never", "--timeout", "300ms", "--record", rec, "--", os.Args[0])
+			if got := strings.Contains(errOut, "fail CLI1003"); got != tt.fail {
+				t.Errorf("CLI1003 failed: %v, want %v:\n%s", got, tt.fail, errOut)
+			}
+			_, lintOut, _ := runMain(t, "", "lint", rec)
+			if got := strings.Contains(lintOut, "fail CLI1003"); got != tt.fail {
+				t.Errorf("lint of the recording: CLI1003 failed: %v, want %v:\n%s", got, tt.fail, lintOut)
+			}
+		})
+	}
+}
