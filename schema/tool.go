@@ -106,6 +106,9 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
+	if d := strings.TrimSuffix(dialectOf(doc), "#"); draft == jsonschema.Draft2020 && (d == dialect202012 || d == dialect201909) {
+		dropDependencies(doc, false)
+	}
 	c, log := newLoggingCompiler(draft)
 	annotateFormats(c, doc)
 	if err := c.AddResource(toolSchemaURL, doc); err != nil {
@@ -171,6 +174,32 @@ func stricterPlaces(v any, names bool) bool {
 		}
 	}
 	return false
+}
+
+// dropDependencies removes the keyword "dependencies" from a document's
+// schemas. Since 2019-09 it is no keyword (it became dependentRequired
+// and dependentSchemas), but the validation library applies it under
+// every draft: a 2020-12 reading would refuse what a 2020-12 validator
+// accepts (review rev54). Names (under properties, $defs and the like)
+// and instance values (const, enum, default, examples) are left as they
+// are.
+func dropDependencies(v any, names bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		if !names {
+			delete(v, "dependencies")
+		}
+		for k, e := range v {
+			if !names && (k == "const" || k == "enum" || k == "default" || k == "examples") {
+				continue
+			}
+			dropDependencies(e, !names && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas"))
+		}
+	case []any:
+		for _, e := range v {
+			dropDependencies(e, false)
+		}
+	}
 }
 
 // annotateFormats makes every format the document names an annotation:
@@ -283,7 +312,10 @@ func (t *ToolSchema) validate(v any) ([]envelope.DistilledEntry, bool) {
 	return es, t.log.calls.Load() != before
 }
 
-const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
+const (
+	dialect202012 = "https://json-schema.org/draft/2020-12/schema"
+	dialect201909 = "https://json-schema.org/draft/2019-09/schema"
+)
 
 func defaultDraft(string) *jsonschema.Draft { return jsonschema.Draft2020 }
 

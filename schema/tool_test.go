@@ -168,6 +168,16 @@ func TestToolSchemaValidate(t *testing.T) {
 			entries{{Location: "/n", Problems: []string{"must be >= 1"}}}},
 		{"valid", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, `{"a":"x"}`, nil},
 		{"not json", `{"type":"object"}`, `{"a":`, entries{{Location: "", Problems: []string{"not valid json"}}}},
+		// "dependencies" is no 2020-12 keyword (review rev54); a property
+		// of that name, and a value holding it, stay as they are.
+		{"dependencies no keyword", `{"type":"object","dependencies":{"a":["b"]}}`, `{"a":1}`, nil},
+		{"dependencies as a name", `{"type":"object","properties":{"dependencies":{"type":"string"}},"$defs":{"dependencies":{"type":"integer"}}}`,
+			`{"dependencies":1}`,
+			entries{{Location: "/dependencies", Problems: []string{"got number, want string"}}}},
+		{"dependencies in a value", `{"const":{"dependencies":{"a":["b"]}}}`, `{}`,
+			entries{{Location: "", Problems: []string{"must equal the allowed value"}}}},
+		{"dependencies under draft-07", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","dependencies":{"a":["b"]}}`, `{"a":1}`,
+			entries{{Location: "", Problems: []string{"property 'a' requires 'b'"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
