@@ -747,8 +747,9 @@ response may deliver it on a resumed stream (T-HTTP-15): where no one
 resumed it (a relay's recording) that warns (a stream still open when
 --timeout ran out did not end, and its ids change nothing: silence); where the checker resumed it
 with GET and Last-Event-ID, as a client does, and the response still did
-not come (the GET refused, or nothing left to resume) it fails, unless
-the checker stopped at its own bound of resumptions. On stdio, where
+not come (the GET refused, or nothing left to resume) it fails; after
+three resumptions, each to a new id, the checker's own bound, it could
+not judge (error). On stdio, where
 every request shares one pipe, only the run can tell a stray line from
 another request's reply: a response among the exchange's lines that
 names an id no request the checker wrote carried, or a second response
@@ -877,11 +878,18 @@ func oneReply(p *Pass) error {
 		// An HTTP rejection answers the request, with or without a
 		// body (HTTP1001 judges the body, HTTP1002 the status).
 	case n == 0 && !answered && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
-		(resp.Resumed == 0 && !resp.Cut || resp.Resumed >= envelope.MaxResumes):
+		resp.Resumed >= envelope.MaxResumes:
+		// Resumed as often as the checker follows a stream, each time
+		// to a new id and no response: whether it comes on a later one
+		// is past the checker's own bound, which is no finding of the
+		// server's (review rev56: a warn let a server that never
+		// answered pass the gate).
+		return fmt.Errorf("the stream was resumed %d times, the most the checker follows, and ended each time after a new event id (the last %s) without the response", resp.Resumed, Quote(p.Reply.LastEventID, quoteN))
+	case n == 0 && !answered && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
+		resp.Resumed == 0 && !resp.Cut:
 		// The stream set an event id and ended: a 2025-xx client
 		// resumes it with GET and Last-Event-ID, and the response may
-		// come there (T-HTTP-15). That lies past this exchange, or
-		// past as many resumptions as the checker follows. (Resumed
+		// come there (T-HTTP-15). That lies past this exchange. (Resumed
 		// fewer times and still without it: the server refused the
 		// GET, or ended the resumed stream with nothing to resume.) A
 		// stream still open when --timeout ran out did not end: an id
