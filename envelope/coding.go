@@ -59,6 +59,14 @@ func (e *CodingError) Error() string {
 
 func (e *CodingError) Unwrap() error { return e.Err }
 
+// Corrupt: the decoder itself refused the bytes (no gzip header, a bad
+// checksum, a stream that ends before its end): the body is no valid
+// encoding in the coding its header names, which no client can read,
+// the server's fault. The other causes are the checker's own limits.
+func (e *CodingError) Corrupt() bool {
+	return !errors.Is(e.Err, ErrUnknownCoding) && !errors.Is(e.Err, ErrDecodedTooLarge) && !errors.Is(e.Err, ErrTooManyCodings)
+}
+
 // Codings returns the content codings of a message with header h, in the
 // order they were applied (RFC 9110 §8.4: a list, over one field line or
 // several), identity and empty members left out; nil for a body sent as

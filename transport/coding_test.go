@@ -116,7 +116,10 @@ func TestHTTPCodedSSE(t *testing.T) {
 
 // TestHTTPCodedFailures: a coded reply the checker cannot read is its
 // limit, said as such: a failure naming the coding, never the server's
-// silence (Unanswered, which a liveness probe turns into RPC1006).
+// silence (Unanswered, which a liveness probe turns into RPC1006). One
+// that does not decode in the coding it names is no message any client
+// can read: the server's finding (Malformed, HTTP1006), as a broken
+// framing is (review rev56).
 func TestHTTPCodedFailures(t *testing.T) {
 	gz := func(s string) string {
 		var b strings.Builder
@@ -127,17 +130,17 @@ func TestHTTPCodedFailures(t *testing.T) {
 	}
 	tests := []struct {
 		name, coding, ct, body string
-		failure                string
+		failure, malformed     string
 	}{{
 		name: "gzip named, SSE sent plain", coding: "gzip", ct: "text/event-stream", body: "data: " + pong + "\n\n",
-		failure: "Content-Encoding gzip: the body does not decode (gzip: invalid header)",
+		malformed: "Content-Encoding gzip: the body does not decode (gzip: invalid header)",
 	}, {
 		name: "gzip stream corrupt past its header", coding: "gzip", ct: "text/event-stream",
-		body:    gz("data: " + pong + "\n\n")[:10] + "\xff\xff\xff\xff\xff\xff",
-		failure: "Content-Encoding gzip: the body does not decode (flate: corrupt input before offset 1)",
+		body:      gz("data: " + pong + "\n\n")[:10] + "\xff\xff\xff\xff\xff\xff",
+		malformed: "Content-Encoding gzip: the body does not decode (flate: corrupt input before offset 1)",
 	}, {
 		name: "corrupt gzip JSON", coding: "gzip", ct: "application/json", body: "not gzip at all",
-		failure: "Content-Encoding gzip: the body does not decode (gzip: invalid header)",
+		malformed: "Content-Encoding gzip: the body does not decode (gzip: invalid header)",
 	}, {
 		name: "br", coding: "br", ct: "text/event-stream", body: "\x0b\x02\x80",
 		failure: "Content-Encoding br: a coding the checker does not decode (it decodes gzip, x-gzip and deflate)",
@@ -156,10 +159,14 @@ func TestHTTPCodedFailures(t *testing.T) {
 			})
 			h := &HTTP{URL: url, Limits: Limits{Timeout: 2 * time.Second}}
 			ex, took := timed(context.Background(), h, post(ping))
-			if ex.Failure != tt.failure {
-				t.Errorf("failure %q, want %q", ex.Failure, tt.failure)
+			if ex.Failure != tt.failure || ex.Malformed != tt.malformed {
+				t.Errorf("failure %q, malformed %q; want %q, %q", ex.Failure, ex.Malformed, tt.failure, tt.malformed)
 			}
-			if ex.Unanswered || ex.Response == nil || ex.Response.Cut {
+			if tt.malformed != "" {
+				if ex.Unanswered || ex.Response != nil {
+					t.Errorf("a reply no client can read kept as one: unanswered %v, response %+v", ex.Unanswered, ex.Response)
+				}
+			} else if ex.Unanswered || ex.Response == nil || ex.Response.Cut {
 				t.Errorf("read as the server's silence: unanswered %v, response %+v", ex.Unanswered, ex.Response)
 			}
 			if tt.ct == "text/event-stream" && took > time.Second {

@@ -146,12 +146,13 @@ func (h *HTTP) Do(ctx context.Context, req envelope.Request) envelope.Exchange {
 	} else {
 		ex.Failure, ex.Malformed = readBody(pb, body, r, resp.StatusCode >= 400 && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0, resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
 	}
-	if coding != "" && ex.Failure == "" {
+	if coding != "" && ex.Failure == "" && ex.Malformed == "" {
 		ex.Note = envelope.JoinNotes(decodedNote(coding), ex.Note)
 	}
 	if ex.Malformed != "" {
-		// The body's framing broke HTTP/1.1's syntax: as a broken header
-		// section, no message a client can read (HTTP1006).
+		// The body's framing broke HTTP/1.1's syntax, or its bytes do
+		// not decode in the coding it names: as a broken header section,
+		// no message a client can read (HTTP1006).
 		ex.Response, ex.Failure = nil, ""
 		return ex
 	}

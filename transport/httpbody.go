@@ -47,9 +47,14 @@ func readBody(b bound, body io.Reader, r *envelope.Response, resetEnds, sized bo
 	r.Body = data
 	var ce *envelope.CodingError
 	if errors.As(err, &ce) {
-		// The server's bytes came, and the checker cannot read them: its
-		// limit (an unknown coding) or a body that does not decode, never
-		// silence. (Errors of the connection itself are no CodingError.)
+		// The server's bytes came: never silence. A body that does not
+		// decode in the coding it names is no message a client can read,
+		// the server's finding, as a broken framing is (review rev56);
+		// an unknown coding or a bound is the checker's limit. (Errors
+		// of the connection itself are no CodingError.)
+		if ce.Corrupt() {
+			return "", ce.Error()
+		}
 		return ce.Error(), ""
 	}
 	if err != nil && !sized && !b.timedOut() && len(bytes.TrimSpace(data)) > 0 && gjson.ValidBytes(data) {
@@ -212,9 +217,14 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, answers func(msg []b
 		case errors.Is(err, errTooLarge), errors.Is(err, envelope.ErrEventTooLarge):
 			r.Truncated = true
 			return b.tooLarge(err)
+		case errors.As(err, &ce) && ce.Corrupt():
+			// Events coded in a way no client can undo: as a broken
+			// framing (review rev56).
+			end.malformed = ce.Error()
+			return ""
 		case errors.As(err, &ce):
-			// The events came, coded in a way the checker cannot undo
-			// (or does not decode): not the server's silence.
+			// The events came, coded in a way the checker cannot undo:
+			// not the server's silence.
 			return ce.Error()
 		case err != nil && MalformedHTTP(err) != "":
 			end.malformed = MalformedHTTP(err)
