@@ -629,10 +629,10 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 			return
 		}
 		need := clientNeeds[method]
-		if need == "" || x.Facts == nil || x.Facts.ClientCapabilities == nil {
+		caps, known := clientCaps(x)
+		if need == "" || !known {
 			return
 		}
-		caps := gjson.ParseBytes(x.Facts.ClientCapabilities)
 		switch {
 		case !caps.Get(need).Exists():
 			undeclaredUse(p)(path, "the server sent %s, but the client declared no %s capability (T-LIFE-4)", Quote(method, quoteN), need)
@@ -649,16 +649,31 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 	}
 }
 
+// clientCaps are the capabilities the client declared: the facts', or,
+// while its initialize is answered, that request's own (review rev54: a
+// relay's or a transcript's first exchange is judged before the facts
+// learn them, and a server's sampling request sent before its
+// InitializeResult went unjudged).
+func clientCaps(x *expect.Expectation) (gjson.Result, bool) {
+	if f := x.Facts; f != nil && f.ClientCapabilities != nil {
+		return gjson.ParseBytes(f.ClientCapabilities), true
+	}
+	if c := x.Request.Get("params.capabilities"); x.Method == "initialize" && c.IsObject() {
+		return c, true
+	}
+	return gjson.Result{}, false
+}
+
 // judgeElicitationComplete judges notifications/elicitation/complete
 // (2025-11-25): it ends a URL-mode elicitation, which a server asks only
 // of a client that declared elicitation.url (T-LIFE-4): from one that did
 // not, it completes nothing the client could have been asked.
 func judgeElicitationComplete(p *Pass, path, method string) {
-	f := p.Expect.Facts
-	if f == nil || f.ClientCapabilities == nil {
+	caps, known := clientCaps(p.Expect)
+	if !known {
 		return
 	}
-	if caps := gjson.ParseBytes(f.ClientCapabilities); !elicitationModeDeclared(caps.Get("elicitation"), "url") {
+	if !elicitationModeDeclared(caps.Get("elicitation"), "url") {
 		undeclaredUse(p)(path, "the server sent %s, but the client declared no elicitation.url capability, so no URL elicitation can have been asked of it (T-LIFE-4)", Quote(method, quoteN))
 	}
 }
