@@ -349,10 +349,16 @@ func clientIDReuse(p *Pass, cp *clientPass, id gjson.Result, where string) error
 var ClientAnswers = &Check{
 	ID:       "CLI1004",
 	Title:    "Each server request gets one answer with its id",
-	SpecRef:  "T-RPC-5, T-RPC-6, T-HTTP-3, T-STDIO-4",
+	SpecRef:  "T-RPC-5, T-RPC-6, T-HTTP-3, T-STDIO-4, T-PROG-1",
 	Severity: MUST,
 	Area:     AreaClient,
-	Doc: `The client answers each request the server sent (2025-06-18 and
+	Doc: `A client's progress on a request of the server's names the
+progressToken that request offered while it still awaits its answer
+(T-PROG-1: progress refers only to a token given in an active request);
+a task-augmented request's token lives on past the CreateTaskResult
+(2025-11-25), which the relay does not follow, so it is not judged
+there; where the relay did not see the whole session, nothing is.
+The client answers each request the server sent (2025-06-18 and
 2025-11-25: sampling, elicitation, roots, ping) with exactly one response:
 the request's id, with the same value and the same JSON type (T-RPC-5), and
 exactly one of result and error (T-RPC-6). A response to a request the
@@ -372,6 +378,9 @@ from one the user abandoned.`,
 		cp, err := needClient(p)
 		if err != nil {
 			return err
+		}
+		if cp.kind == kindNotification && cp.method == "notifications/progress" {
+			return judgeClientProgress(p, cp)
 		}
 		if cp.kind != kindResponse {
 			return skipNotResponse
@@ -436,6 +445,35 @@ from one the user abandoned.`,
 		p.Failf("id", "id %s answers no request of the server's: none with that id awaits an answer (T-RPC-5)", idText(id.Raw))
 		return nil
 	},
+}
+
+// judgeClientProgress judges a client's notifications/progress: its
+// token is one a request of the server's still awaiting its answer
+// offered (T-PROG-1: progress refers only to a token given in an active
+// request), or a task's the client took on (review rev57).
+func judgeClientProgress(p *Pass, cp *clientPass) error {
+	c := cp.view.c
+	if !c.initDone || c.version == envelope.V20260728 {
+		return Skip("no 2025-xx session whose server may ask the client for work")
+	}
+	tok := cp.msg.Get("params.progressToken")
+	key := envelope.IDKey(tok)
+	if key == "" {
+		return Skip("the progressToken is no string or number (see CLI1011)")
+	}
+	for _, a := range c.asked {
+		if a.token == key {
+			return nil
+		}
+	}
+	switch {
+	case c.taskTokens[key]:
+		return Skip("the token is a task's the client took on, active for the task's life, which the relay does not follow")
+	case !c.seenWhole():
+		return Skip("no request of the server's the relay saw offered the token, and the relay did not see the whole session")
+	}
+	p.Failf("params.progressToken", "progress for token %s, which no request of the server's still awaiting its answer offered; progress refers only to a token given in an active request (T-PROG-1)", idText(tok.Raw))
+	return nil
 }
 
 // inValue names the integer an id spelled otherwise is (1.0 is 1), for a

@@ -182,6 +182,11 @@ type conversation struct {
 
 	asked   map[string]asked  // the server's requests awaiting the client's answer
 	answers map[string]uint64 // id key of a server request → the client's answer to it
+	// taskTokens are the progress tokens (id keys) of the server's
+	// task-augmented requests the client answered: a task's token stays
+	// active for its life, past the answer (2025-11-25), which the relay
+	// does not follow.
+	taskTokens map[string]bool
 
 	mrtr *mrtrState // 2026-07-28 input_required rounds (client_mrtr.go)
 }
@@ -191,13 +196,14 @@ type asked struct {
 	method string
 	mode   string // an elicitation's mode ("" is form)
 	task   bool   // task-augmented (params.task, 2025-11-25): a task may answer it
+	token  string // the id key of the progressToken it offered ("" none)
 	id     gjson.Result
 	seq    uint64
 }
 
 func newConversation(fromStart bool) *conversation {
 	return &conversation{fromStart: fromStart, inFlight: map[string]int{}, open: map[uint64]string{},
-		used: map[string]uint64{}, asked: map[string]asked{}, answers: map[string]uint64{}}
+		used: map[string]uint64{}, asked: map[string]asked{}, answers: map[string]uint64{}, taskTokens: map[string]bool{}}
 }
 
 // A ClientView is what the traffic before one client message showed, as
@@ -713,8 +719,12 @@ func (c *conversation) answer(id gjson.Result, seq uint64) {
 	// request still waits (review rev57: a stray answer, or a parse
 	// error's null id, made the right answer after it "a second").
 	key := envelope.IDKey(id)
-	if _, ok := c.asked[key]; !ok || key == "" {
+	a, ok := c.asked[key]
+	if !ok || key == "" {
 		return
+	}
+	if a.task && a.token != "" && len(c.taskTokens) < maxUsedIDs {
+		c.taskTokens[a.token] = true
 	}
 	delete(c.asked, key)
 	if len(c.answers) < maxUsedIDs {
@@ -755,7 +765,8 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 	msg := envelope.Parse(r.Body)
 	id := msg.Get("id")
 	if key := envelope.IDKey(id); key != "" && len(c.asked) < maxOpen {
-		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, task: envelope.AsksTask(&msg), id: id, seq: r.Seq}
+		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, task: envelope.AsksTask(&msg),
+			token: envelope.IDKey(msg.Get("params._meta.progressToken")), id: id, seq: r.Seq}
 	}
 }
 
