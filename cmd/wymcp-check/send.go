@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -335,6 +336,13 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	k := &sendSink{}
 	secs := secrets(extra)
 	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secs, CallTools: runner.CallAll,
+		// The message, read before the setup, is among the fixtures so
+		// that the setup's own requests (the negotiation, the listings)
+		// step over a literal id it writes, as check's steps over its
+		// fixtures': one session must not see an id twice (T-RPC-4), and
+		// a server that refuses the reuse was judged for the checker's
+		// fault (review rev55 F6). Open only reads their ids.
+		Fixtures: []*fixtures.Fixture{msg},
 		// As check runs by default: over stdio, the lines up to a
 		// marker's reply are the request's, so a second response is
 		// judged (RPC1006) as check judges it.
@@ -566,7 +574,7 @@ func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Heade
 		// A fresh process needs the 2025 handshake before the message.
 		hs := ""
 		if version != envelope.V20260728 {
-			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, version)) +
+			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, handshakeID(ex.Request.Body), version)) +
 				`\n` + printfEscape([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)) + `\n`
 		}
 		if len(cmd) == 0 {
@@ -623,4 +631,39 @@ func shellJoin(args []string) string {
 		q[i] = shellQuote(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// handshakeID is the id of the initialize a stdio reproduce line writes
+// before the message: the least one the message does not use itself, in
+// either JSON type, for a fresh session must not see an id twice
+// (T-RPC-4) and the message's own id may be 0.
+func handshakeID(body []byte) int {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return 0 // no JSON: no id of the message's to step over
+	}
+	msgs, ok := v.([]any) // a batch's members each have an id
+	if !ok {
+		msgs = []any{v}
+	}
+	used := map[string]bool{}
+	for _, m := range msgs {
+		if o, ok := m.(map[string]any); ok {
+			switch id := o["id"].(type) {
+			case json.Number:
+				if f, err := id.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					used[strconv.FormatInt(int64(f), 10)] = true
+				}
+			case string:
+				used[id] = true
+			}
+		}
+	}
+	n := 0
+	for used[strconv.Itoa(n)] {
+		n++
+	}
+	return n
 }
