@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -43,7 +44,11 @@ func newSendCmd(s *streams) *cobra.Command {
 		Long: `send negotiates a session with the target as check does, sends one message
 and prints the request, the reply (status, headers, pretty body) with every
 finding written beside the member it is about, and a one-line command that
-reproduces the exchange (curl for HTTP; --header values redacted).
+reproduces the exchange (curl for HTTP; --header values redacted; an
+argument with bytes outside printable ASCII, such as a server's session
+id, written "$(printf '...')" with octal escapes; a body over 4096 bytes
+read from the message file, or from BODY, a file to save it in, when the
+file does not hold the bytes sent).
 
 The message is read from FILE or stdin: a raw body (JSON or any bytes), a
 fixture-style file with "-- headers --" and "-- body --" sections, or a
@@ -150,31 +155,32 @@ func findFixture(o *sendOptions) (*fixtures.Fixture, error) {
 const maxMessage = 64 << 20
 
 // readMessage reads the message to send: a raw body, or a fixture-style
-// file with headers and body sections.
-func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
+// file with headers and body sections. It gives the bytes read too: a
+// reproduce line may name the file in place of writing them.
+func readMessage(s *streams, name string) (*fixtures.Fixture, []byte, error) {
 	in, what := s.In, "standard input"
 	if name != "-" {
 		fh, err := os.Open(name)
 		if err != nil {
-			return nil, usagef("reading the message: %v", err)
+			return nil, nil, usagef("reading the message: %v", err)
 		}
 		defer fh.Close()
 		in, what = fh, name
 	}
 	raw, err := io.ReadAll(io.LimitReader(in, maxMessage+1))
 	if err != nil {
-		return nil, usagef("reading the message: %v", err)
+		return nil, nil, usagef("reading the message: %v", err)
 	}
 	if len(raw) > maxMessage {
-		return nil, usagef("%s: the message is over %d MiB (%d bytes), the most send reads; send a smaller one", what, maxMessage>>20, maxMessage)
+		return nil, nil, usagef("%s: the message is over %d MiB (%d bytes), the most send reads; send a smaller one", what, maxMessage>>20, maxMessage)
 	}
 	if bytes.HasPrefix(raw, []byte("-- fixture --\n")) || bytes.Contains(raw, []byte("\n-- fixture --\n")) {
 		// A whole fixture file: its own id and expectations.
 		f, err := fixtures.Parse(name, raw)
 		if err != nil {
-			return nil, &usageError{err}
+			return nil, nil, &usageError{err}
 		}
-		return f, nil
+		return f, raw, nil
 	}
 	if bytes.HasPrefix(raw, []byte("-- ")) || bytes.Contains(raw, []byte("\n-- body --\n")) {
 		// The fixture section goes last, so the file's lines keep their
@@ -191,23 +197,23 @@ func readMessage(s *streams, name string) (*fixtures.Fixture, error) {
 		}
 		f, err := fixtures.Parse(name, src)
 		if err != nil {
-			return nil, &usageError{shiftLines(err, name, shift)}
+			return nil, nil, &usageError{shiftLines(err, name, shift)}
 		}
-		return f, nil
+		return f, raw, nil
 	}
 	body := bytes.TrimSuffix(raw, []byte("\n"))
 	if len(body) == 0 {
 		// A closed stdin reads as empty (the Go runtime opens /dev/null
 		// in its place), and sending that once passed for a run: an
 		// empty body is sent only when a message says so.
-		return nil, usagef("%s is empty: nothing to send (an empty body is sent by a message whose -- body -- section is empty)", what)
+		return nil, nil, usagef("%s is empty: nothing to send (an empty body is sent by a message whose -- body -- section is empty)", what)
 	}
 	f := &fixtures.Fixture{ID: "send", Purpose: "message sent by hand", Versions: envelope.Versions(),
 		Transports: []string{envelope.HTTP, envelope.Stdio}, Body: body, File: name, Expect: &expect.Override{}}
 	if _, err := fixtures.Expand(body, fixtures.Context{Version: envelope.V20260728}); err != nil {
-		return nil, usagef("%s: %v", name, err)
+		return nil, nil, usagef("%s: %v", name, err)
 	}
-	return f, nil
+	return f, raw, nil
 }
 
 // shiftLines moves the line numbers of Parse's errors about file ("file:N:
@@ -289,10 +295,11 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 		return err
 	}
 	var msg *fixtures.Fixture
+	var src reproSource
 	if o.Fixture != "" {
 		msg, err = findFixture(o)
-	} else {
-		msg, err = readMessage(s, o.Input)
+	} else if msg, src.raw, err = readMessage(s, o.Input); o.Input != "-" {
+		src.file = o.Input
 	}
 	if err != nil {
 		return err
@@ -335,6 +342,13 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 	k := &sendSink{}
 	secs := secrets(extra)
 	sess, res, err := runner.Open(ctx, target, runner.Options{Protocol: o.Protocol, Contract: c, Schemas: sv, Secrets: secs, CallTools: runner.CallAll,
+		// The message, read before the setup, is among the fixtures so
+		// that the setup's own requests (the negotiation, the listings)
+		// step over a literal id it writes, as check's steps over its
+		// fixtures': one session must not see an id twice (T-RPC-4), and
+		// a server that refuses the reuse was judged for the checker's
+		// fault (review rev55 F6). Open only reads their ids.
+		Fixtures: []*fixtures.Fixture{msg},
 		// As check runs by default: over stdio, the lines up to a
 		// marker's reply are the request's, so a second response is
 		// judged (RPC1006) as check judges it.
@@ -383,7 +397,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 			continue
 		}
 		sent++
-		if err := printExchange(s.Out, describe, endpoint, res, j, extra, reproCmd); err != nil {
+		if err := printExchange(s.Out, describe, endpoint, res, j, extra, reproCmd, src); err != nil {
 			return err
 		}
 	}
@@ -445,7 +459,7 @@ func skipReason(vs []checks.Verdict) string {
 }
 
 // printExchange shows what went and what came back, annotated.
-func printExchange(w io.Writer, target, endpoint string, res runner.Result, j runner.Judged, extra http.Header, cmd []string) error {
+func printExchange(w io.Writer, target, endpoint string, res runner.Result, j runner.Judged, extra http.Header, cmd []string, src reproSource) error {
 	ex, vs := j.Exchange, j.Verdicts
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s, protocol %s (%s)\n", report.Sanitize(j.Fixture), report.Sanitize(target), res.Version, res.Negotiated)
@@ -521,8 +535,11 @@ func printExchange(w io.Writer, target, endpoint string, res runner.Result, j ru
 		sum.Add(v)
 	}
 	fmt.Fprintf(&b, "\n%d pass, %d fail, %d warn, %d skip, %d error\n", sum.Pass, sum.Fail, sum.Warn, sum.Skip, sum.Error)
-	if r := reproduce(endpoint, res.Version, ex, extra, cmd); r != "" {
-		fmt.Fprintf(&b, "\nreproduce:\n  %s\n", r)
+	if note, r := reproduce(endpoint, res.Version, ex, extra, cmd, src); r != "" {
+		if note != "" {
+			note = " (" + report.Sanitize(note) + ")"
+		}
+		fmt.Fprintf(&b, "\nreproduce%s:\n  %s\n", note, r)
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
@@ -556,26 +573,83 @@ func writeHeaders(b *strings.Builder, prefix string, h http.Header) {
 	}
 }
 
+// reproBodyMax bounds the body a reproduce line writes inline, as the
+// request shown above it is clipped: a 64 MiB message made a line of up
+// to 256 MB (octal escapes) on the terminal (review rev55 F4).
+const reproBodyMax = 4096
+
+// reproSource is the message as send read it: the file named (none for
+// stdin) and its bytes. A reproduce line past reproBodyMax names the
+// file where it holds the very bytes sent.
+type reproSource struct {
+	file string
+	raw  []byte
+}
+
 // reproduce is a shell command that sends the same bytes again: curl
 // for HTTP, printf into the command for stdio ("" when no command is
-// known). Secrets given with --header are redacted; the body keeps every
-// byte (printf escapes).
-func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Header, cmd []string) string {
-	body := "printf '" + printfEscape(ex.Request.Body) + "'"
+// known), and a note on what it does not write. Secrets given with
+// --header are redacted; a body up to reproBodyMax keeps every byte
+// (printf escapes); a longer one is read from the user's file when that
+// holds the bytes sent, else is not written (the note says its size).
+// Every argument is printable ASCII (see shellArg): a header value the
+// server chose (Mcp-Session-Id) reaches the terminal too.
+func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Header, cmd []string, src reproSource) (note, line string) {
+	body := ex.Request.Body
+	// Past the bound the body is read from a file: the message file when
+	// it holds the bytes sent (all of it, or but its last newline), else
+	// BODY, a file the note asks for.
+	file, withNL := "", false
+	if len(body) > reproBodyMax {
+		switch {
+		case src.file != "" && bytes.Equal(src.raw, body):
+			file = src.file
+		case src.file != "" && len(src.raw) == len(body)+1 && bytes.HasPrefix(src.raw, body) && src.raw[len(body)] == '\n':
+			file, withNL = src.file, true
+		default:
+			file = "BODY"
+			note = fmt.Sprintf("the body, %d bytes, is over the %d written here and is not shown: BODY stands for a file holding it", len(body), reproBodyMax)
+		}
+		if note == "" {
+			note = fmt.Sprintf("the body, %d bytes, is over the %d written here: it is read from the message file", len(body), reproBodyMax)
+		}
+	}
 	if ex.Transport == envelope.Stdio {
+		if len(cmd) == 0 {
+			return "", "" // no command to pipe it into: none is printed
+		}
 		// A fresh process needs the 2025 handshake before the message.
 		hs := ""
 		if version != envelope.V20260728 {
-			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, version)) +
+			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, handshakeID(body), version)) +
 				`\n` + printfEscape([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)) + `\n`
 		}
-		if len(cmd) == 0 {
-			return "" // no command to pipe it into: none is printed
+		switch {
+		case file == "":
+			return "", "printf '" + hs + printfEscape(body) + `\n' | ` + shellJoin(cmd)
+		case withNL && hs == "":
+			// The file is the very line sent.
+			return note, shellJoin(cmd) + " < " + shellArg(file)
 		}
-		return "printf '" + hs + printfEscape(ex.Request.Body) + `\n' | ` + shellJoin(cmd)
+		var parts []string
+		if hs != "" {
+			parts = append(parts, "printf '"+hs+"'")
+		}
+		parts = append(parts, "cat "+shellArg(file))
+		if !withNL {
+			parts = append(parts, `printf '\n'`)
+		}
+		return note, "{ " + strings.Join(parts, "; ") + "; } | " + shellJoin(cmd)
 	}
 	var b strings.Builder
-	b.WriteString(body + " | curl -sS -i -X " + ex.Request.HTTPMethod())
+	switch {
+	case file == "":
+		b.WriteString("printf '" + printfEscape(body) + "' | ")
+	case withNL:
+		// (curl would send the newline the message did not)
+		fmt.Fprintf(&b, "head -c %d %s | ", len(body), shellArg(file))
+	}
+	b.WriteString("curl -sS -i -X " + ex.Request.HTTPMethod())
 	keys := make([]string, 0, len(ex.Request.Header))
 	for k := range ex.Request.Header {
 		keys = append(keys, k)
@@ -583,14 +657,34 @@ func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Heade
 	slices.Sort(keys)
 	for _, k := range keys {
 		for _, v := range ex.Request.Header[k] {
-			b.WriteString(" -H " + shellQuote(k+": "+v))
+			b.WriteString(" -H " + shellArg(k+": "+v))
 		}
 	}
 	for k := range extra {
-		b.WriteString(" -H " + shellQuote(k+": <redacted>"))
+		b.WriteString(" -H " + shellArg(k+": <redacted>"))
 	}
-	b.WriteString(" --data-binary @- " + shellQuote(endpoint))
-	return b.String()
+	if file == "" || withNL {
+		b.WriteString(" --data-binary @-")
+	} else {
+		b.WriteString(" --data-binary " + shellArg("@"+file))
+	}
+	b.WriteString(" " + shellArg(endpoint))
+	return note, b.String()
+}
+
+// shellArg quotes s as one shell word. One holding a byte outside
+// printable ASCII (a server's Mcp-Session-Id with U+202E or a C1
+// control, a non-ASCII path) is written "$(printf '…')" with octal
+// escapes: the line shows no control or format character, as no other
+// line of send's does, and still runs in POSIX sh and bash (header
+// values hold no newline, which $(…) would drop).
+func shellArg(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return `"$(printf '` + printfEscape([]byte(s)) + `')"`
+		}
+	}
+	return shellQuote(s)
 }
 
 // printfEscape writes bytes for a single-quoted printf format: printable
@@ -598,8 +692,11 @@ func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Heade
 // paste; octal, for POSIX printf (dash's) knows no \xHH.
 func printfEscape(b []byte) string {
 	var s strings.Builder
-	for _, c := range b {
+	for i, c := range b {
 		switch {
+		case i == 0 && c == '-':
+			// A format starting with "-" is an option to dash's printf.
+			s.WriteString(`\055`)
 		case c == '\'':
 			s.WriteString(`'\''`)
 		case c == '%':
@@ -620,7 +717,42 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func shellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		q[i] = shellQuote(a)
+		q[i] = shellArg(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// handshakeID is the id of the initialize a stdio reproduce line writes
+// before the message: the least one the message does not use itself, in
+// either JSON type, for a fresh session must not see an id twice
+// (T-RPC-4) and the message's own id may be 0.
+func handshakeID(body []byte) int {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return 0 // no JSON: no id of the message's to step over
+	}
+	msgs, ok := v.([]any) // a batch's members each have an id
+	if !ok {
+		msgs = []any{v}
+	}
+	used := map[string]bool{}
+	for _, m := range msgs {
+		if o, ok := m.(map[string]any); ok {
+			switch id := o["id"].(type) {
+			case json.Number:
+				if f, err := id.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+					used[strconv.FormatInt(int64(f), 10)] = true
+				}
+			case string:
+				used[id] = true
+			}
+		}
+	}
+	n := 0
+	for used[strconv.Itoa(n)] {
+		n++
+	}
+	return n
 }

@@ -175,7 +175,7 @@ func TestSendMessageBound(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, file+": the message is over 64 MiB") {
 		t.Errorf("file: exit %d, want %d naming the file and the bound:\n%s\n%s", code, exitUsage, clip(out, 2000), errOut)
 	}
-	f, err := readMessage(&streams{In: strings.NewReader(big[:maxMessage])}, "-")
+	f, _, err := readMessage(&streams{In: strings.NewReader(big[:maxMessage])}, "-")
 	if err != nil || len(f.Body) != maxMessage {
 		t.Errorf("a message at the bound: %v, %d bytes read, want %d", err, len(f.Body), maxMessage)
 	}
