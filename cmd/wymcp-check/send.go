@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
@@ -727,31 +727,20 @@ func shellJoin(args []string) string {
 // either JSON type, for a fresh session must not see an id twice
 // (T-RPC-4) and the message's own id may be 0.
 func handshakeID(body []byte) int {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	if d.Decode(&v) != nil {
-		return 0 // no JSON: no id of the message's to step over
-	}
-	msgs, ok := v.([]any) // a batch's members each have an id
-	if !ok {
-		msgs = []any{v}
-	}
 	used := map[string]bool{}
+	v := gjson.ParseBytes(body)
+	msgs := []gjson.Result{v}
+	if v.IsArray() {
+		msgs = v.Array() // a batch's members each have an id
+	}
 	for _, m := range msgs {
-		if o, ok := m.(map[string]any); ok {
-			switch id := o["id"].(type) {
-			case json.Number:
-				if f, err := id.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-					used[strconv.FormatInt(int64(f), 10)] = true
-				}
-			case string:
-				used[id] = true
-			}
+		// (Compared by value, as ids are: 1.0 is 1.)
+		if k := envelope.IDKey(m.Get("id")); k != "" {
+			used[k], used[envelope.OtherTypeKey(k)] = true, true
 		}
 	}
 	n := 0
-	for used[strconv.Itoa(n)] {
+	for used[envelope.IntIDKey(n)] {
 		n++
 	}
 	return n
