@@ -738,6 +738,11 @@ func unjudgeable(ex *envelope.Exchange, exp *expect.Expectation, r *envelope.Rep
 		return "the reply is no HTTP/1.1 message a client can read (see " + WellFormedHTTP.ID + ")", nil
 	case ex.Failure != "" && !answered:
 		return ex.Failure, owner(OneReply.ID)
+	case redirected(ex):
+		// A client may follow it, and the answer be there: the checker
+		// follows none, so what the server answers is not known (review
+		// rev56: judged as silence, and its status as a refusal's).
+		return fmt.Sprintf("the server redirected (%d to %s); the checker follows no redirects, so the answer is not known: give it the URL the server redirects to", ex.Response.Status, Quote(envelope.HeaderGet(ex.Response.Header, "Location"), quoteN)), owner(OneReply.ID)
 	case r.SplitErr != nil:
 		return "the reply could not be read within the checker's bounds: " + r.SplitErr.Error(), owner(ReplyIsJSON.ID)
 	}
@@ -747,6 +752,20 @@ func unjudgeable(ex *envelope.Exchange, exp *expect.Expectation, r *envelope.Rep
 		}
 	}
 	return "", nil
+}
+
+// redirected: the HTTP reply is a redirect with a place to go (RFC 9110
+// §15.4), which a client may follow.
+func redirected(ex *envelope.Exchange) bool {
+	r := ex.Response
+	if ex.Transport != envelope.HTTP || r == nil || envelope.HeaderGet(r.Header, "Location") == "" {
+		return false
+	}
+	switch r.Status {
+	case 301, 302, 303, 307, 308:
+		return true
+	}
+	return false
 }
 
 // wroteResponse: r holds the response a request owed, whole: a response

@@ -749,7 +749,9 @@ resumed it (a relay's recording) that warns (a stream still open when
 with GET and Last-Event-ID, as a client does, and the response still did
 not come (the GET refused, or nothing left to resume) it fails; after
 three resumptions, each to a new id, the checker's own bound, it could
-not judge (error). On stdio, where
+not judge (error). An HTTP redirect (301, 302, 303, 307 or 308 with a
+Location) could not be judged either: a client may follow it and find
+the answer there, and the checker follows none. On stdio, where
 every request shares one pipe, only the run can tell a stray line from
 another request's reply: a response among the exchange's lines that
 names an id no request the checker wrote carried, or a second response
