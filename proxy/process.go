@@ -54,19 +54,13 @@ func (p *process) signal(sig syscall.Signal) {
 	}
 }
 
-func (p *process) waitExit(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-p.exited:
-		return true
-	case <-t.C:
-		return false
-	}
-}
+// waitExit waits up to d for the process to exit, and says whether it
+// did.
+func (p *process) waitExit(d time.Duration) bool { return p.waitExitUnless(d, nil, nil) }
 
 // waitExitUnless is waitExit cut short when cut or done closes (a
-// second signal, the relay stopped): false then, unless it exited.
+// second signal, the relay stopped): false then, unless it exited. (A
+// nil channel never closes.)
 func (p *process) waitExitUnless(d time.Duration, cut, done <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
