@@ -106,9 +106,6 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", err)
 	}
-	if d := strings.TrimSuffix(dialectOf(doc), "#"); draft == jsonschema.Draft2020 && (d == dialect202012 || d == dialect201909) {
-		dropDependencies(doc, false)
-	}
 	c, log := newLoggingCompiler(draft)
 	annotateFormats(c, doc)
 	if err := c.AddResource(toolSchemaURL, doc); err != nil {
@@ -118,6 +115,7 @@ func compileTool(raw []byte, draft *jsonschema.Draft) (*ToolSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool schema: %w", describeCompileError(err, toolSchemaURL, doc))
 	}
+	inertDependencies(sch)
 	// Compiling is linear in the document; validating is not, so the
 	// work its references make is bounded before any instance meets it.
 	if err := checkVisits(sch); err != nil {
@@ -176,28 +174,17 @@ func stricterPlaces(v any, names bool) bool {
 	return false
 }
 
-// dropDependencies removes the keyword "dependencies" from a document's
-// schemas. Since 2019-09 it is no keyword (it became dependentRequired
-// and dependentSchemas), but the validation library applies it under
-// every draft: a 2020-12 reading would refuse what a 2020-12 validator
-// accepts (review rev54). Names (under properties, $defs and the like)
-// and instance values (const, enum, default, examples) are left as they
-// are.
-func dropDependencies(v any, names bool) {
-	switch v := v.(type) {
-	case map[string]any:
-		if !names {
-			delete(v, "dependencies")
-		}
-		for k, e := range v {
-			if !names && (k == "const" || k == "enum" || k == "default" || k == "examples") {
-				continue
-			}
-			dropDependencies(e, !names && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas"))
-		}
-	case []any:
-		for _, e := range v {
-			dropDependencies(e, false)
+// inertDependencies makes "dependencies" inert in every subschema of a
+// 2019-09 or later resource, where it is no keyword (it became
+// dependentRequired and dependentSchemas): the validation library
+// applies it under every draft, so a 2020-12 reading refused what a
+// 2020-12 validator accepts (review rev54). Decided per resource (an
+// embedded one may declare its own $schema), on the compiled schema, so
+// the document, and a $ref into it, stay as written (review rev58).
+func inertDependencies(root *jsonschema.Schema) {
+	for _, s := range reach(root).all {
+		if s.DraftVersion >= 2019 {
+			s.Dependencies = nil
 		}
 	}
 }
@@ -312,10 +299,7 @@ func (t *ToolSchema) validate(v any) ([]envelope.DistilledEntry, bool) {
 	return es, t.log.calls.Load() != before
 }
 
-const (
-	dialect202012 = "https://json-schema.org/draft/2020-12/schema"
-	dialect201909 = "https://json-schema.org/draft/2019-09/schema"
-)
+const dialect202012 = "https://json-schema.org/draft/2020-12/schema"
 
 func defaultDraft(string) *jsonschema.Draft { return jsonschema.Draft2020 }
 
