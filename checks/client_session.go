@@ -635,7 +635,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		}
 	default:
 		// The client's answer to a server request.
-		c.answer(id, m.Seq)
+		c.answer(id, envelope.TaskCreation(msg.Get("result")), m.Seq)
 	}
 }
 
@@ -692,7 +692,7 @@ func (t *ClientTracker) batch(c *conversation, m *ClientMessage, msg *envelope.M
 				t.sessionlessNotified = true
 			}
 		case !method.Exists():
-			c.answer(id, m.Seq)
+			c.answer(id, envelope.TaskCreation(member.Get("result")), m.Seq)
 		}
 	}
 }
@@ -712,7 +712,7 @@ func (c *conversation) use(key string, seq uint64) {
 
 // answer takes in the client's answer (message seq) to the server's
 // request it names by id: no longer asked, and answered.
-func (c *conversation) answer(id gjson.Result, seq uint64) {
+func (c *conversation) answer(id gjson.Result, created bool, seq uint64) {
 	// Only the request's own id (in value) answers it: an answer that
 	// match pairs otherwise (its id in another type, the only request
 	// waiting) is judged wrong (CLI1004) and answers nothing, so the
@@ -723,7 +723,9 @@ func (c *conversation) answer(id gjson.Result, seq uint64) {
 	if !ok || key == "" {
 		return
 	}
-	if a.task && a.token != "" && len(c.taskTokens) < maxUsedIDs {
+	if created && a.task && a.token != "" && len(c.taskTokens) < maxUsedIDs {
+		// (Only a task the client took on lives on: a task-augmented
+		// request answered plainly ended with its answer; review rev58.)
 		c.taskTokens[a.token] = true
 	}
 	delete(c.asked, key)
@@ -756,17 +758,32 @@ func (c *conversation) match(id gjson.Result) (asked, bool) {
 // its messages, so every request of the server's is known.
 func (c *conversation) seenWhole() bool { return !c.lost && !c.forgot && c.fromStart }
 
-// Server takes in a request the server sent.
+// Server takes in a request the server sent, or the requests of a batch
+// it sent (2025-03-26 allows one; review rev58: their answers and
+// progress were judged as answering nothing).
 func (t *ClientTracker) Server(r *ServerRequest) {
 	c := t.conversationOf(r.On)
 	if c == nil {
 		return // it came on a request the tracker has forgotten
 	}
 	msg := envelope.Parse(r.Body)
-	id := msg.Get("id")
-	if key := envelope.IDKey(id); key != "" && len(c.asked) < maxOpen {
-		c.asked[key] = asked{method: msg.Get("method").Str, mode: msg.Get("params.mode").Str, task: envelope.AsksTask(&msg),
-			token: envelope.IDKey(msg.Get("params._meta.progressToken")), id: id, seq: r.Seq}
+	members := []gjson.Result{msg.Root()}
+	if msg.IsArray() {
+		members = msg.Root().Array()
+	}
+	for _, m := range members {
+		id := m.Get("id")
+		key := envelope.IDKey(id)
+		switch {
+		case key == "" || !m.Get("method").Exists():
+		case len(c.asked) >= maxOpen:
+			// Past the bound the request is not known: what answers or
+			// follows it is no longer judged as if it were (review rev58).
+			c.lost = true
+		default:
+			c.asked[key] = asked{method: m.Get("method").Str, mode: m.Get("params.mode").Str, task: envelope.AsksTask(m),
+				token: envelope.IDKey(m.Get("params._meta.progressToken")), id: id, seq: r.Seq}
+		}
 	}
 }
 

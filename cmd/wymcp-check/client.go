@@ -83,10 +83,18 @@ func clientName(o *proxy.Observation) string {
 	return fmt.Sprintf("client #%d %s", o.Seq, what)
 }
 
-// serverRequestTraffic is the event of a request the server sent.
+// serverRequestTraffic is the event of a request the server sent, or a
+// batch (its requests are taken in member by member; a batch of
+// responses adds none).
 func serverRequestTraffic(o *proxy.Observation) *transcript.Traffic {
-	if o.Oversized || o.Kind != proxy.KindRequest {
+	switch {
+	case o.Kind != proxy.KindRequest && o.Kind != proxy.KindBatch:
 		return nil
+	case o.Oversized:
+		// Only its beginning was kept: its id and token are not known,
+		// so the session is no longer seen whole, and what answers or
+		// follows it is not judged as answering nothing (review rev58).
+		return &transcript.Traffic{Kind: transcript.TrafficLost, Lost: 1}
 	}
 	t := &transcript.Traffic{Kind: transcript.TrafficRequest, Seq: o.Seq, Transport: envelope.Stdio, Body: o.Raw}
 	if o.HTTP != nil {
