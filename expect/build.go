@@ -904,6 +904,16 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 			e.Quote, e.StatusWant = hv, must("T-HTTP-7")
 			e.ID.Lost = Want{} // refused on a header, maybe before the body is read
 			return e
+		case hv != "" && hv != e.Version && f.Declines(hv):
+			// A version an initialize asked for and the server answered
+			// with another: one it supports it answers with that very
+			// version (T-LIFE-2), so it does not, and T-HTTP-7 refuses it
+			// (review rev54: a relay's or a transcript's client sending
+			// it was served unjudged).
+			e.reject(CondUnsupportedVersion, "MCP-Protocol-Version names a version the server declined at initialize")
+			e.Quote, e.StatusWant = hv, must("T-HTTP-7")
+			e.ID.Lost = Want{}
+			return e
 		}
 	}
 
