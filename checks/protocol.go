@@ -649,17 +649,19 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 	}
 }
 
-// clientCaps are the capabilities the client declared: the facts', or,
-// while its initialize is answered, that request's own (review rev54: a
+// clientCaps are the capabilities the client declared: while its
+// initialize is answered, that request's own, else the facts' (review rev54: a
 // relay's or a transcript's first exchange is judged before the facts
 // learn them, and a server's sampling request sent before its
 // InitializeResult went unjudged).
 func clientCaps(x *expect.Expectation) (gjson.Result, bool) {
+	if c := x.Request.Get("params.capabilities"); x.Method == "initialize" && c.IsObject() {
+		// This initialize's own, first: facts an earlier client's
+		// initialize taught are not this one's (review rev58).
+		return c, true
+	}
 	if f := x.Facts; f != nil && f.ClientCapabilities != nil {
 		return gjson.ParseBytes(f.ClientCapabilities), true
-	}
-	if c := x.Request.Get("params.capabilities"); x.Method == "initialize" && c.IsObject() {
-		return c, true
 	}
 	return gjson.Result{}, false
 }

@@ -886,7 +886,7 @@ func oneReply(p *Pass) error {
 		// is past the checker's own bound, which is no finding of the
 		// server's (review rev56: a warn let a server that never
 		// answered pass the gate).
-		return fmt.Errorf("the stream was resumed %d times, the most the checker follows, and ended each time after a new event id (the last %s) without the response", resp.Resumed, Quote(p.Reply.LastEventID, quoteN))
+		return fmt.Errorf("the stream was resumed %d times, the most the checker follows, without the response (the last event id %s)", resp.Resumed, Quote(p.Reply.LastEventID, quoteN))
 	case n == 0 && !answered && p.Reply.LastEventID != "" && x.Version != envelope.V20260728 && x.Reply.Level > expect.Open && hidden == "" &&
 		resp.Resumed == 0 && !resp.Cut:
 		// The stream set an event id and ended: a 2025-xx client

@@ -60,11 +60,15 @@ func (e *CodingError) Error() string {
 func (e *CodingError) Unwrap() error { return e.Err }
 
 // Corrupt: the decoder itself refused the bytes (no gzip header, a bad
-// checksum, a stream that ends before its end): the body is no valid
-// encoding in the coding its header names, which no client can read,
-// the server's fault. The other causes are the checker's own limits.
+// checksum, a corrupt deflate stream): the body is no valid encoding in
+// the coding its header names, which no client can read, the server's
+// fault. A body that ends early is not: zero padding after a whole gzip
+// member reads so (Go's reader looks for a next member), and a client
+// that stops at the first member reads it (review rev58). The other
+// causes are the checker's own limits.
 func (e *CodingError) Corrupt() bool {
-	return !errors.Is(e.Err, ErrUnknownCoding) && !errors.Is(e.Err, ErrDecodedTooLarge) && !errors.Is(e.Err, ErrTooManyCodings)
+	return !errors.Is(e.Err, ErrUnknownCoding) && !errors.Is(e.Err, ErrDecodedTooLarge) && !errors.Is(e.Err, ErrTooManyCodings) &&
+		!errors.Is(e.Err, io.ErrUnexpectedEOF)
 }
 
 // Codings returns the content codings of a message with header h, in the

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -256,8 +257,11 @@ func TestHTTPCodedStreamEachEvent(t *testing.T) {
 
 // TestHTTPCodedNotJudged: a body the relay cannot decode, or that
 // decodes past the byte bound, is relayed as it is and not judged: a
-// bomb as an oversized reply is, a corrupt body or an unknown coding
-// with the reason. Their twins, within the bound and decodable, are.
+// bomb as an oversized reply is, a cut body or an unknown coding with
+// the reason. One whose bytes no client can decode (a bad checksum) is
+// the server's finding, Malformed (HTTP1006), as check's transport has
+// it (review rev58). Their twins, within the bound and decodable, are
+// judged.
 func TestHTTPCodedNotJudged(t *testing.T) {
 	const bound = 64 << 10
 	zeros := func(n int) []byte {
@@ -271,10 +275,11 @@ func TestHTTPCodedNotJudged(t *testing.T) {
 		body      []byte
 		oversized bool
 		failure   string // in the pair's failure; "" judged
+		malformed string // the pair's Malformed
 	}{
 		{name: "bomb", coding: "gzip", body: compressed(t, "gzip", zeros(10<<20)), oversized: true, failure: "larger than the byte bound"},
 		{name: "within the bound", coding: "gzip", body: compressed(t, "gzip", zeros(bound-100))},
-		{name: "corrupt gzip", coding: "gzip", body: corrupt, failure: "Content-Encoding gzip: the body does not decode (gzip: invalid checksum): relayed, not judged"},
+		{name: "corrupt gzip", coding: "gzip", body: corrupt, malformed: "Content-Encoding gzip: the body does not decode (gzip: invalid checksum)"},
 		{name: "cut gzip", coding: "gzip", body: compressed(t, "gzip", zeros(10))[:25], failure: "Content-Encoding gzip: the body does not decode (unexpected EOF)"},
 		{name: "br", coding: "br", body: []byte{0x0b, 0x02, 0x80, 0x7b, 0x7d, 0x03}, failure: "Content-Encoding br: a coding the checker does not decode"},
 		{name: "gzip, x-gzip", coding: "gzip, x-gzip", body: compressed(t, "gzip", compressed(t, "gzip", zeros(10)))},
@@ -301,20 +306,21 @@ func TestHTTPCodedNotJudged(t *testing.T) {
 			}
 			obs, pairs := rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(pairs) == 1 })
 			p := pairs[0]
-			if p.Oversized != tc.oversized || !strings.Contains(p.Exchange.Failure, tc.failure) || (tc.failure == "") != (p.Exchange.Failure == "") {
-				t.Errorf("pair: oversized %v, failure %q; want %v, %q\n%s", p.Oversized, p.Exchange.Failure, tc.oversized, tc.failure, describe(obs, pairs))
+			if p.Oversized != tc.oversized || !strings.Contains(p.Exchange.Failure, tc.failure) || (tc.failure == "") != (p.Exchange.Failure == "") || p.Exchange.Malformed != tc.malformed {
+				t.Errorf("pair: oversized %v, failure %q, malformed %q; want %v, %q, %q\n%s", p.Oversized, p.Exchange.Failure, p.Exchange.Malformed, tc.oversized, tc.failure, tc.malformed, describe(obs, pairs))
 			}
 			reply := obs[len(obs)-1]
 			if reply.Size != int64(len(tc.body)) || int64(len(reply.Raw)) > bound {
 				t.Errorf("reply observation: size %d (wire %d), kept %d", reply.Size, len(tc.body), len(reply.Raw))
 			}
-			if tc.failure != "" && !strings.Contains(reply.Note, "Content-Encoding") {
+			if (tc.failure != "" || tc.malformed != "") && !strings.Contains(reply.Note, "Content-Encoding") {
 				t.Errorf("reply observation's note %q does not name the coding", reply.Note)
 			}
-			if tc.failure == "" {
-				if f := fails(checks.Judge(checks.Input{Exchange: p.Exchange}, checks.All())); len(f) != 0 {
-					t.Errorf("judged: %v", f)
-				}
+			switch f := fails(checks.Judge(checks.Input{Exchange: p.Exchange}, checks.All())); {
+			case tc.malformed != "" && !slices.Equal(f, []string{"HTTP1006 fail"}):
+				t.Errorf("judged: %v, want HTTP1006's fail", f)
+			case tc.failure == "" && tc.malformed == "" && len(f) != 0:
+				t.Errorf("judged: %v", f)
 			}
 		})
 	}

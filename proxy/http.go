@@ -1028,8 +1028,18 @@ func (x *httpExchange) endLocked(failure, silent string) {
 		x.inf.close(x.take)
 		coding = x.inf.err
 	}
+	if ce := (*envelope.CodingError)(nil); errors.As(coding, &ce) && ce.Corrupt() && x.malformed == "" {
+		// Bytes no client can decode in the coding they name: the
+		// server's finding (HTTP1006), as check's transport has it
+		// (review rev58: relayed, not judged, and the gate passed).
+		x.malformed = ce.Error()
+	}
 	var notDecoded string
-	if coding != nil && !errors.Is(coding, envelope.ErrDecodedTooLarge) {
+	switch {
+	case coding != nil && x.malformed != "":
+		// Judged, as no message: the note says why.
+		notDecoded = coding.Error() + ": relayed; no client can read it"
+	case coding != nil && !errors.Is(coding, envelope.ErrDecodedTooLarge):
 		// Neither the client nor the judge can read such a body.
 		notDecoded = coding.Error() + ": relayed, not judged"
 		if failure == "" {
