@@ -319,6 +319,8 @@ func TestHTTPCodedNotJudged(t *testing.T) {
 			switch f := fails(checks.Judge(checks.Input{Exchange: p.Exchange}, checks.All())); {
 			case tc.malformed != "" && !slices.Equal(f, []string{"HTTP1006 fail"}):
 				t.Errorf("judged: %v, want HTTP1006's fail", f)
+			case tc.malformed != "" && !slices.Equal(fails(rejudged(t, p.Exchange)), []string{"HTTP1006 fail"}):
+				t.Errorf("recorded and read back (lint): %v, want HTTP1006's fail", fails(rejudged(t, p.Exchange)))
 			case tc.failure == "" && tc.malformed == "" && len(f) != 0:
 				t.Errorf("judged: %v", f)
 			}
