@@ -379,7 +379,7 @@ from one the user abandoned.`,
 		if err != nil {
 			return err
 		}
-		if cp.kind == kindNotification && cp.method == "notifications/progress" {
+		if cp.kind == kindNotification && cp.method == "notifications/progress" || cp.kind == kindOther && cp.msg.IsArray() && batchHasProgress(&cp.msg) {
 			return judgeClientProgress(p, cp)
 		}
 		if cp.kind != kindResponse {
@@ -456,10 +456,46 @@ func judgeClientProgress(p *Pass, cp *clientPass) error {
 	if !c.initDone || c.version == envelope.V20260728 {
 		return Skip("no 2025-xx session whose server may ask the client for work")
 	}
-	tok := cp.msg.Get("params.progressToken")
+	if cp.kind == kindNotification {
+		return progressToken(p, c, cp.msg.Get("params.progressToken"), "")
+	}
+	// A batch's progress (2025-03-26), member by member; a batch's
+	// members are unordered, so its answers close nothing before them
+	// (review rev58).
+	var err error
+	judged := false
+	for i, m := range cp.msg.Root().Array() {
+		if m.Get("method").Str == "notifications/progress" && !m.Get("id").Exists() {
+			if e := progressToken(p, c, m.Get("params.progressToken"), fmt.Sprintf(" (the batch's member %d)", i+1)); e == nil {
+				judged = true
+			} else if err == nil {
+				err = e
+			}
+		}
+	}
+	if judged {
+		return nil
+	}
+	return err
+}
+
+// batchHasProgress: a member of the batch is a progress notification.
+func batchHasProgress(m *envelope.Message) bool {
+	for _, member := range m.Root().Array() {
+		if member.Get("method").Str == "notifications/progress" && !member.Get("id").Exists() {
+			return true
+		}
+	}
+	return false
+}
+
+// progressToken judges one progress notification's token against the
+// server's requests still awaiting the client's answer; where names the
+// batch member it is ("" a single notification).
+func progressToken(p *Pass, c *conversation, tok gjson.Result, where string) error {
 	key := envelope.IDKey(tok)
-	if key == "" {
-		return Skip("the progressToken is no string or number (see CLI1011)")
+	if key == "" || tok.Type != gjson.String && !envelope.IsInteger(tok.Raw) {
+		return Skip("the progressToken is no string or integer (see CLI1011)")
 	}
 	for _, a := range c.asked {
 		if a.token == key {
@@ -472,7 +508,7 @@ func judgeClientProgress(p *Pass, cp *clientPass) error {
 	case !c.seenWhole():
 		return Skip("no request of the server's the relay saw offered the token, and the relay did not see the whole session")
 	}
-	p.Failf("params.progressToken", "progress for token %s, which no request of the server's still awaiting its answer offered; progress refers only to a token given in an active request (T-PROG-1)", idText(tok.Raw))
+	p.Failf("params.progressToken", "progress for token %s%s, which no request of the server's still awaiting its answer offered; progress refers only to a token given in an active request (T-PROG-1)", idText(tok.Raw), where)
 	return nil
 }
 
