@@ -655,10 +655,12 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 // learn them, and a server's sampling request sent before its
 // InitializeResult went unjudged).
 func clientCaps(x *expect.Expectation) (gjson.Result, bool) {
-	if c := x.Request.Get("params.capabilities"); x.Method == "initialize" && c.IsObject() {
-		// This initialize's own, first: facts an earlier client's
-		// initialize taught are not this one's (review rev58).
-		return c, true
+	if x.Method == "initialize" {
+		// This initialize's own, and only: facts an earlier client's
+		// initialize taught are not this one's (review rev58); one that
+		// declares none (it must) tells nothing (review rev59).
+		c := x.Request.Get("params.capabilities")
+		return c, c.IsObject()
 	}
 	if f := x.Facts; f != nil && f.ClientCapabilities != nil {
 		return gjson.ParseBytes(f.ClientCapabilities), true
