@@ -198,6 +198,10 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 				case "ended":
 					// The server closed the event stream, read to its end.
 					resp.Ended = v == "true"
+				case "truncated":
+					// The checker stopped reading at its own bound (with
+					// the failure that names it).
+					resp.Truncated = v == "true"
 				case "held-open":
 					resp.HeldOpen = v == "true"
 				case "no-content-type":

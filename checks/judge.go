@@ -261,9 +261,36 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 		return append(out, NotSent(in.Fixture, ex.Failure, list)...)
 	}
 	base := exp.ReadReply(ex.Response)
-	if why, owner := unjudgeable(ex, exp, base, list); why != "" {
+	why, owner := unjudgeable(ex, exp, base, list)
+	if why == "" {
+		return judgeReply(out, in, exp, base, list)
+	}
+	whole, ok := wholeBeforeBound(ex, exp, base)
+	if !ok {
 		return notJudged(out, in, exp, base, list, why, owner)
 	}
+	// The messages that came whole before the checker's bound are
+	// judged as any reply's: the bound withheld the rest, not them
+	// (review rev56: a flood of broken notifications was "could not
+	// judge" and nothing else, so a baseline of that error, or
+	// --checks without RPC1006, passed them). The owner of the reply
+	// that could not be had says so, unless what did come already
+	// fails it (two responses stay two, whatever followed).
+	cp := *ex
+	cp.Response = whole.resp
+	in.Exchange = &cp
+	out = judgeReply(out, in, exp, whole.reply, list)
+	for i := range out {
+		if out[i].Check == owner && out[i].Status != StatusFail {
+			out[i] = Verdict{Fixture: in.Fixture, Check: owner, Status: StatusError, Reason: why}
+		}
+	}
+	return out
+}
+
+// judgeReply is JudgeInto for an exchange whose reply can be judged.
+func judgeReply(out []Verdict, in Input, exp *expect.Expectation, base *envelope.Reply, list []*Check) []Verdict {
+	ex := in.Exchange
 	var st *judgeState
 	var texts []requestText
 	var data []pathString
@@ -752,6 +779,50 @@ func unjudgeable(ex *envelope.Exchange, exp *expect.Expectation, r *envelope.Rep
 		}
 	}
 	return "", nil
+}
+
+// beforeBound is the part of a reply a bound of the checker's cut that
+// it judges: the response as read up to the bound, and that read.
+type beforeBound struct {
+	resp  *envelope.Response
+	reply *envelope.Reply
+}
+
+// wholeBeforeBound is the reply of an exchange the checker stopped
+// reading at its own byte, event or line bound before the response came
+// (Response.Truncated, with the failure that names the bound), cut to
+// the messages that came whole before it: an event stream's whole
+// events (a last event without its blank line is no message, as for a
+// client), a pipe's whole lines (the line the byte bound cut, the last,
+// is dropped). ok is false when there is no such part to judge: no
+// bound, a JSON body (cut, it is no message at all), a server that died,
+// nothing whole, or a reply otherwise past the checker's reading.
+func wholeBeforeBound(ex *envelope.Exchange, exp *expect.Expectation, base *envelope.Reply) (beforeBound, bool) {
+	r := ex.Response
+	if ex.Failure == "" || ex.Died != "" || ex.Malformed != "" || r == nil || !r.Truncated || redirected(ex) {
+		return beforeBound{}, false
+	}
+	switch {
+	case ex.Transport == envelope.HTTP && envelope.IsEventStream(envelope.HeaderGet(r.Header, "Content-Type")):
+	case ex.Transport == envelope.Stdio:
+		if n := len(r.Messages); n > 0 && !gjson.ValidBytes(r.Messages[n-1]) {
+			cut := *r
+			cut.Messages = r.Messages[:n-1]
+			r = &cut
+			base = exp.ReadReply(r)
+		}
+	default:
+		return beforeBound{}, false
+	}
+	if base.SplitErr != nil || len(base.Messages) == 0 {
+		return beforeBound{}, false
+	}
+	for _, m := range base.Messages {
+		if m.TooDeep {
+			return beforeBound{}, false
+		}
+	}
+	return beforeBound{resp: r, reply: base}, true
 }
 
 // redirected: the HTTP reply is a redirect with a place to go (RFC 9110

@@ -3,6 +3,7 @@ package checks
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -882,6 +883,11 @@ func oneReply(p *Pass) error {
 	case n == 0 && resp != nil && p.Exchange.Transport == envelope.HTTP && resp.Status >= 400:
 		// An HTTP rejection answers the request, with or without a
 		// body (HTTP1001 judges the body, HTTP1002 the status).
+	case n == 0 && !answered && resp != nil && resp.Truncated && p.Exchange.Failure != "":
+		// The checker stopped reading at its own bound before the
+		// response (JudgeInto judges what came before it): whether the
+		// response came after is not known.
+		return errors.New(p.Exchange.Failure)
 	case resumable && resp.Resumed >= envelope.MaxResumes:
 		// Resumed as often as the checker follows a stream, and no
 		// response: whether it comes on a later one is past the

@@ -25,8 +25,9 @@
 // (transport.Answers): a response to another request's id is no answer,
 // but a message of the exchange, and the stream is read on for the
 // request's own, as check reads it. A stream that meets a bound before its response is paired
-// there, Response.Truncated, with check's failure: not judged, as check
-// does not judge it. Its Response records how the stream
+// there, Response.Truncated, with check's failure: the messages that came
+// whole before the bound are judged, and the response it withheld is
+// "could not judge", as check judges it. Its Response records how the stream
 // ended as check's transport does: Ended when the server closed it and
 // it was read to its end (for a stream the client resumed, the last
 // GET's stream), HeldOpen when Limits.Quiet passed first. A GET stream's exchange is paired at its
