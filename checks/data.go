@@ -40,7 +40,9 @@ var DataObject = &Check{
 string, number or array under data is free-form text or an unnamed list
 that no client can read reliably. A null warns: it is how many
 serializers write an absent member, and carries nothing a client could
-misread. Strict contract only: the spec lets data be any JSON value.`,
+misread; so does an empty string, which the official Python SDK writes
+as the data of every invalid-params error (review rev61). Strict
+contract only: the spec lets data be any JSON value.`,
 	Run: func(p *Pass) error {
 		e, err := needError(p)
 		if err != nil {
@@ -52,6 +54,10 @@ misread. Strict contract only: the spec lets data be any JSON value.`,
 			// without omitempty, a None): it carries no detail, no prose
 			// and no echo, which is what the clause guards against.
 			p.contractWarnf("error.data", "data is null; leave it out: absent says the same to a client that reads data as an object")
+		case d.Type == gjson.String && d.Str == "":
+			// Empty, as null: no detail, no prose, no echo (the Python
+			// SDK's invalid-params error carries it).
+			p.contractWarnf("error.data", "data is an empty string; leave it out: absent says the same to a client that reads data as an object")
 		case d.Exists() && !d.IsObject():
 			p.Failf("error.data", "data is %s, want absent or an object", envelope.Kind(d))
 		}

@@ -122,6 +122,10 @@ type echoScan struct {
 	// search_repositories") echoes nothing the client sent; a run of the
 	// request that goes on past it does (see isVocabulary).
 	vocabulary []string
+	// unlisted are the request's names the server may have published
+	// though the run never saw it list them (see maybePublished): two
+	// values echoed, one of them such a name, is not known to be echo.
+	unlisted []string
 	// containers are the request's objects and arrays long enough to
 	// count, by shape (see structures), with their compact length.
 	containers     containerSet
@@ -368,7 +372,7 @@ func newEchoScan(p *Pass) *echoScan {
 	} else {
 		s = &echoScan{}
 	}
-	s.p, s.vocabulary, s.namesLeft = p, vocabulary(p), p.Contract.QuoteBound
+	s.p, s.vocabulary, s.unlisted, s.namesLeft = p, vocabulary(p), maybePublished(p), p.Contract.QuoteBound
 	raw := p.Exchange.Request.Body
 	req := parsedRequest(p)
 	// Made once at its size, but for decoded variants (rare): a string
@@ -494,6 +498,28 @@ func vocabulary(p *Pass) []string {
 	// server's words: a refusal listing an enum names them, whichever of
 	// them the client also sent (review rev38).
 	return append(out, listedValues(p, minPiece)...)
+}
+
+// maybePublished lists the request's names and URIs (a called tool's or
+// prompt's name, a resource's URI, completion's ref) that may be the
+// server's own though the run never saw them listed: the facts hold no
+// whole list of that kind (no facts at all, as in a lint of traffic
+// whose client called without listing first). A name the whole list
+// lacks is the client's text; one it holds is vocabulary's.
+func maybePublished(p *Pass) []string {
+	x := p.Expect
+	f := x.Facts
+	var out []string
+	for _, k := range []string{"params.name", "params.uri", "params.ref.name", "params.ref.uri"} {
+		v := x.Request.Get(k)
+		if v.Type != gjson.String || len(v.Str) < minPiece || f.Published(v.Str) {
+			continue
+		}
+		if !f.ListedInFull(x.Method, strings.HasSuffix(k, "uri")) {
+			out = append(out, v.Str)
+		}
+	}
+	return out
 }
 
 // listedValues are the strings, of min bytes or more, the called tool's
@@ -1321,7 +1347,16 @@ func (s *echoScan) done(path string, sure expect.Want) {
 	}
 	if n := len(s.values); n > 1 && !within(s.paths) {
 		// (Two values in one text name that text once.)
-		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, strings.Join(slices.Compact(slices.Clone(s.paths)), ", "))
+		at := strings.Join(slices.Compact(slices.Clone(s.paths)), ", ")
+		if own := slices.DeleteFunc(slices.Clone(s.unlisted), func(v string) bool { return !s.values[v] }); len(own) > 0 && n-len(own) <= 1 {
+			// Not echo if the server published that name, which the
+			// run does not know (review rev61: lint of a client that
+			// calls a tool without listing first failed it).
+			s.p.Deviate(expect.Want{Level: expect.Open, Rule: "DESIGN verdict rulings: a fail only from what is known"}, path,
+				"%d request values are echoed whole (at %s); one is %s, which is not echo if the server itself listed it, and the run did not see the server's list", n, at, Quote(own[0], quoteN))
+			return
+		}
+		s.p.Deviate(sure, path, "%d request values are echoed whole (at %s); at most the one the condition is about may be quoted", n, at)
 	}
 	if r := s.reserialAt; r != nil && worst == nil && !within([]string{s.reserialPath}) {
 		what := "the request"
@@ -1511,7 +1546,9 @@ member name of the request within the quote bound (the argument
 a cause names: "repository_full_name: \"…\" not found"), or a tool,
 prompt or resource the server itself listed (the run's facts show it),
 where one stands alone: a run that goes on past it, into its value,
-counts;
+counts. When the run never saw that whole list (a lint of a client that
+called from a cached list), a name may be the server's own or the
+client's: two values echoed, one of them such a name, warn and say so;
 no text under data carries a control character as is (a tab aside; a
 bidirectional control such as U+202E counts, as for ERR2001): the
 quoted value has it escaped, a line break too (a line break in the

@@ -393,7 +393,8 @@ func isEmptyValue(v gjson.Result) bool {
 	case v.Type == gjson.Null:
 		return true
 	case v.Type == gjson.String:
-		return v.Str == ""
+		// (Spaces state no cause either.)
+		return blank(v.Str)
 	case v.IsObject(), v.IsArray():
 		empty := true
 		v.ForEach(func(_, _ gjson.Result) bool { empty = false; return false })

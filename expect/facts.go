@@ -596,6 +596,25 @@ func (f *Facts) Published(s string) bool {
 	return f != nil && (f.Tool(s) != nil || f.prompt(s) != nil || slices.Contains(f.Resources, s) || slices.Contains(f.Templates, s))
 }
 
+// ListedInFull reports whether the run saw the whole list a request of
+// method names its target from (a tool's or a prompt's name; a
+// resource's URI when uri), so that a name the list lacks is known to be
+// the client's own text. A method that names nothing from a list has
+// none to see: true.
+func (f *Facts) ListedInFull(method string, uri bool) bool {
+	switch {
+	case uri && (strings.HasPrefix(method, "resources/") || method == "completion/complete"):
+		return f != nil && f.ResourcesListed
+	case uri:
+		return true
+	case method == "tools/call":
+		return f != nil && f.ToolsListed
+	case method == "prompts/get", method == "completion/complete":
+		return f != nil && f.PromptsListed
+	}
+	return true
+}
+
 // Serves reports whether the server declared it serves version.
 func (f *Facts) Serves(version string) bool {
 	return f != nil && slices.Contains(f.Supported, version)
