@@ -118,11 +118,15 @@ var DataNoProse = &Check{
 	Doc: `No value under error.data is a prose sentence of the server's: the cause
 belongs in the one-line message, and data holds structured values
 (pointers, header names, versions). A string counts as prose when it
-spans lines (any Unicode line break), or has a space and ends in sentence
-punctuation, or holds two sentences, or speaks to the reader ("please",
-"sorry", "you", "see"), or runs to six words or more among which an
-English verb, pronoun or clause word stands ("must", "is", "may", "it",
-"while", "expected"…).
+spans lines (any Unicode line break), or has a space and ends in "!" or
+"?", or in "." after a clause, or holds two sentences, or speaks to the
+reader ("please", "sorry", "you", "see"), or is a clause however short
+(a subject, a pronoun or an article's noun, before its verb: "it must be
+positive", "the recipient is not permitted"; a verb with no subject,
+"must be positive", is a cause phrase), or runs to six words or more
+among which an English verb, pronoun or clause word stands ("must",
+"is", "may", "it", "while", "expected"…). A noun phrase with a full stop
+("a positive integer.") only warns: a value in a sentence's form.
 Six words or more without one only warn, a run of values joined by
 "or", "and" or "to" aside, which passes ("image/png or image/jpeg or
 image/gif"): an article or a preposition joins a noun phrase's words as
@@ -173,6 +177,8 @@ passes. Strict contract only.`,
 					p.Warnf(path, "value is a line of a stack trace, the server's internals rather than structured detail: %s", Quote(s, quoteN))
 				case reading == maybeProse:
 					p.Warnf(path, "value may be prose (six words or more, not a list of short values): %s", Quote(s, quoteN))
+				case reading == stoppedPhrase:
+					p.Warnf(path, "value ends in a full stop, as a sentence does; a value needs none: %s", Quote(s, quoteN))
 				}
 			}
 		}
@@ -262,6 +268,8 @@ func judgeName(p *Pass, steps []pathStep, name string) {
 		p.Failf(path, "member name is prose: %s", Quote(name, quoteN))
 	case frame:
 		p.Warnf(path, "member name is a line of a stack trace, the server's internals rather than structured detail: %s", Quote(name, quoteN))
+	case reading == stoppedPhrase:
+		p.Warnf(path, "member name ends in a full stop, as a sentence does: %s", Quote(name, quoteN))
 	default:
 		p.Warnf(path, "member name may be prose (six words or more, not a list of short values): %s", Quote(name, quoteN))
 	}
@@ -483,6 +491,9 @@ const (
 	notProse proseReading = iota
 	maybeProse
 	surelyProse
+	// stoppedPhrase: a value's words with a sentence's full stop ("a
+	// positive integer."): no clause, so no prose, but a sentence's form.
+	stoppedPhrase
 )
 
 // functionWords are English words a list of values does not hold and a
@@ -530,7 +541,20 @@ func readProse(s string) proseReading {
 	if !strings.ContainsFunc(s, unicode.IsSpace) {
 		return notProse // one word: an identifier, a value (NBSP counts as a space)
 	}
-	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+	if strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return surelyProse
+	}
+	if body, stop := strings.CutSuffix(s, "."); stop {
+		// A noun phrase with a full stop ("a positive integer.") is a
+		// value in a sentence's form: it warns, as its words are no
+		// clause (review rev61: it failed as surely prose). Anything
+		// more is a sentence.
+		if !strings.HasSuffix(body, ".") && readProse(body) == notProse && !slices.ContainsFunc(strings.Fields(body), func(f string) bool {
+			w := bareWord(f)
+			return sentenceVerbs[w] || clauseWords[w] || complaintVerbs[w]
+		}) {
+			return stoppedPhrase
+		}
 		return surelyProse
 	}
 	fields := strings.Fields(s)
@@ -538,8 +562,8 @@ func readProse(s string) proseReading {
 		return notProse
 	}
 	if len(fields) < 6 {
-		if severalSentences(s) || slices.ContainsFunc(fields, func(f string) bool { return addressWords[bareWord(f)] }) {
-			return surelyProse // "Invalid input. Check the docs", "Please send a number"
+		if severalSentences(s) || slices.ContainsFunc(fields, func(f string) bool { return addressWords[bareWord(f)] }) || shortClause(fields) {
+			return surelyProse // "Invalid input. Check the docs", "Please send a number", "it must be positive"
 		}
 		return notProse
 	}
@@ -568,6 +592,39 @@ func readProse(s string) proseReading {
 	}
 	return maybeProse
 }
+
+// shortClause: the words are a clause, a subject and its verb ("it must
+// be positive", "the recipient is not permitted", "we could not parse
+// it"), as no value is. The subject is a pronoun, or an article and the
+// words after it; a verb with no such subject before it ("must be
+// positive", ajv's "a must be number", where "a" is the argument) is the
+// cause phrase a value may be. ("Not" is no verb here: "a number, not a
+// string".)
+func shortClause(fields []string) bool {
+	subject := false
+	for i, f := range fields {
+		switch w := bareWord(f); {
+		case w == "not" || w == "please":
+		case sentenceVerbs[w] || clauseVerbs[w]:
+			return subject
+		case subjectWords[w]:
+			subject = true
+		case i > 0 && articles[bareWord(fields[i-1])]:
+			subject = true // "the recipient"
+		}
+	}
+	return false
+}
+
+// subjectWords begin a clause as its subject; articles begin one with
+// the noun after them.
+var (
+	subjectWords = map[string]bool{"i": true, "we": true, "it": true, "they": true, "this": true, "there": true, "he": true, "she": true}
+	articles     = map[string]bool{"the": true, "a": true, "an": true}
+)
+
+// clauseVerbs are the modals and auxiliaries among clauseWords.
+var clauseVerbs = map[string]bool{"may": true, "might": true, "did": true, "do": true, "had": true}
 
 // addressWords speak to the reader (the imperatives "see", "try" too):
 // no value holds them.

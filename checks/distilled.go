@@ -281,13 +281,20 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			case isStackFrame(pr.Str):
 				// A traceback cut into lines is no list of causes.
 				p.Failf(pp(), "problem is a line of a stack trace, not a cause phrase: %s", Quote(pr.Str, quoteN))
+			case severalSentences(pr.Str) && labelledDetail(pr.Str):
+				// A validator's stock label and its detail (zod 3's
+				// "Invalid enum value. Expected 'a' | 'b', received
+				// 'x'"): one cause in a sentence's form, as a full stop
+				// on one clause (review rev61).
+				p.Warnf(pp(), "problem is a label and its detail written as two sentences; a cause phrase needs no full stop: %s", Quote(pr.Str, quoteN))
 			case severalSentences(pr.Str):
 				p.Failf(pp(), "problem is several sentences, not a cause phrase: %s", Quote(pr.Str, quoteN))
 			case proseProblem(pr.Str):
 				p.Failf(pp(), "problem is a prose sentence, not a cause phrase: %s", Quote(pr.Str, quoteN))
-			case !seenProb.add(strings.TrimSpace(pr.Str)):
-				// (Trimmed: a copy that differs by a space at its edge
-				// reads as the same cause, and is the same repeat.)
+			case !seenProb.add(problemKey(pr.Str)):
+				// (A copy that differs by its spaces, an invisible
+				// character, letter case or a final stop reads as the
+				// same cause, and is the same repeat: review rev61.)
 				p.Failf(pp(), "problem %s is repeated at %s", Quote(pr.Str, quoteN), Quote(loc.Str, quoteN))
 			default:
 				// A cause phrase (one in a sentence's form warns, and
@@ -713,6 +720,74 @@ var readerWords = map[string]bool{"please": true, "sorry": true, "thanks": true,
 
 // stoppedProblem: a problem of words that ends in a full stop (an
 // ellipsis aside).
+// problemKey is the form in which two problems that read the same to a
+// person are one: runs of spaces (any Unicode space) as one, format
+// characters (a zero-width space) dropped, letters lower case, without a
+// final full stop or the spaces at either edge.
+func problemKey(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' || c < ' ' || c == ' ' && (i == 0 || s[i-1] == ' ') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		// The common case: nothing to fold but the edges.
+		return strings.TrimSuffix(strings.TrimRight(s, " "), ".")
+	}
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case unicode.Is(unicode.Cf, r):
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return strings.TrimSuffix(b.String(), ".")
+}
+
+// labelledDetail: s is a short label, its full stop, and one clause that
+// says what was expected or found, as validators word their stock
+// messages ("Invalid type. Expected: number, given: string"): the label
+// is three words at most and no clause (no verb a sentence has, no
+// function word), the detail opens with expected, received, got, given
+// or found, and neither part says what a sentence says to a person (is,
+// must, please…; "too long. Use at most 64 characters" is two sentences).
+func labelledDetail(s string) bool {
+	head, rest, ok := strings.Cut(strings.TrimSpace(s), ". ")
+	if !ok || severalSentences(rest) {
+		return false
+	}
+	switch first, _, _ := strings.Cut(rest, " "); bareWord(first) {
+	case "expected", "received", "got", "given", "found":
+	default:
+		return false
+	}
+	words := strings.Fields(head)
+	if len(words) == 0 || len(words) > 3 {
+		return false
+	}
+	for _, w := range words {
+		if w = bareWord(w); sentenceVerbs[w] || functionWords[w] || complaintVerbs[w] {
+			return false
+		}
+	}
+	for _, w := range strings.Fields(rest) {
+		if sentenceVerbs[bareWord(w)] {
+			return false
+		}
+	}
+	return true
+}
+
 func stoppedProblem(pr string) bool {
 	s := strings.TrimSpace(pr)
 	return strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "...") && strings.ContainsFunc(s, unicode.IsSpace)

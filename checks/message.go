@@ -122,8 +122,11 @@ JSON-RPC's name of another code ("Invalid Request" on a -32602) is as
 generic, on any code: it names no cause either. For -32602 the MCP
 schema's "Invalid arguments" said alone, "Invalid tool arguments", and a
 validator's "Validation failed" or "Invalid input", name the kind of
-failure and no cause: they count as the generic name too. A message that
-goes on to state the cause passes, whatever it starts with.
+failure and no cause: they count as the generic name too, and so does a
+count of errors said with them or alone ("2 validation errors for
+CallToolRequest", pydantic's; "Invalid params (2 errors)"; "Validation
+failed: 2 errors"), and two generic names joined by a colon. A message
+that goes on to state the cause passes, whatever it starts with.
 
 "Method not found" is the whole cause when data only says back the
 method the client sent (or another of its values): that passes. When
@@ -260,11 +263,55 @@ func genericOnly(msg string, code int, name string) string {
 	}
 	may := false
 	eachGeneric(code, name, func(g string) bool { may = mayBeOnly(m, g); return !may })
-	if !may {
-		return ""
+	if may {
+		if said := rewritesToGeneric(m, code, name); said != "" {
+			return said
+		}
 	}
-	return rewritesToGeneric(m, code, name)
+	if code == envelope.CodeInvalidParams && strings.ContainsFunc(m, unicode.IsDigit) || strings.Contains(m, ":") || strings.Contains(m, "validation") {
+		return countedGeneric(m, code, name)
+	}
+	return ""
 }
+
+// countedGeneric is the generic name m says when it says no more than a
+// count of errors and generic names (review rev61): pydantic's "2
+// validation errors for CallToolRequest", "Validation failed: 2 errors",
+// "Invalid params (2 errors)", "Invalid params: validation failed". Each
+// part of m between colons is a generic name or a count; the count of
+// a -32602's validation errors is as generic as its name. "" when a
+// part says more.
+func countedGeneric(m string, code int, name string) string {
+	m = sdkPrefix.ReplaceAllString(m, "")
+	m = pointerToData.ReplaceAllString(m, "")
+	m = errorCountTail.ReplaceAllString(m, "")
+	said := ""
+	for _, part := range strings.Split(m, ":") {
+		part = strings.TrimSpace(strings.TrimRight(part, " .!;…"))
+		switch {
+		case part == "":
+		case code == envelope.CodeInvalidParams && errorCount.MatchString(part):
+			if said == "" {
+				said = "validation errors"
+			}
+		default:
+			g := rewritesToGeneric(part, code, name)
+			if g == "" {
+				return ""
+			}
+			said = g
+		}
+	}
+	return said
+}
+
+// errorCount is a count of errors said alone: "2 errors", "2 validation
+// errors for CallToolRequest" (pydantic names the model, not the cause),
+// "validation errors".
+var errorCount = regexp.MustCompile(`^(?:\d+\s+)?(?:validation\s+)?(?:errors?|issues?|problems?)(?:\s+(?:found|occurred))?(?:\s+for\s+\w+)?$`)
+
+// errorCountTail is a count in brackets at the end: "(2 errors)".
+var errorCountTail = regexp.MustCompile(`\s*[(\[]\d+\s+(?:validation\s+)?(?:errors?|issues?|problems?)[)\]]\s*$`)
 
 // rewritesToGeneric is the generic name m, lowercased, is once a prefix,
 // a pointer to data and the code itself are cut off (see eachGeneric);
@@ -383,7 +430,8 @@ var pointerToData = regexp.MustCompile(`[\s,;:(\[—–-]*\b(?:(see|check|detail
 var genericSpellings = map[int][]string{
 	envelope.CodeInvalidParams: {"invalid parameters", "invalid parameter", "invalid request parameters", "invalid arguments", "invalid argument",
 		"invalid tool arguments", "validation failed", "validation error", "invalid input",
-		"input validation error", "parameter validation failed", "params validation failed"},
+		"input validation error", "parameter validation failed", "params validation failed",
+		"validation errors", "request validation failed", "input validation failed", "invalid tool input"},
 	envelope.CodeInternalError:  {"internal server error"},
 	envelope.CodeInvalidRequest: {"bad request"},
 }

@@ -72,7 +72,7 @@ func TestSeveralSentences(t *testing.T) {
 // readProse on the sentences and values reviews found misread: the data
 // file holds each with its reading (prose, maybe, value).
 func TestReadProse(t *testing.T) {
-	name := map[proseReading]string{surelyProse: "prose", maybeProse: "maybe", notProse: "value"}
+	name := map[proseReading]string{surelyProse: "prose", maybeProse: "maybe", notProse: "value", stoppedPhrase: "stopped"}
 	for _, c := range textCases[struct{ Text, Reading string }](t, "prose.json", 20) {
 		if got := name[readProse(c.Text)]; got != c.Reading {
 			t.Errorf("readProse(%q) = %s, want %s", c.Text, got, c.Reading)
