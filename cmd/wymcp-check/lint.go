@@ -122,6 +122,9 @@ rest is still judged; the report is always written.
 }
 
 func lintRun(s *streams, o *lintOptions) error {
+	if err := namedTwice(o.Files); err != nil {
+		return err
+	}
 	ins, err := openInputs(s, o.Files)
 	defer func() {
 		for _, in := range ins {

@@ -93,6 +93,39 @@ func openInputs(s *streams, files []string) ([]lintInput, error) {
 	return ins, nil
 }
 
+// namedTwice refuses an input named twice ("t.jsonl ./t.jsonl", a link
+// to it, "-" twice): judged twice under one key, its rows and counts
+// would double and its baseline entries collide (review rev62). A name
+// that cannot be read is left to openInputs to report.
+func namedTwice(files []string) error {
+	type seen struct {
+		name string
+		fi   fs.FileInfo
+	}
+	var all []seen
+	stdin := ""
+	for _, name := range files {
+		if name == "-" {
+			if stdin != "" {
+				return usagef("the input - (stdin) is named twice")
+			}
+			stdin = name
+			continue
+		}
+		fi, err := os.Stat(name)
+		if err != nil {
+			continue
+		}
+		for _, o := range all {
+			if os.SameFile(o.fi, fi) {
+				return usagef("the input %s is named twice (%s, %s): each input is judged once", name, o.name, name)
+			}
+		}
+		all = append(all, seen{name, fi})
+	}
+	return nil
+}
+
 // inputKeys are the names that start the fixtures of each of several
 // inputs (NAME:fixture), in the report and in a baseline's keys. A key
 // must not depend on where lint runs, or a committed baseline matches

@@ -218,3 +218,31 @@ func TestLintWriteBaselineInputProblem(t *testing.T) {
 		t.Errorf("all inputs there: the baseline is not written as before:\n%s", out)
 	}
 }
+
+// TestLintInputNamedTwice: one file named twice, in any spelling or by a
+// link, is refused before any report (its rows would count twice and
+// its baseline keys collide); two files with the same content are two
+// inputs (the twin).
+func TestLintInputNamedTwice(t *testing.T) {
+	raw := readFile(t, "../../examples/demo.jsonl")
+	dir := t.TempDir()
+	for _, f := range []string{"a.jsonl", "copy.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(raw), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("a.jsonl", filepath.Join(dir, "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, args := range [][]string{{"a.jsonl", "a.jsonl"}, {"a.jsonl", "./a.jsonl"}, {"a.jsonl", filepath.Join(dir, "a.jsonl")}, {"link.jsonl", "a.jsonl"}, {"-", "-"}} {
+		code, _, errOut := runMain(t, "", append([]string{"lint"}, args...)...)
+		if code != exitUsage || !strings.Contains(errOut, "is named twice") {
+			t.Errorf("lint %q: exit %d, stderr %q; want exit %d naming the input named twice", args, code, errOut, exitUsage)
+		}
+	}
+	// (The demo's recording has findings: exit 1, judged.)
+	if code, out, errOut := runMain(t, "", "lint", "a.jsonl", "copy.jsonl"); code == exitUsage || strings.Contains(errOut, "twice") || !strings.Contains(out, "copy.jsonl:") {
+		t.Errorf("lint of two files alike: exit %d, stderr %q; want both judged", code, errOut)
+	}
+}
