@@ -261,6 +261,18 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 		return append(out, NotSent(in.Fixture, ex.Failure, list)...)
 	}
 	base := exp.ReadReply(ex.Response)
+	var ce *envelope.CodingError
+	if base.SplitErr != nil && ex.Malformed == "" && errors.As(base.SplitErr, &ce) && ce.Corrupt() {
+		// A recording still coded (check, send and the proxy record
+		// bodies decoded, and fail such a body where they read it): a
+		// body that does not decode in the coding it names is no reply
+		// a client can read, judged as there (HTTP1006), not the
+		// checker's limit.
+		cp := *ex
+		cp.Malformed, cp.Response = ce.Error(), nil
+		ex, in.Exchange = &cp, &cp
+		base = exp.ReadReply(nil)
+	}
 	why, owner := unjudgeable(ex, exp, base, list)
 	if why == "" {
 		return judgeReply(out, in, exp, base, list)

@@ -27,9 +27,11 @@ func gzipBody(t *testing.T, b []byte) []byte {
 
 // A reply recorded with its Content-Encoding (a proxy in front of the
 // server compressed it for a client that asked) is judged decoded, as
-// the client reads it: its JSON passes or fails on its own merits, and a
-// body the checker cannot decode is an error (could not judge), never a
-// finding against the server's JSON. The line goes through
+// the client reads it: its JSON passes or fails on its own merits; a
+// body that does not decode in the coding it names (a bad checksum) is
+// no reply a client can read (HTTP1006); a body the checker cannot
+// decode (a coding it lacks, a bound, a body cut short) is an error
+// (could not judge), never a finding against the server's JSON. The line goes through
 // transcript.Write and back, as --record and lint do.
 func TestLintDecodesContentEncoding(t *testing.T) {
 	good := []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`)
@@ -48,7 +50,10 @@ func TestLintDecodesContentEncoding(t *testing.T) {
 		{name: "gzip, wrong jsonrpc", coding: "gzip", body: gzipBody(t, wrongVersion), want: []string{"RPC1002 fail", "SCH1001 fail"}},
 		{name: "gzip SSE, well-formed", coding: "gzip", ctype: "text/event-stream", body: gzipBody(t, []byte("event: message\ndata: "+string(good)+"\n\n"))},
 		{name: "gzip SSE, wrong jsonrpc", coding: "gzip", ctype: "text/event-stream", body: gzipBody(t, []byte("data: "+string(wrongVersion)+"\n\n")), want: []string{"RPC1002 fail", "SCH1001 fail"}},
-		{name: "corrupt gzip", coding: "gzip", body: corrupt, want: []string{"RPC1001 error"}},
+		// (No reply a client can read: HTTP1006, as check and the
+		// proxy fail it where they decode it.)
+		{name: "corrupt gzip", coding: "gzip", body: corrupt, want: []string{"HTTP1006 fail"}},
+		{name: "gzip cut short", coding: "gzip", body: gzipBody(t, good)[:20], want: []string{"RPC1001 error"}},
 		{name: "bomb", coding: "gzip", body: gzipBody(t, make([]byte, 10<<20)), want: []string{"RPC1001 error"}},
 		{name: "br", coding: "br", body: []byte{0x0b, 0x02, 0x80}, want: []string{"RPC1001 error"}},
 		{name: "gzip SSE, an event id used twice", coding: "gzip", ctype: "text/event-stream",
