@@ -162,6 +162,9 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 						t.Fatalf("%s: resumed: %v", file, err)
 					}
 					resp.Resumed = n
+				case "resume-refused":
+					// The last GET meant to resume the stream was refused.
+					resp.ResumeRefused = v == "true"
 				case "log-floor":
 					// The lowest log level a request on the pipe had set
 					// (beside offered).

@@ -888,13 +888,13 @@ func oneReply(p *Pass) error {
 		// response (JudgeInto judges what came before it): whether the
 		// response came after is not known.
 		return errors.New(p.Exchange.Failure)
-	case resumable && resp.Resumed >= envelope.MaxResumes:
+	case resumable && resp.Resumed >= envelope.MaxResumes && !resp.ResumeRefused:
 		// Resumed as often as the checker follows a stream, and no
 		// response: whether it comes on a later one is past the
 		// checker's own bound, which is no finding of the server's
 		// (review rev56: a warn let a server that never answered pass
-		// the gate). (A refused last GET counts too: the count does not
-		// tell it from a stream that ended after a new id, rev58.)
+		// the gate). (A refused last GET is the server's refusal, as an
+		// earlier one is: judged below, rev58.)
 		return fmt.Errorf("the stream was resumed %d times, the most the checker follows, without the response (the last event id %s)", resp.Resumed, Quote(p.Reply.LastEventID, quoteN))
 	case resumable && resp.Resumed == 0 && !resp.Cut:
 		// The stream set an event id and ended: a 2025-xx client

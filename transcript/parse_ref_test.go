@@ -184,14 +184,14 @@ func refParse(line []byte) (Record, error) {
 	case !respv.IsObject():
 		return rec, errors.New(`"response" must be an object or null`)
 	}
-	var resp [13]gjson.Result // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered, truncated
-	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered", "truncated"}, resp[:])
+	var resp [14]gjson.Result // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered, truncated, resumeRefused
+	envelope.Members(respv, []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered", "truncated", "resumeRefused"}, resp[:])
 	r := &envelope.Response{}
 	for _, f := range []struct {
 		v    gjson.Result
 		name string
 		to   *bool
-	}{{resp[4], "cut", &r.Cut}, {resp[6], "ended", &r.Ended}, {resp[7], "heldOpen", &r.HeldOpen}, {resp[12], "truncated", &r.Truncated}} {
+	}{{resp[4], "cut", &r.Cut}, {resp[6], "ended", &r.Ended}, {resp[7], "heldOpen", &r.HeldOpen}, {resp[12], "truncated", &r.Truncated}, {resp[13], "resumeRefused", &r.ResumeRefused}} {
 		switch f.v.Type {
 		case gjson.True:
 			*f.to = true

@@ -653,7 +653,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	}
 	var root [20]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed, logFloor, exited, lingered
 	var req [4]string   // method, headers, body, bodyBase64
-	var resp [13]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered, truncated
+	var resp [14]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered, truncated, resumeRefused
 	// The request's and the response's members are read on the way
 	// through the line, so their bodies are passed over once.
 	// A member given twice, here or in the request or the response, is
@@ -890,6 +890,9 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if rs.Truncated, err = flag(resp[12], "response.truncated"); err != nil {
 		return rec, err
 	}
+	if rs.ResumeRefused, err = flag(resp[13], "response.resumeRefused"); err != nil {
+		return rec, err
+	}
 	if n := value(resp[5]); n.Exists() {
 		if n.Type != gjson.Number || !envelope.IsInteger(n.Raw) || n.Int() < 0 || n.Int() > 100 {
 			return rec, fmt.Errorf(`"response.resumed" is %s, want how many times the stream was resumed`, n.Raw)
@@ -957,7 +960,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 var (
 	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed", "logFloor", "exited", "lingered"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
-	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered", "truncated"}
+	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered", "truncated", "resumeRefused"}
 	// versions are the known protocol versions, so that a record holds
 	// the constant rather than a copy of the line's text.
 	versions = envelope.Versions()
@@ -1202,6 +1205,8 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		Copies     []json.RawMessage   `json:"copies,omitempty"`
 		Answered   bool                `json:"answered,omitempty"`
 		Truncated  bool                `json:"truncated,omitempty"`
+		// (Named for what it says of the resumption, beside resumed.)
+		ResumeRefused bool `json:"resumeRefused,omitempty"`
 	}
 	put := func(m *msg, b []byte) {
 		s := string(b)
@@ -1257,7 +1262,7 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 	rec.Request = msg{Method: ex.Request.Method, Headers: ex.Request.Header}
 	put(&rec.Request, ex.Request.Body)
 	if r := ex.Response; r != nil {
-		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended, HeldOpen: r.HeldOpen, Answered: r.Answered, Truncated: r.Truncated}
+		m := &msg{Status: r.Status, Headers: r.Header, Cut: r.Cut, Resumed: r.Resumed, Ended: r.Ended, HeldOpen: r.HeldOpen, Answered: r.Answered, Truncated: r.Truncated, ResumeRefused: r.ResumeRefused}
 		for _, id := range r.Unsent {
 			m.Unsent = append(m.Unsent, json.RawMessage(id))
 		}

@@ -243,10 +243,12 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version st
 				// as on the POST's own stream.
 				return b.describe(fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(end.events, "event")), "stopped"), note
 			}
+			r.ResumeRefused = true
 			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET failed: %v", err))
 		}
 		if resp.StatusCode != http.StatusOK || !envelope.IsEventStream(resp.Header.Get("Content-Type")) {
 			resp.Body.Close()
+			r.ResumeRefused = true
 			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET was answered %d %s, not a stream", resp.StatusCode, strconv.Quote(resp.Header.Get("Content-Type"))))
 		}
 		more := &envelope.Response{}

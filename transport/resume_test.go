@@ -28,13 +28,18 @@ func TestHTTPResumeSSE(t *testing.T) {
 		broken    bool // the server breaks the POST's stream off (no clean end)
 		getBroken bool // the pending GETs are broken off after their id
 		bom       bool // the GET's stream starts with a byte order mark
+		refuse    int  // the GETs from this one on are refused (405); 0: none
 		wantGets  int
+		refused   bool // the last GET was refused (Response.ResumeRefused)
 		want      []string
 		note      string
 	}{
 		{name: "resumed once", version: "2025-11-25", wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
 		{name: "resumed twice", version: "2025-11-25", pending: 1, wantGets: 2, want: []string{pong}, note: `after event id "e2"`},
 		{name: "bounded", version: "2025-11-25", pending: 100, wantGets: maxResumes, want: nil},
+		// The count alone does not tell these two apart (review rev58).
+		{name: "the last GET refused", version: "2025-11-25", pending: 100, refuse: maxResumes, wantGets: maxResumes, refused: true, want: nil, note: `the GET was answered 405`},
+		{name: "the first GET refused", version: "2025-11-25", refuse: 1, wantGets: 1, refused: true, want: nil, note: `the GET was answered 405`},
 		{name: "a stream the server broke off is resumed as one it ended", version: "2025-11-25", broken: true, wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
 		{name: "a stream broken off inside an event is resumed from its last whole event", version: "2025-11-25", broken: true, partial: true, wantGets: 1, want: []string{pong}, note: `dropped, as a client drops them`},
 		{name: "a stream that ends with a comment after its last event is resumed", version: "2025-11-25", comment: true, wantGets: 1, want: []string{pong}, note: `resumed with GET and Last-Event-ID`},
@@ -69,6 +74,10 @@ func TestHTTPResumeSSE(t *testing.T) {
 				gets = append(gets, r.Header.Clone())
 				n := len(gets)
 				mu.Unlock()
+				if tc.refuse > 0 && n >= tc.refuse {
+					w.WriteHeader(http.StatusMethodNotAllowed)
+					return
+				}
 				s := startSSE(w)
 				if n <= tc.pending {
 					s.send(fmt.Sprintf("id: e%d\ndata:\n\n", n+1))
@@ -101,6 +110,9 @@ func TestHTTPResumeSSE(t *testing.T) {
 			defer mu.Unlock()
 			if len(gets) != tc.wantGets || ex.Response.Resumed != tc.wantGets {
 				t.Fatalf("%d GETs, %d recorded as resumptions, want %d", len(gets), ex.Response.Resumed, tc.wantGets)
+			}
+			if ex.Response.ResumeRefused != tc.refused {
+				t.Errorf("ResumeRefused %v, want %v", ex.Response.ResumeRefused, tc.refused)
 			}
 			if len(gets) > 0 {
 				h := gets[0]
