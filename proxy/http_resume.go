@@ -130,6 +130,10 @@ func (x *httpExchange) resumedEndLocked(g *httpExchange, failure string, broken 
 		// A GET answered with no stream leaves the end of the stream
 		// before it as it was, as check's transport leaves it.
 		x.reply.Ended = g.reply.Ended
+	} else if g.reply.Status != 0 {
+		// The server answered it with no stream: it refused the
+		// resumption, as check's transport records it.
+		x.reply.ResumeRefused = true
 	}
 	if x.answer != nil {
 		x.settleLocked() // the stream it came on ended

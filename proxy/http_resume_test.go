@@ -77,6 +77,8 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 		// transport records it: the last GET's, unless none brought a
 		// stream).
 		ended bool
+		// refused: the last GET got no stream (Response.ResumeRefused).
+		refused bool
 	}{
 		{name: "resumed", script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
 			resumed: 1, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
@@ -87,7 +89,7 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 		{name: "resumed to nothing", script: map[string]string{"ev-1": ": nothing left\n\n"}, resume: []string{"ev-1"},
 			resumed: 1, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\n: nothing left\n\n"},
 		{name: "never resumed", ended: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
-		{name: "resumed, refused", resume: []string{"ev-1"}, resumed: 1, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
+		{name: "resumed, refused", resume: []string{"ev-1"}, resumed: 1, ended: true, refused: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
 		{name: "broken off, resumed", breaks: true, script: map[string]string{"ev-1": "id: ev-2\ndata: " + resumedAnswer + "\n\n"}, resume: []string{"ev-1"},
 			resumed: 1, answer: true, ended: true, body: "id: ev-1\nretry: 10\ndata: \n\nid: ev-2\ndata: " + resumedAnswer + "\n\n"},
 		{name: "broken off, never resumed", breaks: true, body: "id: ev-1\nretry: 10\ndata: \n\n"},
@@ -143,6 +145,9 @@ func TestHTTPResumedStreamJoined(t *testing.T) {
 			}
 			if ex.Response.Ended != tc.ended {
 				t.Errorf("Ended %v, want %v", ex.Response.Ended, tc.ended)
+			}
+			if ex.Response.ResumeRefused != tc.refused {
+				t.Errorf("ResumeRefused %v, want %v", ex.Response.ResumeRefused, tc.refused)
 			}
 			if diff := cmp.Diff(tc.body, string(ex.Response.Body)); diff != "" {
 				t.Errorf("the exchange's body (-want +got):\n%s", diff)
