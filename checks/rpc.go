@@ -939,6 +939,12 @@ func oneReply(p *Pass) error {
 			// of the checker's cut it short.)
 			note += " (a tool that runs longer than --timeout needs a higher --timeout)"
 		}
+		if x.Error.Set() && len(x.Codes) > 0 && x.Detail != "" {
+			// What was sent and what it was owed, so a person can act
+			// on the finding (review rev64: thirteen fixtures of broken
+			// input said the same sentence).
+			note = fmt.Sprintf(": %s (%s), owed an error response with code %s", x.Condition, x.Detail, codeList(x.Codes)) + note
+		}
 		p.Deviate(x.Reply, "reply", "no response arrived for the request%s", note)
 	case n > 1:
 		p.Failf("reply", "%d responses arrived for one request", n)
