@@ -693,6 +693,10 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		return e
 	case len(raw) == 0:
 		e.reject(CondParseError, "the body is empty", envelope.CodeParseError)
+		// No JSON text at all, a parse error to the letter; an HTTP
+		// body of no content (RFC 9110 §6.4) is read by many servers'
+		// frameworks as no request object (review rev64: supergateway).
+		e.also("an empty HTTP body is no content (RFC 9110 §6.4), which a server may read as no request object rather than as text that fails to parse", envelope.CodeInvalidRequest)
 		return e
 	case !req.UTF8:
 		// JSON text must be UTF-8 (T-RPC-2), but that binds the sender;
