@@ -214,7 +214,10 @@ var CodeFits = &Check{
 not JSON are -32700; valid JSON that is not a request is -32600; an unknown
 method is -32601 (from a request alone an unknown method may belong to an
 extension the server advertises, T-LIFE-17: another code then warns, unless
-the reply itself calls the method unknown); in 2026-07-28 a header
+the reply itself calls the method unknown; so for a method of a
+capability the server did not declare, whose code 2025's pages leave to
+a SHOULD, unless the reply calls it unknown or not implemented); in
+2026-07-28 a header
 mismatch is -32020, an unsupported
 protocol version -32022 and a missing _meta field -32602. Where the spec
 admits two codes (params that are not an object: -32600 or -32602; several
@@ -417,10 +420,14 @@ fault an unknown tool or prompt (T-ERR-5).`,
 			return nil
 		}
 		if len(x.Codes) > 0 && x.Code.Set() {
-			if x.Condition == expect.CondUnknownMethod && unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str) {
+			if (x.Condition == expect.CondUnknownMethod || x.Condition == expect.CondUndeclared) && unknownMethodMessage.MatchString(p.Reply.Response.Get("error.message").Str) {
 				// The server itself says the method is unknown, so no
-				// extension defines it: the code must be -32601.
-				p.Failf("error.code", "code %d for a method the reply itself calls unknown, want -32601", code)
+				// extension defines it: the code must be -32601. So for a
+				// method of a capability it did not declare, refused as
+				// one it does not implement ("Not implemented"): where
+				// the code is left to a SHOULD, its own words fix the
+				// kind (review rev64: mcp-lite's -32603 only warned).
+				p.Failf("error.code", "code %d for a method the reply itself calls unknown or not implemented, want -32601", code)
 				return nil
 			}
 			if code == envelope.CodeInternalError && slices.Contains(x.Codes, envelope.CodeInvalidParams) {
