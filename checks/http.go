@@ -450,6 +450,14 @@ not show whether the server keeps sessions: it may have ended that one.`,
 				// T-HTTP-12's MUST is the stream's Content-Type (or 405);
 				// it names no status, and a GET's content comes with 200.
 				p.Warnf(path, "GET answered %d with an event stream, want 200 (RFC 9110 §15.3.1); T-HTTP-12 asks only for text/event-stream or 405", st)
+			case st == 400 && !slices.Contains(x.Status, st) && strings.TrimSpace(envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version")) == envelope.V20250326:
+				// The request named 2025-03-26 in a header that version
+				// does not have (T-V0326-2; its SDK clients send it all
+				// the same): a server of it may refuse the header where it
+				// does not expect it, which breaks no rule of the version's
+				// for sure (review rev64: mcp-lite).
+				p.Deviate(expect.Want{Level: expect.Open, Rule: "T-V0326-2: 2025-03-26 has no MCP-Protocol-Version header"}, path,
+					"%s answered 400 to MCP-Protocol-Version: 2025-03-26, a header that version does not define; want %s", x.Detail, codeList(x.Status))
 			case len(x.Status) > 0 && !slices.Contains(x.Status, st):
 				p.Deviate(x.StatusWant, path, "%s answered %d, want %s", x.Detail, st, codeList(x.Status))
 			case st == 200 && x.HTTPMethod == "GET" && mediaType(resp) != "text/event-stream" && x.Version == envelope.V20260728:
