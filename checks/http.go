@@ -364,7 +364,10 @@ reads 404 as the end of its session. A message with an id and no method may
 be read as a posted response: in 2025-xx its 202 is that reading's status
 (RPC1006 warns of the silence), in 2026-07-28 the reaction is open
 (T-HTTP-3) and another status warns. A notification is 202 (T-HTTP-4), or a 4xx
-when the server cannot accept it; no HTTP response at all within --timeout,
+when the server cannot accept it; a 2025-xx notification whose
+MCP-Protocol-Version names no version, or one the server declined,
+accepted with 202 warns (T-HTTP-7 refuses a request so sent with 400;
+whether a notification's POST is such a request is open); no HTTP response at all within --timeout,
 from a server that still answers a liveness probe, fails too. A result is
 200: a status that carries no body (202, a notification's acceptance;
 204; 205) or says the request failed fails, as a client drops the result;
@@ -472,6 +475,8 @@ not show whether the server keeps sessions: it may have ended that one.`,
 		}
 		if x.NoReply.Set() {
 			switch {
+			case st == 202 && x.VersionRefused.Set():
+				p.Deviate(x.VersionRefused, path, "status 202 for a %s whose MCP-Protocol-Version %s the server does not serve; T-HTTP-7 refuses a request so sent with 400", x.Condition, Quote(x.Quote, quoteN))
 			case st == 202:
 			case st >= 400 && st < 500:
 			case st >= 500:

@@ -606,6 +606,27 @@ func build(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 	return e
 }
 
+// refusedVersionHeader says why a 2025-xx POST's MCP-Protocol-Version
+// names a version T-HTTP-7 refuses with 400, "" when it does not: no
+// version at all, or one an initialize asked for and the server
+// answered with another (one it supports it answers with that very
+// version, T-LIFE-2; review rev54). An older MCP version the server may
+// still serve is not judged; the initialize, which carries no such
+// header yet, and a 2025-03-26 session (whose version has no such
+// header, T-V0326-2) neither.
+func (e *Expectation) refusedVersionHeader(rd reading, f *Facts, http bool) (hv, why string) {
+	if !http || e.Version == envelope.V20260728 || e.Method == "initialize" || f.Speaks() == envelope.V20250326 {
+		return "", ""
+	}
+	switch hv = envelope.HeaderGet(rd.header, "Mcp-Protocol-Version"); {
+	case hv != "" && !envelope.KnownVersion(hv) && !envelope.HistoricVersion(hv):
+		return hv, "MCP-Protocol-Version is not a protocol version"
+	case hv != "" && hv != e.Version && f.Declines(hv):
+		return hv, "MCP-Protocol-Version names a version the server declined at initialize"
+	}
+	return "", ""
+}
+
 // httpMethod sets the statuses a GET or DELETE on the endpoint may get.
 func (e *Expectation) httpMethod(ex *envelope.Exchange, f *Facts) {
 	if e.Version == envelope.V20260728 && !f.servesLegacy() {
@@ -848,6 +869,14 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		e.Condition, e.Reply, e.NoReply = CondNotification, Want{}, must("T-RPC-10")
 		if http {
 			e.Status, e.StatusWant = []int{202}, must("T-HTTP-4")
+			if hv, why := e.refusedVersionHeader(rd, f, true); why != "" {
+				// T-HTTP-7 refuses a request whose version header the
+				// server does not serve with 400; whether a notification's
+				// POST is such a request (an HTTP request, or only a
+				// JSON-RPC one) the spec does not say: accepting it warns
+				// (review rev59), refusing it passes as any 4xx does.
+				e.Quote, e.VersionRefused = hv, open("T-HTTP-7 refuses a request whose MCP-Protocol-Version the server does not serve ("+why+"); whether a notification's POST is such a request is open")
+			}
 		}
 		return e
 	}
@@ -897,28 +926,12 @@ func buildAs(ex *envelope.Exchange, rd reading, f *Facts) *Expectation {
 		if e.modern(ex, rd, http) {
 			return e
 		}
-	} else if http && e.Method != "initialize" && f.Speaks() != envelope.V20250326 {
-		// (2025-03-26 has no such header, T-V0326-2.)
-		hv := envelope.HeaderGet(rd.header, "Mcp-Protocol-Version")
-		switch {
-		case hv != "" && !envelope.KnownVersion(hv) && !envelope.HistoricVersion(hv):
-			// T-HTTP-7 fixes the status (400), not the code. An older MCP
-			// version the server may still serve is not judged.
-			e.reject(CondUnsupportedVersion, "MCP-Protocol-Version is not a protocol version")
-			e.Quote, e.StatusWant = hv, must("T-HTTP-7")
-			e.ID.Lost = Want{} // refused on a header, maybe before the body is read
-			return e
-		case hv != "" && hv != e.Version && f.Declines(hv):
-			// A version an initialize asked for and the server answered
-			// with another: one it supports it answers with that very
-			// version (T-LIFE-2), so it does not, and T-HTTP-7 refuses it
-			// (review rev54: a relay's or a transcript's client sending
-			// it was served unjudged).
-			e.reject(CondUnsupportedVersion, "MCP-Protocol-Version names a version the server declined at initialize")
-			e.Quote, e.StatusWant = hv, must("T-HTTP-7")
-			e.ID.Lost = Want{}
-			return e
-		}
+	} else if hv, why := e.refusedVersionHeader(rd, f, http); why != "" {
+		// T-HTTP-7 fixes the status (400), not the code.
+		e.reject(CondUnsupportedVersion, why)
+		e.Quote, e.StatusWant = hv, must("T-HTTP-7")
+		e.ID.Lost = Want{} // refused on a header, maybe before the body is read
+		return e
 	}
 
 	if !slices.Contains(envelope.Methods(e.Version), e.Method) {

@@ -140,6 +140,10 @@ type Expectation struct {
 	Reply Want
 	// NoReply: nothing may answer (a notification, RPC1007).
 	NoReply Want
+	// VersionRefused: a notification's POST names a version in its
+	// MCP-Protocol-Version that T-HTTP-7 refuses a request for (Quote
+	// holds it); accepting it deviates so (HTTP1002).
+	VersionRefused Want
 	// Error: a result is wrong; the request must be refused (PRO1001).
 	Error Want
 	// StateRefused: the request carries a requestState the server did
