@@ -590,6 +590,18 @@ func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) en
 	ex.Version = r.sess.version
 	if died, why := r.t.Died(); died {
 		ex.Died = why
+		r.mu.Lock()
+		staged := r.staged
+		r.mu.Unlock()
+		if st, ok := r.t.(*StdioTarget); ok && staged && ex.Response == nil {
+			// A staged fixture's fresh process that died writing
+			// nothing: if a process of the server exits with no input
+			// at all, the death is not known to be this message's.
+			if how, alone := st.exitsUnprompted(ctx); alone {
+				ex.Died, ex.Unanswered = "", false
+				ex.Failure = fmt.Sprintf("the server could not be kept running: it died here (%s), and a process of it started with no input exits on its own too (%s), so the death is not known to be this message's", why, how)
+			}
+		}
 	}
 	if st, ok := r.t.(*StdioTarget); ok {
 		r.keepLate(st, &ex)

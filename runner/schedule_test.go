@@ -1616,6 +1616,37 @@ func TestSingleInstanceSameAsSequence(t *testing.T) {
 	}
 }
 
+// TestStagedDeathOfAServerThatCannotStart: a server that starts once and
+// exits with no input on every later start (review rev62) kills each
+// staged fixture's fresh process before it reads a line: no message of
+// the fixture caused that, so none fails PRO1005; each is "could not
+// judge" (an error), in sequence and multiplexed alike. The twin (a
+// server that starts again, and dies of a staged fixture's message) is
+// TestSingleInstanceSameAsSequence's die-on:tools/list.
+func TestStagedDeathOfAServerThatCannotStart(t *testing.T) {
+	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	t.Setenv(ignoringEnv, "1")
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage == "" })
+	for _, parallel := range []int{1, 8} {
+		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+			t.Setenv(startOnceEnv, filepath.Join(t.TempDir(), "started"))
+			rows, _ := stdioCorpusRun(t, lim, parallel, fx)
+			errs := 0
+			for _, l := range rows {
+				if strings.Contains(l, " PRO1005 fail") {
+					t.Errorf("a death no message caused failed PRO1005: %s", l)
+				}
+				if strings.Contains(l, " error ") && (strings.Contains(l, "could not be kept running") || strings.Contains(l, "could not be restarted")) {
+					errs++
+				}
+			}
+			if errs == 0 {
+				t.Errorf("no staged fixture was could not judge:\n%s", strings.Join(rows, "\n"))
+			}
+		})
+	}
+}
+
 // TestCursorLoopListsOnce: a server whose tools/list gives the same
 // nextCursor on every page is followed until the cursor repeats, not to
 // the page bound: its tool is called once (a tool listed on every page

@@ -130,6 +130,49 @@ func (t *StdioTarget) Died() (bool, string) {
 	return true, fmt.Sprintf("%s; stderr tail: %q", status, tail)
 }
 
+// unpromptedWait is how long a process started for exitsUnprompted is
+// given to exit with no input: a server that cannot start (a lock,
+// a port, a start-up failure) goes in that time; one that stays up
+// past it is held to the deaths of the messages it reads.
+const unpromptedWait = time.Second
+
+// exitsUnprompted starts a process of the target's command, writes it
+// nothing, and says how it exited if it did within unpromptedWait: a
+// server that does not stay up with no input at all, whose death on a
+// message is not known to be the message's (review rev62: a staged
+// fixture's process that exited before reading was failed PRO1005).
+// A sibling's target says nothing: another instance runs beside it, and
+// a server that allows one at a time exits of that.
+func (t *StdioTarget) exitsUnprompted(ctx context.Context) (string, bool) {
+	if t.sibling || ctx.Err() != nil {
+		return "", false
+	}
+	p, err := transport.StartStdio(context.WithoutCancel(ctx), t.argv, nil, "", t.lim)
+	if err != nil {
+		return "", false
+	}
+	defer p.Close()
+	stop := time.NewTimer(unpromptedWait)
+	defer stop.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if exited, err := p.Exited(); exited {
+			if err == nil {
+				return "exit status 0", true
+			}
+			return err.Error(), true
+		}
+		select {
+		case <-tick.C:
+		case <-stop.C:
+			return "", false
+		case <-ctx.Done():
+			return "", false
+		}
+	}
+}
+
 // sibling is a target for the same command with no process yet: its
 // first Restart starts one.
 func (t *StdioTarget) newSibling() *StdioTarget {
