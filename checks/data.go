@@ -549,10 +549,9 @@ func readProse(s string) proseReading {
 		// value in a sentence's form: it warns, as its words are no
 		// clause (review rev61: it failed as surely prose). Anything
 		// more is a sentence.
-		if !strings.HasSuffix(body, ".") && readProse(body) == notProse && !slices.ContainsFunc(strings.Fields(body), func(f string) bool {
-			w := bareWord(f)
-			return sentenceVerbs[w] || clauseWords[w] || complaintVerbs[w]
-		}) {
+		if !strings.HasSuffix(body, ".") && readProse(body) == notProse && !shortClause(strings.Fields(body)) {
+			// (A verb with no subject, "must be positive.", is such a
+			// phrase too: review rev65.)
 			return stoppedPhrase
 		}
 		return surelyProse

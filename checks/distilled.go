@@ -722,14 +722,15 @@ var readerWords = map[string]bool{"please": true, "sorry": true, "thanks": true,
 // ellipsis aside).
 // problemKey is the form in which two problems that read the same to a
 // person are one: runs of spaces (any Unicode space) as one, format
-// characters (a zero-width space) dropped, letters lower case, without a
-// final full stop or the spaces at either edge.
+// characters (a zero-width space) dropped, the first letter lower case
+// (a sentence's capital), without a final full stop or the spaces at
+// either edge. Other letters keep their case: a value the problem
+// quotes ("'Name'", "GET") tells two causes apart (review rev65).
 func problemKey(s string) string {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' || c < ' ' || c == ' ' && (i == 0 || s[i-1] == ' ') {
+	plain := len(s) > 0 && (s[0] < 'A' || s[0] > 'Z')
+	for i := 0; plain && i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c < ' ' || c == ' ' && (i == 0 || s[i-1] == ' ') {
 			plain = false
-			break
 		}
 	}
 	if plain {
@@ -748,7 +749,10 @@ func problemKey(s string) string {
 				b.WriteByte(' ')
 				space = false
 			}
-			b.WriteRune(unicode.ToLower(r))
+			if b.Len() == 0 {
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
 		}
 	}
 	return strings.TrimSuffix(b.String(), ".")
@@ -781,8 +785,8 @@ func labelledDetail(s string) bool {
 		}
 	}
 	for _, w := range strings.Fields(rest) {
-		if sentenceVerbs[bareWord(w)] {
-			return false
+		if w = bareWord(w); sentenceVerbs[w] || addressWords[w] || subjectWords[w] {
+			return false // "you sent a string", "sorry"
 		}
 	}
 	return true

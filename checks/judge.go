@@ -808,10 +808,13 @@ type beforeBound struct {
 // client), a pipe's whole lines (the line the byte bound cut, the last,
 // is dropped). ok is false when there is no such part to judge: no
 // bound, a JSON body (cut, it is no message at all), a server that died,
-// nothing whole, or a reply otherwise past the checker's reading.
+// nothing whole, a batch (its answers are paired with its requests as a
+// whole, and the bound withheld some: review rev65), or a reply
+// otherwise past the checker's reading.
 func wholeBeforeBound(ex *envelope.Exchange, exp *expect.Expectation, base *envelope.Reply) (beforeBound, bool) {
 	r := ex.Response
-	if ex.Failure == "" || ex.Died != "" || ex.Malformed != "" || r == nil || !r.Truncated || redirected(ex) {
+	if ex.Failure == "" || ex.Died != "" || ex.Malformed != "" || r == nil || !r.Truncated || redirected(ex) ||
+		exp.Condition == expect.CondBatch || exp.Request.IsArray() {
 		return beforeBound{}, false
 	}
 	switch {

@@ -268,10 +268,7 @@ func genericOnly(msg string, code int, name string) string {
 			return said
 		}
 	}
-	if code == envelope.CodeInvalidParams && strings.ContainsFunc(m, unicode.IsDigit) || strings.Contains(m, ":") || strings.Contains(m, "validation") {
-		return countedGeneric(m, code, name)
-	}
-	return ""
+	return countedGeneric(m, code, name)
 }
 
 // countedGeneric is the generic name m says when it says no more than a
@@ -285,12 +282,17 @@ func countedGeneric(m string, code int, name string) string {
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
 	m = errorCountTail.ReplaceAllString(m, "")
-	said := ""
-	for _, part := range strings.Split(m, ":") {
+	said, counted := "", false
+	for _, part := range partBreak.Split(m, -1) {
 		part = strings.TrimSpace(strings.TrimRight(part, " .!;…"))
+		// (A number alone counts only after the word it counts,
+		// "errors: 2"; after a name it is a value: "Invalid params: 99".)
+		wasCount := counted
+		counted = false
 		switch {
 		case part == "":
-		case code == envelope.CodeInvalidParams && errorCount.MatchString(part):
+		case code == envelope.CodeInvalidParams && (errorCount.MatchString(part) || wasCount && bareCount.MatchString(part)):
+			counted = true
 			if said == "" {
 				said = "validation errors"
 			}
@@ -307,11 +309,20 @@ func countedGeneric(m string, code int, name string) string {
 
 // errorCount is a count of errors said alone: "2 errors", "2 validation
 // errors for CallToolRequest" (pydantic names the model, not the cause),
-// "validation errors".
-var errorCount = regexp.MustCompile(`^(?:\d+\s+)?(?:validation\s+)?(?:errors?|issues?|problems?)(?:\s+(?:found|occurred))?(?:\s+for\s+\w+)?$`)
+// "validation errors", "found 2 validation errors", "there were 2
+// errors", "1 error(s)", "2 problems found".
+var errorCount = regexp.MustCompile(`^(?:(?:found|there\s+(?:were|are|was|is))\s+)?(?:\d+\s+)?(?:validation\s+)?(?:errors?|error\(s\)|issues?|problems?)(?:\s+(?:found|occurred))?(?:\s+for\s+(?:tool\s+)?\w+)?$`)
 
-// errorCountTail is a count in brackets at the end: "(2 errors)".
-var errorCountTail = regexp.MustCompile(`\s*[(\[]\d+\s+(?:validation\s+)?(?:errors?|issues?|problems?)[)\]]\s*$`)
+// bareCount is a number said alone after the count's word ("errors: 2").
+var bareCount = regexp.MustCompile(`^\d+$`)
+
+// errorCountTail is a count at the end, in brackets or after "with":
+// "(2 errors)", "with 2 errors".
+var errorCountTail = regexp.MustCompile(`(?:\s*[(\[]|\s+with\s+)\d+\s+(?:validation\s+)?(?:errors?|error\(s\)|issues?|problems?)[)\]]?\s*$`)
+
+// partBreak separates the parts of a message that may each be generic:
+// a colon, a semicolon, a comma, a dash between spaces, a full stop.
+var partBreak = regexp.MustCompile(`[:;,]|\s[-–—]\s|\.\s`)
 
 // rewritesToGeneric is the generic name m, lowercased, is once a prefix,
 // a pointer to data and the code itself are cut off (see eachGeneric);

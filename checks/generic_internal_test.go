@@ -1,0 +1,49 @@
+package checks
+
+import (
+	"testing"
+
+	"github.com/wymcp/wymcp-check/envelope"
+)
+
+// TestGenericOnlyCounts: a -32602's message that says no more than the
+// generic name, a count of errors, or both, in the spellings validators
+// and SDKs write them, is generic (ERR2003 fails it where data carries
+// the cause); one that names a cause after them is not
+// (testdata/text/generic.json; review rev61, rev65).
+func TestGenericOnlyCounts(t *testing.T) {
+	for _, c := range textCases[struct {
+		Text    string
+		Generic bool
+	}](t, "generic.json", 20) {
+		if got := genericOnly(c.Text, envelope.CodeInvalidParams, "Invalid params") != ""; got != c.Generic {
+			t.Errorf("genericOnly(%q) generic = %v, want %v", c.Text, got, c.Generic)
+		}
+	}
+}
+
+// TestRefusesMethodItself: words that refuse the method itself, for a
+// method of a capability the server did not declare, and words about
+// something else (an argument, a resource) that do not (review rev64,
+// rev65).
+func TestRefusesMethodItself(t *testing.T) {
+	for _, c := range []struct {
+		msg, method string
+		want        bool
+	}{
+		{"Not implemented", "completion/complete", true},
+		{"NotImplementedError", "logging/setLevel", true},
+		{"Unsupported method: logging/setLevel", "logging/setLevel", true},
+		{"setLevel: not implemented", "logging/setLevel", true},
+		{"Logging is not supported", "logging/setLevel", true},
+		{"Method completion/complete not implemented", "completion/complete", true},
+		{"completion of argument name of prompt greet is not implemented", "completion/complete", false},
+		{"Subscriptions are not implemented for file:///a", "resources/subscribe", false},
+		{"Completion failed", "completion/complete", false},
+		{"prompt greet not found", "completion/complete", false},
+	} {
+		if got := refusesMethodItself(c.msg, c.method); got != c.want {
+			t.Errorf("refusesMethodItself(%q, %q) = %v, want %v", c.msg, c.method, got, c.want)
+		}
+	}
+}
