@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -17,6 +18,13 @@ func needHTTP(p *Pass) (*envelope.Response, error) {
 		return nil, skipNoHTTPRsp
 	}
 	return p.Exchange.Response, nil
+}
+
+// namesVersion: a refusal's body speaks of the protocol version (a
+// JSON-RPC error's message, or the text a server wrote).
+func namesVersion(body []byte) bool {
+	b := bytes.ToLower(body[:min(len(body), 4096)])
+	return bytes.Contains(b, []byte("version")) || bytes.Contains(b, []byte("mcp-protocol"))
 }
 
 // mediaType is the Content-Type without parameters, lowercased. It runs
@@ -453,7 +461,11 @@ not show whether the server keeps sessions: it may have ended that one.`,
 				// T-HTTP-12's MUST is the stream's Content-Type (or 405);
 				// it names no status, and a GET's content comes with 200.
 				p.Warnf(path, "GET answered %d with an event stream, want 200 (RFC 9110 §15.3.1); T-HTTP-12 asks only for text/event-stream or 405", st)
-			case st == 400 && !slices.Contains(x.Status, st) && strings.TrimSpace(envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version")) == envelope.V20250326:
+			case st == 400 && !slices.Contains(x.Status, st) && strings.TrimSpace(envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version")) == envelope.V20250326 &&
+				namesVersion(p.Exchange.Response.Body):
+				// (Only a refusal that says it is about the version: the
+				// checker sends the header in every 2025-03-26 session, so
+				// any other 400 would pass as this one; review rev65.)
 				// The request named 2025-03-26 in a header that version
 				// does not have (T-V0326-2; its SDK clients send it all
 				// the same): a server of it may refuse the header where it

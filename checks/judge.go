@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
@@ -262,6 +263,14 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	}
 	base := exp.ReadReply(ex.Response)
 	var ce *envelope.CodingError
+	if base.SplitErr != nil && ex.Malformed == "" && errors.As(base.SplitErr, &ce) && ce.Corrupt() && plainBody(ex.Response) {
+		// The body reads as it is: a capture that decoded it and kept
+		// its Content-Encoding (a HAR export, mitmproxy) records that,
+		// and so would a server that named a coding it never applied;
+		// which, the recording does not tell (review rev65).
+		why := fmt.Sprintf("the body does not decode in the coding it names (%s), yet reads as plain text: a capture that decoded it and kept Content-Encoding records that, as a server that named a coding it did not apply would send it; drop Content-Encoding from the recording to judge the body", ce.Error())
+		return notJudged(out, in, exp, base, list, why, errorOwner(list, ReplyIsJSON.ID))
+	}
 	if base.SplitErr != nil && ex.Malformed == "" && errors.As(base.SplitErr, &ce) && ce.Corrupt() {
 		// A recording still coded (check, send and the proxy record
 		// bodies decoded, and fail such a body where they read it): a
@@ -791,6 +800,13 @@ func unjudgeable(ex *envelope.Exchange, exp *expect.Expectation, r *envelope.Rep
 		}
 	}
 	return "", nil
+}
+
+// plainBody: the body of a reply reads as it is, JSON or an event
+// stream's text, so no coding was needed to read it.
+func plainBody(r *envelope.Response) bool {
+	return r != nil && len(r.Body) > 0 && (gjson.ValidBytes(r.Body) ||
+		envelope.IsEventStream(envelope.HeaderGet(r.Header, "Content-Type")) && utf8.Valid(r.Body) && !bytes.ContainsRune(r.Body, 0))
 }
 
 // beforeBound is the part of a reply a bound of the checker's cut that

@@ -200,10 +200,9 @@ type Response struct {
 	// MaxResumes and still no response: the server refused the GET, or
 	// ended the resumed stream with nothing left to resume.
 	Resumed int
-	// ResumeRefused: the last GET that was to resume the stream got no
-	// stream (another status or type, or a failed connection): the
-	// server refused the resumption, which ended there, whatever the
-	// count.
+	// ResumeRefused: the last GET that was to resume the stream was
+	// answered with no stream (another status or type): the server
+	// refused the resumption, which ended there, whatever the count.
 	ResumeRefused bool
 	// Ended: an event stream the server closed, read to its end (not cut
 	// off by the checker's bounds or look). Recordings made before it was

@@ -243,7 +243,9 @@ func (h *HTTP) resume(b bound, client *http.Client, sent http.Header, version st
 				// as on the POST's own stream.
 				return b.describe(fmt.Sprintf("no response within %s: %s", b.lim.Timeout, countWithout(end.events, "event")), "stopped"), note
 			}
-			r.ResumeRefused = true
+			// (A connection that failed is no answer of the server's:
+			// not recorded as refused, as the relay records it; review
+			// rev65.)
 			return "", envelope.JoinNotes(note, fmt.Sprintf("the GET failed: %v", err))
 		}
 		if resp.StatusCode != http.StatusOK || !envelope.IsEventStream(resp.Header.Get("Content-Type")) {
