@@ -179,6 +179,11 @@ declarations set, not only for form:
   guess (no declaration, facts or header named it).
 - In a session that negotiated 2025-03-26 using only negotiated
   capabilities and version is a SHOULD (T-V0326-5): these warn there.
+- A sampling request's tool turns (2025-11-25's sampling page, Message
+  Content Constraints): a user message holding a tool_result holds only
+  tool results, and an assistant message with tool_use is followed by a
+  user message with a result for each tool use's id; messages that end
+  on the tool use only warn.
 - notifications/progress names the progressToken the request gave, its
   progress rises strictly, and none follows the response (T-PROG-1),
   except a task-augmented request's answered with its task (2025-11-25):
@@ -628,6 +633,9 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 		if undefinedHere(p, path, method) {
 			return
 		}
+		if method == "sampling/createMessage" {
+			samplingToolTurns(p, path+".params.messages", params.Get("messages"))
+		}
 		need := clientNeeds[method]
 		caps, known := clientCaps(x)
 		if need == "" || !known {
@@ -679,6 +687,70 @@ func judgeElicitationComplete(p *Pass, path, method string) {
 	}
 	if !elicitationModeDeclared(caps.Get("elicitation"), "url") {
 		undeclaredUse(p)(path, "the server sent %s, but the client declared no elicitation.url capability, so no URL elicitation can have been asked of it (T-LIFE-4)", Quote(method, quoteN))
+	}
+}
+
+// samplingToolTurns judges a sampling request's tool turns (2025-11-25,
+// sampling page, Message Content Constraints; review rev66): a user
+// message that holds a tool_result holds only tool results, and an
+// assistant message with tool_use blocks is followed by a user message
+// of the results, one for each tool use's id, before any other message.
+// (A request that ends on the tool use warns: the turns it asks for
+// stop before their results, which the rule's "followed by" does not
+// settle.)
+func samplingToolTurns(p *Pass, path string, msgs gjson.Result) {
+	if !msgs.IsArray() {
+		return // the schema's
+	}
+	blocks := func(m gjson.Result) []gjson.Result {
+		c := m.Get("content")
+		if c.IsArray() {
+			return c.Array()
+		}
+		return []gjson.Result{c}
+	}
+	list := msgs.Array()
+	for i, m := range list {
+		at := path + "." + strconv.Itoa(i)
+		role := m.Get("role").Str
+		results, other := 0, 0
+		var uses []string
+		for _, b := range blocks(m) {
+			switch b.Get("type").Str {
+			case "tool_result":
+				results++
+			case "tool_use":
+				uses = append(uses, b.Get("id").Str)
+			default:
+				other++
+			}
+		}
+		if role == "user" && results > 0 && other+len(uses) > 0 {
+			p.Failf(at+".content", "a user message that holds a tool_result holds only tool results; this one holds %d other block(s) (sampling, Message Content Constraints)", other+len(uses))
+		}
+		if role != "assistant" || len(uses) == 0 {
+			continue
+		}
+		if i+1 == len(list) {
+			p.Warnf(at, "the messages end on an assistant message with tool_use, which is followed by a user message of its tool results (sampling, Tool Use and Result Balance)")
+			continue
+		}
+		next := list[i+1]
+		answered := map[string]bool{}
+		for _, b := range blocks(next) {
+			if b.Get("type").Str == "tool_result" {
+				answered[b.Get("toolUseId").Str] = true
+			}
+		}
+		var missing []string
+		for _, id := range uses {
+			if !answered[id] {
+				missing = append(missing, strconv.Quote(id))
+			}
+		}
+		if next.Get("role").Str != "user" || len(missing) > 0 {
+			p.Failf(path+"."+strconv.Itoa(i+1), "an assistant message with tool_use is followed by a user message with a tool_result for each tool use before any other message; missing the result of %s (sampling, Tool Use and Result Balance)", strings.Join(missing, ", "))
+		}
 	}
 }
 
