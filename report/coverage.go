@@ -470,7 +470,14 @@ func (t *CoverageTracker) Summary(version, transport string) *CoverageSummary {
 		case t.unnamedBreach(&rc):
 		case len(rc.Fixtures) == 0 && slices.ContainsFunc(rc.Checks, func(id string) bool { return t.checkRan[id] }):
 			// Only checks cite it, and one of them judged an exchange.
+			// A check that cites several rules passing says nothing of
+			// whether the run provoked what this one binds (review rev66:
+			// T-AUTH-1 against a server without authorization): the
+			// table says so, in the rule's why.
 			rc.Status = CovPassed
+			if ran := slices.DeleteFunc(slices.Clone(rc.Checks), func(id string) bool { return !t.checkRan[id] }); !slices.ContainsFunc(ran, func(id string) bool { return len(t.cites[id]) == 1 }) {
+				rc.Why = "no fixture probes it: " + strings.Join(ran, ", ") + ", which judge several rules, found nothing against it on the run's exchanges, but whether one of them provoked what it binds is not known"
+			}
 		default:
 			rc.Status, rc.Why = CovNotObserved, t.skips[r.ID]
 			if rc.Why == "" {

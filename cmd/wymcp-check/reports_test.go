@@ -281,6 +281,9 @@ func TestJSONReportSchema(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "known.txt")
 	os.WriteFile(base, []byte("id/string RPC1004 known\nrpc/garbage RPC1001 stale on purpose\n"), 0o644)
+	// (Two inputs are two files: one named twice is refused.)
+	second := filepath.Join(dir, "again.jsonl")
+	os.WriteFile(second, []byte(readFile(t, "../../examples/demo.jsonl")), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -289,7 +292,7 @@ func TestJSONReportSchema(t *testing.T) {
 		{"demo", []string{"check", "--demo"}, exitOK},
 		{"demo with fault and baseline", []string{"check", "--demo", "--demo-fault", "wrong-id", "--baseline", base, "--protocol", "2025-11-25"}, exitFindings},
 		{"lint", []string{"lint", "../../examples/demo.jsonl"}, exitFindings},
-		{"lint two files", []string{"lint", "../../examples/demo.jsonl", "../../examples/demo.jsonl"}, exitFindings},
+		{"lint two files", []string{"lint", "../../examples/demo.jsonl", second}, exitFindings},
 		{"aborted", []string{"check", "--timeout", "2s", "http://127.0.0.1:1/mcp"}, exitTarget},
 	}
 	var last []byte
