@@ -106,13 +106,24 @@ func Build(ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
 	return answered(e, ex, f)
 }
 
-// Answered is e, built before ex's reply came, with the readings the
-// reply opens (today one: a 404 in the run's own session, see
-// SessionMayHaveEnded). Build applies them itself; a live run, which
-// builds the expectation before it sends, applies them once the reply
-// is in, so that check judges an exchange as lint judges its record.
-func Answered(e *Expectation, ex *envelope.Exchange, f *Facts) *Expectation {
-	if e == nil || e.Legacy != nil || !SessionMayHaveEnded(ex, e, f.inSessionOf(ex)) {
+// Answered is e, built before ex's reply came, with what the reply
+// changes: the readings it opens (a 404 in the run's own session, see
+// SessionMayHaveEnded), and the lists its own list_changed
+// notifications say changed, which no longer say what exists (e is then
+// built again, with o, from what is left). Build applies them itself; a
+// live run, which builds the expectation before it sends, applies them
+// once the reply is in, so that check judges an exchange as lint judges
+// its record.
+func Answered(e *Expectation, ex *envelope.Exchange, f *Facts, o *Override) *Expectation {
+	if e == nil {
+		return e
+	}
+	if g := f.inSessionOf(ex); ex.Response != nil && g != nil && g.forgetChanged(ex.Response) != g {
+		// (Review rev63: check judged a call by the tool list the server
+		// had just said changed, where lint of its record did not.)
+		return Build(ex, f, o)
+	}
+	if e.Legacy != nil || !SessionMayHaveEnded(ex, e, f.inSessionOf(ex)) {
 		return e
 	}
 	c := *e

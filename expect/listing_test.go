@@ -88,3 +88,36 @@ func TestListingForgetsChangedList(t *testing.T) {
 		t.Errorf("after tools/list_changed page 2 is still judged by %+v", l)
 	}
 }
+
+// TestAnsweredForgetsChangedList: an expectation built before the reply
+// (as a live run builds it) of a call to a tool the facts do not list
+// expects the unknown tool's refusal; a reply that says the tool list
+// changed leaves it judged by what is left, as Build judges the recorded
+// exchange (review rev63: check and lint disagreed). The twin: a reply
+// without the notification keeps the expectation.
+func TestAnsweredForgetsChangedList(t *testing.T) {
+	facts, err := expect.ParseFacts([]byte(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"tools":[{"name":"add","inputSchema":{"type":"object"}}],"toolsListed":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fresh_tool","arguments":{}}}`)}
+	before := expect.Build(&envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125, Request: req}, facts, nil)
+	if before.Condition != expect.CondUnknownTool {
+		t.Fatalf("before the reply: %s, want the unknown tool", before.Condition)
+	}
+	result := []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)
+	for _, tc := range []struct {
+		name string
+		msgs [][]byte
+		want expect.Condition
+	}{
+		{"list changed", [][]byte{[]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`), result}, expect.CondCall},
+		{"no change", [][]byte{result}, expect.CondUnknownTool},
+	} {
+		ex := &envelope.Exchange{Transport: envelope.Stdio, Version: envelope.V20251125, Request: req, Response: &envelope.Response{Messages: tc.msgs}}
+		got := expect.Answered(before, ex, facts, nil)
+		if got.Condition != tc.want || got.Condition != expect.Build(ex, facts, nil).Condition {
+			t.Errorf("%s: answered %s, built from the record %s; want %s", tc.name, got.Condition, expect.Build(ex, facts, nil).Condition, tc.want)
+		}
+	}
+}

@@ -403,7 +403,7 @@ func (l *lane) judge(fixture string, ex *envelope.Exchange, exp *expect.Expectat
 	if exp == nil {
 		exp = expect.Build(ex, r.facts, o)
 	} else {
-		exp = expect.Answered(exp, ex, r.facts)
+		exp = expect.Answered(exp, ex, r.facts, o)
 	}
 	j := Judged{Fixture: fixture, Exchange: ex, Override: o, Expect: exp}
 	if b, ok := l.out.(*buffer); ok {
