@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,6 +75,19 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 			}
 			continue
 		}
+		if err != nil && notJSONLines(&pr.ex) {
+			// Lines on stdout that are no JSON at all (a raw line break
+			// inside a string, a banner) break the stdio framing in any
+			// version (T-STDIO-1, T-STDIO-2): the server's finding
+			// (RPC1001), judged as silence besides, not "nothing"
+			// (review rev63).
+			ex := pr.ex
+			ex.Failure, ex.Unanswered = "", false
+			if jerr := r.judge(pr.fixture, &ex, nil, pr.o); jerr != nil {
+				return res, jerr
+			}
+			continue
+		}
 		if err != nil {
 			// Nothing was negotiated, so nothing is judged; the probes are
 			// still handed on, so a --record shows what the server said.
@@ -90,6 +104,20 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 		}
 	}
 	return res, err
+}
+
+// notJSONLines: a stdio probe's reply holds a line that is no JSON at
+// all, which no version allows on stdout.
+func notJSONLines(ex *envelope.Exchange) bool {
+	if ex.Transport != envelope.Stdio || ex.Response == nil || ex.Died != "" {
+		return false
+	}
+	for _, m := range ex.Response.Messages {
+		if len(bytes.TrimSpace(m)) > 0 && !gjson.ValidBytes(m) {
+			return true
+		}
+	}
+	return false
 }
 
 // refutesItself: server/discover was refused with -32022, unsupported

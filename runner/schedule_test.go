@@ -885,6 +885,11 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 			}
 			time.AfterFunc(150*time.Millisecond, func() { io.WriteString(out, lines) })
 			continue
+		case quirk == "raw-newline" && method.Str == "initialize":
+			// A raw line break inside a string of its answer: two lines,
+			// neither of them JSON.
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"x":"a`+"\n"+`b","protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"ignoring","version":"1"}}}`+"\n", id.Raw)
+			continue
 		case quirk == "older-once" && method.Str == "initialize":
 			// Answers its oldest version unless asked 2025-03-26, and
 			// refuses a second initialize in one process, as it may.
@@ -1644,6 +1649,31 @@ func TestStagedDeathOfAServerThatCannotStart(t *testing.T) {
 				t.Errorf("no staged fixture was could not judge:\n%s", strings.Join(rows, "\n"))
 			}
 		})
+	}
+}
+
+// TestNegotiationLinesNotJSON: a server whose initialize answer breaks
+// the stdio framing (a raw line break inside a string) cannot be
+// negotiated with, and the run says so (the target could not be
+// driven), but the lines that are no JSON are the server's finding
+// (RPC1001), not "nothing judged" (review rev63).
+func TestNegotiationLinesNotJSON(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(quirkEnv, "raw-newline")
+	target, err := runner.StartStdio(context.Background(), []string{os.Args[0]}, transport.Limits{Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	c := &rows{}
+	_, err = runner.Run(context.Background(), target, runner.Options{
+		Fixtures: embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.ID != "lifecycle/ping" }), Contract: envelope.Strict(), Deadline: time.Minute, Parallel: 1, Protocol: envelope.V20251125,
+	}, c)
+	if !errors.Is(err, runner.ErrNotDriven) {
+		t.Fatalf("run error %v, want the target could not be driven", err)
+	}
+	if !slices.ContainsFunc(c.lines, func(l string) bool { return strings.HasPrefix(l, "negotiate/initialize RPC1001 fail") }) {
+		t.Errorf("the lines that are no JSON were not judged:\n%s", strings.Join(c.lines, "\n"))
 	}
 }
 
