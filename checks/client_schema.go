@@ -36,7 +36,11 @@ fails. The version is the one the message names or its session negotiated, else
 2025-11-25. A session that speaks 2025-03-26 is not judged here: its
 schema is draft-07 and the checker does not carry it (T-V0326-4); nor is
 one of an older version (2024-11-05). An answer to a task-augmented
-request (2025-11-25) may be the task the client created. A fraction in an
+request (2025-11-25) may be the task the client created. A client's
+tasks are held to what a server's are: its answer to tasks/cancel is
+the task cancelled, to tasks/result carries the related-task _meta, and
+the task its answer to tasks/get, tasks/cancel or tasks/result names is
+the one the server's request named (the tasks page). A fraction in an
 elicitation answer warns: the generated JSON Schema says integer,
 schema.ts (and a NumberSchema's request) number.`,
 	Run: func(p *Pass) error {
@@ -64,10 +68,10 @@ schema.ts (and a NumberSchema's request) number.`,
 			// not judged, as the checker carries no schema of it.
 			return Skipf("the session speaks %s, whose schema the checker does not carry", Quote(version, quoteN))
 		}
-		method, answers := cp.method, ""
+		method, answers, taskID := cp.method, "", ""
 		if cp.kind == kindResponse {
 			if a, ok := cp.view.c.match(cp.msg.Get("id")); ok {
-				method, answers = a.method, a.method
+				method, answers, taskID = a.method, a.method, a.taskID
 				if a.task {
 					method = schema.TaskAugmented(method)
 				}
@@ -92,6 +96,20 @@ schema.ts (and a NumberSchema's request) number.`,
 		for _, e := range es {
 			for _, pr := range e.Problems {
 				p.Failf(clientPath(e.Location), "%s", pr)
+			}
+		}
+		if taskID != "" && version == envelope.V20251125 {
+			// The request's taskId is the source of truth for the task
+			// meant (the tasks page, Associating Task-Related Messages),
+			// for a client's tasks as for a server's (PRO1008; review
+			// rev66).
+			path, got := "result.taskId", cp.msg.Get("result.taskId")
+			if answers == "tasks/result" {
+				path = envelope.JoinPath("result._meta", envelope.MetaRelatedTask) + ".taskId"
+				got = cp.msg.Get(envelope.JoinPath("result._meta", envelope.MetaRelatedTask) + ".taskId")
+			}
+			if got.Type == gjson.String && got.Str != taskID && (answers == "tasks/get" || answers == "tasks/cancel" || answers == "tasks/result") {
+				p.Failf(path, "the answer names task %s, the server's request task %s: the request's taskId is the source of truth for the task meant (the tasks page, Associating Task-Related Messages)", Quote(got.Str, quoteN), Quote(taskID, quoteN))
 			}
 		}
 		// A fraction in an elicitation answer: in 2025-xx the response

@@ -197,6 +197,7 @@ type asked struct {
 	mode   string // an elicitation's mode ("" is form)
 	task   bool   // task-augmented (params.task, 2025-11-25): a task may answer it
 	token  string // the id key of the progressToken it offered ("" none)
+	taskID string // the task a tasks/get, tasks/cancel or tasks/result names ("" none)
 	id     gjson.Result
 	seq    uint64
 }
@@ -782,7 +783,7 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 			c.lost = true
 		default:
 			c.asked[key] = asked{method: m.Get("method").Str, mode: m.Get("params.mode").Str, task: envelope.AsksTask(m),
-				token: envelope.IDKey(m.Get("params._meta.progressToken")), id: id, seq: r.Seq}
+				token: envelope.IDKey(m.Get("params._meta.progressToken")), taskID: m.Get("params.taskId").Str, id: id, seq: r.Seq}
 		}
 	}
 }

@@ -52,7 +52,14 @@ func TestValidateClient(t *testing.T) {
 		{version: "2025-11-25", method: "tasks/list", msg: `{"jsonrpc":"2.0","id":9,"result":{"tasks":{}}}`,
 			want: entries{{Location: "/result/tasks", Problems: []string{"got object, want array"}}}},
 		{version: "2025-11-25", method: "tasks/cancel", msg: `{"jsonrpc":"2.0","id":9,"result":{"taskId":"t1","status":"cancelled","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:02Z","ttl":null}}`},
-		{version: "2025-11-25", method: "tasks/result", msg: `{"jsonrpc":"2.0","id":9,"result":{"role":"assistant","model":"m","content":{"type":"text","text":"hi"}}}`},
+		// A client's tasks are held to what a server's are (review rev66):
+		// tasks/result carries the related-task _meta; tasks/cancel
+		// answers with the task cancelled.
+		{version: "2025-11-25", method: "tasks/result", msg: `{"jsonrpc":"2.0","id":9,"result":{"role":"assistant","model":"m","content":{"type":"text","text":"hi"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}}}}`},
+		{version: "2025-11-25", method: "tasks/result", msg: `{"jsonrpc":"2.0","id":9,"result":{"role":"assistant","model":"m","content":{"type":"text","text":"hi"}}}`,
+			want: entries{{Location: "/result", Problems: []string{"missing property '_meta'"}}}},
+		{version: "2025-11-25", method: "tasks/cancel", msg: `{"jsonrpc":"2.0","id":9,"result":{"taskId":"t1","status":"working","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:02Z","ttl":null}}`,
+			want: entries{{Location: "/result/status", Problems: []string{"must be 'cancelled'"}}}},
 		// Resource contents with both text and blob: the official anyOf
 		// accepts them; neither text nor blob it does not.
 		{version: "2025-11-25", method: "sampling/createMessage", msg: `{"jsonrpc":"2.0","id":3,"result":{"role":"user","model":"m","content":{"type":"tool_result","toolUseId":"u1","content":[{"type":"resource","resource":{"uri":"file:///a","text":"t","blob":"dA=="}}]}}}`},
