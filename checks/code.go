@@ -207,7 +207,8 @@ func refusesMethodItself(msg, method string) bool {
 	if i := strings.LastIndexByte(method, '/'); i >= 0 {
 		tail = method[i+1:]
 	}
-	for _, name := range []string{method, tail, head} {
+	names := []string{method, tail, head}
+	for _, name := range names {
 		if name == "" {
 			continue
 		}
@@ -215,12 +216,19 @@ func refusesMethodItself(msg, method string) bool {
 			return true
 		}
 	}
+	if sm := refusalThenName.FindStringSubmatch(m); sm != nil && slices.Contains(names, strings.Trim(sm[1], `"'`)) {
+		return true // "Not implemented: setLevel"
+	}
 	return strings.Contains(m, method) && unknownMethodMessage.MatchString(m) && !strings.Contains(m, " of ")
 }
 
 // refusalAlone is a message that is only the words of a method not
 // implemented or not supported.
-var refusalAlone = regexp.MustCompile(`^(?:(?:method\s+)?not\s+(?:implemented|supported|available)|notimplemented(?:error|exception)?|unsupported(?:\s+method)?(?::\s*\S+)?|method\s+unsupported|not\s+implemented\s+error)$`)
+var refusalAlone = regexp.MustCompile(`^(?:(?:method\s+)?not\s+(?:implemented|supported|available)|notimplemented(?:error|exception)?|unsupported(?:\s+method)?(?::\s*\S+)?|method\s+unsupported|not\s+implemented\s+error|method\s+not\s+found|unknown\s+method|no\s+such\s+method)$`)
+
+// refusalThenName is a refusal and then the name it refuses: "Not
+// implemented: setLevel", "Unknown method: logging/setLevel".
+var refusalThenName = regexp.MustCompile(`^(?:not\s+(?:implemented|supported|available)|unsupported|unknown\s+method|method\s+not\s+found|no\s+such\s+method)\s*:\s*(\S+)$`)
 
 // refusalAfterName is what follows a name that refuses it: ": not
 // implemented", " is not supported", " not available".

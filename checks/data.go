@@ -594,13 +594,16 @@ func readProse(s string) proseReading {
 
 // shortClause: the words are a clause, a subject and its verb ("it must
 // be positive", "the recipient is not permitted", "we could not parse
-// it"), as no value is. The subject is a pronoun, or an article and the
-// words after it; a verb with no such subject before it ("must be
+// it", "Field is required"), as no value is. The subject is a pronoun,
+// an article and the words after it, or words that open with a capital
+// as a sentence does; a verb with no such subject before it ("must be
 // positive", ajv's "a must be number", where "a" is the argument) is the
 // cause phrase a value may be. ("Not" is no verb here: "a number, not a
 // string".)
 func shortClause(fields []string) bool {
-	subject := false
+	// (A capital opens a sentence: review rev67, "Value must be
+	// positive." read as a verb phrase.)
+	subject := len(fields) > 1 && startsUpper(fields[0]) && !sentenceVerbs[bareWord(fields[0])] && !clauseVerbs[bareWord(fields[0])]
 	for i, f := range fields {
 		switch w := bareWord(f); {
 		case w == "not" || w == "please":
@@ -621,6 +624,12 @@ var (
 	subjectWords = map[string]bool{"i": true, "we": true, "it": true, "they": true, "this": true, "there": true, "he": true, "she": true}
 	articles     = map[string]bool{"the": true, "a": true, "an": true}
 )
+
+// startsUpper: the word opens with an upper-case letter.
+func startsUpper(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
 
 // clauseVerbs are the modals and auxiliaries among clauseWords.
 var clauseVerbs = map[string]bool{"may": true, "might": true, "did": true, "do": true, "had": true}

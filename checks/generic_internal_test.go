@@ -40,6 +40,13 @@ func TestRefusesMethodItself(t *testing.T) {
 		{"completion of argument name of prompt greet is not implemented", "completion/complete", false},
 		{"Subscriptions are not implemented for file:///a", "resources/subscribe", false},
 		{"Completion failed", "completion/complete", false},
+		// (Review rev67: the unknown method's words alone, and the
+		// refusal before the name.)
+		{"Method not found", "logging/setLevel", true},
+		{"Unknown method", "logging/setLevel", true},
+		{"Not implemented: setLevel", "logging/setLevel", true},
+		{"Unknown method: logging/setLevel", "logging/setLevel", true},
+		{"Not implemented: argument name", "completion/complete", false},
 		{"prompt greet not found", "completion/complete", false},
 	} {
 		if got := refusesMethodItself(c.msg, c.method); got != c.want {

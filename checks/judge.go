@@ -461,6 +461,9 @@ func judgeAnswers(in Input, exp *expect.Expectation, list []*Check, answers []ba
 	var vs []Verdict
 	for _, a := range answers {
 		el := *ex
+		// (Each answer came whole: a bound that cut the batch's reply
+		// after it is the batch's, RPC1006's to say.)
+		el.Failure = ""
 		el.Request.Body = []byte(a.request.Raw)
 		el.Response = &envelope.Response{Messages: [][]byte{[]byte(a.answer.Raw)}}
 		if r := ex.Response; r != nil {
@@ -802,11 +805,12 @@ func unjudgeable(ex *envelope.Exchange, exp *expect.Expectation, r *envelope.Rep
 	return "", nil
 }
 
-// plainBody: the body of a reply reads as it is, JSON or an event
-// stream's text, so no coding was needed to read it.
+// plainBody: the body of a reply reads as it is, as text (JSON, an event
+// stream, a plain refusal), so no coding was needed to read it: the
+// output of a coding is binary, never UTF-8 text for long (review rev67:
+// a plain-text 400 so sent failed where JSON was could not judge).
 func plainBody(r *envelope.Response) bool {
-	return r != nil && len(r.Body) > 0 && (gjson.ValidBytes(r.Body) ||
-		envelope.IsEventStream(envelope.HeaderGet(r.Header, "Content-Type")) && utf8.Valid(r.Body) && !bytes.ContainsRune(r.Body, 0))
+	return r != nil && len(r.Body) > 0 && utf8.Valid(r.Body) && !bytes.ContainsRune(r.Body, 0)
 }
 
 // beforeBound is the part of a reply a bound of the checker's cut that
@@ -824,13 +828,12 @@ type beforeBound struct {
 // client), a pipe's whole lines (the line the byte bound cut, the last,
 // is dropped). ok is false when there is no such part to judge: no
 // bound, a JSON body (cut, it is no message at all), a server that died,
-// nothing whole, a batch (its answers are paired with its requests as a
-// whole, and the bound withheld some: review rev65), or a reply
-// otherwise past the checker's reading.
+// nothing whole, or a reply otherwise past the checker's reading. (A
+// batch's answers before the bound are judged too; the ones it withheld
+// are not missing, RPC1001: review rev65, rev67.)
 func wholeBeforeBound(ex *envelope.Exchange, exp *expect.Expectation, base *envelope.Reply) (beforeBound, bool) {
 	r := ex.Response
-	if ex.Failure == "" || ex.Died != "" || ex.Malformed != "" || r == nil || !r.Truncated || redirected(ex) ||
-		exp.Condition == expect.CondBatch || exp.Request.IsArray() {
+	if ex.Failure == "" || ex.Died != "" || ex.Malformed != "" || r == nil || !r.Truncated || redirected(ex) {
 		return beforeBound{}, false
 	}
 	switch {

@@ -748,7 +748,10 @@ func samplingToolTurns(p *Pass, path string, msgs gjson.Result) {
 				missing = append(missing, strconv.Quote(id))
 			}
 		}
-		if next.Get("role").Str != "user" || len(missing) > 0 {
+		switch {
+		case next.Get("role").Str != "user":
+			p.Failf(path+"."+strconv.Itoa(i+1), "an assistant message with tool_use is followed by a user message of its tool results before any other message; this one's role is %s (sampling, Tool Use and Result Balance)", Quote(next.Get("role").Str, quoteN))
+		case len(missing) > 0:
 			p.Failf(path+"."+strconv.Itoa(i+1), "an assistant message with tool_use is followed by a user message with a tool_result for each tool use before any other message; missing the result of %s (sampling, Tool Use and Result Balance)", strings.Join(missing, ", "))
 		}
 	}

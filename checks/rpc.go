@@ -1516,6 +1516,12 @@ func readBatchAnswers(p *Pass, batch gjson.Result, fail func(path, format string
 			take(path, m.Root(), i) // its shape is the other checks'
 		}
 	}
+	if r := p.Exchange.Response; r != nil && r.Truncated && p.Exchange.Failure != "" {
+		// The checker stopped reading at its own bound: the answers it
+		// withheld are not known missing (RPC1006 says it could not
+		// judge; review rev65, rev67).
+		return out
+	}
 	for _, e := range elems {
 		switch {
 		case e.answered:

@@ -60,6 +60,7 @@ func TestLintDecodesContentEncoding(t *testing.T) {
 		// never applied: could not judge, not HTTP1006 (review rev65).
 		{name: "plain JSON under gzip's name", coding: "gzip", body: good, want: []string{"RPC1001 error"}},
 		{name: "plain SSE under gzip's name", coding: "gzip", ctype: "text/event-stream", body: []byte("data: " + string(good) + "\n\n"), want: []string{"RPC1001 error"}},
+		{name: "plain text under gzip's name", coding: "gzip", ctype: "text/plain", body: []byte("Bad Request: no such tool"), want: []string{"RPC1001 error"}},
 		{name: "bomb", coding: "gzip", body: gzipBody(t, make([]byte, 10<<20)), want: []string{"RPC1001 error"}},
 		{name: "br", coding: "br", body: []byte{0x0b, 0x02, 0x80}, want: []string{"RPC1001 error"}},
 		{name: "gzip SSE, an event id used twice", coding: "gzip", ctype: "text/event-stream",

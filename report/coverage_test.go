@@ -44,7 +44,11 @@ func TestCoverageChecksAloneSayWhy(t *testing.T) {
 	cov := report.NewCoverageTracker(map[string][]string{"lifecycle/ping": {"T-LIFE-5"}}, checks.All())
 	cov.Add(&report.Result{Fixture: "lifecycle/ping", Exchange: ex, Expect: x, Verdicts: checks.Judge(checks.Input{Fixture: "lifecycle/ping", Exchange: ex, Expect: x}, checks.All())})
 	rules := map[string]report.RuleCoverage{}
-	for _, rc := range cov.Summary(envelope.V20251125, envelope.HTTP).Rules {
+	sum := cov.Summary(envelope.V20251125, envelope.HTTP)
+	if sum.Unprobed == 0 || !strings.Contains(sum.Line(), "not known to be put to the test") {
+		t.Errorf("the summary does not count the rules passed by checks of several rules alone: %d, %q", sum.Unprobed, sum.Line())
+	}
+	for _, rc := range sum.Rules {
 		rules[rc.ID] = rc
 	}
 	// (A ping's exchange: PRO1008 passing it says nothing of a

@@ -440,17 +440,20 @@ func indexInvisible(b []byte) int {
 
 // jsonCoverage is the coverage table of the JSON report.
 type jsonCoverage struct {
-	Version       string             `json:"version"`
-	Transport     string             `json:"transport"`
-	Checkable     int                `json:"checkable"`
-	Exercised     int                `json:"exercised"`
-	Passed        int                `json:"passed"`
-	Warned        int                `json:"warned"`
-	Failed        int                `json:"failed"`
-	NotObserved   int                `json:"notObserved"`
-	NotApplicable int                `json:"notApplicable"`
-	NotCovered    int                `json:"notCovered"`
-	Rules         []jsonRuleCoverage `json:"rules"`
+	Version       string `json:"version"`
+	Transport     string `json:"transport"`
+	Checkable     int    `json:"checkable"`
+	Exercised     int    `json:"exercised"`
+	Passed        int    `json:"passed"`
+	Warned        int    `json:"warned"`
+	Failed        int    `json:"failed"`
+	NotObserved   int    `json:"notObserved"`
+	NotApplicable int    `json:"notApplicable"`
+	NotCovered    int    `json:"notCovered"`
+	// Unprobed: of Passed, the rules only checks of several rules
+	// passed (see CoverageSummary).
+	Unprobed int                `json:"passedUnprobed,omitempty"`
+	Rules    []jsonRuleCoverage `json:"rules"`
 }
 
 type jsonRuleCoverage struct {
@@ -465,7 +468,7 @@ func newJSONCoverage(c *CoverageSummary) *jsonCoverage {
 	if c == nil {
 		return nil
 	}
-	out := &jsonCoverage{c.Version, c.Transport, c.Checkable, c.Exercised, c.Passed, c.Warned, c.Failed, c.NotObserved, c.NotApplicable, c.NotCovered, []jsonRuleCoverage{}}
+	out := &jsonCoverage{c.Version, c.Transport, c.Checkable, c.Exercised, c.Passed, c.Warned, c.Failed, c.NotObserved, c.NotApplicable, c.NotCovered, c.Unprobed, []jsonRuleCoverage{}}
 	for _, r := range c.Rules {
 		out.Rules = append(out.Rules, jsonRuleCoverage{r.ID, r.Status, r.Why, r.Fixtures, r.Checks})
 	}
