@@ -93,6 +93,18 @@ schema.ts (and a NumberSchema's request) number.`,
 			}
 			return Skipf("%s defines no %s", version, what)
 		}
+		if of := cp.view.c.taskOf[taskID]; answers == "tasks/result" && taskID != "" && of != "" && cp.msg.Get("result").Exists() {
+			// The payload is what the task's request would have returned
+			// (the tasks page, Result Retrieval): judged as that
+			// request's answer too (review rev68).
+			more, ok, err := sv.ValidateClient(version, of, cp.in.Message.Body)
+			if err != nil {
+				return err
+			}
+			if ok {
+				es = append(es, more...)
+			}
+		}
 		for _, e := range es {
 			for _, pr := range e.Problems {
 				p.Failf(clientPath(e.Location), "%s", pr)

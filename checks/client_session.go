@@ -187,6 +187,11 @@ type conversation struct {
 	// active for its life, past the answer (2025-11-25), which the relay
 	// does not follow.
 	taskTokens map[string]bool
+	// taskOf is the method of the server's task-augmented request each
+	// task the client created answers (task id → method): its
+	// tasks/result returns what that request would have (the tasks
+	// page, Result Retrieval).
+	taskOf map[string]string
 
 	mrtr *mrtrState // 2026-07-28 input_required rounds (client_mrtr.go)
 }
@@ -204,7 +209,7 @@ type asked struct {
 
 func newConversation(fromStart bool) *conversation {
 	return &conversation{fromStart: fromStart, inFlight: map[string]int{}, open: map[uint64]string{},
-		used: map[string]uint64{}, asked: map[string]asked{}, answers: map[string]uint64{}, taskTokens: map[string]bool{}}
+		used: map[string]uint64{}, asked: map[string]asked{}, answers: map[string]uint64{}, taskTokens: map[string]bool{}, taskOf: map[string]string{}}
 }
 
 // A ClientView is what the traffic before one client message showed, as
@@ -636,7 +641,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		}
 	default:
 		// The client's answer to a server request.
-		c.answer(id, envelope.TaskCreation(msg.Get("result")), m.Seq)
+		c.answer(id, msg.Get("result"), m.Seq)
 	}
 }
 
@@ -693,7 +698,7 @@ func (t *ClientTracker) batch(c *conversation, m *ClientMessage, msg *envelope.M
 				t.sessionlessNotified = true
 			}
 		case !method.Exists():
-			c.answer(id, envelope.TaskCreation(member.Get("result")), m.Seq)
+			c.answer(id, member.Get("result"), m.Seq)
 		}
 	}
 }
@@ -713,7 +718,8 @@ func (c *conversation) use(key string, seq uint64) {
 
 // answer takes in the client's answer (message seq) to the server's
 // request it names by id: no longer asked, and answered.
-func (c *conversation) answer(id gjson.Result, created bool, seq uint64) {
+func (c *conversation) answer(id gjson.Result, result gjson.Result, seq uint64) {
+	created := envelope.TaskCreation(result)
 	// Only the request's own id (in value) answers it: an answer that
 	// match pairs otherwise (its id in another type, the only request
 	// waiting) is judged wrong (CLI1004) and answers nothing, so the
@@ -728,6 +734,9 @@ func (c *conversation) answer(id gjson.Result, created bool, seq uint64) {
 		// (Only a task the client took on lives on: a task-augmented
 		// request answered plainly ended with its answer; review rev58.)
 		c.taskTokens[a.token] = true
+	}
+	if t := result.Get("task.taskId"); created && a.task && t.Type == gjson.String && len(c.taskOf) < maxUsedIDs {
+		c.taskOf[t.Str] = a.method
 	}
 	delete(c.asked, key)
 	if len(c.answers) < maxUsedIDs {

@@ -548,8 +548,10 @@ func readProse(s string) proseReading {
 		// A noun phrase with a full stop ("a positive integer.") is a
 		// value in a sentence's form: it warns, as its words are no
 		// clause (review rev61: it failed as surely prose). Anything
-		// more is a sentence.
-		if !strings.HasSuffix(body, ".") && readProse(body) == notProse && !shortClause(strings.Fields(body)) {
+		// more is a sentence: a clause, or words that open with a
+		// capital and have a verb with words after it, a sentence's
+		// whole form ("Field is required.", review rev67).
+		if !strings.HasSuffix(body, ".") && readProse(body) == notProse && !shortClause(strings.Fields(body)) && !capitalSentence(strings.Fields(body)) {
 			// (A verb with no subject, "must be positive.", is such a
 			// phrase too: review rev65.)
 			return stoppedPhrase
@@ -594,19 +596,19 @@ func readProse(s string) proseReading {
 
 // shortClause: the words are a clause, a subject and its verb ("it must
 // be positive", "the recipient is not permitted", "we could not parse
-// it", "Field is required"), as no value is. The subject is a pronoun,
-// an article and the words after it, or words that open with a capital
-// as a sentence does; a verb with no such subject before it ("must be
-// positive", ajv's "a must be number", where "a" is the argument) is the
-// cause phrase a value may be. ("Not" is no verb here: "a number, not a
-// string".)
+// it"), as no value is. The subject is a pronoun, or an article and the
+// words after it; a verb with no such subject before it ("must be
+// positive", ajv's "a must be number" or "ID must be a string", where
+// the name is the argument's) is the cause phrase a value may be, and so
+// is a noun a verb's spelling ends ("Trash Can"). ("Not" is no verb
+// here: "a number, not a string".)
 func shortClause(fields []string) bool {
-	// (A capital opens a sentence: review rev67, "Value must be
-	// positive." read as a verb phrase.)
-	subject := len(fields) > 1 && startsUpper(fields[0]) && !sentenceVerbs[bareWord(fields[0])] && !clauseVerbs[bareWord(fields[0])]
+	subject := false
 	for i, f := range fields {
 		switch w := bareWord(f); {
 		case w == "not" || w == "please":
+		case (sentenceVerbs[w] || clauseVerbs[w]) && i == len(fields)-1:
+			return false // nothing follows it: a noun ("Tin Can")
 		case sentenceVerbs[w] || clauseVerbs[w]:
 			return subject
 		case subjectWords[w]:
@@ -624,6 +626,21 @@ var (
 	subjectWords = map[string]bool{"i": true, "we": true, "it": true, "they": true, "this": true, "there": true, "he": true, "she": true}
 	articles     = map[string]bool{"the": true, "a": true, "an": true}
 )
+
+// capitalSentence: the words open with a capital, and a verb stands
+// after the first with words after it ("Field is required"): with a
+// final stop, a sentence's whole form.
+func capitalSentence(fields []string) bool {
+	if len(fields) < 3 || !startsUpper(fields[0]) {
+		return false
+	}
+	for i := 1; i < len(fields)-1; i++ {
+		if w := bareWord(fields[i]); w != "not" && (sentenceVerbs[w] || clauseVerbs[w]) {
+			return true
+		}
+	}
+	return false
+}
 
 // startsUpper: the word opens with an upper-case letter.
 func startsUpper(w string) bool {

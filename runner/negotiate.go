@@ -82,7 +82,12 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 			// (RPC1001), judged as silence besides, not "nothing"
 			// (review rev63).
 			ex := pr.ex
-			ex.Failure, ex.Unanswered = "", false
+			if !ex.Response.Truncated {
+				// (Cut at the checker's bound, the failure stays: the
+				// lines before the bound are judged, and the response
+				// the bound withheld is could not judge; review rev68.)
+				ex.Failure, ex.Unanswered = "", false
+			}
 			if jerr := r.judge(pr.fixture, &ex, nil, pr.o); jerr != nil {
 				return res, jerr
 			}
