@@ -263,7 +263,8 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 	}
 	base := exp.ReadReply(ex.Response)
 	var ce *envelope.CodingError
-	if base.SplitErr != nil && ex.Malformed == "" && errors.As(base.SplitErr, &ce) && ce.Corrupt() && plainBody(ex.Response) {
+	corrupt := base.SplitErr != nil && ex.Malformed == "" && errors.As(base.SplitErr, &ce) && ce.Corrupt()
+	if corrupt && plainBody(ex.Response) {
 		// The body reads as it is: a capture that decoded it and kept
 		// its Content-Encoding (a HAR export, mitmproxy) records that,
 		// and so would a server that named a coding it never applied;
@@ -271,7 +272,7 @@ func JudgeInto(dst []Verdict, in Input, list []*Check) []Verdict {
 		why := fmt.Sprintf("the body does not decode in the coding it names (%s), yet reads as plain text: a capture that decoded it and kept Content-Encoding records that, as a server that named a coding it did not apply would send it; drop Content-Encoding from the recording to judge the body", ce.Error())
 		return notJudged(out, in, exp, base, list, why, errorOwner(list, ReplyIsJSON.ID))
 	}
-	if base.SplitErr != nil && ex.Malformed == "" && errors.As(base.SplitErr, &ce) && ce.Corrupt() {
+	if corrupt {
 		// A recording still coded (check, send and the proxy record
 		// bodies decoded, and fail such a body where they read it): a
 		// body that does not decode in the coding it names is no reply
