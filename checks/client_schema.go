@@ -93,16 +93,19 @@ schema.ts (and a NumberSchema's request) number.`,
 			}
 			return Skipf("%s defines no %s", version, what)
 		}
+		payloadOf := "" // the method whose answer a tasks/result returns, when known
 		if of := cp.view.c.taskOf[taskID]; answers == "tasks/result" && taskID != "" && of != "" && cp.msg.Get("result").Exists() {
 			// The payload is what the task's request would have returned
 			// (the tasks page, Result Retrieval): judged as that
-			// request's answer too (review rev68).
+			// request's answer too (review rev68), each problem once
+			// (the envelope's are both schemas', review rev69).
+			payloadOf = of
 			more, ok, err := sv.ValidateClient(version, of, cp.in.Message.Body)
 			if err != nil {
 				return err
 			}
 			if ok {
-				es = append(es, more...)
+				es = mergeEntries(es, more)
 			}
 		}
 		for _, e := range es {
@@ -135,7 +138,7 @@ schema.ts (and a NumberSchema's request) number.`,
 				return true
 			})
 		}
-		if answers == "elicitation/create" {
+		if answers == "elicitation/create" || payloadOf == "elicitation/create" {
 			fractions(cp.msg.Get("result.content"), "result.content")
 		}
 		if cp.kind != kindResponse {
@@ -148,6 +151,25 @@ schema.ts (and a NumberSchema's request) number.`,
 		}
 		return nil
 	},
+}
+
+// mergeEntries adds to es the problems of more it lacks, at their
+// locations: two schemas that judge one message name a problem both
+// find once.
+func mergeEntries(es, more []envelope.DistilledEntry) []envelope.DistilledEntry {
+	for _, m := range more {
+		i := slices.IndexFunc(es, func(e envelope.DistilledEntry) bool { return e.Location == m.Location })
+		if i < 0 {
+			es = append(es, m)
+			continue
+		}
+		for _, pr := range m.Problems {
+			if !slices.Contains(es[i].Problems, pr) {
+				es[i].Problems = append(slices.Clip(es[i].Problems), pr)
+			}
+		}
+	}
+	return es
 }
 
 // isNotification: method is a notification MCP defines, sent by either

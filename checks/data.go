@@ -608,7 +608,9 @@ func shortClause(fields []string) bool {
 		switch w := bareWord(f); {
 		case w == "not" || w == "please":
 		case (sentenceVerbs[w] || clauseVerbs[w]) && i == len(fields)-1:
-			return false // nothing follows it: a noun ("Tin Can")
+			// Nothing follows it: a noun ("Tin Can"), unless a pronoun
+			// is its subject ("it is", "we cannot"; review rev69).
+			return subject
 		case sentenceVerbs[w] || clauseVerbs[w]:
 			return subject
 		case subjectWords[w]:
@@ -631,7 +633,9 @@ var (
 // after the first with words after it ("Field is required"): with a
 // final stop, a sentence's whole form.
 func capitalSentence(fields []string) bool {
-	if len(fields) < 3 || !startsUpper(fields[0]) {
+	// (A verb that opens the words is no subject, capital or not: "Must
+	// be positive." is a cause phrase; review rev69.)
+	if first := bareWord(fields[0]); len(fields) < 3 || !startsUpper(fields[0]) || sentenceVerbs[first] || clauseVerbs[first] {
 		return false
 	}
 	for i := 1; i < len(fields)-1; i++ {

@@ -3,6 +3,8 @@ package checks
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -52,5 +54,22 @@ func TestRefusesMethodItself(t *testing.T) {
 		if got := refusesMethodItself(c.msg, c.method); got != c.want {
 			t.Errorf("refusesMethodItself(%q, %q) = %v, want %v", c.msg, c.method, got, c.want)
 		}
+	}
+}
+
+// TestMergeEntries: two schemas that judge one message (a client's
+// tasks/result, as tasks/result's answer and as the task's request's)
+// name a problem both find once, at its location (review rev69), and
+// keep each one's own; the first list's backing arrays are not written.
+func TestMergeEntries(t *testing.T) {
+	first := []envelope.DistilledEntry{{Location: "/jsonrpc", Problems: []string{"must be '2.0'"}}, {Location: "/result", Problems: []string{"missing property '_meta'"}}}
+	keep := first[1].Problems
+	got := mergeEntries(first, []envelope.DistilledEntry{{Location: "/jsonrpc", Problems: []string{"must be '2.0'"}}, {Location: "/result", Problems: []string{"missing property 'role'"}}, {Location: "/result/content", Problems: []string{"missing property 'type'"}}})
+	want := []envelope.DistilledEntry{{Location: "/jsonrpc", Problems: []string{"must be '2.0'"}}, {Location: "/result", Problems: []string{"missing property '_meta'", "missing property 'role'"}}, {Location: "/result/content", Problems: []string{"missing property 'type'"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("merged (-want +got):\n%s", diff)
+	}
+	if len(keep) != 1 {
+		t.Errorf("the first list's problems were written: %q", keep)
 	}
 }
