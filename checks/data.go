@@ -119,7 +119,9 @@ var DataNoProse = &Check{
 belongs in the one-line message, and data holds structured values
 (pointers, header names, versions). A string counts as prose when it
 spans lines (any Unicode line break), or has a space and ends in "!" or
-"?", or in "." after a clause, or holds two sentences, or speaks to the
+"?", or in "." after a clause or after words that open with a capital
+and hold a verb with words after it ("Field is required."), or holds
+two sentences, or speaks to the
 reader ("please", "sorry", "you", "see"), or is a clause however short
 (a subject, a pronoun or an article's noun, before its verb: "it must be
 positive", "the recipient is not permitted"; a verb with no subject,
@@ -607,11 +609,10 @@ func shortClause(fields []string) bool {
 	for i, f := range fields {
 		switch w := bareWord(f); {
 		case w == "not" || w == "please":
-		case (sentenceVerbs[w] || clauseVerbs[w]) && i == len(fields)-1:
-			// Nothing follows it: a noun ("Tin Can"), unless a pronoun
-			// is its subject ("it is", "we cannot"; review rev69).
-			return subject
 		case sentenceVerbs[w] || clauseVerbs[w]:
+			// (A subject's verb, last or not: "it is", "we cannot";
+			// review rev69. Without one, a last word spelt as a verb is
+			// a noun: "Tin Can".)
 			return subject
 		case subjectWords[w]:
 			subject = true

@@ -465,9 +465,10 @@ not show whether the server keeps sessions: it may have ended that one.`,
 				p.Warnf(path, "GET answered %d with an event stream, want 200 (RFC 9110 §15.3.1); T-HTTP-12 asks only for text/event-stream or 405", st)
 			case st == 400 && !slices.Contains(x.Status, st) && strings.TrimSpace(envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version")) == envelope.V20250326 &&
 				namesVersion(p.Exchange.Response.Body):
-				// (Only a refusal that says it is about the version: the
-				// checker sends the header in every 2025-03-26 session, so
-				// any other 400 would pass as this one; review rev65.)
+				// (Only a refusal that may be about the version, one that
+				// speaks of it or says nothing: the checker sends the header
+				// in every 2025-03-26 session, so any other 400 would pass
+				// as this one; review rev65, rev67.)
 				// The request named 2025-03-26 in a header that version
 				// does not have (T-V0326-2; its SDK clients send it all
 				// the same): a server of it may refuse the header where it

@@ -275,9 +275,10 @@ func genericOnly(msg string, code int, name string) string {
 // count of errors and generic names (review rev61): pydantic's "2
 // validation errors for CallToolRequest", "Validation failed: 2 errors",
 // "Invalid params (2 errors)", "Invalid params: validation failed". Each
-// part of m between colons is a generic name or a count; the count of
-// a -32602's validation errors is as generic as its name. "" when a
-// part says more.
+// part of m (between colons, semicolons, commas, dashes or full stops,
+// see partBreak) is a generic name or a count; the count of a -32602's
+// validation errors is as generic as its name. "" when a part says
+// more.
 func countedGeneric(m string, code int, name string) string {
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
