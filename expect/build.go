@@ -118,16 +118,17 @@ func Answered(e *Expectation, ex *envelope.Exchange, f *Facts, o *Override) *Exp
 	if e == nil {
 		return e
 	}
-	if g := f.inSessionOf(ex); ex.Response != nil && g != nil && g.forgetChanged(ex.Response) != g {
+	g := f.inSessionOf(ex)
+	if ex.Response != nil && g != nil && g.forgetChanged(ex.Response) != g {
 		// (Review rev63: check judged a call by the tool list the server
 		// had just said changed, where lint of its record did not.)
 		return Build(ex, f, o)
 	}
-	if e.Legacy != nil || !SessionMayHaveEnded(ex, e, f.inSessionOf(ex)) {
+	if e.Legacy != nil || !SessionMayHaveEnded(ex, e, g) {
 		return e
 	}
 	c := *e
-	return answered(&c, ex, f.inSessionOf(ex))
+	return answered(&c, ex, g)
 }
 
 func answered(e *Expectation, ex *envelope.Exchange, f *Facts) *Expectation {

@@ -15,18 +15,29 @@ import (
 // idKeeper is a 2025-11-25 server that keeps T-RPC-4 as a server that
 // keys its bookkeeping by id does: a request id seen before in the
 // session is refused (-32600). It remembers every id it was sent.
+// rpcHead is what a test's fake server reads of a request: its id (nil
+// for a notification) and its method.
+type rpcHead struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// readRPC reads the request's body as a JSON-RPC message's head; a body
+// that is none gives an empty head.
+func readRPC(r *http.Request) rpcHead {
+	body, _ := io.ReadAll(r.Body)
+	var m rpcHead
+	json.Unmarshal(body, &m)
+	return m
+}
+
 type idKeeper struct {
 	mu   sync.Mutex
 	seen []string
 }
 
 func (k *idKeeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	json.Unmarshal(body, &m)
+	m := readRPC(r)
 	if m.ID == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -150,12 +149,7 @@ func TestSendReproduceSessionID(t *testing.T) {
 		{"s\u202eid-\u009b31m", `-H "$(printf 'Mcp-Session-Id: s\342\200\256id-\302\23331m')"`, exitFindings},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			json.Unmarshal(body, &m)
+			m := readRPC(r)
 			w.Header().Set("Mcp-Session-Id", tc.sid)
 			w.Header().Set("Content-Type", "application/json")
 			switch {

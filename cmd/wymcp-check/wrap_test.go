@@ -162,6 +162,12 @@ const (
 	wrapPing = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 )
 
+// initialized is the client's steps after a 2025-11-25 handshake:
+// initialize, its answer awaited, notifications/initialized.
+func initialized(steps ...string) []string {
+	return append([]string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, steps...)
+}
+
 // TestWrapJudgesSilence: a request the server never answers, while it
 // answers a later one, fails RPC1006 past --timeout, as check and send
 // fail it once a liveness probe is answered; lint of the recording
@@ -188,7 +194,7 @@ func TestWrapJudgesSilence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(wrapRefserverEnv, tt.fault)
 			rec := filepath.Join(t.TempDir(), "rec.jsonl")
-			steps := append([]string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, tt.steps...)
+			steps := initialized(tt.steps...)
 			code, errOut := wrapPlay(t, steps, "--color", "never", "--timeout", "300ms", "--record", rec, "--", os.Args[0])
 			if code != exitOK {
 				t.Errorf("exit %d, want the server's 0", code)
@@ -281,8 +287,7 @@ func TestWrapSecondResponseCountsAsSend(t *testing.T) {
 			}
 			dir := t.TempDir()
 			rec, live, linted := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "live.json"), filepath.Join(dir, "lint.json")
-			_, wrapped := wrapPlay(t, []string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-				`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`, `wait:"id":1`, "sleep:300"},
+			_, wrapped := wrapPlay(t, initialized(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`, `wait:"id":1`, "sleep:300"),
 				"--color", "never", "--record", rec, "--report", live, "--", os.Args[0])
 			if d := cmp.Diff(want, serverFindings(wrapped)); d != "" {
 				t.Errorf("wrap's findings, against send's (-send +wrap):\n%s\nsend:\n%s\nwrap:\n%s", d, sent, wrapped)
@@ -390,7 +395,7 @@ func TestWrapJudgesTheEndOfInput(t *testing.T) {
 		t.Skip("no /bin/sh")
 	}
 	const discover = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	v2025 := []string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "sleep:50"}
+	v2025 := initialized("sleep:50")
 	v2026 := []string{discover, `wait:"id":1`}
 	tests := []struct {
 		name   string
@@ -470,7 +475,7 @@ func TestWrapTokenFreeOnceAnswered(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(wrapRefserverEnv, tt.fault)
 			rec := filepath.Join(t.TempDir(), "rec.jsonl")
-			steps := append([]string{wrapInit, `wait:"id":0`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`}, tt.steps...)
+			steps := initialized(tt.steps...)
 			_, errOut := wrapPlay(t, steps, "--color", "never", "--timeout", "300ms", "--record", rec, "--", os.Args[0])
 			if got := strings.Contains(errOut, "fail CLI1003"); got != tt.fail {
 				t.Errorf("CLI1003 failed: %v, want %v:\n%s", got, tt.fail, errOut)
