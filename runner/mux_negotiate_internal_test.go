@@ -30,3 +30,21 @@ func TestWhyQuotesLineNotJSON(t *testing.T) {
 		t.Errorf("why of JSON lines = %q, want %q", got, failure)
 	}
 }
+
+// TestWhyPassesOverCutLine: the last line of a reply the checker's own
+// bound cut is its doing, not the server's, and is never named as the
+// first not JSON; a line that is not JSON before it still is.
+func TestWhyPassesOverCutLine(t *testing.T) {
+	failure := "the reply passed the checker's bound of 4 lines"
+	note := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"up"}}`)
+	cut := []byte(`{"jsonrpc":"2.0","method":"notifications/mes`)
+	ex := &envelope.Exchange{Transport: envelope.Stdio, Failure: failure, Response: &envelope.Response{Messages: [][]byte{note, cut}, Truncated: true}}
+	if got := why(ex); got != failure {
+		t.Errorf("why of a cut last line = %q, want %q", got, failure)
+	}
+	ex.Response.Messages = [][]byte{[]byte("booting"), note, cut}
+	want := failure + `, the first not JSON: "booting"`
+	if got := why(ex); got != want {
+		t.Errorf("why = %q\nwant %q", got, want)
+	}
+}

@@ -300,7 +300,13 @@ func why(ex *envelope.Exchange) string {
 			// On stdio what came instead of a response is lines: one
 			// that is not JSON at all (a banner, a log line on stdout)
 			// is what the user must see, quoted.
-			for _, d := range ex.Response.Messages {
+			// The last line of a reply the checker's own bound cut is
+			// the checker's doing, not the server's: never name it.
+			msgs := ex.Response.Messages
+			if n := len(msgs); n > 0 && ex.Response.Truncated {
+				msgs = msgs[:n-1]
+			}
+			for _, d := range msgs {
 				if !gjson.ValidBytes(d) {
 					return ex.Failure + ", the first not JSON: " + checks.Quote(string(d), noteQuoteN)
 				}
