@@ -362,7 +362,11 @@ The client answers each request the server sent (2025-06-18 and
 2025-11-25: sampling, elicitation, roots, ping) with exactly one response:
 the request's id, with the same value and the same JSON type (T-RPC-5), and
 exactly one of result and error (T-RPC-6). A response to a request the
-server did not send, or a second one, fails. Ids compare by value, as the
+server did not send, or a second one, fails. An answer whose POST the
+HTTP layer refused (a 4xx with no JSON-RPC response, as CLI1003 reads
+it: a 401 before a token refresh, a 400 of a malformed body) answered
+nothing: the request still waits, and the answer sent again is no
+second one. Ids compare by value, as the
 MCP schema's JSON Schema does: an answer that spells the integer id 7 as
 7.0 or 7e0 answers request 7, but a receiver may read it as a float or
 match it by its text, so it warns (CLI1002's reading of such an id). In 2026-07-28 the server sends

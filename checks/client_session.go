@@ -182,6 +182,11 @@ type conversation struct {
 
 	asked   map[string]asked  // the server's requests awaiting the client's answer
 	answers map[string]uint64 // id key of a server request → the client's answer to it
+	// posting are the server's requests answered by a POST whose reply
+	// has not come (its seq → the id keys and what they asked): an HTTP
+	// layer that refuses the POST (refusedAtHTTP) let no answer in, and
+	// the request waits again.
+	posting map[uint64][]asked
 	// taskTokens are the progress tokens (id keys) of the server's
 	// task-augmented requests the client answered: a task's token stays
 	// active for its life, past the answer (2025-11-25), which the relay
@@ -641,7 +646,7 @@ func (t *ClientTracker) Client(m *ClientMessage) {
 		}
 	default:
 		// The client's answer to a server request.
-		c.answer(id, msg.Get("result"), m.Seq)
+		c.answer(id, msg.Get("result"), m.Seq, m.Transport == envelope.HTTP)
 	}
 }
 
@@ -698,7 +703,7 @@ func (t *ClientTracker) batch(c *conversation, m *ClientMessage, msg *envelope.M
 				t.sessionlessNotified = true
 			}
 		case !method.Exists():
-			c.answer(id, member.Get("result"), m.Seq)
+			c.answer(id, member.Get("result"), m.Seq, m.Transport == envelope.HTTP)
 		}
 	}
 }
@@ -716,9 +721,10 @@ func (c *conversation) use(key string, seq uint64) {
 	}
 }
 
-// answer takes in the client's answer (message seq) to the server's
-// request it names by id: no longer asked, and answered.
-func (c *conversation) answer(id gjson.Result, result gjson.Result, seq uint64) {
+// answer takes in the client's answer (message seq; posted: in an HTTP
+// POST) to the server's request it names by id: no longer asked, and
+// answered.
+func (c *conversation) answer(id gjson.Result, result gjson.Result, seq uint64, posted bool) {
 	created := envelope.TaskCreation(result)
 	// Only the request's own id (in value) answers it: an answer that
 	// match pairs otherwise (its id in another type, the only request
@@ -741,6 +747,27 @@ func (c *conversation) answer(id gjson.Result, result gjson.Result, seq uint64) 
 	delete(c.asked, key)
 	if len(c.answers) < maxUsedIDs {
 		c.answers[key] = seq
+	}
+	if posted && len(c.posting) < maxOpen {
+		if c.posting == nil {
+			c.posting = map[uint64][]asked{}
+		}
+		c.posting[seq] = append(c.posting[seq], a)
+	}
+}
+
+// unanswer gives back the server's requests the client's POST seq
+// answered (taken from posting), which the HTTP layer refused before any MCP code read it
+// (a 401 the client retries after refreshing its token, a 400 of a
+// malformed body): they still wait for their answer, and the next is
+// no second one (review rev72).
+func (c *conversation) unanswer(seq uint64, answered []asked) {
+	for _, a := range answered {
+		key := envelope.IDKey(a.id)
+		if c.answers[key] == seq {
+			delete(c.answers, key)
+			c.asked[key] = a
+		}
 	}
 }
 
@@ -831,6 +858,8 @@ func (t *ClientTracker) Close(e *Closed) {
 		}
 	}
 	c.mrtrClosed(e)
+	answered := c.posting[e.Request]
+	delete(c.posting, e.Request)
 	if key, ok := c.open[e.Request]; ok {
 		delete(c.open, e.Request)
 		if c.inFlight[key]--; c.inFlight[key] <= 0 {
@@ -840,11 +869,13 @@ func (t *ClientTracker) Close(e *Closed) {
 	switch {
 	case refusedAtHTTP(e):
 		// It never entered the session: the ids it used (a batch's
-		// members' too) were not used in it, and the client may send
-		// them again (the TypeScript SDK re-sends the same message once
-		// it has refreshed its token after a 401, or stepped up its
-		// scope after a 403).
+		// members' too) were not used in it, the answers it carried
+		// answered nothing, and the client may send them again (the
+		// TypeScript SDK re-sends the same message once it has
+		// refreshed its token after a 401, or stepped up its scope after
+		// a 403).
 		c.forget(e.Request)
+		c.unanswer(e.Request, answered)
 	case failedAtHTTP(e):
 		// A 5xx without the request's answer: the server, or a gateway
 		// before it, failed, perhaps after the request ran. Whether its
@@ -910,14 +941,10 @@ func (t *ClientTracker) Close(e *Closed) {
 	}
 }
 
-// refusedAtHTTP: the exchange ended with a status that is not 2xx and no
-// JSON-RPC response to the request (no body, a body that is none, such as
-// an OAuth error, or a JSON-RPC error whose id is absent or null): the
-// HTTP layer refused the request before any MCP code took it (a 401, a
-// 403 insufficient_scope, a 407, 413 or 429, a transport-level
-// rejection). A status of 0 (stdio) is no refusal.
+// refusedAtHTTP: the HTTP layer refused the request before any MCP code
+// took it (envelope.RefusedAtHTTP).
 func refusedAtHTTP(e *Closed) bool {
-	return e.Status/100 == 4 && !answeredByID(e)
+	return envelope.RefusedAtHTTP(e.Status, e.Answer)
 }
 
 // failedAtHTTP: the exchange ended with a 5xx and no JSON-RPC response to
@@ -925,7 +952,7 @@ func refusedAtHTTP(e *Closed) bool {
 // the request ran (a 504 of a gateway that timed out, a crash handler's
 // error with a null id).
 func failedAtHTTP(e *Closed) bool {
-	return e.Status/100 == 5 && !answeredByID(e)
+	return e.Status/100 == 5 && !envelope.AnsweredByID(e.Answer)
 }
 
 // readInSession: the exchange's answer is a result, or an error only a
@@ -936,17 +963,6 @@ func readInSession(e *Closed) bool {
 	}
 	a := gjson.ParseBytes(e.Answer)
 	return a.IsObject() && (a.Get("result").Exists() || methodCode(a.Get("error.code").Int()))
-}
-
-// answeredByID: the exchange's answer is a JSON-RPC response naming a
-// request by its id: the server's MCP code read the request.
-func answeredByID(e *Closed) bool {
-	if !gjson.ValidBytes(e.Answer) {
-		return false
-	}
-	a := gjson.ParseBytes(e.Answer)
-	id := a.Get("id")
-	return a.IsObject() && (a.Get("result").Exists() || a.Get("error").Exists()) && id.Exists() && id.Type != gjson.Null
 }
 
 // forget takes back the use of key by request seq, which never entered

@@ -1127,3 +1127,25 @@ func OfferedTokens(body []byte) (toks []string, ok bool) {
 	}
 	return toks, ok
 }
+
+// RefusedAtHTTP: an HTTP exchange ended with a 4xx and no JSON-RPC
+// response naming the request by its id (no body, a body that is none,
+// such as an OAuth error, or an error whose id is absent or null): the
+// HTTP layer refused the message before any MCP code took it (a 401, a
+// 403 insufficient_scope, a 407, 413 or 429, a transport-level
+// rejection), and it never entered the session. answer is the reply's
+// JSON-RPC message, or its body. A status of 0 (stdio) is no refusal.
+func RefusedAtHTTP(status int, answer []byte) bool {
+	return status/100 == 4 && !AnsweredByID(answer)
+}
+
+// AnsweredByID: answer is a JSON-RPC response naming a request by its
+// id: the server's MCP code read the request.
+func AnsweredByID(answer []byte) bool {
+	if !gjson.ValidBytes(answer) {
+		return false
+	}
+	a := gjson.ParseBytes(answer)
+	id := a.Get("id")
+	return a.IsObject() && (a.Get("result").Exists() || a.Get("error").Exists()) && id.Exists() && id.Type != gjson.Null
+}

@@ -132,19 +132,25 @@ func (c *core) serverRequestLocked(o *Observation, transport, version, session s
 }
 
 // clientResponseLocked pairs a response the client sent in a session
-// with the server's request it answers there. Nil when it answers none.
-// cancelled: the server had cancelled that request, which held nothing
+// with the server's request w it answers there (nil: it answers none).
+// p is the pair it completes; nil also when the request's pair was given
+// already, to an answer the server's HTTP layer refused (waiting.given).
+// w.cancelled: the server had cancelled that request, which held nothing
 // up after that (see ledger.cancelIn).
-func (c *core) clientResponseLocked(o *Observation, session string) (p *Pair, cancelled bool) {
-	w := c.server.matchIn(session, o.ID, idlessError(o))
+func (c *core) clientResponseLocked(o *Observation, session string) (w *waiting, p *Pair) {
+	w = c.server.matchIn(session, o.ID, idlessError(o))
 	if w == nil {
 		o.Note = "answers no request of the server's"
-		return nil, false
+		return nil, nil
+	}
+	if w.given {
+		o.Note = "answers again the server's request whose first answer the server's HTTP layer refused"
+		return w, nil
 	}
 	o.Completes = true
 	w.ex.Response = &envelope.Response{Messages: [][]byte{o.Raw}, Truncated: o.Oversized}
-	return &Pair{Asker: ServerToClient, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
-		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}, w.cancelled
+	return w, &Pair{Asker: ServerToClient, Exchange: w.ex, Method: w.method, Sent: w.sent, Done: o.Time,
+		RequestSeq: w.seq, ReplySeq: o.Seq, Oversized: w.oversized || o.Oversized}
 }
 
 // failLocked closes a waiting request that no reply will complete.

@@ -415,6 +415,10 @@ type httpExchange struct {
 	// silence is the clock of a request owed a reply (see
 	// http_silence.go); nil for the others.
 	silence *silence
+	// gave is the server's request the client's response in this POST
+	// answered: should the server's HTTP layer refuse the POST, it
+	// waits again (waiting.given).
+	gave *waiting
 	// Resumption (see http_resume.go): lastID is the stream's last event
 	// id; held, a POST's stream ended after it without the response and
 	// waits for the client to resume it; resumer is the GET that does,
@@ -460,17 +464,20 @@ func (h *HTTP) begin(r *http.Request, kept []byte, over bool) *httpExchange {
 	x.meta.Header = nil
 	evs := []event{obsEvent(o)}
 	if endpoint && o.Kind == KindResponse && r.Method == http.MethodPost {
-		if p, cancelled := c.clientResponseLocked(o, r.Header.Get("Mcp-Session-Id")); p != nil {
-			evs = append(evs, pairEvent(p))
-			if p.Method != "ping" && !cancelled {
+		if w, p := c.clientResponseLocked(o, r.Header.Get("Mcp-Session-Id")); w != nil {
+			if p != nil {
+				evs = append(evs, pairEvent(p))
+			}
+			if w.method != "ping" && !w.cancelled {
 				// The client answered a request of the server's: the
 				// session's requests waiting meanwhile may have waited
 				// on it, and their clocks stood while it was open. (A
 				// ping, a keep-alive, holds up nothing; one the server
 				// cancelled held them up until then, and pushed them
 				// back then.)
-				h.extendSessionLocked(r.Header.Get("Mcp-Session-Id"), p.Done.Sub(p.Sent))
+				h.extendSessionLocked(r.Header.Get("Mcp-Session-Id"), o.Time.Sub(w.sent))
 			}
+			x.gave = w
 		}
 	}
 	if endpoint && r.Method == http.MethodPost && o.Kind == KindNotification && o.Method == "notifications/cancelled" && !over {
@@ -549,6 +556,14 @@ func (x *httpExchange) pairLocked(failure string, reply *Observation) (event, bo
 	}
 	if x.answer == nil && x.ex.Failure == "" {
 		x.remember(x.ex.Response)
+	}
+	if w := x.gave; w != nil && x.ex.Response != nil && envelope.RefusedAtHTTP(x.ex.Response.Status, x.body) {
+		// The server's HTTP layer refused the client's answer: no MCP
+		// code read it, and the server's request waits on, as do the
+		// requests that wait on it (review rev72: a 400 to a malformed
+		// answer left the server's tools/call failed as silent).
+		w.given, w.sent = true, x.h.c.now()
+		x.h.c.server.add(w)
 	}
 	switch x.req.HTTP.Method {
 	case http.MethodPost:

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -741,4 +742,116 @@ func obsTime(obs []Observation, method string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// TestHTTPSilenceAnswerRefused: a client's answer to the server's
+// request that the server's HTTP layer refuses (a 401 before a token
+// refresh, a 400 of a malformed body) answered nothing: the server's
+// request waits on, and the session's clocks stand for it (review
+// rev72: a tools/call waiting on it was judged silent). The answer sent
+// again completes no second pair. The twin: an answer accepted, after
+// which the server leaves the call unanswered, is judged silent.
+func TestHTTPSilenceAnswerRefused(t *testing.T) {
+	const (
+		sample = `{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}`
+		answer = `{"jsonrpc":"2.0","id":"srv-1","result":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`
+	)
+	tests := []struct {
+		name    string
+		refuse  []int // the statuses the server's HTTP layer gives the answers it refuses, in turn
+		resend  bool  // the client sends its answer again
+		replies bool  // the server answers the call once it has the answer
+		silent  bool  // the call is judged silent
+	}{
+		{name: "refused 401, sent again", refuse: []int{http.StatusUnauthorized}, resend: true, replies: true},
+		{name: "refused 400, never sent again", refuse: []int{http.StatusBadRequest}},
+		{name: "accepted, the call left unanswered", silent: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			answered := make(chan struct{})
+			var mu sync.Mutex
+			refuse := slices.Clone(tc.refuse)
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				body := readBody(r)
+				switch gjson.GetBytes(body, "method").Str {
+				case "tools/call":
+				case "":
+					mu.Lock()
+					defer mu.Unlock()
+					if len(refuse) > 0 {
+						w.WriteHeader(refuse[0])
+						refuse = refuse[1:]
+						return
+					}
+					w.WriteHeader(http.StatusAccepted)
+					close(answered)
+					return
+				default:
+					pong(w, r, body)
+					return
+				}
+				sseHead(w)
+				sendEvent(w, sample)
+				select {
+				case <-answered:
+				case <-r.Context().Done():
+					return
+				}
+				if !tc.replies {
+					hangUntilGone(r)
+					return
+				}
+				sendEvent(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+			})
+			rec := &recorder{}
+			h, base := startRelay(t, up.url(), rec, HTTPConfig{Limits: Limits{Timeout: silenceTimeout}})
+			c := silenceClient{t, base}
+			got, cancel := c.call(toolsCall)
+			defer cancel()
+			rec.waitFor(t, "the server's request", func(obs []Observation, _ []Pair) bool {
+				return slices.ContainsFunc(obs, func(o Observation) bool { return o.Method == "sampling/createMessage" })
+			})
+			send := func() {
+				resp, err := c.post(context.Background(), answer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			send()
+			// The client takes its time, past --timeout, to mend.
+			time.Sleep(3 * silenceTimeout)
+			if tc.resend {
+				send()
+			}
+			if tc.replies || tc.silent {
+				rec.waitFor(t, "the pair", func(_ []Observation, pairs []Pair) bool { return len(theCall(pairs)) == 1 })
+			}
+			cancel()
+			<-got
+			h.Close()
+			obs, pairs := rec.snapshot()
+			calls := theCall(pairs)
+			if len(calls) != 1 {
+				t.Fatalf("%d pairs for the call\n%s", len(calls), describe(obs, pairs))
+			}
+			ex := calls[0].Exchange
+			if judged := ex.Failure == "" && strings.Contains(ex.Note, "the server answered a liveness probe"); judged != tc.silent {
+				t.Errorf("failure %q, note %q; want judged silent: %v\n%s", ex.Failure, ex.Note, tc.silent, describe(obs, pairs))
+			}
+			if replied := calls[0].ReplySeq != 0; replied != tc.replies {
+				t.Errorf("the call replied: %v, want %v\n%s", replied, tc.replies, describe(obs, pairs))
+			}
+			if n := len(pairsOf(pairs, ServerToClient, "sampling/createMessage")); n != 1 {
+				t.Errorf("%d pairs for the server's request, want 1\n%s", n, describe(obs, pairs))
+			}
+			for _, o := range obs {
+				if o.Note == "answers no request of the server's" {
+					t.Errorf("#%d %s", o.Seq, o.Note)
+				}
+			}
+		})
+	}
 }

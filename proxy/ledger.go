@@ -60,6 +60,12 @@ type waiting struct {
 	// cancelled: its sender cancelled it (notifications/cancelled, see
 	// cancelIn); no reply is owed, so its silence is no finding.
 	cancelled bool
+	// given: the server's request waits again after the server's HTTP
+	// layer refused the POST of the client's answer (a 401 before a
+	// token refresh, a 400 of a malformed body): its pair was given to
+	// that answer, and the next completes none, but the session's
+	// clocks stand for it as they did.
+	given bool
 	// unsent are the ids (compacted) of responses among besides that
 	// name no request the client sent (stdio): its reply lists them, as
 	// check's does (envelope.Response.Unsent), and they are judged.
@@ -94,6 +100,10 @@ func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
 		for i, o := range l.list {
 			if o.key == w.key && o.session == w.session && !o.quiet {
 				l.list = append(l.list[:i], l.list[i+1:]...)
+				if o.given {
+					// Its pair was given; the id is the new one's now.
+					break
+				}
 				dropped, why = o, "a later request reused its id before the reply; the reply cannot be attributed"
 				w.ambiguous = true
 				break
@@ -101,7 +111,9 @@ func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
 		}
 	}
 	if dropped == nil && len(l.list) >= maxWaiting {
-		dropped, why = l.list[0], "more than 1024 requests were waiting for replies; the oldest was given up"
+		if !l.list[0].given {
+			dropped, why = l.list[0], "more than 1024 requests were waiting for replies; the oldest was given up"
+		}
 		l.list = l.list[1:]
 	}
 	l.list = append(l.list, w)
@@ -220,9 +232,10 @@ func (l *ledger) drain() []*waiting {
 
 // drainOwed removes every waiting request and returns those still owed
 // a reply. One its sender cancelled, and no reply answered, ended as the
-// cancellation asked: nothing failed, and nothing is left to judge.
+// cancellation asked: nothing failed, and nothing is left to judge. One
+// whose pair was given (given) was judged with its answer.
 func (l *ledger) drainOwed() []*waiting {
-	return slices.DeleteFunc(l.drain(), func(w *waiting) bool { return w.cancelled })
+	return slices.DeleteFunc(l.drain(), func(w *waiting) bool { return w.cancelled || w.given })
 }
 
 // waitingIn reports whether a request of session waits for its reply.

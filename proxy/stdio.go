@@ -442,7 +442,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 	o := r.observeFrameLocked(ClientToServer, f)
 	r.offerLocked(o)
 	if o.Kind == KindResponse {
-		if p, _ := r.clientResponseLocked(o, ""); p != nil {
+		if _, p := r.clientResponseLocked(o, ""); p != nil {
 			r.q.put(obsEvent(o), pairEvent(p))
 			r.clockLocked(o.Time)
 			return
