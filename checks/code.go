@@ -112,10 +112,18 @@ pass.`,
 var invalidParamsName = regexp.MustCompile(`(?i)invalid (request )?params\b|invalid arguments for tool\b|invalid request parameters|-32602`)
 
 // unknownNameRE is how a reply names the unknown-tool or unknown-prompt
-// condition (fastmcp's "Unknown prompt", review rev46), its kind
-// captured. It names the request's own fault only where the request
-// names a thing of that kind: see unknownNamed.
-var unknownNameRE = regexp.MustCompile(`(?i)unknown (tool|prompt)`)
+// condition, its kind captured: fastmcp's and the Python SDK's "Unknown
+// prompt" (review rev46), "No such tool", Kotlin's "Prompt not found:
+// nope" and rmcp's "tool not found" (review rev74). It names the
+// request's own fault only where the request names a thing of that
+// kind: see unknownNamed.
+var unknownNameRE = regexp.MustCompile(`(?i)(?:unknown|no such) (tool|prompt)|\b(tool|prompt) not found`)
+
+// unknownNameAtRE is the TypeScript SDK's and Kotlin's "Tool x not
+// found", "Prompt 'x' not found": the word between is read as the name
+// (quotes trimmed), and it names the condition only when it is the name
+// the request gave ("Prompt template not found" is another matter).
+var unknownNameAtRE = regexp.MustCompile(`(?i)\b(tool|prompt) (\S+) not found`)
 
 // unknownNamed is the kind ("tool", "prompt") of the unknown thing msg
 // says the request named, "" when it says none: the words must name the
@@ -125,11 +133,14 @@ var unknownNameRE = regexp.MustCompile(`(?i)unknown (tool|prompt)`)
 // prompt's template failing on an "unknown prompt partial" would read as
 // the client's mistake (review rev50).
 func unknownNamed(x *expect.Expectation, msg string) string {
-	m := unknownNameRE.FindStringSubmatch(msg)
-	if m == nil {
+	var kind, said string
+	if m := unknownNameRE.FindStringSubmatch(msg); m != nil {
+		kind = strings.ToLower(m[1] + m[2])
+	} else if m := unknownNameAtRE.FindStringSubmatch(msg); m != nil {
+		kind, said = strings.ToLower(m[1]), strings.Trim(m[2], "'\"`“”‘’")
+	} else {
 		return ""
 	}
-	kind := strings.ToLower(m[1])
 	var name gjson.Result
 	switch {
 	case kind == "tool" && x.Method == "tools/call":
@@ -143,6 +154,9 @@ func unknownNamed(x *expect.Expectation, msg string) string {
 	}
 	// (By kind: a prompt of the name is no tool of it, review rev53.)
 	if name.Type == gjson.String && (kind == "tool" && x.Facts.Tool(name.Str) != nil || kind == "prompt" && x.Facts.Prompt(name.Str) != nil) {
+		return ""
+	}
+	if said != "" && (name.Type != gjson.String || said != name.Str) {
 		return ""
 	}
 	return kind

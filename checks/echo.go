@@ -1531,7 +1531,9 @@ data value, must stay within the quote bound (64 characters by default;
 pieces shorter than 16 characters are not counted, they recur by chance);
 at most one whole request value (of 16 characters or more) may be quoted,
 in text or as structure (the request's object or array put back under
-data, re-encoded or not: its compact text counts toward the bound; and
+data, re-encoded or not: its compact text counts toward the bound, but
+one of a single member or element is that one value put back, and counts
+as that value; and
 the request itself or any object or array in it past the bound, at any
 depth (the first 64 in the request), written into a text another way, as
 Python's repr or json.dumps writes it, spaced or not, its keys in another

@@ -191,12 +191,14 @@ Strict contract only.`,
 // supported (the methods served). Anything else (a reason, prose, a
 // distilled list) may be the cause, and neither holds.
 func methodData(p *Pass, data gjson.Result) (restated, alternatives bool) {
-	if !data.IsObject() {
-		return false, false
-	}
 	method := p.Expect.Request.Get("method").Str
 	own := func(v gjson.Result) bool {
 		return v.Type == gjson.String && (v.Str == method && method != "" || quotesRequest(p, v.Str))
+	}
+	if !data.IsObject() {
+		// The Python SDK's data "no/such_method", bare (review rev74):
+		// the method said back, as in an object; the shape is ERR3001's.
+		return own(data), false
 	}
 	restated = true
 	data.ForEach(func(k, v gjson.Result) bool {

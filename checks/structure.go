@@ -22,6 +22,11 @@ type shape struct {
 	// that a request's container holds too, and their compact length
 	// (see memberSet), when the walk matches against one.
 	parts, partN int
+	// single: the container holds exactly one member (or element),
+	// which is one value put back, judged as a value is, not as
+	// structure (review rev74: the Go SDK's {"uri": …} of a
+	// resources/read whose params held only the uri).
+	single bool
 }
 
 // A memberSet holds the members of the request's objects, each by its
@@ -98,6 +103,7 @@ func shapes(v gjson.Result, at []string, ms *memberSet, visit func(at []string, 
 		if members > 1 {
 			sh.n += members - 1
 		}
+		sh.single = members == 1
 		visit(at, sh)
 		return sh
 	case v.IsArray():
@@ -114,6 +120,7 @@ func shapes(v gjson.Result, at []string, ms *memberSet, visit func(at []string, 
 		if i > 1 {
 			sh.n += i - 1
 		}
+		sh.single = i == 1
 		visit(at, sh)
 		return sh
 	case v.Type == gjson.String:
@@ -214,8 +221,10 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 	shapes(data, stack, &s.members, func(at []string, sh shape) {
 		// Two or more of a request container's members (or elements),
 		// over the bound, are the client's structure, as a text written
-		// out again is (see reserialised); one is one value.
-		if s.containers.holds(sh) || sh.parts > 1 && sh.partN > bound {
+		// out again is (see reserialised); one is one value, and so is a
+		// request container of one put back whole (its value is judged
+		// as values are).
+		if s.containers.holds(sh) && !sh.single || sh.parts > 1 && sh.partN > bound {
 			p := displayPath(path, at)
 			// Children are visited first: a parent found later
 			// replaces them.
