@@ -376,9 +376,11 @@ echoed 1, the server's reading of it).`,
 			}
 		}
 		switch {
-		case lost && len(x.ID.Echo) > 0 && !isResult && (refusedOnHeaders(p) && !methodLevel(p) || sessionRefusal(p)):
+		case lost && len(x.ID.Echo) > 0 && !isResult && (refusedOnHeaders(p) && !methodLevel(p) || sessionRefusal(p) || p.Exchange.Response != nil && p.Exchange.Response.Status == 400 && versionHeaderRefusal(p)):
 			// Refused before the body was read: no id to echo (DESIGN,
-			// transport-level rejections).
+			// transport-level rejections), a version header's refusal
+			// with any code (the lifecycle page refuses an unsupported
+			// version -32602, AMB-3).
 		case lost && len(x.ID.Echo) > 0 && !isResult && m.Get("error.code").Int() == envelope.CodeParseError:
 			// The server says it could not parse the request, and an
 			// error it could read no id from leaves the id out or null
@@ -598,23 +600,30 @@ func headerStatus(st int) bool {
 	return false
 }
 
-// versionHeaderRefusal: a request outside a session refused on its
-// MCP-Protocol-Version header before its body was read (no method's
-// code), by a server whose facts say it does not serve that version, or
-// by a legacy server a 2026-07-28 discover probe reached.
+// versionHeaderRefusal: a request refused on its MCP-Protocol-Version
+// header before its body was read: one naming another MCP version the
+// server is not known to serve, or, outside a session and with no
+// method's code, a 2026-07-28 discover probe a legacy server reached.
 func versionHeaderRefusal(p *Pass) bool {
 	x := p.Expect
-	if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) || x.Method == "initialize" {
+	if x.Method == "initialize" {
 		return false
 	}
-	if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && x.Facts != nil && len(x.Facts.Supported) > 0 &&
-		!x.Facts.Serves(v) && v != x.Facts.Speaks() {
-		// A version header naming a version the server said it does
-		// not serve (its facts list the versions it serves) is
-		// refused 400 on the header (T-HTTP-7), before the body is
-		// read: the TypeScript SDK's stateless servers so refuse a
-		// probing client's server/discover outside a session.
+	if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && x.Facts != nil &&
+		(envelope.KnownVersion(v) || envelope.HistoricVersion(v)) && v != x.Facts.Speaks() && !x.Facts.Serves(v) {
+		// A version header naming another MCP version than the one
+		// the request is judged in, which the server is not known to
+		// serve (a live run learns only some of what it serves), may
+		// be refused 400 on the header (T-HTTP-7: "invalid or
+		// unsupported"), before the body is read, in a session or out
+		// of one, and with the code the lifecycle page gives an
+		// unsupported version (-32602, AMB-3): the TypeScript SDK's
+		// servers so refuse an older client's header, and a probing
+		// client's server/discover outside a session (review rev71).
 		return true
+	}
+	if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) {
+		return false
 	}
 	if x.Method == "server/discover" && (x.Version == envelope.V20260728 || envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version") == envelope.V20260728) {
 		// A client's server/discover probe to a server not known to
