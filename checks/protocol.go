@@ -1329,6 +1329,16 @@ func toolFailureText(content, args gjson.Result) (string, bool) {
 			continue
 		}
 		text := c.Get("text").Str
+		if ranStrongly.MatchString(text) && !validationMessage.MatchString(text) {
+			// A crash's or an upstream's own words ("Cannot read
+			// properties of undefined (reading 'params')") tell the
+			// tool ran, whatever member they name, unless a
+			// validator's phrase says it refused (review rev70).
+			if ran == "" {
+				ran = text
+			}
+			continue
+		}
 		if argumentRefusal.MatchString(text) || namesArgument(text, args) {
 			return "", false
 		}
