@@ -193,6 +193,13 @@ var validationWords = regexp.MustCompile(`(?i)must be (a|an|of|at)\b|validation 
 // any error ("execution failed", "request failed").
 var ranStrongly = regexp.MustCompile(`(?i)fetch failed|getaddrinfo|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|\bAPI error|Bad Gateway|Service Unavailable|Gateway Time-?out|status code [45]\d\d|Failed to make request|Cannot read propert|is not a function|NullPointerException|Traceback \(most recent call last\)|panic: `)
 
+// crashWords are the words of ranStrongly that tell a crash inside the
+// server's own code, not a call upstream that failed: a handler that
+// crashed ran on the input, where an upstream's failure may come before
+// the server's own validation (a token or a schema fetched first) and
+// only shows it when the checker's network cannot reach the upstream.
+var crashWords = regexp.MustCompile(`(?i)Cannot read propert|is not a function|NullPointerException|Traceback \(most recent call last\)|panic: `)
+
 // ranWords are what a tool says when it ran and failed on its own
 // account: a call upstream that failed, a crash inside its code. With
 // them, an isError text reads as the tool having run on the arguments.

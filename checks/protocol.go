@@ -1199,9 +1199,13 @@ unless its words are a validator's, or refuse an argument by name however they
 are wrapped ("Tool execution failed: query is required"; then the
 arguments were refused: a warning, as for any other code; ERR1002
 judges the code); only where its
-words read as the tool's own failure after it ran (an upstream's, a
-crash's) does it fail, and words that tell neither ("Internal error": a
-framework may so answer a validation exception) warn. An isError
+words read as a crash inside the server's code ("Cannot read properties
+of undefined", a traceback, a panic) does it fail; an upstream call's
+failure ("getaddrinfo ENOTFOUND", "status code 502") warns, as the server
+may call upstream before it validates (a token, a schema fetched first),
+which the checker cannot see, and the checker's own network may be what
+failed; words that tell neither ("Internal error": a framework may so
+answer a validation exception) warn. An isError
 result whose text reads as the tool's own failure after it ran (an
 upstream call that failed: "API error: getaddrinfo EAI_AGAIN", "fetch
 failed", "502 Bad Gateway"; a crash: "Cannot read properties of
@@ -1257,11 +1261,19 @@ only the form T-TOOL-8 (a SHOULD) asks.`,
 					p.Warnf("error.code", "the refusal has code -32603, and its message refuses an argument by name; want an isError result or -32602 (T-TOOL-8)")
 					break
 				}
-				if ranWords.MatchString(words) {
-					// Its words are the tool's own failure after it ran (an
-					// upstream's, a crash's): it ran on the input instead
-					// of validating it.
+				if crashWords.MatchString(words) {
+					// Its words are a crash inside the server's code: it
+					// ran on the input instead of validating it.
 					p.Deviate(t.Refusal, "error.code", "the tool failed inside (-32603, %s) instead of refusing arguments its inputSchema forbids; want an isError result or -32602", Quote(e.Get("message").Str, quoteN))
+					break
+				}
+				if ranWords.MatchString(words) {
+					// Its words are a call upstream that failed: the tool
+					// may have run on the input, or the server may call
+					// upstream before it validates (a token, a schema),
+					// which the checker cannot see (review rev70: a server
+					// the checker's network kept from its API).
+					p.Warnf("error.code", "the call failed upstream (-32603, %s) on arguments its inputSchema forbids: the tool may have run on them, or the server called upstream before it validates, which the checker cannot see; want an isError result or -32602 (T-TOOL-8)", Quote(e.Get("message").Str, quoteN))
 					break
 				}
 				// Words that tell neither ("Internal error"): a framework
