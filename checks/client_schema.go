@@ -15,7 +15,7 @@ import (
 var ClientSchemaValid = &Check{
 	ID:       "CLI1011",
 	Title:    "A client message matches the protocol schema",
-	SpecRef:  "T-RPC-1, T-RPC-11, T-RPC-13, T-LIFE-7, T-TOOL-7",
+	SpecRef:  "T-RPC-1, T-RPC-11, T-RPC-13, T-LIFE-7, T-TOOL-7, T-META-1, T-META-2",
 	Severity: MUST,
 	Area:     AreaClient,
 	Doc: `Every request and notification the client sends, and every answer it
@@ -25,7 +25,9 @@ against the official schemas): the envelope, and the params of each method
 the version defines (initialize's capabilities and clientInfo, tools/call's
 name and arguments object, 2026-07-28's _meta, …), and the result of an
 answer (roots, sampling, elicitation). Each violation is reported once per
-location, distilled. A method the version does not define is not judged,
+location, distilled. Every _meta key it sends follows the grammar a
+server's do (PRO1006: T-META-1 fails, a reserved prefix's unknown key
+warns, T-META-2), with or without schema validation. A method the version does not define is not judged,
 unless MCP defines it for the other kind of message or the other side: a
 notification method sent with an id, as a request (notifications carry
 no id, T-RPC-11); a method only servers send (sampling/createMessage,
@@ -53,10 +55,6 @@ schema.ts (and a NumberSchema's request) number.`,
 		default:
 			return Skip("not a JSON-RPC message (see CLI1001)")
 		}
-		sv := cp.in.Schemas
-		if sv == nil {
-			return Skip("schema validation is off (--schema)")
-		}
 		version := cp.version
 		switch {
 		case version == "":
@@ -67,6 +65,19 @@ schema.ts (and a NumberSchema's request) number.`,
 			// An older version a server may still answer (2024-11-05):
 			// not judged, as the checker carries no schema of it.
 			return Skipf("the session speaks %s, whose schema the checker does not carry", Quote(version, quoteN))
+		}
+		// A client's _meta keys follow the grammar a server's do (T-META-1,
+		// T-META-2; review rev71: PRO1006 judged only the server's).
+		metas := 0
+		if mayHoldMeta(cp.in.Message.Body) {
+			metas = judgeMetaKeys(p, cp.msg.Root(), make([]string, 0, 16), version, func() string { return "" })
+		}
+		sv := cp.in.Schemas
+		if sv == nil {
+			if metas > 0 {
+				return nil
+			}
+			return Skip("schema validation is off (--schema)")
 		}
 		method, answers, taskID := cp.method, "", ""
 		if cp.kind == kindResponse {

@@ -53,33 +53,43 @@ are free-form JSON objects).`,
 			if stack == nil {
 				stack = make([]string, 0, 16) // most replies hold no _meta
 			}
-			walkMeta(m.Root(), stack, func(at []string, meta gjson.Result) {
-				n++
-				meta.ForEach(func(k, _ gjson.Result) bool {
-					// The path is built only for a finding: a long stream
-					// of clean messages costs no strings.
-					kp := func() string {
-						path := msgPath(p, i)
-						for _, s := range at {
-							path = envelope.JoinPath(path, s)
-						}
-						return envelope.JoinPath(path, k.Str)
-					}
-					switch {
-					case !metaKeyRE.MatchString(k.Str):
-						p.Failf(kp(), "_meta key %s does not follow the [prefix/]name grammar (T-META-1)", Quote(k.Str, quoteN))
-					case reservedPrefix(k.Str, p.Expect.Version) && !slices.Contains(knownMetaKeys, k.Str):
-						p.Warnf(kp(), "_meta key %s uses a prefix the spec reserves, and is not a key the checker knows the spec to define (T-META-2)", Quote(k.Str, quoteN))
-					}
-					return true
-				})
-			})
+			n += judgeMetaKeys(p, m.Root(), stack, p.Expect.Version, func() string { return msgPath(p, i) })
 		}
 		if n == 0 {
 			return Skip("no _meta object arrived")
 		}
 		return nil
 	},
+}
+
+// judgeMetaKeys judges the keys of every _meta object under v, a
+// message of either side in version (T-META-1, T-META-2), at paths under
+// base's; it returns how many _meta objects it met. stack is the walk's
+// (see walkMeta).
+func judgeMetaKeys(p *Pass, v gjson.Result, stack []string, version string, base func() string) int {
+	n := 0
+	walkMeta(v, stack, func(at []string, meta gjson.Result) {
+		n++
+		meta.ForEach(func(k, _ gjson.Result) bool {
+			// The path is built only for a finding: a long stream of
+			// clean messages costs no strings.
+			kp := func() string {
+				path := base()
+				for _, s := range at {
+					path = envelope.JoinPath(path, s)
+				}
+				return envelope.JoinPath(path, k.Str)
+			}
+			switch {
+			case !metaKeyRE.MatchString(k.Str):
+				p.Failf(kp(), "_meta key %s does not follow the [prefix/]name grammar (T-META-1)", Quote(k.Str, quoteN))
+			case reservedPrefix(k.Str, version) && !slices.Contains(knownMetaKeys, k.Str):
+				p.Warnf(kp(), "_meta key %s uses a prefix the spec reserves, and is not a key the checker knows the spec to define (T-META-2)", Quote(k.Str, quoteN))
+			}
+			return true
+		})
+	})
+	return n
 }
 
 // metaKeyRE is the key grammar of T-META-1.
