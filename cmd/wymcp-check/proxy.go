@@ -95,7 +95,6 @@ func proxyRun(ctx context.Context, s *streams, o *proxyOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	defer catchSIGPIPE()()
 	up, err := url.Parse(o.URL)
 	if err != nil || (up.Scheme != "http" && up.Scheme != "https") || up.Host == "" {
 		return usagef("target %q: want an http:// or https:// URL", o.URL)

@@ -67,7 +67,6 @@ func wrapRun(ctx context.Context, s *streams, o *wrapOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	defer catchSIGPIPE()()
 	out, w, closeSinks, err := openRelay(s, &o.relayOptions, proxy.NewRedactor(nil), s.ErrOut, s.ErrTTY, "wrap "+strings.Join(o.Command, " "))
 	if err != nil {
 		return err
@@ -103,19 +102,6 @@ func wrapRun(ctx context.Context, s *streams, o *wrapOptions) error {
 		return &exitStatusError{res.ExitCode}
 	}
 	return nil
-}
-
-// catchSIGPIPE makes a write to a closed pipe on stdout or stderr (the
-// client, or whoever reads the lines, went away) fail with EPIPE, as a
-// write to any other file does, until the returned func is called. Left
-// alone, Go's runtime kills the process on it: a relay ended so wrote
-// no summary and cut its reports short. The relays take a failed write
-// for a client gone and go on to their end. Caught, not ignored: an
-// ignored signal stays ignored in the server wrap executes.
-func catchSIGPIPE() (stop func()) {
-	pipes := make(chan os.Signal, 1)
-	signal.Notify(pipes, syscall.SIGPIPE)
-	return func() { signal.Stop(pipes) }
 }
 
 // shellWords joins a command as a person would type it, quoting only
