@@ -28,3 +28,19 @@ func TestRefusedAs(t *testing.T) {
 		}
 	}
 }
+
+// TestGraceRule: a death that left nothing owed cites the cursors' rule
+// (T-PAGE-3) only for a request with a cursor; any other message's is
+// robustness alone (review rev73).
+func TestGraceRule(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"bogus"}}`:  ", where an invalid cursor SHOULD be handled gracefully (T-PAGE-3)",
+		`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"x"}}`: " (robustness: no rule asks a server to exit on a message)",
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`:            " (robustness: no rule asks a server to exit on a message)",
+	} {
+		x := &expect.Expectation{Request: envelope.Parse([]byte(body))}
+		if got := graceRule(x); got != want {
+			t.Errorf("graceRule(%s) = %q, want %q", body, got, want)
+		}
+	}
+}
