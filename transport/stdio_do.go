@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -526,8 +527,13 @@ func (s *Stdio) deathNote() string {
 }
 
 // lastWords is the end of a stderr tail, at most limit bytes, cut at a
-// character boundary and trimmed. The bytes are kept as they are: making
-// them safe to print is the reporters' job.
+// character boundary and trimmed, its lines joined by " ⏎ " on one line:
+// a failure is one line wherever it is printed, and the checker's own
+// stderr, which writes each line of a message after "wymcp-check: ",
+// must not show a line of the server's as one of its own (review rev73:
+// a stderr of "starting\nPASSED: …" printed a forged verdict line). The
+// other bytes are kept as they are: making them safe to print is the
+// reporters' job.
 func lastWords(b []byte, limit int) string {
 	if len(b) > limit {
 		b = b[len(b)-limit:]
@@ -535,7 +541,11 @@ func lastWords(b []byte, limit int) string {
 			b = b[1:]
 		}
 	}
-	return strings.TrimSpace(string(b))
+	lines := strings.FieldsFunc(strings.TrimSpace(string(b)), func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), " ⏎ ")
 }
 
 // hasExited reports whether the server process has exited.

@@ -229,7 +229,7 @@ func TestStdioBounds(t *testing.T) {
 func TestStdioServerExits(t *testing.T) {
 	s := startFake(t, context.Background(), "crash", quick)
 	ex := s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
-	if want := "server exited (exit status 2); stderr tail: starting\nfatal: boom"; ex.Failure != want {
+	if want := "server exited (exit status 2); stderr tail: starting ⏎ fatal: boom"; ex.Failure != want {
 		t.Errorf("failure = %q, want %q", ex.Failure, want)
 	}
 	if ex.Response != nil {
@@ -252,7 +252,7 @@ func TestStdioServerExits(t *testing.T) {
 	ex = s.Do(context.Background(), stdioReq(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), true)
 	within(t, "exchange with a dead server", time.Since(start), 0, time.Second)
 	hasPrefix(t, "failure", ex.Failure, "writing the request: ")
-	if !strings.HasSuffix(ex.Failure, "server exited (exit status 2); stderr tail: starting\nfatal: boom") {
+	if !strings.HasSuffix(ex.Failure, "server exited (exit status 2); stderr tail: starting ⏎ fatal: boom") {
 		t.Errorf("failure = %q, want it to name the exit and the stderr tail", ex.Failure)
 	}
 
