@@ -51,6 +51,24 @@ func LivenessBody(version string, id []byte) []byte {
 	return append(b, `,"method":"ping"}`...)
 }
 
+// LivenessFallbackMethod is the method of the probe that asks again
+// when LivenessMethod went unanswered: one no server defines, which
+// JSON-RPC still owes an answer (-32601, JSON-RPC §5.1). A server that
+// answers it is alive, and left its ping (or discover) unanswered
+// (review rev73: a server that never answers ping was "could not judge"
+// on lifecycle/ping, its probe a ping too).
+const LivenessFallbackMethod = "wymcp-check/alive"
+
+// LivenessFallbackBody is a LivenessFallbackMethod request with the id
+// given as raw JSON, with the _meta a 2026-07-28 request carries.
+func LivenessFallbackBody(version string, id []byte) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	if version == V20260728 {
+		return append(b, `,"method":"`+LivenessFallbackMethod+`","params":{"_meta":{"`+MetaProtocolVersion+`":"`+V20260728+`","`+MetaClientCapabilities+`":{}}}}`...)
+	}
+	return append(b, `,"method":"`+LivenessFallbackMethod+`"}`...)
+}
+
 // An Exchange is one request the checker sent (or a client sent, for lint)
 // and everything that came back for it.
 type Exchange struct {
