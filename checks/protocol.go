@@ -145,7 +145,7 @@ func judgeInputRequired(p *Pass, r gjson.Result) {
 var ServerMessages = &Check{
 	ID:       "PRO1003",
 	Title:    "Messages around the response keep the request's rules",
-	SpecRef:  "T-RPC-3, T-RPC-4, T-RPC-11, T-LIFE-4, T-LIFE-15, T-STDIO-5, T-HTTP-17, T-PROG-1, T-LOG-1, T-LOG-2",
+	SpecRef:  "T-RPC-3, T-RPC-4, T-RPC-11, T-LIFE-3, T-LIFE-4, T-LIFE-15, T-STDIO-5, T-HTTP-17, T-PROG-1, T-LOG-1, T-LOG-2",
 	Severity: MUST,
 	Area:     AreaProtocol,
 	Doc: `Messages the server sends besides the response (on an SSE stream or
@@ -177,6 +177,11 @@ declarations set, not only for form:
   is an extension's and is not judged, nor is this in 2026-07-28 (its
   tasks are an extension's), nor where the version is the checker's
   guess (no declaration, facts or header named it).
+- A 2025-xx request other than ping on the reply to initialize warns:
+  the client cannot have sent notifications/initialized yet, and until
+  it does the server SHOULD NOT send one (T-LIFE-3). (Requests later in
+  the session are not judged so: the relay of a live check sends
+  notifications/initialized at once.)
 - In a session that negotiated 2025-03-26 using only negotiated
   capabilities and version is a SHOULD (T-V0326-5): these warn there.
 - A sampling request's tool turns (2025-11-25's sampling page, Message
@@ -633,11 +638,17 @@ func judgeServerRequest(p *Pass, path, method string, id, params gjson.Result) {
 		if undefinedHere(p, path, method) {
 			return
 		}
+		need := clientNeeds[method]
+		caps, known := clientCaps(x)
+		if x.Method == "initialize" && method != "ping" && (need == "" || !known || caps.Get(need).Exists()) {
+			// On the initialize's own reply the client cannot have sent
+			// notifications/initialized yet (review rev71). (A request
+			// of a capability the client lacks fails T-LIFE-4 below.)
+			p.Warnf(path, "the server sent %s with its answer to initialize, before the client's notifications/initialized; until then it SHOULD NOT send requests other than ping (T-LIFE-3)", Quote(method, quoteN))
+		}
 		if method == "sampling/createMessage" {
 			samplingToolTurns(p, path+".params.messages", params.Get("messages"))
 		}
-		need := clientNeeds[method]
-		caps, known := clientCaps(x)
 		if need == "" || !known {
 			return
 		}
