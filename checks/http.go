@@ -591,7 +591,7 @@ not show whether the server keeps sessions: it may have ended that one.`,
 			// A version the server does not serve is refused with 400 in
 			// any version (T-HTTP-10; a 2025 version header's, T-HTTP-7),
 			// a legacy initialize to a server of 2026-07-28 alone too.
-		case isErr && st == 400 && versionHeaderRefusal(p):
+		case isErr && st == 400 && versionHeaderUnserved(p):
 			// A version header the server need not serve, refused with
 			// the 400 T-HTTP-7 asks (review rev71).
 		case isErr && slices.Contains(x.ReadCodes, code) && slices.Contains(x.ReadStatus, st):

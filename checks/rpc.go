@@ -610,17 +610,17 @@ func versionHeaderRefusal(p *Pass) bool {
 	if x.Method == "initialize" {
 		return false
 	}
-	if v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version"); v != "" && x.Facts != nil &&
-		(envelope.KnownVersion(v) || envelope.HistoricVersion(v)) && v != x.Facts.Speaks() && !x.Facts.Serves(v) {
+	if versionHeaderUnserved(p) && !bodyRead(p) {
 		// A version header naming another MCP version than the one
-		// the request is judged in, which the server is not known to
-		// serve (a live run learns only some of what it serves), may
-		// be refused 400 on the header (T-HTTP-7: "invalid or
-		// unsupported"), before the body is read, in a session or out
-		// of one, and with the code the lifecycle page gives an
-		// unsupported version (-32602, AMB-3): the TypeScript SDK's
-		// servers so refuse an older client's header, and a probing
-		// client's server/discover outside a session (review rev71).
+		// the server speaks, which it is not known to serve (a live run
+		// learns only some of what it serves), may be refused 400 on
+		// the header (T-HTTP-7: "invalid or unsupported"), before the
+		// body is read, in a session or out of one, and with the code
+		// the lifecycle page gives an unsupported version (-32602,
+		// AMB-3): the TypeScript SDK's servers so refuse an older
+		// client's header (review rev71). A reply that shows the body
+		// read (the id echoed, the method not found) is no such
+		// refusal.
 		return true
 	}
 	if envelope.HeaderGet(p.Exchange.Request.Header, "Mcp-Session-Id") != "" || methodLevel(p) {
@@ -643,6 +643,32 @@ func versionHeaderRefusal(p *Pass) bool {
 			code != envelope.CodeMissingClientCap && code != envelope.CodeUnsupportedVer
 	}
 	return false
+}
+
+// versionHeaderUnserved: the request's MCP-Protocol-Version names
+// another MCP version than the one the server speaks, which it is not
+// known to serve: T-HTTP-7 lets it refuse the request with 400.
+func versionHeaderUnserved(p *Pass) bool {
+	x := p.Expect
+	v := envelope.HeaderGet(p.Exchange.Request.Header, "MCP-Protocol-Version")
+	return v != "" && x.Facts != nil && x.Method != "initialize" &&
+		(envelope.KnownVersion(v) || envelope.HistoricVersion(v)) && v != x.Facts.Speaks() && !x.Facts.Serves(v)
+}
+
+// bodyRead: the reply shows the server read the request's body: it names
+// the request's id, or says its method is not found (which only the
+// method in the body tells). Other codes may refuse a header (-32602 is
+// the lifecycle page's for an unsupported version, AMB-3).
+func bodyRead(p *Pass) bool {
+	r := p.Reply.Response
+	if r == nil {
+		return false
+	}
+	if r.Get("error.code").Int() == envelope.CodeMethodNotFound {
+		return true
+	}
+	id := r.Get("id")
+	return id.Exists() && id.Type != gjson.Null && envelope.SameID(p.Expect.Request.Get("id"), id)
 }
 
 // sessionRefusal: a well-formed 2025 request naming a session the server

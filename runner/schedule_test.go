@@ -142,6 +142,7 @@ func TestConcurrentSameAsSequence(t *testing.T) {
 type slowSession struct {
 	pause    time.Duration
 	hang     string // a method never answered
+	hangAll  bool   // neither liveness probe is answered (ping, then the fallback's method)
 	stall    string // a method whose reply stops after its first bytes
 	muteNote bool   // notifications are never answered, not even with a status
 	cut      string // a method whose reply's connection closes mid-body
@@ -215,7 +216,7 @@ func (s *slowSession) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.now--
 		s.mu.Unlock()
 	}
-	if s.hang != "" && method == s.hang {
+	if s.hang != "" && method == s.hang || s.hangAll && (method == "ping" || method == envelope.LivenessFallbackMethod) {
 		<-r.Context().Done()
 		done()
 		return
@@ -503,7 +504,7 @@ func TestErrorOncePerFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := startSlow(t, &slowSession{hang: "ping"}) // the probe is a ping too
+	url := startSlow(t, &slowSession{hangAll: true}) // the probes go unanswered too
 	lines, _ := corpusRun(t, &runner.HTTPTarget{T: &transport.HTTP{URL: url, Limits: transport.Limits{Timeout: 300 * time.Millisecond}}}, 8, []*fixtures.Fixture{f})
 	var got []string
 	for _, l := range lines {
