@@ -44,14 +44,16 @@ var SessionAndAuth = &Check{
 		resp := p.Exchange.Response
 		x := p.Expect
 		judged := false
-		if raw := envelope.HeaderGet(resp.Header, "Mcp-Session-Id"); raw != "" {
+		if raw, ok := envelope.HeaderValue(resp.Header, "Mcp-Session-Id"); ok {
+			// (Present and empty is judged too: a client reads it as a
+			// session of no id, review rev71.)
 			judged = true
 			// (The whitespace around a field's value is no part of it,
 			// RFC 9110 §5.5.)
 			sid := strings.Trim(raw, " \t")
 			switch {
 			case sid == "":
-				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id holds only whitespace: no session id a client could send back (T-SESS-1)")
+				p.Failf("http.header.Mcp-Session-Id", "Mcp-Session-Id is empty or holds only whitespace: no session id a client could send back (T-SESS-1)")
 			case envelope.HeaderVaries(resp.Header, "Mcp-Session-Id"):
 				// A single-valued field sent with two values (RFC 9110
 				// §5.3): clients differ on which session they keep.
