@@ -771,6 +771,28 @@ func walkStrings(v gjson.Result, path string, fn func(path, s string)) {
 	})
 }
 
+// requestedWrong fails a -32022's data.requested (a string) that is not
+// the version the request asked for, or that supported lists as served;
+// it reports whether it failed.
+func requestedWrong(p *Pass, req, sup gjson.Result) bool {
+	sent := sentVersions(p)
+	switch {
+	case len(sent) > 0 && !slices.ContainsFunc(sent, func(v string) bool {
+		// Only the strict contract's quote may cut it, and escape its
+		// control characters.
+		return req.Str == v || p.Contract.IsStrict() && quotedAs(req.Str, v, p.Contract.QuoteBound)
+	}):
+		p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent[0], quoteN))
+	case envelope.Lists(sup, req.Str):
+		// The error says the version is not served and, in the same
+		// breath, that it is.
+		p.Failf("error.data.supported", "supported lists %s, the very version requested names as unsupported", Quote(req.Str, quoteN))
+	default:
+		return false
+	}
+	return true
+}
+
 var DataShapes = &Check{
 	ID:       "ERR3004",
 	Title:    "Spec-defined errors carry their defined data",
@@ -791,7 +813,9 @@ refused in a request of the modern form); -32021 (2026-07-28) has
 data.requiredCapabilities, a non-empty object naming only capabilities
 the request did not declare (one declared with another value, an
 experimental {"enabled":false} where true is required, only warns: only
-the capability's definition says whether it satisfies); -32042 (2025-11-25) has
+the capability's definition says whether it satisfies); a -32022 in a
+2025 version (where it is borrowed) owes no data, but a data.requested
+it gives is held to the same two rules; -32042 (2025-11-25) has
 data.elicitations, a non-empty array of objects with mode "url",
 elicitationId, url and message; one to a client that declared no
 URL-mode elicitation warns (T-LIFE-4 names the server's requests, and
@@ -828,20 +852,10 @@ the error's own rule names no capability).`,
 				}
 			}
 			req := d.Get("requested")
-			sent := sentVersions(p)
 			switch {
 			case req.Type != gjson.String:
 				p.Failf("error.data.requested", "requested is %s, want the version string sent", envelope.Kind(req))
-			case len(sent) > 0 && !slices.ContainsFunc(sent, func(v string) bool {
-				// Only the strict contract's quote may cut it, and
-				// escape its control characters.
-				return req.Str == v || p.Contract.IsStrict() && quotedAs(req.Str, v, p.Contract.QuoteBound)
-			}):
-				p.Failf("error.data.requested", "requested is %s, but the request asked for %s", Quote(req.Str, quoteN), Quote(sent[0], quoteN))
-			case envelope.Lists(sup, req.Str):
-				// The error says the version is not served and, in the same
-				// breath, that it is.
-				p.Failf("error.data.supported", "supported lists %s, the very version requested names as unsupported", Quote(req.Str, quoteN))
+			case requestedWrong(p, req, sup):
 			case req.Str > envelope.V20260728 && p.Expect.Facts.Serves(req.Str):
 				// A version of the discover era (2026-07-28 itself is
 				// ERR1002's) that the server's own server/discover listed:
@@ -851,6 +865,12 @@ the error's own rule names no capability).`,
 				// be refused in a request of the modern form.)
 				p.Failf("error.data.requested", "requested names %s as unsupported, though the server's server/discover lists it (T-LIFE-8, T-LIFE-9)", Quote(req.Str, quoteN))
 			}
+		case code == envelope.CodeUnsupportedVer && d.IsObject() && d.Get("requested").Type == gjson.String:
+			// A 2025 server that borrows 2026-07-28's refusal (which
+			// DESIGN lets refuse a version in any version) owes no data,
+			// but what its data says is held to what it means (review
+			// rev71: a requested the client never asked for passed).
+			requestedWrong(p, d.Get("requested"), d.Get("supported"))
 		case code == envelope.CodeMissingClientCap && v == envelope.V20260728:
 			rc := d.Get("requiredCapabilities")
 			if !rc.IsObject() {
