@@ -242,10 +242,18 @@ func spokenVersion(p *Pass) string {
 			return v.Str
 		}
 	}
-	if _, ok := envelope.HeaderValue(p.Exchange.Request.Header, "MCP-Protocol-Version"); !ok && p.Exchange.Transport == envelope.HTTP && p.Expect.Version != envelope.V20260728 {
+	hv, ok := envelope.HeaderValue(p.Exchange.Request.Header, "MCP-Protocol-Version")
+	switch {
+	case !ok && p.Exchange.Transport == envelope.HTTP && p.Expect.Version != envelope.V20260728:
 		// Without the header (and outside initialize) a 2025-xx server
 		// SHOULD assume 2025-03-26 (T-HTTP-7), which has no priming.
 		return envelope.V20250326
+	case ok && hv != p.Expect.Version && p.Expect.Version != envelope.V20260728 && (envelope.KnownVersion(hv) || envelope.HistoricVersion(hv)):
+		// A 2025 request that names another version in its header (a
+		// client that sends its own, in a session of another): the
+		// server may answer it as that version's (the TypeScript SDK
+		// primes by each request's header; review rev72).
+		return hv
 	}
 	return p.Expect.Version
 }
