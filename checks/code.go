@@ -207,10 +207,11 @@ var ranWords = regexp.MustCompile(ranStrongly.String() + `|request failed|execut
 
 // argumentRefusal are what a refusal of a call's arguments says in some
 // words (a validator's, a schema's, a hand-written check's); with them an
-// isError text may be a refusal whatever else it says. Each begins a
-// word: "keyValidator._parse is not a function" names an identifier, not
-// a validation (review rev70).
-var argumentRefusal = regexp.MustCompile(`(?i)\b(?:invalid|validat|requir|missing|expected|must be|must not|schema|not allowed|unexpected|unrecogni[sz]ed|additional propert|enum|argument|param|out of range|cannot be empty|is empty|not an? (valid )?(number|string|integer|boolean|array|object))`)
+// isError text may be a refusal whatever else it says. (Inside a word
+// too: "IllegalArgumentException", "fieldIsRequired"; a crash's words
+// that name an identifier holding one, "keyValidator._parse is not a
+// function", read as a crash first, toolFailureText.)
+var argumentRefusal = regexp.MustCompile(`(?i)(?:invalid|validat|requir|missing|expected|must be|must not|schema|not allowed|unexpected|unrecogni[sz]ed|additional propert|enum|argument|param|out of range|cannot be empty|is empty|not an? (valid )?(number|string|integer|boolean|array|object))`)
 
 // refusesMethodItself: msg says the method itself is not implemented or
 // not supported, not something about its params (review rev65: "completion

@@ -656,16 +656,25 @@ func versionHeaderUnserved(p *Pass) bool {
 }
 
 // bodyRead: the reply shows the server read the request's body: it names
-// the request's id, or says its method is not found (which only the
-// method in the body tells). Other codes may refuse a header (-32602 is
-// the lifecycle page's for an unsupported version, AMB-3).
+// the request's id, says its method is not found (which only the method
+// in the body tells), or is a -32602 whose words name no version. Other
+// codes may refuse a header (-32602 is the lifecycle page's for an
+// unsupported version, AMB-3).
 func bodyRead(p *Pass) bool {
 	r := p.Reply.Response
 	if r == nil {
 		return false
 	}
-	if r.Get("error.code").Int() == envelope.CodeMethodNotFound {
+	switch r.Get("error.code").Int() {
+	case envelope.CodeMethodNotFound:
 		return true
+	case envelope.CodeInvalidParams:
+		// The lifecycle page's code for an unsupported version, when its
+		// words say so; words of another cause ("params.name is
+		// required") come from the body (review rev75).
+		if !namesVersion([]byte(r.Get("error.message").Str)) {
+			return true
+		}
 	}
 	id := r.Get("id")
 	return id.Exists() && id.Type != gjson.Null && envelope.SameID(p.Expect.Request.Get("id"), id)

@@ -25,8 +25,12 @@ type shape struct {
 	// single: the container holds exactly one member (or element),
 	// which is one value put back, judged as a value is, not as
 	// structure (review rev74: the Go SDK's {"uri": …} of a
-	// resources/read whose params held only the uri).
+	// resources/read whose params held only the uri); an object's one
+	// member counts so only with a name within the quote bound, as
+	// member names do (a longer one is the client's text, review rev75).
 	single bool
+	// keyN is the length of the name of an object's one member.
+	keyN int
 }
 
 // A memberSet holds the members of the request's objects, each by its
@@ -98,6 +102,7 @@ func shapes(v gjson.Result, at []string, ms *memberSet, visit func(at []string, 
 			sh.n += len(k.Str) + 3 + c.n
 			ms.meet(&sh, mk, len(k.Str)+3+c.n, nil)
 			members++
+			sh.keyN = len(k.Str)
 			return true
 		})
 		if members > 1 {
@@ -224,7 +229,7 @@ func (s *echoScan) structures(data gjson.Result, path string) paths {
 		// out again is (see reserialised); one is one value, and so is a
 		// request container of one put back whole (its value is judged
 		// as values are).
-		if s.containers.holds(sh) && !sh.single || sh.parts > 1 && sh.partN > bound {
+		if s.containers.holds(sh) && (!sh.single || sh.keyN > bound) || sh.parts > 1 && sh.partN > bound {
 			p := displayPath(path, at)
 			// Children are visited first: a parent found later
 			// replaces them.

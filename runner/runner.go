@@ -245,6 +245,12 @@ type run struct {
 	o    Options
 	sink Sink
 	sess session
+	// probedPing: a liveness probe's ping was answered in this run;
+	// fallbackDead: the fallback probe (LivenessFallbackMethod) went
+	// unanswered. Either says the fallback tells nothing more, and it
+	// is not sent again: a server that hangs costs each silent fixture
+	// one probe's wait, not two (review rev75). Guarded by mu.
+	probedPing, fallbackDead bool
 	// facts are what the server declared; nil until negotiated. Built
 	// once per thing learned, then shared read-only by every expectation.
 	facts *expect.Facts
@@ -825,14 +831,23 @@ func (r *run) liveness(ctx context.Context, fixture string) (envelope.Exchange, 
 	}
 	req := envelope.Request{Header: r.stdHeaders(body), Body: body}
 	ex := r.send(ctx, req, true)
-	if !fresh && ex.Unanswered && ex.Response == nil && !ex.Refused && ex.Died == "" && ctx.Err() == nil {
+	r.mu.Lock()
+	r.probedPing = r.probedPing || !fresh && ex.Failure == "" && ex.Response != nil
+	tryFallback := !r.probedPing && !r.fallbackDead
+	r.mu.Unlock()
+	if tryFallback && !fresh && ex.Unanswered && ex.Response == nil && !ex.Refused && ex.Died == "" && ctx.Err() == nil {
 		// The probe's own method may be what the server leaves
 		// unanswered (a server that never answers ping): a method it
 		// does not know, which it owes an error, asks again.
 		fb := envelope.LivenessFallbackBody(r.sess.version, strconv.AppendInt(nil, int64(r.ownID()), 10))
 		freq := envelope.Request{Header: r.stdHeaders(fb), Body: fb}
-		if fex := r.send(ctx, freq, true); fex.Failure == "" && fex.Response != nil {
+		fex := r.send(ctx, freq, true)
+		if fex.Failure == "" && fex.Response != nil {
 			req, ex = freq, fex
+		} else if fex.Unanswered && fex.Response == nil && ctx.Err() == nil {
+			r.mu.Lock()
+			r.fallbackDead = true
+			r.mu.Unlock()
 		}
 	}
 	rep := r.expect(req, nil).ReadReply(ex.Response)
