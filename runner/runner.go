@@ -318,6 +318,14 @@ type run struct {
 	// Guarded by mu.
 	logFloor string
 	listens  []string
+	// pipeOffers are the stdio requests behind offered, logFloor and
+	// listens, in order; one a run in sequence saw answered (answered)
+	// asks nothing more once it was judged, and is dropped when the next
+	// request goes (review rev76: a refused logLevel "verbose" and the
+	// tokens of requests long answered made every later unasked log or
+	// stale progress a warn, "another request may be in flight", with
+	// nothing else in flight). Guarded by mu.
+	pipeOffers []pipeOffer
 	// sessOffered are, by HTTP session id, the progress tokens (raw
 	// JSON) the run's requests in that session offered: the session is
 	// the run's alone, so they are all its requests offered. A nil entry
@@ -521,19 +529,86 @@ func (r *run) offer(req envelope.Request) {
 	}
 	toks, ok := envelope.OfferedTokens(req.Body)
 	logFloor, listens := envelope.PipeAsks(req.Body)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pruneAnsweredLocked()
 	if ok && len(toks) == 0 && logFloor == "" && len(listens) == 0 {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	switch {
 	case r.offered == nil:
 	case !ok || len(r.offered)+len(toks) > envelope.MaxOffered || len(r.listens)+len(listens) > envelope.MaxOffered:
-		r.offered, r.listens = nil, nil
+		r.offered, r.listens, r.pipeOffers = nil, nil, nil
 	default:
 		r.offered = append(r.offered, toks...)
 		r.logFloor = envelope.MoreVerbose(r.logFloor, logFloor)
 		r.listens = append(r.listens, listens...)
+		r.pipeOffers = append(r.pipeOffers, pipeOffer{key: singleIDKey(req.Body), toks: toks, floor: logFloor, listens: listens})
+	}
+}
+
+// A pipeOffer is what one stdio request offered (progress tokens) and
+// asked (a log level, a listen); key is its id key ("" for a batch).
+type pipeOffer struct {
+	key      string
+	toks     []string
+	floor    string
+	listens  []string
+	answered bool
+}
+
+// singleIDKey is the id key of a body that is one request ("" else).
+func singleIDKey(body []byte) string {
+	m := gjson.ParseBytes(body)
+	if !m.IsObject() || !m.Get("method").Exists() {
+		return ""
+	}
+	return envelope.IDKey(m.Get("id"))
+}
+
+// answeredOffer marks the offer of req answered when ex, an exchange of
+// a run in sequence, took its response: it asks nothing more once
+// judged (see pipeOffers).
+func (r *run) answeredOffer(req envelope.Request, ex *envelope.Exchange) {
+	if r.t.Transport() != envelope.Stdio || ex.Failure != "" || ex.Response == nil {
+		return
+	}
+	key := singleIDKey(req.Body)
+	if key == "" {
+		return
+	}
+	answered := false
+	for _, m := range ex.Response.Messages {
+		if envelope.IsResponse(m) && envelope.IDKey(gjson.GetBytes(m, "id")) == key {
+			answered = true
+			break
+		}
+	}
+	if !answered {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.pipeOffers) - 1; i >= 0; i-- {
+		if r.pipeOffers[i].key == key {
+			r.pipeOffers[i].answered = true
+			return
+		}
+	}
+}
+
+// pruneAnsweredLocked drops the answered offers and sums what the rest
+// offered and asked.
+func (r *run) pruneAnsweredLocked() {
+	if r.offered == nil || !slices.ContainsFunc(r.pipeOffers, func(o pipeOffer) bool { return o.answered }) {
+		return
+	}
+	r.pipeOffers = slices.DeleteFunc(r.pipeOffers, func(o pipeOffer) bool { return o.answered })
+	r.offered, r.logFloor, r.listens = []string{}, "", nil
+	for _, o := range r.pipeOffers {
+		r.offered = append(r.offered, o.toks...)
+		r.logFloor = envelope.MoreVerbose(r.logFloor, o.floor)
+		r.listens = append(r.listens, o.listens...)
 	}
 }
 
@@ -588,6 +663,7 @@ func (r *run) knowOffered(ex *envelope.Exchange) {
 func (r *run) send(ctx context.Context, req envelope.Request, wantReply bool) envelope.Exchange {
 	r.offer(req)
 	ex := r.t.Conn().Do(ctx, req, wantReply)
+	r.answeredOffer(req, &ex)
 	switch {
 	case ex.Refused && ctx.Err() == nil:
 		r.lose("the server stopped accepting connections (" + ex.Failure + ")")

@@ -731,7 +731,8 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	hangOn, _ := strings.CutPrefix(quirk, "hang-on:")
 	hung := false
 	lastID, lastRequest, reinits := "", "", 0
-	owed := "" // the id an again-later quirk answers a second time
+	staleToken := "" // the progress token a stale-progress quirk names again
+	owed := ""       // the id an again-later quirk answers a second time
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
@@ -810,6 +811,15 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 		lastID = id.Raw
 		if method.Str != "ping" {
 			lastRequest = id.Raw
+		}
+		if quirk == "stale-progress" && method.Str != "ping" && method.Str != "initialize" {
+			// Progress for the token of a request it answered before,
+			// written before the answer to the next.
+			if tok := m.Get("params._meta.progressToken"); tok.Exists() {
+				staleToken = tok.Raw
+			} else if staleToken != "" {
+				fmt.Fprintf(out, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}`+"\n", staleToken)
+			}
 		}
 		if copying {
 			if copyLater && owed != "" && method.Str != "ping" {
@@ -978,7 +988,9 @@ const lateNotificationReplyEnv = "WYMCP_RUNNER_LATE_NOTIFICATION_REPLY"
 // byte for byte, before its answer to the next request that is no ping
 // ("copy-on-note:METHOD": on reading the next notification);
 // "hang-on:METHOD" stops answering anything once it reads a message of
-// METHOD, alive and reading; "die-on-string-id" exits on any string id.
+// METHOD, alive and reading; "die-on-string-id" exits on any string id;
+// "stale-progress" writes progress for the last progress token a request
+// offered before its answer to each later request without one.
 const quirkEnv = "WYMCP_RUNNER_QUIRK"
 
 // ignoreMethodEnv makes the ignoring server leave every request of the
