@@ -152,7 +152,7 @@ PRO1002's to judge.`,
 		case x.Method == "resources/read" && x.EmptyContents.Set():
 			judged = true
 			if c := r.Get("contents"); c.IsArray() && len(c.Array()) == 0 {
-				p.Deviate(x.EmptyContents, "result.contents", "empty contents for a URI the server does not declare; a missing resource is an error, never an empty result (T-RES-2)")
+				p.Deviate(x.EmptyContents, "result.contents", "empty contents for a URI the checker made up; a missing resource is an error, never an empty result (T-RES-2)")
 			}
 		case x.Method == "ping" && x.Version != envelope.V20260728:
 			// The built-in schema closes EmptyResult; the official one

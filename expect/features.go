@@ -181,8 +181,17 @@ func (e *Expectation) unknownResource(uri string) {
 // URI is no longer made up to it, and it is judged as any declared one.
 func (e *Expectation) missingResource() {
 	uri := e.Request.Get("params.uri")
-	if e.Method != "resources/read" || uri.Type != gjson.String || (e.Condition != CondCall && e.Condition != CondUnknownName) ||
-		e.Facts.declaresURI(uri.Str) {
+	if e.Method != "resources/read" || uri.Type != gjson.String || (e.Condition != CondCall && e.Condition != CondUnknownName) {
+		return
+	}
+	if e.Facts.declaresURI(uri.Str) {
+		if e.Version == envelope.V20260728 && !slices.Contains(e.Facts.Resources, uri.Str) {
+			// Only a template matches it (a catch-all): the server may
+			// fetch any URI, but empty contents for one the checker made
+			// up are what a missing resource never gets, so they warn
+			// (review rev76).
+			e.EmptyContents = open("T-RES-2: the URI, made up by the checker, matches only a template the server listed, so it may exist to the server; a missing resource is an error, never empty contents")
+		}
 		return
 	}
 	e.unknownResource(uri.Str)
