@@ -693,21 +693,13 @@ func TestHTTPSilenceServerCancelsItsRequest(t *testing.T) {
 			cancel()
 			<-got
 			h.Close()
-			obs, pairs := rec.snapshot()
-			calls := theCall(pairs)
-			if len(calls) != 1 {
-				t.Fatalf("%d pairs for the call\n%s", len(calls), describe(obs, pairs))
-			}
-			ex := calls[0].Exchange
-			if judged := ex.Failure == "" && strings.Contains(ex.Note, "the server answered a liveness probe"); judged != tc.silent {
-				t.Errorf("failure %q, note %q; want judged silent: %v\n%s", ex.Failure, ex.Note, tc.silent, describe(obs, pairs))
-			}
+			obs, pairs, call := oneCallJudged(t, rec, tc.silent)
 			if tc.silent {
 				// Pushed back by the time the server's request stood open
 				// until its cancellation, as the relay saw it, not again
 				// by the answer: its clock ran --timeout, and a probe.
 				stood := obsTime(obs, "notifications/cancelled").Sub(obsTime(obs, "sampling/createMessage"))
-				if ran := calls[0].Done.Sub(calls[0].Sent) - stood; ran < timeout-20*time.Millisecond || ran > timeout+(answerAt-cancelAt)*3/4 {
+				if ran := call.Done.Sub(call.Sent) - stood; ran < timeout-20*time.Millisecond || ran > timeout+(answerAt-cancelAt)*3/4 {
 					t.Errorf("judged silent after its clock ran %v (it stood %v), want about %v", ran, stood, timeout)
 				}
 			}
@@ -832,16 +824,8 @@ func TestHTTPSilenceAnswerRefused(t *testing.T) {
 			cancel()
 			<-got
 			h.Close()
-			obs, pairs := rec.snapshot()
-			calls := theCall(pairs)
-			if len(calls) != 1 {
-				t.Fatalf("%d pairs for the call\n%s", len(calls), describe(obs, pairs))
-			}
-			ex := calls[0].Exchange
-			if judged := ex.Failure == "" && strings.Contains(ex.Note, "the server answered a liveness probe"); judged != tc.silent {
-				t.Errorf("failure %q, note %q; want judged silent: %v\n%s", ex.Failure, ex.Note, tc.silent, describe(obs, pairs))
-			}
-			if replied := calls[0].ReplySeq != 0; replied != tc.replies {
+			obs, pairs, call := oneCallJudged(t, rec, tc.silent)
+			if replied := call.ReplySeq != 0; replied != tc.replies {
 				t.Errorf("the call replied: %v, want %v\n%s", replied, tc.replies, describe(obs, pairs))
 			}
 			if n := len(pairsOf(pairs, ServerToClient, "sampling/createMessage")); n != 1 {
@@ -854,4 +838,22 @@ func TestHTTPSilenceAnswerRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oneCallJudged returns what the relay observed and paired, and the one
+// pair of the call, failing the test unless there is exactly one and it
+// was judged silent (the server answered a liveness probe) exactly when
+// silent says.
+func oneCallJudged(t *testing.T, rec *recorder, silent bool) ([]Observation, []Pair, Pair) {
+	t.Helper()
+	obs, pairs := rec.snapshot()
+	calls := theCall(pairs)
+	if len(calls) != 1 {
+		t.Fatalf("%d pairs for the call\n%s", len(calls), describe(obs, pairs))
+	}
+	ex := calls[0].Exchange
+	if judged := ex.Failure == "" && strings.Contains(ex.Note, "the server answered a liveness probe"); judged != silent {
+		t.Errorf("failure %q, note %q; want judged silent: %v\n%s", ex.Failure, ex.Note, silent, describe(obs, pairs))
+	}
+	return obs, pairs, calls[0]
 }
