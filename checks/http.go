@@ -680,8 +680,10 @@ not show whether the server keeps sessions: it may have ended that one.`,
 				p.serverFailedStatus(false, path, "status %d for error %d, a client's mistake: want 200 or a 4xx", st, code)
 			case st >= 400:
 				on := "on a valid request"
-				if x.Condition == expect.CondMalformedCall {
-					// (Malformed params are still a method's error.)
+				if x.Condition != expect.CondCall && x.Condition != "" {
+					// (Malformed or invalid params are still a method's
+					// error; review rev76: an invalid logLevel was called
+					// a valid request.)
 					on = "for " + x.Cause()
 				}
 				p.contractWarnf(path, "status %d for error %d %s: the spec leaves it open (T-HTTP-11), the contract prefers 200", st, code, on)
