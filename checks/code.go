@@ -211,7 +211,7 @@ var ranWords = regexp.MustCompile(ranStrongly.String() + `|request failed|execut
 // too: "IllegalArgumentException", "fieldIsRequired"; a crash's words
 // that name an identifier holding one, "keyValidator._parse is not a
 // function", read as a crash first, toolFailureText.)
-var argumentRefusal = regexp.MustCompile(`(?i)(?:invalid|validat|requir|missing|expected|must be|must not|schema|not allowed|unexpected|unrecogni[sz]ed|additional propert|enum|argument|param|out of range|cannot be empty|is empty|not an? (valid )?(number|string|integer|boolean|array|object))`)
+var argumentRefusal = regexp.MustCompile(`(?i)invalid|validat|requir|missing|expected|must be|must not|schema|not allowed|unexpected|unrecogni[sz]ed|additional propert|enum|argument|param|out of range|cannot be empty|is empty|not an? (valid )?(number|string|integer|boolean|array|object)`)
 
 // refusesMethodItself: msg says the method itself is not implemented or
 // not supported, not something about its params (review rev65: "completion
