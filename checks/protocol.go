@@ -1373,19 +1373,6 @@ func toolFailureText(content, args gjson.Result) (string, bool) {
 	return ran, ran != ""
 }
 
-// crashed: text holds a crash's words as runtimes write them (crashWords'
-// phrases, in their own case), found without a regular expression: a
-// tool's text may be long, and most hold a refusal's word (review rev77:
-// the expression cost lint a quarter of its time on recorded traffic).
-func crashed(text string) bool {
-	for _, w := range [...]string{"annot read propert", "is not a function", "NullPointerException", "Traceback (most recent call last)", "panic: "} {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
-}
-
 var ExitsAtEOF = &Check{
 	ID:       "PRO1011",
 	Title:    "A 2026 stdio server exits when its stdin closes",
