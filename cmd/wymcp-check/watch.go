@@ -657,8 +657,13 @@ func (w *watcher) exchange(p proxy.Pair) string {
 		// its answer, Truncated.)
 		w.notJudged++
 		what := "no reply"
-		if reply != nil {
+		switch {
+		case reply != nil:
 			what = "not judged"
+		case cancelled:
+			// The client cancelled it: no reply is owed (review rev72:
+			// it read as a reply lost).
+			what = "cancelled by the client, no reply owed"
 		}
 		fmt.Fprintf(&b, "%s %s %s: %s: %s\n", stamp(p.Done), w.pal.warn.Sprint("✗"), report.Sanitize(fixture), what, report.Sanitize(ex.Failure))
 		if reply != nil {

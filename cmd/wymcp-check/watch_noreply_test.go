@@ -79,3 +79,37 @@ func TestWatcherUnansweredIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// TestWatcherCancelledLeftSaysSo: a request the client cancelled and
+// then left is owed no reply: its line says so, not "no reply" (review
+// rev72: it read as a reply lost). The twin, not cancelled, says "no
+// reply".
+func TestWatcherCancelledLeftSaysSo(t *testing.T) {
+	at := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	req := []byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add","arguments":{}}}`)
+	cancel := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
+	hdr := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Mcp-Protocol-Version": {envelope.V20251125}}
+	for _, cancelled := range []bool{false, true} {
+		w, out := testWatcher(t)
+		w.Message(proxy.Observation{Seq: 1, Dir: proxy.ClientToServer, Time: at, Raw: req, Kind: proxy.KindRequest, Method: "tools/call", ID: "5",
+			HTTP: &proxy.HTTPMeta{Request: 1, Method: "POST", Endpoint: true, Header: hdr}})
+		if cancelled {
+			w.Message(proxy.Observation{Seq: 2, Dir: proxy.ClientToServer, Time: at, Raw: cancel, Kind: proxy.KindNotification, Method: "notifications/cancelled",
+				HTTP: &proxy.HTTPMeta{Request: 2, Method: "POST", Endpoint: true, Header: hdr}})
+		}
+		// (The reply's stream had begun: a cancelled request with none
+		// at all ends as the cancellation asked, and is judged so.)
+		stream := &envelope.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Cut: true}
+		ex := &envelope.Exchange{Transport: envelope.HTTP, Version: envelope.V20251125, Request: envelope.Request{Method: "POST", Header: hdr, Body: req},
+			Response: stream, Failure: "the client went away during the reply"}
+		w.Exchange(proxy.Pair{Asker: proxy.ClientToServer, Method: "tools/call", Sent: at, Done: at, RequestSeq: 1, Exchange: ex})
+		got := out.w.(*bytes.Buffer).String()
+		want := "tools/call: no reply: the client went away during the reply"
+		if cancelled {
+			want = "tools/call: cancelled by the client, no reply owed: the client went away during the reply"
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("cancelled %v: want %q in\n%s", cancelled, want, got)
+		}
+	}
+}
