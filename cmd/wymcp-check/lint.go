@@ -396,7 +396,7 @@ func (o *lintOptions) adoptRun(ins []lintInput) []string {
 	var notes []string
 	unreadable := false
 	keep := [3]string{o.Contract, o.Schema, o.Checks}
-	take := func(flag string, dst *string, v string, builtin ...string) {
+	take := func(flag string, dst *string, v string, valid func(string) bool, builtin ...string) {
 		switch {
 		case o.changed != nil && o.changed(flag), v == *dst:
 		case v == "" && len(builtin) > 0:
@@ -404,31 +404,37 @@ func (o *lintOptions) adoptRun(ins []lintInput) []string {
 			// only --checks "" means all): lint's own is used, and the
 			// note names it, not the empty value.
 			notes = append(notes, fmt.Sprintf("the recording's run line records no --%s: judged with --%s %s", flag, flag, *dst))
-		case v != "" && len(builtin) > 0 && !slices.Contains(builtin, v) && !isFile(v):
-			// A file that cannot be read here: each input is judged with
-			// its own run line (fileSettings), which names the problem
-			// and leaves it unjudged.
+		case !slices.Contains(builtin, v) && !valid(v):
+			// A file that cannot be read here, or is no contract or
+			// schema, or a selection of no check: each input is judged
+			// with its own run line (fileSettings), which names the
+			// problem with the input and leaves it unjudged, the report
+			// still written (review rev78: it stopped the run as a
+			// usage error of a flag the user never gave).
 			unreadable = true
 		default:
 			*dst = v
 			notes = append(notes, fmt.Sprintf("judged with --%s %s, as the recorded run was", flag, quoteEmpty(v)))
 		}
 	}
-	take("contract", &o.Contract, run.Contract, "strict", "spec")
-	take("schema", &o.Schema, run.Schema, "builtin", "none", "off")
-	take("checks", &o.Checks, run.Checks)
+	take("contract", &o.Contract, run.Contract, func(v string) bool {
+		_, err := envelope.LoadContract(v)
+		return err == nil
+	}, "strict", "spec")
+	take("schema", &o.Schema, run.Schema, func(v string) bool {
+		_, err := (&reportOptions{Schema: v}).validator()
+		return err == nil
+	}, "builtin", "none", "off")
+	take("checks", &o.Checks, run.Checks, func(v string) bool {
+		_, err := checks.Select(v)
+		return err == nil
+	})
 	if unreadable {
 		o.Contract, o.Schema, o.Checks = keep[0], keep[1], keep[2]
 		o.ownRuns = runs
 		return nil
 	}
 	return notes
-}
-
-// isFile: path names a regular file (that lint can then read).
-func isFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // peekRun reads the run line an input starts with, if it does (blank

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,10 @@ func TestMainExitCodes(t *testing.T) {
 	}
 	clean := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}"}}` + "\n"
 	warnOnly := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}"},"response":{"status":400,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32602,\"message\":\"unknown tool\"}}"}}` + "\n"
+	badContract := filepath.Join(dir, "badc.json")
+	if err := os.WriteFile(badContract, []byte(`{"dataKey":["uri"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	unknownKey := `{"transport":"http","protocolVersion":"2025-11-25","request":{"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope/x\"}"},"response":{"status":200,"headers":{"Content-Type":"application/json"},"body":"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"method not found\",\"data\":{\"stack\":\"x\"}}}"}}` + "\n"
 	tests := []struct {
 		name    string
@@ -69,6 +74,12 @@ func TestMainExitCodes(t *testing.T) {
 		// its contract (spec), the unknown key in data passes.
 		{"lint run line after blank lines", "\n \n" + `{ "run" : {"contract":"spec"}}` + "\n" + unknownKey, []string{"lint", "-"}, exitOK, "judged with --contract spec", ""},
 		{"lint without run line", unknownKey, []string{"lint", "-"}, exitFindings, "ERR3002", ""},
+		// A run line whose settings cannot be used leaves its input
+		// unjudged, an input problem named with it, the report written
+		// (review rev78: the run stopped as a usage error of a flag the
+		// user never gave, with no report).
+		{"lint run line of no check", `{"run":{"checks":"NOPE*"}}` + "\n" + unknownKey, []string{"lint", "-"}, exitUsage, "note: -: --checks: check selection", "-: --checks: check selection"},
+		{"lint run line of a bad contract", `{"run":{"contract":` + strconv.Quote(badContract) + `}}` + "\n" + unknownKey, []string{"lint", "-"}, exitUsage, "the file is not judged", `unknown key "dataKey"`},
 		{"lint needs a file", "", []string{"lint"}, exitUsage, "", "requires at least 1 arg"},
 	}
 	for _, tt := range tests {
