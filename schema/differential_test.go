@@ -12,6 +12,12 @@ import (
 // against the official one. It matches by type (none: any), mutation op
 // (empty: any) and mutated path (a pattern: "*" is one token, a trailing
 // "**" any rest). An entry that matches nothing is stale and fails.
+// urlFormatReason is why ours rejects a URL-mode elicitation's url the
+// official schema leaves free: both mark it format "uri", which 2020-12
+// makes an annotation; ours asserts it there, the spec's MUST (a valid
+// URL), while it keeps resource URIs free (review rev80).
+const urlFormatReason = `a URL-mode elicitation's url MUST be a valid URL (client/elicitation § URL Mode): ours asserts its format "uri", which the official 2020-12 schema only annotates`
+
 type knownDisagreement struct {
 	types  []string
 	op     string
@@ -152,6 +158,8 @@ func knownDisagreements2026() []knownDisagreement {
 	mrtrReplies := []string{"CallToolResultResponse", "GetPromptResultResponse", "ReadResourceResultResponse"}
 	errorReplies := []string{"HeaderMismatchError", "MissingRequiredClientCapabilityError", "UnsupportedProtocolVersionError"}
 	return []knownDisagreement{
+		{op: "token", path: "/url", ours: "rejects",
+			reason: urlFormatReason},
 		{types: mrtrReplies, path: "/result/**", ours: "rejects",
 			reason: "the official result is anyOf(InputRequiredResult, the method's result) and its InputRequiredResult needs only a string resultType, so it accepts any such result; ours picks the branch by resultType"},
 		{op: "token", path: "/resultType", ours: "rejects",

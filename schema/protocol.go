@@ -95,11 +95,13 @@ func methodTable(doc, defs map[string]any, key string) (map[string]string, error
 // compileDef.
 func (p *protocolDoc) compiler() (*jsonschema.Compiler, error) {
 	c := newCompiler(jsonschema.Draft2020)
-	// The one format the project's own schemas use, and assert: the
+	// The two formats the project's own schemas use, and assert: the
 	// official schemas mark image and audio data and resource blobs as
 	// Base64 ("byte"), a MUST of their meaning, which 2020-12 leaves an
-	// annotation. Tool schemas, the server's own, keep formats as
-	// annotations (AMB-15).
+	// annotation; and a URL-mode elicitation's url as "uri", which the
+	// spec's prose makes a MUST (a valid URL). Resource URIs stay free:
+	// real servers name resources by templates and custom schemes. Tool
+	// schemas, the server's own, keep formats as annotations (AMB-15).
 	c.RegisterFormat(&jsonschema.Format{Name: formatBase64, Validate: base64Text})
 	c.AssertFormat()
 	if err := c.AddResource(p.url, p.doc); err != nil {

@@ -82,6 +82,10 @@ func serverMessages(version string) map[string]string {
 // *Message wrappers add jsonrpc and id and claim nothing.)
 func knownServerDisagreements(version string) []knownDisagreement {
 	var out []knownDisagreement
+	if version == "2025-11-25" {
+		// (2026-07-28 sends no elicitation/create of its own: MRTR.)
+		out = append(out, knownDisagreement{op: "token", path: "/params/url", ours: "rejects", reason: urlFormatReason})
+	}
 	if version == "2025-06-18" || version == "2025-03-26" {
 		out = append(out,
 			knownDisagreement{op: "token", path: "/**/uri", ours: "accepts",
