@@ -196,6 +196,13 @@ passes. Strict contract only.`,
 // the vocabulary.) The path of a name is written out only for a finding:
 // a hostile data may hold hundreds of thousands of members.
 func judgeNestedNames(p *Pass, d gjson.Result) {
+	eachNestedName(d, func(steps []pathStep, name string) { judgeName(p, steps, name) })
+}
+
+// eachNestedName calls fn with every member name of the objects nested
+// under d's own keys, and the steps to the object that holds it (valid
+// only during the call).
+func eachNestedName(d gjson.Result, fn func(steps []pathStep, name string)) {
 	var at []pathStep
 	d.ForEach(func(k, v gjson.Result) bool {
 		if !v.IsObject() && !v.IsArray() {
@@ -205,7 +212,7 @@ func judgeNestedNames(p *Pass, d gjson.Result) {
 			at = make([]pathStep, 0, 8) // room for the usual depth, grown once if not
 		}
 		at = append(at[:0], pathStep{key: k.Str, idx: -1})
-		nestedNames(p, v, &at)
+		nestedNames(v, &at, fn)
 		return true
 	})
 }
@@ -230,16 +237,16 @@ func stepsPath(steps []pathStep) string {
 	return path
 }
 
-// nestedNames judges the member names of every object at or under v,
-// whose path is *at. Depth is bounded by the parser (envelope.MaxDepth),
+// nestedNames calls fn with the member names of every object at or
+// under v, whose path is *at. Depth is bounded by the parser (envelope.MaxDepth),
 // so the recursion is safe.
-func nestedNames(p *Pass, v gjson.Result, at *[]pathStep) {
+func nestedNames(v gjson.Result, at *[]pathStep, fn func(steps []pathStep, name string)) {
 	switch {
 	case v.IsObject():
 		v.ForEach(func(k, val gjson.Result) bool {
-			judgeName(p, *at, k.Str)
+			fn(*at, k.Str)
 			*at = append(*at, pathStep{key: k.Str, idx: -1})
-			nestedNames(p, val, at)
+			nestedNames(val, at, fn)
 			*at = (*at)[:len(*at)-1]
 			return true
 		})
@@ -247,7 +254,7 @@ func nestedNames(p *Pass, v gjson.Result, at *[]pathStep) {
 		i := 0
 		v.ForEach(func(_, val gjson.Result) bool {
 			*at = append(*at, pathStep{idx: i})
-			nestedNames(p, val, at)
+			nestedNames(val, at, fn)
 			*at = (*at)[:len(*at)-1]
 			i++
 			return true

@@ -1527,7 +1527,9 @@ entities undone, request values decoded too, and the quote marks around a
 quoted value do not count. Four things are judged:
 the pieces of any one request text (its raw body, a string value in it, a
 header value) that the reply carries, added up over message and every
-data value, must stay within the quote bound (64 characters by default;
+data value and every member name nested under data's keys (a name is
+read as a value is, the contract's location and problems names aside),
+must stay within the quote bound (64 characters by default;
 pieces shorter than 16 characters are not counted, they recur by chance);
 at most one whole request value (of 16 characters or more) may be quoted,
 in text or as structure (the request's object or array put back under
@@ -1590,6 +1592,20 @@ server's own words. Strict contract only.`,
 			}
 			s.text(path, v)
 		}
+		// A name under data is read as a value is (review rev83: a
+		// request value written as a member name passed unseen), but for
+		// the contract's own names of a distilled entry's members.
+		eachNestedName(e.Get("data"), func(steps []pathStep, name string) {
+			if len(steps) == 2 && steps[0].key == "errors" && steps[1].idx >= 0 && (name == p.Contract.LocationKey || name == p.Contract.ProblemsKey) {
+				return
+			}
+			path := stepsPath(steps)
+			if whole.holds(path) {
+				s.textPieces(path, name)
+				return
+			}
+			s.text(path, name)
+		})
 		s.done("error", expect.Want{Level: expect.Must})
 		return nil
 	},
