@@ -57,12 +57,18 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 			}
 			continue
 		}
-		if err != nil && pr.fixture == "negotiate/discover" && refutesItself(&pr.ex) {
+		if modern := modernDiscoverResult(&pr.ex); err != nil && pr.fixture == "negotiate/discover" && (refutesItself(&pr.ex) || modern) {
 			// The reply proves the server wrong by itself, whatever
-			// version it speaks: judged by 2026-07-28's rules, which it
-			// claims, though nothing else could be.
+			// version it speaks, or is a 2026-07-28 result by its own
+			// form (one whose supportedVersions leaves 2026-07-28 out:
+			// PRO1007 judges it, review rev81): judged by 2026-07-28's
+			// rules, which it claims, though nothing else could be.
 			pr.ex.Version = envelope.V20260728
-			if jerr := r.judge(pr.fixture, &pr.ex, nil, pr.o); jerr != nil {
+			o := pr.o
+			if modern {
+				o = nil // not a legacy server's answer (T-COMPAT-4)
+			}
+			if jerr := r.judge(pr.fixture, &pr.ex, nil, o); jerr != nil {
 				return res, jerr
 			}
 			continue
@@ -153,7 +159,25 @@ func refutesItself(ex *envelope.Exchange) bool {
 func noDiscoverResult(ex *envelope.Exchange) bool {
 	m := reply(ex, nil)
 	res := m.Get("result")
-	if !res.IsObject() || m.Get("error").Exists() || res.Get("supportedVersions").IsArray() {
+	if m.Get("error").Exists() || res.Get("supportedVersions").IsArray() {
+		return false
+	}
+	return modernForm(res)
+}
+
+// modernDiscoverResult: server/discover was answered with a result that
+// lists its versions and shows itself a 2026-07-28 result by its form
+// (see modernForm).
+func modernDiscoverResult(ex *envelope.Exchange) bool {
+	m := reply(ex, nil)
+	res := m.Get("result")
+	return !m.Get("error").Exists() && res.Get("supportedVersions").IsArray() && modernForm(res)
+}
+
+// modernForm: a result object with a member no version before
+// 2026-07-28 has (resultType, the cache fields, serverInfo in _meta).
+func modernForm(res gjson.Result) bool {
+	if !res.IsObject() {
 		return false
 	}
 	for _, k := range []string{"resultType", "ttlMs", "cacheScope", `_meta.io\.modelcontextprotocol/serverInfo`} {

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
 	"github.com/wymcp/wymcp-check/expect"
@@ -376,4 +378,50 @@ func refHTTP(t *testing.T, opts refserver.Options, wrap func(srv http.Handler) h
 	hs := httptest.NewServer(wrap(srv))
 	t.Cleanup(func() { srv.Close(); hs.Close() })
 	return hs
+}
+
+// TestDiscoverOtherVersionsJudged: a server that answers server/discover
+// with a 2026-07-28 result listing only other versions, and refuses
+// every initialize, cannot be driven; its discover reply is still judged
+// (PRO1007: a listing of 2027-01-01 alone fails, one of 2025-11-25 alone
+// warns), where the run ended with nothing judged (review rev81). A
+// legacy server's catch-all result ({}) stays unjudged.
+func TestDiscoverOtherVersionsJudged(t *testing.T) {
+	tests := []struct {
+		discover string
+		want     []string
+	}{
+		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete","supportedVersions":["2027-01-01"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`, []string{"PRO1007 fail"}},
+		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete","supportedVersions":["2025-11-25"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`, []string{"PRO1007 warn"}},
+		{`{}`, nil},
+	}
+	for _, tt := range tests {
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			id := gjson.GetBytes(body, "id").Raw
+			w.Header().Set("Content-Type", "application/json")
+			if gjson.GetBytes(body, "method").Str == "server/discover" {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, tt.discover)
+				return
+			}
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"unsupported protocol version","data":{"supported":["2027-01-01"],"requested":"2025-11-25"}}}`, id)
+		}))
+		target := &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL, Limits: transport.Limits{Timeout: time.Second}}}
+		c := &collect{}
+		_, err := runner.Run(context.Background(), target, runner.Options{Contract: envelope.Strict(), Schemas: checks.ProtocolSchemas(schema.NewRegistry())}, c)
+		hs.Close()
+		if !errors.Is(err, runner.ErrNotDriven) {
+			t.Errorf("discover %s: error %v, want %v", tt.discover, err, runner.ErrNotDriven)
+		}
+		var got []string
+		for _, v := range c.verdicts {
+			if v.Fixture == "negotiate/discover" && v.Status != checks.StatusPass && v.Status != checks.StatusSkip {
+				got = append(got, v.Check.ID+" "+string(v.Status))
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("discover %s: findings on negotiate/discover (-want +got):\n%s", tt.discover, diff)
+		}
+	}
 }
