@@ -125,7 +125,12 @@ validator's "Validation failed" or "Invalid input", name the kind of
 failure and no cause: they count as the generic name too, and so does a
 count of errors said with them or alone ("2 validation errors for
 CallToolRequest", pydantic's; "Invalid params (2 errors)"; "Validation
-failed: 2 errors"), and two generic names joined by a colon. A message
+failed: 2 errors"), and two generic names joined by a colon. So does,
+on a code JSON-RPC names, any message made only of words that say
+something failed and what failed in general ("Schema validation
+failed", "Parameters are invalid", "Internal error occurred", "Something
+went wrong"): a word of a cause ("missing", "required", "not found", a
+member's name, a number) makes it no generic one. A message
 that goes on to state the cause passes, whatever it starts with.
 
 "Method not found" is the whole cause when data only says back the
@@ -301,6 +306,9 @@ func countedGeneric(m string, code int, name string) string {
 			}
 		default:
 			g := rewritesToGeneric(part, code, name)
+			if g == "" && name != "" && genericWords(part) {
+				g = part
+			}
 			if g == "" {
 				return ""
 			}
@@ -309,6 +317,52 @@ func countedGeneric(m string, code int, name string) string {
 	}
 	return said
 }
+
+// genericWords: part, lowercased, is made only of words that name a
+// failure in general, what failed in general (the request, its params,
+// input or value, a validation, the server) and words that join them,
+// with one word of failure at least: "Schema validation failed",
+// "Parameters are invalid", "Internal error occurred", "Something went
+// wrong" (review rev83: only the listed spellings counted, and any
+// other wording of the same nothing passed). A word of a cause
+// ("missing", "required", "found", a member's name, a number) makes it
+// no generic message. Applied to the codes JSON-RPC names only: an MCP
+// code names its condition itself.
+func genericWords(part string) bool {
+	failure := false
+	for _, w := range strings.FieldsFunc(part, func(r rune) bool { return r == ' ' || r == '\t' }) {
+		w = strings.Trim(w, ".,!?()[]'\"`")
+		switch genericVocabulary[w] {
+		case 0:
+			return false
+		case failureWord:
+			failure = true
+		}
+	}
+	return failure
+}
+
+const (
+	joinWord = iota + 1
+	failureWord
+)
+
+// genericVocabulary holds the words genericWords allows: failureWord
+// for those that say something went wrong, joinWord for the rest.
+var genericVocabulary = func() map[string]int {
+	m := map[string]int{}
+	for _, w := range strings.Fields("invalid failed failure fails error errors occurred occured wrong bad unexpected problem problems issue issues exception unable") {
+		m[w] = failureWord
+	}
+	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went something " +
+		"request params parameters parameter param arguments argument args input inputs data value values payload body call tool schema " +
+		"validation validating internal server provided given supplied received encountered occurred while during for of in with on to process processed processing handling") {
+		if m[w] == 0 {
+			m[w] = joinWord
+		}
+	}
+	return m
+}()
 
 // errorCount is a count of errors said alone: "2 errors", "2 validation
 // errors for CallToolRequest" (pydantic names the model, not the cause),
