@@ -45,8 +45,9 @@ members.
 
 No entry only points at a deeper one or restates an ancestor's problem,
 judged by location and problem, not by text alone: an entry whose every
-problem names a deeper entry's location (its pointer, or its key in
-quotes) is a pointer to that entry, not a cause, and so is one above a
+problem names a deeper entry's location (its pointer, its key in
+quotes, or its key bare as the problem's first word: "a: must be
+integer") is a pointer to that entry, not a cause, and so is one above a
 deeper entry whose every problem says only that something failed
 ("invalid", "1 validation error", "jsonschema validation failed with
 '…'", or that a composite keyword's subschema did: "must match a schema
@@ -477,7 +478,8 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 
 // pointsAt: an ancestor's problem is only a pointer to a deeper entry: it
 // names the entry's location (its whole pointer, its pointer relative to
-// the ancestor, or for a direct child its key in quotes), and what it says
+// the ancestor, or for a direct child its key in quotes, or bare as the
+// problem's first word), and what it says
 // besides is either one of that entry's own problems or no cause at all
 // ("invalid", "validation failed at"). "missing property \"name\"" names a
 // key but states a cause of its own.
@@ -489,6 +491,11 @@ func pointsAt(pr string, child distilledEntry, rel, last string) bool {
 		}
 		rest, named = strings.Replace(pr, m, " ", 1), true
 		break
+	}
+	if !named && last != "" && (strings.HasPrefix(pr, last+":") || strings.HasPrefix(pr, last+" ")) {
+		// The key bare, as the problem's subject: "a: must be integer",
+		// "a must be integer" (review rev83).
+		rest, named = pr[len(last):], true
 	}
 	if !named {
 		return false
@@ -812,7 +819,7 @@ var noCause = map[string]bool{"property": true, "value": true, "field": true, "i
 	"key": true, "member": true, "is": true, "has": true, "an": true, "a": true, "the": true, "invalid": true,
 	"bad": true, "wrong": true, "error": true, "errors": true, "failed": true, "failure": true, "fails": true,
 	"not": true, "valid": true, "at": true, "in": true, "for": true, "of": true, "see": true, "validation": true,
-	"problem": true, "problems": true}
+	"problem": true, "problems": true, "does": true, "match": true, "matches": true}
 
 func allMention(problems []string, loc string) bool {
 	for _, pr := range problems {
