@@ -70,7 +70,7 @@ schema.ts (and a NumberSchema's request) number.`,
 		// T-META-2; review rev71: PRO1006 judged only the server's).
 		metas := 0
 		if mayHoldMeta(cp.in.Message.Body) {
-			metas = judgeMetaKeys(p, cp.msg.Root(), make([]string, 0, 16), version, func() string { return "" })
+			metas = judgeMetaKeys(p, cp.msg.Root(), make([]string, 0, 16), version, func() string { return "" }, nil)
 		}
 		sv := cp.in.Schemas
 		if sv == nil {

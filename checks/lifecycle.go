@@ -31,7 +31,12 @@ Prefixes whose second label is modelcontextprotocol or mcp (2025-11-25
 and later; in 2025-06-18 any such label followed by another) are reserved
 for the spec (T-META-2). A reserved key the checker does not know as
 spec-defined only warns: the spec may define keys the checker has not
-learned yet. A server that speaks 2025-03-26 is not judged here: the
+learned yet. A key the checker knows, on a message the spec does not
+define it for, also only warns (the spec may define it in places the
+checker has not learned): a client's request keys (protocolVersion,
+clientCapabilities, clientInfo, logLevel) on anything the server sends,
+subscriptionId anywhere but on a notification or the
+subscriptions/listen result. A server that speaks 2025-03-26 is not judged here: the
 grammar came with 2025-06-18 (T-V0326-4).
 
 A "_meta" member inside what MCP leaves free-form is the owner's own key,
@@ -53,7 +58,7 @@ are free-form JSON objects).`,
 			if stack == nil {
 				stack = make([]string, 0, 16) // most replies hold no _meta
 			}
-			n += judgeMetaKeys(p, m.Root(), stack, p.Expect.Version, func() string { return msgPath(p, i) })
+			n += judgeMetaKeys(p, m.Root(), stack, p.Expect.Version, func() string { return msgPath(p, i) }, serverMisplaced(p, m.Root()))
 		}
 		if n == 0 {
 			return Skip("no _meta object arrived")
@@ -65,8 +70,9 @@ are free-form JSON objects).`,
 // judgeMetaKeys judges the keys of every _meta object under v, a
 // message of either side in version (T-META-1, T-META-2), at paths under
 // base's; it returns how many _meta objects it met. stack is the walk's
-// (see walkMeta).
-func judgeMetaKeys(p *Pass, v gjson.Result, stack []string, version string, base func() string) int {
+// (see walkMeta). misplaced, when not nil, says where the spec defines a
+// known key that this message may not carry ("" where it may).
+func judgeMetaKeys(p *Pass, v gjson.Result, stack []string, version string, base func() string, misplaced func(key string) string) int {
 	n := 0
 	walkMeta(v, stack, func(at []string, meta gjson.Result) {
 		n++
@@ -85,11 +91,45 @@ func judgeMetaKeys(p *Pass, v gjson.Result, stack []string, version string, base
 				p.Failf(kp(), "_meta key %s does not follow the [prefix/]name grammar (T-META-1)", Quote(k.Str, quoteN))
 			case reservedPrefix(k.Str, version) && !slices.Contains(knownMetaKeys, k.Str):
 				p.Warnf(kp(), "_meta key %s uses a prefix the spec reserves, and is not a key the checker knows the spec to define (T-META-2)", Quote(k.Str, quoteN))
+			case misplaced != nil:
+				if where := misplaced(k.Str); where != "" {
+					// (A warning: the spec may define the key in more
+					// places than the checker knows.)
+					p.Warnf(kp(), "_meta key %s is one the spec defines %s, not on this message: a reserved key is used only as defined (T-META-2)", Quote(k.Str, quoteN), where)
+				}
 			}
 			return true
 		})
 	})
 	return n
+}
+
+// clientMetaKeys are the reserved keys the spec defines for a client's
+// request _meta (2026-07-28).
+var clientMetaKeys = []string{
+	envelope.MetaProtocolVersion, envelope.MetaClientCapabilities,
+	"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/logLevel",
+}
+
+// serverMisplaced says where the spec defines a reserved key that the
+// server's message msg, of the exchange p judges, may not carry (see
+// judgeMetaKeys): a client's request keys anywhere; subscriptionId but
+// on a notification (a listen stream's) and the subscriptions/listen
+// result (review rev81: both passed unseen).
+func serverMisplaced(p *Pass, msg gjson.Result) func(key string) string {
+	return func(key string) string {
+		switch {
+		case slices.Contains(clientMetaKeys, key):
+			return "for a client's requests"
+		case key == "io.modelcontextprotocol/subscriptionId":
+			notification := msg.Get("method").Exists() && !msg.Get("id").Exists()
+			if notification || p.Expect.Request.Get("method").Str == "subscriptions/listen" && !msg.Get("method").Exists() {
+				return ""
+			}
+			return "for a listen stream's notifications and the subscriptions/listen result"
+		}
+		return ""
+	}
 }
 
 // metaKeyRE is the key grammar of T-META-1.
