@@ -397,7 +397,7 @@ func sendRun(ctx context.Context, s *streams, o *sendOptions) error {
 			continue
 		}
 		sent++
-		if err := printExchange(s.Out, describe, endpoint, res, j, extra, reproCmd, src); err != nil {
+		if err := printExchange(s.Out, describe, endpoint, res, j, extra, reproCmd, src, stageOf(msg, j.Fixture)); err != nil {
 			return err
 		}
 	}
@@ -459,7 +459,7 @@ func skipReason(vs []checks.Verdict) string {
 }
 
 // printExchange shows what went and what came back, annotated.
-func printExchange(w io.Writer, target, endpoint string, res runner.Result, j runner.Judged, extra http.Header, cmd []string, src reproSource) error {
+func printExchange(w io.Writer, target, endpoint string, res runner.Result, j runner.Judged, extra http.Header, cmd []string, src reproSource, stage reproStage) error {
 	ex, vs := j.Exchange, j.Verdicts
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s, protocol %s (%s)\n", report.Sanitize(j.Fixture), report.Sanitize(target), res.Version, res.Negotiated)
@@ -535,7 +535,7 @@ func printExchange(w io.Writer, target, endpoint string, res runner.Result, j ru
 		sum.Add(v)
 	}
 	fmt.Fprintf(&b, "\n%d pass, %d fail, %d warn, %d skip, %d error\n", sum.Pass, sum.Fail, sum.Warn, sum.Skip, sum.Error)
-	if note, r := reproduce(endpoint, res.Version, ex, extra, cmd, src); r != "" {
+	if note, r := reproduce(endpoint, res.Version, ex, extra, cmd, src, stage); r != "" {
 		if note != "" {
 			note = " (" + report.Sanitize(note) + ")"
 		}
@@ -586,6 +586,27 @@ type reproSource struct {
 	raw  []byte
 }
 
+// A reproStage is how much of the 2025 handshake a stdio reproduce line
+// writes before the message: what the fixture's stage had sent.
+type reproStage int
+
+const (
+	reproSession      reproStage = iota // initialize and notifications/initialized
+	reproInitializing                   // initialize alone (fixtures.StageInitializing)
+	reproFresh                          // nothing (fixtures.StageFresh, and a stage's own initialize)
+)
+
+// stageOf is the reproStage of exchange fixture, sent for msg.
+func stageOf(msg *fixtures.Fixture, fixture string) reproStage {
+	switch {
+	case msg.Stage == fixtures.StageFresh, msg.Stage != "" && strings.HasSuffix(fixture, "/initialize"):
+		return reproFresh
+	case msg.Stage == fixtures.StageInitializing:
+		return reproInitializing
+	}
+	return reproSession
+}
+
 // reproduce is a shell command that sends the same bytes again: curl
 // for HTTP, printf into the command for stdio ("" when no command is
 // known), and a note on what it does not write. Secrets given with
@@ -594,7 +615,7 @@ type reproSource struct {
 // holds the bytes sent, else is not written (the note says its size).
 // Every argument is printable ASCII (see shellArg): a header value the
 // server chose (Mcp-Session-Id) reaches the terminal too.
-func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Header, cmd []string, src reproSource) (note, line string) {
+func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Header, cmd []string, src reproSource, stage reproStage) (note, line string) {
 	body := ex.Request.Body
 	// Past the bound the body is read from a file: the message file when
 	// it holds the bytes sent (all of it, or but its last newline), else
@@ -618,11 +639,18 @@ func reproduce(endpoint, version string, ex *envelope.Exchange, extra http.Heade
 		if len(cmd) == 0 {
 			return "", "" // no command to pipe it into: none is printed
 		}
-		// A fresh process needs the 2025 handshake before the message.
+		// A fresh process needs the 2025 handshake before the message,
+		// as far as the fixture's stage had it: none before a message
+		// sent before initialize (or the stage's initialize itself),
+		// initialize alone before one sent before initialized (review
+		// rev82: the line sent the whole handshake, undoing the very
+		// condition judged).
 		hs := ""
-		if version != envelope.V20260728 {
-			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, handshakeID(body), version)) +
-				`\n` + printfEscape([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)) + `\n`
+		if version != envelope.V20260728 && stage != reproFresh {
+			hs = printfEscape(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"wymcp-check","version":"1"}}}`, handshakeID(body), version)) + `\n`
+			if stage != reproInitializing {
+				hs += printfEscape([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)) + `\n`
+			}
 		}
 		switch {
 		case file == "":

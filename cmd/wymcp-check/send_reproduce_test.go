@@ -43,6 +43,7 @@ func TestReproduceLine(t *testing.T) {
 		sid       string // Mcp-Session-Id sent, if any
 		body      string
 		file      string // the message file's bytes, if it came from one
+		stage     reproStage
 		wantNote  string
 		wantLine  string // FILE stands for the message file's path
 		wantRun   string // what the line writes (curl's arguments, then the body)
@@ -77,6 +78,11 @@ func TestReproduceLine(t *testing.T) {
 			wantLine: `'cat' < 'FILE'`, wantRun: big + "\n"},
 		{name: "stdio 2025 big, the file is it", transport: envelope.Stdio, version: envelope.V20251125, body: big, file: big, wantNote: fromFile,
 			wantLine: `{ printf '` + hsEsc + `'; cat 'FILE'; printf '\n'; } | 'cat'`, wantRun: hs + big + "\n"},
+		{name: "stdio 2025 sent before initialize (a fresh stage)", transport: envelope.Stdio, version: envelope.V20251125, body: small, stage: reproFresh,
+			wantLine: `printf '` + small + `\n' | 'cat'`, wantRun: small + "\n"},
+		{name: "stdio 2025 sent before initialized", transport: envelope.Stdio, version: envelope.V20251125, body: small, stage: reproInitializing,
+			wantLine: `printf '` + strings.TrimSuffix(hsEsc, `{"jsonrpc":"2.0","method":"notifications/initialized"}\n`) + small + `\n' | 'cat'`,
+			wantRun:  strings.TrimSuffix(hs, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n") + small + "\n"},
 		{name: "stdio 2025 big from stdin", transport: envelope.Stdio, version: envelope.V20251125, body: big, wantNote: notShown,
 			wantLine: `{ printf '` + hsEsc + `'; cat 'BODY'; printf '\n'; } | 'cat'`, wantRun: hs + big + "\n"},
 	} {
@@ -98,7 +104,7 @@ func TestReproduceLine(t *testing.T) {
 				h.Set("Mcp-Session-Id", tc.sid)
 			}
 			ex := &envelope.Exchange{Transport: tc.transport, Request: envelope.Request{Header: h, Body: []byte(tc.body)}}
-			note, line := reproduce("http://h/mcp", orText(tc.version, envelope.V20251125), ex, nil, []string{"cat"}, src)
+			note, line := reproduce("http://h/mcp", orText(tc.version, envelope.V20251125), ex, nil, []string{"cat"}, src, tc.stage)
 			want := strings.ReplaceAll(tc.wantLine, "FILE", src.file)
 			if diff := cmp.Diff(tc.wantNote+"\n"+want, note+"\n"+line); diff != "" {
 				t.Errorf("note and line (-want +got):\n%s", diff)
