@@ -682,6 +682,9 @@ func serveIgnoring(in io.Reader, out io.Writer, logTo string) {
 	}
 	if once := os.Getenv(startOnceEnv); once != "" {
 		if _, err := os.Stat(once); err == nil {
+			if d, err := time.ParseDuration(os.Getenv(refuseAfterEnv)); err == nil {
+				time.Sleep(d) // a start refused late (npx, a container)
+			}
 			os.Exit(7) // started before: this server cannot start again
 		}
 		os.WriteFile(once, nil, 0o600)
@@ -1005,6 +1008,10 @@ const singleEnv = "WYMCP_RUNNER_SINGLE"
 // startOnceEnv names a file the ignoring server creates when it starts;
 // a server that finds it exits at once, as one that cannot start twice.
 const startOnceEnv = "WYMCP_RUNNER_START_ONCE"
+
+// refuseAfterEnv makes a later start of such a server exit only after
+// the duration it holds, as one behind npx refuses a start.
+const refuseAfterEnv = "WYMCP_RUNNER_REFUSE_AFTER"
 
 // slowStartEnv makes each ignoring server read nothing for the
 // duration it holds after it starts.
@@ -1641,13 +1648,27 @@ func TestSingleInstanceSameAsSequence(t *testing.T) {
 // judge" (an error), in sequence and multiplexed alike. The twin (a
 // server that starts again, and dies of a staged fixture's message) is
 // TestSingleInstanceSameAsSequence's die-on:tools/list.
+//
+// A server that refuses its later starts only after 1.2 s (one behind
+// npx, a lock found late) is could not judge too: the process started
+// with no input is given twice the life of the one that died (review
+// rev85: a wait of 1 s failed such fixtures PRO1005).
 func TestStagedDeathOfAServerThatCannotStart(t *testing.T) {
-	lim := transport.Limits{Timeout: 500 * time.Millisecond, Quiet: 50 * time.Millisecond}
+	lim := transport.Limits{Timeout: 2 * time.Second, Quiet: 50 * time.Millisecond}
 	t.Setenv(ignoringEnv, "1")
 	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage == "" })
-	for _, parallel := range []int{1, 8} {
-		t.Run(fmt.Sprint(parallel), func(t *testing.T) {
+	for _, tc := range []struct {
+		parallel int
+		refuse   string
+	}{{1, ""}, {8, ""}, {8, "1200ms"}} {
+		t.Run(fmt.Sprint(tc.parallel, tc.refuse), func(t *testing.T) {
 			t.Setenv(startOnceEnv, filepath.Join(t.TempDir(), "started"))
+			t.Setenv(refuseAfterEnv, tc.refuse)
+			fx := fx
+			if tc.refuse != "" {
+				fx = fx[:2] // each waits out a slow refusal
+			}
+			parallel := tc.parallel
 			rows, _ := stdioCorpusRun(t, lim, parallel, fx)
 			errs := 0
 			for _, l := range rows {

@@ -130,14 +130,18 @@ func (t *StdioTarget) Died() (bool, string) {
 	return true, fmt.Sprintf("%s; stderr tail: %q", status, tail)
 }
 
-// unpromptedWait is how long a process started for exitsUnprompted is
-// given to exit with no input: a server that cannot start (a lock,
-// a port, a start-up failure) goes in that time; one that stays up
-// past it is held to the deaths of the messages it reads.
+// unpromptedWait is the least time a process started for
+// exitsUnprompted is given to exit with no input: a server that cannot
+// start (a lock, a port, a start-up failure) goes in that time, or in
+// twice the time the process that died lived, whichever is longer (a
+// server behind npx or a container refuses its start after it has
+// started: review rev85, a refusal after 1.5 s failed PRO1005); one
+// that stays up past it is held to the deaths of the messages it reads.
 const unpromptedWait = time.Second
 
 // exitsUnprompted starts a process of the target's command, writes it
-// nothing, and says how it exited if it did within unpromptedWait: a
+// nothing, and says how it exited if it did within its wait (see
+// unpromptedWait): a
 // server that does not stay up with no input at all, whose death on a
 // message is not known to be the message's (review rev62: a staged
 // fixture's process that exited before reading was failed PRO1005).
@@ -147,12 +151,18 @@ func (t *StdioTarget) exitsUnprompted(ctx context.Context) (string, bool) {
 	if t.sibling || ctx.Err() != nil {
 		return "", false
 	}
+	wait := unpromptedWait
+	if dead := t.proc(); dead != nil {
+		// (Bounded by the exchange's own: a process that lived longer
+		// read its message.)
+		wait = max(wait, min(2*time.Since(dead.Started()), t.lim.Timeout))
+	}
 	p, err := transport.StartStdio(context.WithoutCancel(ctx), t.argv, nil, "", t.lim)
 	if err != nil {
 		return "", false
 	}
 	defer p.Close()
-	stop := time.NewTimer(unpromptedWait)
+	stop := time.NewTimer(wait)
 	defer stop.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

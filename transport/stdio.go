@@ -325,6 +325,9 @@ func (s *Stdio) Mute() bool {
 	}
 }
 
+// Started is when the process was started.
+func (s *Stdio) Started() time.Time { return s.started }
+
 // Exited reports whether the server process has exited and, if so, how:
 // nil for exit status 0, else the error of waiting for it (an
 // *exec.ExitError, whose String says "exit status 2" or "signal: killed").
