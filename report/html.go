@@ -529,8 +529,8 @@ const htmlJS = `
   function chosen(name){var s={};form.querySelectorAll('input[name='+name+']:checked').forEach(function(i){s[i.value]=1});return s}
   function fromHash(){
     var h=location.hash.replace(/^#/,'');if(!/(^|&)(status|area)=/.test(h))return;
-    h.split('&').forEach(function(kv){var p=kv.split('=');if(p.length!==2)return;
-      var vals={};p[1].split(',').forEach(function(v){vals[decodeURIComponent(v)]=1});
+    h.split('&').forEach(function(kv){var p=kv.split('=');if(p.length!==2||(p[0]!=='status'&&p[0]!=='area'))return;
+      var vals={};p[1].split(',').forEach(function(v){try{vals[decodeURIComponent(v)]=1}catch(e){}});
       form.querySelectorAll('input[name='+p[0]+']').forEach(function(i){i.checked=!!vals[i.value]})});
   }
   function apply(){
