@@ -225,6 +225,14 @@ func echo(in *bufio.Scanner) int {
 		}
 		reply := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"method":%q}}`, id.Raw, method)
 		switch method {
+		case "slow-null": // refuses the id after a while, side by side with what comes next
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad id"}}` + "\n")
+			}()
+			continue
+		case "slowish": // answers after a moment
+			time.Sleep(150 * time.Millisecond)
 		case "slow": // answers after a while, as a server slow to start does
 			time.Sleep(300 * time.Millisecond)
 		case "tools/call":

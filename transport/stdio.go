@@ -88,6 +88,12 @@ type Stdio struct {
 	// response: when it comes after all, it is a late reply, kept among
 	// the next exchange's lines but not taken for that exchange's end.
 	late map[string]bool
+	// lateNull counts the requests whose exchange ended without their
+	// response and whose id a server cannot echo (none, null, or one MCP
+	// forbids, a fraction or an object): their late reply says id null,
+	// and one such reply is not taken for a later request's that has an
+	// id it can echo (review rev82).
+	lateNull int
 	// lateLines are the late replies read since TakeLate last took them.
 	lateLines [][]byte
 	// lastTaken is the response the last exchange ended at: the same

@@ -86,6 +86,9 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		if ex.Unanswered && id != "" {
 			s.late = remember(s.late, id)
 		}
+		if ex.Unanswered && !echoable(id) && s.lateNull < maxLate {
+			s.lateNull++
+		}
 		if ex.Unanswered {
 			// Bytes did come: the user needs to hear of them, not only
 			// of silence.
@@ -159,6 +162,13 @@ func idKey(id gjson.Result) string {
 		return k
 	}
 	return "j" + envelope.Compact(id.Raw)
+}
+
+// echoable: a request id key (see idKey) of an id MCP allows, a string
+// or an integer: "" is none or null, an "n" key of a fraction and a "j"
+// key (an object, an array, a boolean) are ids MCP forbids.
+func echoable(k string) bool {
+	return strings.HasPrefix(k, "s") || strings.HasPrefix(k, "n") && envelope.IsInteger(k[1:])
 }
 
 // maxLate bounds the ids remembered as owed a late reply, and the
@@ -364,6 +374,18 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 					if again == nil {
 						again = time.After(min(s.lim.Quiet, time.Until(deadline)))
 					}
+				}
+				return false, ""
+			}
+			if k == "" && echoable(id) && s.lateNull > 0 {
+				// A response with no id, which this request's readable
+				// id does not ask for, while an earlier request that
+				// only such a response can answer is still owed one:
+				// that one's late reply, not this exchange's line.
+				s.lateNull--
+				c.drop(len(ln.data))
+				if len(s.lateLines) < s.lim.MaxEvents {
+					s.lateLines = append(s.lateLines, ln.data)
 				}
 				return false, ""
 			}

@@ -575,6 +575,35 @@ func TestStdioLateReply(t *testing.T) {
 	}
 }
 
+// A late reply with id null, the refusal of an earlier request whose id
+// MCP forbids (1.5) that timed out, is that request's: it does not end
+// the next exchange, whose id it does not echo, and which waits for its
+// own reply (review rev82: taken for it, it failed RPC1004 there). The
+// twin: a request whose id is an integer is owed its id back, and a null
+// reply in the next exchange is not set aside for it.
+func TestStdioLateNullReply(t *testing.T) {
+	for _, tc := range []struct {
+		firstID string
+		want    []string // the ids of the second exchange's lines
+		late    int
+	}{{"1.5", []string{"2"}, 1}, {"1", []string{"null"}, 0}} {
+		t.Run(tc.firstID, func(t *testing.T) {
+			s := startFake(t, context.Background(), "echo", Limits{Timeout: 200 * time.Millisecond, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+			first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":` + tc.firstID + `,"method":"slow-null"}`)}, true)
+			if first.Failure == "" || !first.Unanswered {
+				t.Fatalf("first exchange: failure %q, unanswered %v; want a timeout", first.Failure, first.Unanswered)
+			}
+			ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"slowish"}`)}, true)
+			if ids := responseIDs(t, ex); !slices.Equal(ids, tc.want) {
+				t.Errorf("second exchange's lines have ids %v, want %v", ids, tc.want)
+			}
+			if late := s.TakeLate(); len(late) != tc.late {
+				t.Errorf("TakeLate = %q, want %d late replies", late, tc.late)
+			}
+		})
+	}
+}
+
 // pingIDs sends a ping with id 2 and gives the ids of the lines its
 // exchange took.
 func pingIDs(t *testing.T, s *Stdio) []string {
