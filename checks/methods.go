@@ -44,7 +44,10 @@ var MethodResults = &Check{
   fails (the tasks page, Task Support and Handling); and the task a
   tasks/get or tasks/cancel result names, and the related-task _meta of
   a tasks/result result, is the one the request's taskId names (the
-  tasks page: the request's taskId is the source of truth). A plain
+  tasks page: the request's taskId is the source of truth); a
+  CreateTaskResult's related-task _meta names the task it creates (a
+  MUST), and a tasks/get, tasks/list or tasks/cancel result that
+  carries one warns (a SHOULD NOT: it names its tasks itself). A plain
   result for a task-augmented call of a tool that takes tasks, from a
   server that declares task-augmented tools/call, warns (an accepted
   task is answered with a CreateTaskResult; whether the server may
@@ -194,6 +197,12 @@ PRO1002's to judge.`,
 			// declaration (review rev49).
 			judged = true
 			taskTimes(p, "result.task", r.Get("task"))
+			related := r.Get(envelope.JoinPath("_meta", envelope.MetaRelatedTask) + ".taskId")
+			if created := r.Get("task.taskId"); related.Type == gjson.String && created.Type == gjson.String && related.Str != created.Str {
+				// The result names its task twice, and the two disagree
+				// (review rev80).
+				p.Failf(envelope.JoinPath("result._meta", envelope.MetaRelatedTask)+".taskId", "the related-task metadata names task %s, the task created %s: a message related to a task names that task (the tasks page, Associating Task-Related Messages)", Quote(related.Str, quoteN), Quote(created.Str, quoteN))
+			}
 			if declared, known := x.Facts.Declares("tasks.requests.tools.call"); known && !declared {
 				p.Failf("result.task", "the server created a task for tools/call, though it declared no task-augmented tools/call (tasks.requests.tools.call): it processes such a call normally, ignoring the task (the tasks page, Task Support and Handling)")
 			}
@@ -214,8 +223,12 @@ PRO1002's to judge.`,
 			if got.Type == gjson.String && got.Str != asked {
 				p.Failf(path, "the result names task %s, the request task %s: the request's taskId is the source of truth for the task meant (the tasks page, Associating Task-Related Messages)", Quote(got.Str, quoteN), Quote(asked, quoteN))
 			}
+			if x.Method != "tasks/result" {
+				relatedTaskUnasked(p, r)
+			}
 		case x.Method == "tasks/list" && x.Version == envelope.V20251125:
 			judged = true
+			relatedTaskUnasked(p, r)
 			for i, t := range r.Get("tasks").Array() {
 				taskTimes(p, fmt.Sprintf("result.tasks.%d", i), t)
 			}
@@ -233,6 +246,16 @@ PRO1002's to judge.`,
 		}
 		return nil
 	},
+}
+
+// relatedTaskUnasked warns a tasks/get, tasks/list or tasks/cancel
+// result that carries related-task metadata, which such a result should
+// not: it names its tasks itself (the tasks page, Associating
+// Task-Related Messages: a SHOULD NOT; review rev80).
+func relatedTaskUnasked(p *Pass, r gjson.Result) {
+	if k := envelope.JoinPath("_meta", envelope.MetaRelatedTask); r.Get(k).Exists() {
+		p.Warnf("result."+k, "a %s result carries related-task metadata, which it should not: the result names its tasks itself (the tasks page, Associating Task-Related Messages)", p.Expect.Method)
+	}
 }
 
 var Subscriptions = &Check{
