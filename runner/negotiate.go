@@ -57,7 +57,7 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 			}
 			continue
 		}
-		if modern := modernDiscoverResult(&pr.ex); err != nil && pr.fixture == "negotiate/discover" && (refutesItself(&pr.ex) || modern) {
+		if modern := modernDiscoverResult(&pr.ex); err != nil && pr.fixture == "negotiate/discover" && (refutesItself(&pr.ex) || modern || arrayReply(&pr.ex)) {
 			// The reply proves the server wrong by itself, whatever
 			// version it speaks, or is a 2026-07-28 result by its own
 			// form (one whose supportedVersions leaves 2026-07-28 out:
@@ -163,6 +163,26 @@ func noDiscoverResult(ex *envelope.Exchange) bool {
 		return false
 	}
 	return modernForm(res)
+}
+
+// arrayReply: the reply to the request, one message, came as a JSON
+// array: a batch answers only a batch, in any version (review rev84: a
+// 2026-07-28 server's discover result in an array, with --protocol
+// 2026-07-28, was not judged at all).
+func arrayReply(ex *envelope.Exchange) bool {
+	if ex.Response == nil {
+		return false
+	}
+	lines := ex.Response.Messages
+	if len(lines) == 0 {
+		lines = [][]byte{ex.Response.Body}
+	}
+	for _, l := range lines {
+		if gjson.ParseBytes(bytes.TrimSpace(l)).IsArray() {
+			return true
+		}
+	}
+	return false
 }
 
 // modernDiscoverResult: server/discover was answered with a result that

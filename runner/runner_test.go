@@ -384,16 +384,21 @@ func refHTTP(t *testing.T, opts refserver.Options, wrap func(srv http.Handler) h
 // with a 2026-07-28 result listing only other versions, and refuses
 // every initialize, cannot be driven; its discover reply is still judged
 // (PRO1007: a listing of 2027-01-01 alone fails, one of 2025-11-25 alone
-// warns), where the run ended with nothing judged (review rev81). A
-// legacy server's catch-all result ({}) stays unjudged.
+// warns), where the run ended with nothing judged (review rev81); so is
+// one that comes inside a JSON array (review rev84). A legacy server's
+// catch-all result ({}) stays unjudged.
 func TestDiscoverOtherVersionsJudged(t *testing.T) {
 	tests := []struct {
 		discover string
 		want     []string
+		array    bool // the response comes inside a JSON array
 	}{
-		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete","supportedVersions":["2027-01-01"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`, []string{"PRO1007 fail"}},
-		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete","supportedVersions":["2025-11-25"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`, []string{"PRO1007 warn"}},
-		{`{}`, nil},
+		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete","supportedVersions":["2027-01-01"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`, []string{"PRO1007 fail"}, false},
+		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}},"resultType":"complete","supportedVersions":["2025-11-25"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`, []string{"PRO1007 warn"}, false},
+		{`{}`, nil, false},
+		// A response inside an array answers no single request, in any
+		// version (review rev84: not judged at all).
+		{`{"resultType":"complete"}`, []string{"RPC1001 fail"}, true},
 	}
 	for _, tt := range tests {
 		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -401,7 +406,11 @@ func TestDiscoverOtherVersionsJudged(t *testing.T) {
 			id := gjson.GetBytes(body, "id").Raw
 			w.Header().Set("Content-Type", "application/json")
 			if gjson.GetBytes(body, "method").Str == "server/discover" {
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, tt.discover)
+				body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, tt.discover)
+				if tt.array {
+					body = "[" + body + "]"
+				}
+				io.WriteString(w, body)
 				return
 			}
 			w.WriteHeader(http.StatusBadRequest)
