@@ -231,6 +231,11 @@ func echo(in *bufio.Scanner) int {
 				os.Stdout.WriteString(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad id"}}` + "\n")
 			}()
 			continue
+		case "drop": // never answers, as a server that drops a request it cannot read
+			continue
+		case "null-now": // refuses at once, with id null
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}` + "\n")
+			continue
 		case "slowish": // answers after a moment
 			time.Sleep(150 * time.Millisecond)
 		case "slow": // answers after a while, as a server slow to start does

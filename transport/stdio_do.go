@@ -60,7 +60,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 	case werr != nil:
 		// Most likely the server is gone; what it wrote before going
 		// still belongs in the record, and so does how it went.
-		ex.Response, f = s.collect(ctx, deadline, false, "", pre)
+		ex.Response, f = s.collect(ctx, deadline, false, "", false, pre)
 		if f == "" {
 			f = s.deathNote()
 		}
@@ -69,7 +69,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Failure = f
 	default:
 		id := idKey(gjson.GetBytes(req.Body, "id"))
-		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id, pre)
+		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id, wellFormedRequest(req.Body), pre)
 		if ex.Response != nil {
 			ex.Response.Unsent, ex.Response.Again, ex.Response.Copies = s.strays(ex.Response, id)
 		}
@@ -162,6 +162,17 @@ func idKey(id gjson.Result) string {
 		return k
 	}
 	return "j" + envelope.Compact(id.Raw)
+}
+
+// wellFormedRequest: body is one request a server can read whole: a
+// JSON object with jsonrpc "2.0", a method string, an id MCP allows and
+// params, if any, an object. Such a request is never owed a refusal
+// with id null.
+func wellFormedRequest(body []byte) bool {
+	m := gjson.ParseBytes(body)
+	p := m.Get("params")
+	return m.IsObject() && m.Get("jsonrpc").Str == "2.0" && m.Get("method").Type == gjson.String &&
+		echoable(idKey(m.Get("id"))) && (!p.Exists() || p.IsObject())
 }
 
 // echoable: a request id key (see idKey) of an id MCP allows, a string
@@ -308,8 +319,9 @@ func (s *Stdio) breakIfPartial(n, total int) {
 }
 
 // collect reads lines until the exchange ends; see Do. id is the key of
-// the request's id ("" when it has none).
-func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool, id string, pre []line) (*envelope.Response, string) {
+// the request's id ("" when it has none); wellFormed, whether the
+// request is one a server can read whole (see wellFormedRequest).
+func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool, id string, wellFormed bool, pre []line) (*envelope.Response, string) {
 	var c collector
 	wait := time.Until(deadline)
 	if !wantReply {
@@ -377,11 +389,15 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				}
 				return false, ""
 			}
-			if k == "" && echoable(id) && s.lateNull > 0 {
-				// A response with no id, which this request's readable
-				// id does not ask for, while an earlier request that
-				// only such a response can answer is still owed one:
-				// that one's late reply, not this exchange's line.
+			if k == "" && wellFormed && s.lateNull > 0 {
+				// A response with no id, which this well-formed request
+				// does not ask for (its id can be read and echoed), while
+				// an earlier request that only such a response can answer
+				// is still owed one: that one's late reply, not this
+				// exchange's line. (An invalid request's own refusal may
+				// say null, AMB-1: taken as its reply, as a server that
+				// drops the unreadable ones keeps the count up; review
+				// rev86.)
 				s.lateNull--
 				c.drop(len(ln.data))
 				if len(s.lateLines) < s.lim.MaxEvents {

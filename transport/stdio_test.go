@@ -604,6 +604,24 @@ func TestStdioLateNullReply(t *testing.T) {
 	}
 }
 
+// A refusal with id null of an invalid request (jsonrpc "1.0") is that
+// request's reply, though an earlier request whose id MCP forbids went
+// unanswered: a server that drops such requests (the TypeScript SDK)
+// never answers them, and its refusals of invalid requests were set
+// aside as that one's late reply, each request then judged silent
+// (review rev86).
+func TestStdioNullReplyOfInvalidRequest(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: 200 * time.Millisecond, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+	first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1.5,"method":"drop"}`)}, true)
+	if first.Failure == "" || !first.Unanswered {
+		t.Fatalf("first exchange: failure %q, unanswered %v; want a timeout", first.Failure, first.Unanswered)
+	}
+	ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"1.0","id":2,"method":"null-now"}`)}, true)
+	if ids := responseIDs(t, ex); !slices.Equal(ids, []string{"null"}) {
+		t.Errorf("the invalid request's lines have ids %v, want its refusal, null", ids)
+	}
+}
+
 // pingIDs sends a ping with id 2 and gives the ids of the lines its
 // exchange took.
 func pingIDs(t *testing.T, s *Stdio) []string {
