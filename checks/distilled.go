@@ -51,7 +51,7 @@ integer") is a pointer to that entry, not a cause, and so is one above a
 deeper entry whose every problem says only that something failed
 ("invalid", "1 validation error", "jsonschema validation failed with
 '…'", or that a composite keyword's subschema did: "must match a schema
-in anyOf", "must match \"then\" schema", "… is not valid under any of
+in anyOf", "must match \"then\" schema", "does not match the schema", "… is not valid under any of
 the given schemas", "doesn't validate with #/$defs/X"; alone, with no
 deeper entry, such a problem is the cause given, and passes). A oneOf's
 "must match exactly one schema in oneOf" may mean that no branch matched
@@ -650,6 +650,7 @@ var compositeFailure = regexp.MustCompile(`(?i)^\s*(?:[$#][^\s:]*:\s*)?(?:` +
 	`must match (?:a schema in anyof|exactly one schema in oneof|all schemas in allof|"(?:then|else)" schema)` +
 	`|.* is not valid under any of the given schemas` +
 	`|does ?n[o']t validate (?:with|against) \S+` +
+	`|does ?n[o']t match (?:the |its )?schema` +
 	`|'?(?:anyof|oneof|allof)'? failed(?:, none matched)?` +
 	`|must validate (?:at least one schema \(anyof\)|all the schemas \(allof\)|one and only one schema \(oneof\)|"(?:then|else)" as "if" was (?:not )?valid)` +
 	`|failed to match (?:at least one schema|exactly one schema|all schemas)` +
@@ -819,7 +820,7 @@ var noCause = map[string]bool{"property": true, "value": true, "field": true, "i
 	"key": true, "member": true, "is": true, "has": true, "an": true, "a": true, "the": true, "invalid": true,
 	"bad": true, "wrong": true, "error": true, "errors": true, "failed": true, "failure": true, "fails": true,
 	"not": true, "valid": true, "at": true, "in": true, "for": true, "of": true, "see": true, "validation": true,
-	"problem": true, "problems": true, "does": true, "match": true, "matches": true}
+	"problem": true, "problems": true}
 
 func allMention(problems []string, loc string) bool {
 	for _, pr := range problems {

@@ -126,11 +126,14 @@ failure and no cause: they count as the generic name too, and so does a
 count of errors said with them or alone ("2 validation errors for
 CallToolRequest", pydantic's; "Invalid params (2 errors)"; "Validation
 failed: 2 errors"), and two generic names joined by a colon. So does,
-on a code JSON-RPC names, any message made only of words that say
-something failed and what failed in general ("Schema validation
-failed", "Parameters are invalid", "Internal error occurred", "Something
-went wrong"): a word of a cause ("missing", "required", "not found", a
-member's name, a number) makes it no generic one. A message
+on one of JSON-RPC's five codes (not the server error range, where MCP
+defines codes whose name is the condition), any message made only of
+words that say something failed and what failed in general ("Schema
+validation failed", "Parameters are invalid", "Internal error
+occurred", "Something went wrong"): a word of a cause ("missing",
+"required", "not found", a number, an argument's name) makes it no
+generic one, and so does "tool" with no other word of what failed
+("Invalid tool" names the tool). A message
 that goes on to state the cause passes, whatever it starts with.
 
 "Method not found" is the whole cause when data only says back the
@@ -164,7 +167,16 @@ Strict contract only.`,
 		}
 		// (Whatever the code, JSON-RPC's name of another one said alone,
 		// "Invalid Request" on a -32602, is no cause either.)
-		said := genericOnly(msg, code, name)
+		said := genericOnly(msg, code, name, func(w string) bool {
+			// (The message is read lowercased; the arguments' names
+			// are what a cause names: "payload is invalid".)
+			found := false
+			p.Expect.Request.Get("params.arguments").ForEach(func(k, _ gjson.Result) bool {
+				found = strings.EqualFold(k.Str, w)
+				return !found
+			})
+			return found
+		})
 		if said == "" {
 			return nil
 		}
@@ -240,7 +252,7 @@ func allStrings(v gjson.Result) bool {
 // JSON-RPC's name of another code ("Invalid Request" on a -32602), behind
 // a prefix naming the error, its class or its code, before the code, or
 // with a pointer to where the cause went ("see data", "see errors").
-func genericOnly(msg string, code int, name string) string {
+func genericOnly(msg string, code int, name string, member func(string) bool) string {
 	m := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(msg)), "_", " ") // INVALID_PARAMS, an enum's name
 	// What rewritesToGeneric leaves is a run of m (a prefix and a suffix
 	// cut off): a message where no spelling of the name stands so is no
@@ -275,7 +287,7 @@ func genericOnly(msg string, code int, name string) string {
 			return said
 		}
 	}
-	return countedGeneric(m, code, name)
+	return countedGeneric(m, code, name, member)
 }
 
 // countedGeneric is the generic name m says when it says no more than a
@@ -286,7 +298,7 @@ func genericOnly(msg string, code int, name string) string {
 // see partBreak) is a generic name or a count; the count of a -32602's
 // validation errors is as generic as its name. "" when a part says
 // more.
-func countedGeneric(m string, code int, name string) string {
+func countedGeneric(m string, code int, name string, member func(string) bool) string {
 	m = sdkPrefix.ReplaceAllString(m, "")
 	m = pointerToData.ReplaceAllString(m, "")
 	m = errorCountTail.ReplaceAllString(m, "")
@@ -306,7 +318,7 @@ func countedGeneric(m string, code int, name string) string {
 			}
 		default:
 			g := rewritesToGeneric(part, code, name)
-			if g == "" && name != "" && genericWords(part) {
+			if g == "" && jsonrpcCode(code) && genericWords(part, member) {
 				g = part
 			}
 			if g == "" {
@@ -325,41 +337,62 @@ func countedGeneric(m string, code int, name string) string {
 // "Parameters are invalid", "Internal error occurred", "Something went
 // wrong" (review rev83: only the listed spellings counted, and any
 // other wording of the same nothing passed). A word of a cause
-// ("missing", "required", "found", a member's name, a number) makes it
-// no generic message. Applied to the codes JSON-RPC names only: an MCP
-// code names its condition itself.
-func genericWords(part string) bool {
-	failure := false
+// ("missing", "required", "found", a number) makes it no generic
+// message, and so does the name of one of the request's arguments
+// (member), which names what is wrong ("payload is invalid" of an
+// argument payload; review rev86); "tool" says what failed only beside another such
+// word ("tool input"): "Invalid tool" names the tool as the cause.
+// Applied to JSON-RPC's own codes only (see jsonrpcCode).
+func genericWords(part string, member func(string) bool) bool {
+	failure, tool, subject := false, false, false
 	for _, w := range strings.FieldsFunc(part, func(r rune) bool { return r == ' ' || r == '\t' }) {
 		w = strings.Trim(w, ".,!?()[]'\"`")
+		if member != nil && member(w) {
+			return false
+		}
 		switch genericVocabulary[w] {
 		case 0:
 			return false
 		case failureWord:
 			failure = true
+		case subjectWord:
+			subject = true
+		case toolWord:
+			tool = true
 		}
 	}
-	return failure
+	return failure && (!tool || subject)
+}
+
+// jsonrpcCode: code is one of JSON-RPC's five (-32700, -32600 to
+// -32603). The server error range holds codes MCP defines (-32002,
+// -32042), whose name is itself the condition.
+func jsonrpcCode(code int) bool {
+	return code == envelope.CodeParseError || code >= envelope.CodeInternalError && code <= envelope.CodeInvalidRequest
 }
 
 const (
 	joinWord = iota + 1
 	failureWord
+	subjectWord
+	toolWord
 )
 
 // genericVocabulary holds the words genericWords allows: failureWord
-// for those that say something went wrong, joinWord for the rest.
+// for those that say something went wrong, subjectWord for what failed
+// in general, toolWord for "tool", joinWord for the rest.
 var genericVocabulary = func() map[string]int {
-	m := map[string]int{}
+	m := map[string]int{"tool": toolWord}
 	for _, w := range strings.Fields("invalid failed failure fails error errors occurred occured wrong bad unexpected problem problems issue issues exception unable") {
 		m[w] = failureWord
 	}
-	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went something " +
-		"request params parameters parameter param arguments argument args input inputs data value values payload body call tool schema " +
-		"validation validating internal server provided given supplied received encountered occurred while during for of in with on to process processed processing handling") {
-		if m[w] == 0 {
-			m[w] = joinWord
-		}
+	for _, w := range strings.Fields("request params parameters parameter param arguments argument args input inputs data value values payload body call schema " +
+		"validation validating internal server something") {
+		m[w] = subjectWord
+	}
+	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went " +
+		"provided given supplied received encountered while during for of in with on to process processed processing handle handling") {
+		m[w] = joinWord
 	}
 	return m
 }()

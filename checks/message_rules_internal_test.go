@@ -18,7 +18,7 @@ func TestGenericOnlyCounts(t *testing.T) {
 		Text    string
 		Generic bool
 	}](t, "generic.json", 20) {
-		if got := genericOnly(c.Text, envelope.CodeInvalidParams, "Invalid params") != ""; got != c.Generic {
+		if got := genericOnly(c.Text, envelope.CodeInvalidParams, "Invalid params", nil) != ""; got != c.Generic {
 			t.Errorf("genericOnly(%q) generic = %v, want %v", c.Text, got, c.Generic)
 		}
 	}
