@@ -1599,6 +1599,13 @@ server's own words. Strict contract only.`,
 			if len(steps) == 2 && steps[0].key == "errors" && steps[1].idx >= 0 && (name == p.Contract.LocationKey || name == p.Contract.ProblemsKey) {
 				return
 			}
+			if _, found := slices.BinarySearch(p.Reply.request(p.Exchange, p.Expect).keys, name); found {
+				// A request member's name as a key says where, as a
+				// distilled location does, and is no echo of a value:
+				// keyed by argument (zod's fieldErrors), it would count
+				// again what the message named (review rev86).
+				return
+			}
 			path := stepsPath(steps)
 			if whole.holds(path) {
 				s.textPieces(path, name)

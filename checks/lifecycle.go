@@ -36,7 +36,8 @@ define it for, also only warns (the spec may define it in places the
 checker has not learned): a client's request keys (protocolVersion,
 clientCapabilities, clientInfo, logLevel) on anything the server sends,
 subscriptionId anywhere but on a notification or the
-subscriptions/listen result. A server that speaks 2025-03-26 is not judged here: the
+subscriptions/listen result, serverInfo anywhere but on a result,
+model-immediate-response anywhere but on a CreateTaskResult. A server that speaks 2025-03-26 is not judged here: the
 grammar came with 2025-06-18 (T-V0326-4).
 
 A "_meta" member inside what MCP leaves free-form is the owner's own key,
@@ -115,7 +116,8 @@ var clientMetaKeys = []string{
 // server's message msg, of the exchange p judges, may not carry (see
 // judgeMetaKeys): a client's request keys anywhere; subscriptionId but
 // on a notification (a listen stream's) and the subscriptions/listen
-// result (review rev81: both passed unseen).
+// result (review rev81: both passed unseen); serverInfo but on a result;
+// model-immediate-response but on a CreateTaskResult (review rev86).
 func serverMisplaced(p *Pass, msg gjson.Result) func(key string) string {
 	return func(key string) string {
 		switch {
@@ -127,6 +129,16 @@ func serverMisplaced(p *Pass, msg gjson.Result) func(key string) string {
 				return ""
 			}
 			return "for a listen stream's notifications and the subscriptions/listen result"
+		case key == "io.modelcontextprotocol/serverInfo":
+			if msg.Get("result").Exists() {
+				return ""
+			}
+			return "for results"
+		case key == "io.modelcontextprotocol/model-immediate-response":
+			if msg.Get("result.task").IsObject() {
+				return ""
+			}
+			return "for a CreateTaskResult"
 		}
 		return ""
 	}

@@ -225,6 +225,10 @@ PRO1002's to judge.`,
 			}
 			if x.Method != "tasks/result" {
 				relatedTaskUnasked(p, r)
+				k := envelope.JoinPath("_meta", envelope.MetaRelatedTask) + ".taskId"
+				if rel := r.Get(k); rel.Type == gjson.String && rel.Str != asked {
+					p.Failf("result."+k, "the related-task metadata names task %s, the request task %s: the request's taskId is the source of truth for the task meant (the tasks page, Associating Task-Related Messages)", Quote(rel.Str, quoteN), Quote(asked, quoteN))
+				}
 			}
 		case x.Method == "tasks/list" && x.Version == envelope.V20251125:
 			judged = true
