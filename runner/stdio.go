@@ -153,8 +153,9 @@ func (t *StdioTarget) exitsUnprompted(ctx context.Context) (string, bool) {
 	}
 	wait := unpromptedWait
 	if dead := t.proc(); dead != nil {
-		// (Bounded by the exchange's own: a process that lived longer
-		// read its message.)
+		// Its life as seen now, from its start to just after its death
+		// was noted. (Bounded by the exchange's own: a process that
+		// lived longer read its message.)
 		wait = max(wait, min(2*time.Since(dead.Started()), t.lim.Timeout))
 	}
 	p, err := transport.StartStdio(context.WithoutCancel(ctx), t.argv, nil, "", t.lim)
