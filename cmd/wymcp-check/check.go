@@ -624,7 +624,7 @@ func openTarget(ctx context.Context, o *checkOptions, extra http.Header, lim tra
 			return nil, "", nil, usagef("target %q: want an http:// or https:// URL", o.URL)
 		}
 		t := &runner.HTTPTarget{T: &transport.HTTP{URL: o.URL, Header: extra, Limits: lim}}
-		return t, u.Redacted(), func() {}, nil
+		return t, shownURL(u), func() {}, nil
 	default:
 		t, err := runner.StartStdio(ctx, o.Command, lim)
 		if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/wymcp/wymcp-check/expect"
 	"github.com/wymcp/wymcp-check/proxy"
 	"github.com/wymcp/wymcp-check/refserver"
+	"github.com/wymcp/wymcp-check/transport"
 )
 
 func TestRelayUsage(t *testing.T) {
@@ -716,6 +717,16 @@ func TestShownURL(t *testing.T) {
 	}
 	if u.RawQuery != "api_key=S3&b=2" {
 		t.Errorf("shownURL changed its argument: %q", u.RawQuery)
+	}
+	// check and send name their target so too (review rev85: the key
+	// went raw into every report format).
+	_, shown, cleanup, err := openTarget(context.Background(), &checkOptions{URL: u.String()}, nil, transport.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanup()
+	if strings.Contains(shown, "S3") || strings.Contains(shown, ":pw@") {
+		t.Errorf("check's target is shown as %q, with a secret of its URL", shown)
 	}
 }
 
