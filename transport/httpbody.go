@@ -268,6 +268,10 @@ func readSSE(b bound, body io.Reader, r *envelope.Response, answers func(msg []b
 				return ""
 			}
 			r.Truncated = true
+			// Nothing read past the bounding event is the exchange's: a
+			// response the same read brought along would be judged, or
+			// not, as the server's writes fell (review of stop 62).
+			cut = sr.Consumed()
 			return fmt.Sprintf("no response in the first %d events", end.events)
 		}
 	}
