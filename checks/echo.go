@@ -1599,11 +1599,12 @@ server's own words. Strict contract only.`,
 			if len(steps) == 2 && steps[0].key == "errors" && steps[1].idx >= 0 && (name == p.Contract.LocationKey || name == p.Contract.ProblemsKey) {
 				return
 			}
-			if _, found := slices.BinarySearch(p.Reply.request(p.Exchange, p.Expect).keys, name); found {
+			if namesRequestPlace(p, name) {
 				// A request member's name as a key says where, as a
 				// distilled location does, and is no echo of a value:
 				// keyed by argument (zod's fieldErrors), it would count
-				// again what the message named (review rev86).
+				// again what the message named (review rev86); so is a
+				// pointer or a dotted path of such names (review rev87).
 				return
 			}
 			path := stepsPath(steps)
@@ -1616,6 +1617,28 @@ server's own words. Strict contract only.`,
 		s.done("error", expect.Want{Level: expect.Must})
 		return nil
 	},
+}
+
+// namesRequestPlace: key names a place in the request: one of its member
+// names, or a JSON Pointer or a dotted path whose every token is one (or
+// an array index).
+func namesRequestPlace(p *Pass, key string) bool {
+	keys := p.Reply.request(p.Exchange, p.Expect).keys
+	if _, found := slices.BinarySearch(keys, key); found {
+		return true
+	}
+	if strings.HasPrefix(key, "/") {
+		return len(foreignTokens(p, key)) == 0
+	}
+	if !strings.Contains(key, ".") {
+		return false
+	}
+	for t := range strings.SplitSeq(key, ".") {
+		if _, found := slices.BinarySearch(keys, t); !found && (t == "" || !allDigits(t)) {
+			return false
+		}
+	}
+	return true
 }
 
 var NoEchoInToolError = &Check{

@@ -89,10 +89,11 @@ type Stdio struct {
 	// the next exchange's lines but not taken for that exchange's end.
 	late map[string]bool
 	// lateNull counts the requests whose exchange ended without their
-	// response and whose id a server cannot echo (none, null, or one MCP
-	// forbids, a fraction or an object): their late reply says id null,
-	// and one such reply is not taken for a later request's that has an
-	// id it can echo (review rev82).
+	// response and that a server may refuse with id null (any that is
+	// not well formed, see wellFormedRequest: an id MCP forbids, none, a
+	// body no JSON): one such late reply is not taken for a later
+	// well-formed request's, nor for a notification's (review rev82,
+	// rev87).
 	lateNull int
 	// lateLines are the late replies read since TakeLate last took them.
 	lateLines [][]byte

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -86,7 +87,9 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		if ex.Unanswered && id != "" {
 			s.late = remember(s.late, id)
 		}
-		if ex.Unanswered && !echoable(id) && s.lateNull < maxLate {
+		if ex.Unanswered && !wellFormedRequest(req.Body) && s.lateNull < maxLate {
+			// (Any request a server cannot read whole may be refused
+			// with id null, AMB-1: one with a readable id too.)
 			s.lateNull++
 		}
 		if ex.Unanswered {
@@ -167,12 +170,13 @@ func idKey(id gjson.Result) string {
 // wellFormedRequest: body is one request a server can read whole: a
 // JSON object with jsonrpc "2.0", a method string, an id MCP allows and
 // params, if any, an object. Such a request is never owed a refusal
-// with id null.
+// with id null. (json.Valid holds the text to UTF-8 as well: a body
+// that is no valid JSON text is owed a parse error, review rev87.)
 func wellFormedRequest(body []byte) bool {
 	m := gjson.ParseBytes(body)
 	p := m.Get("params")
 	return m.IsObject() && m.Get("jsonrpc").Str == "2.0" && m.Get("method").Type == gjson.String &&
-		echoable(idKey(m.Get("id"))) && (!p.Exists() || p.IsObject())
+		echoable(idKey(m.Get("id"))) && (!p.Exists() || p.IsObject()) && json.Valid(body)
 }
 
 // echoable: a request id key (see idKey) of an id MCP allows, a string
@@ -389,7 +393,7 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				}
 				return false, ""
 			}
-			if k == "" && wellFormed && s.lateNull > 0 {
+			if k == "" && (wellFormed || !wantReply) && s.lateNull > 0 {
 				// A response with no id, which this well-formed request
 				// does not ask for (its id can be read and echoed), while
 				// an earlier request that only such a response can answer

@@ -622,6 +622,41 @@ func TestStdioNullReplyOfInvalidRequest(t *testing.T) {
 	}
 }
 
+// A late null-id refusal of an invalid request with a readable id
+// (jsonrpc "1.0") is set aside in a notification's exchange and in a
+// well-formed request's; a body that is no valid JSON text (invalid
+// UTF-8, text after the object) is no well-formed request, and its own
+// null-id refusal stays
+// its reply (review rev87: it was set aside, and the request judged
+// silent; the late refusal failed a notification RPC1007).
+func TestStdioLateNullReplyOfInvalid(t *testing.T) {
+	lim := Limits{Timeout: 200 * time.Millisecond, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond}
+	t.Run("notification", func(t *testing.T) {
+		s := startFake(t, context.Background(), "echo", lim)
+		if first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"1.0","id":1,"method":"slow-null"}`)}, true); !first.Unanswered {
+			t.Fatalf("first exchange: failure %q; want a timeout", first.Failure)
+		}
+		// (Their quiet moments span the refusal's arrival, 300 ms
+		// after the first request.)
+		for range 5 {
+			note := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)}, false)
+			if note.Response != nil && len(note.Response.Messages) > 0 {
+				t.Errorf("the notification's lines: %q, want none", note.Response.Messages)
+			}
+		}
+	})
+	t.Run("no JSON text", func(t *testing.T) {
+		s := startFake(t, context.Background(), "echo", lim)
+		if first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1.5,"method":"drop"}`)}, true); !first.Unanswered {
+			t.Fatalf("first exchange: failure %q; want a timeout", first.Failure)
+		}
+		ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"null-now","params":{}} trailing`)}, true)
+		if ids := responseIDs(t, ex); !slices.Equal(ids, []string{"null"}) {
+			t.Errorf("the request that is no JSON text has lines with ids %v, want its refusal, null", ids)
+		}
+	})
+}
+
 // pingIDs sends a ping with id 2 and gives the ids of the lines its
 // exchange took.
 func pingIDs(t *testing.T, s *Stdio) []string {
