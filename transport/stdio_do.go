@@ -170,13 +170,14 @@ func idKey(id gjson.Result) string {
 // wellFormedRequest: body is one request a server can read whole: a
 // JSON object with jsonrpc "2.0", a method string, an id MCP allows and
 // params, if any, an object. Such a request is never owed a refusal
-// with id null. (json.Valid holds the text to UTF-8 as well: a body
-// that is no valid JSON text is owed a parse error, review rev87.)
+// with id null. (A body that is no valid JSON text, its syntax or its
+// UTF-8, which encoding/json lets pass, is owed a parse error, review
+// rev87.)
 func wellFormedRequest(body []byte) bool {
 	m := gjson.ParseBytes(body)
 	p := m.Get("params")
 	return m.IsObject() && m.Get("jsonrpc").Str == "2.0" && m.Get("method").Type == gjson.String &&
-		echoable(idKey(m.Get("id"))) && (!p.Exists() || p.IsObject()) && json.Valid(body)
+		echoable(idKey(m.Get("id"))) && (!p.Exists() || p.IsObject()) && json.Valid(body) && utf8.Valid(body)
 }
 
 // echoable: a request id key (see idKey) of an id MCP allows, a string

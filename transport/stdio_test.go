@@ -650,9 +650,11 @@ func TestStdioLateNullReplyOfInvalid(t *testing.T) {
 		if first := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":1.5,"method":"drop"}`)}, true); !first.Unanswered {
 			t.Fatalf("first exchange: failure %q; want a timeout", first.Failure)
 		}
-		ex := s.Do(context.Background(), envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"null-now","params":{}} trailing`)}, true)
-		if ids := responseIDs(t, ex); !slices.Equal(ids, []string{"null"}) {
-			t.Errorf("the request that is no JSON text has lines with ids %v, want its refusal, null", ids)
+		for i, body := range []string{`{"jsonrpc":"2.0","id":2,"method":"null-now","params":{}} trailing`, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"null-now\",\"params\":{\"s\":\"\xff\"}}"} {
+			ex := s.Do(context.Background(), envelope.Request{Body: []byte(body)}, true)
+			if ids := responseIDs(t, ex); !slices.Equal(ids, []string{"null"}) {
+				t.Errorf("request %d, no JSON text: its lines have ids %v, want its refusal, null", i, ids)
+			}
 		}
 	})
 }
