@@ -92,8 +92,7 @@ type Stdio struct {
 	// response and that a server may refuse with id null (any that is
 	// not well formed, see wellFormedRequest: an id MCP forbids, none, a
 	// body no JSON): one such late reply is not taken for a later
-	// well-formed request's, nor for a notification's (review rev82,
-	// rev87).
+	// well-formed request's (review rev82, rev87).
 	lateNull int
 	// lateLines are the late replies read since TakeLate last took them.
 	lateLines [][]byte

@@ -394,7 +394,7 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				}
 				return false, ""
 			}
-			if k == "" && (wellFormed || !wantReply) && s.lateNull > 0 {
+			if k == "" && wellFormed && s.lateNull > 0 {
 				// A response with no id, which this well-formed request
 				// does not ask for (its id can be read and echoed), while
 				// an earlier request that only such a response can answer
@@ -402,7 +402,9 @@ func (s *Stdio) collect(ctx context.Context, deadline time.Time, wantReply bool,
 				// exchange's line. (An invalid request's own refusal may
 				// say null, AMB-1: taken as its reply, as a server that
 				// drops the unreadable ones keeps the count up; review
-				// rev86.)
+				// rev86. A notification's exchange keeps it, to be judged
+				// there: a server that answers notifications must not pass
+				// unseen because it dropped an unreadable request before.)
 				s.lateNull--
 				c.drop(len(ln.data))
 				if len(s.lateLines) < s.lim.MaxEvents {
