@@ -238,8 +238,8 @@ func stepsPath(steps []pathStep) string {
 }
 
 // nestedNames calls fn with the member names of every object at or
-// under v, whose path is *at. Depth is bounded by the parser (envelope.MaxDepth),
-// so the recursion is safe.
+// under v, whose path is *at. Depth is bounded by the parser
+// (envelope.MaxDepth), so the recursion is safe.
 func nestedNames(v gjson.Result, at *[]pathStep, fn func(steps []pathStep, name string)) {
 	switch {
 	case v.IsObject():

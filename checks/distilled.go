@@ -51,8 +51,9 @@ integer") is a pointer to that entry, not a cause, and so is one above a
 deeper entry whose every problem says only that something failed
 ("invalid", "1 validation error", "jsonschema validation failed with
 '…'", or that a composite keyword's subschema did: "must match a schema
-in anyOf", "must match \"then\" schema", "does not match the schema", "… is not valid under any of
-the given schemas", "doesn't validate with #/$defs/X"; alone, with no
+in anyOf", "must match \"then\" schema", "does not match the schema",
+"… is not valid under any of the given schemas", "doesn't validate
+with #/$defs/X"; alone, with no
 deeper entry, such a problem is the cause given, and passes). A oneOf's
 "must match exactly one schema in oneOf" may mean that no branch matched
 (a pointer) or that several did (a cause of its own): the checker's own
@@ -479,8 +480,8 @@ func judgeRestating(p *Pass, entries []distilledEntry) {
 // pointsAt: an ancestor's problem is only a pointer to a deeper entry: it
 // names the entry's location (its whole pointer, its pointer relative to
 // the ancestor, or for a direct child its key in quotes, or bare as the
-// problem's first word), and what it says
-// besides is either one of that entry's own problems or no cause at all
+// problem's first word), and what it says besides is either one of that
+// entry's own problems or no cause at all
 // ("invalid", "validation failed at"). "missing property \"name\"" names a
 // key but states a cause of its own.
 func pointsAt(pr string, child distilledEntry, rel, last string) bool {

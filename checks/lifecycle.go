@@ -37,8 +37,9 @@ checker has not learned): a client's request keys (protocolVersion,
 clientCapabilities, clientInfo, logLevel) on anything the server sends,
 subscriptionId anywhere but on a notification or the
 subscriptions/listen result, serverInfo anywhere but on a result,
-model-immediate-response anywhere but on a CreateTaskResult. A server that speaks 2025-03-26 is not judged here: the
-grammar came with 2025-06-18 (T-V0326-4).
+model-immediate-response anywhere but on a CreateTaskResult. A server
+that speaks 2025-03-26 is not judged here: the grammar came with
+2025-06-18 (T-V0326-4).
 
 A "_meta" member inside what MCP leaves free-form is the owner's own key,
 not the protocol's, and is not judged: an error's data, a tool's

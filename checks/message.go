@@ -340,9 +340,9 @@ func countedGeneric(m string, code int, name string, member func(string) bool) s
 // ("missing", "required", "found", a number) makes it no generic
 // message, and so does the name of one of the request's arguments
 // (member), which names what is wrong ("payload is invalid" of an
-// argument payload; review rev86); "tool" says what failed only beside another such
-// word ("tool input"): "Invalid tool" names the tool as the cause.
-// Applied to JSON-RPC's own codes only (see jsonrpcCode).
+// argument payload; review rev86); "tool" says what failed only beside
+// another such word ("tool input"): "Invalid tool" names the tool as
+// the cause. Applied to JSON-RPC's own codes only (see jsonrpcCode).
 func genericWords(part string, member func(string) bool) bool {
 	failure, tool, subject := false, false, false
 	for _, w := range strings.FieldsFunc(part, func(r rune) bool { return r == ' ' || r == '\t' }) {

@@ -197,11 +197,9 @@ PRO1002's to judge.`,
 			// declaration (review rev49).
 			judged = true
 			taskTimes(p, "result.task", r.Get("task"))
-			related := r.Get(envelope.JoinPath("_meta", envelope.MetaRelatedTask) + ".taskId")
-			if created := r.Get("task.taskId"); related.Type == gjson.String && created.Type == gjson.String && related.Str != created.Str {
-				// The result names its task twice, and the two disagree
-				// (review rev80).
-				p.Failf(envelope.JoinPath("result._meta", envelope.MetaRelatedTask)+".taskId", "the related-task metadata names task %s, the task created %s: a message related to a task names that task (the tasks page, Associating Task-Related Messages)", Quote(related.Str, quoteN), Quote(created.Str, quoteN))
+			if created := r.Get("task.taskId"); created.Type == gjson.String {
+				// The result names its task twice (review rev80).
+				relatedTaskIs(p, r, created.Str, "the task created")
 			}
 			if declared, known := x.Facts.Declares("tasks.requests.tools.call"); known && !declared {
 				p.Failf("result.task", "the server created a task for tools/call, though it declared no task-augmented tools/call (tasks.requests.tools.call): it processes such a call normally, ignoring the task (the tasks page, Task Support and Handling)")
@@ -225,10 +223,7 @@ PRO1002's to judge.`,
 			}
 			if x.Method != "tasks/result" {
 				relatedTaskUnasked(p, r)
-				k := envelope.JoinPath("_meta", envelope.MetaRelatedTask) + ".taskId"
-				if rel := r.Get(k); rel.Type == gjson.String && rel.Str != asked {
-					p.Failf("result."+k, "the related-task metadata names task %s, the request task %s: the request's taskId is the source of truth for the task meant (the tasks page, Associating Task-Related Messages)", Quote(rel.Str, quoteN), Quote(asked, quoteN))
-				}
+				relatedTaskIs(p, r, asked, "the request task")
 			}
 		case x.Method == "tasks/list" && x.Version == envelope.V20251125:
 			judged = true
@@ -259,6 +254,17 @@ PRO1002's to judge.`,
 func relatedTaskUnasked(p *Pass, r gjson.Result) {
 	if k := envelope.JoinPath("_meta", envelope.MetaRelatedTask); r.Get(k).Exists() {
 		p.Warnf("result."+k, "a %s result carries related-task metadata, which it should not: the result names its tasks itself (the tasks page, Associating Task-Related Messages)", p.Expect.Method)
+	}
+}
+
+// relatedTaskIs fails a result whose related-task _meta names another
+// task than want, which whose says what names: a message related to a
+// task names that task (the tasks page, Associating Task-Related
+// Messages).
+func relatedTaskIs(p *Pass, r gjson.Result, want, whose string) {
+	k := envelope.JoinPath("_meta", envelope.MetaRelatedTask) + ".taskId"
+	if rel := r.Get(k); rel.Type == gjson.String && rel.Str != want {
+		p.Failf("result."+k, "the related-task metadata names task %s, %s %s: a message related to a task names that task (the tasks page, Associating Task-Related Messages)", Quote(rel.Str, quoteN), whose, Quote(want, quoteN))
 	}
 }
 

@@ -57,7 +57,7 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 			}
 			continue
 		}
-		if modern := modernDiscoverResult(&pr.ex); err != nil && pr.fixture == "negotiate/discover" && (refutesItself(&pr.ex) || modern || arrayReply(&pr.ex)) {
+		if err != nil && pr.fixture == "negotiate/discover" && (refutesItself(&pr.ex) || modernDiscoverResult(&pr.ex) || arrayReply(&pr.ex)) {
 			// The reply proves the server wrong by itself, whatever
 			// version it speaks, or is a 2026-07-28 result by its own
 			// form (one whose supportedVersions leaves 2026-07-28 out:
@@ -65,7 +65,7 @@ func (r *run) negotiate(ctx context.Context) (Result, error) {
 			// rules, which it claims, though nothing else could be.
 			pr.ex.Version = envelope.V20260728
 			o := pr.o
-			if modern {
+			if modernDiscoverResult(&pr.ex) {
 				o = nil // not a legacy server's answer (T-COMPAT-4)
 			}
 			if jerr := r.judge(pr.fixture, &pr.ex, nil, o); jerr != nil {

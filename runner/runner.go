@@ -589,6 +589,12 @@ func (r *run) answeredOffer(req envelope.Request, ex *envelope.Exchange) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.answeredLocked(key)
+}
+
+// answeredLocked marks the offer of the request with id key answered:
+// dropped at the next request's (see pruneAnsweredLocked).
+func (r *run) answeredLocked(key string) {
 	for i := len(r.pipeOffers) - 1; i >= 0; i-- {
 		if r.pipeOffers[i].key == key {
 			r.pipeOffers[i].answered = true

@@ -524,19 +524,12 @@ func (r *run) took(k string, data []byte) {
 		r.replies = map[string]string{}
 	}
 	r.replies[k] = string(data)
-	// Its offer asks nothing more: dropped at the next request's, so
-	// the exchanges after that one no longer count it (see
-	// pruneAnsweredLocked). An exchange of a multiplexed run knows what
-	// was offered when it ended, so one this request's window overlapped
-	// still does (review rev84: in a multiplexed run every level ever
-	// asked stayed the pipe's, and a log message no request asked for
-	// only warned for the rest of the run).
-	for i := len(r.pipeOffers) - 1; i >= 0; i-- {
-		if r.pipeOffers[i].key == k {
-			r.pipeOffers[i].answered = true
-			break
-		}
-	}
+	// Its offer asks nothing more. An exchange of a multiplexed run
+	// knows what was offered when it ended, so one this request's
+	// window overlapped still counts it (review rev84: in a multiplexed
+	// run every level ever asked stayed the pipe's, and a log message no
+	// request asked for only warned for the rest of the run).
+	r.answeredLocked(k)
 }
 
 // repeated reports whether a line repeats a response an exchange took:

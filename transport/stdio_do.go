@@ -70,7 +70,8 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Failure = f
 	default:
 		id := idKey(gjson.GetBytes(req.Body, "id"))
-		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id, wellFormedRequest(req.Body), pre)
+		wellFormed := wellFormedRequest(req.Body)
+		ex.Response, ex.Failure = s.collect(ctx, deadline, wantReply, id, wellFormed, pre)
 		if ex.Response != nil {
 			ex.Response.Unsent, ex.Response.Again, ex.Response.Copies = s.strays(ex.Response, id)
 		}
@@ -87,7 +88,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		if ex.Unanswered && id != "" {
 			s.late = remember(s.late, id)
 		}
-		if ex.Unanswered && !wellFormedRequest(req.Body) && s.lateNull < maxLate {
+		if ex.Unanswered && !wellFormed && s.lateNull < maxLate {
 			// (Any request a server cannot read whole may be refused
 			// with id null, AMB-1: one with a readable id too.)
 			s.lateNull++
