@@ -2,6 +2,7 @@ package checks
 
 import (
 	"cmp"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,7 +25,10 @@ var Distilled = &Check{
 	Doc: `When error.data.errors is present it is distilled: an array with one
 entry per instance location, each entry an object with "location" (a JSON
 Pointer into the request as RFC 6901 writes it, "" for the root: "/" then
-tokens, "~" only as "~0" or "~1") and "problems" (non-empty strings, each
+tokens, "~" only as "~0" or "~1"; the same pointer in the URI fragment
+form of RFC 6901 §6, "#/params/a", warns: RFC 6901 calls it a
+representation of the pointer, and the contract does not say whether a
+location may hold it) and "problems" (non-empty strings, each
 a short cause phrase: something visible, one line under every Unicode
 line break, no line of a stack trace ("at f (x.js:12:9)", "Traceback
 (most recent call last)", "File \"x.py\", line 12, in f"), one sentence, at most the contract's message bound, not a
@@ -251,6 +255,17 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 		}
 		loc, probs := lp[0], lp[1]
 		tokens, ok := pointerTokens(loc)
+		locStr := loc.Str
+		if !ok {
+			if tokens, locStr, ok = fragmentPointer(loc); ok {
+				// RFC 6901 §6 writes a pointer so inside a URI; whether a
+				// "location" may hold that representation the contract
+				// does not say, and a client comparing it to a pointer
+				// finds no match: a warn, and the entry judged as its
+				// pointer (review rev83).
+				p.Warnf(envelope.JoinPath(path(), lk), "%s is %s, a JSON Pointer in its URI fragment form (RFC 6901 §6); the pointer itself is %s", lk, Quote(loc.Str, quoteN), Quote(locStr, quoteN))
+			}
+		}
 		if !ok {
 			p.Failf(envelope.JoinPath(path(), lk), "%s is %s, want a JSON Pointer (RFC 6901)", lk, describe(loc))
 			return true
@@ -267,7 +282,7 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			// output the rule exists to stop.
 			p.Failf(path(), "entry has members besides %s and %s (%s): a distilled entry holds only its location and problems", lk, pk, extra)
 		}
-		ent := distilledEntry{loc: loc.Str, tokens: tokens}
+		ent := distilledEntry{loc: locStr, tokens: tokens}
 		seenProb.reset()
 		j := -1
 		probs.ForEach(func(_, pr gjson.Result) bool {
@@ -311,11 +326,11 @@ func judgeDistilled(p *Pass, errs gjson.Result) {
 			}
 			return true
 		})
-		if seenLoc[loc.Str] {
+		if seenLoc[locStr] {
 			p.Failf(envelope.JoinPath(path(), lk), "location %s has more than one entry", Quote(loc.Str, quoteN))
 			return true
 		}
-		seenLoc[loc.Str] = true
+		seenLoc[locStr] = true
 		entries = append(entries, ent)
 		return true
 	})
@@ -876,6 +891,21 @@ func pointerTokens(v gjson.Result) ([]string, bool) {
 		parts[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 	}
 	return parts, true
+}
+
+// fragmentPointer reads a JSON Pointer in the URI fragment form of RFC
+// 6901 §6 ("#/params/a%20b"): its tokens and the pointer it stands for;
+// ok is false when v is not one.
+func fragmentPointer(v gjson.Result) (tokens []string, ptr string, ok bool) {
+	if v.Type != gjson.String || !strings.HasPrefix(v.Str, "#") {
+		return nil, "", false
+	}
+	ptr, err := url.PathUnescape(v.Str[1:])
+	if err != nil || !utf8.ValidString(ptr) {
+		return nil, "", false
+	}
+	tokens, ok = pointerTokens(gjson.Result{Type: gjson.String, Str: ptr})
+	return tokens, ptr, ok
 }
 
 // pointerOf writes tokens back as a pointer.

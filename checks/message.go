@@ -158,7 +158,7 @@ Strict contract only.`,
 		}
 		name := ""
 		switch {
-		case code == envelope.CodeParseError || code >= envelope.CodeInternalError && code <= envelope.CodeInvalidRequest:
+		case jsonrpcCode(code):
 			if _, row := envelope.ClassifyCode(p.Expect.Version, code, nil); row != nil {
 				name = row.Name
 			}
@@ -342,7 +342,9 @@ func countedGeneric(m string, code int, name string, member func(string) bool) s
 // (member), which names what is wrong ("payload is invalid" of an
 // argument payload; review rev86); "tool" says what failed only beside
 // another such word ("tool input"): "Invalid tool" names the tool as
-// the cause. Applied to JSON-RPC's own codes only (see jsonrpcCode).
+// the cause. "Unknown" joins ("Unknown error"; review rev86): beside no
+// word of failure it names the cause ("Unknown argument"). Applied to
+// JSON-RPC's own codes only (see jsonrpcCode).
 func genericWords(part string, member func(string) bool) bool {
 	failure, tool, subject := false, false, false
 	for _, w := range strings.FieldsFunc(part, func(r rune) bool { return r == ' ' || r == '\t' }) {
@@ -383,14 +385,14 @@ const (
 // in general, toolWord for "tool", joinWord for the rest.
 var genericVocabulary = func() map[string]int {
 	m := map[string]int{"tool": toolWord}
-	for _, w := range strings.Fields("invalid failed failure fails error errors occurred occured wrong bad unexpected problem problems issue issues exception unable") {
+	for _, w := range strings.Fields("invalid failed failure fails error errors occurred occured wrong bad unexpected problem problems issue issues exception unable malformed") {
 		m[w] = failureWord
 	}
 	for _, w := range strings.Fields("request params parameters parameter param arguments argument args input inputs data value values payload body call schema " +
-		"validation validating internal server something") {
+		"validation validating internal server something operation execution") {
 		m[w] = subjectWord
 	}
-	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went " +
+	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went unknown " +
 		"provided given supplied received encountered while during for of in with on to process processed processing handle handling") {
 		m[w] = joinWord
 	}
