@@ -19,7 +19,8 @@ JSON-RPC 2.0 message: valid JSON in UTF-8 (T-RPC-2), a single object, not a
 batch array (removed in 2025-06-18; T-RPC-12, T-HTTP-3, T-STDIO-4; a
 session that speaks 2025-03-26 may send one, T-V0326-1, but never
 with an initialize request in it: "The initialize request MUST NOT be
-part of a JSON-RPC batch", 2025-03-26 lifecycle, Initialization), with
+part of a JSON-RPC batch", 2025-03-26 lifecycle, Initialization, and
+never empty: JSON-RPC §6 answers "[]" as an Invalid Request), with
 "jsonrpc": "2.0" (T-RPC-1), a string method or else an id, result or error,
 and params, when present, an object (T-RPC-13). A POST with no body carries
 no message (T-HTTP-3). A byte order mark fails over HTTP (RFC 8259 §8.1
@@ -56,6 +57,10 @@ carries no message and is not judged here.`,
 			return nil
 		case m.IsArray() && batchHoldsInitialize(m):
 			p.Failf("message", "the batch holds an initialize request, which is never part of a JSON-RPC batch (2025-03-26 lifecycle, Initialization: \"The initialize request MUST NOT be part of a JSON-RPC batch\"; later versions have no batches, T-RPC-12)")
+			return nil
+		case m.IsArray() && cp.version == envelope.V20250326 && !envelope.NonEmpty(m.Root()):
+			// (Review rev90: the server's side knew it, the client's not.)
+			p.Failf("message", "the message is an empty JSON array: JSON-RPC §6 answers it as an Invalid Request, for a batch holds at least one message (T-V0326-1)")
 			return nil
 		case m.IsArray() && cp.version == envelope.V20250326:
 			return Skip("a batch, which 2025-03-26 allows (T-V0326-1)")
@@ -362,7 +367,11 @@ The client answers each request the server sent (2025-06-18 and
 2025-11-25: sampling, elicitation, roots, ping) with exactly one response:
 the request's id, with the same value and the same JSON type (T-RPC-5), and
 exactly one of result and error (T-RPC-6). A response to a request the
-server did not send, or a second one, fails. An answer whose POST the
+server did not send, or a second one, fails. An error with id null
+answers a message whose id could not be read (JSON-RPC §5): it
+fails where the relay saw the whole session and the server sent no such
+message (a line that is no JSON, an invalid request, an id JSON-RPC
+forbids), which the record of a relay keeps for lint. An answer whose POST the
 HTTP layer refused (a 4xx with no JSON-RPC response, as CLI1003 reads
 it: a 401 before a token refresh, a 400 of a malformed body) answered
 nothing: the request still waits, and the answer sent again is no
@@ -413,6 +422,11 @@ from one the user abandoned.`,
 		c := cp.view.c
 		if key == "" {
 			if rerr.Exists() && (!id.Exists() || id.Type == gjson.Null) {
+				if c.seenWhole() && !c.unreadable && id.Exists() {
+					// JSON-RPC §5: null only when the id could not be
+					// read, and the server sent nothing so (review rev90).
+					p.Failf("id", "the error's id is null, but every message the server sent had an id a client can read; an error answers the request it is about with its id (JSON-RPC §5, T-RPC-5)")
+				}
 				return nil // an error about a request whose id could not be read (JSON-RPC §5)
 			}
 			p.Failf("id", "the response's id is %s; it echoes the id of the request it answers (T-RPC-5)", idOrAbsent(id))

@@ -180,6 +180,11 @@ type conversation struct {
 	// their answer: whether they were used in the session is not known.
 	doubted map[string]bool
 
+	// unreadable: the server sent a message whose id a client cannot
+	// read (no JSON, no object, an id JSON-RPC forbids, no method):
+	// an error with id null may answer it (JSON-RPC §5).
+	unreadable bool
+
 	asked   map[string]asked  // the server's requests awaiting the client's answer
 	answers map[string]uint64 // id key of a server request → the client's answer to it
 	// posting are the server's requests answered by a POST whose reply
@@ -797,13 +802,19 @@ func (c *conversation) seenWhole() bool { return !c.lost && !c.forgot && c.fromS
 
 // Server takes in a request the server sent, or the requests of a batch
 // it sent (2025-03-26 allows one; review rev58: their answers and
-// progress were judged as answering nothing).
+// progress were judged as answering nothing), or a message of the
+// server's that is none (no JSON, an invalid request), which a client may
+// refuse with id null.
 func (t *ClientTracker) Server(r *ServerRequest) {
 	c := t.conversationOf(r.On)
 	if c == nil {
 		return // it came on a request the tracker has forgotten
 	}
 	msg := envelope.Parse(r.Body)
+	if !msg.Valid || !msg.IsObject() && !msg.IsArray() || msg.IsArray() && !envelope.NonEmpty(msg.Root()) {
+		c.unreadable = true
+		return
+	}
 	members := []gjson.Result{msg.Root()}
 	if msg.IsArray() {
 		members = msg.Root().Array()
@@ -813,6 +824,11 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 		key := envelope.IDKey(id)
 		switch {
 		case key == "" || !m.Get("method").Exists():
+			if !m.IsObject() || id.Exists() || m.Get("method").Type != gjson.String {
+				// Not a notification: nothing a client could read an id
+				// from.
+				c.unreadable = true
+			}
 		case len(c.asked) >= maxOpen:
 			// Past the bound the request is not known: what answers or
 			// follows it is no longer judged as if it were (review rev58).

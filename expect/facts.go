@@ -257,7 +257,10 @@ func (f *Facts) listed(capability string) bool {
 }
 
 // namesSession: a 400 or 404 (T-SESS-2, T-SESS-3) whose error message,
-// or whose first bytes when it holds no JSON, names a session.
+// or whose first bytes when it holds no JSON, names a session, or the
+// initialization no session follows yet (the TypeScript SDK's "Bad
+// Request: Server not initialized" to a request before any initialize;
+// review rev90).
 func namesSession(ex *envelope.Exchange) bool {
 	if ex.Response == nil || ex.Response.Status != 400 && ex.Response.Status != 404 {
 		return false
@@ -267,7 +270,8 @@ func namesSession(ex *envelope.Exchange) bool {
 	if text == "" && !gjson.ValidBytes(b) {
 		text = string(b[:min(len(b), 512)])
 	}
-	return strings.Contains(strings.ToLower(text), "session")
+	text = strings.ToLower(text)
+	return strings.Contains(text, "session") || strings.Contains(text, "initiali")
 }
 
 // remember appends s to a bounded list of ids, as a new slice (facts

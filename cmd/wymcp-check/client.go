@@ -85,10 +85,11 @@ func clientName(o *proxy.Observation) string {
 
 // serverRequestTraffic is the event of a request the server sent, or a
 // batch (its requests are taken in member by member; a batch of
-// responses adds none).
+// responses adds none), or a message that is none (no JSON-RPC message:
+// a client may refuse it with id null, review rev90).
 func serverRequestTraffic(o *proxy.Observation) *transcript.Traffic {
 	switch {
-	case o.Kind != proxy.KindRequest && o.Kind != proxy.KindBatch:
+	case o.Kind != proxy.KindRequest && o.Kind != proxy.KindBatch && o.Kind != proxy.KindOther:
 		return nil
 	case o.Oversized:
 		// Only its beginning was kept: its id and token are not known,

@@ -419,7 +419,7 @@ func (w *watcher) Message(o proxy.Observation) {
 	case o.Kind == proxy.KindNotification && !o.Oversized:
 		// A list the server says changed is no longer known in full.
 		text += w.setFacts(w.facts.Forget(o.Method))
-	case o.Kind == proxy.KindRequest || o.Kind == proxy.KindBatch:
+	case o.Kind == proxy.KindRequest || o.Kind == proxy.KindBatch || o.Kind == proxy.KindOther:
 		if t := serverRequestTraffic(&o); t != nil {
 			w.client.take(t, w.facts)
 			text += w.traffic(t)
