@@ -1130,6 +1130,31 @@ func TestMultiplexedLateReplyDuringRequest(t *testing.T) {
 	}
 }
 
+// TestMultiplexedLateSetupReply: the setup's tools/list, answered past
+// --timeout while the fixtures' requests are in flight, is a late reply
+// to a request of the run's own (its id names it): no fixture takes it
+// for its reply, in the multiplexed run as in a run in sequence (review
+// rev82: the first fixture sent after it failed RPC1004 with "id is
+// integer 3" and the listing's result judged as its own).
+func TestMultiplexedLateSetupReply(t *testing.T) {
+	t.Setenv(ignoringEnv, "1")
+	t.Setenv(quirkEnv, "slow-progress") // declares tools, so the setup lists them
+	t.Setenv(slowMethodEnv, "tools/list:700ms")
+	fx := embeddedWithout(t, func(f *fixtures.Fixture) bool { return f.Stage != "" })
+	lim := transport.Limits{Timeout: 400 * time.Millisecond}
+	for _, parallel := range []int{1, 8} {
+		rows, _ := stdioCorpusRun(t, lim, parallel, fx)
+		if len(rows) == 0 {
+			t.Fatalf("parallel %d: nothing judged", parallel)
+		}
+		for _, l := range rows {
+			if strings.Contains(l, " RPC1004 fail") && !strings.HasPrefix(l, "setup/") {
+				t.Errorf("parallel %d: %s: a fixture took the setup listing's late reply for its own", parallel, l)
+			}
+		}
+	}
+}
+
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

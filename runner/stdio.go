@@ -566,6 +566,13 @@ func (m *mux) stray(p *transport.Stdio, data []byte) {
 		// another exchange.
 		return
 	}
+	if second == "" && p.TakeIfLate(data) {
+		// A late reply to a request of the transport's own that timed out
+		// (a setup listing, say): its id names that request, so the last
+		// exchange must not take it for its reply (review rev82); the
+		// next exchange notes it (keepLate).
+		return
+	}
 	if second != "" && (m.last == nil || m.lastProc != p) {
 		// A second response to a request of the transport's own
 		// exchanges (the negotiation's, a probe's) on a process no
@@ -1473,6 +1480,12 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		}
 		if m.answer(data) || m.progress(data) {
 			continue // a pending request's reply, in its window, or its progress
+		}
+		if k, ok := responseKey(data); ok && !slices.Contains(keys, k) && p.TakeIfLate(data) {
+			// A late reply to a request of the transport's own that timed
+			// out (a setup listing, say): its id names that request, so it
+			// is no reply of this one's (review rev82); keepLate notes it.
+			continue
 		}
 		if d := m.doubt(data, &pend{req: req}); d != nil {
 			// Kept here for this try; it may go again (see doubtSet).

@@ -94,6 +94,10 @@ type Stdio struct {
 	// body no JSON): one such late reply is not taken for a later
 	// well-formed request's (review rev82, rev87).
 	lateNull int
+	// cameLate are the ids of late replies Receive has returned (each
+	// taken off late): the caller that owns none of them gives the line
+	// back with TakeIfLate.
+	cameLate map[string]bool
 	// lateLines are the late replies read since TakeLate last took them.
 	lateLines [][]byte
 	// lastTaken is the response the last exchange ended at: the same

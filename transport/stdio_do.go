@@ -213,6 +213,32 @@ func (s *Stdio) TakeLate() [][]byte {
 	return late
 }
 
+// TakeIfLate keeps data, a line Receive returned, among the late replies
+// (see TakeLate) when it is a response naming a request that timed out
+// (Do's own, or one declared with Owe), and says whether it did: a
+// reader of the pipe's lines outside Do (a multiplexed run) that owns
+// no request of that id takes it for none of its own, as Do takes it
+// for no later exchange's (review rev82).
+func (s *Stdio) TakeIfLate(data []byte) bool {
+	if !envelope.IsResponse(data) {
+		return false
+	}
+	k := idKey(gjson.GetBytes(data, "id"))
+	if k == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.cameLate[k] {
+		return false
+	}
+	delete(s.cameLate, k)
+	if len(s.lateLines) < s.lim.MaxEvents {
+		s.lateLines = append(s.lateLines, data)
+	}
+	return true
+}
+
 // Owe says the server may yet answer the request body, sent with Send
 // and left unanswered: its late reply is not taken for a later
 // exchange's, as Do's own timed-out requests are not.
@@ -686,8 +712,12 @@ func (s *Stdio) Receive(ctx context.Context, deadline time.Time) (data []byte, c
 // received notes a line Receive hands over: a response whose id was owed
 // (see Owe) has come, so a later line with that id is no late reply.
 func (s *Stdio) received(data []byte) {
-	if envelope.IsResponse(data) {
-		delete(s.late, idKey(gjson.GetBytes(data, "id")))
+	if !envelope.IsResponse(data) {
+		return
+	}
+	if k := idKey(gjson.GetBytes(data, "id")); s.late[k] {
+		delete(s.late, k)
+		s.cameLate = remember(s.cameLate, k)
 	}
 }
 
