@@ -52,6 +52,8 @@ import (
 //	                answered: true (stdio: the request's response came in an earlier exchange)
 //	                exited: true / lingered: true (stdio, method: EOF: the server exited within
 //	                       the grace after its stdin closed / still ran when it ran out)
+//	                session-live: true (a GET answered 404 in the run's session, after which
+//	                       a ping in that session was served)
 //	-- request --   the raw request body (trailing newline dropped)
 //	-- reply --     the raw reply body; on stdio, one message per line
 //	-- want --      one finding per line: CHECKID fail|warn PATH
@@ -198,6 +200,8 @@ func parseCase(t *testing.T, file string, ar *txtar.Archive) testCase {
 					tc.ex.Exited = v == "true"
 				case "lingered":
 					tc.ex.Lingered = v == "true"
+				case "session-live":
+					tc.ex.SessionLive = v == "true"
 				case "ended":
 					// The server closed the event stream, read to its end.
 					resp.Ended = v == "true"

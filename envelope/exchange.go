@@ -146,6 +146,11 @@ type Exchange struct {
 	// promptly: T-STDIO-6). Neither:
 	// not known (the run stopped waiting first).
 	Exited, Lingered bool
+	// SessionLive says, of a 2025-xx GET answered 404 in the run's own
+	// session, that a ping the run sent in that session next was
+	// served: the 404 was no end of the session (T-SESS-3), and is
+	// judged as the GET's own answer (review rev89).
+	SessionLive bool
 }
 
 // EndOfInput is the Request.Method of a stdio exchange in which no

@@ -242,10 +242,11 @@ func SessionMayHaveEnded(ex *envelope.Exchange, e *Expectation, f *Facts) bool {
 
 // SessionRefusal: a 2025-xx request over HTTP in a session the run holds
 // was answered 404 with what a session refusal carries (see
-// SessionMayHaveEnded), whatever the request.
+// SessionMayHaveEnded), whatever the request, and the session was not
+// seen to serve a request right after (SessionLive).
 func SessionRefusal(ex *envelope.Exchange, version string, f *Facts) bool {
 	if ex.Transport != envelope.HTTP || ex.Response == nil || ex.Response.Status != 404 || version == envelope.V20260728 ||
-		f == nil || !f.Session {
+		f == nil || !f.Session || ex.SessionLive {
 		return false
 	}
 	if c := gjson.GetBytes(ex.Response.Body, "error.code"); c.Exists() {
@@ -1828,6 +1829,10 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 					set(CondHeaderMismatch, standardHeader)
 					add(envelope.CodeHeaderMismatch, "Mcp-Name differs from params."+field)
 					e.Quote = nv
+					// A sentinel that decodes to nothing is visible on the
+					// header alone, as invalid characters are (review
+					// rev91: its refusal without an id failed RPC1004).
+					preBody = preBody || !decoded
 				} else if strings.ContainsRune(nv, '\t') {
 					// A tab is legal in an HTTP field value, but a control
 					// character T-HDR-3 has the client encode: a server
@@ -1998,7 +2003,7 @@ const HeaderMissing0326Rule = "T-HTTP-8, T-LIFE-6: a server that serves 2025-03-
 type paramFault struct {
 	detail  string
 	rules   modernRules
-	invalid bool // invalid characters, visible on the header alone
+	invalid bool // visible on the header alone: invalid characters, a sentinel that decodes to nothing
 }
 
 // paramHeaderFaults judges the Mcp-Param-* headers of a tools/call
@@ -2038,7 +2043,7 @@ func paramHeaderFaults(f *Facts, req *envelope.Message, h http.Header, b64 envel
 			numeric = numeric || same
 		}
 		if !same {
-			out = append(out, paramFault{detail: name + " differs from argument " + arg, rules: paramHeader})
+			out = append(out, paramFault{detail: name + " differs from argument " + arg, rules: paramHeader, invalid: !decoded})
 		}
 	}
 	return out, numeric

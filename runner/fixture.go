@@ -212,6 +212,13 @@ func (l *lane) fire(ctx context.Context, f *fixtures.Fixture, v variant) error {
 				return err
 			}
 		}
+		if req.Method == "GET" && expect.SessionRefusal(&ex, exp.Version, r.facts) {
+			live, err := l.sessionLive(ctx, id)
+			if err != nil {
+				return err
+			}
+			ex.SessionLive = live
+		}
 		return l.judge(id, &ex, exp, o)
 	}
 	// The liveness probe, if one is needed, goes out in the same slot:
@@ -263,6 +270,9 @@ func (l *lane) muxed(ctx context.Context, id string, req envelope.Request, exp *
 	ex, pd, err := m.exchange(ctx, l, id, req, wantReply)
 	if err != nil {
 		return err
+	}
+	if st, ok := l.r.t.(*StdioTarget); ok {
+		l.r.keepLate(st, &ex)
 	}
 	// probed: the marker went unanswered too, and the usual probe tells
 	// silence from a server that stopped answering. Its rows go out
@@ -386,4 +396,24 @@ func (l *lane) openStream(ctx context.Context, req envelope.Request) envelope.Ex
 		ex = r.send(ctx, req, false)
 	}
 	return ex
+}
+
+// sessionLive asks the run's session, whose server just answered a GET
+// in it 404 (as in a session it ended, T-SESS-3), whether it still
+// serves: a ping in it, judged as the fixture's liveness probe. Served,
+// the 404 was the GET's own answer, which T-HTTP-12 does not allow
+// (review rev89: an Express app that routes only POST warned, as a
+// session the server might have ended).
+func (l *lane) sessionLive(ctx context.Context, fixture string) (bool, error) {
+	r := l.r
+	body := r.markerBody(r.ownID())
+	ex := r.send(ctx, envelope.Request{Header: r.stdHeaders(body), Body: body}, true)
+	if ex.Failure != "" || ex.Response == nil {
+		return false, nil
+	}
+	if err := l.judge(envelope.Liveness(fixture), &ex, nil, nil); err != nil {
+		return false, err
+	}
+	rep := r.expect(envelope.Request{Body: body}, nil).ReadReply(ex.Response)
+	return ex.Response.Status/100 == 2 && rep != nil && rep.Response != nil && rep.Response.Get("result").IsObject(), nil
 }

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,6 +46,59 @@ func TestGetStreamStatus(t *testing.T) {
 			}
 			if !judged {
 				t.Error("http/get was not reported")
+			}
+		})
+	}
+}
+
+// TestGet404InLiveSession: a 2025-11-25 server that routes only POST
+// answers the run's GET 404 (an Express app's "Cannot GET /mcp"), and
+// goes on serving the session: a ping in it after the GET is served, so
+// the 404 is the GET's own answer, which T-HTTP-12 forbids (fail; review
+// rev89: it warned, as in a session the server might have ended). The
+// twin ends the session with the GET: every request in it is answered
+// 404 after, and the status only warns (T-SESS-5, T-SESS-3).
+func TestGet404InLiveSession(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		ends   bool
+		status checks.Status
+	}{{"served", false, checks.StatusFail}, {"ended", true, checks.StatusWarn}} {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			ended := ""
+			hs := refHTTP(t, refserver.Options{}, func(srv http.Handler) http.HandlerFunc {
+				return func(w http.ResponseWriter, req *http.Request) {
+					mu.Lock()
+					gone := ended != "" && req.Header.Get("Mcp-Session-Id") == ended
+					if req.Method == http.MethodGet && c.ends {
+						ended = req.Header.Get("Mcp-Session-Id")
+					}
+					mu.Unlock()
+					if req.Method == http.MethodGet || gone {
+						w.Header().Set("Content-Type", "text/html; charset=utf-8")
+						w.WriteHeader(http.StatusNotFound)
+						w.Write([]byte("<pre>Cannot GET /mcp</pre>"))
+						return
+					}
+					srv.ServeHTTP(w, req)
+				}
+			})
+			got, _, err := httpRun(t, hs.URL+"/mcp", envelope.V20251125, 0, 5*time.Second, "http/get")
+			if err != nil {
+				t.Fatal(err)
+			}
+			judged := false
+			for _, v := range got.verdicts {
+				if v.Fixture == "http/get" && v.Check.ID == "HTTP1002" {
+					judged = true
+					if v.Status != c.status {
+						t.Errorf("HTTP1002 on http/get: %s, want %s (%v)", v.Status, c.status, v.Findings)
+					}
+				}
+			}
+			if !judged {
+				t.Error("http/get's HTTP1002 was not reported")
 			}
 		})
 	}

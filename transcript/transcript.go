@@ -25,6 +25,9 @@
 //	  server's stdin, and the response holds what stdout carried after;
 //	  beside it "exited":true or "lingered":true, optional: the process
 //	  exited within the checker's wait, or still ran when it ran out),
+//	 "sessionLive":true (optional: a GET answered 404 in the run's
+//	  session, after which a ping in that session was served: the 404
+//	  did not end the session),
 //	 "response":{"status":400, "headers":{…}, "body":"…" | "bodyBase64":"…",
 //	             "cut":true (optional: the body ended before its end),
 //	             "resumed":2 (optional: the checker resumed the stream with
@@ -651,7 +654,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if s[at] != '{' {
 		return rec, errors.New("not a JSON object")
 	}
-	var root [20]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed, logFloor, exited, lingered
+	var root [21]string // transport, protocolVersion, fixture, request, response, expect, failure, died, note, redacted, unreported, offered, unjudged, notSent, logAsked, listens, malformed, logFloor, exited, lingered, sessionLive
 	var req [4]string   // method, headers, body, bodyBase64
 	var resp [14]string // status, headers, body, bodyBase64, cut, resumed, ended, heldOpen, unsent, again, copies, answered, truncated, resumeRefused
 	// The request's and the response's members are read on the way
@@ -860,6 +863,9 @@ func parse(line []byte, seen *interner) (Record, error) {
 	if ex.Lingered, err = flag(root[19], "lingered"); err != nil {
 		return rec, err
 	}
+	if ex.SessionLive, err = flag(root[20], "sessionLive"); err != nil {
+		return rec, err
+	}
 	switch eof := ex.EndsInput(); {
 	case eof && len(ex.Request.Body) > 0:
 		return rec, errors.New(`a stdio request with "method":"EOF" is the end of the server's input, and carries no body`)
@@ -958,7 +964,7 @@ func parse(line []byte, seen *interner) (Record, error) {
 
 // The members parse reads, in the order of its arrays.
 var (
-	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed", "logFloor", "exited", "lingered"}
+	rootKeys     = []string{"transport", "protocolVersion", "fixture", "request", "response", "expect", "failure", "died", "note", "redacted", "unreported", "offered", "unjudged", "notSent", "logAsked", "listens", "malformed", "logFloor", "exited", "lingered", "sessionLive"}
 	requestKeys  = []string{"method", "headers", "body", "bodyBase64"}
 	responseKeys = []string{"status", "headers", "body", "bodyBase64", "cut", "resumed", "ended", "heldOpen", "unsent", "again", "copies", "answered", "truncated", "resumeRefused"}
 	// versions are the known protocol versions, so that a record holds
@@ -1218,27 +1224,28 @@ func write(w io.Writer, fixture string, ex *envelope.Exchange, o *expect.Overrid
 		}
 	}
 	rec := struct {
-		Transport  string             `json:"transport"`
-		Version    string             `json:"protocolVersion,omitempty"`
-		Fixture    string             `json:"fixture,omitempty"`
-		Expect     *expect.Override   `json:"expect,omitempty"`
-		Failure    string             `json:"failure,omitempty"`
-		Died       string             `json:"died,omitempty"`
-		NotSent    bool               `json:"notSent,omitempty"`
-		Malformed  string             `json:"malformed,omitempty"`
-		Note       string             `json:"note,omitempty"`
-		Redacted   []string           `json:"redacted,omitempty"`
-		Unreported bool               `json:"unreported,omitempty"`
-		Offered    *[]json.RawMessage `json:"offered,omitempty"`
-		LogAsked   *bool              `json:"logAsked,omitempty"`
-		LogFloor   string             `json:"logFloor,omitempty"`
-		Listens    *[]json.RawMessage `json:"listens,omitempty"`
-		Unjudged   string             `json:"unjudged,omitempty"`
-		Exited     bool               `json:"exited,omitempty"`
-		Lingered   bool               `json:"lingered,omitempty"`
-		Request    msg                `json:"request"`
-		Response   *msg               `json:"response"`
-	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, NotSent: ex.NotSent, Malformed: ex.Malformed, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged, Exited: ex.Exited, Lingered: ex.Lingered}
+		Transport   string             `json:"transport"`
+		Version     string             `json:"protocolVersion,omitempty"`
+		Fixture     string             `json:"fixture,omitempty"`
+		Expect      *expect.Override   `json:"expect,omitempty"`
+		Failure     string             `json:"failure,omitempty"`
+		Died        string             `json:"died,omitempty"`
+		NotSent     bool               `json:"notSent,omitempty"`
+		Malformed   string             `json:"malformed,omitempty"`
+		Note        string             `json:"note,omitempty"`
+		Redacted    []string           `json:"redacted,omitempty"`
+		Unreported  bool               `json:"unreported,omitempty"`
+		Offered     *[]json.RawMessage `json:"offered,omitempty"`
+		LogAsked    *bool              `json:"logAsked,omitempty"`
+		LogFloor    string             `json:"logFloor,omitempty"`
+		Listens     *[]json.RawMessage `json:"listens,omitempty"`
+		Unjudged    string             `json:"unjudged,omitempty"`
+		Exited      bool               `json:"exited,omitempty"`
+		SessionLive bool               `json:"sessionLive,omitempty"`
+		Lingered    bool               `json:"lingered,omitempty"`
+		Request     msg                `json:"request"`
+		Response    *msg               `json:"response"`
+	}{Transport: ex.Transport, Version: ex.Version, Fixture: fixture, Failure: ex.Failure, Died: ex.Died, NotSent: ex.NotSent, Malformed: ex.Malformed, Note: ex.Note, Redacted: ex.Redacted, Unreported: unreported, Unjudged: unjudged, Exited: ex.Exited, Lingered: ex.Lingered, SessionLive: ex.SessionLive}
 	if !o.Empty() {
 		rec.Expect = o
 	}

@@ -95,7 +95,7 @@ func TestReaderSkipsOverlongLine(t *testing.T) {
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
-	ex := envelope.Exchange{Transport: envelope.HTTP, Version: "2025-11-25", Failure: "reply exceeds 6 bytes",
+	ex := envelope.Exchange{Transport: envelope.HTTP, Version: "2025-11-25", Failure: "reply exceeds 6 bytes", SessionLive: true,
 		Request:  envelope.Request{Header: http.Header{"Mcp-Method": {"tools/list"}}, Body: []byte("{\"a\":\"\xff\"}")},
 		Response: &envelope.Response{Status: 400, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"x":1`), Cut: true, Resumed: 2, Ended: true, HeldOpen: true, Truncated: true, ResumeRefused: true}}
 	var buf bytes.Buffer
