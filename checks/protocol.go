@@ -151,8 +151,11 @@ var ServerMessages = &Check{
 	Doc: `Messages the server sends besides the response (on an SSE stream or
 stdout) are notifications, which carry no id (T-RPC-11), or, in 2025-xx
 only, requests to the client with a string or integer id (T-RPC-3), no
-two of which share an id (T-RPC-4; across exchanges the checker does not
-follow the server's ids). They
+two of which share an id (T-RPC-4): within one reply, and across the SSE
+streams of one HTTP session, where the same id on a later stream's
+request with other content fails (the same request given again on a new
+stream is the same request; without a session, or across stdio
+exchanges, the checker does not follow the server's ids). They
 are judged against the rules the request and the server's own
 declarations set, not only for form:
 
@@ -286,8 +289,11 @@ declaration rules are not judged.`,
 			if id.Exists() {
 				judgeServerRequest(p, path, method, id, m.Get("params"))
 				if k := envelope.IDKey(id); k != "" {
-					if seen[k] {
+					switch {
+					case seen[k]:
 						p.Failf(path+".id", "the server's request %s reuses id %s of an earlier request of its own (T-RPC-4)", Quote(method, quoteN), clip(id.Raw))
+					case reusedRequest(p, k):
+						p.Failf(path+".id", "the server's request %s reuses id %s of a request of its own on an earlier stream of this session (T-RPC-4)", Quote(method, quoteN), clip(id.Raw))
 					}
 					seen[k] = true
 				}
@@ -1460,4 +1466,16 @@ stdio link on one reacted, and that only warns.`,
 		}
 		return nil
 	},
+}
+
+// reusedRequest: the id key k of a request in the reply is one a
+// request of the server's on an earlier stream of the session used with
+// other content (Streams.Reused, review rev88).
+func reusedRequest(p *Pass, k string) bool {
+	for _, r := range p.Reused {
+		if r.Request && envelope.IDKey(gjson.Parse(r.ID)) == k {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/tidwall/gjson"
 	"github.com/wymcp/wymcp-check/envelope"
 )
 
@@ -33,10 +34,15 @@ type Streams struct {
 // session used. Same: it names the same event there (its type and data,
 // which holds a message), given again on a stream that is not a
 // resumption; the id still names one message, which is what resumption
-// needs.
+// needs. Request: ID is instead the id key (envelope.IDKey) of a request
+// the server sent on the stream, which a request of its own on an
+// earlier stream of the session used with other content (T-RPC-4: a
+// requester never uses an id twice in a session; the same request given
+// again on a new stream is the same request).
 type Reuse struct {
-	ID   string
-	Same bool
+	ID      string
+	Same    bool
+	Request bool
 }
 
 // maxStreamIDs bounds the ids remembered (about 40 MB): past it, a
@@ -71,6 +77,25 @@ func (s *Streams) Reused(ex *envelope.Exchange) []Reuse {
 		ev, err := r.Next()
 		if err != nil {
 			break
+		}
+		if sess != "" {
+			// (Without a session, which client a request went to is not
+			// known: T-RPC-4 binds one session.)
+			if k, ok := s.requestKey(sess, ev.Data); ok {
+				var h maphash.Hash
+				h.SetSeed(s.seed)
+				h.Write(ev.Data)
+				msg := h.Sum64()
+				if _, dup := mine[k]; !dup {
+					if first, ok := s.seen[k]; ok && first != msg {
+						reused = append(reused, Reuse{ID: gjson.GetBytes(ev.Data, "id").Raw, Request: true})
+					}
+					if mine == nil {
+						mine = map[uint64]uint64{}
+					}
+					mine[k] = msg
+				}
+			}
 		}
 		if ev.ID == "" {
 			continue
@@ -110,6 +135,26 @@ func (s *Streams) Reused(ex *envelope.Exchange) []Reuse {
 		}
 	}
 	return reused
+}
+
+// requestKey is the memory's key of the id of the request data holds, in
+// session sess (apart from the event ids' keys); ok is false when data
+// holds no request with an id.
+func (s *Streams) requestKey(sess string, data []byte) (uint64, bool) {
+	if !bytes.Contains(data, []byte(`"method"`)) {
+		return 0, false
+	}
+	m := gjson.ParseBytes(data)
+	id := envelope.IDKey(m.Get("id"))
+	if !m.IsObject() || m.Get("method").Type != gjson.String || id == "" {
+		return 0, false
+	}
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString(sess)
+	h.WriteByte(1)
+	h.WriteString(id)
+	return h.Sum64(), true
 }
 
 // streamSession names the session a stream belongs to: the one the

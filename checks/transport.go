@@ -298,6 +298,9 @@ func hasAuthParam(challenge, name string) bool {
 func judgeReusedIDs(p *Pass, session bool) {
 	var other, same []string
 	for _, r := range p.Reused {
+		if r.Request {
+			continue // PRO1003's (T-RPC-4)
+		}
 		if r.Same {
 			same = append(same, r.ID)
 		} else {
