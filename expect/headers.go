@@ -85,6 +85,13 @@ func headersInvalid(schema gjson.Result) bool {
 	return false
 }
 
+// HeadersInvalid: the tool's x-mcp-header declarations break T-HDR-7
+// (see headersInvalid), so a conforming HTTP client of 2026-07-28 drops
+// it from its list and never calls it.
+func (t *Tool) HeadersInvalid() bool {
+	return t != nil && t.Input != nil && headersInvalid(gjson.ParseBytes(t.Input))
+}
+
 // subschemas are the keywords (JSON Schema 2020-12 and draft-07) whose
 // value is a schema or an array of schemas; schemaMaps those whose value
 // maps names to schemas (besides properties). Only these hold annotations

@@ -194,7 +194,10 @@ func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 	if !bytes.Contains(f.Body, []byte("{{tool}}")) {
 		return []variant{{ctx: base}}, ""
 	}
-	if len(r.facts.Tools) == 0 {
+	if len(r.callableTools()) == 0 {
+		if len(r.facts.Tools) > 0 {
+			return nil, "every tool the server lists declares x-mcp-header parameters T-HDR-7 makes invalid, and a conforming client drops such a tool"
+		}
 		return nil, "the server lists no tools to call"
 	}
 	if f.Args == fixtures.ArgsValid {
@@ -206,7 +209,7 @@ func (l *lane) variants(f *fixtures.Fixture) ([]variant, string) {
 // probeVariants picks the tool a fixture probes, says which in a note,
 // and gives the exchanges; the second result says why none fits.
 func (l *lane) probeVariants(f *fixtures.Fixture, base fixtures.Context) ([]variant, string) {
-	t, vs, why := pickProbe(l.r.facts.Tools, f, base)
+	t, vs, why := pickProbe(l.r.callableTools(), f, base)
 	if t != nil {
 		l.noteProbe(f.ID, t, f.Args)
 	}
@@ -392,7 +395,8 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 		// served, it shows the breach, where a refusal of the arguments
 		// would hide it (review rev25).
 		best, rank := -1, 0
-		for i, t := range f.Tools {
+		tools := r.callableTools()
+		for i, t := range tools {
 			if s := gjson.GetBytes(t.Raw, "execution.taskSupport").Str; s != "" && s != "forbidden" {
 				continue
 			}
@@ -413,7 +417,7 @@ func (r *run) fillDeclared(body []byte, c *fixtures.Context) string {
 		if best < 0 {
 			return "the server lists no tool without task support that is read-only or refuses empty arguments"
 		}
-		c.TasklessTool = jsonStringContents(f.Tools[best].Name)
+		c.TasklessTool = jsonStringContents(tools[best].Name)
 	}
 	if uses("completeref") || uses("completearg") {
 		ref, arg, ok := completionTarget(f)
@@ -517,6 +521,10 @@ func (l *lane) callVariants(base fixtures.Context) ([]variant, string) {
 		if r.o.CallTools != CallAll && !t.ReadOnly {
 			continue
 		}
+		if r.dropsTool(t) {
+			l.out.Note(fmt.Sprintf("tool %q not called: its x-mcp-header declarations break T-HDR-7, and a conforming client drops such a tool (PRO1010 judges the listing)", t.Name))
+			continue
+		}
 		if len(t.Again) > 0 {
 			l.out.Note(fmt.Sprintf("tool %q not called: %s", t.Name, undecidedWhy(t)))
 			continue
@@ -577,4 +585,22 @@ func canaryArgs(input []byte) (json.RawMessage, bool) {
 func jsonStringContents(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
+}
+
+// callableTools are the tools the server listed that a fixture may
+// call: all but those a conforming client drops (dropsTool).
+func (r *run) callableTools() []*expect.Tool {
+	if !slices.ContainsFunc(r.facts.Tools, r.dropsTool) {
+		return r.facts.Tools
+	}
+	return slices.DeleteFunc(slices.Clone(r.facts.Tools), r.dropsTool)
+}
+
+// dropsTool: over HTTP in 2026-07-28, t's x-mcp-header declarations
+// break T-HDR-7, and a conforming client drops such a tool from its list
+// (review rev91: its calls went out without the header its valid
+// declaration asks, the spec's client being gone, and the server's right
+// -32020 failed ERR1002).
+func (r *run) dropsTool(t *expect.Tool) bool {
+	return r.sess.version == envelope.V20260728 && r.t.Transport() == envelope.HTTP && t.HeadersInvalid()
 }

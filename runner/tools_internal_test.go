@@ -138,3 +138,41 @@ func TestTasklessToolPick(t *testing.T) {
 		})
 	}
 }
+
+// TestDropsInvalidHeaderTools: over HTTP in 2026-07-28 a tool whose
+// x-mcp-header declarations break T-HDR-7 is one a conforming client
+// drops, so no fixture calls it (review rev91: its calls went without
+// the header its valid declaration asks, and the server's right -32020
+// failed ERR1002). The tool with valid declarations stays; over stdio,
+// which carries no headers, and in 2025-11-25 both stay.
+func TestDropsInvalidHeaderTools(t *testing.T) {
+	valid, ok := expect.NewTool([]byte(`{"name":"a","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`))
+	invalid, ok2 := expect.NewTool([]byte(`{"name":"b","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"tags":{"type":"array","items":{"type":"string","x-mcp-header":"Tag"}}}}}`))
+	if !ok || !ok2 {
+		t.Fatal("tools not read")
+	}
+	for _, tc := range []struct {
+		name    string
+		version string
+		target  Target
+		want    []string
+	}{
+		{"2026 http", envelope.V20260728, &HTTPTarget{}, []string{"a"}},
+		{"2026 stdio", envelope.V20260728, &StdioTarget{}, []string{"a", "b"}},
+		{"2025 http", envelope.V20251125, &HTTPTarget{}, []string{"a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{facts: &expect.Facts{Tools: []*expect.Tool{valid, invalid}}, sess: session{version: tc.version}, t: tc.target}
+			var got []string
+			for _, tl := range r.callableTools() {
+				got = append(got, tl.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("callable %v, want %v", got, tc.want)
+			}
+			if len(r.facts.Tools) != 2 {
+				t.Errorf("the facts lost a tool: %d", len(r.facts.Tools))
+			}
+		})
+	}
+}
