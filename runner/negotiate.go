@@ -234,7 +234,9 @@ func (r *run) settle(ctx context.Context, probes *[]probe, res *Result) (*expect
 			// replies judged by 2026-07-28's rules would fail for what
 			// they are not (as a forced 2025 version a server does not
 			// answer is not driven either).
-			return nil, errorf("--protocol %s: the server did not confirm it serves %s (server/discover: %s); --protocol auto judges the version it speaks", v, v, why(&ex))
+			// (With what the user can do about an answer that is no MCP
+			// endpoint's, as auto says it: review rev89.)
+			return nil, errorf("--protocol %s: the server did not confirm it serves %s (server/discover: %s)%s; --protocol auto judges the version it speaks", v, v, why(&ex), hint(&ex))
 		}
 		*res = Result{Version: v, Negotiated: "forced with --protocol; server/discover confirms it"}
 		return discoverFacts(&ex, res.Negotiated), nil

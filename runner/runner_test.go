@@ -285,7 +285,8 @@ func BenchmarkCorpus(b *testing.B) {
 
 // TestNotMCPHint: an endpoint that is no MCP server (a web page, a wrong
 // path, a login) cannot be driven, and the error says what it answered
-// and what to try.
+// and what to try, with --protocol 2026-07-28 too (review rev89: a
+// redirect was named without the hint there).
 func TestNotMCPHint(t *testing.T) {
 	tests := []struct {
 		status    int
@@ -314,12 +315,14 @@ func TestNotMCPHint(t *testing.T) {
 			w.WriteHeader(tt.status)
 			fmt.Fprint(w, "<html>not here</html>")
 		}))
-		target := &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL, Limits: transport.Limits{Timeout: time.Second}}}
-		_, err := runner.Run(context.Background(), target, runner.Options{Contract: envelope.Strict()}, &collect{})
-		hs.Close()
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("HTTP %d %s: error %v, want it to say %q", tt.status, tt.ctype, err, tt.want)
+		for _, protocol := range []string{"auto", envelope.V20260728} {
+			target := &runner.HTTPTarget{T: &transport.HTTP{URL: hs.URL, Limits: transport.Limits{Timeout: time.Second}}}
+			_, err := runner.Run(context.Background(), target, runner.Options{Contract: envelope.Strict(), Protocol: protocol}, &collect{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("HTTP %d %s, --protocol %s: error %v, want it to say %q", tt.status, tt.ctype, protocol, err, tt.want)
+			}
 		}
+		hs.Close()
 	}
 }
 
