@@ -1257,14 +1257,13 @@ func (m *mux) exchange(ctx context.Context, l *lane, name string, req envelope.R
 		m.markers[k], mine[k] = true, true
 		m.queued(k)
 		body := r.markerBody(id)
-		if p.Send(ctx, body) != "" {
-			return false
-		}
 		// Its reply may come late, when an exchange of the transport's
 		// own (a liveness probe, a fixture sent again) is open: it is no
-		// reply of that exchange's.
+		// reply of that exchange's. (Owed before it goes, so that the
+		// transport knows its reply, and a blank line after it, however
+		// soon they come.)
 		p.Owe(body)
-		return true
+		return p.Send(ctx, body) == ""
 	}, markNudge
 	// At the server's pace: each nudge is one more message a server that
 	// answers in order must work through before the next request's, and

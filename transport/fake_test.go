@@ -249,6 +249,10 @@ func echo(in *bufio.Scanner) int {
 		case "crlf":
 			os.Stdout.WriteString(reply + "\r\n")
 			continue
+		case "blank-after": // the reply, then a blank line, in two writes
+			os.Stdout.WriteString(reply + "\n")
+			os.Stdout.WriteString("\n")
+			continue
 		case "pretty": // the reply over three lines, with CRLF
 			os.Stdout.WriteString("{\"jsonrpc\":\"2.0\",\r\n  \"id\":" + id.Raw + ",\r\n  \"result\":{}}\r\n")
 			continue

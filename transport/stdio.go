@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,6 +99,16 @@ type Stdio struct {
 	// taken off late): the caller that owns none of them gives the line
 	// back with TakeIfLate.
 	cameLate map[string]bool
+	// readerMu guards readerLate and afterLate, which the reader of
+	// stdout keeps apart from late: it must not wait on mu, which an
+	// exchange holds while it waits for lines. readerLate are the ids
+	// owed a late reply (late's, as the reader sees them); afterLate:
+	// the last line the server wrote was such a reply, and a blank line
+	// right after it is that reply's, for no exchange (see
+	// blankAfterLate).
+	readerMu   sync.Mutex
+	readerLate map[string]bool
+	afterLate  bool
 	// lateLines are the late replies read since TakeLate last took them.
 	lateLines [][]byte
 	// lastTaken is the response the last exchange ended at: the same
@@ -268,6 +279,9 @@ func (s *Stdio) readStdout() {
 	}
 	sendAll := func(data [][]byte) bool {
 		for _, d := range data {
+			if s.blankAfterLate(d) {
+				continue
+			}
 			s.answer(d)
 			if !send(line{data: d}) {
 				return false
@@ -291,6 +305,39 @@ func (s *Stdio) readStdout() {
 			return
 		}
 	}
+}
+
+// blankAfterLate reports whether data is a blank line (JSON's blanks
+// alone) right after a reply to a request owed one late (a marker, a
+// request that timed out), and so dropped: a server that ends each
+// message with a blank line wrote it with that reply, which is no
+// exchange's, and where it landed (the exchange open, the next one)
+// depended on when it came; the reports of two runs differed (review
+// rev84). A blank line after any other line stays, for RPC1001 to judge
+// where it came.
+func (s *Stdio) blankAfterLate(data []byte) bool {
+	s.readerMu.Lock()
+	defer s.readerMu.Unlock()
+	if len(bytes.Trim(data, " \t\r")) == 0 {
+		after := s.afterLate
+		s.afterLate = false
+		return after
+	}
+	s.afterLate = false
+	if envelope.IsResponse(data) {
+		k := idKey(gjson.GetBytes(data, "id"))
+		s.afterLate = s.readerLate[k]
+		delete(s.readerLate, k)
+	}
+	return false
+}
+
+// lateForReader tells the reader of stdout that id is owed a late reply
+// (see blankAfterLate).
+func (s *Stdio) lateForReader(id string) {
+	s.readerMu.Lock()
+	defer s.readerMu.Unlock()
+	s.readerLate = remember(s.readerLate, id)
 }
 
 func (s *Stdio) readStderr() {

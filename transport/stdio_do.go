@@ -87,6 +87,7 @@ func (s *Stdio) Do(ctx context.Context, req envelope.Request, wantReply bool) en
 		ex.Unanswered = ex.Failure != "" && wantReply && ctx.Err() == nil && !time.Now().Before(deadline) && !s.hasExited()
 		if ex.Unanswered && id != "" {
 			s.late = remember(s.late, id)
+			s.lateForReader(id)
 		}
 		if ex.Unanswered && !wellFormed && s.lateNull < maxLate {
 			// (Any request a server cannot read whole may be refused
@@ -250,6 +251,7 @@ func (s *Stdio) Owe(body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.late = remember(s.late, k)
+	s.lateForReader(k)
 }
 
 // writeFirst writes one message as write does, within Timeout; to a

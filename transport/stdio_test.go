@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -995,5 +996,45 @@ func TestStdioUnterminatedReply(t *testing.T) {
 				t.Errorf("exchanges (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestStdioBlankAfterOwedReply: a blank line a server writes right after
+// its reply to a request owed a late reply (a multiplexed run's marker,
+// declared with Owe) is that reply's, and no exchange's: where it landed
+// depended on when it came, and two runs' reports differed (review
+// rev84). A blank line after an exchange's own reply stays that
+// exchange's line, for RPC1001 to judge.
+func TestStdioBlankAfterOwedReply(t *testing.T) {
+	s := startFake(t, context.Background(), "echo", Limits{Timeout: time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 100 * time.Millisecond})
+	ctx := context.Background()
+	marker := []byte(`{"jsonrpc":"2.0","id":1,"method":"blank-after"}`)
+	s.Owe(marker)
+	if f := s.Send(ctx, marker); f != "" {
+		t.Fatal(f)
+	}
+	var got []string
+	for {
+		data, _, what, _ := s.Receive(ctx, time.Now().Add(300*time.Millisecond))
+		if what != Line {
+			break
+		}
+		got = append(got, string(data))
+	}
+	if want := []string{`{"jsonrpc":"2.0","id":1,"result":{"method":"blank-after"}}`}; !slices.Equal(got, want) {
+		t.Errorf("after the owed reply the pipe gave %q, want %q (its blank line dropped)", got, want)
+	}
+	ex := s.Do(ctx, envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"blank-after"}`)}, true)
+	if ex.Response == nil {
+		t.Fatalf("no reply: %s", ex.Failure)
+	}
+	time.Sleep(100 * time.Millisecond)
+	next := s.Do(ctx, envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)}, true)
+	if next.Response == nil || len(next.Response.Messages) != 2 || len(bytes.TrimSpace(next.Response.Messages[0])) != 0 {
+		var lines [][]byte
+		if next.Response != nil {
+			lines = next.Response.Messages
+		}
+		t.Errorf("the blank line after an exchange's own reply was not kept for the next exchange: %q", lines)
 	}
 }
