@@ -368,10 +368,12 @@ The client answers each request the server sent (2025-06-18 and
 the request's id, with the same value and the same JSON type (T-RPC-5), and
 exactly one of result and error (T-RPC-6). A response to a request the
 server did not send, or a second one, fails. An error with id null
-answers a message whose id could not be read (JSON-RPC §5): it
-fails where the relay saw the whole session and the server sent no such
-message (a line that is no JSON, an invalid request, an id JSON-RPC
-forbids), which the record of a relay keeps for lint. An answer whose POST the
+answers a message whose id could not be read or an invalid request
+(JSON-RPC §5): where the relay saw the whole session and the server sent
+no such message (a line that is no JSON, an invalid request, an id
+JSON-RPC forbids, a batch), which the record of a relay keeps for lint,
+it warns (a server's response-shaped line is not among them, and a
+client may refuse one). An answer whose POST the
 HTTP layer refused (a 4xx with no JSON-RPC response, as CLI1003 reads
 it: a 401 before a token refresh, a 400 of a malformed body) answered
 nothing: the request still waits, and the answer sent again is no
@@ -424,8 +426,11 @@ from one the user abandoned.`,
 			if rerr.Exists() && (!id.Exists() || id.Type == gjson.Null) {
 				if c.seenWhole() && !c.unreadable && id.Exists() {
 					// JSON-RPC §5: null only when the id could not be
-					// read, and the server sent nothing so (review rev90).
-					p.Failf("id", "the error's id is null, but every message the server sent had an id a client can read; an error answers the request it is about with its id (JSON-RPC §5, T-RPC-5)")
+					// read, and the relay saw no such message of the
+					// server's (review rev90). A warn: what the relay
+					// reads as a response (one with no id) never reaches
+					// this ledger, and a client may refuse such a line.
+					p.Warnf("id", "the error's id is null, but every request the relay saw the server send was well formed with an id a client can read; an error answers the request it is about with its id (JSON-RPC §5, T-RPC-5)")
 				}
 				return nil // an error about a request whose id could not be read (JSON-RPC §5)
 			}

@@ -811,8 +811,12 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 		return // it came on a request the tracker has forgotten
 	}
 	msg := envelope.Parse(r.Body)
-	if !msg.Valid || !msg.IsObject() && !msg.IsArray() || msg.IsArray() && !envelope.NonEmpty(msg.Root()) {
+	if !msg.Valid || !msg.IsObject() {
+		// No JSON, no object, or a batch (which only 2025-03-26 has,
+		// and whose invalid members JSON-RPC §6 answers id null).
 		c.unreadable = true
+	}
+	if !msg.Valid || !msg.IsObject() && !msg.IsArray() {
 		return
 	}
 	members := []gjson.Result{msg.Root()}
@@ -822,13 +826,13 @@ func (t *ClientTracker) Server(r *ServerRequest) {
 	for _, m := range members {
 		id := m.Get("id")
 		key := envelope.IDKey(id)
+		if !wellFormedServerMessage(m) {
+			// An Invalid Request (JSON-RPC §5): its error's id is null
+			// even where the id could be read (review rev92).
+			c.unreadable = true
+		}
 		switch {
 		case key == "" || !m.Get("method").Exists():
-			if !m.IsObject() || id.Exists() || m.Get("method").Type != gjson.String {
-				// Not a notification: nothing a client could read an id
-				// from.
-				c.unreadable = true
-			}
 		case len(c.asked) >= maxOpen:
 			// Past the bound the request is not known: what answers or
 			// follows it is no longer judged as if it were (review rev58).
@@ -1044,4 +1048,18 @@ func sessionList(ids []string) string {
 		return strings.Join(ids[len(ids)-3:], ", ") + " (the last 3)"
 	}
 	return strings.Join(ids, ", ")
+}
+
+// wellFormedServerMessage: m is a request or a notification a client
+// reads whole: an object with jsonrpc "2.0", a string method, an id (if
+// any) that is a string or an integer, and params (if any) structured.
+func wellFormedServerMessage(m gjson.Result) bool {
+	if !m.IsObject() || m.Get("jsonrpc").Str != "2.0" || m.Get("method").Type != gjson.String {
+		return false
+	}
+	if id := m.Get("id"); id.Exists() && id.Type != gjson.String && !(id.Type == gjson.Number && envelope.PlainInteger(id.Raw)) {
+		return false
+	}
+	params := m.Get("params")
+	return !params.Exists() || params.IsObject() || params.IsArray()
 }

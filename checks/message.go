@@ -342,14 +342,24 @@ func countedGeneric(m string, code int, name string, member func(string) bool) s
 // (member), which names what is wrong ("payload is invalid" of an
 // argument payload; review rev86); "tool" says what failed only beside
 // another such word ("tool input"): "Invalid tool" names the tool as
-// the cause. "Unknown" joins ("Unknown error"; review rev86): beside no
-// word of failure it names the cause ("Unknown argument"). Applied to
-// JSON-RPC's own codes only (see jsonrpcCode).
+// the cause. "Unknown" says nothing only before a word of failure
+// ("Unknown error"; review rev86); elsewhere it names the cause
+// ("Unknown argument", "Invalid or unknown parameter"; review rev92).
+// Applied to JSON-RPC's own codes only (see jsonrpcCode).
 func genericWords(part string, member func(string) bool) bool {
 	failure, tool, subject := false, false, false
-	for _, w := range strings.FieldsFunc(part, func(r rune) bool { return r == ' ' || r == '\t' }) {
+	words := strings.FieldsFunc(part, func(r rune) bool { return r == ' ' || r == '\t' })
+	for i, w := range words {
 		w = strings.Trim(w, ".,!?()[]'\"`")
 		if member != nil && member(w) {
+			return false
+		}
+		if w == "unknown" {
+			// "Unknown error" says nothing; "unknown parameter" names
+			// the cause, as "missing parameter" does (review rev92).
+			if i+1 < len(words) && genericVocabulary[strings.Trim(words[i+1], ".,!?()[]'\"`")] == failureWord {
+				continue
+			}
 			return false
 		}
 		switch genericVocabulary[w] {
@@ -392,7 +402,7 @@ var genericVocabulary = func() map[string]int {
 		"validation validating internal server something operation execution") {
 		m[w] = subjectWord
 	}
-	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went unknown " +
+	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went " +
 		"provided given supplied received encountered while during for of in with on to process processed processing handle handling") {
 		m[w] = joinWord
 	}

@@ -153,9 +153,9 @@ stdout) are notifications, which carry no id (T-RPC-11), or, in 2025-xx
 only, requests to the client with a string or integer id (T-RPC-3), no
 two of which share an id (T-RPC-4): within one reply, and across the SSE
 streams of one HTTP session, where the same id on a later stream's
-request with other content fails (the same request given again on a new
-stream is the same request; without a session, or across stdio
-exchanges, the checker does not follow the server's ids). They
+request fails, unless it comes in the same event (its SSE id and data)
+given again, which is the same request (without a session, or across
+stdio exchanges, the checker does not follow the server's ids). They
 are judged against the rules the request and the server's own
 declarations set, not only for form:
 
@@ -1469,8 +1469,8 @@ stdio link on one reacted, and that only warns.`,
 }
 
 // reusedRequest: the id key k of a request in the reply is one a
-// request of the server's on an earlier stream of the session used with
-// other content (Streams.Reused, review rev88).
+// request of the server's on an earlier stream of the session used, in
+// another event (Streams.Reused, review rev88).
 func reusedRequest(p *Pass, k string) bool {
 	for _, r := range p.Reused {
 		if r.Request && envelope.IDKey(gjson.Parse(r.ID)) == k {

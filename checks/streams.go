@@ -34,11 +34,11 @@ type Streams struct {
 // session used. Same: it names the same event there (its type and data,
 // which holds a message), given again on a stream that is not a
 // resumption; the id still names one message, which is what resumption
-// needs. Request: ID is instead the id key (envelope.IDKey) of a request
-// the server sent on the stream, which a request of its own on an
-// earlier stream of the session used with other content (T-RPC-4: a
-// requester never uses an id twice in a session; the same request given
-// again on a new stream is the same request).
+// needs. Request: ID is instead the id of a request the server sent on
+// the stream, which a request of its own on an earlier stream of the
+// session used (T-RPC-4: a requester never uses an id twice in a
+// session), unless it is the same event given again (its event id and
+// data), which is the same request.
 type Reuse struct {
 	ID      string
 	Same    bool
@@ -82,8 +82,15 @@ func (s *Streams) Reused(ex *envelope.Exchange) []Reuse {
 			// (Without a session, which client a request went to is not
 			// known: T-RPC-4 binds one session.)
 			if k, ok := s.requestKey(sess, ev.Data); ok {
+				// The same request given again is the same event: its id
+				// and its data (a replayed stream, as the official Go SDK
+				// replays its standalone one to every GET). Under a new
+				// event id, or none, the same bytes are a second request
+				// (review rev92: ping "p1" on every stream passed).
 				var h maphash.Hash
 				h.SetSeed(s.seed)
+				h.WriteString(ev.ID)
+				h.WriteByte(0)
 				h.Write(ev.Data)
 				msg := h.Sum64()
 				if _, dup := mine[k]; !dup {

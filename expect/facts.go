@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -271,8 +272,14 @@ func namesSession(ex *envelope.Exchange) bool {
 		text = string(b[:min(len(b), 512)])
 	}
 	text = strings.ToLower(text)
-	return strings.Contains(text, "session") || strings.Contains(text, "initiali")
+	return strings.Contains(text, "session") || notInitialized.MatchString(text)
 }
+
+// notInitialized says the server or its connection is not initialized
+// yet ("Server not initialized", "before initialization was complete"),
+// not some state of a tool's ("Tool state not initialized", review
+// rev92).
+var notInitialized = regexp.MustCompile(`\b(?:server|connection|mcp)\b(?:\s+(?:is|has|was|been|yet))*\s+not\s+(?:yet\s+)?(?:been\s+)?initiali[sz]ed\b|\bbefore\s+(?:the\s+)?initiali[sz](?:ation|e)\b|\buninitiali[sz]ed\s+(?:server|connection)\b`)
 
 // remember appends s to a bounded list of ids, as a new slice (facts
 // share their slices), dropping the oldest.

@@ -87,7 +87,8 @@ func verdictsByLine(t *testing.T, file, check string) {
 
 // TestServerIDsAcrossStreams: a server's request id is unique across the
 // SSE streams of one HTTP session (T-RPC-4), which no one exchange shows
-// (review rev88: a server that sent ping "p1" on every stream passed).
-// The same request given again on a new stream, and the same id in
-// another session, are no finding.
+// (review rev88: a server that sent ping "p1" on every stream passed;
+// rev92: the same bytes under a new event id passed too). The same event
+// (its SSE id and data) given again, and the same id in another session,
+// are no finding.
 func TestServerIDsAcrossStreams(t *testing.T) { verdictsByLine(t, "server-ids.txtar", "PRO1003") }
