@@ -96,7 +96,9 @@ type ledger struct {
 // oldest, when too many wait, or an earlier one with the same id, whose
 // reply can no longer be told from w's.
 func (l *ledger) add(w *waiting) (dropped *waiting, why string) {
-	if w.key != "" {
+	// (A batch's key names no id: two batches in flight share it, and
+	// neither reuses the other's ids; review rev90.)
+	if w.key != "" && w.key != batchKey {
 		for i, o := range l.list {
 			if o.key == w.key && o.session == w.session && !o.quiet {
 				l.list = append(l.list[:i], l.list[i+1:]...)
@@ -149,7 +151,7 @@ func (l *ledger) match(id string, isError bool) *waiting {
 				return l.remove(i)
 			}
 		}
-		if i := l.find("[", false); isError && i >= 0 {
+		if i := l.find(batchKey, false); isError && i >= 0 {
 			return l.remove(i)
 		}
 	}
@@ -193,6 +195,45 @@ func idlessError(o *Observation) bool {
 // error comes with a null id. Asked only when a null-id error arrives.
 func unreadable(w *waiting) bool {
 	return w.ex != nil && !w.oversized && !gjson.ValidBytes(w.ex.Request.Body)
+}
+
+// batchKey is the key of a batch a client sent (2025-03-26): a batch
+// has no id of its own.
+const batchKey = "["
+
+// matchBatch finds and removes the batch a batch reply answers: the first
+// waiting batch one of whose requests' ids the reply names, else the
+// first waiting batch (a reply that names none of them is still judged
+// as that batch's).
+func (l *ledger) matchBatch(reply []byte) *waiting {
+	ids := map[string]bool{}
+	gjson.ParseBytes(reply).ForEach(func(_, m gjson.Result) bool {
+		if k := envelope.IDKey(m.Get("id")); k != "" {
+			ids[k] = true
+		}
+		return true
+	})
+	first := -1
+	for i, w := range l.list {
+		if w.key != batchKey || w.quiet {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		named := false
+		gjson.ParseBytes(w.ex.Request.Body).ForEach(func(_, m gjson.Result) bool {
+			named = ids[envelope.IDKey(m.Get("id"))] && m.Get("method").Exists()
+			return !named
+		})
+		if named {
+			return l.remove(i)
+		}
+	}
+	if first >= 0 {
+		return l.remove(first)
+	}
+	return nil
 }
 
 // find returns the index of the first request with key; quiet ones

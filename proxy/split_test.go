@@ -126,6 +126,37 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestLedgerBatches: two batches in flight (2025-03-26) share no id, so
+// neither gives the other up as a reused id (review rev90: the first was
+// dropped unjudged, "a later request reused its id"), and a batch reply
+// goes to the batch whose requests it names, whichever came first; one
+// that names none of them goes to the first batch, where it is judged.
+func TestLedgerBatches(t *testing.T) {
+	batch := func(method, body string) *waiting {
+		return &waiting{key: batchKey, method: method, ex: &envelope.Exchange{Request: envelope.Request{Body: []byte(body)}}}
+	}
+	var l ledger
+	for _, w := range []*waiting{
+		batch("first", `[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]`),
+		batch("second", `[{"jsonrpc":"2.0","id":4,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/x"}]`),
+	} {
+		if dropped, why := l.add(w); dropped != nil {
+			t.Fatalf("adding batch %s gave up batch %s: %s", w.method, dropped.method, why)
+		}
+	}
+	var got []string
+	for _, reply := range []string{`[{"jsonrpc":"2.0","id":4,"result":{}}]`, `[{"jsonrpc":"2.0","id":99,"result":{}}]`} {
+		w := l.matchBatch([]byte(reply))
+		if w == nil {
+			t.Fatalf("reply %s matched no batch", reply)
+		}
+		got = append(got, w.method)
+	}
+	if want := []string{"second", "first"}; !slices.Equal(got, want) {
+		t.Errorf("replies matched batches %v, want %v", got, want)
+	}
+}
+
 func TestLedgerMatch(t *testing.T) {
 	req := func(id string) *waiting { return &waiting{key: idKey(id), id: id, method: "m" + id} }
 	quiet := func() *waiting { return &waiting{quiet: true, method: "note"} }

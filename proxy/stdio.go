@@ -466,7 +466,7 @@ func (r *stdioRelay) clientFrame(f frame) {
 		w.key, w.quiet = "", true
 		time.AfterFunc(r.lim.Quiet, func() { r.quietEnd(w) })
 	case KindBatch:
-		w.key = "["
+		w.key = batchKey
 	}
 	if !w.quiet && !w.oversized && r.held != nil {
 		// What the server wrote while nothing waited comes before
@@ -550,7 +550,7 @@ type look struct {
 // and its exchange is to be judged; it reports whether it did (then the
 // pair follows when the look ends).
 func (r *stdioRelay) lookLocked(w *waiting, p *Pair) bool {
-	if w.key == "[" || p.Oversized || w.ex.Failure != "" || !gjson.GetBytes(w.ex.Request.Body, "params._meta.progressToken").Exists() {
+	if w.key == batchKey || p.Oversized || w.ex.Failure != "" || !gjson.GetBytes(w.ex.Request.Body, "params._meta.progressToken").Exists() {
 		return false
 	}
 	l := &look{w: w, p: p, n: len(w.ex.Response.Messages)}
@@ -636,9 +636,7 @@ func (r *stdioRelay) serverFrame(f frame) {
 	}
 	var w *waiting
 	if o.Kind == KindBatch {
-		if i := r.client.find("[", false); i >= 0 {
-			w = r.client.remove(i)
-		}
+		w = r.client.matchBatch(o.Raw)
 	} else {
 		if evs, ok := r.strayLocked(o); ok {
 			r.q.put(evs...)

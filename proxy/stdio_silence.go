@@ -59,7 +59,7 @@ func silenceable(w *waiting) bool {
 // owed: a request with an id, owed one reply that names it, and the
 // only one waiting with that id.
 func owed(w *waiting) bool {
-	return !w.quiet && !w.oversized && !w.ambiguous && w.method != "" && w.key != "" && w.key != "["
+	return !w.quiet && !w.oversized && !w.ambiguous && w.method != "" && w.key != "" && w.key != batchKey
 }
 
 // aliveLocked takes in that the server answered request seq at at: it
