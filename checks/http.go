@@ -49,9 +49,13 @@ server" (T-COMPAT-1), and tells a 2026-07-28 404 for an unknown method from
 a wrong URL (T-HTTP-9); a text/plain or empty body tells the client
 nothing. A JSON-RPC error body that lacks only its Content-Type warns
 (RFC 9110 §8.3 asks senders to label content as a SHOULD; TypeScript SDK
-servers before 1.25 so answer). Under --contract spec only the statuses the spec ties to a
+servers before 1.25 so answer). Under --contract spec the statuses the spec ties to a
 JSON-RPC body (400 and 404 in 2026-07-28, T-COMPAT-1's refusals for a
-protocol reason) fail; others warn, and so does a 2026 400 or 404 where
+protocol reason) fail, and so does any 4xx to a request the server
+read (a request object, its headers in order: T-HTTP-5 answers a POSTed
+request with its response, which T-HTTP-11 lets come with any 4xx);
+a 5xx, and bytes that are no request object (a body parser in front of
+the MCP code may refuse them bare), warn, and so does a 2026 400 or 404 where
 the spec leaves the reaction itself open (a batch, AMB-7; a posted
 response), but not a 404 to a method no version defines, which says the
 method is not implemented whether an extension might define it or not
@@ -95,7 +99,12 @@ not judged here.`,
 		// their body.)
 		report := func(path, format string, args ...any) {
 			rule := "T-COMPAT-1"
-			if resp.Status == 404 {
+			switch {
+			case p.Expect.Version != envelope.V20260728:
+				// (T-COMPAT-1 is 2026-07-28's: before it, a read
+				// request is owed its response, T-HTTP-5.)
+				rule = "T-HTTP-5"
+			case resp.Status == 404:
 				rule = "T-HTTP-9"
 			}
 			if x := p.Expect; x.Error.Level == expect.Must && (x.Condition == expect.CondParseError || x.Condition == expect.CondInvalidRequest) {
@@ -202,7 +211,13 @@ func specBody(p *Pass, status int) (need int, why string) {
 		// version header the server cannot serve, whose 400 is all
 		// T-HTTP-7 fixes): the spec asks for no body there.
 		return bodyNone, ""
-	case !(x.Version == envelope.V20260728 && (status == 400 || status == 404)):
+	case !(x.Version == envelope.V20260728 && (status == 400 || status == 404)) && (status >= 500 || !requestRead(x)):
+		// A 5xx without its JSON-RPC body only warns (T-HTTP-11), and
+		// so do bytes that are no request object, which a body parser
+		// in front of the MCP code (a framework's) may refuse bare. A
+		// request it read is answered with its response (T-HTTP-5, a
+		// MUST): a bare 4xx to one fails (review rev93: it warned under
+		// --contract spec, and the run passed).
 		return bodyShould, ""
 	case status == 404 && x.Condition == expect.CondUnknownMethod:
 		// Whether an extension defines the method (T-LIFE-17) or not,
@@ -217,6 +232,16 @@ func specBody(p *Pass, status int) (need int, why string) {
 		return bodyShould, " (" + x.Error.Rule + ")"
 	}
 	return bodyMust, ""
+}
+
+// requestRead: the request is a JSON-RPC request object a server reads
+// (not bytes that fail to parse, an invalid request or a batch).
+func requestRead(x *expect.Expectation) bool {
+	switch x.Condition {
+	case expect.CondParseError, expect.CondInvalidRequest, expect.CondBatch:
+		return false
+	}
+	return true
 }
 
 // undeclaredMethod: the facts show the method's capability undeclared.
