@@ -151,14 +151,27 @@ func NewCoverageTracker(fixtures map[string][]string, cs []*checks.Check) *Cover
 // fixtureOf finds the fixture an exchange belongs to: its ID, or a
 // variant or sub-exchange of it ("tools/wrong-arguments/missing-required/a",
 // "negotiate/initialize-2025-06-18").
-func (t *CoverageTracker) fixtureOf(name string) string {
+func (t *CoverageTracker) fixtureOf(name string) string { return fixtureOf(t.fixtures, name) }
+
+// Cited are the rules of the fixture the exchange named name belongs to
+// (see FixtureRules).
+func (t *CoverageTracker) Cited(name string) []string { return FixtureRules(t.fixtures, name) }
+
+func fixtureOf(cites map[string][]string, name string) string {
 	best := ""
-	for id := range t.fixtures {
+	for id := range cites {
 		if (name == id || strings.HasPrefix(name, id+"/") || strings.HasPrefix(name, id+"-")) && len(id) > len(best) {
 			best = id
 		}
 	}
 	return best
+}
+
+// FixtureRules are the rules cited by the fixture (or runner probe) of
+// cites that the exchange named name belongs to (see fixtureOf); nil
+// when it belongs to none.
+func FixtureRules(cites map[string][]string, name string) []string {
+	return cites[fixtureOf(cites, name)]
 }
 
 func covRank(s string) int {

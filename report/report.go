@@ -54,6 +54,10 @@ type Result struct {
 	// Known maps a check ID to the baseline's reason, for the verdicts
 	// of this exchange that fail the gate but are known failures.
 	Known map[string]string
+	// Cited are the rules of the fixture the exchange belongs to (see
+	// FixtureRules), which a finding that names no rule breaks as the
+	// coverage table reads it; nil when not known.
+	Cited []string
 }
 
 // Reply splits the exchange's reply the way its judge did (through the

@@ -442,6 +442,7 @@ func TestFindingRules(t *testing.T) {
 		Name, Check, Rule, Message, Spec string
 		Status                           checks.Status // fail unless given
 		Transport, Version               string        // the exchange's, when given
+		Cited                            []string      // the fixture's rules, when known
 		Want                             []string
 	}
 	if err := json.Unmarshal(raw, &cases); err != nil {
@@ -463,7 +464,7 @@ func TestFindingRules(t *testing.T) {
 		}
 		f := checks.Finding{Status: st, Path: "x", Message: c.Message, Rule: c.Rule, Spec: checks.Status(c.Spec)}
 		v := checks.Verdict{Fixture: fmt.Sprintf("case-%d", i), Check: ch, Status: st, Findings: []checks.Finding{f}}
-		res := &report.Result{Fixture: v.Fixture, Verdicts: []checks.Verdict{v}}
+		res := &report.Result{Fixture: v.Fixture, Verdicts: []checks.Verdict{v}, Cited: c.Cited}
 		if c.Transport != "" || c.Version != "" {
 			res.Exchange = &envelope.Exchange{Transport: c.Transport, Version: c.Version}
 		}

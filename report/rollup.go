@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/rules"
@@ -55,17 +56,19 @@ type sample struct {
 }
 
 // A scope is the protocol version and the transport an exchange was
-// judged under (empty: not known).
-type scope struct{ version, transport string }
+// judged under (empty: not known), and the rules its fixture cites
+// (Result.Cited, joined by ", "; empty: not known).
+type scope struct{ version, transport, cited string }
 
 func scopeOf(res *Result) scope {
 	var s scope
 	if ex := res.Exchange; ex != nil {
-		s = scope{ex.Version, ex.Transport}
+		s = scope{version: ex.Version, transport: ex.Transport}
 	}
 	if res.Expect != nil && res.Expect.Version != "" {
 		s.version = res.Expect.Version
 	}
+	s.cited = strings.Join(res.Cited, ", ")
 	return s
 }
 
@@ -244,7 +247,24 @@ func findingRules(c *checks.Check, f checks.Finding, sc scope) []string {
 		// A check's rules are a guess at the finding's: an HTTP rule is
 		// none of a stdio exchange's (RPC1006's silence cites T-HTTP-5
 		// for a POST left unanswered).
-		ids = slices.DeleteFunc(rules.Cited(c.SpecRef), func(id string) bool { return !sc.binds(id) })
+		own := slices.DeleteFunc(rules.Cited(c.SpecRef), func(id string) bool { return !sc.binds(id) })
+		if sc.cited == "" {
+			return own
+		}
+		// The fixture's rules are known: the finding breaks those of them
+		// the coverage table marks for it (see CoverageTracker.Add): the
+		// fixture's rules the check cites, all of them for a check of
+		// the outcome the fixture expects, or the check's one rule
+		// (review rev85: an ERR1002 linked the check's ten rules, which
+		// the same report's coverage table marked passed).
+		cited := slices.DeleteFunc(rules.Cited(sc.cited), func(id string) bool { return !sc.binds(id) })
+		if c.JudgesOutcome {
+			return cited
+		}
+		ids = slices.DeleteFunc(cited, func(id string) bool { return !slices.Contains(own, id) })
+		if len(ids) == 0 && len(own) == 1 {
+			ids = own
+		}
 	}
 	return ids
 }

@@ -339,7 +339,8 @@ func (k *sink) Exchange(j runner.Judged) error {
 		k.hidden++
 		return nil
 	}
-	r := &report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts, Duration: j.Duration, Timed: true}
+	r := &report.Result{Fixture: j.Fixture, Exchange: j.Exchange, Expect: j.Expect, Verdicts: j.Verdicts, Duration: j.Duration, Timed: true,
+		Cited: k.cov.Cited(j.Fixture)}
 	k.cov.Add(r)
 	return k.ss.exchange(r)
 }

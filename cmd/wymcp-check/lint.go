@@ -16,8 +16,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wymcp/wymcp-check/checks"
 	"github.com/wymcp/wymcp-check/envelope"
+	"github.com/wymcp/wymcp-check/fixtures"
 	"github.com/wymcp/wymcp-check/lint"
 	"github.com/wymcp/wymcp-check/report"
+	"github.com/wymcp/wymcp-check/runner"
 	"github.com/wymcp/wymcp-check/schema"
 	"github.com/wymcp/wymcp-check/transcript"
 )
@@ -169,6 +171,9 @@ func lintRun(s *streams, o *lintOptions) error {
 	// A transcript lists the same tools again and again: each schema is
 	// compiled once.
 	var tools schema.ToolCache
+	// The rules of the corpus's fixtures, by ID, that a record names:
+	// the rules a finding that names none breaks, as check links them.
+	cites := corpusCitations()
 	var inputErrs, unreported, unjudged, reported, records int
 	var unjudgedWhy, abortedWhy, interruptedWhy string
 	wd, _ := os.Getwd() // ("" if unknown: names are then only cleaned)
@@ -243,7 +248,8 @@ func lintRun(s *streams, o *lintOptions) error {
 				}
 			default:
 				reported++
-				res = report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: it.Expect, Verdicts: it.Verdicts}
+				res = report.Result{Fixture: prefix + rec.Fixture, File: name, Line: rec.Line, Exchange: &rec.Exchange, Expect: it.Expect, Verdicts: it.Verdicts,
+					Cited: report.FixtureRules(cites, rec.Fixture)}
 				return ss.exchange(&res)
 			}
 			return nil
@@ -479,4 +485,15 @@ func firstLineEnd(b []byte) int {
 		}
 		at += i + 1
 	}
+}
+
+// corpusCitations are the rules the embedded corpus's fixtures and the
+// runner's probes cite, by ID (nil if the corpus cannot be read, which
+// its own tests rule out).
+func corpusCitations() map[string][]string {
+	fx, err := fixtures.Embedded()
+	if err != nil {
+		return nil
+	}
+	return runner.Citations(fx)
 }
