@@ -144,7 +144,9 @@ func (g *githubWriter) annotate(c *checkRoll, group *named, n int) ghAnnotation 
 			if more > 0 {
 				fmt.Fprintf(&t, " and %d more", more)
 			}
-			t.WriteString(" (wymcp-check explain ID)")
+			// (A command a reader can run as it stands; review rev85: it
+			// read "explain ID".)
+			fmt.Fprintf(&t, " (wymcp-check explain %s)", ids[0])
 		}
 	}
 	a.text = t.String()
