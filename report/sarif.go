@@ -516,7 +516,7 @@ func (s *sarifWriter) End(sum Summary) error {
 func sarifNotice(id string) string {
 	switch id {
 	case "aborted":
-		return "the target was not judged: "
+		return "the target could not be driven (what was judged before is reported): "
 	case "interrupted":
 		return "the run was interrupted; what was not run is not reported: "
 	case "deadline":
