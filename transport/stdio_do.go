@@ -242,14 +242,21 @@ func (s *Stdio) TakeIfLate(data []byte) bool {
 
 // Owe says the server may yet answer the request body, sent with Send
 // and left unanswered: its late reply is not taken for a later
-// exchange's, as Do's own timed-out requests are not.
+// exchange's, as Do's own timed-out requests are not; nor, for a body
+// that is no well-formed request, a late refusal with id null (see
+// lateNull; review of this stop: a multiplexed run's liveness probe took
+// such a refusal of an earlier request for its own reply, and failed
+// RPC1004).
 func (s *Stdio) Owe(body []byte) {
 	k := idKey(gjson.GetBytes(body, "id"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !wellFormedRequest(body) && s.lateNull < maxLate {
+		s.lateNull++
+	}
 	if k == "" {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.late = remember(s.late, k)
 	s.lateForReader(k)
 }

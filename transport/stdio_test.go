@@ -1038,3 +1038,39 @@ func TestStdioBlankAfterOwedReply(t *testing.T) {
 		t.Errorf("the blank line after an exchange's own reply was not kept for the next exchange: %q", lines)
 	}
 }
+
+// TestStdioOwedNullRefusalNotTaken: a request that is no well-formed
+// request (an id null), sent with Send and left unanswered, then
+// declared owed, does not lend its late refusal with id null to the next
+// well-formed exchange (a multiplexed run's liveness probe took it and
+// failed RPC1004); the exchange waits for its own reply. The twin: a
+// well-formed request owed gives no such cover.
+func TestStdioOwedNullRefusalNotTaken(t *testing.T) {
+	for _, c := range []struct {
+		owed string
+		want string // the id of the exchange's response
+	}{
+		{`{"jsonrpc":"2.0","id":null,"method":"slow-null"}`, "2"},
+		{`{"jsonrpc":"2.0","id":1,"method":"slow-null"}`, "null"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			s := startFake(t, context.Background(), "echo", Limits{Timeout: 2 * time.Second, MaxBytes: 1 << 20, MaxEvents: 100, Quiet: 50 * time.Millisecond})
+			ctx := context.Background()
+			if f := s.Send(ctx, []byte(c.owed)); f != "" {
+				t.Fatal(f)
+			}
+			s.Owe([]byte(c.owed))
+			// The null refusal comes 300 ms after the owed request; the
+			// exchange's own reply 300 ms after its request, sent 100 ms on.
+			time.Sleep(100 * time.Millisecond)
+			ex := s.Do(ctx, envelope.Request{Body: []byte(`{"jsonrpc":"2.0","id":2,"method":"slow"}`)}, true)
+			if ex.Response == nil {
+				t.Fatalf("owed %s: no reply: %s", c.owed, ex.Failure)
+			}
+			last := ex.Response.Messages[len(ex.Response.Messages)-1]
+			if got := gjson.GetBytes(last, "id").Raw; got != c.want {
+				t.Errorf("owed %s: the exchange ended at %s, want the response with id %s", c.owed, last, c.want)
+			}
+		})
+	}
+}
