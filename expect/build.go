@@ -1699,15 +1699,27 @@ var (
 	paramHeaderInvalid = modernRules{"T-HDR-6", "T-ERR-12, T-HDR-6", "T-HDR-6"}
 )
 
-// unlistedName is the tool or prompt the request calls for by a name the
-// server's own listing lacks ("tool \"x\""), or "" when the facts do not
-// show it is unknown.
+// unlistedName is the tool, prompt or resource the request calls for by
+// a name the server's own listing lacks ("tool \"x\""), or "" when the
+// facts do not show it is unknown. A resource is unknown only where the
+// server listed its resources and templates to the end and has no
+// template (review rev91: AMB-4 was applied to tools and prompts alone).
 func (e *Expectation) unlistedName(req *envelope.Message) string {
-	name := req.Get("params.name")
-	if name.Type != gjson.String || e.Facts == nil {
+	f := e.Facts
+	if f == nil {
 		return ""
 	}
-	switch f := e.Facts; {
+	if uri := req.Get("params.uri"); e.Method == "resources/read" && uri.Type == gjson.String {
+		if f.ResourcesListed && f.TemplatesListed && len(f.Templates) == 0 && !slices.Contains(f.Resources, uri.Str) {
+			return "resource " + shortQuote(uri.Str)
+		}
+		return ""
+	}
+	name := req.Get("params.name")
+	if name.Type != gjson.String {
+		return ""
+	}
+	switch {
 	case e.Method == "tools/call" && f.ToolsListed && f.Tool(name.Str) == nil:
 		return "tool " + shortQuote(name.Str)
 	case e.Method == "prompts/get" && f.PromptsListed && f.prompt(name.Str) == nil:
@@ -1943,8 +1955,8 @@ func (e *Expectation) modern(ex *envelope.Exchange, rd reading, http bool) bool 
 		}
 	}
 	if what := e.unlistedName(req); what != "" {
-		// The request names a tool or prompt the server does not list
-		// too (T-TOOL-6, T-PROMPT-1): a server that looks the name up
+		// The request names a tool, prompt or resource the server does
+		// not list too (T-TOOL-6, T-PROMPT-1, T-RES-1): a server that looks the name up
 		// first answers -32602, with the status a method error may have
 		// (T-HTTP-11: 200 or a 4xx), and the spec orders neither fault
 		// first (AMB-4).
