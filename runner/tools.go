@@ -599,8 +599,8 @@ func (r *run) callableTools() []*expect.Tool {
 // dropsTool: over HTTP in 2026-07-28, t's x-mcp-header declarations
 // break T-HDR-7, and a conforming client drops such a tool from its list
 // (review rev91: its calls went out without the header its valid
-// declaration asks, the spec's client being gone, and the server's right
-// -32020 failed ERR1002).
+// declaration asks, a call no conforming client makes, and the server's
+// right -32020 failed ERR1002).
 func (r *run) dropsTool(t *expect.Tool) bool {
 	return r.sess.version == envelope.V20260728 && r.t.Transport() == envelope.HTTP && t.HeadersInvalid()
 }
