@@ -222,7 +222,10 @@ POST's own SSE stream in 2026-07-28 (T-HTTP-17, MUST) and warns before
 (T-HTTP-15: they SHOULD relate to the request, and another request in
 flight, of the session or of any client a stateless server serves, may
 own what they name). On stdio other requests
-may be in flight, so it only warns there, unless it is progress for a
+may be in flight, so it only warns there; progress for a token another
+request on the pipe offered and that is still in flight (the run knew
+the offers: one the checker gave up on at --timeout, say) is that
+request's, and no finding. It fails when it is progress for a
 token no request of the run offered at all, or a 2026-07-28 log message
 below the lowest logLevel any request on the pipe had set (or when none
 had set one): that fails wherever the run knew what its requests asked
@@ -328,6 +331,14 @@ declaration rules are not judged.`,
 						where = "of the session"
 					}
 					p.Failf(path+".params.progressToken", "progress for token %s, which no request %s still active offered (T-PROG-1)", clip(tok.Raw), where)
+				case p.Exchange.Transport == envelope.Stdio && p.Exchange.Offered != nil && namesToken(p.Exchange.Offered, tok):
+					// Another request on the pipe, still active, offered
+					// it (one the checker gave up on at --timeout, say):
+					// its progress, rightly sent on the one pipe (review
+					// rev95: it warned on the exchange of stdin's end and
+					// on the liveness probe of the very request). On an
+					// HTTP stream its messages SHOULD concern its own
+					// request (T-HTTP-15): that warns below.
 				case !token.Exists() && p.Exchange.Transport == envelope.HTTP && p.Exchange.Request.HTTPMethod() == http.MethodGet:
 					// A GET stream offers no token: progress on it names
 					// a request in flight, which the stream's messages
