@@ -355,12 +355,13 @@ func genericWords(part string, member func(string) bool) bool {
 			return false
 		}
 		if w == "unknown" {
-			// "Unknown error" says nothing; "unknown parameter" names
-			// the cause, as "missing parameter" does (review rev92).
-			if i+1 < len(words) && genericVocabulary[strings.Trim(words[i+1], ".,!?()[]'\"`")] == failureWord {
-				continue
+			// "Unknown error", "Unknown internal error" say nothing;
+			// "unknown parameter" names the cause, as "missing parameter"
+			// does (reviews rev92, rev94).
+			if i+1 < len(words) && unknownThing[strings.Trim(words[i+1], ".,!?()[]'\"`")] {
+				return false
 			}
-			return false
+			continue
 		}
 		switch genericVocabulary[w] {
 		case 0:
@@ -405,6 +406,17 @@ var genericVocabulary = func() map[string]int {
 	for _, w := range strings.Fields("a an the one or more some this your has have had was were is are be been not could cannot went " +
 		"provided given supplied received encountered while during for of in with on to process processed processing handle handling") {
 		m[w] = joinWord
+	}
+	return m
+}()
+
+// unknownThing are the words after "unknown" that name what is wrong
+// (an argument the schema has not, a method): a cause, not a failure in
+// general.
+var unknownThing = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("param params parameter parameters argument arguments arg args input inputs value values field fields property properties key keys option options name tool tools method methods resource prompt uri") {
+		m[w] = true
 	}
 	return m
 }()

@@ -279,7 +279,7 @@ func namesSession(ex *envelope.Exchange) bool {
 // yet ("Server not initialized", "before initialization was complete"),
 // not some state of a tool's ("Tool state not initialized", review
 // rev92).
-var notInitialized = regexp.MustCompile(`\b(?:server|connection|mcp)\b(?:\s+(?:is|has|was|been|yet))*\s+not\s+(?:yet\s+)?(?:been\s+)?initiali[sz]ed\b|\bbefore\s+(?:the\s+)?initiali[sz](?:ation|e)\b|\buninitiali[sz]ed\s+(?:server|connection)\b`)
+var notInitialized = regexp.MustCompile(`\b(?:server|connection|mcp|session)\b[^.;]{0,40}?(?:\bnot\b|n't\b|\bun)(?:\s+yet)?(?:\s+been)?\s*initiali[sz]ed\b|\bbefore\s+(?:the\s+)?initiali[sz](?:ation|e)\b|\binitiali[sz]ation\s+(?:is\s+|has\s+)?(?:not|n't)\s+(?:yet\s+)?(?:been\s+)?complet|\binitiali[sz]e\s+first\b|\buninitiali[sz]ed\s+(?:server|connection|session)\b`)
 
 // remember appends s to a bounded list of ids, as a new slice (facts
 // share their slices), dropping the oldest.
